@@ -1,0 +1,173 @@
+# memopt — the one build entry.
+#   make            build libmemopt.a, libmemopt.so and the memopt binary in $(BUILD)
+#   make run        start the server with the web UI on 127.0.0.1:8080
+#   make test       install missing Debian packages (as root) and run every test
+#   make check      the same tests under ASan+UBSan (build in $(BUILD)-san)
+#   make bench      benchmarks with ratios against baselines measured in the same run
+#   make install    PREFIX=/usr/local DESTDIR=
+.DELETE_ON_ERROR:
+.SUFFIXES:
+
+BUILD      ?= build
+PREFIX     ?= /usr/local
+PKG_CONFIG ?= pkg-config
+CC         ?= cc
+CFLAGS     ?= -O2 -g
+WERROR     ?= 1
+SAN        ?=
+HOST       ?= 127.0.0.1
+PORT       ?= 8080
+
+SONAME_MAJOR := 0
+VERSION      := 0.1.0
+
+PKGS      := yaml-0.1 libpcre2-8 jansson
+SRV_PKGS  := libmicrohttpd
+DEBIAN_PKGS := build-essential pkg-config libyaml-dev libpcre2-dev libjansson-dev \
+               libmicrohttpd-dev libcmocka-dev python3 python3-yaml curl
+
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) $(SRV_PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+SRV_LIBS   := $(shell $(PKG_CONFIG) --libs $(SRV_PKGS) 2>/dev/null)
+CMOCKA_LIBS:= $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
+
+WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+        -Wformat=2 -Wvla -Wno-format-nonliteral -fno-common
+ifeq ($(WERROR),1)
+WARN += -Werror
+endif
+ifneq ($(SAN),)
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+endif
+
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC -fvisibility=hidden \
+              -Icore/include -Icore/src -Iapi -Iserver $(PKG_CFLAGS) -MMD -MP
+LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
+
+CORE_SRC   := $(sort $(wildcard core/src/*.c))
+API_SRC    := $(sort $(wildcard api/*.c))
+SERVER_SRC := $(sort $(wildcard server/*.c))
+CLI_SRC    := $(sort $(wildcard cli/*.c))
+UNIT_SRC   := $(sort $(wildcard tests/unit/test_*.c))
+FUZZ_SRC   := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+BENCH_SRC  := $(sort $(wildcard bench/bench_*.c))
+
+obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(1))
+
+CORE_OBJ   := $(call obj,$(CORE_SRC))
+API_OBJ    := $(call obj,$(API_SRC))
+SERVER_OBJ := $(call obj,$(SERVER_SRC))
+CLI_OBJ    := $(call obj,$(CLI_SRC))
+GEN_OBJ    := $(BUILD)/obj/gen/embedded.o
+
+LIB_A   := $(BUILD)/libmemopt.a
+LIB_SO  := $(BUILD)/libmemopt.so.$(VERSION)
+APP_A   := $(BUILD)/libmemopt_app.a
+MEMOPT  := $(BUILD)/memopt
+UNIT_BIN  := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRC))
+FUZZ_BIN  := $(patsubst tests/fuzz/%.c,$(BUILD)/tests/%,$(FUZZ_SRC))
+BENCH_BIN := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
+
+# Files embedded into the binary (openapi document, ...): listed in gen/embed.list
+EMBED_FILES := $(shell cat tools/embed.list 2>/dev/null)
+
+.PHONY: all run test check bench install uninstall clean deps format format-check tests-build
+all: $(LIB_A) $(LIB_SO) $(MEMOPT)
+
+$(BUILD)/obj/%.o: %.c | $(BUILD)/obj
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/obj/gen/embedded.c: tools/embed.sh tools/embed.list $(EMBED_FILES)
+	@mkdir -p $(dir $@)
+	sh tools/embed.sh $(EMBED_FILES) > $@
+
+$(GEN_OBJ): $(BUILD)/obj/gen/embedded.c
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/obj:
+	@mkdir -p $@
+
+$(LIB_A): $(CORE_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(LIB_SO): $(CORE_OBJ)
+	$(CC) -shared -Wl,-soname,libmemopt.so.$(SONAME_MAJOR) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS)
+	ln -sf libmemopt.so.$(VERSION) $(BUILD)/libmemopt.so.$(SONAME_MAJOR)
+	ln -sf libmemopt.so.$(SONAME_MAJOR) $(BUILD)/libmemopt.so
+
+# api + server + embedded files, for the binary and the tests
+$(APP_A): $(API_OBJ) $(SERVER_OBJ) $(GEN_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(MEMOPT): $(CLI_OBJ) $(APP_A) $(LIB_A)
+	$(CC) $(LDFLAGS_ALL) -o $@ $(CLI_OBJ) $(APP_A) $(LIB_A) $(PKG_LIBS) $(SRV_LIBS) -lpthread -lm
+
+$(BUILD)/tests/%: tests/unit/%.c $(APP_A) $(LIB_A) | $(BUILD)/obj
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(APP_A) $(LIB_A) $(PKG_LIBS) $(SRV_LIBS) $(CMOCKA_LIBS) $(LDFLAGS_ALL) -lpthread -lm
+
+# fuzz harnesses built with gcc and a replay main (tests/fuzz/replay.c)
+$(BUILD)/tests/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(APP_A) $(LIB_A) | $(BUILD)/obj
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< tests/fuzz/replay.c $(APP_A) $(LIB_A) $(PKG_LIBS) $(SRV_LIBS) $(LDFLAGS_ALL) -lpthread -lm
+
+$(BUILD)/bench/%: bench/%.c $(APP_A) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(APP_A) $(LIB_A) $(PKG_LIBS) $(SRV_LIBS) $(LDFLAGS_ALL) -lpthread -lm
+
+tests-build: all $(UNIT_BIN) $(FUZZ_BIN)
+
+# Installs what a fresh Debian machine lacks (only when root and only what is missing).
+deps:
+	@missing=""; for p in $(DEBIAN_PKGS); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing:$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  else echo "missing Debian packages:$$missing (run as root or install them)"; exit 1; fi; \
+	fi
+
+test: deps
+	$(MAKE) tests-build
+	BUILD=$(BUILD) sh tests/run.sh
+
+check: deps
+	$(MAKE) BUILD=$(BUILD)-san SAN=1 CFLAGS="-O1 -g" tests-build
+	BUILD=$(BUILD)-san SAN=1 \
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	sh tests/run.sh
+
+run: all
+	$(MEMOPT) serve --host $(HOST) --port $(PORT) --web-root web
+
+bench: all $(BENCH_BIN)
+	BUILD=$(BUILD) sh bench/run.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/memopt \
+	           $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 0755 $(MEMOPT) $(DESTDIR)$(PREFIX)/bin/memopt
+	install -m 0644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
+	install -m 0755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libmemopt.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libmemopt.so.$(SONAME_MAJOR)
+	ln -sf libmemopt.so.$(SONAME_MAJOR) $(DESTDIR)$(PREFIX)/lib/libmemopt.so
+	install -m 0644 core/include/memopt/*.h $(DESTDIR)$(PREFIX)/include/memopt/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' core/memopt.pc.in \
+	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/memopt.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/memopt $(DESTDIR)$(PREFIX)/lib/libmemopt.* \
+	      $(DESTDIR)$(PREFIX)/lib/pkgconfig/memopt.pc
+	rm -rf $(DESTDIR)$(PREFIX)/include/memopt
+
+format:
+	clang-format -i $(CORE_SRC) $(API_SRC) $(SERVER_SRC) $(CLI_SRC) core/include/memopt/*.h core/src/*.h
+
+clean:
+	rm -rf $(BUILD) $(BUILD)-san
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,224 @@
+/*
+ * memopt — validate, expand, price and export the recompute / recompute_comm /
+ * swap sections of a MindSpore Transformers training config.
+ *
+ * Conventions (libgit2 / jansson style):
+ *  - every public symbol starts with mo_; opaque handles have a matching _free;
+ *  - out-parameters come first; a function returning a new object through
+ *    `**out` gives the caller ownership (free it with the matching _free);
+ *  - pointers returned as values are borrowed and live as long as their
+ *    parent handle;
+ *  - hard failures (out of memory, limits, unreadable input) fill a
+ *    caller-owned mo_error; findings about the config are diagnostics
+ *    collected in a mo_diags list. No global mutable state: every function
+ *    is safe to call from several threads on distinct handles, and const
+ *    handles (a loaded model, a parsed config) may be shared read-only.
+ */
+#ifndef MEMOPT_MEMOPT_H
+#define MEMOPT_MEMOPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The shared library exports only what this header declares. */
+#pragma GCC visibility push(default)
+
+#define MO_VERSION_STRING "0.1.0"
+
+/* ---- hard errors ------------------------------------------------------ */
+
+typedef enum mo_error_code {
+	MO_OK = 0,
+	MO_ERR_NOMEM,   /* allocation failed */
+	MO_ERR_LIMIT,   /* a size/depth/count limit was hit */
+	MO_ERR_IO,      /* file unreadable */
+	MO_ERR_USAGE,   /* bad argument (unknown preset, NULL where not allowed) */
+	MO_ERR_INVALID, /* the input has errors: see the diagnostics */
+	MO_ERR_INTERNAL
+} mo_error_code;
+
+typedef struct mo_error {
+	mo_error_code code;
+	int line;   /* 1-based, 0 when unknown */
+	int column; /* 1-based, 0 when unknown */
+	char text[256];
+} mo_error;
+
+/* ---- limits (hostile input) -------------------------------------------- */
+
+typedef struct mo_limits {
+	size_t max_bytes;        /* input size (default 16 MiB) */
+	size_t max_depth;        /* nesting depth (default 64) */
+	size_t max_nodes;        /* nodes, aliases expanded (default 2,000,000) */
+	size_t max_scalar_bytes; /* one scalar (default 1 MiB) */
+	size_t max_patterns;     /* regex keys over all sections (default 10,000) */
+	size_t max_pattern_bytes;/* one regex (default 4096) */
+	uint32_t match_limit;    /* PCRE2 match limit per subject (default 100,000) */
+	uint32_t depth_limit;    /* PCRE2 depth limit (default 1,000) */
+} mo_limits;
+
+/* Fills *lim with the defaults above. */
+void mo_limits_default(mo_limits *lim);
+
+/* ---- diagnostics ------------------------------------------------------- */
+
+typedef enum mo_severity { MO_SEV_ERROR = 0, MO_SEV_WARNING = 1 } mo_severity;
+
+typedef struct mo_diag {
+	mo_severity severity;
+	const char *code;    /* stable code, e.g. "layer-order" */
+	const char *message; /* one line */
+	const char *hint;    /* "did you mean ..." or NULL */
+	const char *path;    /* e.g. recompute.select_module['.*mlp'][1]; "" for none */
+	const char *file;    /* which input: the config's or the model's name */
+	int line;            /* 1-based; 0 when the diagnostic has no position */
+	int column;
+} mo_diag;
+
+typedef struct mo_diags mo_diags;
+
+int mo_diags_new(mo_diags **out);
+void mo_diags_free(mo_diags *d);
+size_t mo_diags_count(const mo_diags *d);
+size_t mo_diags_errors(const mo_diags *d);
+size_t mo_diags_warnings(const mo_diags *d);
+/* Borrowed; valid until the list is freed. Sorted by file, line, column
+ * after mo_diags_sort. */
+const mo_diag *mo_diags_get(const mo_diags *d, size_t i);
+void mo_diags_sort(mo_diags *d);
+
+/* ---- models ------------------------------------------------------------ */
+
+typedef struct mo_model mo_model;
+
+/* Built-in presets. Borrowed, static. */
+size_t mo_presets_count(void);
+const char *mo_preset_name(size_t i);
+const char *mo_preset_description(size_t i);
+/* The preset's model file as YAML text (static, borrowed). */
+const char *mo_preset_yaml(size_t i);
+
+/* Loads a preset by name. Returns 0, or -1 with err filled. */
+int mo_model_preset(mo_model **out, const char *name, mo_error *err);
+
+/* Loads a model from text: a model file (YAML or JSON, either spelling),
+ * a MindSpore Transformers PyNative or graph-mode training YAML, or a
+ * Hugging Face config.json. `name` labels diagnostics. Findings (including
+ * the `parallel` rule) go to diags. Returns 0 with *out set when a model
+ * was found (even with errors in diags), 1 when the text holds no model,
+ * -1 on a hard error. */
+int mo_model_load(mo_model **out, mo_diags *diags, const char *text,
+		  size_t len, const char *name, const mo_limits *lim,
+		  mo_error *err);
+void mo_model_free(mo_model *m);
+
+/* Device count for files that lack it (PyNative YAML): --devices N. */
+void mo_model_set_devices(mo_model *m, int64_t devices);
+/* Re-runs the `parallel` consistency checks (after set_devices). */
+void mo_model_check(const mo_model *m, mo_diags *diags);
+
+int64_t mo_model_num_layers(const mo_model *m);     /* decoder layers */
+int64_t mo_model_mtp_layers(const mo_model *m);
+size_t mo_model_layer_type_count(const mo_model *m);
+const char *mo_model_layer_type_name(const mo_model *m, size_t t);
+size_t mo_model_layer_type_of(const mo_model *m, int64_t layer);
+size_t mo_model_path_count(const mo_model *m, size_t t);
+const char *mo_model_path(const mo_model *m, size_t t, size_t p);
+/* The model as a canonical model file (YAML, SPEC 4 spelling). Caller frees. */
+char *mo_model_to_yaml(const mo_model *m);
+/* The model as JSON text (same keys). Caller frees. */
+char *mo_model_to_json(const mo_model *m);
+
+/* ---- configs ----------------------------------------------------------- */
+
+typedef struct mo_config mo_config;
+
+/* Parses text holding the three sections, alone or in a whole training
+ * YAML. Syntax and structure problems go to diags (code, line, column).
+ * Returns 0 with *out set (even when diags has errors, as long as the
+ * text was YAML), or -1 with *out NULL and err filled on a hard error.
+ * `name` labels diagnostics. */
+int mo_config_parse(mo_config **out, mo_diags *diags, const char *text,
+		    size_t len, const char *name, const mo_limits *lim,
+		    mo_error *err);
+void mo_config_free(mo_config *c);
+
+/* 1 when the file is a whole training YAML (has keys other than the
+ * three sections), else 0. */
+int mo_config_is_training_yaml(const mo_config *c);
+
+/* The model the config file carries itself (a PyNative/graph-mode
+ * training YAML), as mo_model_load. Returns 1 when it has none. */
+int mo_config_model(mo_model **out, mo_diags *diags, const mo_config *c,
+		    mo_error *err);
+
+/* Every rule of SPEC 2.3 against the model (NULL: checks that need one
+ * report `model-needed`). Appends to diags. Returns the number of errors
+ * appended. */
+size_t mo_validate(mo_diags *diags, const mo_config *c, const mo_model *m);
+
+/* ---- expansion (SPEC 2.4) ---------------------------------------------- */
+
+typedef enum mo_action_kind {
+	MO_ACT_KEEP = 0,
+	MO_ACT_RECOMPUTE,
+	MO_ACT_RECOMPUTE_COMM,
+	MO_ACT_SWAP
+} mo_action_kind;
+
+const char *mo_action_name(mo_action_kind a);
+
+typedef struct mo_rule {
+	const char *section; /* "recompute", "recompute_comm", "swap" */
+	const char *key;     /* e.g. "full_recompute_layer", "select_module['.*mlp']" */
+	int line;            /* YAML line of the entry */
+} mo_rule;
+
+typedef struct mo_action {
+	const char *path;    /* "" = the whole layer */
+	mo_action_kind action;
+	mo_rule rule;
+} mo_action;
+
+typedef struct mo_plan mo_plan;
+
+/* Expands a config that validated without errors. Returns 0, or -1. */
+int mo_expand(mo_plan **out, const mo_config *c, const mo_model *m,
+	      mo_error *err);
+void mo_plan_free(mo_plan *p);
+size_t mo_plan_layer_count(const mo_plan *p);
+/* Root actions of a layer: one per decision (a whole-layer recompute or
+ * swap, each selected module, each excluded op kept inside it, ...). */
+size_t mo_plan_action_count(const mo_plan *p, int64_t layer);
+const mo_action *mo_plan_action(const mo_plan *p, int64_t layer, size_t i);
+/* Effective action of every path of the layer's type (index as
+ * mo_model_path). */
+mo_action_kind mo_plan_path_action(const mo_plan *p, int64_t layer,
+				   size_t path_index);
+/* Default prefetch window of the swap section (1 when absent). */
+int64_t mo_plan_prefetch(const mo_plan *p);
+
+/* ---- export ------------------------------------------------------------ */
+
+/* Canonical YAML of the three sections (seed key order, flow-style merged
+ * layer lists). For a whole training YAML, the original text with the
+ * three sections replaced and every other byte kept. Caller frees *out.
+ * Returns 0 or -1. Does not validate: call mo_validate first. */
+int mo_export(char **out, size_t *out_len, const mo_config *c, mo_error *err);
+/* Canonical YAML of the three sections only. */
+int mo_export_sections(char **out, size_t *out_len, const mo_config *c,
+		       mo_error *err);
+
+/* Parses a size such as 58GiB, 64GB, 1024 (bytes). Returns 0 or -1. */
+int mo_parse_size(uint64_t *out, const char *text);
+
+#pragma GCC visibility pop
+
+#ifdef __cplusplus
+}
+#endif
+#endif
