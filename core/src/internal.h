@@ -60,7 +60,6 @@ struct mo_node {
 	size_t start, end;     /* byte offsets of the node in the source */
 	const char *tag;       /* explicit tag or NULL */
 	bool flow;             /* flow-style collection */
-	bool from_json;        /* came from JSON: scalars are typed by json */
 	/* scalar */
 	const char *value;     /* NUL-terminated (may contain NUL: use len) */
 	size_t len;
@@ -68,6 +67,9 @@ struct mo_node {
 	/* seq: items[0..n); map: items[2i] key, items[2i+1] value */
 	mo_node **items;
 	size_t n;
+	size_t weight;         /* nodes in the subtree, aliases expanded */
+	const char *anchor;    /* anchor name or NULL */
+	bool is_alias_target;  /* referenced by an alias */
 };
 
 typedef struct mo_doc {

@@ -1,0 +1,254 @@
+/* Diagnostics: a list owned by the caller, strings copied into its arena. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MO_DIAGS_MAX 5000
+
+typedef struct mo_diag_entry {
+	mo_diag d;
+	size_t seq;
+	size_t file_rank;
+} mo_diag_entry;
+
+struct mo_diags {
+	mo_arena *arena;
+	mo_diag_entry **v;
+	size_t n, cap;
+	size_t errors, warnings;
+	size_t dropped;
+	const char **files; /* distinct file labels, in order of appearance */
+	size_t n_files;
+};
+
+int mo_diags_new(mo_diags **out)
+{
+	*out = NULL;
+	mo_diags *d = calloc(1, sizeof(*d));
+	if (!d)
+		return -1;
+	d->arena = mo_arena_new();
+	if (!d->arena) {
+		free(d);
+		return -1;
+	}
+	*out = d;
+	return 0;
+}
+
+void mo_diags_free(mo_diags *d)
+{
+	if (!d)
+		return;
+	mo_arena_free(d->arena);
+	free(d->v);
+	free(d->files);
+	free(d);
+}
+
+size_t mo_diags_count(const mo_diags *d)
+{
+	return d ? d->n : 0;
+}
+
+size_t mo_diags_errors(const mo_diags *d)
+{
+	return d ? d->errors : 0;
+}
+
+size_t mo_diags_warnings(const mo_diags *d)
+{
+	return d ? d->warnings : 0;
+}
+
+const mo_diag *mo_diags_get(const mo_diags *d, size_t i)
+{
+	return (d && i < d->n) ? &d->v[i]->d : NULL;
+}
+
+static size_t mo_diags_file_rank(mo_diags *d, const char *file)
+{
+	for (size_t i = 0; i < d->n_files; i++)
+		if (strcmp(d->files[i], file) == 0)
+			return i;
+	const char **f = realloc(d->files, (d->n_files + 1) * sizeof(*f));
+	if (!f)
+		return d->n_files;
+	d->files = f;
+	d->files[d->n_files] = mo_arena_strdup(d->arena, file);
+	if (!d->files[d->n_files])
+		return d->n_files;
+	return d->n_files++;
+}
+
+static int mo_diag_cmp(const void *pa, const void *pb)
+{
+	const mo_diag_entry *a = *(const mo_diag_entry *const *)pa;
+	const mo_diag_entry *b = *(const mo_diag_entry *const *)pb;
+	if (a->file_rank != b->file_rank)
+		return a->file_rank < b->file_rank ? -1 : 1;
+	/* diagnostics without a position go last within their file */
+	int la = a->d.line ? a->d.line : 1 << 30, lb = b->d.line ? b->d.line : 1 << 30;
+	if (la != lb)
+		return la < lb ? -1 : 1;
+	if (a->d.column != b->d.column)
+		return a->d.column < b->d.column ? -1 : 1;
+	return a->seq < b->seq ? -1 : (a->seq > b->seq);
+}
+
+void mo_diags_sort(mo_diags *d)
+{
+	if (d && d->n > 1)
+		qsort(d->v, d->n, sizeof(*d->v), mo_diag_cmp);
+}
+
+static mo_diag *mo_diags_vadd(mo_diags *d, mo_severity sev, const char *code,
+			      const char *file, int line, int column,
+			      const char *path, const char *fmt, va_list ap)
+{
+	if (!d)
+		return NULL;
+	if (d->n >= MO_DIAGS_MAX) {
+		d->dropped++;
+		if (sev == MO_SEV_ERROR)
+			d->errors++; /* still counts: the config stays invalid */
+		return NULL;
+	}
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 16;
+		mo_diag_entry **v = realloc(d->v, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		d->v = v;
+		d->cap = cap;
+	}
+	mo_diag_entry *e = mo_arena_alloc(d->arena, sizeof(*e));
+	if (!e)
+		return NULL;
+	char msg[512];
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	e->d.severity = sev;
+	e->d.code = mo_arena_strdup(d->arena, code);
+	e->d.message = mo_arena_strdup(d->arena, msg);
+	e->d.path = mo_arena_strdup(d->arena, path ? path : "");
+	e->d.file = mo_arena_strdup(d->arena, file ? file : "");
+	e->d.line = line;
+	e->d.column = column;
+	if (!e->d.code || !e->d.message || !e->d.path || !e->d.file)
+		return NULL;
+	e->seq = d->n;
+	e->file_rank = mo_diags_file_rank(d, e->d.file);
+	d->v[d->n++] = e;
+	if (sev == MO_SEV_ERROR)
+		d->errors++;
+	else
+		d->warnings++;
+	return &e->d;
+}
+
+mo_diag *mo_diags_add(mo_diags *d, mo_severity sev, const char *code,
+		      const char *file, int line, int column, const char *path,
+		      const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	mo_diag *r = mo_diags_vadd(d, sev, code, file, line, column, path, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+mo_diag *mo_diags_add_at(mo_diags *d, mo_severity sev, const char *code,
+			 const char *file, const mo_node *at, const char *path,
+			 const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	mo_diag *r = mo_diags_vadd(d, sev, code, file, at ? at->line : 0,
+				   at ? at->column : 0, path, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+void mo_diag_set_hint(mo_diags *d, mo_diag *diag, const char *fmt, ...)
+{
+	if (!d || !diag)
+		return;
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	diag->hint = mo_arena_strdup(d->arena, msg);
+}
+
+size_t mo_edit_distance(const char *a, const char *b, size_t cap)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > 256 || lb > 256)
+		return cap + 1;
+	if ((la > lb ? la - lb : lb - la) > cap)
+		return cap + 1;
+	size_t prev[257], cur[257];
+	for (size_t j = 0; j <= lb; j++)
+		prev[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		cur[0] = i;
+		size_t rowmin = cur[0];
+		for (size_t j = 1; j <= lb; j++) {
+			size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+			size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
+			size_t m = sub < del ? sub : del;
+			cur[j] = m < ins ? m : ins;
+			if (cur[j] < rowmin)
+				rowmin = cur[j];
+		}
+		if (rowmin > cap)
+			return cap + 1;
+		memcpy(prev, cur, (lb + 1) * sizeof(size_t));
+	}
+	return prev[lb] > cap ? cap + 1 : prev[lb];
+}
+
+const char *mo_did_you_mean(const char *word, const char *const *cands, size_t n)
+{
+	size_t len = strlen(word);
+	size_t cap = len / 3 > 2 ? len / 3 : 2;
+	const char *best = NULL;
+	size_t best_d = cap + 1;
+	for (size_t i = 0; i < n; i++) {
+		size_t dist = mo_edit_distance(word, cands[i], cap);
+		if (dist < best_d) {
+			best_d = dist;
+			best = cands[i];
+		}
+	}
+	return best;
+}
+
+void mo_error_set(mo_error *err, mo_error_code code, int line, int column,
+		  const char *fmt, ...)
+{
+	if (!err)
+		return;
+	err->code = code;
+	err->line = line;
+	err->column = column;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err->text, sizeof err->text, fmt, ap);
+	va_end(ap);
+}
+
+void mo_limits_default(mo_limits *lim)
+{
+	lim->max_bytes = 16u << 20;
+	lim->max_depth = 64;
+	lim->max_nodes = 2000000;
+	lim->max_scalar_bytes = 1u << 20;
+	lim->max_patterns = 10000;
+	lim->max_pattern_bytes = 4096;
+	lim->match_limit = 100000;
+	lim->depth_limit = 1000;
+}
