@@ -309,6 +309,9 @@ struct mo_model {
 	mo_layer_type *types;
 	size_t n_types;
 	size_t *type_of;             /* [num_layers + mtp_num_layers] */
+
+	/* model_*.c private: key positions, batch sizes (model_internal.h) */
+	struct mo_model_ext *ext;
 };
 
 /* Reads a model from a parsed document: a model file (SPEC 4, either
