@@ -166,12 +166,14 @@ bool mo_layers_contains(const mo_layers *l, uint64_t id);
 
 typedef enum mo_mode { MO_MODE_NONE, MO_MODE_FULL, MO_MODE_SELECT } mo_mode;
 
+typedef struct mo_regex mo_regex;
+
 typedef struct mo_pattern {
 	const char *regex;      /* the key text */
 	const mo_node *key;     /* key node (position of the regex) */
 	mo_layers layers;
 	const char *dpath;      /* diagnostic path, e.g. recompute.select_module['.*mlp'] */
-	int compiled;           /* index into mo_config.regexes or -1 */
+	mo_regex *re;           /* compiled, or NULL (bad pattern) */
 } mo_pattern;
 
 typedef struct mo_pattern_list {
@@ -328,14 +330,60 @@ int mo_model_build_layout(mo_model *m, mo_error *err);
 
 /* ---- matching (PCRE2) ----------------------------------------------------- */
 
-typedef struct mo_regex mo_regex;
 /* Compiles with ANCHORED|ENDANCHORED|UTF (+ JIT). On failure returns NULL
  * and sets *errmsg (arena) and *erroffset. */
 mo_regex *mo_regex_compile(const char *pattern, size_t len,
 			   const mo_limits *lim, mo_arena *a,
 			   const char **errmsg, size_t *erroffset);
 void mo_regex_free(mo_regex *re);
-/* 1 match, 0 no match, -1 limit hit or error. */
+/* 1 match, 0 no match, -1 limit hit or error. Allocates match data per
+ * call; for many subjects use a matcher. */
 int mo_regex_match(const mo_regex *re, const char *subject, size_t len);
 
+/* Match data reusable across patterns (one per thread / per call). */
+typedef struct mo_matcher mo_matcher;
+mo_matcher *mo_matcher_new(void);
+void mo_matcher_free(mo_matcher *mt);
+int mo_matcher_match(mo_matcher *mt, const mo_regex *re, const char *subject,
+		     size_t len);
+
 #endif
+
+/* ---- resolution: the config applied to the model ---------------------------
+ * Layers are cut into segments where no layer list and no layer type
+ * changes, so every layer of a segment gets the same actions: the work is
+ * per segment, never per layer (1,000 layers, 20,000 patterns). */
+
+typedef struct mo_bits {
+	uint64_t *w;
+	size_t nw;
+} mo_bits;
+
+typedef struct mo_seg {
+	uint64_t lo, hi;     /* layer ids, inclusive */
+	size_t type;
+	bool full;           /* whole layer recomputed */
+	bool swapped;        /* whole layer swapped */
+	mo_action_kind *act; /* per path of the type */
+	mo_rule *rule;       /* per path */
+	mo_action *roots;    /* root decisions */
+	size_t n_roots;
+} mo_seg;
+
+typedef struct mo_resolved {
+	mo_arena *arena;
+	const mo_config *c;
+	const mo_model *m;
+	uint64_t n_layers;     /* num_layers + mtp */
+	mo_seg *segs;
+	size_t n_segs;
+} mo_resolved;
+
+/* Applies c to m. When diags is non-NULL, the model-dependent findings
+ * (layer-range, no-match, conflicts, ...) are reported. Returns 0 or -1
+ * (out of memory: err). */
+int mo_resolve(mo_resolved **out, const mo_config *c, const mo_model *m,
+	       mo_diags *diags, mo_error *err);
+void mo_resolved_free(mo_resolved *r);
+/* Segment holding a layer (binary search), or NULL past the model. */
+const mo_seg *mo_resolved_seg(const mo_resolved *r, uint64_t layer);

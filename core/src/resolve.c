@@ -1,0 +1,745 @@
+/* The config applied to a model: matching (each pattern against the
+ * distinct path set of each layer type, never per layer), segments of
+ * layers with identical settings, per-path actions with the rule that caused
+ * them (SPEC 2.4), and the rules that need paths (no-match, op-recompute-swap,
+ * exclude-no-effect). */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum mo_group { MO_G_SELECT, MO_G_EXCLUDE, MO_G_COMM, MO_G_OPSWAP } mo_group;
+
+typedef struct mo_ref {
+	const mo_pattern *p;
+	mo_group group;
+	bool active;      /* the section applies it */
+	mo_rule rule;
+	mo_bits *match;   /* per layer type */
+	bool limit_hit;
+} mo_ref;
+
+typedef struct mo_finding {
+	const char *code;
+	const void *k1, *k2;
+	uint64_t lo, hi;
+} mo_finding;
+
+typedef struct mo_rs {
+	mo_resolved *r;
+	const mo_config *c;
+	const mo_model *m;
+	mo_diags *diags;
+	mo_arena *a;
+	mo_ref *refs;
+	size_t n_refs;
+	mo_finding *f;
+	size_t n_f, cap_f;
+	bool nomem;
+} mo_rs;
+
+/* ---- bitsets over the paths of one layer type -------------------------- */
+
+static bool mo_bits_init(mo_bits *b, mo_arena *a, size_t n)
+{
+	b->nw = (n + 63) / 64;
+	b->w = b->nw ? mo_arena_alloc(a, b->nw * sizeof(uint64_t)) : NULL;
+	return !b->nw || b->w;
+}
+
+static void mo_bits_set(mo_bits *b, size_t i)
+{
+	b->w[i / 64] |= (uint64_t)1 << (i % 64);
+}
+
+static bool mo_bits_get(const mo_bits *b, size_t i)
+{
+	return b->w && (b->w[i / 64] >> (i % 64)) & 1;
+}
+
+static bool mo_bits_any(const mo_bits *b)
+{
+	for (size_t i = 0; i < b->nw; i++)
+		if (b->w[i])
+			return true;
+	return false;
+}
+
+/* ---- layer ranges as text ------------------------------------------------ */
+
+static void mo_ranges_append(char *buf, size_t size, uint64_t lo, uint64_t hi)
+{
+	size_t len = strlen(buf);
+	if (len + 24 >= size) {
+		if (len + 4 < size && !strstr(buf, "..."))
+			strcat(buf, ", ...");
+		return;
+	}
+	if (lo == hi)
+		snprintf(buf + len, size - len, "%s%llu", len ? ", " : "", (unsigned long long)lo);
+	else
+		snprintf(buf + len, size - len, "%s%llu-%llu", len ? ", " : "",
+			 (unsigned long long)lo, (unsigned long long)hi);
+}
+
+/* ---- findings merged over segments --------------------------------------- */
+
+static void mo_rs_find(mo_rs *s, const char *code, const void *k1, const void *k2,
+		       uint64_t lo, uint64_t hi)
+{
+	if (s->n_f && s->f[s->n_f - 1].code == code && s->f[s->n_f - 1].k1 == k1 &&
+	    s->f[s->n_f - 1].k2 == k2 && s->f[s->n_f - 1].hi + 1 == lo) {
+		s->f[s->n_f - 1].hi = hi;
+		return;
+	}
+	if (s->n_f == s->cap_f) {
+		size_t cap = s->cap_f ? s->cap_f * 2 : 32;
+		mo_finding *f = realloc(s->f, cap * sizeof(*f));
+		if (!f) {
+			s->nomem = true;
+			return;
+		}
+		s->f = f;
+		s->cap_f = cap;
+	}
+	s->f[s->n_f++] = (mo_finding){code, k1, k2, lo, hi};
+}
+
+/* Ranges of every finding with this code/k1/k2, marking them consumed. */
+static void mo_rs_collect(mo_rs *s, size_t first, char *buf, size_t size)
+{
+	buf[0] = '\0';
+	mo_finding *f0 = &s->f[first];
+	for (size_t i = first; i < s->n_f; i++) {
+		mo_finding *f = &s->f[i];
+		if (f->code && f->code == f0->code && f->k1 == f0->k1 && f->k2 == f0->k2) {
+			mo_ranges_append(buf, size, f->lo, f->hi);
+			if (i != first)
+				f->code = NULL;
+		}
+	}
+}
+
+/* ---- matching ---------------------------------------------------------- */
+
+static bool mo_path_candidate(const mo_ref *ref, const mo_path *p)
+{
+	return ref->group != MO_G_COMM || p->kind == MO_PATH_COMM;
+}
+
+static bool mo_rs_match_ref(mo_rs *s, mo_ref *ref, mo_matcher *mt)
+{
+	const mo_model *m = s->m;
+	ref->match = mo_arena_alloc(s->a, m->n_types * sizeof(mo_bits));
+	if (!ref->match)
+		return false;
+	for (size_t t = 0; t < m->n_types; t++) {
+		const mo_layer_type *lt = &m->types[t];
+		if (!mo_bits_init(&ref->match[t], s->a, lt->n_paths))
+			return false;
+		if (!ref->p->re)
+			continue;
+		for (size_t i = 0; i < lt->n_paths; i++) {
+			if (!mo_path_candidate(ref, &lt->paths[i]))
+				continue;
+			int rc = mo_matcher_match(mt, ref->p->re, lt->paths[i].name,
+						  strlen(lt->paths[i].name));
+			if (rc > 0)
+				mo_bits_set(&ref->match[t], i);
+			else if (rc < 0)
+				ref->limit_hit = true;
+		}
+	}
+	if (ref->limit_hit)
+		mo_diags_add_at(s->diags, MO_SEV_ERROR, "regex", s->c->doc->name, ref->p->key,
+				ref->p->dpath,
+				"pattern '%.60s' hit the match limit: it backtracks catastrophically",
+				ref->p->regex);
+	return true;
+}
+
+static void mo_rs_add_ref(mo_rs *s, const mo_pattern *p, mo_group g, bool active,
+			  const char *section, const char *key)
+{
+	mo_ref *ref = &s->refs[s->n_refs++];
+	ref->p = p;
+	ref->group = g;
+	ref->active = active;
+	ref->rule = (mo_rule){section, key, p->key ? p->key->line : 0};
+}
+
+/* dpath "recompute.select_module['x']" -> key "select_module['x']" */
+static const char *mo_rule_key(const char *dpath)
+{
+	const char *dot = strchr(dpath, '.');
+	return dot ? dot + 1 : dpath;
+}
+
+static bool mo_rs_refs(mo_rs *s)
+{
+	const mo_config *c = s->c;
+	size_t n = c->select.n + c->exclude.n + c->comm.n + c->n_op_swap;
+	s->refs = n ? mo_arena_alloc(s->a, n * sizeof(*s->refs)) : NULL;
+	if (n && !s->refs)
+		return false;
+	bool rec = c->mode != MO_MODE_NONE;
+	for (size_t i = 0; i < c->select.n; i++)
+		mo_rs_add_ref(s, &c->select.p[i], MO_G_SELECT, rec, "recompute",
+			      mo_rule_key(c->select.p[i].dpath));
+	for (size_t i = 0; i < c->exclude.n; i++)
+		mo_rs_add_ref(s, &c->exclude.p[i], MO_G_EXCLUDE, rec, "recompute",
+			      mo_rule_key(c->exclude.p[i].dpath));
+	for (size_t i = 0; i < c->comm.n; i++)
+		mo_rs_add_ref(s, &c->comm.p[i], MO_G_COMM, c->comm_enable, "recompute_comm",
+			      mo_rule_key(c->comm.p[i].dpath));
+	for (size_t i = 0; i < c->n_op_swap; i++) {
+		const char *key = mo_arena_printf(s->a, "op_swap[%zu]", i);
+		mo_rs_add_ref(s, &c->op_swap[i].pat, MO_G_OPSWAP, c->swap_enable, "swap", key);
+		s->refs[s->n_refs - 1].rule.line = c->op_swap[i].at->line;
+	}
+	mo_matcher *mt = mo_matcher_new();
+	if (!mt)
+		return false;
+	bool ok = true;
+	for (size_t i = 0; ok && i < s->n_refs; i++)
+		ok = mo_rs_match_ref(s, &s->refs[i], mt);
+	mo_matcher_free(mt);
+	return ok;
+}
+
+/* ---- no-match, with the pattern that would match ---------------------- */
+
+static bool mo_pattern_matches_type(const mo_rs *s, const mo_ref *ref, const char *rx,
+				    size_t t)
+{
+	const char *msg;
+	size_t off;
+	mo_regex *re = mo_regex_compile(rx, strlen(rx), &s->c->lim, s->a, &msg, &off);
+	if (!re)
+		return false;
+	mo_matcher *mt = mo_matcher_new();
+	bool hit = false;
+	const mo_layer_type *lt = &s->m->types[t];
+	for (size_t i = 0; mt && !hit && i < lt->n_paths; i++)
+		hit = mo_path_candidate(ref, &lt->paths[i]) &&
+		      mo_matcher_match(mt, re, lt->paths[i].name, strlen(lt->paths[i].name)) > 0;
+	mo_matcher_free(mt);
+	mo_regex_free(re);
+	return hit;
+}
+
+/* Drops a leading part written as if paths were absolute
+ * ("layers.*.self_attention.*" -> "self_attention.*"). */
+static bool mo_suggest_strip(const mo_rs *s, const mo_ref *ref, size_t t, char *out,
+			     size_t size)
+{
+	const char *rx = ref->p->regex;
+	for (size_t i = 0; rx[i] && i < 200; i++) {
+		if (rx[i] != '.' || (i && rx[i - 1] == '\\') || !rx[i + 1])
+			continue;
+		if (mo_pattern_matches_type(s, ref, rx + i + 1, t)) {
+			snprintf(out, size, "'%.*s'", (int)(size - 3), rx + i + 1);
+			return true;
+		}
+	}
+	return false;
+}
+
+static void mo_normalize(const char *in, size_t len, char *out, size_t size)
+{
+	size_t j = 0;
+	for (size_t i = 0; i < len && j + 1 < size; i++)
+		if (in[i] != '_' && in[i] != '-')
+			out[j++] = (char)(in[i] >= 'A' && in[i] <= 'Z' ? in[i] + 32 : in[i]);
+	out[j] = '\0';
+}
+
+static bool mo_word_char(char ch)
+{
+	return ch == '_' || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+	       (ch >= '0' && ch <= '9');
+}
+
+/* Compares the pattern's last word with the paths' last segments
+ * ("all_gather" -> "allgather", "feed_forward" -> nothing close). */
+static bool mo_suggest_word(const mo_rs *s, const mo_ref *ref, size_t t, char *out,
+			    size_t size)
+{
+	const char *rx = ref->p->regex;
+	size_t len = strlen(rx), end = len, start;
+	while (end && !mo_word_char(rx[end - 1]))
+		end--;
+	start = end;
+	while (start && mo_word_char(rx[start - 1]))
+		start--;
+	if (end - start < 3)
+		return false;
+	char word[128], seg[128];
+	mo_normalize(rx + start, end - start, word, sizeof word);
+	const mo_layer_type *lt = &s->m->types[t];
+	const char *best = NULL;
+	size_t best_d = word[0] ? strlen(word) / 3 + 1 : 0;
+	for (size_t i = 0; i < lt->n_paths; i++) {
+		if (!mo_path_candidate(ref, &lt->paths[i]))
+			continue;
+		const char *name = lt->paths[i].name, *last = strrchr(name, '.');
+		last = last ? last + 1 : name;
+		mo_normalize(last, strlen(last), seg, sizeof seg);
+		size_t d = mo_edit_distance(word, seg, best_d);
+		if (d < best_d) {
+			best_d = d;
+			best = last;
+		}
+	}
+	if (!best)
+		return false;
+	snprintf(out, size, "'.*%s'", best);
+	return true;
+}
+
+static void mo_rs_no_match(mo_rs *s, const mo_ref *ref, size_t t, const char *layers)
+{
+	const mo_layer_type *lt = &s->m->types[t];
+	bool any_candidate = false;
+	for (size_t i = 0; i < lt->n_paths && !any_candidate; i++)
+		any_candidate = mo_path_candidate(ref, &lt->paths[i]);
+	mo_diag *d = mo_diags_add_at(
+		s->diags, MO_SEV_WARNING, "no-match", s->c->doc->name, ref->p->key, ref->p->dpath,
+		"pattern '%.60s' matches no %s in layers %s (%s layers); it does nothing there",
+		ref->p->regex, ref->group == MO_G_COMM ? "communication op" : "path", layers,
+		lt->name);
+	char sug[160];
+	if (!any_candidate)
+		mo_diag_set_hint(s->diags, d,
+				 "these layers have no communication ops: TP, EP and CP are 1");
+	else if (mo_suggest_strip(s, ref, t, sug, sizeof sug) ||
+		 mo_suggest_word(s, ref, t, sug, sizeof sug))
+		mo_diag_set_hint(s->diags, d, "did you mean %s? paths are relative to the layer", sug);
+	else
+		mo_diag_set_hint(s->diags, d, "paths look like '%s' or '%s' (memopt expand --paths lists them)",
+				 lt->n_paths ? lt->paths[0].name : "",
+				 lt->n_paths > 1 ? lt->paths[lt->n_paths - 1].name : "");
+}
+
+/* For each pattern and layer type it names: a warning when nothing matches. */
+static void mo_rs_check_no_match(mo_rs *s)
+{
+	const mo_model *m = s->m;
+	char layers[160];
+	for (size_t i = 0; i < s->n_refs; i++) {
+		const mo_ref *ref = &s->refs[i];
+		if (!ref->p->re || ref->limit_hit)
+			continue;
+		for (size_t t = 0; t < m->n_types; t++) {
+			if (mo_bits_any(&ref->match[t]))
+				continue;
+			layers[0] = '\0';
+			const mo_layers *l = &ref->p->layers;
+			for (size_t k = 0; k < l->n; k++) {
+				uint64_t hi = l->r[k].hi < s->r->n_layers ? l->r[k].hi : s->r->n_layers - 1;
+				uint64_t run_lo = UINT64_MAX;
+				for (uint64_t id = l->r[k].lo; id <= hi && id < s->r->n_layers; id++) {
+					bool of_t = m->type_of[id] == t;
+					if (of_t && run_lo == UINT64_MAX)
+						run_lo = id;
+					if ((!of_t || id == hi) && run_lo != UINT64_MAX) {
+						mo_ranges_append(layers, sizeof layers, run_lo,
+								 of_t ? id : id - 1);
+						run_lo = UINT64_MAX;
+					}
+				}
+			}
+			if (layers[0])
+				mo_rs_no_match(s, ref, t, layers);
+		}
+	}
+}
+
+/* ---- segments ------------------------------------------------------------ */
+
+static int mo_u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void mo_cuts_add_layers(uint64_t *cuts, size_t *n, const mo_layers *l, uint64_t N)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		if (l->r[i].lo < N)
+			cuts[(*n)++] = l->r[i].lo;
+		if (l->r[i].hi < N - 1)
+			cuts[(*n)++] = l->r[i].hi + 1;
+	}
+}
+
+static size_t mo_cuts_capacity(const mo_config *c, const mo_model *m)
+{
+	/* layer type changes can happen at every layer (interleaved MoE) */
+	size_t n = 2 + (size_t)(m->num_layers + m->mtp_num_layers) + c->full.n * 2;
+	const mo_pattern_list *lists[] = {&c->select, &c->exclude, &c->comm};
+	for (size_t l = 0; l < 3; l++)
+		for (size_t i = 0; i < lists[l]->n; i++)
+			n += lists[l]->p[i].layers.n * 2;
+	for (size_t i = 0; i < c->n_layer_swap; i++)
+		n += c->layer_swap[i].layers.n * 2;
+	for (size_t i = 0; i < c->n_op_swap; i++)
+		n += c->op_swap[i].pat.layers.n * 2;
+	return n;
+}
+
+static bool mo_rs_segments(mo_rs *s)
+{
+	const mo_config *c = s->c;
+	const mo_model *m = s->m;
+	uint64_t N = s->r->n_layers;
+	uint64_t *cuts = malloc(mo_cuts_capacity(c, m) * sizeof(*cuts));
+	if (!cuts)
+		return false;
+	size_t n = 0;
+	cuts[n++] = 0;
+	for (uint64_t id = 1; id < N; id++) /* layer type changes */
+		if (m->type_of[id] != m->type_of[id - 1])
+			cuts[n++] = id;
+	mo_cuts_add_layers(cuts, &n, &c->full, N);
+	const mo_pattern_list *lists[] = {&c->select, &c->exclude, &c->comm};
+	for (size_t l = 0; l < 3; l++)
+		for (size_t i = 0; i < lists[l]->n; i++)
+			mo_cuts_add_layers(cuts, &n, &lists[l]->p[i].layers, N);
+	for (size_t i = 0; i < c->n_layer_swap; i++)
+		mo_cuts_add_layers(cuts, &n, &c->layer_swap[i].layers, N);
+	for (size_t i = 0; i < c->n_op_swap; i++)
+		mo_cuts_add_layers(cuts, &n, &c->op_swap[i].pat.layers, N);
+	qsort(cuts, n, sizeof(*cuts), mo_u64_cmp);
+	size_t u = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!u || cuts[i] != cuts[u - 1])
+			cuts[u++] = cuts[i];
+	s->r->segs = mo_arena_alloc(s->a, u * sizeof(mo_seg));
+	if (!s->r->segs) {
+		free(cuts);
+		return false;
+	}
+	for (size_t i = 0; i < u; i++) {
+		mo_seg *g = &s->r->segs[i];
+		g->lo = cuts[i];
+		g->hi = i + 1 < u ? cuts[i + 1] - 1 : N - 1;
+		g->type = m->type_of[g->lo];
+	}
+	s->r->n_segs = u;
+	free(cuts);
+	return true;
+}
+
+/* ---- actions of one segment --------------------------------------------- */
+
+static bool mo_is_desc(const mo_layer_type *lt, size_t q, size_t p)
+{
+	for (int a = lt->paths[q].parent; a >= 0; a = lt->paths[a].parent)
+		if ((size_t)a == p)
+			return true;
+	return false;
+}
+
+static bool mo_seg_root(mo_rs *s, mo_seg *g, const char *path, mo_action_kind k, mo_rule rule)
+{
+	const mo_layer_type *lt = &s->m->types[g->type];
+	if (!g->roots) {
+		g->roots = mo_arena_alloc(s->a, (lt->n_paths + 2) * sizeof(mo_action));
+		if (!g->roots)
+			return false;
+	}
+	if (g->n_roots < lt->n_paths + 2)
+		g->roots[g->n_roots++] = (mo_action){path, k, rule};
+	return true;
+}
+
+static bool mo_ref_on(const mo_ref *ref, uint64_t layer)
+{
+	return ref->active && ref->p->re && mo_layers_contains(&ref->p->layers, layer);
+}
+
+static mo_rule mo_full_rule(const mo_config *c)
+{
+	return (mo_rule){"recompute", "full_recompute_layer", c->full.at ? c->full.at->line : 0};
+}
+
+/* select: selected roots recompute, children inherit; full wins. */
+static bool mo_seg_recompute(mo_rs *s, mo_seg *g, const mo_layer_type *lt)
+{
+	const mo_config *c = s->c;
+	if (g->full) {
+		for (size_t p = 0; p < lt->n_paths; p++) {
+			g->act[p] = MO_ACT_RECOMPUTE;
+			g->rule[p] = mo_full_rule(c);
+		}
+		return mo_seg_root(s, g, "", MO_ACT_RECOMPUTE, mo_full_rule(c));
+	}
+	for (size_t p = 0; p < lt->n_paths; p++) {
+		int parent = lt->paths[p].parent;
+		if (parent >= 0 && g->act[parent] == MO_ACT_RECOMPUTE) {
+			g->act[p] = MO_ACT_RECOMPUTE;
+			g->rule[p] = g->rule[parent];
+			continue;
+		}
+		for (size_t i = 0; i < s->n_refs; i++) {
+			const mo_ref *ref = &s->refs[i];
+			if (ref->group != MO_G_SELECT || !mo_bits_get(&ref->match[g->type], p) ||
+			    !mo_ref_on(ref, g->lo))
+				continue;
+			g->act[p] = MO_ACT_RECOMPUTE;
+			g->rule[p] = ref->rule;
+			if (!mo_seg_root(s, g, lt->paths[p].name, MO_ACT_RECOMPUTE, ref->rule))
+				return false;
+			break;
+		}
+	}
+	return true;
+}
+
+/* exclude_op: kept from forward inside a recomputed region. */
+static bool mo_seg_exclude(mo_rs *s, mo_seg *g, const mo_layer_type *lt, bool *excl)
+{
+	for (size_t i = 0; i < s->n_refs; i++) {
+		const mo_ref *ref = &s->refs[i];
+		if (ref->group != MO_G_EXCLUDE || !mo_ref_on(ref, g->lo))
+			continue;
+		bool effect = false;
+		for (size_t p = 0; p < lt->n_paths; p++)
+			effect |= mo_bits_get(&ref->match[g->type], p) &&
+				  g->act[p] == MO_ACT_RECOMPUTE;
+		if (!effect)
+			mo_rs_find(s, "exclude-no-effect", ref, NULL, g->lo, g->hi);
+	}
+	for (size_t p = 0; p < lt->n_paths; p++) {
+		int parent = lt->paths[p].parent;
+		if (parent >= 0 && excl[parent]) {
+			excl[p] = true;
+			g->act[p] = MO_ACT_KEEP;
+			g->rule[p] = g->rule[parent];
+			continue;
+		}
+		if (g->act[p] != MO_ACT_RECOMPUTE)
+			continue;
+		for (size_t i = 0; i < s->n_refs; i++) {
+			const mo_ref *ref = &s->refs[i];
+			if (ref->group != MO_G_EXCLUDE || !mo_bits_get(&ref->match[g->type], p) ||
+			    !mo_ref_on(ref, g->lo))
+				continue;
+			excl[p] = true;
+			g->act[p] = MO_ACT_KEEP;
+			g->rule[p] = ref->rule;
+			if (!mo_seg_root(s, g, lt->paths[p].name, MO_ACT_KEEP, ref->rule))
+				return false;
+			break;
+		}
+	}
+	return true;
+}
+
+/* recompute_comm: comm ops outside recomputed regions. */
+static bool mo_seg_comm(mo_rs *s, mo_seg *g, const mo_layer_type *lt, const bool *excl)
+{
+	if (g->full)
+		return true; /* `redundant` is reported on ranges */
+	for (size_t p = 0; p < lt->n_paths; p++) {
+		if (g->act[p] != MO_ACT_KEEP || excl[p])
+			continue;
+		for (size_t i = 0; i < s->n_refs; i++) {
+			const mo_ref *ref = &s->refs[i];
+			if (ref->group != MO_G_COMM || !mo_bits_get(&ref->match[g->type], p) ||
+			    !mo_ref_on(ref, g->lo))
+				continue;
+			g->act[p] = MO_ACT_RECOMPUTE_COMM;
+			g->rule[p] = ref->rule;
+			if (!mo_seg_root(s, g, lt->paths[p].name, MO_ACT_RECOMPUTE_COMM, ref->rule))
+				return false;
+			break;
+		}
+	}
+	return true;
+}
+
+/* An op-level recompute on p, an ancestor or a descendant of p. */
+static const mo_rule *mo_seg_recompute_near(const mo_seg *g, const mo_layer_type *lt,
+					    size_t p)
+{
+	if (g->act[p] == MO_ACT_RECOMPUTE || g->act[p] == MO_ACT_RECOMPUTE_COMM)
+		return &g->rule[p];
+	for (size_t q = p + 1; q < lt->n_paths; q++)
+		if ((g->act[q] == MO_ACT_RECOMPUTE || g->act[q] == MO_ACT_RECOMPUTE_COMM) &&
+		    mo_is_desc(lt, q, p))
+			return &g->rule[q];
+	return NULL;
+}
+
+static const void *mo_rule_origin(const mo_rs *s, const mo_rule *rule)
+{
+	for (size_t i = 0; i < s->n_refs; i++)
+		if (s->refs[i].rule.key == rule->key)
+			return &s->refs[i];
+	return NULL;
+}
+
+/* swap: whole layer, or op_swap paths (layers in layer_swap skip op_swap). */
+static bool mo_seg_swap(mo_rs *s, mo_seg *g, const mo_layer_type *lt)
+{
+	const mo_config *c = s->c;
+	if (g->swapped) {
+		if (g->full)
+			return true; /* recompute-swap-layer, reported on ranges */
+		for (size_t i = 0; i < c->n_layer_swap; i++) {
+			if (!mo_layers_contains(&c->layer_swap[i].layers, g->lo))
+				continue;
+			mo_rule rule = {"swap", mo_arena_printf(s->a, "layer_swap[%zu]", i),
+					c->layer_swap[i].at->line};
+			for (size_t p = 0; p < lt->n_paths; p++) {
+				g->act[p] = MO_ACT_SWAP;
+				g->rule[p] = rule;
+			}
+			return mo_seg_root(s, g, "", MO_ACT_SWAP, rule);
+		}
+		return true;
+	}
+	for (size_t i = 0; i < s->n_refs; i++) {
+		const mo_ref *ref = &s->refs[i];
+		if (ref->group != MO_G_OPSWAP || !mo_ref_on(ref, g->lo) || g->full)
+			continue;
+		for (size_t p = 0; p < lt->n_paths; p++) {
+			if (!mo_bits_get(&ref->match[g->type], p) || g->act[p] == MO_ACT_SWAP)
+				continue;
+			const mo_rule *near = mo_seg_recompute_near(g, lt, p);
+			if (near) {
+				mo_rs_find(s, "op-recompute-swap", ref, mo_rule_origin(s, near), g->lo,
+					   g->hi);
+				continue;
+			}
+			if (!mo_seg_root(s, g, lt->paths[p].name, MO_ACT_SWAP, ref->rule))
+				return false;
+			for (size_t q = p; q < lt->n_paths; q++)
+				if (q == p || mo_is_desc(lt, q, p)) {
+					g->act[q] = MO_ACT_SWAP;
+					g->rule[q] = ref->rule;
+				}
+		}
+	}
+	return true;
+}
+
+static bool mo_rs_fill_seg(mo_rs *s, mo_seg *g)
+{
+	const mo_config *c = s->c;
+	const mo_layer_type *lt = &s->m->types[g->type];
+	size_t np = lt->n_paths;
+	g->full = c->mode != MO_MODE_NONE && mo_layers_contains(&c->full, g->lo);
+	for (size_t i = 0; c->swap_enable && i < c->n_layer_swap && !g->swapped; i++)
+		g->swapped = mo_layers_contains(&c->layer_swap[i].layers, g->lo);
+	g->act = np ? mo_arena_alloc(s->a, np * sizeof(*g->act)) : NULL;
+	g->rule = np ? mo_arena_alloc(s->a, np * sizeof(*g->rule)) : NULL;
+	bool *excl = np ? calloc(np, sizeof(bool)) : NULL;
+	if (np && (!g->act || !g->rule || !excl)) {
+		free(excl);
+		return false;
+	}
+	bool ok = mo_seg_recompute(s, g, lt) && mo_seg_exclude(s, g, lt, excl) &&
+		  mo_seg_comm(s, g, lt, excl) && mo_seg_swap(s, g, lt);
+	free(excl);
+	return ok;
+}
+
+/* ---- findings -> diagnostics ------------------------------------------- */
+
+static void mo_rs_report(mo_rs *s)
+{
+	char layers[200];
+	for (size_t i = 0; i < s->n_f; i++) {
+		mo_finding *f = &s->f[i];
+		if (!f->code)
+			continue;
+		mo_rs_collect(s, i, layers, sizeof layers);
+		const mo_ref *ref = f->k1;
+		if (strcmp(f->code, "exclude-no-effect") == 0) {
+			mo_diag *d = mo_diags_add_at(
+				s->diags, MO_SEV_WARNING, f->code, s->c->doc->name, ref->p->key,
+				ref->p->dpath,
+				"exclude_op '%.60s' has no effect in layers %s: nothing it matches is recomputed there",
+				ref->p->regex, layers);
+			mo_diag_set_hint(s->diags, d, "exclude_op applies only inside recomputed regions");
+		} else {
+			const mo_ref *other = f->k2;
+			const mo_node *at = ref->p->layers.at;
+			mo_diag *d = mo_diags_add_at(
+				s->diags, MO_SEV_ERROR, f->code, s->c->doc->name, at ? at : ref->p->key,
+				ref->p->dpath,
+				"op_swap '%.60s' and %s.%s (line %d) act on the same module in layers %s",
+				ref->p->regex, other ? other->rule.section : "recompute",
+				other ? other->rule.key : "?", other ? other->rule.line : 0, layers);
+			mo_diag_set_hint(s->diags, d,
+					 "an op is either recomputed or swapped: drop one of the two on these layers");
+		}
+	}
+}
+
+/* ---- entry points ------------------------------------------------------- */
+
+void mo_resolved_free(mo_resolved *r)
+{
+	if (r)
+		mo_arena_free(r->arena);
+}
+
+const mo_seg *mo_resolved_seg(const mo_resolved *r, uint64_t layer)
+{
+	if (!r || layer >= r->n_layers || !r->n_segs)
+		return NULL;
+	size_t lo = 0, hi = r->n_segs;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r->segs[mid].lo <= layer)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return &r->segs[lo];
+}
+
+int mo_resolve(mo_resolved **out, const mo_config *c, const mo_model *m, mo_diags *diags,
+	       mo_error *err)
+{
+	*out = NULL;
+	mo_arena *a = mo_arena_new();
+	mo_resolved *r = a ? mo_arena_alloc(a, sizeof(*r)) : NULL;
+	if (!r) {
+		mo_arena_free(a);
+		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		return -1;
+	}
+	r->arena = a;
+	r->c = c;
+	r->m = m;
+	r->n_layers = (uint64_t)(m->num_layers + m->mtp_num_layers);
+	mo_diags *sink = diags;
+	if (!sink && mo_diags_new(&sink) != 0)
+		goto fail_arena;
+	mo_rs s = {.r = r, .c = c, .m = m, .diags = sink, .a = a};
+	bool ok = r->n_layers > 0 && mo_rs_refs(&s) && mo_rs_segments(&s);
+	for (size_t i = 0; ok && i < r->n_segs; i++)
+		ok = mo_rs_fill_seg(&s, &r->segs[i]);
+	if (ok && diags) {
+		mo_rs_check_no_match(&s);
+		mo_rs_report(&s);
+	}
+	ok = ok && !s.nomem;
+	free(s.f);
+	if (sink != diags)
+		mo_diags_free(sink);
+	if (!ok && r->n_layers > 0)
+		goto fail_arena;
+	*out = r;
+	return 0;
+fail_arena:
+	mo_arena_free(a);
+	mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory resolving the config");
+	return -1;
+}
