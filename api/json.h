@@ -1,0 +1,19 @@
+/* JSON shapes of SPEC 5, shared by the CLI's --json and the HTTP API. */
+#ifndef MEMOPT_API_JSON_H
+#define MEMOPT_API_JSON_H
+
+#include <jansson.h>
+#include <memopt/memopt.h>
+
+/* {"valid", "errors": [D...], "warnings": [D...]},
+ * D = {"code","message","line","column","path","file"?,"hint"?}. New ref. */
+json_t *mo_json_diags(const mo_diags *d);
+/* One diagnostic object. New ref. */
+json_t *mo_json_diag(const mo_diag *d);
+/* {"layers": [{"layer","type","actions":[{"path","action","rule":{...}}]}]}.
+ * With all_paths, every path's effective action is listed. New ref. */
+json_t *mo_json_plan(const mo_plan *p, const mo_model *m, int all_paths);
+/* {"presets": [{"name","description"}...]}. New ref. */
+json_t *mo_json_presets(void);
+
+#endif
