@@ -161,6 +161,29 @@ int mo_config_model(mo_model **out, mo_diags *diags, const mo_config *c,
  * appended. */
 size_t mo_validate(mo_diags *diags, const mo_config *c, const mo_model *m);
 
+/* ---- one call for the faces: config + model + every rule ----------------- */
+
+typedef struct mo_input {
+	const char *config;      /* config text (required) */
+	size_t config_len;
+	const char *config_name; /* label for diagnostics */
+	const char *preset;      /* a preset name, or NULL */
+	const char *model;       /* model file text, or NULL */
+	size_t model_len;
+	const char *model_name;
+	int64_t devices;         /* 0 = as the model says */
+	const mo_limits *limits; /* NULL = defaults */
+} mo_input;
+
+/* Parses the config, takes the model from the preset, the model text or
+ * else the config file itself (a training YAML), applies devices, and runs
+ * every rule (the model's `parallel` checks included). *cfg and *model are
+ * set when available (model may stay NULL: then `model-needed` applies).
+ * Returns 0 (diags tell whether it is valid), or -1 on a hard error: an
+ * unknown preset (MO_ERR_USAGE), limits, memory. */
+int mo_check(mo_config **cfg, mo_model **model, mo_diags *diags, const mo_input *in,
+	     mo_error *err);
+
 /* ---- expansion (SPEC 2.4) ---------------------------------------------- */
 
 typedef enum mo_action_kind {
@@ -186,7 +209,8 @@ typedef struct mo_action {
 
 typedef struct mo_plan mo_plan;
 
-/* Expands a config that validated without errors. Returns 0, or -1. */
+/* Expands a config that validated without errors. Returns 0, or -1. The
+ * plan borrows c and m: free it before them. */
 int mo_expand(mo_plan **out, const mo_config *c, const mo_model *m,
 	      mo_error *err);
 void mo_plan_free(mo_plan *p);
