@@ -90,8 +90,10 @@ static void mo_model_derive_dp(mo_model *m)
 	if (!x->set[MF_DP] && x->set[MF_DP_SHARD] &&
 	    m->data_parallel_shard > 0 && m->data_parallel <= 1)
 		m->data_parallel = m->data_parallel_shard;
-	if (!x->set[MF_DP] && m->data_parallel_shard < 0)
+	if (!x->set[MF_DP] && m->data_parallel_shard < 0) {
 		m->data_parallel = -1;
+		m->ext->dp_auto = true;
+	}
 	if (!x->set[MF_DP] && !x->set[MF_DP_SHARD] && m->world_size > 0 &&
 	    mp > 0 && m->world_size % mp == 0)
 		m->data_parallel = m->world_size / mp;
@@ -158,11 +160,12 @@ void mo_model_set_devices(mo_model *m, int64_t devices)
 		return;
 	struct mo_model_ext *x = m->ext;
 	int64_t mp = mo_model_mp(m);
-	bool free_dp = !x->set[MF_DP] && !x->set[MF_DP_SHARD];
+	bool free_dp = x->dp_auto || (!x->set[MF_DP] && !x->set[MF_DP_SHARD]);
 	m->world_size = devices;
 	x->set[MF_WORLD] = true;
-	if ((m->data_parallel < 0 || free_dp) && mp > 0 && devices % mp == 0) {
-		m->data_parallel = devices / mp;
+	if ((m->data_parallel < 0 || free_dp) && mp > 0) {
+		/* not a multiple: the world-size check reports it */
+		m->data_parallel = devices / mp > 0 ? devices / mp : 1;
 		m->data_parallel_shard = m->data_parallel;
 	}
 	if (x->mbn_derived)

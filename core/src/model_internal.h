@@ -69,6 +69,7 @@ struct mo_model_ext {
 	int64_t global_batch_size; /* 0 = not given */
 	bool set[MF_COUNT];        /* the file gave the field */
 	bool mbn_derived;          /* micro_batch_num from global batch */
+	bool dp_auto;              /* data parallel from the device count */
 };
 
 /* Limits on values read from files (hostile input). */

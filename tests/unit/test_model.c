@@ -1,0 +1,913 @@
+/* Model reader, presets, layouts and the `parallel` rule. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h" /* field checks */
+
+static mo_model *load(const char *text, mo_diags **d)
+{
+	mo_model *m = NULL;
+	mo_error err = {0};
+	assert_int_equal(mo_diags_new(d), 0);
+	int rc = mo_model_load(&m, *d, text, strlen(text), "t.yaml", NULL,
+			       &err);
+	if (rc != 0)
+		fprintf(stderr, "load rc %d: %s\n", rc, err.text);
+	assert_int_equal(rc, 0);
+	assert_non_null(m);
+	return m;
+}
+
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *s = malloc((size_t)n + 1);
+	if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
+		free(s);
+		s = NULL;
+	}
+	if (s)
+		s[n] = '\0';
+	fclose(f);
+	return s;
+}
+
+static size_t type_of(const mo_model *m, int64_t layer)
+{
+	return mo_model_layer_type_of(m, layer);
+}
+
+static const char *type_name(const mo_model *m, int64_t layer)
+{
+	return mo_model_layer_type_name(m, type_of(m, layer));
+}
+
+static int has_path(const mo_model *m, int64_t layer, const char *p)
+{
+	size_t t = type_of(m, layer);
+	for (size_t i = 0; i < mo_model_path_count(m, t); i++)
+		if (strcmp(mo_model_path(m, t, i), p) == 0)
+			return 1;
+	return 0;
+}
+
+/* Number of paths of the layer's type containing `needle`. */
+static size_t count_paths(const mo_model *m, int64_t layer, const char *needle)
+{
+	size_t t = type_of(m, layer), n = 0;
+	for (size_t i = 0; i < mo_model_path_count(m, t); i++)
+		if (strstr(mo_model_path(m, t, i), needle))
+			n++;
+	return n;
+}
+
+static size_t count_code(const mo_diags *d, const char *code)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < mo_diags_count(d); i++)
+		if (strcmp(mo_diags_get(d, i)->code, code) == 0)
+			n++;
+	return n;
+}
+
+static const mo_diag *find_diag(const mo_diags *d, const char *code,
+				const char *path)
+{
+	for (size_t i = 0; i < mo_diags_count(d); i++) {
+		const mo_diag *g = mo_diags_get(d, i);
+		if (strcmp(g->code, code) == 0 && strcmp(g->path, path) == 0)
+			return g;
+	}
+	return NULL;
+}
+
+static void dump_diags(const mo_diags *d)
+{
+	for (size_t i = 0; i < mo_diags_count(d); i++) {
+		const mo_diag *g = mo_diags_get(d, i);
+		fprintf(stderr, "  %s %d:%d %s: %s\n", g->code, g->line,
+			g->column, g->path, g->message);
+	}
+}
+
+/* ---- presets --------------------------------------------------------------- */
+
+static void test_presets_load(void **state)
+{
+	(void)state;
+	assert_true(mo_presets_count() >= 6);
+	for (size_t i = 0; i < mo_presets_count(); i++) {
+		mo_model *m = NULL;
+		mo_error err = {0};
+		const char *n = mo_preset_name(i);
+		assert_non_null(mo_preset_description(i));
+		assert_non_null(strstr(mo_preset_yaml(i), "num_layers"));
+		if (mo_model_preset(&m, n, &err) != 0)
+			fail_msg("preset %s: %s", n, err.text);
+		mo_diags *d;
+		assert_int_equal(mo_diags_new(&d), 0);
+		mo_model_check(m, d);
+		if (mo_diags_count(d))
+			dump_diags(d);
+		assert_int_equal(mo_diags_count(d), 0);
+		mo_diags_free(d);
+		assert_true(mo_model_layer_type_count(m) >= 1);
+		for (size_t t = 0; t < mo_model_layer_type_count(m); t++) {
+			size_t np = mo_model_path_count(m, t);
+			assert_true(np >= 20 && np <= 200);
+		}
+		mo_model_free(m);
+	}
+	mo_model *m = NULL;
+	mo_error err = {0};
+	assert_int_equal(mo_model_preset(&m, "llama2-7", &err), -1);
+	assert_int_equal(err.code, MO_ERR_USAGE);
+	assert_non_null(strstr(err.text, "llama2-7b"));
+}
+
+static mo_model *preset(const char *name)
+{
+	mo_model *m = NULL;
+	mo_error err = {0};
+	assert_int_equal(mo_model_preset(&m, name, &err), 0);
+	return m;
+}
+
+static void test_preset_shapes(void **state)
+{
+	(void)state;
+	mo_model *m = preset("llama2-7b");
+	assert_int_equal(mo_model_num_layers(m), 32);
+	assert_int_equal(mo_model_mtp_layers(m), 0);
+	assert_int_equal(mo_model_layer_type_count(m), 1);
+	assert_string_equal(type_name(m, 31), "dense");
+	assert_int_equal(count_paths(m, 0, ".input."), 0);
+	assert_int_equal(count_paths(m, 0, ".output."), 0);
+	mo_model_free(m);
+
+	m = preset("llama3-70b");
+	assert_int_equal(mo_model_num_layers(m), 80);
+	assert_true(has_path(m, 0, "self_attention.linear_qkv.input.allgather"));
+	assert_true(has_path(m, 0,
+			     "self_attention.linear_proj.output.reducescatter"));
+	mo_model_free(m);
+
+	m = preset("mixtral-8x7b");
+	assert_string_equal(type_name(m, 0), "moe");
+	assert_true(has_path(m, 0, "mlp.experts.input.alltoallsingle"));
+	assert_false(has_path(m, 0, "mlp.shared_experts"));
+	mo_model_free(m);
+
+	m = preset("deepseek-v3");
+	assert_int_equal(mo_model_num_layers(m), 61);
+	assert_int_equal(mo_model_mtp_layers(m), 1);
+	assert_int_equal(mo_model_layer_type_count(m), 3);
+	assert_string_equal(type_name(m, 0), "mla-dense");
+	assert_string_equal(type_name(m, 2), "mla-dense");
+	assert_string_equal(type_name(m, 3), "mla-moe");
+	assert_string_equal(type_name(m, 60), "mla-moe");
+	assert_string_equal(type_name(m, 61), "mtp-mla-moe");
+	assert_int_equal(type_of(m, 62), (size_t)-1);
+	assert_true(has_path(m, 3, "mlp.shared_experts.linear_fc1"));
+	assert_true(has_path(m, 3, "mlp.experts.output.alltoallsingle"));
+	assert_true(has_path(m, 61, "eh_proj"));
+	assert_true(has_path(m, 61, "transformer_layer.mlp.router"));
+	assert_true(has_path(m, 0, "self_attention.linear_qb"));
+	mo_model_free(m);
+
+	m = preset("dsv3-mini");
+	assert_int_equal(mo_model_num_layers(m), 4);
+	assert_string_equal(type_name(m, 0), "mla-dense");
+	assert_string_equal(type_name(m, 1), "mla-moe");
+	assert_int_equal(count_paths(m, 1, ".input."), 0);
+	char *y = mo_model_to_yaml(m);
+	assert_non_null(strstr(y, "v_head_dim: 192"));
+	assert_non_null(strstr(y, "micro_batch_num: 1\n"));
+	free(y);
+	mo_model_free(m);
+}
+
+/* ---- layouts --------------------------------------------------------------- */
+
+static const char *dense_tp(const char *par)
+{
+	static char buf[1024];
+	snprintf(buf, sizeof(buf),
+		 "model:\n  num_layers: 4\n  hidden_size: 1024\n"
+		 "  num_attention_heads: 16\n  num_query_groups: 4\n"
+		 "  ffn_hidden_size: 4096\n  vocab_size: 1000\n"
+		 "  seq_length: 2048\nparallel:\n%s",
+		 par);
+	return buf;
+}
+
+static void test_layout_dense_comm(void **state)
+{
+	(void)state;
+	mo_diags *d;
+	mo_model *m = load(dense_tp("  tensor_parallel: 2\n"
+				    "  sequence_parallel: true\n"),
+			   &d);
+	assert_int_equal(mo_diags_count(d), 0);
+	const char *want[] = {
+		"input_layernorm", "self_attention",
+		"self_attention.linear_qkv",
+		"self_attention.linear_qkv.input.allgather",
+		"self_attention.core_attention", "self_attention.linear_proj",
+		"self_attention.linear_proj.output.reducescatter",
+		"self_attention.cast", "pre_mlp_layernorm", "mlp",
+		"mlp.linear_fc1", "mlp.linear_fc1.input.allgather",
+		"mlp.activation_func", "mlp.linear_fc2",
+		"mlp.linear_fc2.output.reducescatter", "mlp.mul", "add"};
+	for (size_t i = 0; i < sizeof(want) / sizeof(*want); i++)
+		if (!has_path(m, 0, want[i]))
+			fail_msg("missing %s", want[i]);
+	assert_int_equal(count_paths(m, 0, ".input."), 2);
+	assert_int_equal(count_paths(m, 0, ".output."), 2);
+	/* parents come first and name a prefix */
+	size_t t = type_of(m, 0);
+	for (size_t i = 0; i < mo_model_path_count(m, t); i++) {
+		const char *p = mo_model_path(m, t, i);
+		const char *dot = strrchr(p, '.');
+		if (!dot || strstr(p, ".input.") || strstr(p, ".output."))
+			continue;
+		char parent[256];
+		snprintf(parent, sizeof(parent), "%.*s", (int)(dot - p), p);
+		int found = 0;
+		for (size_t k = 0; k < i; k++)
+			found |= strcmp(mo_model_path(m, t, k), parent) == 0;
+		if (!found)
+			fail_msg("%s before its parent", p);
+	}
+	mo_model_free(m);
+	mo_diags_free(d);
+
+	m = load(dense_tp("  tensor_parallel: 2\n"), &d);
+	assert_int_equal(count_paths(m, 0, ".input."), 0);
+	assert_true(has_path(m, 0, "self_attention.linear_proj.output.allreduce"));
+	assert_true(has_path(m, 0, "mlp.linear_fc2.output.allreduce"));
+	assert_int_equal(count_paths(m, 0, ".output."), 2);
+	mo_model_free(m);
+	mo_diags_free(d);
+
+	m = load(dense_tp("  tensor_parallel: 1\n  sequence_parallel: true\n"),
+		 &d);
+	assert_int_equal(count_paths(m, 0, ".input."), 0);
+	assert_int_equal(count_paths(m, 0, ".output."), 0);
+	mo_model_free(m);
+	mo_diags_free(d);
+
+	m = load(dense_tp("  context_parallel: 2\n"), &d);
+	assert_true(has_path(m, 0, "self_attention.core_attention.input.allgather"));
+	assert_int_equal(count_paths(m, 0, ".input."), 1);
+	mo_model_free(m);
+	mo_diags_free(d);
+}
+
+static const char *moe_yaml(const char *par)
+{
+	static char buf[1024];
+	snprintf(buf, sizeof(buf),
+		 "model:\n  num_layers: 4\n  hidden_size: 1024\n"
+		 "  num_attention_heads: 16\n  ffn_hidden_size: 4096\n"
+		 "  num_moe_experts: 8\n  moe_router_topk: 2\n"
+		 "  moe_ffn_hidden_size: 512\n"
+		 "  moe_shared_expert_intermediate_size: 512\n"
+		 "  first_k_dense_replace: 1\nparallel:\n%s",
+		 par);
+	return buf;
+}
+
+static void test_layout_moe_comm(void **state)
+{
+	(void)state;
+	mo_diags *d;
+	mo_model *m = load(moe_yaml("  data_parallel: 2\n"
+				    "  expert_parallel: 2\n"),
+			   &d);
+	if (mo_diags_count(d))
+		dump_diags(d);
+	assert_int_equal(mo_diags_count(d), 0);
+	assert_string_equal(type_name(m, 0), "dense");
+	assert_string_equal(type_name(m, 1), "moe");
+	assert_int_equal(count_paths(m, 0, ".input."), 0);
+	assert_true(has_path(m, 1, "mlp.router"));
+	assert_true(has_path(m, 1, "mlp.experts"));
+	assert_true(has_path(m, 1, "mlp.shared_experts"));
+	assert_true(has_path(m, 1, "mlp.experts.input.alltoallsingle"));
+	assert_true(has_path(m, 1, "mlp.experts.output.alltoallsingle"));
+	assert_true(has_path(m, 1, "mlp.experts.expert_counts.alltoall"));
+	assert_int_equal(count_paths(m, 1, "alltoall"), 3);
+	assert_int_equal(count_paths(m, 1, "allgather"), 0);
+	mo_model_free(m);
+	mo_diags_free(d);
+
+	m = load(moe_yaml("  data_parallel: 2\n"), &d);
+	assert_int_equal(count_paths(m, 1, "alltoall"), 0);
+	assert_int_equal(count_paths(m, 1, ".input."), 0);
+	mo_model_free(m);
+	mo_diags_free(d);
+}
+
+static int regex_hits(const mo_model *m, const char *re)
+{
+	int err, hits = 0;
+	PCRE2_SIZE off;
+	pcre2_code *c = pcre2_compile((PCRE2_SPTR)re, PCRE2_ZERO_TERMINATED,
+				      PCRE2_ANCHORED | PCRE2_ENDANCHORED |
+					      PCRE2_UTF,
+				      &err, &off, NULL);
+	assert_non_null(c);
+	pcre2_match_data *md = pcre2_match_data_create_from_pattern(c, NULL);
+	for (size_t t = 0; t < mo_model_layer_type_count(m); t++)
+		for (size_t i = 0; i < mo_model_path_count(m, t); i++) {
+			const char *p = mo_model_path(m, t, i);
+			hits += pcre2_match(c, (PCRE2_SPTR)p, strlen(p), 0, 0,
+					    md, NULL) >= 0;
+		}
+	pcre2_match_data_free(md);
+	pcre2_code_free(c);
+	return hits;
+}
+
+/* ---- real PyNative configs ------------------------------------------------ */
+
+static char *real_config(const char *name)
+{
+	char path[256];
+	snprintf(path, sizeof(path), "../shared/real-configs/%s", name);
+	char *s = read_file(path);
+	if (!s)
+		fprintf(stderr, "skip: %s not found\n", path);
+	return s;
+}
+
+static void test_pynative_ds3(void **state)
+{
+	(void)state;
+	char *text = real_config("pynative_ds3.yaml");
+	if (!text)
+		skip();
+	mo_diags *d;
+	mo_model *m = load(text, &d);
+	if (mo_diags_count(d))
+		dump_diags(d);
+	assert_int_equal(mo_diags_count(d), 0);
+	assert_int_equal(mo_model_num_layers(m), 12);
+	assert_int_equal(mo_model_mtp_layers(m), 1);
+	assert_int_equal(m->first_k_dense_replace, 1);
+	assert_int_equal(m->num_moe_experts, 8);
+	assert_int_equal(m->moe_router_topk, 4);
+	assert_int_equal(m->moe_ffn_hidden_size, 1024);
+	assert_int_equal(m->moe_shared_expert_intermediate_size, 1024);
+	assert_int_equal(m->ffn_hidden_size, 3072);
+	assert_int_equal(m->hidden_size, 1792);
+	assert_int_equal(m->num_attention_heads, 8);
+	assert_true(m->multi_latent_attention);
+	assert_int_equal(m->q_lora_rank, 1536);
+	assert_int_equal(m->kv_lora_rank, 512);
+	assert_int_equal(m->qk_nope_head_dim, 128);
+	assert_int_equal(m->qk_rope_head_dim, 64);
+	assert_int_equal(m->v_head_dim, 192);
+	assert_int_equal(m->vocab_size, 129280);
+	assert_int_equal(m->seq_length, 4096);
+	assert_string_equal(m->hidden_act, "fusedswiglu");
+	assert_string_equal(m->attention, "flash");
+	assert_string_equal(m->params_dtype, "float32");
+	assert_string_equal(m->compute_dtype, "bfloat16");
+	assert_string_equal(m->optimizer, "adamw");
+	assert_int_equal(m->micro_batch_size, 2);
+	assert_int_equal(m->data_parallel_shard, -1);
+	assert_int_equal(m->world_size, 0);
+	assert_int_equal(m->tensor_parallel, 1);
+	assert_string_equal(type_name(m, 0), "mla-dense");
+	assert_string_equal(type_name(m, 1), "mla-moe");
+	assert_string_equal(type_name(m, 12), "mtp-mla-moe");
+	assert_int_equal(count_paths(m, 1, ".input."), 0);
+	assert_int_equal(count_paths(m, 1, ".output."), 0);
+	/* --devices 2: dp_shard resolves, 2 / (2 * 2) is no whole number */
+	mo_model_set_devices(m, 2);
+	assert_int_equal(m->data_parallel_shard, 2);
+	assert_int_equal(m->data_parallel, 2);
+	assert_int_equal(m->world_size, 2);
+	mo_diags *d2;
+	assert_int_equal(mo_diags_new(&d2), 0);
+	mo_model_check(m, d2);
+	assert_int_equal(mo_diags_count(d2), 0);
+	mo_model_set_devices(m, 1);
+	assert_int_equal(m->micro_batch_num, 1);
+	mo_diags_free(d2);
+	mo_model_free(m);
+	mo_diags_free(d);
+	free(text);
+}
+
+static void test_pynative_deepseek4(void **state)
+{
+	(void)state;
+	char *text = real_config("pynative_deepseek4.yaml");
+	if (!text)
+		skip();
+	mo_diags *d;
+	mo_model *m = load(text, &d);
+	if (mo_diags_count(d))
+		dump_diags(d);
+	assert_int_equal(mo_diags_count(d), 0);
+	assert_int_equal(mo_model_num_layers(m), 16);
+	assert_int_equal(mo_model_mtp_layers(m), 1);
+	assert_int_equal(m->num_moe_experts, 64);
+	assert_int_equal(m->moe_router_topk, 4);
+	assert_int_equal(m->num_attention_heads, 128);
+	assert_int_equal(m->first_k_dense_replace, 0);
+	assert_string_equal(m->optimizer, "muon");
+	assert_string_equal(m->params_dtype, "bfloat16");
+	assert_int_equal(m->tensor_parallel, 2);
+	assert_int_equal(m->pipeline_parallel, 2);
+	assert_int_equal(m->virtual_pipeline, 2);
+	assert_int_equal(m->expert_parallel, 2);
+	assert_int_equal(m->data_parallel_shard, 2);
+	assert_int_equal(m->world_size, 8);
+	assert_true(m->sequence_parallel);
+	assert_int_equal(m->micro_batch_size, 1);
+	assert_int_equal(m->micro_batch_num, 16); /* 32 / (1 x 2) */
+	assert_string_equal(type_name(m, 0), "mla-moe");
+	/* TP 2 + SP: the MLA up projections gather, linear_proj scatters */
+	assert_true(has_path(m, 0, "self_attention.linear_qb.input.allgather"));
+	assert_true(has_path(m, 0,
+			     "self_attention.linear_proj.output.reducescatter"));
+	assert_true(has_path(m, 0, "mlp.experts.input.alltoallsingle"));
+	/* user regexes: paths are relative to the layer */
+	assert_int_equal(regex_hits(m, "layers.*.self_attention.*"), 0);
+	assert_int_equal(regex_hits(m, "layers.*.mlp.*"), 0);
+	assert_true(regex_hits(m, "self_attention.*") > 10);
+	assert_true(regex_hits(m, "mlp.*") > 10);
+	assert_int_equal(regex_hits(m, "linear_fc1"), 0);
+	mo_model_free(m);
+	mo_diags_free(d);
+	free(text);
+}
+
+/* ---- importers -------------------------------------------------------------- */
+
+static void test_hf_llama(void **state)
+{
+	(void)state;
+	const char *json =
+		"{\n  \"architectures\": [\"LlamaForCausalLM\"],\n"
+		"  \"hidden_act\": \"silu\",\n  \"hidden_size\": 4096,\n"
+		"  \"intermediate_size\": 14336,\n"
+		"  \"max_position_embeddings\": 131072,\n"
+		"  \"model_type\": \"llama\",\n"
+		"  \"num_attention_heads\": 32,\n"
+		"  \"num_hidden_layers\": 32,\n"
+		"  \"num_key_value_heads\": 8,\n"
+		"  \"rms_norm_eps\": 1e-05,\n  \"rope_theta\": 500000.0,\n"
+		"  \"tie_word_embeddings\": false,\n"
+		"  \"torch_dtype\": \"bfloat16\",\n"
+		"  \"vocab_size\": 128256\n}\n";
+	mo_diags *d;
+	mo_model *m = load(json, &d);
+	assert_int_equal(mo_diags_count(d), 0);
+	assert_int_equal(m->num_layers, 32);
+	assert_int_equal(m->ffn_hidden_size, 14336);
+	assert_int_equal(m->num_query_groups, 8);
+	assert_int_equal(m->kv_channels, 128);
+	assert_int_equal(m->vocab_size, 128256);
+	assert_int_equal(m->seq_length, 4096);
+	assert_true(m->untie_embeddings_and_output_weights);
+	assert_string_equal(m->hidden_act, "swiglu");
+	assert_int_equal(m->num_moe_experts, 0);
+	assert_string_equal(type_name(m, 0), "dense");
+	assert_true(has_path(m, 0, "mlp.mul"));
+	assert_int_equal(m->world_size, 1);
+	mo_model_free(m);
+	mo_diags_free(d);
+}
+
+static void test_hf_deepseek_v3(void **state)
+{
+	(void)state;
+	const char *json =
+		"{\"architectures\": [\"DeepseekV3ForCausalLM\"],\n"
+		" \"first_k_dense_replace\": 3, \"hidden_act\": \"silu\",\n"
+		" \"hidden_size\": 7168, \"intermediate_size\": 18432,\n"
+		" \"kv_lora_rank\": 512, \"max_position_embeddings\": 163840,\n"
+		" \"moe_intermediate_size\": 2048, \"n_group\": 8,\n"
+		" \"n_routed_experts\": 256, \"n_shared_experts\": 1,\n"
+		" \"num_attention_heads\": 128, \"num_experts_per_tok\": 8,\n"
+		" \"num_hidden_layers\": 61, \"num_key_value_heads\": 128,\n"
+		" \"num_nextn_predict_layers\": 1, \"q_lora_rank\": 1536,\n"
+		" \"qk_nope_head_dim\": 128, \"qk_rope_head_dim\": 64,\n"
+		" \"rope_scaling\": {\"factor\": 40, \"type\": \"yarn\"},\n"
+		" \"tie_word_embeddings\": false, \"v_head_dim\": 128,\n"
+		" \"vocab_size\": 129280}\n";
+	mo_diags *d;
+	mo_model *m = load(json, &d);
+	assert_int_equal(mo_diags_count(d), 0);
+	assert_int_equal(m->num_layers, 61);
+	assert_int_equal(m->mtp_num_layers, 1);
+	assert_true(m->multi_latent_attention);
+	assert_int_equal(m->q_lora_rank, 1536);
+	assert_int_equal(m->kv_lora_rank, 512);
+	assert_int_equal(m->v_head_dim, 128);
+	assert_int_equal(m->num_moe_experts, 256);
+	assert_int_equal(m->moe_router_topk, 8);
+	assert_int_equal(m->moe_ffn_hidden_size, 2048);
+	assert_int_equal(m->moe_shared_expert_intermediate_size, 2048);
+	assert_int_equal(m->first_k_dense_replace, 3);
+	assert_string_equal(type_name(m, 2), "mla-dense");
+	assert_string_equal(type_name(m, 3), "mla-moe");
+	assert_string_equal(type_name(m, 61), "mtp-mla-moe");
+	mo_model_free(m);
+	mo_diags_free(d);
+
+	/* q_lora_rank null (DeepSeek-V2-Lite style): no q down projection */
+	m = load("{\"num_hidden_layers\": 2, \"hidden_size\": 2048,"
+		 " \"num_attention_heads\": 16, \"kv_lora_rank\": 512,"
+		 " \"q_lora_rank\": null}",
+		 &d);
+	assert_int_equal(m->q_lora_rank, 0);
+	assert_true(m->multi_latent_attention);
+	assert_false(has_path(m, 0, "self_attention.linear_qb"));
+	assert_true(has_path(m, 0, "self_attention.linear_kvb"));
+	mo_model_free(m);
+	mo_diags_free(d);
+}
+
+static void test_graph_mode(void **state)
+{
+	(void)state;
+	const char *y = "run_mode: train\n"
+			"runner_config:\n  epochs: 2\n  batch_size: 2\n"
+			"parallel_config:\n  data_parallel: 2\n"
+			"  model_parallel: 4\n  pipeline_stage: 2\n"
+			"  use_seq_parallel: True\n  micro_batch_num: 8\n"
+			"  expert_parallel: 1\n  vocab_emb_dp: True\n"
+			"model:\n  model_config:\n    type: LlamaConfig\n"
+			"    seq_length: 4096\n    hidden_size: 5120\n"
+			"    num_layers: 40\n    num_heads: 40\n"
+			"    num_attention_heads: 40\n    vocab_size: 32000\n"
+			"    intermediate_size: 13824\n"
+			"    compute_dtype: \"bfloat16\"\n"
+			"    param_init_type: \"float32\"\n"
+			"  arch:\n    type: LlamaForCausalLM\n";
+	mo_diags *d;
+	mo_model *m = load(y, &d);
+	assert_int_equal(mo_diags_count(d), 0);
+	assert_int_equal(m->num_layers, 40);
+	assert_int_equal(m->hidden_size, 5120);
+	assert_int_equal(m->ffn_hidden_size, 13824);
+	assert_int_equal(m->micro_batch_size, 2);
+	assert_int_equal(m->micro_batch_num, 8);
+	assert_int_equal(m->data_parallel, 2);
+	assert_int_equal(m->tensor_parallel, 4);
+	assert_int_equal(m->pipeline_parallel, 2);
+	assert_true(m->sequence_parallel);
+	assert_int_equal(m->world_size, 16);
+	assert_true(has_path(m, 0, "mlp.linear_fc1.input.allgather"));
+	mo_model_free(m);
+	mo_diags_free(d);
+}
+
+static void test_no_model(void **state)
+{
+	(void)state;
+	const char *y = "recompute:\n  mode: full\n  full_recompute_layer: [0-3]\n";
+	mo_model *m = (mo_model *)1;
+	mo_error err = {0};
+	mo_diags *d;
+	assert_int_equal(mo_diags_new(&d), 0);
+	assert_int_equal(mo_model_load(&m, d, y, strlen(y), "c.yaml", NULL, &err),
+			 1);
+	assert_null(m);
+	assert_int_equal(mo_diags_count(d), 0);
+	assert_int_equal(mo_model_load(&m, d, "a: [", 4, "c.yaml", NULL, &err),
+			 -1);
+	assert_true(mo_diags_errors(d) >= 1);
+	mo_diags_free(d);
+}
+
+/* ---- the parallel rule ------------------------------------------------------ */
+
+static void test_parallel_rules(void **state)
+{
+	(void)state;
+	const char *y = "model:\n"                          /* 1 */
+			"  num_hidden_layers: 6\n"          /* 2 */
+			"  hidden_size: 1024\n"             /* 3 */
+			"  num_attention_heads: 12\n"       /* 4 */
+			"  num_key_value_heads: 4\n"        /* 5 */
+			"  seq_length: 1000\n"              /* 6 */
+			"  n_routed_experts: 6\n"           /* 7 */
+			"  num_experts_per_tok: 8\n"        /* 8 */
+			"training:\n"                       /* 9 */
+			"  local_batch_size: 1\n"           /* 10 */
+			"  global_batch_size: 2\n"          /* 11 */
+			"parallelism:\n"                    /* 12 */
+			"  data_parallel_shard: 1\n"        /* 13 */
+			"  tensor_parallel: 8\n"            /* 14 */
+			"  context_parallel: 3\n"           /* 15 */
+			"  pipeline_parallel: 8\n"          /* 16 */
+			"  expert_parallel: 5\n"            /* 17 */
+			"  pipeline_parallel_interleave_num: 1\n"; /* 18 */
+	mo_diags *d;
+	mo_model *m = load(y, &d);
+	const mo_diag *g;
+	g = find_diag(d, "parallel", "parallelism.tensor_parallel");
+	assert_non_null(g);
+	assert_int_equal(g->line, 14);
+	assert_int_equal(g->column, 20);
+	assert_string_equal(g->file, "t.yaml");
+	assert_int_equal(g->severity, MO_SEV_ERROR);
+	g = find_diag(d, "parallel", "parallelism.context_parallel");
+	assert_non_null(g);
+	assert_int_equal(g->line, 15);
+	g = find_diag(d, "parallel", "parallelism.expert_parallel");
+	assert_non_null(g);
+	assert_int_equal(g->line, 17);
+	g = find_diag(d, "parallel", "model.num_experts_per_tok");
+	assert_non_null(g);
+	assert_int_equal(g->line, 8);
+	g = find_diag(d, "parallel", "parallelism.pipeline_parallel");
+	assert_non_null(g);
+	assert_int_equal(g->line, 16);
+	g = find_diag(d, "parallel", "training.global_batch_size");
+	assert_non_null(g); /* 2 micro-batches for 8 stages */
+	assert_int_equal(g->line, 11);
+	/* heads 12 and groups 4 by TP 8; EP 5 by 6 experts and by 24 */
+	assert_int_equal(count_code(d, "parallel"), 8);
+	mo_model_free(m);
+	mo_diags_free(d);
+
+	y = "model:\n  num_layers: 8\n  num_attention_heads: 8\n"
+	    "parallel:\n"                                  /* 4 */
+	    "  world_size: 16\n"                           /* 5 */
+	    "  data_parallel: 2\n"                         /* 6 */
+	    "  virtual_pipeline: 2\n"                      /* 7 */
+	    "  pipeline_parallel_layers_per_stage: [[\"0-3\"], [\"3-7\"]]\n";
+	m = load(y, &d);
+	g = find_diag(d, "parallel", "parallel.virtual_pipeline");
+	assert_non_null(g);
+	assert_int_equal(g->line, 7);
+	g = find_diag(d, "parallel", "parallel.world_size");
+	assert_non_null(g);
+	assert_int_equal(g->line, 5);
+	assert_int_equal(count_code(d, "parallel"), 3); /* + layer 3 twice */
+	g = find_diag(d, "parallel",
+		      "parallel.pipeline_parallel_layers_per_stage");
+	assert_non_null(g);
+	assert_int_equal(g->line, 8);
+	mo_model_free(m);
+	mo_diags_free(d);
+
+	/* stages that cover every layer once are fine; one missing is not */
+	y = "model:\n  num_layers: 8\nparallel:\n  pipeline_parallel: 2\n"
+	    "  pipeline_parallel_layers_per_stage: [\"0-3\", \"4-7\"]\n"
+	    "training:\n  micro_batch_num: 2\n";
+	m = load(y, &d);
+	assert_int_equal(mo_diags_count(d), 0);
+	assert_int_equal(m->n_stage_layers, 2);
+	mo_model_free(m);
+	mo_diags_free(d);
+	y = "model:\n  num_layers: 8\nparallel:\n  pipeline_parallel: 2\n"
+	    "  pipeline_parallel_layers_per_stage: [[0, \"1-3\"], [\"5-7\"]]\n"
+	    "training:\n  micro_batch_num: 2\n";
+	m = load(y, &d);
+	assert_int_equal(count_code(d, "parallel"), 1);
+	assert_non_null(strstr(mo_diags_get(d, 0)->message, "layer 4"));
+	mo_model_free(m);
+	mo_diags_free(d);
+}
+
+/* PyNative dp_shard -1 without devices: nothing about devices. */
+static void test_parallel_unknown_devices(void **state)
+{
+	(void)state;
+	const char *y = "model:\n  num_hidden_layers: 4\n  n_routed_experts: 8\n"
+			"  num_experts_per_tok: 2\n"
+			"parallelism:\n  data_parallel_shard: -1\n"
+			"  expert_parallel: 4\n  tensor_parallel: 2\n";
+	mo_diags *d;
+	mo_model *m = load(y, &d);
+	assert_int_equal(mo_diags_count(d), 0);
+	assert_true(m->sequence_parallel); /* PyNative: SP whenever TP > 1 */
+	mo_model_set_devices(m, 6); /* 6 / 2 = 3 shards: EP 4 !| 3 x 2 */
+	assert_int_equal(m->data_parallel_shard, 3);
+	mo_model_check(m, d);
+	assert_int_equal(count_code(d, "parallel"), 1);
+	assert_non_null(find_diag(d, "parallel", "parallelism.expert_parallel"));
+	mo_diags_free(d);
+	assert_int_equal(mo_diags_new(&d), 0);
+	mo_model_set_devices(m, 8); /* re-resolves: 4 shards */
+	assert_int_equal(m->data_parallel_shard, 4);
+	mo_model_check(m, d);
+	assert_int_equal(count_code(d, "parallel"), 0);
+	mo_model_set_devices(m, 7); /* 7 is no multiple of TP 2 */
+	mo_model_check(m, d);
+	const mo_diag *g = find_diag(d, "parallel",
+				     "parallelism.data_parallel_shard");
+	assert_non_null(g);
+	assert_non_null(strstr(g->message, "not the 7 devices"));
+	assert_int_equal(g->line, 6);
+	mo_model_free(m);
+	mo_diags_free(d);
+}
+
+/* ---- canonical forms --------------------------------------------------------- */
+
+static void assert_same_model(const mo_model *a, const mo_model *b)
+{
+	assert_int_equal(a->num_layers, b->num_layers);
+	assert_int_equal(a->mtp_num_layers, b->mtp_num_layers);
+	assert_int_equal(a->hidden_size, b->hidden_size);
+	assert_int_equal(a->ffn_hidden_size, b->ffn_hidden_size);
+	assert_int_equal(a->num_attention_heads, b->num_attention_heads);
+	assert_int_equal(a->num_query_groups, b->num_query_groups);
+	assert_int_equal(a->kv_channels, b->kv_channels);
+	assert_int_equal(a->vocab_size, b->vocab_size);
+	assert_int_equal(a->seq_length, b->seq_length);
+	assert_int_equal(a->num_moe_experts, b->num_moe_experts);
+	assert_int_equal(a->moe_router_topk, b->moe_router_topk);
+	assert_int_equal(a->moe_ffn_hidden_size, b->moe_ffn_hidden_size);
+	assert_int_equal(a->moe_shared_expert_intermediate_size,
+			 b->moe_shared_expert_intermediate_size);
+	assert_int_equal(a->first_k_dense_replace, b->first_k_dense_replace);
+	assert_int_equal(a->multi_latent_attention, b->multi_latent_attention);
+	assert_int_equal(a->q_lora_rank, b->q_lora_rank);
+	assert_int_equal(a->kv_lora_rank, b->kv_lora_rank);
+	assert_int_equal(a->v_head_dim, b->v_head_dim);
+	assert_int_equal(a->qk_layernorm, b->qk_layernorm);
+	assert_string_equal(a->hidden_act, b->hidden_act);
+	assert_string_equal(a->normalization, b->normalization);
+	assert_string_equal(a->attention, b->attention);
+	assert_string_equal(a->compute_dtype, b->compute_dtype);
+	assert_string_equal(a->params_dtype, b->params_dtype);
+	assert_string_equal(a->optimizer, b->optimizer);
+	assert_int_equal(a->micro_batch_size, b->micro_batch_size);
+	assert_int_equal(a->micro_batch_num, b->micro_batch_num);
+	assert_int_equal(a->world_size, b->world_size);
+	assert_int_equal(a->data_parallel, b->data_parallel);
+	assert_int_equal(a->data_parallel_shard, b->data_parallel_shard);
+	assert_int_equal(a->tensor_parallel, b->tensor_parallel);
+	assert_int_equal(a->pipeline_parallel, b->pipeline_parallel);
+	assert_int_equal(a->virtual_pipeline, b->virtual_pipeline);
+	assert_int_equal(a->expert_parallel, b->expert_parallel);
+	assert_int_equal(a->context_parallel, b->context_parallel);
+	assert_int_equal(a->sequence_parallel, b->sequence_parallel);
+	assert_int_equal(a->n_stage_layers, b->n_stage_layers);
+	assert_true(a->device.memory_gib == b->device.memory_gib);
+	assert_true(a->device.tflops == b->device.tflops);
+	assert_int_equal(a->n_types, b->n_types);
+	for (size_t t = 0; t < a->n_types; t++)
+		assert_int_equal(a->types[t].n_paths, b->types[t].n_paths);
+}
+
+static void round_trip(const mo_model *a)
+{
+	char *y = mo_model_to_yaml(a);
+	assert_non_null(y);
+	mo_diags *d;
+	mo_model *b = load(y, &d);
+	if (mo_diags_count(d)) {
+		fprintf(stderr, "%s", y);
+		dump_diags(d);
+	}
+	assert_same_model(a, b);
+	char *y2 = mo_model_to_yaml(b);
+	assert_string_equal(y, y2);
+	free(y2);
+	mo_model_free(b);
+	mo_diags_free(d);
+	char *j = mo_model_to_json(a);
+	assert_non_null(j);
+	assert_non_null(strstr(j, "\"parallel\""));
+	b = load(j, &d);
+	assert_same_model(a, b);
+	mo_model_free(b);
+	mo_diags_free(d);
+	free(j);
+	free(y);
+}
+
+static void test_round_trip(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < mo_presets_count(); i++) {
+		mo_model *m = preset(mo_preset_name(i));
+		round_trip(m);
+		mo_model_free(m);
+	}
+	mo_diags *d;
+	mo_model *m = load("model:\n  num_layers: 8\n  hidden_dropout: 0.1\n"
+			   "parallel:\n  pipeline_parallel: 2\n"
+			   "  pipeline_parallel_layers_per_stage: "
+			   "[[\"0-2\", 3], [\"4-7\"]]\n"
+			   "training:\n  micro_batch_num: 4\n"
+			   "device: {memory_gib: 32, tflops: 100.5, "
+			   "host_bandwidth_gbs: 12, reserved_gib: 0.5}\n",
+			   &d);
+	assert_int_equal(mo_diags_count(d), 0);
+	assert_true(m->device.memory_gib == 32.0);
+	assert_true(m->device.reserved_gib == 0.5);
+	assert_true(m->hidden_dropout == 0.1);
+	round_trip(m);
+	char *y = mo_model_to_yaml(m);
+	assert_non_null(strstr(y, "  memory_gib: 32\n"));
+	assert_non_null(strstr(y, "    - [\"0-2\", \"3-3\"]\n"));
+	free(y);
+	mo_model_free(m);
+	mo_diags_free(d);
+}
+
+/* ---- hostile input ----------------------------------------------------------- */
+
+static void test_type_errors(void **state)
+{
+	(void)state;
+	const char *y = "model:\n"
+			"  num_layers: many\n"          /* 2 */
+			"  hidden_size: [1, 2]\n"       /* 3 */
+			"  num_attention_heads: 1000000000000000000000\n"
+			"  hidden_act: relu6\n"         /* 5 */
+			"  use_flash_attention: maybe\n" /* 6 */
+			"  vocab_size: -5\n"            /* 7 */
+			"training:\n  optimizer: sgd\n" /* 9 */
+			"parallel:\n  tensor_parallel: 0\n" /* 11 */
+			"device: a10\n";                /* 12 */
+	mo_diags *d;
+	mo_model *m = load(y, &d);
+	assert_int_equal(count_code(d, "type"), 9);
+	const mo_diag *g = find_diag(d, "type", "model.num_layers");
+	assert_non_null(g);
+	assert_int_equal(g->line, 2);
+	assert_int_equal(g->column, 15);
+	assert_non_null(find_diag(d, "type", "model.hidden_size"));
+	g = find_diag(d, "type", "model.num_attention_heads");
+	assert_int_equal(g->line, 4);
+	assert_int_equal(find_diag(d, "type", "model.hidden_act")->line, 5);
+	assert_non_null(find_diag(d, "type", "model.use_flash_attention"));
+	assert_non_null(find_diag(d, "type", "model.vocab_size"));
+	assert_int_equal(find_diag(d, "type", "training.optimizer")->line, 9);
+	assert_int_equal(find_diag(d, "type", "parallel.tensor_parallel")->line,
+			 11);
+	g = find_diag(d, "type", "device");
+	assert_int_equal(g->line, 12);
+	assert_non_null(g->hint);
+	assert_non_null(strstr(g->hint, "a100"));
+	assert_int_equal(count_code(d, "missing-key"), 1);
+	/* the model still has safe defaults */
+	assert_int_equal(m->num_layers, 1);
+	assert_int_equal(m->tensor_parallel, 1);
+	mo_model_free(m);
+	mo_diags_free(d);
+
+	m = load("model:\n  num_layers: 100001\n", &d);
+	assert_int_equal(count_code(d, "type"), 1);
+	mo_model_free(m);
+	mo_diags_free(d);
+
+	/* absurd degrees: products saturate instead of overflowing */
+	m = load("model:\n  num_layers: 100000\n  num_attention_heads: 1048576\n"
+		 "parallel:\n  world_size: 7\n  data_parallel: 1048576\n"
+		 "  tensor_parallel: 1048576\n  pipeline_parallel: 1048576\n"
+		 "  context_parallel: 1048576\n",
+		 &d);
+	assert_true(count_code(d, "parallel") >= 2);
+	mo_model_free(m);
+	mo_diags_free(d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_presets_load),
+		cmocka_unit_test(test_preset_shapes),
+		cmocka_unit_test(test_layout_dense_comm),
+		cmocka_unit_test(test_layout_moe_comm),
+		cmocka_unit_test(test_pynative_ds3),
+		cmocka_unit_test(test_pynative_deepseek4),
+		cmocka_unit_test(test_hf_llama),
+		cmocka_unit_test(test_hf_deepseek_v3),
+		cmocka_unit_test(test_graph_mode),
+		cmocka_unit_test(test_no_model),
+		cmocka_unit_test(test_parallel_rules),
+		cmocka_unit_test(test_parallel_unknown_devices),
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_type_errors),
+	};
+	return cmocka_run_group_tests_name("model", tests, NULL, NULL);
+}
