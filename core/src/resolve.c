@@ -261,6 +261,29 @@ static bool mo_word_char(char ch)
 	       (ch >= '0' && ch <= '9');
 }
 
+/* Names other codebases use for the same cells. */
+static const char *mo_synonym(const mo_rs *s, const mo_ref *ref, size_t t, const char *word)
+{
+	static const char *const pairs[][2] = {
+		{"feedforward", "mlp"},   {"ffn", "mlp"},       {"mlps", "mlp"},
+		{"attention", "self_attention"}, {"attn", "self_attention"},
+		{"selfattn", "self_attention"},  {"moe", "experts"}, {"gate", "router"},
+		{"qkv", "linear_qkv"},    {"oproj", "linear_proj"}, {"act", "activation_func"},
+	};
+	const mo_layer_type *lt = &s->m->types[t];
+	for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
+		if (strcmp(word, pairs[k][0]) != 0)
+			continue;
+		for (size_t i = 0; i < lt->n_paths; i++) {
+			const char *name = lt->paths[i].name, *last = strrchr(name, '.');
+			last = last ? last + 1 : name;
+			if (mo_path_candidate(ref, &lt->paths[i]) && strcmp(last, pairs[k][1]) == 0)
+				return last;
+		}
+	}
+	return NULL;
+}
+
 /* Compares the pattern's last word with the paths' last segments
  * ("all_gather" -> "allgather", "feed_forward" -> nothing close). */
 static bool mo_suggest_word(const mo_rs *s, const mo_ref *ref, size_t t, char *out,
@@ -293,6 +316,8 @@ static bool mo_suggest_word(const mo_rs *s, const mo_ref *ref, size_t t, char *o
 		}
 	}
 	if (!best)
+		best = mo_synonym(s, ref, t, word);
+	if (!best)
 		return false;
 	snprintf(out, size, "'.*%s'", best);
 	return true;
@@ -310,6 +335,17 @@ static void mo_rs_no_match(mo_rs *s, const mo_ref *ref, size_t t, const char *la
 		ref->p->regex, ref->group == MO_G_COMM ? "communication op" : "path", layers,
 		lt->name);
 	char sug[160];
+	static const char *const comm_ops[] = {"allgather", "all_gather", "reducescatter",
+					       "reduce_scatter", "allreduce", "all_reduce",
+					       "alltoall", "all_to_all"};
+	bool names_comm = false;
+	for (size_t i = 0; i < sizeof comm_ops / sizeof comm_ops[0]; i++)
+		names_comm |= strstr(ref->p->regex, comm_ops[i]) != NULL;
+	bool type_has_comm = false;
+	for (size_t i = 0; i < lt->n_paths; i++)
+		type_has_comm |= lt->paths[i].kind == MO_PATH_COMM;
+	if (names_comm && !type_has_comm)
+		any_candidate = false;
 	if (!any_candidate)
 		mo_diag_set_hint(s->diags, d,
 				 "these layers have no communication ops: TP, EP and CP are 1");
@@ -505,6 +541,8 @@ static bool mo_seg_exclude(mo_rs *s, mo_seg *g, const mo_layer_type *lt, bool *e
 		const mo_ref *ref = &s->refs[i];
 		if (ref->group != MO_G_EXCLUDE || !mo_ref_on(ref, g->lo))
 			continue;
+		if (!mo_bits_any(&ref->match[g->type]))
+			continue; /* no-match says it better */
 		bool effect = false;
 		for (size_t p = 0; p < lt->n_paths; p++)
 			effect |= mo_bits_get(&ref->match[g->type], p) &&

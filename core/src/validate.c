@@ -198,7 +198,7 @@ static void mo_val_overlaps(mo_val *v)
 	for (size_t l = 0; rec && l < 2; l++)
 		for (size_t i = 0; active[l] && i < lists[l]->n; i++) {
 			const mo_pattern *p = &lists[l]->p[i];
-			if (!mo_intersect(&c->full, &p->layers, buf, sizeof buf, &hit))
+			if (!p->re || !mo_intersect(&c->full, &p->layers, buf, sizeof buf, &hit))
 				continue;
 			mo_diag *d = mo_diags_add_at(
 				v->diags, MO_SEV_WARNING, "redundant", v->file, hit->at, p->dpath,
