@@ -1,0 +1,90 @@
+/* HTTP JSON API without sockets: method, path, content type and body in;
+ * status, content type and body out. server/ routes bytes to it. */
+#ifndef MEMOPT_API_H
+#define MEMOPT_API_H
+
+#include "memopt/memopt.h"
+
+#include <stddef.h>
+
+/* Routes, also the label set of the server's metrics. */
+typedef enum mo_api_route_id {
+	MO_ROUTE_VALIDATE = 0,
+	MO_ROUTE_EXPAND,
+	MO_ROUTE_ESTIMATE,
+	MO_ROUTE_PLAN,
+	MO_ROUTE_EXPORT,
+	MO_ROUTE_PRESETS,
+	MO_ROUTE_PRESET,
+	MO_ROUTE_IMPORT,
+	MO_ROUTE_OPENAPI,
+	MO_ROUTE_HEALTHZ,
+	MO_ROUTE_METRICS, /* answered by the server (its counters) */
+	MO_ROUTE_STATIC,  /* everything outside /api/, answered by the server */
+	MO_ROUTE_UNKNOWN, /* /api/... that matches no route */
+	MO_ROUTE_COUNT
+} mo_api_route_id;
+
+/* Body kinds a route accepts. */
+enum {
+	MO_API_BODY_NONE = 0,
+	MO_API_BODY_JSON = 1,
+	MO_API_BODY_YAML = 2
+};
+
+typedef struct mo_api_options {
+	size_t max_body;     /* request body cap in bytes (default 1 MiB) */
+	mo_limits limits;    /* core parser and regex limits */
+} mo_api_options;
+
+typedef struct mo_api_response {
+	int status;
+	const char *content_type; /* static string */
+	const char *allow;        /* static "GET, HEAD" etc. for 405, else NULL */
+	char *body;               /* malloc'ed, NUL-terminated; may be NULL */
+	size_t len;
+	mo_api_route_id route;
+} mo_api_response;
+
+/* Defaults: max_body 1 MiB, mo_limits_default, max_bytes = max_body. */
+void mo_api_options_default(mo_api_options *opt);
+
+/* The route of a decoded path (no query string). */
+mo_api_route_id mo_api_route_of(const char *path);
+/* Metric label of a route ("/api/v1/validate", "static", ...). */
+const char *mo_api_route_name(mo_api_route_id id);
+/* "GET, HEAD", "POST", ... : the methods a route allows. */
+const char *mo_api_route_allow(mo_api_route_id id);
+
+/* Checks what is known once the headers are in (route, method, content
+ * type, announced length; content_length < 0 when unknown). Returns 0 when
+ * the request may go on, or 1 with *out filled with the error answer. */
+int mo_api_precheck(mo_api_response *out, const char *method,
+		    const char *path, const char *content_type,
+		    long long content_length, const mo_api_options *opt);
+
+/* Answers a whole request. Returns 0 (out filled, even for errors: see
+ * out->status), or -1 when even the error answer could not be built
+ * (out of memory). */
+int mo_api_handle(mo_api_response *out, const char *method, const char *path,
+		  const char *content_type, const char *body, size_t len,
+		  const mo_api_options *opt);
+
+/* An application/problem+json answer (RFC 9457). `code` names the problem
+ * (type = "urn:memopt:problem:<code>"); detail may be NULL. Returns 0 or
+ * -1 (out of memory: out->body NULL, status kept). */
+int mo_api_problem(mo_api_response *out, int status, const char *code,
+		   const char *detail);
+/* Same, with the line and column of a malformed body. */
+int mo_api_problem_at(mo_api_response *out, int status, const char *code,
+		      const char *detail, int line, int column);
+
+void mo_api_response_free(mo_api_response *r);
+
+/* The reason phrase of a status ("Not Found"). */
+const char *mo_api_status_text(int status);
+
+/* A file embedded by tools/embed.sh ("api/openapi.yaml"), or NULL. */
+const unsigned char *mo_api_embedded(const char *name, size_t *size);
+
+#endif

@@ -1,0 +1,68 @@
+/* Shared between api/ modules only. */
+#ifndef MEMOPT_API_INTERNAL_H
+#define MEMOPT_API_INTERNAL_H
+
+#include "api.h"
+
+#include <jansson.h>
+#include <stdint.h>
+
+typedef struct mo_api_request {
+	const char *path;
+	const char *tail;   /* after a prefix route ("/api/v1/presets/"), else NULL */
+	int kind;           /* MO_API_BODY_JSON / _YAML */
+	const char *body;
+	size_t len;
+} mo_api_request;
+
+typedef int (*mo_api_fn)(mo_api_response *out, const mo_api_request *rq,
+			 const mo_api_options *opt);
+
+/* What a validate / expand / export request asks about. */
+typedef struct mo_api_input {
+	json_t *root;            /* parsed JSON body (NULL for YAML) */
+	const char *config;      /* the YAML text (borrowed from root or body) */
+	size_t config_len;
+	const char *preset;      /* model: preset name, or */
+	char *model_text;        /* model: file text (malloc'ed), or NULL */
+	size_t model_len;
+	int64_t devices;         /* 0 when absent */
+	int all_paths;           /* expand: list every path's action */
+} mo_api_input;
+
+/* Reads a request body into *in. Returns 0, or 1 with *out filled (400,
+ * 413, 415, 422, 500). */
+int mo_api_input_read(mo_api_input *in, mo_api_response *out,
+		      const mo_api_request *rq, const mo_api_options *opt);
+void mo_api_input_free(mo_api_input *in);
+
+/* Parses the body as JSON (JSON_REJECT_DUPLICATES). NULL with *out filled
+ * (400 with line and column) when it is not JSON. */
+json_t *mo_api_json_body(mo_api_response *out, const mo_api_request *rq);
+
+/* out = 200 application/json with the dump of o (reference stolen).
+ * Returns 0, or -1 (out of memory; out is then a 500 or empty). */
+int mo_api_reply_json(mo_api_response *out, json_t *o);
+/* out = a 500 problem for a hard core error. Returns 0/-1 as above. */
+int mo_api_reply_error(mo_api_response *out, const mo_error *err);
+
+int mo_api_validate(mo_api_response *out, const mo_api_request *rq,
+		    const mo_api_options *opt);
+int mo_api_expand(mo_api_response *out, const mo_api_request *rq,
+		  const mo_api_options *opt);
+int mo_api_export(mo_api_response *out, const mo_api_request *rq,
+		  const mo_api_options *opt);
+int mo_api_presets(mo_api_response *out, const mo_api_request *rq,
+		   const mo_api_options *opt);
+int mo_api_preset(mo_api_response *out, const mo_api_request *rq,
+		  const mo_api_options *opt);
+int mo_api_import(mo_api_response *out, const mo_api_request *rq,
+		  const mo_api_options *opt);
+int mo_api_not_implemented(mo_api_response *out, const mo_api_request *rq,
+			   const mo_api_options *opt);
+int mo_api_healthz(mo_api_response *out, const mo_api_request *rq,
+		   const mo_api_options *opt);
+int mo_api_openapi(mo_api_response *out, const mo_api_request *rq,
+		   const mo_api_options *opt);
+
+#endif

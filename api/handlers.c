@@ -1,0 +1,221 @@
+/* validate, expand, export and the model endpoints: JSON in, core, JSON out. */
+#include "api_internal.h"
+#include "json.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* One validate run: the request, its diagnostics, config and model. */
+typedef struct mo_api_run {
+	mo_api_input in;
+	mo_diags *diags;
+	mo_config *cfg;   /* NULL when the text was not YAML */
+	mo_model *model;  /* NULL when none was given or found */
+} mo_api_run;
+
+int mo_api_reply_json(mo_api_response *out, json_t *o)
+{
+	char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+
+	json_decref(o);
+	if (!text)
+		return mo_api_problem(out, 500, "internal", "could not build the answer");
+	out->status = 200;
+	out->content_type = "application/json";
+	out->body = text;
+	out->len = strlen(text);
+	return 0;
+}
+
+int mo_api_reply_error(mo_api_response *out, const mo_error *err)
+{
+	int status = 422;
+	const char *code = "invalid-request";
+
+	switch (err->code) {
+	case MO_ERR_NOMEM:
+	case MO_ERR_IO:
+	case MO_ERR_INTERNAL:
+	case MO_OK:
+		status = 500;
+		code = "internal";
+		break;
+	case MO_ERR_LIMIT:
+		code = "limit";
+		break;
+	case MO_ERR_USAGE:
+	case MO_ERR_INVALID:
+		break;
+	}
+	return mo_api_problem_at(out, status, code, err->text, err->line, err->column);
+}
+
+static void mo_api_run_free(mo_api_run *run)
+{
+	mo_model_free(run->model);
+	mo_config_free(run->cfg);
+	mo_diags_free(run->diags);
+	mo_api_input_free(&run->in);
+}
+
+/* Reads the request and runs every rule (mo_check: config, model,
+ * devices, validation). Returns 0 (run->diags holds the findings), or 1
+ * with *out filled. */
+static int mo_api_run_validate(mo_api_run *run, mo_api_response *out,
+			       const mo_api_request *rq,
+			       const mo_api_options *opt)
+{
+	mo_error err = {0};
+	mo_input in = {0};
+
+	memset(run, 0, sizeof *run);
+	if (mo_api_input_read(&run->in, out, rq, opt))
+		return 1;
+	if (mo_diags_new(&run->diags) != 0)
+		return mo_api_problem(out, 500, "internal", "out of memory"), 1;
+	in.config = run->in.config;
+	in.config_len = run->in.config_len;
+	in.config_name = "config";
+	in.preset = run->in.preset;
+	in.model = run->in.model_text;
+	in.model_len = run->in.model_len;
+	in.model_name = "model";
+	in.devices = run->in.devices;
+	in.limits = &opt->limits;
+	if (mo_check(&run->cfg, &run->model, run->diags, &in, &err) != 0)
+		return mo_api_reply_error(out, &err), 1;
+	return 0;
+}
+
+static int mo_api_run_valid(const mo_api_run *run)
+{
+	return run->cfg && mo_diags_errors(run->diags) == 0;
+}
+
+int mo_api_validate(mo_api_response *out, const mo_api_request *rq,
+		    const mo_api_options *opt)
+{
+	mo_api_run run;
+	int rc = 0;
+
+	if (mo_api_run_validate(&run, out, rq, opt) == 0)
+		rc = mo_api_reply_json(out, mo_json_diags(run.diags));
+	mo_api_run_free(&run);
+	return rc;
+}
+
+/* diags + the plan's keys, for a valid config with a model. */
+static json_t *mo_api_expand_json(mo_api_run *run, mo_api_response *out)
+{
+	mo_error err = {0};
+	mo_plan *plan = NULL;
+	json_t *o = mo_json_diags(run->diags), *p = NULL;
+
+	if (!o || !mo_api_run_valid(run))
+		return o;
+	if (mo_expand(&plan, run->cfg, run->model, &err) != 0) {
+		mo_api_reply_error(out, &err);
+		goto free_diags;
+	}
+	p = mo_json_plan(plan, run->model, run->in.all_paths);
+	mo_plan_free(plan);
+	if (!p || json_object_update(o, p) != 0) {
+		mo_api_problem(out, 500, "internal", "could not build the plan");
+		goto free_plan;
+	}
+	json_decref(p);
+	return o;
+free_plan:
+	json_decref(p);
+free_diags:
+	json_decref(o);
+	return NULL;
+}
+
+int mo_api_expand(mo_api_response *out, const mo_api_request *rq,
+		  const mo_api_options *opt)
+{
+	mo_api_run run;
+	int rc = 0;
+	json_t *o;
+
+	if (mo_api_run_validate(&run, out, rq, opt) != 0)
+		goto free_run;
+	if (mo_api_run_valid(&run) && !run.model) {
+		mo_api_problem(out, 422, "model-needed",
+			       "expand needs a model: give 'model', or a training YAML that has one");
+		goto free_run;
+	}
+	o = mo_api_expand_json(&run, out);
+	if (o)
+		rc = mo_api_reply_json(out, o);
+	else if (!out->body)
+		rc = mo_api_problem(out, 500, "internal", "out of memory");
+free_run:
+	mo_api_run_free(&run);
+	return rc;
+}
+
+/* diags + "yaml" for a valid config. */
+static json_t *mo_api_export_json(mo_api_run *run, mo_api_response *out)
+{
+	mo_error err = {0};
+	char *yaml = NULL;
+	size_t len = 0;
+	json_t *o = mo_json_diags(run->diags);
+
+	if (!o || !mo_api_run_valid(run))
+		return o;
+	if (mo_export(&yaml, &len, run->cfg, &err) != 0) {
+		mo_api_reply_error(out, &err);
+		goto free_diags;
+	}
+	if (json_object_set_new(o, "yaml", json_stringn(yaml, len)) != 0) {
+		mo_api_problem(out, 500, "internal", "the export is not UTF-8 text");
+		goto free_yaml;
+	}
+	free(yaml);
+	return o;
+free_yaml:
+	free(yaml);
+free_diags:
+	json_decref(o);
+	return NULL;
+}
+
+int mo_api_export(mo_api_response *out, const mo_api_request *rq,
+		  const mo_api_options *opt)
+{
+	mo_api_run run;
+	int rc = 0;
+	json_t *o;
+
+	if (mo_api_run_validate(&run, out, rq, opt) != 0)
+		goto free_run;
+	o = mo_api_export_json(&run, out);
+	if (o)
+		rc = mo_api_reply_json(out, o);
+	else if (!out->body)
+		rc = mo_api_problem(out, 500, "internal", "out of memory");
+free_run:
+	mo_api_run_free(&run);
+	return rc;
+}
+
+int mo_api_not_implemented(mo_api_response *out, const mo_api_request *rq,
+			   const mo_api_options *opt)
+{
+	(void)rq;
+	(void)opt;
+	return mo_api_problem(out, 501, "not-implemented",
+			      "the memory estimator and planner are not available in this build yet");
+}
+
+int mo_api_healthz(mo_api_response *out, const mo_api_request *rq,
+		   const mo_api_options *opt)
+{
+	(void)rq;
+	(void)opt;
+	return mo_api_reply_json(out, json_pack("{s:s, s:s}", "status", "ok",
+						"version", MO_VERSION_STRING));
+}

@@ -1,0 +1,233 @@
+/* The route table, header checks and dispatch. */
+#include "api_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define MO_API_ANY_BODY (MO_API_BODY_JSON | MO_API_BODY_YAML)
+
+typedef struct mo_api_route {
+	mo_api_route_id id;
+	const char *path;   /* exact path, or prefix when `prefix` */
+	int prefix;
+	const char *method; /* "GET" (HEAD too) or "POST" */
+	const char *allow;
+	int bodies;         /* accepted body kinds (POST) */
+	mo_api_fn fn;       /* NULL: answered by the server */
+} mo_api_route;
+
+static const mo_api_route mo_api_routes[] = {
+	{MO_ROUTE_VALIDATE, "/api/v1/validate", 0, "POST", "POST",
+	 MO_API_ANY_BODY, mo_api_validate},
+	{MO_ROUTE_EXPAND, "/api/v1/expand", 0, "POST", "POST",
+	 MO_API_ANY_BODY, mo_api_expand},
+	{MO_ROUTE_ESTIMATE, "/api/v1/estimate", 0, "POST", "POST",
+	 MO_API_ANY_BODY, mo_api_not_implemented},
+	{MO_ROUTE_PLAN, "/api/v1/plan", 0, "POST", "POST",
+	 MO_API_ANY_BODY, mo_api_not_implemented},
+	{MO_ROUTE_EXPORT, "/api/v1/export", 0, "POST", "POST",
+	 MO_API_ANY_BODY, mo_api_export},
+	{MO_ROUTE_PRESETS, "/api/v1/presets", 0, "GET", "GET, HEAD",
+	 0, mo_api_presets},
+	{MO_ROUTE_PRESET, "/api/v1/presets/", 1, "GET", "GET, HEAD",
+	 0, mo_api_preset},
+	{MO_ROUTE_IMPORT, "/api/v1/models/import", 0, "POST", "POST",
+	 MO_API_ANY_BODY, mo_api_import},
+	{MO_ROUTE_OPENAPI, "/api/v1/openapi.yaml", 0, "GET", "GET, HEAD",
+	 0, mo_api_openapi},
+	{MO_ROUTE_HEALTHZ, "/healthz", 0, "GET", "GET, HEAD",
+	 0, mo_api_healthz},
+	{MO_ROUTE_METRICS, "/metrics", 0, "GET", "GET, HEAD", 0, NULL},
+};
+
+#define MO_API_NROUTES (sizeof mo_api_routes / sizeof mo_api_routes[0])
+
+static const char *const mo_api_route_names[MO_ROUTE_COUNT] = {
+	[MO_ROUTE_VALIDATE] = "/api/v1/validate",
+	[MO_ROUTE_EXPAND] = "/api/v1/expand",
+	[MO_ROUTE_ESTIMATE] = "/api/v1/estimate",
+	[MO_ROUTE_PLAN] = "/api/v1/plan",
+	[MO_ROUTE_EXPORT] = "/api/v1/export",
+	[MO_ROUTE_PRESETS] = "/api/v1/presets",
+	[MO_ROUTE_PRESET] = "/api/v1/presets/{name}",
+	[MO_ROUTE_IMPORT] = "/api/v1/models/import",
+	[MO_ROUTE_OPENAPI] = "/api/v1/openapi.yaml",
+	[MO_ROUTE_HEALTHZ] = "/healthz",
+	[MO_ROUTE_METRICS] = "/metrics",
+	[MO_ROUTE_STATIC] = "static",
+	[MO_ROUTE_UNKNOWN] = "unknown",
+};
+
+void mo_api_options_default(mo_api_options *opt)
+{
+	mo_limits_default(&opt->limits);
+	opt->max_body = 1024 * 1024;
+	opt->limits.max_bytes = opt->max_body;
+}
+
+const char *mo_api_route_name(mo_api_route_id id)
+{
+	return (unsigned)id < MO_ROUTE_COUNT ? mo_api_route_names[id] : "unknown";
+}
+
+static const mo_api_route *mo_api_find(const char *path, const char **tail)
+{
+	*tail = NULL;
+	for (size_t i = 0; i < MO_API_NROUTES; i++) {
+		const mo_api_route *r = &mo_api_routes[i];
+		size_t n = strlen(r->path);
+
+		if (!r->prefix && strcmp(path, r->path) == 0)
+			return r;
+		if (r->prefix && strncmp(path, r->path, n) == 0 &&
+		    path[n] != '\0' && !strchr(path + n, '/')) {
+			*tail = path + n;
+			return r;
+		}
+	}
+	return NULL;
+}
+
+mo_api_route_id mo_api_route_of(const char *path)
+{
+	const char *tail;
+	const mo_api_route *r = mo_api_find(path, &tail);
+
+	if (r)
+		return r->id;
+	return strncmp(path, "/api/", 5) == 0 || strcmp(path, "/api") == 0
+		       ? MO_ROUTE_UNKNOWN
+		       : MO_ROUTE_STATIC;
+}
+
+const char *mo_api_route_allow(mo_api_route_id id)
+{
+	if (id == MO_ROUTE_STATIC)
+		return "GET, HEAD";
+	for (size_t i = 0; i < MO_API_NROUTES; i++)
+		if (mo_api_routes[i].id == id)
+			return mo_api_routes[i].allow;
+	return NULL;
+}
+
+static int mo_api_method_ok(const mo_api_route *r, const char *method)
+{
+	if (strcmp(method, r->method) == 0)
+		return 1;
+	return strcmp(r->method, "GET") == 0 && strcmp(method, "HEAD") == 0;
+}
+
+/* MO_API_BODY_JSON / _YAML, 0 for another type, -1 for a charset other
+ * than UTF-8. */
+static int mo_api_media(const char *ct)
+{
+	static const char *const yaml[] = {"application/yaml", "application/x-yaml",
+					   "text/yaml", "text/x-yaml"};
+	size_t n;
+	const char *semi;
+	int kind = 0;
+
+	if (!ct)
+		return 0;
+	while (*ct == ' ' || *ct == '\t')
+		ct++;
+	semi = strchr(ct, ';');
+	n = semi ? (size_t)(semi - ct) : strlen(ct);
+	while (n > 0 && (ct[n - 1] == ' ' || ct[n - 1] == '\t'))
+		n--;
+	if (n == 16 && strncasecmp(ct, "application/json", n) == 0)
+		kind = MO_API_BODY_JSON;
+	for (size_t i = 0; i < 4 && !kind; i++)
+		if (n == strlen(yaml[i]) && strncasecmp(ct, yaml[i], n) == 0)
+			kind = MO_API_BODY_YAML;
+	if (kind && semi) {
+		const char *cs = strcasestr(semi, "charset=");
+
+		if (cs && strncasecmp(cs + 8, "utf-8", 5) != 0 &&
+		    strncasecmp(cs + 8, "\"utf-8\"", 7) != 0)
+			return -1;
+	}
+	return kind;
+}
+
+static int mo_api_check_route(mo_api_response *out, const mo_api_route *r,
+			      const char *method, const char *path)
+{
+	if (!r) {
+		out->route = MO_ROUTE_UNKNOWN;
+		mo_api_problem(out, 404, "not-found", "no such resource");
+		return 1;
+	}
+	out->route = r->id;
+	if (!mo_api_method_ok(r, method)) {
+		mo_api_problem(out, 405, "method-not-allowed",
+			       "this resource does not take that method");
+		out->allow = r->allow;
+		return 1;
+	}
+	(void)path;
+	return 0;
+}
+
+static int mo_api_check_body(mo_api_response *out, const mo_api_route *r,
+			     const char *content_type, long long length,
+			     const mo_api_options *opt)
+{
+	int kind;
+
+	if (!r->bodies)
+		return 0;
+	kind = mo_api_media(content_type);
+	if (kind <= 0 || !(kind & r->bodies)) {
+		mo_api_problem(out, 415, "unsupported-media-type",
+			       kind < 0 ? "only UTF-8 bodies are accepted"
+				        : "send application/json or application/yaml");
+		return 1;
+	}
+	if (length >= 0 && (unsigned long long)length > opt->max_body) {
+		mo_api_problem(out, 413, "body-too-large",
+			       "the request body is over the size limit");
+		return 1;
+	}
+	return 0;
+}
+
+int mo_api_precheck(mo_api_response *out, const char *method,
+		    const char *path, const char *content_type,
+		    long long content_length, const mo_api_options *opt)
+{
+	const char *tail;
+	const mo_api_route *r = mo_api_find(path, &tail);
+
+	memset(out, 0, sizeof *out);
+	out->route = r ? r->id : mo_api_route_of(path);
+	if (mo_api_check_route(out, r, method, path))
+		return 1;
+	if (r->fn == mo_api_not_implemented) {
+		mo_api_not_implemented(out, NULL, opt);
+		return 1;
+	}
+	return mo_api_check_body(out, r, content_type, content_length, opt);
+}
+
+int mo_api_handle(mo_api_response *out, const char *method, const char *path,
+		  const char *content_type, const char *body, size_t len,
+		  const mo_api_options *opt)
+{
+	mo_api_request rq = {.path = path, .body = body, .len = len};
+	const mo_api_route *r;
+
+	if (mo_api_precheck(out, method, path, content_type, (long long)len, opt))
+		return out->body ? 0 : -1;
+	r = mo_api_find(path, &rq.tail);
+	if (!r->fn) {
+		mo_api_problem(out, 404, "not-found", "served by the HTTP server only");
+		return out->body ? 0 : -1;
+	}
+	rq.kind = r->bodies ? mo_api_media(content_type) : 0;
+	if (r->fn(out, &rq, opt) != 0 && !out->body)
+		return -1;
+	out->route = r->id;
+	return 0;
+}

@@ -1,0 +1,134 @@
+/* memopt serve: the HTTP API and the web UI. */
+#include "server.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char mo_serve_usage[] =
+	"usage: memopt serve [options]\n"
+	"  --host ADDR            address to bind (default 127.0.0.1)\n"
+	"  --port N               port (default 8080; 0 picks a free one)\n"
+	"  --threads N            worker threads (default: online CPUs)\n"
+	"  --max-body SIZE        request body limit, e.g. 1MiB (default 1MiB)\n"
+	"  --web-root DIR         serve the web UI from DIR (default: built-in pages)\n"
+	"  --cors-origin ORIGIN   allow cross-origin calls from ORIGIN\n"
+	"  --max-connections N    concurrent connections (default 4096)\n"
+	"  --max-inflight N       requests handled at once; 503 above (default 1024)\n"
+	"  --timeout SECONDS      idle connection timeout (default 10)\n"
+	"  --quiet                no access log\n"
+	"  --help                 this text\n"
+	"Prints `listening on http://HOST:PORT` on stderr; SIGTERM or SIGINT\n"
+	"finishes the requests in flight and exits 0.\n";
+
+static int mo_serve_uint(unsigned *out, const char *text, unsigned lo,
+			 unsigned hi)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	if (!text || *text < '0' || *text > '9')
+		return -1;
+	v = strtoul(text, &end, 10);
+	if (errno || *end || v < lo || v > hi)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+/* 1048576, 512KiB, 1MiB, 2M, 64k: bytes, 1 KiB to 1 GiB. */
+static int mo_serve_size(size_t *out, const char *text)
+{
+	static const struct { const char *suffix; unsigned shift; } units[] = {
+		{"", 0}, {"B", 0}, {"k", 10}, {"K", 10}, {"KB", 10}, {"KiB", 10},
+		{"M", 20}, {"MB", 20}, {"MiB", 20}, {"G", 30}, {"GB", 30}, {"GiB", 30},
+	};
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	if (!text || *text < '0' || *text > '9')
+		return -1;
+	v = strtoull(text, &end, 10);
+	if (errno || v > (1ull << 30))
+		return -1;
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+		if (strcmp(end, units[i].suffix) != 0)
+			continue;
+		v <<= units[i].shift;
+		if (v < 1024 || v > (1ull << 30))
+			return -1;
+		*out = (size_t)v;
+		return 0;
+	}
+	return -1;
+}
+
+/* --name VALUE or --name=VALUE: the value, advancing *i; NULL if none. */
+static const char *mo_serve_value(int argc, char **argv, int *i, const char *name)
+{
+	size_t n = strlen(name);
+	const char *a = argv[*i];
+
+	if (strncmp(a, name, n) != 0)
+		return NULL;
+	if (a[n] == '=')
+		return a + n + 1;
+	if (a[n] != '\0' || *i + 1 >= argc)
+		return NULL;
+	return argv[++*i];
+}
+
+static int mo_serve_bad(const char *opt)
+{
+	fprintf(stderr, "memopt serve: bad or missing value for %s\n%s", opt, mo_serve_usage);
+	return 2;
+}
+
+static int mo_serve_option(mo_srv_config *cfg, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i], *v;
+	int bad = 0;
+
+	if ((v = mo_serve_value(argc, argv, i, "--host")))
+		cfg->host = v;
+	else if ((v = mo_serve_value(argc, argv, i, "--port")))
+		bad = mo_serve_uint(&cfg->port, v, 0, 65535);
+	else if ((v = mo_serve_value(argc, argv, i, "--threads")))
+		bad = mo_serve_uint(&cfg->threads, v, 1, 256);
+	else if ((v = mo_serve_value(argc, argv, i, "--max-body")))
+		bad = mo_serve_size(&cfg->max_body, v);
+	else if ((v = mo_serve_value(argc, argv, i, "--web-root")))
+		cfg->web_root = v;
+	else if ((v = mo_serve_value(argc, argv, i, "--cors-origin")))
+		cfg->cors_origin = v;
+	else if ((v = mo_serve_value(argc, argv, i, "--max-connections")))
+		bad = mo_serve_uint(&cfg->max_connections, v, 1, 1000000);
+	else if ((v = mo_serve_value(argc, argv, i, "--max-inflight")))
+		bad = mo_serve_uint(&cfg->max_inflight, v, 1, 1000000);
+	else if ((v = mo_serve_value(argc, argv, i, "--timeout")))
+		bad = mo_serve_uint(&cfg->timeout_s, v, 1, 3600);
+	else if (strcmp(a, "--quiet") == 0)
+		cfg->access_log = 0;
+	else
+		bad = -1;
+	return bad ? mo_serve_bad(a) : 0;
+}
+
+int mo_cli_serve(int argc, char **argv)
+{
+	mo_srv_config cfg;
+
+	mo_srv_config_default(&cfg);
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			fputs(mo_serve_usage, stdout);
+			return 0;
+		}
+		if (mo_serve_option(&cfg, argc, argv, &i) != 0)
+			return 2;
+	}
+	return mo_srv_run(&cfg);
+}

@@ -1,0 +1,326 @@
+/* The access handler: per-request state, capped body, dispatch to api/. */
+#include "srv_internal.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+uint64_t mo_srv_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+static int mo_srv_hex(char ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	if (ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	if (ch >= 'A' && ch <= 'F')
+		return ch - 'A' + 10;
+	return -1;
+}
+
+size_t mo_srv_unescape(void *cls, struct MHD_Connection *c, char *s)
+{
+	char *w = s;
+
+	(void)cls;
+	(void)c;
+	for (const char *r = s; *r; r++) {
+		int hi = r[0] == '%' ? mo_srv_hex(r[1]) : -1;
+		int lo = hi >= 0 ? mo_srv_hex(r[2]) : -1;
+
+		if (lo < 0 || (hi == 0 && lo == 0)) {
+			*w++ = *r; /* not an escape, or %00: kept as it is */
+			continue;
+		}
+		*w++ = (char)(hi * 16 + lo);
+		r += 2;
+	}
+	*w = '\0';
+	return (size_t)(w - s);
+}
+
+void mo_srv_common_headers(const mo_srv *srv, struct MHD_Response *r)
+{
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(r, "Content-Security-Policy",
+				"default-src 'self'; object-src 'none'; base-uri 'none'; "
+				"frame-ancestors 'none'; form-action 'self'");
+	MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
+	if (srv->cfg.cors_origin) {
+		MHD_add_response_header(r, "Access-Control-Allow-Origin",
+					srv->cfg.cors_origin);
+		MHD_add_response_header(r, "Vary", "Origin");
+	}
+	if (atomic_load(&srv->quiescing))
+		MHD_add_response_header(r, "Connection", "close");
+}
+
+enum MHD_Result mo_srv_queue(const mo_srv *srv, struct MHD_Connection *c,
+			     mo_srv_req *rq, int status, struct MHD_Response *r)
+{
+	enum MHD_Result ret;
+
+	if (!r)
+		return MHD_NO;
+	mo_srv_common_headers(srv, r);
+	ret = MHD_queue_response(c, (unsigned)status, r);
+	MHD_destroy_response(r);
+	rq->answered = true;
+	rq->status = status;
+	return ret;
+}
+
+/* Queues an api/ answer; takes its body. */
+static enum MHD_Result mo_srv_queue_api(const mo_srv *srv,
+					struct MHD_Connection *c,
+					mo_srv_req *rq, mo_api_response *res)
+{
+	struct MHD_Response *r;
+
+	if (!res->body)
+		return MHD_NO;
+	r = MHD_create_response_from_buffer(res->len, res->body, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		mo_api_response_free(res);
+		return MHD_NO;
+	}
+	res->body = NULL;
+	MHD_add_response_header(r, "Content-Type", res->content_type);
+	MHD_add_response_header(r, "Cache-Control", "no-store");
+	if (res->allow)
+		MHD_add_response_header(r, "Allow", res->allow);
+	if (res->status == 503 || res->status == 429)
+		MHD_add_response_header(r, "Retry-After", "1");
+	rq->bytes = res->len;
+	return mo_srv_queue(srv, c, rq, res->status, r);
+}
+
+enum MHD_Result mo_srv_problem(const mo_srv *srv, struct MHD_Connection *c,
+			       mo_srv_req *rq, int status, const char *code,
+			       const char *detail)
+{
+	mo_api_response res = {0};
+
+	mo_api_problem(&res, status, code, detail);
+	return mo_srv_queue_api(srv, c, rq, &res);
+}
+
+static void mo_srv_remote(mo_srv_req *rq, struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+
+	if (sa && sa->sa_family == AF_INET)
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)sa)->sin_addr,
+			  rq->remote, sizeof rq->remote);
+	else if (sa && sa->sa_family == AF_INET6)
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr,
+			  rq->remote, sizeof rq->remote);
+}
+
+static long long mo_srv_content_length(struct MHD_Connection *c)
+{
+	const char *v = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
+	char *end;
+	unsigned long long n;
+
+	if (!v || *v < '0' || *v > '9')
+		return -1;
+	n = strtoull(v, &end, 10);
+	return n > (unsigned long long)INT64_MAX ? INT64_MAX : (long long)n;
+}
+
+static enum MHD_Result mo_srv_preflight(const mo_srv *srv,
+					struct MHD_Connection *c,
+					mo_srv_req *rq)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(0, (void *)"",
+								  MHD_RESPMEM_PERSISTENT);
+
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, "Access-Control-Allow-Methods", "GET, HEAD, POST");
+	MHD_add_response_header(r, "Access-Control-Allow-Headers", "Content-Type");
+	MHD_add_response_header(r, "Access-Control-Max-Age", "600");
+	return mo_srv_queue(srv, c, rq, 204, r);
+}
+
+/* What the headers alone decide: overload, CORS preflight, route, method,
+ * content type, announced length. */
+static enum MHD_Result mo_srv_headers(mo_srv *srv, struct MHD_Connection *c,
+				      mo_srv_req *rq)
+{
+	mo_api_response res = {0};
+	int_fast64_t n = atomic_fetch_add(&srv->metrics.in_flight, 1) + 1;
+
+	if (n > (int_fast64_t)srv->cfg.max_inflight) {
+		atomic_fetch_add(&srv->metrics.rejected, 1);
+		return mo_srv_problem(srv, c, rq, 503, "overloaded",
+				      "too many requests in flight; retry shortly");
+	}
+	if (srv->cfg.cors_origin && strcmp(rq->method, "OPTIONS") == 0 &&
+	    rq->route != MO_ROUTE_STATIC)
+		return mo_srv_preflight(srv, c, rq);
+	if (rq->route == MO_ROUTE_STATIC) {
+		if (strcmp(rq->method, "GET") == 0 || strcmp(rq->method, "HEAD") == 0)
+			return MHD_YES;
+		res.allow = "GET, HEAD";
+		mo_api_problem(&res, 405, "method-not-allowed",
+			       "static files take GET and HEAD");
+		return mo_srv_queue_api(srv, c, rq, &res);
+	}
+	if (!mo_api_precheck(&res, rq->method, rq->url,
+			     MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type"),
+			     mo_srv_content_length(c), &srv->api))
+		return MHD_YES;
+	return mo_srv_queue_api(srv, c, rq, &res);
+}
+
+static enum MHD_Result mo_srv_begin(mo_srv *srv, struct MHD_Connection *c,
+				    const char *url, const char *method,
+				    void **req_cls)
+{
+	mo_srv_req *rq = calloc(1, sizeof *rq);
+
+	if (!rq)
+		return MHD_NO;
+	rq->start_us = mo_srv_now_us();
+	rq->url = url;
+	rq->method = method;
+	rq->route = mo_api_route_of(url);
+	mo_srv_remote(rq, c);
+	*req_cls = rq;
+	return mo_srv_headers(srv, c, rq);
+}
+
+static bool mo_srv_grow(mo_srv_req *rq, size_t need, size_t max)
+{
+	size_t cap = rq->cap ? rq->cap : 4096;
+	char *p;
+
+	while (cap < need)
+		cap *= 2;
+	if (cap > max)
+		cap = max;
+	p = realloc(rq->body, cap + 1);
+	if (!p)
+		return false;
+	rq->body = p;
+	rq->cap = cap;
+	return true;
+}
+
+/* Appends a piece of body to the capped buffer (or discards it). */
+static enum MHD_Result mo_srv_body(const mo_srv *srv, mo_srv_req *rq,
+				   const char *data, size_t *size)
+{
+	size_t n = *size;
+
+	*size = 0;
+	if (rq->answered || rq->too_big)
+		return MHD_YES;
+	if (mo_srv_now_us() - rq->start_us > (uint64_t)srv->cfg.deadline_s * 1000000u) {
+		rq->status = 408; /* too slow: drop the connection */
+		return MHD_NO;
+	}
+	if (n > srv->api.max_body - rq->len) {
+		rq->too_big = true;
+		return MHD_YES;
+	}
+	if (rq->len + n > rq->cap && !mo_srv_grow(rq, rq->len + n, srv->api.max_body))
+		return MHD_NO;
+	memcpy(rq->body + rq->len, data, n);
+	rq->len += n;
+	rq->body[rq->len] = '\0';
+	return MHD_YES;
+}
+
+static enum MHD_Result mo_srv_metrics_page(mo_srv *srv, struct MHD_Connection *c,
+					   mo_srv_req *rq)
+{
+	size_t len = 0;
+	char *text = mo_srv_metrics_render(&srv->metrics, &len);
+	struct MHD_Response *r;
+
+	if (!text)
+		return mo_srv_problem(srv, c, rq, 500, "internal", "out of memory");
+	r = MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(text);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, "Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+	MHD_add_response_header(r, "Cache-Control", "no-store");
+	rq->bytes = len;
+	return mo_srv_queue(srv, c, rq, 200, r);
+}
+
+/* The whole request is in: answer it. */
+static enum MHD_Result mo_srv_finish(mo_srv *srv, struct MHD_Connection *c,
+				     mo_srv_req *rq)
+{
+	mo_api_response res = {0};
+
+	if (rq->too_big)
+		return mo_srv_problem(srv, c, rq, 413, "body-too-large",
+				      "the request body is over the size limit");
+	if (rq->route == MO_ROUTE_STATIC)
+		return mo_srv_static(srv, c, rq);
+	if (rq->route == MO_ROUTE_METRICS)
+		return mo_srv_metrics_page(srv, c, rq);
+	if (mo_api_handle(&res, rq->method, rq->url,
+			  MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type"),
+			  rq->body, rq->len, &srv->api) != 0)
+		return mo_srv_problem(srv, c, rq, 500, "internal", "out of memory");
+	return mo_srv_queue_api(srv, c, rq, &res);
+}
+
+enum MHD_Result mo_srv_access(void *cls, struct MHD_Connection *c,
+			      const char *url, const char *method,
+			      const char *version, const char *upload_data,
+			      size_t *upload_data_size, void **req_cls)
+{
+	mo_srv *srv = cls;
+	mo_srv_req *rq = *req_cls;
+
+	(void)version;
+	if (!rq)
+		return mo_srv_begin(srv, c, url, method, req_cls);
+	if (*upload_data_size)
+		return mo_srv_body(srv, rq, upload_data, upload_data_size);
+	if (rq->answered)
+		return MHD_YES;
+	return mo_srv_finish(srv, c, rq);
+}
+
+void mo_srv_completed(void *cls, struct MHD_Connection *c, void **req_cls,
+		      enum MHD_RequestTerminationCode toe)
+{
+	mo_srv *srv = cls;
+	mo_srv_req *rq = *req_cls;
+	uint64_t usec;
+
+	(void)c;
+	if (!rq)
+		return;
+	usec = mo_srv_now_us() - rq->start_us;
+	if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK && !rq->status)
+		rq->status = 499; /* the client went away before an answer */
+	mo_srv_metrics_observe(&srv->metrics, rq->route, rq->status, usec);
+	if (srv->cfg.access_log)
+		mo_srv_log_access(rq, usec);
+	atomic_fetch_sub(&srv->metrics.in_flight, 1);
+	free(rq->body);
+	free(rq);
+	*req_cls = NULL;
+}

@@ -1,0 +1,205 @@
+/* Daemon lifecycle: options, bind, graceful shutdown on SIGTERM/SIGINT. */
+#include "srv_internal.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MO_SRV_CONN_MEMORY (64 * 1024)
+
+void mo_srv_config_default(mo_srv_config *cfg)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	memset(cfg, 0, sizeof *cfg);
+	cfg->host = "127.0.0.1";
+	cfg->port = 8080;
+	cfg->threads = n < 1 ? 1 : n > 64 ? 64 : (unsigned)n;
+	cfg->max_body = 1024 * 1024;
+	cfg->max_connections = 4096;
+	cfg->max_inflight = 1024;
+	cfg->timeout_s = 10;
+	cfg->deadline_s = 30;
+	cfg->grace_s = 10;
+	cfg->access_log = 1;
+}
+
+/* Fills *ss from host and port. Returns the address length, 0 if the host
+ * is not a numeric IPv4/IPv6 address. */
+static socklen_t mo_srv_sockaddr(struct sockaddr_storage *ss, const char *host,
+				 unsigned port, int *v6)
+{
+	struct sockaddr_in *in4 = (struct sockaddr_in *)(void *)ss;
+	struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)(void *)ss;
+
+	memset(ss, 0, sizeof *ss);
+	*v6 = 0;
+	if (strcmp(host, "localhost") == 0)
+		host = "127.0.0.1";
+	if (inet_pton(AF_INET, host, &in4->sin_addr) == 1) {
+		in4->sin_family = AF_INET;
+		in4->sin_port = htons((uint16_t)port);
+		return sizeof *in4;
+	}
+	if (inet_pton(AF_INET6, host, &in6->sin6_addr) == 1) {
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons((uint16_t)port);
+		*v6 = 1;
+		return sizeof *in6;
+	}
+	return 0;
+}
+
+static int mo_srv_open_root(mo_srv *srv)
+{
+	srv->web_fd = -1;
+	if (!srv->cfg.web_root)
+		return 0;
+	srv->web_fd = open(srv->cfg.web_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (srv->web_fd < 0) {
+		fprintf(stderr, "memopt serve: cannot open web root '%s'\n", srv->cfg.web_root);
+		return -1;
+	}
+	return 0;
+}
+
+static struct MHD_Daemon *mo_srv_daemon(mo_srv *srv, struct sockaddr_storage *ss,
+					int v6)
+{
+	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG | MHD_USE_ITC;
+
+	if (v6)
+		flags |= MHD_USE_IPv6;
+	return MHD_start_daemon(
+		flags, (uint16_t)srv->cfg.port, NULL, NULL, mo_srv_access, srv,
+		MHD_OPTION_EXTERNAL_LOGGER, mo_srv_log_mhd, srv,
+		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)ss,
+		MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)srv->cfg.threads,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)srv->cfg.max_connections,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)srv->cfg.timeout_s,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)MO_SRV_CONN_MEMORY,
+		MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int)1024,
+		MHD_OPTION_NOTIFY_COMPLETED, mo_srv_completed, srv,
+		MHD_OPTION_UNESCAPE_CALLBACK, mo_srv_unescape, srv,
+		MHD_OPTION_END);
+}
+
+static unsigned mo_srv_bound_port(struct MHD_Daemon *d)
+{
+	const union MHD_DaemonInfo *info =
+		MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
+
+	return info ? info->port : 0;
+}
+
+int mo_srv_start(mo_srv **out, const mo_srv_config *cfg)
+{
+	struct sockaddr_storage ss;
+	int v6;
+	mo_srv *srv = calloc(1, sizeof *srv);
+
+	*out = NULL;
+	if (!srv)
+		return -1;
+	srv->cfg = *cfg;
+	mo_api_options_default(&srv->api);
+	srv->api.max_body = cfg->max_body;
+	srv->api.limits.max_bytes = cfg->max_body;
+	if (!mo_srv_sockaddr(&ss, cfg->host, cfg->port, &v6)) {
+		fprintf(stderr, "memopt serve: --host must be an IPv4 or IPv6 address: '%s'\n",
+			cfg->host);
+		goto free_srv;
+	}
+	if (mo_srv_open_root(srv) != 0)
+		goto free_srv;
+	signal(SIGPIPE, SIG_IGN);
+	json_object_seed(0);
+	srv->daemon = mo_srv_daemon(srv, &ss, v6);
+	if (!srv->daemon) {
+		fprintf(stderr, "memopt serve: cannot listen on %s port %u\n", cfg->host, cfg->port);
+		goto close_root;
+	}
+	srv->port = mo_srv_bound_port(srv->daemon);
+	*out = srv;
+	return 0;
+close_root:
+	if (srv->web_fd >= 0)
+		close(srv->web_fd);
+free_srv:
+	free(srv);
+	return -1;
+}
+
+unsigned mo_srv_port(const mo_srv *srv)
+{
+	return srv->port;
+}
+
+static void mo_srv_drain(mo_srv *srv)
+{
+	uint64_t until = mo_srv_now_us() + (uint64_t)srv->cfg.grace_s * 1000000u;
+	struct timespec tick = {0, 10 * 1000 * 1000};
+
+	while (atomic_load(&srv->metrics.in_flight) > 0 && mo_srv_now_us() < until)
+		nanosleep(&tick, NULL);
+}
+
+void mo_srv_stop(mo_srv *srv)
+{
+	MHD_socket lfd;
+
+	if (!srv)
+		return;
+	atomic_store(&srv->quiescing, true);
+	lfd = MHD_quiesce_daemon(srv->daemon);
+	mo_srv_drain(srv);
+	MHD_stop_daemon(srv->daemon);
+	if (lfd != MHD_INVALID_SOCKET)
+		close(lfd);
+	if (srv->web_fd >= 0)
+		close(srv->web_fd);
+	free(srv);
+}
+
+static void mo_srv_print_listening(const mo_srv_config *cfg, unsigned port)
+{
+	int v6 = strchr(cfg->host, ':') != NULL;
+
+	fprintf(stderr, "listening on http://%s%s%s:%u\n", v6 ? "[" : "", cfg->host,
+		v6 ? "]" : "", port);
+	fflush(stderr);
+}
+
+int mo_srv_run(const mo_srv_config *cfg)
+{
+	sigset_t set, old;
+	mo_srv *srv;
+	int sig = 0;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	/* before MHD_start_daemon: its threads inherit the mask */
+	pthread_sigmask(SIG_BLOCK, &set, &old);
+	if (mo_srv_start(&srv, cfg) != 0) {
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		return 1;
+	}
+	mo_srv_print_listening(cfg, mo_srv_port(srv));
+	while (sigwait(&set, &sig) != 0)
+		;
+	fprintf(stderr, "{\"level\":\"info\",\"message\":\"signal %d: finishing in-flight requests\"}\n",
+		sig);
+	/* the signals stay blocked: a second SIGTERM while draining must not
+	 * kill the process with requests in flight */
+	mo_srv_stop(srv);
+	return 0;
+}

@@ -1,0 +1,43 @@
+/* The HTTP server (libmicrohttpd): routes requests to api/, serves the
+ * web UI's static files, counts metrics, logs one JSON line per request. */
+#ifndef MEMOPT_SERVER_H
+#define MEMOPT_SERVER_H
+
+#include <stddef.h>
+
+typedef struct mo_srv_config {
+	const char *host;          /* "127.0.0.1"; an IPv6 literal works too */
+	unsigned port;             /* 0: an ephemeral port */
+	unsigned threads;          /* thread pool size (default: online CPUs) */
+	size_t max_body;           /* request body cap (default 1 MiB) */
+	const char *web_root;      /* static files; NULL: the embedded web/ files */
+	const char *cors_origin;   /* Access-Control-Allow-Origin, or NULL */
+	unsigned max_connections;  /* concurrent connections (default 4096) */
+	unsigned max_inflight;     /* requests being handled; 503 above it (default 1024) */
+	unsigned timeout_s;        /* idle connection timeout (default 10 s) */
+	unsigned deadline_s;       /* a request's body must arrive within this (default 30 s) */
+	unsigned grace_s;          /* wait for in-flight requests on shutdown (default 10 s) */
+	int access_log;            /* one JSON line per request on stderr (default 1) */
+} mo_srv_config;
+
+typedef struct mo_srv mo_srv;
+
+void mo_srv_config_default(mo_srv_config *cfg);
+
+/* Starts the daemon. Returns 0 with *out set, or -1 (message on stderr). */
+int mo_srv_start(mo_srv **out, const mo_srv_config *cfg);
+/* The bound port (useful with port 0). */
+unsigned mo_srv_port(const mo_srv *srv);
+/* Stops accepting, lets in-flight requests finish (up to grace_s), stops
+ * and frees. */
+void mo_srv_stop(mo_srv *srv);
+
+/* Blocks SIGINT/SIGTERM, ignores SIGPIPE, starts, prints
+ * `listening on http://HOST:PORT` on stderr, waits for a signal, stops.
+ * Returns the process exit status (0, or 1 when the server did not start). */
+int mo_srv_run(const mo_srv_config *cfg);
+
+/* `memopt serve [options]`, argv[0] = "serve". Exit status. */
+int mo_cli_serve(int argc, char **argv);
+
+#endif

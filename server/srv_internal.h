@@ -1,0 +1,91 @@
+/* Shared between server/ modules only. */
+#ifndef MEMOPT_SRV_INTERNAL_H
+#define MEMOPT_SRV_INTERNAL_H
+
+#include "api.h"
+#include "server.h"
+
+#include <stdarg.h>
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <microhttpd.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+/* ---- metrics: counters with atomics, owned by the server ---------------- */
+
+#define MO_SRV_NSTATUS 17  /* the statuses we send, plus "other" */
+#define MO_SRV_NBUCKETS 12 /* latency buckets, the last is +Inf */
+
+typedef struct mo_srv_metrics {
+	atomic_uint_fast64_t requests[MO_ROUTE_COUNT][MO_SRV_NSTATUS];
+	atomic_uint_fast64_t buckets[MO_ROUTE_COUNT][MO_SRV_NBUCKETS];
+	atomic_uint_fast64_t sum_us[MO_ROUTE_COUNT];
+	atomic_int_fast64_t in_flight;
+	atomic_uint_fast64_t rejected; /* 503 for the in-flight cap */
+} mo_srv_metrics;
+
+void mo_srv_metrics_observe(mo_srv_metrics *m, mo_api_route_id route,
+			    int status, uint64_t usec);
+/* Prometheus text format 0.0.4. Caller frees. NULL on failure. */
+char *mo_srv_metrics_render(mo_srv_metrics *m, size_t *len);
+
+/* ---- the server ---------------------------------------------------------- */
+
+struct mo_srv {
+	mo_srv_config cfg;
+	mo_api_options api;
+	struct MHD_Daemon *daemon;
+	int web_fd;                 /* web root directory, or -1 (embedded) */
+	unsigned port;
+	atomic_bool quiescing;
+	mo_srv_metrics metrics;
+};
+
+/* Per-request state (req_cls), freed in the completed callback. */
+typedef struct mo_srv_req {
+	uint64_t start_us;
+	mo_api_route_id route;
+	const char *method;       /* MHD's, valid until completion */
+	const char *url;
+	char remote[48];
+	char *body;               /* capped buffer */
+	size_t len, cap;
+	bool too_big;             /* body over the cap: answer 413 at the end */
+	bool answered;            /* a response is queued */
+	int status;               /* for the log and the metrics */
+	uint64_t bytes;           /* response body size */
+} mo_srv_req;
+
+enum MHD_Result mo_srv_access(void *cls, struct MHD_Connection *c,
+			      const char *url, const char *method,
+			      const char *version, const char *upload_data,
+			      size_t *upload_data_size, void **req_cls);
+void mo_srv_completed(void *cls, struct MHD_Connection *c, void **req_cls,
+		      enum MHD_RequestTerminationCode toe);
+/* Percent-decoding that leaves %00 encoded (static paths then refuse it). */
+size_t mo_srv_unescape(void *cls, struct MHD_Connection *c, char *s);
+
+/* Headers every answer carries (nosniff, CSP, CORS). */
+void mo_srv_common_headers(const mo_srv *srv, struct MHD_Response *r);
+/* Queues and destroys a response; records the status. */
+enum MHD_Result mo_srv_queue(const mo_srv *srv, struct MHD_Connection *c,
+			     mo_srv_req *rq, int status, struct MHD_Response *r);
+/* Queues an application/problem+json answer. */
+enum MHD_Result mo_srv_problem(const mo_srv *srv, struct MHD_Connection *c,
+			       mo_srv_req *rq, int status, const char *code,
+			       const char *detail);
+
+/* GET/HEAD of a static file under the web root (or embedded). */
+enum MHD_Result mo_srv_static(const mo_srv *srv, struct MHD_Connection *c,
+			      mo_srv_req *rq);
+
+/* One JSON line on stderr for a finished request. */
+void mo_srv_log_access(const mo_srv_req *rq, uint64_t usec);
+/* MHD's error log, as JSON lines. */
+void mo_srv_log_mhd(void *cls, const char *fmt, va_list ap);
+
+uint64_t mo_srv_now_us(void);
+
+#endif

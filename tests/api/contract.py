@@ -1,0 +1,318 @@
+#!/usr/bin/python3
+"""Contract test: starts the real server on an ephemeral port, calls every
+operation of api/openapi.yaml with good and bad requests, and checks each
+status and body against the document. Also static files, headers, CORS and
+the graceful shutdown. Exit status 0 when everything holds."""
+import json
+import os
+import socket
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import ROOT, Server, Spec, chunked, parse_raw, raw, request  # noqa: E402
+
+SPEC = Spec()
+FAILURES = []
+CALLED = set()
+
+GOOD = "recompute:\n  mode: full\n  full_recompute_layer: [0-3]\n"
+# the comment keeps the word the core-less stub looks for
+INVALID = "# bad: out of order\nrecompute:\n  mode: full\n  full_recompute_layer: [5, 0-3]\n"
+FIXTURES = os.path.join(ROOT, "tests", "api", "fixtures")
+
+
+def fixture(name):
+    with open(os.path.join(FIXTURES, name), "rb") as f:
+        return f.read()
+
+
+def fail(msg):
+    FAILURES.append(msg)
+    print("FAIL:", msg)
+
+
+def call(port, method, path, body=None, headers=None, expect=None):
+    """A documented call: checks status and body against the spec."""
+    status, hdrs, data = request(port, method, path, body, headers)
+    op, tpl = SPEC.operation(path, method)
+    if op is not None:
+        CALLED.add((tpl, "get" if method == "HEAD" else method.lower()))
+    if expect is not None and status != expect:
+        fail("%s %s: status %d, expected %d: %s" % (method, path, status, expect, data[:300]))
+    for e in SPEC.check(path, method, status, hdrs, data):
+        fail(e)
+    if hdrs.get("x-content-type-options") != "nosniff":
+        fail("%s %s: no X-Content-Type-Options: nosniff" % (method, path))
+    if "default-src 'self'" not in hdrs.get("content-security-policy", ""):
+        fail("%s %s: no strict Content-Security-Policy" % (method, path))
+    return status, hdrs, data
+
+
+def as_json(data):
+    try:
+        return json.loads(data)
+    except ValueError:
+        return None
+
+
+def cfg(config, model=None, **extra):
+    body = {"config": config}
+    if model is not None:
+        body["model"] = model
+    body.update(extra)
+    return json.dumps(body)
+
+
+JSON = {"Content-Type": "application/json"}
+YAML = {"Content-Type": "application/yaml"}
+
+
+def test_operations(port):
+    call(port, "GET", "/healthz", expect=200)
+    call(port, "HEAD", "/healthz", expect=200)
+    _, _, data = call(port, "GET", "/api/v1/openapi.yaml", expect=200)
+    if data.decode() != SPEC.text:
+        fail("the served OpenAPI document differs from api/openapi.yaml")
+    _, _, data = call(port, "GET", "/api/v1/presets", expect=200)
+    presets = (as_json(data) or {}).get("presets") or [{"name": "none"}]
+    name = presets[0]["name"]
+    call(port, "GET", "/api/v1/presets/" + name, expect=200)
+    call(port, "GET", "/api/v1/presets/no-such-model", expect=404)
+    return name
+
+
+def test_config_ops(port, preset):
+    for op in ("validate", "expand", "export"):
+        path = "/api/v1/" + op
+        _, _, data = call(port, "POST", path, cfg(GOOD, preset), JSON, expect=200)
+        good = as_json(data) or {}
+        if good.get("valid") is not True:
+            fail("%s: a valid config answered %s" % (op, data[:300]))
+        _, _, data = call(port, "POST", path, cfg(INVALID, preset), JSON, expect=200)
+        bad = as_json(data) or {}
+        if bad.get("valid") is not False or not bad.get("errors"):
+            fail("%s: an invalid config answered %s" % (op, data[:300]))
+        call(port, "POST", path, cfg(GOOD, preset, devices=8), JSON, expect=200)
+        call(port, "POST", path, fixture("training.yaml"), YAML, expect=200)
+    _, _, data = call(port, "POST", "/api/v1/expand", cfg(GOOD, preset), JSON)
+    if not (as_json(data) or {}).get("layers"):
+        fail("expand: no layers for a valid config")
+    _, _, data = call(port, "POST", "/api/v1/export", cfg(GOOD, preset), JSON)
+    if "recompute" not in (as_json(data) or {}).get("yaml", ""):
+        fail("export: no yaml for a valid config")
+
+
+def test_models(port, preset):
+    _, _, model = request(port, "GET", "/api/v1/presets/" + preset)
+    call(port, "POST", "/api/v1/validate", cfg(GOOD, as_json(model)), JSON, expect=200)
+    call(port, "POST", "/api/v1/validate", cfg(GOOD, model.decode()), JSON, expect=200)
+    call(port, "POST", "/api/v1/models/import", fixture("hf-config.json"), JSON, expect=200)
+    call(port, "POST", "/api/v1/models/import", fixture("training.yaml"), YAML, expect=200)
+    call(port, "POST", "/api/v1/models/import", "{}", JSON, expect=422)
+    call(port, "POST", "/api/v1/models/import", "{\"a\": ", JSON, expect=400)
+    call(port, "POST", "/api/v1/models/import", "x", {"Content-Type": "text/plain"}, expect=415)
+
+
+def test_problems(port, preset):
+    v = "/api/v1/validate"
+    _, _, data = call(port, "POST", v, '{\n  "config": "x",\n  "model": ]\n}', JSON, expect=400)
+    p = as_json(data) or {}
+    if p.get("line") != 3 or not p.get("column"):
+        fail("malformed JSON: line/column %r/%r, expected line 3" % (p.get("line"), p.get("column")))
+    call(port, "POST", v, '{"config": "a", "config": "b"}', JSON, expect=400)
+    call(port, "POST", v, "", JSON, expect=400)
+    call(port, "POST", v, "[1, 2]", JSON, expect=422)
+    call(port, "POST", v, '{"config": 42}', JSON, expect=422)
+    call(port, "POST", v, '{"model": "%s"}' % preset, JSON, expect=422)
+    call(port, "POST", v, cfg(GOOD, "no-such-preset"), JSON, expect=422)
+    call(port, "POST", v, cfg(GOOD, 7), JSON, expect=422)
+    call(port, "POST", v, cfg(GOOD, preset, devices=0), JSON, expect=422)
+    call(port, "POST", v, cfg(GOOD, preset, devices="8"), JSON, expect=422)
+    call(port, "POST", v, cfg(GOOD, preset, colour="blue"), JSON, expect=422)
+    call(port, "POST", "/api/v1/expand", cfg("swap:\n  enable: False\n"), JSON, expect=422)
+    call(port, "POST", v, "config: 1", {"Content-Type": "text/plain"}, expect=415)
+    call(port, "POST", v, cfg(GOOD), {"Content-Type": "application/json; charset=latin1"}, expect=415)
+    call(port, "POST", v, cfg(GOOD), {}, expect=415)
+    call(port, "POST", "/api/v1/estimate", cfg(GOOD, preset), JSON, expect=501)
+    call(port, "POST", "/api/v1/plan", cfg(GOOD, preset), JSON, expect=501)
+    raw_call(port, b"POST /api/v1/validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+             b"Content-Length: 104857600\r\n\r\n", "/api/v1/validate", 413)
+    big = b'{"config": "' + b"#" * (1024 * 1024 + 16) + b'"}'
+    raw_call(port, b"POST /api/v1/validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+             b"Transfer-Encoding: chunked\r\n\r\n" + chunked(big), "/api/v1/validate", 413)
+
+
+def raw_call(port, data, path, expect):
+    resp = parse_raw(raw(port, data, timeout=20))
+    if not resp or resp[0] != expect:
+        fail("raw POST %s: %r, expected %d" % (path, resp and resp[0], expect))
+        return
+    for e in SPEC.check(path, "POST", resp[0], resp[1], resp[2]):
+        fail(e)
+
+
+def test_not_found_and_methods(port):
+    for path in ("/api/v1/nope", "/api/v2/validate", "/nope.html", "/api"):
+        call(port, "GET", path, expect=404)
+    for method, path in (("GET", "/api/v1/validate"), ("PUT", "/api/v1/expand"),
+                         ("POST", "/healthz"), ("DELETE", "/api/v1/presets"),
+                         ("POST", "/metrics"), ("POST", "/")):
+        _, hdrs, _ = call(port, method, path, "{}", JSON, expect=405)
+        if not hdrs.get("allow"):
+            fail("%s %s: 405 without Allow" % (method, path))
+
+
+def test_metrics(port):
+    _, _, data = call(port, "GET", "/metrics", expect=200)
+    text = data.decode()
+    for needle in ('memopt_http_requests_total{route="/api/v1/validate",status="200"}',
+                   'memopt_http_request_duration_seconds_bucket{route="/healthz",le="+Inf"}',
+                   "memopt_http_requests_in_flight"):
+        if needle not in text:
+            fail("/metrics lacks %s" % needle)
+
+
+def test_static(port, embedded):
+    _, hdrs, page = call(port, "GET", "/", expect=200)
+    if b"memopt" not in page or b"/api/v1/openapi.yaml" not in page or b"<script>" in page:
+        fail("index page: missing text or an inline script")
+    etag = hdrs.get("etag")
+    if not etag or "no-cache" not in hdrs.get("cache-control", ""):
+        fail("/: no ETag or Cache-Control")
+    call(port, "GET", "/", headers={"If-None-Match": etag}, expect=304)
+    st, hdrs, _ = request(port, "GET", "/app.css")
+    if st != 200 or not hdrs.get("content-type", "").startswith("text/css"):
+        fail("/app.css: %d %s" % (st, hdrs.get("content-type")))
+    for path in ("/../Makefile", "/%2e%2e/Makefile", "/..%2fMakefile", "/index.html%00.css",
+                 "/.hidden.html", "//index.html", "/web/../index.html", "/a\\b.html",
+                 "/index.html/", "/%252e%252e/Makefile", "/Makefile", "/index.exe"):
+        st, _, _ = request(port, "GET", path)
+        if st != 404:
+            fail("static %s (embedded=%s): %d, expected 404" % (path, embedded, st))
+    if not embedded:
+        raw_resp = raw(port, b"GET /../../etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n")
+        if b"root:" in raw_resp:
+            fail("path traversal served /etc/passwd")
+
+
+def test_symlinks():
+    with tempfile.TemporaryDirectory() as root:
+        os.mkdir(os.path.join(root, "sub"))
+        with open(os.path.join(root, "sub", "ok.html"), "w") as f:
+            f.write("<p>ok</p>")
+        with open(os.path.join(root, "index.html"), "w") as f:
+            f.write("<p>index</p>")
+        os.symlink("/etc/passwd", os.path.join(root, "passwd.txt"))
+        os.symlink("/etc", os.path.join(root, "etc"))
+        os.symlink(os.path.join(root, "sub"), os.path.join(root, "link"))
+        os.mkdir(os.path.join(root, "dir.html"))
+        srv = Server("--web-root", root)
+        try:
+            for path, want in (("/sub/ok.html", 200), ("/passwd.txt", 404), ("/etc/passwd.txt", 404),
+                               ("/link/ok.html", 404), ("/dir.html", 404), ("/", 200)):
+                st, _, _ = request(srv.port, "GET", path)
+                if st != want:
+                    fail("web root with symlinks: %s gave %d, expected %d" % (path, st, want))
+        finally:
+            srv.close()
+
+
+def test_cors():
+    srv = Server("--cors-origin", "http://ui.example", "--web-root", "web")
+    try:
+        _, hdrs, _ = request(srv.port, "GET", "/healthz")
+        if hdrs.get("access-control-allow-origin") != "http://ui.example":
+            fail("CORS: no Access-Control-Allow-Origin")
+        st, hdrs, _ = request(srv.port, "OPTIONS", "/api/v1/validate",
+                              headers={"Origin": "http://ui.example",
+                                       "Access-Control-Request-Method": "POST"})
+        if st != 204 or "POST" not in hdrs.get("access-control-allow-methods", ""):
+            fail("CORS preflight: %d %r" % (st, hdrs))
+    finally:
+        srv.close()
+
+
+def test_graceful_shutdown():
+    """SIGTERM while a request's body is still arriving: it is answered,
+    then the server exits 0."""
+    srv = Server("--web-root", "web")
+    body = cfg(GOOD).encode()
+    s = socket.create_connection(("127.0.0.1", srv.port), timeout=10)
+    s.sendall(b"POST /api/v1/validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+              b"Content-Length: %d\r\n\r\n" % len(body) + body[:5])
+    time.sleep(0.2)
+    srv.proc.terminate()
+    time.sleep(0.2)
+    s.sendall(body[5:])
+    resp = b""
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        resp += chunk
+    s.close()
+    rc = srv.stop()
+    if not resp.startswith(b"HTTP/1.1 200"):
+        fail("in-flight request during SIGTERM: %r" % resp[:100])
+    if rc != 0:
+        fail("exit status after SIGTERM: %d\n%s" % (rc, srv.stderr()[-2000:]))
+    srv.close()
+
+
+def test_access_log(srv):
+    lines = [ln for ln in srv.stderr().splitlines() if ln.startswith("{")]
+    if not lines:
+        fail("no access log lines")
+    for ln in lines:
+        try:
+            json.loads(ln)
+        except ValueError:
+            fail("access log line is not JSON: %r" % ln[:200])
+            break
+
+
+def test_coverage():
+    for tpl, item in SPEC.doc["paths"].items():
+        for method in item:
+            if (tpl, method) not in CALLED:
+                fail("operation %s %s was never called" % (method.upper(), tpl))
+
+
+def main():
+    srv = Server("--web-root", "web")
+    try:
+        preset = test_operations(srv.port)
+        test_config_ops(srv.port, preset)
+        test_models(srv.port, preset)
+        test_problems(srv.port, preset)
+        test_not_found_and_methods(srv.port)
+        test_static(srv.port, embedded=False)
+        test_metrics(srv.port)
+        test_access_log(srv)
+        if not srv.alive():
+            fail("the server died")
+        rc = srv.stop()
+        if rc != 0:
+            fail("exit status %d after SIGTERM:\n%s" % (rc, srv.stderr()[-3000:]))
+    finally:
+        srv.close()
+    emb = Server()
+    try:
+        test_static(emb.port, embedded=True)
+    finally:
+        emb.close()
+    test_symlinks()
+    test_cors()
+    test_graceful_shutdown()
+    test_coverage()
+    if FAILURES:
+        print("%d contract failure(s)" % len(FAILURES))
+        return 1
+    print("api contract: all %d operations checked, every answer matches api/openapi.yaml" % len(CALLED))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

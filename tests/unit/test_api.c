@@ -1,0 +1,293 @@
+/* api/: routes, header checks, request shapes and answers, without sockets. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+
+static const char GOOD[] = "recompute:\n  mode: full\n  full_recompute_layer: [0-3]\n";
+static const char BAD[] = "recompute:\n  mode: full\n  full_recompute_layer: [5, 0-3]\n";
+
+typedef struct fixture {
+	mo_api_options opt;
+	mo_api_response res;
+	json_t *json;
+} fixture;
+
+static int setup(void **state)
+{
+	fixture *f = calloc(1, sizeof *f);
+
+	if (!f)
+		return -1;
+	mo_api_options_default(&f->opt);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fixture *f = *state;
+
+	mo_api_response_free(&f->res);
+	json_decref(f->json);
+	free(f);
+	return 0;
+}
+
+/* Answers a request; parses a JSON answer into f->json. */
+static int handle(fixture *f, const char *method, const char *path,
+		  const char *ctype, const char *body)
+{
+	mo_api_response_free(&f->res);
+	json_decref(f->json);
+	f->json = NULL;
+	memset(&f->res, 0, sizeof f->res);
+	assert_int_equal(mo_api_handle(&f->res, method, path, ctype, body,
+				       body ? strlen(body) : 0, &f->opt), 0);
+	assert_non_null(f->res.body);
+	assert_int_equal(strlen(f->res.body), f->res.len);
+	if (strstr(f->res.content_type, "json"))
+		f->json = json_loads(f->res.body, 0, NULL);
+	return f->res.status;
+}
+
+static char *request_body(const char *config, const char *model, const char *extra)
+{
+	json_t *o = json_pack("{s:s}", "config", config);
+	char *text;
+
+	if (model)
+		json_object_set_new(o, "model", json_string(model));
+	if (extra) {
+		json_t *e = json_loads(extra, 0, NULL);
+
+		assert_non_null(e);
+		json_object_update(o, e);
+		json_decref(e);
+	}
+	text = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	return text;
+}
+
+static void assert_problem(fixture *f, int status, const char *type)
+{
+	assert_int_equal(f->res.status, status);
+	assert_string_equal(f->res.content_type, "application/problem+json");
+	assert_non_null(f->json);
+	assert_int_equal(json_integer_value(json_object_get(f->json, "status")), status);
+	assert_string_equal(json_string_value(json_object_get(f->json, "type")), type);
+	assert_non_null(json_string_value(json_object_get(f->json, "title")));
+}
+
+static void test_routes(void **state)
+{
+	(void)state;
+	assert_int_equal(mo_api_route_of("/api/v1/validate"), MO_ROUTE_VALIDATE);
+	assert_int_equal(mo_api_route_of("/api/v1/presets"), MO_ROUTE_PRESETS);
+	assert_int_equal(mo_api_route_of("/api/v1/presets/x"), MO_ROUTE_PRESET);
+	assert_int_equal(mo_api_route_of("/api/v1/presets/x/y"), MO_ROUTE_UNKNOWN);
+	assert_int_equal(mo_api_route_of("/api/v1/presets/"), MO_ROUTE_UNKNOWN);
+	assert_int_equal(mo_api_route_of("/api/v1/nope"), MO_ROUTE_UNKNOWN);
+	assert_int_equal(mo_api_route_of("/index.html"), MO_ROUTE_STATIC);
+	assert_int_equal(mo_api_route_of("/metrics"), MO_ROUTE_METRICS);
+	assert_string_equal(mo_api_route_name(MO_ROUTE_PRESET), "/api/v1/presets/{name}");
+	assert_string_equal(mo_api_route_allow(MO_ROUTE_EXPAND), "POST");
+	assert_string_equal(mo_api_route_allow(MO_ROUTE_HEALTHZ), "GET, HEAD");
+}
+
+static void test_precheck(void **state)
+{
+	fixture *f = *state;
+	mo_api_response *r = &f->res;
+
+	assert_int_equal(mo_api_precheck(r, "POST", "/api/v1/validate", "application/json", 10, &f->opt), 0);
+	assert_int_equal(mo_api_precheck(r, "POST", "/api/v1/validate", "application/json; charset=UTF-8", -1, &f->opt), 0);
+	assert_int_equal(mo_api_precheck(r, "POST", "/api/v1/validate", "Application/YAML", -1, &f->opt), 0);
+	assert_int_equal(mo_api_precheck(r, "POST", "/api/v1/validate", "application/json",
+					 (long long)f->opt.max_body + 1, &f->opt), 1);
+	assert_int_equal(r->status, 413);
+	mo_api_response_free(r);
+	assert_int_equal(mo_api_precheck(r, "POST", "/api/v1/validate", "text/plain", 10, &f->opt), 1);
+	assert_int_equal(r->status, 415);
+	mo_api_response_free(r);
+	assert_int_equal(mo_api_precheck(r, "POST", "/api/v1/validate", NULL, 10, &f->opt), 1);
+	assert_int_equal(r->status, 415);
+	mo_api_response_free(r);
+	assert_int_equal(mo_api_precheck(r, "GET", "/api/v1/validate", NULL, -1, &f->opt), 1);
+	assert_int_equal(r->status, 405);
+	assert_string_equal(r->allow, "POST");
+	mo_api_response_free(r);
+	assert_int_equal(mo_api_precheck(r, "HEAD", "/healthz", NULL, -1, &f->opt), 0);
+	assert_int_equal(mo_api_precheck(r, "POST", "/api/v1/estimate", "application/json", 2, &f->opt), 1);
+	assert_int_equal(r->status, 501);
+}
+
+static void test_healthz_and_openapi(void **state)
+{
+	fixture *f = *state;
+
+	assert_int_equal(handle(f, "GET", "/healthz", NULL, NULL), 200);
+	assert_string_equal(json_string_value(json_object_get(f->json, "status")), "ok");
+	assert_int_equal(handle(f, "GET", "/api/v1/openapi.yaml", NULL, NULL), 200);
+	assert_string_equal(f->res.content_type, "application/yaml");
+	assert_non_null(strstr(f->res.body, "openapi: 3.0.3"));
+	assert_int_equal(handle(f, "GET", "/nope", NULL, NULL), 404);
+	assert_problem(f, 404, "urn:memopt:problem:not-found");
+}
+
+static void test_malformed_json(void **state)
+{
+	fixture *f = *state;
+
+	handle(f, "POST", "/api/v1/validate", "application/json", "{\n  \"config\": \"x\",\n  oops\n}");
+	assert_problem(f, 400, "urn:memopt:problem:malformed-json");
+	assert_int_equal(json_integer_value(json_object_get(f->json, "line")), 3);
+	assert_true(json_integer_value(json_object_get(f->json, "column")) >= 1);
+	handle(f, "POST", "/api/v1/validate", "application/json", "{\"config\": \"a\", \"config\": \"b\"}");
+	assert_problem(f, 400, "urn:memopt:problem:malformed-json");
+	handle(f, "POST", "/api/v1/validate", "application/json", "");
+	assert_problem(f, 400, "urn:memopt:problem:malformed-json");
+	handle(f, "POST", "/api/v1/validate", "application/json", "{\"config\": \"\\u0000\"}");
+	assert_problem(f, 400, "urn:memopt:problem:malformed-json");
+}
+
+static void test_wrong_shapes(void **state)
+{
+	fixture *f = *state;
+	static const char *const bodies[] = {
+		"[]", "42", "{\"config\": 1}", "{}", "{\"config\": \"a\", \"model\": 3}",
+		"{\"config\": \"a\", \"model\": \"no-such-preset\"}",
+		"{\"config\": \"a\", \"devices\": 0}", "{\"config\": \"a\", \"devices\": 1.5}",
+		"{\"config\": \"a\", \"devices\": 5000000000}", "{\"config\": \"a\", \"extra\": 1}",
+		"{\"config\": \"a\", \"all_paths\": \"yes\"}",
+		"{\"config\": \"a\", \"model\": \"num_layers: [\"}",
+	};
+
+	for (size_t i = 0; i < sizeof bodies / sizeof bodies[0]; i++) {
+		handle(f, "POST", "/api/v1/validate", "application/json", bodies[i]);
+		if (f->res.status != 422)
+			fprintf(stderr, "body %s: %d %s\n", bodies[i], f->res.status, f->res.body);
+		assert_int_equal(f->res.status, 422);
+		assert_string_equal(f->res.content_type, "application/problem+json");
+	}
+}
+
+static void assert_diags_shape(fixture *f, int valid)
+{
+	assert_int_equal(f->res.status, 200);
+	assert_string_equal(f->res.content_type, "application/json");
+	assert_non_null(f->json);
+	assert_int_equal(json_is_true(json_object_get(f->json, "valid")), valid);
+	assert_true(json_is_array(json_object_get(f->json, "errors")));
+	assert_true(json_is_array(json_object_get(f->json, "warnings")));
+	assert_int_equal(json_array_size(json_object_get(f->json, "errors")) == 0, valid);
+}
+
+static void test_validate(void **state)
+{
+	fixture *f = *state;
+	char *good = request_body(GOOD, mo_preset_name(0), NULL);
+	char *bad = request_body(BAD, mo_preset_name(0), "{\"devices\": 8}");
+	json_t *d;
+
+	handle(f, "POST", "/api/v1/validate", "application/json", good);
+	assert_diags_shape(f, 1);
+	handle(f, "POST", "/api/v1/validate", "application/json", bad);
+	assert_diags_shape(f, 0);
+	d = json_array_get(json_object_get(f->json, "errors"), 0);
+	assert_non_null(json_string_value(json_object_get(d, "code")));
+	assert_true(json_integer_value(json_object_get(d, "line")) >= 1);
+	handle(f, "POST", "/api/v1/validate", "application/json",
+	       "{\"config\": \"recompute: [\"}");
+	assert_diags_shape(f, 0);
+	free(good);
+	free(bad);
+}
+
+static void test_expand_export(void **state)
+{
+	fixture *f = *state;
+	char *good = request_body(GOOD, mo_preset_name(0), NULL);
+	char *all = request_body(GOOD, mo_preset_name(0), "{\"all_paths\": true}");
+	char *bad = request_body(BAD, mo_preset_name(0), NULL);
+	char *nomodel = request_body(GOOD, NULL, NULL);
+
+	handle(f, "POST", "/api/v1/expand", "application/json", good);
+	assert_diags_shape(f, 1);
+	assert_true(json_array_size(json_object_get(f->json, "layers")) > 0);
+	handle(f, "POST", "/api/v1/expand", "application/json", all);
+	assert_diags_shape(f, 1);
+	handle(f, "POST", "/api/v1/expand", "application/json", bad);
+	assert_diags_shape(f, 0);
+	assert_null(json_object_get(f->json, "layers"));
+	handle(f, "POST", "/api/v1/expand", "application/json", nomodel);
+	assert_true(f->res.status == 422 || f->res.status == 200);
+	handle(f, "POST", "/api/v1/export", "application/json", good);
+	assert_diags_shape(f, 1);
+	assert_non_null(strstr(json_string_value(json_object_get(f->json, "yaml")), "recompute"));
+	handle(f, "POST", "/api/v1/export", "application/yaml", GOOD);
+	assert_int_equal(f->res.status, 200);
+	free(good);
+	free(all);
+	free(bad);
+	free(nomodel);
+}
+
+static void test_presets_and_import(void **state)
+{
+	fixture *f = *state;
+	char path[128];
+
+	assert_int_equal(handle(f, "GET", "/api/v1/presets", NULL, NULL), 200);
+	assert_true(json_array_size(json_object_get(f->json, "presets")) >= 1);
+	snprintf(path, sizeof path, "/api/v1/presets/%s", mo_preset_name(0));
+	assert_int_equal(handle(f, "GET", path, NULL, NULL), 200);
+	assert_non_null(f->json);
+	assert_int_equal(handle(f, "GET", "/api/v1/presets/nope", NULL, NULL), 404);
+	assert_int_equal(handle(f, "POST", "/api/v1/models/import", "application/json",
+				"{\"model_type\": \"llama\", \"hidden_size\": 4096, \"num_hidden_layers\": 32,"
+				" \"num_attention_heads\": 32, \"intermediate_size\": 11008,"
+				" \"vocab_size\": 32000}"), 200);
+	assert_true(json_is_object(json_object_get(f->json, "model")));
+	assert_true(json_is_boolean(json_object_get(f->json, "valid")));
+	assert_int_equal(handle(f, "POST", "/api/v1/models/import", "application/json", "{}"), 422);
+	assert_int_equal(handle(f, "POST", "/api/v1/models/import", "application/json", "{"), 400);
+}
+
+static void test_problem_detail_not_utf8(void **state)
+{
+	fixture *f = *state;
+
+	/* a detail with invalid UTF-8 is dropped, the problem stays JSON */
+	assert_int_equal(mo_api_problem(&f->res, 422, "x", "bad \xff byte"), 0);
+	f->json = json_loads(f->res.body, 0, NULL);
+	assert_non_null(f->json);
+	assert_null(json_object_get(f->json, "detail"));
+	assert_string_equal(mo_api_status_text(413), "Content Too Large");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_routes),
+		cmocka_unit_test_setup_teardown(test_precheck, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_healthz_and_openapi, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_malformed_json, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_wrong_shapes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_validate, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_expand_export, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_presets_and_import, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_problem_detail_not_utf8, setup, teardown),
+	};
+
+	return cmocka_run_group_tests_name("api", tests, NULL, NULL);
+}
