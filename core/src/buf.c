@@ -80,8 +80,11 @@ char *mo_buf_take(mo_buf *b, size_t *len)
 		mo_buf_free(b);
 		return NULL;
 	}
-	if (!b->data && !mo_buf_reserve(b, 0))
-		return NULL;
+	if (!b->data) {
+		if (!mo_buf_reserve(b, 0))
+			return NULL;
+		b->data[0] = '\0';
+	}
 	char *p = b->data;
 	if (len)
 		*len = b->len;

@@ -783,7 +783,8 @@ int mo_model_from_doc(mo_model **out, mo_diags *diags, const mo_doc *doc,
 		mo_model_free(m);
 		return -1;
 	}
-	mo_model_check(m, diags);
+	/* the `parallel` rule runs in mo_model_check, once the device count
+	 * is known (mo_check calls it after --devices) */
 	*out = m;
 	return 0;
 }

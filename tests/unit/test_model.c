@@ -24,6 +24,7 @@ static mo_model *load(const char *text, mo_diags **d)
 		fprintf(stderr, "load rc %d: %s\n", rc, err.text);
 	assert_int_equal(rc, 0);
 	assert_non_null(m);
+	mo_model_check(m, *d); /* the `parallel` rule, as mo_check runs it */
 	return m;
 }
 

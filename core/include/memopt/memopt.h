@@ -108,9 +108,10 @@ int mo_model_preset(mo_model **out, const char *name, mo_error *err);
 /* Loads a model from text: a model file (YAML or JSON, either spelling),
  * a MindSpore Transformers PyNative or graph-mode training YAML, or a
  * Hugging Face config.json. `name` labels diagnostics. Findings (including
- * the `parallel` rule) go to diags. Returns 0 with *out set when a model
+ * type errors in model keys) go to diags. Returns 0 with *out set when a model
  * was found (even with errors in diags), 1 when the text holds no model,
- * -1 on a hard error. */
+ * -1 on a hard error. The `parallel` rule is not run here: call
+ * mo_model_check after mo_model_set_devices (mo_check does both). */
 int mo_model_load(mo_model **out, mo_diags *diags, const char *text,
 		  size_t len, const char *name, const mo_limits *lim,
 		  mo_error *err);

@@ -1,0 +1,306 @@
+/* Rules that need the model, precedence and the expanded plan (SPEC 2.3,
+ * 2.4), through the public API. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <memopt/memopt.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct fx {
+	mo_config *cfg;
+	mo_model *model;
+	mo_diags *diags;
+	mo_plan *plan;
+} fx;
+
+static const char *TP2_MODEL = "model:\n"
+			       "  num_layers: 8\n"
+			       "  hidden_size: 1024\n"
+			       "  ffn_hidden_size: 4096\n"
+			       "  num_attention_heads: 16\n"
+			       "  vocab_size: 32000\n"
+			       "  seq_length: 2048\n"
+			       "parallel:\n"
+			       "  world_size: 8\n"
+			       "  data_parallel: 4\n"
+			       "  tensor_parallel: 2\n"
+			       "  sequence_parallel: true\n";
+
+static void fx_free(fx *f)
+{
+	mo_plan_free(f->plan);
+	mo_config_free(f->cfg);
+	mo_model_free(f->model);
+	mo_diags_free(f->diags);
+	memset(f, 0, sizeof(*f));
+}
+
+/* preset: a preset name, or NULL with model text in `model`. */
+static void run(fx *f, const char *config, const char *preset, const char *model)
+{
+	memset(f, 0, sizeof(*f));
+	assert_int_equal(mo_diags_new(&f->diags), 0);
+	mo_input in = {.config = config, .config_len = strlen(config), .config_name = "c.yaml",
+		       .preset = preset, .model = model, .model_len = model ? strlen(model) : 0,
+		       .model_name = "m.yaml"};
+	mo_error err = {0};
+	assert_int_equal(mo_check(&f->cfg, &f->model, f->diags, &in, &err), 0);
+	if (f->model && mo_diags_errors(f->diags) == 0)
+		assert_int_equal(mo_expand(&f->plan, f->cfg, f->model, &err), 0);
+}
+
+static size_t count(const fx *f, const char *code)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < mo_diags_count(f->diags); i++)
+		n += strcmp(mo_diags_get(f->diags, i)->code, code) == 0;
+	return n;
+}
+
+static const mo_diag *first(const fx *f, const char *code)
+{
+	for (size_t i = 0; i < mo_diags_count(f->diags); i++)
+		if (strcmp(mo_diags_get(f->diags, i)->code, code) == 0)
+			return mo_diags_get(f->diags, i);
+	return NULL;
+}
+
+static size_t path_index(const fx *f, int64_t layer, const char *path)
+{
+	size_t t = mo_model_layer_type_of(f->model, layer);
+	for (size_t i = 0; i < mo_model_path_count(f->model, t); i++)
+		if (strcmp(mo_model_path(f->model, t, i), path) == 0)
+			return i;
+	fail_msg("no path %s", path);
+	return 0;
+}
+
+static const mo_action *root(const fx *f, int64_t layer, const char *path)
+{
+	for (size_t i = 0; i < mo_plan_action_count(f->plan, layer); i++) {
+		const mo_action *a = mo_plan_action(f->plan, layer, i);
+		if (strcmp(a->path, path) == 0)
+			return a;
+	}
+	return NULL;
+}
+
+static void test_seed_combo(void **state)
+{
+	(void)state;
+	fx f;
+	run(&f,
+	    "recompute:\n  mode: full\n  full_recompute_layer: [0-15]\n"
+	    "recompute_comm:\n  enable: False\n"
+	    "swap:\n  enable: True\n  default_prefetch: 1\n  layer_swap:\n    - layers: [16-30]\n",
+	    "llama2-7b", NULL);
+	assert_int_equal(mo_diags_errors(f.diags), 0);
+	assert_int_equal(mo_plan_layer_count(f.plan), 32);
+	const mo_action *a = root(&f, 0, "");
+	assert_non_null(a);
+	assert_int_equal(a->action, MO_ACT_RECOMPUTE);
+	assert_string_equal(a->rule.key, "full_recompute_layer");
+	assert_int_equal(a->rule.line, 3);
+	a = root(&f, 30, "");
+	assert_non_null(a);
+	assert_int_equal(a->action, MO_ACT_SWAP);
+	assert_int_equal(a->rule.line, 10);
+	assert_int_equal(mo_plan_action_count(f.plan, 31), 0);
+	assert_int_equal(mo_plan_path_action(f.plan, 5, path_index(&f, 5, "mlp.linear_fc1")),
+			 MO_ACT_RECOMPUTE);
+	fx_free(&f);
+}
+
+static void test_select_exclude_child(void **state)
+{
+	(void)state;
+	fx f;
+	run(&f,
+	    "recompute:\n  mode: select\n  select_module:\n"
+	    "    'mlp': [0-3]\n    'mlp.linear_fc1': [0-3]\n"
+	    "  exclude_op:\n    'mlp.linear_fc2': [0-1]\n",
+	    "llama2-7b", NULL);
+	assert_int_equal(mo_diags_errors(f.diags), 0);
+	/* the child selection is dropped under its selected parent */
+	assert_non_null(root(&f, 0, "mlp"));
+	assert_null(root(&f, 0, "mlp.linear_fc1"));
+	const mo_action *ex = root(&f, 0, "mlp.linear_fc2");
+	assert_non_null(ex);
+	assert_int_equal(ex->action, MO_ACT_KEEP);
+	assert_string_equal(ex->rule.key, "exclude_op['mlp.linear_fc2']");
+	assert_int_equal(mo_plan_path_action(f.plan, 0, path_index(&f, 0, "mlp.linear_fc2")),
+			 MO_ACT_KEEP);
+	assert_int_equal(mo_plan_path_action(f.plan, 2, path_index(&f, 2, "mlp.linear_fc2")),
+			 MO_ACT_RECOMPUTE);
+	assert_int_equal(mo_plan_path_action(f.plan, 4, path_index(&f, 4, "mlp")), MO_ACT_KEEP);
+	fx_free(&f);
+}
+
+static void test_full_wins_redundant(void **state)
+{
+	(void)state;
+	fx f;
+	run(&f,
+	    "recompute:\n  mode: select\n  full_recompute_layer: [0-1]\n"
+	    "  select_module:\n    '.*mlp': [0-3]\n",
+	    "llama2-7b", NULL);
+	assert_int_equal(mo_diags_errors(f.diags), 0);
+	assert_int_equal(count(&f, "redundant"), 1);
+	assert_int_equal(first(&f, "redundant")->line, 5);
+	assert_int_equal(first(&f, "redundant")->column, 15);
+	assert_int_equal(mo_plan_action_count(f.plan, 0), 1);
+	assert_non_null(root(&f, 0, ""));
+	assert_non_null(root(&f, 2, "mlp"));
+	fx_free(&f);
+}
+
+static void test_comm_recompute_tp(void **state)
+{
+	(void)state;
+	fx f;
+	run(&f, "recompute_comm:\n  enable: True\n  select_module:\n    '.*allgather': [0-1]\n",
+	    NULL, TP2_MODEL);
+	assert_int_equal(mo_diags_errors(f.diags), 0);
+	assert_int_equal(count(&f, "no-match"), 0);
+	const mo_action *a = root(&f, 0, "self_attention.linear_qkv.input.allgather");
+	assert_non_null(a);
+	assert_int_equal(a->action, MO_ACT_RECOMPUTE_COMM);
+	assert_null(root(&f, 2, "self_attention.linear_qkv.input.allgather"));
+	fx_free(&f);
+	/* without TP the same pattern matches nothing, and the hint says why */
+	run(&f, "recompute_comm:\n  enable: True\n  select_module:\n    '.*allgather': [0-1]\n",
+	    "llama2-7b", NULL);
+	assert_int_equal(count(&f, "no-match"), 1);
+	assert_non_null(strstr(first(&f, "no-match")->hint, "communication"));
+	fx_free(&f);
+}
+
+static void test_op_recompute_swap(void **state)
+{
+	(void)state;
+	fx f;
+	run(&f,
+	    "recompute:\n  mode: select\n  select_module:\n    'mlp': [0-1]\n"
+	    "swap:\n  enable: True\n  op_swap:\n    - op_name: '.*linear_fc1'\n      layers: [1-2]\n",
+	    "llama2-7b", NULL);
+	assert_int_equal(count(&f, "op-recompute-swap"), 1);
+	const mo_diag *d = first(&f, "op-recompute-swap");
+	assert_int_equal(d->line, 9);
+	assert_non_null(strstr(d->message, "layers 1"));
+	fx_free(&f);
+}
+
+static void test_layer_swap_skips_op_swap(void **state)
+{
+	(void)state;
+	fx f;
+	run(&f,
+	    "swap:\n  enable: True\n  layer_swap:\n    - layers: [2]\n"
+	    "  op_swap:\n    - op_name: '.*mlp'\n      layers: [2-3]\n",
+	    "llama2-7b", NULL);
+	assert_int_equal(mo_diags_errors(f.diags), 0);
+	assert_non_null(root(&f, 2, ""));
+	assert_null(root(&f, 2, "mlp"));
+	assert_non_null(root(&f, 3, "mlp"));
+	assert_int_equal(root(&f, 3, "mlp")->action, MO_ACT_SWAP);
+	fx_free(&f);
+}
+
+static void test_conflicts_on_ranges(void **state)
+{
+	(void)state;
+	fx f;
+	run(&f,
+	    "recompute:\n  mode: full\n  full_recompute_layer: [0-15]\n"
+	    "swap:\n  enable: True\n  layer_swap:\n    - layers: [10-20]\n"
+	    "  op_swap:\n    - op_name: '.*mlp'\n      layers: [12, 25]\n",
+	    "llama2-7b", NULL);
+	assert_int_equal(count(&f, "recompute-swap-layer"), 1);
+	assert_int_equal(first(&f, "recompute-swap-layer")->line, 7);
+	assert_int_equal(first(&f, "recompute-swap-layer")->column, 16);
+	assert_non_null(strstr(first(&f, "recompute-swap-layer")->message, "10-15"));
+	assert_int_equal(count(&f, "full-op-swap"), 1);
+	assert_int_equal(first(&f, "full-op-swap")->line, 10);
+	assert_int_equal(first(&f, "full-op-swap")->column, 16);
+	assert_null(f.plan);
+	fx_free(&f);
+}
+
+static void test_model_rules(void **state)
+{
+	(void)state;
+	fx f;
+	/* no model: one model-needed, at the first layer list */
+	run(&f, "recompute:\n  mode: full\n  full_recompute_layer: [0-3]\n", NULL, NULL);
+	assert_int_equal(count(&f, "model-needed"), 1);
+	assert_int_equal(first(&f, "model-needed")->line, 3);
+	fx_free(&f);
+	/* MTP ids: deepseek-v3 has 61 layers + 1 MTP: 61 is fine, 62 is not */
+	run(&f, "recompute:\n  mode: full\n  full_recompute_layer: [0-3, 61, 62]\n", "deepseek-v3",
+	    NULL);
+	assert_int_equal(count(&f, "layer-range"), 1);
+	assert_int_equal(first(&f, "layer-range")->column, 35);
+	fx_free(&f);
+	/* swap under PP */
+	run(&f, "swap:\n  enable: True\n  layer_swap:\n    - layers: [1]\n", "llama3-70b", NULL);
+	assert_int_equal(count(&f, "swap-pipeline"), 1);
+	assert_int_equal(first(&f, "swap-pipeline")->line, 2);
+	fx_free(&f);
+	/* the last layer has no later layer to trigger its prefetch */
+	run(&f, "swap:\n  enable: True\n  default_prefetch: 2\n  layer_swap:\n    - layers: [28-30]\n",
+	    "llama2-7b", NULL);
+	assert_int_equal(count(&f, "prefetch-range"), 1);
+	assert_int_equal(first(&f, "prefetch-range")->line, 5);
+	fx_free(&f);
+}
+
+static void test_single_device(void **state)
+{
+	(void)state;
+	fx f;
+	char model[512];
+	snprintf(model, sizeof model, "%s", TP2_MODEL);
+	/* one device: TP must become 1 for the model to be consistent */
+	const char *one = "model:\n  num_layers: 4\n  hidden_size: 512\n  ffn_hidden_size: 1024\n"
+			  "  num_attention_heads: 8\n  vocab_size: 1000\n  seq_length: 128\n"
+			  "parallel:\n  world_size: 1\n  data_parallel: 1\n";
+	run(&f, "recompute:\n  mode: full\n  full_recompute_layer: [0-3]\n", NULL, one);
+	assert_int_equal(mo_diags_errors(f.diags), 0);
+	assert_int_equal(count(&f, "single-device"), 1);
+	assert_int_equal(first(&f, "single-device")->line, 2);
+	fx_free(&f);
+	(void)model;
+}
+
+static void test_no_match_suggestion(void **state)
+{
+	(void)state;
+	fx f;
+	run(&f, "recompute:\n  mode: select\n  select_module:\n    'layers.*.mlp.*': [0-9]\n",
+	    "llama2-7b", NULL);
+	assert_int_equal(mo_diags_errors(f.diags), 0);
+	assert_int_equal(count(&f, "no-match"), 1);
+	assert_non_null(strstr(first(&f, "no-match")->hint, "'mlp.*'"));
+	fx_free(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_seed_combo),
+		cmocka_unit_test(test_select_exclude_child),
+		cmocka_unit_test(test_full_wins_redundant),
+		cmocka_unit_test(test_comm_recompute_tp),
+		cmocka_unit_test(test_op_recompute_swap),
+		cmocka_unit_test(test_layer_swap_skips_op_swap),
+		cmocka_unit_test(test_conflicts_on_ranges),
+		cmocka_unit_test(test_model_rules),
+		cmocka_unit_test(test_single_device),
+		cmocka_unit_test(test_no_match_suggestion),
+	};
+	return cmocka_run_group_tests_name("validate", tests, NULL, NULL);
+}
