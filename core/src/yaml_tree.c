@@ -480,6 +480,10 @@ int mo_yaml_parse(mo_doc **out, mo_diags *diags, const char *text, size_t len,
 	}
 	mo_builder b = {.doc = doc, .diags = diags, .lim = lim, .err = err,
 			.src = (const unsigned char *)doc->src, .srclen = doc->srclen};
+	/* libyaml's marks do not count a UTF-8 byte order mark: start the
+	 * character cursor past it so byte offsets still index doc->src */
+	if (doc->srclen >= 3 && memcmp(doc->src, "\xEF\xBB\xBF", 3) == 0)
+		b.cur_byte = 3;
 	int rc = mo_builder_run(&b);
 	if (rc != 0) {
 		mo_doc_free(doc);
