@@ -155,17 +155,23 @@ STATUS_LINE = re.compile(rb"^HTTP/1\.[01] [1-5]\d\d [^\r\n]*\r\n")
 
 
 def well_formed_http(data):
-    """Empty (the server closed) or a response with a valid status line,
-    headers and as many body bytes as Content-Length says."""
-    if not data:
-        return True
-    if not STATUS_LINE.match(data):
-        return False
-    head, sep, body = data.partition(b"\r\n\r\n")
-    if not sep:
-        return False
-    m = re.search(rb"(?im)^content-length:\s*(\d+)", head)
-    return not m or len(body) == int(m.group(1))
+    """Empty (the server closed) or one or more (pipelined) responses, each
+    with a valid status line, headers and as many body bytes as its
+    Content-Length says."""
+    while data:
+        if not STATUS_LINE.match(data):
+            return False
+        head, sep, rest = data.partition(b"\r\n\r\n")
+        if not sep:
+            return False
+        m = re.search(rb"(?im)^content-length:\s*(\d+)", head)
+        if not m:
+            return True  # no length: the body runs to the end
+        n = int(m.group(1))
+        if len(rest) < n:
+            return False
+        data = rest[n:]
+    return True
 
 
 # ---- OpenAPI subset ------------------------------------------------------
