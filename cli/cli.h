@@ -2,12 +2,46 @@
 #ifndef MEMOPT_CLI_H
 #define MEMOPT_CLI_H
 
+#include "json.h"
+
 #include <memopt/memopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 
 enum { MO_EXIT_OK = 0, MO_EXIT_INVALID = 1, MO_EXIT_USAGE = 2 };
 
+/* One invocation: options, inputs and what mo_check made of them. */
+typedef struct mo_cli {
+	const char *cmd;
+	const char *config_path;
+	const char *model_arg;
+	const char *out_path;
+	int64_t devices;
+	bool json, all_paths;
+	char *config_text, *model_text;
+	size_t config_len, model_len;
+	mo_config *cfg;
+	mo_model *model;
+	mo_diags *diags;
+} mo_cli;
+
+void mo_cli_usage(FILE *f);
+/* Reads a whole file (or stdin for "-") up to max bytes; caller frees. */
+char *mo_cli_read(const char *path, size_t *len, size_t max);
+bool mo_cli_is_preset(const char *name);
+/* Reads CONFIG (and --model), runs mo_check. Returns an exit status. */
+int mo_cli_load(mo_cli *c);
+/* FILE:LINE:COL: error[CODE]: message, the source line and a caret. */
+void mo_cli_print_diags(const mo_cli *c);
+/* Prints and releases j. */
+int mo_cli_print_json(json_t *j);
+void mo_cli_free(mo_cli *c);
+/* The common options (-m -d -j -o --paths -h). Returns -1 to go on, else
+ * an exit status. Leaves optind at the first operand. */
+int mo_cli_parse_args(mo_cli *c, int argc, char **argv);
+
+/* subcommands */
+int mo_cli_check_command(mo_cli *c, int argc, char **argv);
 int mo_cli_serve(int argc, char **argv);
 
 #endif

@@ -1,0 +1,207 @@
+/* Shared by the subcommands: reading inputs, loading config and model
+ * through mo_check, printing diagnostics and JSON. */
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Reads a whole file (or stdin for "-") with a size cap. */
+char *mo_cli_read(const char *path, size_t *len, size_t max)
+{
+	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+	if (!f) {
+		fprintf(stderr, "memopt: cannot read %s: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	size_t cap = 65536, n = 0;
+	char *buf = malloc(cap + 1);
+	while (buf) {
+		size_t got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (n < cap) {
+			if (ferror(f)) {
+				fprintf(stderr, "memopt: cannot read %s: %s\n", path, strerror(errno));
+				free(buf);
+				buf = NULL;
+			}
+			break;
+		}
+		if (cap >= max) {
+			fprintf(stderr, "memopt: %s is larger than %zu bytes\n", path, max);
+			free(buf);
+			buf = NULL;
+			break;
+		}
+		cap = cap * 2 > max ? max : cap * 2;
+		char *p = realloc(buf, cap + 1);
+		if (!p)
+			free(buf);
+		buf = p;
+	}
+	if (f != stdin)
+		fclose(f);
+	if (buf) {
+		buf[n] = '\0';
+		*len = n;
+	}
+	return buf;
+}
+
+bool mo_cli_is_preset(const char *name)
+{
+	for (size_t i = 0; i < mo_presets_count(); i++)
+		if (strcmp(mo_preset_name(i), name) == 0)
+			return true;
+	return false;
+}
+
+/* ---- human diagnostics: FILE:LINE:COL: error[CODE]: message + caret ----- */
+
+static void mo_cli_source_line(const char *text, size_t len, int line, int column)
+{
+	if (!text || line < 1)
+		return;
+	const char *p = text, *end = text + len;
+	for (int l = 1; l < line && p < end; l++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			return;
+		p = nl + 1;
+	}
+	const char *eol = memchr(p, '\n', (size_t)(end - p));
+	size_t n = eol ? (size_t)(eol - p) : (size_t)(end - p);
+	if (n && p[n - 1] == '\r')
+		n--;
+	if (n > 200)
+		n = 200;
+	fprintf(stderr, "%5d | ", line);
+	for (size_t i = 0; i < n; i++)
+		fputc((unsigned char)p[i] < 0x20 && p[i] != '\t' ? '?' : p[i], stderr);
+	fputs("\n      | ", stderr);
+	/* the caret: count characters, not bytes, keeping tabs */
+	int col = 1;
+	for (size_t i = 0; i < n && col < column; i++) {
+		if (((unsigned char)p[i] & 0xC0) == 0x80)
+			continue;
+		fputc(p[i] == '\t' ? '\t' : ' ', stderr);
+		col++;
+	}
+	fputs("^\n", stderr);
+}
+
+void mo_cli_print_diags(const mo_cli *c)
+{
+	for (size_t i = 0; i < mo_diags_count(c->diags); i++) {
+		const mo_diag *d = mo_diags_get(c->diags, i);
+		const char *sev = d->severity == MO_SEV_ERROR ? "error" : "warning";
+		if (d->line > 0)
+			fprintf(stderr, "%s:%d:%d: %s[%s]: %s\n", d->file, d->line, d->column, sev,
+				d->code, d->message);
+		else
+			fprintf(stderr, "%s: %s[%s]: %s\n", d->file, sev, d->code, d->message);
+		bool in_model = c->model_arg && c->model_text && strcmp(d->file, c->model_arg) == 0;
+		if (in_model)
+			mo_cli_source_line(c->model_text, c->model_len, d->line, d->column);
+		else if (strcmp(d->file, c->config_path) == 0)
+			mo_cli_source_line(c->config_text, c->config_len, d->line, d->column);
+		if (d->hint)
+			fprintf(stderr, "      = help: %s\n", d->hint);
+	}
+	size_t ne = mo_diags_errors(c->diags), nw = mo_diags_warnings(c->diags);
+	if (ne || nw)
+		fprintf(stderr, "%s: %zu error%s, %zu warning%s\n", c->config_path, ne,
+			ne == 1 ? "" : "s", nw, nw == 1 ? "" : "s");
+}
+
+int mo_cli_print_json(json_t *j)
+{
+	if (!j) {
+		fputs("memopt: out of memory\n", stderr);
+		return MO_EXIT_USAGE;
+	}
+	char *s = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(j);
+	if (!s)
+		return MO_EXIT_USAGE;
+	puts(s);
+	free(s);
+	return MO_EXIT_OK;
+}
+
+/* ---- loading ------------------------------------------------------------- */
+
+int mo_cli_load(mo_cli *c)
+{
+	mo_limits lim;
+	mo_limits_default(&lim);
+	c->config_text = mo_cli_read(c->config_path, &c->config_len, lim.max_bytes);
+	if (!c->config_text)
+		return MO_EXIT_USAGE;
+	mo_input in = {.config = c->config_text, .config_len = c->config_len,
+		       .config_name = c->config_path, .devices = c->devices, .limits = &lim};
+	if (c->model_arg && access(c->model_arg, R_OK) == 0 && !mo_cli_is_preset(c->model_arg)) {
+		c->model_text = mo_cli_read(c->model_arg, &c->model_len, lim.max_bytes);
+		if (!c->model_text)
+			return MO_EXIT_USAGE;
+		in.model = c->model_text;
+		in.model_len = c->model_len;
+		in.model_name = c->model_arg;
+	} else if (c->model_arg) {
+		in.preset = c->model_arg;
+	}
+	if (mo_diags_new(&c->diags) != 0)
+		return MO_EXIT_USAGE;
+	mo_error err = {0};
+	if (mo_check(&c->cfg, &c->model, c->diags, &in, &err) != 0) {
+		fprintf(stderr, "memopt: %s\n", err.text);
+		if (err.code == MO_ERR_USAGE && in.preset)
+			fputs("memopt: --model takes a preset (memopt presets) or a readable file\n",
+			      stderr);
+		return MO_EXIT_USAGE;
+	}
+	return MO_EXIT_OK;
+}
+
+void mo_cli_free(mo_cli *c)
+{
+	mo_config_free(c->cfg);
+	mo_model_free(c->model);
+	mo_diags_free(c->diags);
+	free(c->config_text);
+	free(c->model_text);
+}
+
+int mo_cli_parse_args(mo_cli *c, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"model", required_argument, NULL, 'm'}, {"devices", required_argument, NULL, 'd'},
+		{"json", no_argument, NULL, 'j'},        {"output", required_argument, NULL, 'o'},
+		{"paths", no_argument, NULL, 'P'},       {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0}};
+	int ch;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "m:d:jo:h", opts, NULL)) != -1) {
+		char *end;
+		switch (ch) {
+		case 'm': c->model_arg = optarg; break;
+		case 'd':
+			errno = 0;
+			c->devices = strtoll(optarg, &end, 10);
+			if (errno || *end || c->devices < 1 || c->devices > 1000000) {
+				fprintf(stderr, "memopt: --devices takes a count from 1 to 1000000\n");
+				return MO_EXIT_USAGE;
+			}
+			break;
+		case 'j': c->json = true; break;
+		case 'o': c->out_path = optarg; break;
+		case 'P': c->all_paths = true; break;
+		case 'h': mo_cli_usage(stdout); exit(MO_EXIT_OK);
+		default: mo_cli_usage(stderr); return MO_EXIT_USAGE;
+		}
+	}
+	return -1;
+}
+
