@@ -26,6 +26,11 @@ typedef struct mo_finding {
 	uint64_t lo, hi;
 } mo_finding;
 
+typedef struct mo_run {
+	uint64_t lo, hi;
+	size_t type;
+} mo_run;
+
 typedef struct mo_rs {
 	mo_resolved *r;
 	const mo_config *c;
@@ -36,6 +41,8 @@ typedef struct mo_rs {
 	size_t n_refs;
 	mo_finding *f;
 	size_t n_f, cap_f;
+	mo_run *runs;
+	size_t n_runs;
 	bool nomem;
 } mo_rs;
 
@@ -358,34 +365,57 @@ static void mo_rs_no_match(mo_rs *s, const mo_ref *ref, size_t t, const char *la
 				 lt->n_paths > 1 ? lt->paths[lt->n_paths - 1].name : "");
 }
 
+/* Runs of consecutive layers of one type (types are contiguous in
+ * practice; interleaved MoE gives one run per layer at worst). */
+static bool mo_rs_type_runs(mo_rs *s)
+{
+	uint64_t N = s->r->n_layers;
+	size_t n = 0;
+	for (uint64_t id = 0; id < N; id++)
+		n += id == 0 || s->m->type_of[id] != s->m->type_of[id - 1];
+	s->runs = mo_arena_alloc(s->a, n * sizeof(*s->runs));
+	if (!s->runs)
+		return false;
+	for (uint64_t id = 0; id < N; id++) {
+		if (id == 0 || s->m->type_of[id] != s->m->type_of[id - 1])
+			s->runs[s->n_runs++] = (mo_run){id, id, s->m->type_of[id]};
+		else
+			s->runs[s->n_runs - 1].hi = id;
+	}
+	return true;
+}
+
+/* The layers a pattern names that have type t, as text ("" if none). */
+static void mo_rs_named_of_type(const mo_rs *s, const mo_layers *l, size_t t, char *buf,
+				size_t size)
+{
+	buf[0] = '\0';
+	size_t j = 0;
+	for (size_t k = 0; k < l->n; k++) {
+		while (j < s->n_runs && s->runs[j].hi < l->r[k].lo)
+			j++;
+		for (size_t q = j; q < s->n_runs && s->runs[q].lo <= l->r[k].hi; q++) {
+			if (s->runs[q].type != t)
+				continue;
+			uint64_t lo = l->r[k].lo > s->runs[q].lo ? l->r[k].lo : s->runs[q].lo;
+			uint64_t hi = l->r[k].hi < s->runs[q].hi ? l->r[k].hi : s->runs[q].hi;
+			mo_ranges_append(buf, size, lo, hi);
+		}
+	}
+}
+
 /* For each pattern and layer type it names: a warning when nothing matches. */
 static void mo_rs_check_no_match(mo_rs *s)
 {
-	const mo_model *m = s->m;
 	char layers[160];
 	for (size_t i = 0; i < s->n_refs; i++) {
 		const mo_ref *ref = &s->refs[i];
 		if (!ref->p->re || ref->limit_hit)
 			continue;
-		for (size_t t = 0; t < m->n_types; t++) {
+		for (size_t t = 0; t < s->m->n_types; t++) {
 			if (mo_bits_any(&ref->match[t]))
 				continue;
-			layers[0] = '\0';
-			const mo_layers *l = &ref->p->layers;
-			for (size_t k = 0; k < l->n; k++) {
-				uint64_t hi = l->r[k].hi < s->r->n_layers ? l->r[k].hi : s->r->n_layers - 1;
-				uint64_t run_lo = UINT64_MAX;
-				for (uint64_t id = l->r[k].lo; id <= hi && id < s->r->n_layers; id++) {
-					bool of_t = m->type_of[id] == t;
-					if (of_t && run_lo == UINT64_MAX)
-						run_lo = id;
-					if ((!of_t || id == hi) && run_lo != UINT64_MAX) {
-						mo_ranges_append(layers, sizeof layers, run_lo,
-								 of_t ? id : id - 1);
-						run_lo = UINT64_MAX;
-					}
-				}
-			}
+			mo_rs_named_of_type(s, &ref->p->layers, t, layers, sizeof layers);
 			if (layers[0])
 				mo_rs_no_match(s, ref, t, layers);
 		}
@@ -761,7 +791,8 @@ int mo_resolve(mo_resolved **out, const mo_config *c, const mo_model *m, mo_diag
 	if (!sink && mo_diags_new(&sink) != 0)
 		goto fail_arena;
 	mo_rs s = {.r = r, .c = c, .m = m, .diags = sink, .a = a};
-	bool ok = r->n_layers > 0 && mo_rs_refs(&s) && mo_rs_segments(&s);
+	bool ok = r->n_layers > 0 && mo_rs_refs(&s) && mo_rs_type_runs(&s) &&
+		  mo_rs_segments(&s);
 	for (size_t i = 0; ok && i < r->n_segs; i++)
 		ok = mo_rs_fill_seg(&s, &r->segs[i]);
 	if (ok && diags) {

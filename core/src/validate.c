@@ -124,10 +124,17 @@ static void mo_val_range_list(mo_val *v, const mo_layers *l, const char *path)
 				 (long long)N - 1);
 		else
 			snprintf(max, sizeof max, "0-%lld", (long long)N - 1);
-		mo_diag *d = mo_diags_add_at(
-			v->diags, MO_SEV_ERROR, "layer-range", v->file, l->r[i].at, path,
-			"layer %s is outside the model (layers %s)",
-			l->r[i].hi == UINT64_MAX ? "id past 2^64" : l->r[i].at->value, max);
+		char what[96];
+		if (l->r[i].hi == UINT64_MAX)
+			snprintf(what, sizeof what, "layer '%.40s' (past 2^64) is", l->r[i].at->value);
+		else if (l->r[i].lo == l->r[i].hi || l->r[i].lo >= N)
+			snprintf(what, sizeof what, "layer '%.40s' is", l->r[i].at->value);
+		else
+			snprintf(what, sizeof what, "range '%.40s' is, from layer %llu on,",
+				 l->r[i].at->value, (unsigned long long)N);
+		mo_diag *d = mo_diags_add_at(v->diags, MO_SEV_ERROR, "layer-range", v->file,
+					     l->r[i].at, path, "%s outside the model (layers %s)",
+					     what, max);
 		mo_diag_set_hint(v->diags, d, "ids run from 0 to %llu", (unsigned long long)N - 1);
 	}
 }
