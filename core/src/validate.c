@@ -84,19 +84,23 @@ static void mo_val_needs(mo_val *v)
 {
 	const mo_config *c = v->c;
 	const mo_node *at = c->mode_at ? c->mode_at : c->recompute_key;
-	if (c->mode == MO_MODE_FULL && !mo_layers_present(&c->full)) {
+	/* a value of the wrong type was reported as `type` already */
+	bool full_bad = c->full.at && c->full.at->kind != MO_NODE_SEQ;
+	bool select_bad = c->select.at && c->select.at->kind != MO_NODE_MAP;
+	bool comm_bad = c->comm.at && c->comm.at->kind != MO_NODE_MAP;
+	if (c->mode == MO_MODE_FULL && !full_bad && !mo_layers_present(&c->full)) {
 		mo_diag *d = mo_diags_add_at(v->diags, MO_SEV_ERROR, "full-needs-layers", v->file,
 					     c->full.at ? c->full.at : at, "recompute.full_recompute_layer",
 					     "mode: full needs a non-empty full_recompute_layer");
 		mo_diag_set_hint(v->diags, d, "add full_recompute_layer: [0-15]");
 	}
-	if (c->mode == MO_MODE_SELECT && (!c->select.at || !c->select.at->n)) {
+	if (c->mode == MO_MODE_SELECT && !select_bad && (!c->select.at || !c->select.at->n)) {
 		mo_diag *d = mo_diags_add_at(v->diags, MO_SEV_ERROR, "select-needs-modules", v->file,
 					     c->select.at ? c->select.at : at, "recompute.select_module",
 					     "mode: select needs a non-empty select_module");
 		mo_diag_set_hint(v->diags, d, "add select_module: {'.*mlp': [0-31]}");
 	}
-	if (c->comm_enable && (!c->comm.at || !c->comm.at->n)) {
+	if (c->comm_enable && !comm_bad && (!c->comm.at || !c->comm.at->n)) {
 		mo_diag *d = mo_diags_add_at(v->diags, MO_SEV_ERROR, "comm-needs-modules", v->file,
 					     c->comm.at ? c->comm.at : c->comm_enable_at,
 					     "recompute_comm.select_module",
