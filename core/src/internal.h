@@ -161,6 +161,9 @@ typedef struct mo_layers {
 void mo_layers_parse(mo_layers *out, mo_arena *a, mo_diags *diags,
 		     const char *file, const mo_node *list, const char *path);
 bool mo_layers_contains(const mo_layers *l, uint64_t id);
+/* Appends "lo" or "lo-hi" (comma-separated) to a NUL-terminated buffer,
+ * ending with ", ..." when it runs out of room. */
+void mo_ranges_append(char *buf, size_t size, uint64_t lo, uint64_t hi);
 
 /* ---- the parsed configuration ------------------------------------------- */
 

@@ -213,3 +213,18 @@ bool mo_layers_contains(const mo_layers *l, uint64_t id)
 	}
 	return lo < l->n && l->r[lo].lo <= id;
 }
+
+void mo_ranges_append(char *buf, size_t size, uint64_t lo, uint64_t hi)
+{
+	size_t len = strlen(buf);
+	if (len + 48 >= size) {
+		if (len + 6 < size && !strstr(buf, "..."))
+			strcat(buf, ", ...");
+		return;
+	}
+	if (lo == hi)
+		snprintf(buf + len, size - len, "%s%llu", len ? ", " : "", (unsigned long long)lo);
+	else
+		snprintf(buf + len, size - len, "%s%llu-%llu", len ? ", " : "",
+			 (unsigned long long)lo, (unsigned long long)hi);
+}

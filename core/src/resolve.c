@@ -73,23 +73,6 @@ static bool mo_bits_any(const mo_bits *b)
 	return false;
 }
 
-/* ---- layer ranges as text ------------------------------------------------ */
-
-static void mo_ranges_append(char *buf, size_t size, uint64_t lo, uint64_t hi)
-{
-	size_t len = strlen(buf);
-	if (len + 24 >= size) {
-		if (len + 4 < size && !strstr(buf, "..."))
-			strcat(buf, ", ...");
-		return;
-	}
-	if (lo == hi)
-		snprintf(buf + len, size - len, "%s%llu", len ? ", " : "", (unsigned long long)lo);
-	else
-		snprintf(buf + len, size - len, "%s%llu-%llu", len ? ", " : "",
-			 (unsigned long long)lo, (unsigned long long)hi);
-}
-
 /* ---- findings merged over segments --------------------------------------- */
 
 static void mo_rs_find(mo_rs *s, const char *code, const void *k1, const void *k2,

@@ -15,21 +15,6 @@ typedef struct mo_val {
 	size_t errors_before;
 } mo_val;
 
-static void mo_val_ranges(char *buf, size_t size, uint64_t lo, uint64_t hi)
-{
-	size_t len = strlen(buf);
-	if (len + 28 >= size) {
-		if (len + 6 < size && !strstr(buf, "..."))
-			strcat(buf, ", ...");
-		return;
-	}
-	if (lo == hi)
-		snprintf(buf + len, size - len, "%s%llu", len ? ", " : "", (unsigned long long)lo);
-	else
-		snprintf(buf + len, size - len, "%s%llu-%llu", len ? ", " : "",
-			 (unsigned long long)lo, (unsigned long long)hi);
-}
-
 /* Layers in both lists, as text; the first item of b that meets a. */
 static bool mo_intersect(const mo_layers *a, const mo_layers *b, char *buf, size_t size,
 			 const mo_range **first_b)
@@ -41,7 +26,7 @@ static bool mo_intersect(const mo_layers *a, const mo_layers *b, char *buf, size
 		uint64_t lo = a->r[i].lo > b->r[j].lo ? a->r[i].lo : b->r[j].lo;
 		uint64_t hi = a->r[i].hi < b->r[j].hi ? a->r[i].hi : b->r[j].hi;
 		if (lo <= hi) {
-			mo_val_ranges(buf, size, lo, hi);
+			mo_ranges_append(buf, size, lo, hi);
 			if (!*first_b)
 				*first_b = &b->r[j];
 		}
