@@ -32,9 +32,13 @@ enum {
 	MO_API_BODY_YAML = 2
 };
 
+/* Preset models loaded once and shared read-only (api/cache.c). */
+typedef struct mo_api_model_cache mo_api_model_cache;
+
 typedef struct mo_api_options {
 	size_t max_body;     /* request body cap in bytes (default 1 MiB) */
 	mo_limits limits;    /* core parser and regex limits */
+	mo_api_model_cache *models; /* NULL: every request loads its preset */
 } mo_api_options;
 
 typedef struct mo_api_response {
@@ -46,8 +50,14 @@ typedef struct mo_api_response {
 	mo_api_route_id route;
 } mo_api_response;
 
-/* Defaults: max_body 1 MiB, mo_limits_default, max_bytes = max_body. */
+/* Defaults: max_body 1 MiB, mo_limits_default, max_bytes = max_body, no
+ * model cache. */
 void mo_api_options_default(mo_api_options *opt);
+
+/* The cache of preset models (thread-safe; the caller owns it and frees it
+ * after the last request). Returns 0 or -1. */
+int mo_api_cache_new(mo_api_model_cache **out);
+void mo_api_cache_free(mo_api_model_cache *c);
 
 /* The route of a decoded path (no query string). */
 mo_api_route_id mo_api_route_of(const char *path);

@@ -30,6 +30,13 @@ typedef struct mo_api_input {
 	int all_paths;           /* expand: list every path's action */
 } mo_api_input;
 
+/* The preset's model with the device count applied: borrowed from the
+ * cache, or (cache full) a copy in *owned for the caller to free. NULL
+ * with err filled when the preset is unknown. */
+const mo_model *mo_api_cache_get(mo_api_model_cache *c, const char *preset,
+				 int64_t devices, mo_model **owned,
+				 mo_error *err);
+
 /* Reads a request body into *in. Returns 0, or 1 with *out filled (400,
  * 413, 415, 422, 500). */
 int mo_api_input_read(mo_api_input *in, mo_api_response *out,

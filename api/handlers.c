@@ -10,7 +10,8 @@ typedef struct mo_api_run {
 	mo_api_input in;
 	mo_diags *diags;
 	mo_config *cfg;   /* NULL when the text was not YAML */
-	mo_model *model;  /* NULL when none was given or found */
+	mo_model *model;  /* owned; NULL when none was given or found */
+	const mo_model *m;/* the model to use: model, or a cached preset */
 } mo_api_run;
 
 int mo_api_reply_json(mo_api_response *out, json_t *o)
@@ -58,21 +59,32 @@ static void mo_api_run_free(mo_api_run *run)
 	mo_api_input_free(&run->in);
 }
 
-/* Reads the request and runs every rule (mo_check: config, model,
- * devices, validation). Returns 0 (run->diags holds the findings), or 1
- * with *out filled. */
-static int mo_api_run_validate(mo_api_run *run, mo_api_response *out,
-			       const mo_api_request *rq,
-			       const mo_api_options *opt)
+/* A preset from the cache: mo_check's sequence with a shared model
+ * (parse, model, its parallel checks, every rule, sort). */
+static int mo_api_run_cached(mo_api_run *run, mo_api_response *out,
+			     const mo_api_options *opt)
+{
+	mo_error err = {0};
+
+	if (mo_config_parse(&run->cfg, run->diags, run->in.config,
+			    run->in.config_len, "config", &opt->limits, &err) != 0)
+		return mo_api_reply_error(out, &err), 1;
+	run->m = mo_api_cache_get(opt->models, run->in.preset, run->in.devices,
+				  &run->model, &err);
+	if (!run->m)
+		return mo_api_reply_error(out, &err), 1;
+	mo_model_check(run->m, run->diags);
+	mo_validate(run->diags, run->cfg, run->m);
+	mo_diags_sort(run->diags);
+	return 0;
+}
+
+static int mo_api_run_check(mo_api_run *run, mo_api_response *out,
+			    const mo_api_options *opt)
 {
 	mo_error err = {0};
 	mo_input in = {0};
 
-	memset(run, 0, sizeof *run);
-	if (mo_api_input_read(&run->in, out, rq, opt))
-		return 1;
-	if (mo_diags_new(&run->diags) != 0)
-		return mo_api_problem(out, 500, "internal", "out of memory"), 1;
 	in.config = run->in.config;
 	in.config_len = run->in.config_len;
 	in.config_name = "config";
@@ -84,7 +96,25 @@ static int mo_api_run_validate(mo_api_run *run, mo_api_response *out,
 	in.limits = &opt->limits;
 	if (mo_check(&run->cfg, &run->model, run->diags, &in, &err) != 0)
 		return mo_api_reply_error(out, &err), 1;
+	run->m = run->model;
 	return 0;
+}
+
+/* Reads the request and runs every rule (mo_check, or its sequence with a
+ * cached preset). Returns 0 (run->diags holds the findings), or 1 with
+ * *out filled. */
+static int mo_api_run_validate(mo_api_run *run, mo_api_response *out,
+			       const mo_api_request *rq,
+			       const mo_api_options *opt)
+{
+	memset(run, 0, sizeof *run);
+	if (mo_api_input_read(&run->in, out, rq, opt))
+		return 1;
+	if (mo_diags_new(&run->diags) != 0)
+		return mo_api_problem(out, 500, "internal", "out of memory"), 1;
+	if (opt->models && run->in.preset)
+		return mo_api_run_cached(run, out, opt);
+	return mo_api_run_check(run, out, opt);
 }
 
 static int mo_api_run_valid(const mo_api_run *run)
@@ -113,11 +143,11 @@ static json_t *mo_api_expand_json(mo_api_run *run, mo_api_response *out)
 
 	if (!o || !mo_api_run_valid(run))
 		return o;
-	if (mo_expand(&plan, run->cfg, run->model, &err) != 0) {
+	if (mo_expand(&plan, run->cfg, run->m, &err) != 0) {
 		mo_api_reply_error(out, &err);
 		goto free_diags;
 	}
-	p = mo_json_plan(plan, run->model, run->in.all_paths);
+	p = mo_json_plan(plan, run->m, run->in.all_paths);
 	mo_plan_free(plan);
 	if (!p || json_object_update(o, p) != 0) {
 		mo_api_problem(out, 500, "internal", "could not build the plan");
@@ -141,7 +171,7 @@ int mo_api_expand(mo_api_response *out, const mo_api_request *rq,
 
 	if (mo_api_run_validate(&run, out, rq, opt) != 0)
 		goto free_run;
-	if (mo_api_run_valid(&run) && !run.model) {
+	if (mo_api_run_valid(&run) && !run.m) {
 		mo_api_problem(out, 422, "model-needed",
 			       "expand needs a model: give 'model', or a training YAML that has one");
 		goto free_run;

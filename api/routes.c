@@ -62,6 +62,7 @@ static const char *const mo_api_route_names[MO_ROUTE_COUNT] = {
 void mo_api_options_default(mo_api_options *opt)
 {
 	mo_limits_default(&opt->limits);
+	opt->models = NULL;
 	opt->max_body = 1024 * 1024;
 	opt->limits.max_bytes = opt->max_body;
 }

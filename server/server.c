@@ -118,8 +118,10 @@ int mo_srv_start(mo_srv **out, const mo_srv_config *cfg)
 			cfg->host);
 		goto free_srv;
 	}
-	if (mo_srv_open_root(srv) != 0)
+	if (mo_api_cache_new(&srv->api.models) != 0)
 		goto free_srv;
+	if (mo_srv_open_root(srv) != 0)
+		goto free_cache;
 	signal(SIGPIPE, SIG_IGN);
 	json_object_seed(0);
 	srv->daemon = mo_srv_daemon(srv, &ss, v6);
@@ -133,6 +135,8 @@ int mo_srv_start(mo_srv **out, const mo_srv_config *cfg)
 close_root:
 	if (srv->web_fd >= 0)
 		close(srv->web_fd);
+free_cache:
+	mo_api_cache_free(srv->api.models);
 free_srv:
 	free(srv);
 	return -1;
@@ -166,6 +170,7 @@ void mo_srv_stop(mo_srv *srv)
 		close(lfd);
 	if (srv->web_fd >= 0)
 		close(srv->web_fd);
+	mo_api_cache_free(srv->api.models);
 	free(srv);
 }
 

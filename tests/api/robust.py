@@ -195,6 +195,7 @@ def test_many_connections(port, n=1000):
         s.setblocking(False)
         sel.register(s, selectors.EVENT_READ, bytearray())
     ok = 0
+    other = []
     deadline = time.time() + 30
     pending = n
     while pending and time.time() < deadline:
@@ -207,11 +208,15 @@ def test_many_connections(port, n=1000):
                 chunk = b""
             key.data.extend(chunk)
             if not chunk or re.search(rb"\r\n\r\n.*\}", bytes(key.data), re.S):
-                ok += key.data.startswith(b"HTTP/1.1 200")
+                if key.data.startswith(b"HTTP/1.1 200"):
+                    ok += 1
+                else:
+                    other.append(bytes(key.data[:60]))
                 sel.unregister(key.fileobj)
                 pending -= 1
     if healthz_ok(port) is None or ok != n:
-        fail("1,000 concurrent connections: %d answered 200" % ok)
+        fail("1,000 concurrent connections: %d answered 200, %d pending; others %r"
+             % (ok, pending, other[:5]))
     for s in socks:
         s.close()
     sel.close()
@@ -384,7 +389,7 @@ def main():
         err = srv.stderr()
         if rc != 0:
             fail("exit status %d after SIGTERM" % rc)
-        if "AddressSanitizer" in err or "runtime error:" in err or "LeakSanitizer" in err:
+        if any(w in err for w in ("AddressSanitizer", "runtime error:", "LeakSanitizer", "ThreadSanitizer")):
             fail("sanitizer report:\n" + err[err.find("=="):][:4000])
     finally:
         srv.close()

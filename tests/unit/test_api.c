@@ -263,6 +263,38 @@ static void test_presets_and_import(void **state)
 	assert_int_equal(handle(f, "POST", "/api/v1/models/import", "application/json", "{"), 400);
 }
 
+/* The same answers with the preset cache as without it. */
+static void test_cached_presets(void **state)
+{
+	fixture *f = *state;
+	char *bodies[] = {
+		request_body(GOOD, mo_preset_name(0), NULL),
+		request_body(BAD, mo_preset_name(0), NULL),
+		request_body(GOOD, mo_preset_name(0), "{\"devices\": 16}"),
+		request_body(GOOD, "no-such-preset", NULL),
+	};
+	static const char *const paths[] = {"/api/v1/validate", "/api/v1/expand", "/api/v1/export"};
+
+	for (size_t p = 0; p < 3; p++)
+		for (size_t i = 0; i < 4; i++) {
+			char *plain;
+
+			f->opt.models = NULL;
+			handle(f, "POST", paths[p], "application/json", bodies[i]);
+			plain = strdup(f->res.body);
+			assert_int_equal(mo_api_cache_new(&f->opt.models), 0);
+			for (int round = 0; round < 2; round++) {
+				handle(f, "POST", paths[p], "application/json", bodies[i]);
+				assert_string_equal(f->res.body, plain);
+			}
+			mo_api_cache_free(f->opt.models);
+			f->opt.models = NULL;
+			free(plain);
+		}
+	for (size_t i = 0; i < 4; i++)
+		free(bodies[i]);
+}
+
 static void test_problem_detail_not_utf8(void **state)
 {
 	fixture *f = *state;
@@ -286,6 +318,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_validate, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_expand_export, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_presets_and_import, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cached_presets, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_problem_detail_not_utf8, setup, teardown),
 	};
 
