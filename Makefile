@@ -24,7 +24,7 @@ VERSION      := 0.1.0
 PKGS      := yaml-0.1 libpcre2-8 jansson
 SRV_PKGS  := libmicrohttpd
 DEBIAN_PKGS := build-essential pkg-config libyaml-dev libpcre2-dev libjansson-dev \
-               libmicrohttpd-dev libcmocka-dev python3 python3-yaml curl
+               libmicrohttpd-dev libcmocka-dev python3 python3-yaml curl wrk
 
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) $(SRV_PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
