@@ -8,6 +8,9 @@
 #include <string.h>
 #include <time.h>
 
+/* Body bytes over the cap read (and dropped) before giving up on a 413. */
+#define MO_SRV_MAX_DISCARD ((uint64_t)64 * 1024 * 1024)
+
 uint64_t mo_srv_now_us(void)
 {
 	struct timespec ts;
@@ -220,22 +223,25 @@ static bool mo_srv_grow(mo_srv_req *rq, size_t need, size_t max)
 	return true;
 }
 
-/* Appends a piece of body to the capped buffer (or discards it). */
+/* Appends a piece of body to the capped buffer, or discards it once over
+ * the cap (413 at the end; the connection is dropped past
+ * MO_SRV_MAX_DISCARD bytes or the request deadline). */
 static enum MHD_Result mo_srv_body(const mo_srv *srv, mo_srv_req *rq,
 				   const char *data, size_t *size)
 {
 	size_t n = *size;
 
 	*size = 0;
-	if (rq->answered || rq->too_big)
-		return MHD_YES;
 	if (mo_srv_now_us() - rq->start_us > (uint64_t)srv->cfg.deadline_s * 1000000u) {
 		rq->status = 408; /* too slow: drop the connection */
 		return MHD_NO;
 	}
-	if (n > srv->api.max_body - rq->len) {
-		rq->too_big = true;
+	if (rq->answered)
 		return MHD_YES;
+	if (rq->too_big || n > srv->api.max_body - rq->len) {
+		rq->too_big = true;
+		rq->discarded += n;
+		return rq->discarded > MO_SRV_MAX_DISCARD ? MHD_NO : MHD_YES;
 	}
 	if (rq->len + n > rq->cap && !mo_srv_grow(rq, rq->len + n, srv->api.max_body))
 		return MHD_NO;

@@ -52,6 +52,7 @@ typedef struct mo_srv_req {
 	char remote[48];
 	char *body;               /* capped buffer */
 	size_t len, cap;
+	uint64_t discarded;       /* body bytes dropped over the cap */
 	bool too_big;             /* body over the cap: answer 413 at the end */
 	bool answered;            /* a response is queued */
 	int status;               /* for the log and the metrics */

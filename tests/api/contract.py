@@ -6,6 +6,7 @@ the graceful shutdown. Exit status 0 when everything holds."""
 import json
 import os
 import socket
+import subprocess
 import sys
 import tempfile
 import time
@@ -261,6 +262,37 @@ def test_graceful_shutdown():
     srv.close()
 
 
+def test_overload():
+    """--max-inflight 1: while one request's body is arriving, another
+    request is refused with a documented 503 and Retry-After."""
+    srv = Server("--max-inflight", "1")
+    try:
+        s = socket.create_connection(("127.0.0.1", srv.port), timeout=10)
+        s.sendall(b"POST /api/v1/validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                  b"Content-Length: 100\r\n\r\n{")
+        time.sleep(0.3)
+        _, hdrs, _ = call(srv.port, "GET", "/healthz", expect=503)
+        if not hdrs.get("retry-after"):
+            fail("503 without Retry-After")
+        s.close()
+        time.sleep(0.3)
+        call(srv.port, "GET", "/healthz", expect=200)
+    finally:
+        srv.close()
+
+
+def test_cli_usage():
+    exe = os.environ.get("MEMOPT") or os.path.join(ROOT, "build", "memopt")
+    for args, want in ((["--help"], 0), (["--port", "abc"], 2), (["--port", "70000"], 2),
+                       (["--bogus"], 2), (["--max-body", "12 parsecs"], 2),
+                       (["--host", "not-an-address", "--port", "0"], 1),
+                       (["--web-root", "/nonexistent/dir", "--port", "0"], 1)):
+        rc = subprocess.run([exe, "serve", *args], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=20).returncode
+        if rc != want:
+            fail("memopt serve %s: exit %d, expected %d" % (" ".join(args), rc, want))
+
+
 def test_access_log(srv):
     lines = [ln for ln in srv.stderr().splitlines() if ln.startswith("{")]
     if not lines:
@@ -306,6 +338,8 @@ def main():
     test_symlinks()
     test_cors()
     test_graceful_shutdown()
+    test_overload()
+    test_cli_usage()
     test_coverage()
     if FAILURES:
         print("%d contract failure(s)" % len(FAILURES))
