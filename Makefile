@@ -4,7 +4,7 @@
 #   make test       install missing Debian packages (as root) and run every test
 #   make check      the same tests under ASan+UBSan (build in $(BUILD)-san)
 #   make bench      benchmarks with ratios against baselines measured in the same run
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR= (make uninstall with the same)
 .DELETE_ON_ERROR:
 .SUFFIXES:
 
@@ -92,7 +92,7 @@ $(LIB_A): $(CORE_OBJ)
 	rm -f $@ && ar rcs $@ $^
 
 $(LIB_SO): $(CORE_OBJ)
-	$(CC) -shared -Wl,-soname,libmemopt.so.$(SONAME_MAJOR) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS)
+	$(CC) -shared -Wl,-soname,libmemopt.so.$(SONAME_MAJOR) $(LDFLAGS_ALL) -o $@ $^ $(PKG_LIBS) -lm
 	ln -sf libmemopt.so.$(VERSION) $(BUILD)/libmemopt.so.$(SONAME_MAJOR)
 	ln -sf libmemopt.so.$(SONAME_MAJOR) $(BUILD)/libmemopt.so
 
@@ -147,22 +147,43 @@ run: all
 bench: all $(BENCH_BIN)
 	BUILD=$(BUILD) sh bench/run.sh
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/memopt \
-	           $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 0755 $(MEMOPT) $(DESTDIR)$(PREFIX)/bin/memopt
-	install -m 0644 $(LIB_A) $(DESTDIR)$(PREFIX)/lib/
-	install -m 0755 $(LIB_SO) $(DESTDIR)$(PREFIX)/lib/
-	ln -sf libmemopt.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libmemopt.so.$(SONAME_MAJOR)
-	ln -sf libmemopt.so.$(SONAME_MAJOR) $(DESTDIR)$(PREFIX)/lib/libmemopt.so
-	install -m 0644 core/include/memopt/*.h $(DESTDIR)$(PREFIX)/include/memopt/
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' core/memopt.pc.in \
-	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/memopt.pc
+# ---- install (PREFIX, DESTDIR; DESTDIR is only ever given on the command line) ----
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+DATADIR    ?= $(PREFIX)/share
+MANDIR     ?= $(DATADIR)/man
+WEBDIR     := $(DATADIR)/memopt/web
+MAN1       := $(sort $(wildcard man/*.1))
+# memopt.pc names its directories relative to ${prefix} when they are under it
+pc_rel      = $(patsubst $(PREFIX)/%,$${prefix}/%,$(1))
+WEB_FILES  := $(shell find web -type f ! -name '.*' 2>/dev/null | LC_ALL=C sort)
 
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/memopt \
+	           $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(WEBDIR)
+	install -m 0755 $(MEMOPT) $(DESTDIR)$(BINDIR)/memopt
+	install -m 0644 $(LIB_A) $(DESTDIR)$(LIBDIR)/libmemopt.a
+	install -m 0755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/libmemopt.so.$(VERSION)
+	ln -sf libmemopt.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libmemopt.so.$(SONAME_MAJOR)
+	ln -sf libmemopt.so.$(SONAME_MAJOR) $(DESTDIR)$(LIBDIR)/libmemopt.so
+	install -m 0644 core/include/memopt/*.h $(DESTDIR)$(INCLUDEDIR)/memopt/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(call pc_rel,$(LIBDIR))|' \
+	    -e 's|@INCLUDEDIR@|$(call pc_rel,$(INCLUDEDIR))|' -e 's|@VERSION@|$(VERSION)|' \
+	    core/memopt.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/memopt.pc
+	chmod 0644 $(DESTDIR)$(LIBDIR)/pkgconfig/memopt.pc
+	$(if $(MAN1),install -m 0644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/)
+	for f in $(WEB_FILES); do \
+	  install -D -m 0644 "$$f" "$(DESTDIR)$(WEBDIR)/$${f#web/}" || exit 1; \
+	done
+
+# Removes exactly what install put there, and the directories that are ours.
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/memopt $(DESTDIR)$(PREFIX)/lib/libmemopt.* \
-	      $(DESTDIR)$(PREFIX)/lib/pkgconfig/memopt.pc
-	rm -rf $(DESTDIR)$(PREFIX)/include/memopt
+	rm -f $(DESTDIR)$(BINDIR)/memopt $(DESTDIR)$(LIBDIR)/libmemopt.a \
+	      $(DESTDIR)$(LIBDIR)/libmemopt.so $(DESTDIR)$(LIBDIR)/libmemopt.so.$(SONAME_MAJOR) \
+	      $(DESTDIR)$(LIBDIR)/libmemopt.so.$(VERSION) $(DESTDIR)$(LIBDIR)/pkgconfig/memopt.pc \
+	      $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1)))
+	rm -rf $(DESTDIR)$(INCLUDEDIR)/memopt $(DESTDIR)$(DATADIR)/memopt
 
 format:
 	clang-format -i $(CORE_SRC) $(API_SRC) $(SERVER_SRC) $(CLI_SRC) core/include/memopt/*.h core/src/*.h

@@ -43,5 +43,7 @@ int mo_cli_parse_args(mo_cli *c, int argc, char **argv);
 /* subcommands */
 int mo_cli_check_command(mo_cli *c, int argc, char **argv);
 int mo_cli_serve(int argc, char **argv);
+/* memopt launch CONFIG [options] -- CMD ARGS...: execs CMD or returns an exit status. */
+int mo_cli_launch(int argc, char **argv);
 
 #endif

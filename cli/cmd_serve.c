@@ -2,9 +2,11 @@
 #include "server.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char mo_serve_usage[] =
 	"usage: memopt serve [options]\n"
@@ -12,7 +14,9 @@ static const char mo_serve_usage[] =
 	"  --port N               port (default 8080; 0 picks a free one)\n"
 	"  --threads N            worker threads (default: online CPUs)\n"
 	"  --max-body SIZE        request body limit, e.g. 1MiB (default 1MiB)\n"
-	"  --web-root DIR         serve the web UI from DIR (default: built-in pages)\n"
+	"  --web-root DIR         serve the web UI from DIR (default: the installed\n"
+	"                         PREFIX/share/memopt/web next to bin/memopt, else\n"
+	"                         the built-in pages)\n"
 	"  --cors-origin ORIGIN   allow cross-origin calls from ORIGIN\n"
 	"  --max-connections N    concurrent connections (default 4096)\n"
 	"  --max-inflight N       requests handled at once; 503 above (default 1024)\n"
@@ -117,6 +121,34 @@ static int mo_serve_option(mo_srv_config *cfg, int argc, char **argv, int *i)
 	return bad ? mo_serve_bad(a) : 0;
 }
 
+/* An installed memopt (PREFIX/bin/memopt) serves PREFIX/share/memopt/web,
+ * found from the executable's own path so DESTDIR and relocated trees
+ * work; NULL (the embedded pages) when there is none. */
+static const char *mo_serve_installed_root(void)
+{
+	static char path[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+	if (n <= 0)
+		return NULL;
+	path[n] = '\0';
+	char *slash = strrchr(path, '/');
+	if (!slash)
+		return NULL;
+	*slash = '\0';
+	slash = strrchr(path, '/');
+	if (!slash || strcmp(slash, "/bin") != 0)
+		return NULL;
+	static const char rel[] = "/share/memopt/web";
+	if ((size_t)(slash - path) + sizeof rel + sizeof "/index.html" > sizeof path)
+		return NULL;
+	memcpy(slash, rel, sizeof rel);
+	size_t len = strlen(path);
+	memcpy(path + len, "/index.html", sizeof "/index.html");
+	int ok = access(path, R_OK) == 0;
+	path[len] = '\0';
+	return ok ? path : NULL;
+}
+
 int mo_cli_serve(int argc, char **argv)
 {
 	mo_srv_config cfg;
@@ -130,5 +162,7 @@ int mo_cli_serve(int argc, char **argv)
 		if (mo_serve_option(&cfg, argc, argv, &i) != 0)
 			return 2;
 	}
+	if (!cfg.web_root)
+		cfg.web_root = mo_serve_installed_root();
 	return mo_srv_run(&cfg);
 }

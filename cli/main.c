@@ -15,7 +15,10 @@ void mo_cli_usage(FILE *f)
 	      "  export CONFIG     canonical YAML (a whole training YAML keeps every other byte)\n"
 	      "  presets [NAME]    list the built-in models, or print one as a model file\n"
 	      "  serve             HTTP API and web UI (memopt serve --help)\n"
-	      "  estimate, plan, launch   not built yet (see the issues)\n"
+	      "  launch CONFIG [--max-memory SIZE] -- CMD ARGS...\n"
+	      "                    validate, then run CMD with MEMOPT_PLAN and MEMOPT_CONFIG\n"
+	      "                    (memopt launch --help)\n"
+	      "  estimate, plan    not built yet (see the issues)\n"
 	      "\n"
 	      "options:\n"
 	      "  -m, --model M     a preset name or a model file (YAML/JSON, HF config.json,\n"
@@ -46,7 +49,9 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "serve"))
 		return mo_cli_serve(argc - 1, argv + 1);
-	if (!strcmp(cmd, "estimate") || !strcmp(cmd, "plan") || !strcmp(cmd, "launch")) {
+	if (!strcmp(cmd, "launch"))
+		return mo_cli_launch(argc - 1, argv + 1);
+	if (!strcmp(cmd, "estimate") || !strcmp(cmd, "plan")) {
 		fprintf(stderr, "memopt %s: not built yet; it arrives with its issue\n", cmd);
 		return MO_EXIT_USAGE;
 	}
