@@ -1,4 +1,5 @@
 /* memopt serve: the HTTP API and the web UI. */
+#include "memopt/memopt.h"
 #include "server.h"
 
 #include <errno.h>
@@ -42,32 +43,15 @@ static int mo_serve_uint(unsigned *out, const char *text, unsigned lo,
 	return 0;
 }
 
-/* 1048576, 512KiB, 1MiB, 2M, 64k: bytes, 1 KiB to 1 GiB. */
+/* A size as mo_parse_size reads it (1048576, 512KiB, 1MiB), 1 KiB..1 GiB. */
 static int mo_serve_size(size_t *out, const char *text)
 {
-	static const struct { const char *suffix; unsigned shift; } units[] = {
-		{"", 0}, {"B", 0}, {"k", 10}, {"K", 10}, {"KB", 10}, {"KiB", 10},
-		{"M", 20}, {"MB", 20}, {"MiB", 20}, {"G", 30}, {"GB", 30}, {"GiB", 30},
-	};
-	char *end;
-	unsigned long long v;
+	uint64_t v;
 
-	errno = 0;
-	if (!text || *text < '0' || *text > '9')
+	if (!text || mo_parse_size(&v, text) != 0 || v < 1024 || v > ((uint64_t)1 << 30))
 		return -1;
-	v = strtoull(text, &end, 10);
-	if (errno || v > (1ull << 30))
-		return -1;
-	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
-		if (strcmp(end, units[i].suffix) != 0)
-			continue;
-		v <<= units[i].shift;
-		if (v < 1024 || v > (1ull << 30))
-			return -1;
-		*out = (size_t)v;
-		return 0;
-	}
-	return -1;
+	*out = (size_t)v;
+	return 0;
 }
 
 /* --name VALUE or --name=VALUE: the value, advancing *i; NULL if none. */
