@@ -1,0 +1,302 @@
+"""memopt for Python: ctypes over libmemopt.so, no build step.
+
+    import memopt
+    r = memopt.validate(open("train.yaml").read())          # a whole training YAML
+    r = memopt.validate(text, model="llama2-7b")             # or a preset / model file
+    if r["valid"]:
+        plan = memopt.expand(text, model="llama2-7b")        # {"layers": [...], "warnings": [...]}
+
+The shapes are those of `memopt validate --json` and `memopt expand --json`
+(SPEC 5). The library is found through $MEMOPT_LIB, else ./build/libmemopt.so
+(a source checkout), else the system's (ctypes.util.find_library("memopt"),
+then libmemopt.so.0). Every call is independent and thread-safe: handles are
+created and freed inside the call.
+"""
+
+import ctypes
+import ctypes.util
+import os
+
+__all__ = ["validate", "expand", "estimate", "presets", "has_estimator",
+           "MemoptError", "InvalidConfig", "Unavailable", "library_path"]
+__version__ = "0.1.0"
+
+# ---- the C API's structures (memopt.h), field for field ---------------------
+
+
+class _Error(ctypes.Structure):            # mo_error
+    _fields_ = [("code", ctypes.c_int),
+                ("line", ctypes.c_int),
+                ("column", ctypes.c_int),
+                ("text", ctypes.c_char * 256)]
+
+
+class _Diag(ctypes.Structure):             # mo_diag
+    _fields_ = [("severity", ctypes.c_int),    # mo_severity: 0 error, 1 warning
+                ("code", ctypes.c_char_p),
+                ("message", ctypes.c_char_p),
+                ("hint", ctypes.c_char_p),
+                ("path", ctypes.c_char_p),
+                ("file", ctypes.c_char_p),
+                ("line", ctypes.c_int),
+                ("column", ctypes.c_int)]
+
+
+class _Input(ctypes.Structure):            # mo_input
+    _fields_ = [("config", ctypes.c_char_p),
+                ("config_len", ctypes.c_size_t),
+                ("config_name", ctypes.c_char_p),
+                ("preset", ctypes.c_char_p),
+                ("model", ctypes.c_char_p),
+                ("model_len", ctypes.c_size_t),
+                ("model_name", ctypes.c_char_p),
+                ("devices", ctypes.c_int64),
+                ("limits", ctypes.c_void_p)]   # const mo_limits *: NULL = defaults
+
+
+class _Rule(ctypes.Structure):             # mo_rule
+    _fields_ = [("section", ctypes.c_char_p),
+                ("key", ctypes.c_char_p),
+                ("line", ctypes.c_int)]
+
+
+class _Action(ctypes.Structure):           # mo_action
+    _fields_ = [("path", ctypes.c_char_p),
+                ("action", ctypes.c_int),      # mo_action_kind
+                ("rule", _Rule)]
+
+
+MO_SEV_ERROR = 0
+_handle = ctypes.c_void_p
+
+
+class MemoptError(Exception):
+    """A hard error (mo_error): unknown preset, limits, memory, I/O."""
+
+    def __init__(self, text, code=0):
+        super().__init__(text)
+        self.code = code
+
+
+class InvalidConfig(MemoptError):
+    """The config has errors; .result is the validate() dictionary."""
+
+    def __init__(self, result):
+        errs = result["errors"]
+        first = errs[0] if errs else {"code": "?", "message": "", "line": 0, "column": 0}
+        super().__init__("%d error(s); first: %s:%s: %s[%s]: %s" % (
+            len(errs), first.get("line"), first.get("column"), "error",
+            first.get("code"), first.get("message")), 5)
+        self.result = result
+
+
+class Unavailable(MemoptError):
+    """The loaded libmemopt lacks this part of the API (an older build)."""
+
+
+# ---- loading the library ---------------------------------------------------
+
+def _candidates():
+    env = os.environ.get("MEMOPT_LIB")
+    if env:
+        return [env]
+    out = []
+    local = os.path.join(os.getcwd(), "build", "libmemopt.so")
+    if os.path.exists(local):
+        out.append(local)
+    found = ctypes.util.find_library("memopt")
+    if found:
+        out.append(found)
+    out.append("libmemopt.so.0")
+    return out
+
+
+def _load():
+    errors = []
+    for path in _candidates():
+        try:
+            return ctypes.CDLL(path), path
+        except OSError as e:
+            errors.append("%s: %s" % (path, e))
+    raise ImportError("memopt: cannot load libmemopt (set MEMOPT_LIB): " + "; ".join(errors))
+
+
+_lib, library_path = _load()
+
+
+def _fn(name, restype, *argtypes, required=True):
+    f = getattr(_lib, name, None)
+    if f is None:
+        if required:
+            raise ImportError("memopt: %s lacks %s" % (library_path, name))
+        return None
+    f.restype = restype
+    f.argtypes = list(argtypes)
+    return f
+
+
+_P = ctypes.POINTER
+_diags_new = _fn("mo_diags_new", ctypes.c_int, _P(_handle))
+_diags_free = _fn("mo_diags_free", None, _handle)
+_diags_count = _fn("mo_diags_count", ctypes.c_size_t, _handle)
+_diags_errors = _fn("mo_diags_errors", ctypes.c_size_t, _handle)
+_diags_get = _fn("mo_diags_get", _P(_Diag), _handle, ctypes.c_size_t)
+_diags_sort = _fn("mo_diags_sort", None, _handle)
+_check = _fn("mo_check", ctypes.c_int, _P(_handle), _P(_handle), _handle, _P(_Input), _P(_Error))
+_config_free = _fn("mo_config_free", None, _handle)
+_model_free = _fn("mo_model_free", None, _handle)
+_presets_count = _fn("mo_presets_count", ctypes.c_size_t)
+_preset_name = _fn("mo_preset_name", ctypes.c_char_p, ctypes.c_size_t)
+_preset_description = _fn("mo_preset_description", ctypes.c_char_p, ctypes.c_size_t)
+_model_num_layers = _fn("mo_model_num_layers", ctypes.c_int64, _handle)
+_model_layer_type_of = _fn("mo_model_layer_type_of", ctypes.c_size_t, _handle, ctypes.c_int64)
+_model_layer_type_name = _fn("mo_model_layer_type_name", ctypes.c_char_p, _handle, ctypes.c_size_t)
+_expand = _fn("mo_expand", ctypes.c_int, _P(_handle), _handle, _handle, _P(_Error))
+_plan_free = _fn("mo_plan_free", None, _handle)
+_plan_layer_count = _fn("mo_plan_layer_count", ctypes.c_size_t, _handle)
+_plan_action_count = _fn("mo_plan_action_count", ctypes.c_size_t, _handle, ctypes.c_int64)
+_plan_action = _fn("mo_plan_action", _P(_Action), _handle, ctypes.c_int64, ctypes.c_size_t)
+_plan_prefetch = _fn("mo_plan_prefetch", ctypes.c_int64, _handle)
+_action_name = _fn("mo_action_name", ctypes.c_char_p, ctypes.c_int)
+# the estimator (issue 3): present in newer builds only
+_estimate_run = getattr(_lib, "mo_estimate_run", None)
+
+
+def _s(b):
+    return None if b is None else b.decode("utf-8", "replace")
+
+
+def _b(text):
+    if text is None:
+        return None
+    return text.encode("utf-8") if isinstance(text, str) else bytes(text)
+
+
+def presets():
+    """[{"name", "description"}] of the built-in models."""
+    return [{"name": _s(_preset_name(i)), "description": _s(_preset_description(i))}
+            for i in range(_presets_count())]
+
+
+def has_estimator():
+    return _estimate_run is not None
+
+
+# ---- one checked input: config + model through mo_check --------------------
+
+class _Checked:
+    """Holds the handles of one mo_check call; frees them on close()."""
+
+    def __init__(self, config_text, model=None, devices=None, name="config"):
+        self.cfg, self.model, self.diags = _handle(), _handle(), _handle()
+        self._keep = []
+        if _diags_new(ctypes.byref(self.diags)) != 0:
+            raise MemoptError("out of memory", 1)
+        try:
+            self._run(config_text, model, devices, name)
+        except BaseException:
+            self.close()
+            raise
+
+    def _run(self, config_text, model, devices, name):
+        cfg = _b(config_text)
+        if cfg is None:
+            raise TypeError("config_text is required")
+        inp = _Input(config=cfg, config_len=len(cfg), config_name=_b(name),
+                     devices=int(devices or 0))
+        if devices is not None and int(devices) < 1:
+            raise ValueError("devices must be at least 1")
+        if model is not None:
+            names = {p["name"] for p in presets()}
+            if isinstance(model, str) and model in names:
+                inp.preset = _b(model)
+            elif isinstance(model, str) and "\n" not in model and os.path.isfile(model):
+                with open(model, "rb") as f:
+                    text = f.read()
+                inp.model, inp.model_len, inp.model_name = text, len(text), _b(model)
+            elif isinstance(model, (bytes, bytearray)) or "\n" in model or model.lstrip()[:1] == "{":
+                text = _b(model)
+                inp.model, inp.model_len, inp.model_name = text, len(text), b"model"
+            else:
+                inp.preset = _b(model)  # the library reports the unknown preset
+        err = _Error()
+        if _check(ctypes.byref(self.cfg), ctypes.byref(self.model), self.diags,
+                  ctypes.byref(inp), ctypes.byref(err)) != 0:
+            raise MemoptError(_s(err.text), err.code)
+        _diags_sort(self.diags)
+
+    def result(self):
+        errors, warnings = [], []
+        for i in range(_diags_count(self.diags)):
+            d = _diags_get(self.diags, i).contents
+            item = {"code": _s(d.code), "message": _s(d.message), "line": d.line,
+                    "column": d.column, "path": _s(d.path) or "", "file": _s(d.file)}
+            if d.hint:
+                item["hint"] = _s(d.hint)
+            (errors if d.severity == MO_SEV_ERROR else warnings).append(item)
+        return {"valid": not errors, "errors": errors, "warnings": warnings}
+
+    def close(self):
+        _config_free(self.cfg)
+        _model_free(self.model)
+        _diags_free(self.diags)
+        self.cfg = self.model = self.diags = _handle()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def validate(config_text, model=None, devices=None, name="config"):
+    """Every rule against the model: {"valid", "errors", "warnings"}.
+
+    model: a preset name, a model file's path, or model text (YAML/JSON); None
+    takes the model the config carries (a PyNative training YAML), else the
+    checks that need one report `model-needed`. devices: the device count for
+    files that lack it. Raises MemoptError on hard errors (unknown preset,
+    limits)."""
+    with _Checked(config_text, model, devices, name) as c:
+        return c.result()
+
+
+def expand(config_text, model=None, devices=None, name="config"):
+    """The expanded plan: {"layers": [{"layer", "type", "actions": [{"path",
+    "action", "rule": {"section", "key", "line"}}]}], "prefetch", "warnings"}.
+    Raises InvalidConfig (with .result) when the config has errors, and
+    MemoptError when there is no model."""
+    with _Checked(config_text, model, devices, name) as c:
+        res = c.result()
+        if not res["valid"]:
+            raise InvalidConfig(res)
+        if not c.model:
+            raise MemoptError("expand needs a model: pass model=", 4)
+        plan, err = _handle(), _Error()
+        if _expand(ctypes.byref(plan), c.cfg, c.model, ctypes.byref(err)) != 0:
+            raise MemoptError(_s(err.text), err.code)
+        try:
+            layers = []
+            nl = _model_num_layers(c.model)
+            for layer in range(_plan_layer_count(plan)):
+                t = _model_layer_type_of(c.model, layer)
+                acts = []
+                for i in range(_plan_action_count(plan, layer)):
+                    a = _plan_action(plan, layer, i).contents
+                    acts.append({"path": _s(a.path), "action": _s(_action_name(a.action)),
+                                 "rule": {"section": _s(a.rule.section), "key": _s(a.rule.key),
+                                          "line": a.rule.line}})
+                layers.append({"layer": layer, "type": _s(_model_layer_type_name(c.model, t)),
+                               "mtp": layer >= nl, "actions": acts})
+            return {"layers": layers, "prefetch": _plan_prefetch(plan),
+                    "warnings": res["warnings"]}
+        finally:
+            _plan_free(plan)  # the plan borrows cfg and model: freed first
+
+
+def estimate(config_text, model=None, devices=None, name="config"):
+    """The memory estimate (SPEC 5 shape). Raises Unavailable when the loaded
+    libmemopt has no estimator yet."""
+    if _estimate_run is None:
+        raise Unavailable("this libmemopt (%s) has no estimator (mo_estimate_run)" % library_path)
+    raise Unavailable("the estimator's C API is not wrapped yet")

@@ -1,0 +1,178 @@
+"""bindings/python/memopt.py against libmemopt.so (MEMOPT_LIB or build/)."""
+import os
+import subprocess
+import sys
+import threading
+import unittest
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "bindings", "python"))
+import memopt  # noqa: E402
+
+REAL = os.path.join(ROOT, "..", "shared", "real-configs", "pynative_ds3.yaml")
+MEMOPT = os.environ.get("MEMOPT", os.path.join(ROOT, "build", "memopt"))
+
+GOOD = """recompute:
+  mode: full
+  full_recompute_layer: [0-15]
+swap:
+  enable: True
+  layer_swap:
+    - layers: [16-30]
+"""
+BAD = """recompute:
+  mode: full
+  full_recompute_layer: [0-15]
+  mode: select
+"""
+
+
+class Binding(unittest.TestCase):
+    def test_loads_the_right_library(self):
+        self.assertTrue(os.path.exists(memopt.library_path) or "/" not in memopt.library_path)
+        if os.environ.get("MEMOPT_LIB"):
+            self.assertEqual(memopt.library_path, os.environ["MEMOPT_LIB"])
+
+    def test_struct_sizes_match_the_header(self):
+        # mo_diag: enum + 5 pointers + 2 ints, mo_error: 3 ints + char[256]
+        import ctypes
+        p = ctypes.sizeof(ctypes.c_void_p)
+        self.assertEqual(ctypes.sizeof(memopt._Diag), 8 + 5 * p + 8 if p == 8 else 4 + 5 * p + 8)
+        self.assertEqual(ctypes.sizeof(memopt._Error), 12 + 256)
+
+    def test_presets(self):
+        names = [p["name"] for p in memopt.presets()]
+        self.assertIn("llama2-7b", names)
+
+    def test_validate_valid(self):
+        r = memopt.validate(GOOD, model="llama2-7b")
+        self.assertEqual(r, {"valid": True, "errors": [], "warnings": []})
+
+    def test_validate_errors_match_the_cli(self):
+        r = memopt.validate(BAD, model="llama2-7b", name="bad.yaml")
+        self.assertFalse(r["valid"])
+        e = r["errors"][0]
+        self.assertEqual((e["code"], e["line"], e["column"], e["file"]),
+                         ("duplicate-key", 4, 3, "bad.yaml"))
+        self.assertIn("hint", e)
+        # the same diagnostics as `memopt validate --json`
+        if os.access(MEMOPT, os.X_OK):
+            import json
+            import tempfile
+            with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+                f.write(BAD)
+            try:
+                out = subprocess.run([MEMOPT, "validate", "--json", "-m", "llama2-7b", f.name],
+                                     capture_output=True, text=True).stdout
+                cli = json.loads(out)
+                r2 = memopt.validate(BAD, model="llama2-7b", name=f.name)
+                strip = lambda ds: [{k: d[k] for k in ("code", "message", "line", "column", "path")}
+                                    for d in ds]
+                self.assertEqual(strip(cli["errors"]), strip(r2["errors"]))
+                self.assertEqual(cli["valid"], r2["valid"])
+            finally:
+                os.unlink(f.name)
+
+    def test_warning_is_valid(self):
+        r = memopt.validate("recompute:\n  mode: null\n", model="llama2-7b")
+        self.assertTrue(r["valid"])
+        self.assertTrue(r["warnings"])
+
+    def test_no_model(self):
+        r = memopt.validate("recompute:\n  full_recompute_layer: [0-3]\n")
+        self.assertFalse(r["valid"])
+        self.assertEqual(r["errors"][0]["code"], "model-needed")
+
+    def test_model_as_text_and_file(self):
+        import tempfile
+        text = [p for p in memopt.presets() if p["name"] == "llama2-7b"]
+        self.assertTrue(text)
+        yaml_text = subprocess.run([MEMOPT, "presets", "llama2-7b"], capture_output=True,
+                                   text=True).stdout if os.access(MEMOPT, os.X_OK) else None
+        if not yaml_text:
+            self.skipTest("no memopt binary to print the preset")
+        self.assertTrue(memopt.validate(GOOD, model=yaml_text)["valid"])
+        with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+            f.write(yaml_text)
+        try:
+            self.assertTrue(memopt.validate(GOOD, model=f.name)["valid"])
+        finally:
+            os.unlink(f.name)
+
+    def test_unknown_preset_is_a_hard_error(self):
+        with self.assertRaises(memopt.MemoptError):
+            memopt.validate(GOOD, model="no-such-preset")
+
+    def test_expand(self):
+        p = memopt.expand(GOOD, model="llama2-7b")
+        layers = p["layers"]
+        self.assertEqual(len(layers), 32)
+        self.assertEqual(layers[0]["actions"][0]["action"], "recompute")
+        self.assertEqual(layers[0]["actions"][0]["path"], "")
+        self.assertEqual(layers[0]["actions"][0]["rule"],
+                         {"section": "recompute", "key": "full_recompute_layer", "line": 3})
+        self.assertEqual(layers[16]["actions"][0]["action"], "swap")
+        self.assertEqual(layers[31]["actions"], [])
+        self.assertEqual(p["prefetch"], 1)
+
+    def test_expand_matches_the_cli(self):
+        if not os.access(MEMOPT, os.X_OK):
+            self.skipTest("no memopt binary")
+        import json
+        import tempfile
+        with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+            f.write(GOOD)
+        try:
+            cli = json.loads(subprocess.run([MEMOPT, "expand", "--json", "-m", "llama2-7b", f.name],
+                                            capture_output=True, text=True).stdout)
+        finally:
+            os.unlink(f.name)
+        mine = memopt.expand(GOOD, model="llama2-7b")
+        for a, b in zip(cli["layers"], mine["layers"]):
+            self.assertEqual((a["layer"], a["type"]), (b["layer"], b["type"]))
+            self.assertEqual([(x["path"], x["action"], x["rule"]["key"]) for x in a["actions"]],
+                             [(x["path"], x["action"], x["rule"]["key"]) for x in b["actions"]])
+
+    def test_expand_invalid_raises(self):
+        with self.assertRaises(memopt.InvalidConfig) as cm:
+            memopt.expand(BAD, model="llama2-7b")
+        self.assertEqual(cm.exception.result["errors"][0]["code"], "duplicate-key")
+
+    @unittest.skipUnless(os.path.exists(REAL), "no real training YAML")
+    def test_real_training_yaml(self):
+        with open(REAL, encoding="utf-8") as f:
+            text = f.read()
+        self.assertTrue(memopt.validate(text, devices=8)["valid"])
+        p = memopt.expand(text, devices=8)
+        self.assertEqual(p["layers"][0]["type"], "mla-dense")
+        self.assertTrue(p["layers"][-1]["mtp"])
+
+    def test_threads(self):
+        errs = []
+
+        def work():
+            try:
+                for _ in range(20):
+                    assert memopt.validate(GOOD, model="llama2-7b")["valid"]
+                    assert not memopt.validate(BAD, model="llama2-7b")["valid"]
+            except Exception as e:  # pragma: no cover
+                errs.append(e)
+        ts = [threading.Thread(target=work) for _ in range(4)]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+        self.assertEqual(errs, [])
+
+    def test_estimate(self):
+        if not memopt.has_estimator():
+            with self.assertRaises(memopt.Unavailable):
+                memopt.estimate(GOOD, model="llama2-7b")
+            self.skipTest("this libmemopt has no estimator yet")
+        e = memopt.estimate(GOOD, model="llama2-7b")
+        self.assertGreater(e["peak_bytes"], 0)
+        self.assertEqual(len(e["layers"]), 32)
+
+
+if __name__ == "__main__":
+    unittest.main()
