@@ -7,9 +7,14 @@
  *  - out-parameters come first; a function returning a new object through
  *    `**out` gives the caller ownership (free it with the matching _free);
  *  - pointers returned as values are borrowed and live as long as their
- *    parent handle;
+ *    parent handle; `char *` results (mo_export, mo_model_to_yaml, ...) are
+ *    malloc'd, NUL-terminated, and released by the caller with free();
+ *  - every _free accepts NULL; on failure a `**out` is set to NULL;
+ *  - input texts (config, model) are copied: the caller may release them as
+ *    soon as the call returns; a mo_limits is copied too;
  *  - hard failures (out of memory, limits, unreadable input) fill a
- *    caller-owned mo_error; findings about the config are diagnostics
+ *    caller-owned mo_error (usually on the stack; NULL when the caller does
+ *    not want the details); findings about the config are diagnostics
  *    collected in a mo_diags list. No global mutable state: every function
  *    is safe to call from several threads on distinct handles, and const
  *    handles (a loaded model, a parsed config) may be shared read-only.
@@ -41,6 +46,8 @@ typedef enum mo_error_code {
 	MO_ERR_INTERNAL
 } mo_error_code;
 
+/* Caller-owned (no pointers inside, nothing to free); filled only by a
+ * function that fails with -1. */
 typedef struct mo_error {
 	mo_error_code code;
 	int line;   /* 1-based, 0 when unknown */
@@ -68,6 +75,8 @@ void mo_limits_default(mo_limits *lim);
 
 typedef enum mo_severity { MO_SEV_ERROR = 0, MO_SEV_WARNING = 1 } mo_severity;
 
+/* One finding. Every string is borrowed from the mo_diags list that holds
+ * it and stays valid until mo_diags_free. */
 typedef struct mo_diag {
 	mo_severity severity;
 	const char *code;    /* stable code, e.g. "layer-order" */
@@ -79,8 +88,11 @@ typedef struct mo_diag {
 	int column;
 } mo_diag;
 
+/* Opaque, owned by the caller: a list the calls below append to. */
 typedef struct mo_diags mo_diags;
 
+/* Returns 0 with *out set (free it with mo_diags_free), or -1 when out of
+ * memory. */
 int mo_diags_new(mo_diags **out);
 void mo_diags_free(mo_diags *d);
 size_t mo_diags_count(const mo_diags *d);
@@ -93,16 +105,19 @@ void mo_diags_sort(mo_diags *d);
 
 /* ---- models ------------------------------------------------------------ */
 
+/* Opaque; created by mo_model_preset / mo_model_load / mo_config_model /
+ * mo_check, owned by the caller, freed with mo_model_free. */
 typedef struct mo_model mo_model;
 
-/* Built-in presets. Borrowed, static. */
+/* Built-in presets. Borrowed, static; NULL when i >= mo_presets_count(). */
 size_t mo_presets_count(void);
 const char *mo_preset_name(size_t i);
 const char *mo_preset_description(size_t i);
 /* The preset's model file as YAML text (static, borrowed). */
 const char *mo_preset_yaml(size_t i);
 
-/* Loads a preset by name. Returns 0, or -1 with err filled. */
+/* Loads a preset by name. Returns 0 with *out set (caller frees with
+ * mo_model_free), or -1 with err filled. */
 int mo_model_preset(mo_model **out, const char *name, mo_error *err);
 
 /* Loads a model from text: a model file (YAML or JSON, either spelling),
@@ -122,6 +137,8 @@ void mo_model_set_devices(mo_model *m, int64_t devices);
 /* Re-runs the `parallel` consistency checks (after set_devices). */
 void mo_model_check(const mo_model *m, mo_diags *diags);
 
+/* Accessors. Strings are borrowed from the model (valid until
+ * mo_model_free); indexes out of range give NULL / 0. */
 int64_t mo_model_num_layers(const mo_model *m);     /* decoder layers */
 int64_t mo_model_mtp_layers(const mo_model *m);
 size_t mo_model_layer_type_count(const mo_model *m);
@@ -129,20 +146,24 @@ const char *mo_model_layer_type_name(const mo_model *m, size_t t);
 size_t mo_model_layer_type_of(const mo_model *m, int64_t layer);
 size_t mo_model_path_count(const mo_model *m, size_t t);
 const char *mo_model_path(const mo_model *m, size_t t, size_t p);
-/* The model as a canonical model file (YAML, SPEC 4 spelling). Caller frees. */
+/* The model as a canonical model file (YAML, SPEC 4 spelling). Caller
+ * frees with free(); NULL when out of memory. */
 char *mo_model_to_yaml(const mo_model *m);
-/* The model as JSON text (same keys). Caller frees. */
+/* The model as JSON text (same keys). Caller frees with free(). */
 char *mo_model_to_json(const mo_model *m);
 
 /* ---- configs ----------------------------------------------------------- */
 
+/* Opaque; created by mo_config_parse / mo_check, owned by the caller,
+ * freed with mo_config_free (after every plan made from it). */
 typedef struct mo_config mo_config;
 
 /* Parses text holding the three sections, alone or in a whole training
  * YAML. Syntax and structure problems go to diags (code, line, column).
  * Returns 0 with *out set (even when diags has errors, as long as the
  * text was YAML), or -1 with *out NULL and err filled on a hard error.
- * `name` labels diagnostics. */
+ * `name` labels diagnostics. The text and name are copied; *out belongs to
+ * the caller (mo_config_free). */
 int mo_config_parse(mo_config **out, mo_diags *diags, const char *text,
 		    size_t len, const char *name, const mo_limits *lim,
 		    mo_error *err);
@@ -153,7 +174,8 @@ void mo_config_free(mo_config *c);
 int mo_config_is_training_yaml(const mo_config *c);
 
 /* The model the config file carries itself (a PyNative/graph-mode
- * training YAML), as mo_model_load. Returns 1 when it has none. */
+ * training YAML), as mo_model_load: a new model the caller frees with
+ * mo_model_free. Returns 1 when it has none. */
 int mo_config_model(mo_model **out, mo_diags *diags, const mo_config *c,
 		    mo_error *err);
 
@@ -181,7 +203,11 @@ typedef struct mo_input {
  * every rule (the model's `parallel` checks included). *cfg and *model are
  * set when available (model may stay NULL: then `model-needed` applies).
  * Returns 0 (diags tell whether it is valid), or -1 on a hard error: an
- * unknown preset (MO_ERR_USAGE), limits, memory. */
+ * unknown preset (MO_ERR_USAGE), limits, memory.
+ * Ownership: the caller owns diags (appended to), and on return 0 owns *cfg
+ * and *model whenever they are non-NULL, valid or not: free them with
+ * mo_config_free / mo_model_free. On -1 both are NULL. Every text in *in is
+ * copied; *in may go away after the call. */
 int mo_check(mo_config **cfg, mo_model **model, mo_diags *diags, const mo_input *in,
 	     mo_error *err);
 
@@ -194,6 +220,7 @@ typedef enum mo_action_kind {
 	MO_ACT_SWAP
 } mo_action_kind;
 
+/* "keep", "recompute", "recompute_comm", "swap": static strings. */
 const char *mo_action_name(mo_action_kind a);
 
 typedef struct mo_rule {
@@ -202,21 +229,25 @@ typedef struct mo_rule {
 	int line;            /* YAML line of the entry */
 } mo_rule;
 
+/* Borrowed from the plan: the strings (and the mo_rule inside) stay valid
+ * until mo_plan_free. */
 typedef struct mo_action {
 	const char *path;    /* "" = the whole layer */
 	mo_action_kind action;
 	mo_rule rule;
 } mo_action;
 
+/* Opaque, owned by the caller, freed with mo_plan_free. */
 typedef struct mo_plan mo_plan;
 
-/* Expands a config that validated without errors. Returns 0, or -1. The
- * plan borrows c and m: free it before them. */
+/* Expands a config that validated without errors. Returns 0 with *out set,
+ * or -1 with *out NULL and err filled. The plan borrows c and m: free it
+ * before them. */
 int mo_expand(mo_plan **out, const mo_config *c, const mo_model *m,
 	      mo_error *err);
 void mo_plan_free(mo_plan *p);
 size_t mo_plan_layer_count(const mo_plan *p);
-/* Root actions of a layer: one per decision (a whole-layer recompute or
+/* Root actions of a layer (borrowed from p; NULL when out of range): one per decision (a whole-layer recompute or
  * swap, each selected module, each excluded op kept inside it, ...). */
 size_t mo_plan_action_count(const mo_plan *p, int64_t layer);
 const mo_action *mo_plan_action(const mo_plan *p, int64_t layer, size_t i);
@@ -231,10 +262,12 @@ int64_t mo_plan_prefetch(const mo_plan *p);
 
 /* Canonical YAML of the three sections (seed key order, flow-style merged
  * layer lists). For a whole training YAML, the original text with the
- * three sections replaced and every other byte kept. Caller frees *out.
- * Returns 0 or -1. Does not validate: call mo_validate first. */
+ * three sections replaced and every other byte kept. *out is malloc'd and
+ * NUL-terminated (*out_len excludes the NUL; out_len may be NULL); the
+ * caller frees it with free(). Returns 0, or -1 with *out NULL and err
+ * filled. Does not validate: call mo_validate first. */
 int mo_export(char **out, size_t *out_len, const mo_config *c, mo_error *err);
-/* Canonical YAML of the three sections only. */
+/* Canonical YAML of the three sections only (ownership as mo_export). */
 int mo_export_sections(char **out, size_t *out_len, const mo_config *c,
 		       mo_error *err);
 
