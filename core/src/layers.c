@@ -140,6 +140,24 @@ static bool mo_layers_item(mo_diags *diags, const char *file, const mo_node *ite
 	}
 }
 
+/* The common case without diagnostics: a plain decimal id or a valid
+ * quoted/plain "a-b" string. */
+static bool mo_layers_item_ok(const mo_node *item, mo_range *r)
+{
+	r->at = item;
+	if (item->kind != MO_NODE_SCALAR || item->tag)
+		return false;
+	size_t d = mo_digits(item->value, item->len);
+	if (item->style == MO_STYLE_PLAIN && d == item->len && d > 0 &&
+	    (d == 1 || item->value[0] != '0')) {
+		r->lo = r->hi = mo_layers_number(item->value, d);
+		return true;
+	}
+	if (mo_scalar_resolve(item) != MO_SCALAR_STR)
+		return false;
+	return mo_layers_parse_text(item->value, item->len, r) && r->lo <= r->hi;
+}
+
 static void mo_layers_type_error(mo_diags *diags, const char *file, const mo_node *list,
 				 const char *path)
 {
@@ -179,12 +197,15 @@ void mo_layers_parse(mo_layers *out, mo_arena *a, mo_diags *diags, const char *f
 	char ipath[512];
 	for (size_t i = 0; i < list->n; i++) {
 		mo_range r;
-		snprintf(ipath, sizeof ipath, "%s[%zu]", path, i);
-		if (!mo_layers_item(diags, file, list->items[i], ipath, &r)) {
+		if (!mo_layers_item_ok(list->items[i], &r)) {
+			/* the slow path formats the item's path for the diagnostic */
+			snprintf(ipath, sizeof ipath, "%s[%zu]", path, i);
+			mo_layers_item(diags, file, list->items[i], ipath, &r);
 			out->ok = false;
 			continue;
 		}
 		if (prev && r.lo <= prev->hi) {
+			snprintf(ipath, sizeof ipath, "%s[%zu]", path, i);
 			bool overlap = r.hi >= prev->lo;
 			mo_diag *d = mo_diags_add_at(
 				diags, MO_SEV_ERROR, "layer-order", file, r.at, ipath,
