@@ -59,23 +59,22 @@ static void mo_api_run_free(mo_api_run *run)
 	mo_api_input_free(&run->in);
 }
 
-/* A preset from the cache: mo_check's sequence with a shared model
- * (parse, model, its parallel checks, every rule, sort). */
+/* A preset from the cache: mo_check with the shared, read-only model. */
 static int mo_api_run_cached(mo_api_run *run, mo_api_response *out,
 			     const mo_api_options *opt)
 {
 	mo_error err = {0};
+	mo_model *unused = NULL;
 
-	if (mo_config_parse(&run->cfg, run->diags, run->in.config,
-			    run->in.config_len, "config", &opt->limits, &err) != 0)
-		return mo_api_reply_error(out, &err), 1;
 	run->m = mo_api_cache_get(opt->models, run->in.preset, run->in.devices,
 				  &run->model, &err);
 	if (!run->m)
 		return mo_api_reply_error(out, &err), 1;
-	mo_model_check(run->m, run->diags);
-	mo_validate(run->diags, run->cfg, run->m);
-	mo_diags_sort(run->diags);
+	mo_input in = {.config = run->in.config, .config_len = run->in.config_len,
+		       .config_name = "config", .limits = &opt->limits,
+		       .shared_model = run->m};
+	if (mo_check(&run->cfg, &unused, run->diags, &in, &err) != 0)
+		return mo_api_reply_error(out, &err), 1;
 	return 0;
 }
 

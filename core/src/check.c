@@ -35,6 +35,12 @@ int mo_check(mo_config **cfg, mo_model **model, mo_diags *diags, const mo_input 
 	if (mo_config_parse(cfg, diags, in->config, in->config_len,
 			    in->config_name ? in->config_name : "<config>", in->limits, err) != 0)
 		return -1;
+	if (in->shared_model) {
+		mo_model_check(in->shared_model, diags);
+		mo_validate(diags, *cfg, in->shared_model);
+		mo_diags_sort(diags);
+		return 0;
+	}
 	if (mo_check_model(model, diags, *cfg, in, err) != 0) {
 		mo_config_free(*cfg);
 		*cfg = NULL;
