@@ -4,6 +4,8 @@
 #   sh tests/fuzz/run-libfuzzer.sh [SECONDS] [JOBS]      (default 300 s, 2 jobs)
 # New interesting inputs go to $OUT/corpus (not the committed corpus); crash
 # inputs to $OUT/crash-*: copy those to tests/fuzz/corpus/config/ and report.
+# The committed corpus: hand-written seeds (golden configs, tricky-*) plus
+# lf-* files, a libFuzzer -merge=1 of a 240 s run (only inputs adding coverage).
 set -u
 SECS=${1:-300}
 JOBS=${2:-2}
