@@ -15,5 +15,11 @@ json_t *mo_json_diag(const mo_diag *d);
 json_t *mo_json_plan(const mo_plan *p, const mo_model *m, int all_paths);
 /* {"presets": [{"name","description"}...]}. New ref. */
 json_t *mo_json_presets(void);
+/* The estimate (SPEC 5): {"peak_bytes", "reserved_peak_bytes",
+ * "capacity_bytes", "framework", "stages": [...], "layers": [...],
+ * "overhead_percent", "cost", "timeline_truncated"}; with_timeline adds each
+ * stage's "timeline": [{"event", "total_bytes", "bytes": {bucket: n}}]. New
+ * ref. */
+json_t *mo_json_estimate(const mo_estimate *e, int with_timeline);
 
 #endif

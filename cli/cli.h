@@ -17,7 +17,7 @@ typedef struct mo_cli {
 	const char *model_arg;
 	const char *out_path;
 	int64_t devices;
-	bool json, all_paths;
+	bool json, all_paths, explain;
 	char *config_text, *model_text;
 	size_t config_len, model_len;
 	mo_config *cfg;
@@ -43,6 +43,7 @@ int mo_cli_parse_args(mo_cli *c, int argc, char **argv);
 /* subcommands */
 int mo_cli_check_command(mo_cli *c, int argc, char **argv);
 int mo_cli_serve(int argc, char **argv);
+int mo_cli_estimate(mo_cli *c, int argc, char **argv);
 /* memopt launch CONFIG [options] -- CMD ARGS...: execs CMD or returns an exit status. */
 int mo_cli_launch(int argc, char **argv);
 

@@ -180,6 +180,7 @@ int mo_cli_parse_args(mo_cli *c, int argc, char **argv)
 		{"model", required_argument, NULL, 'm'}, {"devices", required_argument, NULL, 'd'},
 		{"json", no_argument, NULL, 'j'},        {"output", required_argument, NULL, 'o'},
 		{"paths", no_argument, NULL, 'P'},       {"help", no_argument, NULL, 'h'},
+		{"explain", no_argument, NULL, 'E'},
 		{NULL, 0, NULL, 0}};
 	int ch;
 	optind = 1;
@@ -198,6 +199,7 @@ int mo_cli_parse_args(mo_cli *c, int argc, char **argv)
 		case 'j': c->json = true; break;
 		case 'o': c->out_path = optarg; break;
 		case 'P': c->all_paths = true; break;
+		case 'E': c->explain = true; break;
 		case 'h': mo_cli_usage(stdout); exit(MO_EXIT_OK);
 		default: mo_cli_usage(stderr); return MO_EXIT_USAGE;
 		}

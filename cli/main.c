@@ -18,7 +18,8 @@ void mo_cli_usage(FILE *f)
 	      "  launch CONFIG [--max-memory SIZE] -- CMD ARGS...\n"
 	      "                    validate, then run CMD with MEMOPT_PLAN and MEMOPT_CONFIG\n"
 	      "                    (memopt launch --help)\n"
-	      "  estimate, plan    not built yet (see the issues)\n"
+	      "  estimate CONFIG   memory per stage and layer, the peak event, the cost\n"
+	      "  plan              not built yet (see the issues)\n"
 	      "\n"
 	      "options:\n"
 	      "  -m, --model M     a preset name or a model file (YAML/JSON, HF config.json,\n"
@@ -27,6 +28,7 @@ void mo_cli_usage(FILE *f)
 	      "  -j, --json        machine-readable output (SPEC 5 shapes)\n"
 	      "  -o, --output FILE write the export there instead of stdout\n"
 	      "      --paths       expand: list every path's action\n"
+	      "      --explain     estimate: the formula and tensors behind each figure\n"
 	      "  -V, --version     print the version\n"
 	      "CONFIG may be - for stdin. Exit: 0 valid, 1 errors in the config, 2 usage.\n",
 	      f);
@@ -51,7 +53,13 @@ int main(int argc, char **argv)
 		return mo_cli_serve(argc - 1, argv + 1);
 	if (!strcmp(cmd, "launch"))
 		return mo_cli_launch(argc - 1, argv + 1);
-	if (!strcmp(cmd, "estimate") || !strcmp(cmd, "plan")) {
+	if (!strcmp(cmd, "estimate")) {
+		mo_cli c = {.cmd = cmd};
+		int rc = mo_cli_estimate(&c, argc - 1, argv + 1);
+		mo_cli_free(&c);
+		return rc;
+	}
+	if (!strcmp(cmd, "plan")) {
 		fprintf(stderr, "memopt %s: not built yet; it arrives with its issue\n", cmd);
 		return MO_EXIT_USAGE;
 	}

@@ -264,6 +264,8 @@ typedef struct mo_device {
 	double tflops;
 	double reserved_gib;
 	double collective_bandwidth_gbs;
+	double comm_buffer_mib; /* buffer each collective group holds */
+	double fragmentation;   /* pool reserved beyond the allocated peak */
 } mo_device;
 
 struct mo_model {

@@ -400,7 +400,9 @@ static bool mo_model_device_is_preset(const mo_device *d)
 	       p.memory_gib == d->memory_gib &&
 	       p.host_bandwidth_gbs == d->host_bandwidth_gbs &&
 	       p.tflops == d->tflops && p.reserved_gib == d->reserved_gib &&
-	       p.collective_bandwidth_gbs == d->collective_bandwidth_gbs;
+	       p.collective_bandwidth_gbs == d->collective_bandwidth_gbs &&
+	       p.comm_buffer_mib == d->comm_buffer_mib &&
+	       p.fragmentation == d->fragmentation;
 }
 
 static void mo_model_yaml_device(const mo_model *m, mo_buf *b)
@@ -413,9 +415,11 @@ static void mo_model_yaml_device(const mo_model *m, mo_buf *b)
 	mo_buf_printf(b,
 		      "device:\n  memory_gib: %.17g\n  host_bandwidth_gbs: "
 		      "%.17g\n  tflops: %.17g\n  reserved_gib: %.17g\n"
-		      "  collective_bandwidth_gbs: %.17g\n",
+		      "  collective_bandwidth_gbs: %.17g\n  comm_buffer_mib: %.17g\n"
+		      "  fragmentation: %.17g\n",
 		      d->memory_gib, d->host_bandwidth_gbs, d->tflops,
-		      d->reserved_gib, d->collective_bandwidth_gbs);
+		      d->reserved_gib, d->collective_bandwidth_gbs,
+		      d->comm_buffer_mib, d->fragmentation);
 }
 
 char *mo_model_to_yaml(const mo_model *m)
@@ -475,12 +479,13 @@ static json_t *mo_model_json_device(const mo_model *m)
 	const mo_device *d = &m->device;
 	if (mo_model_device_is_preset(d))
 		return json_string(d->name);
-	return json_pack("{s:f, s:f, s:f, s:f, s:f}", "memory_gib",
+	return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "memory_gib",
 			 d->memory_gib, "host_bandwidth_gbs",
 			 d->host_bandwidth_gbs, "tflops", d->tflops,
 			 "reserved_gib", d->reserved_gib,
 			 "collective_bandwidth_gbs",
-			 d->collective_bandwidth_gbs);
+			 d->collective_bandwidth_gbs, "comm_buffer_mib",
+			 d->comm_buffer_mib, "fragmentation", d->fragmentation);
 }
 
 char *mo_model_to_json(const mo_model *m)

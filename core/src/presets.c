@@ -28,17 +28,24 @@
  * reserved_gib: memory the runtime keeps from the framework's pool:
  *   910B: MindSpore Transformers configs set max_device_memory 58GB of 64
  *   (context, HCCL and system) -> 6; CUDA devices: context + NCCL buffers
- *   ~1 GiB (assumption; measured values vary by driver). */
+ *   ~1 GiB (assumption; measured values vary by driver).
+ * comm_buffer_mib: memory each collective group (TP, CP, DP, PP, EP) holds:
+ *   HCCL_BUFFSIZE default 200 MB on Ascend; NCCL ~32 MiB per communicator
+ *   (NCCL_BUFFSIZE 4 MiB x channels; assumption).
+ * fragmentation: share of the allocated peak the pool reserves on top
+ *   (block rounding, freed blocks that cannot be reused): 5% (assumption;
+ *   PyTorch's reserved/allocated ratio on steady training is typically
+ *   1.02-1.10). */
 struct mo_device_row {
 	const char *name;
-	double mem, host, tflops, reserved, coll;
+	double mem, host, tflops, reserved, coll, buf, frag;
 };
 
 static const struct mo_device_row mo_devices[] = {
-	{"ascend-910b", 64.0, 48.0, 220.0, 6.0, 196.0},
-	{"a100", 80.0, 25.0, 220.0, 1.0, 300.0},
-	{"h100", 79.6, 50.0, 690.0, 1.0, 450.0},
-	{"h200", 140.4, 50.0, 690.0, 1.0, 450.0},
+	{"ascend-910b", 64.0, 48.0, 220.0, 6.0, 196.0, 200.0, 0.05},
+	{"a100", 80.0, 25.0, 220.0, 1.0, 300.0, 32.0, 0.05},
+	{"h100", 79.6, 50.0, 690.0, 1.0, 450.0, 32.0, 0.05},
+	{"h200", 140.4, 50.0, 690.0, 1.0, 450.0, 32.0, 0.05},
 };
 
 #define MO_NDEV (sizeof(mo_devices) / sizeof(*mo_devices))
@@ -65,6 +72,8 @@ int mo_device_preset(mo_device *out, const char *name)
 		out->tflops = d->tflops;
 		out->reserved_gib = d->reserved;
 		out->collective_bandwidth_gbs = d->coll;
+		out->comm_buffer_mib = d->buf;
+		out->fragmentation = d->frag;
 		return 0;
 	}
 	return -1;

@@ -1,0 +1,78 @@
+/* estimate: memory per stage and layer, the timeline's peak, the cost. */
+#include "cli.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The estimator's own hard errors (e.g. `model-needed`: the device count
+ * is unknown) in the diagnostics' shape. */
+static int mo_cli_estimate_error(const mo_cli *c, const mo_error *err)
+{
+	const char *text = err->text;
+	const char *code = strncmp(text, "model-needed: ", 14) == 0 ? "model-needed" : "estimate";
+	if (strcmp(code, "model-needed") == 0)
+		text += 14;
+	if (c->json) {
+		json_t *d = json_pack("{s:s, s:s, s:i, s:i, s:s, s:s}", "code", code, "message",
+				      text, "line", 0, "column", 0, "path", "parallel.world_size",
+				      "severity", "error");
+		mo_cli_print_json(json_pack("{s:b, s:[o], s:[]}", "valid", 0, "errors", d,
+					    "warnings"));
+	} else {
+		fprintf(stderr, "%s: error[%s]: %s\n", c->config_path, code, text);
+	}
+	return err->code == MO_ERR_INVALID ? MO_EXIT_INVALID : MO_EXIT_USAGE;
+}
+
+static int mo_cli_estimate_print(const mo_cli *c, const mo_estimate *e)
+{
+	if (c->json) {
+		json_t *j = mo_json_estimate(e, 1);
+		json_t *d = mo_json_diags(c->diags);
+		if (j && d)
+			json_object_set(j, "warnings", json_object_get(d, "warnings"));
+		json_decref(d);
+		return mo_cli_print_json(j);
+	}
+	mo_cli_print_diags(c);
+	char *text = mo_estimate_report(e, c->explain);
+	if (!text) {
+		fputs("memopt: out of memory\n", stderr);
+		return MO_EXIT_USAGE;
+	}
+	fputs(text, stdout);
+	free(text);
+	return MO_EXIT_OK;
+}
+
+int mo_cli_estimate(mo_cli *c, int argc, char **argv)
+{
+	int rc = mo_cli_parse_args(c, argc, argv);
+	if (rc >= 0)
+		return rc;
+	if (optind + 1 != argc) {
+		fprintf(stderr, "memopt estimate: give exactly one CONFIG (or - for stdin)\n");
+		return MO_EXIT_USAGE;
+	}
+	c->config_path = argv[optind];
+	rc = mo_cli_load(c);
+	if (rc != MO_EXIT_OK)
+		return rc;
+	if (mo_diags_errors(c->diags) || !c->model) {
+		if (c->json)
+			mo_cli_print_json(mo_json_diags(c->diags));
+		else
+			mo_cli_print_diags(c);
+		if (!c->model && !mo_diags_errors(c->diags))
+			fputs("memopt: estimate needs a model: pass --model\n", stderr);
+		return c->model ? MO_EXIT_INVALID : MO_EXIT_USAGE;
+	}
+	mo_estimate *e = NULL;
+	mo_error err = {0};
+	if (mo_estimate_run(&e, c->cfg, c->model, &err) != 0)
+		return mo_cli_estimate_error(c, &err);
+	rc = mo_cli_estimate_print(c, e);
+	mo_estimate_free(e);
+	return rc;
+}

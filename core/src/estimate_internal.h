@@ -1,0 +1,237 @@
+/* Private to the estimator (estimate*.c, ops*.c): the op tables each
+ * framework's save rules are written in, the per-layer-type tensor graph
+ * built from them, and the figures the stages and the timeline are made of.
+ *
+ * An op table is data: one row per op of a layer block, with the module path
+ * that owns it (what recompute / swap act on), its input and output tensors
+ * (shapes as products of named dimensions), what autograd keeps for its
+ * backward and its forward FLOPs. `framework: pytorch` rows name the saved
+ * tensors (autograd's minimal sets); `framework: mindspore` rows leave `save`
+ * NULL: the op keeps every input and its outputs. */
+#ifndef MEMOPT_ESTIMATE_INTERNAL_H
+#define MEMOPT_ESTIMATE_INTERNAL_H
+
+#include "internal.h"
+
+/* ---- op tables ------------------------------------------------------------ */
+
+/* Conditions a row needs (`when`, all of them) or forbids (`unless`). */
+enum {
+	MO_C_GATED = 1u << 0,   /* swiglu / fusedswiglu */
+	MO_C_LN = 1u << 1,      /* LayerNorm (else RMSNorm) */
+	MO_C_FLASH = 1u << 2,   /* flash attention (else eager) */
+	MO_C_HDROP = 1u << 3,   /* hidden_dropout > 0 */
+	MO_C_ADROP = 1u << 4,   /* attention_dropout > 0 */
+	MO_C_GQA = 1u << 5,     /* query groups < heads */
+	MO_C_SP = 1u << 6,      /* TP > 1 with sequence parallel */
+	MO_C_TP = 1u << 7,      /* TP > 1 */
+	MO_C_CP = 1u << 8,      /* CP > 1 */
+	MO_C_QKLN = 1u << 9,    /* qk_layernorm */
+	MO_C_QLORA = 1u << 10,  /* MLA with q_lora_rank */
+	MO_C_SHARED = 1u << 11, /* MoE shared experts */
+	MO_C_EPCOMM = 1u << 12, /* the token dispatcher communicates */
+	MO_C_FUSEDACT = 1u << 13, /* hidden_act: fusedswiglu */
+	MO_C_GELU = 1u << 14    /* hidden_act: gelu */
+};
+
+/* Collective an op performs (its bytes: the larger of input and output). */
+typedef enum mo_est_comm {
+	MO_COMM_NONE = 0,
+	MO_COMM_ALLGATHER,
+	MO_COMM_REDUCESCATTER,
+	MO_COMM_ALLREDUCE,
+	MO_COMM_ALLTOALL
+} mo_est_comm;
+
+typedef struct mo_op_row {
+	unsigned when, unless;
+	const char *path;  /* owning path relative to the block; "" = the layer */
+	const char *op;    /* op name */
+	const char *in;    /* space-separated tensor names */
+	const char *out;   /* "name:dtype:dim*dim" or "name@base" (a view) */
+	const char *save;  /* saved tensor names; NULL = inputs and outputs */
+	const char *flops; /* forward FLOPs as a product, or NULL */
+	mo_est_comm comm;
+} mo_op_row;
+
+typedef struct mo_op_block {
+	const char *name;
+	const mo_op_row *rows;
+	size_t n;
+} mo_op_block;
+
+/* Blocks of a layer; a framework provides every one. */
+typedef enum mo_block_id {
+	MO_BLK_NORM_ATTN,  /* x -> ln1 */
+	MO_BLK_ATTN,       /* ln1 -> attn (standard MHA / GQA) */
+	MO_BLK_ATTN_MLA,   /* ln1 -> attn (multi-latent) */
+	MO_BLK_RESID_ATTN, /* x, attn -> x2, ln2 */
+	MO_BLK_MLP,        /* ln2 -> mlp */
+	MO_BLK_MOE,        /* ln2 -> mlp */
+	MO_BLK_RESID_MLP,  /* x2, mlp -> y */
+	MO_BLK_MTP_IN,     /* x, emb -> x (of the inner layer) */
+	MO_BLK_MTP_OUT,    /* y -> y */
+	MO_BLK_HEAD,       /* y -> loss (final norm, output layer, cross-entropy) */
+	MO_BLK_EMBED,      /* ids -> x */
+	MO_BLK_COUNT
+} mo_block_id;
+
+typedef struct mo_framework {
+	const char *name;
+	uint64_t align;                      /* allocator rounding (bytes) */
+	bool recompute_needs_world;          /* recompute off on one device */
+	const mo_op_block *blocks[MO_BLK_COUNT];
+	const char *note;                    /* one line for the report */
+} mo_framework;
+
+/* ops_pytorch.c, ops_mindspore.c */
+extern const mo_framework mo_ops_pytorch;
+extern const mo_framework mo_ops_mindspore;
+
+/* ---- the tensor graph of one layer type ------------------------------------ */
+
+typedef struct mo_est_tensor {
+	const char *name;
+	const char *dtype;
+	uint64_t bytes;    /* rounded by the framework's allocator */
+	int storage;       /* index of the tensor owning the storage */
+	int producer;      /* op index, -1 for a block input */
+} mo_est_tensor;
+
+typedef struct mo_est_op {
+	const char *name;  /* "path:op" for the report */
+	int path;          /* layout path index, -1 = the layer itself */
+	int *in, *out, *save;
+	size_t n_in, n_out, n_save;
+	double flops;
+	mo_est_comm comm;
+	uint64_t comm_bytes;
+} mo_est_op;
+
+typedef struct mo_est_graph {
+	mo_est_tensor *t;
+	size_t n_t, cap_t;
+	mo_est_op *ops;
+	size_t n_ops, cap_ops;
+	double flops;      /* forward FLOPs of the layer (per micro-batch) */
+} mo_est_graph;
+
+/* Named dimensions and conditions of one model (per device). */
+typedef struct mo_est_dims {
+	const char *names[64];
+	int64_t vals[64];
+	size_t n;
+	unsigned cond;
+	const char *cdtype, *pdtype;
+} mo_est_dims;
+
+void mo_est_dims_init(mo_est_dims *d, const mo_model *m);
+int64_t mo_est_dtype_bytes(const char *dtype, const mo_est_dims *d);
+/* Product of '*'-separated dimension names and integers; -1 when a name is
+ * unknown. */
+double mo_est_expr(const char *expr, const mo_est_dims *d);
+
+/* Builds the graph of a layer type, or of the head / embedding (type
+ * SIZE_MAX with blk MO_BLK_HEAD / MO_BLK_EMBED). Returns 0, or -1 with err. */
+int mo_est_graph_build(mo_est_graph *g, mo_arena *a, const mo_framework *fw,
+		       const mo_model *m, const mo_est_dims *d, size_t type,
+		       int blk, mo_error *err);
+
+/* What one layer keeps under one segment's actions (per micro-batch). */
+typedef struct mo_est_keep {
+	uint64_t kept;        /* on device between forward and backward */
+	uint64_t baseline;    /* the same with no optimisation */
+	uint64_t swapped;     /* moved to host */
+	uint64_t transient;   /* exists again during the layer's backward */
+	double recompute_flops;
+	uint64_t comm_bytes;  /* extra collective bytes (comm recompute) */
+	size_t comm_ops;      /* extra collectives */
+} mo_est_keep;
+
+/* act: per layout path (NULL = keep everything); full / swapped: the whole
+ * layer. no_recompute: recompute actions are ignored (one device). */
+int mo_est_keep_eval(mo_est_keep *k, const mo_est_graph *g,
+		     const mo_layer_type *lt, const mo_action_kind *act,
+		     bool full, bool swapped, bool no_recompute);
+
+/* ---- the estimate ----------------------------------------------------------- */
+
+/* One distinct (layer type, plan segment) result. */
+typedef struct mo_est_res {
+	size_t type;
+	const mo_action_kind *act; /* the segment's actions (borrowed) */
+	bool full, swapped;
+	mo_est_keep k;
+} mo_est_res;
+
+typedef struct mo_est_type {
+	const char *name;
+	mo_est_graph g;
+	double dense_params;  /* per device after TP, before FSDP */
+	double expert_params; /* per device after EP, before FSDP */
+} mo_est_type;
+
+/* A pipeline stage: v chunks of layer ids. */
+typedef struct mo_est_chunk {
+	int64_t *ids;
+	size_t n;
+} mo_est_chunk;
+
+/* Scalars of the model the estimate keeps (it does not borrow the model). */
+typedef struct mo_est_cfg {
+	int64_t pp, vpp, mbn, tp, cp, dp, dps, ep, prefetch;
+	int64_t num_layers, mtp, world;
+	double pbytes, cbytes, obytes;  /* param, compute, optimizer per param */
+	double fsdp_div, expert_div, opt_div, opt_expert_div;
+	double embed_params, head_params; /* per device after TP */
+	double tok, vocab;               /* local tokens, local vocab */
+	bool no_recompute;               /* mindspore on one device */
+	mo_device dev;
+	const char *optimizer;
+} mo_est_cfg;
+
+struct mo_estimate {
+	mo_arena *a;
+	const mo_framework *fw;
+	mo_est_cfg cfg;
+	mo_est_type *types;
+	size_t n_types;
+	mo_est_graph head, embed;
+	mo_est_keep head_k, embed_k;
+	mo_est_res *res;
+	size_t n_res;
+	mo_estimate_layer *layers;
+	size_t n_layers;
+	double *layer_swap_exposed; /* per layer: exposed swap seconds per mb */
+	mo_estimate_stage *stages;
+	mo_est_chunk *chunks;     /* [stage * vpp + chunk] */
+	size_t n_stages;
+	mo_estimate_event **events;
+	size_t *n_events;
+	bool truncated;
+	mo_estimate_cost cost;
+	uint64_t capacity;
+	size_t peak_stage;
+	mo_buf explain;
+};
+
+/* estimate_weights.c */
+void mo_est_cfg_init(mo_est_cfg *cfg, const mo_model *m);
+void mo_est_type_params(mo_est_type *t, const mo_model *m, size_t type);
+/* Static bytes of a layer on its device: weights, grads, optimizer, and the
+ * FSDP all-gather of its full weights minus the local shard. */
+void mo_est_layer_static(const mo_estimate *e, const mo_est_type *t, double *w,
+			 double *g, double *o, double *gathered);
+void mo_est_explain_weights(mo_estimate *e);
+
+/* estimate_timeline.c */
+int mo_est_stages(mo_estimate *e, const mo_model *m, mo_error *err);
+int mo_est_timeline(mo_estimate *e, mo_error *err);
+
+/* estimate_cost.c */
+void mo_est_cost(mo_estimate *e);
+
+/* estimate_report.c */
+void mo_est_explain_types(mo_estimate *e);
+
+#endif

@@ -1,0 +1,408 @@
+/* Pipeline stages and the timeline of one step per stage: every
+ * micro-batch's forward and backward of every layer in 1F1B order
+ * (interleaved with virtual pipeline), then the optimizer step. Each event
+ * records its high-water mark by bucket: during the backward of a recomputed
+ * layer its tensors exist again, prefetched swap buffers are resident, and
+ * FSDP's all-gathered weights (resident under PP, where reshard_after_forward
+ * resolves to never) are held. */
+#include "estimate_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MO_EST_MAX_EVENTS (1u << 18)    /* stored events over all stages */
+#define MO_EST_MAX_SIM (1ull << 24)     /* simulated events per stage */
+
+/* ---- stages ------------------------------------------------------------------ */
+
+static int mo_est_chunk_add(mo_estimate *e, mo_est_chunk *c, size_t cap, int64_t id)
+{
+	if (!c->ids) {
+		c->ids = mo_arena_alloc(e->a, (cap ? cap : 1) * sizeof(int64_t));
+		if (!c->ids)
+			return -1;
+	}
+	c->ids[c->n++] = id;
+	return 0;
+}
+
+/* Virtual stage k (chunk k / P of stage k % P) -> chunks[stage * V + chunk]. */
+static mo_est_chunk *mo_est_vstage(mo_estimate *e, size_t k)
+{
+	size_t P = (size_t)e->cfg.pp;
+	return &e->chunks[(k % P) * (size_t)e->cfg.vpp + k / P];
+}
+
+static int mo_est_stages_auto(mo_estimate *e, size_t nv, bool *named)
+{
+	int64_t L = e->cfg.num_layers, total = L + e->cfg.mtp;
+	int64_t id = 0;
+	for (size_t k = 0; k < nv; k++) {
+		int64_t n = L / (int64_t)nv + ((int64_t)k < L % (int64_t)nv);
+		mo_est_chunk *c = mo_est_vstage(e, k);
+		size_t cap = (size_t)n + (k + 1 == nv ? (size_t)e->cfg.mtp : 0);
+		for (int64_t i = 0; i < n; i++, id++)
+			if (mo_est_chunk_add(e, c, cap, id) != 0)
+				return -1;
+	}
+	for (; id < total; id++) /* MTP layers: the last virtual stage */
+		if (!named[id] && mo_est_chunk_add(e, mo_est_vstage(e, nv - 1),
+						   (size_t)e->cfg.mtp, id) != 0)
+			return -1;
+	return 0;
+}
+
+static int64_t mo_est_list_count(const mo_layers *l, int64_t total)
+{
+	int64_t n = 0;
+	for (size_t i = 0; i < l->n; i++)
+		for (uint64_t id = l->r[i].lo; id <= l->r[i].hi && id < (uint64_t)total; id++)
+			n++;
+	return n;
+}
+
+/* Explicit per-stage lists (pipeline_parallel_layers_per_stage), which the
+ * `parallel` rule has checked; MTP layers they do not name go last. */
+static int mo_est_stages_lists(mo_estimate *e, const mo_model *m, size_t nv, bool *named)
+{
+	int64_t total = e->cfg.num_layers + e->cfg.mtp;
+	for (size_t k = 0; k < nv; k++) {
+		const mo_layers *l = &m->stage_layers[k];
+		mo_est_chunk *c = mo_est_vstage(e, k);
+		size_t cap = (size_t)mo_est_list_count(l, total) +
+			     (k + 1 == nv ? (size_t)e->cfg.mtp : 0);
+		for (size_t i = 0; i < l->n; i++)
+			for (uint64_t id = l->r[i].lo; id <= l->r[i].hi && id < (uint64_t)total; id++) {
+				if (named[id])
+					continue;
+				named[id] = true;
+				if (mo_est_chunk_add(e, c, cap, (int64_t)id) != 0)
+					return -1;
+			}
+	}
+	mo_est_chunk *last = mo_est_vstage(e, nv - 1);
+	for (int64_t id = e->cfg.num_layers; id < total; id++)
+		if (!named[id] && mo_est_chunk_add(e, last, (size_t)e->cfg.mtp, id) != 0)
+			return -1;
+	return 0;
+}
+
+static void mo_est_stage_fill(mo_estimate *e)
+{
+	size_t V = (size_t)e->cfg.vpp;
+	for (size_t s = 0; s < e->n_stages; s++) {
+		mo_estimate_stage *st = &e->stages[s];
+		st->stage = (int64_t)s;
+		st->first_layer = -1;
+		for (size_t c = 0; c < V; c++) {
+			const mo_est_chunk *ch = &e->chunks[s * V + c];
+			for (size_t i = 0; i < ch->n; i++) {
+				if (st->first_layer < 0 || ch->ids[i] < st->first_layer)
+					st->first_layer = ch->ids[i];
+				st->num_layers++;
+				e->layers[ch->ids[i]].stage = (int64_t)s;
+			}
+		}
+	}
+}
+
+int mo_est_stages(mo_estimate *e, const mo_model *m, mo_error *err)
+{
+	size_t P = (size_t)e->cfg.pp, V = (size_t)e->cfg.vpp, nv = P * V;
+	int64_t total = e->cfg.num_layers + e->cfg.mtp;
+	e->n_stages = P;
+	e->stages = mo_arena_alloc(e->a, P * sizeof(*e->stages));
+	e->chunks = mo_arena_alloc(e->a, nv * sizeof(*e->chunks));
+	bool *named = calloc((size_t)total + 1, sizeof(bool));
+	int rc = -1;
+	if (!e->stages || !e->chunks || !named)
+		goto out;
+	if (m->n_stage_layers == nv)
+		rc = mo_est_stages_lists(e, m, nv, named);
+	else
+		rc = mo_est_stages_auto(e, nv, named);
+	if (rc == 0)
+		mo_est_stage_fill(e);
+out:
+	free(named);
+	if (rc != 0)
+		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+	return rc;
+}
+
+/* ---- the timeline of one stage ------------------------------------------------ */
+
+typedef struct mo_tl {
+	mo_estimate *e;
+	size_t s;
+	uint64_t state[MO_EST_BUCKETS];
+	uint64_t peak;
+	mo_estimate_event peak_ev;
+	size_t stored_cap;
+	double *gathered;  /* per layer type */
+	bool pp_resident;  /* FSDP weights stay gathered (PP > 1) */
+	bool failed;
+} mo_tl;
+
+static void mo_tl_emit(mo_tl *t, mo_estimate_event_kind kind, int64_t mb, int64_t layer,
+		       const uint64_t *extra)
+{
+	mo_estimate_event ev = {.kind = kind, .micro_batch = mb, .layer = layer};
+	for (int b = 0; b < MO_EST_BUCKETS; b++) {
+		ev.bytes[b] = t->state[b] + (extra ? extra[b] : 0);
+		ev.total += ev.bytes[b];
+	}
+	if (ev.total > t->peak || (t->peak == 0 && t->peak_ev.total == 0)) {
+		t->peak = ev.total;
+		t->peak_ev = ev;
+	}
+	size_t *n = &t->e->n_events[t->s];
+	if (*n < t->stored_cap)
+		t->e->events[t->s][(*n)++] = ev;
+	else
+		t->e->truncated = true;
+}
+
+static size_t mo_tl_type(const mo_estimate *e, int64_t id)
+{
+	const char *name = e->layers[id].type;
+	for (size_t i = 0; i < e->n_types; i++)
+		if (e->types[i].name == name)
+			return i;
+	return 0;
+}
+
+static void mo_tl_forward(mo_tl *t, int64_t mb, const mo_est_chunk *c, bool first, bool last)
+{
+	mo_estimate *e = t->e;
+	uint64_t extra[MO_EST_BUCKETS];
+	if (first) {
+		t->state[MO_EST_ACTIVATIONS] += e->embed_k.kept;
+		mo_tl_emit(t, MO_EV_EMBED_FORWARD, mb, -1, NULL);
+	}
+	for (size_t i = 0; i < c->n; i++) {
+		const mo_estimate_layer *l = &e->layers[c->ids[i]];
+		memset(extra, 0, sizeof extra);
+		extra[MO_EST_SWAP_BUFFERS] = l->swap_bytes; /* until offloaded */
+		if (!t->pp_resident)
+			extra[MO_EST_GATHERED] = (uint64_t)t->gathered[mo_tl_type(e, c->ids[i])];
+		t->state[MO_EST_ACTIVATIONS] += l->activation_bytes;
+		mo_tl_emit(t, MO_EV_FORWARD, mb, c->ids[i], extra);
+	}
+	if (last) {
+		t->state[MO_EST_ACTIVATIONS] += e->head_k.kept * (uint64_t)(1 + e->cfg.mtp);
+		mo_tl_emit(t, MO_EV_LOSS_FORWARD, mb, -1, NULL);
+	}
+}
+
+/* Prefetch window: the layer being processed and the next `prefetch`
+ * swapped layers of its chunk (backward order). */
+static uint64_t mo_tl_window(const mo_tl *t, const mo_est_chunk *c, size_t j)
+{
+	uint64_t w = 0;
+	int64_t pf = t->e->cfg.prefetch;
+	for (size_t k = j + 1; k-- > 0 && (int64_t)(j - k) <= pf;)
+		w += t->e->layers[c->ids[k]].swap_bytes;
+	return w;
+}
+
+static void mo_tl_backward(mo_tl *t, int64_t mb, const mo_est_chunk *c, bool first, bool last)
+{
+	mo_estimate *e = t->e;
+	uint64_t extra[MO_EST_BUCKETS] = {0};
+	if (last) {
+		extra[MO_EST_LOSS] = (uint64_t)(e->cfg.tok * e->cfg.vocab * (4.0 + e->cfg.cbytes));
+		mo_tl_emit(t, MO_EV_LOSS_BACKWARD, mb, -1, extra);
+		t->state[MO_EST_ACTIVATIONS] -= e->head_k.kept * (uint64_t)(1 + e->cfg.mtp);
+	}
+	for (size_t j = c->n; j-- > 0;) {
+		const mo_estimate_layer *l = &e->layers[c->ids[j]];
+		memset(extra, 0, sizeof extra);
+		extra[MO_EST_RECOMPUTED] = l->recomputed_bytes;
+		extra[MO_EST_SWAP_BUFFERS] = mo_tl_window(t, c, j);
+		if (!t->pp_resident)
+			extra[MO_EST_GATHERED] = 2 * (uint64_t)t->gathered[mo_tl_type(e, c->ids[j])];
+		mo_tl_emit(t, MO_EV_BACKWARD, mb, c->ids[j], extra);
+		t->state[MO_EST_ACTIVATIONS] -= l->activation_bytes;
+	}
+	if (first) {
+		mo_tl_emit(t, MO_EV_EMBED_BACKWARD, mb, -1, NULL);
+		t->state[MO_EST_ACTIVATIONS] -= e->embed_k.kept;
+	}
+}
+
+/* Unit k of N (micro-batch x chunk) in Megatron's interleaved order. */
+static void mo_tl_unit(const mo_estimate *e, int64_t k, int64_t mbn, bool fwd, int64_t *mb,
+		       int64_t *chunk)
+{
+	int64_t P = e->cfg.pp, V = e->cfg.vpp;
+	if (V == 1) {
+		*mb = k;
+		*chunk = 0;
+		return;
+	}
+	if (mbn % P == 0) {
+		*chunk = (k % (P * V)) / P;
+		*mb = (k / (P * V)) * P + k % P;
+	} else {
+		*chunk = k % V;
+		*mb = k / V;
+	}
+	if (!fwd)
+		*chunk = V - 1 - *chunk;
+}
+
+static void mo_tl_do(mo_tl *t, int64_t k, int64_t mbn, bool fwd)
+{
+	const mo_estimate *e = t->e;
+	int64_t mb, ch;
+	mo_tl_unit(e, k, mbn, fwd, &mb, &ch);
+	const mo_est_chunk *c = &e->chunks[t->s * (size_t)e->cfg.vpp + (size_t)ch];
+	bool first = t->s == 0 && ch == 0;
+	bool last = t->s + 1 == e->n_stages && ch == e->cfg.vpp - 1;
+	if (fwd)
+		mo_tl_forward(t, mb, c, first, last);
+	else
+		mo_tl_backward(t, mb, c, first, last);
+}
+
+static int64_t mo_tl_warmup(const mo_estimate *e, size_t s, int64_t units)
+{
+	int64_t P = e->cfg.pp, V = e->cfg.vpp, r = (int64_t)s;
+	int64_t w = V == 1 ? P - r - 1 : (P - r - 1) * 2 + (V - 1) * P;
+	return w < units ? w : units;
+}
+
+/* Micro-batches simulated: all of them, unless the step is so long that
+ * the steady state (which repeats) is reached well before its end. */
+static int64_t mo_tl_mbs(mo_estimate *e, size_t s)
+{
+	int64_t m = e->cfg.mbn, P = e->cfg.pp;
+	double per = 2.0 * ((double)e->stages[s].num_layers + 2.0);
+	if ((double)m * per <= (double)MO_EST_MAX_SIM)
+		return m;
+	e->truncated = true;
+	int64_t keep = 2 * P;
+	return keep < m ? keep : m;
+}
+
+static void mo_tl_static(mo_tl *t)
+{
+	mo_estimate *e = t->e;
+	mo_estimate_stage *st = &e->stages[t->s];
+	double w = 0, g = 0, o = 0, ga = 0;
+	size_t V = (size_t)e->cfg.vpp;
+	for (size_t c = 0; c < V; c++) {
+		const mo_est_chunk *ch = &e->chunks[t->s * V + c];
+		for (size_t i = 0; i < ch->n; i++) {
+			double lw, lg, lo, lga;
+			mo_est_layer_static(e, &e->types[mo_tl_type(e, ch->ids[i])], &lw, &lg, &lo, &lga);
+			w += lw, g += lg, o += lo, ga += lga;
+		}
+	}
+	const mo_est_cfg *cf = &e->cfg;
+	double extra = (t->s == 0 ? cf->embed_params : 0) +
+		       (t->s + 1 == e->n_stages ? cf->head_params : 0);
+	w += extra / cf->fsdp_div * cf->pbytes;
+	g += extra / cf->fsdp_div * cf->pbytes;
+	o += extra / cf->opt_div * cf->obytes;
+	st->weights_bytes = (uint64_t)w;
+	st->gradients_bytes = (uint64_t)g;
+	st->optimizer_bytes = (uint64_t)o;
+	t->state[MO_EST_WEIGHTS] = st->weights_bytes;
+	t->state[MO_EST_GRADIENTS] = st->gradients_bytes;
+	t->state[MO_EST_OPTIMIZER] = st->optimizer_bytes;
+	t->state[MO_EST_GATHERED] = t->pp_resident ? (uint64_t)ga : 0;
+}
+
+static const char *mo_tl_name(mo_estimate *e, const mo_estimate_event *ev)
+{
+	char buf[96];
+	mo_estimate_event_name(ev, buf, sizeof buf);
+	return mo_arena_strdup(e->a, buf);
+}
+
+static void mo_tl_stage(mo_tl *t)
+{
+	mo_estimate *e = t->e;
+	mo_estimate_stage *st = &e->stages[t->s];
+	mo_tl_static(t);
+	int64_t mbn = mo_tl_mbs(e, t->s), N = mbn * e->cfg.vpp;
+	int64_t W = mo_tl_warmup(e, t->s, N), out = 0, max_out = 0;
+	for (int64_t k = 0; k < W; k++, out++)
+		mo_tl_do(t, k, mbn, true);
+	for (int64_t i = 0; i < N - W; i++) {
+		mo_tl_do(t, W + i, mbn, true);
+		max_out = out + 1 > max_out ? out + 1 : max_out;
+		mo_tl_do(t, i, mbn, false);
+	}
+	for (int64_t k = N - W > 0 ? N - W : 0; k < N; k++)
+		mo_tl_do(t, k, mbn, false);
+	if (W >= N)
+		max_out = N;
+	mo_tl_emit(t, MO_EV_OPTIMIZER, -1, -1, NULL);
+	st->in_flight = max_out;
+	st->peak_bytes = t->peak;
+	memcpy(st->peak_by_bucket, t->peak_ev.bytes, sizeof st->peak_by_bucket);
+	st->activations_bytes = t->peak_ev.bytes[MO_EST_ACTIVATIONS];
+	st->swap_buffer_bytes = t->peak_ev.bytes[MO_EST_SWAP_BUFFERS];
+	st->peak_event = mo_tl_name(e, &t->peak_ev);
+	if (!st->peak_event)
+		t->failed = true;
+}
+
+static int mo_tl_alloc(mo_estimate *e, double **gathered)
+{
+	e->events = mo_arena_alloc(e->a, e->n_stages * sizeof(*e->events));
+	e->n_events = mo_arena_alloc(e->a, e->n_stages * sizeof(*e->n_events));
+	*gathered = mo_arena_alloc(e->a, (e->n_types + 1) * sizeof(double));
+	if (!e->events || !e->n_events || !*gathered)
+		return -1;
+	for (size_t i = 0; i < e->n_types; i++) {
+		double w, g, o;
+		mo_est_layer_static(e, &e->types[i], &w, &g, &o, &(*gathered)[i]);
+	}
+	return 0;
+}
+
+int mo_est_timeline(mo_estimate *e, mo_error *err)
+{
+	double *gathered = NULL;
+	if (mo_tl_alloc(e, &gathered) != 0)
+		goto nomem;
+	size_t cap = MO_EST_MAX_EVENTS / (e->n_stages ? e->n_stages : 1);
+	for (size_t s = 0; s < e->n_stages; s++) {
+		size_t want = (size_t)(2 * (e->stages[s].num_layers + 2) * e->cfg.mbn * e->cfg.vpp + 1);
+		size_t n = want < cap ? want : cap;
+		e->events[s] = mo_arena_alloc(e->a, (n + 1) * sizeof(mo_estimate_event));
+		if (!e->events[s])
+			goto nomem;
+		mo_tl t = {.e = e, .s = s, .stored_cap = n, .gathered = gathered,
+			   .pp_resident = e->cfg.pp > 1};
+		mo_tl_stage(&t);
+		if (t.failed)
+			goto nomem;
+	}
+	return 0;
+nomem:
+	mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+	return -1;
+}
+
+char *mo_estimate_event_name(const mo_estimate_event *ev, char *buf, size_t size)
+{
+	if (!buf || !size)
+		return buf;
+	long long mb = (long long)ev->micro_batch, l = (long long)ev->layer;
+	switch (ev->kind) {
+	case MO_EV_FORWARD: snprintf(buf, size, "forward mb %lld layer %lld", mb, l); break;
+	case MO_EV_BACKWARD: snprintf(buf, size, "backward mb %lld layer %lld", mb, l); break;
+	case MO_EV_EMBED_FORWARD: snprintf(buf, size, "embedding forward mb %lld", mb); break;
+	case MO_EV_EMBED_BACKWARD: snprintf(buf, size, "embedding backward mb %lld", mb); break;
+	case MO_EV_LOSS_FORWARD: snprintf(buf, size, "loss forward mb %lld", mb); break;
+	case MO_EV_LOSS_BACKWARD: snprintf(buf, size, "loss backward mb %lld", mb); break;
+	default: snprintf(buf, size, "optimizer step");
+	}
+	return buf;
+}

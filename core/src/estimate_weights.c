@@ -1,0 +1,177 @@
+/* Weights, gradients and optimizer states per layer and per device: the
+ * parameter count of each layer type after TP (experts after EP, or after
+ * the TP mesh when EP is off: gpt/parallelize.py apply_moe_ep_tp), sharded
+ * by FSDP over data_parallel_shard x CP (experts over dp_shard x CP x TP /
+ * EP), optimizer states over DP when the optimizer is distributed.
+ * Gradients are kept in the parameters' dtype; AdamW keeps fp32 m and v
+ * (8 B/param), Muon an fp32 momentum (4 B/param), both plus an fp32 master
+ * copy when the parameters are not fp32. */
+#include "estimate_internal.h"
+
+#include <string.h>
+
+static double mo_est_max(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+static int64_t mo_est_pos(int64_t v)
+{
+	return v > 0 ? v : 1;
+}
+
+static bool mo_est_is_gated(const mo_model *m)
+{
+	return strcmp(m->hidden_act, "swiglu") == 0 ||
+	       strcmp(m->hidden_act, "fusedswiglu") == 0;
+}
+
+static double mo_est_vocab_padded(const mo_model *m)
+{
+	int64_t mult = mo_est_pos(m->make_vocab_size_divisible_by) * mo_est_pos(m->tensor_parallel);
+	return (double)((m->vocab_size + mult - 1) / mult * mult);
+}
+
+/* The mesh experts are split over: EP, or TP when EP is off. */
+static double mo_est_ep_eff(const mo_model *m)
+{
+	if (m->expert_parallel > 1)
+		return (double)m->expert_parallel;
+	return (double)mo_est_pos(m->tensor_parallel);
+}
+
+static void mo_est_cfg_div(mo_est_cfg *c, const mo_model *m)
+{
+	double shard = (double)(c->dps * c->cp);
+	double ep_eff = mo_est_ep_eff(m);
+	double over = c->dp > c->dps && m->distributed_optimizer ? (double)c->dp / (double)c->dps : 1.0;
+	c->fsdp_div = mo_est_max(1.0, shard);
+	c->expert_div = mo_est_max(1.0, shard * (double)c->tp / ep_eff);
+	c->opt_div = c->fsdp_div * over;
+	c->opt_expert_div = c->expert_div * over;
+}
+
+void mo_est_cfg_init(mo_est_cfg *c, const mo_model *m)
+{
+	mo_est_dims d;
+	mo_est_dims_init(&d, m);
+	memset(c, 0, sizeof(*c));
+	c->pp = mo_est_pos(m->pipeline_parallel);
+	c->vpp = mo_est_pos(m->virtual_pipeline);
+	c->mbn = mo_est_pos(m->micro_batch_num);
+	c->tp = mo_est_pos(m->tensor_parallel);
+	c->cp = mo_est_pos(m->context_parallel);
+	c->dp = mo_est_pos(m->data_parallel);
+	c->dps = mo_est_pos(m->data_parallel_shard);
+	c->ep = mo_est_pos(m->expert_parallel);
+	c->prefetch = 1;
+	c->num_layers = m->num_layers;
+	c->mtp = m->mtp_num_layers;
+	c->world = m->world_size;
+	c->pbytes = (double)mo_est_dtype_bytes("p", &d);
+	c->cbytes = (double)mo_est_dtype_bytes("c", &d);
+	bool master = c->pbytes < 4;
+	c->optimizer = strcmp(m->optimizer, "muon") == 0 ? "muon" : "adamw";
+	c->obytes = (strcmp(c->optimizer, "muon") == 0 ? 4.0 : 8.0) + (master ? 4.0 : 0.0);
+	mo_est_cfg_div(c, m);
+	double vpad = mo_est_vocab_padded(m), h = (double)m->hidden_size;
+	c->embed_params = vpad * h / (double)c->tp;
+	c->head_params = h + (m->untie_embeddings_and_output_weights || c->pp > 1
+				      ? vpad * h / (double)c->tp
+				      : 0.0);
+	c->tok = mo_est_expr("tok", &d);
+	c->vocab = mo_est_expr("vocab", &d);
+	c->dev = m->device;
+}
+
+static double mo_est_norm_params(const mo_model *m)
+{
+	double h = (double)m->hidden_size;
+	return strcmp(m->normalization, "LayerNorm") == 0 ? 2 * h : h;
+}
+
+static double mo_est_attn_params(const mo_model *m)
+{
+	double h = (double)m->hidden_size, tp = (double)mo_est_pos(m->tensor_parallel);
+	double a = (double)m->num_attention_heads, g = (double)m->num_query_groups;
+	double d = (double)m->kv_channels;
+	if (!m->multi_latent_attention)
+		return h * (a + 2 * g) * d / tp + a * d / tp * h +
+		       (m->qk_layernorm ? 2 * d : 0);
+	double ql = (double)m->q_lora_rank, kvl = (double)m->kv_lora_rank;
+	double rope = (double)m->qk_rope_head_dim, nope = (double)m->qk_nope_head_dim;
+	double vd = (double)m->v_head_dim, dqk = nope + rope;
+	double p = h * (kvl + rope) + kvl + kvl * a * (nope + vd) / tp + a * vd / tp * h;
+	if (ql > 0)
+		p += h * ql + ql + ql * a * dqk / tp;
+	else
+		p += h * a * dqk / tp;
+	return p;
+}
+
+static double mo_est_mlp_params(const mo_model *m, double ffn, double tp)
+{
+	double h = (double)m->hidden_size, g = mo_est_is_gated(m) ? 2.0 : 1.0;
+	return h * g * ffn / tp + ffn / tp * h;
+}
+
+void mo_est_type_params(mo_est_type *t, const mo_model *m, size_t type)
+{
+	const char *name = m->types[type].name;
+	bool mtp = strncmp(name, "mtp-", 4) == 0, moe = strstr(name, "moe") != NULL;
+	double h = (double)m->hidden_size, tp = (double)mo_est_pos(m->tensor_parallel);
+	double dense = 2 * mo_est_norm_params(m) + mo_est_attn_params(m), expert = 0;
+	if (moe) {
+		dense += h * (double)m->num_moe_experts;
+		dense += mo_est_mlp_params(m, (double)m->moe_shared_expert_intermediate_size, tp);
+		expert = (double)m->num_moe_experts / mo_est_ep_eff(m) *
+			 mo_est_mlp_params(m, (double)m->moe_ffn_hidden_size, 1.0);
+	} else {
+		dense += mo_est_mlp_params(m, (double)m->ffn_hidden_size, tp);
+	}
+	if (mtp)
+		dense += 3 * mo_est_norm_params(m) + 2 * h * h / tp;
+	t->dense_params = dense;
+	t->expert_params = expert;
+}
+
+void mo_est_layer_static(const mo_estimate *e, const mo_est_type *t, double *w,
+			 double *g, double *o, double *gathered)
+{
+	const mo_est_cfg *c = &e->cfg;
+	double local = t->dense_params / c->fsdp_div + t->expert_params / c->expert_div;
+	*w = local * c->pbytes;
+	*g = local * c->pbytes;
+	*o = (t->dense_params / c->opt_div + t->expert_params / c->opt_expert_div) * c->obytes;
+	*gathered = (t->dense_params + t->expert_params - local) * c->pbytes;
+}
+
+void mo_est_explain_weights(mo_estimate *e)
+{
+	const mo_est_cfg *c = &e->cfg;
+	mo_buf *b = &e->explain;
+	mo_buf_printf(b,
+		      "weights: params x %.0f B (params_dtype); gradients: params x %.0f B; "
+		      "optimizer (%s): params x %.0f B\n",
+		      c->pbytes, c->pbytes, c->optimizer, c->obytes);
+	mo_buf_printf(b,
+		      "  FSDP: dense params / (data_parallel_shard %lld x CP %lld) = / %.0f; "
+		      "experts / %.0f; optimizer states / %.0f (experts / %.0f)\n",
+		      (long long)c->dps, (long long)c->cp, c->fsdp_div, c->expert_div, c->opt_div,
+		      c->opt_expert_div);
+	for (size_t t = 0; t < e->n_types; t++) {
+		double w, g, o, ga;
+		mo_est_layer_static(e, &e->types[t], &w, &g, &o, &ga);
+		mo_buf_printf(b,
+			      "  %-14s dense %.0f + expert %.0f params per device after TP/EP -> "
+			      "weights %.1f MiB, gradients %.1f MiB, optimizer %.1f MiB, "
+			      "all-gathered extra %.1f MiB per layer\n",
+			      e->types[t].name, e->types[t].dense_params,
+			      e->types[t].expert_params, w / 1048576.0, g / 1048576.0,
+			      o / 1048576.0, ga / 1048576.0);
+	}
+	mo_buf_printf(b,
+		      "  embedding %.0f params (first stage), output layer + final norm %.0f "
+		      "params (last stage), per device after TP, / %.0f by FSDP\n",
+		      c->embed_params, c->head_params, c->fsdp_div);
+}

@@ -1,0 +1,328 @@
+/* The estimator: Korthikanti et al. 2022 (Table 2) closed forms with the
+ * pytorch rules, FSDP / optimizer arithmetic, 1F1B in-flight counts, the
+ * timeline's peak event, the plan's effects, the model-needed error. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "memopt/memopt.h"
+
+/* Korthikanti's layer: s 512, b 2, h 1024, a 16, GeLU, LayerNorm, eager
+ * attention, dropout everywhere, 16-bit activations. */
+static const char *const k_model =
+	"model:\n  num_layers: 4\n  hidden_size: 1024\n  ffn_hidden_size: 4096\n"
+	"  num_attention_heads: 16\n  vocab_size: 32000\n  seq_length: 512\n"
+	"  normalization: LayerNorm\n  hidden_act: gelu\n  attention: eager\n"
+	"  hidden_dropout: 0.1\n  attention_dropout: 0.1\n"
+	"training:\n  micro_batch_size: 2\n  micro_batch_num: %d\n"
+	"  compute_dtype: bfloat16\n  framework: pytorch\n"
+	"parallel:\n  world_size: %d\n  data_parallel: 1\n  tensor_parallel: %d\n"
+	"  pipeline_parallel: %d\n  sequence_parallel: %s\n";
+
+#define S 512.0
+#define B 2.0
+#define H 1024.0
+#define A 16.0
+
+typedef struct run {
+	mo_model *m;
+	mo_config *c;
+	mo_estimate *e;
+	mo_diags *d;
+} run;
+
+static mo_model *load_model(const char *text, mo_diags *d)
+{
+	mo_model *m = NULL;
+	mo_error err = {0};
+	int rc = mo_model_load(&m, d, text, strlen(text), "m.yaml", NULL, &err);
+	if (rc != 0)
+		fprintf(stderr, "model: %s\n", err.text);
+	assert_int_equal(rc, 0);
+	return m;
+}
+
+static void run_text(run *r, const char *model, const char *config)
+{
+	mo_error err = {0};
+	memset(r, 0, sizeof(*r));
+	assert_int_equal(mo_diags_new(&r->d), 0);
+	r->m = load_model(model, r->d);
+	if (config) {
+		assert_int_equal(mo_config_parse(&r->c, r->d, config, strlen(config), "c.yaml",
+						 NULL, &err), 0);
+		assert_int_equal(mo_validate(r->d, r->c, r->m), 0);
+	}
+	int rc = mo_estimate_run(&r->e, r->c, r->m, &err);
+	if (rc != 0)
+		fprintf(stderr, "estimate: %s\n", err.text);
+	assert_int_equal(rc, 0);
+}
+
+static void run_k(run *r, int tp, int pp, int mbn, const char *sp, const char *config)
+{
+	char model[2048];
+	snprintf(model, sizeof model, k_model, mbn, tp * pp, tp, pp, sp);
+	run_text(r, model, config);
+}
+
+static void run_free(run *r)
+{
+	mo_estimate_free(r->e);
+	mo_config_free(r->c);
+	mo_model_free(r->m);
+	mo_diags_free(r->d);
+}
+
+static double layer0(const run *r)
+{
+	return (double)mo_estimate_layer_get(r->e, 0)->activation_bytes;
+}
+
+/* LayerNorm's fp32 mean and rstd: 2 norms x 8 bytes per token (Korthikanti
+ * leaves them out). */
+static double ln_stats(double tokens)
+{
+	return 2 * 8 * tokens;
+}
+
+static const char *sel_core = "recompute:\n  mode: select\n  select_module:\n"
+			      "    'self_attention.core_attention': [0-3]\n";
+static const char *full_all = "recompute:\n  mode: full\n  full_recompute_layer: [0-3]\n";
+
+static void test_korthikanti_no_parallel(void **state)
+{
+	(void)state;
+	run r;
+	run_k(&r, 1, 1, 1, "false", NULL);
+	assert_true(layer0(&r) == S * B * H * (34 + 5 * A * S / H) + ln_stats(S * B));
+	assert_true((double)mo_estimate_layer_get(r.e, 0)->baseline_activation_bytes ==
+		    layer0(&r));
+	run_free(&r);
+}
+
+static void test_korthikanti_selective_full(void **state)
+{
+	(void)state;
+	run r;
+	run_k(&r, 1, 1, 1, "false", sel_core);
+	assert_true(layer0(&r) == S * B * H * 34 + ln_stats(S * B));
+	/* recompute FLOPs: QK^T and PV, 2 x 2 b a s^2 (h/a) */
+	assert_true(mo_estimate_layer_get(r.e, 0)->recompute_flops == 4 * B * S * S * H);
+	run_free(&r);
+	run_k(&r, 1, 1, 1, "false", full_all);
+	assert_true(layer0(&r) == S * B * H * 2);
+	run_free(&r);
+}
+
+static void test_korthikanti_tp_sp(void **state)
+{
+	(void)state;
+	run r;
+	double t = 2;
+	run_k(&r, 2, 1, 1, "false", NULL);
+	assert_true(layer0(&r) ==
+		    S * B * H * (10 + 24 / t + 5 * A * S / (H * t)) + ln_stats(S * B));
+	run_free(&r);
+	run_k(&r, 2, 1, 1, "true", NULL);
+	assert_true(layer0(&r) == S * B * H / t * (34 + 5 * A * S / H) + ln_stats(S * B / t));
+	run_free(&r);
+	run_k(&r, 2, 1, 1, "true", sel_core);
+	assert_true(layer0(&r) == S * B * H / t * 34 + ln_stats(S * B / t));
+	run_free(&r);
+}
+
+/* 1F1B: stage r of p holds min(p - r, micro_batch_num) micro-batches. */
+static void test_in_flight(void **state)
+{
+	(void)state;
+	run r;
+	run_k(&r, 1, 4, 8, "false", NULL);
+	assert_int_equal(mo_estimate_stage_count(r.e), 4);
+	for (size_t s = 0; s < 4; s++) {
+		const mo_estimate_stage *st = mo_estimate_stage_get(r.e, s);
+		assert_int_equal(st->in_flight, 4 - (int64_t)s);
+		assert_int_equal(st->num_layers, 1);
+		/* kept activations at the peak: in-flight x one layer (+ the
+		 * embedding's ids on stage 0, the loss region on the last) */
+		assert_true(st->activations_bytes >=
+			    (uint64_t)st->in_flight * (uint64_t)layer0(&r));
+	}
+	run_free(&r);
+}
+
+/* FSDP: weights, gradients and AdamW states of the calibration model
+ * (bf16 params, fp32 master + m + v) sharded over data_parallel_shard 2. */
+static void test_fsdp_optimizer(void **state)
+{
+	(void)state;
+	mo_model *m = NULL;
+	mo_estimate *e = NULL;
+	mo_error err = {0};
+	assert_int_equal(mo_model_preset(&m, "std", &err), 0);
+	assert_int_equal(mo_estimate_run(&e, NULL, m, &err), 0);
+	double h = 2048, layer = h * 3 * h + h * h + 3 * h * 8192 + 2 * h; /* qkv, proj, swiglu, norms */
+	double vocab = 129280 * h, params = 8 * layer + vocab + vocab + h;
+	const mo_estimate_stage *st = mo_estimate_stage_get(e, 0);
+	assert_true((double)st->weights_bytes == params / 2 * 2);
+	assert_true((double)st->gradients_bytes == params / 2 * 2);
+	assert_true((double)st->optimizer_bytes == params / 2 * 12);
+	/* calibration (ascend-910b.md A): 512 MiB per layer of persistent state */
+	assert_true(layer / 2 * 16 / 1048576 > 511.9 && layer / 2 * 16 / 1048576 < 512.1);
+	assert_string_equal(mo_estimate_framework(e), "mindspore");
+	mo_estimate_free(e);
+	mo_model_free(m);
+}
+
+/* Muon keeps one fp32 momentum (+ the fp32 master copy for bf16 params);
+ * a non-distributed optimizer over DP 4 with FSDP 2 shards states by 2. */
+static void test_optimizer_variants(void **state)
+{
+	(void)state;
+	run r;
+	char model[2048];
+	snprintf(model, sizeof model, k_model, 1, 4, 1, 1, "false");
+	char *p = strstr(model, "  framework: pytorch\n");
+	char buf[2400];
+	snprintf(buf, sizeof buf, "%.*s  optimizer: muon\n  params_dtype: float32\n%s",
+		 (int)(p - model), model, p);
+	char *dp = strstr(buf, "data_parallel: 1");
+	memcpy(dp, "data_parallel: 4", 16);
+	run_text(&r, buf, NULL);
+	const mo_estimate_stage *st = mo_estimate_stage_get(r.e, 0);
+	assert_int_equal(st->optimizer_bytes, st->weights_bytes); /* 4 B momentum = 4 B fp32 param */
+	run_free(&r);
+}
+
+/* The timeline: with full recompute the peak is the backward of a layer
+ * whose tensors exist again; without, the loss backward with its scratch. */
+static void test_peak_event(void **state)
+{
+	(void)state;
+	run r;
+	run_k(&r, 1, 1, 1, "false", full_all);
+	const mo_estimate_stage *st = mo_estimate_stage_get(r.e, 0);
+	assert_non_null(strstr(st->peak_event, "backward"));
+	size_t n = mo_estimate_event_count(r.e, 0);
+	/* embedding, 4 layers, loss, loss backward, 4 layers, embedding, optimizer */
+	assert_int_equal(n, 13);
+	const mo_estimate_event *last = mo_estimate_event_get(r.e, 0, n - 1);
+	assert_int_equal(last->kind, MO_EV_OPTIMIZER);
+	assert_int_equal(last->bytes[MO_EST_ACTIVATIONS], 0);
+	const mo_estimate_event *b3 = mo_estimate_event_get(r.e, 0, 7);
+	assert_int_equal(b3->kind, MO_EV_BACKWARD);
+	assert_int_equal(b3->layer, 3);
+	assert_true(b3->bytes[MO_EST_RECOMPUTED] ==
+		    mo_estimate_layer_get(r.e, 3)->baseline_activation_bytes - (uint64_t)(S * B * H * 2));
+	assert_true(mo_estimate_peak_bytes(r.e) >= b3->total);
+	assert_true(mo_estimate_reserved_peak_bytes(r.e) > mo_estimate_peak_bytes(r.e));
+	assert_true(mo_estimate_overhead_percent(r.e) > 0);
+	run_free(&r);
+}
+
+/* Swap: the layer keeps nothing; its saved tensors go to host and come
+ * back within the prefetch window. */
+static void test_swap(void **state)
+{
+	(void)state;
+	run r;
+	run_k(&r, 1, 1, 1, "false",
+	      "swap:\n  enable: True\n  default_prefetch: 1\n  layer_swap:\n    - layers: [1-2]\n");
+	const mo_estimate_layer *l = mo_estimate_layer_get(r.e, 1);
+	assert_int_equal(l->activation_bytes, 0);
+	assert_int_equal(l->swap_bytes, l->baseline_activation_bytes);
+	assert_int_equal(mo_estimate_layer_get(r.e, 0)->swap_bytes, 0);
+	const mo_estimate_cost *c = mo_estimate_get_cost(r.e);
+	assert_true(c->swap_bytes == 2.0 * 2 * (double)l->swap_bytes);
+	assert_true(c->swap_hidden_seconds <= c->swap_seconds);
+	run_free(&r);
+}
+
+/* Comm recompute (mindspore rules, TP 2 + SP): the gathered fc1 input
+ * gives way to its local shard. */
+static void test_comm_recompute(void **state)
+{
+	(void)state;
+	static const char *model =
+		"model:\n  num_layers: 2\n  hidden_size: 1024\n  ffn_hidden_size: 4096\n"
+		"  num_attention_heads: 16\n  seq_length: 1024\n"
+		"training:\n  micro_batch_size: 1\n"
+		"parallel:\n  world_size: 2\n  data_parallel: 1\n  tensor_parallel: 2\n"
+		"  sequence_parallel: true\n";
+	run r;
+	run_text(&r, model,
+		 "recompute_comm:\n  enable: True\n  select_module:\n"
+		 "    'mlp.linear_fc1.input.allgather': [0]\n");
+	const mo_estimate_layer *l0 = mo_estimate_layer_get(r.e, 0), *l1 = mo_estimate_layer_get(r.e, 1);
+	assert_int_equal(l1->activation_bytes, l1->baseline_activation_bytes);
+	/* the gathered [s, h] bf16 tensor (1024 x 1024 x 2) leaves */
+	assert_int_equal(l0->baseline_activation_bytes - l0->activation_bytes, 1024 * 1024 * 2);
+	assert_int_equal(l0->comm_recompute_bytes, 1024 * 1024 * 2);
+	run_free(&r);
+}
+
+/* data_parallel_shard -1 without a device count: model-needed. */
+static void test_model_needed(void **state)
+{
+	(void)state;
+	static const char *model = "model:\n  num_layers: 2\nparallelism:\n  data_parallel_shard: -1\n";
+	mo_diags *d = NULL;
+	mo_estimate *e = NULL;
+	mo_error err = {0};
+	assert_int_equal(mo_diags_new(&d), 0);
+	mo_model *m = load_model(model, d);
+	assert_int_equal(mo_estimate_run(&e, NULL, m, &err), -1);
+	assert_int_equal(err.code, MO_ERR_INVALID);
+	assert_non_null(strstr(err.text, "model-needed"));
+	assert_non_null(strstr(err.text, "--devices"));
+	mo_model_set_devices(m, 4);
+	assert_int_equal(mo_estimate_run(&e, NULL, m, &err), 0);
+	char *text = mo_estimate_report(e, 1);
+	assert_non_null(strstr(text, "explain:"));
+	free(text);
+	mo_estimate_free(e);
+	mo_model_free(m);
+	mo_diags_free(d);
+}
+
+/* Presets with MoE, MLA and MTP run; layer types are simulated once. */
+static void test_presets(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < mo_presets_count(); i++) {
+		mo_model *m = NULL;
+		mo_estimate *e = NULL;
+		mo_error err = {0};
+		assert_int_equal(mo_model_preset(&m, mo_preset_name(i), &err), 0);
+		assert_int_equal(mo_estimate_run(&e, NULL, m, &err), 0);
+		assert_true(mo_estimate_peak_bytes(e) > 0);
+		for (size_t l = 0; l < mo_estimate_layer_count(e); l++)
+			assert_true(mo_estimate_layer_get(e, (int64_t)l)->activation_bytes > 0);
+		mo_estimate_free(e);
+		mo_model_free(m);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_korthikanti_no_parallel),
+		cmocka_unit_test(test_korthikanti_selective_full),
+		cmocka_unit_test(test_korthikanti_tp_sp),
+		cmocka_unit_test(test_in_flight),
+		cmocka_unit_test(test_fsdp_optimizer),
+		cmocka_unit_test(test_optimizer_variants),
+		cmocka_unit_test(test_peak_event),
+		cmocka_unit_test(test_swap),
+		cmocka_unit_test(test_comm_recompute),
+		cmocka_unit_test(test_model_needed),
+		cmocka_unit_test(test_presets),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
