@@ -7,9 +7,10 @@
         plan = memopt.expand(text, model="llama2-7b")        # {"layers": [...], "warnings": [...]}
 
 The shapes are those of `memopt validate --json` and `memopt expand --json`
-(SPEC 5). The library is found through $MEMOPT_LIB, else ./build/libmemopt.so
-(a source checkout), else the system's (ctypes.util.find_library("memopt"),
-then libmemopt.so.0). Every call is independent and thread-safe: handles are
+(SPEC 5); memopt.estimate(...) gives that of `memopt estimate --json`. The
+library is found through $MEMOPT_LIB, else ./build/libmemopt.so (a source
+checkout), else the system's (ctypes.util.find_library("memopt"), then
+libmemopt.so.0). Every call is independent and thread-safe: handles are
 created and freed inside the call.
 """
 
@@ -51,7 +52,8 @@ class _Input(ctypes.Structure):            # mo_input
                 ("model_len", ctypes.c_size_t),
                 ("model_name", ctypes.c_char_p),
                 ("devices", ctypes.c_int64),
-                ("limits", ctypes.c_void_p)]   # const mo_limits *: NULL = defaults
+                ("limits", ctypes.c_void_p),   # const mo_limits *: NULL = defaults
+                ("shared_model", ctypes.c_void_p)]  # const mo_model *: NULL here
 
 
 class _Rule(ctypes.Structure):             # mo_rule
@@ -64,6 +66,40 @@ class _Action(ctypes.Structure):           # mo_action
     _fields_ = [("path", ctypes.c_char_p),
                 ("action", ctypes.c_int),      # mo_action_kind
                 ("rule", _Rule)]
+
+
+MO_EST_BUCKETS = 8                         # enum mo_estimate_bucket
+
+
+class _EstStage(ctypes.Structure):         # mo_estimate_stage
+    _fields_ = [("stage", ctypes.c_int64),
+                ("peak_bytes", ctypes.c_uint64),
+                ("reserved_peak_bytes", ctypes.c_uint64),
+                ("peak_event", ctypes.c_char_p),
+                ("weights_bytes", ctypes.c_uint64),
+                ("gradients_bytes", ctypes.c_uint64),
+                ("optimizer_bytes", ctypes.c_uint64),
+                ("activations_bytes", ctypes.c_uint64),
+                ("swap_buffer_bytes", ctypes.c_uint64),
+                ("peak_by_bucket", ctypes.c_uint64 * MO_EST_BUCKETS),
+                ("first_layer", ctypes.c_int64),
+                ("num_layers", ctypes.c_int64),
+                ("in_flight", ctypes.c_int64),
+                ("compute_seconds", ctypes.c_double),
+                ("overhead_seconds", ctypes.c_double)]
+
+
+class _EstLayer(ctypes.Structure):         # mo_estimate_layer
+    _fields_ = [("layer", ctypes.c_int64),
+                ("stage", ctypes.c_int64),
+                ("type", ctypes.c_char_p),
+                ("activation_bytes", ctypes.c_uint64),
+                ("baseline_activation_bytes", ctypes.c_uint64),
+                ("recomputed_bytes", ctypes.c_uint64),
+                ("swap_bytes", ctypes.c_uint64),
+                ("recompute_flops", ctypes.c_double),
+                ("forward_flops", ctypes.c_double),
+                ("comm_recompute_bytes", ctypes.c_uint64)]
 
 
 MO_SEV_ERROR = 0
@@ -159,7 +195,20 @@ _plan_action = _fn("mo_plan_action", _P(_Action), _handle, ctypes.c_int64, ctype
 _plan_prefetch = _fn("mo_plan_prefetch", ctypes.c_int64, _handle)
 _action_name = _fn("mo_action_name", ctypes.c_char_p, ctypes.c_int)
 # the estimator (issue 3): present in newer builds only
-_estimate_run = getattr(_lib, "mo_estimate_run", None)
+_estimate_run = _fn("mo_estimate_run", ctypes.c_int, _P(_handle), _handle, _handle, _P(_Error),
+                    required=False)
+if _estimate_run is not None:
+    _estimate_free = _fn("mo_estimate_free", None, _handle)
+    _estimate_peak = _fn("mo_estimate_peak_bytes", ctypes.c_uint64, _handle)
+    _estimate_reserved = _fn("mo_estimate_reserved_peak_bytes", ctypes.c_uint64, _handle)
+    _estimate_capacity = _fn("mo_estimate_capacity_bytes", ctypes.c_uint64, _handle)
+    _estimate_overhead = _fn("mo_estimate_overhead_percent", ctypes.c_double, _handle)
+    _estimate_framework = _fn("mo_estimate_framework", ctypes.c_char_p, _handle)
+    _estimate_stage_count = _fn("mo_estimate_stage_count", ctypes.c_size_t, _handle)
+    _estimate_stage_get = _fn("mo_estimate_stage_get", _P(_EstStage), _handle, ctypes.c_size_t)
+    _estimate_layer_count = _fn("mo_estimate_layer_count", ctypes.c_size_t, _handle)
+    _estimate_layer_get = _fn("mo_estimate_layer_get", _P(_EstLayer), _handle, ctypes.c_int64)
+    _estimate_bucket_name = _fn("mo_estimate_bucket_name", ctypes.c_char_p, ctypes.c_int)
 
 
 def _s(b):
@@ -295,8 +344,58 @@ def expand(config_text, model=None, devices=None, name="config"):
 
 
 def estimate(config_text, model=None, devices=None, name="config"):
-    """The memory estimate (SPEC 5 shape). Raises Unavailable when the loaded
-    libmemopt has no estimator yet."""
+    """The memory estimate, per device: {"peak_bytes", "reserved_peak_bytes",
+    "capacity_bytes", "framework", "overhead_percent", "stages": [{"stage",
+    "peak_bytes", "reserved_peak_bytes", "peak_event", "weights_bytes",
+    "gradients_bytes", "optimizer_bytes", "activations_bytes",
+    "swap_buffer_bytes", "peak_by_bucket", "first_layer", "num_layers",
+    "in_flight"}], "layers": [{"layer", "stage", "type", "activation_bytes",
+    "baseline_activation_bytes", "recompute_flops", "swap_bytes",
+    "recomputed_bytes"}], "warnings"} (SPEC 5). Raises InvalidConfig when the
+    config has errors, MemoptError when no estimate can be made (no model, an
+    unknown device count: pass devices=), Unavailable when the loaded
+    libmemopt has no estimator."""
     if _estimate_run is None:
         raise Unavailable("this libmemopt (%s) has no estimator (mo_estimate_run)" % library_path)
-    raise Unavailable("the estimator's C API is not wrapped yet")
+    with _Checked(config_text, model, devices, name) as c:
+        res = c.result()
+        if not res["valid"]:
+            raise InvalidConfig(res)
+        if not c.model:
+            raise MemoptError("estimate needs a model: pass model=", 4)
+        est, err = _handle(), _Error()
+        if _estimate_run(ctypes.byref(est), c.cfg, c.model, ctypes.byref(err)) != 0:
+            raise MemoptError(_s(err.text), err.code)
+        try:
+            stages = []
+            for i in range(_estimate_stage_count(est)):
+                st = _estimate_stage_get(est, i).contents
+                stages.append({
+                    "stage": st.stage, "peak_bytes": st.peak_bytes,
+                    "reserved_peak_bytes": st.reserved_peak_bytes,
+                    "peak_event": _s(st.peak_event), "weights_bytes": st.weights_bytes,
+                    "gradients_bytes": st.gradients_bytes,
+                    "optimizer_bytes": st.optimizer_bytes,
+                    "activations_bytes": st.activations_bytes,
+                    "swap_buffer_bytes": st.swap_buffer_bytes,
+                    "peak_by_bucket": {_s(_estimate_bucket_name(k)): st.peak_by_bucket[k]
+                                       for k in range(MO_EST_BUCKETS)},
+                    "first_layer": st.first_layer, "num_layers": st.num_layers,
+                    "in_flight": st.in_flight})
+            layers = []
+            for i in range(_estimate_layer_count(est)):
+                ly = _estimate_layer_get(est, i).contents
+                layers.append({
+                    "layer": ly.layer, "stage": ly.stage, "type": _s(ly.type),
+                    "activation_bytes": ly.activation_bytes,
+                    "baseline_activation_bytes": ly.baseline_activation_bytes,
+                    "recompute_flops": ly.recompute_flops, "swap_bytes": ly.swap_bytes,
+                    "recomputed_bytes": ly.recomputed_bytes})
+            return {"peak_bytes": _estimate_peak(est),
+                    "reserved_peak_bytes": _estimate_reserved(est),
+                    "capacity_bytes": _estimate_capacity(est),
+                    "framework": _s(_estimate_framework(est)),
+                    "overhead_percent": _estimate_overhead(est),
+                    "stages": stages, "layers": layers, "warnings": res["warnings"]}
+        finally:
+            _estimate_free(est)

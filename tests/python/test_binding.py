@@ -33,12 +33,45 @@ class Binding(unittest.TestCase):
         if os.environ.get("MEMOPT_LIB"):
             self.assertEqual(memopt.library_path, os.environ["MEMOPT_LIB"])
 
-    def test_struct_sizes_match_the_header(self):
-        # mo_diag: enum + 5 pointers + 2 ints, mo_error: 3 ints + char[256]
+    def test_struct_layouts_match_the_header(self):
+        """Every ctypes Structure against sizeof/offsetof from memopt.h."""
         import ctypes
-        p = ctypes.sizeof(ctypes.c_void_p)
-        self.assertEqual(ctypes.sizeof(memopt._Diag), 8 + 5 * p + 8 if p == 8 else 4 + 5 * p + 8)
-        self.assertEqual(ctypes.sizeof(memopt._Error), 12 + 256)
+        import shutil
+        import tempfile
+        cc = shutil.which("cc") or shutil.which("gcc")
+        if not cc:
+            self.skipTest("no C compiler")
+        structs = {"mo_error": memopt._Error, "mo_diag": memopt._Diag,
+                   "mo_input": memopt._Input, "mo_rule": memopt._Rule,
+                   "mo_action": memopt._Action}
+        if memopt.has_estimator():
+            structs["mo_estimate_stage"] = memopt._EstStage
+            structs["mo_estimate_layer"] = memopt._EstLayer
+        lines = ["#include <memopt/memopt.h>", "#include <stddef.h>", "#include <stdio.h>",
+                 "int main(void) {"]
+        for cname, py in structs.items():
+            lines.append('printf("%s %%zu\\n", sizeof(%s));' % (cname, cname))
+            for f in py._fields_:
+                lines.append('printf("%s.%s %%zu\\n", offsetof(%s, %s));'
+                             % (cname, f[0], cname, f[0]))
+        if memopt.has_estimator():
+            lines.append('printf("MO_EST_BUCKETS %d\\n", (int)MO_EST_BUCKETS);')
+        lines.append("return 0; }")
+        with tempfile.TemporaryDirectory() as d:
+            src, exe = os.path.join(d, "layout.c"), os.path.join(d, "layout")
+            with open(src, "w") as f:
+                f.write("\n".join(lines) + "\n")
+            subprocess.run([cc, "-std=c11", "-I", os.path.join(ROOT, "core", "include"),
+                            "-o", exe, src], check=True)
+            out = subprocess.run([exe], capture_output=True, text=True, check=True).stdout
+        got = dict(line.rsplit(" ", 1) for line in out.splitlines())
+        for cname, py in structs.items():
+            self.assertEqual(int(got[cname]), ctypes.sizeof(py), cname)
+            for f in py._fields_:
+                self.assertEqual(int(got["%s.%s" % (cname, f[0])]),
+                                 getattr(py, f[0]).offset, "%s.%s" % (cname, f[0]))
+        if memopt.has_estimator():
+            self.assertEqual(int(got["MO_EST_BUCKETS"]), memopt.MO_EST_BUCKETS)
 
     def test_presets(self):
         names = [p["name"] for p in memopt.presets()]
@@ -171,7 +204,46 @@ class Binding(unittest.TestCase):
             self.skipTest("this libmemopt has no estimator yet")
         e = memopt.estimate(GOOD, model="llama2-7b")
         self.assertGreater(e["peak_bytes"], 0)
+        self.assertGreaterEqual(e["reserved_peak_bytes"], e["peak_bytes"])
         self.assertEqual(len(e["layers"]), 32)
+        self.assertEqual(e["peak_bytes"], max(s["peak_bytes"] for s in e["stages"]))
+        # recompute of layers 0-15 keeps less than keeping layer 31 as is
+        self.assertLess(e["layers"][0]["activation_bytes"], e["layers"][31]["activation_bytes"])
+        base = memopt.estimate("recompute:\n  mode: null\n",
+                               model="llama2-7b")
+        self.assertLess(e["peak_bytes"], base["peak_bytes"])
+        with self.assertRaises(memopt.InvalidConfig):
+            memopt.estimate(BAD, model="llama2-7b")
+
+    def test_estimate_matches_the_cli(self):
+        if not memopt.has_estimator() or not os.access(MEMOPT, os.X_OK):
+            self.skipTest("no estimator or no memopt binary")
+        import json
+        import tempfile
+        with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+            f.write(GOOD)
+        try:
+            r = subprocess.run([MEMOPT, "estimate", "--json", "-m", "llama2-7b", f.name],
+                               capture_output=True, text=True)
+        finally:
+            os.unlink(f.name)
+        cli = json.loads(r.stdout)
+        mine = memopt.estimate(GOOD, model="llama2-7b")
+        for k in ("peak_bytes", "reserved_peak_bytes", "capacity_bytes"):
+            self.assertEqual(cli[k], mine[k], k)
+        self.assertEqual([l["activation_bytes"] for l in cli["layers"]],
+                         [l["activation_bytes"] for l in mine["layers"]])
+
+    @unittest.skipUnless(os.path.exists(REAL), "no real training YAML")
+    def test_estimate_needs_devices(self):
+        if not memopt.has_estimator():
+            self.skipTest("no estimator")
+        with open(REAL, encoding="utf-8") as f:
+            text = f.read()
+        with self.assertRaises(memopt.MemoptError) as cm:
+            memopt.estimate(text)
+        self.assertIn("device", str(cm.exception))
+        self.assertGreater(memopt.estimate(text, devices=8)["peak_bytes"], 0)
 
 
 if __name__ == "__main__":
