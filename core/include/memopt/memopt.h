@@ -186,6 +186,10 @@ size_t mo_validate(mo_diags *diags, const mo_config *c, const mo_model *m);
 
 /* ---- one call for the faces: config + model + every rule ----------------- */
 
+/* Caller-owned, usually on the stack; only read during the call. Initialise
+ * it with designated initialisers or = {0}: later versions may append
+ * fields, and a zero field always means its default. (Bindings that mirror
+ * the struct, like bindings/python, must follow it field for field.) */
 typedef struct mo_input {
 	const char *config;      /* config text (required) */
 	size_t config_len;
