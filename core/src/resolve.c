@@ -43,6 +43,7 @@ typedef struct mo_rs {
 	size_t n_f, cap_f;
 	mo_run *runs;
 	size_t n_runs;
+	size_t *cursor; /* per ref: its first range not below the segment */
 	bool nomem;
 } mo_rs;
 
@@ -504,9 +505,32 @@ static bool mo_seg_root(mo_rs *s, mo_seg *g, const char *path, mo_action_kind k,
 	return true;
 }
 
-static bool mo_ref_on(const mo_ref *ref, uint64_t layer)
+/* The refs that apply to a segment, by group, in config order. */
+typedef struct mo_active {
+	const mo_ref **sel, **exc, **comm, **ops;
+	size_t n_sel, n_exc, n_comm, n_ops;
+} mo_active;
+
+/* Advances each ref's cursor to the segment (segments come in ascending
+ * order, so every cursor only moves forward: O(refs) per segment). */
+static void mo_rs_active(mo_rs *s, const mo_seg *g, mo_active *act)
 {
-	return ref->active && ref->p->re && mo_layers_contains(&ref->p->layers, layer);
+	act->n_sel = act->n_exc = act->n_comm = act->n_ops = 0;
+	for (size_t i = 0; i < s->n_refs; i++) {
+		const mo_ref *ref = &s->refs[i];
+		const mo_layers *l = &ref->p->layers;
+		size_t *cur = &s->cursor[i];
+		while (*cur < l->n && l->r[*cur].hi < g->lo)
+			(*cur)++;
+		if (!ref->active || !ref->p->re || *cur >= l->n || l->r[*cur].lo > g->lo)
+			continue;
+		switch (ref->group) {
+		case MO_G_SELECT: act->sel[act->n_sel++] = ref; break;
+		case MO_G_EXCLUDE: act->exc[act->n_exc++] = ref; break;
+		case MO_G_COMM: act->comm[act->n_comm++] = ref; break;
+		default: act->ops[act->n_ops++] = ref; break;
+		}
+	}
 }
 
 static mo_rule mo_full_rule(const mo_config *c)
@@ -514,8 +538,21 @@ static mo_rule mo_full_rule(const mo_config *c)
 	return (mo_rule){"recompute", "full_recompute_layer", c->full.at ? c->full.at->line : 0};
 }
 
+/* For every path, the first ref (in config order) of the list that
+ * matches it; NULL where none does. */
+static void mo_first_match(const mo_ref **refs, size_t n, size_t type, const mo_ref **first,
+			   size_t np)
+{
+	memset(first, 0, np * sizeof(*first));
+	for (size_t i = n; i-- > 0;) /* the earliest ref writes last */
+		for (size_t w = 0; w < refs[i]->match[type].nw; w++)
+			for (uint64_t bits = refs[i]->match[type].w[w]; bits; bits &= bits - 1)
+				first[w * 64 + (size_t)__builtin_ctzll(bits)] = refs[i];
+}
+
 /* select: selected roots recompute, children inherit; full wins. */
-static bool mo_seg_recompute(mo_rs *s, mo_seg *g, const mo_layer_type *lt)
+static bool mo_seg_recompute(mo_rs *s, mo_seg *g, const mo_layer_type *lt,
+			     const mo_active *act, const mo_ref **first)
 {
 	const mo_config *c = s->c;
 	if (g->full) {
@@ -525,89 +562,70 @@ static bool mo_seg_recompute(mo_rs *s, mo_seg *g, const mo_layer_type *lt)
 		}
 		return mo_seg_root(s, g, "", MO_ACT_RECOMPUTE, mo_full_rule(c));
 	}
+	mo_first_match(act->sel, act->n_sel, g->type, first, lt->n_paths);
 	for (size_t p = 0; p < lt->n_paths; p++) {
 		int parent = lt->paths[p].parent;
 		if (parent >= 0 && g->act[parent] == MO_ACT_RECOMPUTE) {
 			g->act[p] = MO_ACT_RECOMPUTE;
 			g->rule[p] = g->rule[parent];
-			continue;
-		}
-		for (size_t i = 0; i < s->n_refs; i++) {
-			const mo_ref *ref = &s->refs[i];
-			if (ref->group != MO_G_SELECT || !mo_bits_get(&ref->match[g->type], p) ||
-			    !mo_ref_on(ref, g->lo))
-				continue;
+		} else if (first[p]) {
 			g->act[p] = MO_ACT_RECOMPUTE;
-			g->rule[p] = ref->rule;
-			if (!mo_seg_root(s, g, lt->paths[p].name, MO_ACT_RECOMPUTE, ref->rule))
+			g->rule[p] = first[p]->rule;
+			if (!mo_seg_root(s, g, lt->paths[p].name, MO_ACT_RECOMPUTE, first[p]->rule))
 				return false;
-			break;
 		}
 	}
 	return true;
 }
 
 /* exclude_op: kept from forward inside a recomputed region. */
-static bool mo_seg_exclude(mo_rs *s, mo_seg *g, const mo_layer_type *lt, bool *excl)
+static bool mo_seg_exclude(mo_rs *s, mo_seg *g, const mo_layer_type *lt, const mo_active *act,
+			   const mo_ref **first, bool *excl)
 {
-	for (size_t i = 0; i < s->n_refs; i++) {
-		const mo_ref *ref = &s->refs[i];
-		if (ref->group != MO_G_EXCLUDE || !mo_ref_on(ref, g->lo))
-			continue;
-		if (!mo_bits_any(&ref->match[g->type]))
+	for (size_t i = 0; i < act->n_exc; i++) {
+		const mo_bits *m = &act->exc[i]->match[g->type];
+		if (!mo_bits_any(m))
 			continue; /* no-match says it better */
 		bool effect = false;
-		for (size_t p = 0; p < lt->n_paths; p++)
-			effect |= mo_bits_get(&ref->match[g->type], p) &&
-				  g->act[p] == MO_ACT_RECOMPUTE;
+		for (size_t w = 0; w < m->nw && !effect; w++)
+			for (uint64_t bits = m->w[w]; bits && !effect; bits &= bits - 1)
+				effect = g->act[w * 64 + (size_t)__builtin_ctzll(bits)] ==
+					 MO_ACT_RECOMPUTE;
 		if (!effect)
-			mo_rs_find(s, "exclude-no-effect", ref, NULL, g->lo, g->hi);
+			mo_rs_find(s, "exclude-no-effect", act->exc[i], NULL, g->lo, g->hi);
 	}
+	mo_first_match(act->exc, act->n_exc, g->type, first, lt->n_paths);
 	for (size_t p = 0; p < lt->n_paths; p++) {
 		int parent = lt->paths[p].parent;
 		if (parent >= 0 && excl[parent]) {
 			excl[p] = true;
 			g->act[p] = MO_ACT_KEEP;
 			g->rule[p] = g->rule[parent];
-			continue;
-		}
-		if (g->act[p] != MO_ACT_RECOMPUTE)
-			continue;
-		for (size_t i = 0; i < s->n_refs; i++) {
-			const mo_ref *ref = &s->refs[i];
-			if (ref->group != MO_G_EXCLUDE || !mo_bits_get(&ref->match[g->type], p) ||
-			    !mo_ref_on(ref, g->lo))
-				continue;
+		} else if (first[p] && g->act[p] == MO_ACT_RECOMPUTE) {
 			excl[p] = true;
 			g->act[p] = MO_ACT_KEEP;
-			g->rule[p] = ref->rule;
-			if (!mo_seg_root(s, g, lt->paths[p].name, MO_ACT_KEEP, ref->rule))
+			g->rule[p] = first[p]->rule;
+			if (!mo_seg_root(s, g, lt->paths[p].name, MO_ACT_KEEP, first[p]->rule))
 				return false;
-			break;
 		}
 	}
 	return true;
 }
 
 /* recompute_comm: comm ops outside recomputed regions. */
-static bool mo_seg_comm(mo_rs *s, mo_seg *g, const mo_layer_type *lt, const bool *excl)
+static bool mo_seg_comm(mo_rs *s, mo_seg *g, const mo_layer_type *lt, const mo_active *act,
+			const mo_ref **first, const bool *excl)
 {
-	if (g->full)
+	if (g->full || !act->n_comm)
 		return true; /* `redundant` is reported on ranges */
+	mo_first_match(act->comm, act->n_comm, g->type, first, lt->n_paths);
 	for (size_t p = 0; p < lt->n_paths; p++) {
-		if (g->act[p] != MO_ACT_KEEP || excl[p])
+		if (!first[p] || g->act[p] != MO_ACT_KEEP || excl[p])
 			continue;
-		for (size_t i = 0; i < s->n_refs; i++) {
-			const mo_ref *ref = &s->refs[i];
-			if (ref->group != MO_G_COMM || !mo_bits_get(&ref->match[g->type], p) ||
-			    !mo_ref_on(ref, g->lo))
-				continue;
-			g->act[p] = MO_ACT_RECOMPUTE_COMM;
-			g->rule[p] = ref->rule;
-			if (!mo_seg_root(s, g, lt->paths[p].name, MO_ACT_RECOMPUTE_COMM, ref->rule))
-				return false;
-			break;
-		}
+		g->act[p] = MO_ACT_RECOMPUTE_COMM;
+		g->rule[p] = first[p]->rule;
+		if (!mo_seg_root(s, g, lt->paths[p].name, MO_ACT_RECOMPUTE_COMM, first[p]->rule))
+			return false;
 	}
 	return true;
 }
@@ -633,32 +651,35 @@ static const void *mo_rule_origin(const mo_rs *s, const mo_rule *rule)
 	return NULL;
 }
 
-/* swap: whole layer, or op_swap paths (layers in layer_swap skip op_swap). */
-static bool mo_seg_swap(mo_rs *s, mo_seg *g, const mo_layer_type *lt)
+static bool mo_seg_layer_swap(mo_rs *s, mo_seg *g, const mo_layer_type *lt)
 {
 	const mo_config *c = s->c;
-	if (g->swapped) {
-		if (g->full)
-			return true; /* recompute-swap-layer, reported on ranges */
-		for (size_t i = 0; i < c->n_layer_swap; i++) {
-			if (!mo_layers_contains(&c->layer_swap[i].layers, g->lo))
-				continue;
-			mo_rule rule = {"swap", mo_arena_printf(s->a, "layer_swap[%zu]", i),
-					c->layer_swap[i].at->line};
-			for (size_t p = 0; p < lt->n_paths; p++) {
-				g->act[p] = MO_ACT_SWAP;
-				g->rule[p] = rule;
-			}
-			return mo_seg_root(s, g, "", MO_ACT_SWAP, rule);
-		}
-		return true;
-	}
-	for (size_t i = 0; i < s->n_refs; i++) {
-		const mo_ref *ref = &s->refs[i];
-		if (ref->group != MO_G_OPSWAP || !mo_ref_on(ref, g->lo) || g->full)
+	if (g->full)
+		return true; /* recompute-swap-layer, reported on ranges */
+	for (size_t i = 0; i < c->n_layer_swap; i++) {
+		if (!mo_layers_contains(&c->layer_swap[i].layers, g->lo))
 			continue;
+		mo_rule rule = {"swap", mo_arena_printf(s->a, "layer_swap[%zu]", i),
+				c->layer_swap[i].at->line};
 		for (size_t p = 0; p < lt->n_paths; p++) {
-			if (!mo_bits_get(&ref->match[g->type], p) || g->act[p] == MO_ACT_SWAP)
+			g->act[p] = MO_ACT_SWAP;
+			g->rule[p] = rule;
+		}
+		return mo_seg_root(s, g, "", MO_ACT_SWAP, rule);
+	}
+	return true;
+}
+
+/* swap: whole layer, or op_swap paths (layers in layer_swap skip op_swap). */
+static bool mo_seg_swap(mo_rs *s, mo_seg *g, const mo_layer_type *lt, const mo_active *act)
+{
+	if (g->swapped)
+		return mo_seg_layer_swap(s, g, lt);
+	for (size_t i = 0; i < act->n_ops && !g->full; i++) {
+		const mo_ref *ref = act->ops[i];
+		const mo_bits *m = &ref->match[g->type];
+		for (size_t p = 0; p < lt->n_paths; p++) {
+			if (!mo_bits_get(m, p) || g->act[p] == MO_ACT_SWAP)
 				continue;
 			const mo_rule *near = mo_seg_recompute_near(g, lt, p);
 			if (near) {
@@ -678,7 +699,8 @@ static bool mo_seg_swap(mo_rs *s, mo_seg *g, const mo_layer_type *lt)
 	return true;
 }
 
-static bool mo_rs_fill_seg(mo_rs *s, mo_seg *g)
+static bool mo_rs_fill_seg(mo_rs *s, mo_seg *g, mo_active *act, const mo_ref **first,
+			   bool *excl)
 {
 	const mo_config *c = s->c;
 	const mo_layer_type *lt = &s->m->types[g->type];
@@ -688,15 +710,38 @@ static bool mo_rs_fill_seg(mo_rs *s, mo_seg *g)
 		g->swapped = mo_layers_contains(&c->layer_swap[i].layers, g->lo);
 	g->act = np ? mo_arena_alloc(s->a, np * sizeof(*g->act)) : NULL;
 	g->rule = np ? mo_arena_alloc(s->a, np * sizeof(*g->rule)) : NULL;
-	bool *excl = np ? calloc(np, sizeof(bool)) : NULL;
-	if (np && (!g->act || !g->rule || !excl)) {
-		free(excl);
+	if (np && (!g->act || !g->rule))
 		return false;
-	}
-	bool ok = mo_seg_recompute(s, g, lt) && mo_seg_exclude(s, g, lt, excl) &&
-		  mo_seg_comm(s, g, lt, excl) && mo_seg_swap(s, g, lt);
-	free(excl);
-	return ok;
+	memset(excl, 0, np * sizeof(*excl));
+	mo_rs_active(s, g, act);
+	return mo_seg_recompute(s, g, lt, act, first) &&
+	       mo_seg_exclude(s, g, lt, act, first, excl) &&
+	       mo_seg_comm(s, g, lt, act, first, excl) && mo_seg_swap(s, g, lt, act);
+}
+
+/* Scratch shared by all segments: active lists, first-match and
+ * excluded-path arrays sized for the largest layer type. */
+static bool mo_rs_fill_all(mo_rs *s)
+{
+	size_t np = 1;
+	for (size_t t = 0; t < s->m->n_types; t++)
+		if (s->m->types[t].n_paths > np)
+			np = s->m->types[t].n_paths;
+	size_t nr = s->n_refs ? s->n_refs : 1;
+	mo_active act;
+	act.sel = mo_arena_alloc(s->a, nr * sizeof(*act.sel));
+	act.exc = mo_arena_alloc(s->a, nr * sizeof(*act.exc));
+	act.comm = mo_arena_alloc(s->a, nr * sizeof(*act.comm));
+	act.ops = mo_arena_alloc(s->a, nr * sizeof(*act.ops));
+	s->cursor = mo_arena_alloc(s->a, nr * sizeof(*s->cursor));
+	const mo_ref **first = mo_arena_alloc(s->a, np * sizeof(*first));
+	bool *excl = mo_arena_alloc(s->a, np * sizeof(*excl));
+	if (!act.sel || !act.exc || !act.comm || !act.ops || !s->cursor || !first || !excl)
+		return false;
+	for (size_t i = 0; i < s->r->n_segs; i++)
+		if (!mo_rs_fill_seg(s, &s->r->segs[i], &act, first, excl))
+			return false;
+	return true;
 }
 
 /* ---- findings -> diagnostics ------------------------------------------- */
@@ -776,8 +821,7 @@ int mo_resolve(mo_resolved **out, const mo_config *c, const mo_model *m, mo_diag
 	mo_rs s = {.r = r, .c = c, .m = m, .diags = sink, .a = a};
 	bool ok = r->n_layers > 0 && mo_rs_refs(&s) && mo_rs_type_runs(&s) &&
 		  mo_rs_segments(&s);
-	for (size_t i = 0; ok && i < r->n_segs; i++)
-		ok = mo_rs_fill_seg(&s, &r->segs[i]);
+	ok = ok && mo_rs_fill_all(&s);
 	if (ok && diags) {
 		mo_rs_check_no_match(&s);
 		mo_rs_report(&s);

@@ -1,0 +1,103 @@
+/* The simple-pattern matcher must answer exactly like PCRE2 full-match:
+ * every pattern below against every subject, both ways. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include "internal.h"
+
+#include <pcre2.h>
+#include <string.h>
+
+static int pcre2_full(const char *pattern, const char *subject)
+{
+	int ec;
+	PCRE2_SIZE eo;
+	pcre2_code *c = pcre2_compile((PCRE2_SPTR)pattern, strlen(pattern),
+				      PCRE2_ANCHORED | PCRE2_ENDANCHORED | PCRE2_UTF | PCRE2_UCP,
+				      &ec, &eo, NULL);
+	assert_non_null(c);
+	pcre2_match_data *md = pcre2_match_data_create(1, NULL);
+	int rc = pcre2_match(c, (PCRE2_SPTR)subject, strlen(subject), 0, 0, md, NULL);
+	pcre2_match_data_free(md);
+	pcre2_code_free(c);
+	return rc >= 0;
+}
+
+static const char *const patterns[] = {
+	".*mlp", "mlp.*", "mlp", ".*", "", ".", "..", ".*.*", ".*a.*", "self_attention.linear_proj",
+	"self_attention\\.linear_proj", ".*\\.allgather", ".*allgather", "mlp.linear_fc.",
+	"m.p", ".*_.*", "a.*b.*c", ".*\\-x", "layers.*.self_attention.*", "add", ".*add",
+	"mlp.experts.*.alltoall.*", "x\\.y", ".*.", "...*", "mlp\\.", "\\.\\*",
+	/* not simple: these must go to PCRE2 and still agree */
+	"(mlp|self_attention)", "mlp.+", ".*?mlp", ".*+mlp", "[a-z_]+", "mlp.linear_fc[12]",
+	"\\w+", "mlp$", "^mlp", "a{2}", ".*(allgather|reducescatter)", "mlp.linear_fc\\d",
+};
+
+static const char *const subjects[] = {
+	"", "mlp", "mlpx", "xmlp", "mlp.linear_fc1", "mlp.linear_fc2", "self_attention",
+	"self_attention.linear_proj", "self_attentionXlinear_proj",
+	"self_attention.linear_proj.output.reducescatter",
+	"self_attention.linear_qkv.input.allgather", "add", "mlp.add", "mlp.", ".*", "a-x", "abc",
+	"aXbYc", "ab", "x.y", "xzy", "mlp.experts.input.alltoallsingle", "aa",
+	"mlp.experts.expert_counts.alltoall", "m\xc3\xa9p", "mlp\n", "a\nb",
+};
+
+static void test_simple_equals_pcre2(void **state)
+{
+	(void)state;
+	mo_limits lim;
+	mo_limits_default(&lim);
+	mo_arena *a = mo_arena_new();
+	mo_matcher *mt = mo_matcher_new();
+	for (size_t i = 0; i < sizeof patterns / sizeof *patterns; i++) {
+		const char *msg;
+		size_t off;
+		mo_regex *re = mo_regex_compile(patterns[i], strlen(patterns[i]), &lim, a, &msg, &off);
+		assert_non_null(re);
+		for (size_t j = 0; j < sizeof subjects / sizeof *subjects; j++) {
+			int want = pcre2_full(patterns[i], subjects[j]);
+			int got = mo_matcher_match(mt, re, subjects[j], strlen(subjects[j]));
+			if (want != got)
+				fail_msg("pattern '%s' subject '%s': pcre2 %d, memopt %d", patterns[i],
+					 subjects[j], want, got);
+		}
+		mo_regex_free(re);
+	}
+	mo_matcher_free(mt);
+	mo_arena_free(a);
+}
+
+static void test_errors_and_limits(void **state)
+{
+	(void)state;
+	mo_limits lim;
+	mo_limits_default(&lim);
+	mo_arena *a = mo_arena_new();
+	const char *msg;
+	size_t off;
+	assert_null(mo_regex_compile("(", 1, &lim, a, &msg, &off));
+	assert_non_null(strstr(msg, "missing closing parenthesis"));
+	assert_int_equal(off, 1);
+	/* catastrophic backtracking ends at the match limit, not in a hang */
+	lim.match_limit = 10000;
+	const char *bad = "(\\w+\\s?)*";
+	mo_regex *re = mo_regex_compile(bad, strlen(bad), &lim, a, &msg, &off);
+	assert_non_null(re);
+	const char *subject = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!";
+	assert_int_equal(mo_regex_match(re, subject, strlen(subject)), -1);
+	mo_regex_free(re);
+	mo_arena_free(a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_simple_equals_pcre2),
+		cmocka_unit_test(test_errors_and_limits),
+	};
+	return cmocka_run_group_tests_name("match", tests, NULL, NULL);
+}
