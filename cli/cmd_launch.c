@@ -25,7 +25,7 @@ static const char mo_launch_usage[] =
 	"      --max-memory SIZE  refuse when the estimated peak is above SIZE\n"
 	"                         (e.g. 58GiB, 64GB, bytes)\n"
 	"  -h, --help             this text\n"
-	"Validates CONFIG, prints the estimate, then runs CMD with MEMOPT_PLAN (the\n"
+	"Validates CONFIG, prints the estimate (the allocated peak of the busiest stage), then runs CMD with MEMOPT_PLAN (the\n"
 	"expanded plan, JSON) and MEMOPT_CONFIG (the validated YAML) in its\n"
 	"environment. Exit: 1 refused (errors, or a peak above --max-memory),\n"
 	"2 usage, unreadable input or CMD not runnable; else CMD's own status.\n";
@@ -124,8 +124,9 @@ static void mo_launch_cleanup(const mo_launch *l)
 }
 
 /* The plan document: {"memopt", "config", "model", "prefetch", "devices"?,
- * "layers" (as memopt expand --json), "warnings"}. */
-static json_t *mo_launch_plan_json(const mo_cli *c, const mo_plan *p)
+ * "layers" (as memopt expand --json), "warnings", "estimate"? (as memopt
+ * estimate --json, without the timelines)}. */
+static json_t *mo_launch_plan_json(const mo_cli *c, const mo_plan *p, const mo_estimate *e)
 {
 	json_t *j = mo_json_plan(p, c->model, 0);
 	json_t *d = mo_json_diags(c->diags);
@@ -147,13 +148,16 @@ static json_t *mo_launch_plan_json(const mo_cli *c, const mo_plan *p)
 	}
 	json_object_update(head, j);
 	json_object_set(head, "warnings", json_object_get(d, "warnings"));
+	if (e)
+		json_object_set_new(head, "estimate", mo_json_estimate(e, 0));
 	json_decref(j);
 	json_decref(d);
 	return head;
 }
 
 /* Writes plan.json and config.yaml in a fresh private directory. */
-static int mo_launch_files(mo_launch *l, const mo_cli *c, const mo_plan *p)
+static int mo_launch_files(mo_launch *l, const mo_cli *c, const mo_plan *p,
+			   const mo_estimate *e)
 {
 	const char *tmp = getenv("TMPDIR");
 	if (!tmp || !*tmp)
@@ -173,7 +177,7 @@ static int mo_launch_files(mo_launch *l, const mo_cli *c, const mo_plan *p)
 	snprintf(l->plan_path, sizeof l->plan_path, "%s/plan.json", l->dir);
 	snprintf(l->config_path, sizeof l->config_path, "%s/config.yaml", l->dir);
 
-	json_t *j = mo_launch_plan_json(c, p);
+	json_t *j = mo_launch_plan_json(c, p, e);
 	char *text = j ? json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
 	json_decref(j);
 	if (!text) {
@@ -199,6 +203,76 @@ static int mo_launch_files(mo_launch *l, const mo_cli *c, const mo_plan *p)
 	rc = mo_launch_write(l->config_path, yaml, ylen);
 	free(yaml);
 	return rc;
+}
+
+static void mo_launch_size(char *buf, size_t size, uint64_t bytes)
+{
+	if (bytes >= ((uint64_t)1 << 30))
+		snprintf(buf, size, "%.2f GiB", (double)bytes / (double)((uint64_t)1 << 30));
+	else if (bytes >= ((uint64_t)1 << 20))
+		snprintf(buf, size, "%.2f MiB", (double)bytes / (double)((uint64_t)1 << 20));
+	else
+		snprintf(buf, size, "%llu B", (unsigned long long)bytes);
+}
+
+/* The busiest stage (the one whose allocated peak is the estimate's). */
+static const mo_estimate_stage *mo_launch_busiest(const mo_estimate *e)
+{
+	const mo_estimate_stage *best = NULL;
+	for (size_t i = 0; i < mo_estimate_stage_count(e); i++) {
+		const mo_estimate_stage *s = mo_estimate_stage_get(e, i);
+		if (s && (!best || s->peak_bytes > best->peak_bytes))
+			best = s;
+	}
+	return best;
+}
+
+/* Runs the estimate, prints its summary and applies --max-memory. Returns
+ * -1 to go on (*out may stay NULL when no estimate could be made and no
+ * limit asked for one), else an exit status. */
+static int mo_launch_estimate(mo_estimate **out, const mo_cli *c, const mo_launch *l,
+			      const char *cmd)
+{
+	mo_error err = {0};
+	if (mo_estimate_run(out, c->cfg, c->model, &err) != 0) {
+		if (l->max_memory_arg) {
+			fprintf(stderr,
+				"memopt launch: refusing to run %s: --max-memory needs an estimate, "
+				"and there is none: %s\n",
+				cmd, err.text);
+			return err.code == MO_ERR_INVALID ? MO_EXIT_INVALID : MO_EXIT_USAGE;
+		}
+		if (err.code != MO_ERR_INVALID) {
+			fprintf(stderr, "memopt launch: estimate: %s\n", err.text);
+			return MO_EXIT_USAGE;
+		}
+		fprintf(stderr, "memopt launch: %s: valid; no estimate: %s\n", c->config_path,
+			err.text);
+		return -1;
+	}
+	const mo_estimate *e = *out;
+	const mo_estimate_stage *s = mo_launch_busiest(e);
+	uint64_t peak = mo_estimate_peak_bytes(e);
+	char p[32], r[32], cap[32], lim[32];
+	mo_launch_size(p, sizeof p, peak);
+	mo_launch_size(r, sizeof r, mo_estimate_reserved_peak_bytes(e));
+	mo_launch_size(cap, sizeof cap, mo_estimate_capacity_bytes(e));
+	fprintf(stderr,
+		"memopt launch: %s: valid; estimated peak %s per device (stage %lld, %s), "
+		"reserved %s, capacity %s, overhead %.1f%%\n",
+		c->config_path, p, s ? (long long)s->stage : 0LL,
+		s && s->peak_event ? s->peak_event : "?", r, cap,
+		mo_estimate_overhead_percent(e));
+	if (l->max_memory_arg && peak > l->max_memory) {
+		mo_launch_size(lim, sizeof lim, l->max_memory);
+		fprintf(stderr,
+			"memopt launch: refusing to run %s: the estimated peak %s (%llu bytes) is "
+			"above --max-memory %s (%llu bytes)\n",
+			cmd, p, (unsigned long long)peak, l->max_memory_arg,
+			(unsigned long long)l->max_memory);
+		return MO_EXIT_INVALID;
+	}
+	return -1;
 }
 
 int mo_cli_launch(int argc, char **argv)
@@ -251,16 +325,16 @@ int mo_cli_launch(int argc, char **argv)
 		rc = MO_EXIT_USAGE;
 		goto out;
 	}
-	if (l.max_memory_arg) {
-		fputs("memopt launch: --max-memory needs the estimator, which is not built yet\n",
-		      stderr);
+	mo_estimate *est = NULL;
+	rc = mo_launch_estimate(&est, &c, &l, argv[dash + 1]);
+	if (rc >= 0) {
+		mo_estimate_free(est);
 		mo_plan_free(p);
-		rc = MO_EXIT_USAGE;
 		goto out;
 	}
-	fprintf(stderr, "memopt launch: %s: valid; estimate: not built yet\n", c.config_path);
-
-	if (mo_launch_files(&l, &c, p) != 0) {
+	rc = mo_launch_files(&l, &c, p, est);
+	mo_estimate_free(est);
+	if (rc != 0) {
 		mo_plan_free(p);
 		mo_launch_cleanup(&l);
 		rc = MO_EXIT_USAGE;

@@ -1,6 +1,7 @@
 /* An example launcher built against the installed libmemopt (pkg-config
- * memopt): reads a whole training YAML, validates it with mo_check and
- * prints the expanded plan, one line per run of identical layers.
+ * memopt): reads a whole training YAML, validates it with mo_check, prints
+ * the expanded plan (one line per run of identical layers) and the memory
+ * estimate per pipeline stage.
  *
  *   launcher CONFIG [--model PRESET] [--devices N]
  *
@@ -155,6 +156,25 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	print_plan(plan, model);
+
+	mo_estimate *est = NULL;
+	if (mo_estimate_run(&est, cfg, model, &err) != 0) {
+		printf("estimate: none (%s)\n", err.text);
+	} else {
+		const double gib = 1024.0 * 1024.0 * 1024.0;
+		printf("estimate: peak %.2f GiB per device (reserved %.2f GiB, capacity %.2f GiB), "
+		       "overhead %.1f%%\n",
+		       (double)mo_estimate_peak_bytes(est) / gib,
+		       (double)mo_estimate_reserved_peak_bytes(est) / gib,
+		       (double)mo_estimate_capacity_bytes(est) / gib,
+		       mo_estimate_overhead_percent(est));
+		for (size_t i = 0; i < mo_estimate_stage_count(est); i++) {
+			const mo_estimate_stage *st = mo_estimate_stage_get(est, i); /* borrowed */
+			printf("  stage %lld: peak %.2f GiB at %s\n", (long long)st->stage,
+			       (double)st->peak_bytes / gib, st->peak_event);
+		}
+		mo_estimate_free(est);
+	}
 	printf("valid: ready to launch\n");
 	rc = 0;
 out:

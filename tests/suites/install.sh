@@ -69,7 +69,7 @@ if [ -x "$tmp/launcher" ]; then
   ldd "$tmp/launcher-static" | grep -q libmemopt && bad "the static example needs libmemopt.so" || ok "the static example is self-contained"
   real=../shared/real-configs/pynative_ds3.yaml
   if [ -f "$real" ]; then
-    args="$real"; want="layers 0-0 (mla-dense): recompute (whole layer) [recompute.full_recompute_layer]"
+    args="$real --devices 8"; want="layers 0-0 (mla-dense): recompute (whole layer) [recompute.full_recompute_layer]"
   else
     cat > "$tmp/t.yaml" <<'EOF'
 recompute:
@@ -82,8 +82,9 @@ EOF
     # shellcheck disable=SC2086
     LD_LIBRARY_PATH=$U/lib "$bin" $args > "$tmp/run.out" 2>&1
     rc=$?
-    if [ $rc = 0 ] && grep -qF "$want" "$tmp/run.out" && grep -q '^valid: ready to launch' "$tmp/run.out"; then
-      ok "$(basename "$bin") prints the plan of $(echo $args | cut -d' ' -f1)"
+    if [ $rc = 0 ] && grep -qF "$want" "$tmp/run.out" && grep -q '^valid: ready to launch' "$tmp/run.out" &&
+       grep -q '^estimate: peak [0-9.]* GiB per device' "$tmp/run.out" && grep -q '^  stage 0: peak' "$tmp/run.out"; then
+      ok "$(basename "$bin") prints the plan and the estimate of $(echo $args | cut -d' ' -f1)"
     else bad "$(basename "$bin"): exit $rc: $(cat "$tmp/run.out")"; fi
   done
   printf 'recompute:\n  mode: full\n  full_recompute_layer: [3-1]\n' > "$tmp/bad.yaml"

@@ -150,6 +150,30 @@ else
   "$MEMOPT" launch "$tmp/good.yaml" -m llama2-7b --max-memory 100TiB -- touch "$tmp/mark9" 2> "$tmp/err9"
   expect "--max-memory 100TiB runs" 0 $?
   [ -e "$tmp/mark9" ] && ok "--max-memory 100TiB: the child ran" || bad "--max-memory 100TiB: no child"
+  grep -q 'estimated peak [0-9.]* GiB' "$tmp/err9" && ok "the estimate is printed" || bad "no estimate: $(cat "$tmp/err9")"
+  # the limit sits between the estimate's peak and one byte below it
+  peak=$("$MEMOPT" launch "$tmp/good.yaml" -m llama2-7b -- "$PY" -c \
+    'import json,os; print(json.load(open(os.environ["MEMOPT_PLAN"]))["estimate"]["peak_bytes"])' 2> /dev/null)
+  case $peak in
+    ''|*[!0-9]*) bad "plan.json has no estimate.peak_bytes ($peak)" ;;
+    *)
+      ok "plan.json carries the estimate (peak $peak bytes)"
+      "$MEMOPT" launch "$tmp/good.yaml" -m llama2-7b --max-memory "$peak" -- true 2> /dev/null
+      expect "--max-memory = the peak runs" 0 $?
+      "$MEMOPT" launch "$tmp/good.yaml" -m llama2-7b --max-memory $((peak - 1)) -- touch "$tmp/mark10" 2> /dev/null
+      expect "--max-memory = the peak - 1 refused" 1 $?
+      [ ! -e "$tmp/mark10" ] && ok "peak - 1: the child did not run" || bad "peak - 1: the child ran"
+      ;;
+  esac
+  # no device count: no estimate, so --max-memory cannot be honoured
+  if [ -f "$real" ]; then
+    "$MEMOPT" launch "$real" --max-memory 1000GiB -- touch "$tmp/mark11" 2> "$tmp/err11"
+    rc=$?
+    if grep -q 'no estimate\|needs an estimate' "$tmp/err11"; then
+      expect "--max-memory without a device count refused" 1 $rc
+      [ ! -e "$tmp/mark11" ] && ok "no device count: the child did not run" || bad "no device count: the child ran"
+    fi
+  fi
 fi
 
 # 6. CONFIG on stdin
