@@ -36,6 +36,10 @@ void mo_cli_usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+	/* diagnostics can run to thousands of lines: buffer stderr (flushed
+	 * at exit) instead of one write per character */
+	static char errbuf[1 << 16];
+	setvbuf(stderr, errbuf, _IOFBF, sizeof errbuf);
 	if (argc < 2) {
 		mo_cli_usage(stderr);
 		return MO_EXIT_USAGE;

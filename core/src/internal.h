@@ -351,6 +351,12 @@ mo_matcher *mo_matcher_new(void);
 void mo_matcher_free(mo_matcher *mt);
 int mo_matcher_match(mo_matcher *mt, const mo_regex *re, const char *subject,
 		     size_t len);
+/* Printable ASCII: the subjects the fast paths below accept. */
+bool mo_subject_is_plain(const char *subject, size_t len);
+/* mo_matcher_match for a subject known to be plain (checked once by the
+ * caller for a whole path set). */
+int mo_matcher_match_plain(mo_matcher *mt, const mo_regex *re, const char *subject,
+			   size_t len);
 
 #endif
 
@@ -385,8 +391,9 @@ typedef struct mo_resolved {
 } mo_resolved;
 
 /* Applies c to m. When diags is non-NULL, the model-dependent findings
- * (layer-range, no-match, conflicts, ...) are reported. Returns 0 or -1
- * (out of memory: err). */
+ * (layer-range, no-match, conflicts, ...) are reported. With out NULL it
+ * only checks (no per-segment plan is kept). Returns 0 or -1 (out of
+ * memory: err). */
 int mo_resolve(mo_resolved **out, const mo_config *c, const mo_model *m,
 	       mo_diags *diags, mo_error *err);
 void mo_resolved_free(mo_resolved *r);

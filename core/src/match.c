@@ -234,6 +234,20 @@ static int mo_simple_fallback(mo_matcher *mt, const mo_regex *re, const char *su
 	return rc;
 }
 
+int mo_matcher_match_plain(mo_matcher *mt, const mo_regex *re, const char *subject,
+			   size_t len)
+{
+	if (!re->code)
+		return mo_simple_match(re, subject, len);
+	return mo_pcre2_result(pcre2_match(re->code, (PCRE2_SPTR)subject, len, 0,
+					   PCRE2_NO_UTF_CHECK, mt->md, re->mctx));
+}
+
+bool mo_subject_is_plain(const char *subject, size_t len)
+{
+	return mo_simple_subject(subject, len);
+}
+
 int mo_matcher_match(mo_matcher *mt, const mo_regex *re, const char *subject, size_t len)
 {
 	bool plain = mo_simple_subject(subject, len);

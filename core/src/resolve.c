@@ -44,6 +44,14 @@ typedef struct mo_rs {
 	mo_run *runs;
 	size_t n_runs;
 	size_t *cursor; /* per ref: its first range not below the segment */
+	size_t **plen;  /* per type, per path: strlen of the name */
+	bool *plain;    /* per type: every path is printable ASCII */
+	/* validation only: one scratch set of per-path arrays for every
+	 * segment instead of a plan kept per segment */
+	bool scratch;
+	mo_action_kind *s_act;
+	mo_rule *s_rule;
+	mo_action *s_roots;
 	bool nomem;
 } mo_rs;
 
@@ -119,6 +127,28 @@ static bool mo_path_candidate(const mo_ref *ref, const mo_path *p)
 	return ref->group != MO_G_COMM || p->kind == MO_PATH_COMM;
 }
 
+/* Path lengths per type, and whether the type's paths are all plain. */
+static bool mo_rs_path_info(mo_rs *s)
+{
+	const mo_model *m = s->m;
+	s->plen = mo_arena_alloc(s->a, (m->n_types ? m->n_types : 1) * sizeof(*s->plen));
+	s->plain = mo_arena_alloc(s->a, (m->n_types ? m->n_types : 1) * sizeof(*s->plain));
+	if (!s->plen || !s->plain)
+		return false;
+	for (size_t t = 0; t < m->n_types; t++) {
+		const mo_layer_type *lt = &m->types[t];
+		s->plen[t] = mo_arena_alloc(s->a, (lt->n_paths ? lt->n_paths : 1) * sizeof(size_t));
+		if (!s->plen[t])
+			return false;
+		s->plain[t] = true;
+		for (size_t i = 0; i < lt->n_paths; i++) {
+			s->plen[t][i] = strlen(lt->paths[i].name);
+			s->plain[t] &= mo_subject_is_plain(lt->paths[i].name, s->plen[t][i]);
+		}
+	}
+	return true;
+}
+
 static bool mo_rs_match_ref(mo_rs *s, mo_ref *ref, mo_matcher *mt)
 {
 	const mo_model *m = s->m;
@@ -134,8 +164,9 @@ static bool mo_rs_match_ref(mo_rs *s, mo_ref *ref, mo_matcher *mt)
 		for (size_t i = 0; i < lt->n_paths; i++) {
 			if (!mo_path_candidate(ref, &lt->paths[i]))
 				continue;
-			int rc = mo_matcher_match(mt, ref->p->re, lt->paths[i].name,
-						  strlen(lt->paths[i].name));
+			const char *name = lt->paths[i].name;
+			int rc = s->plain[t] ? mo_matcher_match_plain(mt, ref->p->re, name, s->plen[t][i])
+					     : mo_matcher_match(mt, ref->p->re, name, s->plen[t][i]);
 			if (rc > 0)
 				mo_bits_set(&ref->match[t], i);
 			else if (rc < 0)
@@ -192,7 +223,7 @@ static bool mo_rs_refs(mo_rs *s)
 	mo_matcher *mt = mo_matcher_new();
 	if (!mt)
 		return false;
-	bool ok = true;
+	bool ok = mo_rs_path_info(s);
 	for (size_t i = 0; ok && i < s->n_refs; i++)
 		ok = mo_rs_match_ref(s, &s->refs[i], mt);
 	mo_matcher_free(mt);
@@ -496,7 +527,8 @@ static bool mo_seg_root(mo_rs *s, mo_seg *g, const char *path, mo_action_kind k,
 {
 	const mo_layer_type *lt = &s->m->types[g->type];
 	if (!g->roots) {
-		g->roots = mo_arena_alloc(s->a, (lt->n_paths + 2) * sizeof(mo_action));
+		g->roots = s->scratch ? s->s_roots
+				      : mo_arena_alloc(s->a, (lt->n_paths + 2) * sizeof(mo_action));
 		if (!g->roots)
 			return false;
 	}
@@ -562,6 +594,8 @@ static bool mo_seg_recompute(mo_rs *s, mo_seg *g, const mo_layer_type *lt,
 		}
 		return mo_seg_root(s, g, "", MO_ACT_RECOMPUTE, mo_full_rule(c));
 	}
+	if (!act->n_sel)
+		return true;
 	mo_first_match(act->sel, act->n_sel, g->type, first, lt->n_paths);
 	for (size_t p = 0; p < lt->n_paths; p++) {
 		int parent = lt->paths[p].parent;
@@ -582,6 +616,8 @@ static bool mo_seg_recompute(mo_rs *s, mo_seg *g, const mo_layer_type *lt,
 static bool mo_seg_exclude(mo_rs *s, mo_seg *g, const mo_layer_type *lt, const mo_active *act,
 			   const mo_ref **first, bool *excl)
 {
+	if (!act->n_exc)
+		return true;
 	for (size_t i = 0; i < act->n_exc; i++) {
 		const mo_bits *m = &act->exc[i]->match[g->type];
 		if (!mo_bits_any(m))
@@ -708,10 +744,16 @@ static bool mo_rs_fill_seg(mo_rs *s, mo_seg *g, mo_active *act, const mo_ref **f
 	g->full = c->mode != MO_MODE_NONE && mo_layers_contains(&c->full, g->lo);
 	for (size_t i = 0; c->swap_enable && i < c->n_layer_swap && !g->swapped; i++)
 		g->swapped = mo_layers_contains(&c->layer_swap[i].layers, g->lo);
-	g->act = np ? mo_arena_alloc(s->a, np * sizeof(*g->act)) : NULL;
-	g->rule = np ? mo_arena_alloc(s->a, np * sizeof(*g->rule)) : NULL;
-	if (np && (!g->act || !g->rule))
-		return false;
+	if (s->scratch) {
+		g->act = s->s_act;
+		g->rule = s->s_rule;
+		memset(g->act, 0, np * sizeof(*g->act));
+	} else {
+		g->act = np ? mo_arena_alloc(s->a, np * sizeof(*g->act)) : NULL;
+		g->rule = np ? mo_arena_alloc(s->a, np * sizeof(*g->rule)) : NULL;
+		if (np && (!g->act || !g->rule))
+			return false;
+	}
 	memset(excl, 0, np * sizeof(*excl));
 	mo_rs_active(s, g, act);
 	return mo_seg_recompute(s, g, lt, act, first) &&
@@ -738,6 +780,13 @@ static bool mo_rs_fill_all(mo_rs *s)
 	bool *excl = mo_arena_alloc(s->a, np * sizeof(*excl));
 	if (!act.sel || !act.exc || !act.comm || !act.ops || !s->cursor || !first || !excl)
 		return false;
+	if (s->scratch) {
+		s->s_act = mo_arena_alloc(s->a, np * sizeof(*s->s_act));
+		s->s_rule = mo_arena_alloc(s->a, np * sizeof(*s->s_rule));
+		s->s_roots = mo_arena_alloc(s->a, (np + 2) * sizeof(*s->s_roots));
+		if (!s->s_act || !s->s_rule || !s->s_roots)
+			return false;
+	}
 	for (size_t i = 0; i < s->r->n_segs; i++)
 		if (!mo_rs_fill_seg(s, &s->r->segs[i], &act, first, excl))
 			return false;
@@ -803,7 +852,8 @@ const mo_seg *mo_resolved_seg(const mo_resolved *r, uint64_t layer)
 int mo_resolve(mo_resolved **out, const mo_config *c, const mo_model *m, mo_diags *diags,
 	       mo_error *err)
 {
-	*out = NULL;
+	if (out)
+		*out = NULL;
 	mo_arena *a = mo_arena_new();
 	mo_resolved *r = a ? mo_arena_alloc(a, sizeof(*r)) : NULL;
 	if (!r) {
@@ -818,7 +868,7 @@ int mo_resolve(mo_resolved **out, const mo_config *c, const mo_model *m, mo_diag
 	mo_diags *sink = diags;
 	if (!sink && mo_diags_new(&sink) != 0)
 		goto fail_arena;
-	mo_rs s = {.r = r, .c = c, .m = m, .diags = sink, .a = a};
+	mo_rs s = {.r = r, .c = c, .m = m, .diags = sink, .a = a, .scratch = !out};
 	bool ok = r->n_layers > 0 && mo_rs_refs(&s) && mo_rs_type_runs(&s) &&
 		  mo_rs_segments(&s);
 	ok = ok && mo_rs_fill_all(&s);
@@ -832,7 +882,10 @@ int mo_resolve(mo_resolved **out, const mo_config *c, const mo_model *m, mo_diag
 		mo_diags_free(sink);
 	if (!ok && r->n_layers > 0)
 		goto fail_arena;
-	*out = r;
+	if (out)
+		*out = r;
+	else
+		mo_arena_free(a);
 	return 0;
 fail_arena:
 	mo_arena_free(a);

@@ -285,11 +285,8 @@ size_t mo_validate(mo_diags *diags, const mo_config *c, const mo_model *m)
 	}
 	mo_val_ranges_all(&v);
 	mo_val_single_device(&v);
-	mo_resolved *r = NULL;
 	mo_error err = {0};
-	if (mo_resolve(&r, c, m, diags, &err) == 0)
-		mo_resolved_free(r);
-	else
+	if (mo_resolve(NULL, c, m, diags, &err) != 0)
 		mo_diags_add(diags, MO_SEV_ERROR, "internal", v.file, 0, 0, NULL, "%s", err.text);
 	return mo_diags_errors(diags) - before;
 }

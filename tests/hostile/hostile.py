@@ -30,11 +30,7 @@ import time
 FLOOD = ("the CLI writes human diagnostics to unbuffered stderr: about 100 write(2) "
          "calls per diagnostic (the --json path takes 0.3 s for 200,000 errors)")
 KNOWN = {
-    # name: reason
-    "layer-list-200k-ascending": FLOOD,
-    "layer-list-200k-same": FLOOD,
-    "many-errors-100k": FLOOD,
-    "long-line-1mb": FLOOD,
+    # name: reason (none open: the CLI buffers stderr since the flood was found)
 }
 
 SAN = os.environ.get("SAN", "") not in ("", "0")
