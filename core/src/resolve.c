@@ -31,6 +31,13 @@ typedef struct mo_run {
 	size_t type;
 } mo_run;
 
+typedef struct mo_twin {
+	uint64_t hash;
+	const uint32_t *key;
+	size_t n;
+	const mo_seg *seg;
+} mo_twin;
+
 typedef struct mo_rs {
 	mo_resolved *r;
 	const mo_config *c;
@@ -49,6 +56,10 @@ typedef struct mo_rs {
 	/* validation only: one scratch set of per-path arrays for every
 	 * segment instead of a plan kept per segment */
 	bool scratch;
+	bool report;    /* findings become diagnostics */
+	mo_twin *twins; /* plan building: segments by key, to share plans */
+	size_t twin_cap;
+	uint32_t *key;
 	mo_action_kind *s_act;
 	mo_rule *s_rule;
 	mo_action *s_roots;
@@ -735,6 +746,63 @@ static bool mo_seg_swap(mo_rs *s, mo_seg *g, const mo_layer_type *lt, const mo_a
 	return true;
 }
 
+/* What decides a segment's actions: its type, full/swap state and the
+ * refs that apply, as a key (type, full, swap entry, then each group's
+ * ref indices with its count). Segments with equal keys get equal plans. */
+static size_t mo_seg_key(const mo_rs *s, const mo_seg *g, size_t swap_entry,
+			 const mo_active *act, uint32_t *key)
+{
+	size_t n = 0;
+	key[n++] = (uint32_t)g->type;
+	key[n++] = g->full;
+	key[n++] = (uint32_t)swap_entry;
+	const mo_ref *const *lists[] = {act->sel, act->exc, act->comm, act->ops};
+	size_t counts[] = {act->n_sel, act->n_exc, act->n_comm, act->n_ops};
+	for (size_t l = 0; l < 4; l++) {
+		key[n++] = (uint32_t)counts[l];
+		for (size_t i = 0; i < counts[l]; i++)
+			key[n++] = (uint32_t)(lists[l][i] - s->refs);
+	}
+	return n;
+}
+
+static uint64_t mo_key_hash(const uint32_t *key, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ key[i]) * 1099511628211ull;
+	return h;
+}
+
+/* An earlier segment with the same key (plan building only: validation
+ * needs every segment's findings). Registers this one otherwise. */
+static const mo_seg *mo_seg_twin(mo_rs *s, const mo_seg *g, size_t swap_entry,
+				 const mo_active *act)
+{
+	size_t n = mo_seg_key(s, g, swap_entry, act, s->key);
+	uint64_t h = mo_key_hash(s->key, n);
+	size_t mask = s->twin_cap - 1, i = (size_t)h & mask;
+	for (; s->twins[i].seg; i = (i + 1) & mask) {
+		const mo_twin *t = &s->twins[i];
+		if (t->hash == h && t->n == n && memcmp(t->key, s->key, n * sizeof(uint32_t)) == 0)
+			return t->seg;
+	}
+	uint32_t *copy = mo_arena_alloc(s->a, n * sizeof(uint32_t));
+	if (!copy)
+		return NULL;
+	memcpy(copy, s->key, n * sizeof(uint32_t));
+	s->twins[i] = (mo_twin){h, copy, n, g};
+	return NULL;
+}
+
+static size_t mo_seg_swap_entry(const mo_config *c, const mo_seg *g)
+{
+	for (size_t i = 0; c->swap_enable && i < c->n_layer_swap; i++)
+		if (mo_layers_contains(&c->layer_swap[i].layers, g->lo))
+			return i + 1;
+	return 0;
+}
+
 static bool mo_rs_fill_seg(mo_rs *s, mo_seg *g, mo_active *act, const mo_ref **first,
 			   bool *excl)
 {
@@ -742,8 +810,17 @@ static bool mo_rs_fill_seg(mo_rs *s, mo_seg *g, mo_active *act, const mo_ref **f
 	const mo_layer_type *lt = &s->m->types[g->type];
 	size_t np = lt->n_paths;
 	g->full = c->mode != MO_MODE_NONE && mo_layers_contains(&c->full, g->lo);
-	for (size_t i = 0; c->swap_enable && i < c->n_layer_swap && !g->swapped; i++)
-		g->swapped = mo_layers_contains(&c->layer_swap[i].layers, g->lo);
+	size_t swap_entry = mo_seg_swap_entry(c, g);
+	g->swapped = swap_entry > 0;
+	mo_rs_active(s, g, act);
+	const mo_seg *twin = s->twins ? mo_seg_twin(s, g, swap_entry, act) : NULL;
+	if (twin) {
+		g->act = twin->act;
+		g->rule = twin->rule;
+		g->roots = twin->roots;
+		g->n_roots = twin->n_roots;
+		return true;
+	}
 	if (s->scratch) {
 		g->act = s->s_act;
 		g->rule = s->s_rule;
@@ -755,7 +832,6 @@ static bool mo_rs_fill_seg(mo_rs *s, mo_seg *g, mo_active *act, const mo_ref **f
 			return false;
 	}
 	memset(excl, 0, np * sizeof(*excl));
-	mo_rs_active(s, g, act);
 	return mo_seg_recompute(s, g, lt, act, first) &&
 	       mo_seg_exclude(s, g, lt, act, first, excl) &&
 	       mo_seg_comm(s, g, lt, act, first, excl) && mo_seg_swap(s, g, lt, act);
@@ -780,6 +856,15 @@ static bool mo_rs_fill_all(mo_rs *s)
 	bool *excl = mo_arena_alloc(s->a, np * sizeof(*excl));
 	if (!act.sel || !act.exc || !act.comm || !act.ops || !s->cursor || !first || !excl)
 		return false;
+	if (!s->report && !s->scratch) {
+		s->twin_cap = 16;
+		while (s->twin_cap < 2 * s->r->n_segs)
+			s->twin_cap *= 2;
+		s->twins = mo_arena_alloc(s->a, s->twin_cap * sizeof(*s->twins));
+		s->key = mo_arena_alloc(s->a, (3 + 4 + nr) * sizeof(*s->key));
+		if (!s->twins || !s->key)
+			return false;
+	}
 	if (s->scratch) {
 		s->s_act = mo_arena_alloc(s->a, np * sizeof(*s->s_act));
 		s->s_rule = mo_arena_alloc(s->a, np * sizeof(*s->s_rule));
@@ -868,7 +953,8 @@ int mo_resolve(mo_resolved **out, const mo_config *c, const mo_model *m, mo_diag
 	mo_diags *sink = diags;
 	if (!sink && mo_diags_new(&sink) != 0)
 		goto fail_arena;
-	mo_rs s = {.r = r, .c = c, .m = m, .diags = sink, .a = a, .scratch = !out};
+	mo_rs s = {.r = r, .c = c, .m = m, .diags = sink, .a = a, .scratch = !out,
+		    .report = diags != NULL};
 	bool ok = r->n_layers > 0 && mo_rs_refs(&s) && mo_rs_type_runs(&s) &&
 		  mo_rs_segments(&s);
 	ok = ok && mo_rs_fill_all(&s);
