@@ -4,6 +4,7 @@
 #   make test       install missing Debian packages (as root) and run every test
 #   make check      the same tests under ASan+UBSan (build in $(BUILD)-san)
 #   make bench      benchmarks with ratios against baselines measured in the same run
+#   make accuracy   the estimator against PyTorch autograd (needs Debian's python3-torch)
 #   make install    PREFIX=/usr/local DESTDIR= (make uninstall with the same)
 .DELETE_ON_ERROR:
 .SUFFIXES:
@@ -71,7 +72,7 @@ BENCH_BIN := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 # Files embedded into the binary (openapi document, ...): listed in gen/embed.list
 EMBED_FILES := $(shell cat tools/embed.list 2>/dev/null)
 
-.PHONY: all run test check bench install uninstall clean deps format format-check tests-build
+.PHONY: all run test check bench install uninstall clean deps format format-check tests-build accuracy
 all: $(LIB_A) $(LIB_SO) $(MEMOPT)
 
 $(BUILD)/obj/%.o: %.c | $(BUILD)/obj
@@ -143,6 +144,10 @@ check: deps
 
 run: all
 	$(MEMOPT) serve --host $(HOST) --port $(PORT) --web-root web
+
+# Not part of `make test`: torch is a large download (Debian python3-torch).
+accuracy: all
+	/usr/bin/python3 tests/accuracy/accuracy.py --memopt $(MEMOPT)
 
 bench: all $(BENCH_BIN)
 	BUILD=$(BUILD) sh bench/run.sh

@@ -153,7 +153,6 @@ static void mo_est_cfg_apply(mo_estimate *e, const mo_config *c, const mo_model 
 	mo_est_cfg_init(&e->cfg, m);
 	e->cfg.prefetch = c && c->swap_enable && c->prefetch > 0 ? c->prefetch : 1;
 	e->cfg.no_recompute = e->fw->recompute_needs_world && m->world_size == 1;
-	mo_buf_init(&e->explain, 1 << 24);
 }
 
 static int mo_est_build(mo_estimate *e, const mo_config *c, const mo_model *m, mo_error *err)
@@ -166,12 +165,6 @@ static int mo_est_build(mo_estimate *e, const mo_config *c, const mo_model *m, m
 		return -1;
 	mo_est_cost(e);
 	mo_est_reserved(e);
-	mo_est_explain_weights(e);
-	mo_est_explain_types(e);
-	if (e->explain.failed) {
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
-		return -1;
-	}
 	return 0;
 }
 
@@ -213,7 +206,6 @@ void mo_estimate_free(mo_estimate *e)
 {
 	if (!e)
 		return;
-	mo_buf_free(&e->explain);
 	mo_arena_free(e->a);
 }
 

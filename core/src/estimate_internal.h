@@ -212,7 +212,6 @@ struct mo_estimate {
 	mo_estimate_cost cost;
 	uint64_t capacity;
 	size_t peak_stage;
-	mo_buf explain;
 };
 
 /* estimate_weights.c */
@@ -222,7 +221,7 @@ void mo_est_type_params(mo_est_type *t, const mo_model *m, size_t type);
  * FSDP all-gather of its full weights minus the local shard. */
 void mo_est_layer_static(const mo_estimate *e, const mo_est_type *t, double *w,
 			 double *g, double *o, double *gathered);
-void mo_est_explain_weights(mo_estimate *e);
+void mo_est_explain_weights(const mo_estimate *e, mo_buf *b);
 
 /* estimate_timeline.c */
 int mo_est_stages(mo_estimate *e, const mo_model *m, mo_error *err);
@@ -232,6 +231,6 @@ int mo_est_timeline(mo_estimate *e, mo_error *err);
 void mo_est_cost(mo_estimate *e);
 
 /* estimate_report.c */
-void mo_est_explain_types(mo_estimate *e);
+void mo_est_explain_types(const mo_estimate *e, mo_buf *b);
 
 #endif

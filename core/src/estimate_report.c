@@ -36,9 +36,8 @@ static void mo_rep_graph(mo_buf *b, const char *label, const mo_est_graph *g)
 	}
 }
 
-void mo_est_explain_types(mo_estimate *e)
+void mo_est_explain_types(const mo_estimate *e, mo_buf *b)
 {
-	mo_buf *b = &e->explain;
 	mo_buf_printf(b, "activations (%s rules%s): per layer type, per micro-batch, per "
 			 "device; tensors shared by several ops count once\n",
 		      e->fw->name, e->fw->align > 1 ? ", every tensor rounded up to 512 B" : "");
@@ -185,9 +184,10 @@ char *mo_estimate_report(const mo_estimate *e, int explain)
 	mo_rep_layers(&b, e);
 	mo_rep_cost(&b, e);
 	mo_rep_assumptions(&b, e);
-	if (explain && e->explain.data) {
+	if (explain) {
 		mo_buf_puts(&b, "\nexplain:\n");
-		mo_buf_append(&b, e->explain.data, e->explain.len);
+		mo_est_explain_weights(e, &b);
+		mo_est_explain_types(e, &b);
 		for (size_t s = 0; s < e->n_stages; s++)
 			mo_buf_printf(&b, "  stage %zu: in flight = %s = %lld; activations at the peak "
 					  "= %.3f MiB\n",

@@ -146,10 +146,9 @@ void mo_est_layer_static(const mo_estimate *e, const mo_est_type *t, double *w,
 	*gathered = (t->dense_params + t->expert_params - local) * c->pbytes;
 }
 
-void mo_est_explain_weights(mo_estimate *e)
+void mo_est_explain_weights(const mo_estimate *e, mo_buf *b)
 {
 	const mo_est_cfg *c = &e->cfg;
-	mo_buf *b = &e->explain;
 	mo_buf_printf(b,
 		      "weights: params x %.0f B (params_dtype); gradients: params x %.0f B; "
 		      "optimizer (%s): params x %.0f B\n",

@@ -7,7 +7,8 @@
  *   GeLU / SiLU / fused SwiGLU: their input; dropout: the bool mask;
  *   eager attention: Q and K (baddbmm), the softmax output, the dropout mask,
  *   the dropped probabilities and V (bmm); with GQA, K and V expanded by
- *   repeat_interleave, and Q copied by the reshape to [s, b*np, hn];
+ *   repeat_interleave (which also keeps an int64 index per head), and Q
+ *   copied when the split query is reshaped to heads;
  *   flash attention: Q, K, V, its output and the fp32 log-sum-exp.
  * Split q/k/v are views of the fused QKV output: one storage. Under
  * sequence parallelism a column-parallel Linear keeps its local input shard
@@ -53,7 +54,11 @@ static const mo_op_row pt_attn[] = {
 	{0, C_SP, "self_attention.linear_qkv", "view", "ln1", "ln1g@ln1", "", NULL, 0},
 	{0, 0, "self_attention.linear_qkv", "matmul", "ln1g", "qkv:c:tok*qkv",
 	 "ln1", "2*tok*h*qkv", 0},
-	{0, 0, "self_attention", "split_qkv", "qkv", "q@qkv k@qkv v@qkv", "", NULL, 0},
+	/* GQA: reshaping the query slice of [s, b, g, (a/g + 2) hn] to
+	 * [s, b, a, hn] copies it (Megatron's get_query_key_value_tensors) */
+	{0, C_GQA, "self_attention", "split_qkv", "qkv", "q@qkv k@qkv v@qkv", "", NULL, 0},
+	{C_GQA, 0, "self_attention", "split_qkv", "qkv", "q:c:tok*q k@qkv v@qkv", "",
+	 NULL, 0},
 	{C_CP, 0, "self_attention.core_attention.input.allgather", "allgather",
 	 "k v", "kf:c:b*s*kv vf:c:b*s*kv", "", NULL, AG},
 	{0, C_CP, "self_attention.core_attention", "view", "k v", "kf@k vf@v", "",
@@ -63,12 +68,11 @@ static const mo_op_row pt_attn[] = {
 	 "q kf vf", "ctx:c:tok*q lse:f32:b*hd*sq", "q kf vf ctx lse",
 	 "4*b*hd*sq*s*d", 0},
 	/* eager (Megatron's DotProductAttention) */
-	{C_GQA, C_FLASH, "self_attention.core_attention", "reshape", "q",
-	 "qc:c:tok*q", "", NULL, 0},
 	{C_GQA, C_FLASH, "self_attention.core_attention", "repeat_interleave",
-	 "kf vf", "kx:c:b*s*q vx:c:b*s*q", "", NULL, 0},
-	{0, C_FLASH | C_GQA, "self_attention.core_attention", "view", "q kf vf",
-	 "qc@q kx@kf vx@vf", "", NULL, 0},
+	 "kf vf", "kx:c:b*s*q vx:c:b*s*q ki:i64:hd vi:i64:hd", "ki vi", NULL, 0},
+	{0, C_FLASH | C_GQA, "self_attention.core_attention", "view", "kf vf",
+	 "kx@kf vx@vf", "", NULL, 0},
+	{0, C_FLASH, "self_attention.core_attention", "view", "q", "qc@q", "", NULL, 0},
 	{0, C_FLASH, "self_attention.core_attention", "baddbmm", "qc kx",
 	 "sc:c:b*hd*sq*s", "qc kx", "2*b*hd*sq*s*d", 0},
 	{0, C_FLASH, "self_attention.core_attention", "softmax", "sc",
