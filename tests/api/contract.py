@@ -105,6 +105,37 @@ def test_config_ops(port, preset):
         fail("export: no yaml for a valid config")
 
 
+def test_layout(port, preset):
+    """The layout the web UI builds on: types, per-layer types, matches, sections."""
+    lay = "/api/v1/layout"
+    conf = ("recompute:\n  mode: select\n  select_module:\n    '.*mlp': [0-1]\n"
+            "  exclude_op:\n    'no_such_op': [0]\nswap:\n  enable: False\n")
+    _, _, data = call(port, "POST", lay, cfg(conf, preset), JSON, expect=200)
+    d = as_json(data) or {}
+    types = d.get("types") or []
+    if not types or len(d.get("layer_types") or []) != d.get("num_layers", -1) + d.get("mtp_num_layers", 0):
+        fail("layout: types %r, %d layer types" % ([t.get("name") for t in types], len(d.get("layer_types") or [])))
+    pats = {p["pattern"]: p for p in d.get("patterns") or []}
+    mlp = pats.get(".*mlp", {}).get("matches") or [[]]
+    if "mlp" not in mlp[0] or any(m for m in pats.get("no_such_op", {}).get("matches", [[1]])):
+        fail("layout: pattern matches %r" % pats)
+    if d.get("sections", {}).get("recompute", {}).get("select_module") != {".*mlp": ["0-1"]}:
+        fail("layout: sections %r" % d.get("sections"))
+    if d.get("section_lines", {}).get("swap") != {"start": 7, "end": 9}:
+        fail("layout: section lines %r" % d.get("section_lines"))
+    _, _, data = call(port, "POST", lay, cfg("a: [", preset), JSON, expect=200)
+    d = as_json(data) or {}
+    if d.get("valid") is not False or "sections" in d or not d.get("types"):
+        fail("layout of a non-YAML config: %s" % data[:300])
+    _, _, data = call(port, "POST", lay, fixture("training.yaml"), YAML, expect=200)
+    if (as_json(data) or {}).get("training_yaml") is not True:
+        fail("layout: a training YAML is not flagged: %s" % data[:300])
+    call(port, "POST", lay, cfg(GOOD), JSON, expect=422)
+    call(port, "POST", lay, cfg(GOOD, "no-such-preset"), JSON, expect=422)
+    call(port, "POST", lay, "{", JSON, expect=400)
+    call(port, "POST", lay, "x", {"Content-Type": "text/plain"}, expect=415)
+
+
 def test_models(port, preset):
     _, _, model = request(port, "GET", "/api/v1/presets/" + preset)
     call(port, "POST", "/api/v1/validate", cfg(GOOD, as_json(model)), JSON, expect=200)
@@ -318,6 +349,7 @@ def main():
         preset = test_operations(srv.port)
         test_config_ops(srv.port, preset)
         test_models(srv.port, preset)
+        test_layout(srv.port, preset)
         test_problems(srv.port, preset)
         test_not_found_and_methods(srv.port)
         test_static(srv.port, embedded=False)
