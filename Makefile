@@ -25,7 +25,8 @@ VERSION      := 0.1.0
 PKGS      := yaml-0.1 libpcre2-8 jansson
 SRV_PKGS  := libmicrohttpd
 DEBIAN_PKGS := build-essential pkg-config libyaml-dev libpcre2-dev libjansson-dev \
-               libmicrohttpd-dev libcmocka-dev python3 python3-yaml curl wrk
+               libmicrohttpd-dev libcmocka-dev python3 python3-yaml curl wrk \
+               chromium nodejs npm
 
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) $(SRV_PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
@@ -119,10 +120,12 @@ $(BUILD)/bench/%: bench/%.c $(APP_A) $(LIB_A)
 
 tests-build: all $(UNIT_BIN) $(FUZZ_BIN)
 
-# Installs what a fresh Debian machine lacks (only when root and only what is missing).
+# Installs what a fresh Debian machine lacks (only when root and only what is missing;
+# a command of the package's name counts, e.g. npm bundled with another nodejs).
 deps:
 	@missing=""; for p in $(DEBIAN_PKGS); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || \
+	    command -v $$p >/dev/null 2>&1 || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ]; then \

@@ -1,0 +1,48 @@
+// The HTTP JSON API (api/openapi.yaml). Every call answers
+// {ok, status, data, problem, ms}; network failures become status 0.
+
+export const timings = { last: {} };
+
+async function call(method, path, body, contentType, signal) {
+  const t0 = performance.now();
+  const init = { method, headers: {}, signal };
+  if (body !== undefined) {
+    init.headers['Content-Type'] = contentType || 'application/json';
+    init.body = typeof body === 'string' ? body : JSON.stringify(body);
+  }
+  let res;
+  try {
+    res = await fetch(path, init);
+  } catch (err) {
+    if (err.name === 'AbortError') throw err;
+    return { ok: false, status: 0, problem: { title: 'the server does not answer', detail: String(err) } };
+  }
+  const type = res.headers.get('Content-Type') || '';
+  let data = null;
+  if (type.includes('json')) data = await res.json();
+  else data = await res.text();
+  const ms = performance.now() - t0;
+  timings.last[path] = ms;
+  const problem = type.includes('problem+json') ? data : null;
+  return { ok: res.ok, status: res.status, data: problem ? null : data, problem, ms };
+}
+
+export const api = {
+  presets: () => call('GET', '/api/v1/presets'),
+  preset: (name) => call('GET', `/api/v1/presets/${encodeURIComponent(name)}`),
+  importJson: (text) => call('POST', '/api/v1/models/import', text, 'application/json'),
+  importYaml: (text) => call('POST', '/api/v1/models/import', text, 'application/yaml'),
+  layout: (req, signal) => call('POST', '/api/v1/layout', req, 'application/json', signal),
+  validate: (req, signal) => call('POST', '/api/v1/validate', req, 'application/json', signal),
+  expand: (req, signal) => call('POST', '/api/v1/expand', req, 'application/json', signal),
+  estimate: (req, signal) => call('POST', '/api/v1/estimate', req, 'application/json', signal),
+  exportConfig: (req) => call('POST', '/api/v1/export', req, 'application/json'),
+};
+
+// The text of a problem answer: "title: detail (line L, column C)".
+export function problemText(r) {
+  const p = r.problem || {};
+  let t = p.detail || p.title || `HTTP ${r.status}`;
+  if (p.line) t += ` (line ${p.line}, column ${p.column || 1})`;
+  return t;
+}

@@ -1,0 +1,309 @@
+// Memory panels fed by POST /api/v1/estimate: per stage a stacked bar
+// against the capacity, per stage the timeline of one step with the
+// capacity line and the peak event, per layer the activations before and
+// after the plan, and the step-time overhead. Every figure carries its
+// formula (data-formula: shown on hover and on focus).
+import { el, svg, clear, gib, pct, rangesText } from './util.js';
+
+export const BUCKETS = [
+  ['weights', 'weights'],
+  ['gradients', 'gradients'],
+  ['optimizer', 'optimizer states'],
+  ['activations', 'activations'],
+  ['recomputed', 'recomputed (in backward)'],
+  ['swap_buffers', 'swap buffers'],
+  ['gathered_weights', 'gathered weights (FSDP)'],
+  ['loss_scratch', 'loss scratch'],
+];
+const LABEL = Object.fromEntries(BUCKETS);
+
+let ui = { tab: 'stages', stage: 0 };
+export function uiState() { return ui; }
+export function setUiState(s) { ui = { tab: s.tab || 'stages', stage: s.stage || 0 }; }
+
+function stageBuckets(s) {
+  if (s.peak_by_bucket) return s.peak_by_bucket;
+  return {
+    weights: s.weights_bytes, gradients: s.gradients_bytes, optimizer: s.optimizer_bytes,
+    activations: s.activations_bytes, swap_buffers: s.swap_buffer_bytes || 0,
+  };
+}
+
+function stageLayers(s) {
+  if (s.num_layers === undefined || s.first_layer === undefined) return '';
+  return s.num_layers ? rangesText([[s.first_layer, s.first_layer + s.num_layers - 1]]) : 'none';
+}
+
+function formula(key, s, est, model) {
+  const p = (model && model.parallel) || {};
+  const t = (model && model.training) || {};
+  const b = stageBuckets(s)[key] || 0;
+  const layers = stageLayers(s);
+  const stageL = (est.layers || []).filter((l) => l.stage === s.stage);
+  const act1 = stageL.reduce((a, l) => a + (l.activation_bytes || 0), 0);
+  switch (key) {
+    case 'weights':
+      return `weights = parameters of layers ${layers} (plus embedding/head on the first/last stage) / TP ${p.tensor_parallel ?? 1} / FSDP shard ${p.data_parallel_shard ?? '?'} × bytes of ${t.params_dtype ?? 'params_dtype'} = ${gib(b)}`;
+    case 'gradients':
+      return `gradients = this device's parameter shard × bytes per gradient = ${gib(b)}`;
+    case 'optimizer':
+      return `optimizer = ${t.optimizer ?? 'adamw'} states (AdamW: 2 fp32 moments per parameter) of the shard${p.distributed_optimizer ? ', divided by DP (distributed optimizer)' : ''} = ${gib(b)}`;
+    case 'activations':
+      return `activations at the peak event = kept tensors of the micro-batches in flight; one micro-batch keeps Σ layers ${layers} activation_bytes = ${gib(act1)}; in flight (1F1B) ${s.in_flight ?? '?'} → ${gib(b)} at "${s.peak_event}"`;
+    case 'recomputed':
+      return `recomputed = a recomputed layer's activations, alive again during its backward = ${gib(b)}`;
+    case 'swap_buffers':
+      return `swap buffers = prefetch window (default_prefetch layers) of swapped activations on the device = ${gib(b)}`;
+    case 'gathered_weights':
+      return `gathered weights = FSDP all-gathered parameters of the running layer (kept gathered under PP) = ${gib(b)}`;
+    case 'loss_scratch':
+      return `loss scratch = logits and fp32 log-softmax planes (s × b × vocab) on the last stage = ${gib(b)}`;
+    default:
+      return '';
+  }
+}
+
+function peakFormula(s, est) {
+  const bk = stageBuckets(s);
+  const terms = BUCKETS.filter(([k]) => bk[k]).map(([k]) => `${LABEL[k]} ${gib(bk[k])}`);
+  return `stage ${s.stage} peak = ${terms.join(' + ')} = ${gib(s.peak_bytes)} at "${s.peak_event}"; capacity ${gib(est.capacity_bytes)} (device memory minus the runtime's reserve); reserved pool at the peak ${gib(s.reserved_peak_bytes)}`;
+}
+
+function bar(s, est, model, scale) {
+  const bk = stageBuckets(s);
+  const track = el('div', { class: 'mbar', role: 'group', 'aria-label': `Stage ${s.stage}: memory at the peak by kind` });
+  for (const [k, label] of BUCKETS) {
+    const v = bk[k] || 0;
+    if (!v) continue;
+    const seg = el('span', {
+      class: `seg b-${k}`, tabindex: 0, role: 'img',
+      'aria-label': `${label} ${gib(v)}`, dataset: { formula: formula(k, s, est, model) },
+    });
+    seg.style.width = `${(v / scale) * 100}%`;
+    track.append(seg);
+  }
+  const cap = el('span', { class: 'cap', 'aria-hidden': 'true' });
+  cap.style.left = `${(est.capacity_bytes / scale) * 100}%`;
+  track.append(cap);
+  return track;
+}
+
+function legend() {
+  return el('ul', { class: 'mlegend', 'aria-label': 'Legend' },
+    BUCKETS.map(([k, label]) => el('li', {}, el('span', { class: `sw b-${k}`, 'aria-hidden': 'true' }), label)),
+    el('li', {}, el('span', { class: 'sw capsw', 'aria-hidden': 'true' }), 'capacity'));
+}
+
+function tabs(names, current, onPick, label, keyPrefix) {
+  const list = el('div', { class: 'tabs', role: 'tablist', 'aria-label': label });
+  const buttons = names.map(([id, text]) => el('button', {
+    type: 'button', role: 'tab', id: `${keyPrefix}-${id}`, 'aria-selected': String(id === current),
+    tabindex: id === current ? 0 : -1, 'aria-controls': `${keyPrefix}-panel`, dataset: { key: `${keyPrefix}/${id}` },
+    on: { click: () => onPick(id) },
+  }, text));
+  list.addEventListener('keydown', (e) => {
+    const i = buttons.indexOf(document.activeElement);
+    if (i < 0) return;
+    let j = null;
+    if (e.key === 'ArrowRight') j = (i + 1) % buttons.length;
+    else if (e.key === 'ArrowLeft') j = (i - 1 + buttons.length) % buttons.length;
+    else if (e.key === 'Home') j = 0;
+    else if (e.key === 'End') j = buttons.length - 1;
+    if (j === null) return;
+    e.preventDefault();
+    buttons[j].focus();
+    buttons[j].click();
+  });
+  list.append(...buttons);
+  return list;
+}
+
+function stagesPanel(est, model) {
+  const scale = Math.max(est.capacity_bytes, ...est.stages.map((s) => s.peak_bytes)) * 1.05 || 1;
+  const box = el('div', { class: 'stages' });
+  for (const s of est.stages) {
+    const over = s.peak_bytes > est.capacity_bytes;
+    box.append(el('div', { class: `stage${over ? ' over' : ''}`, dataset: { stage: s.stage } },
+      el('div', { class: 'stage-label' },
+        el('strong', { text: `Stage ${s.stage}` }),
+        ` layers ${stageLayers(s) || '?'}`,
+        s.in_flight !== undefined ? ` · ${s.in_flight} micro-batch${s.in_flight === 1 ? '' : 'es'} in flight` : ''),
+      bar(s, est, model, scale),
+      el('div', { class: 'stage-value' },
+        el('span', {
+          class: 'figure', tabindex: 0, dataset: { formula: peakFormula(s, est) },
+          text: `${gib(s.peak_bytes)} / ${gib(est.capacity_bytes)}`,
+        }),
+        over ? el('span', { class: 'badge error', text: `⚠ over by ${gib(s.peak_bytes - est.capacity_bytes)}` })
+          : el('span', { class: 'badge ok', text: `✓ fits, ${gib(est.capacity_bytes - s.peak_bytes)} free` }))));
+  }
+  return el('div', {}, box, legend());
+}
+
+function timelineChart(s, est) {
+  const tl = s.timeline || [];
+  const W = 640;
+  const H = 200;
+  const pad = { l: 48, r: 8, t: 10, b: 22 };
+  const maxTotal = Math.max(est.capacity_bytes, ...tl.map((e) => e.total_bytes)) * 1.05 || 1;
+  const y = (v) => pad.t + (H - pad.t - pad.b) * (1 - v / maxTotal);
+  const cw = (W - pad.l - pad.r) / Math.max(1, tl.length);
+  let peakI = 0;
+  tl.forEach((e, i) => { if (e.total_bytes > tl[peakI].total_bytes) peakI = i; });
+  const peak = tl[peakI];
+  const g = svg('g');
+  tl.forEach((e, i) => {
+    let acc = 0;
+    for (const [k] of BUCKETS) {
+      const v = (e.bytes && e.bytes[k]) || 0;
+      if (!v) continue;
+      g.append(svg('rect', {
+        x: (pad.l + i * cw).toFixed(2), y: y(acc + v).toFixed(2), width: Math.max(cw, 0.6).toFixed(2),
+        height: Math.max(0, y(acc) - y(acc + v)).toFixed(2), fill: `url(#pt-${k})`,
+      }));
+      acc += v;
+    }
+  });
+  const capY = y(est.capacity_bytes);
+  const chart = svg('svg', {
+    viewBox: `0 0 ${W} ${H}`, class: 'timeline', role: 'img',
+    'aria-label': `Stage ${s.stage} timeline: ${tl.length} events; peak ${peak ? gib(peak.total_bytes) : '?'} at ${peak ? peak.event : '?'}; capacity ${gib(est.capacity_bytes)}`,
+  },
+  svg('defs', {}, ...patternDefs()),
+  g,
+  svg('line', { x1: pad.l, x2: W - pad.r, y1: capY, y2: capY, class: 'capline' }),
+  svg('text', { x: W - pad.r, y: capY - 3, class: 'axis', 'text-anchor': 'end', text: `capacity ${gib(est.capacity_bytes)}` }),
+  svg('line', { x1: pad.l, x2: pad.l, y1: pad.t, y2: H - pad.b, class: 'axisline' }),
+  svg('text', { x: pad.l - 4, y: y(0), class: 'axis', 'text-anchor': 'end', text: '0' }),
+  svg('text', { x: pad.l - 4, y: y(maxTotal / 1.05) + 4, class: 'axis', 'text-anchor': 'end', text: gib(maxTotal / 1.05).replace(' GiB', 'G') }),
+  svg('text', { x: pad.l, y: H - 6, class: 'axis', text: 'forward / backward events of one step, in 1F1B order →' }));
+  if (peak) {
+    const px = pad.l + (peakI + 0.5) * cw;
+    chart.append(svg('line', { x1: px, x2: px, y1: pad.t, y2: H - pad.b, class: 'peakline' }),
+      svg('text', { x: Math.min(px + 4, W - 120), y: pad.t + 10, class: 'axis peaktext', text: `▼ peak: ${peak.event}` }));
+  }
+  return { chart, peak, peakI };
+}
+
+const HATCH = {
+  weights: 'M0,6 L6,0', gradients: 'M0,0 L6,6', optimizer: 'M0,0 L6,6 M0,6 L6,0', activations: '',
+  recomputed: 'M3,0 L3,6', swap_buffers: 'M0,3 L6,3', gathered_weights: 'M1,1 L2,2 M4,4 L5,5', loss_scratch: 'M0,3 L6,3 M3,0 L3,6',
+};
+
+// Per bucket a fill of its colour plus its own hatching: the buckets differ
+// by more than colour.
+function patternDefs() {
+  return BUCKETS.map(([k]) => svg('pattern', { id: `pt-${k}`, width: 6, height: 6, patternUnits: 'userSpaceOnUse' },
+    svg('rect', { width: 6, height: 6, class: `b-${k}` }),
+    HATCH[k] ? svg('path', { d: HATCH[k], class: 'hatch' }) : null));
+}
+
+function timelinePanel(est) {
+  const s = est.stages.find((x) => x.stage === ui.stage) || est.stages[0];
+  const box = el('div', { class: 'tl' });
+  if (est.stages.length > 1) {
+    box.append(tabs(est.stages.map((x) => [x.stage, `Stage ${x.stage}`]), s.stage,
+      (id) => { ui.stage = Number(id); rerender(); }, 'Pipeline stage', 'stage'));
+  }
+  const panel = el('div', { id: 'stage-panel', role: est.stages.length > 1 ? 'tabpanel' : null, 'aria-labelledby': est.stages.length > 1 ? `stage-${s.stage}` : null });
+  if (!s.timeline || !s.timeline.length) {
+    panel.append(el('p', { class: 'note', text: 'This estimate has no timeline.' }));
+    box.append(panel);
+    return box;
+  }
+  const { chart, peak } = timelineChart(s, est);
+  panel.append(chart);
+  const bk = peak.bytes || {};
+  const parts = BUCKETS.filter(([k]) => bk[k]).map(([k, label]) => `${label} ${gib(bk[k])}`);
+  const over = peak.total_bytes > est.capacity_bytes;
+  panel.append(el('p', { class: `peak-note${over ? ' over' : ''}`, tabindex: 0, dataset: { formula: `peak = ${parts.join(' + ')} = ${gib(peak.total_bytes)}` } },
+    el('strong', { text: over ? '⚠ Runs out at the peak. ' : 'Peak. ' }),
+    `The highest point of stage ${s.stage} is "${peak.event}": ${gib(peak.total_bytes)} (${parts.join(', ')}) against ${gib(est.capacity_bytes)}. `,
+    /backward/.test(peak.event)
+      ? 'In backward the activations of the micro-batches still in flight are all held, and a recomputed layer\'s tensors exist again for a moment.'
+      : 'In forward each new micro-batch adds its kept activations until backward starts releasing them.',
+    est.timeline_truncated ? ' (The step is cut after the steady state.)' : ''));
+  box.append(panel);
+  return box;
+}
+
+function layersPanel(est) {
+  const rows = est.layers || [];
+  const max = Math.max(1, ...rows.map((l) => Math.max(l.baseline_activation_bytes || 0, l.activation_bytes || 0)));
+  const table = el('table', { class: 'players' },
+    el('caption', { class: 'vh', text: 'Activations one micro-batch keeps, per layer, before and after the plan' }),
+    el('thead', {}, el('tr', {},
+      ...['Layer', 'Stage', 'Before', 'After', 'Saved', '', 'Recompute FLOPs', 'Swap'].map((t) => el('th', { scope: 'col', text: t })))));
+  const body = el('tbody');
+  for (const l of rows) {
+    const before = l.baseline_activation_bytes || 0;
+    const after = l.activation_bytes || 0;
+    const b1 = el('span', { class: 'lb before' });
+    b1.style.width = `${(before / max) * 100}%`;
+    const b2 = el('span', { class: 'lb after' });
+    b2.style.width = `${(after / max) * 100}%`;
+    body.append(el('tr', {},
+      el('th', { scope: 'row', text: String(l.layer) }),
+      el('td', { text: String(l.stage ?? '') }),
+      el('td', { text: gib(before) }),
+      el('td', { text: gib(after) }),
+      el('td', { text: before ? pct(((before - after) / before) * 100, 0) : '—' }),
+      el('td', { class: 'lbars', 'aria-hidden': 'true' }, b1, b2),
+      el('td', { text: l.recompute_flops ? `${(l.recompute_flops / 1e12).toFixed(2)} T` : '—' }),
+      el('td', { text: l.swap_bytes ? gib(l.swap_bytes) : '—' })));
+  }
+  table.append(body);
+  return el('div', { class: 'players-wrap' }, table);
+}
+
+let last = null;
+function rerender() { if (last) renderMemory(last.root, last.res, last.model); }
+
+// res: the api answer of /estimate, or {pending: true}; model: the request's model object.
+export function renderMemory(root, res, model) {
+  last = { root, res, model };
+  const focusKey = document.activeElement && root.contains(document.activeElement) ? document.activeElement.dataset.key : null;
+  clear(root);
+  if (!res || res.pending) {
+    root.append(el('p', { class: 'note', text: 'Estimating…' }));
+    return;
+  }
+  if (res.status === 501) {
+    root.append(el('p', { class: 'note unavailable', role: 'note' },
+      el('strong', { text: 'Estimator not available. ' }),
+      'This server answers 501 for POST /api/v1/estimate: the memory estimator is not part of its build yet. The layer map, the findings and the export work without it.'));
+    return;
+  }
+  if (!res.ok) {
+    root.append(el('p', { class: 'note', text: `No estimate: ${(res.problem && (res.problem.detail || res.problem.title)) || `HTTP ${res.status}`}` }));
+    return;
+  }
+  const est = res.data;
+  if (!est || !est.stages || !est.stages.length) {
+    const errs = (est && est.errors && est.errors.length) || 0;
+    root.append(el('p', { class: 'note', text: errs ? `No estimate while the config has ${errs} error${errs === 1 ? '' : 's'}.` : 'No estimate.' }));
+    return;
+  }
+  const over = est.peak_bytes > est.capacity_bytes;
+  const cost = est.cost || {};
+  const summary = el('div', { class: 'msummary' },
+    el('span', {
+      class: `figure big${over ? ' over' : ''}`, tabindex: 0, id: 'peak-figure',
+      dataset: { formula: `peak = the highest allocated total over every stage's timeline = ${gib(est.peak_bytes)}; capacity = ${gib(est.capacity_bytes)}; reserved pool at the peak ${gib(est.reserved_peak_bytes)}` },
+    }, `${over ? '⚠ ' : '✓ '}Peak ${gib(est.peak_bytes)} of ${gib(est.capacity_bytes)}`),
+    el('span', {
+      class: 'figure', tabindex: 0, id: 'overhead-figure',
+      dataset: { formula: `overhead = (step with plan − step without) / step without = (${(cost.step_seconds ?? 0).toFixed(3)} s − ${(cost.step_seconds_baseline ?? 0).toFixed(3)} s) / ${(cost.step_seconds_baseline ?? 0).toFixed(3)} s; recompute ${(cost.recompute_seconds ?? 0).toFixed(3)} s, comm recompute ${(cost.comm_recompute_seconds ?? 0).toFixed(3)} s, swap ${(cost.swap_seconds ?? 0).toFixed(3)} s of which ${(cost.swap_hidden_seconds ?? 0).toFixed(3)} s hidden by prefetch` },
+    }, `Step time +${pct(est.overhead_percent ?? 0)}`));
+  root.append(summary);
+  const names = [['stages', 'Stages'], ['timeline', 'Timeline'], ['layers', 'Per layer']];
+  if (!names.some(([id]) => id === ui.tab)) ui.tab = 'stages';
+  root.append(tabs(names, ui.tab, (id) => { ui.tab = id; rerender(); }, 'Memory views', 'mtab'));
+  const panel = el('div', { id: 'mtab-panel', role: 'tabpanel', 'aria-labelledby': `mtab-${ui.tab}` });
+  if (ui.tab === 'stages') panel.append(stagesPanel(est, model));
+  else if (ui.tab === 'timeline') panel.append(timelinePanel(est));
+  else panel.append(layersPanel(est));
+  root.append(panel);
+  if (focusKey) root.querySelector(`[data-key="${CSS.escape(focusKey)}"]`)?.focus();
+  document.dispatchEvent(new CustomEvent('memopt:ui'));
+}
