@@ -489,6 +489,8 @@ void mo_config_free(mo_config *c)
 {
 	if (!c)
 		return;
+	mo_match_cache_free(c->match_cache);
+	pthread_mutex_destroy(&c->match_lock);
 	mo_config_free_regexes(c);
 	mo_doc_free(c->doc);
 	free(c);
@@ -503,6 +505,7 @@ int mo_config_parse(mo_config **out, mo_diags *diags, const char *text, size_t l
 		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		return -1;
 	}
+	pthread_mutex_init(&c->match_lock, NULL);
 	if (lim)
 		c->lim = *lim;
 	else
@@ -510,6 +513,7 @@ int mo_config_parse(mo_config **out, mo_diags *diags, const char *text, size_t l
 	c->prefetch = 1;
 	int rc = mo_yaml_parse(&c->doc, diags, text, len, name, &c->lim, err);
 	if (rc < 0) {
+		pthread_mutex_destroy(&c->match_lock);
 		free(c);
 		return -1;
 	}

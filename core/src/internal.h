@@ -4,6 +4,7 @@
 
 #include "memopt/memopt.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -232,6 +233,12 @@ struct mo_config {
 	const mo_node *op_swap_at;
 
 	bool structural_errors;      /* parse found errors in the sections */
+
+	/* Pattern matches against the last layout seen (validate, then
+	 * expand or estimate, match once): see resolve.c. The lock keeps a
+	 * config shared read-only between threads safe. */
+	pthread_mutex_t match_lock;
+	struct mo_match_cache *match_cache;
 };
 
 /* ---- model layouts (SPEC 4) ----------------------------------------------
@@ -316,6 +323,7 @@ struct mo_model {
 	mo_layer_type *types;
 	size_t n_types;
 	size_t *type_of;             /* [num_layers + mtp_num_layers] */
+	uint64_t layout_hash;        /* of the types' path sets */
 
 	/* model_*.c private: key positions, batch sizes (model_internal.h) */
 	struct mo_model_ext *ext;
@@ -399,3 +407,4 @@ int mo_resolve(mo_resolved **out, const mo_config *c, const mo_model *m,
 void mo_resolved_free(mo_resolved *r);
 /* Segment holding a layer (binary search), or NULL past the model. */
 const mo_seg *mo_resolved_seg(const mo_resolved *r, uint64_t layer);
+void mo_match_cache_free(struct mo_match_cache *mc);

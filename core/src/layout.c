@@ -281,6 +281,26 @@ static const char *mo_layout_type_name(const mo_model *m, bool mtp, bool moe)
 	return names[mtp][m->multi_latent_attention][moe];
 }
 
+/* FNV-1a over every type's name and path names: two models with the same
+ * hash have the same path sets (what pattern matching depends on). */
+static uint64_t mo_layout_hash(const mo_model *m)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t t = 0; t < m->n_types; t++) {
+		const mo_layer_type *lt = &m->types[t];
+		for (const char *c = lt->name; *c; c++)
+			h = (h ^ (unsigned char)*c) * 1099511628211ull;
+		for (size_t p = 0; p < lt->n_paths; p++) {
+			h = (h ^ 0x1f) * 1099511628211ull;
+			for (const char *c = lt->paths[p].name; *c; c++)
+				h = (h ^ (unsigned char)*c) * 1099511628211ull;
+			h = (h ^ (unsigned)lt->paths[p].kind) * 1099511628211ull;
+		}
+		h = (h ^ 0x1e) * 1099511628211ull;
+	}
+	return h;
+}
+
 int mo_model_build_layout(mo_model *m, mo_error *err)
 {
 	int64_t total = m->num_layers + m->mtp_num_layers;
@@ -304,6 +324,7 @@ int mo_model_build_layout(mo_model *m, mo_error *err)
 			goto nomem;
 		m->type_of[i] = (size_t)t;
 	}
+	m->layout_hash = mo_layout_hash(m);
 	return 0;
 nomem:
 	mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory building layouts");

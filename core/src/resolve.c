@@ -163,13 +163,8 @@ static bool mo_rs_path_info(mo_rs *s)
 static bool mo_rs_match_ref(mo_rs *s, mo_ref *ref, mo_matcher *mt)
 {
 	const mo_model *m = s->m;
-	ref->match = mo_arena_alloc(s->a, m->n_types * sizeof(mo_bits));
-	if (!ref->match)
-		return false;
 	for (size_t t = 0; t < m->n_types; t++) {
 		const mo_layer_type *lt = &m->types[t];
-		if (!mo_bits_init(&ref->match[t], s->a, lt->n_paths))
-			return false;
 		if (!ref->p->re)
 			continue;
 		for (size_t i = 0; i < lt->n_paths; i++) {
@@ -184,11 +179,6 @@ static bool mo_rs_match_ref(mo_rs *s, mo_ref *ref, mo_matcher *mt)
 				ref->limit_hit = true;
 		}
 	}
-	if (ref->limit_hit)
-		mo_diags_add_at(s->diags, MO_SEV_ERROR, "regex", s->c->doc->name, ref->p->key,
-				ref->p->dpath,
-				"pattern '%.60s' hit the match limit: it backtracks catastrophically",
-				ref->p->regex);
 	return true;
 }
 
@@ -207,6 +197,101 @@ static const char *mo_rule_key(const char *dpath)
 {
 	const char *dot = strchr(dpath, '.');
 	return dot ? dot + 1 : dpath;
+}
+
+/* ---- match memo: validate then expand/estimate match once ------------- */
+
+struct mo_match_cache {
+	uint64_t layout_hash;
+	size_t n_refs, n_words; /* words per ref: sum over types */
+	uint64_t *words;
+	bool *limit_hit;
+};
+
+void mo_match_cache_free(struct mo_match_cache *mc)
+{
+	if (!mc)
+		return;
+	free(mc->words);
+	free(mc->limit_hit);
+	free(mc);
+}
+
+static size_t mo_rs_words_per_ref(const mo_rs *s)
+{
+	size_t n = 0;
+	for (size_t t = 0; t < s->m->n_types; t++)
+		n += (s->m->types[t].n_paths + 63) / 64;
+	return n;
+}
+
+/* The config is const to its readers; its memo is the one mutable part,
+ * behind its lock. */
+static bool mo_rs_cache_load(mo_rs *s)
+{
+	mo_config *c = (mo_config *)s->c;
+	bool hit = false;
+	pthread_mutex_lock(&c->match_lock);
+	const struct mo_match_cache *mc = c->match_cache;
+	if (mc && mc->layout_hash == s->m->layout_hash && mc->n_refs == s->n_refs &&
+	    mc->n_words == mo_rs_words_per_ref(s)) {
+		const uint64_t *w = mc->words;
+		for (size_t i = 0; i < s->n_refs; i++) {
+			s->refs[i].limit_hit = mc->limit_hit[i];
+			for (size_t t = 0; t < s->m->n_types; t++) {
+				mo_bits *b = &s->refs[i].match[t];
+				memcpy(b->w, w, b->nw * sizeof(uint64_t));
+				w += b->nw;
+			}
+		}
+		hit = true;
+	}
+	pthread_mutex_unlock(&c->match_lock);
+	return hit;
+}
+
+static void mo_rs_cache_store(mo_rs *s)
+{
+	mo_config *c = (mo_config *)s->c;
+	size_t nw = mo_rs_words_per_ref(s);
+	struct mo_match_cache *mc = calloc(1, sizeof(*mc));
+	if (!mc)
+		return;
+	mc->layout_hash = s->m->layout_hash;
+	mc->n_refs = s->n_refs;
+	mc->n_words = nw;
+	size_t total = s->n_refs * nw;
+	mc->words = malloc((total ? total : 1) * sizeof(uint64_t));
+	mc->limit_hit = malloc((s->n_refs ? s->n_refs : 1) * sizeof(bool));
+	if (!mc->words || !mc->limit_hit) {
+		mo_match_cache_free(mc);
+		return;
+	}
+	uint64_t *w = mc->words;
+	for (size_t i = 0; i < s->n_refs; i++) {
+		mc->limit_hit[i] = s->refs[i].limit_hit;
+		for (size_t t = 0; t < s->m->n_types; t++) {
+			const mo_bits *b = &s->refs[i].match[t];
+			memcpy(w, b->w, b->nw * sizeof(uint64_t));
+			w += b->nw;
+		}
+	}
+	pthread_mutex_lock(&c->match_lock);
+	struct mo_match_cache *old = c->match_cache;
+	c->match_cache = mc;
+	pthread_mutex_unlock(&c->match_lock);
+	mo_match_cache_free(old);
+}
+
+static bool mo_rs_alloc_matches(mo_rs *s, mo_ref *ref)
+{
+	ref->match = mo_arena_alloc(s->a, s->m->n_types * sizeof(mo_bits));
+	if (!ref->match)
+		return false;
+	for (size_t t = 0; t < s->m->n_types; t++)
+		if (!mo_bits_init(&ref->match[t], s->a, s->m->types[t].n_paths))
+			return false;
+	return true;
 }
 
 static bool mo_rs_refs(mo_rs *s)
@@ -231,13 +316,22 @@ static bool mo_rs_refs(mo_rs *s)
 		mo_rs_add_ref(s, &c->op_swap[i].pat, MO_G_OPSWAP, c->swap_enable, "swap", key);
 		s->refs[s->n_refs - 1].rule.line = c->op_swap[i].at->line;
 	}
+	if (!mo_rs_path_info(s))
+		return false;
+	for (size_t i = 0; i < s->n_refs; i++)
+		if (!mo_rs_alloc_matches(s, &s->refs[i]))
+			return false;
+	if (mo_rs_cache_load(s))
+		return true;
 	mo_matcher *mt = mo_matcher_new();
 	if (!mt)
 		return false;
-	bool ok = mo_rs_path_info(s);
+	bool ok = true;
 	for (size_t i = 0; ok && i < s->n_refs; i++)
 		ok = mo_rs_match_ref(s, &s->refs[i], mt);
 	mo_matcher_free(mt);
+	if (ok)
+		mo_rs_cache_store(s);
 	return ok;
 }
 
@@ -883,6 +977,12 @@ static bool mo_rs_fill_all(mo_rs *s)
 static void mo_rs_report(mo_rs *s)
 {
 	char layers[200];
+	for (size_t i = 0; i < s->n_refs; i++)
+		if (s->refs[i].limit_hit)
+			mo_diags_add_at(s->diags, MO_SEV_ERROR, "regex", s->c->doc->name,
+					s->refs[i].p->key, s->refs[i].p->dpath,
+					"pattern '%.60s' hit the match limit: it backtracks catastrophically",
+					s->refs[i].p->regex);
 	for (size_t i = 0; i < s->n_f; i++) {
 		mo_finding *f = &s->f[i];
 		if (!f->code)
