@@ -59,6 +59,8 @@ int mo_api_expand(mo_api_response *out, const mo_api_request *rq,
 		  const mo_api_options *opt);
 int mo_api_export(mo_api_response *out, const mo_api_request *rq,
 		  const mo_api_options *opt);
+int mo_api_estimate(mo_api_response *out, const mo_api_request *rq,
+		    const mo_api_options *opt);
 /* api/layout.c: the model's layout, pattern matches and parsed sections. */
 int mo_api_layout(mo_api_response *out, const mo_api_request *rq,
 		  const mo_api_options *opt);

@@ -231,13 +231,69 @@ free_run:
 	return rc;
 }
 
+/* diags + the estimate's keys (SPEC 5, timeline included), for a valid
+ * config with a model. */
+static json_t *mo_api_estimate_json(mo_api_run *run, mo_api_response *out)
+{
+	mo_error err = {0};
+	mo_estimate *e = NULL;
+	json_t *o = mo_json_diags(run->diags), *j = NULL;
+
+	if (!o || !mo_api_run_valid(run))
+		return o;
+	if (mo_estimate_run(&e, run->cfg, run->m, &err) != 0) {
+		if (strncmp(err.text, "model-needed", 12) == 0)
+			mo_api_problem(out, 422, "model-needed", err.text);
+		else
+			mo_api_reply_error(out, &err);
+		goto free_diags;
+	}
+	j = mo_json_estimate(e, 1);
+	mo_estimate_free(e);
+	if (!j || json_object_update(o, j) != 0) {
+		mo_api_problem(out, 500, "internal", "could not build the estimate");
+		goto free_estimate;
+	}
+	json_decref(j);
+	return o;
+free_estimate:
+	json_decref(j);
+free_diags:
+	json_decref(o);
+	return NULL;
+}
+
+int mo_api_estimate(mo_api_response *out, const mo_api_request *rq,
+		    const mo_api_options *opt)
+{
+	mo_api_run run;
+	int rc = 0;
+	json_t *o;
+
+	if (mo_api_run_validate(&run, out, rq, opt) != 0)
+		goto free_run;
+	if (mo_api_run_valid(&run) && !run.m) {
+		mo_api_problem(out, 422, "model-needed",
+			       "estimate needs a model: give 'model', or a training YAML that has one");
+		goto free_run;
+	}
+	o = mo_api_estimate_json(&run, out);
+	if (o)
+		rc = mo_api_reply_json(out, o);
+	else if (!out->body)
+		rc = mo_api_problem(out, 500, "internal", "out of memory");
+free_run:
+	mo_api_run_free(&run);
+	return rc;
+}
+
 int mo_api_not_implemented(mo_api_response *out, const mo_api_request *rq,
 			   const mo_api_options *opt)
 {
 	(void)rq;
 	(void)opt;
 	return mo_api_problem(out, 501, "not-implemented",
-			      "the memory estimator and planner are not available in this build yet");
+			      "the planner is not available in this build yet");
 }
 
 int mo_api_healthz(mo_api_response *out, const mo_api_request *rq,

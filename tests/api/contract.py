@@ -105,6 +105,26 @@ def test_config_ops(port, preset):
         fail("export: no yaml for a valid config")
 
 
+def test_estimate(port, preset):
+    path = "/api/v1/estimate"
+    _, _, data = call(port, "POST", path, cfg(GOOD, preset), JSON, expect=200)
+    e = as_json(data) or {}
+    if e.get("valid") is not True or not e.get("peak_bytes") or not e.get("capacity_bytes"):
+        fail("estimate: a valid config answered %s" % data[:300])
+    stages = e.get("stages") or [{}]
+    if not stages[0].get("timeline") or not stages[0].get("peak_event"):
+        fail("estimate: stage 0 has no timeline or peak event")
+    if max(s.get("peak_bytes", 0) for s in stages) != e.get("peak_bytes"):
+        fail("estimate: peak_bytes is not the busiest stage's peak")
+    if len(e.get("layers") or []) < 1:
+        fail("estimate: no per-layer figures")
+    _, _, data = call(port, "POST", path, cfg(INVALID, preset), JSON, expect=200)
+    bad = as_json(data) or {}
+    if bad.get("valid") is not False or "peak_bytes" in bad:
+        fail("estimate: an invalid config answered %s" % data[:300])
+    call(port, "POST", path, cfg("swap:\n  enable: False\n"), JSON, expect=422)
+
+
 def test_layout(port, preset):
     """The layout the web UI builds on: types, per-layer types, matches, sections."""
     lay = "/api/v1/layout"
@@ -167,7 +187,6 @@ def test_problems(port, preset):
     call(port, "POST", v, "config: 1", {"Content-Type": "text/plain"}, expect=415)
     call(port, "POST", v, cfg(GOOD), {"Content-Type": "application/json; charset=latin1"}, expect=415)
     call(port, "POST", v, cfg(GOOD), {}, expect=415)
-    call(port, "POST", "/api/v1/estimate", cfg(GOOD, preset), JSON, expect=501)
     call(port, "POST", "/api/v1/plan", cfg(GOOD, preset), JSON, expect=501)
     raw_call(port, b"POST /api/v1/validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
              b"Content-Length: 104857600\r\n\r\n", "/api/v1/validate", 413)
@@ -350,6 +369,7 @@ def main():
         test_config_ops(srv.port, preset)
         test_models(srv.port, preset)
         test_layout(srv.port, preset)
+        test_estimate(srv.port, preset)
         test_problems(srv.port, preset)
         test_not_found_and_methods(srv.port)
         test_static(srv.port, embedded=False)
