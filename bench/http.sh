@@ -1,6 +1,7 @@
 #!/bin/sh
 # HTTP benchmark: wrk on loopback against /healthz (the baseline) and POST
-# /api/v1/validate with a 32-layer preset config (llama2-7b), 64 connections.
+# /api/v1/validate and /api/v1/estimate with a 32-layer preset config
+# (llama2-7b), 64 connections.
 # Prints requests/s, p99 latency and the validate/healthz throughput ratio.
 #   BUILD=build  DURATION=10  CONNECTIONS=64  WRK_THREADS=2  sh bench/http.sh
 # Targets (issue 4): ratio >= 0.8, validate p99 <= 5 ms on a 2-core machine.
@@ -93,16 +94,21 @@ errors() { sed -n 's/^[[:space:]]*Non-2xx or 3xx responses:[[:space:]]*\([0-9]*\
 
 run healthz "http://127.0.0.1:$port/healthz"
 run validate "http://127.0.0.1:$port/api/v1/validate" -s "$tmp/validate.lua"
+# the same body against the estimator (the timeline included in each answer)
+run estimate "http://127.0.0.1:$port/api/v1/estimate" -s "$tmp/validate.lua"
 
-h_rps=$(rps healthz); v_rps=$(rps validate)
-h_p99=$(p99 healthz); v_p99=$(p99 validate)
+h_rps=$(rps healthz); v_rps=$(rps validate); e_rps=$(rps estimate)
+h_p99=$(p99 healthz); v_p99=$(p99 validate); e_p99=$(p99 estimate)
 bad=$(errors validate); bad=${bad:-0}
+ebad=$(errors estimate); ebad=${ebad:-0}
 
 echo "memopt HTTP bench: wrk -t$WRK_THREADS -c$CONNECTIONS -d${DURATION}s on 127.0.0.1 ($(nproc) CPUs, server threads: default)"
 printf '  %-34s %10s req/s   p99 %8s ms\n' "GET /healthz" "$h_rps" "$h_p99"
 printf '  %-34s %10s req/s   p99 %8s ms\n' "POST /api/v1/validate (llama2-7b)" "$v_rps" "$v_p99"
+printf '  %-34s %10s req/s   p99 %8s ms\n' "POST /api/v1/estimate (llama2-7b)" "$e_rps" "$e_p99"
 awk -v v="$v_rps" -v h="$h_rps" -v p="$v_p99" 'BEGIN {
   r = v / h
   printf "  validate/healthz ratio %.2f (target >= 0.80: %s); validate p99 %.3f ms (target <= 5 ms: %s)\n",
     r, (r >= 0.8 ? "met" : "NOT met"), p, (p <= 5 ? "met" : "NOT met") }'
 [ "$bad" = 0 ] || echo "  warning: $bad validate answers were not 2xx"
+[ "$ebad" = 0 ] || echo "  warning: $ebad estimate answers were not 2xx"
