@@ -3,7 +3,7 @@
 # output as the same configuration as the original: the three sections
 # (layer lists compared as sets of ids, absent keys as their defaults) and
 # every other top-level key unchanged.
-# Inputs: tests/golden/export/*.yaml and ../shared/real-configs/*.yaml.
+# Inputs: tests/golden/export/*.yaml and tests/data/real-configs/*.yaml.
 set -u
 MEMOPT=${MEMOPT:-build/memopt}
 PY=/usr/bin/python3
@@ -26,7 +26,7 @@ fi
 
 fail=0
 n=0
-for f in tests/golden/export/*.yaml ../shared/real-configs/*.yaml; do
+for f in tests/golden/export/*.yaml tests/data/real-configs/*.yaml; do
   [ -f "$f" ] || continue
   n=$((n + 1))
   out="$tmp/out.yaml"

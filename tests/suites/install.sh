@@ -67,7 +67,7 @@ if [ -x "$tmp/launcher" ]; then
   LD_LIBRARY_PATH=$U/lib ldd "$tmp/launcher" | grep -q "libmemopt.so.0 => $U/lib/libmemopt.so.0" \
     && ok "the shared example loads the installed libmemopt.so.0" || bad "ldd: $(LD_LIBRARY_PATH=$U/lib ldd "$tmp/launcher" | grep memopt)"
   ldd "$tmp/launcher-static" | grep -q libmemopt && bad "the static example needs libmemopt.so" || ok "the static example is self-contained"
-  real=../shared/real-configs/pynative_ds3.yaml
+  real=tests/data/real-configs/pynative_ds3.yaml
   if [ -f "$real" ]; then
     args="$real --devices 8"; want="layers 0-0 (mla-dense): recompute (whole layer) [recompute.full_recompute_layer]"
   else

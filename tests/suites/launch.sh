@@ -81,7 +81,7 @@ if head -n 1 "$tmp/out2" | grep -q "^$TMPDIR/memopt-launch-.*/plan.json$" &&
 then ok "sh child: path under TMPDIR, JSON parses"; else bad "sh child output: $(head -c 300 "$tmp/out2")"; fi
 
 # 3. a whole training YAML: MEMOPT_CONFIG keeps every other key
-real=../shared/real-configs/pynative_ds3.yaml
+real=tests/data/real-configs/pynative_ds3.yaml
 if [ -f "$real" ]; then
   "$MEMOPT" launch "$real" --devices 8 -- "$PY" -c '
 import json, os, sys, yaml

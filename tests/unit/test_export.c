@@ -17,7 +17,7 @@
 #include "internal.h"
 
 #define GOLDEN_DIR "tests/golden/export"
-#define REAL_DIR "../shared/real-configs"
+#define REAL_DIR "tests/data/real-configs"
 
 static char *slurp(const char *path, size_t *len)
 {

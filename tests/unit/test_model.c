@@ -350,7 +350,7 @@ static int regex_hits(const mo_model *m, const char *re)
 static char *real_config(const char *name)
 {
 	char path[256];
-	snprintf(path, sizeof(path), "../shared/real-configs/%s", name);
+	snprintf(path, sizeof(path), "tests/data/real-configs/%s", name);
 	char *s = read_file(path);
 	if (!s)
 		fprintf(stderr, "skip: %s not found\n", path);

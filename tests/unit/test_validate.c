@@ -288,6 +288,37 @@ static void test_no_match_suggestion(void **state)
 	fx_free(&f);
 }
 
+static char *read_text(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	static char buf[65536];
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return buf;
+}
+
+/* The two real PyNative training YAMLs carry their own model. */
+static void test_real_configs(void **state)
+{
+	(void)state;
+	fx f;
+	run(&f, read_text("tests/data/real-configs/pynative_ds3.yaml"), NULL, NULL);
+	assert_non_null(f.model);
+	assert_int_equal(mo_diags_count(f.diags), 0); /* clean: no warning either */
+	fx_free(&f);
+	run(&f, read_text("tests/data/real-configs/pynative_deepseek4.yaml"), NULL, NULL);
+	assert_int_equal(mo_diags_errors(f.diags), 0);
+	assert_int_equal(count(&f, "no-match"), 2);
+	const mo_diag *a = mo_diags_get(f.diags, 0), *b = mo_diags_get(f.diags, 1);
+	assert_int_equal(a->line, 61);
+	assert_non_null(strstr(a->hint, "'self_attention.*'"));
+	assert_int_equal(b->line, 62);
+	assert_non_null(strstr(b->hint, "'mlp.*'"));
+	fx_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -301,6 +332,7 @@ int main(void)
 		cmocka_unit_test(test_model_rules),
 		cmocka_unit_test(test_single_device),
 		cmocka_unit_test(test_no_match_suggestion),
+		cmocka_unit_test(test_real_configs),
 	};
 	return cmocka_run_group_tests_name("validate", tests, NULL, NULL);
 }
