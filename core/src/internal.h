@@ -386,7 +386,7 @@ typedef struct mo_seg {
 	mo_action_kind *act; /* per path of the type */
 	mo_rule *rule;       /* per path */
 	mo_action *roots;    /* root decisions */
-	size_t n_roots;
+	size_t n_roots, cap_roots;
 } mo_seg;
 
 typedef struct mo_resolved {

@@ -25,6 +25,8 @@ struct mo_regex {
 	unsigned char *tok;        /* simple form: kinds */
 	char *lit;                 /* literal byte per MO_TOK_LIT */
 	size_t n_tok;
+	/* shapes with a direct test: all literals, or '.*' + literals */
+	enum { MO_SHAPE_GENERAL, MO_SHAPE_EXACT, MO_SHAPE_SUFFIX } shape;
 	uint32_t match_limit, depth_limit;
 };
 
@@ -71,10 +73,33 @@ static bool mo_simple_parse(mo_regex *re, const char *p, size_t len)
 	return true;
 }
 
+/* EXACT: every token a literal; SUFFIX: one leading '.*', then literals.
+ * lit then holds the literal bytes from its first literal on. */
+static void mo_simple_shape(mo_regex *re)
+{
+	size_t lits = 0;
+	for (size_t i = 0; i < re->n_tok; i++)
+		lits += re->tok[i] == MO_TOK_LIT;
+	if (lits == re->n_tok)
+		re->shape = MO_SHAPE_EXACT;
+	else if (re->n_tok && re->tok[0] == MO_TOK_STAR && lits == re->n_tok - 1)
+		re->shape = MO_SHAPE_SUFFIX;
+}
+
+static bool mo_shape_match(const mo_regex *re, const char *s, size_t n)
+{
+	if (re->shape == MO_SHAPE_EXACT)
+		return n == re->n_tok && memcmp(s, re->lit, n) == 0;
+	size_t m = re->n_tok - 1; /* SUFFIX */
+	return n >= m && memcmp(s + n - m, re->lit + 1, m) == 0;
+}
+
 /* Wildcard full match: the latest star absorbs one more byte on a
  * mismatch; linear-time in practice, O(n*m) at worst. */
 static bool mo_simple_match(const mo_regex *re, const char *s, size_t n)
 {
+	if (re->shape != MO_SHAPE_GENERAL)
+		return mo_shape_match(re, s, n);
 	size_t t = 0, i = 0, star_t = SIZE_MAX, star_i = 0;
 	while (i < n) {
 		if (t < re->n_tok && re->tok[t] == MO_TOK_STAR) {
@@ -143,6 +168,7 @@ mo_regex *mo_regex_compile(const char *pattern, size_t len, const mo_limits *lim
 	re->match_limit = lim->match_limit;
 	re->depth_limit = lim->depth_limit;
 	if (mo_simple_parse(re, pattern, len)) {
+		mo_simple_shape(re);
 		re->pattern = malloc(len + 1);
 		if (!re->pattern) {
 			mo_regex_free(re);

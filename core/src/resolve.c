@@ -57,6 +57,7 @@ typedef struct mo_rs {
 	 * segment instead of a plan kept per segment */
 	bool scratch;
 	bool report;    /* findings become diagnostics */
+	const char **layer_swap_keys; /* "layer_swap[i]", made once */
 	mo_twin *twins; /* plan building: segments by key, to share plans */
 	size_t twin_cap;
 	uint32_t *key;
@@ -628,16 +629,27 @@ static bool mo_is_desc(const mo_layer_type *lt, size_t q, size_t p)
 	return false;
 }
 
+/* Appends a root decision. A path roots at most one decision, so a
+ * segment has at most n_paths + 1 of them; the array starts small and
+ * doubles (most segments have one to three). */
 static bool mo_seg_root(mo_rs *s, mo_seg *g, const char *path, mo_action_kind k, mo_rule rule)
 {
 	const mo_layer_type *lt = &s->m->types[g->type];
-	if (!g->roots) {
-		g->roots = s->scratch ? s->s_roots
-				      : mo_arena_alloc(s->a, (lt->n_paths + 2) * sizeof(mo_action));
-		if (!g->roots)
+	size_t max = lt->n_paths + 2;
+	if (s->scratch) {
+		g->roots = s->s_roots;
+	} else if (!g->roots || (g->n_roots == g->cap_roots && g->cap_roots < max)) {
+		size_t cap = g->cap_roots ? g->cap_roots * 2 : 4;
+		cap = cap < max ? cap : max;
+		mo_action *r = mo_arena_alloc(s->a, cap * sizeof(*r));
+		if (!r)
 			return false;
+		if (g->n_roots)
+			memcpy(r, g->roots, g->n_roots * sizeof(*r));
+		g->roots = r;
+		g->cap_roots = cap;
 	}
-	if (g->n_roots < lt->n_paths + 2)
+	if (g->n_roots < max)
 		g->roots[g->n_roots++] = (mo_action){path, k, rule};
 	return true;
 }
@@ -800,8 +812,7 @@ static bool mo_seg_layer_swap(mo_rs *s, mo_seg *g, const mo_layer_type *lt)
 	for (size_t i = 0; i < c->n_layer_swap; i++) {
 		if (!mo_layers_contains(&c->layer_swap[i].layers, g->lo))
 			continue;
-		mo_rule rule = {"swap", mo_arena_printf(s->a, "layer_swap[%zu]", i),
-				c->layer_swap[i].at->line};
+		mo_rule rule = {"swap", s->layer_swap_keys[i], c->layer_swap[i].at->line};
 		for (size_t p = 0; p < lt->n_paths; p++) {
 			g->act[p] = MO_ACT_SWAP;
 			g->rule[p] = rule;
@@ -950,6 +961,13 @@ static bool mo_rs_fill_all(mo_rs *s)
 	bool *excl = mo_arena_alloc(s->a, np * sizeof(*excl));
 	if (!act.sel || !act.exc || !act.comm || !act.ops || !s->cursor || !first || !excl)
 		return false;
+	size_t nls = s->c->n_layer_swap;
+	s->layer_swap_keys = mo_arena_alloc(s->a, (nls ? nls : 1) * sizeof(char *));
+	if (!s->layer_swap_keys)
+		return false;
+	for (size_t i = 0; i < nls; i++)
+		if (!(s->layer_swap_keys[i] = mo_arena_printf(s->a, "layer_swap[%zu]", i)))
+			return false;
 	if (!s->report && !s->scratch) {
 		s->twin_cap = 16;
 		while (s->twin_cap < 2 * s->r->n_segs)
