@@ -43,10 +43,7 @@ static bool mo_simple_escapable(char ch)
 /* Parses literal | . | .* | \<punct> sequences; false otherwise. */
 static bool mo_simple_parse(mo_regex *re, const char *p, size_t len)
 {
-	re->tok = malloc(len ? len : 1);
-	re->lit = malloc(len ? len : 1);
-	if (!re->tok || !re->lit)
-		return false;
+	/* tok, lit and pattern live in the block allocated with re */
 	for (size_t i = 0; i < len; i++) {
 		unsigned char ch = (unsigned char)p[i];
 		if (ch >= 0x80 || ch < 0x20)
@@ -160,21 +157,20 @@ mo_regex *mo_regex_compile(const char *pattern, size_t len, const mo_limits *lim
 					  len, lim->max_pattern_bytes);
 		return NULL;
 	}
-	mo_regex *re = calloc(1, sizeof(*re));
+	/* one block: the regex, then its token kinds, literal bytes and a copy
+	 * of the pattern (for a simple pattern's PCRE2 fallback) */
+	mo_regex *re = calloc(1, sizeof(*re) + 3 * (len + 1));
 	if (!re) {
 		*errmsg = "out of memory";
 		return NULL;
 	}
 	re->match_limit = lim->match_limit;
 	re->depth_limit = lim->depth_limit;
+	re->tok = (unsigned char *)(re + 1);
+	re->lit = (char *)re->tok + len + 1;
+	re->pattern = re->lit + len + 1;
 	if (mo_simple_parse(re, pattern, len)) {
 		mo_simple_shape(re);
-		re->pattern = malloc(len + 1);
-		if (!re->pattern) {
-			mo_regex_free(re);
-			*errmsg = "out of memory";
-			return NULL;
-		}
 		memcpy(re->pattern, pattern, len);
 		re->pattern[len] = '\0';
 		re->len = len;
@@ -207,9 +203,6 @@ void mo_regex_free(mo_regex *re)
 		return;
 	pcre2_match_context_free(re->mctx);
 	pcre2_code_free(re->code);
-	free(re->pattern);
-	free(re->tok);
-	free(re->lit);
 	free(re);
 }
 
