@@ -1,0 +1,30 @@
+#!/bin/sh
+# Prints the README's "Calibration (Ascend 910B)" table: each measured peak
+# of ../shared/calibration/ascend-910b.md against `memopt estimate --json`
+# (the stage's allocated peak). Run from the repository root:
+#   tests/calibration/table.sh [MEMOPT]     (default build/memopt)
+set -eu
+M=${1:-${MEMOPT:-build/memopt}}
+C=tests/calibration
+echo "| run | measured MiB | estimated MiB | error |"
+echo "|---|---:|---:|---:|"
+while IFS='|' read -r what model config stage measured; do
+  case $model in *.yaml) model=$C/$model ;; esac
+  est=$("$M" estimate --json --model "$model" "$C/$config" |
+        python3 -c "import json,sys; print(json.load(sys.stdin)['stages'][$stage]['peak_bytes'])")
+  python3 -c "
+e=$est/1048576; m=$measured
+print('| $what | %.1f | %.1f | %+.2f%% |' % (m, e, (e-m)/m*100))"
+done <<'ROWS'
+A: MHA, pp 1|std|none.yaml|0|24191.1
+A: GQA, pp 1|std-gqa|none.yaml|0|23039.1
+A: MHA, pp 2, stage 0|std-mha-pp2.yaml|none.yaml|0|15946.1
+A: MHA, pp 2, stage 1|std-mha-pp2.yaml|none.yaml|1|19227.3
+A: GQA, pp 2, stage 0|std-gqa-pp2.yaml|none.yaml|0|15116.0
+A: GQA, pp 2, stage 1|std-gqa-pp2.yaml|none.yaml|1|18459.3
+B: 2 layers, full recompute|dsv3-2l.yaml|full-0-1.yaml|0|11733.0
+B: 6 layers, full recompute|dsv3-6l.yaml|full-0-5.yaml|0|13213.2
+B: 4 layers, full recompute, seq 2048|dsv3-4l-s2048.yaml|full-0-3.yaml|0|8810.5
+B: 4 layers, no recompute|dsv3-4l.yaml|none.yaml|0|15285.4
+B: 4 layers, select self_attention|dsv3-4l.yaml|select-attn-0-3.yaml|0|14716.4
+ROWS
