@@ -12,6 +12,8 @@ json_t *mo_json_diag(const mo_diag *d)
 		return NULL;
 	if (d->hint)
 		json_object_set_new(o, "hint", json_string(d->hint));
+	if (d->layers)
+		json_object_set_new(o, "layers", json_string(d->layers));
 	if (d->file && d->file[0])
 		json_object_set_new(o, "file", json_string(d->file));
 	json_object_set_new(o, "severity",

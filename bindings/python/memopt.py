@@ -40,7 +40,8 @@ class _Diag(ctypes.Structure):             # mo_diag
                 ("path", ctypes.c_char_p),
                 ("file", ctypes.c_char_p),
                 ("line", ctypes.c_int),
-                ("column", ctypes.c_int)]
+                ("column", ctypes.c_int),
+                ("layers", ctypes.c_char_p)]   # "8-11, 14" or NULL
 
 
 class _Input(ctypes.Structure):            # mo_input
@@ -282,6 +283,8 @@ class _Checked:
                     "column": d.column, "path": _s(d.path) or "", "file": _s(d.file)}
             if d.hint:
                 item["hint"] = _s(d.hint)
+            if d.layers:
+                item["layers"] = _s(d.layers)
             (errors if d.severity == MO_SEV_ERROR else warnings).append(item)
         return {"valid": not errors, "errors": errors, "warnings": warnings}
 

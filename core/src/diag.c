@@ -183,6 +183,12 @@ void mo_diag_set_hint(mo_diags *d, mo_diag *diag, const char *fmt, ...)
 	diag->hint = mo_arena_strdup(d->arena, msg);
 }
 
+void mo_diag_set_layers(mo_diags *d, mo_diag *diag, const char *layers)
+{
+	if (d && diag && layers && layers[0])
+		diag->layers = mo_arena_strdup(d->arena, layers);
+}
+
 size_t mo_edit_distance(const char *a, const char *b, size_t cap)
 {
 	size_t la = strlen(a), lb = strlen(b);

@@ -133,6 +133,8 @@ mo_diag *mo_diags_add_at(mo_diags *d, mo_severity sev, const char *code,
 	__attribute__((format(printf, 7, 8)));
 void mo_diag_set_hint(mo_diags *d, mo_diag *diag, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* The layers a diagnostic is about ("8-11, 14"), copied. */
+void mo_diag_set_layers(mo_diags *d, mo_diag *diag, const char *layers);
 
 /* Levenshtein distance, capped: returns cap+1 when larger. */
 size_t mo_edit_distance(const char *a, const char *b, size_t cap);

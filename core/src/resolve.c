@@ -462,6 +462,7 @@ static void mo_rs_no_match(mo_rs *s, const mo_ref *ref, size_t t, const char *la
 		"pattern '%.60s' matches no %s in layers %s (%s layers); it does nothing there",
 		ref->p->regex, ref->group == MO_G_COMM ? "communication op" : "path", layers,
 		lt->name);
+	mo_diag_set_layers(s->diags, d, layers);
 	char sug[160];
 	static const char *const comm_ops[] = {"allgather", "all_gather", "reducescatter",
 					       "reduce_scatter", "allreduce", "all_reduce",
@@ -1014,6 +1015,7 @@ static void mo_rs_report(mo_rs *s)
 				"exclude_op '%.60s' has no effect in layers %s: nothing it matches is recomputed there",
 				ref->p->regex, layers);
 			mo_diag_set_hint(s->diags, d, "exclude_op applies only inside recomputed regions");
+			mo_diag_set_layers(s->diags, d, layers);
 		} else {
 			const mo_ref *other = f->k2;
 			const mo_node *at = ref->p->layers.at;
@@ -1025,6 +1027,7 @@ static void mo_rs_report(mo_rs *s)
 				other ? other->rule.key : "?", other ? other->rule.line : 0, layers);
 			mo_diag_set_hint(s->diags, d,
 					 "an op is either recomputed or swapped: drop one of the two on these layers");
+			mo_diag_set_layers(s->diags, d, layers);
 		}
 	}
 }

@@ -156,6 +156,7 @@ static void mo_val_swap_vs(mo_val *v, const mo_layers *rec, const char *what, in
 			"layers %s are both recomputed (%s, line %d) and swapped (layer_swap[%zu])",
 			buf, what, line, i);
 		mo_diag_set_hint(v->diags, d, "a layer is either recomputed or swapped, not both");
+		mo_diag_set_layers(v->diags, d, buf);
 	}
 }
 
@@ -187,6 +188,7 @@ static void mo_val_overlaps(mo_val *v)
 				"layers %s are fully recomputed (line %d) and also named by op_swap[%zu]",
 				buf, c->full.at ? c->full.at->line : 0, i);
 			mo_diag_set_hint(v->diags, d, "drop these layers from op_swap or from full_recompute_layer");
+			mo_diag_set_layers(v->diags, d, buf);
 		}
 	}
 	const mo_pattern_list *lists[] = {&c->select, &c->comm};
@@ -201,6 +203,7 @@ static void mo_val_overlaps(mo_val *v)
 				"'%.60s' on layers %s changes nothing: full_recompute_layer already recomputes them",
 				p->regex, buf);
 			mo_diag_set_hint(v->diags, d, "drop these layers from the entry");
+			mo_diag_set_layers(v->diags, d, buf);
 		}
 }
 

@@ -38,7 +38,10 @@ function targetsInMessage(d) {
   return out;
 }
 
+// The core names them in `layers` ("8-11, 14"); older answers only in the
+// message text.
 function layersOf(d) {
+  if (d.layers) return new Set(parseRangesText(d.layers));
   const m = /\blayers? (\d+(?:-\d+)?(?:, \d+(?:-\d+)?)*)/.exec(d.message || '');
   return m ? new Set(parseRangesText(m[1])) : null;
 }
