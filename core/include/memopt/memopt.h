@@ -86,6 +86,8 @@ typedef struct mo_diag {
 	const char *file;    /* which input: the config's or the model's name */
 	int line;            /* 1-based; 0 when the diagnostic has no position */
 	int column;
+	const char *layers;  /* the layers it is about, as "8-11, 14" (a
+			      * ", ..." tail when cut), or NULL */
 } mo_diag;
 
 /* Opaque, owned by the caller: a list the calls below append to. */
