@@ -2,6 +2,8 @@
 #include "api_internal.h"
 #include "json.h"
 
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -133,158 +135,122 @@ int mo_api_validate(mo_api_response *out, const mo_api_request *rq,
 	return rc;
 }
 
-/* diags + the plan's keys, for a valid config with a model. */
-static json_t *mo_api_expand_json(mo_api_run *run, mo_api_response *out)
+/* What an operation adds to the diagnostics of a valid config: its keys
+ * (a new reference), or NULL with *out filled. */
+typedef json_t *(*mo_api_result_fn)(mo_api_run *run, mo_api_response *out);
+
+/* Every config operation: validate, answer the diagnostics; for a valid
+ * config, merge in what `result` makes. `needs_model` names the operation
+ * in the 422 a model-less request gets. */
+static int mo_api_config_op(mo_api_response *out, const mo_api_request *rq,
+			    const mo_api_options *opt, const char *needs_model,
+			    mo_api_result_fn result)
+{
+	mo_api_run run;
+	int rc = 0;
+	json_t *o = NULL, *r = NULL;
+
+	if (mo_api_run_validate(&run, out, rq, opt) != 0)
+		goto free_run;
+	bool valid = mo_api_run_valid(&run);
+	if (valid && needs_model && !run.m) {
+		char detail[160];
+		snprintf(detail, sizeof detail,
+			 "%s needs a model: give 'model', or a training YAML that has one",
+			 needs_model);
+		mo_api_problem(out, 422, "model-needed", detail);
+		goto free_run;
+	}
+	o = mo_json_diags(run.diags);
+	if (!o)
+		goto no_memory;
+	if (valid) {
+		r = result(&run, out);
+		if (!r) {
+			if (out->body)
+				goto free_json;
+			goto no_memory;
+		}
+		if (json_object_update(o, r) != 0)
+			goto no_memory;
+	}
+	rc = mo_api_reply_json(out, o);
+	o = NULL;
+	goto free_json;
+no_memory:
+	rc = mo_api_problem(out, 500, "internal", "out of memory");
+free_json:
+	json_decref(r);
+	json_decref(o);
+free_run:
+	mo_api_run_free(&run);
+	return rc;
+}
+
+static json_t *mo_api_expand_result(mo_api_run *run, mo_api_response *out)
 {
 	mo_error err = {0};
 	mo_plan *plan = NULL;
-	json_t *o = mo_json_diags(run->diags), *p = NULL;
-
-	if (!o || !mo_api_run_valid(run))
-		return o;
 	if (mo_expand(&plan, run->cfg, run->m, &err) != 0) {
 		mo_api_reply_error(out, &err);
-		goto free_diags;
+		return NULL;
 	}
-	p = mo_json_plan(plan, run->m, run->in.all_paths);
+	json_t *p = mo_json_plan(plan, run->m, run->in.all_paths);
 	mo_plan_free(plan);
-	if (!p || json_object_update(o, p) != 0) {
-		mo_api_problem(out, 500, "internal", "could not build the plan");
-		goto free_plan;
-	}
-	json_decref(p);
-	return o;
-free_plan:
-	json_decref(p);
-free_diags:
-	json_decref(o);
-	return NULL;
+	return p;
 }
 
 int mo_api_expand(mo_api_response *out, const mo_api_request *rq,
 		  const mo_api_options *opt)
 {
-	mo_api_run run;
-	int rc = 0;
-	json_t *o;
-
-	if (mo_api_run_validate(&run, out, rq, opt) != 0)
-		goto free_run;
-	if (mo_api_run_valid(&run) && !run.m) {
-		mo_api_problem(out, 422, "model-needed",
-			       "expand needs a model: give 'model', or a training YAML that has one");
-		goto free_run;
-	}
-	o = mo_api_expand_json(&run, out);
-	if (o)
-		rc = mo_api_reply_json(out, o);
-	else if (!out->body)
-		rc = mo_api_problem(out, 500, "internal", "out of memory");
-free_run:
-	mo_api_run_free(&run);
-	return rc;
+	return mo_api_config_op(out, rq, opt, "expand", mo_api_expand_result);
 }
 
-/* diags + "yaml" for a valid config. */
-static json_t *mo_api_export_json(mo_api_run *run, mo_api_response *out)
+static json_t *mo_api_export_result(mo_api_run *run, mo_api_response *out)
 {
 	mo_error err = {0};
 	char *yaml = NULL;
 	size_t len = 0;
-	json_t *o = mo_json_diags(run->diags);
-
-	if (!o || !mo_api_run_valid(run))
-		return o;
 	if (mo_export(&yaml, &len, run->cfg, &err) != 0) {
 		mo_api_reply_error(out, &err);
-		goto free_diags;
+		return NULL;
 	}
-	if (json_object_set_new(o, "yaml", json_stringn(yaml, len)) != 0) {
+	json_t *y = json_stringn(yaml, len);
+	free(yaml);
+	if (!y) {
 		mo_api_problem(out, 500, "internal", "the export is not UTF-8 text");
-		goto free_yaml;
+		return NULL;
 	}
-	free(yaml);
-	return o;
-free_yaml:
-	free(yaml);
-free_diags:
-	json_decref(o);
-	return NULL;
+	return json_pack("{s:o}", "yaml", y);
 }
 
 int mo_api_export(mo_api_response *out, const mo_api_request *rq,
 		  const mo_api_options *opt)
 {
-	mo_api_run run;
-	int rc = 0;
-	json_t *o;
-
-	if (mo_api_run_validate(&run, out, rq, opt) != 0)
-		goto free_run;
-	o = mo_api_export_json(&run, out);
-	if (o)
-		rc = mo_api_reply_json(out, o);
-	else if (!out->body)
-		rc = mo_api_problem(out, 500, "internal", "out of memory");
-free_run:
-	mo_api_run_free(&run);
-	return rc;
+	return mo_api_config_op(out, rq, opt, NULL, mo_api_export_result);
 }
 
-/* diags + the estimate's keys (SPEC 5, timeline included), for a valid
- * config with a model. */
-static json_t *mo_api_estimate_json(mo_api_run *run, mo_api_response *out)
+/* The estimate's keys (SPEC 5, timeline included). */
+static json_t *mo_api_estimate_result(mo_api_run *run, mo_api_response *out)
 {
 	mo_error err = {0};
 	mo_estimate *e = NULL;
-	json_t *o = mo_json_diags(run->diags), *j = NULL;
-
-	if (!o || !mo_api_run_valid(run))
-		return o;
 	if (mo_estimate_run(&e, run->cfg, run->m, &err) != 0) {
 		if (strncmp(err.text, "model-needed", 12) == 0)
 			mo_api_problem(out, 422, "model-needed", err.text);
 		else
 			mo_api_reply_error(out, &err);
-		goto free_diags;
+		return NULL;
 	}
-	j = mo_json_estimate(e, 1);
+	json_t *j = mo_json_estimate(e, 1);
 	mo_estimate_free(e);
-	if (!j || json_object_update(o, j) != 0) {
-		mo_api_problem(out, 500, "internal", "could not build the estimate");
-		goto free_estimate;
-	}
-	json_decref(j);
-	return o;
-free_estimate:
-	json_decref(j);
-free_diags:
-	json_decref(o);
-	return NULL;
+	return j;
 }
 
 int mo_api_estimate(mo_api_response *out, const mo_api_request *rq,
 		    const mo_api_options *opt)
 {
-	mo_api_run run;
-	int rc = 0;
-	json_t *o;
-
-	if (mo_api_run_validate(&run, out, rq, opt) != 0)
-		goto free_run;
-	if (mo_api_run_valid(&run) && !run.m) {
-		mo_api_problem(out, 422, "model-needed",
-			       "estimate needs a model: give 'model', or a training YAML that has one");
-		goto free_run;
-	}
-	o = mo_api_estimate_json(&run, out);
-	if (o)
-		rc = mo_api_reply_json(out, o);
-	else if (!out->body)
-		rc = mo_api_problem(out, 500, "internal", "out of memory");
-free_run:
-	mo_api_run_free(&run);
-	return rc;
+	return mo_api_config_op(out, rq, opt, "estimate", mo_api_estimate_result);
 }
 
 int mo_api_not_implemented(mo_api_response *out, const mo_api_request *rq,
