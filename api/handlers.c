@@ -253,6 +253,65 @@ int mo_api_estimate(mo_api_response *out, const mo_api_request *rq,
 	return mo_api_config_op(out, rq, opt, "estimate", mo_api_estimate_result);
 }
 
+/* The plan request's own members: "budget" (bytes, or a size string such
+ * as "58GiB"; absent: the device capacity) and "allow" (a list of mechanism
+ * names, or one comma-separated string). 0, or -1 with *out filled. */
+static int mo_api_plan_options(mo_planner_input *in, const json_t *root, mo_api_response *out)
+{
+	const json_t *b = root ? json_object_get(root, "budget") : NULL;
+	const json_t *a = root ? json_object_get(root, "allow") : NULL;
+	if (b && json_is_integer(b) && json_integer_value(b) > 0)
+		in->budget = (uint64_t)json_integer_value(b);
+	else if (b && json_is_string(b) && mo_parse_size(&in->budget, json_string_value(b)) == 0 &&
+		 in->budget > 0)
+		;
+	else if (b && !json_is_null(b))
+		return mo_api_problem(out, 422, "invalid-request",
+				      "'budget' must be a positive byte count or a size such as \"58GiB\""),
+		       -1;
+	if (!a || json_is_null(a))
+		return 0;
+	char list[256] = "";
+	if (json_is_string(a))
+		snprintf(list, sizeof list, "%s", json_string_value(a));
+	for (size_t i = 0; json_is_array(a) && i < json_array_size(a); i++) {
+		const json_t *v = json_array_get(a, i);
+		size_t n = strlen(list);
+		if (json_is_string(v))
+			snprintf(list + n, sizeof list - n, "%s%s", n ? "," : "", json_string_value(v));
+	}
+	if (mo_planner_parse_allow(&in->allow, list) != 0)
+		return mo_api_problem(out, 422, "invalid-request",
+				      "'allow' lists select, full, exclude, comm, layer_swap, op_swap"),
+		       -1;
+	return 0;
+}
+
+/* The planner's answer for the config (its settings kept) and model. */
+static json_t *mo_api_plan_result(mo_api_run *run, mo_api_response *out)
+{
+	mo_error err = {0};
+	mo_planner_input in = {.model = run->m, .start = run->cfg};
+	mo_planner_result *r = NULL;
+	if (mo_api_plan_options(&in, run->in.root, out) != 0)
+		return NULL;
+	if (mo_planner_run(&r, &in, &err) != 0) {
+		if (strncmp(err.text, "model-needed", 12) == 0)
+			mo_api_problem(out, 422, "model-needed", err.text);
+		else
+			mo_api_reply_error(out, &err);
+		return NULL;
+	}
+	json_t *j = mo_json_planner(r);
+	mo_planner_result_free(r);
+	return j;
+}
+
+int mo_api_plan(mo_api_response *out, const mo_api_request *rq, const mo_api_options *opt)
+{
+	return mo_api_config_op(out, rq, opt, "plan", mo_api_plan_result);
+}
+
 int mo_api_not_implemented(mo_api_response *out, const mo_api_request *rq,
 			   const mo_api_options *opt)
 {

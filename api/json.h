@@ -21,5 +21,11 @@ json_t *mo_json_presets(void);
  * stage's "timeline": [{"event", "total_bytes", "bytes": {bucket: n}}]. New
  * ref. */
 json_t *mo_json_estimate(const mo_estimate *e, int with_timeline);
+/* The planner's result: {"config": YAML, "fits", "exact", "budget_bytes",
+ * "predicted_peak_bytes", "overhead_percent", "estimate": {SPEC 5, no
+ * timeline}, "staged": {"steps": [{"label", "config", "peak_bytes",
+ * "overhead_percent", "fits"}], "answer": index|null, "overhead_percent"}}.
+ * New ref. */
+json_t *mo_json_planner(const mo_planner_result *r);
 
 #endif

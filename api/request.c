@@ -120,10 +120,12 @@ static int mo_api_check_keys(mo_api_response *out, json_t *root)
 		char detail[160];
 
 		if (!strcmp(key, "config") || !strcmp(key, "model") ||
-		    !strcmp(key, "devices") || !strcmp(key, "all_paths"))
+		    !strcmp(key, "devices") || !strcmp(key, "all_paths") ||
+		    !strcmp(key, "budget") || !strcmp(key, "allow"))
 			continue;
 		snprintf(detail, sizeof detail,
-			 "unknown member '%.60s' (expected config, model, devices, all_paths)", key);
+			 "unknown member '%.60s' (expected config, model, devices, all_paths, "
+			 "budget, allow)", key);
 		return mo_api_unprocessable(out, detail);
 	}
 	return 0;

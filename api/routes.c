@@ -25,7 +25,7 @@ static const mo_api_route mo_api_routes[] = {
 	{MO_ROUTE_ESTIMATE, "/api/v1/estimate", 0, "POST", "POST",
 	 MO_API_ANY_BODY, mo_api_estimate},
 	{MO_ROUTE_PLAN, "/api/v1/plan", 0, "POST", "POST",
-	 MO_API_ANY_BODY, mo_api_not_implemented},
+	 MO_API_ANY_BODY, mo_api_plan},
 	{MO_ROUTE_EXPORT, "/api/v1/export", 0, "POST", "POST",
 	 MO_API_ANY_BODY, mo_api_export},
 	{MO_ROUTE_LAYOUT, "/api/v1/layout", 0, "POST", "POST",

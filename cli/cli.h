@@ -44,6 +44,8 @@ int mo_cli_parse_args(mo_cli *c, int argc, char **argv);
 int mo_cli_check_command(mo_cli *c, int argc, char **argv);
 int mo_cli_serve(int argc, char **argv);
 int mo_cli_estimate(mo_cli *c, int argc, char **argv);
+/* memopt plan [options] [CONFIG]: the cheapest config that fits a budget. */
+int mo_cli_plan(mo_cli *c, int argc, char **argv);
 /* memopt launch CONFIG [options] -- CMD ARGS...: execs CMD or returns an exit status. */
 int mo_cli_launch(int argc, char **argv);
 

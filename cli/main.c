@@ -19,7 +19,8 @@ void mo_cli_usage(FILE *f)
 	      "                    validate, then run CMD with MEMOPT_PLAN and MEMOPT_CONFIG\n"
 	      "                    (memopt launch --help)\n"
 	      "  estimate CONFIG   memory per stage and layer, the peak event, the cost\n"
-	      "  plan              not built yet (see the issues)\n"
+	      "  plan [CONFIG]     the cheapest recompute / swap config that fits a budget\n"
+	      "                    (memopt plan --help)\n"
 	      "\n"
 	      "options:\n"
 	      "  -m, --model M     a preset name or a model file (YAML/JSON, HF config.json,\n"
@@ -64,8 +65,10 @@ int main(int argc, char **argv)
 		return rc;
 	}
 	if (!strcmp(cmd, "plan")) {
-		fprintf(stderr, "memopt %s: not built yet; it arrives with its issue\n", cmd);
-		return MO_EXIT_USAGE;
+		mo_cli c = {.cmd = cmd};
+		int rc = mo_cli_plan(&c, argc - 1, argv + 1);
+		mo_cli_free(&c);
+		return rc;
 	}
 	if (strcmp(cmd, "validate") && strcmp(cmd, "expand") && strcmp(cmd, "export") &&
 	    strcmp(cmd, "presets")) {

@@ -227,6 +227,20 @@ void mo_est_explain_weights(const mo_estimate *e, mo_buf *b);
 int mo_est_stages(mo_estimate *e, const mo_model *m, mo_error *err);
 int mo_est_timeline(mo_estimate *e, mo_error *err);
 
+/* The plan-independent parts of one stage's timeline (for the planner;
+ * estimate_timeline.c explains how the peak is made of them). */
+typedef struct mo_est_fixed {
+	uint64_t base;   /* weights + gradients + optimizer (+ resident gathered) */
+	uint64_t embed;  /* embedding activations per micro-batch (first stage) */
+	uint64_t head;   /* loss-region activations per micro-batch (last stage) */
+	uint64_t loss;   /* loss backward scratch (last stage) */
+	bool last;       /* the last stage */
+	int64_t others;  /* complete micro-batches in flight besides the current */
+	size_t chunks;   /* virtual pipeline chunks */
+} mo_est_fixed;
+void mo_est_stage_fixed(const mo_estimate *e, size_t s, mo_est_fixed *out);
+uint64_t mo_est_layer_gathered(const mo_estimate *e, int64_t id, bool backward);
+
 /* estimate_cost.c */
 void mo_est_cost(mo_estimate *e);
 

@@ -276,25 +276,35 @@ static int64_t mo_tl_warmup(const mo_estimate *e, size_t s, int64_t units)
 
 /* Micro-batches simulated: all of them, unless the step is so long that
  * the steady state (which repeats) is reached well before its end. */
-static int64_t mo_tl_mbs(mo_estimate *e, size_t s)
+static int64_t mo_tl_mbs_of(const mo_estimate *e, size_t s, bool *truncated)
 {
 	int64_t m = e->cfg.mbn, P = e->cfg.pp;
 	double per = 2.0 * ((double)e->stages[s].num_layers + 2.0);
+	*truncated = false;
 	if ((double)m * per <= (double)MO_EST_MAX_SIM)
 		return m;
-	e->truncated = true;
+	*truncated = true;
 	int64_t keep = 2 * P;
 	return keep < m ? keep : m;
 }
 
-static void mo_tl_static(mo_tl *t)
+static int64_t mo_tl_mbs(mo_estimate *e, size_t s)
 {
-	mo_estimate *e = t->e;
-	mo_estimate_stage *st = &e->stages[t->s];
+	bool tr;
+	int64_t m = mo_tl_mbs_of(e, s, &tr);
+	if (tr)
+		e->truncated = true;
+	return m;
+}
+
+/* Weights, gradients, optimizer states and (resident) gathered weights of
+ * stage s, as the timeline starts it. */
+static void mo_tl_static_sums(const mo_estimate *e, size_t s, uint64_t out[4])
+{
 	double w = 0, g = 0, o = 0, ga = 0;
 	size_t V = (size_t)e->cfg.vpp;
 	for (size_t c = 0; c < V; c++) {
-		const mo_est_chunk *ch = &e->chunks[t->s * V + c];
+		const mo_est_chunk *ch = &e->chunks[s * V + c];
 		for (size_t i = 0; i < ch->n; i++) {
 			double lw, lg, lo, lga;
 			mo_est_layer_static(e, &e->types[mo_tl_type(e, ch->ids[i])], &lw, &lg, &lo, &lga);
@@ -302,18 +312,30 @@ static void mo_tl_static(mo_tl *t)
 		}
 	}
 	const mo_est_cfg *cf = &e->cfg;
-	double extra = (t->s == 0 ? cf->embed_params : 0) +
-		       (t->s + 1 == e->n_stages ? cf->head_params : 0);
+	double extra = (s == 0 ? cf->embed_params : 0) +
+		       (s + 1 == e->n_stages ? cf->head_params : 0);
 	w += extra / cf->fsdp_div * cf->pbytes;
 	g += extra / cf->fsdp_div * cf->pbytes;
 	o += extra / cf->opt_div * cf->obytes;
-	st->weights_bytes = (uint64_t)w;
-	st->gradients_bytes = (uint64_t)g;
-	st->optimizer_bytes = (uint64_t)o;
+	out[0] = (uint64_t)w;
+	out[1] = (uint64_t)g;
+	out[2] = (uint64_t)o;
+	out[3] = e->cfg.pp > 1 ? (uint64_t)ga : 0;
+}
+
+static void mo_tl_static(mo_tl *t)
+{
+	mo_estimate *e = t->e;
+	mo_estimate_stage *st = &e->stages[t->s];
+	uint64_t v[4];
+	mo_tl_static_sums(e, t->s, v);
+	st->weights_bytes = v[0];
+	st->gradients_bytes = v[1];
+	st->optimizer_bytes = v[2];
 	t->state[MO_EST_WEIGHTS] = st->weights_bytes;
 	t->state[MO_EST_GRADIENTS] = st->gradients_bytes;
 	t->state[MO_EST_OPTIMIZER] = st->optimizer_bytes;
-	t->state[MO_EST_GATHERED] = t->pp_resident ? (uint64_t)ga : 0;
+	t->state[MO_EST_GATHERED] = t->pp_resident ? v[3] : 0;
 }
 
 static const char *mo_tl_name(mo_estimate *e, const mo_estimate_event *ev)
@@ -405,4 +427,49 @@ char *mo_estimate_event_name(const mo_estimate_event *ev, char *buf, size_t size
 	default: snprintf(buf, size, "optimizer step");
 	}
 	return buf;
+}
+
+/* ---- for the planner ------------------------------------------------------------
+ * The plan-independent parts of a stage's timeline. With one chunk per stage
+ * (no virtual pipeline), every unit of the 1F1B schedule holds `others`
+ * complete micro-batches at most besides its own (forward and backward alike),
+ * each holding embed + its layers' kept bytes + head, so the stage's peak is
+ *   base + embed + others * (embed + K + head)
+ *        + max(M, last stage ? K + head + loss : 0)
+ * with K the stage's kept bytes per micro-batch and M the largest, over its
+ * layers p, of P_p + max(swap_p + gathered_fwd_p,
+ *                        recomputed_p + window_p + gathered_bwd_p)
+ * (P_p: kept bytes of the layers up to p; window_p: swap bytes of p and the
+ * `prefetch` layers before it). plan_dp.c relies on this; test_plan checks
+ * it against mo_estimate_run on random configs. */
+void mo_est_stage_fixed(const mo_estimate *e, size_t s, mo_est_fixed *out)
+{
+	uint64_t v[4];
+	bool tr;
+	memset(out, 0, sizeof(*out));
+	mo_tl_static_sums(e, s, v);
+	out->base = v[0] + v[1] + v[2] + v[3];
+	out->embed = s == 0 ? e->embed_k.kept : 0;
+	if (s + 1 == e->n_stages) {
+		out->head = e->head_k.kept * (uint64_t)(1 + e->cfg.mtp);
+		out->loss = (uint64_t)(e->cfg.tok * e->cfg.vocab * (4.0 + e->cfg.cbytes));
+		out->last = true;
+	}
+	int64_t N = mo_tl_mbs_of(e, s, &tr) * e->cfg.vpp;
+	int64_t W = mo_tl_warmup(e, s, N);
+	out->others = W < N ? W : N - 1;
+	if (out->others < 0)
+		out->others = 0;
+	out->chunks = (size_t)e->cfg.vpp;
+}
+
+/* FSDP gathered weights a layer event adds (0 under PP, where they stay
+ * resident and count in the base). */
+uint64_t mo_est_layer_gathered(const mo_estimate *e, int64_t id, bool backward)
+{
+	if (e->cfg.pp > 1)
+		return 0;
+	double w, g, o, ga;
+	mo_est_layer_static(e, &e->types[mo_tl_type(e, id)], &w, &g, &o, &ga);
+	return backward ? 2 * (uint64_t)ga : (uint64_t)ga;
 }

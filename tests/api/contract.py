@@ -125,6 +125,35 @@ def test_estimate(port, preset):
     call(port, "POST", path, cfg("swap:\n  enable: False\n"), JSON, expect=422)
 
 
+NONE = "recompute:\n  mode: None\n"
+
+
+def test_plan(port, preset):
+    path = "/api/v1/plan"
+    _, _, data = call(port, "POST", path, cfg(NONE, "llama3-70b", budget="40GiB"), JSON, expect=200)
+    p = as_json(data) or {}
+    if p.get("valid") is not True or p.get("fits") is not True or "recompute" not in p.get("config", ""):
+        fail("plan: a fitting budget answered %s" % data[:300])
+    est = p.get("estimate") or {}
+    if not est.get("peak_bytes") or est["peak_bytes"] > 40 * 2**30:
+        fail("plan: the estimate's peak %r is over the budget" % est.get("peak_bytes"))
+    if p.get("exact") and p.get("predicted_peak_bytes") != est.get("peak_bytes"):
+        fail("plan: predicted peak differs from the estimate's")
+    staged = p.get("staged") or {}
+    if not staged.get("steps") or staged.get("overhead_percent") is None:
+        fail("plan: no staged escalation in %s" % data[:300])
+    if p.get("overhead_percent", 1e9) > (staged.get("overhead_percent") or 0) + 1e-9:
+        fail("plan: costlier than the staged escalation")
+    _, _, data = call(port, "POST", path, cfg(NONE, preset, budget=1024, allow="full,layer_swap"), JSON,
+                      expect=200)
+    if (as_json(data) or {}).get("fits") is not False:
+        fail("plan: a 1 KiB budget fits?")
+    _, _, data = call(port, "POST", path, cfg(INVALID, preset), JSON, expect=200)
+    if (as_json(data) or {}).get("valid") is not False:
+        fail("plan: an invalid starting config answered %s" % data[:300])
+    call(port, "POST", path, cfg("swap:\n  enable: False\n"), JSON, expect=422)
+
+
 def test_layout(port, preset):
     """The layout the web UI builds on: types, per-layer types, matches, sections."""
     lay = "/api/v1/layout"
@@ -187,7 +216,8 @@ def test_problems(port, preset):
     call(port, "POST", v, "config: 1", {"Content-Type": "text/plain"}, expect=415)
     call(port, "POST", v, cfg(GOOD), {"Content-Type": "application/json; charset=latin1"}, expect=415)
     call(port, "POST", v, cfg(GOOD), {}, expect=415)
-    call(port, "POST", "/api/v1/plan", cfg(GOOD, preset), JSON, expect=501)
+    call(port, "POST", "/api/v1/plan", cfg(GOOD, preset, budget="lots"), JSON, expect=422)
+    call(port, "POST", "/api/v1/plan", cfg(GOOD, preset, allow=["teleport"]), JSON, expect=422)
     raw_call(port, b"POST /api/v1/validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
              b"Content-Length: 104857600\r\n\r\n", "/api/v1/validate", 413)
     big = b'{"config": "' + b"#" * (1024 * 1024 + 16) + b'"}'
@@ -370,6 +400,7 @@ def main():
         test_models(srv.port, preset)
         test_layout(srv.port, preset)
         test_estimate(srv.port, preset)
+        test_plan(srv.port, preset)
         test_problems(srv.port, preset)
         test_not_found_and_methods(srv.port)
         test_static(srv.port, embedded=False)

@@ -1,0 +1,287 @@
+/* plan: the cheapest recompute / swap config that fits a memory budget,
+ * beside the seed's staged escalation; --maximize: the largest micro-batch
+ * size or sequence length some plan fits. */
+#include "cli.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct mo_plan_opts {
+	uint64_t budget;
+	unsigned allow;
+	const char *maximize;
+	int64_t limit;
+} mo_plan_opts;
+
+static void mo_plan_usage(FILE *f)
+{
+	fputs("usage: memopt plan --model M [--devices N] [--budget SIZE]\n"
+	      "                   [--allow select,full,exclude,comm,layer_swap,op_swap]\n"
+	      "                   [--maximize micro_batch_size|seq_length [--limit N]]\n"
+	      "                   [-o FILE] [--json] [CONFIG]\n"
+	      "Prints the config on stdout, a summary on stderr. Exit: 0 a plan fits,\n"
+	      "1 none fits or CONFIG has errors, 2 usage.\n",
+	      f);
+}
+
+static int mo_plan_opt(mo_cli *c, mo_plan_opts *o, int ch, const char *arg)
+{
+	char *end;
+	switch (ch) {
+	case 'm': c->model_arg = arg; return -1;
+	case 'j': c->json = true; return -1;
+	case 'o': c->out_path = arg; return -1;
+	case 'x': o->maximize = arg; return -1;
+	case 'd':
+	case 'L':
+		errno = 0;
+		long long v = strtoll(arg, &end, 10);
+		if (errno || *end || v < 1 || v > (ch == 'd' ? 1000000 : 100000000)) {
+			fprintf(stderr, "memopt plan: --%s takes a positive count\n",
+				ch == 'd' ? "devices" : "limit");
+			return MO_EXIT_USAGE;
+		}
+		*(ch == 'd' ? &c->devices : &o->limit) = v;
+		return -1;
+	case 'b':
+		if (mo_parse_size(&o->budget, arg) != 0 || !o->budget) {
+			fprintf(stderr, "memopt plan: --budget takes a size such as 58GiB, 64GB, "
+					"1024 (B, KB, MB, GB, KiB, MiB, GiB)\n");
+			return MO_EXIT_USAGE;
+		}
+		return -1;
+	case 'a':
+		if (mo_planner_parse_allow(&o->allow, arg) != 0) {
+			fprintf(stderr, "memopt plan: --allow takes a list of select, full, exclude, "
+					"comm, layer_swap, op_swap (or all)\n");
+			return MO_EXIT_USAGE;
+		}
+		return -1;
+	case 'h': mo_plan_usage(stdout); return MO_EXIT_OK;
+	default: mo_plan_usage(stderr); return MO_EXIT_USAGE;
+	}
+}
+
+static int mo_plan_args(mo_cli *c, mo_plan_opts *o, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"model", required_argument, NULL, 'm'},  {"devices", required_argument, NULL, 'd'},
+		{"json", no_argument, NULL, 'j'},         {"output", required_argument, NULL, 'o'},
+		{"budget", required_argument, NULL, 'b'}, {"allow", required_argument, NULL, 'a'},
+		{"maximize", required_argument, NULL, 'x'}, {"limit", required_argument, NULL, 'L'},
+		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+	int ch;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "m:d:jo:b:h", opts, NULL)) != -1) {
+		int rc = mo_plan_opt(c, o, ch, optarg);
+		if (rc >= 0)
+			return rc;
+	}
+	if (o->maximize && strcmp(o->maximize, "micro_batch_size") != 0 &&
+	    strcmp(o->maximize, "seq_length") != 0) {
+		fprintf(stderr, "memopt plan: --maximize takes micro_batch_size or seq_length\n");
+		return MO_EXIT_USAGE;
+	}
+	if (optind + 1 < argc) {
+		fprintf(stderr, "memopt plan: give at most one CONFIG\n");
+		return MO_EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* CONFIG, or an empty config when none is given (then --model is needed). */
+static int mo_plan_load(mo_cli *c, int argc, char **argv, bool *has_start)
+{
+	*has_start = optind < argc;
+	if (*has_start) {
+		c->config_path = argv[optind];
+		return mo_cli_load(c);
+	}
+	if (!c->model_arg) {
+		fputs("memopt plan: give --model (or a CONFIG that carries its model)\n", stderr);
+		return MO_EXIT_USAGE;
+	}
+	static const char none[] = "recompute:\n  mode: None\n";
+	c->config_path = "<none>";
+	c->config_text = strdup(none);
+	c->config_len = sizeof none - 1;
+	if (!c->config_text || mo_diags_new(&c->diags) != 0)
+		return MO_EXIT_USAGE;
+	mo_input in = {.config = none, .config_len = c->config_len, .config_name = "<none>",
+		       .devices = c->devices};
+	if (access(c->model_arg, R_OK) != 0 || mo_cli_is_preset(c->model_arg)) {
+		in.preset = c->model_arg;
+	} else {
+		c->model_text = mo_cli_read(c->model_arg, &c->model_len, 16u << 20);
+		if (!c->model_text)
+			return MO_EXIT_USAGE;
+		in.model = c->model_text;
+		in.model_len = c->model_len;
+		in.model_name = c->model_arg;
+	}
+	mo_error err = {0};
+	if (mo_check(&c->cfg, &c->model, c->diags, &in, &err) != 0) {
+		fprintf(stderr, "memopt: %s\n", err.text);
+		return MO_EXIT_USAGE;
+	}
+	return MO_EXIT_OK;
+}
+
+/* ---- output ------------------------------------------------------------------ */
+
+static void mo_plan_gib(char *buf, size_t n, uint64_t b)
+{
+	snprintf(buf, n, "%.2f GiB", (double)b / 1073741824.0);
+}
+
+static void mo_plan_summary_stages(const mo_planner_result *r)
+{
+	const mo_estimate *e = mo_planner_estimate(r);
+	char a[32], b[32];
+	mo_plan_gib(b, sizeof b, mo_planner_budget(r));
+	for (size_t s = 0; s < mo_estimate_stage_count(e); s++) {
+		const mo_estimate_stage *st = mo_estimate_stage_get(e, s);
+		mo_plan_gib(a, sizeof a, st->peak_bytes);
+		fprintf(stderr, "  stage %lld: peak %s of %s (%s)%s\n", (long long)st->stage, a, b,
+			st->peak_event, st->peak_bytes > mo_planner_budget(r) ? "  OVER" : "");
+	}
+}
+
+static void mo_plan_summary_staged(const mo_planner_result *r)
+{
+	char a[32];
+	long ans = mo_planner_staged_answer(r);
+	if (!mo_planner_staged_count(r))
+		return;
+	fputs("staged escalation (the seed's manual steps):\n", stderr);
+	for (size_t i = 0; i < mo_planner_staged_count(r); i++) {
+		const mo_planner_step *st = mo_planner_staged_get(r, i);
+		mo_plan_gib(a, sizeof a, st->peak_bytes);
+		fprintf(stderr, "  %-44s peak %12s  overhead %6.2f%%  %s%s\n", st->label, a,
+			st->overhead_percent, st->fits ? "fits" : "over",
+			(long)i == ans ? "  <- staged answer" : "");
+	}
+	double po = mo_estimate_overhead_percent(mo_planner_estimate(r));
+	if (ans >= 0 && mo_planner_fits(r))
+		fprintf(stderr, "planner: overhead %.2f%% vs staged %.2f%%\n", po,
+			mo_planner_staged_get(r, (size_t)ans)->overhead_percent);
+	else if (mo_planner_fits(r))
+		fprintf(stderr, "planner: overhead %.2f%%; the staged escalation never fits\n", po);
+}
+
+static void mo_plan_summary(const mo_planner_result *r)
+{
+	const mo_estimate *e = mo_planner_estimate(r);
+	char a[32], b[32];
+	mo_plan_gib(a, sizeof a, mo_estimate_peak_bytes(e));
+	mo_plan_gib(b, sizeof b, mo_planner_budget(r));
+	if (mo_planner_fits(r))
+		fprintf(stderr, "plan: fits: peak %s of %s, overhead %.2f%% (%s)\n", a, b,
+			mo_estimate_overhead_percent(e),
+			mo_planner_exact(r) ? "least overhead of every plan that fits"
+					    : "a safe plan, not proven optimal");
+	else
+		fprintf(stderr, "plan: no plan fits %s; the smallest peak any plan reaches is %s "
+				"(this plan, overhead %.2f%%)\n",
+			b, a, mo_estimate_overhead_percent(e));
+	mo_plan_summary_stages(r);
+	mo_plan_summary_staged(r);
+}
+
+static int mo_plan_write(const mo_cli *c, const char *yaml)
+{
+	if (!c->out_path) {
+		fputs(yaml, stdout);
+		return MO_EXIT_OK;
+	}
+	FILE *f = fopen(c->out_path, "w");
+	if (!f || fputs(yaml, f) < 0) {
+		fprintf(stderr, "memopt plan: cannot write %s: %s\n", c->out_path, strerror(errno));
+		if (f)
+			fclose(f);
+		return MO_EXIT_USAGE;
+	}
+	return fclose(f) == 0 ? MO_EXIT_OK : MO_EXIT_USAGE;
+}
+
+static int mo_plan_print(const mo_cli *c, const mo_planner_result *r, json_t *extra)
+{
+	int rc = MO_EXIT_OK;
+	if (c->json) {
+		json_t *j = mo_json_planner(r);
+		if (j && extra)
+			json_object_update(j, extra);
+		rc = mo_cli_print_json(j);
+	} else {
+		mo_plan_summary(r);
+	}
+	if (rc == MO_EXIT_OK && (c->out_path || !c->json))
+		rc = mo_plan_write(c, mo_planner_yaml(r));
+	if (rc == MO_EXIT_OK && !mo_planner_fits(r))
+		rc = MO_EXIT_INVALID;
+	return rc;
+}
+
+static int mo_plan_error(const mo_error *err)
+{
+	fprintf(stderr, "memopt plan: %s\n", err->text);
+	return err->code == MO_ERR_INVALID ? MO_EXIT_INVALID : MO_EXIT_USAGE;
+}
+
+static int mo_plan_maximize(mo_cli *c, const mo_planner_input *in, const mo_plan_opts *o)
+{
+	mo_planner_dim dim = strcmp(o->maximize, "seq_length") == 0 ? MO_PLAN_SEQ_LENGTH
+								    : MO_PLAN_MICRO_BATCH_SIZE;
+	int64_t limit = o->limit ? o->limit : dim == MO_PLAN_SEQ_LENGTH ? 1 << 20 : 4096;
+	int64_t best = 0;
+	mo_planner_result *r = NULL;
+	mo_error err = {0};
+	if (mo_planner_maximize(&best, &r, in, dim, limit, &err) != 0)
+		return mo_plan_error(&err);
+	if (!c->json)
+		fprintf(stderr, "plan: the largest %s some plan fits: %lld%s\n", o->maximize,
+			(long long)best, best == limit ? " (the --limit)" : "");
+	if (!r) {
+		if (c->json)
+			mo_cli_print_json(json_pack("{s:s, s:I, s:b}", "maximize", o->maximize,
+						    "value", (json_int_t)0, "fits", 0));
+		return MO_EXIT_INVALID;
+	}
+	json_t *extra = json_pack("{s:s, s:I}", "maximize", o->maximize, "value", (json_int_t)best);
+	int rc = mo_plan_print(c, r, extra);
+	json_decref(extra);
+	mo_planner_result_free(r);
+	return rc;
+}
+
+int mo_cli_plan(mo_cli *c, int argc, char **argv)
+{
+	mo_plan_opts o = {0};
+	bool has_start;
+	int rc = mo_plan_args(c, &o, argc, argv);
+	if (rc >= 0)
+		return rc;
+	rc = mo_plan_load(c, argc, argv, &has_start);
+	if (rc != MO_EXIT_OK)
+		return rc;
+	if (mo_diags_errors(c->diags) || !c->model) {
+		mo_cli_print_diags(c);
+		if (!c->model && !mo_diags_errors(c->diags))
+			fputs("memopt: plan needs a model: pass --model\n", stderr);
+		return c->model ? MO_EXIT_INVALID : MO_EXIT_USAGE;
+	}
+	mo_planner_input in = {.model = c->model, .budget = o.budget, .allow = o.allow,
+			       .start = has_start ? c->cfg : NULL};
+	if (o.maximize)
+		return mo_plan_maximize(c, &in, &o);
+	mo_planner_result *r = NULL;
+	mo_error err = {0};
+	if (mo_planner_run(&r, &in, &err) != 0)
+		return mo_plan_error(&err);
+	rc = mo_plan_print(c, r, NULL);
+	mo_planner_result_free(r);
+	return rc;
+}

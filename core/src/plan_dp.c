@@ -1,0 +1,747 @@
+/* The search: dynamic programming over the layers of each pipeline stage,
+ * with a Pareto frontier of (memory, cost) states per layer.
+ *
+ * Why DP and not branch and bound: the estimator's peak of a stage is a
+ * function of running quantities over its layers in order (estimate_timeline.c,
+ * mo_est_stage_fixed): P, the kept bytes so far; M, the largest
+ * P_p + local_p so far (a layer's forward / backward event: its swap
+ * buffers, its recomputed tensors, the prefetch window, gathered weights);
+ * and the swap bytes of the last `prefetch` layers (the window the next
+ * backward events hold). Two partial plans with the same window that
+ * compare P <= P', M <= M' and cost <= cost' leave the first at least as
+ * good for every completion, so keeping only the non-dominated states per
+ * window is exact, and their number stays small (choices with equal
+ * effect are merged and dominated choices dropped beforehand, plan_choice.c).
+ * Branch and bound would revisit the same partial states exponentially
+ * often. When a stage holds no other micro-batch in flight (PP 1, the last
+ * stage), M only has to stay within the budget and is dropped from the
+ * state, leaving a two-dimensional frontier (P, cost) per window.
+ *
+ * Stages are independent: their layers, budgets and costs are disjoint,
+ * swap (the only thing crossing layers) needs PP 1, and the step time is
+ * the slowest stage's, so the least overhead is each stage's least.
+ * With virtual pipeline (several chunks per stage) the in-flight terms
+ * mix chunks; there the planner bounds the other chunks' micro-batches by
+ * their unoptimised size (a safe plan, not claimed optimal). */
+#include "plan_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MO_PL_SLOT_BITS 6
+#define MO_PL_MAX_SLOTS 10
+
+typedef struct mo_st {
+	uint64_t P, M;
+	double cost;
+	uint64_t wcode;
+	uint32_t parent;
+	uint16_t what;
+} mo_st;
+
+/* One run of layers solved together: a stage, or a chunk of one. */
+typedef struct mo_seg_pb {
+	const int64_t *ids;
+	size_t n;
+	uint64_t base, embed, head, loss; /* peak = base + embed + others*(embed+K+head) */
+	int64_t others;                   /*        + max(M, last ? K+head+loss : 0) */
+	bool last;
+} mo_seg_pb;
+
+/* ---- lower bound of the remaining cost (branch and bound inside the DP) -----
+ * The relaxation of the rest of the layers to a multiple-choice knapsack over
+ * their kept bytes, solved as a linear program: each layer starts at its
+ * cheapest choice, and bytes are bought back along the lower convex hull of
+ * its (kept, cost) choices, cheapest slope first, fractionally. Layers with
+ * the same choice set share a hull (a class); a suffix is its class counts. */
+
+typedef struct mo_lb_seg {
+	double slope, dk; /* cost per byte, bytes */
+	size_t cls;
+} mo_lb_seg;
+
+typedef struct mo_lb {
+	size_t n_cls;
+	double *base_cost;   /* per class: its cheapest choice's cost */
+	uint64_t *base_kept; /* per class: that choice's kept bytes */
+	mo_lb_seg *segs;     /* every class's hull segments, by slope */
+	size_t n_segs;
+	size_t *cls_of;      /* per position */
+	uint32_t *count;     /* [position][class]: classes at positions >= p */
+} mo_lb;
+
+typedef struct mo_dp {
+	const mo_pl *pl;
+	const mo_seg_pb *sg;
+	uint64_t budget;
+	bool min_peak;     /* objective: the peak (cost ignored) */
+	int64_t pf;
+	uint64_t vals[64]; /* window codes: swap byte values (code = index + 1) */
+	size_t n_vals;
+	mo_pl_set *sets;   /* per position */
+	uint64_t *minrem;  /* kept lower bound of positions >= p */
+	uint64_t *gf, *gb; /* per position: gathered weights at forward / backward */
+	mo_st **front;     /* per position */
+	size_t *n_front;
+	bool thin;         /* first pass: a few states per window (an incumbent) */
+	bool capped;       /* the exact pass had to thin: not proven optimal */
+	double incumbent;  /* cost of a known plan: states that cannot beat it go */
+	uint64_t kmax;     /* the most kept bytes of the whole segment that can fit */
+	mo_lb lb;          /* lower bound of the cost still to pay */
+	bool failed;
+} mo_dp;
+
+static uint64_t mo_pl_peak(const mo_seg_pb *sg, uint64_t K, uint64_t M)
+{
+	uint64_t tail = sg->last ? K + sg->head + sg->loss : 0;
+	return sg->base + sg->embed + (uint64_t)sg->others * (sg->embed + K + sg->head) +
+	       (M > tail ? M : tail);
+}
+
+static unsigned mo_dp_code(mo_dp *d, uint64_t v)
+{
+	if (!v)
+		return 0;
+	for (size_t i = 0; i < d->n_vals; i++)
+		if (d->vals[i] == v)
+			return (unsigned)i + 1;
+	if (d->n_vals + 1 >= (1u << MO_PL_SLOT_BITS)) {
+		d->failed = true;
+		return 0;
+	}
+	d->vals[d->n_vals++] = v;
+	return (unsigned)d->n_vals;
+}
+
+static uint64_t mo_dp_window(const mo_dp *d, uint64_t wcode)
+{
+	uint64_t w = 0;
+	for (int64_t i = 0; i < d->pf; i++) {
+		unsigned c = (unsigned)(wcode >> (i * MO_PL_SLOT_BITS)) & ((1u << MO_PL_SLOT_BITS) - 1);
+		if (c)
+			w += d->vals[c - 1];
+	}
+	return w;
+}
+
+static uint64_t mo_dp_shift(const mo_dp *d, uint64_t wcode, unsigned code)
+{
+	if (d->pf <= 0)
+		return 0;
+	int bits = (int)d->pf * MO_PL_SLOT_BITS;
+	uint64_t mask = bits >= 64 ? ~0ull : ((1ull << bits) - 1);
+	return ((wcode << MO_PL_SLOT_BITS) | code) & mask;
+}
+
+/* ---- frontier ----------------------------------------------------------------- */
+
+static int mo_st_cmp_pc(const mo_st *x, const mo_st *y)
+{
+	if (x->wcode != y->wcode)
+		return x->wcode < y->wcode ? -1 : 1;
+	if (x->P != y->P)
+		return x->P < y->P ? -1 : 1;
+	return 0;
+}
+
+static int mo_st_cmp(const void *a, const void *b)
+{
+	const mo_st *x = a, *y = b;
+	int c = mo_st_cmp_pc(x, y);
+	if (c)
+		return c;
+	if (x->M != y->M)
+		return x->M < y->M ? -1 : 1;
+	return x->cost < y->cost ? -1 : x->cost > y->cost;
+}
+
+/* Without other micro-batches in flight M only has to fit (checked on
+ * every transition): states compare on (window, P, cost). */
+static int mo_st_cmp_nom(const void *a, const void *b)
+{
+	const mo_st *x = a, *y = b;
+	int c = mo_st_cmp_pc(x, y);
+	if (c)
+		return c;
+	if (x->cost != y->cost)
+		return x->cost < y->cost ? -1 : 1;
+	return x->M < y->M ? -1 : x->M > y->M;
+}
+
+typedef struct mo_stair {
+	uint64_t *M;
+	double *cost;
+	size_t n;
+} mo_stair;
+
+/* The least cost among kept states with M' <= M (staircase: M ascending,
+ * cost strictly descending). */
+static bool mo_stair_dominated(const mo_stair *s, uint64_t M, double cost)
+{
+	size_t lo = 0, hi = s->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (s->M[mid] <= M)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && s->cost[lo - 1] <= cost;
+}
+
+static void mo_stair_insert(mo_stair *s, uint64_t M, double cost)
+{
+	size_t i = 0;
+	while (i < s->n && s->M[i] < M)
+		i++;
+	size_t j = i;
+	while (j < s->n && s->cost[j] >= cost)
+		j++;
+	memmove(s->M + i + 1, s->M + j, (s->n - j) * sizeof(*s->M));
+	memmove(s->cost + i + 1, s->cost + j, (s->n - j) * sizeof(*s->cost));
+	s->M[i] = M;
+	s->cost[i] = cost;
+	s->n = s->n - (j - i) + 1;
+}
+
+/* Keeps the non-dominated states of v (sorted in place); returns their
+ * count. use_m: M is part of the dominance (other micro-batches in flight);
+ * otherwise each state still carries its own M, exact for its path. */
+static size_t mo_dp_pareto(mo_st *v, size_t n, mo_stair *st, bool use_m)
+{
+	qsort(v, n, sizeof(*v), use_m ? mo_st_cmp : mo_st_cmp_nom);
+	size_t out = 0;
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		st->n = 0;
+		for (; j < n && v[j].wcode == v[i].wcode; j++) {
+			uint64_t m = use_m ? v[j].M : 0;
+			if (mo_stair_dominated(st, m, v[j].cost))
+				continue;
+			mo_stair_insert(st, m, v[j].cost);
+			v[out++] = v[j];
+		}
+		i = j;
+	}
+	return out;
+}
+
+static bool mo_set_equal(const mo_pl_set *a, const mo_pl_set *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (size_t k = 0; k < a->n; k++)
+		if (a->c[k].kept != b->c[k].kept || a->c[k].cost != b->c[k].cost)
+			return false;
+	return true;
+}
+
+static int mo_lb_seg_cmp(const void *a, const void *b)
+{
+	const mo_lb_seg *x = a, *y = b;
+	return x->slope < y->slope ? -1 : x->slope > y->slope;
+}
+
+/* The hull of one set from its cheapest point down to its least kept. */
+static bool mo_lb_hull(mo_lb *lb, const mo_pl_set *set, size_t cls)
+{
+	size_t cur = 0;
+	for (size_t k = 1; k < set->n; k++)
+		if (set->c[k].cost < set->c[cur].cost ||
+		    (set->c[k].cost == set->c[cur].cost && set->c[k].kept < set->c[cur].kept))
+			cur = k;
+	lb->base_cost[cls] = set->c[cur].cost;
+	lb->base_kept[cls] = set->c[cur].kept;
+	for (;;) { /* the next hull point: the least slope among smaller kept */
+		size_t nx = SIZE_MAX;
+		double best = 0;
+		for (size_t k = 0; k < set->n; k++) {
+			if (set->c[k].kept >= set->c[cur].kept)
+				continue;
+			double sl = (set->c[k].cost - set->c[cur].cost) /
+				    (double)(set->c[cur].kept - set->c[k].kept);
+			if (nx == SIZE_MAX || sl < best || (sl == best && set->c[k].kept < set->c[nx].kept)) {
+				nx = k;
+				best = sl;
+			}
+		}
+		if (nx == SIZE_MAX)
+			return true;
+		mo_lb_seg *g = realloc(lb->segs, (lb->n_segs + 1) * sizeof(*g));
+		if (!g)
+			return false;
+		lb->segs = g;
+		g[lb->n_segs++] = (mo_lb_seg){best < 0 ? 0 : best,
+					      (double)(set->c[cur].kept - set->c[nx].kept), cls};
+		cur = nx;
+	}
+}
+
+static int mo_lb_build(mo_dp *d)
+{
+	mo_lb *lb = &d->lb;
+	size_t n = d->sg->n;
+	lb->cls_of = calloc(n + 1, sizeof(*lb->cls_of));
+	lb->base_cost = calloc(n + 1, sizeof(*lb->base_cost));
+	lb->base_kept = calloc(n + 1, sizeof(*lb->base_kept));
+	size_t *rep = calloc(n + 1, sizeof(*rep));
+	int rc = -1;
+	if (!lb->cls_of || !lb->base_cost || !lb->base_kept || !rep)
+		goto out;
+	for (size_t p = 0; p < n; p++) {
+		size_t c = 0;
+		while (c < lb->n_cls && !mo_set_equal(&d->sets[rep[c]], &d->sets[p]))
+			c++;
+		if (c == lb->n_cls) {
+			rep[lb->n_cls++] = p;
+			if (!mo_lb_hull(lb, &d->sets[p], c))
+				goto out;
+		}
+		lb->cls_of[p] = c;
+	}
+	qsort(lb->segs, lb->n_segs, sizeof(*lb->segs), mo_lb_seg_cmp);
+	lb->count = calloc((n + 1) * lb->n_cls + 1, sizeof(*lb->count));
+	if (!lb->count)
+		goto out;
+	for (size_t p = n; p-- > 0;) {
+		memcpy(lb->count + p * lb->n_cls, lb->count + (p + 1) * lb->n_cls,
+		       lb->n_cls * sizeof(*lb->count));
+		lb->count[p * lb->n_cls + lb->cls_of[p]]++;
+	}
+	rc = 0;
+out:
+	free(rep);
+	return rc;
+}
+
+static void mo_lb_free(mo_lb *lb)
+{
+	free(lb->cls_of);
+	free(lb->base_cost);
+	free(lb->base_kept);
+	free(lb->segs);
+	free(lb->count);
+}
+
+/* Least cost of positions >= p keeping at most `room` bytes (LP bound). */
+static double mo_lb_cost(const mo_lb *lb, size_t p, uint64_t room)
+{
+	const uint32_t *cnt = lb->count + p * lb->n_cls;
+	double cost = 0, kept = 0;
+	for (size_t c = 0; c < lb->n_cls; c++) {
+		cost += cnt[c] * lb->base_cost[c];
+		kept += cnt[c] * (double)lb->base_kept[c];
+	}
+	double need = kept - (double)room;
+	for (size_t i = 0; i < lb->n_segs && need > 0; i++) {
+		double take = cnt[lb->segs[i].cls] * lb->segs[i].dk;
+		take = take < need ? take : need;
+		cost += take * lb->segs[i].slope;
+		need -= take;
+	}
+	return cost;
+}
+
+/* A state that cannot end cheaper than the incumbent. */
+static bool mo_dp_hopeless(const mo_dp *d, size_t p, const mo_st *s)
+{
+	if (d->min_peak || d->incumbent == INFINITY)
+		return false;
+	uint64_t room = d->kmax > s->P ? d->kmax - s->P : 0;
+	double lb = mo_lb_cost(&d->lb, p + 1, room);
+	return s->cost + lb * (1.0 - 1e-9) >= d->incumbent;
+}
+
+/* The first pass keeps at most MO_DP_THIN states per layer: a beam of the states
+ * whose cost plus the LP bound of the rest is least, and the least-P state
+ * (the one most likely to stay feasible). When the
+ * exact pass's frontier outgrows MO_DP_CAP it stops: the first pass's plan
+ * stands, not claimed optimal (mo_planner_exact). */
+#define MO_DP_THIN 128
+#define MO_DP_CAP 1024
+
+typedef struct mo_rank {
+	double key;
+	size_t i;
+} mo_rank;
+
+static int mo_rank_cmp(const void *a, const void *b)
+{
+	const mo_rank *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+static size_t mo_dp_thin(const mo_dp *d, size_t p, mo_st *v, size_t n, size_t cap)
+{
+	mo_rank *r = malloc(n * sizeof(*r));
+	unsigned char *keep = calloc(n, 1);
+	size_t out = 0, kept = 0, least = 0;
+	if (!r || !keep) { /* out of memory: a plain cut still leaves valid states */
+		free(r);
+		free(keep);
+		return cap;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t room = d->kmax > v[i].P ? d->kmax - v[i].P : 0;
+		r[i] = (mo_rank){v[i].cost + mo_lb_cost(&d->lb, p + 1, room), i};
+		if (v[i].P < v[least].P)
+			least = i;
+	}
+	keep[least] = 1; /* the one most likely to stay feasible */
+	kept = 1;
+	qsort(r, n, sizeof(*r), mo_rank_cmp);
+	for (size_t k = 0; k < n && kept < cap; k++)
+		if (!keep[r[k].i])
+			keep[r[k].i] = 1, kept++;
+	for (size_t i = 0; i < n; i++)
+		if (keep[i])
+			v[out++] = v[i];
+	free(r);
+	free(keep);
+	return out;
+}
+
+/* ---- transitions ------------------------------------------------------------------ */
+
+static bool mo_dp_push(mo_st **v, size_t *n, size_t *cap, const mo_st *s)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 256;
+		mo_st *p = realloc(*v, nc * sizeof(*p));
+		if (!p)
+			return false;
+		*v = p;
+		*cap = nc;
+	}
+	(*v)[(*n)++] = *s;
+	return true;
+}
+
+/* The successors of state `from` (index fi) at position p. */
+static bool mo_dp_expand(mo_dp *d, size_t p, const mo_st *from, uint32_t fi, mo_st **v,
+			 size_t *n, size_t *cap)
+{
+	const mo_seg_pb *sg = d->sg;
+	uint64_t gf = d->gf[p], gb = d->gb[p];
+	uint64_t prior = mo_dp_window(d, from->wcode);
+	const mo_pl_set *set = &d->sets[p];
+	for (size_t k = 0; k < set->n; k++) {
+		const mo_pl_choice *c = &set->c[k];
+		mo_st s = {.P = from->P + c->kept, .cost = d->min_peak ? 0 : from->cost + c->cost,
+			   .parent = fi, .what = (uint16_t)c->what};
+		uint64_t fwd = s.P + c->swapped + gf;
+		uint64_t bwd = s.P + c->transient + c->swapped + prior + gb;
+		s.M = from->M;
+		s.M = fwd > s.M ? fwd : s.M;
+		s.M = bwd > s.M ? bwd : s.M;
+		if (mo_pl_peak(sg, s.P + d->minrem[p + 1], s.M) > d->budget)
+			continue;
+		s.wcode = mo_dp_shift(d, from->wcode, mo_dp_code(d, c->swapped));
+		if (!mo_dp_push(v, n, cap, &s))
+			return false;
+	}
+	return true;
+}
+
+static bool mo_dp_layer(mo_dp *d, size_t p, mo_stair *st)
+{
+	mo_st *v = NULL;
+	size_t n = 0, cap = 0;
+	const mo_st *prev = p ? d->front[p - 1] : NULL;
+	size_t np = p ? d->n_front[p - 1] : 1;
+	mo_st root = {0};
+	for (size_t i = 0; i < np; i++)
+		if (!mo_dp_expand(d, p, prev ? &prev[i] : &root, (uint32_t)i, &v, &n, &cap)) {
+			free(v);
+			return false;
+		}
+	if (n) {
+		uint64_t *m = realloc(st->M, n * sizeof(uint64_t));
+		if (m)
+			st->M = m;
+		double *c = m ? realloc(st->cost, n * sizeof(double)) : NULL;
+		if (c)
+			st->cost = c;
+		if (!m || !c) {
+			free(v);
+			return false;
+		}
+		n = mo_dp_pareto(v, n, st, d->sg->others > 0 || d->min_peak);
+		size_t k = 0;
+		for (size_t i = 0; i < n; i++)
+			if (!mo_dp_hopeless(d, p, &v[i]))
+				v[k++] = v[i];
+		n = k;
+		if (d->thin && n > MO_DP_THIN)
+			n = mo_dp_thin(d, p, v, n, MO_DP_THIN);
+		if (!d->thin && n > MO_DP_CAP) {
+			n = 0; /* too many to prove anything: the first pass's plan stands */
+			d->capped = true;
+		}
+	}
+	d->front[p] = v;
+	d->n_front[p] = n;
+	return true;
+}
+
+/* ---- one segment ---------------------------------------------------------------- */
+
+static int mo_dp_prepare(mo_dp *d)
+{
+	size_t n = d->sg->n;
+	d->sets = calloc(n + 1, sizeof(*d->sets));
+	d->minrem = calloc(n + 1, sizeof(*d->minrem));
+	d->front = calloc(n + 1, sizeof(*d->front));
+	d->n_front = calloc(n + 1, sizeof(*d->n_front));
+	d->gf = calloc(n + 1, sizeof(*d->gf));
+	d->gb = calloc(n + 1, sizeof(*d->gb));
+	if (!d->sets || !d->minrem || !d->front || !d->n_front || !d->gf || !d->gb)
+		return -1;
+	for (size_t p = 0; p < n; p++) {
+		d->gf[p] = mo_est_layer_gathered(d->pl->base, d->sg->ids[p], false);
+		d->gb[p] = mo_est_layer_gathered(d->pl->base, d->sg->ids[p], true);
+	}
+	for (size_t p = 0; p < n; p++)
+		if (mo_pl_layer_set(d->pl, (uint64_t)d->sg->ids[p], d->pf, &d->sets[p]) != 0)
+			return -1;
+	for (size_t p = n; p-- > 0;) {
+		uint64_t lo = UINT64_MAX;
+		for (size_t k = 0; k < d->sets[p].n; k++)
+			lo = d->sets[p].c[k].kept < lo ? d->sets[p].c[k].kept : lo;
+		d->minrem[p] = d->minrem[p + 1] + (lo == UINT64_MAX ? 0 : lo);
+	}
+	return 0;
+}
+
+static void mo_dp_free(mo_dp *d)
+{
+	for (size_t p = 0; d->sets && p < d->sg->n; p++) {
+		free(d->sets[p].c);
+		if (d->front)
+			free(d->front[p]);
+	}
+	free(d->sets);
+	free(d->minrem);
+	free(d->front);
+	free(d->n_front);
+	free(d->gf);
+	free(d->gb);
+	mo_lb_free(&d->lb);
+}
+
+/* The cheapest final state within the budget (ties: the lower peak). */
+static bool mo_dp_best(const mo_dp *d, size_t *best, uint64_t *peak)
+{
+	size_t n = d->sg->n;
+	bool found = false;
+	double bc = 0;
+	for (size_t i = 0; n && i < d->n_front[n - 1]; i++) {
+		const mo_st *s = &d->front[n - 1][i];
+		uint64_t pk = mo_pl_peak(d->sg, s->P, s->M);
+		if (pk > d->budget)
+			continue;
+		if (!found || s->cost < bc || (s->cost == bc && pk < *peak)) {
+			found = true;
+			bc = s->cost;
+			*best = i;
+			*peak = pk;
+		}
+	}
+	return found;
+}
+
+/* The most kept bytes of the segment with which its peak can fit: M is
+ * at least K (the last layer's forward holds all of it). */
+static uint64_t mo_dp_kmax(const mo_seg_pb *sg, uint64_t budget)
+{
+	uint64_t fixed = sg->base + sg->embed + (uint64_t)sg->others * (sg->embed + sg->head) +
+			 (sg->last ? sg->head + sg->loss : 0);
+	return budget > fixed ? (budget - fixed) / (uint64_t)(sg->others + 1) : 0;
+}
+
+/* One pass over the layers; 1 with the best final state's path written,
+ * 0 none, -1 out of memory. */
+static int mo_dp_pass(mo_dp *d, unsigned *what, uint64_t *peak, double *cost)
+{
+	mo_stair st = {0};
+	int rc = -1;
+	for (size_t p = 0; p < d->sg->n; p++) {
+		free(d->front[p]);
+		d->front[p] = NULL;
+		if (!mo_dp_layer(d, p, &st))
+			goto out;
+	}
+	rc = 0;
+	size_t bi = 0;
+	if (d->failed || !mo_dp_best(d, &bi, peak))
+		goto out;
+	*cost = d->front[d->sg->n - 1][bi].cost;
+	for (size_t p = d->sg->n; p-- > 0;) {
+		const mo_st *s = &d->front[p][bi];
+		what[d->sg->ids[p]] = s->what;
+		bi = s->parent;
+	}
+	rc = 1;
+out:
+	free(st.M);
+	free(st.cost);
+	return rc;
+}
+
+/* Solves one segment; writes the choices into what[] and its cost. A thin
+ * first pass finds a plan whose cost bounds the exact pass (branch and
+ * bound on the frontier: a state whose cost plus the LP bound of the rest
+ * cannot beat it is dropped); if the exact pass keeps nothing, the first
+ * pass's plan was optimal. `bound`: the cost of a plan the caller already
+ * has (INFINITY: none); only cheaper plans are looked for. Returns 1 found,
+ * 0 none (infeasible, or none cheaper than bound), -1 out of memory. */
+static int mo_dp_segment(const mo_pl *pl, const mo_seg_pb *sg, uint64_t budget, int64_t pf,
+			 double bound, unsigned *what, uint64_t *peak, double *cost, bool *inexact)
+{
+	mo_dp d = {.pl = pl, .sg = sg, .budget = budget ? budget : UINT64_MAX, .pf = pf,
+		   .min_peak = budget == 0, .incumbent = bound,
+		   .kmax = mo_dp_kmax(sg, budget ? budget : UINT64_MAX)};
+	int rc = -1, first = 0;
+	if (sg->n == 0) {
+		*peak = mo_pl_peak(sg, 0, 0);
+		*cost = 0;
+		return *peak <= budget;
+	}
+	if (mo_dp_prepare(&d) != 0 || mo_lb_build(&d) != 0)
+		goto out;
+	if (!d.min_peak) {
+		d.thin = true;
+		first = mo_dp_pass(&d, what, peak, cost);
+		if (first < 0)
+			goto out;
+		d.thin = false;
+		if (first && *cost >= bound)
+			first = 0; /* no better than the caller's plan */
+		d.incumbent = first ? *cost : bound;
+	}
+	rc = mo_dp_pass(&d, what, peak, cost);
+	if (rc == 0 && first)
+		rc = 1; /* nothing beats the first pass's plan (already in what[]) */
+	*inexact |= d.capped;
+out:
+	mo_dp_free(&d);
+	return rc;
+}
+
+/* ---- stages ----------------------------------------------------------------------- */
+
+/* The in-flight bound of a virtual-pipeline stage: every other micro-batch
+ * chunk at its unoptimised size. */
+static uint64_t mo_pl_vpp_reserve(const mo_pl *pl, size_t s, const mo_est_fixed *fx)
+{
+	const mo_estimate *e = pl->base;
+	uint64_t big = 0;
+	for (size_t c = 0; c < fx->chunks; c++) {
+		const mo_est_chunk *ch = &e->chunks[s * fx->chunks + c];
+		uint64_t k = 0;
+		for (size_t i = 0; i < ch->n; i++)
+			k += e->layers[ch->ids[i]].activation_bytes;
+		big = k > big ? k : big;
+	}
+	int64_t in = e->stages[s].in_flight > 1 ? e->stages[s].in_flight - 1 : 0;
+	return (uint64_t)in * (fx->embed + big + fx->head);
+}
+
+static mo_seg_pb mo_pl_segment_of(const mo_pl *pl, size_t s, size_t c, const mo_est_fixed *fx)
+{
+	const mo_est_chunk *ch = &pl->base->chunks[s * fx->chunks + c];
+	mo_seg_pb sg = {.ids = ch->ids, .n = ch->n, .base = fx->base, .embed = fx->embed,
+			.head = fx->head, .loss = fx->loss, .others = fx->others, .last = fx->last};
+	if (fx->chunks > 1) {
+		sg.base += mo_pl_vpp_reserve(pl, s, fx);
+		sg.others = 0;
+		sg.last = fx->last && c + 1 == fx->chunks;
+	}
+	return sg;
+}
+
+int mo_pl_solve(const mo_pl *pl, uint64_t budget, int64_t prefetch, double bound,
+		mo_pl_sol *sol)
+{
+	const mo_estimate *e = pl->base;
+	if (e->n_stages != 1 || e->cfg.vpp != 1)
+		bound = INFINITY; /* per-stage costs: no single bound */
+	sol->feasible = true;
+	sol->exact = true;
+	sol->prefetch = prefetch;
+	sol->cost = 0;
+	sol->peak = 0;
+	for (size_t s = 0; s < e->n_stages; s++) {
+		mo_est_fixed fx;
+		mo_est_stage_fixed(e, s, &fx);
+		sol->exact &= fx.chunks == 1;
+		sol->stage_peak[s] = 0;
+		for (size_t c = 0; c < fx.chunks; c++) {
+			mo_seg_pb sg = mo_pl_segment_of(pl, s, c, &fx);
+			uint64_t pk = 0;
+			double cost = 0;
+			bool inexact = false;
+			int rc = mo_dp_segment(pl, &sg, budget, prefetch, bound, sol->what, &pk, &cost,
+					       &inexact);
+			sol->exact &= !inexact;
+			if (rc < 0)
+				return -1;
+			if (rc == 0) {
+				sol->feasible = false;
+				return 0;
+			}
+			sol->cost += cost;
+			sol->stage_peak[s] = pk > sol->stage_peak[s] ? pk : sol->stage_peak[s];
+		}
+		sol->peak = sol->stage_peak[s] > sol->peak ? sol->stage_peak[s] : sol->peak;
+	}
+	return 0;
+}
+
+/* ---- prediction of a given assignment ------------------------------------------------ */
+
+static int mo_pl_predict_seg(const mo_pl *pl, const mo_seg_pb *sg, const unsigned *what,
+			     int64_t pf, uint64_t *peak)
+{
+	uint64_t P = 0, M = 0, hist[MO_PL_MAX_SLOTS + 1] = {0};
+	for (size_t p = 0; p < sg->n; p++) {
+		mo_pl_choice c;
+		int64_t id = sg->ids[p];
+		if (mo_pl_choice_of(pl, (uint64_t)id, pf, what[id], &c) != 0)
+			return -1;
+		uint64_t prior = 0;
+		for (int64_t i = 0; i < pf && i < MO_PL_MAX_SLOTS; i++)
+			prior += hist[i];
+		memmove(hist + 1, hist, MO_PL_MAX_SLOTS * sizeof(*hist));
+		hist[0] = c.swapped;
+		P += c.kept;
+		uint64_t fwd = P + c.swapped + mo_est_layer_gathered(pl->base, id, false);
+		uint64_t bwd = P + c.transient + c.swapped + prior +
+			       mo_est_layer_gathered(pl->base, id, true);
+		M = fwd > M ? fwd : M;
+		M = bwd > M ? bwd : M;
+	}
+	*peak = mo_pl_peak(sg, P, M);
+	return 0;
+}
+
+int mo_pl_predict(const mo_pl *pl, const unsigned *what, int64_t prefetch, uint64_t *stage_peak)
+{
+	const mo_estimate *e = pl->base;
+	for (size_t s = 0; s < e->n_stages; s++) {
+		mo_est_fixed fx;
+		mo_est_stage_fixed(e, s, &fx);
+		stage_peak[s] = 0;
+		for (size_t c = 0; c < fx.chunks; c++) {
+			mo_seg_pb sg = mo_pl_segment_of(pl, s, c, &fx);
+			uint64_t pk;
+			if (mo_pl_predict_seg(pl, &sg, what, prefetch, &pk) != 0)
+				return -1;
+			stage_peak[s] = pk > stage_peak[s] ? pk : stage_peak[s];
+		}
+	}
+	return 0;
+}
