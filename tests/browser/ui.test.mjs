@@ -310,6 +310,25 @@ async function run(page, base) {
   check(await page.evaluate(() => document.activeElement.className) === 'skip', 'the first Tab stop is the skip link');
   await page.keyboard.press('Enter');
   check(await page.evaluate(() => document.activeElement.id) === 'map-heading', 'the skip link moves focus to the layer map');
+
+  step = 'fit to budget';
+  await page.selectOption('#preset', 'mixtral-8x7b');
+  await page.waitForFunction(() => window.memopt.state.model.label === 'mixtral-8x7b');
+  await idle(page);
+  await page.fill('#yaml-text', 'recompute:\n  mode: None\n');
+  await idle(page);
+  check(/over by/.test(await page.textContent('#memory')), 'without a plan mixtral-8x7b is over the device');
+  await page.click('#fit');
+  await page.waitForFunction(() => /Fits|No plan|refused|Fix/.test(document.querySelector('#fit-status').textContent));
+  await idle(page);
+  const fit = await page.textContent('#fit-status');
+  check(/^Fits: peak/.test(fit), `the planner fits the device: ${fit}`);
+  const planned = await page.inputValue('#yaml-text');
+  const vp = spawnSync(MEMOPT, ['validate', '--model', 'mixtral-8x7b', '-'], { input: planned, encoding: 'utf8' });
+  check(vp.status === 0, `memopt validate accepts the planned config (exit ${vp.status}): ${vp.stderr}`);
+  check(!/over by/.test(await page.textContent('#memory')), 'after fitting the memory bar is within the device');
+  await axe(page, 'fitted');
+  await shot(page, '10-fit-to-budget');
 }
 
 async function main() {

@@ -36,6 +36,7 @@ export const api = {
   validate: (req, signal) => call('POST', '/api/v1/validate', req, 'application/json', signal),
   expand: (req, signal) => call('POST', '/api/v1/expand', req, 'application/json', signal),
   estimate: (req, signal) => call('POST', '/api/v1/estimate', req, 'application/json', signal),
+  plan: (req) => call('POST', '/api/v1/plan', req, 'application/json'),
   exportConfig: (req) => call('POST', '/api/v1/export', req, 'application/json'),
 };
 

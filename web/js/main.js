@@ -344,6 +344,50 @@ async function applyYamlText() {
   await refresh();
 }
 
+// ---- fit to budget: the planner's cheapest config that fits ------------------------
+
+function gib(bytes) {
+  return `${(bytes / 2 ** 30).toFixed(2)} GiB`;
+}
+
+// Asks POST /plan for the least-overhead config that fits the device (the
+// current config's settings are kept), then loads it like an edited YAML.
+async function fitToBudget() {
+  const status = $('fit-status');
+  const button = $('fit');
+  button.disabled = true;
+  status.textContent = 'Planning…';
+  hooks.busy = true;
+  const r = await api.plan(req());
+  button.disabled = false;
+  if (!r.ok) {
+    status.textContent = `The planner refused: ${problemText(r)}`;
+    hooks.busy = false;
+    return;
+  }
+  const d = r.data;
+  if (!d.valid) {
+    status.textContent = 'Fix the errors first: the planner starts from a valid config.';
+    hooks.busy = false;
+    return;
+  }
+  const staged = d.staged && d.staged.overhead_percent != null
+    ? `; the seed's staged escalation costs ${d.staged.overhead_percent.toFixed(1)} %`
+    : '; the staged escalation never fits';
+  if (d.fits) {
+    status.textContent = `Fits: peak ${gib(d.estimate.peak_bytes)} of ${gib(d.budget_bytes)}, ` +
+      `step time +${d.overhead_percent.toFixed(1)} %${staged}.`;
+  } else {
+    status.textContent = `No plan fits ${gib(d.budget_bytes)}: the smallest peak any plan reaches ` +
+      `is ${gib(d.estimate.peak_bytes)} (that plan is loaded).`;
+  }
+  announce(status.textContent);
+  state.yaml = d.config;
+  $('yaml-text').value = state.yaml;
+  planFresh = false;
+  await applyYamlText();
+}
+
 // ---- model: presets and uploads ----------------------------------------------------------
 
 async function loadPreset(name) {
@@ -555,6 +599,7 @@ function wire() {
   $('yaml-text').addEventListener('input', onYamlInput);
   $('export').addEventListener('click', doExport);
   $('copy').addEventListener('click', () => copyText(state.yaml, 'YAML'));
+  $('fit').addEventListener('click', fitToBudget);
   $('share').addEventListener('click', async () => {
     history.replaceState(null, '', await encodeShare(shareObject()));
     await copyText(location.href, 'share link');
