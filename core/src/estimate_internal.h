@@ -186,6 +186,7 @@ typedef struct mo_est_cfg {
 	double embed_params, head_params; /* per device after TP */
 	double tok, vocab;               /* local tokens, local vocab */
 	bool no_recompute;               /* mindspore on one device */
+	bool late_grads;                 /* mindspore, fp32 params: gradients made in backward */
 	mo_device dev;
 	const char *optimizer;
 } mo_est_cfg;
@@ -234,6 +235,8 @@ typedef struct mo_est_fixed {
 	uint64_t embed;  /* embedding activations per micro-batch (first stage) */
 	uint64_t head;   /* loss-region activations per micro-batch (last stage) */
 	uint64_t loss;   /* loss backward scratch (last stage) */
+	uint64_t grads;  /* gradients made during backward (not in base): held
+			  * at the layer events, not at the loss */
 	bool last;       /* the last stage */
 	int64_t others;  /* complete micro-batches in flight besides the current */
 	size_t chunks;   /* virtual pipeline chunks */

@@ -142,6 +142,7 @@ typedef struct mo_tl {
 	size_t stored_cap;
 	double *gathered;  /* per layer type */
 	bool pp_resident;  /* FSDP weights stay gathered (PP > 1) */
+	uint64_t grads;    /* gradients made in backward (cfg.late_grads) */
 	bool failed;
 } mo_tl;
 
@@ -185,6 +186,7 @@ static void mo_tl_forward(mo_tl *t, int64_t mb, const mo_est_chunk *c, bool firs
 		const mo_estimate_layer *l = &e->layers[c->ids[i]];
 		memset(extra, 0, sizeof extra);
 		extra[MO_EST_SWAP_BUFFERS] = l->swap_bytes; /* until offloaded */
+		extra[MO_EST_GRADIENTS] = t->grads;
 		if (!t->pp_resident)
 			extra[MO_EST_GATHERED] = (uint64_t)t->gathered[mo_tl_type(e, c->ids[i])];
 		t->state[MO_EST_ACTIVATIONS] += l->activation_bytes;
@@ -207,12 +209,29 @@ static uint64_t mo_tl_window(const mo_tl *t, const mo_est_chunk *c, size_t j)
 	return w;
 }
 
+/* What the loss backward adds to the kept loss region. First cut: the
+ * gradient planes of the unfused cross-entropy (fp32 + compute dtype).
+ * MindSpore with fp32 parameters (notes/calibration.md, DSv3-mini terms 2
+ * and 3, measured at seq 2048 and 4096): the loss region is the kept bf16
+ * logits + three fp32 vocab planes, no further plane; at that point the
+ * output layer's weight gradient exists full and in fp32 (produced
+ * unsharded before FSDP reduce-scatters it) and its weight is all-gathered
+ * (the FSDP root unit, not resharded). */
+static uint64_t mo_tl_loss(const mo_estimate *e)
+{
+	const mo_est_cfg *c = &e->cfg;
+	if (!c->late_grads)
+		return (uint64_t)(c->tok * c->vocab * (4.0 + c->cbytes));
+	double head = c->head_params * c->pbytes;
+	return (uint64_t)(head + head * (1.0 - 1.0 / c->fsdp_div));
+}
+
 static void mo_tl_backward(mo_tl *t, int64_t mb, const mo_est_chunk *c, bool first, bool last)
 {
 	mo_estimate *e = t->e;
 	uint64_t extra[MO_EST_BUCKETS] = {0};
 	if (last) {
-		extra[MO_EST_LOSS] = (uint64_t)(e->cfg.tok * e->cfg.vocab * (4.0 + e->cfg.cbytes));
+		extra[MO_EST_LOSS] = mo_tl_loss(e);
 		mo_tl_emit(t, MO_EV_LOSS_BACKWARD, mb, -1, extra);
 		t->state[MO_EST_ACTIVATIONS] -= e->head_k.kept * (uint64_t)(1 + e->cfg.mtp);
 	}
@@ -220,6 +239,7 @@ static void mo_tl_backward(mo_tl *t, int64_t mb, const mo_est_chunk *c, bool fir
 		const mo_estimate_layer *l = &e->layers[c->ids[j]];
 		memset(extra, 0, sizeof extra);
 		extra[MO_EST_RECOMPUTED] = l->recomputed_bytes;
+		extra[MO_EST_GRADIENTS] = t->grads;
 		extra[MO_EST_SWAP_BUFFERS] = mo_tl_window(t, c, j);
 		if (!t->pp_resident)
 			extra[MO_EST_GATHERED] = 2 * (uint64_t)t->gathered[mo_tl_type(e, c->ids[j])];
@@ -227,7 +247,9 @@ static void mo_tl_backward(mo_tl *t, int64_t mb, const mo_est_chunk *c, bool fir
 		t->state[MO_EST_ACTIVATIONS] -= l->activation_bytes;
 	}
 	if (first) {
-		mo_tl_emit(t, MO_EV_EMBED_BACKWARD, mb, -1, NULL);
+		memset(extra, 0, sizeof extra);
+		extra[MO_EST_GRADIENTS] = t->grads;
+		mo_tl_emit(t, MO_EV_EMBED_BACKWARD, mb, -1, extra);
 		t->state[MO_EST_ACTIVATIONS] -= e->embed_k.kept;
 	}
 }
@@ -333,7 +355,8 @@ static void mo_tl_static(mo_tl *t)
 	st->gradients_bytes = v[1];
 	st->optimizer_bytes = v[2];
 	t->state[MO_EST_WEIGHTS] = st->weights_bytes;
-	t->state[MO_EST_GRADIENTS] = st->gradients_bytes;
+	t->state[MO_EST_GRADIENTS] = e->cfg.late_grads ? 0 : st->gradients_bytes;
+	t->grads = e->cfg.late_grads ? st->gradients_bytes : 0;
 	t->state[MO_EST_OPTIMIZER] = st->optimizer_bytes;
 	t->state[MO_EST_GATHERED] = t->pp_resident ? v[3] : 0;
 }
@@ -363,7 +386,9 @@ static void mo_tl_stage(mo_tl *t)
 		mo_tl_do(t, k, mbn, false);
 	if (W >= N)
 		max_out = N;
-	mo_tl_emit(t, MO_EV_OPTIMIZER, -1, -1, NULL);
+	uint64_t extra[MO_EST_BUCKETS] = {0};
+	extra[MO_EST_GRADIENTS] = t->grads;
+	mo_tl_emit(t, MO_EV_OPTIMIZER, -1, -1, extra);
 	st->in_flight = max_out;
 	st->peak_bytes = t->peak;
 	memcpy(st->peak_by_bucket, t->peak_ev.bytes, sizeof st->peak_by_bucket);
@@ -435,7 +460,10 @@ char *mo_estimate_event_name(const mo_estimate_event *ev, char *buf, size_t size
  * complete micro-batches at most besides its own (forward and backward alike),
  * each holding embed + its layers' kept bytes + head, so the stage's peak is
  *   base + embed + others * (embed + K + head)
- *        + max(M, last stage ? K + head + loss : 0)
+ *        + max(grads + M, last stage ? K + head + loss : 0)
+ * (grads: gradients made during backward, held at every layer event, the
+ * embedding backward and the optimizer step, not at the loss; 0 when they
+ * are persistent and counted in base)
  * with K the stage's kept bytes per micro-batch and M the largest, over its
  * layers p, of P_p + max(swap_p + gathered_fwd_p,
  *                        recomputed_p + window_p + gathered_bwd_p)
@@ -448,11 +476,12 @@ void mo_est_stage_fixed(const mo_estimate *e, size_t s, mo_est_fixed *out)
 	bool tr;
 	memset(out, 0, sizeof(*out));
 	mo_tl_static_sums(e, s, v);
-	out->base = v[0] + v[1] + v[2] + v[3];
+	out->base = v[0] + v[2] + v[3] + (e->cfg.late_grads ? 0 : v[1]);
+	out->grads = e->cfg.late_grads ? v[1] : 0;
 	out->embed = s == 0 ? e->embed_k.kept : 0;
 	if (s + 1 == e->n_stages) {
 		out->head = e->head_k.kept * (uint64_t)(1 + e->cfg.mtp);
-		out->loss = (uint64_t)(e->cfg.tok * e->cfg.vocab * (4.0 + e->cfg.cbytes));
+		out->loss = mo_tl_loss(e);
 		out->last = true;
 	}
 	int64_t N = mo_tl_mbs_of(e, s, &tr) * e->cfg.vpp;

@@ -73,6 +73,12 @@ void mo_est_cfg_init(mo_est_cfg *c, const mo_model *m)
 	bool master = c->pbytes < 4;
 	c->optimizer = strcmp(m->optimizer, "muon") == 0 ? "muon" : "adamw";
 	c->obytes = (strcmp(c->optimizer, "muon") == 0 ? 4.0 : 8.0) + (master ? 4.0 : 0.0);
+	/* MindSpore's functional grad returns fresh gradients during backward
+	 * and the trainer drops them after the step: with fp32 parameters (no
+	 * master copy) nothing of them exists at the loss (notes/calibration.md,
+	 * DSv3-mini term 1). bf16 parameters keep the first-cut 16 B/param. */
+	c->late_grads = strcmp(m->framework, "pytorch") != 0 && c->pbytes >= 4.0 &&
+			c->cbytes < c->pbytes;
 	mo_est_cfg_div(c, m);
 	double vpad = mo_est_vocab_padded(m), h = (double)m->hidden_size;
 	c->embed_params = vpad * h / (double)c->tp;

@@ -45,7 +45,8 @@ typedef struct mo_seg_pb {
 	const int64_t *ids;
 	size_t n;
 	uint64_t base, embed, head, loss; /* peak = base + embed + others*(embed+K+head) */
-	int64_t others;                   /*        + max(M, last ? K+head+loss : 0) */
+	uint64_t grads;                   /*  + max(grads+M, last ? K+head+loss : 0) */
+	int64_t others;
 	bool last;
 } mo_seg_pb;
 
@@ -95,6 +96,7 @@ typedef struct mo_dp {
 static uint64_t mo_pl_peak(const mo_seg_pb *sg, uint64_t K, uint64_t M)
 {
 	uint64_t tail = sg->last ? K + sg->head + sg->loss : 0;
+	M += sg->grads;
 	return sg->base + sg->embed + (uint64_t)sg->others * (sg->embed + K + sg->head) +
 	       (M > tail ? M : tail);
 }
@@ -557,8 +559,9 @@ static bool mo_dp_best(const mo_dp *d, size_t *best, uint64_t *peak)
  * at least K (the last layer's forward holds all of it). */
 static uint64_t mo_dp_kmax(const mo_seg_pb *sg, uint64_t budget)
 {
+	uint64_t tail = sg->last ? sg->head + sg->loss : 0;
 	uint64_t fixed = sg->base + sg->embed + (uint64_t)sg->others * (sg->embed + sg->head) +
-			 (sg->last ? sg->head + sg->loss : 0);
+			 (sg->grads > tail ? sg->grads : tail);
 	return budget > fixed ? (budget - fixed) / (uint64_t)(sg->others + 1) : 0;
 }
 
@@ -654,7 +657,7 @@ static mo_seg_pb mo_pl_segment_of(const mo_pl *pl, size_t s, size_t c, const mo_
 {
 	const mo_est_chunk *ch = &pl->base->chunks[s * fx->chunks + c];
 	mo_seg_pb sg = {.ids = ch->ids, .n = ch->n, .base = fx->base, .embed = fx->embed,
-			.head = fx->head, .loss = fx->loss, .others = fx->others, .last = fx->last};
+			.head = fx->head, .loss = fx->loss, .grads = fx->grads, .others = fx->others, .last = fx->last};
 	if (fx->chunks > 1) {
 		sg.base += mo_pl_vpp_reserve(pl, s, fx);
 		sg.others = 0;
