@@ -52,6 +52,10 @@ static unsigned mo_est_conditions(const mo_model *m)
 	c |= m->q_lora_rank > 0 ? MO_C_QLORA : 0;
 	c |= m->moe_shared_expert_intermediate_size > 0 ? MO_C_SHARED : 0;
 	c |= m->expert_parallel > 1 || tp ? MO_C_EPCOMM : 0;
+	c |= strcmp(m->params_dtype, "float32") == 0 &&
+		     strcmp(m->compute_dtype, "float32") != 0
+	     ? MO_C_P32
+	     : 0;
 	return c;
 }
 
@@ -103,6 +107,9 @@ static void mo_est_dims_mlp(mo_est_dims *d, const mo_model *m, int64_t tp,
 	/* balanced routing: each device's experts see top-k copies of its
 	 * share of the tokens */
 	mo_est_dim(d, "rt", mo_est_div(tok * m->moe_router_topk, tp));
+	/* experts on this device: EP, or the TP mesh when EP is off */
+	mo_est_dim(d, "el", mo_est_div(m->num_moe_experts,
+				       m->expert_parallel > 1 ? m->expert_parallel : tp));
 	mo_est_dim(d, "fe", m->moe_ffn_hidden_size);
 	mo_est_dim(d, "fe1", g * m->moe_ffn_hidden_size);
 	mo_est_dim(d, "fs", fs);

@@ -31,7 +31,8 @@ enum {
 	MO_C_SHARED = 1u << 11, /* MoE shared experts */
 	MO_C_EPCOMM = 1u << 12, /* the token dispatcher communicates */
 	MO_C_FUSEDACT = 1u << 13, /* hidden_act: fusedswiglu */
-	MO_C_GELU = 1u << 14    /* hidden_act: gelu */
+	MO_C_GELU = 1u << 14,   /* hidden_act: gelu */
+	MO_C_P32 = 1u << 15     /* fp32 parameters, lower-precision compute */
 };
 
 /* Collective an op performs (its bytes: the larger of input and output). */

@@ -33,7 +33,18 @@
 #define C_EP MO_C_EPCOMM
 #define C_FUSED MO_C_FUSEDACT
 #define C_GELU MO_C_GELU
+#define C_P32 MO_C_P32
 #define ALL NULL
+
+/* fp32 parameters with bf16 compute: each Linear casts its (all-gathered)
+ * fp32 weight to the compute dtype and the matmul keeps that copy for its
+ * backward (mindformers/pynative/layers/linear.py: `weight =
+ * self.cast(weight, self.compute_dtype)`): 2 B per full parameter per
+ * micro-batch, recomputed with the Linear's module. Measured: the DSv3-mini
+ * no-recompute run keeps 393 MiB more than this table had (206.05M params
+ * of its 4 layers; notes/calibration.md term 5). With bf16 parameters the
+ * cast is a no-op. */
+#define WCOPY(path, name, dims) {C_P32, 0, path, "cast", "", name ":c:" dims, ALL, NULL, 0}
 
 static const mo_op_row ms_norm_attn[] = {
 	{0, 0, "", "input", "", "x:c:tsp*h", "", NULL, 0},
@@ -49,6 +60,7 @@ static const mo_op_row ms_attn[] = {
 	{C_SP, 0, "self_attention.linear_qkv.input.allgather", "allgather", "ln1",
 	 "ln1g:c:tok*h", ALL, NULL, AG},
 	{0, C_SP, "self_attention.linear_qkv", "view", "ln1", "ln1g@ln1", "", NULL, 0},
+	WCOPY("self_attention.linear_qkv", "wqkv", "h*qkv"),
 	{0, 0, "self_attention.linear_qkv", "matmul", "ln1g", "qkv:c:tok*qkv", ALL,
 	 "2*tok*h*qkv", 0},
 	{0, 0, "self_attention.split_qkv", "split", "qkv", "q@qkv k@qkv v@qkv", "",
@@ -88,6 +100,7 @@ static const mo_op_row ms_attn[] = {
 	 "prd@pr", "", NULL, 0},
 	{0, C_FLASH, "self_attention.core_attention", "bmm", "prd vf",
 	 "ctx:c:tok*q", ALL, "2*b*hd*sq*s*d", 0},
+	WCOPY("self_attention.linear_proj", "wproj", "q*h"),
 	{0, 0, "self_attention.linear_proj", "matmul", "ctx", "po0:c:tok*h", ALL,
 	 "2*tok*q*h", 0},
 	{C_SP, 0, "self_attention.linear_proj.output.reducescatter",
@@ -99,6 +112,7 @@ static const mo_op_row ms_attn[] = {
 };
 
 static const mo_op_row ms_attn_mla[] = {
+	WCOPY("self_attention.linear_qkv", "wqkvd", "h*qdown"),
 	{0, 0, "self_attention.linear_qkv", "matmul", "ln1", "qkvd:c:tsp*qdown",
 	 ALL, "2*tsp*h*qdown", 0},
 	{0, 0, "self_attention.split", "split", "qkvd",
@@ -113,8 +127,10 @@ static const mo_op_row ms_attn_mla[] = {
 	 "allgather", "qn", "qng:c:tok*ql", ALL, NULL, AG},
 	{C_QLORA, C_SP, "self_attention.linear_qb", "view", "qn", "qng@qn", "",
 	 NULL, 0},
+	{C_QLORA | C_P32, 0, "self_attention.linear_qb", "cast", "", "wqb:c:ql*qhd", ALL, NULL, 0},
 	{C_QLORA, 0, "self_attention.linear_qb", "matmul", "qng", "qf:c:tok*qhd",
 	 ALL, "2*tok*ql*qhd", 0},
+	{C_P32, C_QLORA, "self_attention.linear_qkv", "cast", "", "wq:c:h*qhd", ALL, NULL, 0},
 	{0, C_QLORA, "self_attention.linear_qkv", "matmul_q", "ln1",
 	 "qf:c:tok*qhd", ALL, "2*tok*h*qhd", 0},
 	{0, 0, "self_attention.k_layernorm", "cast", "kvlv", "kl32:f32:tsp*kvl",
@@ -126,6 +142,7 @@ static const mo_op_row ms_attn_mla[] = {
 	{C_SP, 0, "self_attention.linear_kvb.input.allgather", "allgather", "kvn",
 	 "kvng:c:tok*kvl", ALL, NULL, AG},
 	{0, C_SP, "self_attention.linear_kvb", "view", "kvn", "kvng@kvn", "", NULL, 0},
+	WCOPY("self_attention.linear_kvb", "wkvb", "kvl*kvbd"),
 	{0, 0, "self_attention.linear_kvb", "matmul", "kvng", "kvf:c:tok*kvbd",
 	 ALL, "2*tok*kvl*kvbd", 0},
 	{C_SP, 0, "self_attention.apply_rotary_emb_k.input.allgather",
@@ -155,6 +172,7 @@ static const mo_op_row ms_attn_mla[] = {
 	{0, 0, "self_attention.core_attention", "flash_attention_score",
 	 "qa kaf vaf", "ctx:c:tok*vh smax:f32:b*hd*sq*8 ssum:f32:b*hd*sq*8", ALL,
 	 "2*b*hd*sq*s*dqkv", 0},
+	WCOPY("self_attention.linear_proj", "wproj", "vh*h"),
 	{0, 0, "self_attention.linear_proj", "matmul", "ctx", "po0:c:tok*h", ALL,
 	 "2*tok*vh*h", 0},
 	{C_SP, 0, "self_attention.linear_proj.output.reducescatter",
@@ -182,6 +200,7 @@ static const mo_op_row ms_mlp[] = {
 	{C_SP, 0, "mlp.linear_fc1.input.allgather", "allgather", "ln2",
 	 "ln2g:c:tok*h", ALL, NULL, AG},
 	{0, C_SP, "mlp.linear_fc1", "view", "ln2", "ln2g@ln2", "", NULL, 0},
+	WCOPY("mlp.linear_fc1", "wfc1", "h*f1"),
 	{0, 0, "mlp.linear_fc1", "matmul", "ln2g", "fc1:c:tok*f1", ALL,
 	 "2*tok*h*f1", 0},
 	{C_FUSED, 0, "mlp.activation_func", "swiglu", "fc1", "act:c:tok*f", ALL,
@@ -194,6 +213,7 @@ static const mo_op_row ms_mlp[] = {
 	 NULL, 0},
 	{0, C_GATED | C_GELU, "mlp.activation_func", "silu", "fc1", "act:c:tok*f",
 	 ALL, NULL, 0},
+	WCOPY("mlp.linear_fc2", "wfc2", "f*h"),
 	{0, 0, "mlp.linear_fc2", "matmul", "act", "f2o:c:tok*h", ALL, "2*tok*f*h", 0},
 	{C_SP, 0, "mlp.linear_fc2.output.reducescatter", "reducescatter", "f2o",
 	 "mlp:c:tsp*h", ALL, NULL, RS},
@@ -217,6 +237,7 @@ static const mo_op_row ms_moe[] = {
 	{C_EP, 0, "mlp.experts.input.alltoallsingle", "alltoall", "perm",
 	 "disp:c:rt*h", ALL, NULL, A2A},
 	{0, C_EP, "mlp.experts", "view", "perm", "disp@perm", "", NULL, 0},
+	WCOPY("mlp.experts", "we1", "el*h*fe1"),
 	{0, 0, "mlp.experts", "grouped_matmul", "disp", "e1:c:rt*fe1", ALL,
 	 "2*rt*h*fe1", 0},
 	{C_FUSED, 0, "mlp.experts.activation_func", "swiglu", "e1", "ea:c:rt*fe",
@@ -229,6 +250,7 @@ static const mo_op_row ms_moe[] = {
 	 NULL, 0},
 	{0, C_GATED, "mlp.experts.activation_func", "act", "e1", "ea:c:rt*fe", ALL,
 	 NULL, 0},
+	WCOPY("mlp.experts", "we2", "el*fe*h"),
 	{0, 0, "mlp.experts", "grouped_matmul", "ea", "e2:c:rt*h", ALL,
 	 "2*rt*fe*h", 0},
 	{C_EP, 0, "mlp.experts.output.alltoallsingle", "alltoall", "e2",
@@ -236,12 +258,14 @@ static const mo_op_row ms_moe[] = {
 	{0, C_EP, "mlp.experts", "view", "e2", "comb@e2", "", NULL, 0},
 	{0, 0, "mlp.experts.unpermute", "unpermute", "comb tkp", "mo0:c:tok*h", ALL,
 	 NULL, 0},
+	{C_SHARED | C_P32, 0, "mlp.shared_experts.linear_fc1", "cast", "", "wsf1:c:h*fs1", ALL, NULL, 0},
 	{C_SHARED, 0, "mlp.shared_experts.linear_fc1", "matmul", "ln2g",
 	 "sf1:c:tok*fs1", ALL, "2*tok*h*fs1", 0},
 	{C_SHARED | C_FUSED, 0, "mlp.shared_experts.activation_func", "swiglu",
 	 "sf1", "sa:c:tok*fs", ALL, NULL, 0},
 	{C_SHARED, C_FUSED, "mlp.shared_experts.activation_func", "act", "sf1",
 	 "sa:c:tok*fs", ALL, NULL, 0},
+	{C_SHARED | C_P32, 0, "mlp.shared_experts.linear_fc2", "cast", "", "wsf2:c:fs*h", ALL, NULL, 0},
 	{C_SHARED, 0, "mlp.shared_experts.linear_fc2", "matmul", "sa",
 	 "so:c:tok*h", ALL, "2*tok*fs*h", 0},
 	{C_SHARED, 0, "mlp.add", "add", "mo0 so", "mo1:c:tok*h", ALL, NULL, 0},
