@@ -9,7 +9,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "bindings", "python"))
 import memopt  # noqa: E402
 
-REAL = os.path.join(ROOT, "..", "shared", "real-configs", "pynative_ds3.yaml")
+REAL = os.path.join(ROOT, "tests", "data", "real-configs", "pynative_ds3.yaml")
 MEMOPT = os.environ.get("MEMOPT", os.path.join(ROOT, "build", "memopt"))
 
 GOOD = """recompute:
