@@ -24,8 +24,9 @@ VERSION      := 0.1.0
 
 PKGS      := yaml-0.1 libpcre2-8 jansson
 SRV_PKGS  := libmicrohttpd
-DEBIAN_PKGS := build-essential pkg-config libyaml-dev libpcre2-dev libjansson-dev \
-               libmicrohttpd-dev libcmocka-dev python3 python3-yaml curl wrk \
+BUILD_PKGS  := build-essential pkg-config libyaml-dev libpcre2-dev libjansson-dev \
+               libmicrohttpd-dev
+DEBIAN_PKGS := $(BUILD_PKGS) libcmocka-dev python3 python3-yaml curl wrk \
                chromium nodejs npm
 
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) $(SRV_PKGS) 2>/dev/null)
@@ -73,7 +74,7 @@ BENCH_BIN := $(patsubst bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 # Files embedded into the binary (openapi document, ...): listed in gen/embed.list
 EMBED_FILES := $(shell cat tools/embed.list 2>/dev/null)
 
-.PHONY: all run test check bench install uninstall clean deps format format-check tests-build accuracy
+.PHONY: all run test check bench install uninstall clean deps build-deps format format-check tests-build accuracy
 all: $(LIB_A) $(LIB_SO) $(MEMOPT)
 
 $(BUILD)/obj/%.o: %.c | $(BUILD)/obj
@@ -122,8 +123,9 @@ tests-build: all $(UNIT_BIN) $(FUZZ_BIN)
 
 # Installs what a fresh Debian machine lacks (only when root and only what is missing;
 # a command of the package's name counts, e.g. npm bundled with another nodejs).
-deps:
-	@missing=""; for p in $(DEBIAN_PKGS); do \
+# Installs the Debian packages of $(1) that are missing (only when root; a
+# package also counts as present when a command of its name exists).
+install_missing = @missing=""; for p in $(1); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || \
 	    command -v $$p >/dev/null 2>&1 || missing="$$missing $$p"; \
 	done; \
@@ -133,6 +135,13 @@ deps:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	  else echo "missing Debian packages:$$missing (run as root or install them)"; exit 1; fi; \
 	fi
+
+# what the tests need / what building and serving need
+deps:
+	$(call install_missing,$(DEBIAN_PKGS))
+
+build-deps:
+	$(call install_missing,$(BUILD_PKGS))
 
 test: deps
 	$(MAKE) tests-build
@@ -145,7 +154,8 @@ check: deps
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	sh tests/run.sh
 
-run: all
+run: build-deps
+	$(MAKE) all
 	$(MEMOPT) serve --host $(HOST) --port $(PORT) --web-root web
 
 # Not part of `make test`: torch is a large download (Debian python3-torch).
