@@ -429,8 +429,12 @@ static void mo_gb_row(mo_gb *b, const mo_op_row *r)
 			b->failed = true;
 			return;
 		}
-		memcpy(op->save, op->in, op->n_in * sizeof(int));
-		memcpy(op->save + op->n_in, op->out, op->n_out * sizeof(int));
+		/* an op may have no activation input (a weight cast): no memcpy
+		 * from NULL */
+		if (op->n_in)
+			memcpy(op->save, op->in, op->n_in * sizeof(int));
+		if (op->n_out)
+			memcpy(op->save + op->n_in, op->out, op->n_out * sizeof(int));
 	}
 	op->flops = r->flops ? mo_est_expr(r->flops, b->d) : 0.0;
 	if (op->flops < 0) {
