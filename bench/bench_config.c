@@ -92,24 +92,12 @@ int main(int argc, char **argv)
 		iters = 1;
 	mo_limits lim;
 	mo_limits_default(&lim);
-	char *mtext = model_text();
 	int npat = 0;
 	char *ctext = config_text(&npat);
 	size_t clen = strlen(ctext);
-
-	mo_diags *md = NULL;
-	mo_model *model = NULL;
-	mo_error err = {0};
-	if (mo_diags_new(&md) != 0 ||
-	    mo_model_load(&model, md, mtext, strlen(mtext), "bench-model.yaml", &lim, &err) != 0 ||
-	    !model || mo_diags_errors(md)) {
-		fprintf(stderr, "bench_config: the generated model does not load: %s\n", err.text);
-		for (size_t i = 0; md && i < mo_diags_count(md); i++)
-			fprintf(stderr, "  %d:%d %s %s\n", mo_diags_get(md, i)->line,
-				mo_diags_get(md, i)->column, mo_diags_get(md, i)->code,
-				mo_diags_get(md, i)->message);
+	mo_model *model = bench_load_model("bench_config", &lim);
+	if (!model)
 		return 1;
-	}
 
 	size_t errors = 0, warnings = 0, events = 0;
 	phases ph;
@@ -154,8 +142,6 @@ int main(int argc, char **argv)
 	free(tv);
 	free(te);
 	free(ctext);
-	free(mtext);
 	mo_model_free(model);
-	mo_diags_free(md);
 	return 0;
 }

@@ -57,20 +57,13 @@ int main(int argc, char **argv)
 		iters = 1;
 	mo_limits lim;
 	mo_limits_default(&lim);
-	char *mtext = model_text();
 	int npat = 0;
 	char *ctext = config_text(&npat);
 	size_t clen = strlen(ctext), errors = 0;
 	uint64_t peak = 0;
-	mo_diags *md = NULL;
-	mo_model *model = NULL;
-	mo_error err = {0};
-	if (mo_diags_new(&md) != 0 ||
-	    mo_model_load(&model, md, mtext, strlen(mtext), "bench-model.yaml", &lim, &err) != 0 ||
-	    !model || mo_diags_errors(md)) {
-		fprintf(stderr, "bench_estimate: the generated model does not load: %s\n", err.text);
+	mo_model *model = bench_load_model("bench_estimate", &lim);
+	if (!model)
 		return 1;
-	}
 	if (run_once(ctext, clen, model, &lim, 1, &errors, &peak) < 0) {
 		fprintf(stderr, "bench_estimate: the generated config does not estimate (%zu errors)\n",
 			errors);
@@ -94,8 +87,6 @@ int main(int argc, char **argv)
 	free(tv);
 	free(te);
 	free(ctext);
-	free(mtext);
 	mo_model_free(model);
-	mo_diags_free(md);
 	return 0;
 }

@@ -166,4 +166,28 @@ static char *config_text(int *npatterns)
 	return b.p;
 }
 
+/* Loads the generated model; on failure prints why (with the model's
+ * diagnostics) under `who` and returns NULL. The caller frees the model. */
+static mo_model *bench_load_model(const char *who, const mo_limits *lim)
+{
+	char *mtext = model_text();
+	mo_diags *md = NULL;
+	mo_model *model = NULL;
+	mo_error err = {0};
+	if (mo_diags_new(&md) != 0 ||
+	    mo_model_load(&model, md, mtext, strlen(mtext), "bench-model.yaml", lim, &err) != 0 ||
+	    !model || mo_diags_errors(md)) {
+		fprintf(stderr, "%s: the generated model does not load: %s\n", who, err.text);
+		for (size_t i = 0; md && i < mo_diags_count(md); i++)
+			fprintf(stderr, "  %d:%d %s %s\n", mo_diags_get(md, i)->line,
+				mo_diags_get(md, i)->column, mo_diags_get(md, i)->code,
+				mo_diags_get(md, i)->message);
+		mo_model_free(model);
+		model = NULL;
+	}
+	mo_diags_free(md);
+	free(mtext);
+	return model;
+}
+
 #endif
