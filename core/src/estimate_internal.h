@@ -188,6 +188,8 @@ typedef struct mo_est_cfg {
 	double tok, vocab;               /* local tokens, local vocab */
 	bool no_recompute;               /* mindspore on one device */
 	bool late_grads;                 /* mindspore, fp32 params: gradients made in backward */
+	bool pp_unsharded;               /* mindspore, PP with FSDP: whole stage unsharded,
+					  * gradients reduced after the last micro-batch */
 	mo_device dev;
 	const char *optimizer;
 } mo_est_cfg;
@@ -223,6 +225,11 @@ void mo_est_type_params(mo_est_type *t, const mo_model *m, size_t type);
  * FSDP all-gather of its full weights minus the local shard. */
 void mo_est_layer_static(const mo_estimate *e, const mo_est_type *t, double *w,
 			 double *g, double *o, double *gathered);
+/* What a stage keeps for the whole step per layer of type t under PP with
+ * FSDP (HyperParallel): its all-gathered weights and, with cfg.pp_unsharded,
+ * its unsharded gradients (`*grads`). */
+void mo_est_layer_pp_resident(const mo_estimate *e, const mo_est_type *t, double *gathered,
+			      double *grads);
 void mo_est_explain_weights(const mo_estimate *e, mo_buf *b);
 
 /* estimate_timeline.c */

@@ -319,18 +319,21 @@ static int64_t mo_tl_mbs(mo_estimate *e, size_t s)
 	return m;
 }
 
-/* Weights, gradients, optimizer states and (resident) gathered weights of
- * stage s, as the timeline starts it. */
-static void mo_tl_static_sums(const mo_estimate *e, size_t s, uint64_t out[4])
+/* Weights, gradients, optimizer states, resident gathered weights and
+ * (PP with FSDP) unsharded gradients of stage s, as the timeline starts it:
+ * out[0..4]. */
+static void mo_tl_static_sums(const mo_estimate *e, size_t s, uint64_t out[5])
 {
-	double w = 0, g = 0, o = 0, ga = 0;
+	double w = 0, g = 0, o = 0, ga = 0, ug = 0;
 	size_t V = (size_t)e->cfg.vpp;
 	for (size_t c = 0; c < V; c++) {
 		const mo_est_chunk *ch = &e->chunks[s * V + c];
 		for (size_t i = 0; i < ch->n; i++) {
-			double lw, lg, lo, lga;
-			mo_est_layer_static(e, &e->types[mo_tl_type(e, ch->ids[i])], &lw, &lg, &lo, &lga);
-			w += lw, g += lg, o += lo, ga += lga;
+			const mo_est_type *ty = &e->types[mo_tl_type(e, ch->ids[i])];
+			double lw, lg, lo, lga, lug;
+			mo_est_layer_static(e, ty, &lw, &lg, &lo, &lga);
+			mo_est_layer_pp_resident(e, ty, &lga, &lug);
+			w += lw, g += lg, o += lo, ga += lga, ug += lug;
 		}
 	}
 	const mo_est_cfg *cf = &e->cfg;
@@ -343,20 +346,21 @@ static void mo_tl_static_sums(const mo_estimate *e, size_t s, uint64_t out[4])
 	out[1] = (uint64_t)g;
 	out[2] = (uint64_t)o;
 	out[3] = e->cfg.pp > 1 ? (uint64_t)ga : 0;
+	out[4] = e->cfg.pp > 1 ? (uint64_t)ug : 0;
 }
 
 static void mo_tl_static(mo_tl *t)
 {
 	mo_estimate *e = t->e;
 	mo_estimate_stage *st = &e->stages[t->s];
-	uint64_t v[4];
+	uint64_t v[5];
 	mo_tl_static_sums(e, t->s, v);
 	st->weights_bytes = v[0];
-	st->gradients_bytes = v[1];
+	st->gradients_bytes = v[1] + v[4];
 	st->optimizer_bytes = v[2];
 	t->state[MO_EST_WEIGHTS] = st->weights_bytes;
-	t->state[MO_EST_GRADIENTS] = e->cfg.late_grads ? 0 : st->gradients_bytes;
-	t->grads = e->cfg.late_grads ? st->gradients_bytes : 0;
+	t->state[MO_EST_GRADIENTS] = (e->cfg.late_grads ? 0 : v[1]) + v[4];
+	t->grads = e->cfg.late_grads ? v[1] : 0;
 	t->state[MO_EST_OPTIMIZER] = st->optimizer_bytes;
 	t->state[MO_EST_GATHERED] = t->pp_resident ? v[3] : 0;
 }
@@ -472,11 +476,11 @@ char *mo_estimate_event_name(const mo_estimate_event *ev, char *buf, size_t size
  * it against mo_estimate_run on random configs. */
 void mo_est_stage_fixed(const mo_estimate *e, size_t s, mo_est_fixed *out)
 {
-	uint64_t v[4];
+	uint64_t v[5];
 	bool tr;
 	memset(out, 0, sizeof(*out));
 	mo_tl_static_sums(e, s, v);
-	out->base = v[0] + v[2] + v[3] + (e->cfg.late_grads ? 0 : v[1]);
+	out->base = v[0] + v[2] + v[3] + v[4] + (e->cfg.late_grads ? 0 : v[1]);
 	out->grads = e->cfg.late_grads ? v[1] : 0;
 	out->embed = s == 0 ? e->embed_k.kept : 0;
 	if (s + 1 == e->n_stages) {

@@ -80,6 +80,12 @@ void mo_est_cfg_init(mo_est_cfg *c, const mo_model *m)
 	c->late_grads = strcmp(m->framework, "pytorch") != 0 && c->pbytes >= 4.0 &&
 			c->cbytes < c->pbytes;
 	mo_est_cfg_div(c, m);
+	/* HyperParallel's pipeline schedule unshards a rank's whole stage before
+	 * its first compute step and reshards it after the last
+	 * (add_fsdp_unshard_reshard), and reduces gradients once, after the
+	 * last micro-batch's backward (add_fsdp_reduce_grad): notes/calibration.md,
+	 * "PP 2". */
+	c->pp_unsharded = strcmp(m->framework, "pytorch") != 0 && c->pp > 1 && c->fsdp_div > 1.0;
 	double vpad = mo_est_vocab_padded(m), h = (double)m->hidden_size;
 	c->embed_params = vpad * h / (double)c->tp;
 	c->head_params = h + (m->untie_embeddings_and_output_weights || c->pp > 1
@@ -150,6 +156,27 @@ void mo_est_layer_static(const mo_estimate *e, const mo_est_type *t, double *w,
 	*g = local * c->pbytes;
 	*o = (t->dense_params / c->opt_div + t->expert_params / c->opt_expert_div) * c->obytes;
 	*gathered = (t->dense_params + t->expert_params - local) * c->pbytes;
+}
+
+/* Under PP with FSDP a stage holds, per layer: the gathered full weights
+ * (param dtype) for the whole step and, MindSpore (pp_unsharded), the
+ * unsharded gradients: the fp32 accumulator the deferred reduce-scatter
+ * reads plus each backward's fresh gradient in the param dtype. Measured:
+ * std pp 2, MHA - GQA on the last stage = 768 MiB = 4 layers x (96 kept +
+ * 6.29M params x 16 B); 16 B/param = 8 B of sharded state (FSDP 2) + 2 + 4 + 2
+ * (notes/calibration.md). Without pp_unsharded: the all-gather's extra only. */
+void mo_est_layer_pp_resident(const mo_estimate *e, const mo_est_type *t, double *gathered,
+			      double *grads)
+{
+	const mo_est_cfg *c = &e->cfg;
+	double w, g, o;
+	mo_est_layer_static(e, t, &w, &g, &o, gathered);
+	*grads = 0;
+	if (!c->pp_unsharded)
+		return;
+	double full = t->dense_params + t->expert_params;
+	*gathered = full * c->pbytes;
+	*grads = full * (4.0 + c->pbytes);
 }
 
 void mo_est_explain_weights(const mo_estimate *e, mo_buf *b)
