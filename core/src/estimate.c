@@ -62,9 +62,11 @@ static const mo_est_res *mo_est_result(mo_estimate *e, const mo_model *m, size_t
 			return r;
 	}
 	mo_est_res *r = &e->res[e->n_res];
+	const mo_est_graph *g = &e->types[type].g;
 	*r = (mo_est_res){.type = type, .act = act, .full = full, .swapped = swapped};
-	if (mo_est_keep_eval(&r->k, &e->types[type].g, &m->types[type], act, full, swapped,
-			     e->cfg.no_recompute) != 0)
+	r->marks = mo_arena_alloc(e->a, g->n_t + 1);
+	if (!r->marks || mo_est_keep_eval_marks(&r->k, g, &m->types[type], act, full, swapped,
+						e->cfg.no_recompute, r->marks) != 0)
 		return NULL;
 	e->n_res++;
 	return r;
@@ -75,6 +77,7 @@ static void mo_est_fill(mo_estimate *e, uint64_t lo, uint64_t hi, const mo_est_r
 {
 	for (uint64_t id = lo; id <= hi && id < e->n_layers; id++) {
 		mo_estimate_layer *l = &e->layers[id];
+		e->layer_res[id] = (size_t)(r - e->res);
 		l->type = e->types[r->type].name;
 		l->activation_bytes = r->k.kept;
 		l->baseline_activation_bytes = r->k.baseline;
@@ -95,7 +98,8 @@ static int mo_est_layers(mo_estimate *e, const mo_config *c, const mo_model *m,
 	int rc = -1;
 	e->n_layers = (size_t)(m->num_layers + m->mtp_num_layers);
 	e->layers = mo_arena_alloc(e->a, e->n_layers * sizeof(*e->layers));
-	if (!e->layers || (c && mo_resolve(&rs, c, m, NULL, err) != 0))
+	e->layer_res = mo_arena_alloc(e->a, (e->n_layers + 1) * sizeof(*e->layer_res));
+	if (!e->layers || !e->layer_res || (c && mo_resolve(&rs, c, m, NULL, err) != 0))
 		goto out;
 	size_t nseg = rs ? rs->n_segs : 0;
 	e->res = mo_arena_alloc(e->a, (nseg + m->n_types + 1) * sizeof(*e->res));
@@ -157,10 +161,9 @@ static void mo_est_cfg_apply(mo_estimate *e, const mo_config *c, const mo_model 
 
 static int mo_est_build(mo_estimate *e, const mo_config *c, const mo_model *m, mo_error *err)
 {
-	mo_est_dims d;
-	mo_est_dims_init(&d, m);
+	mo_est_dims_init(&e->dims, m);
 	mo_est_cfg_apply(e, c, m);
-	if (mo_est_types(e, m, &d, err) != 0 || mo_est_layers(e, c, m, err) != 0 ||
+	if (mo_est_types(e, m, &e->dims, err) != 0 || mo_est_layers(e, c, m, err) != 0 ||
 	    mo_est_stages(e, m, err) != 0 || mo_est_timeline(e, err) != 0)
 		return -1;
 	mo_est_cost(e);

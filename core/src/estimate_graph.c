@@ -290,6 +290,8 @@ static int mo_gb_tensor(mo_gb *b, const char *spec, size_t n, int producer)
 		t.dtype = strcmp(dt, "c") == 0 ? b->d->cdtype : mo_arena_strdup(b->a, dt);
 		t.bytes = mo_gb_round(b, el * (double)mo_est_dtype_bytes(dt, b->d));
 		t.storage = (int)g->n_t;
+		t.dims = c2 + 1;
+		t.dims_len = (size_t)(spec + n - c2 - 1);
 	}
 	g->t[g->n_t] = t;
 	return (int)g->n_t++;

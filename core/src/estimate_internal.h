@@ -97,6 +97,8 @@ typedef struct mo_est_tensor {
 	uint64_t bytes;    /* rounded by the framework's allocator */
 	int storage;       /* index of the tensor owning the storage */
 	int producer;      /* op index, -1 for a block input */
+	const char *dims;  /* its shape as the op table writes it ("tok*h"), */
+	size_t dims_len;   /* not NUL-terminated; NULL for a view */
 } mo_est_tensor;
 
 typedef struct mo_est_op {
@@ -151,6 +153,16 @@ typedef struct mo_est_keep {
 
 /* act: per layout path (NULL = keep everything); full / swapped: the whole
  * layer. no_recompute: recompute actions are ignored (one device). */
+/* Per storage, what the evaluation decided: kept on device, swapped to the
+ * host, saved by some op with no optimisation (BASE && !KEPT && !SWAP: it
+ * exists again in the layer's backward). */
+enum { MO_K_KEPT = 1, MO_K_SWAP = 2, MO_K_BASE = 4 };
+
+/* As mo_est_keep_eval, also copying the per-storage marks to `marks`
+ * (g->n_t bytes) when it is not NULL. */
+int mo_est_keep_eval_marks(mo_est_keep *k, const mo_est_graph *g, const mo_layer_type *lt,
+			   const mo_action_kind *act, bool full, bool swapped,
+			   bool no_recompute, unsigned char *marks);
 int mo_est_keep_eval(mo_est_keep *k, const mo_est_graph *g,
 		     const mo_layer_type *lt, const mo_action_kind *act,
 		     bool full, bool swapped, bool no_recompute);
@@ -163,6 +175,7 @@ typedef struct mo_est_res {
 	const mo_action_kind *act; /* the segment's actions (borrowed) */
 	bool full, swapped;
 	mo_est_keep k;
+	unsigned char *marks;      /* per storage of the type's graph (MO_K_*) */
 } mo_est_res;
 
 typedef struct mo_est_type {
@@ -202,8 +215,10 @@ struct mo_estimate {
 	size_t n_types;
 	mo_est_graph head, embed;
 	mo_est_keep head_k, embed_k;
+	mo_est_dims dims;         /* the model's named dimensions (shapes in explain) */
 	mo_est_res *res;
 	size_t n_res;
+	size_t *layer_res;        /* per layer: its entry of res */
 	mo_estimate_layer *layers;
 	size_t n_layers;
 	double *layer_swap_exposed; /* per layer: exposed swap seconds per mb */
@@ -235,6 +250,24 @@ void mo_est_explain_weights(const mo_estimate *e, mo_buf *b);
 /* estimate_timeline.c */
 int mo_est_stages(mo_estimate *e, const mo_model *m, mo_error *err);
 int mo_est_timeline(mo_estimate *e, mo_error *err);
+
+/* What is alive at a stage's peak event, replayed from its schedule: per
+ * (micro-batch, chunk) slot (mb * vpp + chunk) the number of the chunk's
+ * first layers holding activations, and per micro-batch whether the
+ * embedding (bit 0) and the loss region (bit 1) hold theirs. Arrays are
+ * malloc'ed; mo_est_alive_free releases them. */
+typedef struct mo_est_alive {
+	int64_t mbn;      /* micro-batches simulated */
+	int64_t *layers;  /* [mbn * vpp] */
+	unsigned char *ends; /* [mbn] */
+} mo_est_alive;
+int mo_est_peak_alive(const mo_estimate *e, size_t s, mo_est_alive *out);
+void mo_est_alive_free(mo_est_alive *a);
+/* Writes the tensors alive at stage s's peak event; returns their total
+ * bytes (which equals the stage's peak), or 0 when out of memory. */
+/* The name ("path:op") of the first op saving a storage, or NULL. */
+const char *mo_est_saver(const mo_est_graph *g, int storage);
+uint64_t mo_est_explain_peak(const mo_estimate *e, size_t s, mo_buf *b);
 
 /* The plan-independent parts of one stage's timeline (for the planner;
  * estimate_timeline.c explains how the peak is made of them). */

@@ -13,7 +13,7 @@
 
 /* ---- explain: the tensors each layer type keeps ------------------------------- */
 
-static const char *mo_rep_saver(const mo_est_graph *g, int storage)
+const char *mo_est_saver(const mo_est_graph *g, int storage)
 {
 	for (size_t o = 0; o < g->n_ops; o++)
 		for (size_t i = 0; i < g->ops[o].n_save; i++)
@@ -29,7 +29,7 @@ static void mo_rep_graph(mo_buf *b, const char *label, const mo_est_graph *g)
 	for (size_t t = 0; t < g->n_t; t++) {
 		if (g->t[t].storage != (int)t)
 			continue;
-		const char *op = mo_rep_saver(g, (int)t);
+		const char *op = mo_est_saver(g, (int)t);
 		if (op)
 			mo_buf_printf(b, "    %-10s %-9s %12.3f MiB  saved by %s\n", g->t[t].name,
 				      g->t[t].dtype, (double)g->t[t].bytes / MIB, op);
@@ -53,10 +53,19 @@ void mo_est_explain_types(const mo_estimate *e, mo_buf *b)
 			      (double)k->baseline / MIB, (double)k->swapped / MIB,
 			      (double)k->transient / MIB, k->recompute_flops / 1e9);
 	}
-	mo_buf_printf(b, "  loss backward scratch: tokens %.0f x vocab %.0f x (4 + %.0f) B "
-			 "= %.3f MiB\n",
-		      e->cfg.tok, e->cfg.vocab, e->cfg.cbytes,
-		      e->cfg.tok * e->cfg.vocab * (4.0 + e->cfg.cbytes) / MIB);
+	const mo_est_cfg *c = &e->cfg;
+	if (c->late_grads) {
+		double head = c->head_params * c->pbytes;
+		mo_buf_printf(b, "  loss backward scratch: the output layer's full weight gradient "
+				 "(%.0f params x %.0f B = %.3f MiB) + its all-gathered weight beyond "
+				 "the local shard (x (1 - 1/%.0f) = %.3f MiB)\n",
+			      c->head_params, c->pbytes, head / MIB, c->fsdp_div,
+			      head * (1.0 - 1.0 / c->fsdp_div) / MIB);
+	} else {
+		mo_buf_printf(b, "  loss backward scratch: tokens %.0f x vocab %.0f x (4 + %.0f) B "
+				 "= %.3f MiB\n",
+			      c->tok, c->vocab, c->cbytes, c->tok * c->vocab * (4.0 + c->cbytes) / MIB);
+	}
 	if (e->cfg.no_recompute)
 		mo_buf_puts(b, "  one device: MindSpore Transformers PyNative skips recompute "
 			       "(world_size > 1 gate), so recompute changes nothing here\n");
@@ -195,6 +204,10 @@ char *mo_estimate_report(const mo_estimate *e, int explain)
 							: "min(p - r, micro_batch_num)",
 				      (long long)e->stages[s].in_flight,
 				      (double)e->stages[s].activations_bytes / MIB);
+		mo_buf_puts(&b, "tensors alive at each stage's peak (shape, dtype, size, the op "
+				"keeping it; N x = layers x micro-batches holding it):\n");
+		for (size_t s = 0; s < e->n_stages; s++)
+			mo_est_explain_peak(e, s, &b);
 	}
 	if (b.failed) {
 		mo_buf_free(&b);

@@ -13,8 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MO_K_KEPT = 1, MO_K_SWAP = 2, MO_K_BASE = 4 };
-
 typedef struct mo_ks {
 	const mo_est_graph *g;
 	const mo_layer_type *lt;
@@ -140,6 +138,13 @@ int mo_est_keep_eval(mo_est_keep *k, const mo_est_graph *g,
 		     const mo_layer_type *lt, const mo_action_kind *act,
 		     bool full, bool swapped, bool no_recompute)
 {
+	return mo_est_keep_eval_marks(k, g, lt, act, full, swapped, no_recompute, NULL);
+}
+
+int mo_est_keep_eval_marks(mo_est_keep *k, const mo_est_graph *g, const mo_layer_type *lt,
+			   const mo_action_kind *act, bool full, bool swapped,
+			   bool no_recompute, unsigned char *marks)
+{
 	memset(k, 0, sizeof(*k));
 	mo_ks s = {.g = g, .lt = lt, .pact = act};
 	s.act = calloc(g->n_ops + 1, sizeof(*s.act));
@@ -158,6 +163,8 @@ int mo_est_keep_eval(mo_est_keep *k, const mo_est_graph *g,
 	}
 	mo_ks_apply(&s, k);
 	mo_ks_sum(&s, k);
+	if (marks)
+		memcpy(marks, s.mark, g->n_t);
 	rc = 0;
 out:
 	free(s.act);

@@ -144,11 +144,40 @@ typedef struct mo_tl {
 	bool pp_resident;  /* FSDP weights stay gathered (PP > 1) */
 	uint64_t grads;    /* gradients made in backward (cfg.late_grads) */
 	bool failed;
+	/* replay (explain): track what is alive, stop at `want`, store nothing */
+	bool replay, got;
+	mo_estimate_event want;
+	size_t slot;       /* mb * vpp + chunk of the unit being run */
+	mo_est_alive now, *snap;
 } mo_tl;
+
+static void mo_tl_track(mo_tl *t, int64_t mb, int layers, unsigned set, unsigned clear)
+{
+	if (!t->replay)
+		return;
+	t->now.layers[t->slot] += layers;
+	t->now.ends[mb] = (unsigned char)((t->now.ends[mb] | set) & ~clear);
+}
+
+/* In a replay: the first event equal to the one wanted freezes the state. */
+static void mo_tl_watch(mo_tl *t, mo_estimate_event_kind kind, int64_t mb, int64_t layer)
+{
+	if (t->got || kind != t->want.kind || mb != t->want.micro_batch ||
+	    layer != t->want.layer)
+		return;
+	t->got = true;
+	memcpy(t->snap->layers, t->now.layers,
+	       (size_t)t->now.mbn * (size_t)t->e->cfg.vpp * sizeof(int64_t));
+	memcpy(t->snap->ends, t->now.ends, (size_t)t->now.mbn);
+}
 
 static void mo_tl_emit(mo_tl *t, mo_estimate_event_kind kind, int64_t mb, int64_t layer,
 		       const uint64_t *extra)
 {
+	if (t->replay) {
+		mo_tl_watch(t, kind, mb, layer);
+		return;
+	}
 	mo_estimate_event ev = {.kind = kind, .micro_batch = mb, .layer = layer};
 	for (int b = 0; b < MO_EST_BUCKETS; b++) {
 		ev.bytes[b] = t->state[b] + (extra ? extra[b] : 0);
@@ -180,6 +209,7 @@ static void mo_tl_forward(mo_tl *t, int64_t mb, const mo_est_chunk *c, bool firs
 	uint64_t extra[MO_EST_BUCKETS];
 	if (first) {
 		t->state[MO_EST_ACTIVATIONS] += e->embed_k.kept;
+		mo_tl_track(t, mb, 0, 1, 0);
 		mo_tl_emit(t, MO_EV_EMBED_FORWARD, mb, -1, NULL);
 	}
 	for (size_t i = 0; i < c->n; i++) {
@@ -190,10 +220,12 @@ static void mo_tl_forward(mo_tl *t, int64_t mb, const mo_est_chunk *c, bool firs
 		if (!t->pp_resident)
 			extra[MO_EST_GATHERED] = (uint64_t)t->gathered[mo_tl_type(e, c->ids[i])];
 		t->state[MO_EST_ACTIVATIONS] += l->activation_bytes;
+		mo_tl_track(t, mb, 1, 0, 0);
 		mo_tl_emit(t, MO_EV_FORWARD, mb, c->ids[i], extra);
 	}
 	if (last) {
 		t->state[MO_EST_ACTIVATIONS] += e->head_k.kept * (uint64_t)(1 + e->cfg.mtp);
+		mo_tl_track(t, mb, 0, 2, 0);
 		mo_tl_emit(t, MO_EV_LOSS_FORWARD, mb, -1, NULL);
 	}
 }
@@ -234,6 +266,7 @@ static void mo_tl_backward(mo_tl *t, int64_t mb, const mo_est_chunk *c, bool fir
 		extra[MO_EST_LOSS] = mo_tl_loss(e);
 		mo_tl_emit(t, MO_EV_LOSS_BACKWARD, mb, -1, extra);
 		t->state[MO_EST_ACTIVATIONS] -= e->head_k.kept * (uint64_t)(1 + e->cfg.mtp);
+		mo_tl_track(t, mb, 0, 0, 2);
 	}
 	for (size_t j = c->n; j-- > 0;) {
 		const mo_estimate_layer *l = &e->layers[c->ids[j]];
@@ -245,12 +278,14 @@ static void mo_tl_backward(mo_tl *t, int64_t mb, const mo_est_chunk *c, bool fir
 			extra[MO_EST_GATHERED] = 2 * (uint64_t)t->gathered[mo_tl_type(e, c->ids[j])];
 		mo_tl_emit(t, MO_EV_BACKWARD, mb, c->ids[j], extra);
 		t->state[MO_EST_ACTIVATIONS] -= l->activation_bytes;
+		mo_tl_track(t, mb, -1, 0, 0);
 	}
 	if (first) {
 		memset(extra, 0, sizeof extra);
 		extra[MO_EST_GRADIENTS] = t->grads;
 		mo_tl_emit(t, MO_EV_EMBED_BACKWARD, mb, -1, extra);
 		t->state[MO_EST_ACTIVATIONS] -= e->embed_k.kept;
+		mo_tl_track(t, mb, 0, 0, 1);
 	}
 }
 
@@ -281,6 +316,7 @@ static void mo_tl_do(mo_tl *t, int64_t k, int64_t mbn, bool fwd)
 	int64_t mb, ch;
 	mo_tl_unit(e, k, mbn, fwd, &mb, &ch);
 	const mo_est_chunk *c = &e->chunks[t->s * (size_t)e->cfg.vpp + (size_t)ch];
+	t->slot = (size_t)mb * (size_t)e->cfg.vpp + (size_t)ch;
 	bool first = t->s == 0 && ch == 0;
 	bool last = t->s + 1 == e->n_stages && ch == e->cfg.vpp - 1;
 	if (fwd)
@@ -372,12 +408,11 @@ static const char *mo_tl_name(mo_estimate *e, const mo_estimate_event *ev)
 	return mo_arena_strdup(e->a, buf);
 }
 
-static void mo_tl_stage(mo_tl *t)
+/* Runs the schedule of mbn micro-batches; returns the most units in flight. */
+static int64_t mo_tl_run(mo_tl *t, int64_t mbn)
 {
 	mo_estimate *e = t->e;
-	mo_estimate_stage *st = &e->stages[t->s];
-	mo_tl_static(t);
-	int64_t mbn = mo_tl_mbs(e, t->s), N = mbn * e->cfg.vpp;
+	int64_t N = mbn * e->cfg.vpp;
 	int64_t W = mo_tl_warmup(e, t->s, N), out = 0, max_out = 0;
 	for (int64_t k = 0; k < W; k++, out++)
 		mo_tl_do(t, k, mbn, true);
@@ -393,7 +428,15 @@ static void mo_tl_stage(mo_tl *t)
 	uint64_t extra[MO_EST_BUCKETS] = {0};
 	extra[MO_EST_GRADIENTS] = t->grads;
 	mo_tl_emit(t, MO_EV_OPTIMIZER, -1, -1, extra);
-	st->in_flight = max_out;
+	return max_out;
+}
+
+static void mo_tl_stage(mo_tl *t)
+{
+	mo_estimate *e = t->e;
+	mo_estimate_stage *st = &e->stages[t->s];
+	mo_tl_static(t);
+	st->in_flight = mo_tl_run(t, mo_tl_mbs(e, t->s));
 	st->peak_bytes = t->peak;
 	memcpy(st->peak_by_bucket, t->peak_ev.bytes, sizeof st->peak_by_bucket);
 	st->activations_bytes = t->peak_ev.bytes[MO_EST_ACTIVATIONS];
@@ -401,6 +444,53 @@ static void mo_tl_stage(mo_tl *t)
 	st->peak_event = mo_tl_name(e, &t->peak_ev);
 	if (!st->peak_event)
 		t->failed = true;
+}
+
+static bool mo_tl_alive_new(mo_est_alive *a, int64_t mbn, int64_t vpp)
+{
+	a->mbn = mbn;
+	a->layers = calloc((size_t)(mbn * vpp) + 1, sizeof(int64_t));
+	a->ends = calloc((size_t)mbn + 1, 1);
+	return a->layers && a->ends;
+}
+
+void mo_est_alive_free(mo_est_alive *a)
+{
+	free(a->layers);
+	free(a->ends);
+	memset(a, 0, sizeof(*a));
+}
+
+/* Replays stage s's schedule (no memory figures, nothing stored in e) up to
+ * the first event equal to its peak event. The timeline is deterministic,
+ * so that is the moment the peak was measured at. */
+int mo_est_peak_alive(const mo_estimate *e, size_t s, mo_est_alive *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (s >= e->n_stages || !e->n_events[s])
+		return -1;
+	bool tr;
+	int64_t mbn = mo_tl_mbs_of(e, s, &tr), V = e->cfg.vpp;
+	/* the replay writes only into its own arrays: the cast is safe; it
+	 * reads no per-type gathered figures (pp_resident) */
+	mo_tl t = {.e = (mo_estimate *)e, .s = s, .replay = true, .pp_resident = true};
+	const mo_estimate_event *ev = e->events[s];
+	for (size_t i = 0; i < e->n_events[s]; i++)
+		if (ev[i].total == e->stages[s].peak_bytes) {
+			t.want = ev[i];
+			break;
+		}
+	t.snap = out;
+	int rc = -1;
+	if (!mo_tl_alive_new(&t.now, mbn, V) || !mo_tl_alive_new(out, mbn, V))
+		goto out;
+	mo_tl_run(&t, mbn);
+	rc = t.got ? 0 : -1;
+out:
+	mo_est_alive_free(&t.now);
+	if (rc != 0)
+		mo_est_alive_free(out);
+	return rc;
 }
 
 static int mo_tl_alloc(mo_estimate *e, double **gathered)

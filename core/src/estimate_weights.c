@@ -206,4 +206,11 @@ void mo_est_explain_weights(const mo_estimate *e, mo_buf *b)
 		      "  embedding %.0f params (first stage), output layer + final norm %.0f "
 		      "params (last stage), per device after TP, / %.0f by FSDP\n",
 		      c->embed_params, c->head_params, c->fsdp_div);
+	if (c->pp_unsharded)
+		mo_buf_printf(b,
+			      "  PP with FSDP (HyperParallel unshards a stage for the whole step and "
+			      "reduces gradients after its last micro-batch): per layer, gathered "
+			      "weights full params x %.0f B + unsharded gradients full params x "
+			      "(4 B fp32 accumulator + %.0f B fresh)\n",
+			      c->pbytes, c->pbytes);
 }

@@ -291,6 +291,60 @@ static void test_model_needed(void **state)
 	mo_diags_free(d);
 }
 
+static size_t count_of(const char *text, const char *what)
+{
+	size_t n = 0;
+	for (const char *p = text; (p = strstr(p, what)) != NULL; p += strlen(what))
+		n++;
+	return n;
+}
+
+/* --explain lists the tensors alive at each stage's peak: they add up to
+ * the peak (recompute, swap, PP with several micro-batches in flight). */
+static void test_peak_tensors(void **state)
+{
+	(void)state;
+	const struct {
+		int pp, mbn;
+		const char *config, *expect;
+	} cases[] = {
+		{1, 1, NULL, "[1024, 32000]"}, /* logits: s x b tokens x vocab */
+		{1, 1, full_all, "listed"},
+		{1, 1, sel_core, "[1024, 1024]"},
+		{2, 4, NULL, "micro-batch 1: 2 layers, embedding"},
+		{1, 1, "swap:\n  enable: True\n  default_prefetch: 1\n  layer_swap:\n"
+		       "    - layers: [1-2]\n", "embedding"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		run r;
+		run_k(&r, 1, cases[i].pp, cases[i].mbn, "false", cases[i].config);
+		char *text = mo_estimate_report(r.e, 1);
+		assert_non_null(text);
+		size_t stages = mo_estimate_stage_count(r.e);
+		if (count_of(text, "(= the peak)") != stages)
+			fprintf(stderr, "case %zu:\n%s\n", i, text);
+		assert_int_equal(count_of(text, "(= the peak)"), stages);
+		assert_int_equal(count_of(text, "differs from the peak"), 0);
+		assert_non_null(strstr(text, cases[i].expect));
+		free(text);
+		run_free(&r);
+	}
+	/* a tiny vocabulary: the peak is a recomputed layer's backward */
+	char model[2048];
+	snprintf(model, sizeof model, k_model, 1, 1, 1, 1, "false");
+	char *v = strstr(model, "32000");
+	assert_non_null(v);
+	memcpy(v, "   64", 5);
+	run r;
+	run_text(&r, model, full_all);
+	char *text = mo_estimate_report(r.e, 1);
+	assert_non_null(strstr(mo_estimate_stage_get(r.e, 0)->peak_event, "backward mb 0 layer"));
+	assert_non_null(strstr(text, "tensors exist again in its backward"));
+	assert_int_equal(count_of(text, "(= the peak)"), 1);
+	free(text);
+	run_free(&r);
+}
+
 /* Presets with MoE, MLA and MTP run; layer types are simulated once. */
 static void test_presets(void **state)
 {
@@ -323,6 +377,7 @@ int main(void)
 		cmocka_unit_test(test_comm_recompute),
 		cmocka_unit_test(test_model_needed),
 		cmocka_unit_test(test_presets),
+		cmocka_unit_test(test_peak_tensors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
