@@ -50,25 +50,47 @@ static int mo_est_types(mo_estimate *e, const mo_model *m, const mo_est_dims *d,
 	return 0;
 }
 
-/* The result of (type, actions), computed once. */
+/* FNV-1a over (type, flags, actions): the key of a plan result. */
+static uint64_t mo_est_res_hash(size_t type, const mo_action_kind *act, size_t np, bool full,
+				bool swapped)
+{
+	uint64_t h = 1469598103934665603ull;
+	h = (h ^ (uint64_t)type) * 1099511628211ull;
+	h = (h ^ (uint64_t)(full | swapped << 1)) * 1099511628211ull;
+	for (size_t i = 0; act && i < np; i++)
+		h = (h ^ (uint64_t)act[i]) * 1099511628211ull;
+	return h;
+}
+
+static bool mo_est_res_same(const mo_est_res *r, size_t type, const mo_action_kind *act,
+			    size_t np, bool full, bool swapped)
+{
+	return r->type == type && r->full == full && r->swapped == swapped &&
+	       (r->act == act ||
+		(r->act && act && !memcmp(r->act, act, np * sizeof(*act))));
+}
+
+/* The result of (type, actions), computed once: segments with the same
+ * actions share it, found through an open-addressing table (e->res_slots). */
 static const mo_est_res *mo_est_result(mo_estimate *e, const mo_model *m, size_t type,
 				       const mo_action_kind *act, bool full, bool swapped)
 {
-	size_t np = m->types[type].n_paths;
-	for (size_t i = 0; i < e->n_res; i++) {
-		const mo_est_res *r = &e->res[i];
-		if (r->type == type && r->full == full && r->swapped == swapped &&
-		    (r->act == act || (r->act && act && !memcmp(r->act, act, np * sizeof(*act)))))
+	size_t np = m->types[type].n_paths, mask = e->n_res_slots - 1;
+	uint64_t h = mo_est_res_hash(type, act, np, full, swapped);
+	size_t i = (size_t)h & mask;
+	for (; e->res_slots[i]; i = (i + 1) & mask) {
+		const mo_est_res *r = &e->res[e->res_slots[i] - 1];
+		if (r->hash == h && mo_est_res_same(r, type, act, np, full, swapped))
 			return r;
 	}
 	mo_est_res *r = &e->res[e->n_res];
 	const mo_est_graph *g = &e->types[type].g;
-	*r = (mo_est_res){.type = type, .act = act, .full = full, .swapped = swapped};
+	*r = (mo_est_res){.type = type, .act = act, .full = full, .swapped = swapped, .hash = h};
 	r->marks = mo_arena_alloc(e->a, g->n_t + 1);
 	if (!r->marks || mo_est_keep_eval_marks(&r->k, g, &m->types[type], act, full, swapped,
 						e->cfg.no_recompute, r->marks) != 0)
 		return NULL;
-	e->n_res++;
+	e->res_slots[i] = ++e->n_res;
 	return r;
 }
 
@@ -102,8 +124,12 @@ static int mo_est_layers(mo_estimate *e, const mo_config *c, const mo_model *m,
 	if (!e->layers || !e->layer_res || (c && mo_resolve(&rs, c, m, NULL, err) != 0))
 		goto out;
 	size_t nseg = rs ? rs->n_segs : 0;
-	e->res = mo_arena_alloc(e->a, (nseg + m->n_types + 1) * sizeof(*e->res));
-	if (!e->res)
+	size_t cap = nseg + m->n_types + 1;
+	e->res = mo_arena_alloc(e->a, cap * sizeof(*e->res));
+	for (e->n_res_slots = 16; e->n_res_slots < 2 * cap;)
+		e->n_res_slots *= 2;
+	e->res_slots = mo_arena_alloc(e->a, e->n_res_slots * sizeof(*e->res_slots));
+	if (!e->res || !e->res_slots)
 		goto out;
 	for (size_t i = 0; i < e->n_layers; i++)
 		e->layers[i].layer = (int64_t)i;
@@ -209,6 +235,8 @@ void mo_estimate_free(mo_estimate *e)
 {
 	if (!e)
 		return;
+	for (size_t s = 0; e->events && s < e->n_stages; s++)
+		free(e->events[s]);
 	mo_arena_free(e->a);
 }
 

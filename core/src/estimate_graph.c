@@ -220,6 +220,37 @@ static int mo_gb_find(const mo_gb *b, const char *name)
 	return -1;
 }
 
+/* The tensor named tprefix + the token s (length n), without building the
+ * name: graph building resolves every op's inputs this way. */
+static int mo_gb_find_token(const mo_gb *b, const char *s, size_t n)
+{
+	size_t pl = strlen(b->tprefix);
+	for (size_t i = b->g->n_t; i-- > 0;) {
+		const char *t = b->g->t[i].name;
+		if (strncmp(t, b->tprefix, pl) == 0 && strncmp(t + pl, s, n) == 0 &&
+		    t[pl + n] == '\0')
+			return (int)i;
+	}
+	return -1;
+}
+
+/* a + b (length bn) + c, in the arena (no printf: graphs are built on every
+ * estimate). */
+static const char *mo_gb_cat(mo_gb *b, const char *x, const char *y, size_t yn, const char *z)
+{
+	size_t xn = strlen(x), zn = strlen(z);
+	char *r = mo_arena_alloc(b->a, xn + yn + zn + 1);
+	if (!r) {
+		b->failed = true;
+		return NULL;
+	}
+	memcpy(r, x, xn);
+	memcpy(r + xn, y, yn);
+	memcpy(r + xn + yn, z, zn);
+	r[xn + yn + zn] = '\0';
+	return r;
+}
+
 static bool mo_gb_grow(mo_gb *b, void **v, size_t *cap, size_t n, size_t sz)
 {
 	if (n < *cap)
@@ -241,10 +272,7 @@ static bool mo_gb_grow(mo_gb *b, void **v, size_t *cap, size_t n, size_t sz)
 /* The prefixed name of a table token (length n). */
 static const char *mo_gb_name(mo_gb *b, const char *s, size_t n)
 {
-	const char *r = mo_arena_printf(b->a, "%s%.*s", b->tprefix, (int)n, s);
-	if (!r)
-		b->failed = true;
-	return r;
+	return mo_gb_cat(b, b->tprefix, s, n, "");
 }
 
 static uint64_t mo_gb_round(const mo_gb *b, double bytes)
@@ -266,9 +294,9 @@ static int mo_gb_tensor(mo_gb *b, const char *spec, size_t n, int producer)
 		return -1;
 	mo_est_tensor t = {.name = name, .producer = producer, .dtype = "view"};
 	if (at) {
-		const char *base = mo_gb_name(b, at + 1, n - nl - 1);
-		int bi = base ? mo_gb_find(b, base) : -1;
+		int bi = mo_gb_find_token(b, at + 1, n - nl - 1);
 		if (bi < 0) {
+			const char *base = mo_gb_name(b, at + 1, n - nl - 1);
 			mo_gb_fail(b, "unknown view base", base ? base : "?");
 			return -1;
 		}
@@ -323,9 +351,9 @@ static bool mo_gb_refs(mo_gb *b, const char *s, int **out, size_t *n)
 		size_t len = strcspn(p, " ");
 		if (!len)
 			break;
-		const char *name = mo_gb_name(b, p, len);
-		int i = name ? mo_gb_find(b, name) : -1;
+		int i = mo_gb_find_token(b, p, len);
 		if (i < 0) {
+			const char *name = mo_gb_name(b, p, len);
 			mo_gb_fail(b, "unknown tensor", name ? name : "?");
 			return false;
 		}
@@ -396,8 +424,7 @@ static void mo_gb_declare(mo_gb *b, const char *s)
 		if (!len)
 			break;
 		size_t nl = strcspn(p, ":@");
-		const char *name = mo_gb_name(b, p, nl < len ? nl : len);
-		if (name && mo_gb_find(b, name) < 0)
+		if (mo_gb_find_token(b, p, nl < len ? nl : len) < 0)
 			mo_gb_tensor(b, p, len, -1);
 		p += len;
 	}
@@ -417,7 +444,8 @@ static void mo_gb_row(mo_gb *b, const mo_op_row *r)
 	mo_est_op *op = &g->ops[g->n_ops];
 	memset(op, 0, sizeof(*op));
 	op->path = mo_gb_path(b, r->path);
-	op->name = mo_arena_printf(b->a, "%s%s:%s", b->pprefix, r->path, r->op);
+	const char *pp = mo_gb_cat(b, b->pprefix, r->path, strlen(r->path), ":");
+	op->name = pp ? mo_gb_cat(b, pp, r->op, strlen(r->op), "") : NULL;
 	op->comm = r->comm;
 	if (!mo_gb_refs(b, r->in, &op->in, &op->n_in) ||
 	    !mo_gb_outs(b, op, r->out, (int)g->n_ops))

@@ -176,6 +176,7 @@ typedef struct mo_est_res {
 	bool full, swapped;
 	mo_est_keep k;
 	unsigned char *marks;      /* per storage of the type's graph (MO_K_*) */
+	uint64_t hash;             /* of (type, flags, actions) */
 } mo_est_res;
 
 typedef struct mo_est_type {
@@ -218,6 +219,8 @@ struct mo_estimate {
 	mo_est_dims dims;         /* the model's named dimensions (shapes in explain) */
 	mo_est_res *res;
 	size_t n_res;
+	size_t *res_slots;        /* hash table of res: index + 1, 0 = free */
+	size_t n_res_slots;       /* a power of two, over twice the results */
 	size_t *layer_res;        /* per layer: its entry of res */
 	mo_estimate_layer *layers;
 	size_t n_layers;

@@ -141,15 +141,30 @@ int mo_est_keep_eval(mo_est_keep *k, const mo_est_graph *g,
 	return mo_est_keep_eval_marks(k, g, lt, act, full, swapped, no_recompute, NULL);
 }
 
+/* Graphs are small (a layer has a few hundred ops): the scratch lives on the
+ * stack unless a graph is larger (every segment of a plan is evaluated). */
+enum { MO_KS_OPS = 512, MO_KS_TENSORS = 1024 };
+
 int mo_est_keep_eval_marks(mo_est_keep *k, const mo_est_graph *g, const mo_layer_type *lt,
 			   const mo_action_kind *act, bool full, bool swapped,
 			   bool no_recompute, unsigned char *marks)
 {
+	mo_action_kind act_buf[MO_KS_OPS];
+	int region_buf[MO_KS_OPS];
+	unsigned char mark_buf[MO_KS_TENSORS];
+	bool small = g->n_ops <= MO_KS_OPS && g->n_t <= MO_KS_TENSORS;
 	memset(k, 0, sizeof(*k));
 	mo_ks s = {.g = g, .lt = lt, .pact = act};
-	s.act = calloc(g->n_ops + 1, sizeof(*s.act));
-	s.region = calloc(g->n_ops + 1, sizeof(*s.region));
-	s.mark = calloc(g->n_t + 1, 1);
+	if (small) {
+		s.act = act_buf;
+		s.region = region_buf;
+		s.mark = mark_buf;
+		memset(mark_buf, 0, g->n_t);
+	} else {
+		s.act = calloc(g->n_ops + 1, sizeof(*s.act));
+		s.region = calloc(g->n_ops + 1, sizeof(*s.region));
+		s.mark = calloc(g->n_t + 1, 1);
+	}
 	int rc = -1;
 	if (!s.act || !s.region || !s.mark)
 		goto out;
@@ -167,8 +182,10 @@ int mo_est_keep_eval_marks(mo_est_keep *k, const mo_est_graph *g, const mo_layer
 		memcpy(marks, s.mark, g->n_t);
 	rc = 0;
 out:
-	free(s.act);
-	free(s.region);
-	free(s.mark);
+	if (!small) {
+		free(s.act);
+		free(s.region);
+		free(s.mark);
+	}
 	return rc;
 }

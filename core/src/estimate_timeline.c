@@ -516,7 +516,9 @@ int mo_est_timeline(mo_estimate *e, mo_error *err)
 	for (size_t s = 0; s < e->n_stages; s++) {
 		size_t want = (size_t)(2 * (e->stages[s].num_layers + 2) * e->cfg.mbn * e->cfg.vpp + 1);
 		size_t n = want < cap ? want : cap;
-		e->events[s] = mo_arena_alloc(e->a, (n + 1) * sizeof(mo_estimate_event));
+		/* malloc, not the (zeroing) arena: every stored event is written
+		 * before it is read; mo_estimate_free releases them */
+		e->events[s] = malloc((n + 1) * sizeof(mo_estimate_event));
 		if (!e->events[s])
 			goto nomem;
 		mo_tl t = {.e = e, .s = s, .stored_cap = n, .gathered = gathered,
