@@ -173,21 +173,26 @@ static bool mo_est_lookup(const mo_est_dims *d, const char *s, size_t n,
 	return false;
 }
 
-double mo_est_expr(const char *expr, const mo_est_dims *d)
+/* The product over the first n bytes of expr. */
+static double mo_est_expr_n(const char *expr, size_t n, const mo_est_dims *d)
 {
 	double r = 1.0;
-	const char *p = expr;
-	while (*p) {
-		size_t n = strcspn(p, "*");
+	const char *p = expr, *end = expr + n;
+	while (p < end) {
+		const char *star = memchr(p, '*', (size_t)(end - p));
+		size_t k = star ? (size_t)(star - p) : (size_t)(end - p);
 		double v;
-		if (!mo_est_lookup(d, p, n, &v))
+		if (!mo_est_lookup(d, p, k, &v))
 			return -1.0;
 		r *= v;
-		p += n;
-		if (*p == '*')
-			p++;
+		p += k + (star != NULL);
 	}
 	return r;
+}
+
+double mo_est_expr(const char *expr, const mo_est_dims *d)
+{
+	return mo_est_expr_n(expr, strlen(expr), d);
 }
 
 /* ---- building ---------------------------------------------------------------- */
@@ -307,14 +312,15 @@ static int mo_gb_tensor(mo_gb *b, const char *spec, size_t n, int producer)
 			mo_gb_fail(b, "bad tensor", name);
 			return -1;
 		}
-		char dt[16], ex[160];
-		snprintf(dt, sizeof dt, "%.*s", (int)(c2 - colon - 1), colon + 1);
-		snprintf(ex, sizeof ex, "%.*s", (int)(spec + n - c2 - 1), c2 + 1);
-		double el = mo_est_expr(ex, b->d);
-		if (el < 0) {
-			mo_gb_fail(b, "bad shape", ex);
+		size_t dn = (size_t)(c2 - colon - 1), en = (size_t)(spec + n - c2 - 1);
+		double el = mo_est_expr_n(c2 + 1, en, b->d);
+		if (el < 0 || dn >= 16) {
+			mo_gb_fail(b, "bad shape", name);
 			return -1;
 		}
+		char dt[16];
+		memcpy(dt, colon + 1, dn);
+		dt[dn] = '\0';
 		t.dtype = strcmp(dt, "c") == 0 ? b->d->cdtype : mo_arena_strdup(b->a, dt);
 		t.bytes = mo_gb_round(b, el * (double)mo_est_dtype_bytes(dt, b->d));
 		t.storage = (int)g->n_t;

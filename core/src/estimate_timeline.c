@@ -361,17 +361,26 @@ static int64_t mo_tl_mbs(mo_estimate *e, size_t s)
 static void mo_tl_static_sums(const mo_estimate *e, size_t s, uint64_t out[5])
 {
 	double w = 0, g = 0, o = 0, ga = 0, ug = 0;
-	size_t V = (size_t)e->cfg.vpp;
+	size_t V = (size_t)e->cfg.vpp, T = e->n_types;
+	size_t small[16], *count = T <= 16 ? small : calloc(T, sizeof(size_t));
+	if (!count)
+		return; /* out[] keeps the zeros the caller gave it */
+	memset(count, 0, T * sizeof(size_t));
 	for (size_t c = 0; c < V; c++) {
 		const mo_est_chunk *ch = &e->chunks[s * V + c];
-		for (size_t i = 0; i < ch->n; i++) {
-			const mo_est_type *ty = &e->types[mo_tl_type(e, ch->ids[i])];
-			double lw, lg, lo, lga, lug;
-			mo_est_layer_static(e, ty, &lw, &lg, &lo, &lga);
-			mo_est_layer_pp_resident(e, ty, &lga, &lug);
-			w += lw, g += lg, o += lo, ga += lga, ug += lug;
-		}
+		for (size_t i = 0; i < ch->n; i++)
+			count[mo_tl_type(e, ch->ids[i])]++;
 	}
+	for (size_t k = 0; k < T; k++) { /* per type once, times its layers */
+		if (!count[k])
+			continue;
+		double lw, lg, lo, lga, lug, n = (double)count[k];
+		mo_est_layer_static(e, &e->types[k], &lw, &lg, &lo, &lga);
+		mo_est_layer_pp_resident(e, &e->types[k], &lga, &lug);
+		w += n * lw, g += n * lg, o += n * lo, ga += n * lga, ug += n * lug;
+	}
+	if (count != small)
+		free(count);
 	const mo_est_cfg *cf = &e->cfg;
 	double extra = (s == 0 ? cf->embed_params : 0) +
 		       (s + 1 == e->n_stages ? cf->head_params : 0);
@@ -389,7 +398,7 @@ static void mo_tl_static(mo_tl *t)
 {
 	mo_estimate *e = t->e;
 	mo_estimate_stage *st = &e->stages[t->s];
-	uint64_t v[5];
+	uint64_t v[5] = {0};
 	mo_tl_static_sums(e, t->s, v);
 	st->weights_bytes = v[0];
 	st->gradients_bytes = v[1] + v[4];
@@ -568,7 +577,7 @@ char *mo_estimate_event_name(const mo_estimate_event *ev, char *buf, size_t size
  * it against mo_estimate_run on random configs. */
 void mo_est_stage_fixed(const mo_estimate *e, size_t s, mo_est_fixed *out)
 {
-	uint64_t v[5];
+	uint64_t v[5] = {0};
 	bool tr;
 	memset(out, 0, sizeof(*out));
 	mo_tl_static_sums(e, s, v);

@@ -256,7 +256,13 @@ static const mo_op_row ms_moe[] = {
 	{C_EP, 0, "mlp.experts.output.alltoallsingle", "alltoall", "e2",
 	 "comb:c:rt*h", ALL, NULL, A2A},
 	{0, C_EP, "mlp.experts", "view", "e2", "comb@e2", "", NULL, 0},
-	{0, 0, "mlp.experts.unpermute", "unpermute", "comb tkp", "mo0:c:tok*h", ALL,
+	/* GroupedMLP.unpermute (moe/experts.py): the expert outputs times their
+	 * routing probabilities (a mul whose output MindSpore keeps), scattered
+	 * back into token order and summed over top-k (DSv3-mini, 4 layers, no
+	 * recompute: measured 173 MiB above the table without it, 3 MoE layers x
+	 * 56 MiB; notes/calibration.md) */
+	{0, 0, "mlp.experts.unpermute", "mul", "comb tkp", "ew:c:rt*h", ALL, NULL, 0},
+	{0, 0, "mlp.experts.unpermute", "unpermute", "ew", "mo0:c:tok*h", ALL,
 	 NULL, 0},
 	{C_SHARED | C_P32, 0, "mlp.shared_experts.linear_fc1", "cast", "", "wsf1:c:h*fs1", ALL, NULL, 0},
 	{C_SHARED, 0, "mlp.shared_experts.linear_fc1", "matmul", "ln2g",
