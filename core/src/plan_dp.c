@@ -23,85 +23,13 @@
  * With virtual pipeline (several chunks per stage) the in-flight terms
  * mix chunks; there the planner bounds the other chunks' micro-batches by
  * their unoptimised size (a safe plan, not claimed optimal). */
-#include "plan_internal.h"
+#include "plan_dp.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MO_PL_SLOT_BITS 6
-#define MO_PL_MAX_SLOTS 10
-
-typedef struct mo_st {
-	uint64_t P, M;
-	double cost;
-	uint64_t wcode;
-	uint32_t parent;
-	uint16_t what;
-} mo_st;
-
-/* One run of layers solved together: a stage, or a chunk of one. */
-typedef struct mo_seg_pb {
-	const int64_t *ids;
-	size_t n;
-	uint64_t base, embed, head, loss; /* peak = base + embed + others*(embed+K+head) */
-	uint64_t grads;                   /*  + max(grads+M, last ? K+head+loss : 0) */
-	int64_t others;
-	bool last;
-} mo_seg_pb;
-
-/* ---- lower bound of the remaining cost (branch and bound inside the DP) -----
- * The relaxation of the rest of the layers to a multiple-choice knapsack over
- * their kept bytes, solved as a linear program: each layer starts at its
- * cheapest choice, and bytes are bought back along the lower convex hull of
- * its (kept, cost) choices, cheapest slope first, fractionally. Layers with
- * the same choice set share a hull (a class); a suffix is its class counts. */
-
-typedef struct mo_lb_seg {
-	double slope, dk; /* cost per byte, bytes */
-	size_t cls;
-} mo_lb_seg;
-
-typedef struct mo_lb {
-	size_t n_cls;
-	double *base_cost;   /* per class: its cheapest choice's cost */
-	uint64_t *base_kept; /* per class: that choice's kept bytes */
-	mo_lb_seg *segs;     /* every class's hull segments, by slope */
-	size_t n_segs;
-	size_t *cls_of;      /* per position */
-	uint32_t *count;     /* [position][class]: classes at positions >= p */
-} mo_lb;
-
-typedef struct mo_dp {
-	const mo_pl *pl;
-	const mo_seg_pb *sg;
-	uint64_t budget;
-	bool min_peak;     /* objective: the peak (cost ignored) */
-	int64_t pf;
-	uint64_t vals[64]; /* window codes: swap byte values (code = index + 1) */
-	size_t n_vals;
-	mo_pl_set *sets;   /* per position */
-	uint64_t *minrem;  /* kept lower bound of positions >= p */
-	uint64_t *gf, *gb; /* per position: gathered weights at forward / backward */
-	mo_st **front;     /* per position */
-	size_t *n_front;
-	bool thin;         /* first pass: a few states per window (an incumbent) */
-	bool capped;       /* the exact pass had to thin: not proven optimal */
-	double incumbent;  /* cost of a known plan: states that cannot beat it go */
-	uint64_t kmax;     /* the most kept bytes of the whole segment that can fit */
-	mo_lb lb;          /* lower bound of the cost still to pay */
-	bool failed;
-} mo_dp;
-
-static uint64_t mo_pl_peak(const mo_seg_pb *sg, uint64_t K, uint64_t M)
-{
-	uint64_t tail = sg->last ? K + sg->head + sg->loss : 0;
-	M += sg->grads;
-	return sg->base + sg->embed + (uint64_t)sg->others * (sg->embed + K + sg->head) +
-	       (M > tail ? M : tail);
-}
-
-static unsigned mo_dp_code(mo_dp *d, uint64_t v)
+unsigned mo_dp_code(mo_dp *d, uint64_t v)
 {
 	if (!v)
 		return 0;
@@ -116,7 +44,7 @@ static unsigned mo_dp_code(mo_dp *d, uint64_t v)
 	return (unsigned)d->n_vals;
 }
 
-static uint64_t mo_dp_window(const mo_dp *d, uint64_t wcode)
+uint64_t mo_dp_window(const mo_dp *d, uint64_t wcode)
 {
 	uint64_t w = 0;
 	for (int64_t i = 0; i < d->pf; i++) {
@@ -127,7 +55,7 @@ static uint64_t mo_dp_window(const mo_dp *d, uint64_t wcode)
 	return w;
 }
 
-static uint64_t mo_dp_shift(const mo_dp *d, uint64_t wcode, unsigned code)
+uint64_t mo_dp_shift(const mo_dp *d, uint64_t wcode, unsigned code)
 {
 	if (d->pf <= 0)
 		return 0;
@@ -229,131 +157,7 @@ static size_t mo_dp_pareto(mo_st *v, size_t n, mo_stair *st, bool use_m)
 	return out;
 }
 
-static bool mo_set_equal(const mo_pl_set *a, const mo_pl_set *b)
-{
-	if (a->n != b->n)
-		return false;
-	for (size_t k = 0; k < a->n; k++)
-		if (a->c[k].kept != b->c[k].kept || a->c[k].cost != b->c[k].cost)
-			return false;
-	return true;
-}
-
-static int mo_lb_seg_cmp(const void *a, const void *b)
-{
-	const mo_lb_seg *x = a, *y = b;
-	return x->slope < y->slope ? -1 : x->slope > y->slope;
-}
-
-/* The hull of one set from its cheapest point down to its least kept. */
-static bool mo_lb_hull(mo_lb *lb, const mo_pl_set *set, size_t cls)
-{
-	size_t cur = 0;
-	for (size_t k = 1; k < set->n; k++)
-		if (set->c[k].cost < set->c[cur].cost ||
-		    (set->c[k].cost == set->c[cur].cost && set->c[k].kept < set->c[cur].kept))
-			cur = k;
-	lb->base_cost[cls] = set->c[cur].cost;
-	lb->base_kept[cls] = set->c[cur].kept;
-	for (;;) { /* the next hull point: the least slope among smaller kept */
-		size_t nx = SIZE_MAX;
-		double best = 0;
-		for (size_t k = 0; k < set->n; k++) {
-			if (set->c[k].kept >= set->c[cur].kept)
-				continue;
-			double sl = (set->c[k].cost - set->c[cur].cost) /
-				    (double)(set->c[cur].kept - set->c[k].kept);
-			if (nx == SIZE_MAX || sl < best || (sl == best && set->c[k].kept < set->c[nx].kept)) {
-				nx = k;
-				best = sl;
-			}
-		}
-		if (nx == SIZE_MAX)
-			return true;
-		mo_lb_seg *g = realloc(lb->segs, (lb->n_segs + 1) * sizeof(*g));
-		if (!g)
-			return false;
-		lb->segs = g;
-		g[lb->n_segs++] = (mo_lb_seg){best < 0 ? 0 : best,
-					      (double)(set->c[cur].kept - set->c[nx].kept), cls};
-		cur = nx;
-	}
-}
-
-static int mo_lb_build(mo_dp *d)
-{
-	mo_lb *lb = &d->lb;
-	size_t n = d->sg->n;
-	lb->cls_of = calloc(n + 1, sizeof(*lb->cls_of));
-	lb->base_cost = calloc(n + 1, sizeof(*lb->base_cost));
-	lb->base_kept = calloc(n + 1, sizeof(*lb->base_kept));
-	size_t *rep = calloc(n + 1, sizeof(*rep));
-	int rc = -1;
-	if (!lb->cls_of || !lb->base_cost || !lb->base_kept || !rep)
-		goto out;
-	for (size_t p = 0; p < n; p++) {
-		size_t c = 0;
-		while (c < lb->n_cls && !mo_set_equal(&d->sets[rep[c]], &d->sets[p]))
-			c++;
-		if (c == lb->n_cls) {
-			rep[lb->n_cls++] = p;
-			if (!mo_lb_hull(lb, &d->sets[p], c))
-				goto out;
-		}
-		lb->cls_of[p] = c;
-	}
-	qsort(lb->segs, lb->n_segs, sizeof(*lb->segs), mo_lb_seg_cmp);
-	lb->count = calloc((n + 1) * lb->n_cls + 1, sizeof(*lb->count));
-	if (!lb->count)
-		goto out;
-	for (size_t p = n; p-- > 0;) {
-		memcpy(lb->count + p * lb->n_cls, lb->count + (p + 1) * lb->n_cls,
-		       lb->n_cls * sizeof(*lb->count));
-		lb->count[p * lb->n_cls + lb->cls_of[p]]++;
-	}
-	rc = 0;
-out:
-	free(rep);
-	return rc;
-}
-
-static void mo_lb_free(mo_lb *lb)
-{
-	free(lb->cls_of);
-	free(lb->base_cost);
-	free(lb->base_kept);
-	free(lb->segs);
-	free(lb->count);
-}
-
-/* Least cost of positions >= p keeping at most `room` bytes (LP bound). */
-static double mo_lb_cost(const mo_lb *lb, size_t p, uint64_t room)
-{
-	const uint32_t *cnt = lb->count + p * lb->n_cls;
-	double cost = 0, kept = 0;
-	for (size_t c = 0; c < lb->n_cls; c++) {
-		cost += cnt[c] * lb->base_cost[c];
-		kept += cnt[c] * (double)lb->base_kept[c];
-	}
-	double need = kept - (double)room;
-	for (size_t i = 0; i < lb->n_segs && need > 0; i++) {
-		double take = cnt[lb->segs[i].cls] * lb->segs[i].dk;
-		take = take < need ? take : need;
-		cost += take * lb->segs[i].slope;
-		need -= take;
-	}
-	return cost;
-}
-
-/* A state that cannot end cheaper than the incumbent. */
-static bool mo_dp_hopeless(const mo_dp *d, size_t p, const mo_st *s)
-{
-	if (d->min_peak || d->incumbent == INFINITY)
-		return false;
-	uint64_t room = d->kmax > s->P ? d->kmax - s->P : 0;
-	double lb = mo_lb_cost(&d->lb, p + 1, room);
-	return s->cost + lb * (1.0 - 1e-9) >= d->incumbent;
-}
+/* ---- pruning: the bound, the first pass's beam, the cap ---------------------------- */
 
 /* The first pass keeps at most MO_DP_THIN states per layer: a beam of the states
  * whose cost plus the LP bound of the rest is least, and the least-P state
@@ -368,36 +172,71 @@ typedef struct mo_rank {
 	size_t i;
 } mo_rank;
 
-static int mo_rank_cmp(const void *a, const void *b)
+static bool mo_rank_less(const mo_rank *x, const mo_rank *y)
 {
-	const mo_rank *x = a, *y = b;
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return x->i < y->i ? -1 : x->i > y->i;
+	return x->key != y->key ? x->key < y->key : x->i < y->i;
 }
 
-static size_t mo_dp_thin(const mo_dp *d, size_t p, mo_st *v, size_t n, size_t cap)
+static void mo_rank_swap(mo_rank *r, size_t a, size_t b)
+{
+	mo_rank t = r[a];
+	r[a] = r[b];
+	r[b] = t;
+}
+
+/* The median of r[a], r[b], r[c] (an index). */
+static size_t mo_rank_mid3(const mo_rank *r, size_t a, size_t b, size_t c)
+{
+	if (mo_rank_less(&r[a], &r[b]))
+		return mo_rank_less(&r[b], &r[c]) ? b : mo_rank_less(&r[a], &r[c]) ? c : a;
+	return mo_rank_less(&r[a], &r[c]) ? a : mo_rank_less(&r[b], &r[c]) ? c : b;
+}
+
+/* Moves the k least of r[0..n) (by key, then index: no two are equal) to
+ * r[0..k), in any order: which states the beam keeps does not depend on
+ * the order they are found in, so a selection replaces the full sort. */
+static void mo_rank_select(mo_rank *r, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n;
+	while (hi - lo > 1) {
+		mo_rank_swap(r, mo_rank_mid3(r, lo, lo + (hi - lo) / 2, hi - 1), hi - 1);
+		size_t s = lo;
+		for (size_t j = lo; j + 1 < hi; j++)
+			if (mo_rank_less(&r[j], &r[hi - 1]))
+				mo_rank_swap(r, s++, j);
+		mo_rank_swap(r, s, hi - 1);
+		if (s == k)
+			return;
+		if (k < s)
+			hi = s;
+		else
+			lo = s + 1;
+	}
+}
+
+/* The least-P state and the cap - 1 others of least cost plus bound (lbv:
+ * each state's bound), in their order. */
+static size_t mo_dp_thin(mo_st *v, const double *lbv, size_t n, size_t cap)
 {
 	mo_rank *r = malloc(n * sizeof(*r));
 	unsigned char *keep = calloc(n, 1);
-	size_t out = 0, kept = 0, least = 0;
+	size_t out = 0, m = 0, least = 0;
 	if (!r || !keep) { /* out of memory: a plain cut still leaves valid states */
 		free(r);
 		free(keep);
 		return cap;
 	}
-	for (size_t i = 0; i < n; i++) {
-		uint64_t room = d->kmax > v[i].P ? d->kmax - v[i].P : 0;
-		r[i] = (mo_rank){v[i].cost + mo_lb_cost(&d->lb, p + 1, room), i};
+	for (size_t i = 0; i < n; i++)
 		if (v[i].P < v[least].P)
 			least = i;
-	}
+	for (size_t i = 0; i < n; i++)
+		if (i != least)
+			r[m++] = (mo_rank){v[i].cost + lbv[i], i};
+	size_t want = cap - 1 < m ? cap - 1 : m;
+	mo_rank_select(r, m, want);
 	keep[least] = 1; /* the one most likely to stay feasible */
-	kept = 1;
-	qsort(r, n, sizeof(*r), mo_rank_cmp);
-	for (size_t k = 0; k < n && kept < cap; k++)
-		if (!keep[r[k].i])
-			keep[r[k].i] = 1, kept++;
+	for (size_t k = 0; k < want; k++)
+		keep[r[k].i] = 1;
 	for (size_t i = 0; i < n; i++)
 		if (keep[i])
 			v[out++] = v[i];
@@ -406,25 +245,68 @@ static size_t mo_dp_thin(const mo_dp *d, size_t p, mo_st *v, size_t n, size_t ca
 	return out;
 }
 
-/* ---- transitions ------------------------------------------------------------------ */
-
-static bool mo_dp_push(mo_st **v, size_t *n, size_t *cap, const mo_st *s)
+/* Per state of d->buf, the bound of the rest of the layers at its room. */
+static bool mo_dp_bounds(mo_dp *d, size_t p, size_t n)
 {
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 256;
-		mo_st *p = realloc(*v, nc * sizeof(*p));
-		if (!p)
+	if (n > d->lbv_cap) {
+		double *b = realloc(d->lbv, n * sizeof(*b));
+		if (!b)
 			return false;
-		*v = p;
-		*cap = nc;
+		d->lbv = b;
+		d->lbv_cap = n;
 	}
-	(*v)[(*n)++] = *s;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t P = d->buf[i].P;
+		uint64_t room = d->kmax > P ? d->kmax - P : 0;
+		d->lbv[i] = mo_lb_cost(&d->lb, p + 1, room);
+	}
 	return true;
 }
 
-/* The successors of state `from` (index fi) at position p. */
-static bool mo_dp_expand(mo_dp *d, size_t p, const mo_st *from, uint32_t fi, mo_st **v,
-			 size_t *n, size_t *cap)
+/* Drops from d->buf the states that cannot end cheaper than the incumbent,
+ * thins the first pass, caps the exact pass. The new count, or SIZE_MAX. */
+static size_t mo_dp_prune(mo_dp *d, size_t p, size_t n)
+{
+	bool hope = !d->min_peak && d->incumbent != INFINITY;
+	if (!hope && !(d->thin && n > MO_DP_THIN))
+		return d->thin || n <= MO_DP_CAP ? n : (d->capped = true, 0);
+	if (!mo_dp_bounds(d, p, n))
+		return SIZE_MAX;
+	size_t k = n;
+	if (hope) {
+		k = 0;
+		for (size_t i = 0; i < n; i++)
+			if (!(d->buf[i].cost + d->lbv[i] * (1.0 - 1e-9) >= d->incumbent)) {
+				d->buf[k] = d->buf[i];
+				d->lbv[k++] = d->lbv[i];
+			}
+	}
+	if (d->thin && k > MO_DP_THIN)
+		k = mo_dp_thin(d->buf, d->lbv, k, MO_DP_THIN);
+	if (!d->thin && k > MO_DP_CAP) {
+		k = 0; /* too many to prove anything: the first pass's plan stands */
+		d->capped = true;
+	}
+	return k;
+}
+
+/* ---- transitions ------------------------------------------------------------------ */
+
+bool mo_dp_reserve(mo_dp *d, size_t n)
+{
+	if (n <= d->buf_cap)
+		return true;
+	mo_st *b = realloc(d->buf, n * sizeof(*b));
+	if (!b)
+		return false;
+	d->buf = b;
+	d->buf_cap = n;
+	return true;
+}
+
+/* The successors of state `from` (index fi) at position p, appended to
+ * d->buf (room reserved). */
+static void mo_dp_expand(mo_dp *d, size_t p, const mo_st *from, uint32_t fi, size_t *n)
 {
 	const mo_seg_pb *sg = d->sg;
 	uint64_t gf = d->gf[p], gb = d->gb[p];
@@ -439,51 +321,50 @@ static bool mo_dp_expand(mo_dp *d, size_t p, const mo_st *from, uint32_t fi, mo_
 		s.M = from->M;
 		s.M = fwd > s.M ? fwd : s.M;
 		s.M = bwd > s.M ? bwd : s.M;
-		if (mo_pl_peak(sg, s.P + d->minrem[p + 1], s.M) > d->budget)
+		if (mo_dp_peak(sg, s.P + d->minrem[p + 1], s.M) > d->budget)
 			continue;
 		s.wcode = mo_dp_shift(d, from->wcode, mo_dp_code(d, c->swapped));
-		if (!mo_dp_push(v, n, cap, &s))
-			return false;
+		d->buf[(*n)++] = s;
 	}
-	return true;
+}
+
+/* With M in the dominance (other micro-batches in flight, or the peak as
+ * the objective): every successor, sorted, the dominated ones dropped. */
+static size_t mo_dp_front_m(mo_dp *d, size_t p, mo_stair *st)
+{
+	mo_st root = {0};
+	const mo_st *prev = p ? d->front[p - 1] : &root;
+	size_t np = p ? d->n_front[p - 1] : 1, n = 0;
+	if (!mo_dp_reserve(d, np * d->sets[p].n + 1))
+		return SIZE_MAX;
+	for (size_t i = 0; i < np; i++)
+		mo_dp_expand(d, p, &prev[i], (uint32_t)i, &n);
+	if (!n)
+		return 0;
+	uint64_t *m = realloc(st->M, n * sizeof(uint64_t));
+	if (m)
+		st->M = m;
+	double *c = m ? realloc(st->cost, n * sizeof(double)) : NULL;
+	if (c)
+		st->cost = c;
+	if (!m || !c)
+		return SIZE_MAX;
+	return mo_dp_pareto(d->buf, n, st, true);
 }
 
 static bool mo_dp_layer(mo_dp *d, size_t p, mo_stair *st)
 {
-	mo_st *v = NULL;
-	size_t n = 0, cap = 0;
-	const mo_st *prev = p ? d->front[p - 1] : NULL;
-	size_t np = p ? d->n_front[p - 1] : 1;
-	mo_st root = {0};
-	for (size_t i = 0; i < np; i++)
-		if (!mo_dp_expand(d, p, prev ? &prev[i] : &root, (uint32_t)i, &v, &n, &cap)) {
-			free(v);
-			return false;
-		}
-	if (n) {
-		uint64_t *m = realloc(st->M, n * sizeof(uint64_t));
-		if (m)
-			st->M = m;
-		double *c = m ? realloc(st->cost, n * sizeof(double)) : NULL;
-		if (c)
-			st->cost = c;
-		if (!m || !c) {
-			free(v);
-			return false;
-		}
-		n = mo_dp_pareto(v, n, st, d->sg->others > 0 || d->min_peak);
-		size_t k = 0;
-		for (size_t i = 0; i < n; i++)
-			if (!mo_dp_hopeless(d, p, &v[i]))
-				v[k++] = v[i];
-		n = k;
-		if (d->thin && n > MO_DP_THIN)
-			n = mo_dp_thin(d, p, v, n, MO_DP_THIN);
-		if (!d->thin && n > MO_DP_CAP) {
-			n = 0; /* too many to prove anything: the first pass's plan stands */
-			d->capped = true;
-		}
-	}
+	bool use_m = d->sg->others > 0 || d->min_peak;
+	size_t n = use_m ? mo_dp_front_m(d, p, st) : mo_dp_front_nom(d, p);
+	if (n && n != SIZE_MAX)
+		n = mo_dp_prune(d, p, n);
+	if (n == SIZE_MAX)
+		return false;
+	mo_st *v = n ? malloc(n * sizeof(*v)) : NULL;
+	if (n && !v)
+		return false;
+	if (n)
+		memcpy(v, d->buf, n * sizeof(*v));
 	d->front[p] = v;
 	d->n_front[p] = n;
 	return true;
@@ -531,6 +412,8 @@ static void mo_dp_free(mo_dp *d)
 	free(d->n_front);
 	free(d->gf);
 	free(d->gb);
+	free(d->buf);
+	free(d->lbv);
 	mo_lb_free(&d->lb);
 }
 
@@ -542,7 +425,7 @@ static bool mo_dp_best(const mo_dp *d, size_t *best, uint64_t *peak)
 	double bc = 0;
 	for (size_t i = 0; n && i < d->n_front[n - 1]; i++) {
 		const mo_st *s = &d->front[n - 1][i];
-		uint64_t pk = mo_pl_peak(d->sg, s->P, s->M);
+		uint64_t pk = mo_dp_peak(d->sg, s->P, s->M);
 		if (pk > d->budget)
 			continue;
 		if (!found || s->cost < bc || (s->cost == bc && pk < *peak)) {
@@ -609,7 +492,7 @@ static int mo_dp_segment(const mo_pl *pl, const mo_seg_pb *sg, uint64_t budget, 
 		   .kmax = mo_dp_kmax(sg, budget ? budget : UINT64_MAX)};
 	int rc = -1, first = 0;
 	if (sg->n == 0) {
-		*peak = mo_pl_peak(sg, 0, 0);
+		*peak = mo_dp_peak(sg, 0, 0);
 		*cost = 0;
 		return *peak <= budget;
 	}
@@ -727,7 +610,7 @@ static int mo_pl_predict_seg(const mo_pl *pl, const mo_seg_pb *sg, const unsigne
 		M = fwd > M ? fwd : M;
 		M = bwd > M ? bwd : M;
 	}
-	*peak = mo_pl_peak(sg, P, M);
+	*peak = mo_dp_peak(sg, P, M);
 	return 0;
 }
 

@@ -1,0 +1,110 @@
+/* Private to the search (plan_dp.c, plan_front.c, plan_lb.c): the states of
+ * the dynamic programme, one segment's problem, and the lower bound of the
+ * cost still to pay. */
+#ifndef MEMOPT_PLAN_DP_H
+#define MEMOPT_PLAN_DP_H
+
+#include "plan_internal.h"
+
+#define MO_PL_SLOT_BITS 6
+#define MO_PL_MAX_SLOTS 10
+
+typedef struct mo_st {
+	uint64_t P, M;
+	double cost;
+	uint64_t wcode;
+	uint32_t parent;
+	uint16_t what;
+} mo_st;
+
+/* One run of layers solved together: a stage, or a chunk of one. */
+typedef struct mo_seg_pb {
+	const int64_t *ids;
+	size_t n;
+	uint64_t base, embed, head, loss; /* peak = base + embed + others*(embed+K+head) */
+	uint64_t grads;                   /*  + max(grads+M, last ? K+head+loss : 0) */
+	int64_t others;
+	bool last;
+} mo_seg_pb;
+
+/* ---- lower bound of the remaining cost (branch and bound inside the DP) -----
+ * The relaxation of the rest of the layers to a multiple-choice knapsack over
+ * their kept bytes, solved as a linear program: each layer starts at its
+ * cheapest choice, and bytes are bought back along the lower convex hull of
+ * its (kept, cost) choices, cheapest slope first, fractionally. Layers with
+ * the same choice set share a hull (a class); a suffix is its class counts. */
+
+typedef struct mo_lb_seg {
+	double slope, dk; /* cost per byte, bytes */
+	size_t cls;
+} mo_lb_seg;
+
+typedef struct mo_lb {
+	size_t n_cls;
+	double *base_cost;   /* per class: its cheapest choice's cost */
+	uint64_t *base_kept; /* per class: that choice's kept bytes */
+	mo_lb_seg *segs;     /* every class's hull segments, by slope */
+	size_t n_segs;
+	size_t *cls_of;      /* per position */
+	uint32_t *count;     /* [position][class]: classes at positions >= p */
+	/* per position, the bound's running sums as mo_lb_cost adds them: the
+	 * cheapest choices' cost and kept bytes, and after each segment taken
+	 * whole, the bytes bought back and the cost ([position][segment]) */
+	double *pcost, *pkept, *cum_take, *cum_cost;
+	bool fast;           /* every byte sum exact in a double (below 2^53) */
+} mo_lb;
+
+typedef struct mo_dp {
+	const mo_pl *pl;
+	const mo_seg_pb *sg;
+	uint64_t budget;
+	bool min_peak;     /* objective: the peak (cost ignored) */
+	int64_t pf;
+	uint64_t vals[64]; /* window codes: swap byte values (code = index + 1) */
+	size_t n_vals;
+	mo_pl_set *sets;   /* per position */
+	uint64_t *minrem;  /* kept lower bound of positions >= p */
+	uint64_t *gf, *gb; /* per position: gathered weights at forward / backward */
+	mo_st **front;     /* per position */
+	size_t *n_front;
+	bool thin;         /* first pass: a few states per window (an incumbent) */
+	bool capped;       /* the exact pass had to thin: not proven optimal */
+	double incumbent;  /* cost of a known plan: states that cannot beat it go */
+	uint64_t kmax;     /* the most kept bytes of the whole segment that can fit */
+	mo_lb lb;          /* lower bound of the cost still to pay */
+	bool failed;
+	mo_st *buf;        /* scratch: one layer's states before they are kept */
+	size_t buf_cap;
+	double *lbv;       /* scratch: per state of buf, its bound */
+	size_t lbv_cap;
+} mo_dp;
+
+/* A segment's peak with K kept bytes in all and M its largest P + local. */
+static inline uint64_t mo_dp_peak(const mo_seg_pb *sg, uint64_t K, uint64_t M)
+{
+	uint64_t tail = sg->last ? K + sg->head + sg->loss : 0;
+	M += sg->grads;
+	return sg->base + sg->embed + (uint64_t)sg->others * (sg->embed + K + sg->head) +
+	       (M > tail ? M : tail);
+}
+
+/* plan_dp.c */
+unsigned mo_dp_code(mo_dp *d, uint64_t v);
+uint64_t mo_dp_window(const mo_dp *d, uint64_t wcode);
+uint64_t mo_dp_shift(const mo_dp *d, uint64_t wcode, unsigned code);
+/* Room for n states in d->buf; false when out of memory. */
+bool mo_dp_reserve(mo_dp *d, size_t n);
+
+/* plan_front.c: the non-dominated successors of the frontier before
+ * position p (the root at 0) when M is no part of the dominance, written to
+ * d->buf as mo_dp_pareto leaves them; their count, or SIZE_MAX when out of
+ * memory. */
+size_t mo_dp_front_nom(mo_dp *d, size_t p);
+
+/* plan_lb.c */
+int mo_lb_build(mo_dp *d);
+void mo_lb_free(mo_lb *lb);
+/* Least cost of positions >= p keeping at most `room` bytes (LP bound). */
+double mo_lb_cost(const mo_lb *lb, size_t p, uint64_t room);
+
+#endif
