@@ -527,6 +527,22 @@ static void mo_gb_mtp(mo_gb *b, const mo_framework *fw, const mo_model *m, bool 
 	mo_gb_block(b, fw, MO_BLK_MTP_OUT);
 }
 
+/* The storages some op saves (with no plan): every evaluation of the graph
+ * starts from them. */
+static void mo_gb_base_marks(mo_gb *b)
+{
+	mo_est_graph *g = b->g;
+	g->base_marks = mo_arena_alloc(b->a, g->n_t + 1);
+	if (!g->base_marks) {
+		mo_error_set(b->err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		b->failed = true;
+		return;
+	}
+	for (size_t o = 0; o < g->n_ops; o++)
+		for (size_t i = 0; i < g->ops[o].n_save; i++)
+			g->base_marks[g->t[g->ops[o].save[i]].storage] |= MO_K_BASE;
+}
+
 int mo_est_graph_build(mo_est_graph *g, mo_arena *a, const mo_framework *fw,
 		       const mo_model *m, const mo_est_dims *d, size_t type,
 		       int blk, mo_error *err)
@@ -546,5 +562,7 @@ int mo_est_graph_build(mo_est_graph *g, mo_arena *a, const mo_framework *fw,
 	} else {
 		mo_gb_block(&b, fw, (mo_block_id)blk);
 	}
+	if (!b.failed)
+		mo_gb_base_marks(&b);
 	return b.failed ? -1 : 0;
 }

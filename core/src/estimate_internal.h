@@ -117,6 +117,7 @@ typedef struct mo_est_graph {
 	mo_est_op *ops;
 	size_t n_ops, cap_ops;
 	double flops;      /* forward FLOPs of the layer (per micro-batch) */
+	unsigned char *base_marks; /* per storage: MO_K_BASE when some op saves it */
 } mo_est_graph;
 
 /* Named dimensions and conditions of one model (per device). */

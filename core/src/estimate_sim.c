@@ -85,8 +85,9 @@ static void mo_ks_apply(mo_ks *s, mo_est_keep *k)
 	const mo_est_graph *g = s->g;
 	for (size_t o = 0; o < g->n_ops; o++) {
 		const mo_est_op *op = &g->ops[o];
-		for (size_t i = 0; i < op->n_save; i++)
-			s->mark[g->t[op->save[i]].storage] |= MO_K_BASE;
+		if (!g->base_marks)
+			for (size_t i = 0; i < op->n_save; i++)
+				s->mark[g->t[op->save[i]].storage] |= MO_K_BASE;
 		switch (s->act[o]) {
 		case MO_ACT_RECOMPUTE:
 			mo_ks_region_inputs(s, o);
@@ -159,11 +160,16 @@ int mo_est_keep_eval_marks(mo_est_keep *k, const mo_est_graph *g, const mo_layer
 		s.act = act_buf;
 		s.region = region_buf;
 		s.mark = mark_buf;
-		memset(mark_buf, 0, g->n_t);
+		if (g->base_marks) /* what every op saves: the same for every plan */
+			memcpy(mark_buf, g->base_marks, g->n_t);
+		else
+			memset(mark_buf, 0, g->n_t);
 	} else {
 		s.act = calloc(g->n_ops + 1, sizeof(*s.act));
 		s.region = calloc(g->n_ops + 1, sizeof(*s.region));
 		s.mark = calloc(g->n_t + 1, 1);
+		if (s.mark && g->base_marks)
+			memcpy(s.mark, g->base_marks, g->n_t);
 	}
 	int rc = -1;
 	if (!s.act || !s.region || !s.mark)

@@ -196,11 +196,7 @@ static void mo_tl_emit(mo_tl *t, mo_estimate_event_kind kind, int64_t mb, int64_
 
 static size_t mo_tl_type(const mo_estimate *e, int64_t id)
 {
-	const char *name = e->layers[id].type;
-	for (size_t i = 0; i < e->n_types; i++)
-		if (e->types[i].name == name)
-			return i;
-	return 0;
+	return e->res[e->layer_res[id]].type;
 }
 
 static void mo_tl_forward(mo_tl *t, int64_t mb, const mo_est_chunk *c, bool first, bool last)
