@@ -178,20 +178,26 @@ static void mo_tl_emit(mo_tl *t, mo_estimate_event_kind kind, int64_t mb, int64_
 		mo_tl_watch(t, kind, mb, layer);
 		return;
 	}
-	mo_estimate_event ev = {.kind = kind, .micro_batch = mb, .layer = layer};
-	for (int b = 0; b < MO_EST_BUCKETS; b++) {
-		ev.bytes[b] = t->state[b] + (extra ? extra[b] : 0);
-		ev.total += ev.bytes[b];
-	}
-	if (ev.total > t->peak || (t->peak == 0 && t->peak_ev.total == 0)) {
-		t->peak = ev.total;
-		t->peak_ev = ev;
-	}
+	/* written in place: this runs for every layer of every micro-batch */
 	size_t *n = &t->e->n_events[t->s];
-	if (*n < t->stored_cap)
-		t->e->events[t->s][(*n)++] = ev;
-	else
+	mo_estimate_event spill, *ev = *n < t->stored_cap ? &t->e->events[t->s][*n] : &spill;
+	ev->kind = kind;
+	ev->micro_batch = mb;
+	ev->layer = layer;
+	uint64_t total = 0;
+	for (int b = 0; b < MO_EST_BUCKETS; b++) {
+		ev->bytes[b] = t->state[b] + (extra ? extra[b] : 0);
+		total += ev->bytes[b];
+	}
+	ev->total = total;
+	if (ev == &spill)
 		t->e->truncated = true;
+	else
+		(*n)++;
+	if (total > t->peak || (t->peak == 0 && t->peak_ev.total == 0)) {
+		t->peak = total;
+		t->peak_ev = *ev;
+	}
 }
 
 static size_t mo_tl_type(const mo_estimate *e, int64_t id)
