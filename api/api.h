@@ -36,10 +36,14 @@ enum {
 /* Preset models loaded once and shared read-only (api/cache.c). */
 typedef struct mo_api_model_cache mo_api_model_cache;
 
+/* Answers to identical POST requests, replayed (api/rcache.c). */
+typedef struct mo_api_rcache mo_api_rcache;
+
 typedef struct mo_api_options {
 	size_t max_body;     /* request body cap in bytes (default 1 MiB) */
 	mo_limits limits;    /* core parser and regex limits */
 	mo_api_model_cache *models; /* NULL: every request loads its preset */
+	mo_api_rcache *responses;   /* NULL: every request is computed */
 } mo_api_options;
 
 typedef struct mo_api_response {
@@ -49,6 +53,7 @@ typedef struct mo_api_response {
 	char *body;               /* malloc'ed, NUL-terminated; may be NULL */
 	size_t len;
 	mo_api_route_id route;
+	int cached;               /* replayed from the response cache */
 } mo_api_response;
 
 /* Defaults: max_body 1 MiB, mo_limits_default, max_bytes = max_body, no
@@ -59,6 +64,22 @@ void mo_api_options_default(mo_api_options *opt);
  * after the last request). Returns 0 or -1. */
 int mo_api_cache_new(mo_api_model_cache **out);
 void mo_api_cache_free(mo_api_model_cache *c);
+
+/* The response cache: at most max_entries answers and max_bytes bytes
+ * (keys included), least recently used out first. Only 200 answers of
+ * POST routes are kept, keyed by route, Content-Type and body. *out is
+ * NULL (no cache) when either bound is 0. Thread-safe. 0 or -1. */
+int mo_api_rcache_new(mo_api_rcache **out, size_t max_entries,
+		      size_t max_bytes);
+void mo_api_rcache_free(mo_api_rcache *c);
+
+typedef struct mo_api_rcache_stats {
+	unsigned long long hits, misses, stores, evictions;
+	size_t entries, bytes, max_entries, max_bytes;
+} mo_api_rcache_stats;
+
+/* Counters so far (all zero for a NULL cache). */
+void mo_api_rcache_counters(mo_api_rcache *c, mo_api_rcache_stats *s);
 
 /* The route of a decoded path (no query string). */
 mo_api_route_id mo_api_route_of(const char *path);

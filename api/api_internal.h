@@ -37,6 +37,15 @@ const mo_model *mo_api_cache_get(mo_api_model_cache *c, const char *preset,
 				 int64_t devices, mo_model **owned,
 				 mo_error *err);
 
+/* A cached answer for the request: 1 with *out filled (out->cached set),
+ * or 0 (a miss; *out untouched). */
+int mo_api_rcache_get(mo_api_rcache *c, mo_api_response *out, int route,
+		      const char *ctype, const char *body, size_t len);
+/* Keeps a copy of a 200 answer for the request (other answers, and ones
+ * over a sixteenth of the byte bound, are not kept). */
+void mo_api_rcache_put(mo_api_rcache *c, int route, const char *ctype,
+		       const char *body, size_t len, const mo_api_response *res);
+
 /* Reads a request body into *in. Returns 0, or 1 with *out filled (400,
  * 413, 415, 422, 500). */
 int mo_api_input_read(mo_api_input *in, mo_api_response *out,
@@ -46,6 +55,12 @@ void mo_api_input_free(mo_api_input *in);
 /* Parses the body as JSON (JSON_REJECT_DUPLICATES). NULL with *out filled
  * (400 with line and column) when it is not JSON. */
 json_t *mo_api_json_body(mo_api_response *out, const mo_api_request *rq);
+
+/* api/json_fast.c: a flat object of strings, integers, booleans and
+ * nulls, read in one pass. 0 with *out (a new reference) equal to what
+ * json_loadb makes of it, or -1 for anything else (the caller then asks
+ * json_loadb, whose errors it reports). */
+int mo_api_json_fast(json_t **out, const char *body, size_t len);
 
 /* out = 200 application/json with the dump of o (reference stolen).
  * Returns 0, or -1 (out of memory; out is then a 500 or empty). */

@@ -66,6 +66,7 @@ void mo_api_options_default(mo_api_options *opt)
 {
 	mo_limits_default(&opt->limits);
 	opt->models = NULL;
+	opt->responses = NULL;
 	opt->max_body = 1024 * 1024;
 	opt->limits.max_bytes = opt->max_body;
 }
@@ -215,12 +216,20 @@ int mo_api_precheck(mo_api_response *out, const char *method,
 	return mo_api_check_body(out, r, content_type, content_length, opt);
 }
 
+/* POST routes answer a pure function of route, content type and body. */
+static int mo_api_cacheable(const mo_api_route *r, const char *content_type,
+			    const mo_api_options *opt)
+{
+	return opt->responses && r->bodies && content_type;
+}
+
 int mo_api_handle(mo_api_response *out, const char *method, const char *path,
 		  const char *content_type, const char *body, size_t len,
 		  const mo_api_options *opt)
 {
-	mo_api_request rq = {.path = path, .body = body, .len = len};
+	mo_api_request rq = {.path = path, .body = body ? body : "", .len = len};
 	const mo_api_route *r;
+	int cacheable;
 
 	if (mo_api_precheck(out, method, path, content_type, (long long)len, opt))
 		return out->body ? 0 : -1;
@@ -229,9 +238,15 @@ int mo_api_handle(mo_api_response *out, const char *method, const char *path,
 		mo_api_problem(out, 404, "not-found", "served by the HTTP server only");
 		return out->body ? 0 : -1;
 	}
+	cacheable = mo_api_cacheable(r, content_type, opt);
+	if (cacheable && mo_api_rcache_get(opt->responses, out, r->id, content_type,
+					   rq.body, len))
+		return 0;
 	rq.kind = r->bodies ? mo_api_media(content_type) : 0;
 	if (r->fn(out, &rq, opt) != 0 && !out->body)
 		return -1;
 	out->route = r->id;
+	if (cacheable)
+		mo_api_rcache_put(opt->responses, r->id, content_type, rq.body, len, out);
 	return 0;
 }

@@ -2,7 +2,9 @@
 # HTTP benchmark: wrk on loopback against /healthz (the baseline) and POST
 # /api/v1/validate and /api/v1/estimate with a 32-layer preset config
 # (llama2-7b), 64 connections.
-# Prints requests/s, p99 latency and the validate/healthz throughput ratio.
+# Prints requests/s, p99 latency and the validate/healthz throughput ratio,
+# both with the response cache (the default; wrk repeats one body, so those
+# answers are replayed) and without it (--cache-entries 0: computed).
 #   BUILD=build  DURATION=10  CONNECTIONS=64  WRK_THREADS=2  sh bench/http.sh
 # Targets (issue 4): ratio >= 0.8, validate p99 <= 5 ms on a 2-core machine.
 # wrk and the server share the machine: both figures come from the same run.
@@ -21,22 +23,30 @@ fi
 [ -x "$MEMOPT" ] || { echo "bench/http.sh: $MEMOPT not built" >&2; exit 1; }
 
 tmp=$(mktemp -d)
-pid=
+pids=
 cleanup() {
-  [ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+  for p in $pids; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
   rm -rf "$tmp"
 }
 trap cleanup EXIT INT TERM
 
-"$MEMOPT" serve --port 0 --quiet 2>"$tmp/server.log" &
-pid=$!
-port=
-for _ in $(seq 100); do
-  port=$(sed -n 's/^listening on http:\/\/.*:\([0-9][0-9]*\)$/\1/p' "$tmp/server.log")
-  [ -n "$port" ] && break
-  sleep 0.05
-done
-[ -n "$port" ] || { echo "bench/http.sh: the server did not start" >&2; cat "$tmp/server.log" >&2; exit 1; }
+# start NAME [serve options]: a server on an ephemeral port; sets $port
+start() {
+  name=$1; shift
+  "$MEMOPT" serve --port 0 --quiet "$@" 2>"$tmp/$name.log" </dev/null >/dev/null &
+  pids="$pids $!"
+  port=
+  for _ in $(seq 100); do
+    port=$(sed -n 's/^listening on http:\/\/.*:\([0-9][0-9]*\)$/\1/p' "$tmp/$name.log")
+    [ -n "$port" ] && break
+    sleep 0.05
+  done
+  [ -n "$port" ] || { echo "bench/http.sh: the $name server did not start" >&2; cat "$tmp/$name.log" >&2; exit 1; }
+}
+# The default server (response cache on: identical requests are replayed)
+# and one with the cache off, where every request is computed.
+start cached; cport=$port
+start uncached --cache-entries 0; uport=$port
 
 # The request: a select/full recompute and swap plan on Llama-2-7B's 32 layers.
 cat > "$tmp/config.yaml" <<'EOF'
@@ -69,16 +79,18 @@ with open(d + "/validate.lua", "w") as f:
     f.write("wrk.body = [==[" + body + "]==]\n")
 EOF
 
-# sanity: the request is answered and the config is valid
-answer=$(curl -s -H 'Content-Type: application/json' --data-binary @- \
-  "http://127.0.0.1:$port/api/v1/validate" <<EOF
+# sanity: the request is answered and the config is valid, by both servers
+for p in $cport $uport; do
+  answer=$(curl -s -H 'Content-Type: application/json' --data-binary @- \
+    "http://127.0.0.1:$p/api/v1/validate" <<EOF
 $(sed -n 's/^wrk.body = \[==\[\(.*\)\]==\]$/\1/p' "$tmp/validate.lua")
 EOF
 )
-case $answer in
-  *'"valid":true'*) ;;
-  *) echo "bench/http.sh: unexpected validate answer: $answer" >&2; exit 1 ;;
-esac
+  case $answer in
+    *'"valid":true'*) ;;
+    *) echo "bench/http.sh: unexpected validate answer: $answer" >&2; exit 1 ;;
+  esac
+done
 
 run() { # name url [script]
   name=$1; url=$2; shift 2
@@ -92,23 +104,43 @@ p99() {
 }
 errors() { sed -n 's/^[[:space:]]*Non-2xx or 3xx responses:[[:space:]]*\([0-9]*\).*/\1/p' "$tmp/$1.txt"; }
 
-run healthz "http://127.0.0.1:$port/healthz"
-run validate "http://127.0.0.1:$port/api/v1/validate" -s "$tmp/validate.lua"
-# the same body against the estimator (the timeline included in each answer)
-run estimate "http://127.0.0.1:$port/api/v1/estimate" -s "$tmp/validate.lua"
+# what the cache did: hits on the cached server, none on the other
+hits() {
+  curl -s "http://127.0.0.1:$1/metrics" |
+    sed -n 's/^memopt_response_cache_hits_total \([0-9]*\)$/\1/p'
+}
 
-h_rps=$(rps healthz); v_rps=$(rps validate); e_rps=$(rps estimate)
-h_p99=$(p99 healthz); v_p99=$(p99 validate); e_p99=$(p99 estimate)
-bad=$(errors validate); bad=${bad:-0}
-ebad=$(errors estimate); ebad=${ebad:-0}
+run healthz "http://127.0.0.1:$cport/healthz"
+run validate_c "http://127.0.0.1:$cport/api/v1/validate" -s "$tmp/validate.lua"
+run validate_u "http://127.0.0.1:$uport/api/v1/validate" -s "$tmp/validate.lua"
+# the same body against the estimator (the timeline included in each answer)
+run estimate_c "http://127.0.0.1:$cport/api/v1/estimate" -s "$tmp/validate.lua"
+run estimate_u "http://127.0.0.1:$uport/api/v1/estimate" -s "$tmp/validate.lua"
+c_hits=$(hits "$cport"); u_hits=$(hits "$uport")
+
+line() { # label name
+  printf '  %-44s %10s req/s   p99 %8s ms\n' "$1" "$(rps "$2")" "$(p99 "$2")"
+}
+verdict() { # label name
+  awk -v v="$(rps "$2")" -v h="$(rps healthz)" -v p="$(p99 "$2")" -v l="$1" 'BEGIN {
+    r = v / h
+    printf "  %-9s validate/healthz ratio %.2f (target >= 0.80: %s); p99 %.3f ms (target <= 5 ms: %s)\n",
+      l, r, (r >= 0.8 ? "met" : "NOT met"), p, (p <= 5 ? "met" : "NOT met") }'
+}
 
 echo "memopt HTTP bench: wrk -t$WRK_THREADS -c$CONNECTIONS -d${DURATION}s on 127.0.0.1 ($(nproc) CPUs, server threads: default)"
-printf '  %-34s %10s req/s   p99 %8s ms\n' "GET /healthz" "$h_rps" "$h_p99"
-printf '  %-34s %10s req/s   p99 %8s ms\n' "POST /api/v1/validate (llama2-7b)" "$v_rps" "$v_p99"
-printf '  %-34s %10s req/s   p99 %8s ms\n' "POST /api/v1/estimate (llama2-7b)" "$e_rps" "$e_p99"
-awk -v v="$v_rps" -v h="$h_rps" -v p="$v_p99" 'BEGIN {
-  r = v / h
-  printf "  validate/healthz ratio %.2f (target >= 0.80: %s); validate p99 %.3f ms (target <= 5 ms: %s)\n",
-    r, (r >= 0.8 ? "met" : "NOT met"), p, (p <= 5 ? "met" : "NOT met") }'
-[ "$bad" = 0 ] || echo "  warning: $bad validate answers were not 2xx"
-[ "$ebad" = 0 ] || echo "  warning: $ebad estimate answers were not 2xx"
+echo "  wrk repeats one body: 'cached' is the default server, which replays the stored"
+echo "  answer (response cache hits: ${c_hits:-0}); 'uncached' runs with --cache-entries 0"
+echo "  and computes every answer (what a stream of distinct configs costs)"
+line "GET /healthz" healthz
+line "POST /api/v1/validate (llama2-7b) cached" validate_c
+line "POST /api/v1/validate (llama2-7b) uncached" validate_u
+line "POST /api/v1/estimate (llama2-7b) cached" estimate_c
+line "POST /api/v1/estimate (llama2-7b) uncached" estimate_u
+verdict cached: validate_c
+verdict uncached: validate_u
+[ -z "$u_hits" ] || [ "$u_hits" = 0 ] || echo "  warning: the uncached server answered $u_hits requests from a cache"
+for n in validate_c validate_u estimate_c estimate_u; do
+  bad=$(errors "$n")
+  [ -z "$bad" ] || [ "$bad" = 0 ] || echo "  warning: $bad $n answers were not 2xx"
+done

@@ -22,6 +22,10 @@ static const char mo_serve_usage[] =
 	"  --max-connections N    concurrent connections (default 4096)\n"
 	"  --max-inflight N       requests handled at once; 503 above (default 1024)\n"
 	"  --timeout SECONDS      idle connection timeout (default 10)\n"
+	"  --cache-entries N      response cache: answers kept for identical POST\n"
+	"                         requests (same route, Content-Type and body);\n"
+	"                         0 disables it (default 1024)\n"
+	"  --cache-bytes SIZE     response cache memory bound (default 64MiB)\n"
 	"  --quiet                no access log\n"
 	"  --help                 this text\n"
 	"Prints `listening on http://HOST:PORT` on stderr; SIGTERM or SIGINT\n"
@@ -40,6 +44,16 @@ static int mo_serve_uint(unsigned *out, const char *text, unsigned lo,
 	if (errno || *end || v < lo || v > hi)
 		return -1;
 	*out = (unsigned)v;
+	return 0;
+}
+
+static int mo_serve_count(size_t *out, const char *text, unsigned hi)
+{
+	unsigned v;
+
+	if (mo_serve_uint(&v, text, 0, hi) != 0)
+		return -1;
+	*out = v;
 	return 0;
 }
 
@@ -98,6 +112,10 @@ static int mo_serve_option(mo_srv_config *cfg, int argc, char **argv, int *i)
 		bad = mo_serve_uint(&cfg->max_inflight, v, 1, 1000000);
 	else if ((v = mo_serve_value(argc, argv, i, "--timeout")))
 		bad = mo_serve_uint(&cfg->timeout_s, v, 1, 3600);
+	else if ((v = mo_serve_value(argc, argv, i, "--cache-entries")))
+		bad = mo_serve_count(&cfg->cache_entries, v, 1000000);
+	else if ((v = mo_serve_value(argc, argv, i, "--cache-bytes")))
+		bad = mo_serve_size(&cfg->cache_bytes, v);
 	else if (strcmp(a, "--quiet") == 0)
 		cfg->access_log = 0;
 	else

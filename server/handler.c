@@ -99,6 +99,8 @@ static enum MHD_Result mo_srv_queue_api(const mo_srv *srv,
 	res->body = NULL;
 	MHD_add_response_header(r, "Content-Type", res->content_type);
 	MHD_add_response_header(r, "Cache-Control", "no-store");
+	if (srv->api.responses && res->status == 200)
+		MHD_add_response_header(r, "X-Memopt-Cache", res->cached ? "hit" : "miss");
 	if (res->allow)
 		MHD_add_response_header(r, "Allow", res->allow);
 	if (res->status == 503 || res->status == 429)
@@ -255,7 +257,7 @@ static enum MHD_Result mo_srv_metrics_page(mo_srv *srv, struct MHD_Connection *c
 					   mo_srv_req *rq)
 {
 	size_t len = 0;
-	char *text = mo_srv_metrics_render(&srv->metrics, &len);
+	char *text = mo_srv_metrics_render(&srv->metrics, srv->api.responses, &len);
 	struct MHD_Response *r;
 
 	if (!text)

@@ -98,7 +98,33 @@ static void mo_srv_render_histogram(FILE *f, mo_srv_metrics *m)
 	}
 }
 
-char *mo_srv_metrics_render(mo_srv_metrics *m, size_t *len)
+/* The response cache's counters (api/rcache.c), when it is on. */
+static void mo_srv_render_cache(FILE *f, mo_api_rcache *c)
+{
+	mo_api_rcache_stats s;
+
+	if (!c)
+		return;
+	mo_api_rcache_counters(c, &s);
+	fprintf(f, "# HELP memopt_response_cache_hits_total POST answers replayed from the response cache.\n"
+		   "# TYPE memopt_response_cache_hits_total counter\n"
+		   "memopt_response_cache_hits_total %llu\n"
+		   "# HELP memopt_response_cache_misses_total POST requests computed (not in the cache).\n"
+		   "# TYPE memopt_response_cache_misses_total counter\n"
+		   "memopt_response_cache_misses_total %llu\n"
+		   "# HELP memopt_response_cache_evictions_total Answers dropped, least recently used first.\n"
+		   "# TYPE memopt_response_cache_evictions_total counter\n"
+		   "memopt_response_cache_evictions_total %llu\n"
+		   "# HELP memopt_response_cache_entries Answers held (at most --cache-entries).\n"
+		   "# TYPE memopt_response_cache_entries gauge\n"
+		   "memopt_response_cache_entries %zu\n"
+		   "# HELP memopt_response_cache_bytes Bytes held, keys included (at most --cache-bytes).\n"
+		   "# TYPE memopt_response_cache_bytes gauge\n"
+		   "memopt_response_cache_bytes %zu\n",
+		s.hits, s.misses, s.evictions, s.entries, s.bytes);
+}
+
+char *mo_srv_metrics_render(mo_srv_metrics *m, mo_api_rcache *cache, size_t *len)
 {
 	char *text = NULL;
 	FILE *f = open_memstream(&text, len);
@@ -115,6 +141,7 @@ char *mo_srv_metrics_render(mo_srv_metrics *m, size_t *len)
 		   "# TYPE memopt_http_rejected_total counter\n"
 		   "memopt_http_rejected_total %llu\n",
 		(unsigned long long)mo_srv_load(&m->rejected));
+	mo_srv_render_cache(f, cache);
 	if (fclose(f) != 0) {
 		free(text);
 		return NULL;

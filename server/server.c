@@ -30,6 +30,8 @@ void mo_srv_config_default(mo_srv_config *cfg)
 	cfg->deadline_s = 30;
 	cfg->grace_s = 10;
 	cfg->access_log = 1;
+	cfg->cache_entries = 1024;
+	cfg->cache_bytes = (size_t)64 << 20;
 }
 
 /* Fills *ss from host and port. Returns the address length, 0 if the host
@@ -120,6 +122,8 @@ int mo_srv_start(mo_srv **out, const mo_srv_config *cfg)
 	}
 	if (mo_api_cache_new(&srv->api.models) != 0)
 		goto free_srv;
+	if (mo_api_rcache_new(&srv->api.responses, cfg->cache_entries, cfg->cache_bytes) != 0)
+		goto free_cache;
 	if (mo_srv_open_root(srv) != 0)
 		goto free_cache;
 	signal(SIGPIPE, SIG_IGN);
@@ -136,6 +140,7 @@ close_root:
 	if (srv->web_fd >= 0)
 		close(srv->web_fd);
 free_cache:
+	mo_api_rcache_free(srv->api.responses);
 	mo_api_cache_free(srv->api.models);
 free_srv:
 	free(srv);
@@ -170,6 +175,7 @@ void mo_srv_stop(mo_srv *srv)
 		close(lfd);
 	if (srv->web_fd >= 0)
 		close(srv->web_fd);
+	mo_api_rcache_free(srv->api.responses);
 	mo_api_cache_free(srv->api.models);
 	free(srv);
 }

@@ -18,6 +18,8 @@ typedef struct mo_srv_config {
 	unsigned deadline_s;       /* a request's body must arrive within this (default 30 s) */
 	unsigned grace_s;          /* wait for in-flight requests on shutdown (default 10 s) */
 	int access_log;            /* one JSON line per request on stderr (default 1) */
+	size_t cache_entries;      /* response cache entries; 0 disables it (default 1024) */
+	size_t cache_bytes;        /* response cache bytes (default 64 MiB) */
 } mo_srv_config;
 
 typedef struct mo_srv mo_srv;

@@ -28,8 +28,9 @@ typedef struct mo_srv_metrics {
 
 void mo_srv_metrics_observe(mo_srv_metrics *m, mo_api_route_id route,
 			    int status, uint64_t usec);
-/* Prometheus text format 0.0.4. Caller frees. NULL on failure. */
-char *mo_srv_metrics_render(mo_srv_metrics *m, size_t *len);
+/* Prometheus text format 0.0.4, the response cache's counters included
+ * (cache may be NULL). Caller frees. NULL on failure. */
+char *mo_srv_metrics_render(mo_srv_metrics *m, mo_api_rcache *cache, size_t *len);
 
 /* ---- the server ---------------------------------------------------------- */
 

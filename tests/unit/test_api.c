@@ -6,11 +6,13 @@
 #include <cmocka.h>
 
 #include <jansson.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api.h"
+#include "api_internal.h"
 
 static const char GOOD[] = "recompute:\n  mode: full\n  full_recompute_layer: [0-3]\n";
 static const char BAD[] = "recompute:\n  mode: full\n  full_recompute_layer: [5, 0-3]\n";
@@ -307,6 +309,188 @@ static void test_problem_detail_not_utf8(void **state)
 	assert_string_equal(mo_api_status_text(413), "Content Too Large");
 }
 
+/* The fast body reader answers exactly what json_loadb answers, or leaves
+ * the input to it. */
+static void fast_matches_jansson(const char *body, size_t len, int must_handle)
+{
+	json_t *fast = NULL, *slow;
+	int rc = mo_api_json_fast(&fast, body, len);
+
+	slow = json_loadb(body, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, NULL);
+	if (must_handle)
+		assert_int_equal(rc, 0);
+	if (rc == 0) {
+		assert_non_null(slow);
+		assert_true(json_equal(fast, slow));
+	} else {
+		assert_null(fast);
+	}
+	json_decref(fast);
+	json_decref(slow);
+}
+
+static void test_json_fast(void **state)
+{
+	static const char *const handled[] = {
+		"{}",
+		" {\"config\": \"a: 1\\nb: [0-3]\\n\", \"model\": \"llama2-7b\", \"devices\": 8} ",
+		"{\"a\":\"\\\"\\\\\\/\\b\\f\\n\\r\\t\",\"b\":-12,\"c\":0,\"d\":true,\"e\":false,\"f\":null}",
+		"{\"u\":\"\\u00e9\\u4e2d\\ud83d\\ude00 \xc3\xa9\"}",
+		"{\"big\":123456789012345678,\"neg\":-123456789012345678}",
+	};
+	static const char *const left[] = {
+		"", "[]", "1", "{\"a\":{}}", "{\"a\":[1]}", "{\"a\":1.5}", "{\"a\":1e3}",
+		"{\"a\":-0}", "{\"a\":01}", "{\"a\":1234567890123456789}", "{\"a\":1,\"a\":2}",
+		"{\"a\":\"\\u0000\"}", "{\"a\":\"\\ud800\"}", "{\"a\":\"\\udc00\\ud800\"}",
+		"{\"a\":\"\xff\"}", "{\"\xc3\":1}", "{\"a\":\"x\ny\"}", "{\"a\":1,}", "{\"a\" 1}",
+		"{\"a\":tru}", "{\"a\":truex}", "{\"a\":1} x", "{\"a\":\"\\x\"}", "{\"a\":\"abc",
+	};
+	static const char bytes[] = "\"\\{}[],:0-9eu \x80\xff\x01tfn.";
+	char body[512];
+	uint32_t seed = 12345;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof handled / sizeof *handled; i++)
+		fast_matches_jansson(handled[i], strlen(handled[i]), 1);
+	for (size_t i = 0; i < sizeof left / sizeof *left; i++)
+		fast_matches_jansson(left[i], strlen(left[i]), 0);
+	/* mutated bodies: one to three bytes replaced, inserted or dropped */
+	for (int round = 0; round < 20000; round++) {
+		const char *t = handled[1 + round % 4];
+		size_t n = strlen(t);
+
+		memcpy(body, t, n);
+		for (int k = 0; k < 1 + round % 3; k++) {
+			seed = seed * 1103515245u + 12345u;
+			size_t at = (seed >> 8) % n;
+			char ch = bytes[(seed >> 20) % (sizeof bytes - 1)];
+
+			if (round % 5 == 0 && n + 1 < sizeof body) {
+				memmove(body + at + 1, body + at, n - at);
+				n++;
+			} else if (round % 5 == 1 && n > 1) {
+				memmove(body + at, body + at + 1, n - at - 1);
+				n--;
+				continue;
+			}
+			body[at] = ch;
+		}
+		fast_matches_jansson(body, n, 0);
+	}
+}
+
+/* A validate body for config text "recompute:\n  mode: full\n  full_recompute_layer: [0-N]\n". */
+static void cache_body(char *buf, size_t cap, int n)
+{
+	snprintf(buf, cap,
+		 "{\"config\": \"recompute:\\n  mode: full\\n  full_recompute_layer: [0-%d]\\n\", "
+		 "\"model\": \"llama2-7b\"}", n);
+}
+
+static void test_response_cache(void **state)
+{
+	fixture *f = *state;
+	mo_api_rcache_stats st;
+	char body[256], first[512];
+
+	assert_int_equal(mo_api_rcache_new(&f->opt.responses, 0, 1 << 20), 0);
+	assert_null(f->opt.responses); /* --cache-entries 0: no cache */
+	assert_int_equal(mo_api_rcache_new(&f->opt.responses, 4, 1 << 20), 0);
+	assert_non_null(f->opt.responses);
+	cache_body(body, sizeof body, 3);
+	assert_int_equal(handle(f, "POST", "/api/v1/validate", "application/json", body), 200);
+	assert_int_equal(f->res.cached, 0);
+	snprintf(first, sizeof first, "%s", f->res.body);
+	assert_int_equal(handle(f, "POST", "/api/v1/validate", "application/json", body), 200);
+	assert_int_equal(f->res.cached, 1);
+	assert_string_equal(f->res.body, first);
+	assert_int_equal(f->res.route, MO_ROUTE_VALIDATE);
+	/* another route, content type or body is another key */
+	assert_int_equal(handle(f, "POST", "/api/v1/expand", "application/json", body), 200);
+	assert_int_equal(f->res.cached, 0);
+	assert_true(strstr(f->res.body, "\"layers\"") != NULL);
+	assert_int_equal(handle(f, "POST", "/api/v1/validate", "application/json; charset=utf-8", body), 200);
+	assert_int_equal(f->res.cached, 0);
+	/* errors are never kept */
+	assert_int_equal(handle(f, "POST", "/api/v1/validate", "application/json", "{"), 400);
+	assert_int_equal(handle(f, "POST", "/api/v1/validate", "application/json", "{"), 400);
+	assert_int_equal(f->res.cached, 0);
+	mo_api_rcache_counters(f->opt.responses, &st);
+	assert_int_equal(st.hits, 1);
+	assert_int_equal(st.entries, 3);
+	/* least recently used out first: validate 0-3 is used again, so the
+	 * expand answer is the oldest when the fifth entry comes */
+	assert_int_equal(handle(f, "POST", "/api/v1/validate", "application/json", body), 200);
+	assert_int_equal(f->res.cached, 1);
+	for (int n = 4; n < 6; n++) {
+		cache_body(body, sizeof body, n);
+		handle(f, "POST", "/api/v1/validate", "application/json", body);
+	}
+	mo_api_rcache_counters(f->opt.responses, &st);
+	assert_int_equal(st.entries, 4);
+	assert_int_equal(st.evictions, 1);
+	cache_body(body, sizeof body, 3);
+	assert_int_equal(handle(f, "POST", "/api/v1/validate", "application/json", body), 200);
+	assert_int_equal(f->res.cached, 1);
+	assert_int_equal(handle(f, "POST", "/api/v1/expand", "application/json", body), 200);
+	assert_int_equal(f->res.cached, 0);
+	mo_api_rcache_free(f->opt.responses);
+	f->opt.responses = NULL;
+}
+
+typedef struct cache_thread {
+	const mo_api_options *opt;
+	char expected[8][512];
+	int wrong;
+} cache_thread;
+
+static void *cache_worker(void *arg)
+{
+	cache_thread *t = arg;
+	char body[256];
+
+	for (int i = 0; i < 400; i++) {
+		mo_api_response res;
+		/* each thread its own walk over the bodies (from its stack) */
+		int n = (int)(((unsigned)i * 7u + (unsigned)((uintptr_t)&res >> 4)) % 8u);
+
+		cache_body(body, sizeof body, n);
+		if (mo_api_handle(&res, "POST", "/api/v1/validate", "application/json", body,
+				  strlen(body), t->opt) != 0 ||
+		    strcmp(res.body, t->expected[n]) != 0)
+			__atomic_add_fetch(&t->wrong, 1, __ATOMIC_RELAXED);
+		mo_api_response_free(&res);
+	}
+	return NULL;
+}
+
+/* Four threads over eight bodies and a three-entry cache: every answer is
+ * the computed one while entries are evicted under the readers. */
+static void test_response_cache_threads(void **state)
+{
+	fixture *f = *state;
+	cache_thread t = {.opt = &f->opt};
+	pthread_t th[4];
+	char body[256];
+
+	assert_int_equal(mo_api_cache_new(&f->opt.models), 0);
+	for (int n = 0; n < 8; n++) {
+		cache_body(body, sizeof body, n);
+		handle(f, "POST", "/api/v1/validate", "application/json", body);
+		snprintf(t.expected[n], sizeof t.expected[n], "%s", f->res.body);
+	}
+	assert_int_equal(mo_api_rcache_new(&f->opt.responses, 3, 1 << 20), 0);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, cache_worker, &t), 0);
+	for (int i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	assert_int_equal(t.wrong, 0);
+	mo_api_rcache_free(f->opt.responses);
+	mo_api_cache_free(f->opt.models);
+	f->opt.responses = NULL;
+	f->opt.models = NULL;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -320,6 +504,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_presets_and_import, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cached_presets, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_problem_detail_not_utf8, setup, teardown),
+		cmocka_unit_test(test_json_fast),
+		cmocka_unit_test_setup_teardown(test_response_cache, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_response_cache_threads, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("api", tests, NULL, NULL);
