@@ -15,6 +15,7 @@ typedef struct mo_st {
 	uint64_t wcode;
 	uint32_t parent;
 	uint16_t what;
+	uint16_t k;        /* its choice's index (plan_front.c's order) */
 } mo_st;
 
 /* One run of layers solved together: a stage, or a chunk of one. */

@@ -3,78 +3,99 @@
  *
  * The previous frontier is sorted by window, then P ascending with the cost
  * strictly descending (a staircase per window). One window's states under
- * one choice (a run) stay a staircase: P + kept ascending, cost + choice
+ * one choice (a run) stay in that order: P + kept ascending, cost + choice
  * cost not ascending (rounding may make two equal). So the successors need
- * no sort: the runs that lead to one window are merged by a heap in the
- * order mo_dp_pareto sorts them in (P, cost, M, then the order mo_dp_expand
- * makes them in: predecessor, then choice), and a successor is kept when it
- * is cheaper than every one kept before it in its window, as mo_dp_pareto
- * keeps them. A run's successors that cost no less than the cheapest kept
- * are dominated (they come later, so P is no less), and since the costs
- * along a run do not rise, such a stretch is skipped by a binary search:
- * most successors are never made. The states, their order and the window
- * codes (numbered by first use, in mo_dp_expand's order) are the ones
- * sorting would give. */
+ * no sort. mo_dp_pareto sorts them by window, then (P, cost, M), then the
+ * order mo_dp_expand makes them in (predecessor, then choice), and keeps one
+ * when it is cheaper than every one kept before it in its window: one
+ * dominates another when it comes first and costs no more. That relation is
+ * transitive, so the states kept from a union are the states kept from the
+ * union of what each part keeps: the runs of a window are merged two by two
+ * (a tree of merges), each merge keeping its staircase. Within a merge a
+ * list's states that cost no less than the cheapest kept are dominated and,
+ * the costs along a list not rising, skipped as a stretch by a binary
+ * search: most successors are never made, only those kept by some merge are
+ * checked against the budget. Choices another covers make no run at all.
+ * The states, their order and the window codes (numbered by first use, in
+ * mo_dp_expand's order) are the ones sorting would give. */
 #include "plan_dp.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
+/* One window's predecessors under one choice, with what the successors
+ * need of both at hand. */
 typedef struct mo_run {
+	const mo_st *prev; /* the previous frontier */
 	uint32_t pos, hi;  /* next predecessor, end of the window's states */
-	uint32_t k;        /* the choice */
+	uint16_t k, what;  /* the choice */
+	double c;          /* its cost */
+	uint64_t kept;     /* its kept bytes */
+	uint64_t fwd, bwd; /* added to P at its forward / backward event */
 	uint64_t target;   /* the window after the choice */
-	uint64_t prior;    /* swap bytes of the predecessors' window */
 } mo_run;
 
-/* A run's next successor in the heap: its sort keys, the rest made only
- * when needed (M breaks ties; the budget is checked when it is kept). */
+/* A run's next successor's sort keys (the rest made only when needed). */
 typedef struct mo_head {
 	uint64_t P;
 	double cost;
-	mo_run *r;
 } mo_head;
+
+/* A merge's result: a staircase of states in order. */
+typedef struct mo_list {
+	mo_st *v;
+	size_t n;
+} mo_list;
 
 typedef struct mo_merge {
 	mo_dp *d;
 	size_t p;
+	const mo_seg_pb *sg;
+	uint64_t minrem, budget; /* kept bytes of the rest at least, the budget */
 	const mo_st *prev;
 	const mo_pl_set *set;
 	int codes[64];     /* per choice: its window code, -1 none (never fits) */
+	bool useful[64];   /* per choice: its successors are not all dominated */
 } mo_merge;
 
-/* The successor of prev[i] under the run's choice: false when it cannot fit. */
-static bool mo_run_eval(const mo_merge *g, const mo_run *r, uint32_t i, mo_st *s)
+static mo_run mo_run_make(const mo_merge *g, uint32_t lo, uint32_t hi, uint32_t k, uint64_t prior,
+			  uint64_t target)
 {
-	const mo_dp *d = g->d;
-	const mo_pl_choice *c = &g->set->c[r->k];
-	const mo_st *from = &g->prev[i];
-	s->P = from->P + c->kept;
-	s->cost = d->min_peak ? 0 : from->cost + c->cost;
-	uint64_t fwd = s->P + c->swapped + d->gf[g->p];
-	uint64_t bwd = s->P + c->transient + c->swapped + r->prior + d->gb[g->p];
-	s->M = from->M;
-	s->M = fwd > s->M ? fwd : s->M;
-	s->M = bwd > s->M ? bwd : s->M;
-	s->parent = i;
-	s->what = (uint16_t)c->what;
-	s->wcode = r->target;
-	return mo_dp_peak(d->sg, s->P + d->minrem[g->p + 1], s->M) <= d->budget;
+	const mo_pl_choice *c = &g->set->c[k];
+	return (mo_run){.prev = g->prev, .pos = lo, .hi = hi, .k = (uint16_t)k,
+			.what = (uint16_t)c->what, .c = c->cost, .kept = c->kept,
+			.fwd = c->swapped + g->d->gf[g->p],
+			.bwd = c->transient + c->swapped + prior + g->d->gb[g->p], .target = target};
 }
 
-static bool mo_run_cheaper(const mo_merge *g, const mo_run *r, uint32_t i, double least)
+/* The successor of prev[i] under the run's choice (as mo_dp_expand makes
+ * it; M is never the objective here): false when it cannot fit. */
+static inline bool mo_run_eval(const mo_merge *g, const mo_run *r, uint32_t i, mo_st *s)
 {
-	return g->prev[i].cost + g->set->c[r->k].cost < least;
+	const mo_st *from = &r->prev[i];
+	uint64_t P = from->P + r->kept, M = from->M;
+	M = P + r->fwd > M ? P + r->fwd : M;
+	M = P + r->bwd > M ? P + r->bwd : M;
+	*s = (mo_st){.P = P, .M = M, .cost = from->cost + r->c, .wcode = r->target, .parent = i,
+		     .what = r->what, .k = r->k};
+	return mo_dp_peak(g->sg, P + g->minrem, M) <= g->budget;
+}
+
+static inline bool mo_run_cheaper(const mo_run *r, uint32_t i, double least)
+{
+	return r->prev[i].cost + r->c < least;
 }
 
 /* Moves the run to its first successor at or after pos that costs less than
- * `least`, and its head there; false when there is none. */
-static bool mo_run_seek(const mo_merge *g, mo_run *r, double least, mo_head *h)
+ * `least` (the costs along a run do not rise: the ones skipped are a
+ * stretch), and its head there; false when there is none. */
+static inline bool mo_run_seek(mo_run *r, double least, mo_head *h)
 {
 	uint32_t lo = r->pos, hi = r->hi;
-	if (lo < hi && !mo_run_cheaper(g, r, lo, least)) {
+	if (lo < hi && !mo_run_cheaper(r, lo, least)) {
 		uint32_t step = 1; /* gallop, then bisect: the first cheaper one */
-		while (lo + step < hi && !mo_run_cheaper(g, r, lo + step, least)) {
+		while (lo + step < hi && !mo_run_cheaper(r, lo + step, least)) {
 			lo += step;
 			step *= 2;
 		}
@@ -82,7 +103,7 @@ static bool mo_run_seek(const mo_merge *g, mo_run *r, double least, mo_head *h)
 		lo++;
 		while (lo < top) {
 			uint32_t mid = lo + (top - lo) / 2;
-			if (mo_run_cheaper(g, r, mid, least))
+			if (mo_run_cheaper(r, mid, least))
 				top = mid;
 			else
 				lo = mid + 1;
@@ -91,8 +112,7 @@ static bool mo_run_seek(const mo_merge *g, mo_run *r, double least, mo_head *h)
 	r->pos = lo;
 	if (lo >= hi)
 		return false;
-	const mo_pl_choice *c = &g->set->c[r->k];
-	*h = (mo_head){g->prev[lo].P + c->kept, g->prev[lo].cost + c->cost, r};
+	*h = (mo_head){r->prev[lo].P + r->kept, r->prev[lo].cost + r->c};
 	return true;
 }
 
@@ -101,117 +121,143 @@ static bool mo_head_less(const mo_head *a, const mo_head *b)
 	return a->P != b->P ? a->P < b->P : a->cost < b->cost;
 }
 
-static bool mo_head_eq(const mo_head *a, const mo_head *b)
+/* mo_dp_pareto's order (within a window). */
+static bool mo_st_before(const mo_st *a, const mo_st *b)
 {
-	return a->P == b->P && a->cost == b->cost;
+	if (a->P != b->P)
+		return a->P < b->P;
+	if (a->cost != b->cost)
+		return a->cost < b->cost;
+	if (a->M != b->M)
+		return a->M < b->M;
+	if (a->parent != b->parent)
+		return a->parent < b->parent;
+	return a->k < b->k;
 }
 
-/* Sifts h[i] down the heap of n heads (ordered by P, then cost). */
-static void mo_heap_down(mo_head *h, size_t n, size_t i)
+/* The successor at the run's head, moved past; false when it cannot fit. */
+static inline bool mo_run_take(const mo_merge *g, mo_run *r, mo_st *s)
 {
-	mo_head x = h[i];
-	for (;;) {
-		size_t l = 2 * i + 1;
-		if (l >= n)
-			break;
-		if (l + 1 < n && mo_head_less(&h[l + 1], &h[l]))
-			l++;
-		if (!mo_head_less(&h[l], &x))
-			break;
-		h[i] = h[l];
-		i = l;
-	}
-	h[i] = x;
+	return mo_run_eval(g, r, r->pos++, s);
 }
 
-static void mo_heap_up(mo_head *h, size_t i)
+/* Heads equal in (P, cost): the first in order of those that fit into *s;
+ * both moved past (the other is dominated). */
+static bool mo_runs_take_tie(const mo_merge *g, mo_run *a, mo_run *b, mo_st *s)
 {
-	mo_head x = h[i];
-	while (i > 0 && mo_head_less(&x, &h[(i - 1) / 2])) {
-		h[i] = h[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	h[i] = x;
+	mo_st y;
+	bool fa = mo_run_take(g, a, s), fb = mo_run_take(g, b, &y);
+	if (fb && (!fa || mo_st_before(&y, s)))
+		*s = y;
+	return fa || fb;
 }
 
-/* The runs whose heads equal the top in (P, cost), taken off the heap into
- * grp (the equal ones form a subtree at the root); their count. */
-static size_t mo_heap_take_ties(mo_head *h, size_t *live, mo_run **grp)
-{
-	mo_head top = h[0];
-	size_t n = 0;
-	do {
-		grp[n++] = h[0].r;
-		h[0] = h[--*live];
-		mo_heap_down(h, *live, 0);
-	} while (*live && mo_head_eq(&h[0], &top));
-	return n;
-}
-
-/* Of the successors at the heads of grp (equal in P and cost), the one
- * mo_dp_pareto meets first among those that fit (by M, then predecessor,
- * then choice) into *s; false when none fits. */
-static bool mo_ties_best(const mo_merge *g, mo_run **grp, size_t n, mo_st *s)
-{
-	bool found = false;
-	uint32_t bk = 0;
-	for (size_t i = 0; i < n; i++) {
-		mo_st x;
-		if (!mo_run_eval(g, grp[i], grp[i]->pos, &x))
-			continue;
-		if (!found || x.M < s->M || (x.M == s->M && (x.parent < s->parent ||
-		    (x.parent == s->parent && grp[i]->k < bk)))) {
-			*s = x;
-			bk = grp[i]->k;
-			found = true;
-		}
-	}
-	return found;
-}
-
-/* Merges the runs of one window into d->buf from `out` on (h, grp: room for
- * one per run); the new count of d->buf. A head that costs no less than the
- * cheapest kept is dominated; one that costs less is kept if it fits: then
- * it, and any other with the same (P, cost), are done with. */
-static size_t mo_merge_window(const mo_merge *g, mo_run *runs, size_t n, mo_head *h,
-			      mo_run **grp, size_t out)
+/* The staircase of two runs (b may be NULL) into out; its length. */
+static size_t mo_merge_runs2(const mo_merge *g, mo_run *a, mo_run *b, mo_st *out)
 {
 	double least = INFINITY;
-	size_t live = 0;
-	for (size_t i = 0; i < n; i++)
-		live += mo_run_seek(g, &runs[i], least, &h[live]);
-	for (size_t i = live / 2; i-- > 0;)
-		mo_heap_down(h, live, i);
-	while (live) {
-		mo_run *r = h[0].r;
-		bool tie = (live > 1 && mo_head_eq(&h[1], &h[0])) ||
-			   (live > 2 && mo_head_eq(&h[2], &h[0]));
-		if (h[0].cost < least && !tie) { /* the common case: one head */
-			if (mo_run_eval(g, r, r->pos, &g->d->buf[out]))
-				least = g->d->buf[out++].cost;
-			r->pos++;
-		} else if (h[0].cost < least) {
-			size_t ng = mo_heap_take_ties(h, &live, grp);
-			if (mo_ties_best(g, grp, ng, &g->d->buf[out]))
-				least = g->d->buf[out++].cost;
-			for (size_t i = 0; i < ng; i++) {
-				grp[i]->pos++;
-				if (mo_run_seek(g, grp[i], least, &h[live]))
-					mo_heap_up(h, live++);
-			}
-			continue;
-		}
-		if (!mo_run_seek(g, r, least, &h[0]))
-			h[0] = h[--live];
-		mo_heap_down(h, live, 0);
+	size_t n = 0;
+	mo_head ha, hb;
+	for (;;) {
+		bool la = mo_run_seek(a, least, &ha);
+		bool lb = b && mo_run_seek(b, least, &hb);
+		bool kept;
+		if (!la && !lb)
+			return n;
+		if (la && lb && ha.P == hb.P && ha.cost == hb.cost)
+			kept = mo_runs_take_tie(g, a, b, &out[n]);
+		else
+			kept = mo_run_take(g, !lb || (la && mo_head_less(&ha, &hb)) ? a : b, &out[n]);
+		if (kept)
+			least = out[n++].cost;
 	}
-	return out;
+}
+
+/* The first state of v[i..n) that costs less than least (the costs fall
+ * along a staircase). */
+static size_t mo_list_seek(const mo_st *v, size_t i, size_t n, double least)
+{
+	if (i >= n || v[i].cost < least)
+		return i;
+	size_t step = 1; /* gallop, then bisect */
+	while (i + step < n && !(v[i + step].cost < least)) {
+		i += step;
+		step *= 2;
+	}
+	size_t top = i + step < n ? i + step : n;
+	i++;
+	while (i < top) {
+		size_t mid = i + (top - i) / 2;
+		if (v[mid].cost < least)
+			top = mid;
+		else
+			i = mid + 1;
+	}
+	return i;
+}
+
+/* The staircase of two staircases into out; its length. Once one runs out
+ * the rest of the other, cheaper than all kept and falling, is all kept. */
+static size_t mo_merge_lists2(const mo_list *a, const mo_list *b, mo_st *out)
+{
+	double least = INFINITY;
+	size_t i = 0, j = 0, n = 0;
+	for (;;) {
+		i = mo_list_seek(a->v, i, a->n, least);
+		j = mo_list_seek(b->v, j, b->n, least);
+		if (i == a->n || j == b->n)
+			break;
+		out[n] = mo_st_before(&a->v[i], &b->v[j]) ? a->v[i++] : b->v[j++];
+		least = out[n++].cost;
+	}
+	const mo_list *rest = i < a->n ? a : b;
+	size_t from = i < a->n ? i : j;
+	memcpy(out + n, rest->v + from, (rest->n - from) * sizeof(*out));
+	return n + rest->n - from;
+}
+
+/* Scratch for merging one window's runs: two buffers of states (each room
+ * for every successor) and the lists of a level. */
+typedef struct mo_tree {
+	mo_st *a, *b;
+	mo_list *lists;
+} mo_tree;
+
+/* Merges the runs of one window, two by two, level by level, into d->buf
+ * from `out` on; the new count of d->buf. */
+static size_t mo_merge_window(const mo_merge *g, mo_run *runs, size_t n, mo_tree *t, size_t out)
+{
+	size_t nl = 0;
+	mo_st *w = t->a, *next = t->b;
+	for (size_t i = 0; i < n; i += 2) {
+		size_t c = mo_merge_runs2(g, &runs[i], i + 1 < n ? &runs[i + 1] : NULL, w);
+		t->lists[nl++] = (mo_list){w, c};
+		w += c;
+	}
+	while (nl > 1) {
+		size_t m = 0;
+		w = next;
+		for (size_t i = 0; i < nl; i += 2) {
+			size_t c = t->lists[i].n;
+			if (i + 1 < nl)
+				c = mo_merge_lists2(&t->lists[i], &t->lists[i + 1], w);
+			else
+				memcpy(w, t->lists[i].v, c * sizeof(*w));
+			t->lists[m++] = (mo_list){w, c};
+			w += c;
+		}
+		nl = m;
+		next = next == t->a ? t->b : t->a;
+	}
+	if (nl)
+		memcpy(g->d->buf + out, t->lists[0].v, t->lists[0].n * sizeof(*g->d->buf));
+	return out + (nl ? t->lists[0].n : 0);
 }
 
 /* The successor under choice k of prev[i] fits the budget. */
 static bool mo_fits(const mo_merge *g, uint32_t i, uint32_t k)
 {
-	mo_run r = {.k = k, .prior = mo_dp_window(g->d, g->prev[i].wcode)};
+	mo_run r = mo_run_make(g, i, i + 1, k, mo_dp_window(g->d, g->prev[i].wcode), 0);
 	mo_st s;
 	return mo_run_eval(g, &r, i, &s);
 }
@@ -244,14 +290,64 @@ static void mo_merge_codes(mo_merge *g, size_t np)
 		}
 }
 
-static int mo_run_by_target(const void *a, const void *b)
+/* Choice a's successor of any state dominates choice b's (same window,
+ * ahead in the order, no dearer) and fits whenever b's does (M no larger:
+ * the same swap, no more kept and transient bytes at the backward event). */
+static bool mo_choice_covers(const mo_pl_choice *a, const mo_pl_choice *b)
 {
-	const mo_run *x = a, *y = b;
-	return x->target < y->target ? -1 : x->target > y->target;
+	return a->swapped == b->swapped && a->kept < b->kept && a->cost <= b->cost &&
+	       a->kept + a->transient <= b->kept + b->transient;
 }
 
-/* Every (window, choice) run, by target window. */
-static size_t mo_merge_runs(const mo_merge *g, size_t np, mo_run *runs)
+/* The choices worth a run: those no other covers (their codes stay as
+ * mo_merge_codes gave them, from every choice). */
+static void mo_merge_useful(mo_merge *g)
+{
+	const mo_pl_set *set = g->set;
+	for (size_t k = 0; k < set->n; k++) {
+		g->useful[k] = g->codes[k] >= 0;
+		for (size_t j = 0; j < set->n && g->useful[k]; j++)
+			g->useful[k] = !mo_choice_covers(&set->c[j], &set->c[k]);
+	}
+}
+
+/* Sorts runs by target window: the few distinct targets sorted, then the
+ * runs bucketed by them (into tmp, then back). */
+static void mo_runs_by_target(mo_run *runs, size_t n, mo_run *tmp, uint64_t *tg, size_t *at)
+{
+	size_t nt = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t j = nt;
+		while (j > 0 && tg[j - 1] >= runs[i].target)
+			j--;
+		if (j < nt && tg[j] == runs[i].target)
+			continue;
+		for (size_t q = nt++; q > j; q--)
+			tg[q] = tg[q - 1];
+		tg[j] = runs[i].target;
+	}
+	for (size_t t = 0; t <= nt; t++)
+		at[t] = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t t = 0;
+		while (tg[t] != runs[i].target)
+			t++;
+		at[t + 1]++;
+	}
+	for (size_t t = 0; t < nt; t++)
+		at[t + 1] += at[t];
+	for (size_t i = 0; i < n; i++) {
+		size_t t = 0;
+		while (tg[t] != runs[i].target)
+			t++;
+		tmp[at[t]++] = runs[i];
+	}
+	memcpy(runs, tmp, n * sizeof(*runs));
+}
+
+/* Every (window, useful choice) run, by target window. */
+static size_t mo_merge_runs(const mo_merge *g, size_t np, mo_run *runs, mo_run *tmp, uint64_t *tg,
+			    size_t *at)
 {
 	size_t n = 0;
 	for (uint32_t lo = 0, hi; lo < np; lo = hi) {
@@ -259,12 +355,12 @@ static size_t mo_merge_runs(const mo_merge *g, size_t np, mo_run *runs)
 			;
 		uint64_t prior = mo_dp_window(g->d, g->prev[lo].wcode);
 		for (uint32_t k = 0; k < g->set->n; k++)
-			if (g->codes[k] >= 0)
-				runs[n++] = (mo_run){.pos = lo, .hi = hi, .k = k, .prior = prior,
-						     .target = mo_dp_shift(g->d, g->prev[lo].wcode,
-									   (unsigned)g->codes[k])};
+			if (g->useful[k])
+				runs[n++] = mo_run_make(g, lo, hi, k, prior,
+							mo_dp_shift(g->d, g->prev[lo].wcode,
+								    (unsigned)g->codes[k]));
 	}
-	qsort(runs, n, sizeof(*runs), mo_run_by_target);
+	mo_runs_by_target(runs, n, tmp, tg, at);
 	return n;
 }
 
@@ -272,29 +368,38 @@ size_t mo_dp_front_nom(mo_dp *d, size_t p)
 {
 	static const mo_st root = {0};
 	size_t np = p ? d->n_front[p - 1] : 1;
-	mo_merge g = {.d = d, .p = p, .prev = p ? d->front[p - 1] : &root, .set = &d->sets[p]};
+	mo_merge g = {.d = d, .p = p, .sg = d->sg, .minrem = d->minrem[p + 1], .budget = d->budget,
+		      .prev = p ? d->front[p - 1] : &root, .set = &d->sets[p]};
 	size_t nr = np * g.set->n, out = 0;
 	if (!np)
 		return 0;
 	if (g.set->n > sizeof g.codes / sizeof *g.codes)
 		return SIZE_MAX; /* more choices than any layer has */
 	mo_run *runs = malloc((nr + 1) * sizeof(*runs));
-	mo_head *h = malloc((nr + 1) * sizeof(*h));
-	mo_run **grp = malloc((nr + 1) * sizeof(*grp));
-	if (!runs || !h || !grp || !mo_dp_reserve(d, nr)) {
+	mo_run *tmp = malloc((nr + 1) * sizeof(*tmp));
+	uint64_t *tg = malloc((nr + 1) * sizeof(*tg));
+	size_t *at = malloc((nr + 2) * sizeof(*at));
+	mo_tree t = {malloc((nr + 1) * sizeof(mo_st)), malloc((nr + 1) * sizeof(mo_st)),
+		     malloc((nr + 1) * sizeof(mo_list))};
+	if (!runs || !tmp || !tg || !at || !t.a || !t.b || !t.lists || !mo_dp_reserve(d, nr)) {
 		out = SIZE_MAX;
 		goto done;
 	}
 	mo_merge_codes(&g, np);
-	nr = mo_merge_runs(&g, np, runs);
+	mo_merge_useful(&g);
+	nr = mo_merge_runs(&g, np, runs, tmp, tg, at);
 	for (size_t a = 0, b; a < nr; a = b) {
 		for (b = a; b < nr && runs[b].target == runs[a].target; b++)
 			;
-		out = mo_merge_window(&g, runs + a, b - a, h, grp, out);
+		out = mo_merge_window(&g, runs + a, b - a, &t, out);
 	}
 done:
 	free(runs);
-	free(h);
-	free(grp);
+	free(t.a);
+	free(t.b);
+	free(t.lists);
+	free(tmp);
+	free(tg);
+	free(at);
 	return out;
 }
