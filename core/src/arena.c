@@ -75,11 +75,49 @@ void *mo_arena_alloc(mo_arena *a, size_t size)
 	return p;
 }
 
+void *mo_arena_alloc_raw(mo_arena *a, size_t size)
+{
+	if (!a || size > SIZE_MAX - MO_ARENA_ALIGN)
+		return NULL;
+	size_t rounded = (size + MO_ARENA_ALIGN - 1) & ~(size_t)(MO_ARENA_ALIGN - 1);
+	if (rounded == 0)
+		rounded = MO_ARENA_ALIGN;
+	struct mo_chunk *c = a->head;
+	if (!c || c->size - c->used < rounded) {
+		c = mo_arena_grow(a, rounded);
+		if (!c)
+			return NULL;
+	}
+	void *p = c->data + c->used;
+	c->used += rounded;
+	return p;
+}
+
+char *mo_arena_concat(mo_arena *a, const char *const *parts, const size_t *lens, size_t n)
+{
+	size_t total = 1;
+	for (size_t i = 0; i < n; i++) {
+		if (lens[i] > SIZE_MAX - total)
+			return NULL;
+		total += lens[i];
+	}
+	char *p = mo_arena_alloc_raw(a, total), *w = p;
+	if (!p)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (lens[i])
+			memcpy(w, parts[i], lens[i]);
+		w += lens[i];
+	}
+	*w = '\0';
+	return p;
+}
+
 char *mo_arena_strndup(mo_arena *a, const char *s, size_t n)
 {
 	if (n == SIZE_MAX)
 		return NULL;
-	char *p = mo_arena_alloc(a, n + 1);
+	char *p = mo_arena_alloc_raw(a, n + 1);
 	if (!p)
 		return NULL;
 	if (n)

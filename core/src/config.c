@@ -98,16 +98,21 @@ static void mo_cfg_unknown_keys(mo_cfg_parser *p, const mo_node *map,
 
 static char *mo_cfg_key_path(mo_cfg_parser *p, const char *parent, const char *key)
 {
-	return mo_arena_printf(p->a, "%s.%s", parent, key);
+	const char *parts[] = {parent, ".", key};
+	size_t lens[] = {strlen(parent), 1, strlen(key)};
+	return mo_arena_concat(p->a, parts, lens, 3);
 }
 
-/* select_module['<regex>'] with the quote that keeps it readable. */
+/* select_module['<regex>'] with the quote that keeps it readable (the
+ * regex cut at 200 bytes or at a NUL, as "%.*s" would). */
 static char *mo_cfg_pattern_path(mo_cfg_parser *p, const char *parent, const mo_node *k)
 {
 	bool has_single = memchr(k->value, '\'', k->len) != NULL;
-	int len = k->len > 200 ? 200 : (int)k->len;
-	return has_single ? mo_arena_printf(p->a, "%s[\"%.*s\"]", parent, len, k->value)
-			  : mo_arena_printf(p->a, "%s['%.*s']", parent, len, k->value);
+	size_t len = strnlen(k->value, k->len > 200 ? 200 : k->len);
+	const char *parts[] = {parent, has_single ? "[\"" : "['", k->value,
+			       has_single ? "\"]" : "']"};
+	size_t lens[] = {strlen(parent), 2, len, 2};
+	return mo_arena_concat(p->a, parts, lens, 4);
 }
 
 static bool mo_cfg_bool(mo_cfg_parser *p, const mo_node *v, const char *path, bool *out)
@@ -490,6 +495,7 @@ void mo_config_free(mo_config *c)
 	if (!c)
 		return;
 	mo_match_cache_free(c->match_cache);
+	mo_resolved_memo_free(c);
 	pthread_mutex_destroy(&c->match_lock);
 	mo_config_free_regexes(c);
 	mo_doc_free(c->doc);

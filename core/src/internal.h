@@ -17,8 +17,13 @@ mo_arena *mo_arena_new(void);
 void mo_arena_free(mo_arena *a);
 /* Zeroed memory; NULL on failure. Freed all at once with the arena. */
 void *mo_arena_alloc(mo_arena *a, size_t size);
+/* Like mo_arena_alloc, without the zeroing: for bytes about to be written. */
+void *mo_arena_alloc_raw(mo_arena *a, size_t size);
 char *mo_arena_strndup(mo_arena *a, const char *s, size_t n);
 char *mo_arena_strdup(mo_arena *a, const char *s);
+/* The n parts (lens[i] bytes each) joined, NUL-terminated: the printf-free
+ * way to build paths in hot code. */
+char *mo_arena_concat(mo_arena *a, const char *const *parts, const size_t *lens, size_t n);
 char *mo_arena_printf(mo_arena *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -241,6 +246,9 @@ struct mo_config {
 	 * config shared read-only between threads safe. */
 	pthread_mutex_t match_lock;
 	struct mo_match_cache *match_cache;
+	/* The last plan resolved against a model (validate keeps the one it
+	 * builds for expand or estimate): see resolve.c. Same lock. */
+	struct mo_resolved *resolved;
 };
 
 /* ---- model layouts (SPEC 4) ----------------------------------------------
@@ -361,6 +369,9 @@ mo_matcher *mo_matcher_new(void);
 void mo_matcher_free(mo_matcher *mt);
 int mo_matcher_match(mo_matcher *mt, const mo_regex *re, const char *subject,
 		     size_t len);
+/* The byte a full match needs first / last (a simple pattern's literal
+ * first / last token), -1 when any may do: a filter before matching. */
+void mo_regex_ends(const mo_regex *re, int *first, int *last);
 /* Printable ASCII: the subjects the fast paths below accept. */
 bool mo_subject_is_plain(const char *subject, size_t len);
 /* mo_matcher_match for a subject known to be plain (checked once by the
@@ -386,10 +397,21 @@ typedef struct mo_seg {
 	bool full;           /* whole layer recomputed */
 	bool swapped;        /* whole layer swapped */
 	mo_action_kind *act; /* per path of the type */
-	mo_rule *rule;       /* per path */
+	mo_rule *rule;       /* per path, while the segment is filled only */
 	mo_action *roots;    /* root decisions */
 	size_t n_roots, cap_roots;
 } mo_seg;
+
+/* What a resolved plan was built from (the model's layout), to reuse it
+ * only for the same, unchanged model. */
+typedef struct mo_resolved_snap {
+	uint64_t layout_hash;
+	const mo_layer_type *types_at;
+	mo_layer_type *types;
+	size_t n_types;
+	mo_path **paths;
+	size_t *type_of;
+} mo_resolved_snap;
 
 typedef struct mo_resolved {
 	mo_arena *arena;
@@ -398,7 +420,13 @@ typedef struct mo_resolved {
 	uint64_t n_layers;     /* num_layers + mtp */
 	mo_seg *segs;
 	size_t n_segs;
+	int refs;              /* holders: callers and the config's memo */
+	mo_resolved_snap snap;
 } mo_resolved;
+
+/* A plan kept by validation for reuse holds at most this many per-path
+ * slots (segments x paths of the largest type); larger ones are not kept. */
+#define MO_MEMO_MAX_SLOTS ((size_t)1 << 20)
 
 /* Applies c to m. When diags is non-NULL, the model-dependent findings
  * (layer-range, no-match, conflicts, ...) are reported. With out NULL it
@@ -406,7 +434,10 @@ typedef struct mo_resolved {
  * memory: err). */
 int mo_resolve(mo_resolved **out, const mo_config *c, const mo_model *m,
 	       mo_diags *diags, mo_error *err);
+/* Drops one reference (plans are shared with the config's memo). */
 void mo_resolved_free(mo_resolved *r);
+/* Drops the config's memo (mo_config_free). */
+void mo_resolved_memo_free(mo_config *c);
 /* Segment holding a layer (binary search), or NULL past the model. */
 const mo_seg *mo_resolved_seg(const mo_resolved *r, uint64_t layer);
 void mo_match_cache_free(struct mo_match_cache *mc);

@@ -235,6 +235,19 @@ bool mo_layers_contains(const mo_layers *l, uint64_t id)
 	return lo < l->n && l->r[lo].lo <= id;
 }
 
+/* Writes v in decimal at p; returns the end. */
+static char *mo_put_u64(char *p, uint64_t v)
+{
+	char tmp[20];
+	size_t n = 0;
+	do
+		tmp[n++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
 void mo_ranges_append(char *buf, size_t size, uint64_t lo, uint64_t hi)
 {
 	size_t len = strlen(buf);
@@ -243,9 +256,16 @@ void mo_ranges_append(char *buf, size_t size, uint64_t lo, uint64_t hi)
 			strcat(buf, ", ...");
 		return;
 	}
-	if (lo == hi)
-		snprintf(buf + len, size - len, "%s%llu", len ? ", " : "", (unsigned long long)lo);
-	else
-		snprintf(buf + len, size - len, "%s%llu-%llu", len ? ", " : "",
-			 (unsigned long long)lo, (unsigned long long)hi);
+	/* at most ", " + 20 digits + "-" + 20 digits: fits in the 48 left */
+	char *p = buf + len;
+	if (len) {
+		*p++ = ',';
+		*p++ = ' ';
+	}
+	p = mo_put_u64(p, lo);
+	if (lo != hi) {
+		*p++ = '-';
+		p = mo_put_u64(p, hi);
+	}
+	*p = '\0';
 }

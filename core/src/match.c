@@ -37,7 +37,32 @@ struct mo_matcher {
 static bool mo_simple_escapable(char ch)
 {
 	/* punctuation escaped to stand for itself (Python re.escape's set) */
-	return ch && strchr(".-_/:[](){}*+?|^$\\#&~ ", ch) != NULL;
+	switch (ch) {
+	case '.': case '-': case '_': case '/': case ':': case '[': case ']': case '(':
+	case ')': case '{': case '}': case '*': case '+': case '?': case '|': case '^':
+	case '$': case '\\': case '#': case '&': case '~': case ' ':
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* A regex metacharacter the simple form does not take literally. */
+static bool mo_simple_meta(char ch)
+{
+	switch (ch) {
+	case '\\': case '[': case ']': case '(': case ')': case '{': case '}': case '*':
+	case '+': case '?': case '|': case '^': case '$':
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* A quantifier after a token (NUL too, as strchr would find it). */
+static bool mo_simple_quantifier(char ch)
+{
+	return ch == '*' || ch == '+' || ch == '?' || ch == '{' || ch == '\0';
 }
 
 /* Parses literal | . | .* | \<punct> sequences; false otherwise. */
@@ -56,7 +81,7 @@ static bool mo_simple_parse(mo_regex *re, const char *p, size_t len)
 		} else if (ch == '\\' && i + 1 < len && mo_simple_escapable(p[i + 1])) {
 			re->lit[re->n_tok] = p[++i];
 			re->tok[re->n_tok++] = MO_TOK_LIT;
-		} else if (strchr("\\[](){}*+?|^$", ch)) {
+		} else if (mo_simple_meta((char)ch)) {
 			return false;
 		} else {
 			re->lit[re->n_tok] = (char)ch;
@@ -64,7 +89,7 @@ static bool mo_simple_parse(mo_regex *re, const char *p, size_t len)
 		}
 		/* a quantifier after a token ('a*', '.+', lazy '.*?', possessive
 		 * '.*+') is not simple */
-		if (i + 1 < len && strchr("*+?{", p[i + 1]))
+		if (i + 1 < len && mo_simple_quantifier(p[i + 1]))
 			return false;
 	}
 	return true;
@@ -260,6 +285,17 @@ int mo_matcher_match_plain(mo_matcher *mt, const mo_regex *re, const char *subje
 		return mo_simple_match(re, subject, len);
 	return mo_pcre2_result(pcre2_match(re->code, (PCRE2_SPTR)subject, len, 0,
 					   PCRE2_NO_UTF_CHECK, mt->md, re->mctx));
+}
+
+void mo_regex_ends(const mo_regex *re, int *first, int *last)
+{
+	*first = *last = -1;
+	if (re->code || !re->n_tok)
+		return;
+	if (re->tok[0] == MO_TOK_LIT)
+		*first = (unsigned char)re->lit[0];
+	if (re->tok[re->n_tok - 1] == MO_TOK_LIT)
+		*last = (unsigned char)re->lit[re->n_tok - 1];
 }
 
 bool mo_subject_is_plain(const char *subject, size_t len)

@@ -26,6 +26,12 @@ typedef struct mo_finding {
 	uint64_t lo, hi;
 } mo_finding;
 
+/* A finding of one segment, without its layers: a twin repeats it. */
+typedef struct mo_seg_finding {
+	const char *code;
+	const void *k1, *k2;
+} mo_seg_finding;
+
 typedef struct mo_run {
 	uint64_t lo, hi;
 	size_t type;
@@ -51,7 +57,20 @@ typedef struct mo_rs {
 	mo_run *runs;
 	size_t n_runs;
 	size_t *cursor; /* per ref: its first range not below the segment */
+	uint32_t *seg_at;  /* per layer that starts a segment: its index */
+	uint64_t *on;      /* per ref: applies to the current segment */
+	size_t on_nw;
+	uint32_t *add_start, *del_start; /* per segment: its events in ev_* */
+	uint32_t *ev_add, *ev_del;       /* ref indices */
+	bool *slow_of;     /* per ref: tracked by cursor, not by events */
+	uint32_t *slow;
+	size_t n_slow;
 	size_t **plen;  /* per type, per path: strlen of the name */
+	/* per type: every subtree is the run [p, end[p]) (depth-first order),
+	 * so the fill works on runs of the matched bits */
+	bool *runs_ok;
+	uint32_t **end;
+	uint64_t *u;    /* scratch: union of the active refs' bits */
 	bool *plain;    /* per type: every path is printable ASCII */
 	/* validation only: one scratch set of per-path arrays for every
 	 * segment instead of a plan kept per segment */
@@ -64,17 +83,15 @@ typedef struct mo_rs {
 	mo_action_kind *s_act;
 	mo_rule *s_rule;
 	mo_action *s_roots;
+	/* per segment: its findings, so a twin (same key) repeats them
+	 * without computing its actions */
+	mo_seg_finding *log;
+	size_t n_log, cap_log;
+	uint32_t *log_start, *log_n;
 	bool nomem;
 } mo_rs;
 
 /* ---- bitsets over the paths of one layer type -------------------------- */
-
-static bool mo_bits_init(mo_bits *b, mo_arena *a, size_t n)
-{
-	b->nw = (n + 63) / 64;
-	b->w = b->nw ? mo_arena_alloc(a, b->nw * sizeof(uint64_t)) : NULL;
-	return !b->nw || b->w;
-}
 
 static void mo_bits_set(mo_bits *b, size_t i)
 {
@@ -117,6 +134,37 @@ static void mo_rs_find(mo_rs *s, const char *code, const void *k1, const void *k
 	s->f[s->n_f++] = (mo_finding){code, k1, k2, lo, hi};
 }
 
+/* A finding of segment g, logged for the segments that share its key. */
+static void mo_rs_seg_find(mo_rs *s, const mo_seg *g, const char *code, const void *k1,
+			   const void *k2)
+{
+	mo_rs_find(s, code, k1, k2, g->lo, g->hi);
+	if (!s->report)
+		return;
+	if (s->n_log == s->cap_log) {
+		size_t cap = s->cap_log ? s->cap_log * 2 : 32;
+		mo_seg_finding *l = realloc(s->log, cap * sizeof(*l));
+		if (!l) {
+			s->nomem = true;
+			return;
+		}
+		s->log = l;
+		s->cap_log = cap;
+	}
+	s->log[s->n_log++] = (mo_seg_finding){code, k1, k2};
+	s->log_n[g - s->r->segs]++;
+}
+
+/* Segment g has the key of segment `twin`: the same findings, on g's layers
+ * (mo_rs_find merges them with the previous ones exactly as computing them
+ * would). */
+static void mo_rs_seg_replay(mo_rs *s, const mo_seg *twin, const mo_seg *g)
+{
+	size_t t = (size_t)(twin - s->r->segs);
+	for (uint32_t k = s->log_start[t]; k < s->log_start[t] + s->log_n[t]; k++)
+		mo_rs_find(s, s->log[k].code, s->log[k].k1, s->log[k].k2, g->lo, g->hi);
+}
+
 /* Ranges of every finding with this code/k1/k2, marking them consumed. */
 static void mo_rs_collect(mo_rs *s, size_t first, char *buf, size_t size)
 {
@@ -140,17 +188,50 @@ static bool mo_path_candidate(const mo_ref *ref, const mo_path *p)
 }
 
 /* Path lengths per type, and whether the type's paths are all plain. */
+/* Subtree ends of type t, and whether every subtree is one run. Sizes
+ * add up children first (a parent comes before its children); a path
+ * lying inside every ancestor's run, with runs as long as subtrees, makes
+ * each subtree exactly its run. */
+static bool mo_rs_subtrees(mo_rs *s, size_t t)
+{
+	const mo_layer_type *lt = &s->m->types[t];
+	size_t np = lt->n_paths;
+	uint32_t *end = mo_arena_alloc(s->a, (np ? np : 1) * sizeof(*end));
+	if (!end)
+		return false;
+	s->end[t] = end;
+	bool ok = np < UINT32_MAX;
+	for (size_t p = 0; ok && p < np; p++) {
+		end[p] = 1; /* the subtree size, for now */
+		ok = lt->paths[p].parent < (int)p;
+	}
+	for (size_t p = np; ok && p-- > 0;)
+		if (lt->paths[p].parent >= 0)
+			end[lt->paths[p].parent] += end[p];
+	for (size_t p = 0; ok && p < np; p++)
+		end[p] += (uint32_t)p;
+	for (size_t q = 0; ok && q < np; q++)
+		for (int a = lt->paths[q].parent; ok && a >= 0; a = lt->paths[a].parent)
+			ok = (size_t)a < q && q < end[a];
+	s->runs_ok[t] = ok;
+	return true;
+}
+
 static bool mo_rs_path_info(mo_rs *s)
 {
 	const mo_model *m = s->m;
-	s->plen = mo_arena_alloc(s->a, (m->n_types ? m->n_types : 1) * sizeof(*s->plen));
-	s->plain = mo_arena_alloc(s->a, (m->n_types ? m->n_types : 1) * sizeof(*s->plain));
-	if (!s->plen || !s->plain)
+	size_t nt = m->n_types ? m->n_types : 1, nw = 1;
+	s->plen = mo_arena_alloc(s->a, nt * sizeof(*s->plen));
+	s->plain = mo_arena_alloc(s->a, nt * sizeof(*s->plain));
+	s->runs_ok = mo_arena_alloc(s->a, nt * sizeof(*s->runs_ok));
+	s->end = mo_arena_alloc(s->a, nt * sizeof(*s->end));
+	if (!s->plen || !s->plain || !s->runs_ok || !s->end)
 		return false;
 	for (size_t t = 0; t < m->n_types; t++) {
 		const mo_layer_type *lt = &m->types[t];
+		nw = (lt->n_paths + 63) / 64 > nw ? (lt->n_paths + 63) / 64 : nw;
 		s->plen[t] = mo_arena_alloc(s->a, (lt->n_paths ? lt->n_paths : 1) * sizeof(size_t));
-		if (!s->plen[t])
+		if (!s->plen[t] || !mo_rs_subtrees(s, t))
 			return false;
 		s->plain[t] = true;
 		for (size_t i = 0; i < lt->n_paths; i++) {
@@ -158,20 +239,33 @@ static bool mo_rs_path_info(mo_rs *s)
 			s->plain[t] &= mo_subject_is_plain(lt->paths[i].name, s->plen[t][i]);
 		}
 	}
-	return true;
+	s->u = mo_arena_alloc(s->a, nw * sizeof(*s->u));
+	return s->u != NULL;
+}
+
+/* A path that cannot match: its first or last byte is not the literal the
+ * pattern starts or ends with (plain path sets only). */
+static bool mo_path_excluded(const char *name, size_t n, int first, int last)
+{
+	return (first >= 0 && (!n || (unsigned char)name[0] != first)) ||
+	       (last >= 0 && (!n || (unsigned char)name[n - 1] != last));
 }
 
 static bool mo_rs_match_ref(mo_rs *s, mo_ref *ref, mo_matcher *mt)
 {
 	const mo_model *m = s->m;
+	if (!ref->p->re)
+		return true;
+	int first, last;
+	mo_regex_ends(ref->p->re, &first, &last);
 	for (size_t t = 0; t < m->n_types; t++) {
 		const mo_layer_type *lt = &m->types[t];
-		if (!ref->p->re)
-			continue;
 		for (size_t i = 0; i < lt->n_paths; i++) {
 			if (!mo_path_candidate(ref, &lt->paths[i]))
 				continue;
 			const char *name = lt->paths[i].name;
+			if (s->plain[t] && mo_path_excluded(name, s->plen[t][i], first, last))
+				continue;
 			int rc = s->plain[t] ? mo_matcher_match_plain(mt, ref->p->re, name, s->plen[t][i])
 					     : mo_matcher_match(mt, ref->p->re, name, s->plen[t][i]);
 			if (rc > 0)
@@ -191,6 +285,21 @@ static void mo_rs_add_ref(mo_rs *s, const mo_pattern *p, mo_group g, bool active
 	ref->group = g;
 	ref->active = active;
 	ref->rule = (mo_rule){section, key, p->key ? p->key->line : 0};
+}
+
+/* "name[i]" in the arena, without printf. */
+static const char *mo_indexed(mo_arena *a, const char *name, size_t i)
+{
+	char num[24];
+	size_t n = sizeof num;
+	num[--n] = ']';
+	do
+		num[--n] = (char)('0' + i % 10);
+	while ((i /= 10) != 0);
+	num[--n] = '[';
+	const char *parts[] = {name, num + n};
+	size_t lens[] = {strlen(name), sizeof num - n};
+	return mo_arena_concat(a, parts, lens, 2);
 }
 
 /* dpath "recompute.select_module['x']" -> key "select_module['x']" */
@@ -284,14 +393,25 @@ static void mo_rs_cache_store(mo_rs *s)
 	mo_match_cache_free(old);
 }
 
-static bool mo_rs_alloc_matches(mo_rs *s, mo_ref *ref)
+/* Every ref's bitsets (one per layer type), carved from two blocks. */
+static bool mo_rs_alloc_matches(mo_rs *s)
 {
-	ref->match = mo_arena_alloc(s->a, s->m->n_types * sizeof(mo_bits));
-	if (!ref->match)
+	size_t nt = s->m->n_types, nw = mo_rs_words_per_ref(s);
+	if (!s->n_refs || !nt)
+		return true;
+	mo_bits *bits = mo_arena_alloc(s->a, s->n_refs * nt * sizeof(mo_bits));
+	uint64_t *w = nw ? mo_arena_alloc(s->a, s->n_refs * nw * sizeof(uint64_t)) : NULL;
+	if (!bits || (nw && !w))
 		return false;
-	for (size_t t = 0; t < s->m->n_types; t++)
-		if (!mo_bits_init(&ref->match[t], s->a, s->m->types[t].n_paths))
-			return false;
+	for (size_t i = 0; i < s->n_refs; i++) {
+		s->refs[i].match = bits + i * nt;
+		for (size_t t = 0; t < nt; t++) {
+			mo_bits *b = &s->refs[i].match[t];
+			b->nw = (s->m->types[t].n_paths + 63) / 64;
+			b->w = b->nw ? w : NULL;
+			w += b->nw;
+		}
+	}
 	return true;
 }
 
@@ -313,15 +433,14 @@ static bool mo_rs_refs(mo_rs *s)
 		mo_rs_add_ref(s, &c->comm.p[i], MO_G_COMM, c->comm_enable, "recompute_comm",
 			      mo_rule_key(c->comm.p[i].dpath));
 	for (size_t i = 0; i < c->n_op_swap; i++) {
-		const char *key = mo_arena_printf(s->a, "op_swap[%zu]", i);
+		const char *key = mo_indexed(s->a, "op_swap", i);
 		mo_rs_add_ref(s, &c->op_swap[i].pat, MO_G_OPSWAP, c->swap_enable, "swap", key);
 		s->refs[s->n_refs - 1].rule.line = c->op_swap[i].at->line;
 	}
 	if (!mo_rs_path_info(s))
 		return false;
-	for (size_t i = 0; i < s->n_refs; i++)
-		if (!mo_rs_alloc_matches(s, &s->refs[i]))
-			return false;
+	if (!mo_rs_alloc_matches(s))
+		return false;
 	if (mo_rs_cache_load(s))
 		return true;
 	mo_matcher *mt = mo_matcher_new();
@@ -546,77 +665,60 @@ static void mo_rs_check_no_match(mo_rs *s)
 
 /* ---- segments ------------------------------------------------------------ */
 
-static int mo_u64_cmp(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-static void mo_cuts_add_layers(uint64_t *cuts, size_t *n, const mo_layers *l, uint64_t N)
+/* Marks the first layer of every range and the layer after it. */
+static void mo_cuts_mark(uint8_t *mark, const mo_layers *l, uint64_t N)
 {
 	for (size_t i = 0; i < l->n; i++) {
 		if (l->r[i].lo < N)
-			cuts[(*n)++] = l->r[i].lo;
+			mark[l->r[i].lo] = 1;
 		if (l->r[i].hi < N - 1)
-			cuts[(*n)++] = l->r[i].hi + 1;
+			mark[l->r[i].hi + 1] = 1;
 	}
 }
 
-static size_t mo_cuts_capacity(const mo_config *c, const mo_model *m)
-{
-	/* layer type changes can happen at every layer (interleaved MoE) */
-	size_t n = 2 + (size_t)(m->num_layers + m->mtp_num_layers) + c->full.n * 2;
-	const mo_pattern_list *lists[] = {&c->select, &c->exclude, &c->comm};
-	for (size_t l = 0; l < 3; l++)
-		for (size_t i = 0; i < lists[l]->n; i++)
-			n += lists[l]->p[i].layers.n * 2;
-	for (size_t i = 0; i < c->n_layer_swap; i++)
-		n += c->layer_swap[i].layers.n * 2;
-	for (size_t i = 0; i < c->n_op_swap; i++)
-		n += c->op_swap[i].pat.layers.n * 2;
-	return n;
-}
-
+/* Segments start at layer 0, at every layer type change and at every
+ * range boundary of every layer list. A mark per layer instead of a sort
+ * of the cut points: O(layers + ranges). */
 static bool mo_rs_segments(mo_rs *s)
 {
 	const mo_config *c = s->c;
 	const mo_model *m = s->m;
 	uint64_t N = s->r->n_layers;
-	uint64_t *cuts = malloc(mo_cuts_capacity(c, m) * sizeof(*cuts));
-	if (!cuts)
+	uint8_t *mark = calloc((size_t)N, 1);
+	if (!mark)
 		return false;
-	size_t n = 0;
-	cuts[n++] = 0;
+	mark[0] = 1;
 	for (uint64_t id = 1; id < N; id++) /* layer type changes */
-		if (m->type_of[id] != m->type_of[id - 1])
-			cuts[n++] = id;
-	mo_cuts_add_layers(cuts, &n, &c->full, N);
+		mark[id] |= m->type_of[id] != m->type_of[id - 1];
+	mo_cuts_mark(mark, &c->full, N);
 	const mo_pattern_list *lists[] = {&c->select, &c->exclude, &c->comm};
 	for (size_t l = 0; l < 3; l++)
 		for (size_t i = 0; i < lists[l]->n; i++)
-			mo_cuts_add_layers(cuts, &n, &lists[l]->p[i].layers, N);
+			mo_cuts_mark(mark, &lists[l]->p[i].layers, N);
 	for (size_t i = 0; i < c->n_layer_swap; i++)
-		mo_cuts_add_layers(cuts, &n, &c->layer_swap[i].layers, N);
+		mo_cuts_mark(mark, &c->layer_swap[i].layers, N);
 	for (size_t i = 0; i < c->n_op_swap; i++)
-		mo_cuts_add_layers(cuts, &n, &c->op_swap[i].pat.layers, N);
-	qsort(cuts, n, sizeof(*cuts), mo_u64_cmp);
+		mo_cuts_mark(mark, &c->op_swap[i].pat.layers, N);
 	size_t u = 0;
-	for (size_t i = 0; i < n; i++)
-		if (!u || cuts[i] != cuts[u - 1])
-			cuts[u++] = cuts[i];
+	for (uint64_t id = 0; id < N; id++)
+		u += mark[id];
 	s->r->segs = mo_arena_alloc(s->a, u * sizeof(mo_seg));
-	if (!s->r->segs) {
-		free(cuts);
+	s->seg_at = mo_arena_alloc(s->a, (size_t)N * sizeof(*s->seg_at));
+	if (!s->r->segs || !s->seg_at) {
+		free(mark);
 		return false;
 	}
-	for (size_t i = 0; i < u; i++) {
-		mo_seg *g = &s->r->segs[i];
-		g->lo = cuts[i];
-		g->hi = i + 1 < u ? cuts[i + 1] - 1 : N - 1;
-		g->type = m->type_of[g->lo];
+	size_t k = 0;
+	for (uint64_t id = 0; id < N; id++) {
+		if (!mark[id])
+			continue;
+		if (k)
+			s->r->segs[k - 1].hi = id - 1;
+		s->seg_at[id] = (uint32_t)k;
+		s->r->segs[k++] = (mo_seg){.lo = id, .hi = N - 1, .type = m->type_of[id]};
 	}
 	s->r->n_segs = u;
-	free(cuts);
+	free(mark);
 	return true;
 }
 
@@ -631,29 +733,30 @@ static bool mo_is_desc(const mo_layer_type *lt, size_t q, size_t p)
 }
 
 /* Appends a root decision. A path roots at most one decision, so a
- * segment has at most n_paths + 1 of them; the array starts small and
- * doubles (most segments have one to three). */
+ * segment has at most n_paths + 1 of them: they go to a scratch array of
+ * that size, copied at their count when the segment is done. */
 static bool mo_seg_root(mo_rs *s, mo_seg *g, const char *path, mo_action_kind k, mo_rule rule)
 {
 	const mo_layer_type *lt = &s->m->types[g->type];
-	size_t max = lt->n_paths + 2;
-	if (s->scratch) {
-		g->roots = s->s_roots;
-	} else if (!g->roots || (g->n_roots == g->cap_roots && g->cap_roots < max)) {
-		size_t cap = g->cap_roots ? g->cap_roots * 2 : 4;
-		cap = cap < max ? cap : max;
-		mo_action *r = mo_arena_alloc(s->a, cap * sizeof(*r));
-		if (!r)
-			return false;
-		if (g->n_roots)
-			memcpy(r, g->roots, g->n_roots * sizeof(*r));
-		g->roots = r;
-		g->cap_roots = cap;
-	}
-	if (g->n_roots < max)
+	if (g->n_roots < lt->n_paths + 2)
 		g->roots[g->n_roots++] = (mo_action){path, k, rule};
 	return true;
 }
+
+/* The roots gathered in the scratch array, kept at their exact size. */
+static bool mo_seg_keep_roots(mo_rs *s, mo_seg *g)
+{
+	if (s->scratch || !g->n_roots)
+		return true;
+	mo_action *r = mo_arena_alloc_raw(s->a, g->n_roots * sizeof(*r));
+	if (!r)
+		return false;
+	memcpy(r, g->roots, g->n_roots * sizeof(*r));
+	g->roots = r;
+	g->cap_roots = g->n_roots;
+	return true;
+}
+
 
 /* The refs that apply to a segment, by group, in config order. */
 typedef struct mo_active {
@@ -661,26 +764,127 @@ typedef struct mo_active {
 	size_t n_sel, n_exc, n_comm, n_ops;
 } mo_active;
 
-/* Advances each ref's cursor to the segment (segments come in ascending
- * order, so every cursor only moves forward: O(refs) per segment). */
-static void mo_rs_active(mo_rs *s, const mo_seg *g, mo_active *act)
+/* A ref applies to a segment when one of its ranges holds the segment's
+ * first layer (segments are cut at every range boundary). */
+static bool mo_rs_eligible(const mo_ref *ref)
 {
-	act->n_sel = act->n_exc = act->n_comm = act->n_ops = 0;
+	return ref->active && ref->p->re;
+}
+
+/* Ascending, disjoint ranges: the ref's state then changes only at its own
+ * range boundaries, so it is tracked by events; any other list keeps the
+ * cursor walk (below) that defines the answer. */
+static bool mo_layers_ascending(const mo_layers *l)
+{
+	for (size_t k = 0; k < l->n; k++)
+		if (l->r[k].lo > l->r[k].hi || (k + 1 < l->n && l->r[k].hi >= l->r[k + 1].lo))
+			return false;
+	return true;
+}
+
+/* Counts (fill false) or stores (fill true) the add/remove events of the
+ * event-tracked refs, bucketed by the segment where they happen. */
+static void mo_rs_events_pass(mo_rs *s, bool fill, uint32_t *add_at, uint32_t *del_at)
+{
+	uint64_t N = s->r->n_layers;
 	for (size_t i = 0; i < s->n_refs; i++) {
 		const mo_ref *ref = &s->refs[i];
+		if (!mo_rs_eligible(ref) || s->slow_of[i])
+			continue;
 		const mo_layers *l = &ref->p->layers;
+		for (size_t k = 0; k < l->n; k++) {
+			if (l->r[k].lo < N) {
+				uint32_t b = s->seg_at[l->r[k].lo];
+				if (fill)
+					s->ev_add[add_at[b]++] = (uint32_t)i;
+				else
+					s->add_start[b + 1]++;
+			}
+			if (l->r[k].lo < N && l->r[k].hi < N - 1) {
+				uint32_t b = s->seg_at[l->r[k].hi + 1];
+				if (fill)
+					s->ev_del[del_at[b]++] = (uint32_t)i;
+				else
+					s->del_start[b + 1]++;
+			}
+		}
+	}
+}
+
+/* The incremental active set: per segment, only the refs whose ranges
+ * start or end there change (O(events) instead of O(refs) a segment). */
+static bool mo_rs_events(mo_rs *s)
+{
+	size_t ns = s->r->n_segs, nr = s->n_refs ? s->n_refs : 1;
+	s->on_nw = (nr + 63) / 64;
+	s->on = mo_arena_alloc(s->a, s->on_nw * sizeof(*s->on));
+	s->slow_of = mo_arena_alloc(s->a, nr * sizeof(*s->slow_of));
+	s->slow = mo_arena_alloc(s->a, nr * sizeof(*s->slow));
+	s->add_start = mo_arena_alloc(s->a, (ns + 1) * sizeof(uint32_t));
+	s->del_start = mo_arena_alloc(s->a, (ns + 1) * sizeof(uint32_t));
+	uint32_t *add_at = malloc((ns + 1) * sizeof(uint32_t));
+	uint32_t *del_at = malloc((ns + 1) * sizeof(uint32_t));
+	bool ok = s->on && s->slow_of && s->slow && s->add_start && s->del_start && add_at && del_at;
+	for (size_t i = 0; ok && i < s->n_refs; i++)
+		if (mo_rs_eligible(&s->refs[i]) && !mo_layers_ascending(&s->refs[i].p->layers)) {
+			s->slow_of[i] = true;
+			s->slow[s->n_slow++] = (uint32_t)i;
+		}
+	if (ok) {
+		mo_rs_events_pass(s, false, NULL, NULL);
+		for (size_t b = 0; b < ns; b++) {
+			s->add_start[b + 1] += s->add_start[b];
+			s->del_start[b + 1] += s->del_start[b];
+		}
+		s->ev_add = mo_arena_alloc(s->a, (s->add_start[ns] + 1) * sizeof(uint32_t));
+		s->ev_del = mo_arena_alloc(s->a, (s->del_start[ns] + 1) * sizeof(uint32_t));
+		ok = s->ev_add && s->ev_del;
+	}
+	if (ok) {
+		memcpy(add_at, s->add_start, ns * sizeof(uint32_t));
+		memcpy(del_at, s->del_start, ns * sizeof(uint32_t));
+		mo_rs_events_pass(s, true, add_at, del_at);
+	}
+	free(add_at);
+	free(del_at);
+	return ok;
+}
+
+static void mo_on_set(mo_rs *s, size_t i, bool on)
+{
+	uint64_t bit = (uint64_t)1 << (i % 64);
+	s->on[i / 64] = on ? s->on[i / 64] | bit : s->on[i / 64] & ~bit;
+}
+
+/* The refs that apply to segment si, by group, in config order: its
+ * events applied (removals first: a range may end where the next begins),
+ * the cursor walk for the other refs (segments come in ascending order, so
+ * every cursor only moves forward). */
+static void mo_rs_active(mo_rs *s, size_t si, const mo_seg *g, mo_active *act)
+{
+	for (uint32_t k = s->del_start[si]; k < s->del_start[si + 1]; k++)
+		mo_on_set(s, s->ev_del[k], false);
+	for (uint32_t k = s->add_start[si]; k < s->add_start[si + 1]; k++)
+		mo_on_set(s, s->ev_add[k], true);
+	for (size_t j = 0; j < s->n_slow; j++) {
+		size_t i = s->slow[j];
+		const mo_layers *l = &s->refs[i].p->layers;
 		size_t *cur = &s->cursor[i];
 		while (*cur < l->n && l->r[*cur].hi < g->lo)
 			(*cur)++;
-		if (!ref->active || !ref->p->re || *cur >= l->n || l->r[*cur].lo > g->lo)
-			continue;
-		switch (ref->group) {
-		case MO_G_SELECT: act->sel[act->n_sel++] = ref; break;
-		case MO_G_EXCLUDE: act->exc[act->n_exc++] = ref; break;
-		case MO_G_COMM: act->comm[act->n_comm++] = ref; break;
-		default: act->ops[act->n_ops++] = ref; break;
-		}
+		mo_on_set(s, i, *cur < l->n && l->r[*cur].lo <= g->lo);
 	}
+	act->n_sel = act->n_exc = act->n_comm = act->n_ops = 0;
+	for (size_t w = 0; w < s->on_nw; w++)
+		for (uint64_t bits = s->on[w]; bits; bits &= bits - 1) {
+			const mo_ref *ref = &s->refs[w * 64 + (size_t)__builtin_ctzll(bits)];
+			switch (ref->group) {
+			case MO_G_SELECT: act->sel[act->n_sel++] = ref; break;
+			case MO_G_EXCLUDE: act->exc[act->n_exc++] = ref; break;
+			case MO_G_COMM: act->comm[act->n_comm++] = ref; break;
+			default: act->ops[act->n_ops++] = ref; break;
+			}
+		}
 }
 
 static mo_rule mo_full_rule(const mo_config *c)
@@ -700,6 +904,144 @@ static void mo_first_match(const mo_ref **refs, size_t n, size_t type, const mo_
 				first[w * 64 + (size_t)__builtin_ctzll(bits)] = refs[i];
 }
 
+static const void *mo_rule_origin(const mo_rs *s, const mo_rule *rule)
+{
+	for (size_t i = 0; i < s->n_refs; i++)
+		if (s->refs[i].rule.key == rule->key)
+			return &s->refs[i];
+	return NULL;
+}
+
+/* ---- the fill on runs: types whose subtrees are runs [p, end[p]) ------
+ * Same decisions as the path-by-path loops below, visiting only matched
+ * paths: a matched path outside every decided run roots a decision for
+ * its whole run (its descendants inherit), in path order. */
+
+/* s->u = the union over refs of their bits on type t, and for each of its
+ * paths first[q] = the earliest ref (config order) matching q: the refs
+ * write in reverse order. Returns the word count. */
+static size_t mo_union(mo_rs *s, const mo_ref *const *refs, size_t n, size_t t,
+		       const mo_ref **first)
+{
+	size_t nw = (s->m->types[t].n_paths + 63) / 64;
+	memset(s->u, 0, nw * sizeof(*s->u));
+	for (size_t i = n; i-- > 0;)
+		for (size_t w = 0; w < nw; w++) {
+			uint64_t bits = refs[i]->match[t].w[w];
+			s->u[w] |= bits;
+			for (; bits; bits &= bits - 1)
+				first[w * 64 + (size_t)__builtin_ctzll(bits)] = refs[i];
+		}
+	return nw;
+}
+
+/* The first set bit of u at or after `from`, or SIZE_MAX. */
+static size_t mo_next_bit(const uint64_t *u, size_t nw, size_t from)
+{
+	size_t w = from / 64;
+	if (w >= nw)
+		return SIZE_MAX;
+	uint64_t bits = u[w] & (~(uint64_t)0 << (from % 64));
+	while (!bits) {
+		if (++w == nw)
+			return SIZE_MAX;
+		bits = u[w];
+	}
+	return w * 64 + (size_t)__builtin_ctzll(bits);
+}
+
+static void mo_run_set(mo_seg *g, size_t lo, size_t hi, mo_action_kind k, mo_rule rule)
+{
+	for (size_t p = lo; p < hi; p++) {
+		g->act[p] = k;
+		g->rule[p] = rule;
+	}
+}
+
+static bool mo_runs_recompute(mo_rs *s, mo_seg *g, const mo_layer_type *lt, const mo_active *act,
+			      const mo_ref **first)
+{
+	const uint32_t *end = s->end[g->type];
+	size_t nw = mo_union(s, act->sel, act->n_sel, g->type, first);
+	for (size_t q = mo_next_bit(s->u, nw, 0); q < lt->n_paths; q = mo_next_bit(s->u, nw, end[q])) {
+		const mo_ref *ref = first[q];
+		mo_run_set(g, q, end[q], MO_ACT_RECOMPUTE, ref->rule);
+		if (!mo_seg_root(s, g, lt->paths[q].name, MO_ACT_RECOMPUTE, ref->rule))
+			return false;
+	}
+	return true;
+}
+
+static bool mo_runs_exclude(mo_rs *s, mo_seg *g, const mo_layer_type *lt, const mo_active *act,
+			    const mo_ref **first, bool *excl)
+{
+	const uint32_t *end = s->end[g->type];
+	size_t nw = mo_union(s, act->exc, act->n_exc, g->type, first);
+	for (size_t q = mo_next_bit(s->u, nw, 0); q < lt->n_paths;) {
+		if (g->act[q] != MO_ACT_RECOMPUTE) {
+			q = mo_next_bit(s->u, nw, q + 1);
+			continue;
+		}
+		const mo_ref *ref = first[q];
+		mo_run_set(g, q, end[q], MO_ACT_KEEP, ref->rule);
+		memset(excl + q, 1, (end[q] - q) * sizeof(*excl));
+		if (!mo_seg_root(s, g, lt->paths[q].name, MO_ACT_KEEP, ref->rule))
+			return false;
+		q = mo_next_bit(s->u, nw, end[q]);
+	}
+	return true;
+}
+
+static bool mo_runs_comm(mo_rs *s, mo_seg *g, const mo_layer_type *lt, const mo_active *act,
+			 const mo_ref **first, const bool *excl)
+{
+	size_t nw = mo_union(s, act->comm, act->n_comm, g->type, first);
+	for (size_t q = mo_next_bit(s->u, nw, 0); q < lt->n_paths; q = mo_next_bit(s->u, nw, q + 1)) {
+		if (g->act[q] != MO_ACT_KEEP || excl[q])
+			continue;
+		const mo_ref *ref = first[q];
+		g->act[q] = MO_ACT_RECOMPUTE_COMM;
+		g->rule[q] = ref->rule;
+		if (!mo_seg_root(s, g, lt->paths[q].name, MO_ACT_RECOMPUTE_COMM, ref->rule))
+			return false;
+	}
+	return true;
+}
+
+static bool mo_recomputed(mo_action_kind k)
+{
+	return k == MO_ACT_RECOMPUTE || k == MO_ACT_RECOMPUTE_COMM;
+}
+
+/* An op-level recompute on p or inside its run (the first in path order). */
+static const mo_rule *mo_runs_recompute_near(const mo_rs *s, const mo_seg *g, size_t p)
+{
+	const uint32_t *end = s->end[g->type];
+	for (size_t q = p; q < end[p]; q++)
+		if (mo_recomputed(g->act[q]))
+			return &g->rule[q];
+	return NULL;
+}
+
+static bool mo_runs_op_swap(mo_rs *s, mo_seg *g, const mo_layer_type *lt, const mo_ref *ref)
+{
+	const mo_bits *m = &ref->match[g->type];
+	const uint32_t *end = s->end[g->type];
+	for (size_t q = mo_next_bit(m->w, m->nw, 0); q < lt->n_paths; q = mo_next_bit(m->w, m->nw, q + 1)) {
+		if (g->act[q] == MO_ACT_SWAP)
+			continue;
+		const mo_rule *near = mo_runs_recompute_near(s, g, q);
+		if (near) {
+			mo_rs_seg_find(s, g, "op-recompute-swap", ref, mo_rule_origin(s, near));
+			continue;
+		}
+		if (!mo_seg_root(s, g, lt->paths[q].name, MO_ACT_SWAP, ref->rule))
+			return false;
+		mo_run_set(g, q, end[q], MO_ACT_SWAP, ref->rule);
+	}
+	return true;
+}
+
 /* select: selected roots recompute, children inherit; full wins. */
 static bool mo_seg_recompute(mo_rs *s, mo_seg *g, const mo_layer_type *lt,
 			     const mo_active *act, const mo_ref **first)
@@ -714,6 +1056,8 @@ static bool mo_seg_recompute(mo_rs *s, mo_seg *g, const mo_layer_type *lt,
 	}
 	if (!act->n_sel)
 		return true;
+	if (s->runs_ok[g->type])
+		return mo_runs_recompute(s, g, lt, act, first);
 	mo_first_match(act->sel, act->n_sel, g->type, first, lt->n_paths);
 	for (size_t p = 0; p < lt->n_paths; p++) {
 		int parent = lt->paths[p].parent;
@@ -746,8 +1090,10 @@ static bool mo_seg_exclude(mo_rs *s, mo_seg *g, const mo_layer_type *lt, const m
 				effect = g->act[w * 64 + (size_t)__builtin_ctzll(bits)] ==
 					 MO_ACT_RECOMPUTE;
 		if (!effect)
-			mo_rs_find(s, "exclude-no-effect", act->exc[i], NULL, g->lo, g->hi);
+			mo_rs_seg_find(s, g, "exclude-no-effect", act->exc[i], NULL);
 	}
+	if (s->runs_ok[g->type])
+		return mo_runs_exclude(s, g, lt, act, first, excl);
 	mo_first_match(act->exc, act->n_exc, g->type, first, lt->n_paths);
 	for (size_t p = 0; p < lt->n_paths; p++) {
 		int parent = lt->paths[p].parent;
@@ -772,6 +1118,8 @@ static bool mo_seg_comm(mo_rs *s, mo_seg *g, const mo_layer_type *lt, const mo_a
 {
 	if (g->full || !act->n_comm)
 		return true; /* `redundant` is reported on ranges */
+	if (s->runs_ok[g->type])
+		return mo_runs_comm(s, g, lt, act, first, excl);
 	mo_first_match(act->comm, act->n_comm, g->type, first, lt->n_paths);
 	for (size_t p = 0; p < lt->n_paths; p++) {
 		if (!first[p] || g->act[p] != MO_ACT_KEEP || excl[p])
@@ -794,14 +1142,6 @@ static const mo_rule *mo_seg_recompute_near(const mo_seg *g, const mo_layer_type
 		if ((g->act[q] == MO_ACT_RECOMPUTE || g->act[q] == MO_ACT_RECOMPUTE_COMM) &&
 		    mo_is_desc(lt, q, p))
 			return &g->rule[q];
-	return NULL;
-}
-
-static const void *mo_rule_origin(const mo_rs *s, const mo_rule *rule)
-{
-	for (size_t i = 0; i < s->n_refs; i++)
-		if (s->refs[i].rule.key == rule->key)
-			return &s->refs[i];
 	return NULL;
 }
 
@@ -831,13 +1171,17 @@ static bool mo_seg_swap(mo_rs *s, mo_seg *g, const mo_layer_type *lt, const mo_a
 	for (size_t i = 0; i < act->n_ops && !g->full; i++) {
 		const mo_ref *ref = act->ops[i];
 		const mo_bits *m = &ref->match[g->type];
+		if (s->runs_ok[g->type]) {
+			if (!mo_runs_op_swap(s, g, lt, ref))
+				return false;
+			continue;
+		}
 		for (size_t p = 0; p < lt->n_paths; p++) {
 			if (!mo_bits_get(m, p) || g->act[p] == MO_ACT_SWAP)
 				continue;
 			const mo_rule *near = mo_seg_recompute_near(g, lt, p);
 			if (near) {
-				mo_rs_find(s, "op-recompute-swap", ref, mo_rule_origin(s, near), g->lo,
-					   g->hi);
+				mo_rs_seg_find(s, g, "op-recompute-swap", ref, mo_rule_origin(s, near));
 				continue;
 			}
 			if (!mo_seg_root(s, g, lt->paths[p].name, MO_ACT_SWAP, ref->rule))
@@ -880,8 +1224,8 @@ static uint64_t mo_key_hash(const uint32_t *key, size_t n)
 	return h;
 }
 
-/* An earlier segment with the same key (plan building only: validation
- * needs every segment's findings). Registers this one otherwise. */
+/* An earlier segment with the same key (its findings are replayed for
+ * validation). Registers this one otherwise. */
 static const mo_seg *mo_seg_twin(mo_rs *s, const mo_seg *g, size_t swap_entry,
 				 const mo_active *act)
 {
@@ -893,7 +1237,7 @@ static const mo_seg *mo_seg_twin(mo_rs *s, const mo_seg *g, size_t swap_entry,
 		if (t->hash == h && t->n == n && memcmp(t->key, s->key, n * sizeof(uint32_t)) == 0)
 			return t->seg;
 	}
-	uint32_t *copy = mo_arena_alloc(s->a, n * sizeof(uint32_t));
+	uint32_t *copy = mo_arena_alloc_raw(s->a, n * sizeof(uint32_t));
 	if (!copy)
 		return NULL;
 	memcpy(copy, s->key, n * sizeof(uint32_t));
@@ -918,29 +1262,37 @@ static bool mo_rs_fill_seg(mo_rs *s, mo_seg *g, mo_active *act, const mo_ref **f
 	g->full = c->mode != MO_MODE_NONE && mo_layers_contains(&c->full, g->lo);
 	size_t swap_entry = mo_seg_swap_entry(c, g);
 	g->swapped = swap_entry > 0;
-	mo_rs_active(s, g, act);
-	const mo_seg *twin = s->twins ? mo_seg_twin(s, g, swap_entry, act) : NULL;
+	size_t si = (size_t)(g - s->r->segs);
+	mo_rs_active(s, si, g, act);
+	const mo_seg *twin = mo_seg_twin(s, g, swap_entry, act);
 	if (twin) {
 		g->act = twin->act;
 		g->rule = twin->rule;
 		g->roots = twin->roots;
 		g->n_roots = twin->n_roots;
+		if (s->report)
+			mo_rs_seg_replay(s, twin, g);
 		return true;
 	}
+	if (s->report)
+		s->log_start[si] = (uint32_t)s->n_log;
+	/* the rules per path only serve the fill (inheritance, conflicts):
+	 * one scratch array for every segment */
+	g->rule = s->s_rule;
+	g->roots = s->s_roots;
 	if (s->scratch) {
 		g->act = s->s_act;
-		g->rule = s->s_rule;
 		memset(g->act, 0, np * sizeof(*g->act));
 	} else {
 		g->act = np ? mo_arena_alloc(s->a, np * sizeof(*g->act)) : NULL;
-		g->rule = np ? mo_arena_alloc(s->a, np * sizeof(*g->rule)) : NULL;
-		if (np && (!g->act || !g->rule))
+		if (np && !g->act)
 			return false;
 	}
 	memset(excl, 0, np * sizeof(*excl));
 	return mo_seg_recompute(s, g, lt, act, first) &&
 	       mo_seg_exclude(s, g, lt, act, first, excl) &&
-	       mo_seg_comm(s, g, lt, act, first, excl) && mo_seg_swap(s, g, lt, act);
+	       mo_seg_comm(s, g, lt, act, first, excl) && mo_seg_swap(s, g, lt, act) &&
+	       mo_seg_keep_roots(s, g);
 }
 
 /* Scratch shared by all segments: active lists, first-match and
@@ -967,24 +1319,32 @@ static bool mo_rs_fill_all(mo_rs *s)
 	if (!s->layer_swap_keys)
 		return false;
 	for (size_t i = 0; i < nls; i++)
-		if (!(s->layer_swap_keys[i] = mo_arena_printf(s->a, "layer_swap[%zu]", i)))
+		if (!(s->layer_swap_keys[i] = mo_indexed(s->a, "layer_swap", i)))
 			return false;
-	if (!s->report && !s->scratch) {
-		s->twin_cap = 16;
-		while (s->twin_cap < 2 * s->r->n_segs)
-			s->twin_cap *= 2;
-		s->twins = mo_arena_alloc(s->a, s->twin_cap * sizeof(*s->twins));
-		s->key = mo_arena_alloc(s->a, (3 + 4 + nr) * sizeof(*s->key));
-		if (!s->twins || !s->key)
+	s->twin_cap = 16;
+	while (s->twin_cap < 2 * s->r->n_segs)
+		s->twin_cap *= 2;
+	s->twins = mo_arena_alloc(s->a, s->twin_cap * sizeof(*s->twins));
+	s->key = mo_arena_alloc(s->a, (3 + 4 + nr) * sizeof(*s->key));
+	if (!s->twins || !s->key)
+		return false;
+	if (s->report) {
+		s->log_start = mo_arena_alloc(s->a, s->r->n_segs * sizeof(*s->log_start));
+		s->log_n = mo_arena_alloc(s->a, s->r->n_segs * sizeof(*s->log_n));
+		if (!s->log_start || !s->log_n)
 			return false;
 	}
+	s->s_rule = mo_arena_alloc(s->a, np * sizeof(*s->s_rule));
+	s->s_roots = mo_arena_alloc(s->a, (np + 2) * sizeof(*s->s_roots));
+	if (!s->s_rule || !s->s_roots)
+		return false;
 	if (s->scratch) {
 		s->s_act = mo_arena_alloc(s->a, np * sizeof(*s->s_act));
-		s->s_rule = mo_arena_alloc(s->a, np * sizeof(*s->s_rule));
-		s->s_roots = mo_arena_alloc(s->a, (np + 2) * sizeof(*s->s_roots));
-		if (!s->s_act || !s->s_rule || !s->s_roots)
+		if (!s->s_act)
 			return false;
 	}
+	if (!mo_rs_events(s))
+		return false;
 	for (size_t i = 0; i < s->r->n_segs; i++)
 		if (!mo_rs_fill_seg(s, &s->r->segs[i], &act, first, excl))
 			return false;
@@ -1036,8 +1396,95 @@ static void mo_rs_report(mo_rs *s)
 
 void mo_resolved_free(mo_resolved *r)
 {
-	if (r)
+	if (r && __atomic_sub_fetch(&r->refs, 1, __ATOMIC_ACQ_REL) == 0)
 		mo_arena_free(r->arena);
+}
+
+/* ---- resolved memo: validate then expand/estimate resolve once ----------
+ * The plan points into the model (path names), so a memo is reused only
+ * for the same model object whose layout is unchanged: same layout hash,
+ * same type and path arrays (pointers, kinds, parents) and same type per
+ * layer, compared with a snapshot taken when it was built. */
+
+static bool mo_snap_take(mo_resolved *r, const mo_model *m)
+{
+	mo_resolved_snap *sn = &r->snap;
+	size_t N = (size_t)r->n_layers;
+	sn->layout_hash = m->layout_hash;
+	sn->types_at = m->types;
+	sn->n_types = m->n_types;
+	sn->types = mo_arena_alloc(r->arena, (m->n_types ? m->n_types : 1) * sizeof(*sn->types));
+	sn->paths = mo_arena_alloc(r->arena, (m->n_types ? m->n_types : 1) * sizeof(*sn->paths));
+	sn->type_of = mo_arena_alloc(r->arena, (N ? N : 1) * sizeof(*sn->type_of));
+	if (!sn->types || !sn->paths || !sn->type_of)
+		return false;
+	memcpy(sn->types, m->types, m->n_types * sizeof(*sn->types));
+	memcpy(sn->type_of, m->type_of, N * sizeof(*sn->type_of));
+	for (size_t t = 0; t < m->n_types; t++) {
+		size_t np = m->types[t].n_paths;
+		sn->paths[t] = mo_arena_alloc(r->arena, (np ? np : 1) * sizeof(mo_path));
+		if (!sn->paths[t])
+			return false;
+		memcpy(sn->paths[t], m->types[t].paths, np * sizeof(mo_path));
+	}
+	return true;
+}
+
+static bool mo_snap_same(const mo_resolved *r, const mo_model *m)
+{
+	const mo_resolved_snap *sn = &r->snap;
+	if (r->m != m || sn->layout_hash != m->layout_hash || sn->types_at != m->types ||
+	    sn->n_types != m->n_types ||
+	    r->n_layers != (uint64_t)(m->num_layers + m->mtp_num_layers))
+		return false;
+	if (memcmp(sn->types, m->types, m->n_types * sizeof(*sn->types)) != 0 ||
+	    memcmp(sn->type_of, m->type_of, (size_t)r->n_layers * sizeof(*sn->type_of)) != 0)
+		return false;
+	for (size_t t = 0; t < m->n_types; t++)
+		if (memcmp(sn->paths[t], m->types[t].paths, m->types[t].n_paths * sizeof(mo_path)))
+			return false;
+	return true;
+}
+
+/* A reference to the memo when it was built for this model, else NULL. */
+static mo_resolved *mo_memo_get(const mo_config *c, const mo_model *m)
+{
+	mo_config *cw = (mo_config *)c;
+	mo_resolved *r = NULL;
+	pthread_mutex_lock(&cw->match_lock);
+	if (cw->resolved && mo_snap_same(cw->resolved, m)) {
+		r = cw->resolved;
+		__atomic_add_fetch(&r->refs, 1, __ATOMIC_ACQ_REL);
+	}
+	pthread_mutex_unlock(&cw->match_lock);
+	return r;
+}
+
+/* Makes r (one reference, handed over) the config's memo. */
+static void mo_memo_put(const mo_config *c, mo_resolved *r)
+{
+	mo_config *cw = (mo_config *)c;
+	pthread_mutex_lock(&cw->match_lock);
+	mo_resolved *old = cw->resolved;
+	cw->resolved = r;
+	pthread_mutex_unlock(&cw->match_lock);
+	mo_resolved_free(old);
+}
+
+void mo_resolved_memo_free(mo_config *c)
+{
+	mo_resolved_free(c->resolved);
+	c->resolved = NULL;
+}
+
+/* Validation keeps the plan it builds for a later expand or estimate
+ * unless it would be large (then one scratch set serves every segment). */
+static bool mo_rs_keep_plan(const mo_resolved *r, const mo_model *m)
+{
+	size_t np = 1;
+	for (size_t t = 0; t < m->n_types; t++)
+		np = m->types[t].n_paths > np ? m->types[t].n_paths : np;
+	return r->n_segs <= MO_MEMO_MAX_SLOTS / np;
 }
 
 const mo_seg *mo_resolved_seg(const mo_resolved *r, uint64_t layer)
@@ -1060,6 +1507,8 @@ int mo_resolve(mo_resolved **out, const mo_config *c, const mo_model *m, mo_diag
 {
 	if (out)
 		*out = NULL;
+	if (out && !diags && (*out = mo_memo_get(c, m)) != NULL)
+		return 0;
 	mo_arena *a = mo_arena_new();
 	mo_resolved *r = a ? mo_arena_alloc(a, sizeof(*r)) : NULL;
 	if (!r) {
@@ -1068,16 +1517,17 @@ int mo_resolve(mo_resolved **out, const mo_config *c, const mo_model *m, mo_diag
 		return -1;
 	}
 	r->arena = a;
+	r->refs = 1;
 	r->c = c;
 	r->m = m;
 	r->n_layers = (uint64_t)(m->num_layers + m->mtp_num_layers);
 	mo_diags *sink = diags;
 	if (!sink && mo_diags_new(&sink) != 0)
 		goto fail_arena;
-	mo_rs s = {.r = r, .c = c, .m = m, .diags = sink, .a = a, .scratch = !out,
-		    .report = diags != NULL};
+	mo_rs s = {.r = r, .c = c, .m = m, .diags = sink, .a = a, .report = diags != NULL};
 	bool ok = r->n_layers > 0 && mo_rs_refs(&s) && mo_rs_type_runs(&s) &&
 		  mo_rs_segments(&s);
+	s.scratch = !out && !(ok && mo_rs_keep_plan(r, m));
 	ok = ok && mo_rs_fill_all(&s);
 	if (ok && diags) {
 		mo_rs_check_no_match(&s);
@@ -1085,14 +1535,23 @@ int mo_resolve(mo_resolved **out, const mo_config *c, const mo_model *m, mo_diag
 	}
 	ok = ok && !s.nomem;
 	free(s.f);
+	free(s.log);
 	if (sink != diags)
 		mo_diags_free(sink);
 	if (!ok && r->n_layers > 0)
 		goto fail_arena;
-	if (out)
+	if (!ok || s.scratch || !mo_snap_take(r, m)) {
+		if (out)
+			*out = r;
+		else
+			mo_arena_free(a);
+		return 0;
+	}
+	if (out) {
 		*out = r;
-	else
-		mo_arena_free(a);
+		r->refs++;
+	}
+	mo_memo_put(c, r);
 	return 0;
 fail_arena:
 	mo_arena_free(a);

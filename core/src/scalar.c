@@ -15,7 +15,7 @@
 static bool mo_str_in(const char *s, size_t len, const char *const *set)
 {
 	for (; *set; set++)
-		if (strlen(*set) == len && memcmp(*set, s, len) == 0)
+		if (len && (*set)[0] == s[0] && strlen(*set) == len && memcmp(*set, s, len) == 0)
 			return true;
 	return false;
 }
@@ -26,12 +26,37 @@ static const char *const mo_true_words[] = {"yes", "Yes", "YES", "true", "True",
 static const char *const mo_false_words[] = {"no", "No", "NO", "false", "False",
 					     "FALSE", "off", "Off", "OFF", NULL};
 
-static bool mo_all_of(const char *s, size_t len, const char *chars)
+/* The character classes of the resolver's regexes. */
+typedef enum mo_cclass {
+	MO_CC_DEC,  /* [0-9] */
+	MO_CC_DEC_, /* [0-9_] */
+	MO_CC_BIN_, /* [01_] */
+	MO_CC_OCT_, /* [0-7_] */
+	MO_CC_HEX_  /* [0-9a-fA-F_] */
+} mo_cclass;
+
+static bool mo_in_class(char c, mo_cclass k)
+{
+	if (c == '_')
+		return k != MO_CC_DEC;
+	switch (k) {
+	case MO_CC_BIN_:
+		return c == '0' || c == '1';
+	case MO_CC_OCT_:
+		return c >= '0' && c <= '7';
+	case MO_CC_HEX_:
+		return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+	default:
+		return c >= '0' && c <= '9';
+	}
+}
+
+static bool mo_all_of(const char *s, size_t len, mo_cclass k)
 {
 	if (len == 0)
 		return false;
 	for (size_t i = 0; i < len; i++)
-		if (!strchr(chars, s[i]) || s[i] == '\0')
+		if (!mo_in_class(s[i], k))
 			return false;
 	return true;
 }
@@ -48,7 +73,7 @@ static bool mo_is_sexagesimal_int(const char *s, size_t len)
 	const char *colon = memchr(s, ':', len);
 	if (!colon || colon == s || s[0] < '1' || s[0] > '9')
 		return false;
-	if (!mo_all_of(s, (size_t)(colon - s), "0123456789_"))
+	if (!mo_all_of(s, (size_t)(colon - s), MO_CC_DEC_))
 		return false;
 	const char *p = colon, *end = s + len;
 	while (p < end) {
@@ -74,12 +99,12 @@ static bool mo_is_int(const char *s, size_t len)
 	if (len == 0)
 		return false;
 	if (len > 2 && s[0] == '0' && s[1] == 'b')
-		return mo_all_of(s + 2, len - 2, "01_");
+		return mo_all_of(s + 2, len - 2, MO_CC_BIN_);
 	if (len > 2 && s[0] == '0' && s[1] == 'x')
-		return mo_all_of(s + 2, len - 2, "0123456789abcdefABCDEF_");
+		return mo_all_of(s + 2, len - 2, MO_CC_HEX_);
 	if (s[0] == '0')
-		return len == 1 || mo_all_of(s + 1, len - 1, "01234567_");
-	if (s[0] >= '1' && s[0] <= '9' && mo_all_of(s, len, "0123456789_"))
+		return len == 1 || mo_all_of(s + 1, len - 1, MO_CC_OCT_);
+	if (s[0] >= '1' && s[0] <= '9' && mo_all_of(s, len, MO_CC_DEC_))
 		return true;
 	return mo_is_sexagesimal_int(s, len);
 }
@@ -88,7 +113,7 @@ static bool mo_is_exponent(const char *s, size_t len)
 {
 	/* [eE][-+][0-9]+ : PyYAML requires the sign */
 	return len >= 3 && (s[0] == 'e' || s[0] == 'E') && (s[1] == '-' || s[1] == '+') &&
-	       mo_all_of(s + 2, len - 2, "0123456789");
+	       mo_all_of(s + 2, len - 2, MO_CC_DEC);
 }
 
 static bool mo_is_float(const char *s, size_t len)
@@ -112,7 +137,7 @@ static bool mo_is_float(const char *s, size_t len)
 	/* [0-9][0-9_]* or sexagesimal before the dot */
 	if (!isdigit((unsigned char)p[0]))
 		return false;
-	if (mo_all_of(p, (size_t)(dot - p), "0123456789_"))
+	if (mo_all_of(p, (size_t)(dot - p), MO_CC_DEC_))
 		return true;
 	return mo_is_sexagesimal_int(p, (size_t)(dot - p)) && exp == end;
 }

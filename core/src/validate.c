@@ -153,7 +153,7 @@ static void mo_val_swap_vs(mo_val *v, const mo_layers *rec, const char *what, in
 		snprintf(path, sizeof path, "swap.layer_swap[%zu].layers", i);
 		mo_diag *d = mo_diags_add_at(
 			v->diags, MO_SEV_ERROR, "recompute-swap-layer", v->file, hit->at, path,
-			"layers %s are both recomputed (%s, line %d) and swapped (layer_swap[%zu])",
+			"layers %s are both recomputed (%.200s, line %d) and swapped (layer_swap[%zu])",
 			buf, what, line, i);
 		mo_diag_set_hint(v->diags, d, "a layer is either recomputed or swapped, not both");
 		mo_diag_set_layers(v->diags, d, buf);
@@ -165,20 +165,18 @@ static void mo_val_overlaps(mo_val *v)
 {
 	const mo_config *c = v->c;
 	bool rec = c->mode != MO_MODE_NONE;
-	char buf[160], what[256];
+	char buf[160];
 	const mo_range *hit;
 	if (c->swap_enable) {
 		if (rec)
 			mo_val_swap_vs(v, &c->full, "recompute.full_recompute_layer",
 				       c->full.at ? c->full.at->line : 0);
-		for (size_t i = 0; rec && i < c->select.n; i++) {
-			snprintf(what, sizeof what, "%.200s", c->select.p[i].dpath);
-			mo_val_swap_vs(v, &c->select.p[i].layers, what, c->select.p[i].key->line);
-		}
-		for (size_t i = 0; c->comm_enable && i < c->comm.n; i++) {
-			snprintf(what, sizeof what, "%.200s", c->comm.p[i].dpath);
-			mo_val_swap_vs(v, &c->comm.p[i].layers, what, c->comm.p[i].key->line);
-		}
+		for (size_t i = 0; rec && i < c->select.n; i++)
+			mo_val_swap_vs(v, &c->select.p[i].layers, c->select.p[i].dpath,
+				       c->select.p[i].key->line);
+		for (size_t i = 0; c->comm_enable && i < c->comm.n; i++)
+			mo_val_swap_vs(v, &c->comm.p[i].layers, c->comm.p[i].dpath,
+				       c->comm.p[i].key->line);
 		for (size_t i = 0; rec && i < c->n_op_swap; i++) {
 			if (!mo_intersect(&c->full, &c->op_swap[i].pat.layers, buf, sizeof buf, &hit))
 				continue;

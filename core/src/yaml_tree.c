@@ -29,6 +29,7 @@ typedef struct mo_builder {
 	size_t srclen;
 	/* char index -> byte offset cursor (libyaml marks count characters) */
 	size_t cur_char, cur_byte;
+	bool ascii;     /* no byte above 0x7f: a char index is a byte offset */
 	mo_frame *stack;
 	size_t depth, stack_cap;
 	mo_anchor *anchors; /* open-addressing hash table */
@@ -47,6 +48,8 @@ static bool mo_utf8_cont(unsigned char c)
  * so a cursor that walks forward (or back) is linear overall. */
 static size_t mo_byte_offset(mo_builder *b, size_t char_index)
 {
+	if (b->ascii)
+		return char_index < b->srclen ? char_index : b->srclen;
 	while (b->cur_char < char_index && b->cur_byte < b->srclen) {
 		b->cur_byte++;
 		while (b->cur_byte < b->srclen && mo_utf8_cont(b->src[b->cur_byte]))
@@ -60,6 +63,14 @@ static size_t mo_byte_offset(mo_builder *b, size_t char_index)
 		b->cur_char--;
 	}
 	return b->cur_byte;
+}
+
+static bool mo_all_ascii(const unsigned char *s, size_t n)
+{
+	unsigned char any = 0;
+	for (size_t i = 0; i < n; i++)
+		any |= s[i];
+	return any < 0x80;
 }
 
 static void mo_builder_diag(mo_builder *b, const yaml_event_t *e,
@@ -410,6 +421,7 @@ static int mo_builder_run(mo_builder *b)
 		return mo_builder_nomem(b), -1;
 	yaml_parser_set_input_string(&parser, b->src, b->srclen);
 	yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING);
+	b->ascii = mo_all_ascii(b->src, b->srclen);
 	bool done = false;
 	while (!done && !b->failed) {
 		yaml_event_t e;

@@ -71,6 +71,36 @@ static void test_simple_equals_pcre2(void **state)
 	mo_arena_free(a);
 }
 
+/* mo_regex_ends only rules out subjects that PCRE2 does not match. */
+static void test_ends_filter(void **state)
+{
+	(void)state;
+	mo_limits lim;
+	mo_limits_default(&lim);
+	mo_arena *a = mo_arena_new();
+	size_t ruled_out = 0;
+	for (size_t i = 0; i < sizeof patterns / sizeof *patterns; i++) {
+		const char *msg;
+		size_t off;
+		mo_regex *re = mo_regex_compile(patterns[i], strlen(patterns[i]), &lim, a, &msg, &off);
+		assert_non_null(re);
+		int first, last;
+		mo_regex_ends(re, &first, &last);
+		for (size_t j = 0; j < sizeof subjects / sizeof *subjects; j++) {
+			const char *sj = subjects[j];
+			size_t n = strlen(sj);
+			bool out = (first >= 0 && (!n || (unsigned char)sj[0] != first)) ||
+				   (last >= 0 && (!n || (unsigned char)sj[n - 1] != last));
+			if (out && pcre2_full(patterns[i], sj))
+				fail_msg("pattern '%s' rules out '%s', which it matches", patterns[i], sj);
+			ruled_out += out;
+		}
+		mo_regex_free(re);
+	}
+	assert_true(ruled_out > 100);
+	mo_arena_free(a);
+}
+
 static void test_errors_and_limits(void **state)
 {
 	(void)state;
@@ -97,6 +127,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_simple_equals_pcre2),
+		cmocka_unit_test(test_ends_filter),
 		cmocka_unit_test(test_errors_and_limits),
 	};
 	return cmocka_run_group_tests_name("match", tests, NULL, NULL);

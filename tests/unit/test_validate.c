@@ -319,6 +319,78 @@ static void test_real_configs(void **state)
 	fx_free(&f);
 }
 
+/* Two plans give the same actions on every layer (paths compared as text). */
+static void assert_same_plan(const mo_plan *a, const mo_plan *b, const mo_model *m)
+{
+	assert_int_equal(mo_plan_layer_count(a), mo_plan_layer_count(b));
+	for (int64_t l = 0; l < (int64_t)mo_plan_layer_count(a); l++) {
+		assert_int_equal(mo_plan_action_count(a, l), mo_plan_action_count(b, l));
+		for (size_t i = 0; i < mo_plan_action_count(a, l); i++) {
+			const mo_action *x = mo_plan_action(a, l, i), *y = mo_plan_action(b, l, i);
+			assert_string_equal(x->path, y->path);
+			assert_int_equal(x->action, y->action);
+			assert_string_equal(x->rule.key, y->rule.key);
+			assert_int_equal(x->rule.line, y->rule.line);
+		}
+		size_t t = mo_model_layer_type_of(m, l);
+		for (size_t p = 0; p < mo_model_path_count(m, t); p++)
+			assert_int_equal(mo_plan_path_action(a, l, p), mo_plan_path_action(b, l, p));
+	}
+}
+
+/* A fresh parse of `config` expanded against m (no memo involved). */
+static mo_plan *fresh_plan(const char *config, const mo_model *m, mo_config **cfg)
+{
+	mo_error err = {0};
+	mo_diags *d = NULL;
+	assert_int_equal(mo_diags_new(&d), 0);
+	assert_int_equal(mo_config_parse(cfg, d, config, strlen(config), "c.yaml", NULL, &err), 0);
+	assert_int_equal(mo_diags_errors(d), 0);
+	mo_diags_free(d);
+	mo_plan *p = NULL;
+	assert_int_equal(mo_expand(&p, *cfg, m, &err), 0);
+	return p;
+}
+
+/* Validation keeps its plan for expand: reused only for the same model,
+ * and a plan stays valid after the memo moves on. */
+static void test_plan_memo(void **state)
+{
+	(void)state;
+	const char *config = "recompute:\n  mode: select\n  full_recompute_layer: [0-1]\n"
+			     "  select_module:\n    '.*mlp': [2-5]\n    'self_attention': [4-7]\n"
+			     "  exclude_op:\n    '.*add': [0-3]\n"
+			     "swap:\n  enable: True\n  op_swap:\n    - op_name: 'input_layernorm'\n"
+			     "      layers: [5, 6]\n";
+	fx f;
+	run(&f, config, NULL, TP2_MODEL);
+	assert_non_null(f.plan);
+	mo_error err = {0};
+	mo_model *other = NULL;
+	assert_int_equal(mo_model_preset(&other, "llama2-7b", &err), 0);
+	mo_plan *p2 = NULL;
+	assert_int_equal(mo_expand(&p2, f.cfg, other, &err), 0);
+	assert_int_equal(mo_plan_layer_count(p2), 32);
+	mo_config *c2 = NULL, *c3 = NULL;
+	mo_plan *want2 = fresh_plan(config, other, &c2);
+	assert_same_plan(p2, want2, other);
+	/* back to the first model: same plan as before */
+	mo_plan *p3 = NULL;
+	assert_int_equal(mo_expand(&p3, f.cfg, f.model, &err), 0);
+	mo_plan *want1 = fresh_plan(config, f.model, &c3);
+	assert_same_plan(f.plan, want1, f.model);
+	assert_same_plan(p3, want1, f.model);
+	mo_plan_free(p2);
+	assert_same_plan(p3, want1, f.model);
+	mo_plan_free(p3);
+	mo_plan_free(want1);
+	mo_plan_free(want2);
+	mo_config_free(c2);
+	mo_config_free(c3);
+	mo_model_free(other);
+	fx_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -333,6 +405,7 @@ int main(void)
 		cmocka_unit_test(test_single_device),
 		cmocka_unit_test(test_no_match_suggestion),
 		cmocka_unit_test(test_real_configs),
+		cmocka_unit_test(test_plan_memo),
 	};
 	return cmocka_run_group_tests_name("validate", tests, NULL, NULL);
 }
