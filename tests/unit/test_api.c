@@ -491,6 +491,48 @@ static void test_response_cache_threads(void **state)
 	f->opt.models = NULL;
 }
 
+/* The estimate answer written as text is, byte for byte, the dump of the
+ * jansson tree it replaces: every preset, a few plans, timelines
+ * included. */
+static void test_estimate_text(void **state)
+{
+	static const char *const configs[] = {
+		"recompute:\\n  mode: full\\n  full_recompute_layer: [0-1]\\n",
+		"recompute:\\n  mode: select\\n  select_module:\\n    '.*mlp': [0-3]\\n"
+		"swap:\\n  enable: True\\n  layer_swap:\\n    - layers: [4-5]\\n",
+		"recompute_comm:\\n  enable: True\\n  select_module:\\n    '.*': [0-2]\\n",
+	};
+	fixture *f = *state;
+	char body[1024];
+	size_t compared = 0;
+
+	assert_int_equal(mo_api_cache_new(&f->opt.models), 0);
+	for (size_t p = 0; p < mo_presets_count(); p++)
+		for (size_t c = 0; c < sizeof configs / sizeof *configs; c++)
+			for (int devices = 8; devices <= 64; devices *= 8) {
+				mo_api_response text = {0}, tree = {0};
+				mo_api_request rq = {.path = "/api/v1/estimate",
+						     .kind = MO_API_BODY_JSON, .body = body};
+
+				snprintf(body, sizeof body,
+					 "{\"config\": \"%s\", \"model\": \"%s\", \"devices\": %d}",
+					 configs[c], mo_preset_name(p), devices);
+				rq.len = strlen(body);
+				assert_int_equal(mo_api_estimate(&text, &rq, &f->opt), 0);
+				assert_int_equal(mo_api_estimate_tree(&tree, &rq, &f->opt), 0);
+				assert_int_equal(text.status, tree.status);
+				assert_non_null(text.body);
+				assert_string_equal(text.body, tree.body);
+				assert_int_equal(text.len, tree.len);
+				compared += text.status == 200 && strstr(text.body, "\"timeline\"");
+				mo_api_response_free(&text);
+				mo_api_response_free(&tree);
+			}
+	assert_true(compared >= mo_presets_count());
+	mo_api_cache_free(f->opt.models);
+	f->opt.models = NULL;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -505,6 +547,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cached_presets, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_problem_detail_not_utf8, setup, teardown),
 		cmocka_unit_test(test_json_fast),
+		cmocka_unit_test_setup_teardown(test_estimate_text, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_response_cache, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_response_cache_threads, setup, teardown),
 	};
