@@ -28,6 +28,9 @@ struct mo_regex {
 	/* shapes with a direct test: all literals, or '.*' + literals */
 	enum { MO_SHAPE_GENERAL, MO_SHAPE_EXACT, MO_SHAPE_SUFFIX } shape;
 	uint32_t match_limit, depth_limit;
+	/* an alternation of simple sequences: its expansions (see mo_alt) */
+	struct mo_regex **alts;
+	size_t n_alts;
 };
 
 struct mo_matcher {
@@ -152,6 +155,197 @@ static bool mo_simple_subject(const char *s, size_t n)
 	return true;
 }
 
+/* ---- alternations of simple sequences ------------------------------------
+ * '(?:self_attention|mlp)\..*allgather', '.*(allgather|reducescatter)',
+ * 'a|b': groups (capturing or not, not nested, without a quantifier) and
+ * top-level '|' whose every expansion is a simple pattern. A full match
+ * reports no groups, so the pattern matches exactly the subjects one of its
+ * expansions matches ('self_attention\..*allgather', 'mlp\..*allgather');
+ * anything else (or more than MO_ALT_MAX expansions) goes to PCRE2. */
+#define MO_ALT_MAX 8
+
+typedef struct mo_alt_set {
+	char *s[MO_ALT_MAX]; /* expansions so far (malloc'd, NUL-terminated) */
+	size_t n;
+} mo_alt_set;
+
+static void mo_alt_set_free(mo_alt_set *set)
+{
+	for (size_t i = 0; i < set->n; i++)
+		free(set->s[i]);
+	set->n = 0;
+}
+
+static bool mo_piece_simple(const char *p, size_t n);
+
+/* Appends p[0..n) to every expansion of `set`. */
+static bool mo_alt_append(mo_alt_set *set, const char *p, size_t n)
+{
+	if (!mo_piece_simple(p, n))
+		return false;
+	for (size_t i = 0; i < set->n; i++) {
+		size_t l = strlen(set->s[i]);
+		char *s = realloc(set->s[i], l + n + 1);
+		if (!s)
+			return false;
+		memcpy(s + l, p, n);
+		s[l + n] = '\0';
+		set->s[i] = s;
+	}
+	return true;
+}
+
+/* The end of a group's body at p (its ')'), or NULL when the group nests,
+ * is unclosed or carries a quantifier. */
+static const char *mo_alt_group_end(const char *p, const char *end)
+{
+	for (const char *q = p; q < end; q++) {
+		if (*q == '\\') {
+			q++;
+			continue;
+		}
+		if (*q == '(')
+			return NULL;
+		if (*q == ')')
+			return q + 1 < end && mo_simple_quantifier(q[1]) ? NULL : q;
+	}
+	return NULL;
+}
+
+/* Every expansion of `set` times every '|'-separated choice of the group
+ * body [p, end). */
+static bool mo_alt_group(mo_alt_set *set, const char *p, const char *end)
+{
+	mo_alt_set out = {.n = 0};
+	for (const char *c = p;;) {
+		const char *e = c;
+		while (e < end && *e != '|')
+			e += *e == '\\' && e + 1 < end ? 2 : 1;
+		if (!mo_piece_simple(c, (size_t)(e - c))) {
+			mo_alt_set_free(&out);
+			return false;
+		}
+		for (size_t i = 0; i < set->n; i++) {
+			size_t l = strlen(set->s[i]);
+			char *s = out.n < MO_ALT_MAX ? malloc(l + (size_t)(e - c) + 1) : NULL;
+			if (!s) {
+				mo_alt_set_free(&out);
+				return false;
+			}
+			memcpy(s, set->s[i], l);
+			memcpy(s + l, c, (size_t)(e - c));
+			s[l + (size_t)(e - c)] = '\0';
+			out.s[out.n++] = s;
+		}
+		if (e >= end)
+			break;
+		c = e + 1;
+	}
+	mo_alt_set_free(set);
+	*set = out;
+	return true;
+}
+
+/* Expands one top-level branch [p, end) into `set` (which holds ""). */
+static bool mo_alt_branch(mo_alt_set *set, const char *p, const char *end)
+{
+	while (p < end) {
+		const char *q = p;
+		while (q < end && *q != '(' && *q != ')')
+			q += *q == '\\' && q + 1 < end ? 2 : 1;
+		if (!mo_alt_append(set, p, (size_t)(q - p)))
+			return false;
+		if (q >= end)
+			return true;
+		if (*q == ')')
+			return false;
+		const char *body = q + 1;
+		if (body < end && *body == '?') {
+			if (body + 1 >= end || body[1] != ':')
+				return false;
+			body += 2;
+		}
+		const char *close = mo_alt_group_end(body, end);
+		if (!close || !mo_alt_group(set, body, close))
+			return false;
+		p = close + 1;
+	}
+	return true;
+}
+
+static bool mo_simple_parse(mo_regex *re, const char *p, size_t len);
+static void mo_simple_shape(mo_regex *re);
+void mo_regex_free(mo_regex *re);
+
+/* A simple regex for one expansion, or NULL. */
+static mo_regex *mo_simple_new(const char *p, size_t len)
+{
+	mo_regex *re = calloc(1, sizeof(*re) + 2 * (len + 1));
+	if (!re)
+		return NULL;
+	re->tok = (unsigned char *)(re + 1);
+	re->lit = (char *)re->tok + len + 1;
+	if (!mo_simple_parse(re, p, len)) {
+		free(re);
+		return NULL;
+	}
+	mo_simple_shape(re);
+	return re;
+}
+
+/* Every piece (text between groups, each choice of a group) must be simple
+ * on its own: joined, '.' + '*' would make a '.*' PCRE2 rejects. */
+static bool mo_piece_simple(const char *p, size_t n)
+{
+	mo_regex *re = mo_simple_new(p, n);
+	free(re);
+	return re != NULL;
+}
+
+/* Sets re->alts when the pattern is an alternation of simple sequences. */
+static bool mo_alt_parse(mo_regex *re, const char *p, size_t len)
+{
+	if (memchr(p, '\0', len))
+		return false;
+	mo_alt_set all = {.n = 0};
+	bool ok = true;
+	for (const char *b = p, *end = p + len; ok;) {
+		const char *e = b;
+		int depth = 0;
+		while (e < end && (depth || *e != '|')) {
+			depth += *e == '(' ? 1 : *e == ')' ? -1 : 0;
+			e += *e == '\\' && e + 1 < end ? 2 : 1;
+		}
+		mo_alt_set one = {.n = 1};
+		one.s[0] = calloc(1, 1);
+		ok = one.s[0] && mo_alt_branch(&one, b, e) && all.n + one.n <= MO_ALT_MAX;
+		for (size_t i = 0; ok && i < one.n; i++)
+			all.s[all.n++] = one.s[i];
+		if (!ok)
+			mo_alt_set_free(&one);
+		if (e >= end)
+			break;
+		b = e + 1;
+	}
+	ok = ok && all.n > 1;
+	re->alts = ok ? calloc(all.n, sizeof(*re->alts)) : NULL;
+	for (size_t i = 0; re->alts && i < all.n && ok; i++) {
+		re->alts[i] = mo_simple_new(all.s[i], strlen(all.s[i]));
+		ok = re->alts[i] != NULL;
+		re->n_alts = i + 1;
+	}
+	mo_alt_set_free(&all);
+	if (!ok || !re->alts) {
+		for (size_t i = 0; re->alts && i < re->n_alts; i++)
+			mo_regex_free(re->alts[i]);
+		free(re->alts);
+		re->alts = NULL;
+		re->n_alts = 0;
+		return false;
+	}
+	return true;
+}
+
 static pcre2_code *mo_pcre2_compile(const char *pattern, size_t len, int *ec, PCRE2_SIZE *eoff)
 {
 	return pcre2_compile((PCRE2_SPTR)pattern, len,
@@ -202,6 +396,12 @@ mo_regex *mo_regex_compile(const char *pattern, size_t len, const mo_limits *lim
 		return re;
 	}
 	re->n_tok = 0;
+	if (mo_alt_parse(re, pattern, len)) {
+		memcpy(re->pattern, pattern, len);
+		re->pattern[len] = '\0';
+		re->len = len;
+		return re;
+	}
 	re->code = mo_pcre2_compile(pattern, len, &ec, &eoff);
 	if (!re->code) {
 		PCRE2_UCHAR buf[160];
@@ -228,6 +428,9 @@ void mo_regex_free(mo_regex *re)
 		return;
 	pcre2_match_context_free(re->mctx);
 	pcre2_code_free(re->code);
+	for (size_t i = 0; i < re->n_alts; i++)
+		mo_regex_free(re->alts[i]);
+	free(re->alts);
 	free(re);
 }
 
@@ -278,11 +481,22 @@ static int mo_simple_fallback(mo_matcher *mt, const mo_regex *re, const char *su
 	return rc;
 }
 
+/* A simple pattern, or an alternation of them, on a plain subject. */
+static int mo_simple_any(const mo_regex *re, const char *subject, size_t len)
+{
+	if (!re->n_alts)
+		return mo_simple_match(re, subject, len);
+	for (size_t i = 0; i < re->n_alts; i++)
+		if (mo_simple_match(re->alts[i], subject, len))
+			return 1;
+	return 0;
+}
+
 int mo_matcher_match_plain(mo_matcher *mt, const mo_regex *re, const char *subject,
 			   size_t len)
 {
 	if (!re->code)
-		return mo_simple_match(re, subject, len);
+		return mo_simple_any(re, subject, len);
 	return mo_pcre2_result(pcre2_match(re->code, (PCRE2_SPTR)subject, len, 0,
 					   PCRE2_NO_UTF_CHECK, mt->md, re->mctx));
 }
@@ -290,6 +504,16 @@ int mo_matcher_match_plain(mo_matcher *mt, const mo_regex *re, const char *subje
 void mo_regex_ends(const mo_regex *re, int *first, int *last)
 {
 	*first = *last = -1;
+	if (re->n_alts) { /* the bytes every expansion needs */
+		int f, l;
+		mo_regex_ends(re->alts[0], first, last);
+		for (size_t i = 1; i < re->n_alts; i++) {
+			mo_regex_ends(re->alts[i], &f, &l);
+			*first = f == *first ? f : -1;
+			*last = l == *last ? l : -1;
+		}
+		return;
+	}
 	if (re->code || !re->n_tok)
 		return;
 	if (re->tok[0] == MO_TOK_LIT)
@@ -307,7 +531,7 @@ int mo_matcher_match(mo_matcher *mt, const mo_regex *re, const char *subject, si
 {
 	bool plain = mo_simple_subject(subject, len);
 	if (!re->code)
-		return plain ? mo_simple_match(re, subject, len)
+		return plain ? mo_simple_any(re, subject, len)
 			     : mo_simple_fallback(mt, re, subject, len);
 	/* printable ASCII is valid UTF-8: skip PCRE2's per-call UTF check */
 	return mo_pcre2_result(pcre2_match(re->code, (PCRE2_SPTR)subject, len, 0,

@@ -243,15 +243,62 @@ static bool mo_rs_path_info(mo_rs *s)
 	return s->u != NULL;
 }
 
-/* A path that cannot match: its first or last byte is not the literal the
- * pattern starts or ends with (plain path sets only). */
-static bool mo_path_excluded(const char *name, size_t n, int first, int last)
+/* Per plain type, the paths by first byte, by last byte, and the
+ * communication ops, as bitsets: a pattern that starts or ends with a
+ * literal (mo_regex_ends) is tried only on the paths that do too. */
+typedef struct mo_path_index {
+	size_t nw;
+	uint64_t *by_first, *by_last; /* [256][nw] */
+	uint64_t *any, *comm;         /* [nw] */
+} mo_path_index;
+
+static bool mo_index_build(mo_rs *s, mo_path_index *ix, size_t t)
 {
-	return (first >= 0 && (!n || (unsigned char)name[0] != first)) ||
-	       (last >= 0 && (!n || (unsigned char)name[n - 1] != last));
+	const mo_layer_type *lt = &s->m->types[t];
+	ix->nw = (lt->n_paths + 63) / 64;
+	size_t nw = ix->nw ? ix->nw : 1;
+	ix->by_first = mo_arena_alloc(s->a, 256 * nw * sizeof(uint64_t));
+	ix->by_last = mo_arena_alloc(s->a, 256 * nw * sizeof(uint64_t));
+	ix->any = mo_arena_alloc(s->a, nw * sizeof(uint64_t));
+	ix->comm = mo_arena_alloc(s->a, nw * sizeof(uint64_t));
+	if (!ix->by_first || !ix->by_last || !ix->any || !ix->comm)
+		return false;
+	for (size_t i = 0; i < lt->n_paths; i++) {
+		uint64_t bit = (uint64_t)1 << (i % 64);
+		size_t w = i / 64, n = s->plen[t][i];
+		const unsigned char *name = (const unsigned char *)lt->paths[i].name;
+		ix->any[w] |= bit;
+		if (lt->paths[i].kind == MO_PATH_COMM)
+			ix->comm[w] |= bit;
+		if (n) {
+			ix->by_first[name[0] * ix->nw + w] |= bit;
+			ix->by_last[name[n - 1] * ix->nw + w] |= bit;
+		}
+	}
+	return true;
 }
 
-static bool mo_rs_match_ref(mo_rs *s, mo_ref *ref, mo_matcher *mt)
+static void mo_match_one(mo_ref *ref, size_t t, size_t i, int rc)
+{
+	if (rc > 0)
+		mo_bits_set(&ref->match[t], i);
+	else if (rc < 0)
+		ref->limit_hit = true;
+}
+
+/* The candidates of word w for a pattern with these end bytes. */
+static uint64_t mo_index_cands(const mo_path_index *ix, const mo_ref *ref, size_t w, int first,
+			       int last)
+{
+	uint64_t c = ref->group == MO_G_COMM ? ix->comm[w] : ix->any[w];
+	if (first >= 0)
+		c &= ix->by_first[(size_t)first * ix->nw + w];
+	if (last >= 0)
+		c &= ix->by_last[(size_t)last * ix->nw + w];
+	return c;
+}
+
+static bool mo_rs_match_ref(mo_rs *s, mo_ref *ref, mo_matcher *mt, const mo_path_index *ix)
 {
 	const mo_model *m = s->m;
 	if (!ref->p->re)
@@ -260,19 +307,21 @@ static bool mo_rs_match_ref(mo_rs *s, mo_ref *ref, mo_matcher *mt)
 	mo_regex_ends(ref->p->re, &first, &last);
 	for (size_t t = 0; t < m->n_types; t++) {
 		const mo_layer_type *lt = &m->types[t];
-		for (size_t i = 0; i < lt->n_paths; i++) {
-			if (!mo_path_candidate(ref, &lt->paths[i]))
-				continue;
-			const char *name = lt->paths[i].name;
-			if (s->plain[t] && mo_path_excluded(name, s->plen[t][i], first, last))
-				continue;
-			int rc = s->plain[t] ? mo_matcher_match_plain(mt, ref->p->re, name, s->plen[t][i])
-					     : mo_matcher_match(mt, ref->p->re, name, s->plen[t][i]);
-			if (rc > 0)
-				mo_bits_set(&ref->match[t], i);
-			else if (rc < 0)
-				ref->limit_hit = true;
+		if (s->plain[t]) {
+			for (size_t w = 0; w < ix[t].nw; w++)
+				for (uint64_t c = mo_index_cands(&ix[t], ref, w, first, last); c; c &= c - 1) {
+					size_t i = w * 64 + (size_t)__builtin_ctzll(c);
+					mo_match_one(ref, t, i,
+						     mo_matcher_match_plain(mt, ref->p->re, lt->paths[i].name,
+									    s->plen[t][i]));
+				}
+			continue;
 		}
+		for (size_t i = 0; i < lt->n_paths; i++)
+			if (mo_path_candidate(ref, &lt->paths[i]))
+				mo_match_one(ref, t, i,
+					     mo_matcher_match(mt, ref->p->re, lt->paths[i].name,
+							      s->plen[t][i]));
 	}
 	return true;
 }
@@ -443,12 +492,16 @@ static bool mo_rs_refs(mo_rs *s)
 		return false;
 	if (mo_rs_cache_load(s))
 		return true;
-	mo_matcher *mt = mo_matcher_new();
+	mo_path_index *ix = mo_arena_alloc(s->a, (s->m->n_types ? s->m->n_types : 1) * sizeof(*ix));
+	for (size_t t = 0; ix && t < s->m->n_types; t++)
+		if (s->plain[t] && !mo_index_build(s, &ix[t], t))
+			return false;
+	mo_matcher *mt = ix ? mo_matcher_new() : NULL;
 	if (!mt)
 		return false;
 	bool ok = true;
 	for (size_t i = 0; ok && i < s->n_refs; i++)
-		ok = mo_rs_match_ref(s, &s->refs[i], mt);
+		ok = mo_rs_match_ref(s, &s->refs[i], mt, ix);
 	mo_matcher_free(mt);
 	if (ok)
 		mo_rs_cache_store(s);

@@ -20,6 +20,18 @@ static bool mo_str_in(const char *s, size_t len, const char *const *set)
 	return false;
 }
 
+/* The first letters of the null and bool words below. */
+static bool mo_word_start(char c)
+{
+	switch (c) {
+	case '~': case 'n': case 'N': case 'y': case 'Y': case 't': case 'T': case 'o': case 'O':
+	case 'f': case 'F':
+		return true;
+	default:
+		return false;
+	}
+}
+
 static const char *const mo_null_words[] = {"~", "null", "Null", "NULL", NULL};
 static const char *const mo_true_words[] = {"yes", "Yes", "YES", "true", "True",
 					    "TRUE", "on", "On", "ON", NULL};
@@ -162,9 +174,10 @@ mo_scalar_type mo_scalar_resolve(const mo_node *n)
 		return MO_SCALAR_STR;
 	const char *s = n->value;
 	size_t len = n->len;
-	if (len == 0 || mo_str_in(s, len, mo_null_words))
+	if (len == 0 || (mo_word_start(s[0]) && mo_str_in(s, len, mo_null_words)))
 		return MO_SCALAR_NULL;
-	if (mo_str_in(s, len, mo_true_words) || mo_str_in(s, len, mo_false_words))
+	if (mo_word_start(s[0]) &&
+	    (mo_str_in(s, len, mo_true_words) || mo_str_in(s, len, mo_false_words)))
 		return MO_SCALAR_BOOL;
 	if (mo_is_int(s, len))
 		return MO_SCALAR_INT;

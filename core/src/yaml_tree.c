@@ -67,10 +67,15 @@ static size_t mo_byte_offset(mo_builder *b, size_t char_index)
 
 static bool mo_all_ascii(const unsigned char *s, size_t n)
 {
-	unsigned char any = 0;
-	for (size_t i = 0; i < n; i++)
+	uint64_t any = 0, w;
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) { /* eight bytes a step */
+		memcpy(&w, s + i, 8);
+		any |= w;
+	}
+	for (; i < n; i++)
 		any |= s[i];
-	return any < 0x80;
+	return (any & 0x8080808080808080ull) == 0;
 }
 
 static void mo_builder_diag(mo_builder *b, const yaml_event_t *e,

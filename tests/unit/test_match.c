@@ -35,6 +35,11 @@ static const char *const patterns[] = {
 	/* not simple: these must go to PCRE2 and still agree */
 	"(mlp|self_attention)", "mlp.+", ".*?mlp", ".*+mlp", "[a-z_]+", "mlp.linear_fc[12]",
 	"\\w+", "mlp$", "^mlp", "a{2}", ".*(allgather|reducescatter)", "mlp.linear_fc\\d",
+	/* alternations of simple sequences (expanded), and near misses */
+	"(?:self_attention|mlp)\\..*allgather", ".*(?:allgather|reducescatter)", "a|b", "mlp|",
+	"|mlp", "(?:a|)b", "()", "(?:)", "(?:x)(?:y|z)", "(mlp|self_attention)\\..*",
+	"(?:mlp|add).*|x\\.y", "(?:a|b)*", "(?:a|(b))", "(?:a\\|b)", "(?:.|x)+", "x(?:.|y)",
+	"(?:a|b)(?:a|b)(?:a|b)(?:a|b)", "(?i:mlp)", "(?:mlp)?", "a(?:|b)c",
 };
 
 static const char *const subjects[] = {
@@ -43,7 +48,8 @@ static const char *const subjects[] = {
 	"self_attention.linear_proj.output.reducescatter",
 	"self_attention.linear_qkv.input.allgather", "add", "mlp.add", "mlp.", ".*", "a-x", "abc",
 	"aXbYc", "ab", "x.y", "xzy", "mlp.experts.input.alltoallsingle", "aa",
-	"mlp.experts.expert_counts.alltoall", "m\xc3\xa9p", "mlp\n", "a\nb",
+	"mlp.experts.expert_counts.alltoall", "m\xc3\xa9p", "mlp\n", "a\nb", "b", "x", "xy", "xz",
+	"a|b", "ac", "abc", "abab", "aaaa", "MLP", "a\xc3\xa9", "self_attention.cast",
 };
 
 static void test_simple_equals_pcre2(void **state)
@@ -112,6 +118,9 @@ static void test_errors_and_limits(void **state)
 	assert_null(mo_regex_compile("(", 1, &lim, a, &msg, &off));
 	assert_non_null(strstr(msg, "missing closing parenthesis"));
 	assert_int_equal(off, 1);
+	/* pieces of an alternation are checked alone: '.' + '*a' is no '.*a' */
+	assert_null(mo_regex_compile(".(?:*a|b)", 9, &lim, a, &msg, &off));
+	assert_null(mo_regex_compile("a|*b", 4, &lim, a, &msg, &off));
 	/* catastrophic backtracking ends at the match limit, not in a hang */
 	lim.match_limit = 10000;
 	const char *bad = "(\\w+\\s?)*";
