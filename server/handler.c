@@ -326,7 +326,7 @@ void mo_srv_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 		rq->status = 499; /* the client went away before an answer */
 	mo_srv_metrics_observe(&srv->metrics, rq->route, rq->status, usec);
 	if (srv->cfg.access_log)
-		mo_srv_log_access(rq, usec);
+		mo_srv_log_access(&srv->log, rq, usec);
 	atomic_fetch_sub(&srv->metrics.in_flight, 1);
 	free(rq->body);
 	free(rq);

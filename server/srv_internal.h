@@ -9,6 +9,7 @@
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <microhttpd.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -32,6 +33,25 @@ void mo_srv_metrics_observe(mo_srv_metrics *m, mo_api_route_id route,
  * (cache may be NULL). Caller frees. NULL on failure. */
 char *mo_srv_metrics_render(mo_srv_metrics *m, mo_api_rcache *cache, size_t *len);
 
+/* ---- the access log: buffered lines, a writer thread (log.c) -------------- */
+
+typedef struct mo_srv_log {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;  /* the writer's timer; signalled to stop */
+	pthread_cond_t room;  /* a buffer came back from write(2) */
+	char *buf, *spare;    /* filling / free (NULL while being written) */
+	size_t len;
+	int fd;
+	bool stop, started;
+	pthread_t thread;
+} mo_srv_log;
+
+/* Starts the writer thread for fd. 0 or -1 (then lines are written at
+ * once). */
+int mo_srv_log_start(mo_srv_log *l, int fd);
+/* Writes what is buffered and stops the thread (after the last request). */
+void mo_srv_log_stop(mo_srv_log *l);
+
 /* ---- the server ---------------------------------------------------------- */
 
 struct mo_srv {
@@ -42,6 +62,7 @@ struct mo_srv {
 	unsigned port;
 	atomic_bool quiescing;
 	mo_srv_metrics metrics;
+	mo_srv_log log;             /* started when cfg.access_log is set */
 };
 
 /* Per-request state (req_cls), freed in the completed callback. */
@@ -83,8 +104,9 @@ enum MHD_Result mo_srv_problem(const mo_srv *srv, struct MHD_Connection *c,
 enum MHD_Result mo_srv_static(const mo_srv *srv, struct MHD_Connection *c,
 			      mo_srv_req *rq);
 
-/* One JSON line on stderr for a finished request. */
-void mo_srv_log_access(const mo_srv_req *rq, uint64_t usec);
+/* One JSON line on stderr for a finished request (through l's buffer
+ * when it is started). */
+void mo_srv_log_access(mo_srv_log *l, const mo_srv_req *rq, uint64_t usec);
 /* MHD's error log, as JSON lines. */
 void mo_srv_log_mhd(void *cls, const char *fmt, va_list ap);
 
