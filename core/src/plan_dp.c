@@ -255,10 +255,11 @@ static bool mo_dp_bounds(mo_dp *d, size_t p, size_t n)
 		d->lbv = b;
 		d->lbv_cap = n;
 	}
+	size_t seg = 0;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t P = d->buf[i].P;
 		uint64_t room = d->kmax > P ? d->kmax - P : 0;
-		d->lbv[i] = mo_lb_cost(&d->lb, p + 1, room);
+		d->lbv[i] = mo_lb_cost_near(&d->lb, p + 1, room, &seg);
 	}
 	return true;
 }
@@ -328,9 +329,12 @@ static void mo_dp_expand(mo_dp *d, size_t p, const mo_st *from, uint32_t fi, siz
 	}
 }
 
-/* With M in the dominance (other micro-batches in flight, or the peak as
- * the objective): every successor, sorted, the dominated ones dropped. */
-static size_t mo_dp_front_m(mo_dp *d, size_t p, mo_stair *st)
+bool mo_dp_sort_fronts = false;
+
+/* Every successor, sorted, the dominated ones dropped: with M in the
+ * dominance (other micro-batches in flight, or the peak as the objective),
+ * and the reference of mo_dp_front_nom without. */
+static size_t mo_dp_front_sorted(mo_dp *d, size_t p, mo_stair *st, bool use_m)
 {
 	mo_st root = {0};
 	const mo_st *prev = p ? d->front[p - 1] : &root;
@@ -349,13 +353,14 @@ static size_t mo_dp_front_m(mo_dp *d, size_t p, mo_stair *st)
 		st->cost = c;
 	if (!m || !c)
 		return SIZE_MAX;
-	return mo_dp_pareto(d->buf, n, st, true);
+	return mo_dp_pareto(d->buf, n, st, use_m);
 }
 
 static bool mo_dp_layer(mo_dp *d, size_t p, mo_stair *st)
 {
 	bool use_m = d->sg->others > 0 || d->min_peak;
-	size_t n = use_m ? mo_dp_front_m(d, p, st) : mo_dp_front_nom(d, p);
+	size_t n = use_m || mo_dp_sort_fronts ? mo_dp_front_sorted(d, p, st, use_m)
+					      : mo_dp_front_nom(d, p);
 	if (n && n != SIZE_MAX)
 		n = mo_dp_prune(d, p, n);
 	if (n == SIZE_MAX)

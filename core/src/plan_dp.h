@@ -90,6 +90,9 @@ static inline uint64_t mo_dp_peak(const mo_seg_pb *sg, uint64_t K, uint64_t M)
 }
 
 /* plan_dp.c */
+/* Every frontier by sorting, as with M in the dominance, instead of
+ * mo_dp_front_nom's merge: the merge's reference, for tests (false). */
+extern bool mo_dp_sort_fronts;
 unsigned mo_dp_code(mo_dp *d, uint64_t v);
 uint64_t mo_dp_window(const mo_dp *d, uint64_t wcode);
 uint64_t mo_dp_shift(const mo_dp *d, uint64_t wcode, unsigned code);
@@ -107,5 +110,7 @@ int mo_lb_build(mo_dp *d);
 void mo_lb_free(mo_lb *lb);
 /* Least cost of positions >= p keeping at most `room` bytes (LP bound). */
 double mo_lb_cost(const mo_lb *lb, size_t p, uint64_t room);
+/* The same, the search for its segment started at *seg (updated). */
+double mo_lb_cost_near(const mo_lb *lb, size_t p, uint64_t room, size_t *seg);
 
 #endif

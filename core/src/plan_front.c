@@ -157,20 +157,25 @@ static size_t mo_merge_runs2(const mo_merge *g, mo_run *a, mo_run *b, mo_st *out
 {
 	double least = INFINITY;
 	size_t n = 0;
-	mo_head ha, hb;
-	for (;;) {
-		bool la = mo_run_seek(a, least, &ha);
-		bool lb = b && mo_run_seek(b, least, &hb);
-		bool kept;
-		if (!la && !lb)
-			return n;
+	mo_head ha = {0}, hb = {0};
+	bool la = mo_run_seek(a, least, &ha);
+	bool lb = b && mo_run_seek(b, least, &hb);
+	while (la || lb) {
+		bool kept, ta = true, tb = true; /* the heads taken */
 		if (la && lb && ha.P == hb.P && ha.cost == hb.cost)
 			kept = mo_runs_take_tie(g, a, b, &out[n]);
+		else if (!lb || (la && mo_head_less(&ha, &hb)))
+			kept = mo_run_take(g, a, &out[n]), tb = false;
 		else
-			kept = mo_run_take(g, !lb || (la && mo_head_less(&ha, &hb)) ? a : b, &out[n]);
+			kept = mo_run_take(g, b, &out[n]), ta = false;
 		if (kept)
 			least = out[n++].cost;
+		if (la && (ta || !(ha.cost < least)))
+			la = mo_run_seek(a, least, &ha);
+		if (lb && (tb || !(hb.cost < least)))
+			lb = mo_run_seek(b, least, &hb);
 	}
+	return n;
 }
 
 /* The first state of v[i..n) that costs less than least (the costs fall
@@ -196,19 +201,20 @@ static size_t mo_list_seek(const mo_st *v, size_t i, size_t n, double least)
 	return i;
 }
 
-/* The staircase of two staircases into out; its length. Once one runs out
- * the rest of the other, cheaper than all kept and falling, is all kept. */
+/* The staircase of two staircases into out; its length. The list taken
+ * from stays cheaper than all kept (its costs fall); only the other's head
+ * may fall behind. Once one runs out the rest of the other is all kept. */
 static size_t mo_merge_lists2(const mo_list *a, const mo_list *b, mo_st *out)
 {
-	double least = INFINITY;
 	size_t i = 0, j = 0, n = 0;
-	for (;;) {
-		i = mo_list_seek(a->v, i, a->n, least);
-		j = mo_list_seek(b->v, j, b->n, least);
-		if (i == a->n || j == b->n)
-			break;
-		out[n] = mo_st_before(&a->v[i], &b->v[j]) ? a->v[i++] : b->v[j++];
-		least = out[n++].cost;
+	while (i < a->n && j < b->n) {
+		if (mo_st_before(&a->v[i], &b->v[j])) {
+			out[n] = a->v[i++];
+			j = mo_list_seek(b->v, j, b->n, out[n++].cost);
+		} else {
+			out[n] = b->v[j++];
+			i = mo_list_seek(a->v, i, a->n, out[n++].cost);
+		}
 	}
 	const mo_list *rest = i < a->n ? a : b;
 	size_t from = i < a->n ? i : j;
@@ -224,17 +230,26 @@ typedef struct mo_tree {
 } mo_tree;
 
 /* Merges the runs of one window, two by two, level by level, into d->buf
- * from `out` on; the new count of d->buf. */
+ * from `out` on (the last merge writes there); the new count of d->buf. */
 static size_t mo_merge_window(const mo_merge *g, mo_run *runs, size_t n, mo_tree *t, size_t out)
 {
+	mo_st *dst = g->d->buf + out, *w = t->a, *next = t->b;
 	size_t nl = 0;
-	mo_st *w = t->a, *next = t->b;
+	for (size_t i = 1; i < n; i++) { /* pairs of like kept bytes dominate more */
+		mo_run x = runs[i];
+		size_t j = i;
+		for (; j > 0 && runs[j - 1].kept > x.kept; j--)
+			runs[j] = runs[j - 1];
+		runs[j] = x;
+	}
+	if (n <= 2)
+		return out + mo_merge_runs2(g, &runs[0], n > 1 ? &runs[1] : NULL, dst);
 	for (size_t i = 0; i < n; i += 2) {
 		size_t c = mo_merge_runs2(g, &runs[i], i + 1 < n ? &runs[i + 1] : NULL, w);
 		t->lists[nl++] = (mo_list){w, c};
 		w += c;
 	}
-	while (nl > 1) {
+	while (nl > 2) {
 		size_t m = 0;
 		w = next;
 		for (size_t i = 0; i < nl; i += 2) {
@@ -249,9 +264,7 @@ static size_t mo_merge_window(const mo_merge *g, mo_run *runs, size_t n, mo_tree
 		nl = m;
 		next = next == t->a ? t->b : t->a;
 	}
-	if (nl)
-		memcpy(g->d->buf + out, t->lists[0].v, t->lists[0].n * sizeof(*g->d->buf));
-	return out + (nl ? t->lists[0].n : 0);
+	return out + mo_merge_lists2(&t->lists[0], &t->lists[1], dst);
 }
 
 /* The successor under choice k of prev[i] fits the budget. */

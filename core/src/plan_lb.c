@@ -175,8 +175,10 @@ static double mo_lb_cost_loop(const mo_lb *lb, size_t p, uint64_t room)
  * then the rest of the need from the first segment that covers it (i): with
  * exact byte sums that is cum_cost[i - 1] + (need - cum_take[i - 1]) *
  * slope_i, the very additions the loop makes (a segment with no layer in
- * the suffix adds 0). */
-double mo_lb_cost(const mo_lb *lb, size_t p, uint64_t room)
+ * the suffix adds 0). *seg: where to start looking for i (the last i: the
+ * states come by P ascending, so i mostly stays or moves on a little);
+ * updated. */
+double mo_lb_cost_near(const mo_lb *lb, size_t p, uint64_t room, size_t *seg)
 {
 	if (!lb->fast || (double)room >= MO_LB_EXACT)
 		return mo_lb_cost_loop(lb, p, room);
@@ -185,17 +187,30 @@ double mo_lb_cost(const mo_lb *lb, size_t p, uint64_t room)
 		return lb->pcost[p];
 	const double *take = lb->cum_take + p * lb->n_segs;
 	const double *cost = lb->cum_cost + p * lb->n_segs;
-	size_t lo = 0, hi = lb->n_segs;
-	while (lo < hi) { /* the first segment whose running take covers need */
-		size_t mid = (lo + hi) / 2;
-		if (take[mid] >= need)
-			hi = mid;
-		else
-			lo = mid + 1;
+	size_t i = *seg < lb->n_segs ? *seg : lb->n_segs;
+	if (i > 0 && take[i - 1] >= need) { /* behind: bisect */
+		size_t lo = 0, hi = i;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (take[mid] >= need)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		i = lo;
 	}
-	if (lo == lb->n_segs)
-		return lo ? cost[lo - 1] : lb->pcost[p];
-	double before = lo ? cost[lo - 1] : lb->pcost[p];
-	double taken = lo ? take[lo - 1] : 0;
-	return before + (need - taken) * lb->segs[lo].slope;
+	while (i < lb->n_segs && take[i] < need) /* the first whose running take covers need */
+		i++;
+	*seg = i;
+	if (i == lb->n_segs)
+		return i ? cost[i - 1] : lb->pcost[p];
+	double before = i ? cost[i - 1] : lb->pcost[p];
+	double taken = i ? take[i - 1] : 0;
+	return before + (need - taken) * lb->segs[i].slope;
+}
+
+double mo_lb_cost(const mo_lb *lb, size_t p, uint64_t room)
+{
+	size_t seg = 0;
+	return mo_lb_cost_near(lb, p, room, &seg);
 }

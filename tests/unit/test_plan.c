@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan_dp.h"
 #include "plan_internal.h"
 
 #define NL 6
@@ -351,6 +352,73 @@ static void test_optimal_moe_tp_opswap(void **state)
 		     2);
 }
 
+/* ---- the merged frontiers are the sorted ones -------------------------------------- */
+
+/* A model of n layers big enough for wide frontiers: GQA, SwiGLU, TP + SP
+ * (comm ops), MoE after the first layer when moe, on a 910B. */
+static mo_model *wide_model(int n, bool moe)
+{
+	char text[1024];
+	snprintf(text, sizeof text,
+		 "model:\n  num_layers: %d\n  hidden_size: 2048\n  ffn_hidden_size: 6144\n"
+		 "  num_attention_heads: 16\n  num_query_groups: 4\n  vocab_size: 32000\n"
+		 "  seq_length: 2048\n  hidden_act: swiglu\n%s"
+		 "training:\n  micro_batch_size: 1\n  micro_batch_num: 8\n"
+		 "parallel:\n  world_size: %d\n  data_parallel: 4\n  tensor_parallel: 2\n%s"
+		 "  sequence_parallel: true\ndevice: ascend-910b\n",
+		 n, moe ? "  num_moe_experts: 16\n  moe_router_topk: 2\n  moe_ffn_hidden_size: 1408\n"
+			  "  first_k_dense_replace: 1\n" : "",
+		 8, moe ? "  expert_parallel: 4\n" : "");
+	mo_diags *d = NULL;
+	mo_model *m = NULL;
+	assert_int_equal(mo_diags_new(&d), 0);
+	assert_int_equal(mo_model_load(&m, d, text, strlen(text), "wide", NULL, NULL), 0);
+	mo_model_check(m, d);
+	assert_int_equal(mo_diags_errors(d), 0);
+	mo_diags_free(d);
+	return m;
+}
+
+/* The planner's answer with merged and with sorted frontiers: the same
+ * YAML, predicted peak, proof and fit (the merge keeps the very states, in
+ * the very order, that sorting keeps; the beam and the cap depend on both). */
+static void fronts_case(const mo_model *m, uint64_t budget, unsigned allow)
+{
+	mo_planner_input in = {.model = m, .budget = budget, .allow = allow, .no_staged = 1};
+	mo_planner_result *merged = NULL, *sorted = NULL;
+	assert_int_equal(mo_planner_run(&merged, &in, NULL), 0);
+	mo_dp_sort_fronts = true;
+	int rc = mo_planner_run(&sorted, &in, NULL);
+	mo_dp_sort_fronts = false;
+	assert_int_equal(rc, 0);
+	assert_string_equal(mo_planner_yaml(merged), mo_planner_yaml(sorted));
+	assert_int_equal(mo_planner_predicted_peak(merged), mo_planner_predicted_peak(sorted));
+	assert_int_equal(mo_planner_exact(merged), mo_planner_exact(sorted));
+	assert_int_equal(mo_planner_fits(merged), mo_planner_fits(sorted));
+	mo_planner_result_free(merged);
+	mo_planner_result_free(sorted);
+}
+
+static void test_fronts_merged_as_sorted(void **state)
+{
+	(void)state;
+	static const unsigned allows[] = {0, MO_PLAN_ALLOW_SELECT | MO_PLAN_ALLOW_FULL,
+					  MO_PLAN_ALLOW_FULL | MO_PLAN_ALLOW_LAYER_SWAP |
+						  MO_PLAN_ALLOW_OP_SWAP | MO_PLAN_ALLOW_COMM};
+	static const int pct[] = {35, 50, 65, 80};
+	for (int moe = 0; moe < 2; moe++) {
+		mo_model *m = wide_model(moe ? 40 : 24, moe);
+		mo_estimate *e0 = NULL;
+		assert_int_equal(mo_estimate_run(&e0, NULL, m, NULL), 0);
+		for (size_t a = 0; a < sizeof allows / sizeof *allows; a++)
+			for (size_t b = 0; b < sizeof pct / sizeof *pct; b++)
+				fronts_case(m, mo_estimate_peak_bytes(e0) / 100 * (uint64_t)pct[b],
+					    allows[a]);
+		mo_estimate_free(e0);
+		mo_model_free(m);
+	}
+}
+
 /* ---- the predicted peak is the estimator's ---------------------------------------- */
 
 static unsigned rnd(unsigned *s)
@@ -556,6 +624,7 @@ int main(void)
 		cmocka_unit_test(test_optimal_moe_swap),
 		cmocka_unit_test(test_optimal_moe_tp_pp2),
 		cmocka_unit_test(test_optimal_moe_tp_opswap),
+		cmocka_unit_test(test_fronts_merged_as_sorted),
 		cmocka_unit_test(test_no_fit),
 		cmocka_unit_test(test_start_kept),
 		cmocka_unit_test(test_presets_valid),
