@@ -81,6 +81,8 @@ void mo_jw_int(mo_jw *w, const char *key, long long v);
 void mo_jw_real(mo_jw *w, const char *key, double v);
 void mo_jw_kstr(mo_jw *w, const char *key, const char *s);
 void mo_jw_bool(mo_jw *w, const char *key, int v);
+/* The members of mo_json_diags(d): "valid", "errors", "warnings". */
+void mo_jw_diags(mo_jw *w, const mo_diags *d);
 /* Appends the members of object o (its dump without braces). */
 void mo_jw_members_of(mo_jw *w, const json_t *o);
 
@@ -101,7 +103,10 @@ int mo_api_export(mo_api_response *out, const mo_api_request *rq,
 		  const mo_api_options *opt);
 int mo_api_estimate(mo_api_response *out, const mo_api_request *rq,
 		    const mo_api_options *opt);
-/* The same answer through a jansson tree (the reference for the tests). */
+/* validate and estimate answers built through a jansson tree (the
+ * reference the tests compare the text answers with). */
+int mo_api_validate_tree(mo_api_response *out, const mo_api_request *rq,
+			 const mo_api_options *opt);
 int mo_api_estimate_tree(mo_api_response *out, const mo_api_request *rq,
 			 const mo_api_options *opt);
 /* api/layout.c: the model's layout, pattern matches and parsed sections. */

@@ -123,16 +123,49 @@ static int mo_api_run_valid(const mo_api_run *run)
 	return run->cfg && mo_diags_errors(run->diags) == 0;
 }
 
-int mo_api_validate(mo_api_response *out, const mo_api_request *rq,
-		    const mo_api_options *opt)
+/* The diagnostics as text (api/json_writer.c); 1 when the writer could
+ * not match jansson's answer (the caller then builds the tree). */
+static int mo_api_reply_diags(mo_api_response *out, const mo_diags *d)
+{
+	mo_jw w = {0};
+
+	mo_jw_raw(&w, "{", 1);
+	mo_jw_diags(&w, d);
+	mo_jw_raw(&w, "}", 1);
+	if (w.bad) {
+		free(w.buf);
+		return 1;
+	}
+	out->status = 200;
+	out->content_type = "application/json";
+	out->body = w.buf;
+	out->len = w.len;
+	return 0;
+}
+
+static int mo_api_validate_as(mo_api_response *out, const mo_api_request *rq,
+			      const mo_api_options *opt, int text)
 {
 	mo_api_run run;
 	int rc = 0;
 
-	if (mo_api_run_validate(&run, out, rq, opt) == 0)
+	if (mo_api_run_validate(&run, out, rq, opt) == 0 &&
+	    !(text && mo_api_reply_diags(out, run.diags) == 0))
 		rc = mo_api_reply_json(out, mo_json_diags(run.diags));
 	mo_api_run_free(&run);
 	return rc;
+}
+
+int mo_api_validate(mo_api_response *out, const mo_api_request *rq,
+		    const mo_api_options *opt)
+{
+	return mo_api_validate_as(out, rq, opt, 1);
+}
+
+int mo_api_validate_tree(mo_api_response *out, const mo_api_request *rq,
+			 const mo_api_options *opt)
+{
+	return mo_api_validate_as(out, rq, opt, 0);
 }
 
 /* What an operation adds to the diagnostics of a valid config: its keys

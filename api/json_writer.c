@@ -236,3 +236,45 @@ void mo_jw_members_of(mo_jw *w, const json_t *o)
 	}
 	free(text);
 }
+
+/* ---- the diagnostics (mo_json_diags' members) -----------------------------
+ */
+
+static void mo_jw_diag(mo_jw *w, const mo_diag *d)
+{
+	mo_jw_open(w, NULL, '{');
+	mo_jw_kstr(w, "code", d->code);
+	mo_jw_kstr(w, "message", d->message);
+	mo_jw_int(w, "line", d->line);
+	mo_jw_int(w, "column", d->column);
+	mo_jw_kstr(w, "path", d->path ? d->path : "");
+	if (d->hint)
+		mo_jw_kstr(w, "hint", d->hint);
+	if (d->layers)
+		mo_jw_kstr(w, "layers", d->layers);
+	if (d->file && d->file[0])
+		mo_jw_kstr(w, "file", d->file);
+	mo_jw_kstr(w, "severity",
+		   d->severity == MO_SEV_ERROR ? "error" : "warning");
+	mo_jw_close(w, '}');
+}
+
+static void mo_jw_diag_list(mo_jw *w, const char *key, const mo_diags *d,
+			    mo_severity sev)
+{
+	mo_jw_open(w, key, '[');
+	for (size_t i = 0; i < mo_diags_count(d); i++) {
+		const mo_diag *g = mo_diags_get(d, i);
+
+		if ((g->severity == MO_SEV_ERROR) == (sev == MO_SEV_ERROR))
+			mo_jw_diag(w, g);
+	}
+	mo_jw_close(w, ']');
+}
+
+void mo_jw_diags(mo_jw *w, const mo_diags *d)
+{
+	mo_jw_bool(w, "valid", mo_diags_errors(d) == 0);
+	mo_jw_diag_list(w, "errors", d, MO_SEV_ERROR);
+	mo_jw_diag_list(w, "warnings", d, MO_SEV_WARNING);
+}

@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include <jansson.h>
+#include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -533,6 +534,75 @@ static void test_estimate_text(void **state)
 	f->opt.models = NULL;
 }
 
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long n;
+
+	if (!f)
+		return NULL;
+	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+	    (buf = malloc((size_t)n + 1)) != NULL) {
+		*len = fread(buf, 1, (size_t)n, f);
+		buf[*len] = '\0';
+	}
+	fclose(f);
+	return buf;
+}
+
+/* The validate answer written as text is, byte for byte, the dump of the
+ * jansson tree: every golden config (errors, warnings, hints, layers),
+ * as a YAML body and with a preset model. */
+static void test_validate_text(void **state)
+{
+	static const char *const dirs[] = {"tests/golden/invalid", "tests/golden/valid"};
+	fixture *f = *state;
+	size_t compared = 0;
+
+	for (size_t d = 0; d < 2; d++) {
+		DIR *dir = opendir(dirs[d]);
+		struct dirent *e;
+
+		assert_non_null(dir);
+		while ((e = readdir(dir)) != NULL) {
+			char path[512];
+			size_t len = 0;
+			char *yaml;
+
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof path, "%s/%s/config.yaml", dirs[d], e->d_name);
+			yaml = slurp(path, &len);
+			if (!yaml)
+				continue;
+			json_t *req = json_pack("{s:s%, s:s}", "config", yaml, len, "model", "llama2-7b");
+			char *body = json_dumps(req, JSON_COMPACT);
+			const mo_api_request rqs[2] = {
+				{.path = "/api/v1/validate", .kind = MO_API_BODY_YAML, .body = yaml, .len = len},
+				{.path = "/api/v1/validate", .kind = MO_API_BODY_JSON, .body = body,
+				 .len = body ? strlen(body) : 0},
+			};
+			for (int k = 0; k < 2 && body; k++) {
+				mo_api_response text = {0}, tree = {0};
+
+				assert_int_equal(mo_api_validate(&text, &rqs[k], &f->opt), 0);
+				assert_int_equal(mo_api_validate_tree(&tree, &rqs[k], &f->opt), 0);
+				assert_int_equal(text.status, tree.status);
+				assert_string_equal(text.body, tree.body);
+				compared += strstr(text.body, "\"code\"") != NULL;
+				mo_api_response_free(&text);
+				mo_api_response_free(&tree);
+			}
+			free(body);
+			json_decref(req);
+			free(yaml);
+		}
+		closedir(dir);
+	}
+	assert_true(compared >= 100);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -547,6 +617,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cached_presets, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_problem_detail_not_utf8, setup, teardown),
 		cmocka_unit_test(test_json_fast),
+		cmocka_unit_test_setup_teardown(test_validate_text, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_estimate_text, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_response_cache, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_response_cache_threads, setup, teardown),
