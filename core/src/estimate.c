@@ -32,16 +32,21 @@ static int mo_est_types(mo_estimate *e, const mo_model *m, const mo_est_dims *d,
 		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		return -1;
 	}
+	/* the graphs are the model's: built once, borrowed by every estimate */
+	e->cache = mo_est_cache_get(m, e->fw, d, err);
+	if (!e->cache)
+		return -1;
 	for (size_t t = 0; t < m->n_types; t++) {
 		e->types[t].name = mo_arena_strdup(e->a, m->types[t].name);
 		mo_est_type_params(&e->types[t], m, t);
-		if (!e->types[t].name ||
-		    mo_est_graph_build(&e->types[t].g, e->a, e->fw, m, d, t, 0, err) != 0)
+		if (!e->types[t].name) {
+			mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 			return -1;
+		}
+		e->types[t].g = *mo_est_cache_graph(e->cache, t);
 	}
-	if (mo_est_graph_build(&e->head, e->a, e->fw, m, d, SIZE_MAX, MO_BLK_HEAD, err) != 0 ||
-	    mo_est_graph_build(&e->embed, e->a, e->fw, m, d, SIZE_MAX, MO_BLK_EMBED, err) != 0)
-		return -1;
+	e->head = *mo_est_cache_head(e->cache);
+	e->embed = *mo_est_cache_embed(e->cache);
 	if (mo_est_keep_eval(&e->head_k, &e->head, NULL, NULL, false, false, false) != 0 ||
 	    mo_est_keep_eval(&e->embed_k, &e->embed, NULL, NULL, false, false, false) != 0) {
 		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
@@ -70,6 +75,25 @@ static bool mo_est_res_same(const mo_est_res *r, size_t type, const mo_action_ki
 		(r->act && act && !memcmp(r->act, act, np * sizeof(*act))));
 }
 
+/* Simulates r's layer type under r's actions, or takes the result from the
+ * model's memo (an earlier estimate of the same model did it). */
+static int mo_est_result_eval(mo_estimate *e, const mo_model *m, mo_est_res *r)
+{
+	const mo_est_graph *g = &e->types[r->type].g;
+	bool no_rc = e->cfg.no_recompute;
+	mo_memo_key key = {.hash = r->hash ^ (no_rc ? 0x9e3779b97f4a7c15ull : 0),
+			   .type = r->type, .np = m->types[r->type].n_paths,
+			   .flags = (unsigned char)(r->full | r->swapped << 1 | no_rc << 2),
+			   .act = r->act};
+	if (mo_est_memo_find(e->cache, &key, &r->k, r->marks, g->n_t))
+		return 0;
+	if (mo_est_keep_eval_marks(&r->k, g, &m->types[r->type], r->act, r->full, r->swapped,
+				   no_rc, r->marks) != 0)
+		return -1;
+	mo_est_memo_put(e->cache, &key, &r->k, r->marks, g->n_t);
+	return 0;
+}
+
 /* The result of (type, actions), computed once: segments with the same
  * actions share it, found through an open-addressing table (e->res_slots). */
 static const mo_est_res *mo_est_result(mo_estimate *e, const mo_model *m, size_t type,
@@ -86,9 +110,8 @@ static const mo_est_res *mo_est_result(mo_estimate *e, const mo_model *m, size_t
 	mo_est_res *r = &e->res[e->n_res];
 	const mo_est_graph *g = &e->types[type].g;
 	*r = (mo_est_res){.type = type, .act = act, .full = full, .swapped = swapped, .hash = h};
-	r->marks = mo_arena_alloc(e->a, g->n_t + 1);
-	if (!r->marks || mo_est_keep_eval_marks(&r->k, g, &m->types[type], act, full, swapped,
-						e->cfg.no_recompute, r->marks) != 0)
+	r->marks = mo_arena_alloc_raw(e->a, g->n_t + 1);
+	if (!r->marks || mo_est_result_eval(e, m, r) != 0)
 		return NULL;
 	e->res_slots[i] = ++e->n_res;
 	return r;
@@ -237,6 +260,7 @@ void mo_estimate_free(mo_estimate *e)
 		return;
 	for (size_t s = 0; e->events && s < e->n_stages; s++)
 		free(e->events[s]);
+	mo_est_cache_release(e->cache);
 	mo_arena_free(e->a);
 }
 

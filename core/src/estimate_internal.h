@@ -212,6 +212,7 @@ typedef struct mo_est_cfg {
 struct mo_estimate {
 	mo_arena *a;
 	const mo_framework *fw;
+	struct mo_est_cache *cache; /* the model's graphs (borrowed) and memo: a reference */
 	mo_est_cfg cfg;
 	mo_est_type *types;
 	size_t n_types;
@@ -236,6 +237,32 @@ struct mo_estimate {
 	uint64_t capacity;
 	size_t peak_stage;
 };
+
+/* estimate_cache.c: the graphs of a model and a memo of plan results, kept
+ * with the model across estimates (see the file's comment). */
+typedef struct mo_est_cache mo_est_cache;
+typedef struct mo_memo_key {
+	uint64_t hash;
+	size_t type, np;
+	unsigned char flags;         /* full | swapped << 1 | no_recompute << 2 */
+	const mo_action_kind *act;   /* np, or NULL */
+} mo_memo_key;
+/* A reference to the model's cache for these dimensions (built on first
+ * use); NULL with err when out of memory. */
+mo_est_cache *mo_est_cache_get(const mo_model *m, const mo_framework *fw, const mo_est_dims *d,
+			       mo_error *err);
+void mo_est_cache_release(mo_est_cache *c);
+/* model.c: where a model keeps its cache, and the lock guarding it. */
+pthread_mutex_t *mo_model_est_lock(const mo_model *m);
+struct mo_est_cache **mo_model_est_cache(const mo_model *m);
+const mo_est_graph *mo_est_cache_graph(const mo_est_cache *c, size_t type);
+const mo_est_graph *mo_est_cache_head(const mo_est_cache *c);
+const mo_est_graph *mo_est_cache_embed(const mo_est_cache *c);
+/* Copies a memoised result (k, n_t marks) out; false when absent. */
+bool mo_est_memo_find(mo_est_cache *c, const mo_memo_key *key, mo_est_keep *k,
+		      unsigned char *marks, size_t n_t);
+void mo_est_memo_put(mo_est_cache *c, const mo_memo_key *key, const mo_est_keep *k,
+		     const unsigned char *marks, size_t n_t);
 
 /* estimate_weights.c */
 void mo_est_cfg_init(mo_est_cfg *cfg, const mo_model *m);

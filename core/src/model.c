@@ -65,14 +65,28 @@ mo_model *mo_model_alloc(const char *name)
 		mo_arena_free(a);
 		return NULL;
 	}
+	pthread_mutex_init(&x->est_lock, NULL);
 	mo_model_set_defaults(m);
 	return m;
 }
 
 void mo_model_free(mo_model *m)
 {
-	if (m)
-		mo_arena_free(m->arena);
+	if (!m)
+		return;
+	mo_est_cache_release(m->ext->est_cache);
+	pthread_mutex_destroy(&m->ext->est_lock);
+	mo_arena_free(m->arena);
+}
+
+pthread_mutex_t *mo_model_est_lock(const mo_model *m)
+{
+	return &m->ext->est_lock;
+}
+
+struct mo_est_cache **mo_model_est_cache(const mo_model *m)
+{
+	return &m->ext->est_cache;
 }
 
 /* tp * pp * cp, saturating. */

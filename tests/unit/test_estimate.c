@@ -13,6 +13,8 @@
 
 #include "memopt/memopt.h"
 
+#include <pthread.h>
+
 /* Korthikanti's layer: s 512, b 2, h 1024, a 16, GeLU, LayerNorm, eager
  * attention, dropout everywhere, 16-bit activations. */
 static const char *const k_model =
@@ -345,6 +347,93 @@ static void test_peak_tensors(void **state)
 	run_free(&r);
 }
 
+/* The model keeps its graphs and a memo of plan results across estimates
+ * (estimate_cache.c): threads estimating one shared model concurrently get
+ * exactly what a fresh model gives, and changing the model (its device
+ * count) is seen. */
+static const char *const memo_configs[] = {
+	NULL,
+	"recompute:\n  mode: full\n  full_recompute_layer: [0-3]\n",
+	"recompute:\n  mode: select\n  select_module:\n    '.*mlp': [0-1]\n",
+	"recompute:\n  mode: select\n  select_module:\n    'self_attention': [2-3]\n"
+	"    '.*mlp': [0]\n",
+	"swap:\n  enable: True\n  default_prefetch: 1\n  layer_swap:\n    - layers: [1-2]\n",
+};
+#define N_MEMO (sizeof memo_configs / sizeof *memo_configs)
+
+typedef struct memo_job {
+	const mo_model *m;
+	uint64_t want[N_MEMO];
+	int bad;
+} memo_job;
+
+static uint64_t memo_peak(const mo_model *m, const char *config)
+{
+	mo_diags *d = NULL;
+	mo_config *c = NULL;
+	mo_estimate *e = NULL;
+	mo_error err = {0};
+	uint64_t peak = 0;
+	if (mo_diags_new(&d) != 0)
+		return 0;
+	if (config && mo_config_parse(&c, d, config, strlen(config), "c.yaml", NULL, &err) != 0)
+		goto out;
+	if (mo_estimate_run(&e, c, m, &err) == 0)
+		peak = mo_estimate_peak_bytes(e);
+out:
+	mo_estimate_free(e);
+	mo_config_free(c);
+	mo_diags_free(d);
+	return peak;
+}
+
+static void *memo_thread(void *arg)
+{
+	memo_job *j = arg;
+	for (int round = 0; round < 10; round++)
+		for (size_t i = 0; i < N_MEMO; i++)
+			if (memo_peak(j->m, memo_configs[(i + (size_t)round) % N_MEMO]) !=
+			    j->want[(i + (size_t)round) % N_MEMO])
+				j->bad++;
+	return NULL;
+}
+
+static void test_model_memo(void **state)
+{
+	(void)state;
+	char text[2048];
+	snprintf(text, sizeof text, k_model, 1, 2, 2, 1, "true");
+	mo_diags *d = NULL;
+	assert_int_equal(mo_diags_new(&d), 0);
+	mo_model *shared = load_model(text, d);
+	memo_job jobs[4];
+	for (size_t i = 0; i < N_MEMO; i++) {
+		mo_model *fresh = load_model(text, d); /* its own, empty cache */
+		jobs[0].want[i] = memo_peak(fresh, memo_configs[i]);
+		assert_true(jobs[0].want[i] > 0);
+		mo_model_free(fresh);
+	}
+	pthread_t th[4];
+	for (int i = 0; i < 4; i++) {
+		jobs[i] = jobs[0];
+		jobs[i].m = shared;
+		jobs[i].bad = 0;
+		assert_int_equal(pthread_create(&th[i], NULL, memo_thread, &jobs[i]), 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(jobs[i].bad, 0);
+	}
+	/* a changed model is estimated anew: 4 devices shard differently */
+	mo_model_set_devices(shared, 4);
+	mo_model *four = load_model(text, d);
+	mo_model_set_devices(four, 4);
+	assert_int_equal(memo_peak(shared, memo_configs[1]), memo_peak(four, memo_configs[1]));
+	mo_model_free(four);
+	mo_model_free(shared);
+	mo_diags_free(d);
+}
+
 /* Presets with MoE, MLA and MTP run; layer types are simulated once. */
 static void test_presets(void **state)
 {
@@ -378,6 +467,7 @@ int main(void)
 		cmocka_unit_test(test_model_needed),
 		cmocka_unit_test(test_presets),
 		cmocka_unit_test(test_peak_tensors),
+		cmocka_unit_test(test_model_memo),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
