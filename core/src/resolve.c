@@ -1255,17 +1255,24 @@ static bool mo_seg_swap(mo_rs *s, mo_seg *g, const mo_layer_type *lt, const mo_a
 static size_t mo_seg_key(const mo_rs *s, const mo_seg *g, size_t swap_entry,
 			 const mo_active *act, uint32_t *key)
 {
-	size_t n = 0;
+	size_t n = 0, n_on = act->n_sel + act->n_exc + act->n_comm + act->n_ops;
 	key[n++] = (uint32_t)g->type;
 	key[n++] = g->full;
 	key[n++] = (uint32_t)swap_entry;
-	const mo_ref *const *lists[] = {act->sel, act->exc, act->comm, act->ops};
-	size_t counts[] = {act->n_sel, act->n_exc, act->n_comm, act->n_ops};
-	for (size_t l = 0; l < 4; l++) {
-		key[n++] = (uint32_t)counts[l];
-		for (size_t i = 0; i < counts[l]; i++)
-			key[n++] = (uint32_t)(lists[l][i] - s->refs);
+	/* the active set (refs in index order are in group order): its words
+	 * when shorter, else its indices; the count picks the same form for
+	 * equal sets */
+	key[n++] = (uint32_t)n_on;
+	if (2 * s->on_nw <= n_on) {
+		for (size_t w = 0; w < s->on_nw; w++) {
+			key[n++] = (uint32_t)s->on[w];
+			key[n++] = (uint32_t)(s->on[w] >> 32);
+		}
+		return n;
 	}
+	for (size_t w = 0; w < s->on_nw; w++)
+		for (uint64_t bits = s->on[w]; bits; bits &= bits - 1)
+			key[n++] = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits));
 	return n;
 }
 
@@ -1374,11 +1381,13 @@ static bool mo_rs_fill_all(mo_rs *s)
 	for (size_t i = 0; i < nls; i++)
 		if (!(s->layer_swap_keys[i] = mo_indexed(s->a, "layer_swap", i)))
 			return false;
+	if (!mo_rs_events(s))
+		return false;
 	s->twin_cap = 16;
 	while (s->twin_cap < 2 * s->r->n_segs)
 		s->twin_cap *= 2;
 	s->twins = mo_arena_alloc(s->a, s->twin_cap * sizeof(*s->twins));
-	s->key = mo_arena_alloc(s->a, (3 + 4 + nr) * sizeof(*s->key));
+	s->key = mo_arena_alloc(s->a, (4 + nr + 2 * s->on_nw) * sizeof(*s->key));
 	if (!s->twins || !s->key)
 		return false;
 	if (s->report) {
@@ -1396,8 +1405,6 @@ static bool mo_rs_fill_all(mo_rs *s)
 		if (!s->s_act)
 			return false;
 	}
-	if (!mo_rs_events(s))
-		return false;
 	for (size_t i = 0; i < s->r->n_segs; i++)
 		if (!mo_rs_fill_seg(s, &s->r->segs[i], &act, first, excl))
 			return false;

@@ -9,10 +9,11 @@
 #include <string.h>
 #include <yaml.h>
 
+/* An open collection; its items so far are items[base..] of the builder's
+ * one item stack (no allocation per collection). */
 typedef struct mo_frame {
 	mo_node *node;
-	mo_node **items;
-	size_t n, cap;
+	size_t base;
 } mo_frame;
 
 typedef struct mo_anchor {
@@ -32,6 +33,8 @@ typedef struct mo_builder {
 	bool ascii;     /* no byte above 0x7f: a char index is a byte offset */
 	mo_frame *stack;
 	size_t depth, stack_cap;
+	mo_node **items; /* the items of every open collection, innermost last */
+	size_t n_items, cap_items;
 	mo_anchor *anchors; /* open-addressing hash table */
 	size_t anchor_cap, anchor_n;
 	size_t total_weight;
@@ -97,15 +100,15 @@ static void mo_builder_diag(mo_builder *b, const yaml_event_t *e,
 static mo_node *mo_node_new(mo_builder *b, mo_node_kind kind,
 			    const yaml_event_t *e)
 {
-	mo_node *n = mo_arena_alloc(b->doc->arena, sizeof(*n));
+	mo_node *n = mo_arena_alloc_raw(b->doc->arena, sizeof(*n));
 	if (!n)
 		return NULL;
-	n->kind = kind;
-	n->line = (int)(e->start_mark.line + 1);
-	n->column = (int)(e->start_mark.column + 1);
-	n->start = mo_byte_offset(b, e->start_mark.index);
-	n->end = mo_byte_offset(b, e->end_mark.index);
-	n->weight = 1;
+	*n = (mo_node){.kind = kind,
+		       .line = (int)(e->start_mark.line + 1),
+		       .column = (int)(e->start_mark.column + 1),
+		       .start = mo_byte_offset(b, e->start_mark.index),
+		       .end = mo_byte_offset(b, e->end_mark.index),
+		       .weight = 1};
 	return n;
 }
 
@@ -167,15 +170,15 @@ static bool mo_builder_attach(mo_builder *b, mo_node *n)
 		return true;
 	}
 	mo_frame *f = &b->stack[b->depth - 1];
-	if (f->n == f->cap) {
-		size_t cap = f->cap ? f->cap * 2 : 8;
-		mo_node **items = realloc(f->items, cap * sizeof(*items));
+	if (b->n_items == b->cap_items) {
+		size_t cap = b->cap_items ? b->cap_items * 2 : 64;
+		mo_node **items = realloc(b->items, cap * sizeof(*items));
 		if (!items)
 			return mo_builder_nomem(b);
-		f->items = items;
-		f->cap = cap;
+		b->items = items;
+		b->cap_items = cap;
 	}
-	f->items[f->n++] = n;
+	b->items[b->n_items++] = n;
 	f->node->weight += n->weight;
 	return true;
 }
@@ -270,7 +273,7 @@ static bool mo_on_start(mo_builder *b, const yaml_event_t *e, mo_node_kind kind)
 		b->stack = s;
 		b->stack_cap = cap;
 	}
-	b->stack[b->depth++] = (mo_frame){.node = n};
+	b->stack[b->depth++] = (mo_frame){.node = n, .base = b->n_items};
 	return true;
 }
 
@@ -288,19 +291,36 @@ static int mo_key_cmp(const void *pa, const void *pb)
 	return a->start < b->start ? -1 : (a->start > b->start);
 }
 
+static void mo_insertion_sort(mo_node ***keys, size_t m)
+{
+	for (size_t i = 1; i < m; i++) {
+		mo_node **k = keys[i];
+		size_t j = i;
+		for (; j > 0 && mo_key_cmp(&keys[j - 1], &k) > 0; j--)
+			keys[j] = keys[j - 1];
+		keys[j] = k;
+	}
+}
+
 /* duplicate-key: PyYAML would silently keep the last value. */
 static void mo_check_duplicates(mo_builder *b, const mo_node *map)
 {
 	size_t nk = map->n / 2, m = 0;
 	if (nk < 2)
 		return;
-	mo_node ***keys = malloc(nk * sizeof(*keys));
+	/* small maps (most) sort on the stack: the order is total (keys, then
+	 * source offsets), so any sort gives the same pairs */
+	mo_node **small[32];
+	mo_node ***keys = nk <= 32 ? small : malloc(nk * sizeof(*keys));
 	if (!keys)
 		return;
 	for (size_t i = 0; i < nk; i++)
 		if (map->items[2 * i]->kind == MO_NODE_SCALAR)
 			keys[m++] = &map->items[2 * i];
-	qsort(keys, m, sizeof(*keys), mo_key_cmp);
+	if (keys == small)
+		mo_insertion_sort(keys, m);
+	else
+		qsort(keys, m, sizeof(*keys), mo_key_cmp);
 	for (size_t i = 1; i < m; i++) {
 		const mo_node *prev = *keys[i - 1], *k = *keys[i];
 		if (prev->len == k->len && memcmp(prev->value, k->value, k->len) == 0) {
@@ -312,24 +332,24 @@ static void mo_check_duplicates(mo_builder *b, const mo_node *map)
 					 (int)(k->len > 80 ? 80 : k->len), k->value);
 		}
 	}
-	free(keys);
+	if (keys != small)
+		free(keys);
 }
 
 static bool mo_on_end(mo_builder *b, const yaml_event_t *e)
 {
 	mo_frame f = b->stack[--b->depth];
 	mo_node *n = f.node;
+	size_t count = b->n_items - f.base;
 	n->end = mo_byte_offset(b, e->end_mark.index);
-	n->n = f.n;
-	if (f.n) {
-		n->items = mo_arena_alloc(b->doc->arena, f.n * sizeof(*n->items));
-		if (!n->items) {
-			free(f.items);
+	n->n = count;
+	if (count) {
+		n->items = mo_arena_alloc_raw(b->doc->arena, count * sizeof(*n->items));
+		if (!n->items)
 			return mo_builder_nomem(b);
-		}
-		memcpy(n->items, f.items, f.n * sizeof(*n->items));
+		memcpy(n->items, b->items + f.base, count * sizeof(*n->items));
 	}
-	free(f.items);
+	b->n_items = f.base;
 	if (n->kind == MO_NODE_MAP) {
 		n->n /= 2;
 		n->n *= 2; /* libyaml always pairs keys and values */
@@ -442,8 +462,7 @@ static int mo_builder_run(mo_builder *b)
 		yaml_event_delete(&e);
 	}
 	yaml_parser_delete(&parser);
-	while (b->depth)
-		free(b->stack[--b->depth].items);
+	free(b->items);
 	free(b->stack);
 	free(b->anchors);
 	if (b->err && b->err->code == MO_ERR_NOMEM)
