@@ -15,7 +15,7 @@
 
 static int mo_jw_grow(mo_jw *w, size_t need)
 {
-	size_t cap = w->cap ? w->cap : 4096;
+	size_t cap = w->cap ? w->cap : 16384;
 	char *p;
 
 	if (w->bad)
@@ -36,7 +36,7 @@ static int mo_jw_grow(mo_jw *w, size_t need)
 
 void mo_jw_raw(mo_jw *w, const char *s, size_t n)
 {
-	if (mo_jw_grow(w, n) != 0)
+	if (w->len + n + 1 > w->cap && mo_jw_grow(w, n) != 0)
 		return;
 	memcpy(w->buf + w->len, s, n);
 	w->len += n;
@@ -129,7 +129,7 @@ static void mo_jw_key(mo_jw *w, const char *key)
 	size_t n = strlen(key);
 	char *p;
 
-	if (mo_jw_grow(w, n + 4) != 0)
+	if (w->len + n + 5 > w->cap && mo_jw_grow(w, n + 4) != 0)
 		return;
 	p = w->buf + w->len;
 	if (w->len && p[-1] != '{' && p[-1] != '[')
@@ -157,17 +157,32 @@ void mo_jw_close(mo_jw *w, char bracket)
 	mo_jw_ch(w, bracket);
 }
 
-/* "%lld" without snprintf (which was half of an estimate answer). */
+/* "%lld" without snprintf (which was half of an estimate answer), two
+ * digits a division. */
 void mo_jw_int(mo_jw *w, const char *key, long long v)
 {
+	static const char pairs[] =
+	    "00010203040506070809101112131415161718192021222324"
+	    "25262728293031323334353637383940414243444546474849"
+	    "50515253545556575859606162636465666768697071727374"
+	    "75767778798081828384858687888990919293949596979899";
 	char num[24], *p = num + sizeof num;
 	unsigned long long u =
 	    v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
 
-	do {
-		*--p = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
+	while (u >= 100) {
+		unsigned d = (unsigned)(u % 100) * 2;
+
+		u /= 100;
+		*--p = pairs[d + 1];
+		*--p = pairs[d];
+	}
+	if (u >= 10) {
+		*--p = pairs[u * 2 + 1];
+		*--p = pairs[u * 2];
+	} else {
+		*--p = (char)('0' + u);
+	}
 	if (v < 0)
 		*--p = '-';
 	mo_jw_key(w, key);
@@ -182,6 +197,14 @@ void mo_jw_real(mo_jw *w, const char *key, double v)
 
 	if (!isfinite(v)) {
 		w->bad = 1;
+		return;
+	}
+	/* An integral value below 1e15 (most of an estimate's: byte and FLOP
+	 * counts) prints as its digits under %.17g, then ".0"; -0.0 keeps
+	 * its sign the slow way. */
+	if (fabs(v) < 1e15 && v == (double)(long long)v && !signbit(v)) {
+		mo_jw_int(w, key, (long long)v);
+		mo_jw_raw(w, ".0", 2);
 		return;
 	}
 	n = snprintf(num, sizeof num - 3, "%.17g", v);

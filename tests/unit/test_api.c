@@ -603,6 +603,51 @@ static void test_validate_text(void **state)
 	assert_true(compared >= 100);
 }
 
+/* Reals, integers and strings as the writer prints them: json_dumps' text. */
+static void test_json_writer(void **state)
+{
+	static const double reals[] = {0.0, -0.0, 1.0, -2.0, 0.1, 1e-5, 1.5e300, -3.25e-300,
+				       1e15, 1e15 - 1, 123456789012345.0, 1e16, 1e17, 1e21,
+				       3.0000000000000004, 2.5, 4503599627370497.0};
+	static const char *const strs[] = {"", "plain", "q\"b\\s/", "\x01\x1f\t\n\r\b\f",
+					   "caf\xc3\xa9 \xe4\xb8\xad", "\x7f"};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof reals / sizeof *reals; i++) {
+		mo_jw w = {0};
+		json_t *o = json_pack("{s:f, s:I}", "r", reals[i], "i", (json_int_t)(i * 977 - 5000));
+		char *want = json_dumps(o, JSON_COMPACT);
+
+		mo_jw_raw(&w, "{", 1);
+		mo_jw_real(&w, "r", reals[i]);
+		mo_jw_int(&w, "i", (long long)(i * 977) - 5000);
+		mo_jw_raw(&w, "}", 1);
+		assert_false(w.bad);
+		assert_string_equal(w.buf, want);
+		free(want);
+		free(w.buf);
+		json_decref(o);
+	}
+	for (size_t i = 0; i < sizeof strs / sizeof *strs; i++) {
+		mo_jw w = {0};
+		json_t *o = json_pack("{s:s}", "s", strs[i]);
+		char *want = json_dumps(o, JSON_COMPACT);
+
+		mo_jw_raw(&w, "{", 1);
+		mo_jw_kstr(&w, "s", strs[i]);
+		mo_jw_raw(&w, "}", 1);
+		assert_false(w.bad);
+		assert_string_equal(w.buf, want);
+		free(want);
+		free(w.buf);
+		json_decref(o);
+	}
+	mo_jw bad = {0};
+	mo_jw_kstr(&bad, "s", "\xff"); /* jansson refuses it: the tree decides */
+	assert_true(bad.bad);
+	free(bad.buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -617,6 +662,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cached_presets, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_problem_detail_not_utf8, setup, teardown),
 		cmocka_unit_test(test_json_fast),
+		cmocka_unit_test(test_json_writer),
 		cmocka_unit_test_setup_teardown(test_validate_text, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_estimate_text, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_response_cache, setup, teardown),
