@@ -359,8 +359,8 @@ static size_t mo_dp_front_sorted(mo_dp *d, size_t p, mo_stair *st, bool use_m)
 static bool mo_dp_layer(mo_dp *d, size_t p, mo_stair *st)
 {
 	bool use_m = d->sg->others > 0 || d->min_peak;
-	size_t n = use_m || mo_dp_sort_fronts ? mo_dp_front_sorted(d, p, st, use_m)
-					      : mo_dp_front_nom(d, p);
+	bool sorted = use_m || mo_dp_sort_fronts || d->sets[p].n > MO_FRONT_MAX_CHOICES;
+	size_t n = sorted ? mo_dp_front_sorted(d, p, st, use_m) : mo_dp_front_nom(d, p);
 	if (n && n != SIZE_MAX)
 		n = mo_dp_prune(d, p, n);
 	if (n == SIZE_MAX)

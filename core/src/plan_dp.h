@@ -99,6 +99,9 @@ uint64_t mo_dp_shift(const mo_dp *d, uint64_t wcode, unsigned code);
 /* Room for n states in d->buf; false when out of memory. */
 bool mo_dp_reserve(mo_dp *d, size_t n);
 
+/* The most choices a layer may have for mo_dp_front_nom (more: sorted). */
+#define MO_FRONT_MAX_CHOICES 64
+
 /* plan_front.c: the non-dominated successors of the frontier before
  * position p (the root at 0) when M is no part of the dominance, written to
  * d->buf as mo_dp_pareto leaves them; their count, or SIZE_MAX when out of

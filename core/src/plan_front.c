@@ -55,8 +55,8 @@ typedef struct mo_merge {
 	uint64_t minrem, budget; /* kept bytes of the rest at least, the budget */
 	const mo_st *prev;
 	const mo_pl_set *set;
-	int codes[64];     /* per choice: its window code, -1 none (never fits) */
-	bool useful[64];   /* per choice: its successors are not all dominated */
+	int codes[MO_FRONT_MAX_CHOICES];   /* per choice: its window code, -1: none fits */
+	bool useful[MO_FRONT_MAX_CHOICES]; /* per choice: not all its successors dominated */
 } mo_merge;
 
 static mo_run mo_run_make(const mo_merge *g, uint32_t lo, uint32_t hi, uint32_t k, uint64_t prior,
@@ -386,8 +386,6 @@ size_t mo_dp_front_nom(mo_dp *d, size_t p)
 	size_t nr = np * g.set->n, out = 0;
 	if (!np)
 		return 0;
-	if (g.set->n > sizeof g.codes / sizeof *g.codes)
-		return SIZE_MAX; /* more choices than any layer has */
 	mo_run *runs = malloc((nr + 1) * sizeof(*runs));
 	mo_run *tmp = malloc((nr + 1) * sizeof(*tmp));
 	uint64_t *tg = malloc((nr + 1) * sizeof(*tg));
