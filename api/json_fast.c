@@ -121,6 +121,28 @@ static size_t mo_fj_escape(mo_fj *s, char *w)
 /* The string at s->p (its opening quote) decoded at `to` (in s->buf); *n
  * its length. 0, or -1 when not handled. UTF-8 is checked by json_stringn
  * and json_object_set_new (both refuse invalid text). */
+/* A run of bytes that need no decoding: copied as is, its high bits
+ * noted. Returns where it stops (a quote, a backslash, a control byte or
+ * the end). */
+static const char *mo_fj_plain(mo_fj *s, const char *p, char **w)
+{
+	const char *start = p;
+	unsigned high = 0;
+
+	while (p < s->end) {
+		unsigned char c = (unsigned char)*p;
+
+		if (c < 0x20 || c == '"' || c == '\\')
+			break;
+		high |= c;
+		p++;
+	}
+	memcpy(*w, start, (size_t)(p - start));
+	*w += p - start;
+	s->high |= high & 0x80;
+	return p;
+}
+
 static int mo_fj_string(mo_fj *s, char *to, size_t *n)
 {
 	char *w = to;
@@ -129,31 +151,24 @@ static int mo_fj_string(mo_fj *s, char *to, size_t *n)
 	if (s->p >= s->end || *s->p != '"')
 		return -1;
 	s->p++;
-	while (s->p < s->end) {
-		unsigned char c = (unsigned char)*s->p;
+	for (;;) {
 		size_t k;
 
-		s->high |= c & 0x80;
-		if (c == '"') {
+		s->p = mo_fj_plain(s, s->p, &w);
+		if (s->p >= s->end || (unsigned char)*s->p < 0x20)
+			return -1;
+		if (*s->p == '"') {
 			s->p++;
 			*n = (size_t)(w - to);
 			*w = '\0';
 			return 0;
 		}
-		if (c < 0x20)
-			return -1;
-		if (c != '\\') {
-			*w++ = (char)c;
-			s->p++;
-			continue;
-		}
-		s->p++;
+		s->p++; /* the backslash */
 		k = mo_fj_escape(s, w);
 		if (!k)
 			return -1;
 		w += k;
 	}
-	return -1;
 }
 
 /* An integer: -?(0|[1-9][0-9]*), no fraction or exponent, not "-0". */
