@@ -31,6 +31,7 @@ struct mo_arena {
 #define MO_POOL_MAX 64
 #endif
 
+#if MO_POOL_MAX
 static struct {
 	pthread_mutex_t lock;
 	struct mo_chunk *head;
@@ -39,8 +40,6 @@ static struct {
 
 static struct mo_chunk *mo_pool_take(void)
 {
-	if (!MO_POOL_MAX)
-		return NULL;
 	pthread_mutex_lock(&mo_pool.lock);
 	struct mo_chunk *c = mo_pool.head;
 	if (c) {
@@ -54,7 +53,7 @@ static struct mo_chunk *mo_pool_take(void)
 /* Keeps c for reuse when it is a standard chunk and the pool has room. */
 static bool mo_pool_give(struct mo_chunk *c)
 {
-	if (!MO_POOL_MAX || c->size != MO_ARENA_CHUNK)
+	if (c->size != MO_ARENA_CHUNK)
 		return false;
 	bool kept = false;
 	pthread_mutex_lock(&mo_pool.lock);
@@ -67,6 +66,18 @@ static bool mo_pool_give(struct mo_chunk *c)
 	pthread_mutex_unlock(&mo_pool.lock);
 	return kept;
 }
+#else
+static struct mo_chunk *mo_pool_take(void)
+{
+	return NULL;
+}
+
+static bool mo_pool_give(struct mo_chunk *c)
+{
+	(void)c;
+	return false;
+}
+#endif
 
 mo_arena *mo_arena_new(void)
 {
@@ -163,6 +174,20 @@ char *mo_arena_concat(mo_arena *a, const char *const *parts, const size_t *lens,
 	}
 	*w = '\0';
 	return p;
+}
+
+char *mo_arena_indexed(mo_arena *a, const char *name, size_t i)
+{
+	char num[24];
+	size_t n = sizeof num;
+	num[--n] = ']';
+	do
+		num[--n] = (char)('0' + i % 10);
+	while ((i /= 10) != 0);
+	num[--n] = '[';
+	const char *parts[] = {name, num + n};
+	size_t lens[] = {strlen(name), sizeof num - n};
+	return mo_arena_concat(a, parts, lens, 2);
 }
 
 char *mo_arena_strndup(mo_arena *a, const char *s, size_t n)

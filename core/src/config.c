@@ -340,7 +340,7 @@ static void mo_cfg_layer_swap(mo_cfg_parser *p, const mo_node *v)
 	c->layer_swap = v->n ? mo_arena_alloc(p->a, v->n * sizeof(*c->layer_swap)) : NULL;
 	for (size_t i = 0; c->layer_swap && i < v->n; i++) {
 		const mo_node *e = v->items[i];
-		char *path = mo_arena_printf(p->a, "swap.layer_swap[%zu]", i);
+		char *path = mo_arena_indexed(p->a, "swap.layer_swap", i);
 		if (e->kind != MO_NODE_MAP) {
 			mo_cfg_error(p, "type", e, path, "write - layers: [16-30]",
 				     "a layer_swap entry must be a mapping with 'layers', got %s",
@@ -371,7 +371,7 @@ static void mo_cfg_op_swap(mo_cfg_parser *p, const mo_node *v)
 	c->op_swap = v->n ? mo_arena_alloc(p->a, v->n * sizeof(*c->op_swap)) : NULL;
 	for (size_t i = 0; c->op_swap && i < v->n; i++) {
 		const mo_node *e = v->items[i];
-		char *path = mo_arena_printf(p->a, "swap.op_swap[%zu]", i);
+		char *path = mo_arena_indexed(p->a, "swap.op_swap", i);
 		if (e->kind != MO_NODE_MAP) {
 			mo_cfg_error(p, "type", e, path, NULL,
 				     "an op_swap entry must be a mapping with 'op_name' and 'layers', got %s",

@@ -24,6 +24,8 @@ char *mo_arena_strdup(mo_arena *a, const char *s);
 /* The n parts (lens[i] bytes each) joined, NUL-terminated: the printf-free
  * way to build paths in hot code. */
 char *mo_arena_concat(mo_arena *a, const char *const *parts, const size_t *lens, size_t n);
+/* "name[i]" (printf-free). */
+char *mo_arena_indexed(mo_arena *a, const char *name, size_t i);
 char *mo_arena_printf(mo_arena *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

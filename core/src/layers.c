@@ -153,6 +153,16 @@ static bool mo_layers_item_ok(const mo_node *item, mo_range *r)
 		r->lo = r->hi = mo_layers_number(item->value, d);
 		return true;
 	}
+	/* "lo-hi": a string to the resolver (never an int, float or bool) */
+	if (item->style == MO_STYLE_PLAIN && d > 0 && d + 1 < item->len && item->value[d] == '-') {
+		const char *b = item->value + d + 1;
+		size_t e = mo_digits(b, item->len - d - 1);
+		if (d + 1 + e == item->len) {
+			r->lo = mo_layers_number(item->value, d);
+			r->hi = mo_layers_number(b, e);
+			return r->lo <= r->hi;
+		}
+	}
 	if (mo_scalar_resolve(item) != MO_SCALAR_STR)
 		return false;
 	return mo_layers_parse_text(item->value, item->len, r) && r->lo <= r->hi;

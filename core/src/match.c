@@ -26,7 +26,13 @@ struct mo_regex {
 	char *lit;                 /* literal byte per MO_TOK_LIT */
 	size_t n_tok;
 	/* shapes with a direct test: all literals, or '.*' + literals */
-	enum { MO_SHAPE_GENERAL, MO_SHAPE_EXACT, MO_SHAPE_SUFFIX } shape;
+	enum {
+		MO_SHAPE_GENERAL,
+		MO_SHAPE_EXACT,
+		MO_SHAPE_SUFFIX,
+		MO_SHAPE_PREFIX,
+		MO_SHAPE_INFIX
+	} shape;
 	uint32_t match_limit, depth_limit;
 	/* an alternation of simple sequences: its expansions (see mo_alt) */
 	struct mo_regex **alts;
@@ -50,18 +56,6 @@ static bool mo_simple_escapable(char ch)
 	}
 }
 
-/* A regex metacharacter the simple form does not take literally. */
-static bool mo_simple_meta(char ch)
-{
-	switch (ch) {
-	case '\\': case '[': case ']': case '(': case ')': case '{': case '}': case '*':
-	case '+': case '?': case '|': case '^': case '$':
-		return true;
-	default:
-		return false;
-	}
-}
-
 /* A quantifier after a token (NUL too, as strchr would find it). */
 static bool mo_simple_quantifier(char ch)
 {
@@ -69,6 +63,16 @@ static bool mo_simple_quantifier(char ch)
 }
 
 /* Parses literal | . | .* | \<punct> sequences; false otherwise. */
+/* Byte classes of the simple parser: mo_simple_meta and
+ * mo_simple_quantifier as one table lookup. */
+enum { MO_C_LIT = 0, MO_C_DOT = 1, MO_C_ESC = 2, MO_C_META = 3, MO_C_QUANT = 0x10 };
+static const unsigned char mo_cls[256] = {
+	[0] = MO_C_QUANT, ['.'] = MO_C_DOT, ['\\'] = MO_C_ESC, ['['] = MO_C_META, [']'] = MO_C_META,
+	['('] = MO_C_META, [')'] = MO_C_META, ['{'] = MO_C_META | MO_C_QUANT, ['}'] = MO_C_META,
+	['*'] = MO_C_META | MO_C_QUANT, ['+'] = MO_C_META | MO_C_QUANT,
+	['?'] = MO_C_META | MO_C_QUANT, ['|'] = MO_C_META, ['^'] = MO_C_META, ['$'] = MO_C_META,
+};
+
 static bool mo_simple_parse(mo_regex *re, const char *p, size_t len)
 {
 	/* tok, lit and pattern live in the block allocated with re */
@@ -76,45 +80,57 @@ static bool mo_simple_parse(mo_regex *re, const char *p, size_t len)
 		unsigned char ch = (unsigned char)p[i];
 		if (ch >= 0x80 || ch < 0x20)
 			return false;
-		if (ch == '.' && i + 1 < len && p[i + 1] == '*') {
-			re->tok[re->n_tok++] = MO_TOK_STAR;
-			i++;
-		} else if (ch == '.') {
-			re->tok[re->n_tok++] = MO_TOK_ANY;
-		} else if (ch == '\\' && i + 1 < len && mo_simple_escapable(p[i + 1])) {
-			re->lit[re->n_tok] = p[++i];
-			re->tok[re->n_tok++] = MO_TOK_LIT;
-		} else if (mo_simple_meta((char)ch)) {
-			return false;
-		} else {
+		unsigned c = mo_cls[ch] & 0xf;
+		if (c == MO_C_LIT) {
 			re->lit[re->n_tok] = (char)ch;
 			re->tok[re->n_tok++] = MO_TOK_LIT;
+		} else if (c == MO_C_DOT && i + 1 < len && p[i + 1] == '*') {
+			re->tok[re->n_tok++] = MO_TOK_STAR;
+			i++;
+		} else if (c == MO_C_DOT) {
+			re->tok[re->n_tok++] = MO_TOK_ANY;
+		} else if (c == MO_C_ESC && i + 1 < len && mo_simple_escapable(p[i + 1])) {
+			re->lit[re->n_tok] = p[++i];
+			re->tok[re->n_tok++] = MO_TOK_LIT;
+		} else {
+			return false; /* a metacharacter, or '\\' escaping a letter */
 		}
 		/* a quantifier after a token ('a*', '.+', lazy '.*?', possessive
 		 * '.*+') is not simple */
-		if (i + 1 < len && mo_simple_quantifier(p[i + 1]))
+		if (i + 1 < len && (mo_cls[(unsigned char)p[i + 1]] & MO_C_QUANT))
 			return false;
 	}
 	return true;
 }
 
-/* EXACT: every token a literal; SUFFIX: one leading '.*', then literals.
- * lit then holds the literal bytes from its first literal on. */
+/* EXACT: every token a literal; SUFFIX: one leading '.*', then literals;
+ * PREFIX: literals, then one '.*'; INFIX: '.*', literals, '.*'. lit[t] holds
+ * the byte of literal token t, so the literals are one run of lit. */
 static void mo_simple_shape(mo_regex *re)
 {
 	size_t lits = 0;
 	for (size_t i = 0; i < re->n_tok; i++)
 		lits += re->tok[i] == MO_TOK_LIT;
+	bool star0 = re->n_tok && re->tok[0] == MO_TOK_STAR;
+	bool star1 = re->n_tok && re->tok[re->n_tok - 1] == MO_TOK_STAR;
 	if (lits == re->n_tok)
 		re->shape = MO_SHAPE_EXACT;
-	else if (re->n_tok && re->tok[0] == MO_TOK_STAR && lits == re->n_tok - 1)
+	else if (star0 && lits == re->n_tok - 1)
 		re->shape = MO_SHAPE_SUFFIX;
+	else if (star1 && lits == re->n_tok - 1)
+		re->shape = MO_SHAPE_PREFIX; /* 'mlp\.experts\..*' */
+	else if (star0 && star1 && re->n_tok >= 2 && lits == re->n_tok - 2)
+		re->shape = MO_SHAPE_INFIX; /* '.*input.*' */
 }
 
 static bool mo_shape_match(const mo_regex *re, const char *s, size_t n)
 {
 	if (re->shape == MO_SHAPE_EXACT)
 		return n == re->n_tok && memcmp(s, re->lit, n) == 0;
+	if (re->shape == MO_SHAPE_PREFIX)
+		return n >= re->n_tok - 1 && memcmp(s, re->lit, re->n_tok - 1) == 0;
+	if (re->shape == MO_SHAPE_INFIX)
+		return memmem(s, n, re->lit + 1, re->n_tok - 2) != NULL;
 	size_t m = re->n_tok - 1; /* SUFFIX */
 	return n >= m && memcmp(s + n - m, re->lit + 1, m) == 0;
 }
@@ -277,10 +293,21 @@ static bool mo_simple_parse(mo_regex *re, const char *p, size_t len);
 static void mo_simple_shape(mo_regex *re);
 void mo_regex_free(mo_regex *re);
 
+/* A regex with `arrays` byte arrays of len + 1 behind it (token kinds,
+ * literal bytes, pattern copy): only the struct is zeroed, the arrays are
+ * written before they are read (lit[t] only for literal tokens). */
+static mo_regex *mo_regex_block(size_t len, size_t arrays)
+{
+	mo_regex *re = malloc(sizeof(*re) + arrays * (len + 1));
+	if (re)
+		*re = (mo_regex){0};
+	return re;
+}
+
 /* A simple regex for one expansion, or NULL. */
 static mo_regex *mo_simple_new(const char *p, size_t len)
 {
-	mo_regex *re = calloc(1, sizeof(*re) + 2 * (len + 1));
+	mo_regex *re = mo_regex_block(len, 2);
 	if (!re)
 		return NULL;
 	re->tok = (unsigned char *)(re + 1);
@@ -378,7 +405,7 @@ mo_regex *mo_regex_compile(const char *pattern, size_t len, const mo_limits *lim
 	}
 	/* one block: the regex, then its token kinds, literal bytes and a copy
 	 * of the pattern (for a simple pattern's PCRE2 fallback) */
-	mo_regex *re = calloc(1, sizeof(*re) + 3 * (len + 1));
+	mo_regex *re = mo_regex_block(len, 3);
 	if (!re) {
 		*errmsg = "out of memory";
 		return NULL;

@@ -37,11 +37,11 @@ typedef struct mo_run {
 	size_t type;
 } mo_run;
 
+/* A registered segment key: key[0] is its length, then its words. */
 typedef struct mo_twin {
-	uint64_t hash;
 	const uint32_t *key;
-	size_t n;
-	const mo_seg *seg;
+	uint32_t hash;
+	uint32_t seg; /* index + 1; 0 = empty slot */
 } mo_twin;
 
 typedef struct mo_rs {
@@ -57,6 +57,7 @@ typedef struct mo_rs {
 	mo_run *runs;
 	size_t n_runs;
 	size_t *cursor; /* per ref: its first range not below the segment */
+	size_t n_on;    /* refs set in `on` */
 	uint32_t *seg_at;  /* per layer that starts a segment: its index */
 	uint64_t *on;      /* per ref: applies to the current segment */
 	size_t on_nw;
@@ -336,21 +337,6 @@ static void mo_rs_add_ref(mo_rs *s, const mo_pattern *p, mo_group g, bool active
 	ref->rule = (mo_rule){section, key, p->key ? p->key->line : 0};
 }
 
-/* "name[i]" in the arena, without printf. */
-static const char *mo_indexed(mo_arena *a, const char *name, size_t i)
-{
-	char num[24];
-	size_t n = sizeof num;
-	num[--n] = ']';
-	do
-		num[--n] = (char)('0' + i % 10);
-	while ((i /= 10) != 0);
-	num[--n] = '[';
-	const char *parts[] = {name, num + n};
-	size_t lens[] = {strlen(name), sizeof num - n};
-	return mo_arena_concat(a, parts, lens, 2);
-}
-
 /* dpath "recompute.select_module['x']" -> key "select_module['x']" */
 static const char *mo_rule_key(const char *dpath)
 {
@@ -482,7 +468,7 @@ static bool mo_rs_refs(mo_rs *s)
 		mo_rs_add_ref(s, &c->comm.p[i], MO_G_COMM, c->comm_enable, "recompute_comm",
 			      mo_rule_key(c->comm.p[i].dpath));
 	for (size_t i = 0; i < c->n_op_swap; i++) {
-		const char *key = mo_indexed(s->a, "op_swap", i);
+		const char *key = mo_arena_indexed(s->a, "op_swap", i);
 		mo_rs_add_ref(s, &c->op_swap[i].pat, MO_G_OPSWAP, c->swap_enable, "swap", key);
 		s->refs[s->n_refs - 1].rule.line = c->op_swap[i].at->line;
 	}
@@ -755,8 +741,8 @@ static bool mo_rs_segments(mo_rs *s)
 	size_t u = 0;
 	for (uint64_t id = 0; id < N; id++)
 		u += mark[id];
-	s->r->segs = mo_arena_alloc(s->a, u * sizeof(mo_seg));
-	s->seg_at = mo_arena_alloc(s->a, (size_t)N * sizeof(*s->seg_at));
+	s->r->segs = mo_arena_alloc_raw(s->a, u * sizeof(mo_seg));
+	s->seg_at = mo_arena_alloc_raw(s->a, (size_t)N * sizeof(*s->seg_at));
 	if (!s->r->segs || !s->seg_at) {
 		free(mark);
 		return false;
@@ -905,15 +891,18 @@ static bool mo_rs_events(mo_rs *s)
 
 static void mo_on_set(mo_rs *s, size_t i, bool on)
 {
-	uint64_t bit = (uint64_t)1 << (i % 64);
-	s->on[i / 64] = on ? s->on[i / 64] | bit : s->on[i / 64] & ~bit;
+	uint64_t bit = (uint64_t)1 << (i % 64), old = s->on[i / 64];
+	uint64_t now = on ? old | bit : old & ~bit;
+	if (now != old)
+		s->n_on = on ? s->n_on + 1 : s->n_on - 1;
+	s->on[i / 64] = now;
 }
 
-/* The refs that apply to segment si, by group, in config order: its
- * events applied (removals first: a range may end where the next begins),
- * the cursor walk for the other refs (segments come in ascending order, so
- * every cursor only moves forward). */
-static void mo_rs_active(mo_rs *s, size_t si, const mo_seg *g, mo_active *act)
+/* The refs that apply to segment si (the set `on`): its events applied
+ * (removals first: a range may end where the next begins), the cursor walk
+ * for the other refs (segments come in ascending order, so every cursor
+ * only moves forward). */
+static void mo_rs_advance(mo_rs *s, size_t si, const mo_seg *g)
 {
 	for (uint32_t k = s->del_start[si]; k < s->del_start[si + 1]; k++)
 		mo_on_set(s, s->ev_del[k], false);
@@ -927,6 +916,11 @@ static void mo_rs_active(mo_rs *s, size_t si, const mo_seg *g, mo_active *act)
 			(*cur)++;
 		mo_on_set(s, i, *cur < l->n && l->r[*cur].lo <= g->lo);
 	}
+}
+
+/* The active refs as lists by group (for segments that are no twin). */
+static void mo_rs_lists(const mo_rs *s, mo_active *act)
+{
 	act->n_sel = act->n_exc = act->n_comm = act->n_ops = 0;
 	for (size_t w = 0; w < s->on_nw; w++)
 		for (uint64_t bits = s->on[w]; bits; bits &= bits - 1) {
@@ -1080,7 +1074,8 @@ static bool mo_runs_op_swap(mo_rs *s, mo_seg *g, const mo_layer_type *lt, const 
 {
 	const mo_bits *m = &ref->match[g->type];
 	const uint32_t *end = s->end[g->type];
-	for (size_t q = mo_next_bit(m->w, m->nw, 0); q < lt->n_paths; q = mo_next_bit(m->w, m->nw, q + 1)) {
+	for (size_t q = mo_next_bit(m->w, m->nw, 0); q < lt->n_paths;
+	     q = mo_next_bit(m->w, m->nw, q + 1)) {
 		if (g->act[q] == MO_ACT_SWAP)
 			continue;
 		const mo_rule *near = mo_runs_recompute_near(s, g, q);
@@ -1101,11 +1096,12 @@ static bool mo_seg_recompute(mo_rs *s, mo_seg *g, const mo_layer_type *lt,
 {
 	const mo_config *c = s->c;
 	if (g->full) {
+		mo_rule full = mo_full_rule(c);
 		for (size_t p = 0; p < lt->n_paths; p++) {
 			g->act[p] = MO_ACT_RECOMPUTE;
-			g->rule[p] = mo_full_rule(c);
+			g->rule[p] = full;
 		}
-		return mo_seg_root(s, g, "", MO_ACT_RECOMPUTE, mo_full_rule(c));
+		return mo_seg_root(s, g, "", MO_ACT_RECOMPUTE, full);
 	}
 	if (!act->n_sel)
 		return true;
@@ -1252,10 +1248,9 @@ static bool mo_seg_swap(mo_rs *s, mo_seg *g, const mo_layer_type *lt, const mo_a
 /* What decides a segment's actions: its type, full/swap state and the
  * refs that apply, as a key (type, full, swap entry, then each group's
  * ref indices with its count). Segments with equal keys get equal plans. */
-static size_t mo_seg_key(const mo_rs *s, const mo_seg *g, size_t swap_entry,
-			 const mo_active *act, uint32_t *key)
+static size_t mo_seg_key(const mo_rs *s, const mo_seg *g, size_t swap_entry, uint32_t *key)
 {
-	size_t n = 0, n_on = act->n_sel + act->n_exc + act->n_comm + act->n_ops;
+	size_t n = 0, n_on = s->n_on;
 	key[n++] = (uint32_t)g->type;
 	key[n++] = g->full;
 	key[n++] = (uint32_t)swap_entry;
@@ -1286,22 +1281,23 @@ static uint64_t mo_key_hash(const uint32_t *key, size_t n)
 
 /* An earlier segment with the same key (its findings are replayed for
  * validation). Registers this one otherwise. */
-static const mo_seg *mo_seg_twin(mo_rs *s, const mo_seg *g, size_t swap_entry,
-				 const mo_active *act)
+static const mo_seg *mo_seg_twin(mo_rs *s, const mo_seg *g, size_t swap_entry)
 {
-	size_t n = mo_seg_key(s, g, swap_entry, act, s->key);
+	size_t n = mo_seg_key(s, g, swap_entry, s->key);
 	uint64_t h = mo_key_hash(s->key, n);
 	size_t mask = s->twin_cap - 1, i = (size_t)h & mask;
 	for (; s->twins[i].seg; i = (i + 1) & mask) {
 		const mo_twin *t = &s->twins[i];
-		if (t->hash == h && t->n == n && memcmp(t->key, s->key, n * sizeof(uint32_t)) == 0)
-			return t->seg;
+		if (t->hash == (uint32_t)h && t->key[0] == n &&
+		    memcmp(t->key + 1, s->key, n * sizeof(uint32_t)) == 0)
+			return &s->r->segs[t->seg - 1];
 	}
-	uint32_t *copy = mo_arena_alloc_raw(s->a, n * sizeof(uint32_t));
+	uint32_t *copy = mo_arena_alloc_raw(s->a, (n + 1) * sizeof(uint32_t));
 	if (!copy)
 		return NULL;
-	memcpy(copy, s->key, n * sizeof(uint32_t));
-	s->twins[i] = (mo_twin){h, copy, n, g};
+	copy[0] = (uint32_t)n;
+	memcpy(copy + 1, s->key, n * sizeof(uint32_t));
+	s->twins[i] = (mo_twin){copy, (uint32_t)h, (uint32_t)(g - s->r->segs) + 1};
 	return NULL;
 }
 
@@ -1323,8 +1319,8 @@ static bool mo_rs_fill_seg(mo_rs *s, mo_seg *g, mo_active *act, const mo_ref **f
 	size_t swap_entry = mo_seg_swap_entry(c, g);
 	g->swapped = swap_entry > 0;
 	size_t si = (size_t)(g - s->r->segs);
-	mo_rs_active(s, si, g, act);
-	const mo_seg *twin = mo_seg_twin(s, g, swap_entry, act);
+	mo_rs_advance(s, si, g);
+	const mo_seg *twin = mo_seg_twin(s, g, swap_entry);
 	if (twin) {
 		g->act = twin->act;
 		g->rule = twin->rule;
@@ -1336,6 +1332,7 @@ static bool mo_rs_fill_seg(mo_rs *s, mo_seg *g, mo_active *act, const mo_ref **f
 	}
 	if (s->report)
 		s->log_start[si] = (uint32_t)s->n_log;
+	mo_rs_lists(s, act);
 	/* the rules per path only serve the fill (inheritance, conflicts):
 	 * one scratch array for every segment */
 	g->rule = s->s_rule;
@@ -1379,7 +1376,7 @@ static bool mo_rs_fill_all(mo_rs *s)
 	if (!s->layer_swap_keys)
 		return false;
 	for (size_t i = 0; i < nls; i++)
-		if (!(s->layer_swap_keys[i] = mo_indexed(s->a, "layer_swap", i)))
+		if (!(s->layer_swap_keys[i] = mo_arena_indexed(s->a, "layer_swap", i)))
 			return false;
 	if (!mo_rs_events(s))
 		return false;
@@ -1473,16 +1470,16 @@ static bool mo_snap_take(mo_resolved *r, const mo_model *m)
 	sn->layout_hash = m->layout_hash;
 	sn->types_at = m->types;
 	sn->n_types = m->n_types;
-	sn->types = mo_arena_alloc(r->arena, (m->n_types ? m->n_types : 1) * sizeof(*sn->types));
+	sn->types = mo_arena_alloc_raw(r->arena, (m->n_types ? m->n_types : 1) * sizeof(*sn->types));
 	sn->paths = mo_arena_alloc(r->arena, (m->n_types ? m->n_types : 1) * sizeof(*sn->paths));
-	sn->type_of = mo_arena_alloc(r->arena, (N ? N : 1) * sizeof(*sn->type_of));
+	sn->type_of = mo_arena_alloc_raw(r->arena, (N ? N : 1) * sizeof(*sn->type_of));
 	if (!sn->types || !sn->paths || !sn->type_of)
 		return false;
 	memcpy(sn->types, m->types, m->n_types * sizeof(*sn->types));
 	memcpy(sn->type_of, m->type_of, N * sizeof(*sn->type_of));
 	for (size_t t = 0; t < m->n_types; t++) {
 		size_t np = m->types[t].n_paths;
-		sn->paths[t] = mo_arena_alloc(r->arena, (np ? np : 1) * sizeof(mo_path));
+		sn->paths[t] = mo_arena_alloc_raw(r->arena, (np ? np : 1) * sizeof(mo_path));
 		if (!sn->paths[t])
 			return false;
 		memcpy(sn->paths[t], m->types[t].paths, np * sizeof(mo_path));

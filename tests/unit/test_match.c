@@ -40,6 +40,8 @@ static const char *const patterns[] = {
 	"|mlp", "(?:a|)b", "()", "(?:)", "(?:x)(?:y|z)", "(mlp|self_attention)\\..*",
 	"(?:mlp|add).*|x\\.y", "(?:a|b)*", "(?:a|(b))", "(?:a\\|b)", "(?:.|x)+", "x(?:.|y)",
 	"(?:a|b)(?:a|b)(?:a|b)(?:a|b)", "(?i:mlp)", "(?:mlp)?", "a(?:|b)c",
+	/* the shapes with a direct test */
+	".*input.*", "mlp\\.experts\\..*", ".*.*", "a.*", ".*a", "a.*.*", ".*.*a.*",
 };
 
 static const char *const subjects[] = {
@@ -50,6 +52,7 @@ static const char *const subjects[] = {
 	"aXbYc", "ab", "x.y", "xzy", "mlp.experts.input.alltoallsingle", "aa",
 	"mlp.experts.expert_counts.alltoall", "m\xc3\xa9p", "mlp\n", "a\nb", "b", "x", "xy", "xz",
 	"a|b", "ac", "abc", "abab", "aaaa", "MLP", "a\xc3\xa9", "self_attention.cast",
+	"mlp.experts.input.alltoallsingle.input", "input", "mlp.experts.",
 };
 
 static void test_simple_equals_pcre2(void **state)
