@@ -222,6 +222,29 @@ static size_t mo_merge_lists2(const mo_list *a, const mo_list *b, mo_st *out)
 	return n + rest->n - from;
 }
 
+static int mo_run_kept_cmp(const void *a, const void *b)
+{
+	const mo_run *x = a, *y = b;
+	return x->kept < y->kept ? -1 : x->kept > y->kept;
+}
+
+/* Pairs of like kept bytes dominate more of each other: runs by kept (the
+ * order only changes the work). By insertion: a window has a handful. */
+static void mo_runs_by_kept(mo_run *runs, size_t n)
+{
+	if (n > 32) {
+		qsort(runs, n, sizeof(*runs), mo_run_kept_cmp);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		mo_run x = runs[i];
+		size_t j = i;
+		for (; j > 0 && runs[j - 1].kept > x.kept; j--)
+			runs[j] = runs[j - 1];
+		runs[j] = x;
+	}
+}
+
 /* Scratch for merging one window's runs: two buffers of states (each room
  * for every successor) and the lists of a level. */
 typedef struct mo_tree {
@@ -235,13 +258,7 @@ static size_t mo_merge_window(const mo_merge *g, mo_run *runs, size_t n, mo_tree
 {
 	mo_st *dst = g->d->buf + out, *w = t->a, *next = t->b;
 	size_t nl = 0;
-	for (size_t i = 1; i < n; i++) { /* pairs of like kept bytes dominate more */
-		mo_run x = runs[i];
-		size_t j = i;
-		for (; j > 0 && runs[j - 1].kept > x.kept; j--)
-			runs[j] = runs[j - 1];
-		runs[j] = x;
-	}
+	mo_runs_by_kept(runs, n);
 	if (n <= 2)
 		return out + mo_merge_runs2(g, &runs[0], n > 1 ? &runs[1] : NULL, dst);
 	for (size_t i = 0; i < n; i += 2) {
@@ -324,8 +341,22 @@ static void mo_merge_useful(mo_merge *g)
 	}
 }
 
-/* Sorts runs by target window: the few distinct targets sorted, then the
- * runs bucketed by them (into tmp, then back). */
+/* Index of target x in the sorted tg[0..n) (it is there). */
+static size_t mo_target_at(const uint64_t *tg, size_t n, uint64_t x)
+{
+	size_t lo = 0;
+	while (n > 1) {
+		size_t half = n / 2;
+		if (tg[lo + half] <= x)
+			lo += half;
+		n -= half;
+	}
+	return lo;
+}
+
+/* Sorts runs by target window: the few distinct targets sorted (by
+ * insertion: a handful), then the runs bucketed by them (into tmp, then
+ * back). */
 static void mo_runs_by_target(mo_run *runs, size_t n, mo_run *tmp, uint64_t *tg, size_t *at)
 {
 	size_t nt = 0;
@@ -341,20 +372,12 @@ static void mo_runs_by_target(mo_run *runs, size_t n, mo_run *tmp, uint64_t *tg,
 	}
 	for (size_t t = 0; t <= nt; t++)
 		at[t] = 0;
-	for (size_t i = 0; i < n; i++) {
-		size_t t = 0;
-		while (tg[t] != runs[i].target)
-			t++;
-		at[t + 1]++;
-	}
+	for (size_t i = 0; i < n; i++)
+		at[mo_target_at(tg, nt, runs[i].target) + 1]++;
 	for (size_t t = 0; t < nt; t++)
 		at[t + 1] += at[t];
-	for (size_t i = 0; i < n; i++) {
-		size_t t = 0;
-		while (tg[t] != runs[i].target)
-			t++;
-		tmp[at[t]++] = runs[i];
-	}
+	for (size_t i = 0; i < n; i++)
+		tmp[at[mo_target_at(tg, nt, runs[i].target)]++] = runs[i];
 	memcpy(runs, tmp, n * sizeof(*runs));
 }
 
