@@ -381,8 +381,6 @@ bool mo_subject_is_plain(const char *subject, size_t len);
 int mo_matcher_match_plain(mo_matcher *mt, const mo_regex *re, const char *subject,
 			   size_t len);
 
-#endif
-
 /* ---- resolution: the config applied to the model ---------------------------
  * Layers are cut into segments where no layer list and no layer type
  * changes, so every layer of a segment gets the same actions: the work is
@@ -443,3 +441,5 @@ void mo_resolved_memo_free(mo_config *c);
 /* Segment holding a layer (binary search), or NULL past the model. */
 const mo_seg *mo_resolved_seg(const mo_resolved *r, uint64_t layer);
 void mo_match_cache_free(struct mo_match_cache *mc);
+
+#endif
