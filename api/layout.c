@@ -245,15 +245,47 @@ static json_t *mo_layout_json(const mo_config *c, const mo_model *m, const mo_di
 	return o;
 }
 
+/* The config checked against the request's model: the cached preset
+ * (shared, read-only) when there is one, else mo_check loads it. 0, or -1
+ * with err filled. */
+static int mo_layout_check(mo_config **cfg, mo_model **owned, const mo_model **m,
+			   mo_diags *diags, const mo_api_input *in,
+			   const mo_api_options *opt, mo_error *err)
+{
+	mo_input ci = {0};
+	mo_model *unused = NULL;
+
+	ci.config = in->config;
+	ci.config_len = in->config_len;
+	ci.config_name = "config";
+	ci.limits = &opt->limits;
+	if (opt->models && in->preset) {
+		*m = mo_api_cache_get(opt->models, in->preset, in->devices, owned, err);
+		if (!*m)
+			return -1;
+		ci.shared_model = *m;
+		return mo_check(cfg, &unused, diags, &ci, err);
+	}
+	ci.preset = in->preset;
+	ci.model = in->model_text;
+	ci.model_len = in->model_len;
+	ci.model_name = "model";
+	ci.devices = in->devices;
+	if (mo_check(cfg, owned, diags, &ci, err) != 0)
+		return -1;
+	*m = *owned;
+	return 0;
+}
+
 int mo_api_layout(mo_api_response *out, const mo_api_request *rq,
 		  const mo_api_options *opt)
 {
 	mo_api_input in;
-	mo_input ci = {0};
 	mo_error err = {0};
 	mo_diags *diags = NULL;
 	mo_config *cfg = NULL;
 	mo_model *model = NULL;
+	const mo_model *m = NULL;
 	int rc = 0;
 
 	if (mo_api_input_read(&in, out, rq, opt))
@@ -262,25 +294,16 @@ int mo_api_layout(mo_api_response *out, const mo_api_request *rq,
 		rc = mo_api_problem(out, 500, "internal", "out of memory");
 		goto free_input;
 	}
-	ci.config = in.config;
-	ci.config_len = in.config_len;
-	ci.config_name = "config";
-	ci.preset = in.preset;
-	ci.model = in.model_text;
-	ci.model_len = in.model_len;
-	ci.model_name = "model";
-	ci.devices = in.devices;
-	ci.limits = &opt->limits;
-	if (mo_check(&cfg, &model, diags, &ci, &err) != 0) {
+	if (mo_layout_check(&cfg, &model, &m, diags, &in, opt, &err) != 0) {
 		rc = mo_api_reply_error(out, &err);
 		goto free_all;
 	}
-	if (!model) {
+	if (!m) {
 		rc = mo_api_problem(out, 422, "model-needed",
 				    "layout needs a model: give 'model', or a training YAML that has one");
 		goto free_all;
 	}
-	json_t *o = mo_layout_json(cfg, model, diags);
+	json_t *o = mo_layout_json(cfg, m, diags);
 	rc = o ? mo_api_reply_json(out, o) : mo_api_problem(out, 500, "internal", "out of memory");
 free_all:
 	mo_model_free(model);

@@ -14,7 +14,7 @@ fi
 
 # The response cache: a repeated POST is replayed (same answer, marked
 # X-Memopt-Cache: hit, counted in /metrics); --cache-entries 0 turns it off.
-tmp=$(mktemp -d)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/memopt-api-contract.XXXXXX")
 pid=
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
 serve() { # [options]: starts a server, sets $pid and $base
