@@ -302,11 +302,38 @@ static void mo_insertion_sort(mo_node ***keys, size_t m)
 	}
 }
 
+static uint64_t mo_bytes_hash(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h;
+}
+
+/* Whether two scalar keys of a map of at most 64 keys are equal: a hash
+ * set on the stack, so the sort below runs only when there is something
+ * to report (rare). */
+static bool mo_small_map_has_duplicate(const mo_node *map)
+{
+	const mo_node *slot[128] = {0};
+	for (size_t i = 0; i + 1 < map->n; i += 2) {
+		const mo_node *k = map->items[i];
+		if (k->kind != MO_NODE_SCALAR)
+			continue;
+		size_t j = (size_t)mo_bytes_hash(k->value, k->len) & 127;
+		for (; slot[j]; j = (j + 1) & 127)
+			if (slot[j]->len == k->len && memcmp(slot[j]->value, k->value, k->len) == 0)
+				return true;
+		slot[j] = k;
+	}
+	return false;
+}
+
 /* duplicate-key: PyYAML would silently keep the last value. */
 static void mo_check_duplicates(mo_builder *b, const mo_node *map)
 {
 	size_t nk = map->n / 2, m = 0;
-	if (nk < 2)
+	if (nk < 2 || (nk <= 64 && !mo_small_map_has_duplicate(map)))
 		return;
 	/* small maps (most) sort on the stack: the order is total (keys, then
 	 * source offsets), so any sort gives the same pairs */
