@@ -7,7 +7,7 @@
  * the answer (overhead, peak of the planned config, whether proven optimal):
  * a faster search must give the same.
  *
- *   build/bench/bench_plan [ITERATIONS]      (default 7)
+ *   build/bench/bench_plan [ITERATIONS [CASE]]   (default 7, both cases)
  */
 #include <memopt/memopt.h>
 
@@ -121,9 +121,12 @@ static void bench(const char *name, const char *text, double target, int iters)
 int main(int argc, char **argv)
 {
 	int iters = argc > 1 ? atoi(argv[1]) : 7;
+	const char *only = argc > 2 ? argv[2] : NULL; /* one case (profiling) */
 	if (iters < 1)
 		iters = 1;
-	bench("dense-128", dense_128, 20, iters);
-	bench("moe-1000", moe_1000, 500, iters);
+	if (!only || !strcmp(only, "dense-128"))
+		bench("dense-128", dense_128, 20, iters);
+	if (!only || !strcmp(only, "moe-1000"))
+		bench("moe-1000", moe_1000, 500, iters);
 	return 0;
 }

@@ -32,7 +32,7 @@ typedef struct mo_run {
 	uint16_t k, what;  /* the choice */
 	double c;          /* its cost */
 	uint64_t kept;     /* its kept bytes */
-	uint64_t fwd, bwd; /* added to P at its forward / backward event */
+	uint64_t fb;       /* added to P at its forward or backward event, the more */
 	uint64_t target;   /* the window after the choice */
 } mo_run;
 
@@ -52,7 +52,11 @@ typedef struct mo_merge {
 	mo_dp *d;
 	size_t p;
 	const mo_seg_pb *sg;
-	uint64_t minrem, budget; /* kept bytes of the rest at least, the budget */
+	/* a state fits when its M <= mlim and its P <= plim (mo_dp_peak within
+	 * the budget with no other micro-batch in flight, the rest of the layers
+	 * keeping their least); none: nothing fits */
+	uint64_t mlim, plim;
+	bool none;
 	const mo_st *prev;
 	const mo_pl_set *set;
 	int codes[MO_FRONT_MAX_CHOICES];   /* per choice: its window code, -1: none fits */
@@ -63,10 +67,23 @@ static mo_run mo_run_make(const mo_merge *g, uint32_t lo, uint32_t hi, uint32_t 
 			  uint64_t target)
 {
 	const mo_pl_choice *c = &g->set->c[k];
+	uint64_t fwd = c->swapped + g->d->gf[g->p];
+	uint64_t bwd = c->transient + c->swapped + prior + g->d->gb[g->p];
 	return (mo_run){.prev = g->prev, .pos = lo, .hi = hi, .k = (uint16_t)k,
 			.what = (uint16_t)c->what, .c = c->cost, .kept = c->kept,
-			.fwd = c->swapped + g->d->gf[g->p],
-			.bwd = c->transient + c->swapped + prior + g->d->gb[g->p], .target = target};
+			.fb = fwd > bwd ? fwd : bwd, .target = target};
+}
+
+/* mo_dp_peak(sg, P + minrem, M) <= budget with sg->others == 0 (the merge's
+ * case): base + embed + max(M + grads, last ? P + minrem + head + loss : 0). */
+static void mo_merge_limits(mo_merge *g, uint64_t minrem, uint64_t budget)
+{
+	const mo_seg_pb *sg = g->sg;
+	uint64_t fm = sg->base + sg->embed + sg->grads;
+	uint64_t fp = sg->base + sg->embed + minrem + sg->head + sg->loss;
+	g->none = budget < fm || (sg->last && budget < fp);
+	g->mlim = g->none ? 0 : budget - fm;
+	g->plim = g->none || !sg->last ? UINT64_MAX : budget - fp;
 }
 
 /* The successor of prev[i] under the run's choice (as mo_dp_expand makes
@@ -75,11 +92,10 @@ static inline bool mo_run_eval(const mo_merge *g, const mo_run *r, uint32_t i, m
 {
 	const mo_st *from = &r->prev[i];
 	uint64_t P = from->P + r->kept, M = from->M;
-	M = P + r->fwd > M ? P + r->fwd : M;
-	M = P + r->bwd > M ? P + r->bwd : M;
+	M = P + r->fb > M ? P + r->fb : M;
 	*s = (mo_st){.P = P, .M = M, .cost = from->cost + r->c, .wcode = r->target, .parent = i,
 		     .what = r->what, .k = r->k};
-	return mo_dp_peak(g->sg, P + g->minrem, M) <= g->budget;
+	return M <= g->mlim && P <= g->plim && !g->none;
 }
 
 static inline bool mo_run_cheaper(const mo_run *r, uint32_t i, double least)
@@ -404,8 +420,9 @@ size_t mo_dp_front_nom(mo_dp *d, size_t p)
 {
 	static const mo_st root = {0};
 	size_t np = p ? d->n_front[p - 1] : 1;
-	mo_merge g = {.d = d, .p = p, .sg = d->sg, .minrem = d->minrem[p + 1], .budget = d->budget,
-		      .prev = p ? d->front[p - 1] : &root, .set = &d->sets[p]};
+	mo_merge g = {.d = d, .p = p, .sg = d->sg, .prev = p ? d->front[p - 1] : &root,
+		      .set = &d->sets[p]};
+	mo_merge_limits(&g, d->minrem[p + 1], d->budget);
 	size_t nr = np * g.set->n, out = 0;
 	if (!np)
 		return 0;
