@@ -230,7 +230,8 @@ static int mo_plan_unchanged(const mo_pl *pl, uint64_t budget, mo_pl_sol *sol)
 }
 
 /* Searches and realises; the model copy r->model must be set. */
-static int mo_plan_build(mo_planner_result *r, const mo_planner_input *in, mo_error *err)
+static int mo_plan_build(mo_planner_result *r, const mo_planner_input *in,
+			 const mo_plan_opts *opts, mo_error *err)
 {
 	mo_pl pl = {0};
 	mo_pl_sol best = {0};
@@ -240,6 +241,7 @@ static int mo_plan_build(mo_planner_result *r, const mo_planner_input *in, mo_er
 	    mo_plan_sol_alloc(&best, &pl) != 0)
 		goto out;
 	pl.max_prefetch = in->max_prefetch > 0 ? in->max_prefetch : 0;
+	pl.sort_fronts = opts && opts->sort_fronts;
 	r->budget = in->budget ? in->budget : mo_estimate_capacity_bytes(pl.base);
 	if (mo_plan_unchanged(&pl, r->budget, &best) != 0)
 		goto nomem;
@@ -271,7 +273,7 @@ out:
 }
 
 int mo_plan_run_model(mo_planner_result **out, const mo_planner_input *in, mo_model *owned,
-		      mo_error *err)
+		      const mo_plan_opts *opts, mo_error *err)
 {
 	mo_planner_result *r = calloc(1, sizeof(*r));
 	if (!r) {
@@ -282,7 +284,7 @@ int mo_plan_run_model(mo_planner_result **out, const mo_planner_input *in, mo_mo
 	r->owned_model = owned;
 	r->model = owned ? owned : in->model;
 	r->answer = -1;
-	if (mo_plan_build(r, in, err) != 0) {
+	if (mo_plan_build(r, in, opts, err) != 0) {
 		mo_planner_result_free(r);
 		return -1;
 	}
@@ -292,6 +294,12 @@ int mo_plan_run_model(mo_planner_result **out, const mo_planner_input *in, mo_mo
 }
 
 int mo_planner_run(mo_planner_result **out, const mo_planner_input *in, mo_error *err)
+{
+	return mo_planner_run_opts(out, in, NULL, err);
+}
+
+int mo_planner_run_opts(mo_planner_result **out, const mo_planner_input *in,
+			const mo_plan_opts *opts, mo_error *err)
 {
 	mo_error dummy;
 	if (!err)
@@ -304,7 +312,7 @@ int mo_planner_run(mo_planner_result **out, const mo_planner_input *in, mo_error
 	*out = NULL;
 	if (mo_plan_check_input(in, err) != 0)
 		return -1;
-	return mo_plan_run_model(out, in, NULL, err);
+	return mo_plan_run_model(out, in, NULL, opts, err);
 }
 
 void mo_planner_result_free(mo_planner_result *r)

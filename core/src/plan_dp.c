@@ -297,12 +297,10 @@ bool mo_dp_reserve(mo_dp *d, size_t n)
 {
 	if (n <= d->buf_cap)
 		return true;
-	mo_st *b = realloc(d->buf, n * sizeof(*b));
-	if (!b)
-		return false;
-	d->buf = b;
-	d->buf_cap = n;
-	return true;
+	free(d->buf); /* nothing in it is kept: no copy */
+	d->buf = malloc(n * sizeof(*d->buf));
+	d->buf_cap = d->buf ? n : 0;
+	return d->buf != NULL;
 }
 
 /* The successors of state `from` (index fi) at position p, appended to
@@ -328,8 +326,6 @@ static void mo_dp_expand(mo_dp *d, size_t p, const mo_st *from, uint32_t fi, siz
 		d->buf[(*n)++] = s;
 	}
 }
-
-bool mo_dp_sort_fronts = false;
 
 /* Every successor, sorted, the dominated ones dropped: with M in the
  * dominance (other micro-batches in flight, or the peak as the objective),
@@ -359,7 +355,7 @@ static size_t mo_dp_front_sorted(mo_dp *d, size_t p, mo_stair *st, bool use_m)
 static bool mo_dp_layer(mo_dp *d, size_t p, mo_stair *st)
 {
 	bool use_m = d->sg->others > 0 || d->min_peak;
-	bool sorted = use_m || mo_dp_sort_fronts || d->sets[p].n > MO_FRONT_MAX_CHOICES;
+	bool sorted = use_m || d->pl->sort_fronts || d->sets[p].n > MO_FRONT_MAX_CHOICES;
 	size_t n = sorted ? mo_dp_front_sorted(d, p, st, use_m) : mo_dp_front_nom(d, p);
 	if (n && n != SIZE_MAX)
 		n = mo_dp_prune(d, p, n);

@@ -90,13 +90,11 @@ static inline uint64_t mo_dp_peak(const mo_seg_pb *sg, uint64_t K, uint64_t M)
 }
 
 /* plan_dp.c */
-/* Every frontier by sorting, as with M in the dominance, instead of
- * mo_dp_front_nom's merge: the merge's reference, for tests (false). */
-extern bool mo_dp_sort_fronts;
 unsigned mo_dp_code(mo_dp *d, uint64_t v);
 uint64_t mo_dp_window(const mo_dp *d, uint64_t wcode);
 uint64_t mo_dp_shift(const mo_dp *d, uint64_t wcode, unsigned code);
-/* Room for n states in d->buf; false when out of memory. */
+/* Room for n states in d->buf (what it held is dropped); false when out of
+ * memory. */
 bool mo_dp_reserve(mo_dp *d, size_t n);
 
 /* The most choices a layer may have for mo_dp_front_nom (more: sorted). */

@@ -69,6 +69,7 @@ typedef struct mo_pl {
 	int64_t fixed_prefetch;   /* the start's default_prefetch, 0 = free */
 	int64_t max_prefetch;     /* the caller's limit, 0 = MO_PLAN_MAX_PREFETCH */
 	bool swap_ok;             /* PP == 1 and swap allowed */
+	bool sort_fronts;         /* every frontier by sorting (mo_plan_opts) */
 	double flops_rate, coll_rate, host_rate;
 } mo_pl;
 
@@ -82,6 +83,18 @@ typedef struct mo_pl_sol {
 	uint64_t *stage_peak;     /* predicted, per stage */
 	double cost;              /* sum over layers of choice costs */
 } mo_pl_sol;
+
+/* Options of one planner run that only tests set (per call: the library
+ * keeps no mutable global state, a server plans on several threads). */
+typedef struct mo_plan_opts {
+	/* every frontier by sorting, as with M in the dominance, instead of
+	 * mo_dp_front_nom's merge: the merge's reference */
+	bool sort_fronts;
+} mo_plan_opts;
+
+/* plan.c: mo_planner_run with options (NULL: the defaults). */
+int mo_planner_run_opts(mo_planner_result **out, const mo_planner_input *in,
+			const mo_plan_opts *opts, mo_error *err);
 
 /* plan_choice.c */
 int mo_pl_init(mo_pl *pl, const mo_model *m, const mo_config *start, unsigned allow,

@@ -27,7 +27,7 @@ int mo_plan_search(const mo_pl *pl, uint64_t budget, mo_pl_sol *best);
 /* Plans against `owned` (taken over, freed with the result) or, when NULL,
  * in->model. */
 int mo_plan_run_model(mo_planner_result **out, const mo_planner_input *in, mo_model *owned,
-		      mo_error *err);
+		      const mo_plan_opts *opts, mo_error *err);
 
 /* plan_staged.c */
 int mo_plan_staged(mo_planner_result *r, const mo_pl *pl, mo_error *err);

@@ -332,5 +332,5 @@ int mo_planner_maximize(int64_t *best, mo_planner_result **plan, const mo_planne
 	mo_model *m = mo_max_model(in->model, dim, lo, err);
 	mo_planner_input pi = *in;
 	pi.model = m;
-	return m ? mo_plan_run_model(plan, &pi, m, err) : -1;
+	return m ? mo_plan_run_model(plan, &pi, m, NULL, err) : -1;
 }

@@ -387,9 +387,8 @@ static void fronts_case(const mo_model *m, uint64_t budget, unsigned allow)
 	mo_planner_input in = {.model = m, .budget = budget, .allow = allow, .no_staged = 1};
 	mo_planner_result *merged = NULL, *sorted = NULL;
 	assert_int_equal(mo_planner_run(&merged, &in, NULL), 0);
-	mo_dp_sort_fronts = true;
-	int rc = mo_planner_run(&sorted, &in, NULL);
-	mo_dp_sort_fronts = false;
+	const mo_plan_opts by_sorting = {.sort_fronts = true};
+	int rc = mo_planner_run_opts(&sorted, &in, &by_sorting, NULL);
 	assert_int_equal(rc, 0);
 	assert_string_equal(mo_planner_yaml(merged), mo_planner_yaml(sorted));
 	assert_int_equal(mo_planner_predicted_peak(merged), mo_planner_predicted_peak(sorted));
