@@ -151,18 +151,25 @@ static bool mo_st_before(const mo_st *a, const mo_st *b)
 	return a->k < b->k;
 }
 
-/* The successor at the run's head, moved past; false when it cannot fit. */
-static inline bool mo_run_take(const mo_merge *g, mo_run *r, mo_st *s)
+/* The successor at the run's head (h: its P and cost, as mo_run_eval makes
+ * them), moved past; false when it cannot fit. */
+static inline bool mo_run_take(const mo_merge *g, mo_run *r, const mo_head *h, mo_st *s)
 {
-	return mo_run_eval(g, r, r->pos++, s);
+	uint32_t i = r->pos++;
+	uint64_t M = r->prev[i].M;
+	M = h->P + r->fb > M ? h->P + r->fb : M;
+	*s = (mo_st){.P = h->P, .M = M, .cost = h->cost, .wcode = r->target, .parent = i,
+		     .what = r->what, .k = r->k};
+	return M <= g->mlim && h->P <= g->plim && !g->none;
 }
 
 /* Heads equal in (P, cost): the first in order of those that fit into *s;
  * both moved past (the other is dominated). */
-static bool mo_runs_take_tie(const mo_merge *g, mo_run *a, mo_run *b, mo_st *s)
+static bool mo_runs_take_tie(const mo_merge *g, mo_run *a, const mo_head *ha, mo_run *b,
+			     const mo_head *hb, mo_st *s)
 {
 	mo_st y;
-	bool fa = mo_run_take(g, a, s), fb = mo_run_take(g, b, &y);
+	bool fa = mo_run_take(g, a, ha, s), fb = mo_run_take(g, b, hb, &y);
 	if (fb && (!fa || mo_st_before(&y, s)))
 		*s = y;
 	return fa || fb;
@@ -179,11 +186,11 @@ static size_t mo_merge_runs2(const mo_merge *g, mo_run *a, mo_run *b, mo_st *out
 	while (la || lb) {
 		bool kept, ta = true, tb = true; /* the heads taken */
 		if (la && lb && ha.P == hb.P && ha.cost == hb.cost)
-			kept = mo_runs_take_tie(g, a, b, &out[n]);
+			kept = mo_runs_take_tie(g, a, &ha, b, &hb, &out[n]);
 		else if (!lb || (la && mo_head_less(&ha, &hb)))
-			kept = mo_run_take(g, a, &out[n]), tb = false;
+			kept = mo_run_take(g, a, &ha, &out[n]), tb = false;
 		else
-			kept = mo_run_take(g, b, &out[n]), ta = false;
+			kept = mo_run_take(g, b, &hb, &out[n]), ta = false;
 		if (kept)
 			least = out[n++].cost;
 		if (la && (ta || !(ha.cost < least)))
