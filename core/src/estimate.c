@@ -100,12 +100,24 @@ static const mo_est_res *mo_est_result(mo_estimate *e, const mo_model *m, size_t
 				       const mo_action_kind *act, bool full, bool swapped)
 {
 	size_t np = m->types[type].n_paths, mask = e->n_res_slots - 1;
+	/* twin segments share their action array: found by its address first
+	 * (a kept resolution gives every other segment an array of its own, in
+	 * one arena, so one address is one content for this estimate) */
+	size_t *twin = &e->res_by_act[((uintptr_t)act >> 4) % MO_EST_BY_ACT];
+	if (*twin) {
+		const mo_est_res *r = &e->res[*twin - 1];
+		if (r->act == act && r->type == type && r->full == full && r->swapped == swapped)
+			return r;
+	}
 	uint64_t h = mo_est_res_hash(type, act, np, full, swapped);
 	size_t i = (size_t)h & mask;
 	for (; e->res_slots[i]; i = (i + 1) & mask) {
 		const mo_est_res *r = &e->res[e->res_slots[i] - 1];
-		if (r->hash == h && mo_est_res_same(r, type, act, np, full, swapped))
+		if (r->hash == h && mo_est_res_same(r, type, act, np, full, swapped)) {
+			if (act)
+				*twin = e->res_slots[i];
 			return r;
+		}
 	}
 	mo_est_res *r = &e->res[e->n_res];
 	const mo_est_graph *g = &e->types[type].g;
@@ -114,6 +126,8 @@ static const mo_est_res *mo_est_result(mo_estimate *e, const mo_model *m, size_t
 	if (!r->marks || mo_est_result_eval(e, m, r) != 0)
 		return NULL;
 	e->res_slots[i] = ++e->n_res;
+	if (act)
+		*twin = e->n_res;
 	return r;
 }
 

@@ -55,8 +55,9 @@ static bool mo_dims_same(const mo_est_dims *a, const mo_est_dims *b)
 	if (a->n != b->n || a->cond != b->cond || strcmp(a->cdtype, b->cdtype) != 0 ||
 	    strcmp(a->pdtype, b->pdtype) != 0)
 		return false;
-	for (size_t i = 0; i < a->n; i++)
-		if (a->vals[i] != b->vals[i] || strcmp(a->names[i], b->names[i]) != 0)
+	for (size_t i = 0; i < a->n; i++) /* names are literals: the same address */
+		if (a->vals[i] != b->vals[i] ||
+		    (a->names[i] != b->names[i] && strcmp(a->names[i], b->names[i]) != 0))
 			return false;
 	return true;
 }

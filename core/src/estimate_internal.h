@@ -222,6 +222,8 @@ struct mo_estimate {
 	mo_est_res *res;
 	size_t n_res;
 	size_t *res_slots;        /* hash table of res: index + 1, 0 = free */
+#define MO_EST_BY_ACT 256
+	size_t res_by_act[MO_EST_BY_ACT]; /* by action array address: index + 1 */
 	size_t n_res_slots;       /* a power of two, over twice the results */
 	size_t *layer_res;        /* per layer: its entry of res */
 	mo_estimate_layer *layers;
