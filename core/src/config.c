@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define MO_CFG_SEEN 256
+
 typedef struct mo_cfg_parser {
 	mo_config *c;
 	mo_diags *diags;
@@ -13,6 +15,11 @@ typedef struct mo_cfg_parser {
 	mo_arena *a;
 	size_t n_patterns;
 	bool pattern_limit_reported;
+	/* compiled patterns by text: a repeated text shares the first's regex
+	 * (open addressing; a full table just stops sharing) */
+	const mo_pattern *seen[MO_CFG_SEEN];
+	uint32_t seen_hash[MO_CFG_SEEN];
+	size_t n_seen;
 } mo_cfg_parser;
 
 static const char *const mo_sections[] = {"recompute", "recompute_comm", "swap"};
@@ -150,9 +157,28 @@ static void mo_cfg_compile(mo_cfg_parser *p, mo_pattern *pat)
 	}
 	const char *msg;
 	size_t off;
-	pat->re = mo_regex_compile(pat->regex, pat->key->len, &p->c->lim, p->a, &msg, &off);
-	if (pat->re)
+	size_t len = pat->key->len;
+	uint32_t h = 2166136261u;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)pat->regex[i]) * 16777619u;
+	size_t slot = h & (MO_CFG_SEEN - 1);
+	for (; p->seen[slot]; slot = (slot + 1) & (MO_CFG_SEEN - 1)) {
+		const mo_pattern *q = p->seen[slot];
+		if (p->seen_hash[slot] == h && q->key->len == len &&
+		    memcmp(q->regex, pat->regex, len) == 0) {
+			pat->re = mo_regex_share(q->re);
+			return;
+		}
+	}
+	pat->re = mo_regex_compile(pat->regex, len, &p->c->lim, p->a, &msg, &off);
+	if (pat->re) {
+		if (p->n_seen < MO_CFG_SEEN * 3 / 4) {
+			p->seen[slot] = pat;
+			p->seen_hash[slot] = h;
+			p->n_seen++;
+		}
 		return;
+	}
 	/* point at the offending character: quoted keys start one column later */
 	mo_node at = *pat->key;
 	at.column += (int)off + (at.style == MO_STYLE_PLAIN ? 0 : 1);

@@ -104,6 +104,113 @@ void mo_diags_sort(mo_diags *d)
 		qsort(d->v, d->n, sizeof(*d->v), mo_diag_cmp);
 }
 
+/* Appends n bytes of s to buf (cap bytes, NUL kept in room), as
+ * vsnprintf truncates. */
+static void mo_fmt_put(char *buf, size_t cap, size_t *len, const char *s, size_t n)
+{
+	size_t room = cap - 1 - *len;
+	if (n > room)
+		n = room;
+	memcpy(buf + *len, s, n);
+	*len += n;
+}
+
+static void mo_fmt_unsigned(char *buf, size_t cap, size_t *len, unsigned long long v, bool neg)
+{
+	char d[24];
+	size_t i = sizeof d;
+	do {
+		d[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	if (neg)
+		d[--i] = '-';
+	mo_fmt_put(buf, cap, len, d + i, sizeof d - i);
+}
+
+/* vsnprintf(buf, cap, fmt, ap) for the conversions diagnostics use (%s,
+ * %.Ns, %.*s, %d, %zu, %lld, %llu, %%): the same bytes, and their length.
+ * SIZE_MAX for anything else (or a NULL string), which the caller formats
+ * with vsnprintf from a copy of ap. Saves vsnprintf's setup, most of a
+ * diagnostic's cost. */
+static size_t mo_fmt(char *buf, size_t cap, const char *fmt, va_list ap)
+{
+	size_t len = 0;
+	for (const char *f = fmt; *f;) {
+		const char *pct = strchr(f, '%');
+		if (!pct) {
+			mo_fmt_put(buf, cap, &len, f, strlen(f));
+			break;
+		}
+		mo_fmt_put(buf, cap, &len, f, (size_t)(pct - f));
+		f = pct + 1;
+		long prec = -1;
+		if (*f == '.') {
+			f++;
+			if (*f == '*') {
+				int pr = va_arg(ap, int);
+				prec = pr < 0 ? -1 : pr;
+				f++;
+			} else if (*f >= '0' && *f <= '9') {
+				prec = 0;
+				for (; *f >= '0' && *f <= '9' && prec < 100000; f++)
+					prec = prec * 10 + (*f - '0');
+				if (*f >= '0' && *f <= '9')
+					return SIZE_MAX;
+			} else {
+				return SIZE_MAX;
+			}
+			if (*f != 's')
+				return SIZE_MAX;
+		}
+		if (*f == 's') {
+			const char *str = va_arg(ap, const char *);
+			if (!str)
+				return SIZE_MAX;
+			size_t n = prec < 0 ? strlen(str) : strnlen(str, (size_t)prec);
+			mo_fmt_put(buf, cap, &len, str, n);
+			f++;
+		} else if (*f == '%') {
+			mo_fmt_put(buf, cap, &len, "%", 1);
+			f++;
+		} else if (*f == 'd') {
+			long long v = va_arg(ap, int);
+			mo_fmt_unsigned(buf, cap, &len, v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v,
+					v < 0);
+			f++;
+		} else if (f[0] == 'z' && f[1] == 'u') {
+			mo_fmt_unsigned(buf, cap, &len, va_arg(ap, size_t), false);
+			f += 2;
+		} else if (f[0] == 'l' && f[1] == 'l' && f[2] == 'd') {
+			long long v = va_arg(ap, long long);
+			mo_fmt_unsigned(buf, cap, &len, v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v,
+					v < 0);
+			f += 3;
+		} else if (f[0] == 'l' && f[1] == 'l' && f[2] == 'u') {
+			mo_fmt_unsigned(buf, cap, &len, va_arg(ap, unsigned long long), false);
+			f += 3;
+		} else {
+			return SIZE_MAX;
+		}
+	}
+	buf[len] = '\0';
+	return len;
+}
+
+/* Formats into msg (cap bytes) like vsnprintf; the length written. */
+static size_t mo_fmt_msg(char *msg, size_t cap, const char *fmt, va_list ap)
+{
+	va_list cp;
+	va_copy(cp, ap);
+	size_t n = mo_fmt(msg, cap, fmt, cp);
+	va_end(cp);
+	if (n == SIZE_MAX) {
+		vsnprintf(msg, cap, fmt, ap);
+		n = strlen(msg);
+	}
+	return n;
+}
+
 static mo_diag *mo_diags_vadd(mo_diags *d, mo_severity sev, const char *code,
 			      const char *file, int line, int column,
 			      const char *path, const char *fmt, va_list ap)
@@ -128,18 +235,20 @@ static mo_diag *mo_diags_vadd(mo_diags *d, mo_severity sev, const char *code,
 	if (!e)
 		return NULL;
 	char msg[512];
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	size_t n = mo_fmt_msg(msg, sizeof msg, fmt, ap);
 	e->d.severity = sev;
 	e->d.code = mo_arena_strdup(d->arena, code);
-	e->d.message = mo_arena_strdup(d->arena, msg);
+	e->d.message = mo_arena_strndup(d->arena, msg, n);
 	e->d.path = mo_arena_strdup(d->arena, path ? path : "");
-	e->d.file = mo_arena_strdup(d->arena, file ? file : "");
+	/* the file label table holds the same text */
+	e->file_rank = mo_diags_file_rank(d, file ? file : "");
+	e->d.file = e->file_rank < d->n_files ? d->files[e->file_rank]
+					      : mo_arena_strdup(d->arena, file ? file : "");
 	e->d.line = line;
 	e->d.column = column;
 	if (!e->d.code || !e->d.message || !e->d.path || !e->d.file)
 		return NULL;
 	e->seq = d->n;
-	e->file_rank = mo_diags_file_rank(d, e->d.file);
 	d->v[d->n++] = e;
 	if (sev == MO_SEV_ERROR)
 		d->errors++;
@@ -178,9 +287,9 @@ void mo_diag_set_hint(mo_diags *d, mo_diag *diag, const char *fmt, ...)
 	char msg[512];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	size_t n = mo_fmt_msg(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	diag->hint = mo_arena_strdup(d->arena, msg);
+	diag->hint = mo_arena_strndup(d->arena, msg, n);
 }
 
 void mo_diag_set_layers(mo_diags *d, mo_diag *diag, const char *layers)

@@ -361,6 +361,10 @@ mo_regex *mo_regex_compile(const char *pattern, size_t len,
 			   const mo_limits *lim, mo_arena *a,
 			   const char **errmsg, size_t *erroffset);
 void mo_regex_free(mo_regex *re);
+/* One more holder of re: mo_regex_free then frees it on its last holder's
+ * call. Not synchronised: share and free while re is private to one thread
+ * (e.g. while parsing the config that holds it). */
+mo_regex *mo_regex_share(mo_regex *re);
 /* 1 match, 0 no match, -1 limit hit or error. Allocates match data per
  * call; for many subjects use a matcher. */
 int mo_regex_match(const mo_regex *re, const char *subject, size_t len);

@@ -34,6 +34,9 @@ struct mo_regex {
 		MO_SHAPE_INFIX
 	} shape;
 	uint32_t match_limit, depth_limit;
+	bool any;                  /* some token is '.' (MO_TOK_ANY) */
+	uint32_t shares;           /* holders past the first (mo_regex_share) */
+	bool in_arena;             /* the block is the caller's arena's */
 	/* an alternation of simple sequences: its expansions (see mo_alt) */
 	struct mo_regex **alts;
 	size_t n_alts;
@@ -77,6 +80,20 @@ static bool mo_simple_parse(mo_regex *re, const char *p, size_t len)
 {
 	/* tok, lit and pattern live in the block allocated with re */
 	for (size_t i = 0; i < len; i++) {
+		/* a run of plain literal bytes (printable, no metacharacter) at
+		 * once: the byte after it is no plain literal, so it is the
+		 * quantifier test's subject and is checked below */
+		size_t j = i;
+		while (j < len && (unsigned char)(p[j] - 0x20) < 0x60 && !mo_cls[(unsigned char)p[j]])
+			j++;
+		if (j > i) {
+			memcpy(re->lit + re->n_tok, p + i, j - i);
+			memset(re->tok + re->n_tok, MO_TOK_LIT, j - i);
+			re->n_tok += j - i;
+			if (j == len)
+				break;
+			i = j;
+		}
 		unsigned char ch = (unsigned char)p[i];
 		if (ch >= 0x80 || ch < 0x20)
 			return false;
@@ -108,31 +125,48 @@ static bool mo_simple_parse(mo_regex *re, const char *p, size_t len)
  * the byte of literal token t, so the literals are one run of lit. */
 static void mo_simple_shape(mo_regex *re)
 {
-	size_t lits = 0;
-	for (size_t i = 0; i < re->n_tok; i++)
+	size_t lits = 0, anys = 0;
+	for (size_t i = 0; i < re->n_tok; i++) {
 		lits += re->tok[i] == MO_TOK_LIT;
+		anys += re->tok[i] == MO_TOK_ANY;
+	}
+	/* '.' (any byte of a plain subject) fits the fixed-length parts:
+	 * 'self_attention.linear_qkv' is EXACT with one wildcard */
+	re->any = anys > 0;
+	size_t fixed = lits + anys;
 	bool star0 = re->n_tok && re->tok[0] == MO_TOK_STAR;
 	bool star1 = re->n_tok && re->tok[re->n_tok - 1] == MO_TOK_STAR;
-	if (lits == re->n_tok)
+	if (fixed == re->n_tok)
 		re->shape = MO_SHAPE_EXACT;
-	else if (star0 && lits == re->n_tok - 1)
+	else if (star0 && fixed == re->n_tok - 1)
 		re->shape = MO_SHAPE_SUFFIX;
-	else if (star1 && lits == re->n_tok - 1)
+	else if (star1 && fixed == re->n_tok - 1)
 		re->shape = MO_SHAPE_PREFIX; /* 'mlp\.experts\..*' */
 	else if (star0 && star1 && re->n_tok >= 2 && lits == re->n_tok - 2)
 		re->shape = MO_SHAPE_INFIX; /* '.*input.*' */
 }
 
+/* Tokens t.. (literals and '.') against s[0..m). */
+static bool mo_fixed_eq(const mo_regex *re, size_t t, const char *s, size_t m)
+{
+	if (!re->any)
+		return memcmp(s, re->lit + t, m) == 0;
+	for (size_t i = 0; i < m; i++)
+		if (re->tok[t + i] != MO_TOK_ANY && re->lit[t + i] != s[i])
+			return false;
+	return true;
+}
+
 static bool mo_shape_match(const mo_regex *re, const char *s, size_t n)
 {
 	if (re->shape == MO_SHAPE_EXACT)
-		return n == re->n_tok && memcmp(s, re->lit, n) == 0;
+		return n == re->n_tok && mo_fixed_eq(re, 0, s, n);
 	if (re->shape == MO_SHAPE_PREFIX)
-		return n >= re->n_tok - 1 && memcmp(s, re->lit, re->n_tok - 1) == 0;
+		return n >= re->n_tok - 1 && mo_fixed_eq(re, 0, s, re->n_tok - 1);
 	if (re->shape == MO_SHAPE_INFIX)
 		return memmem(s, n, re->lit + 1, re->n_tok - 2) != NULL;
 	size_t m = re->n_tok - 1; /* SUFFIX */
-	return n >= m && memcmp(s + n - m, re->lit + 1, m) == 0;
+	return n >= m && mo_fixed_eq(re, 1, s + n - m, m);
 }
 
 /* Wildcard full match: the latest star absorbs one more byte on a
@@ -405,11 +439,12 @@ mo_regex *mo_regex_compile(const char *pattern, size_t len, const mo_limits *lim
 	}
 	/* one block: the regex, then its token kinds, literal bytes and a copy
 	 * of the pattern (for a simple pattern's PCRE2 fallback) */
-	mo_regex *re = mo_regex_block(len, 3);
+	mo_regex *re = mo_arena_alloc_raw(a, sizeof(*re) + 3 * (len + 1));
 	if (!re) {
 		*errmsg = "out of memory";
 		return NULL;
 	}
+	*re = (mo_regex){.in_arena = true};
 	re->match_limit = lim->match_limit;
 	re->depth_limit = lim->depth_limit;
 	re->tok = (unsigned char *)(re + 1);
@@ -449,16 +484,28 @@ mo_regex *mo_regex_compile(const char *pattern, size_t len, const mo_limits *lim
 	return re;
 }
 
+mo_regex *mo_regex_share(mo_regex *re)
+{
+	if (re)
+		re->shares++;
+	return re;
+}
+
 void mo_regex_free(mo_regex *re)
 {
 	if (!re)
 		return;
+	if (re->shares) {
+		re->shares--;
+		return;
+	}
 	pcre2_match_context_free(re->mctx);
 	pcre2_code_free(re->code);
 	for (size_t i = 0; i < re->n_alts; i++)
 		mo_regex_free(re->alts[i]);
 	free(re->alts);
-	free(re);
+	if (!re->in_arena)
+		free(re);
 }
 
 mo_matcher *mo_matcher_new(void)

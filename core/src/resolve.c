@@ -485,9 +485,42 @@ static bool mo_rs_refs(mo_rs *s)
 	mo_matcher *mt = ix ? mo_matcher_new() : NULL;
 	if (!mt)
 		return false;
-	bool ok = true;
-	for (size_t i = 0; ok && i < s->n_refs; i++)
-		ok = mo_rs_match_ref(s, &s->refs[i], mt, ix);
+	/* refs sharing a regex (a repeated pattern text, see mo_cfg_compile)
+	 * and its candidate paths (comm ops or all) match the same paths: the
+	 * first one's bits are copied (open addressing on the regex) */
+	size_t cap = 16;
+	while (cap < 2 * s->n_refs)
+		cap *= 2;
+	uint32_t *seen = mo_arena_alloc(s->a, cap * sizeof(*seen));
+	bool ok = seen != NULL;
+	for (size_t i = 0; ok && i < s->n_refs; i++) {
+		mo_ref *ref = &s->refs[i];
+		const mo_ref *twin = NULL;
+		size_t slot = 0;
+		if (ref->p->re) {
+			uintptr_t key = (uintptr_t)ref->p->re ^ (ref->group == MO_G_COMM);
+			slot = (size_t)((key >> 4) * 0x9E3779B97F4A7C15ull >> 20) & (cap - 1);
+			for (; seen[slot]; slot = (slot + 1) & (cap - 1)) {
+				const mo_ref *o = &s->refs[seen[slot] - 1];
+				if (o->p->re == ref->p->re &&
+				    (o->group == MO_G_COMM) == (ref->group == MO_G_COMM)) {
+					twin = o;
+					break;
+				}
+			}
+		}
+		if (twin) {
+			ref->limit_hit = twin->limit_hit;
+			for (size_t t = 0; t < s->m->n_types; t++)
+				if (ref->match[t].nw)
+					memcpy(ref->match[t].w, twin->match[t].w,
+					       ref->match[t].nw * sizeof(uint64_t));
+			continue;
+		}
+		ok = mo_rs_match_ref(s, ref, mt, ix);
+		if (ref->p->re)
+			seen[slot] = (uint32_t)i + 1;
+	}
 	mo_matcher_free(mt);
 	if (ok)
 		mo_rs_cache_store(s);
@@ -649,19 +682,39 @@ static void mo_rs_no_match(mo_rs *s, const mo_ref *ref, size_t t, const char *la
  * practice; interleaved MoE gives one run per layer at worst). */
 static bool mo_rs_type_runs(mo_rs *s)
 {
-	uint64_t N = s->r->n_layers;
-	size_t n = 0;
-	for (uint64_t id = 0; id < N; id++)
-		n += id == 0 || s->m->type_of[id] != s->m->type_of[id - 1];
-	s->runs = mo_arena_alloc(s->a, n * sizeof(*s->runs));
-	if (!s->runs)
-		return false;
-	for (uint64_t id = 0; id < N; id++) {
-		if (id == 0 || s->m->type_of[id] != s->m->type_of[id - 1])
-			s->runs[s->n_runs++] = (mo_run){id, id, s->m->type_of[id]};
-		else
-			s->runs[s->n_runs - 1].hi = id;
+	uint64_t N = s->r->n_layers; /* > 0 */
+	const size_t *type_of = s->m->type_of;
+	/* one pass into a small buffer (models have a few runs); counted
+	 * first only when it is too small */
+	mo_run small[16];
+	mo_run *runs = small;
+	size_t n = 0, cap = sizeof(small) / sizeof(small[0]);
+	for (int pass = 0; pass < 2; pass++) {
+		n = 0;
+		for (uint64_t id = 0; id < N;) {
+			uint64_t lo = id;
+			size_t t = type_of[id];
+			while (++id < N && type_of[id] == t)
+				;
+			if (n < cap)
+				runs[n] = (mo_run){lo, id - 1, t};
+			n++;
+		}
+		if (n <= cap)
+			break;
+		runs = mo_arena_alloc_raw(s->a, n * sizeof(*runs));
+		if (!runs)
+			return false;
+		cap = n;
 	}
+	if (runs == small) {
+		runs = mo_arena_alloc_raw(s->a, n * sizeof(*runs));
+		if (!runs)
+			return false;
+		memcpy(runs, small, n * sizeof(*runs));
+	}
+	s->runs = runs;
+	s->n_runs = n;
 	return true;
 }
 
@@ -726,9 +779,8 @@ static bool mo_rs_segments(mo_rs *s)
 	uint8_t *mark = calloc((size_t)N, 1);
 	if (!mark)
 		return false;
-	mark[0] = 1;
-	for (uint64_t id = 1; id < N; id++) /* layer type changes */
-		mark[id] |= m->type_of[id] != m->type_of[id - 1];
+	for (size_t r = 0; r < s->n_runs; r++) /* layer 0 and layer type changes */
+		mark[s->runs[r].lo] = 1;
 	mo_cuts_mark(mark, &c->full, N);
 	const mo_pattern_list *lists[] = {&c->select, &c->exclude, &c->comm};
 	for (size_t l = 0; l < 3; l++)
@@ -738,9 +790,16 @@ static bool mo_rs_segments(mo_rs *s)
 		mo_cuts_mark(mark, &c->layer_swap[i].layers, N);
 	for (size_t i = 0; i < c->n_op_swap; i++)
 		mo_cuts_mark(mark, &c->op_swap[i].pat.layers, N);
+	/* marks are 0 or 1: eight at a time, their sum in the top byte */
 	size_t u = 0;
-	for (uint64_t id = 0; id < N; id++)
-		u += mark[id];
+	uint64_t id8 = 0;
+	for (; id8 + 8 <= N; id8 += 8) {
+		uint64_t w;
+		memcpy(&w, mark + id8, 8);
+		u += (size_t)((w * 0x0101010101010101ull) >> 56);
+	}
+	for (; id8 < N; id8++)
+		u += mark[id8];
 	s->r->segs = mo_arena_alloc_raw(s->a, u * sizeof(mo_seg));
 	s->seg_at = mo_arena_alloc_raw(s->a, (size_t)N * sizeof(*s->seg_at));
 	if (!s->r->segs || !s->seg_at) {
@@ -749,8 +808,12 @@ static bool mo_rs_segments(mo_rs *s)
 	}
 	size_t k = 0;
 	for (uint64_t id = 0; id < N; id++) {
-		if (!mark[id])
+		if (!mark[id]) {
+			uint64_t w;
+			while (id + 8 < N && (memcpy(&w, mark + id + 1, 8), w == 0))
+				id += 8;
 			continue;
+		}
 		if (k)
 			s->r->segs[k - 1].hi = id - 1;
 		s->seg_at[id] = (uint32_t)k;

@@ -97,18 +97,21 @@ static void mo_builder_diag(mo_builder *b, const yaml_event_t *e,
 	b->failed = true;
 }
 
-static mo_node *mo_node_new(mo_builder *b, mo_node_kind kind,
-			    const yaml_event_t *e)
+/* A node with `extra` bytes behind it (a scalar's value: one arena
+ * allocation for both). */
+static mo_node *mo_node_new(mo_builder *b, mo_node_kind kind, const yaml_event_t *e,
+			    size_t extra)
 {
-	mo_node *n = mo_arena_alloc_raw(b->doc->arena, sizeof(*n));
+	mo_node *n = mo_arena_alloc_raw(b->doc->arena, sizeof(*n) + extra);
 	if (!n)
 		return NULL;
-	*n = (mo_node){.kind = kind,
-		       .line = (int)(e->start_mark.line + 1),
-		       .column = (int)(e->start_mark.column + 1),
-		       .start = mo_byte_offset(b, e->start_mark.index),
-		       .end = mo_byte_offset(b, e->end_mark.index),
-		       .weight = 1};
+	memset(n, 0, sizeof(*n));
+	n->kind = kind;
+	n->line = (int)(e->start_mark.line + 1);
+	n->column = (int)(e->start_mark.column + 1);
+	n->start = mo_byte_offset(b, e->start_mark.index);
+	n->end = mo_byte_offset(b, e->end_mark.index);
+	n->weight = 1;
 	return n;
 }
 
@@ -218,14 +221,16 @@ static bool mo_on_scalar(mo_builder *b, const yaml_event_t *e)
 	}
 	if (!mo_builder_count(b, 1, e))
 		return false;
-	mo_node *n = mo_node_new(b, MO_NODE_SCALAR, e);
+	size_t len = e->data.scalar.length;
+	mo_node *n = mo_node_new(b, MO_NODE_SCALAR, e, len + 1);
 	if (!n)
 		return mo_builder_nomem(b);
-	n->value = mo_arena_strndup(b->doc->arena, (const char *)e->data.scalar.value,
-				    e->data.scalar.length);
-	if (!n->value)
-		return mo_builder_nomem(b);
-	n->len = e->data.scalar.length;
+	char *value = (char *)(n + 1);
+	if (len)
+		memcpy(value, e->data.scalar.value, len);
+	value[len] = '\0';
+	n->value = value;
+	n->len = len;
 	n->tag = mo_builder_tag(b, e->data.scalar.tag);
 	switch (e->data.scalar.style) {
 	case YAML_SINGLE_QUOTED_SCALAR_STYLE: n->style = MO_STYLE_SINGLE; break;
@@ -249,7 +254,7 @@ static bool mo_on_start(mo_builder *b, const yaml_event_t *e, mo_node_kind kind)
 	}
 	if (!mo_builder_count(b, 1, e))
 		return false;
-	mo_node *n = mo_node_new(b, kind, e);
+	mo_node *n = mo_node_new(b, kind, e, 0);
 	if (!n)
 		return mo_builder_nomem(b);
 	const yaml_char_t *anchor, *tag;
@@ -302,12 +307,20 @@ static void mo_insertion_sort(mo_node ***keys, size_t m)
 	}
 }
 
+/* A key's slot hash from its length and first and last eight bytes:
+ * equal keys hash equal; a collision costs only a memcmp (<= 64 keys). */
 static uint64_t mo_bytes_hash(const char *s, size_t n)
 {
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-	return h;
+	uint64_t a = 0, z = 0;
+	if (n >= 8) {
+		memcpy(&a, s, 8);
+		memcpy(&z, s + n - 8, 8);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			a = a << 8 | (unsigned char)s[i];
+	}
+	uint64_t h = a * 0x9E3779B97F4A7C15ull ^ (z + n) * 0xC2B2AE3D27D4EB4Full;
+	return h ^ h >> 29;
 }
 
 /* Whether two scalar keys of a map of at most 64 keys are equal: a hash
