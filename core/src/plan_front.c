@@ -160,7 +160,7 @@ static inline bool mo_run_take(const mo_merge *g, mo_run *r, const mo_head *h, m
 	M = h->P + r->fb > M ? h->P + r->fb : M;
 	*s = (mo_st){.P = h->P, .M = M, .cost = h->cost, .wcode = r->target, .parent = i,
 		     .what = r->what, .k = r->k};
-	return M <= g->mlim && h->P <= g->plim && !g->none;
+	return M <= g->mlim && h->P <= g->plim; /* g->none: no merge (mo_dp_front_nom) */
 }
 
 /* Heads equal in (P, cost): the first in order of those that fit into *s;
@@ -431,8 +431,8 @@ size_t mo_dp_front_nom(mo_dp *d, size_t p)
 		      .set = &d->sets[p]};
 	mo_merge_limits(&g, d->minrem[p + 1], d->budget);
 	size_t nr = np * g.set->n, out = 0;
-	if (!np)
-		return 0;
+	if (!np || g.none)
+		return 0; /* nothing fits: no state, no window code */
 	mo_run *runs = malloc((nr + 1) * sizeof(*runs));
 	mo_run *tmp = malloc((nr + 1) * sizeof(*tmp));
 	uint64_t *tg = malloc((nr + 1) * sizeof(*tg));
