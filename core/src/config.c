@@ -158,9 +158,18 @@ static void mo_cfg_compile(mo_cfg_parser *p, mo_pattern *pat)
 	const char *msg;
 	size_t off;
 	size_t len = pat->key->len;
-	uint32_t h = 2166136261u;
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)pat->regex[i]) * 16777619u;
+	/* hashed by length and first and last eight bytes: a collision
+	 * costs a memcmp, and the table holds at most 192 texts */
+	uint64_t x = 0, z = 0;
+	if (len >= 8) {
+		memcpy(&x, pat->regex, 8);
+		memcpy(&z, pat->regex + len - 8, 8);
+	} else {
+		for (size_t i = 0; i < len; i++)
+			x = x << 8 | (unsigned char)pat->regex[i];
+	}
+	uint64_t hh = x * 0x9E3779B97F4A7C15ull ^ (z + len) * 0xC2B2AE3D27D4EB4Full;
+	uint32_t h = (uint32_t)(hh ^ hh >> 32);
 	size_t slot = h & (MO_CFG_SEEN - 1);
 	for (; p->seen[slot]; slot = (slot + 1) & (MO_CFG_SEEN - 1)) {
 		const mo_pattern *q = p->seen[slot];

@@ -11,6 +11,11 @@
 static uint64_t mo_layers_number(const char *s, size_t len)
 {
 	uint64_t v = 0;
+	if (len <= 19) { /* below 10^19: no overflow */
+		for (size_t i = 0; i < len; i++)
+			v = v * 10 + (unsigned)(s[i] - '0');
+		return v;
+	}
 	for (size_t i = 0; i < len; i++) {
 		unsigned d = (unsigned)(s[i] - '0');
 		if (v > (UINT64_MAX - d) / 10)
@@ -23,7 +28,7 @@ static uint64_t mo_layers_number(const char *s, size_t len)
 static size_t mo_digits(const char *s, size_t len)
 {
 	size_t i = 0;
-	while (i < len && isdigit((unsigned char)s[i]))
+	while (i < len && (unsigned)(s[i] - '0') < 10)
 		i++;
 	return i;
 }

@@ -35,6 +35,7 @@ struct mo_regex {
 	} shape;
 	uint32_t match_limit, depth_limit;
 	bool any;                  /* some token is '.' (MO_TOK_ANY) */
+	size_t n_any, n_star;      /* '.' and '.*' tokens (mo_simple_parse) */
 	uint32_t shares;           /* holders past the first (mo_regex_share) */
 	bool in_arena;             /* the block is the caller's arena's */
 	/* an alternation of simple sequences: its expansions (see mo_alt) */
@@ -103,9 +104,11 @@ static bool mo_simple_parse(mo_regex *re, const char *p, size_t len)
 			re->tok[re->n_tok++] = MO_TOK_LIT;
 		} else if (c == MO_C_DOT && i + 1 < len && p[i + 1] == '*') {
 			re->tok[re->n_tok++] = MO_TOK_STAR;
+			re->n_star++;
 			i++;
 		} else if (c == MO_C_DOT) {
 			re->tok[re->n_tok++] = MO_TOK_ANY;
+			re->n_any++;
 		} else if (c == MO_C_ESC && i + 1 < len && mo_simple_escapable(p[i + 1])) {
 			re->lit[re->n_tok] = p[++i];
 			re->tok[re->n_tok++] = MO_TOK_LIT;
@@ -125,11 +128,7 @@ static bool mo_simple_parse(mo_regex *re, const char *p, size_t len)
  * the byte of literal token t, so the literals are one run of lit. */
 static void mo_simple_shape(mo_regex *re)
 {
-	size_t lits = 0, anys = 0;
-	for (size_t i = 0; i < re->n_tok; i++) {
-		lits += re->tok[i] == MO_TOK_LIT;
-		anys += re->tok[i] == MO_TOK_ANY;
-	}
+	size_t anys = re->n_any, lits = re->n_tok - re->n_any - re->n_star;
 	/* '.' (any byte of a plain subject) fits the fixed-length parts:
 	 * 'self_attention.linear_qkv' is EXACT with one wildcard */
 	re->any = anys > 0;
@@ -457,7 +456,7 @@ mo_regex *mo_regex_compile(const char *pattern, size_t len, const mo_limits *lim
 		re->len = len;
 		return re;
 	}
-	re->n_tok = 0;
+	re->n_tok = re->n_any = re->n_star = 0;
 	if (mo_alt_parse(re, pattern, len)) {
 		memcpy(re->pattern, pattern, len);
 		re->pattern[len] = '\0';

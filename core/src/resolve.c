@@ -83,6 +83,10 @@ typedef struct mo_rs {
 	uint32_t *key;
 	mo_action_kind *s_act;
 	mo_rule *s_rule;
+	/* a full segment's act and rule arrays (every path recomputed by
+	 * full_recompute_layer), built once, copied per full segment */
+	mo_action_kind *full_act;
+	mo_rule *full_rule;
 	mo_action *s_roots;
 	/* per segment: its findings, so a twin (same key) repeats them
 	 * without computing its actions */
@@ -1159,12 +1163,11 @@ static bool mo_seg_recompute(mo_rs *s, mo_seg *g, const mo_layer_type *lt,
 {
 	const mo_config *c = s->c;
 	if (g->full) {
-		mo_rule full = mo_full_rule(c);
-		for (size_t p = 0; p < lt->n_paths; p++) {
-			g->act[p] = MO_ACT_RECOMPUTE;
-			g->rule[p] = full;
+		if (lt->n_paths) {
+			memcpy(g->act, s->full_act, lt->n_paths * sizeof(*g->act));
+			memcpy(g->rule, s->full_rule, lt->n_paths * sizeof(*g->rule));
 		}
-		return mo_seg_root(s, g, "", MO_ACT_RECOMPUTE, full);
+		return mo_seg_root(s, g, "", MO_ACT_RECOMPUTE, mo_full_rule(c));
 	}
 	if (!act->n_sel)
 		return true;
@@ -1336,10 +1339,14 @@ static size_t mo_seg_key(const mo_rs *s, const mo_seg *g, size_t swap_entry, uin
 
 static uint64_t mo_key_hash(const uint32_t *key, size_t n)
 {
+	/* two words a step (the hash only pairs segments of one resolve) */
 	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < n; i++)
+	size_t i = 0;
+	for (; i + 2 <= n; i += 2)
+		h = (h ^ (key[i] | (uint64_t)key[i + 1] << 32)) * 1099511628211ull;
+	if (i < n)
 		h = (h ^ key[i]) * 1099511628211ull;
-	return h;
+	return h ^ h >> 32;
 }
 
 /* An earlier segment with the same key (its findings are replayed for
@@ -1460,6 +1467,17 @@ static bool mo_rs_fill_all(mo_rs *s)
 	s->s_roots = mo_arena_alloc(s->a, (np + 2) * sizeof(*s->s_roots));
 	if (!s->s_rule || !s->s_roots)
 		return false;
+	if (s->c->mode != MO_MODE_NONE && s->c->full.n) {
+		s->full_act = mo_arena_alloc_raw(s->a, np * sizeof(*s->full_act));
+		s->full_rule = mo_arena_alloc_raw(s->a, np * sizeof(*s->full_rule));
+		if (!s->full_act || !s->full_rule)
+			return false;
+		mo_rule full = mo_full_rule(s->c);
+		for (size_t p = 0; p < np; p++) {
+			s->full_act[p] = MO_ACT_RECOMPUTE;
+			s->full_rule[p] = full;
+		}
+	}
 	if (s->scratch) {
 		s->s_act = mo_arena_alloc(s->a, np * sizeof(*s->s_act));
 		if (!s->s_act)
