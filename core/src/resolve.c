@@ -1038,7 +1038,8 @@ static size_t mo_union(mo_rs *s, const mo_ref *const *refs, size_t n, size_t t,
 		       const mo_ref **first)
 {
 	size_t nw = (s->m->types[t].n_paths + 63) / 64;
-	memset(s->u, 0, nw * sizeof(*s->u));
+	for (size_t w = 0; w < nw; w++) /* a word or two: no memset call */
+		s->u[w] = 0;
 	for (size_t i = n; i-- > 0;)
 		for (size_t w = 0; w < nw; w++) {
 			uint64_t bits = refs[i]->match[t].w[w];
@@ -1050,7 +1051,8 @@ static size_t mo_union(mo_rs *s, const mo_ref *const *refs, size_t n, size_t t,
 }
 
 /* The first set bit of u at or after `from`, or SIZE_MAX. */
-static size_t mo_next_bit(const uint64_t *u, size_t nw, size_t from)
+static inline __attribute__((always_inline)) size_t mo_next_bit(const uint64_t *u, size_t nw,
+								 size_t from)
 {
 	size_t w = from / 64;
 	if (w >= nw)
