@@ -328,13 +328,17 @@ static uint64_t mo_bytes_hash(const char *s, size_t n)
  * to report (rare). */
 static bool mo_small_map_has_duplicate(const mo_node *map)
 {
-	const mo_node *slot[128] = {0};
+	const mo_node *slot[128];
+	size_t cap = 8; /* a power of two >= twice the keys (<= 64) */
+	while (cap < map->n)
+		cap *= 2;
+	memset(slot, 0, cap * sizeof(*slot));
 	for (size_t i = 0; i + 1 < map->n; i += 2) {
 		const mo_node *k = map->items[i];
 		if (k->kind != MO_NODE_SCALAR)
 			continue;
-		size_t j = (size_t)mo_bytes_hash(k->value, k->len) & 127;
-		for (; slot[j]; j = (j + 1) & 127)
+		size_t j = (size_t)mo_bytes_hash(k->value, k->len) & (cap - 1);
+		for (; slot[j]; j = (j + 1) & (cap - 1))
 			if (slot[j]->len == k->len && memcmp(slot[j]->value, k->value, k->len) == 0)
 				return true;
 		slot[j] = k;
