@@ -357,6 +357,7 @@ int mo_model_build_layout(mo_model *m, mo_error *err);
 
 /* Compiles with ANCHORED|ENDANCHORED|UTF (+ JIT). On failure returns NULL
  * and sets *errmsg (arena) and *erroffset. */
+/* The regex's block comes from `a`: call mo_regex_free before freeing a. */
 mo_regex *mo_regex_compile(const char *pattern, size_t len,
 			   const mo_limits *lim, mo_arena *a,
 			   const char **errmsg, size_t *erroffset);
