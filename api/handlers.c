@@ -125,6 +125,21 @@ static int mo_api_run_valid(const mo_api_run *run)
 
 /* The diagnostics as text (api/json_writer.c); 1 when the writer could
  * not match jansson's answer (the caller then builds the tree). */
+/* A 200 JSON answer of the text w wrote (the answer owns w's buffer); 1
+ * when writing it ran out of memory. */
+static int mo_api_reply_written(mo_api_response *out, mo_jw *w)
+{
+	if (w->bad) {
+		free(w->buf);
+		return 1;
+	}
+	out->status = 200;
+	out->content_type = "application/json";
+	out->body = w->buf;
+	out->len = w->len;
+	return 0;
+}
+
 static int mo_api_reply_diags(mo_api_response *out, const mo_diags *d)
 {
 	mo_jw w = {0};
@@ -132,15 +147,7 @@ static int mo_api_reply_diags(mo_api_response *out, const mo_diags *d)
 	mo_jw_raw(&w, "{", 1);
 	mo_jw_diags(&w, d);
 	mo_jw_raw(&w, "}", 1);
-	if (w.bad) {
-		free(w.buf);
-		return 1;
-	}
-	out->status = 200;
-	out->content_type = "application/json";
-	out->body = w.buf;
-	out->len = w.len;
-	return 0;
+	return mo_api_reply_written(out, &w);
 }
 
 static int mo_api_validate_as(mo_api_response *out, const mo_api_request *rq,
@@ -321,15 +328,7 @@ static int mo_api_estimate_text(mo_api_run *run, mo_api_response *out, const jso
 	mo_json_estimate_write(&w, e, 1);
 	mo_jw_raw(&w, "}", 1);
 	mo_estimate_free(e);
-	if (w.bad) {
-		free(w.buf);
-		return 1;
-	}
-	out->status = 200;
-	out->content_type = "application/json";
-	out->body = w.buf;
-	out->len = w.len;
-	return 0;
+	return mo_api_reply_written(out, &w);
 }
 
 int mo_api_estimate(mo_api_response *out, const mo_api_request *rq,

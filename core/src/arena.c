@@ -121,20 +121,9 @@ static struct mo_chunk *mo_arena_grow(mo_arena *a, size_t need)
 
 void *mo_arena_alloc(mo_arena *a, size_t size)
 {
-	if (!a || size > SIZE_MAX - MO_ARENA_ALIGN)
-		return NULL;
-	size_t rounded = (size + MO_ARENA_ALIGN - 1) & ~(size_t)(MO_ARENA_ALIGN - 1);
-	if (rounded == 0)
-		rounded = MO_ARENA_ALIGN;
-	struct mo_chunk *c = a->head;
-	if (!c || c->size - c->used < rounded) {
-		c = mo_arena_grow(a, rounded);
-		if (!c)
-			return NULL;
-	}
-	void *p = c->data + c->used;
-	c->used += rounded;
-	memset(p, 0, size);
+	void *p = mo_arena_alloc_raw(a, size);
+	if (p)
+		memset(p, 0, size);
 	return p;
 }
 
