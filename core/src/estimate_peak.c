@@ -212,7 +212,9 @@ uint64_t mo_est_explain_peak(const mo_estimate *e, size_t s, mo_buf *b)
 	p.count = calloc(e->n_res + 1, sizeof(*p.count));
 	p.ids = calloc(e->n_layers + 1, sizeof(*p.ids));
 	if (!p.count || !p.ids || mo_est_peak_alive(e, s, &p.alive) != 0) {
-		mo_buf_printf(b, "  stage %zu: the peak's tensors could not be listed\n", s);
+		mo_buf_printf(b, "  stage %zu: the peak's tensors are not listed (out of memory, or "
+				 "over a million micro-batch slots to replay)\n",
+			      s);
 		goto out;
 	}
 	const mo_estimate_event *ev = NULL;

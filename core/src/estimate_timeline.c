@@ -457,8 +457,14 @@ static void mo_tl_stage(mo_tl *t)
 		t->failed = true;
 }
 
+/* The replay keeps a counter per (micro-batch, chunk): a model file asking
+ * for millions of micro-batches gets no listing rather than hundreds of MB. */
+#define MO_EST_MAX_ALIVE_SLOTS (1 << 20)
+
 static bool mo_tl_alive_new(mo_est_alive *a, int64_t mbn, int64_t vpp)
 {
+	if (mbn * vpp > MO_EST_MAX_ALIVE_SLOTS)
+		return false;
 	a->mbn = mbn;
 	a->layers = calloc((size_t)(mbn * vpp) + 1, sizeof(int64_t));
 	a->ends = calloc((size_t)mbn + 1, 1);

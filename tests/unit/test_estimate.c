@@ -331,6 +331,18 @@ static void test_peak_tensors(void **state)
 		free(text);
 		run_free(&r);
 	}
+	/* 1.2 million micro-batches (simulated whole): the estimate stands, the listing is refused
+	 * (its replay would need a counter per micro-batch) */
+	{
+		char big[2048];
+		snprintf(big, sizeof big, k_model, 1200000, 1, 1, 1, "false");
+		run r;
+		run_text(&r, big, NULL);
+		char *text = mo_estimate_report(r.e, 1);
+		assert_non_null(strstr(text, "are not listed"));
+		free(text);
+		run_free(&r);
+	}
 	/* a tiny vocabulary: the peak is a recomputed layer's backward */
 	char model[2048];
 	snprintf(model, sizeof model, k_model, 1, 1, 1, 1, "false");
