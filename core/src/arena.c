@@ -8,17 +8,8 @@
 #include <string.h>
 
 #define MO_ARENA_CHUNK 16384
-#define MO_ARENA_ALIGN 16
-
-struct mo_chunk {
-	struct mo_chunk *next;
-	size_t used, size;
-	_Alignas(MO_ARENA_ALIGN) unsigned char data[];
-};
-
-struct mo_arena {
-	struct mo_chunk *head;
-};
+/* struct mo_chunk, struct mo_arena and MO_ARENA_ALIGN are in internal.h
+ * (the inline mo_arena_alloc_raw). */
 
 /* Freed standard chunks wait here for the next arena (at most
  * MO_POOL_MAX, 1 MiB): a process parsing request after request reuses warm
@@ -119,15 +110,7 @@ static struct mo_chunk *mo_arena_grow(mo_arena *a, size_t need)
 	return c;
 }
 
-void *mo_arena_alloc(mo_arena *a, size_t size)
-{
-	void *p = mo_arena_alloc_raw(a, size);
-	if (p)
-		memset(p, 0, size);
-	return p;
-}
-
-void *mo_arena_alloc_raw(mo_arena *a, size_t size)
+void *mo_arena_alloc_slow(mo_arena *a, size_t size)
 {
 	if (!a || size > SIZE_MAX - MO_ARENA_ALIGN)
 		return NULL;

@@ -9,16 +9,46 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* ---- arena: one per parsed document / model / plan ---------------------- */
 
 typedef struct mo_arena mo_arena;
 mo_arena *mo_arena_new(void);
 void mo_arena_free(mo_arena *a);
+/* The arena's layout, for the inline fast path below (arena.c owns it). */
+#define MO_ARENA_ALIGN 16
+struct mo_chunk {
+	struct mo_chunk *next;
+	size_t used, size; /* both multiples of MO_ARENA_ALIGN */
+	_Alignas(MO_ARENA_ALIGN) unsigned char data[];
+};
+struct mo_arena {
+	struct mo_chunk *head;
+};
+/* The out-of-line path of mo_arena_alloc_raw (a new chunk, size 0, NULL a). */
+void *mo_arena_alloc_slow(mo_arena *a, size_t size);
+/* Like mo_arena_alloc, without the zeroing: for bytes about to be written.
+ * Inline when the head chunk has room: the free space is a multiple of the
+ * alignment, so 1 <= size <= free means the rounded size fits too. */
+static inline void *mo_arena_alloc_raw(mo_arena *a, size_t size)
+{
+	struct mo_chunk *c;
+	if (a && (c = a->head) != NULL && size - 1 < c->size - c->used) {
+		void *p = c->data + c->used;
+		c->used += (size + MO_ARENA_ALIGN - 1) & ~(size_t)(MO_ARENA_ALIGN - 1);
+		return p;
+	}
+	return mo_arena_alloc_slow(a, size);
+}
 /* Zeroed memory; NULL on failure. Freed all at once with the arena. */
-void *mo_arena_alloc(mo_arena *a, size_t size);
-/* Like mo_arena_alloc, without the zeroing: for bytes about to be written. */
-void *mo_arena_alloc_raw(mo_arena *a, size_t size);
+static inline void *mo_arena_alloc(mo_arena *a, size_t size)
+{
+	void *p = mo_arena_alloc_raw(a, size);
+	if (p)
+		memset(p, 0, size);
+	return p;
+}
 char *mo_arena_strndup(mo_arena *a, const char *s, size_t n);
 char *mo_arena_strdup(mo_arena *a, const char *s);
 /* The n parts (lens[i] bytes each) joined, NUL-terminated: the printf-free

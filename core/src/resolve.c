@@ -37,9 +37,9 @@ typedef struct mo_run {
 	size_t type;
 } mo_run;
 
-/* A registered segment key: key[0] is its length, then its words. */
+/* A registered segment: its key's hash and index (its key, key[0] its
+ * length then its words, is in mo_rs.seg_key). */
 typedef struct mo_twin {
-	const uint32_t *key;
 	uint32_t hash;
 	uint32_t seg; /* index + 1; 0 = empty slot */
 } mo_twin;
@@ -80,6 +80,7 @@ typedef struct mo_rs {
 	const char **layer_swap_keys; /* "layer_swap[i]", made once */
 	mo_twin *twins; /* plan building: segments by key, to share plans */
 	size_t twin_cap;
+	const uint32_t **seg_key; /* per registered segment: its key */
 	uint32_t *key;
 	mo_action_kind *s_act;
 	mo_rule *s_rule;
@@ -1360,8 +1361,10 @@ static const mo_seg *mo_seg_twin(mo_rs *s, const mo_seg *g, size_t swap_entry)
 	size_t mask = s->twin_cap - 1, i = (size_t)h & mask;
 	for (; s->twins[i].seg; i = (i + 1) & mask) {
 		const mo_twin *t = &s->twins[i];
-		if (t->hash == (uint32_t)h && t->key[0] == n &&
-		    memcmp(t->key + 1, s->key, n * sizeof(uint32_t)) == 0)
+		if (t->hash != (uint32_t)h)
+			continue;
+		const uint32_t *k = s->seg_key[t->seg - 1];
+		if (k[0] == n && memcmp(k + 1, s->key, n * sizeof(uint32_t)) == 0)
 			return &s->r->segs[t->seg - 1];
 	}
 	uint32_t *copy = mo_arena_alloc_raw(s->a, (n + 1) * sizeof(uint32_t));
@@ -1369,7 +1372,9 @@ static const mo_seg *mo_seg_twin(mo_rs *s, const mo_seg *g, size_t swap_entry)
 		return NULL;
 	copy[0] = (uint32_t)n;
 	memcpy(copy + 1, s->key, n * sizeof(uint32_t));
-	s->twins[i] = (mo_twin){copy, (uint32_t)h, (uint32_t)(g - s->r->segs) + 1};
+	size_t si = (size_t)(g - s->r->segs);
+	s->seg_key[si] = copy;
+	s->twins[i] = (mo_twin){(uint32_t)h, (uint32_t)si + 1};
 	return NULL;
 }
 
@@ -1452,12 +1457,14 @@ static bool mo_rs_fill_all(mo_rs *s)
 			return false;
 	if (!mo_rs_events(s))
 		return false;
+	/* at most 3/4 full */
 	s->twin_cap = 16;
-	while (s->twin_cap < 2 * s->r->n_segs)
+	while (3 * s->twin_cap < 4 * s->r->n_segs)
 		s->twin_cap *= 2;
 	s->twins = mo_arena_alloc(s->a, s->twin_cap * sizeof(*s->twins));
+	s->seg_key = mo_arena_alloc_raw(s->a, (s->r->n_segs ? s->r->n_segs : 1) * sizeof(*s->seg_key));
 	s->key = mo_arena_alloc(s->a, (4 + nr + 2 * s->on_nw) * sizeof(*s->key));
-	if (!s->twins || !s->key)
+	if (!s->twins || !s->seg_key || !s->key)
 		return false;
 	if (s->report) {
 		s->log_start = mo_arena_alloc(s->a, s->r->n_segs * sizeof(*s->log_start));
