@@ -361,11 +361,14 @@ static bool mo_dp_layer(mo_dp *d, size_t p, mo_stair *st)
 		n = mo_dp_prune(d, p, n);
 	if (n == SIZE_MAX)
 		return false;
-	mo_st *v = n ? malloc(n * sizeof(*v)) : NULL;
-	if (n && !v)
-		return false;
-	if (n)
-		memcpy(v, d->buf, n * sizeof(*v));
+	mo_st *v = NULL;
+	if (n) { /* the states stay where they are: buf becomes the frontier */
+		v = d->buf;
+		d->buf = NULL;
+		d->buf_cap = 0;
+		mo_st *fit = realloc(v, n * sizeof(*v)); /* shrinks in place */
+		v = fit ? fit : v;
+	}
 	d->front[p] = v;
 	d->n_front[p] = n;
 	return true;
@@ -415,6 +418,7 @@ static void mo_dp_free(mo_dp *d)
 	free(d->gb);
 	free(d->buf);
 	free(d->lbv);
+	mo_dp_front_free(d);
 	mo_lb_free(&d->lb);
 }
 

@@ -78,6 +78,8 @@ typedef struct mo_dp {
 	size_t buf_cap;
 	double *lbv;       /* scratch: per state of buf, its bound */
 	size_t lbv_cap;
+	void *fscr;        /* scratch of mo_dp_front_nom, kept across layers */
+	size_t fscr_cap;   /* successors it has room for */
 } mo_dp;
 
 /* A segment's peak with K kept bytes in all and M its largest P + local. */
@@ -105,6 +107,8 @@ bool mo_dp_reserve(mo_dp *d, size_t n);
  * d->buf as mo_dp_pareto leaves them; their count, or SIZE_MAX when out of
  * memory. */
 size_t mo_dp_front_nom(mo_dp *d, size_t p);
+/* Frees mo_dp_front_nom's scratch. */
+void mo_dp_front_free(mo_dp *d);
 
 /* plan_lb.c */
 int mo_lb_build(mo_dp *d);

@@ -423,6 +423,53 @@ static size_t mo_merge_runs(const mo_merge *g, size_t np, mo_run *runs, mo_run *
 	return n;
 }
 
+/* mo_dp_front_nom's scratch for up to cap successors, one block (kept in
+ * d across layers and passes: no allocation per layer). */
+typedef struct mo_front_scr {
+	mo_run *runs, *tmp;
+	uint64_t *tg;
+	size_t *at;
+	mo_tree t;
+} mo_front_scr;
+
+static bool mo_front_scr_get(mo_dp *d, size_t cap, mo_front_scr *s)
+{
+	if (cap > d->fscr_cap) {
+		size_t want = cap > 2 * d->fscr_cap ? cap : 2 * d->fscr_cap;
+		size_t bytes = (want + 1) * (2 * sizeof(mo_run) + 2 * sizeof(mo_st) +
+					     sizeof(mo_list) + sizeof(uint64_t) + sizeof(size_t)) +
+			       sizeof(size_t);
+		free(d->fscr);
+		d->fscr = malloc(bytes);
+		d->fscr_cap = d->fscr ? want : 0;
+		if (!d->fscr)
+			return false;
+	}
+	size_t c = d->fscr_cap + 1;
+	unsigned char *b = d->fscr; /* every part's alignment divides 8, sizes multiples of 8 */
+	s->runs = (mo_run *)(void *)b;
+	b += c * sizeof(mo_run);
+	s->tmp = (mo_run *)(void *)b;
+	b += c * sizeof(mo_run);
+	s->t.a = (mo_st *)(void *)b;
+	b += c * sizeof(mo_st);
+	s->t.b = (mo_st *)(void *)b;
+	b += c * sizeof(mo_st);
+	s->t.lists = (mo_list *)(void *)b;
+	b += c * sizeof(mo_list);
+	s->tg = (uint64_t *)(void *)b;
+	b += c * sizeof(uint64_t);
+	s->at = (size_t *)(void *)b;
+	return true;
+}
+
+void mo_dp_front_free(mo_dp *d)
+{
+	free(d->fscr);
+	d->fscr = NULL;
+	d->fscr_cap = 0;
+}
+
 size_t mo_dp_front_nom(mo_dp *d, size_t p)
 {
 	static const mo_st root = {0};
@@ -433,31 +480,16 @@ size_t mo_dp_front_nom(mo_dp *d, size_t p)
 	size_t nr = np * g.set->n, out = 0;
 	if (!np || g.none)
 		return 0; /* nothing fits: no state, no window code */
-	mo_run *runs = malloc((nr + 1) * sizeof(*runs));
-	mo_run *tmp = malloc((nr + 1) * sizeof(*tmp));
-	uint64_t *tg = malloc((nr + 1) * sizeof(*tg));
-	size_t *at = malloc((nr + 2) * sizeof(*at));
-	mo_tree t = {malloc((nr + 1) * sizeof(mo_st)), malloc((nr + 1) * sizeof(mo_st)),
-		     malloc((nr + 1) * sizeof(mo_list))};
-	if (!runs || !tmp || !tg || !at || !t.a || !t.b || !t.lists || !mo_dp_reserve(d, nr)) {
-		out = SIZE_MAX;
-		goto done;
-	}
+	mo_front_scr s;
+	if (!mo_front_scr_get(d, nr, &s) || !mo_dp_reserve(d, nr))
+		return SIZE_MAX;
 	mo_merge_codes(&g, np);
 	mo_merge_useful(&g);
-	nr = mo_merge_runs(&g, np, runs, tmp, tg, at);
+	nr = mo_merge_runs(&g, np, s.runs, s.tmp, s.tg, s.at);
 	for (size_t a = 0, b; a < nr; a = b) {
-		for (b = a; b < nr && runs[b].target == runs[a].target; b++)
+		for (b = a; b < nr && s.runs[b].target == s.runs[a].target; b++)
 			;
-		out = mo_merge_window(&g, runs + a, b - a, &t, out);
+		out = mo_merge_window(&g, s.runs + a, b - a, &s.t, out);
 	}
-done:
-	free(runs);
-	free(t.a);
-	free(t.b);
-	free(t.lists);
-	free(tmp);
-	free(tg);
-	free(at);
 	return out;
 }
