@@ -92,21 +92,21 @@ typedef enum mo_scalar_style {
 } mo_scalar_style;
 
 typedef struct mo_node mo_node;
-struct mo_node {
+struct mo_node { /* fields ordered without padding holes: 96 bytes */
 	mo_node_kind kind;
 	int line, column;      /* 1-based start */
+	mo_scalar_style style; /* scalar */
 	size_t start, end;     /* byte offsets of the node in the source */
 	const char *tag;       /* explicit tag or NULL */
-	bool flow;             /* flow-style collection */
 	/* scalar */
 	const char *value;     /* NUL-terminated (may contain NUL: use len) */
 	size_t len;
-	mo_scalar_style style;
 	/* seq: items[0..n); map: items[2i] key, items[2i+1] value */
 	mo_node **items;
 	size_t n;
 	size_t weight;         /* nodes in the subtree, aliases expanded */
 	const char *anchor;    /* anchor name or NULL */
+	bool flow;             /* flow-style collection */
 	bool is_alias_target;  /* referenced by an alias */
 };
 
