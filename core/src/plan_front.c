@@ -30,6 +30,7 @@ typedef struct mo_run {
 	const mo_st *prev; /* the previous frontier */
 	uint32_t pos, hi;  /* next predecessor, end of the window's states */
 	uint16_t k, what;  /* the choice */
+	uint32_t bucket;   /* its target's place among the layer's (mo_runs_by_target) */
 	double c;          /* its cost */
 	uint64_t kept;     /* its kept bytes */
 	uint64_t fb;       /* added to P at its forward or backward event, the more */
@@ -377,9 +378,8 @@ static size_t mo_target_at(const uint64_t *tg, size_t n, uint64_t x)
 	return lo;
 }
 
-/* Sorts runs by target window: the few distinct targets sorted (by
- * insertion: a handful), then the runs bucketed by them (into tmp, then
- * back). */
+/* Runs by target window into tmp: the few distinct targets sorted (by
+ * insertion: a handful), then the runs bucketed by them. */
 static void mo_runs_by_target(mo_run *runs, size_t n, mo_run *tmp, uint64_t *tg, size_t *at)
 {
 	size_t nt = 0;
@@ -395,16 +395,18 @@ static void mo_runs_by_target(mo_run *runs, size_t n, mo_run *tmp, uint64_t *tg,
 	}
 	for (size_t t = 0; t <= nt; t++)
 		at[t] = 0;
-	for (size_t i = 0; i < n; i++)
-		at[mo_target_at(tg, nt, runs[i].target) + 1]++;
+	for (size_t i = 0; i < n; i++) {
+		runs[i].bucket = (uint32_t)mo_target_at(tg, nt, runs[i].target);
+		at[runs[i].bucket + 1]++;
+	}
 	for (size_t t = 0; t < nt; t++)
 		at[t + 1] += at[t];
 	for (size_t i = 0; i < n; i++)
-		tmp[at[mo_target_at(tg, nt, runs[i].target)]++] = runs[i];
-	memcpy(runs, tmp, n * sizeof(*runs));
+		tmp[at[runs[i].bucket]++] = runs[i];
 }
 
-/* Every (window, useful choice) run, by target window. */
+/* Every (window, useful choice) run, by target window (in tmp; runs:
+ * scratch). */
 static size_t mo_merge_runs(const mo_merge *g, size_t np, mo_run *runs, mo_run *tmp, uint64_t *tg,
 			    size_t *at)
 {
@@ -487,9 +489,9 @@ size_t mo_dp_front_nom(mo_dp *d, size_t p)
 	mo_merge_useful(&g);
 	nr = mo_merge_runs(&g, np, s.runs, s.tmp, s.tg, s.at);
 	for (size_t a = 0, b; a < nr; a = b) {
-		for (b = a; b < nr && s.runs[b].target == s.runs[a].target; b++)
+		for (b = a; b < nr && s.tmp[b].target == s.tmp[a].target; b++)
 			;
-		out = mo_merge_window(&g, s.runs + a, b - a, &s.t, out);
+		out = mo_merge_window(&g, s.tmp + a, b - a, &s.t, out);
 	}
 	return out;
 }
