@@ -10,6 +10,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_time.h"
+
 #define NUM_LAYERS 1000
 
 typedef struct sbuf {
@@ -45,25 +47,6 @@ static void sb_printf(sbuf *b, const char *fmt, ...)
 		b->p = p;
 		b->cap = cap;
 	}
-}
-
-static double now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, size_t n)
-{
-	qsort(v, n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* A SPEC-4 model: 1,000 MoE layers, TP 2 (+SP) and EP 4, so the

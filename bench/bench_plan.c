@@ -17,6 +17,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_time.h"
+
 static const char *const dense_128 =
 	"model:\n  num_layers: 128\n  hidden_size: 4096\n  ffn_hidden_size: 11008\n"
 	"  num_attention_heads: 32\n  vocab_size: 32000\n  seq_length: 4096\n"
@@ -36,23 +38,10 @@ static const char *const moe_1000 =
 	"  expert_parallel: 4\n  sequence_parallel: true\n"
 	"device: ascend-910b\n";
 
+/* milliseconds, from bench_time.h's clock */
 static double now_ms(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, size_t n)
-{
-	qsort(v, n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	return now_us() / 1e3;
 }
 
 static mo_model *load(const char *text)
