@@ -365,6 +365,7 @@ const mo_framework mo_ops_mindspore = {
 	},
 	.note = "MindSpore PyNative: every op keeps its inputs and output (fp32 "
 		"casts included), 512-byte pool rounding; calibrated on measured "
-		"Ascend 910B runs (notes/calibration.md: dense pp 1 within 0.2%, "
-		"pp 2 and MLA/MoE rows still open)",
+		"Ascend 910B runs (notes/calibration.md: pp 1, the last PP stage "
+		"and MLA/MoE within 2%; on the first PP stage under FSDP this "
+		"estimate is 25-29% below the measured peak, not explained yet)",
 };
