@@ -36,7 +36,7 @@ heldout_rows() {
   cat <<'ROWS'
 B: 8 layers, full recompute|dsv3-8l.yaml|full-0-7.yaml|0|13953
 B: 8 layers, select self_attention|dsv3-8l.yaml|select-attn-0-7.yaml|0|18828
-B: 8 layers, select feed_forward (matches no cell)|dsv3-8l.yaml|none.yaml|0|19967
+B: 8 layers, select feed_forward (matches no cell)|dsv3-8l.yaml|select-ffn-0-7.yaml|0|19967
 B: 8 layers, CP 2, micro-batch 2, no recompute|dsv3-8l-cp2.yaml|none.yaml|0|20119.4
 B: 8 layers, CP 2 (colossal), micro-batch 2, full|dsv3-8l-cp2.yaml|full-0-7.yaml|0|12433
 B: 8 layers, CP 2 (ulysses), micro-batch 2, full|dsv3-8l-cp2.yaml|full-0-7.yaml|0|12441

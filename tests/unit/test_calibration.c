@@ -1,7 +1,7 @@
 /* The `mindspore` rules against the measured Ascend 910B peaks of
  * ../shared/calibration/ascend-910b.md (MindSpore Transformers PyNative,
  * max_memory_allocated on the busiest device): each figure is a test with
- * its 3% tolerance. The model files and configs are the YAML files of tests/calibration/
+ * its 3% tolerance (held-out runs: 5%). The model files and configs are the YAML files of tests/calibration/
  * (run from the repository root, as tests/run.sh does); a preset name is
  * used where one models the run exactly. Rows marked open are figures the
  * rules do not reach yet (notes/calibration.md says why): they are skipped,
@@ -28,21 +28,36 @@ typedef struct cal_row {
 	size_t stage;
 	double measured_mib;
 	int open;           /* not reached yet: skipped (notes/calibration.md) */
+	double tol;         /* TOL (3%); held-out rows HELDOUT (5%, the target) */
 } cal_row;
 
+#define HELDOUT 0.05
+
 static const cal_row k_rows[] = {
-	{"A MHA pp1", "std", "none.yaml", 0, 24191.1, 0},
-	{"A GQA pp1", "std-gqa", "none.yaml", 0, 23039.1, 0},
-	{"A MHA pp2 stage 0", "std-mha-pp2.yaml", "none.yaml", 0, 15946.1, 1},
-	{"A MHA pp2 stage 1", "std-mha-pp2.yaml", "none.yaml", 1, 19227.3, 0},
-	{"A GQA pp2 stage 0", "std-gqa-pp2.yaml", "none.yaml", 0, 15116.0, 1},
-	{"A GQA pp2 stage 1", "std-gqa-pp2.yaml", "none.yaml", 1, 18459.3, 0},
-	{"B 2 layers full", "dsv3-2l.yaml", "full-0-1.yaml", 0, 11733.0, 0},
-	{"B 6 layers full", "dsv3-6l.yaml", "full-0-5.yaml", 0, 13213.2, 0},
-	{"B 4 layers full seq 2048", "dsv3-4l-s2048.yaml", "full-0-3.yaml", 0, 8810.5, 0},
-	{"B 4 layers none", "dsv3-4l.yaml", "none.yaml", 0, 15285.4, 0},
+	{"A MHA pp1", "std", "none.yaml", 0, 24191.1, 0, TOL},
+	{"A GQA pp1", "std-gqa", "none.yaml", 0, 23039.1, 0, TOL},
+	{"A MHA pp2 stage 0", "std-mha-pp2.yaml", "none.yaml", 0, 15946.1, 1, TOL},
+	{"A MHA pp2 stage 1", "std-mha-pp2.yaml", "none.yaml", 1, 19227.3, 0, TOL},
+	{"A GQA pp2 stage 0", "std-gqa-pp2.yaml", "none.yaml", 0, 15116.0, 1, TOL},
+	{"A GQA pp2 stage 1", "std-gqa-pp2.yaml", "none.yaml", 1, 18459.3, 0, TOL},
+	{"B 2 layers full", "dsv3-2l.yaml", "full-0-1.yaml", 0, 11733.0, 0, TOL},
+	{"B 6 layers full", "dsv3-6l.yaml", "full-0-5.yaml", 0, 13213.2, 0, TOL},
+	{"B 4 layers full seq 2048", "dsv3-4l-s2048.yaml", "full-0-3.yaml", 0, 8810.5, 0, TOL},
+	{"B 4 layers none", "dsv3-4l.yaml", "none.yaml", 0, 15285.4, 0, TOL},
 	{"B 4 layers select self_attention", "dsv3-4l.yaml", "select-attn-0-3.yaml", 0,
-	 14716.4, 0},
+	 14716.4, 0, TOL},
+	/* Held out: the same family measured by the same authors, not used to fit
+	 * any rule (notes/calibration.md "Held-out check"; table.sh --heldout). */
+	{"held-out B 8 layers full", "dsv3-8l.yaml", "full-0-7.yaml", 0, 13953, 0, HELDOUT},
+	{"held-out B 8 layers select self_attention", "dsv3-8l.yaml", "select-attn-0-7.yaml", 0,
+	 18828, 0, HELDOUT},
+	{"held-out B 8 layers select feed_forward", "dsv3-8l.yaml", "select-ffn-0-7.yaml", 0, 19967, 0,
+	 HELDOUT},
+	{"held-out B 8 layers CP 2 none", "dsv3-8l-cp2.yaml", "none.yaml", 0, 20119.4, 0, HELDOUT},
+	{"held-out B 8 layers CP 2 colossal full", "dsv3-8l-cp2.yaml", "full-0-7.yaml", 0, 12433,
+	 1, HELDOUT},
+	{"held-out B 8 layers CP 2 ulysses full", "dsv3-8l-cp2.yaml", "full-0-7.yaml", 0, 12441,
+	 1, HELDOUT},
 };
 
 static char *slurp(const char *path, size_t *n)
@@ -113,11 +128,11 @@ static void test_row(void **state)
 	const cal_row *r = *state;
 	double est = estimate_mib(r);
 	double err = (est - r->measured_mib) / r->measured_mib;
-	printf("  %-34s measured %9.1f MiB  estimated %9.1f MiB  %+6.2f%%%s\n", r->what,
+	printf("  %-42s measured %9.1f MiB  estimated %9.1f MiB  %+6.2f%%%s\n", r->what,
 	       r->measured_mib, est, err * 100.0, r->open ? "  (open)" : "");
 	if (r->open)
 		skip();
-	assert_true(err <= TOL && err >= -TOL);
+	assert_true(err <= r->tol && err >= -r->tol);
 }
 
 /* The per-layer law of ascend-910b.md A (runs at 1, 2, 4, 8 layers): each
