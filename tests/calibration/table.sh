@@ -29,17 +29,20 @@ B: 4 layers, select self_attention|dsv3-4l.yaml|select-attn-0-3.yaml|0|14716.4
 ROWS
 }
 
-# validation_matrix.md (P0 dp 2: full, select self_attention, select
-# feed_forward = no cell matched = no recompute; P1/P2 cp 2 full) and
-# cp2_none/DIAGNOSIS.md (cp 2, no recompute).
+# scorecard_anchors.py of the same repository (each with its real figure),
+# validation_matrix.md and cp2_none/DIAGNOSIS.md: DP 2 (full, select
+# self_attention, select mlp, select feed_forward = no cell matched = no
+# recompute), EP 2, CP 2 (colossal / ulysses).
 heldout_rows() {
   cat <<'ROWS'
-B: 8 layers, full recompute|dsv3-8l.yaml|full-0-7.yaml|0|13953
-B: 8 layers, select self_attention|dsv3-8l.yaml|select-attn-0-7.yaml|0|18828
-B: 8 layers, select feed_forward (matches no cell)|dsv3-8l.yaml|select-ffn-0-7.yaml|0|19967
+B: 8 layers, full recompute|dsv3-8l.yaml|full-0-7.yaml|0|13953.3
+B: 8 layers, select self_attention|dsv3-8l.yaml|select-attn-0-7.yaml|0|18828.2
+B: 8 layers, select mlp|dsv3-8l.yaml|select-mlp-0-7.yaml|0|15764.7
+B: 8 layers, select feed_forward (matches no cell)|dsv3-8l.yaml|select-ffn-0-7.yaml|0|19967.3
+B: 4 layers, EP 2, full recompute|dsv3-4l-ep2.yaml|full-0-3.yaml|0|12474.1
+B: 4 layers, CP 2 (colossal), micro-batch 2, full|dsv3-4l-cp2.yaml|full-0-3.yaml|0|12433.0
+B: 4 layers, CP 2 (ulysses), micro-batch 2, full|dsv3-4l-cp2.yaml|full-0-3.yaml|0|12441.0
 B: 8 layers, CP 2, micro-batch 2, no recompute|dsv3-8l-cp2.yaml|none.yaml|0|20119.4
-B: 8 layers, CP 2 (colossal), micro-batch 2, full|dsv3-8l-cp2.yaml|full-0-7.yaml|0|12433
-B: 8 layers, CP 2 (ulysses), micro-batch 2, full|dsv3-8l-cp2.yaml|full-0-7.yaml|0|12441
 ROWS
 }
 
