@@ -2,6 +2,7 @@
 #include "srv_internal.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <netinet/in.h>
@@ -79,38 +80,50 @@ static int mo_srv_open_root(mo_srv *srv)
 	return 0;
 }
 
-static struct MHD_Daemon *mo_srv_daemon(mo_srv *srv, struct sockaddr_storage *ss,
-					int v6)
+/* The daemon: a pool of worker threads fed by the listener (listen.c). */
+static struct MHD_Daemon *mo_srv_daemon(mo_srv *srv)
 {
-	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG | MHD_USE_ITC;
+	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG | MHD_USE_ITC |
+			 MHD_USE_NO_LISTEN_SOCKET;
 
-	if (v6)
-		flags |= MHD_USE_IPv6;
 	return MHD_start_daemon(
-		flags, (uint16_t)srv->cfg.port, NULL, NULL, mo_srv_access, srv,
+		flags, 0, NULL, NULL, mo_srv_access, srv,
 		MHD_OPTION_EXTERNAL_LOGGER, mo_srv_log_mhd, srv,
-		MHD_OPTION_SOCK_ADDR, (struct sockaddr *)ss,
 		MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)srv->cfg.threads,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)srv->cfg.max_connections,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)srv->cfg.timeout_s,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)MO_SRV_CONN_MEMORY,
-		MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int)1024,
 		MHD_OPTION_NOTIFY_COMPLETED, mo_srv_completed, srv,
 		MHD_OPTION_UNESCAPE_CALLBACK, mo_srv_unescape, srv,
 		MHD_OPTION_END);
 }
 
-static unsigned mo_srv_bound_port(struct MHD_Daemon *d)
+/* Listens on the configured address and starts the daemon and the
+ * listener's thread. 0 or -1 (message on stderr). */
+static int mo_srv_open(mo_srv *srv, struct sockaddr_storage *ss, socklen_t len, int v6)
 {
-	const union MHD_DaemonInfo *info =
-		MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
-
-	return info ? info->port : 0;
+	if (mo_srv_listen_open(&srv->listener, (struct sockaddr *)ss, len, v6) != 0) {
+		fprintf(stderr, "memopt serve: cannot listen on %s port %u: %s\n", srv->cfg.host,
+			srv->cfg.port, strerror(errno));
+		return -1;
+	}
+	srv->daemon = mo_srv_daemon(srv);
+	if (!srv->daemon ||
+	    mo_srv_listen_start(&srv->listener, srv->daemon, srv->cfg.max_connections) != 0) {
+		fprintf(stderr, "memopt serve: cannot start the server threads\n");
+		if (srv->daemon)
+			MHD_stop_daemon(srv->daemon);
+		mo_srv_listen_close(&srv->listener);
+		return -1;
+	}
+	srv->port = mo_srv_listen_port(&srv->listener);
+	return 0;
 }
 
 int mo_srv_start(mo_srv **out, const mo_srv_config *cfg)
 {
 	struct sockaddr_storage ss;
+	socklen_t len;
 	int v6;
 	mo_srv *srv = calloc(1, sizeof *srv);
 
@@ -121,7 +134,8 @@ int mo_srv_start(mo_srv **out, const mo_srv_config *cfg)
 	mo_api_options_default(&srv->api);
 	srv->api.max_body = cfg->max_body;
 	srv->api.limits.max_bytes = cfg->max_body;
-	if (!mo_srv_sockaddr(&ss, cfg->host, cfg->port, &v6)) {
+	len = mo_srv_sockaddr(&ss, cfg->host, cfg->port, &v6);
+	if (!len) {
 		fprintf(stderr, "memopt serve: --host must be an IPv4 or IPv6 address: '%s'\n",
 			cfg->host);
 		goto free_srv;
@@ -136,12 +150,8 @@ int mo_srv_start(mo_srv **out, const mo_srv_config *cfg)
 	json_object_seed(0);
 	if (cfg->access_log && mo_srv_log_start(&srv->log, STDERR_FILENO) != 0)
 		fprintf(stderr, "memopt serve: the access log is unbuffered (no writer thread)\n");
-	srv->daemon = mo_srv_daemon(srv, &ss, v6);
-	if (!srv->daemon) {
-		fprintf(stderr, "memopt serve: cannot listen on %s port %u\n", cfg->host, cfg->port);
+	if (mo_srv_open(srv, &ss, len, v6) != 0)
 		goto stop_log;
-	}
-	srv->port = mo_srv_bound_port(srv->daemon);
 	*out = srv;
 	return 0;
 stop_log:
@@ -172,17 +182,14 @@ static void mo_srv_drain(mo_srv *srv)
 
 void mo_srv_stop(mo_srv *srv)
 {
-	MHD_socket lfd;
-
 	if (!srv)
 		return;
 	atomic_store(&srv->quiescing, true);
-	lfd = MHD_quiesce_daemon(srv->daemon);
+	mo_srv_listen_stop(&srv->listener);
 	mo_srv_drain(srv);
 	MHD_stop_daemon(srv->daemon);
 	mo_srv_log_stop(&srv->log); /* after the last request's line */
-	if (lfd != MHD_INVALID_SOCKET)
-		close(lfd);
+	mo_srv_listen_close(&srv->listener);
 	if (srv->web_fd >= 0)
 		close(srv->web_fd);
 	mo_api_rcache_free(srv->api.responses);

@@ -52,12 +52,38 @@ int mo_srv_log_start(mo_srv_log *l, int fd);
 /* Writes what is buffered and stops the thread (after the last request). */
 void mo_srv_log_stop(mo_srv_log *l);
 
+/* ---- the listening socket and its accept thread (listen.c) -------------- */
+
+typedef struct mo_srv_listener {
+	int fd;                   /* the listening socket */
+	int wake[2];              /* a pipe: a byte stops the thread */
+	pthread_t thread;
+	bool started;
+	unsigned max_connections; /* accepting pauses at this many */
+	struct MHD_Daemon *daemon;
+} mo_srv_listener;
+
+/* Binds and listens (SO_REUSEADDR; IPV6_V6ONLY for an IPv6 address). 0 or
+ * -1 (errno set). */
+int mo_srv_listen_open(mo_srv_listener *l, const struct sockaddr *sa,
+		       socklen_t len, int v6);
+unsigned mo_srv_listen_port(const mo_srv_listener *l);
+/* Starts the thread that hands accepted connections to d. 0 or -1. */
+int mo_srv_listen_start(mo_srv_listener *l, struct MHD_Daemon *d,
+			unsigned max_connections);
+/* Stops accepting; the socket stays open (new connections wait in its
+ * backlog, unanswered, as with MHD_quiesce_daemon). */
+void mo_srv_listen_stop(mo_srv_listener *l);
+/* Stops accepting if needed and closes the socket. */
+void mo_srv_listen_close(mo_srv_listener *l);
+
 /* ---- the server ---------------------------------------------------------- */
 
 struct mo_srv {
 	mo_srv_config cfg;
 	mo_api_options api;
 	struct MHD_Daemon *daemon;
+	mo_srv_listener listener;
 	int web_fd;                 /* web root directory, or -1 (embedded) */
 	unsigned port;
 	atomic_bool quiescing;
