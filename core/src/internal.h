@@ -41,6 +41,16 @@ static inline void *mo_arena_alloc_raw(mo_arena *a, size_t size)
 	}
 	return mo_arena_alloc_slow(a, size);
 }
+/* Gives back the end of p's block (old bytes) past its first n bytes when
+ * it is the arena's last allocation (else keeps it whole). */
+static inline void mo_arena_shrink(mo_arena *a, void *p, size_t old, size_t n)
+{
+	struct mo_chunk *c = a ? a->head : NULL;
+	size_t ro = (old + MO_ARENA_ALIGN - 1) & ~(size_t)(MO_ARENA_ALIGN - 1);
+	size_t rn = (n + MO_ARENA_ALIGN - 1) & ~(size_t)(MO_ARENA_ALIGN - 1);
+	if (c && rn <= ro && (unsigned char *)p + ro == c->data + c->used)
+		c->used -= ro - rn;
+}
 /* Zeroed memory; NULL on failure. Freed all at once with the arena. */
 static inline void *mo_arena_alloc(mo_arena *a, size_t size)
 {
@@ -369,6 +379,9 @@ struct mo_model {
 
 	/* model_*.c private: key positions, batch sizes (model_internal.h) */
 	struct mo_model_ext *ext;
+	/* resolve.c: path info and pattern matches, built on first use in the
+	 * model's arena (freed with it), under resolve.c's lock */
+	struct mo_path_cache *path_cache;
 };
 
 /* Reads a model from a parsed document: a model file (SPEC 4, either

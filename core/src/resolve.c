@@ -72,6 +72,9 @@ typedef struct mo_rs {
 	bool *runs_ok;
 	uint32_t **end;
 	uint64_t *u;    /* scratch: union of the active refs' bits */
+	bool need_rules; /* the segment's fill on runs keeps rules per path */
+	size_t nw_max;  /* words of the largest type */
+	struct mo_path_cache *pc; /* the model's path info and memo, or NULL */
 	bool *plain;    /* per type: every path is printable ASCII */
 	/* validation only: one scratch set of per-path arrays for every
 	 * segment instead of a plan kept per segment */
@@ -84,10 +87,9 @@ typedef struct mo_rs {
 	uint32_t *key;
 	mo_action_kind *s_act;
 	mo_rule *s_rule;
-	/* a full segment's act and rule arrays (every path recomputed by
+	/* a full segment's act array (every path recomputed by
 	 * full_recompute_layer), built once, copied per full segment */
 	mo_action_kind *full_act;
-	mo_rule *full_rule;
 	mo_action *s_roots;
 	/* per segment: its findings, so a twin (same key) repeats them
 	 * without computing its actions */
@@ -245,8 +247,8 @@ static bool mo_rs_path_info(mo_rs *s)
 			s->plain[t] &= mo_subject_is_plain(lt->paths[i].name, s->plen[t][i]);
 		}
 	}
-	s->u = mo_arena_alloc(s->a, nw * sizeof(*s->u));
-	return s->u != NULL;
+	s->nw_max = nw;
+	return true;
 }
 
 /* Per plain type, the paths by first byte, by last byte, and the
@@ -347,6 +349,203 @@ static const char *mo_rule_key(const char *dpath)
 {
 	const char *dot = strchr(dpath, '.');
 	return dot ? dot + 1 : dpath;
+}
+
+/* ---- the model's path info and pattern memo ----------------------------
+ * What resolve derives from the model's paths alone (lengths, plainness,
+ * subtree runs, the first / last byte index) is built once per model, and
+ * the paths each pattern text matches are memoised with it (bounded): a
+ * server validating config after config against a loaded model, or the web
+ * UI's slider round trips, derive the paths and match each pattern once.
+ * Both live in the model's arena (freed with the model; the layout is
+ * built once, at load). One lock guards every model's cache: it is taken
+ * twice per resolve, never while matching. */
+
+#define MO_PC_SLOTS 1024      /* memo slots (a power of two), at most half used */
+#define MO_PC_MAX_TEXT 256    /* longer pattern texts are matched every time */
+#define MO_PC_MAX_BYTES ((size_t)1 << 20)
+
+typedef struct mo_pc_ent {
+	uint64_t hash;
+	const char *text;
+	size_t len;
+	uint32_t match_limit, depth_limit;
+	bool comm;
+	uint64_t *words; /* the words per ref (every type's bits) */
+} mo_pc_ent;
+
+struct mo_path_cache {
+	const mo_layer_type *types_at; /* what it was built for */
+	size_t n_types;
+	uint64_t layout_hash;
+	size_t **plen;
+	bool *plain, *runs_ok;
+	uint32_t **end;
+	struct mo_path_index *ix;
+	size_t nw_max, words;
+	struct mo_run *runs; /* the layer type runs of n_layers layers */
+	size_t n_runs;
+	uint64_t n_layers;
+	size_t n_ent, bytes;
+	mo_pc_ent *slots[MO_PC_SLOTS];
+};
+
+static pthread_mutex_t mo_pc_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool mo_index_build(mo_rs *s, struct mo_path_index *ix, size_t t);
+static size_t mo_rs_words_per_ref(const mo_rs *s);
+static bool mo_rs_type_runs(mo_rs *s);
+
+/* Builds the path info into the model's arena (under mo_pc_lock). */
+static struct mo_path_cache *mo_pc_build(const mo_model *m)
+{
+	mo_resolved r = {.n_layers = (uint64_t)(m->num_layers + m->mtp_num_layers)};
+	mo_rs b = {.r = &r, .m = m, .a = m->arena};
+	struct mo_path_cache *pc = mo_arena_alloc(m->arena, sizeof(*pc));
+	size_t nt = m->n_types ? m->n_types : 1;
+	if (!pc || !mo_rs_path_info(&b) || (r.n_layers > 0 && !mo_rs_type_runs(&b)))
+		return NULL;
+	pc->runs = b.runs;
+	pc->n_runs = b.n_runs;
+	pc->n_layers = r.n_layers;
+	pc->ix = mo_arena_alloc(m->arena, nt * sizeof(*pc->ix));
+	for (size_t t = 0; pc->ix && t < m->n_types; t++)
+		if (b.plain[t] && !mo_index_build(&b, &pc->ix[t], t))
+			return NULL;
+	if (!pc->ix)
+		return NULL;
+	pc->types_at = m->types;
+	pc->n_types = m->n_types;
+	pc->layout_hash = m->layout_hash;
+	pc->plen = b.plen;
+	pc->plain = b.plain;
+	pc->runs_ok = b.runs_ok;
+	pc->end = b.end;
+	pc->nw_max = b.nw_max;
+	pc->words = mo_rs_words_per_ref(&b);
+	return pc;
+}
+
+/* The model's cache (built on first use), or NULL: then s derives its own. */
+static struct mo_path_cache *mo_pc_get(const mo_model *m)
+{
+	mo_model *mw = (mo_model *)m; /* the cache is the model's one mutable part */
+	pthread_mutex_lock(&mo_pc_lock);
+	struct mo_path_cache *pc = mw->path_cache;
+	if (!pc && m->arena)
+		pc = mw->path_cache = mo_pc_build(m);
+	pthread_mutex_unlock(&mo_pc_lock);
+	if (pc && (pc->types_at != m->types || pc->n_types != m->n_types ||
+		   pc->layout_hash != m->layout_hash))
+		return NULL; /* the layout changed since: not cached */
+	return pc;
+}
+
+static uint64_t mo_text_hash(const char *t, size_t n, bool comm, const mo_limits *lim)
+{
+	uint64_t h = 0x9E3779B97F4A7C15ull ^ n ^ (uint64_t)comm << 63, w;
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		memcpy(&w, t + i, 8);
+		h = (h ^ w) * 0xC2B2AE3D27D4EB4Full;
+		h ^= h >> 29;
+	}
+	for (; i < n; i++)
+		h = (h ^ (unsigned char)t[i]) * 1099511628211ull;
+	h ^= (uint64_t)lim->match_limit << 32 | lim->depth_limit;
+	h *= 0x9E3779B97F4A7C15ull;
+	return h ^ h >> 32;
+}
+
+static bool mo_pc_memoisable(const mo_ref *ref)
+{
+	return ref->p->re && ref->p->key && ref->p->key->len <= MO_PC_MAX_TEXT;
+}
+
+/* The memo's slot for a ref's text: its entry, or the empty slot where it
+ * would go (NULL when the table is full and it is absent). */
+static mo_pc_ent **mo_pc_slot(struct mo_path_cache *pc, const mo_ref *ref, uint64_t h,
+			      const mo_limits *lim)
+{
+	const char *text = ref->p->regex;
+	size_t len = ref->p->key->len;
+	bool comm = ref->group == MO_G_COMM;
+	for (size_t i = (size_t)h & (MO_PC_SLOTS - 1), k = 0; k < MO_PC_SLOTS;
+	     i = (i + 1) & (MO_PC_SLOTS - 1), k++) {
+		mo_pc_ent *e = pc->slots[i];
+		if (!e)
+			return &pc->slots[i];
+		if (e->hash == h && e->len == len && e->comm == comm &&
+		    e->match_limit == lim->match_limit && e->depth_limit == lim->depth_limit &&
+		    memcmp(e->text, text, len) == 0)
+			return &pc->slots[i];
+	}
+	return NULL;
+}
+
+/* Copies memoised matches into the refs; hit[i] marks those found. */
+static void mo_pc_load(mo_rs *s, bool *hit, uint64_t *hash)
+{
+	const mo_limits *lim = &s->c->lim;
+	size_t nt = s->m->n_types;
+	pthread_mutex_lock(&mo_pc_lock);
+	for (size_t i = 0; i < s->n_refs; i++) {
+		mo_ref *ref = &s->refs[i];
+		if (!mo_pc_memoisable(ref))
+			continue;
+		hash[i] = mo_text_hash(ref->p->regex, ref->p->key->len, ref->group == MO_G_COMM, lim);
+		mo_pc_ent **slot = mo_pc_slot(s->pc, ref, hash[i], lim);
+		if (!slot || !*slot)
+			continue;
+		const uint64_t *w = (*slot)->words;
+		for (size_t t = 0; t < nt; t++) {
+			mo_bits *b = &ref->match[t];
+			for (size_t x = 0; x < b->nw; x++)
+				b->w[x] = w[x];
+			w += b->nw;
+		}
+		hit[i] = true;
+	}
+	pthread_mutex_unlock(&mo_pc_lock);
+}
+
+/* Memoises the refs matched here (not found, within the limits). */
+static void mo_pc_store(mo_rs *s, const bool *hit, const bool *matched, const uint64_t *hash)
+{
+	const mo_limits *lim = &s->c->lim;
+	struct mo_path_cache *pc = s->pc;
+	mo_arena *a = s->m->arena;
+	pthread_mutex_lock(&mo_pc_lock);
+	for (size_t i = 0; i < s->n_refs; i++) {
+		const mo_ref *ref = &s->refs[i];
+		if (hit[i] || !matched[i] || ref->limit_hit || !mo_pc_memoisable(ref))
+			continue;
+		size_t len = ref->p->key->len, need = sizeof(mo_pc_ent) + len + 1 +
+						      pc->words * sizeof(uint64_t);
+		if (2 * (pc->n_ent + 1) > MO_PC_SLOTS || pc->bytes + need > MO_PC_MAX_BYTES)
+			break; /* full: the rest are matched every time */
+		mo_pc_ent **slot = mo_pc_slot(pc, ref, hash[i], lim);
+		if (!slot || *slot)
+			continue; /* a repeated text, stored already */
+		mo_pc_ent *e = mo_arena_alloc_raw(a, sizeof(*e));
+		uint64_t *words = mo_arena_alloc_raw(a, (pc->words ? pc->words : 1) * sizeof(uint64_t));
+		char *text = mo_arena_strndup(a, ref->p->regex, len);
+		if (!e || !words || !text)
+			break;
+		uint64_t *w = words;
+		for (size_t t = 0; t < s->m->n_types; t++) {
+			const mo_bits *b = &ref->match[t];
+			for (size_t x = 0; x < b->nw; x++)
+				w[x] = b->w[x];
+			w += b->nw;
+		}
+		*e = (mo_pc_ent){hash[i], text, len, lim->match_limit, lim->depth_limit,
+				 ref->group == MO_G_COMM, words};
+		*slot = e;
+		pc->n_ent++;
+		pc->bytes += need;
+	}
+	pthread_mutex_unlock(&mo_pc_lock);
 }
 
 /* ---- match memo: validate then expand/estimate match once ------------- */
@@ -455,6 +654,9 @@ static bool mo_rs_alloc_matches(mo_rs *s)
 	return true;
 }
 
+static bool mo_rs_info(mo_rs *s);
+static bool mo_rs_match_all(mo_rs *s);
+
 static bool mo_rs_refs(mo_rs *s)
 {
 	const mo_config *c = s->c;
@@ -477,17 +679,46 @@ static bool mo_rs_refs(mo_rs *s)
 		mo_rs_add_ref(s, &c->op_swap[i].pat, MO_G_OPSWAP, c->swap_enable, "swap", key);
 		s->refs[s->n_refs - 1].rule.line = c->op_swap[i].at->line;
 	}
-	if (!mo_rs_path_info(s))
-		return false;
-	if (!mo_rs_alloc_matches(s))
+	if (!mo_rs_info(s) || !mo_rs_alloc_matches(s))
 		return false;
 	if (mo_rs_cache_load(s))
 		return true;
-	mo_path_index *ix = mo_arena_alloc(s->a, (s->m->n_types ? s->m->n_types : 1) * sizeof(*ix));
-	for (size_t t = 0; ix && t < s->m->n_types; t++)
+	return mo_rs_match_all(s);
+}
+
+/* The path info: the model's cache, else derived here. */
+static bool mo_rs_info(mo_rs *s)
+{
+	s->pc = mo_pc_get(s->m);
+	if (s->pc) {
+		s->plen = s->pc->plen;
+		s->plain = s->pc->plain;
+		s->runs_ok = s->pc->runs_ok;
+		s->end = s->pc->end;
+		s->nw_max = s->pc->nw_max;
+	} else if (!mo_rs_path_info(s)) {
+		return false;
+	}
+	s->u = mo_arena_alloc(s->a, s->nw_max * sizeof(*s->u));
+	return s->u != NULL;
+}
+
+/* Every ref's matches: memoised, copied from a ref with the same regex,
+ * or matched (then memoised). */
+static bool mo_rs_match_all(mo_rs *s)
+{
+	size_t nr = s->n_refs ? s->n_refs : 1;
+	mo_path_index *ix = s->pc ? s->pc->ix : mo_arena_alloc(s->a, (s->m->n_types ? s->m->n_types : 1) * sizeof(*ix));
+	for (size_t t = 0; ix && !s->pc && t < s->m->n_types; t++)
 		if (s->plain[t] && !mo_index_build(s, &ix[t], t))
 			return false;
-	mo_matcher *mt = ix ? mo_matcher_new() : NULL;
+	bool *hit = mo_arena_alloc(s->a, 2 * nr * sizeof(bool)), *matched = hit ? hit + nr : NULL;
+	uint64_t *hash = mo_arena_alloc_raw(s->a, nr * sizeof(uint64_t));
+	if (!ix || !hit || !hash)
+		return false;
+	if (s->pc)
+		mo_pc_load(s, hit, hash);
+	mo_matcher *mt = mo_matcher_new();
 	if (!mt)
 		return false;
 	/* refs sharing a regex (a repeated pattern text, see mo_cfg_compile)
@@ -522,11 +753,16 @@ static bool mo_rs_refs(mo_rs *s)
 					       ref->match[t].nw * sizeof(uint64_t));
 			continue;
 		}
-		ok = mo_rs_match_ref(s, ref, mt, ix);
+		if (!hit[i]) {
+			ok = mo_rs_match_ref(s, ref, mt, ix);
+			matched[i] = true;
+		}
 		if (ref->p->re)
 			seen[slot] = (uint32_t)i + 1;
 	}
 	mo_matcher_free(mt);
+	if (ok && s->pc)
+		mo_pc_store(s, hit, matched, hash);
 	if (ok)
 		mo_rs_cache_store(s);
 	return ok;
@@ -688,6 +924,11 @@ static void mo_rs_no_match(mo_rs *s, const mo_ref *ref, size_t t, const char *la
 static bool mo_rs_type_runs(mo_rs *s)
 {
 	uint64_t N = s->r->n_layers; /* > 0 */
+	if (s->pc && s->pc->n_layers == N && s->pc->runs) { /* the model's */
+		s->runs = s->pc->runs;
+		s->n_runs = s->pc->n_runs;
+		return true;
+	}
 	const size_t *type_of = s->m->type_of;
 	/* one pass into a small buffer (models have a few runs); counted
 	 * first only when it is too small */
@@ -844,8 +1085,8 @@ static bool mo_is_desc(const mo_layer_type *lt, size_t q, size_t p)
  * that size, copied at their count when the segment is done. */
 static bool mo_seg_root(mo_rs *s, mo_seg *g, const char *path, mo_action_kind k, mo_rule rule)
 {
-	const mo_layer_type *lt = &s->m->types[g->type];
-	if (g->n_roots < lt->n_paths + 2)
+	(void)s;
+	if (g->n_roots < g->cap_roots)
 		g->roots[g->n_roots++] = (mo_action){path, k, rule};
 	return true;
 }
@@ -853,13 +1094,10 @@ static bool mo_seg_root(mo_rs *s, mo_seg *g, const char *path, mo_action_kind k,
 /* The roots gathered in the scratch array, kept at their exact size. */
 static bool mo_seg_keep_roots(mo_rs *s, mo_seg *g)
 {
-	if (s->scratch || !g->n_roots)
+	if (s->scratch)
 		return true;
-	mo_action *r = mo_arena_alloc_raw(s->a, g->n_roots * sizeof(*r));
-	if (!r)
-		return false;
-	memcpy(r, g->roots, g->n_roots * sizeof(*r));
-	g->roots = r;
+	mo_arena_shrink(s->a, g->roots, g->cap_roots * sizeof(*g->roots),
+			g->n_roots * sizeof(*g->roots));
 	g->cap_roots = g->n_roots;
 	return true;
 }
@@ -1039,14 +1277,15 @@ static size_t mo_union(mo_rs *s, const mo_ref *const *refs, size_t n, size_t t,
 		       const mo_ref **first)
 {
 	size_t nw = (s->m->types[t].n_paths + 63) / 64;
+	uint64_t *u = s->u;
 	for (size_t w = 0; w < nw; w++) /* a word or two: no memset call */
-		s->u[w] = 0;
-	for (size_t i = n; i-- > 0;)
+		u[w] = 0;
+	for (size_t i = 0; i < n; i++) /* a path's first ref is the one adding it */
 		for (size_t w = 0; w < nw; w++) {
-			uint64_t bits = refs[i]->match[t].w[w];
-			s->u[w] |= bits;
-			for (; bits; bits &= bits - 1)
-				first[w * 64 + (size_t)__builtin_ctzll(bits)] = refs[i];
+			uint64_t bits = refs[i]->match[t].w[w], add = bits & ~u[w];
+			u[w] |= bits;
+			for (; add; add &= add - 1)
+				first[w * 64 + (size_t)__builtin_ctzll(add)] = refs[i];
 		}
 	return nw;
 }
@@ -1067,12 +1306,15 @@ static inline __attribute__((always_inline)) size_t mo_next_bit(const uint64_t *
 	return w * 64 + (size_t)__builtin_ctzll(bits);
 }
 
-static void mo_run_set(mo_seg *g, size_t lo, size_t hi, mo_action_kind k, mo_rule rule)
+/* The actions of a run, and their rules when something reads them later
+ * (`rules`: op_swap's conflicts with recomputed paths). */
+static void mo_run_set(mo_seg *g, size_t lo, size_t hi, mo_action_kind k, mo_rule rule,
+		       bool rules)
 {
-	for (size_t p = lo; p < hi; p++) {
+	for (size_t p = lo; p < hi; p++)
 		g->act[p] = k;
+	for (size_t p = lo; rules && p < hi; p++)
 		g->rule[p] = rule;
-	}
 }
 
 static bool mo_runs_recompute(mo_rs *s, mo_seg *g, const mo_layer_type *lt, const mo_active *act,
@@ -1082,7 +1324,7 @@ static bool mo_runs_recompute(mo_rs *s, mo_seg *g, const mo_layer_type *lt, cons
 	size_t nw = mo_union(s, act->sel, act->n_sel, g->type, first);
 	for (size_t q = mo_next_bit(s->u, nw, 0); q < lt->n_paths; q = mo_next_bit(s->u, nw, end[q])) {
 		const mo_ref *ref = first[q];
-		mo_run_set(g, q, end[q], MO_ACT_RECOMPUTE, ref->rule);
+		mo_run_set(g, q, end[q], MO_ACT_RECOMPUTE, ref->rule, s->need_rules);
 		if (!mo_seg_root(s, g, lt->paths[q].name, MO_ACT_RECOMPUTE, ref->rule))
 			return false;
 	}
@@ -1100,7 +1342,7 @@ static bool mo_runs_exclude(mo_rs *s, mo_seg *g, const mo_layer_type *lt, const 
 			continue;
 		}
 		const mo_ref *ref = first[q];
-		mo_run_set(g, q, end[q], MO_ACT_KEEP, ref->rule);
+		mo_run_set(g, q, end[q], MO_ACT_KEEP, ref->rule, false);
 		memset(excl + q, 1, (end[q] - q) * sizeof(*excl));
 		if (!mo_seg_root(s, g, lt->paths[q].name, MO_ACT_KEEP, ref->rule))
 			return false;
@@ -1118,7 +1360,8 @@ static bool mo_runs_comm(mo_rs *s, mo_seg *g, const mo_layer_type *lt, const mo_
 			continue;
 		const mo_ref *ref = first[q];
 		g->act[q] = MO_ACT_RECOMPUTE_COMM;
-		g->rule[q] = ref->rule;
+		if (s->need_rules)
+			g->rule[q] = ref->rule;
 		if (!mo_seg_root(s, g, lt->paths[q].name, MO_ACT_RECOMPUTE_COMM, ref->rule))
 			return false;
 	}
@@ -1155,7 +1398,7 @@ static bool mo_runs_op_swap(mo_rs *s, mo_seg *g, const mo_layer_type *lt, const 
 		}
 		if (!mo_seg_root(s, g, lt->paths[q].name, MO_ACT_SWAP, ref->rule))
 			return false;
-		mo_run_set(g, q, end[q], MO_ACT_SWAP, ref->rule);
+		mo_run_set(g, q, end[q], MO_ACT_SWAP, ref->rule, false);
 	}
 	return true;
 }
@@ -1166,10 +1409,10 @@ static bool mo_seg_recompute(mo_rs *s, mo_seg *g, const mo_layer_type *lt,
 {
 	const mo_config *c = s->c;
 	if (g->full) {
-		if (lt->n_paths) {
+		/* no rules per path: a full segment's are never read (op_swap
+		 * skips full layers; an exclusion inherits its own rule) */
+		if (lt->n_paths)
 			memcpy(g->act, s->full_act, lt->n_paths * sizeof(*g->act));
-			memcpy(g->rule, s->full_rule, lt->n_paths * sizeof(*g->rule));
-		}
 		return mo_seg_root(s, g, "", MO_ACT_RECOMPUTE, mo_full_rule(c));
 	}
 	if (!act->n_sel)
@@ -1272,10 +1515,8 @@ static bool mo_seg_layer_swap(mo_rs *s, mo_seg *g, const mo_layer_type *lt)
 		if (!mo_layers_contains(&c->layer_swap[i].layers, g->lo))
 			continue;
 		mo_rule rule = {"swap", s->layer_swap_keys[i], c->layer_swap[i].at->line};
-		for (size_t p = 0; p < lt->n_paths; p++) {
+		for (size_t p = 0; p < lt->n_paths; p++) /* no rules: the fill ends here */
 			g->act[p] = MO_ACT_SWAP;
-			g->rule[p] = rule;
-		}
 		return mo_seg_root(s, g, "", MO_ACT_SWAP, rule);
 	}
 	return true;
@@ -1410,16 +1651,23 @@ static bool mo_rs_fill_seg(mo_rs *s, mo_seg *g, mo_active *act, const mo_ref **f
 	if (s->report)
 		s->log_start[si] = (uint32_t)s->n_log;
 	mo_rs_lists(s, act);
+	/* in runs, a path's rule is read only by op_swap (a recomputed path
+	 * it meets): written only when op_swap acts on the segment */
+	s->need_rules = act->n_ops && !g->full && !g->swapped;
 	/* the rules per path only serve the fill (inheritance, conflicts):
 	 * one scratch array for every segment */
 	g->rule = s->s_rule;
 	g->roots = s->s_roots;
+	g->cap_roots = np + 2;
 	if (s->scratch) {
 		g->act = s->s_act;
 		memset(g->act, 0, np * sizeof(*g->act));
 	} else {
+		/* the roots go straight to the arena, its unused end given back
+		 * when the segment is done (mo_seg_keep_roots) */
 		g->act = np ? mo_arena_alloc(s->a, np * sizeof(*g->act)) : NULL;
-		if (np && !g->act)
+		g->roots = mo_arena_alloc_raw(s->a, (np + 2) * sizeof(*g->roots));
+		if ((np && !g->act) || !g->roots)
 			return false;
 	}
 	memset(excl, 0, np * sizeof(*excl));
@@ -1478,14 +1726,10 @@ static bool mo_rs_fill_all(mo_rs *s)
 		return false;
 	if (s->c->mode != MO_MODE_NONE && s->c->full.n) {
 		s->full_act = mo_arena_alloc_raw(s->a, np * sizeof(*s->full_act));
-		s->full_rule = mo_arena_alloc_raw(s->a, np * sizeof(*s->full_rule));
-		if (!s->full_act || !s->full_rule)
+		if (!s->full_act)
 			return false;
-		mo_rule full = mo_full_rule(s->c);
-		for (size_t p = 0; p < np; p++) {
+		for (size_t p = 0; p < np; p++)
 			s->full_act[p] = MO_ACT_RECOMPUTE;
-			s->full_rule[p] = full;
-		}
 	}
 	if (s->scratch) {
 		s->s_act = mo_arena_alloc(s->a, np * sizeof(*s->s_act));

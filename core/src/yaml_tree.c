@@ -49,10 +49,8 @@ static bool mo_utf8_cont(unsigned char c)
 
 /* Byte offset of a libyaml character index. Marks arrive nearly in order,
  * so a cursor that walks forward (or back) is linear overall. */
-static size_t mo_byte_offset(mo_builder *b, size_t char_index)
+static size_t mo_byte_offset_utf8(mo_builder *b, size_t char_index)
 {
-	if (b->ascii)
-		return char_index < b->srclen ? char_index : b->srclen;
 	while (b->cur_char < char_index && b->cur_byte < b->srclen) {
 		b->cur_byte++;
 		while (b->cur_byte < b->srclen && mo_utf8_cont(b->src[b->cur_byte]))
@@ -66,6 +64,13 @@ static size_t mo_byte_offset(mo_builder *b, size_t char_index)
 		b->cur_char--;
 	}
 	return b->cur_byte;
+}
+
+static inline size_t mo_byte_offset(mo_builder *b, size_t char_index)
+{
+	if (b->ascii)
+		return char_index < b->srclen ? char_index : b->srclen;
+	return mo_byte_offset_utf8(b, char_index);
 }
 
 static bool mo_all_ascii(const unsigned char *s, size_t n)
@@ -105,13 +110,13 @@ static mo_node *mo_node_new(mo_builder *b, mo_node_kind kind, const yaml_event_t
 	mo_node *n = mo_arena_alloc_raw(b->doc->arena, sizeof(*n) + extra);
 	if (!n)
 		return NULL;
-	memset(n, 0, sizeof(*n));
-	n->kind = kind;
-	n->line = (int)(e->start_mark.line + 1);
-	n->column = (int)(e->start_mark.column + 1);
-	n->start = mo_byte_offset(b, e->start_mark.index);
-	n->end = mo_byte_offset(b, e->end_mark.index);
-	n->weight = 1;
+	/* one initializer: every field stored once, no separate zeroing */
+	*n = (mo_node){.kind = kind,
+		       .line = (int)(e->start_mark.line + 1),
+		       .column = (int)(e->start_mark.column + 1),
+		       .start = mo_byte_offset(b, e->start_mark.index),
+		       .end = mo_byte_offset(b, e->end_mark.index),
+		       .weight = 1};
 	return n;
 }
 

@@ -391,6 +391,85 @@ static void test_plan_memo(void **state)
 	fx_free(&f);
 }
 
+/* b validated and expanded against m: its diagnostic codes, one a line. */
+static mo_plan *checked_plan(const char *b, const mo_model *m, mo_config **cfg, char *codes,
+			     size_t size)
+{
+	mo_error err = {0};
+	mo_diags *d = NULL;
+	assert_int_equal(mo_diags_new(&d), 0);
+	assert_int_equal(mo_config_parse(cfg, d, b, strlen(b), "c.yaml", NULL, &err), 0);
+	mo_validate(d, *cfg, m);
+	codes[0] = '\0';
+	for (size_t i = 0; i < mo_diags_count(d); i++)
+		snprintf(codes + strlen(codes), size - strlen(codes), "%s %d\n",
+			 mo_diags_get(d, i)->code, mo_diags_get(d, i)->line);
+	assert_int_equal(mo_diags_errors(d), 0);
+	mo_diags_free(d);
+	mo_plan *p = NULL;
+	assert_int_equal(mo_expand(&p, *cfg, m, &err), 0);
+	return p;
+}
+
+static mo_model *load_model(const char *text)
+{
+	mo_error err = {0};
+	mo_diags *d = NULL;
+	mo_model *m = NULL;
+	assert_int_equal(mo_diags_new(&d), 0);
+	assert_int_equal(mo_model_load(&m, d, text, strlen(text), "m.yaml", NULL, &err), 0);
+	assert_non_null(m);
+	mo_diags_free(d);
+	return m;
+}
+
+/* The model memoises each pattern text's matches: a text seen first as a
+ * recompute_comm pattern (communication ops only) and then as a select or
+ * exclude pattern, or the other way round, gives the same plan and
+ * findings as on a model that never saw it. */
+static void test_model_memo(void **state)
+{
+	(void)state;
+	const char *a = "recompute:\n  mode: select\n  select_module:\n    '.*': [0-3]\n"
+			"    'mlp': [4-5]\n  exclude_op:\n    '.*allgather': [0-1]\n"
+			"recompute_comm:\n  enable: True\n  select_module:\n    '.*gather': [4-7]\n"
+			"    '.*linear.*': [6-7]\n";
+	const char *b = "recompute_comm:\n  enable: True\n  select_module:\n    '.*': [0-7]\n"
+			"recompute:\n  mode: select\n  select_module:\n    '.*gather': [0-3]\n"
+			"    '.*linear.*': [2-3]\n  exclude_op:\n    'mlp': [2-3]\n";
+	mo_model *seen = load_model(TP2_MODEL), *fresh = load_model(TP2_MODEL);
+	char c1[1024], c2[1024], c3[1024];
+	mo_config *ca = NULL, *cb = NULL, *cf = NULL;
+	mo_plan *pa = checked_plan(a, seen, &ca, c1, sizeof c1);
+	mo_plan *pb = checked_plan(b, seen, &cb, c2, sizeof c2);
+	mo_plan *pf = checked_plan(b, fresh, &cf, c3, sizeof c3);
+	assert_same_plan(pb, pf, fresh);
+	assert_string_equal(c2, c3);
+	mo_plan_free(pa);
+	mo_plan_free(pb);
+	mo_plan_free(pf);
+	mo_config_free(ca);
+	mo_config_free(cb);
+	mo_config_free(cf);
+	/* the other way round */
+	mo_model *seen2 = load_model(TP2_MODEL), *fresh2 = load_model(TP2_MODEL);
+	pb = checked_plan(b, seen2, &cb, c1, sizeof c1);
+	pa = checked_plan(a, seen2, &ca, c2, sizeof c2);
+	pf = checked_plan(a, fresh2, &cf, c3, sizeof c3);
+	assert_same_plan(pa, pf, fresh2);
+	assert_string_equal(c2, c3);
+	mo_plan_free(pa);
+	mo_plan_free(pb);
+	mo_plan_free(pf);
+	mo_config_free(ca);
+	mo_config_free(cb);
+	mo_config_free(cf);
+	mo_model_free(seen);
+	mo_model_free(fresh);
+	mo_model_free(seen2);
+	mo_model_free(fresh2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -406,6 +485,7 @@ int main(void)
 		cmocka_unit_test(test_no_match_suggestion),
 		cmocka_unit_test(test_real_configs),
 		cmocka_unit_test(test_plan_memo),
+		cmocka_unit_test(test_model_memo),
 	};
 	return cmocka_run_group_tests_name("validate", tests, NULL, NULL);
 }
