@@ -214,29 +214,52 @@ static void mo_rank_select(mo_rank *r, size_t n, size_t k)
 	}
 }
 
+/* The first state of least P (the one the beam keeps whatever its cost). */
+static size_t mo_dp_least(const mo_st *v, size_t n)
+{
+	size_t least = 0;
+	for (size_t i = 1; i < n; i++)
+		if (v[i].P < v[least].P)
+			least = i;
+	return least;
+}
+
+/* The largest cost plus bound among the states but the least-P one. */
+static double mo_dp_beam_top(const mo_st *v, const double *lbv, size_t n)
+{
+	size_t least = mo_dp_least(v, n);
+	double top = -INFINITY;
+	for (size_t i = 0; i < n; i++)
+		if (i != least && v[i].cost + lbv[i] > top)
+			top = v[i].cost + lbv[i];
+	return top;
+}
+
 /* The least-P state and the cap - 1 others of least cost plus bound (lbv:
- * each state's bound), in their order. */
-static size_t mo_dp_thin(mo_st *v, const double *lbv, size_t n, size_t cap)
+ * each state's bound), in their order; *top: the largest cost plus bound of
+ * those others (INFINITY when out of memory). */
+static size_t mo_dp_thin(mo_st *v, const double *lbv, size_t n, size_t cap, double *top)
 {
 	mo_rank *r = malloc(n * sizeof(*r));
 	unsigned char *keep = calloc(n, 1);
-	size_t out = 0, m = 0, least = 0;
+	size_t out = 0, m = 0, least = mo_dp_least(v, n);
+	*top = INFINITY;
 	if (!r || !keep) { /* out of memory: a plain cut still leaves valid states */
 		free(r);
 		free(keep);
 		return cap;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (v[i].P < v[least].P)
-			least = i;
-	for (size_t i = 0; i < n; i++)
 		if (i != least)
 			r[m++] = (mo_rank){v[i].cost + lbv[i], i};
 	size_t want = cap - 1 < m ? cap - 1 : m;
 	mo_rank_select(r, m, want);
 	keep[least] = 1; /* the one most likely to stay feasible */
-	for (size_t k = 0; k < want; k++)
+	*top = -INFINITY;
+	for (size_t k = 0; k < want; k++) {
 		keep[r[k].i] = 1;
+		*top = r[k].key > *top ? r[k].key : *top;
+	}
 	for (size_t i = 0; i < n; i++)
 		if (keep[i])
 			v[out++] = v[i];
@@ -264,13 +287,48 @@ static bool mo_dp_bounds(mo_dp *d, size_t p, size_t n)
 	return true;
 }
 
+/* mo_dp_prune's answer when the beam's bound skipped too much: the layer
+ * is to be made again without it. */
+#define MO_DP_AGAIN (SIZE_MAX - 1)
+
+/* Whether the states mo_dp_front_nom kept under the beam's bound d->tau
+ * (the k of d->buf left by the incumbent) hold the beam the layer would
+ * keep without it. They do when the beam's least-P state is among them and
+ * at least MO_DP_THIN - 1 others are within the bound: it skipped only
+ * successors beyond the bound (and what they dominate, dearer still: the
+ * bound only grows with P), never one of the least P that fits, so every
+ * state of the frontier within the bound or of the least P is there, each
+ * in its place; and those within the bound are then the beam. */
+static bool mo_dp_tau_holds(const mo_dp *d, size_t k)
+{
+	size_t least = mo_dp_least(d->buf, k), in = 0;
+	if (!k || d->buf[least].P != d->pexempt)
+		return false;
+	for (size_t i = 0; i < k; i++)
+		in += i != least && d->buf[i].cost + d->lbv[i] <= d->tau;
+	return in + 1 >= MO_DP_THIN;
+}
+
+/* The first pass's beam: the thinned states, and the next layer's bound. */
+static size_t mo_dp_beam(mo_dp *d, size_t k)
+{
+	if (k > MO_DP_THIN)
+		return mo_dp_thin(d->buf, d->lbv, k, MO_DP_THIN, &d->tau);
+	d->tau = k == MO_DP_THIN ? mo_dp_beam_top(d->buf, d->lbv, k) : INFINITY;
+	return k;
+}
+
 /* Drops from d->buf the states that cannot end cheaper than the incumbent,
- * thins the first pass, caps the exact pass. The new count, or SIZE_MAX. */
+ * thins the first pass, caps the exact pass. The new count, SIZE_MAX, or
+ * MO_DP_AGAIN. */
 static size_t mo_dp_prune(mo_dp *d, size_t p, size_t n)
 {
 	bool hope = !d->min_peak && d->incumbent != INFINITY;
-	if (!hope && !(d->thin && n > MO_DP_THIN))
+	bool beam = d->thin && (n >= MO_DP_THIN || d->tau_used);
+	if (!hope && !beam) {
+		d->tau = INFINITY;
 		return d->thin || n <= MO_DP_CAP ? n : (d->capped = true, 0);
+	}
 	if (!mo_dp_bounds(d, p, n))
 		return SIZE_MAX;
 	size_t k = n;
@@ -282,8 +340,10 @@ static size_t mo_dp_prune(mo_dp *d, size_t p, size_t n)
 				d->lbv[k++] = d->lbv[i];
 			}
 	}
-	if (d->thin && k > MO_DP_THIN)
-		k = mo_dp_thin(d->buf, d->lbv, k, MO_DP_THIN);
+	if (d->tau_used && !mo_dp_tau_holds(d, k))
+		return MO_DP_AGAIN;
+	if (d->thin)
+		k = mo_dp_beam(d, k);
 	if (!d->thin && k > MO_DP_CAP) {
 		k = 0; /* too many to prove anything: the first pass's plan stands */
 		d->capped = true;
@@ -356,9 +416,16 @@ static bool mo_dp_layer(mo_dp *d, size_t p, mo_stair *st)
 {
 	bool use_m = d->sg->others > 0 || d->min_peak;
 	bool sorted = use_m || d->pl->sort_fronts || d->sets[p].n > MO_FRONT_MAX_CHOICES;
+	d->tau_used = false;
 	size_t n = sorted ? mo_dp_front_sorted(d, p, st, use_m) : mo_dp_front_nom(d, p);
 	if (n && n != SIZE_MAX)
 		n = mo_dp_prune(d, p, n);
+	if (n == MO_DP_AGAIN) { /* the bound skipped too much: without it */
+		d->tau = INFINITY;
+		n = mo_dp_front_nom(d, p);
+		if (n && n != SIZE_MAX)
+			n = mo_dp_prune(d, p, n);
+	}
 	if (n == SIZE_MAX)
 		return false;
 	mo_st *v = NULL;
@@ -459,6 +526,7 @@ static int mo_dp_pass(mo_dp *d, unsigned *what, uint64_t *peak, double *cost)
 {
 	mo_stair st = {0};
 	int rc = -1;
+	d->tau = INFINITY;
 	for (size_t p = 0; p < d->sg->n; p++) {
 		free(d->front[p]);
 		d->front[p] = NULL;

@@ -69,6 +69,14 @@ typedef struct mo_dp {
 	mo_st **front;     /* per position */
 	size_t *n_front;
 	bool thin;         /* first pass: a few states per window (an incumbent) */
+	/* first pass: the beam's bound, the largest cost plus bound the last
+	 * layer's beam kept (INFINITY: none); mo_dp_front_nom skips successors
+	 * beyond it (tau_used), but none of P up to pexempt, the least P of a
+	 * successor that fits and may beat the incumbent (mo_dp_tau_holds:
+	 * why that is exact, or the layer is made again without it) */
+	double tau;
+	bool tau_used;
+	uint64_t pexempt;
 	bool capped;       /* the exact pass had to thin: not proven optimal */
 	double incumbent;  /* cost of a known plan: states that cannot beat it go */
 	uint64_t kmax;     /* the most kept bytes of the whole segment that can fit */
@@ -117,5 +125,9 @@ void mo_lb_free(mo_lb *lb);
 double mo_lb_cost(const mo_lb *lb, size_t p, uint64_t room);
 /* The same, the search for its segment started at *seg (updated). */
 double mo_lb_cost_near(const mo_lb *lb, size_t p, uint64_t room, size_t *seg);
+/* mo_lb_cost_near, and in *slope a slope of the bound there as room
+ * shrinks (per byte; a subgradient where it is convex: up to the most the
+ * rest can buy back, flat beyond). */
+double mo_lb_cost_slope(const mo_lb *lb, size_t p, uint64_t room, size_t *seg, double *slope);
 
 #endif

@@ -60,6 +60,7 @@ typedef struct mo_merge {
 	bool none;
 	const mo_st *prev;
 	const mo_pl_set *set;
+	double tau;                        /* the first pass's beam bound (INFINITY: none) */
 	int codes[MO_FRONT_MAX_CHOICES];   /* per choice: its window code, -1: none fits */
 	bool useful[MO_FRONT_MAX_CHOICES]; /* per choice: not all its successors dominated */
 } mo_merge;
@@ -276,19 +277,15 @@ typedef struct mo_tree {
 	mo_list *lists;
 } mo_tree;
 
-/* Merges the runs of one window, two by two, level by level, into d->buf
- * from `out` on (the last merge writes there); the new count of d->buf. */
-static size_t mo_merge_window(const mo_merge *g, mo_run *runs, size_t n, mo_tree *t, size_t out)
+/* Merges the staircases t->lists[0..nl) (in t->a), two by two, level by
+ * level, into dst (the last merge writes there); the states written. */
+static size_t mo_merge_levels(mo_tree *t, size_t nl, mo_st *dst)
 {
-	mo_st *dst = g->d->buf + out, *w = t->a, *next = t->b;
-	size_t nl = 0;
-	mo_runs_by_kept(runs, n);
-	if (n <= 2)
-		return out + mo_merge_runs2(g, &runs[0], n > 1 ? &runs[1] : NULL, dst);
-	for (size_t i = 0; i < n; i += 2) {
-		size_t c = mo_merge_runs2(g, &runs[i], i + 1 < n ? &runs[i + 1] : NULL, w);
-		t->lists[nl++] = (mo_list){w, c};
-		w += c;
+	mo_st *w, *next = t->b;
+	if (nl < 2) {
+		size_t c = nl ? t->lists[0].n : 0;
+		memcpy(dst, nl ? t->lists[0].v : dst, c * sizeof(*dst));
+		return c;
 	}
 	while (nl > 2) {
 		size_t m = 0;
@@ -305,7 +302,24 @@ static size_t mo_merge_window(const mo_merge *g, mo_run *runs, size_t n, mo_tree
 		nl = m;
 		next = next == t->a ? t->b : t->a;
 	}
-	return out + mo_merge_lists2(&t->lists[0], &t->lists[1], dst);
+	return mo_merge_lists2(&t->lists[0], &t->lists[1], dst);
+}
+
+/* Merges the runs of one window, two by two, level by level, into d->buf
+ * from `out` on (the last merge writes there); the new count of d->buf. */
+static size_t mo_merge_window(const mo_merge *g, mo_run *runs, size_t n, mo_tree *t, size_t out)
+{
+	mo_st *dst = g->d->buf + out, *w = t->a;
+	size_t nl = 0;
+	mo_runs_by_kept(runs, n);
+	if (n <= 2)
+		return out + mo_merge_runs2(g, &runs[0], n > 1 ? &runs[1] : NULL, dst);
+	for (size_t i = 0; i < n; i += 2) {
+		size_t c = mo_merge_runs2(g, &runs[i], i + 1 < n ? &runs[i + 1] : NULL, w);
+		t->lists[nl++] = (mo_list){w, c};
+		w += c;
+	}
+	return out + mo_merge_levels(t, nl, dst);
 }
 
 /* The successor under choice k of prev[i] fits the budget. */
@@ -405,6 +419,155 @@ static void mo_runs_by_target(mo_run *runs, size_t n, mo_run *tmp, uint64_t *tg,
 		tmp[at[runs[i].bucket]++] = runs[i];
 }
 
+/* ---- the first pass's beam bound ------------------------------------------------
+ * The beam keeps the least-P state and the MO_DP_THIN - 1 others of least
+ * key (cost plus bound). A state's key is no less than that of one
+ * dominating it (no dearer, no more P: the bound only grows with P), so the
+ * frontier's states of key up to a bound tau are the non-dominated ones
+ * among the successors of key up to tau: the others need not be made. With
+ * tau the last layer's largest key kept, mo_dp_prune checks that enough
+ * are left (mo_dp_tau_holds); most layers keep the keys the last did. A
+ * successor is made when its key from below may be within tau, or its P is
+ * at most d->pexempt (the least P of the states the beam chooses from: its
+ * least-P state is kept whatever its key); and, the incumbent's test being
+ * as monotone, not when it surely cannot beat the incumbent.
+ *
+ * The key from below: the bound is convex in P up to its top (lbtop, no
+ * room left) and flat after, so with its value lb0 and a slope at x0 = P +
+ * kmin (the least kept of a choice), min(lb0 + slope * (x - x0), lbtop) is
+ * under it at every x >= x0. Costs and bounds are never negative, and the
+ * tests leave a margin far above any rounding. */
+
+typedef struct mo_under {
+	double *a, *slope;       /* per predecessor: cost + lb0, the slope */
+	double *amin, *smin, *cmin; /* per window (at its first predecessor): the least a,
+				     * slope and cost */
+	double lbtop;
+	double tau_t, inc_t;     /* keys over these are beyond tau / cannot beat the incumbent */
+	uint64_t kmin, least;    /* least: d->pexempt */
+} mo_under;
+
+/* Room for the rest of the layers after P (as mo_dp_bounds has it). */
+static uint64_t mo_merge_room(const mo_merge *g, uint64_t P)
+{
+	return g->d->kmax > P ? g->d->kmax - P : 0;
+}
+
+/* The key from below of the successor of prev[j] in run r. */
+static inline double mo_under_key(const mo_under *u, const mo_run *r, uint32_t j)
+{
+	double c = r->prev[j].cost + r->c, dk = (double)(r->kept - u->kmin);
+	double line = u->a[j] + r->c + u->slope[j] * dk, top = c + u->lbtop;
+	return line < top ? line : top;
+}
+
+/* The least P of a successor that fits and may beat the incumbent (as
+ * mo_dp_prune tests it); UINT64_MAX: none. */
+static uint64_t mo_merge_least(const mo_merge *g, const mo_under *u, const mo_run *runs, size_t n)
+{
+	const mo_dp *d = g->d;
+	uint64_t best = UINT64_MAX;
+	size_t seg = 0;
+	for (size_t i = 0; i < n; i++)
+		for (uint32_t j = runs[i].pos; j < runs[i].hi; j++) {
+			mo_st s;
+			if (runs[i].prev[j].P + runs[i].kept >= best)
+				break; /* P only grows along a run */
+			if (!mo_run_eval(g, &runs[i], j, &s) || mo_under_key(u, &runs[i], j) > u->inc_t)
+				continue;
+			if (d->incumbent != INFINITY &&
+			    s.cost + mo_lb_cost_near(&d->lb, g->p + 1, mo_merge_room(g, s.P), &seg) *
+						 (1.0 - 1e-9) >=
+				    d->incumbent)
+				continue;
+			best = s.P;
+			break;
+		}
+	return best;
+}
+
+/* The lines of the predecessors, their windows' least, the thresholds. */
+static void mo_under_make(const mo_merge *g, size_t np, const mo_run *runs, size_t n, mo_under *u)
+{
+	const mo_lb *lb = &g->d->lb;
+	double inc = g->d->incumbent;
+	size_t seg = 0;
+	u->kmin = UINT64_MAX;
+	u->least = UINT64_MAX;
+	g->d->pexempt = u->least;
+	for (size_t i = 0; i < n; i++)
+		u->kmin = runs[i].kept < u->kmin ? runs[i].kept : u->kmin;
+	if (!n)
+		return; /* no run: nothing to make */
+	u->lbtop = mo_lb_cost(lb, g->p + 1, 0);
+	u->tau_t = g->tau + 4e-9 * fabs(g->tau);
+	u->inc_t = (inc + 4e-9 * fabs(inc)) / (1.0 - 1e-9);
+	for (size_t lo = 0, f = 0; f < np; f++) {
+		const mo_st *x = &g->prev[f];
+		double sl;
+		u->a[f] = x->cost + mo_lb_cost_slope(lb, g->p + 1, mo_merge_room(g, x->P + u->kmin),
+						     &seg, &sl);
+		u->slope[f] = sl;
+		if (f == 0 || x->wcode != g->prev[lo].wcode) {
+			lo = f;
+			u->amin[lo] = u->a[f];
+			u->smin[lo] = sl;
+			u->cmin[lo] = x->cost;
+		}
+		u->amin[lo] = u->a[f] < u->amin[lo] ? u->a[f] : u->amin[lo];
+		u->smin[lo] = sl < u->smin[lo] ? sl : u->smin[lo];
+		u->cmin[lo] = x->cost < u->cmin[lo] ? x->cost : u->cmin[lo];
+	}
+	u->least = mo_merge_least(g, u, runs, n);
+	g->d->pexempt = u->least;
+}
+
+/* Whether some successor of the run may be made: its window's least, taken
+ * together, under the threshold. */
+static bool mo_under_run_may(const mo_under *u, const mo_run *r)
+{
+	uint32_t w = r->pos;
+	double line = u->amin[w] + r->c + u->smin[w] * (double)(r->kept - u->kmin);
+	double top = u->cmin[w] + r->c + u->lbtop, low = line < top ? line : top;
+	bool exempt = r->prev[w].P + r->kept <= u->least;
+	return !(low > (exempt || u->inc_t < u->tau_t ? u->inc_t : u->tau_t));
+}
+
+/* The staircase of the successors of a run that are made and fit, into
+ * out; its length. */
+static size_t mo_run_block(const mo_merge *g, const mo_under *u, const mo_run *r, mo_st *out)
+{
+	double least = INFINITY, t = u->inc_t < u->tau_t ? u->inc_t : u->tau_t;
+	size_t n = 0;
+	if (!mo_under_run_may(u, r))
+		return 0;
+	for (uint32_t j = r->pos; j < r->hi; j++) {
+		double key = mo_under_key(u, r, j);
+		if (key > (r->prev[j].P + r->kept <= u->least ? u->inc_t : t))
+			continue;
+		if (mo_run_eval(g, r, j, &out[n]) && out[n].cost < least)
+			least = out[n++].cost;
+	}
+	return n;
+}
+
+/* mo_merge_window under the beam's bound: each run's staircase of the
+ * successors made, then merged as mo_merge_window merges. */
+static size_t mo_merge_window_beam(const mo_merge *g, const mo_under *u, const mo_run *runs,
+				   size_t n, mo_tree *t, size_t out)
+{
+	mo_st *w = t->a;
+	size_t nl = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t c = mo_run_block(g, u, &runs[i], w);
+		if (c) {
+			t->lists[nl++] = (mo_list){w, c};
+			w += c;
+		}
+	}
+	return out + mo_merge_levels(t, nl, g->d->buf + out);
+}
+
 /* Every (window, useful choice) run, by target window (in tmp; runs:
  * scratch). */
 static size_t mo_merge_runs(const mo_merge *g, size_t np, mo_run *runs, mo_run *tmp, uint64_t *tg,
@@ -432,6 +595,7 @@ typedef struct mo_front_scr {
 	uint64_t *tg;
 	size_t *at;
 	mo_tree t;
+	mo_under u;
 } mo_front_scr;
 
 static bool mo_front_scr_get(mo_dp *d, size_t cap, mo_front_scr *s)
@@ -439,7 +603,8 @@ static bool mo_front_scr_get(mo_dp *d, size_t cap, mo_front_scr *s)
 	if (cap > d->fscr_cap) {
 		size_t want = cap > 2 * d->fscr_cap ? cap : 2 * d->fscr_cap;
 		size_t bytes = (want + 1) * (2 * sizeof(mo_run) + 2 * sizeof(mo_st) +
-					     sizeof(mo_list) + sizeof(uint64_t) + sizeof(size_t)) +
+					     sizeof(mo_list) + sizeof(uint64_t) + sizeof(size_t) +
+					     5 * sizeof(double)) +
 			       sizeof(size_t);
 		free(d->fscr);
 		d->fscr = malloc(bytes);
@@ -461,6 +626,11 @@ static bool mo_front_scr_get(mo_dp *d, size_t cap, mo_front_scr *s)
 	b += c * sizeof(mo_list);
 	s->tg = (uint64_t *)(void *)b;
 	b += c * sizeof(uint64_t);
+	double **lines[] = {&s->u.a, &s->u.slope, &s->u.amin, &s->u.smin, &s->u.cmin};
+	for (size_t i = 0; i < sizeof lines / sizeof *lines; i++) {
+		*lines[i] = (double *)(void *)b;
+		b += c * sizeof(double);
+	}
 	s->at = (size_t *)(void *)b;
 	return true;
 }
@@ -477,21 +647,25 @@ size_t mo_dp_front_nom(mo_dp *d, size_t p)
 	static const mo_st root = {0};
 	size_t np = p ? d->n_front[p - 1] : 1;
 	mo_merge g = {.d = d, .p = p, .sg = d->sg, .prev = p ? d->front[p - 1] : &root,
-		      .set = &d->sets[p]};
+		      .set = &d->sets[p], .tau = d->thin ? d->tau : INFINITY};
 	mo_merge_limits(&g, d->minrem[p + 1], d->budget);
 	size_t nr = np * g.set->n, out = 0;
+	d->tau_used = g.tau < INFINITY;
 	if (!np || g.none)
 		return 0; /* nothing fits: no state, no window code */
-	mo_front_scr s;
+	mo_front_scr s = {0};
 	if (!mo_front_scr_get(d, nr, &s) || !mo_dp_reserve(d, nr))
 		return SIZE_MAX;
 	mo_merge_codes(&g, np);
 	mo_merge_useful(&g);
 	nr = mo_merge_runs(&g, np, s.runs, s.tmp, s.tg, s.at);
+	if (d->tau_used)
+		mo_under_make(&g, np, s.tmp, nr, &s.u);
 	for (size_t a = 0, b; a < nr; a = b) {
 		for (b = a; b < nr && s.tmp[b].target == s.tmp[a].target; b++)
 			;
-		out = mo_merge_window(&g, s.tmp + a, b - a, &s.t, out);
+		out = d->tau_used ? mo_merge_window_beam(&g, &s.u, s.tmp + a, b - a, &s.t, out)
+				  : mo_merge_window(&g, s.tmp + a, b - a, &s.t, out);
 	}
 	return out;
 }

@@ -209,6 +209,16 @@ double mo_lb_cost_near(const mo_lb *lb, size_t p, uint64_t room, size_t *seg)
 	return before + (need - taken) * lb->segs[i].slope;
 }
 
+double mo_lb_cost_slope(const mo_lb *lb, size_t p, uint64_t room, size_t *seg, double *slope)
+{
+	double v = mo_lb_cost_near(lb, p, room, seg);
+	bool walked = lb->fast && (double)room < MO_LB_EXACT && lb->pkept[p] - (double)room > 0;
+	/* walked: *seg is the segment the need ends in, whose slope is the
+	 * bound's left derivative there; otherwise 0 bounds it (it never falls) */
+	*slope = walked && *seg < lb->n_segs ? lb->segs[*seg].slope : 0;
+	return v;
+}
+
 double mo_lb_cost(const mo_lb *lb, size_t p, uint64_t room)
 {
 	size_t seg = 0;
