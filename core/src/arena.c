@@ -151,15 +151,20 @@ char *mo_arena_concat(mo_arena *a, const char *const *parts, const size_t *lens,
 char *mo_arena_indexed(mo_arena *a, const char *name, size_t i)
 {
 	char num[24];
-	size_t n = sizeof num;
+	size_t n = sizeof num, len = strlen(name);
 	num[--n] = ']';
 	do
 		num[--n] = (char)('0' + i % 10);
 	while ((i /= 10) != 0);
 	num[--n] = '[';
-	const char *parts[] = {name, num + n};
-	size_t lens[] = {strlen(name), sizeof num - n};
-	return mo_arena_concat(a, parts, lens, 2);
+	size_t k = sizeof num - n;
+	char *p = len < SIZE_MAX - k - 1 ? mo_arena_alloc_raw(a, len + k + 1) : NULL;
+	if (!p)
+		return NULL;
+	memcpy(p, name, len);
+	memcpy(p + len, num + n, k);
+	p[len + k] = '\0';
+	return p;
 }
 
 char *mo_arena_strndup(mo_arena *a, const char *s, size_t n)

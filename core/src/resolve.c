@@ -73,6 +73,10 @@ typedef struct mo_rs {
 	uint32_t **end;
 	uint64_t *u;    /* scratch: union of the active refs' bits */
 	bool need_rules; /* the segment's fill on runs keeps rules per path */
+	uint32_t *ex_lo, *ex_hi; /* fill on runs: the excluded runs [lo, hi) */
+	size_t n_ex;
+	bool full_asc;   /* full_recompute_layer ascending: walked by full_cur */
+	size_t full_cur;
 	size_t nw_max;  /* words of the largest type */
 	struct mo_path_cache *pc; /* the model's path info and memo, or NULL */
 	bool *plain;    /* per type: every path is printable ASCII */
@@ -509,29 +513,39 @@ static void mo_pc_load(mo_rs *s, bool *hit, uint64_t *hash)
 	pthread_mutex_unlock(&mo_pc_lock);
 }
 
-/* Memoises the refs matched here (not found, within the limits). */
-static void mo_pc_store(mo_rs *s, const bool *hit, const bool *matched, const uint64_t *hash)
+/* Memoises the refs matched here (not found, within the limits). Returns
+ * whether every one of them is in the memo now. */
+static bool mo_pc_store(mo_rs *s, const bool *hit, const bool *matched, const uint64_t *hash)
 {
+	bool all = true;
 	const mo_limits *lim = &s->c->lim;
 	struct mo_path_cache *pc = s->pc;
 	mo_arena *a = s->m->arena;
 	pthread_mutex_lock(&mo_pc_lock);
 	for (size_t i = 0; i < s->n_refs; i++) {
 		const mo_ref *ref = &s->refs[i];
-		if (hit[i] || !matched[i] || ref->limit_hit || !mo_pc_memoisable(ref))
+		if (hit[i] || !matched[i] || !ref->p->re)
 			continue;
+		if (ref->limit_hit || !mo_pc_memoisable(ref)) {
+			all = false;
+			continue;
+		}
 		size_t len = ref->p->key->len, need = sizeof(mo_pc_ent) + len + 1 +
 						      pc->words * sizeof(uint64_t);
-		if (2 * (pc->n_ent + 1) > MO_PC_SLOTS || pc->bytes + need > MO_PC_MAX_BYTES)
+		if (2 * (pc->n_ent + 1) > MO_PC_SLOTS || pc->bytes + need > MO_PC_MAX_BYTES) {
+			all = false;
 			break; /* full: the rest are matched every time */
+		}
 		mo_pc_ent **slot = mo_pc_slot(pc, ref, hash[i], lim);
 		if (!slot || *slot)
 			continue; /* a repeated text, stored already */
 		mo_pc_ent *e = mo_arena_alloc_raw(a, sizeof(*e));
 		uint64_t *words = mo_arena_alloc_raw(a, (pc->words ? pc->words : 1) * sizeof(uint64_t));
 		char *text = mo_arena_strndup(a, ref->p->regex, len);
-		if (!e || !words || !text)
+		if (!e || !words || !text) {
+			all = false;
 			break;
+		}
 		uint64_t *w = words;
 		for (size_t t = 0; t < s->m->n_types; t++) {
 			const mo_bits *b = &ref->match[t];
@@ -546,6 +560,7 @@ static void mo_pc_store(mo_rs *s, const bool *hit, const bool *matched, const ui
 		pc->bytes += need;
 	}
 	pthread_mutex_unlock(&mo_pc_lock);
+	return all;
 }
 
 /* ---- match memo: validate then expand/estimate match once ------------- */
@@ -761,9 +776,9 @@ static bool mo_rs_match_all(mo_rs *s)
 			seen[slot] = (uint32_t)i + 1;
 	}
 	mo_matcher_free(mt);
-	if (ok && s->pc)
-		mo_pc_store(s, hit, matched, hash);
-	if (ok)
+	/* the config's own memo only when the model's does not hold every
+	 * pattern (then it serves the next resolve) */
+	if (ok && !(s->pc && mo_pc_store(s, hit, matched, hash)))
 		mo_rs_cache_store(s);
 	return ok;
 }
@@ -1228,15 +1243,20 @@ static void mo_rs_advance(mo_rs *s, size_t si, const mo_seg *g)
 static void mo_rs_lists(const mo_rs *s, mo_active *act)
 {
 	act->n_sel = act->n_exc = act->n_comm = act->n_ops = 0;
+	/* refs are added group by group: an index's group is its range */
+	size_t g1 = s->c->select.n, g2 = g1 + s->c->exclude.n, g3 = g2 + s->c->comm.n;
 	for (size_t w = 0; w < s->on_nw; w++)
 		for (uint64_t bits = s->on[w]; bits; bits &= bits - 1) {
-			const mo_ref *ref = &s->refs[w * 64 + (size_t)__builtin_ctzll(bits)];
-			switch (ref->group) {
-			case MO_G_SELECT: act->sel[act->n_sel++] = ref; break;
-			case MO_G_EXCLUDE: act->exc[act->n_exc++] = ref; break;
-			case MO_G_COMM: act->comm[act->n_comm++] = ref; break;
-			default: act->ops[act->n_ops++] = ref; break;
-			}
+			size_t i = w * 64 + (size_t)__builtin_ctzll(bits);
+			const mo_ref *ref = &s->refs[i];
+			if (i < g1)
+				act->sel[act->n_sel++] = ref;
+			else if (i < g2)
+				act->exc[act->n_exc++] = ref;
+			else if (i < g3)
+				act->comm[act->n_comm++] = ref;
+			else
+				act->ops[act->n_ops++] = ref;
 		}
 }
 
@@ -1278,8 +1298,9 @@ static size_t mo_union(mo_rs *s, const mo_ref *const *refs, size_t n, size_t t,
 {
 	size_t nw = (s->m->types[t].n_paths + 63) / 64;
 	uint64_t *u = s->u;
-	for (size_t w = 0; w < nw; w++) /* a word or two: no memset call */
-		u[w] = 0;
+	u[0] = 0; /* nw >= 1 here (a path matched); one word mostly: no memset call */
+	if (nw > 1)
+		memset(u + 1, 0, (nw - 1) * sizeof(*u));
 	for (size_t i = 0; i < n; i++) /* a path's first ref is the one adding it */
 		for (size_t w = 0; w < nw; w++) {
 			uint64_t bits = refs[i]->match[t].w[w], add = bits & ~u[w];
@@ -1332,7 +1353,7 @@ static bool mo_runs_recompute(mo_rs *s, mo_seg *g, const mo_layer_type *lt, cons
 }
 
 static bool mo_runs_exclude(mo_rs *s, mo_seg *g, const mo_layer_type *lt, const mo_active *act,
-			    const mo_ref **first, bool *excl)
+			    const mo_ref **first)
 {
 	const uint32_t *end = s->end[g->type];
 	size_t nw = mo_union(s, act->exc, act->n_exc, g->type, first);
@@ -1343,7 +1364,8 @@ static bool mo_runs_exclude(mo_rs *s, mo_seg *g, const mo_layer_type *lt, const 
 		}
 		const mo_ref *ref = first[q];
 		mo_run_set(g, q, end[q], MO_ACT_KEEP, ref->rule, false);
-		memset(excl + q, 1, (end[q] - q) * sizeof(*excl));
+		s->ex_lo[s->n_ex] = (uint32_t)q; /* ascending, disjoint */
+		s->ex_hi[s->n_ex++] = end[q];
 		if (!mo_seg_root(s, g, lt->paths[q].name, MO_ACT_KEEP, ref->rule))
 			return false;
 		q = mo_next_bit(s->u, nw, end[q]);
@@ -1352,11 +1374,13 @@ static bool mo_runs_exclude(mo_rs *s, mo_seg *g, const mo_layer_type *lt, const 
 }
 
 static bool mo_runs_comm(mo_rs *s, mo_seg *g, const mo_layer_type *lt, const mo_active *act,
-			 const mo_ref **first, const bool *excl)
+			 const mo_ref **first)
 {
-	size_t nw = mo_union(s, act->comm, act->n_comm, g->type, first);
+	size_t nw = mo_union(s, act->comm, act->n_comm, g->type, first), k = 0;
 	for (size_t q = mo_next_bit(s->u, nw, 0); q < lt->n_paths; q = mo_next_bit(s->u, nw, q + 1)) {
-		if (g->act[q] != MO_ACT_KEEP || excl[q])
+		while (k < s->n_ex && s->ex_hi[k] <= q) /* the excluded runs, in order */
+			k++;
+		if (g->act[q] != MO_ACT_KEEP || (k < s->n_ex && s->ex_lo[k] <= q))
 			continue;
 		const mo_ref *ref = first[q];
 		g->act[q] = MO_ACT_RECOMPUTE_COMM;
@@ -1454,7 +1478,7 @@ static bool mo_seg_exclude(mo_rs *s, mo_seg *g, const mo_layer_type *lt, const m
 			mo_rs_seg_find(s, g, "exclude-no-effect", act->exc[i], NULL);
 	}
 	if (s->runs_ok[g->type])
-		return mo_runs_exclude(s, g, lt, act, first, excl);
+		return mo_runs_exclude(s, g, lt, act, first);
 	mo_first_match(act->exc, act->n_exc, g->type, first, lt->n_paths);
 	for (size_t p = 0; p < lt->n_paths; p++) {
 		int parent = lt->paths[p].parent;
@@ -1480,7 +1504,7 @@ static bool mo_seg_comm(mo_rs *s, mo_seg *g, const mo_layer_type *lt, const mo_a
 	if (g->full || !act->n_comm)
 		return true; /* `redundant` is reported on ranges */
 	if (s->runs_ok[g->type])
-		return mo_runs_comm(s, g, lt, act, first, excl);
+		return mo_runs_comm(s, g, lt, act, first);
 	mo_first_match(act->comm, act->n_comm, g->type, first, lt->n_paths);
 	for (size_t p = 0; p < lt->n_paths; p++) {
 		if (!first[p] || g->act[p] != MO_ACT_KEEP || excl[p])
@@ -1619,6 +1643,19 @@ static const mo_seg *mo_seg_twin(mo_rs *s, const mo_seg *g, size_t swap_entry)
 	return NULL;
 }
 
+/* Whether full_recompute_layer holds layer id: segments come in ascending
+ * order, so an ascending list is walked with a cursor; any other keeps
+ * the search that defines the answer. */
+static bool mo_rs_full(mo_rs *s, uint64_t id)
+{
+	const mo_layers *l = &s->c->full;
+	if (!s->full_asc)
+		return mo_layers_contains(l, id);
+	while (s->full_cur < l->n && l->r[s->full_cur].hi < id)
+		s->full_cur++;
+	return s->full_cur < l->n && l->r[s->full_cur].lo <= id;
+}
+
 static size_t mo_seg_swap_entry(const mo_config *c, const mo_seg *g)
 {
 	for (size_t i = 0; c->swap_enable && i < c->n_layer_swap; i++)
@@ -1633,7 +1670,7 @@ static bool mo_rs_fill_seg(mo_rs *s, mo_seg *g, mo_active *act, const mo_ref **f
 	const mo_config *c = s->c;
 	const mo_layer_type *lt = &s->m->types[g->type];
 	size_t np = lt->n_paths;
-	g->full = c->mode != MO_MODE_NONE && mo_layers_contains(&c->full, g->lo);
+	g->full = c->mode != MO_MODE_NONE && mo_rs_full(s, g->lo);
 	size_t swap_entry = mo_seg_swap_entry(c, g);
 	g->swapped = swap_entry > 0;
 	size_t si = (size_t)(g - s->r->segs);
@@ -1670,7 +1707,9 @@ static bool mo_rs_fill_seg(mo_rs *s, mo_seg *g, mo_active *act, const mo_ref **f
 		if ((np && !g->act) || !g->roots)
 			return false;
 	}
-	memset(excl, 0, np * sizeof(*excl));
+	s->n_ex = 0;
+	if (!s->runs_ok[g->type]) /* runs keep their excluded runs in ex_lo / ex_hi */
+		memset(excl, 0, np * sizeof(*excl));
 	return mo_seg_recompute(s, g, lt, act, first) &&
 	       mo_seg_exclude(s, g, lt, act, first, excl) &&
 	       mo_seg_comm(s, g, lt, act, first, excl) && mo_seg_swap(s, g, lt, act) &&
@@ -1694,6 +1733,10 @@ static bool mo_rs_fill_all(mo_rs *s)
 	s->cursor = mo_arena_alloc(s->a, nr * sizeof(*s->cursor));
 	const mo_ref **first = mo_arena_alloc(s->a, np * sizeof(*first));
 	bool *excl = mo_arena_alloc(s->a, np * sizeof(*excl));
+	s->ex_lo = mo_arena_alloc_raw(s->a, 2 * np * sizeof(uint32_t));
+	s->ex_hi = s->ex_lo ? s->ex_lo + np : NULL;
+	if (!s->ex_lo)
+		return false;
 	if (!act.sel || !act.exc || !act.comm || !act.ops || !s->cursor || !first || !excl)
 		return false;
 	size_t nls = s->c->n_layer_swap;
@@ -1705,6 +1748,7 @@ static bool mo_rs_fill_all(mo_rs *s)
 			return false;
 	if (!mo_rs_events(s))
 		return false;
+	s->full_asc = mo_layers_ascending(&s->c->full);
 	/* at most 3/4 full */
 	s->twin_cap = 16;
 	while (3 * s->twin_cap < 4 * s->r->n_segs)
