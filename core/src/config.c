@@ -112,14 +112,19 @@ static char *mo_cfg_key_path(mo_cfg_parser *p, const char *parent, const char *k
 
 /* select_module['<regex>'] with the quote that keeps it readable (the
  * regex cut at 200 bytes or at a NUL, as "%.*s" would). */
-static char *mo_cfg_pattern_path(mo_cfg_parser *p, const char *parent, const mo_node *k)
+static char *mo_cfg_pattern_path(mo_cfg_parser *p, const char *parent, size_t plen,
+				 const mo_node *k)
 {
 	bool has_single = memchr(k->value, '\'', k->len) != NULL;
 	size_t len = strnlen(k->value, k->len > 200 ? 200 : k->len);
-	const char *parts[] = {parent, has_single ? "[\"" : "['", k->value,
-			       has_single ? "\"]" : "']"};
-	size_t lens[] = {strlen(parent), 2, len, 2};
-	return mo_arena_concat(p->a, parts, lens, 4);
+	char *s = mo_arena_alloc_raw(p->a, plen + len + 5);
+	if (!s)
+		return NULL;
+	memcpy(s, parent, plen);
+	memcpy(s + plen, has_single ? "[\"" : "['", 2);
+	memcpy(s + plen + 2, k->value, len);
+	memcpy(s + plen + 2 + len, has_single ? "\"]" : "']", 3); /* with the NUL */
+	return s;
 }
 
 static bool mo_cfg_bool(mo_cfg_parser *p, const mo_node *v, const char *path, bool *out)
@@ -225,6 +230,7 @@ static void mo_cfg_patterns(mo_cfg_parser *p, mo_pattern_list *out, const mo_nod
 		return;
 	}
 	out->p = v->n ? mo_arena_alloc(p->a, v->n / 2 * sizeof(*out->p)) : NULL;
+	size_t plen = strlen(path);
 	for (size_t i = 0; out->p && i + 1 < v->n; i += 2) {
 		const mo_node *k = v->items[i];
 		if (!mo_cfg_pattern_key(p, k, path))
@@ -232,7 +238,7 @@ static void mo_cfg_patterns(mo_cfg_parser *p, mo_pattern_list *out, const mo_nod
 		mo_pattern *pat = &out->p[out->n++];
 		pat->key = k;
 		pat->regex = k->value;
-		pat->dpath = mo_cfg_pattern_path(p, path, k);
+		pat->dpath = mo_cfg_pattern_path(p, path, plen, k);
 		mo_layers_parse(&pat->layers, p->a, p->diags, p->file, v->items[i + 1],
 				pat->dpath);
 		if (!pat->layers.ok)

@@ -104,8 +104,8 @@ static void mo_builder_diag(mo_builder *b, const yaml_event_t *e,
 
 /* A node with `extra` bytes behind it (a scalar's value: one arena
  * allocation for both). */
-static mo_node *mo_node_new(mo_builder *b, mo_node_kind kind, const yaml_event_t *e,
-			    size_t extra)
+static inline __attribute__((always_inline)) mo_node *
+mo_node_new(mo_builder *b, mo_node_kind kind, const yaml_event_t *e, size_t extra)
 {
 	mo_node *n = mo_arena_alloc_raw(b->doc->arena, sizeof(*n) + extra);
 	if (!n)
@@ -171,7 +171,7 @@ static bool mo_builder_nomem(mo_builder *b)
 }
 
 /* Adds a finished node to the open collection (or makes it the root). */
-static bool mo_builder_attach(mo_builder *b, mo_node *n)
+static inline __attribute__((always_inline)) bool mo_builder_attach(mo_builder *b, mo_node *n)
 {
 	if (b->depth == 0) {
 		b->doc->root = n;
@@ -251,7 +251,8 @@ static bool mo_on_scalar(mo_builder *b, const yaml_event_t *e)
 	return mo_builder_attach(b, n);
 }
 
-static bool mo_on_start(mo_builder *b, const yaml_event_t *e, mo_node_kind kind)
+static inline __attribute__((always_inline)) bool
+mo_on_start(mo_builder *b, const yaml_event_t *e, mo_node_kind kind)
 {
 	if (b->depth >= b->lim->max_depth) {
 		mo_builder_diag(b, e, "nesting deeper than %zu levels", b->lim->max_depth);
