@@ -75,6 +75,7 @@ typedef struct mo_dp {
 	 * successor that fits and may beat the incumbent (mo_dp_tau_holds:
 	 * why that is exact, or the layer is made again without it) */
 	double tau;
+	double top;        /* the largest key the last layer's beam kept */
 	bool tau_used;
 	uint64_t pexempt;
 	bool capped;       /* the exact pass had to thin: not proven optimal */
