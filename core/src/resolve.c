@@ -20,6 +20,12 @@ typedef struct mo_ref {
 	bool limit_hit;
 } mo_ref;
 
+/* The refs that apply to a segment, by group, in config order. */
+typedef struct mo_active {
+	const mo_ref **sel, **exc, **comm, **ops;
+	size_t n_sel, n_exc, n_comm, n_ops;
+} mo_active;
+
 typedef struct mo_finding {
 	const char *code;
 	const void *k1, *k2;
@@ -75,6 +81,8 @@ typedef struct mo_rs {
 	bool need_rules; /* the segment's fill on runs keeps rules per path */
 	uint32_t *ex_lo, *ex_hi; /* fill on runs: the excluded runs [lo, hi) */
 	size_t n_ex;
+	mo_active *active; /* the active refs by group, kept by mo_on_set */
+	size_t grp[4];     /* refs of group g start at index grp[g] */
 	bool full_asc;   /* full_recompute_layer ascending: walked by full_cur */
 	size_t full_cur;
 	size_t nw_max;  /* words of the largest type */
@@ -1118,11 +1126,6 @@ static bool mo_seg_keep_roots(mo_rs *s, mo_seg *g)
 }
 
 
-/* The refs that apply to a segment, by group, in config order. */
-typedef struct mo_active {
-	const mo_ref **sel, **exc, **comm, **ops;
-	size_t n_sel, n_exc, n_comm, n_ops;
-} mo_active;
 
 /* A ref applies to a segment when one of its ranges holds the segment's
  * first layer (segments are cut at every range boundary). */
@@ -1210,13 +1213,47 @@ static bool mo_rs_events(mo_rs *s)
 	return ok;
 }
 
+/* Adds ref to (on) or removes it from a list kept in config order (refs
+ * is one array: pointer order is config order). */
+static void mo_list_set(const mo_ref **list, size_t *n, const mo_ref *ref, bool on)
+{
+	size_t k = *n;
+	if (on) {
+		for (; k > 0 && list[k - 1] > ref; k--)
+			list[k] = list[k - 1];
+		list[k] = ref;
+		(*n)++;
+		return;
+	}
+	for (k = 0; k < *n && list[k] != ref; k++)
+		;
+	if (k == *n)
+		return; /* not listed (not reached: the list follows `on`) */
+	for (; k + 1 < *n; k++)
+		list[k] = list[k + 1];
+	(*n)--;
+}
+
+/* Ref i's state; the active lists follow each change (a segment changes
+ * few refs: cheaper than listing the active set per segment). */
 static void mo_on_set(mo_rs *s, size_t i, bool on)
 {
 	uint64_t bit = (uint64_t)1 << (i % 64), old = s->on[i / 64];
 	uint64_t now = on ? old | bit : old & ~bit;
-	if (now != old)
-		s->n_on = on ? s->n_on + 1 : s->n_on - 1;
+	if (now == old)
+		return;
+	s->n_on = on ? s->n_on + 1 : s->n_on - 1;
 	s->on[i / 64] = now;
+	mo_active *act = s->active;
+	const mo_ref *ref = &s->refs[i];
+	if (i < s->grp[1])
+		mo_list_set(act->sel, &act->n_sel, ref, on);
+	else if (i < s->grp[2])
+		mo_list_set(act->exc, &act->n_exc, ref, on);
+	else if (i < s->grp[3])
+		mo_list_set(act->comm, &act->n_comm, ref, on);
+	else
+		mo_list_set(act->ops, &act->n_ops, ref, on);
 }
 
 /* The refs that apply to segment si (the set `on`): its events applied
@@ -1237,27 +1274,6 @@ static void mo_rs_advance(mo_rs *s, size_t si, const mo_seg *g)
 			(*cur)++;
 		mo_on_set(s, i, *cur < l->n && l->r[*cur].lo <= g->lo);
 	}
-}
-
-/* The active refs as lists by group (for segments that are no twin). */
-static void mo_rs_lists(const mo_rs *s, mo_active *act)
-{
-	act->n_sel = act->n_exc = act->n_comm = act->n_ops = 0;
-	/* refs are added group by group: an index's group is its range */
-	size_t g1 = s->c->select.n, g2 = g1 + s->c->exclude.n, g3 = g2 + s->c->comm.n;
-	for (size_t w = 0; w < s->on_nw; w++)
-		for (uint64_t bits = s->on[w]; bits; bits &= bits - 1) {
-			size_t i = w * 64 + (size_t)__builtin_ctzll(bits);
-			const mo_ref *ref = &s->refs[i];
-			if (i < g1)
-				act->sel[act->n_sel++] = ref;
-			else if (i < g2)
-				act->exc[act->n_exc++] = ref;
-			else if (i < g3)
-				act->comm[act->n_comm++] = ref;
-			else
-				act->ops[act->n_ops++] = ref;
-		}
 }
 
 static mo_rule mo_full_rule(const mo_config *c)
@@ -1687,7 +1703,7 @@ static bool mo_rs_fill_seg(mo_rs *s, mo_seg *g, mo_active *act, const mo_ref **f
 	}
 	if (s->report)
 		s->log_start[si] = (uint32_t)s->n_log;
-	mo_rs_lists(s, act);
+	/* act: the active lists, kept current by mo_on_set */
 	/* in runs, a path's rule is read only by op_swap (a recomputed path
 	 * it meets): written only when op_swap acts on the segment */
 	s->need_rules = act->n_ops && !g->full && !g->swapped;
@@ -1725,7 +1741,11 @@ static bool mo_rs_fill_all(mo_rs *s)
 		if (s->m->types[t].n_paths > np)
 			np = s->m->types[t].n_paths;
 	size_t nr = s->n_refs ? s->n_refs : 1;
-	mo_active act;
+	mo_active act = {0};
+	s->active = &act;
+	s->grp[1] = s->c->select.n;
+	s->grp[2] = s->grp[1] + s->c->exclude.n;
+	s->grp[3] = s->grp[2] + s->c->comm.n;
 	act.sel = mo_arena_alloc(s->a, nr * sizeof(*act.sel));
 	act.exc = mo_arena_alloc(s->a, nr * sizeof(*act.exc));
 	act.comm = mo_arena_alloc(s->a, nr * sizeof(*act.comm));
