@@ -8,6 +8,7 @@
  * line and column stay jansson's. */
 #include "api_internal.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,14 +122,36 @@ static size_t mo_fj_escape(mo_fj *s, char *w)
 /* The string at s->p (its opening quote) decoded at `to` (in s->buf); *n
  * its length. 0, or -1 when not handled. UTF-8 is checked by json_stringn
  * and json_object_set_new (both refuse invalid text). */
+/* Eight bytes at a time: none is a control byte, a quote or a backslash
+ * (exact as a yes/no: any such byte says no). */
+#define MO_FJ_ONES 0x0101010101010101ull
+#define MO_FJ_HIGHS 0x8080808080808080ull
+#define MO_FJ_ZERO(x) (((x) - MO_FJ_ONES) & ~(x) & MO_FJ_HIGHS)
+static int mo_fj_plain8(uint64_t x)
+{
+	uint64_t ctl = (x - MO_FJ_ONES * 0x20) & ~x & MO_FJ_HIGHS;
+
+	return !(ctl | MO_FJ_ZERO(x ^ (MO_FJ_ONES * '"')) |
+		 MO_FJ_ZERO(x ^ (MO_FJ_ONES * '\\')));
+}
+
 /* A run of bytes that need no decoding: copied as is, its high bits
  * noted. Returns where it stops (a quote, a backslash, a control byte or
  * the end). */
 static const char *mo_fj_plain(mo_fj *s, const char *p, char **w)
 {
 	const char *start = p;
-	unsigned high = 0;
+	uint64_t high = 0;
 
+	while (s->end - p >= 8) {
+		uint64_t x;
+
+		memcpy(&x, p, 8);
+		if (!mo_fj_plain8(x))
+			break;
+		high |= x;
+		p += 8;
+	}
 	while (p < s->end) {
 		unsigned char c = (unsigned char)*p;
 
@@ -139,7 +162,8 @@ static const char *mo_fj_plain(mo_fj *s, const char *p, char **w)
 	}
 	memcpy(*w, start, (size_t)(p - start));
 	*w += p - start;
-	s->high |= high & 0x80;
+	if (high & MO_FJ_HIGHS)
+		s->high = 0x80;
 	return p;
 }
 

@@ -11,6 +11,7 @@
  * byte, so a hash collision can only cost a miss, never a wrong answer. */
 #include "api_internal.h"
 
+#include <endian.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -106,11 +107,10 @@ static void mo_sip_update(mo_sip *s, const void *data, size_t len)
 		}
 	}
 	for (; len >= 8; p += 8, len -= 8) {
-		uint64_t m = 0;
+		uint64_t m;
 
-		for (int i = 7; i >= 0; i--)
-			m = (m << 8) | p[i];
-		mo_sip_block(s, m);
+		memcpy(&m, p, 8); /* one load; the bytes read little-endian */
+		mo_sip_block(s, le64toh(m));
 	}
 	for (; len > 0; len--)
 		s->tail |= (uint64_t)*p++ << (8 * s->ntail++);

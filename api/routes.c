@@ -6,10 +6,13 @@
 #include <strings.h>
 
 #define MO_API_ANY_BODY (MO_API_BODY_JSON | MO_API_BODY_YAML)
+/* A route's path and its length. */
+#define MO_API_PATH(p) p, sizeof p - 1
 
 typedef struct mo_api_route {
 	mo_api_route_id id;
 	const char *path;   /* exact path, or prefix when `prefix` */
+	size_t len;         /* strlen(path) */
 	int prefix;
 	const char *method; /* "GET" (HEAD too) or "POST" */
 	const char *allow;
@@ -18,29 +21,29 @@ typedef struct mo_api_route {
 } mo_api_route;
 
 static const mo_api_route mo_api_routes[] = {
-	{MO_ROUTE_VALIDATE, "/api/v1/validate", 0, "POST", "POST",
+	{MO_ROUTE_VALIDATE, MO_API_PATH("/api/v1/validate"), 0, "POST", "POST",
 	 MO_API_ANY_BODY, mo_api_validate},
-	{MO_ROUTE_EXPAND, "/api/v1/expand", 0, "POST", "POST",
+	{MO_ROUTE_EXPAND, MO_API_PATH("/api/v1/expand"), 0, "POST", "POST",
 	 MO_API_ANY_BODY, mo_api_expand},
-	{MO_ROUTE_ESTIMATE, "/api/v1/estimate", 0, "POST", "POST",
+	{MO_ROUTE_ESTIMATE, MO_API_PATH("/api/v1/estimate"), 0, "POST", "POST",
 	 MO_API_ANY_BODY, mo_api_estimate},
-	{MO_ROUTE_PLAN, "/api/v1/plan", 0, "POST", "POST",
+	{MO_ROUTE_PLAN, MO_API_PATH("/api/v1/plan"), 0, "POST", "POST",
 	 MO_API_ANY_BODY, mo_api_plan},
-	{MO_ROUTE_EXPORT, "/api/v1/export", 0, "POST", "POST",
+	{MO_ROUTE_EXPORT, MO_API_PATH("/api/v1/export"), 0, "POST", "POST",
 	 MO_API_ANY_BODY, mo_api_export},
-	{MO_ROUTE_LAYOUT, "/api/v1/layout", 0, "POST", "POST",
+	{MO_ROUTE_LAYOUT, MO_API_PATH("/api/v1/layout"), 0, "POST", "POST",
 	 MO_API_ANY_BODY, mo_api_layout},
-	{MO_ROUTE_PRESETS, "/api/v1/presets", 0, "GET", "GET, HEAD",
+	{MO_ROUTE_PRESETS, MO_API_PATH("/api/v1/presets"), 0, "GET", "GET, HEAD",
 	 0, mo_api_presets},
-	{MO_ROUTE_PRESET, "/api/v1/presets/", 1, "GET", "GET, HEAD",
+	{MO_ROUTE_PRESET, MO_API_PATH("/api/v1/presets/"), 1, "GET", "GET, HEAD",
 	 0, mo_api_preset},
-	{MO_ROUTE_IMPORT, "/api/v1/models/import", 0, "POST", "POST",
+	{MO_ROUTE_IMPORT, MO_API_PATH("/api/v1/models/import"), 0, "POST", "POST",
 	 MO_API_ANY_BODY, mo_api_import},
-	{MO_ROUTE_OPENAPI, "/api/v1/openapi.yaml", 0, "GET", "GET, HEAD",
+	{MO_ROUTE_OPENAPI, MO_API_PATH("/api/v1/openapi.yaml"), 0, "GET", "GET, HEAD",
 	 0, mo_api_openapi},
-	{MO_ROUTE_HEALTHZ, "/healthz", 0, "GET", "GET, HEAD",
+	{MO_ROUTE_HEALTHZ, MO_API_PATH("/healthz"), 0, "GET", "GET, HEAD",
 	 0, mo_api_healthz},
-	{MO_ROUTE_METRICS, "/metrics", 0, "GET", "GET, HEAD", 0, NULL},
+	{MO_ROUTE_METRICS, MO_API_PATH("/metrics"), 0, "GET", "GET, HEAD", 0, NULL},
 };
 
 #define MO_API_NROUTES (sizeof mo_api_routes / sizeof mo_api_routes[0])
@@ -76,18 +79,20 @@ const char *mo_api_route_name(mo_api_route_id id)
 	return (unsigned)id < MO_ROUTE_COUNT ? mo_api_route_names[id] : "unknown";
 }
 
+/* Several lookups a request: lengths first, then the bytes. */
 static const mo_api_route *mo_api_find(const char *path, const char **tail)
 {
+	size_t n = strlen(path);
+
 	*tail = NULL;
 	for (size_t i = 0; i < MO_API_NROUTES; i++) {
 		const mo_api_route *r = &mo_api_routes[i];
-		size_t n = strlen(r->path);
 
-		if (!r->prefix && strcmp(path, r->path) == 0)
+		if (!r->prefix && n == r->len && memcmp(path, r->path, n) == 0)
 			return r;
-		if (r->prefix && strncmp(path, r->path, n) == 0 &&
-		    path[n] != '\0' && !strchr(path + n, '/')) {
-			*tail = path + n;
+		if (r->prefix && n > r->len && memcmp(path, r->path, r->len) == 0 &&
+		    !strchr(path + r->len, '/')) {
+			*tail = path + r->len;
 			return r;
 		}
 	}

@@ -203,7 +203,8 @@ static enum MHD_Result mo_srv_begin(mo_srv *srv, struct MHD_Connection *c,
 	rq->url = url;
 	rq->method = method;
 	rq->route = mo_api_route_of(url);
-	mo_srv_remote(rq, c);
+	if (srv->cfg.access_log) /* only the log line shows it */
+		mo_srv_remote(rq, c);
 	*req_cls = rq;
 	return mo_srv_headers(srv, c, rq);
 }
