@@ -347,8 +347,11 @@ static size_t mo_dp_prune(mo_dp *d, size_t p, size_t n)
 		k = 0;
 		for (size_t i = 0; i < n; i++)
 			if (!(d->buf[i].cost + d->lbv[i] * (1.0 - 1e-9) >= d->incumbent)) {
-				d->buf[k] = d->buf[i];
-				d->lbv[k++] = d->lbv[i];
+				if (k != i) {
+					d->buf[k] = d->buf[i];
+					d->lbv[k] = d->lbv[i];
+				}
+				k++;
 			}
 	}
 	if (d->tau_used && !mo_dp_tau_holds(d, k))

@@ -399,6 +399,8 @@ static void mo_runs_by_target(mo_run *runs, size_t n, mo_run *tmp, uint64_t *tg,
 	size_t nt = 0;
 	for (size_t i = 0; i < n; i++) {
 		size_t j = nt;
+		if (i && runs[i].target == runs[i - 1].target)
+			continue; /* a window's runs of one code: one target */
 		while (j > 0 && tg[j - 1] >= runs[i].target)
 			j--;
 		if (j < nt && tg[j] == runs[i].target)
@@ -410,7 +412,9 @@ static void mo_runs_by_target(mo_run *runs, size_t n, mo_run *tmp, uint64_t *tg,
 	for (size_t t = 0; t <= nt; t++)
 		at[t] = 0;
 	for (size_t i = 0; i < n; i++) {
-		runs[i].bucket = (uint32_t)mo_target_at(tg, nt, runs[i].target);
+		runs[i].bucket = i && runs[i].target == runs[i - 1].target
+					 ? runs[i - 1].bucket
+					 : (uint32_t)mo_target_at(tg, nt, runs[i].target);
 		at[runs[i].bucket + 1]++;
 	}
 	for (size_t t = 0; t < nt; t++)
@@ -539,8 +543,6 @@ static size_t mo_run_block(const mo_merge *g, const mo_under *u, const mo_run *r
 {
 	double least = INFINITY, t = u->inc_t < u->tau_t ? u->inc_t : u->tau_t;
 	size_t n = 0;
-	if (!mo_under_run_may(u, r))
-		return 0;
 	for (uint32_t j = r->pos; j < r->hi; j++) {
 		double key = mo_under_key(u, r, j);
 		if (key > (r->prev[j].P + r->kept <= u->least ? u->inc_t : t))
@@ -569,9 +571,10 @@ static size_t mo_merge_window_beam(const mo_merge *g, const mo_under *u, const m
 }
 
 /* Every (window, useful choice) run, by target window (in tmp; runs:
- * scratch). */
+ * scratch); under the beam's bound (u made here), only those of which some
+ * successor may be made. */
 static size_t mo_merge_runs(const mo_merge *g, size_t np, mo_run *runs, mo_run *tmp, uint64_t *tg,
-			    size_t *at)
+			    size_t *at, mo_under *u)
 {
 	size_t n = 0;
 	for (uint32_t lo = 0, hi; lo < np; lo = hi) {
@@ -583,6 +586,14 @@ static size_t mo_merge_runs(const mo_merge *g, size_t np, mo_run *runs, mo_run *
 				runs[n++] = mo_run_make(g, lo, hi, k, prior,
 							mo_dp_shift(g->d, g->prev[lo].wcode,
 								    (unsigned)g->codes[k]));
+	}
+	if (g->tau < INFINITY) {
+		size_t m = 0;
+		mo_under_make(g, np, runs, n, u);
+		for (size_t i = 0; i < n; i++)
+			if (mo_under_run_may(u, &runs[i]))
+				runs[m++] = runs[i];
+		n = m;
 	}
 	mo_runs_by_target(runs, n, tmp, tg, at);
 	return n;
@@ -658,9 +669,7 @@ size_t mo_dp_front_nom(mo_dp *d, size_t p)
 		return SIZE_MAX;
 	mo_merge_codes(&g, np);
 	mo_merge_useful(&g);
-	nr = mo_merge_runs(&g, np, s.runs, s.tmp, s.tg, s.at);
-	if (d->tau_used)
-		mo_under_make(&g, np, s.tmp, nr, &s.u);
+	nr = mo_merge_runs(&g, np, s.runs, s.tmp, s.tg, s.at, &s.u);
 	for (size_t a = 0, b; a < nr; a = b) {
 		for (b = a; b < nr && s.tmp[b].target == s.tmp[a].target; b++)
 			;
