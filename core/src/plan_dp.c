@@ -457,6 +457,32 @@ static bool mo_dp_layer(mo_dp *d, size_t p, mo_stair *st)
 
 /* ---- one segment ---------------------------------------------------------------- */
 
+/* Whether layers a and b have the same choice set at the prefetch pf
+ * (mo_pl_layer_set's inputs): free, of one type, swapping allowed at both
+ * or at neither. */
+static bool mo_dp_same_set(const mo_pl *pl, int64_t a, int64_t b, int64_t pf)
+{
+	const mo_model *m = pl->m;
+	return !pl->fixed[a] && !pl->fixed[b] && m->type_of[a] == m->type_of[b] &&
+	       (a + pf < m->num_layers) == (b + pf < m->num_layers);
+}
+
+/* The choice set of position p: the one before's again when it is the
+ * same (a model's layers mostly are). */
+static int mo_dp_set(mo_dp *d, size_t p)
+{
+	const int64_t *ids = d->sg->ids;
+	if (!p || !mo_dp_same_set(d->pl, ids[p - 1], ids[p], d->pf))
+		return mo_pl_layer_set(d->pl, (uint64_t)ids[p], d->pf, &d->sets[p]);
+	const mo_pl_set *prev = &d->sets[p - 1];
+	d->sets[p].c = malloc((prev->n + 1) * sizeof(*prev->c));
+	if (!d->sets[p].c)
+		return -1;
+	memcpy(d->sets[p].c, prev->c, prev->n * sizeof(*prev->c));
+	d->sets[p].n = prev->n;
+	return 0;
+}
+
 static int mo_dp_prepare(mo_dp *d)
 {
 	size_t n = d->sg->n;
@@ -473,7 +499,7 @@ static int mo_dp_prepare(mo_dp *d)
 		d->gb[p] = mo_est_layer_gathered(d->pl->base, d->sg->ids[p], true);
 	}
 	for (size_t p = 0; p < n; p++)
-		if (mo_pl_layer_set(d->pl, (uint64_t)d->sg->ids[p], d->pf, &d->sets[p]) != 0)
+		if (mo_dp_set(d, p) != 0)
 			return -1;
 	for (size_t p = n; p-- > 0;) {
 		uint64_t lo = UINT64_MAX;
