@@ -467,14 +467,20 @@ static bool mo_dp_same_set(const mo_pl *pl, int64_t a, int64_t b, int64_t pf)
 	       (a + pf < m->num_layers) == (b + pf < m->num_layers);
 }
 
-/* The choice set of position p: the one before's again when it is the
- * same (a model's layers mostly are). */
+/* The choice set of position p and the choices in it others cover: the
+ * ones before's again when it is the same (a model's layers mostly are). */
 static int mo_dp_set(mo_dp *d, size_t p)
 {
 	const int64_t *ids = d->sg->ids;
-	if (!p || !mo_dp_same_set(d->pl, ids[p - 1], ids[p], d->pf))
-		return mo_pl_layer_set(d->pl, (uint64_t)ids[p], d->pf, &d->sets[p]);
+	if (!p || !mo_dp_same_set(d->pl, ids[p - 1], ids[p], d->pf)) {
+		if (mo_pl_layer_set(d->pl, (uint64_t)ids[p], d->pf, &d->sets[p]) != 0)
+			return -1;
+		if (d->sets[p].n <= MO_FRONT_MAX_CHOICES)
+			d->covered[p] = mo_dp_covered(&d->sets[p]);
+		return 0;
+	}
 	const mo_pl_set *prev = &d->sets[p - 1];
+	d->covered[p] = d->covered[p - 1];
 	d->sets[p].c = malloc((prev->n + 1) * sizeof(*prev->c));
 	if (!d->sets[p].c)
 		return -1;
@@ -492,7 +498,8 @@ static int mo_dp_prepare(mo_dp *d)
 	d->n_front = calloc(n + 1, sizeof(*d->n_front));
 	d->gf = calloc(n + 1, sizeof(*d->gf));
 	d->gb = calloc(n + 1, sizeof(*d->gb));
-	if (!d->sets || !d->minrem || !d->front || !d->n_front || !d->gf || !d->gb)
+	d->covered = calloc(n + 1, sizeof(*d->covered));
+	if (!d->sets || !d->minrem || !d->front || !d->n_front || !d->gf || !d->gb || !d->covered)
 		return -1;
 	for (size_t p = 0; p < n; p++) {
 		d->gf[p] = mo_est_layer_gathered(d->pl->base, d->sg->ids[p], false);
@@ -523,6 +530,7 @@ static void mo_dp_free(mo_dp *d)
 	free(d->n_front);
 	free(d->gf);
 	free(d->gb);
+	free(d->covered);
 	free(d->buf);
 	free(d->lbv);
 	mo_dp_front_free(d);

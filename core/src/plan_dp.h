@@ -64,6 +64,9 @@ typedef struct mo_dp {
 	uint64_t vals[64]; /* window codes: swap byte values (code = index + 1) */
 	size_t n_vals;
 	mo_pl_set *sets;   /* per position */
+	/* per position with at most MO_FRONT_MAX_CHOICES choices: bit k set
+	 * when another choice covers choice k (mo_dp_covered) */
+	uint64_t *covered;
 	uint64_t *minrem;  /* kept lower bound of positions >= p */
 	uint64_t *gf, *gb; /* per position: gathered weights at forward / backward */
 	mo_st **front;     /* per position */
@@ -116,6 +119,10 @@ bool mo_dp_reserve(mo_dp *d, size_t n);
  * d->buf as mo_dp_pareto leaves them; their count, or SIZE_MAX when out of
  * memory. */
 size_t mo_dp_front_nom(mo_dp *d, size_t p);
+/* The choices of a set (at most MO_FRONT_MAX_CHOICES) that another covers
+ * (its successor of any state dominates theirs and fits whenever theirs
+ * does), as bits: they make no run in mo_dp_front_nom. */
+uint64_t mo_dp_covered(const mo_pl_set *set);
 /* Frees mo_dp_front_nom's scratch. */
 void mo_dp_front_free(mo_dp *d);
 

@@ -367,16 +367,25 @@ static bool mo_choice_covers(const mo_pl_choice *a, const mo_pl_choice *b)
 	       a->kept + a->transient <= b->kept + b->transient;
 }
 
+uint64_t mo_dp_covered(const mo_pl_set *set)
+{
+	uint64_t bits = 0;
+	for (size_t k = 0; k < set->n; k++)
+		for (size_t j = 0; j < set->n; j++)
+			if (mo_choice_covers(&set->c[j], &set->c[k])) {
+				bits |= 1ull << k;
+				break;
+			}
+	return bits;
+}
+
 /* The choices worth a run: those no other covers (their codes stay as
  * mo_merge_codes gave them, from every choice). */
 static void mo_merge_useful(mo_merge *g)
 {
-	const mo_pl_set *set = g->set;
-	for (size_t k = 0; k < set->n; k++) {
-		g->useful[k] = g->codes[k] >= 0;
-		for (size_t j = 0; j < set->n && g->useful[k]; j++)
-			g->useful[k] = !mo_choice_covers(&set->c[j], &set->c[k]);
-	}
+	uint64_t covered = g->d->covered[g->p];
+	for (size_t k = 0; k < g->set->n; k++)
+		g->useful[k] = g->codes[k] >= 0 && !(covered >> k & 1);
 }
 
 /* Index of target x in the sorted tg[0..n) (it is there). */
