@@ -55,15 +55,6 @@ uint64_t mo_dp_window(const mo_dp *d, uint64_t wcode)
 	return w;
 }
 
-uint64_t mo_dp_shift(const mo_dp *d, uint64_t wcode, unsigned code)
-{
-	if (d->pf <= 0)
-		return 0;
-	int bits = (int)d->pf * MO_PL_SLOT_BITS;
-	uint64_t mask = bits >= 64 ? ~0ull : ((1ull << bits) - 1);
-	return ((wcode << MO_PL_SLOT_BITS) | code) & mask;
-}
-
 /* ---- frontier ----------------------------------------------------------------- */
 
 static int mo_st_cmp_pc(const mo_st *x, const mo_st *y)

@@ -106,7 +106,15 @@ static inline uint64_t mo_dp_peak(const mo_seg_pb *sg, uint64_t K, uint64_t M)
 /* plan_dp.c */
 unsigned mo_dp_code(mo_dp *d, uint64_t v);
 uint64_t mo_dp_window(const mo_dp *d, uint64_t wcode);
-uint64_t mo_dp_shift(const mo_dp *d, uint64_t wcode, unsigned code);
+/* The window after a layer of swap code `code` (inline: once per run). */
+static inline uint64_t mo_dp_shift(const mo_dp *d, uint64_t wcode, unsigned code)
+{
+	if (d->pf <= 0)
+		return 0;
+	int bits = (int)d->pf * MO_PL_SLOT_BITS;
+	uint64_t mask = bits >= 64 ? ~0ull : ((1ull << bits) - 1);
+	return ((wcode << MO_PL_SLOT_BITS) | code) & mask;
+}
 /* Room for n states in d->buf (what it held is dropped); false when out of
  * memory. */
 bool mo_dp_reserve(mo_dp *d, size_t n);

@@ -177,14 +177,16 @@ static bool mo_runs_take_tie(const mo_merge *g, mo_run *a, const mo_head *ha, mo
 	return fa || fb;
 }
 
-/* The staircase of two runs (b may be NULL) into out; its length. */
-static size_t mo_merge_runs2(const mo_merge *g, mo_run *a, mo_run *b, mo_st *out)
+/* The staircase of two runs (b may be NULL) into out; its length. The runs
+ * are worked on in copies (what is written to out cannot touch them). */
+static size_t mo_merge_runs2(const mo_merge *g, mo_run *ra, mo_run *rb, mo_st *out)
 {
 	double least = INFINITY;
 	size_t n = 0;
 	mo_head ha = {0}, hb = {0};
+	mo_run ca = *ra, cb = rb ? *rb : *ra, *a = &ca, *b = &cb;
 	bool la = mo_run_seek(a, least, &ha);
-	bool lb = b && mo_run_seek(b, least, &hb);
+	bool lb = rb && mo_run_seek(b, least, &hb);
 	while (la || lb) {
 		bool kept, ta = true, tb = true; /* the heads taken */
 		if (la && lb && ha.P == hb.P && ha.cost == hb.cost)
@@ -548,8 +550,9 @@ static bool mo_under_run_may(const mo_under *u, const mo_run *r)
 
 /* The staircase of the successors of a run that are made and fit, into
  * out; its length. */
-static size_t mo_run_block(const mo_merge *g, const mo_under *u, const mo_run *r, mo_st *out)
+static size_t mo_run_block(const mo_merge *g, const mo_under *u, const mo_run *run, mo_st *out)
 {
+	const mo_run copy = *run, *r = &copy; /* out cannot touch it */
 	double least = INFINITY, t = u->inc_t < u->tau_t ? u->inc_t : u->tau_t;
 	size_t n = 0;
 	for (uint32_t j = r->pos; j < r->hi; j++) {
