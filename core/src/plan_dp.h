@@ -139,11 +139,68 @@ int mo_lb_build(mo_dp *d);
 void mo_lb_free(mo_lb *lb);
 /* Least cost of positions >= p keeping at most `room` bytes (LP bound). */
 double mo_lb_cost(const mo_lb *lb, size_t p, uint64_t room);
-/* The same, the search for its segment started at *seg (updated). */
-double mo_lb_cost_near(const mo_lb *lb, size_t p, uint64_t room, size_t *seg);
+/* The bound as a plain loop: the definition (and the fallback when byte
+ * sums are too large for a double to hold them exactly). */
+double mo_lb_cost_loop(const mo_lb *lb, size_t p, uint64_t room);
+
+/* Byte counts below this are exact in a double, and so are their sums and
+ * differences while they stay below it. */
+#define MO_LB_EXACT 9007199254740992.0 /* 2^53 */
+
+/* mo_lb_cost, the search for its segment started at *seg (updated); inline:
+ * it is asked once per state of every frontier.
+ *
+ * The loop takes whole segments while the bytes still needed exceed them,
+ * then the rest of the need from the first segment that covers it (i): with
+ * exact byte sums that is cum_cost[i - 1] + (need - cum_take[i - 1]) *
+ * slope_i, the very additions the loop makes (a segment with no layer in
+ * the suffix adds 0). *seg: where to start looking for i (the last i: the
+ * states come by P ascending, so i mostly stays or moves on a little);
+ * updated. */
+static inline double mo_lb_cost_near(const mo_lb *lb, size_t p, uint64_t room, size_t *seg)
+{
+	if (!lb->fast || (double)room >= MO_LB_EXACT)
+		return mo_lb_cost_loop(lb, p, room);
+	double need = lb->pkept[p] - (double)room;
+	if (!(need > 0))
+		return lb->pcost[p];
+	const double *take = lb->cum_take + p * lb->n_segs;
+	const double *cost = lb->cum_cost + p * lb->n_segs;
+	size_t i = *seg < lb->n_segs ? *seg : lb->n_segs;
+	if (i > 0 && take[i - 1] >= need) { /* behind: bisect */
+		size_t lo = 0, hi = i;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (take[mid] >= need)
+				hi = mid;
+			else
+				lo = mid + 1;
+		}
+		i = lo;
+	}
+	while (i < lb->n_segs && take[i] < need) /* the first whose running take covers need */
+		i++;
+	*seg = i;
+	if (i == lb->n_segs)
+		return i ? cost[i - 1] : lb->pcost[p];
+	double before = i ? cost[i - 1] : lb->pcost[p];
+	double taken = i ? take[i - 1] : 0;
+	return before + (need - taken) * lb->segs[i].slope;
+}
+
 /* mo_lb_cost_near, and in *slope a slope of the bound there as room
  * shrinks (per byte; a subgradient where it is convex: up to the most the
  * rest can buy back, flat beyond). */
-double mo_lb_cost_slope(const mo_lb *lb, size_t p, uint64_t room, size_t *seg, double *slope);
+static inline double mo_lb_cost_slope(const mo_lb *lb, size_t p, uint64_t room, size_t *seg,
+				      double *slope)
+{
+	double v = mo_lb_cost_near(lb, p, room, seg);
+	bool walked = lb->fast && (double)room < MO_LB_EXACT && lb->pkept[p] - (double)room > 0;
+	/* walked: *seg is the segment the need ends in, whose slope is the
+	 * bound's left derivative there; otherwise 0 bounds it (it never falls) */
+	*slope = walked && *seg < lb->n_segs ? lb->segs[*seg].slope : 0;
+	return v;
+}
+
 
 #endif

@@ -9,9 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Byte counts below this are exact in a double, and so are their sums and
- * differences while they stay below it. */
-#define MO_LB_EXACT 9007199254740992.0 /* 2^53 */
 
 static bool mo_set_equal(const mo_pl_set *a, const mo_pl_set *b)
 {
@@ -153,7 +150,7 @@ void mo_lb_free(mo_lb *lb)
 
 /* The bound as a plain loop: the definition (and the fallback when byte
  * sums are too large for a double to hold them exactly). */
-static double mo_lb_cost_loop(const mo_lb *lb, size_t p, uint64_t room)
+double mo_lb_cost_loop(const mo_lb *lb, size_t p, uint64_t room)
 {
 	const uint32_t *cnt = lb->count + p * lb->n_cls;
 	double cost = 0, kept = 0;
@@ -169,54 +166,6 @@ static double mo_lb_cost_loop(const mo_lb *lb, size_t p, uint64_t room)
 		need -= take;
 	}
 	return cost;
-}
-
-/* The loop takes whole segments while the bytes still needed exceed them,
- * then the rest of the need from the first segment that covers it (i): with
- * exact byte sums that is cum_cost[i - 1] + (need - cum_take[i - 1]) *
- * slope_i, the very additions the loop makes (a segment with no layer in
- * the suffix adds 0). *seg: where to start looking for i (the last i: the
- * states come by P ascending, so i mostly stays or moves on a little);
- * updated. */
-double mo_lb_cost_near(const mo_lb *lb, size_t p, uint64_t room, size_t *seg)
-{
-	if (!lb->fast || (double)room >= MO_LB_EXACT)
-		return mo_lb_cost_loop(lb, p, room);
-	double need = lb->pkept[p] - (double)room;
-	if (!(need > 0))
-		return lb->pcost[p];
-	const double *take = lb->cum_take + p * lb->n_segs;
-	const double *cost = lb->cum_cost + p * lb->n_segs;
-	size_t i = *seg < lb->n_segs ? *seg : lb->n_segs;
-	if (i > 0 && take[i - 1] >= need) { /* behind: bisect */
-		size_t lo = 0, hi = i;
-		while (lo < hi) {
-			size_t mid = (lo + hi) / 2;
-			if (take[mid] >= need)
-				hi = mid;
-			else
-				lo = mid + 1;
-		}
-		i = lo;
-	}
-	while (i < lb->n_segs && take[i] < need) /* the first whose running take covers need */
-		i++;
-	*seg = i;
-	if (i == lb->n_segs)
-		return i ? cost[i - 1] : lb->pcost[p];
-	double before = i ? cost[i - 1] : lb->pcost[p];
-	double taken = i ? take[i - 1] : 0;
-	return before + (need - taken) * lb->segs[i].slope;
-}
-
-double mo_lb_cost_slope(const mo_lb *lb, size_t p, uint64_t room, size_t *seg, double *slope)
-{
-	double v = mo_lb_cost_near(lb, p, room, seg);
-	bool walked = lb->fast && (double)room < MO_LB_EXACT && lb->pkept[p] - (double)room > 0;
-	/* walked: *seg is the segment the need ends in, whose slope is the
-	 * bound's left derivative there; otherwise 0 bounds it (it never falls) */
-	*slope = walked && *seg < lb->n_segs ? lb->segs[*seg].slope : 0;
-	return v;
 }
 
 double mo_lb_cost(const mo_lb *lb, size_t p, uint64_t room)
