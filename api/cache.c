@@ -2,10 +2,14 @@
  * loaded model is a const handle that threads may share). Loading a preset
  * costs about as much as validating a config, so the server keeps each
  * (preset, devices) pair it has seen. Entries are never evicted while the
- * cache lives, so a borrowed model stays valid until mo_api_cache_free. */
+ * cache lives, so a borrowed model stays valid until mo_api_cache_free.
+ * A slot is written once, under the lock, before the count that publishes
+ * it (release): lookups read the count (acquire) and the slots below it
+ * without the lock, which every request took before. */
 #include "api_internal.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,8 +22,8 @@ typedef struct mo_api_cache_slot {
 } mo_api_cache_slot;
 
 struct mo_api_model_cache {
-	pthread_mutex_t lock;
-	size_t n;
+	pthread_mutex_t lock;  /* writers */
+	atomic_size_t n;       /* published slots */
 	mo_api_cache_slot slot[MO_API_CACHE_SLOTS];
 };
 
@@ -34,6 +38,7 @@ int mo_api_cache_new(mo_api_model_cache **out)
 		free(c);
 		return -1;
 	}
+	atomic_init(&c->n, 0);
 	*out = c;
 	return 0;
 }
@@ -42,7 +47,7 @@ void mo_api_cache_free(mo_api_model_cache *c)
 {
 	if (!c)
 		return;
-	for (size_t i = 0; i < c->n; i++) {
+	for (size_t i = 0; i < atomic_load(&c->n); i++) {
 		mo_model_free(c->slot[i].model);
 		free(c->slot[i].preset);
 	}
@@ -50,17 +55,16 @@ void mo_api_cache_free(mo_api_model_cache *c)
 	free(c);
 }
 
+/* The model stored for the pair, or NULL; no lock (see the top). */
 static const mo_model *mo_api_cache_find(mo_api_model_cache *c,
 					 const char *preset, int64_t devices)
 {
-	const mo_model *m = NULL;
+	size_t n = atomic_load_explicit(&c->n, memory_order_acquire);
 
-	pthread_mutex_lock(&c->lock);
-	for (size_t i = 0; i < c->n && !m; i++)
+	for (size_t i = 0; i < n; i++)
 		if (c->slot[i].devices == devices && strcmp(c->slot[i].preset, preset) == 0)
-			m = c->slot[i].model;
-	pthread_mutex_unlock(&c->lock);
-	return m;
+			return c->slot[i].model;
+	return NULL;
 }
 
 /* Stores m (or frees it when another thread stored the same pair first,
@@ -73,12 +77,11 @@ static const mo_model *mo_api_cache_put(mo_api_model_cache *c, const char *prese
 
 	*owned = NULL;
 	pthread_mutex_lock(&c->lock);
-	found = NULL;
-	for (size_t i = 0; i < c->n && !found; i++)
-		if (c->slot[i].devices == devices && strcmp(c->slot[i].preset, preset) == 0)
-			found = c->slot[i].model;
-	if (!found && name && c->n < MO_API_CACHE_SLOTS) {
-		c->slot[c->n++] = (mo_api_cache_slot){name, devices, m};
+	found = mo_api_cache_find(c, preset, devices);
+	size_t n = atomic_load_explicit(&c->n, memory_order_relaxed);
+	if (!found && name && n < MO_API_CACHE_SLOTS) {
+		c->slot[n] = (mo_api_cache_slot){name, devices, m};
+		atomic_store_explicit(&c->n, n + 1, memory_order_release);
 		name = NULL;
 		found = m;
 		m = NULL;
