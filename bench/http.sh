@@ -12,6 +12,13 @@
 # from elsewhere on a shared machine shifts both sides alike.
 # Targets (issue 4): ratio >= 0.8, validate p99 <= 5 ms on a 2-core machine.
 # wrk and the server share the machine: both figures come from the same run.
+# Each line also gives the server's own CPU time per request (user + system,
+# from /proc/PID/stat over the run; median over the rounds): unlike req/s
+# and p99 it barely moves with the load of other processes, so it tells the
+# server's cost apart from the machine's weather. The load average before
+# and after is printed with the figures.
+# wrk keeps two threads: with one, its single thread caps /healthz (about
+# 52k against 77k req/s in the same minute) and flatters the ratio.
 set -eu
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -31,18 +38,21 @@ tmp=$(mktemp -d)
 pids=
 cleanup() {
   for p in $pids; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
-  rm -rf "$tmp"
+  [ -n "${KEEP:-}" ] || rm -rf "$tmp"
 }
 trap cleanup EXIT INT TERM
 
 # start NAME [serve options]: a server on an ephemeral port; sets $port
+# and $pid
 start() {
   name=$1; shift
   "$MEMOPT" serve --port 0 --quiet "$@" 2>"$tmp/$name.log" </dev/null >/dev/null &
-  pids="$pids $!"
+  pid=$!
+  pids="$pids $pid"
   port=
   for _ in $(seq 100); do
-    port=$(sed -n 's/^listening on http:\/\/.*:\([0-9][0-9]*\)$/\1/p' "$tmp/$name.log")
+    # (the log may not exist yet: the server's shell has not opened it)
+    port=$(sed -n 's/^listening on http:\/\/.*:\([0-9][0-9]*\)$/\1/p' "$tmp/$name.log" 2>/dev/null || :)
     [ -n "$port" ] && break
     sleep 0.05
   done
@@ -50,8 +60,9 @@ start() {
 }
 # The default server (response cache on: identical requests are replayed)
 # and one with the cache off, where every request is computed.
-start cached; cport=$port
-start uncached --cache-entries 0; uport=$port
+start cached; cport=$port; cpid=$pid
+start uncached --cache-entries 0; uport=$port; upid=$pid
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # The request: a select/full recompute and swap plan on Llama-2-7B's 32 layers.
 cat > "$tmp/config.yaml" <<'EOF'
@@ -97,10 +108,22 @@ EOF
   esac
 done
 
-run() { # name url [script]: appends this round's figures to $tmp/name.all
-  name=$1; url=$2; shift 2
+run() { # name server-pid url [script]: appends this round's figures to $tmp/name.all
+  name=$1; spid=$2; url=$3; shift 3
+  t0=$(ticks_of "$spid")
   wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"${DURATION}s" --latency "$@" "$url" > "$tmp/$name.txt"
-  echo "$(rps_of "$tmp/$name.txt") $(p99_of "$tmp/$name.txt") $(errors_of "$tmp/$name.txt")" >> "$tmp/$name.all"
+  t1=$(ticks_of "$spid")
+  echo "$(rps_of "$tmp/$name.txt") $(p99_of "$tmp/$name.txt") $(errors_of "$tmp/$name.txt")" \
+    "$(cpu_of "$tmp/$name.txt" $((t1 - t0)))" >> "$tmp/$name.all"
+}
+# a process's user + system CPU time so far, in clock ticks (the command
+# name in field 2 has no spaces: memopt)
+ticks_of() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+CLK_TCK=$(getconf CLK_TCK)
+# the server's CPU microseconds per request: ticks over wrk's request count
+cpu_of() {
+  n=$(sed -n 's/^[[:space:]]*\([0-9][0-9]*\) requests in.*/\1/p' "$1")
+  awk -v t="$2" -v n="${n:-0}" -v hz="$CLK_TCK" 'BEGIN { printf "%.1f", (n > 0 ? t * 1e6 / hz / n : 0) }'
 }
 # wrk prints 99% as e.g. 1.23ms, 850.00us or 1.02s
 rps_of() { sed -n 's/^Requests\/sec:[[:space:]]*\([0-9.]*\).*/\1/p' "$1"; }
@@ -116,8 +139,9 @@ median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]
 rps() { awk '{ print $1 }' "$tmp/$1.all" | median; }
 p99() { awk '{ print $2 }' "$tmp/$1.all" | median; }
 errors() { awk '{ n += $3 } END { print n + 0 }' "$tmp/$1.all"; }
+cpu() { awk '{ print $4 }' "$tmp/$1.all" | median; }
 # the median over the rounds of (name's rps / healthz's rps in the same round)
-ratio() { paste -d' ' "$tmp/$1.all" "$tmp/healthz.all" | awk '{ print $1 / $4 }' | median; }
+ratio() { paste -d' ' "$tmp/$1.all" "$tmp/healthz.all" | awk '{ print $1 / $(NF / 2 + 1) }' | median; }
 
 # what the cache did: hits on the cached server, none on the other
 hits() {
@@ -126,17 +150,18 @@ hits() {
 }
 
 for _ in $(seq "$ROUNDS"); do
-  run healthz "http://127.0.0.1:$cport/healthz"
-  run validate_c "http://127.0.0.1:$cport/api/v1/validate" -s "$tmp/validate.lua"
-  run validate_u "http://127.0.0.1:$uport/api/v1/validate" -s "$tmp/validate.lua"
+  run healthz "$cpid" "http://127.0.0.1:$cport/healthz"
+  run validate_c "$cpid" "http://127.0.0.1:$cport/api/v1/validate" -s "$tmp/validate.lua"
+  run validate_u "$upid" "http://127.0.0.1:$uport/api/v1/validate" -s "$tmp/validate.lua"
   # the same body against the estimator (the timeline included in each answer)
-  run estimate_c "http://127.0.0.1:$cport/api/v1/estimate" -s "$tmp/validate.lua"
-  run estimate_u "http://127.0.0.1:$uport/api/v1/estimate" -s "$tmp/validate.lua"
+  run estimate_c "$cpid" "http://127.0.0.1:$cport/api/v1/estimate" -s "$tmp/validate.lua"
+  run estimate_u "$upid" "http://127.0.0.1:$uport/api/v1/estimate" -s "$tmp/validate.lua"
 done
 c_hits=$(hits "$cport"); u_hits=$(hits "$uport")
 
 line() { # label name
-  printf '  %-44s %10s req/s   p99 %8s ms\n' "$1" "$(rps "$2")" "$(p99 "$2")"
+  printf '  %-44s %10s req/s   p99 %8s ms   server CPU %6s us/req\n' \
+    "$1" "$(rps "$2")" "$(p99 "$2")" "$(cpu "$2")"
 }
 verdict() { # label name
   awk -v r="$(ratio "$2")" -v p="$(p99 "$2")" -v l="$1" 'BEGIN {
@@ -145,6 +170,7 @@ verdict() { # label name
 }
 
 echo "memopt HTTP bench: wrk -t$WRK_THREADS -c$CONNECTIONS, $ROUNDS rounds of ${DURATION}s per case on 127.0.0.1 ($(nproc) CPUs, server threads: default; medians)"
+echo "  load average before: $load_before, after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "  wrk repeats one body: 'cached' is the default server, which replays the stored"
 echo "  answer (response cache hits: ${c_hits:-0}); 'uncached' runs with --cache-entries 0"
 echo "  and computes every answer (what a stream of distinct configs costs)"
