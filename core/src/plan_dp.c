@@ -216,9 +216,8 @@ static size_t mo_dp_least(const mo_st *v, size_t n)
 }
 
 /* The largest cost plus bound among the states but the least-P one. */
-static double mo_dp_beam_top(const mo_st *v, const double *lbv, size_t n)
+static double mo_dp_beam_top(const mo_st *v, const double *lbv, size_t n, size_t least)
 {
-	size_t least = mo_dp_least(v, n);
 	double top = -INFINITY;
 	for (size_t i = 0; i < n; i++)
 		if (i != least && v[i].cost + lbv[i] > top)
@@ -226,14 +225,17 @@ static double mo_dp_beam_top(const mo_st *v, const double *lbv, size_t n)
 	return top;
 }
 
-/* The least-P state and the cap - 1 others of least cost plus bound (lbv:
- * each state's bound), in their order; *top: the largest cost plus bound of
- * those others (INFINITY when out of memory). */
-static size_t mo_dp_thin(mo_st *v, const double *lbv, size_t n, size_t cap, double *top)
+/* The least-P state (least) and the cap - 1 others of least cost plus
+ * bound (lbv: each state's bound), in their order; *top: the largest cost
+ * plus bound of those others (INFINITY when out of memory). Only states of
+ * cost plus bound up to lim are ranked (at least cap - 1 of them are). */
+static size_t mo_dp_thin(mo_st *v, const double *lbv, size_t n, size_t least, double lim,
+			 double *top)
 {
+	size_t cap = MO_DP_THIN;
 	mo_rank *r = malloc(n * sizeof(*r));
 	unsigned char *keep = calloc(n, 1);
-	size_t out = 0, m = 0, least = mo_dp_least(v, n);
+	size_t out = 0, m = 0;
 	*top = INFINITY;
 	if (!r || !keep) { /* out of memory: a plain cut still leaves valid states */
 		free(r);
@@ -241,7 +243,7 @@ static size_t mo_dp_thin(mo_st *v, const double *lbv, size_t n, size_t cap, doub
 		return cap;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (i != least)
+		if (i != least && v[i].cost + lbv[i] <= lim)
 			r[m++] = (mo_rank){v[i].cost + lbv[i], i};
 	size_t want = cap - 1 < m ? cap - 1 : m;
 	mo_rank_select(r, m, want);
@@ -295,9 +297,9 @@ static bool mo_dp_bounds(mo_dp *d, size_t p, size_t n)
  * bound only grows with P), never one of the least P that fits, so every
  * state of the frontier within the bound or of the least P is there, each
  * in its place; and those within the bound are then the beam. */
-static bool mo_dp_tau_holds(const mo_dp *d, size_t k)
+static bool mo_dp_tau_holds(const mo_dp *d, size_t k, size_t least)
 {
-	size_t least = mo_dp_least(d->buf, k), in = 0;
+	size_t in = 0;
 	if (!k || d->buf[least].P != d->pexempt)
 		return false;
 	for (size_t i = 0; i < k; i++)
@@ -307,14 +309,15 @@ static bool mo_dp_tau_holds(const mo_dp *d, size_t k)
 
 /* The first pass's beam: the thinned states, and the next layer's bound:
  * the largest key kept, and as much again as it rose from the last layer's
- * (keys rising, they mostly go on rising). */
-static size_t mo_dp_beam(mo_dp *d, size_t k)
+ * (keys rising, they mostly go on rising). least: the least-P state; under
+ * a bound that held, the others kept are all within it. */
+static size_t mo_dp_beam(mo_dp *d, size_t k, size_t least)
 {
 	double top;
 	if (k > MO_DP_THIN)
-		k = mo_dp_thin(d->buf, d->lbv, k, MO_DP_THIN, &top);
+		k = mo_dp_thin(d->buf, d->lbv, k, least, d->tau_used ? d->tau : INFINITY, &top);
 	else
-		top = k == MO_DP_THIN ? mo_dp_beam_top(d->buf, d->lbv, k) : INFINITY;
+		top = k == MO_DP_THIN ? mo_dp_beam_top(d->buf, d->lbv, k, least) : INFINITY;
 	d->tau = top > d->top && d->top < INFINITY ? top + MO_DP_RISE * (top - d->top) : top;
 	d->top = top;
 	return k;
@@ -345,10 +348,11 @@ static size_t mo_dp_prune(mo_dp *d, size_t p, size_t n)
 				k++;
 			}
 	}
-	if (d->tau_used && !mo_dp_tau_holds(d, k))
+	size_t least = d->thin && k ? mo_dp_least(d->buf, k) : 0;
+	if (d->tau_used && !mo_dp_tau_holds(d, k, least))
 		return MO_DP_AGAIN;
 	if (d->thin)
-		k = mo_dp_beam(d, k);
+		k = mo_dp_beam(d, k, least);
 	if (!d->thin && k > MO_DP_CAP) {
 		k = 0; /* too many to prove anything: the first pass's plan stands */
 		d->capped = true;
