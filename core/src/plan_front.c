@@ -187,21 +187,26 @@ static size_t mo_merge_runs2(const mo_merge *g, mo_run *ra, mo_run *rb, mo_st *o
 	mo_run ca = *ra, cb = rb ? *rb : *ra, *a = &ca, *b = &cb;
 	bool la = mo_run_seek(a, least, &ha);
 	bool lb = rb && mo_run_seek(b, least, &hb);
-	while (la || lb) {
+	while (la && lb) {
 		bool kept, ta = true, tb = true; /* the heads taken */
-		if (la && lb && ha.P == hb.P && ha.cost == hb.cost)
+		if (ha.P == hb.P && ha.cost == hb.cost)
 			kept = mo_runs_take_tie(g, a, &ha, b, &hb, &out[n]);
-		else if (!lb || (la && mo_head_less(&ha, &hb)))
+		else if (mo_head_less(&ha, &hb))
 			kept = mo_run_take(g, a, &ha, &out[n]), tb = false;
 		else
 			kept = mo_run_take(g, b, &hb, &out[n]), ta = false;
 		if (kept)
 			least = out[n++].cost;
-		if (la && (ta || !(ha.cost < least)))
+		if (ta || !(ha.cost < least))
 			la = mo_run_seek(a, least, &ha);
-		if (lb && (tb || !(hb.cost < least)))
+		if (tb || !(hb.cost < least))
 			lb = mo_run_seek(b, least, &hb);
 	}
+	mo_run *r = la ? a : b; /* the rest of the one left, alone */
+	mo_head *h = la ? &ha : &hb;
+	for (bool l = la || lb; l; l = mo_run_seek(r, least, h))
+		if (mo_run_take(g, r, h, &out[n]))
+			least = out[n++].cost;
 	return n;
 }
 
