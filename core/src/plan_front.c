@@ -212,7 +212,7 @@ static size_t mo_merge_runs2(const mo_merge *g, mo_run *ra, mo_run *rb, mo_st *o
 
 /* The first state of v[i..n) that costs less than least (the costs fall
  * along a staircase). */
-static size_t mo_list_seek(const mo_st *v, size_t i, size_t n, double least)
+static inline size_t mo_list_seek(const mo_st *v, size_t i, size_t n, double least)
 {
 	if (i >= n || v[i].cost < least)
 		return i;
