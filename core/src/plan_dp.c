@@ -44,17 +44,6 @@ unsigned mo_dp_code(mo_dp *d, uint64_t v)
 	return (unsigned)d->n_vals;
 }
 
-uint64_t mo_dp_window(const mo_dp *d, uint64_t wcode)
-{
-	uint64_t w = 0;
-	for (int64_t i = 0; i < d->pf; i++) {
-		unsigned c = (unsigned)(wcode >> (i * MO_PL_SLOT_BITS)) & ((1u << MO_PL_SLOT_BITS) - 1);
-		if (c)
-			w += d->vals[c - 1];
-	}
-	return w;
-}
-
 /* ---- frontier ----------------------------------------------------------------- */
 
 static int mo_st_cmp_pc(const mo_st *x, const mo_st *y)

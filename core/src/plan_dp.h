@@ -105,7 +105,17 @@ static inline uint64_t mo_dp_peak(const mo_seg_pb *sg, uint64_t K, uint64_t M)
 
 /* plan_dp.c */
 unsigned mo_dp_code(mo_dp *d, uint64_t v);
-uint64_t mo_dp_window(const mo_dp *d, uint64_t wcode);
+/* The swap bytes of a window (inline: once per window of every layer). */
+static inline uint64_t mo_dp_window(const mo_dp *d, uint64_t wcode)
+{
+	uint64_t w = 0;
+	for (int64_t i = 0; i < d->pf; i++) {
+		unsigned c = (unsigned)(wcode >> (i * MO_PL_SLOT_BITS)) & ((1u << MO_PL_SLOT_BITS) - 1);
+		if (c)
+			w += d->vals[c - 1];
+	}
+	return w;
+}
 /* The window after a layer of swap code `code` (inline: once per run). */
 static inline uint64_t mo_dp_shift(const mo_dp *d, uint64_t wcode, unsigned code)
 {
