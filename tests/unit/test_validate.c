@@ -338,18 +338,33 @@ static void assert_same_plan(const mo_plan *a, const mo_plan *b, const mo_model 
 	}
 }
 
-/* A fresh parse of `config` expanded against m (no memo involved). */
-static mo_plan *fresh_plan(const char *config, const mo_model *m, mo_config **cfg)
+/* `config` parsed (and, when `codes` is given, validated against m, its
+ * diagnostics written there as "CODE LINE" lines), then expanded against m. */
+static mo_plan *parsed_plan(const char *config, const mo_model *m, mo_config **cfg,
+			    char *codes, size_t size)
 {
 	mo_error err = {0};
 	mo_diags *d = NULL;
 	assert_int_equal(mo_diags_new(&d), 0);
 	assert_int_equal(mo_config_parse(cfg, d, config, strlen(config), "c.yaml", NULL, &err), 0);
+	if (codes) {
+		mo_validate(d, *cfg, m);
+		codes[0] = '\0';
+		for (size_t i = 0; i < mo_diags_count(d); i++)
+			snprintf(codes + strlen(codes), size - strlen(codes), "%s %d\n",
+				 mo_diags_get(d, i)->code, mo_diags_get(d, i)->line);
+	}
 	assert_int_equal(mo_diags_errors(d), 0);
 	mo_diags_free(d);
 	mo_plan *p = NULL;
 	assert_int_equal(mo_expand(&p, *cfg, m, &err), 0);
 	return p;
+}
+
+/* A fresh parse of `config` expanded against m (no memo involved). */
+static mo_plan *fresh_plan(const char *config, const mo_model *m, mo_config **cfg)
+{
+	return parsed_plan(config, m, cfg, NULL, 0);
 }
 
 /* Validation keeps its plan for expand: reused only for the same model,
@@ -395,20 +410,7 @@ static void test_plan_memo(void **state)
 static mo_plan *checked_plan(const char *b, const mo_model *m, mo_config **cfg, char *codes,
 			     size_t size)
 {
-	mo_error err = {0};
-	mo_diags *d = NULL;
-	assert_int_equal(mo_diags_new(&d), 0);
-	assert_int_equal(mo_config_parse(cfg, d, b, strlen(b), "c.yaml", NULL, &err), 0);
-	mo_validate(d, *cfg, m);
-	codes[0] = '\0';
-	for (size_t i = 0; i < mo_diags_count(d); i++)
-		snprintf(codes + strlen(codes), size - strlen(codes), "%s %d\n",
-			 mo_diags_get(d, i)->code, mo_diags_get(d, i)->line);
-	assert_int_equal(mo_diags_errors(d), 0);
-	mo_diags_free(d);
-	mo_plan *p = NULL;
-	assert_int_equal(mo_expand(&p, *cfg, m, &err), 0);
-	return p;
+	return parsed_plan(b, m, cfg, codes, size);
 }
 
 static mo_model *load_model(const char *text)
