@@ -425,6 +425,28 @@ static mo_model *load_model(const char *text)
 	return m;
 }
 
+/* `first` then `second` on one model, `second` on a fresh one: the same
+ * plan and findings for `second` either way. */
+static void memo_order(const char *first, const char *second)
+{
+	mo_model *seen = load_model(TP2_MODEL), *fresh = load_model(TP2_MODEL);
+	char c1[1024], c2[1024], c3[1024];
+	mo_config *c_first = NULL, *c_second = NULL, *c_fresh = NULL;
+	mo_plan *p_first = checked_plan(first, seen, &c_first, c1, sizeof c1);
+	mo_plan *p_second = checked_plan(second, seen, &c_second, c2, sizeof c2);
+	mo_plan *p_fresh = checked_plan(second, fresh, &c_fresh, c3, sizeof c3);
+	assert_same_plan(p_second, p_fresh, fresh);
+	assert_string_equal(c2, c3);
+	mo_plan_free(p_first);
+	mo_plan_free(p_second);
+	mo_plan_free(p_fresh);
+	mo_config_free(c_first);
+	mo_config_free(c_second);
+	mo_config_free(c_fresh);
+	mo_model_free(seen);
+	mo_model_free(fresh);
+}
+
 /* The model memoises each pattern text's matches: a text seen first as a
  * recompute_comm pattern (communication ops only) and then as a select or
  * exclude pattern, or the other way round, gives the same plan and
@@ -439,37 +461,8 @@ static void test_model_memo(void **state)
 	const char *b = "recompute_comm:\n  enable: True\n  select_module:\n    '.*': [0-7]\n"
 			"recompute:\n  mode: select\n  select_module:\n    '.*gather': [0-3]\n"
 			"    '.*linear.*': [2-3]\n  exclude_op:\n    'mlp': [2-3]\n";
-	mo_model *seen = load_model(TP2_MODEL), *fresh = load_model(TP2_MODEL);
-	char c1[1024], c2[1024], c3[1024];
-	mo_config *ca = NULL, *cb = NULL, *cf = NULL;
-	mo_plan *pa = checked_plan(a, seen, &ca, c1, sizeof c1);
-	mo_plan *pb = checked_plan(b, seen, &cb, c2, sizeof c2);
-	mo_plan *pf = checked_plan(b, fresh, &cf, c3, sizeof c3);
-	assert_same_plan(pb, pf, fresh);
-	assert_string_equal(c2, c3);
-	mo_plan_free(pa);
-	mo_plan_free(pb);
-	mo_plan_free(pf);
-	mo_config_free(ca);
-	mo_config_free(cb);
-	mo_config_free(cf);
-	/* the other way round */
-	mo_model *seen2 = load_model(TP2_MODEL), *fresh2 = load_model(TP2_MODEL);
-	pb = checked_plan(b, seen2, &cb, c1, sizeof c1);
-	pa = checked_plan(a, seen2, &ca, c2, sizeof c2);
-	pf = checked_plan(a, fresh2, &cf, c3, sizeof c3);
-	assert_same_plan(pa, pf, fresh2);
-	assert_string_equal(c2, c3);
-	mo_plan_free(pa);
-	mo_plan_free(pb);
-	mo_plan_free(pf);
-	mo_config_free(ca);
-	mo_config_free(cb);
-	mo_config_free(cf);
-	mo_model_free(seen);
-	mo_model_free(fresh);
-	mo_model_free(seen2);
-	mo_model_free(fresh2);
+	memo_order(a, b);
+	memo_order(b, a); /* the other way round */
 }
 
 int main(void)
