@@ -33,20 +33,26 @@ static const char *const moe_keys =
 	"  num_moe_experts: 4\n  moe_router_topk: 2\n  moe_ffn_hidden_size: 512\n"
 	"  first_k_dense_replace: 1\n";
 
+/* A model file's text loaded and checked: no error diagnostics. */
+static mo_model *checked_model(const char *text, const char *name)
+{
+	mo_diags *d = NULL;
+	mo_model *m = NULL;
+	assert_int_equal(mo_diags_new(&d), 0);
+	assert_int_equal(mo_model_load(&m, d, text, strlen(text), name, NULL, NULL), 0);
+	mo_model_check(m, d);
+	assert_int_equal(mo_diags_errors(d), 0);
+	mo_diags_free(d);
+	return m;
+}
+
 static mo_model *model(bool moe, int tp, int pp, const char *fw)
 {
 	char text[2048];
 	int world = tp * pp * 2;
 	snprintf(text, sizeof text, dense_fmt, moe ? moe_keys : "", fw, world, 2, tp, pp,
 		 tp > 1 ? "true" : "false");
-	mo_diags *d = NULL;
-	mo_model *m = NULL;
-	assert_int_equal(mo_diags_new(&d), 0);
-	assert_int_equal(mo_model_load(&m, d, text, strlen(text), "test", NULL, NULL), 0);
-	mo_model_check(m, d);
-	assert_int_equal(mo_diags_errors(d), 0);
-	mo_diags_free(d);
-	return m;
+	return checked_model(text, "test");
 }
 
 /* ---- the brute force's own config writer ------------------------------------ */
@@ -369,14 +375,7 @@ static mo_model *wide_model(int n, bool moe)
 		 n, moe ? "  num_moe_experts: 16\n  moe_router_topk: 2\n  moe_ffn_hidden_size: 1408\n"
 			  "  first_k_dense_replace: 1\n" : "",
 		 8, moe ? "  expert_parallel: 4\n" : "");
-	mo_diags *d = NULL;
-	mo_model *m = NULL;
-	assert_int_equal(mo_diags_new(&d), 0);
-	assert_int_equal(mo_model_load(&m, d, text, strlen(text), "wide", NULL, NULL), 0);
-	mo_model_check(m, d);
-	assert_int_equal(mo_diags_errors(d), 0);
-	mo_diags_free(d);
-	return m;
+	return checked_model(text, "wide");
 }
 
 /* The planner's answer with merged and with sorted frontiers: the same
