@@ -604,6 +604,18 @@ static void test_validate_text(void **state)
 	assert_true(compared >= 100);
 }
 
+/* w's text equals json_dumps of o (compact); frees both. */
+static void assert_writer_is_dumps(mo_jw *w, json_t *o)
+{
+	char *want = json_dumps(o, JSON_COMPACT);
+
+	assert_false(w->bad);
+	assert_string_equal(w->buf, want);
+	free(want);
+	free(w->buf);
+	json_decref(o);
+}
+
 /* Reals, integers and strings as the writer prints them: json_dumps' text. */
 static void test_json_writer(void **state)
 {
@@ -616,32 +628,21 @@ static void test_json_writer(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof reals / sizeof *reals; i++) {
 		mo_jw w = {0};
-		json_t *o = json_pack("{s:f, s:I}", "r", reals[i], "i", (json_int_t)(i * 977 - 5000));
-		char *want = json_dumps(o, JSON_COMPACT);
 
 		mo_jw_raw(&w, "{", 1);
 		mo_jw_real(&w, "r", reals[i]);
 		mo_jw_int(&w, "i", (long long)(i * 977) - 5000);
 		mo_jw_raw(&w, "}", 1);
-		assert_false(w.bad);
-		assert_string_equal(w.buf, want);
-		free(want);
-		free(w.buf);
-		json_decref(o);
+		assert_writer_is_dumps(&w, json_pack("{s:f, s:I}", "r", reals[i], "i",
+						     (json_int_t)(i * 977 - 5000)));
 	}
 	for (size_t i = 0; i < sizeof strs / sizeof *strs; i++) {
 		mo_jw w = {0};
-		json_t *o = json_pack("{s:s}", "s", strs[i]);
-		char *want = json_dumps(o, JSON_COMPACT);
 
 		mo_jw_raw(&w, "{", 1);
 		mo_jw_kstr(&w, "s", strs[i]);
 		mo_jw_raw(&w, "}", 1);
-		assert_false(w.bad);
-		assert_string_equal(w.buf, want);
-		free(want);
-		free(w.buf);
-		json_decref(o);
+		assert_writer_is_dumps(&w, json_pack("{s:s}", "s", strs[i]));
 	}
 	mo_jw bad = {0};
 	mo_jw_kstr(&bad, "s", "\xff"); /* jansson refuses it: the tree decides */
