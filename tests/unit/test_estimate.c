@@ -251,22 +251,36 @@ static void test_swap(void **state)
 static void test_comm_recompute(void **state)
 {
 	(void)state;
-	static const char *model =
-		"model:\n  num_layers: 2\n  hidden_size: 1024\n  ffn_hidden_size: 4096\n"
-		"  num_attention_heads: 16\n  seq_length: 1024\n"
-		"training:\n  micro_batch_size: 1\n"
-		"parallel:\n  world_size: 2\n  data_parallel: 1\n  tensor_parallel: 2\n"
-		"  sequence_parallel: true\n";
-	run r;
-	run_text(&r, model,
-		 "recompute_comm:\n  enable: True\n  select_module:\n"
-		 "    'mlp.linear_fc1.input.allgather': [0]\n");
-	const mo_estimate_layer *l0 = mo_estimate_layer_get(r.e, 0), *l1 = mo_estimate_layer_get(r.e, 1);
-	assert_int_equal(l1->activation_bytes, l1->baseline_activation_bytes);
-	/* the gathered [s, h] bf16 tensor (1024 x 1024 x 2) leaves */
-	assert_int_equal(l0->baseline_activation_bytes - l0->activation_bytes, 1024 * 1024 * 2);
-	assert_int_equal(l0->comm_recompute_bytes, 1024 * 1024 * 2);
-	run_free(&r);
+	/* bf16 parameters (every op keeps its inputs: the local shard is kept
+	 * anyway, so the whole gathered [s, h] bf16 tensor, 1024 x 1024 x 2,
+	 * leaves); fp32 parameters (the allgather and the Linear's input cast
+	 * keep nothing: the shard, 512 x 1024 x 2, is kept instead of it) */
+	static const struct {
+		const char *dtype;
+		long long saved;
+	} cases[] = {{"bfloat16", 1024 * 1024 * 2},
+		     {"float32", 1024 * 1024 * 2 - 512 * 1024 * 2}};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char model[512];
+		snprintf(model, sizeof model,
+			 "model:\n  num_layers: 2\n  hidden_size: 1024\n  ffn_hidden_size: 4096\n"
+			 "  num_attention_heads: 16\n  seq_length: 1024\n"
+			 "training:\n  micro_batch_size: 1\n  params_dtype: %s\n"
+			 "parallel:\n  world_size: 2\n  data_parallel: 1\n  tensor_parallel: 2\n"
+			 "  sequence_parallel: true\n",
+			 cases[i].dtype);
+		run r;
+		run_text(&r, model,
+			 "recompute_comm:\n  enable: True\n  select_module:\n"
+			 "    'mlp.linear_fc1.input.allgather': [0]\n");
+		const mo_estimate_layer *l0 = mo_estimate_layer_get(r.e, 0),
+					*l1 = mo_estimate_layer_get(r.e, 1);
+		assert_int_equal(l1->activation_bytes, l1->baseline_activation_bytes);
+		assert_int_equal(l0->baseline_activation_bytes - l0->activation_bytes,
+				 cases[i].saved);
+		assert_int_equal(l0->comm_recompute_bytes, 1024 * 1024 * 2);
+		run_free(&r);
+	}
 }
 
 /* data_parallel_shard -1 without a device count: model-needed. */
