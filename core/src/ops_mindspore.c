@@ -72,21 +72,19 @@ static const mo_op_row ms_norm_attn[] = {
 };
 
 static const mo_op_row ms_attn[] = {
-	{C_P32, 0, "self_attention.linear_qkv", "cast", "n1", "ln1:c:tsp*h", "",
-	 NULL, 0},
-	{C_SP, 0, "self_attention.linear_qkv.input.allgather", "allgather", "ln1",
+	{C_SP, B16, "self_attention.linear_qkv.input.allgather", "allgather", "ln1",
 	 "ln1g:c:tok*h", ALL, NULL, AG},
-	{0, C_SP, "self_attention.linear_qkv", "view", "ln1", "ln1g@ln1", "", NULL, 0},
-	WCOPY("self_attention.linear_qkv", "wqkv", "h*qkv"),
-	{0, 0, "self_attention.linear_qkv", "matmul", "ln1g", "qkv:c:tok*qkv", ALL,
-	 "2*tok*h*qkv", 0},
-	{0, 0, "self_attention.split_qkv", "split", "qkv", "q@qkv k@qkv v@qkv", "",
+	{0, C_SP | B16, "self_attention.linear_qkv", "view", "ln1", "ln1g@ln1", "",
 	 NULL, 0},
-	{0, 0, "self_attention.apply_rotary_pos_emb", "cast", "q k",
+	{0, B16, "self_attention.linear_qkv", "matmul", "ln1g", "qkv:c:tok*qkv", ALL,
+	 "2*tok*h*qkv", 0},
+	{0, B16, "self_attention.split_qkv", "split", "qkv", "q@qkv k@qkv v@qkv", "",
+	 NULL, 0},
+	{0, B16, "self_attention.apply_rotary_pos_emb", "cast", "q k",
 	 "q32:f32:tok*q k32:f32:tok*kv", ALL, NULL, 0},
-	{0, 0, "self_attention.apply_rotary_pos_emb", "rotary_position_embedding",
+	{0, B16, "self_attention.apply_rotary_pos_emb", "rotary_position_embedding",
 	 "q32 k32", "qr32:f32:tok*q kr32:f32:tok*kv", ALL, NULL, 0},
-	{0, 0, "self_attention.apply_rotary_pos_emb", "cast", "qr32 kr32",
+	{0, B16, "self_attention.apply_rotary_pos_emb", "cast", "qr32 kr32",
 	 "qr:c:tok*q kr:c:tok*kv", ALL, NULL, 0},
 	/* value is a strided slice of the per-group [.., (n_rep + 2) * d]
 	 * projection (split_qkv): core attention makes it contiguous
@@ -94,8 +92,39 @@ static const mo_op_row ms_attn[] = {
 	 * MHA - GQA = 144 MiB per layer = 48 persistent + 96 kept, and 96 MiB
 	 * = 3/4 of the 8 kv-sized bf16 tensors (qkv's k and v, k32, kr32, kr,
 	 * this copy) of the MHA layer. */
-	{0, 0, "self_attention.core_attention", "contiguous", "v", "vc:c:tok*kv",
+	{0, B16, "self_attention.core_attention", "contiguous", "v", "vc:c:tok*kv",
 	 ALL, NULL, 0},
+
+	/* fp32 parameters: not measured on an MHA / GQA model; the same op
+	 * rules as the measured MLA rows (ms_attn_mla): the Linear keeps its bf16
+	 * input and weight and returns fp32; each rotary call keeps its
+	 * contiguous fp32 input, the rotated half and four fp32 [tokens, d]
+	 * cos / sin planes; flash attention keeps bf16 q, k, v; the output
+	 * projection keeps a contiguous copy of the attention output. */
+	{C_P32, 0, "self_attention.linear_qkv", "cast", "n1", "ln1:c:tsp*h", "",
+	 NULL, 0},
+	{C_P32 | C_SP, 0, "self_attention.linear_qkv.input.allgather", "allgather",
+	 "ln1", "ln1g:c:tok*h", "", NULL, AG},
+	{C_P32, C_SP, "self_attention.linear_qkv", "view", "ln1", "ln1g@ln1", "",
+	 NULL, 0},
+	WCOPY("self_attention.linear_qkv", "wqkv", "h*qkv"),
+	{C_P32, 0, "self_attention.linear_qkv", "matmul", "ln1g", "qkvb:c:tok*qkv",
+	 "ln1g", "2*tok*h*qkv", 0},
+	{C_P32, 0, "self_attention.linear_qkv", "cast", "qkvb", "qkv:f32:tok*qkv",
+	 "", NULL, 0},
+	{C_P32, 0, "self_attention.split_qkv", "split", "qkv", "q@qkv k@qkv v@qkv",
+	 "", NULL, 0},
+	{C_P32, 0, "self_attention.apply_rotary_pos_emb", "contiguous", "q k",
+	 "qc:f32:tok*q kc:f32:tok*kv", "", NULL, 0},
+	{C_P32, 0, "self_attention.apply_rotary_pos_emb", "rotary_position_embedding",
+	 "qc kc",
+	 "qr32:f32:tok*q qrh:f32:tok*q qcs:f32:4*tok*d kr32:f32:tok*kv krh:f32:tok*kv kcs:f32:4*tok*d",
+	 "qc qrh qcs kc krh kcs", NULL, 0},
+	{C_P32, 0, "self_attention.apply_rotary_pos_emb", "cast", "qr32 kr32",
+	 "qr:c:tok*q kr:c:tok*kv", "", NULL, 0},
+	{C_P32, 0, "self_attention.core_attention", "contiguous", "v", "vc:c:tok*kv",
+	 "", NULL, 0},
+
 	{C_CP, 0, "self_attention.core_attention.input.allgather", "allgather",
 	 "kr vc", "kf:c:b*s*kv vf:c:b*s*kv", ALL, NULL, AG},
 	{0, C_CP, "self_attention.core_attention", "view", "kr vc", "kf@kr vf@vc",
@@ -117,9 +146,13 @@ static const mo_op_row ms_attn[] = {
 	 "prd@pr", "", NULL, 0},
 	{0, C_FLASH, "self_attention.core_attention", "bmm", "prd vf",
 	 "ctx:c:tok*q", ALL, "2*b*hd*sq*s*d", 0},
-	WCOPY("self_attention.linear_proj", "wproj", "q*h"),
-	{0, 0, "self_attention.linear_proj", "matmul", "ctx", "po0:c:tok*h", ALL,
+	{0, B16, "self_attention.linear_proj", "matmul", "ctx", "po0:c:tok*h", ALL,
 	 "2*tok*q*h", 0},
+	{C_P32, 0, "self_attention.linear_proj", "contiguous", "ctx", "ctxc:c:tok*q",
+	 "", NULL, 0},
+	WCOPY("self_attention.linear_proj", "wproj", "q*h"),
+	{C_P32, 0, "self_attention.linear_proj", "matmul", "ctxc", "po0:c:tok*h",
+	 "ctxc", "2*tok*q*h", 0},
 	{C_SP, 0, "self_attention.linear_proj.output.reducescatter",
 	 "reducescatter", "po0", "attn:c:tsp*h", ALL, NULL, RS},
 	{C_TP, C_SP, "self_attention.linear_proj.output.allreduce", "allreduce",
