@@ -3,15 +3,20 @@
  * fp32 (layernorm_compute_dtype), rotary embedding in fp32 (rotary_dtype),
  * FlashAttentionScore with its fp32 softmax max / sum [b, n, s, 8], softmax
  * in fp32 on the eager path (softmax_compute_dtype), the unfused
- * cross-entropy's fp32 planes). MindSpore PyNative's autograd keeps every
- * op's inputs and output for backward (`save` NULL), and its memory pool
- * rounds every tensor up to 512 bytes.
- *
- * This table is the first cut that issue 8 calibrates against measured
- * Ascend runs (../shared/calibration/ascend-910b.md): change rows here, not
- * the estimator. Split / reshape / transpose are views (MindSpore 2.3+ view
- * ops). The residual add of a layer does not keep its output: that tensor is
- * the next layer's input and is counted there once. */
+ * cross-entropy's fp32 planes); its memory pool rounds every tensor up to
+ * 512 bytes. Two regimes, chosen by the parameters' dtype:
+ *  - fp32 parameters with bf16 compute (MO_C_P32, most real configs): rows
+ *    written tensor by tensor from the measurers' allocation ledgers of the
+ *    DSv3-mini (notes/ledger-decode-dsv3-mini.md): an fp32 residual stream,
+ *    Linears that cast their output back to their input's dtype, and each op
+ *    keeping what its backward reads (`save` lists);
+ *  - bf16 parameters (`unless` B16): the first cut, where every op keeps its
+ *    inputs and output (`save` NULL), calibrated by the `std` runs' per-layer
+ *    law (728 MiB).
+ * Change rows here, not the estimator (../shared/calibration/ascend-910b.md,
+ * tests/unit/test_calibration.c). Split / reshape / transpose are views
+ * (MindSpore 2.3+ view ops). The residual add of a layer does not keep its
+ * output: that tensor is the next layer's input and is counted there once. */
 #include "estimate_internal.h"
 
 #define N(x) (sizeof(x) / sizeof(*(x)))
@@ -623,9 +628,11 @@ const mo_framework mo_ops_mindspore = {
 		[MO_BLK_HEAD] = &ms_head_blk,
 		[MO_BLK_EMBED] = &ms_embed_blk,
 	},
-	.note = "MindSpore PyNative: every op keeps its inputs and output (fp32 "
-		"casts included), 512-byte pool rounding; calibrated on measured "
-		"Ascend 910B runs (notes/calibration.md: pp 1, the last PP stage "
-		"and MLA/MoE within 2%; on the first PP stage under FSDP this "
-		"estimate is 25-29% below the measured peak, not explained yet)",
+	.note = "MindSpore PyNative, 512-byte pool rounding; fp32 parameters: "
+		"fp32 residual stream, each op keeps what its backward reads "
+		"(from allocation ledgers); bf16 parameters: every op keeps its "
+		"inputs and output; calibrated on measured Ascend 910B runs "
+		"(notes/calibration.md: pp 1, the last PP stage and MLA/MoE "
+		"within 0.2%; on the first PP stage under FSDP this estimate is "
+		"25-29% below the measured peak, not explained yet)",
 };
