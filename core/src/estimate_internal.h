@@ -185,6 +185,7 @@ typedef struct mo_est_type {
 	mo_est_graph g;
 	double dense_params;  /* per device after TP, before FSDP */
 	double expert_params; /* per device after EP, before FSDP */
+	double max_dense, max_expert; /* its largest parameter tensors (same units) */
 } mo_est_type;
 
 /* A pipeline stage: v chunks of layer ids. */
@@ -205,6 +206,8 @@ typedef struct mo_est_cfg {
 	bool late_grads;                 /* mindspore, fp32 params: gradients made in backward */
 	bool pp_unsharded;               /* mindspore, PP with FSDP: whole stage unsharded,
 					  * gradients reduced after the last micro-batch */
+	double opt_scratch;              /* bytes per parameter of the optimizer update's
+					  * temporaries (mindspore AdamW), 0 when none */
 	mo_device dev;
 	const char *optimizer;
 } mo_est_cfg;
@@ -278,6 +281,8 @@ void mo_est_layer_static(const mo_estimate *e, const mo_est_type *t, double *w,
  * its unsharded gradients (`*grads`). */
 void mo_est_layer_pp_resident(const mo_estimate *e, const mo_est_type *t, double *gathered,
 			      double *grads);
+/* Elements of the largest local parameter tensor of a layer type. */
+double mo_est_type_max_local(const mo_estimate *e, const mo_est_type *t);
 void mo_est_explain_weights(const mo_estimate *e, mo_buf *b);
 
 /* estimate_timeline.c */
@@ -311,6 +316,8 @@ typedef struct mo_est_fixed {
 	uint64_t loss;   /* loss backward scratch (last stage) */
 	uint64_t grads;  /* gradients made during backward (not in base): held
 			  * at the layer events, not at the loss */
+	uint64_t opt;    /* the optimizer update's scratch: the optimizer step
+			  * holds base + grads + opt (no activations) */
 	bool last;       /* the last stage */
 	int64_t others;  /* complete micro-batches in flight besides the current */
 	size_t chunks;   /* virtual pipeline chunks */

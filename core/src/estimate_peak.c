@@ -187,7 +187,8 @@ static uint64_t mo_pk_event_layer(mo_buf *b, const mo_pk *p, const mo_estimate_e
 	return sum;
 }
 
-static uint64_t mo_pk_static(mo_buf *b, const mo_estimate_event *ev)
+static uint64_t mo_pk_static(mo_buf *b, const mo_estimate_event *ev,
+			     const mo_estimate_stage *st)
 {
 	static const int buckets[] = {MO_EST_WEIGHTS, MO_EST_GRADIENTS, MO_EST_OPTIMIZER,
 				      MO_EST_GATHERED, MO_EST_LOSS};
@@ -201,6 +202,11 @@ static uint64_t mo_pk_static(mo_buf *b, const mo_estimate_event *ev)
 	}
 	mo_buf_puts(b, " (parameter state as under \"weights\" above; loss scratch as under "
 		       "\"loss backward scratch\")\n");
+	if (ev->kind == MO_EV_OPTIMIZER && ev->bytes[MO_EST_OPTIMIZER] > st->optimizer_bytes)
+		mo_buf_printf(b, "    the optimizer's %.1f MiB include the update's scratch, %.1f MiB "
+				 "(\"optimizer step\" above)\n",
+			      (double)ev->bytes[MO_EST_OPTIMIZER] / MIB,
+			      (double)(ev->bytes[MO_EST_OPTIMIZER] - st->optimizer_bytes) / MIB);
 	return sum;
 }
 
@@ -223,7 +229,7 @@ uint64_t mo_est_explain_peak(const mo_estimate *e, size_t s, mo_buf *b)
 			ev = &e->events[s][i];
 	mo_buf_printf(b, "  stage %zu at its peak \"%s\": %.3f MiB allocated\n", s,
 		      st->peak_event, (double)st->peak_bytes / MIB);
-	sum += mo_pk_static(b, ev);
+	sum += mo_pk_static(b, ev, st);
 	mo_pk_count(&p);
 	mo_buf_printf(b, "    activations %.3f MiB, alive:\n",
 		      (double)ev->bytes[MO_EST_ACTIVATIONS] / MIB);

@@ -143,6 +143,7 @@ typedef struct mo_tl {
 	double *gathered;  /* per layer type */
 	bool pp_resident;  /* FSDP weights stay gathered (PP > 1) */
 	uint64_t grads;    /* gradients made in backward (cfg.late_grads) */
+	uint64_t opt_scratch; /* the optimizer update's temporaries, at its step */
 	bool failed;
 	/* replay (explain): track what is alive, stop at `want`, store nothing */
 	bool replay, got;
@@ -359,10 +360,12 @@ static int64_t mo_tl_mbs(mo_estimate *e, size_t s)
 
 /* Weights, gradients, optimizer states, resident gathered weights and
  * (PP with FSDP) unsharded gradients of stage s, as the timeline starts it:
- * out[0..4]. */
-static void mo_tl_static_sums(const mo_estimate *e, size_t s, uint64_t out[5])
+ * out[0..4]; out[5]: the optimizer update's scratch, for the stage's largest
+ * local parameter tensor (the embedding / output layer where the stage has
+ * them, else its layers' largest weight). */
+static void mo_tl_static_sums(const mo_estimate *e, size_t s, uint64_t out[6])
 {
-	double w = 0, g = 0, o = 0, ga = 0, ug = 0;
+	double w = 0, g = 0, o = 0, ga = 0, ug = 0, big = 0;
 	size_t V = (size_t)e->cfg.vpp, T = e->n_types;
 	size_t small[16], *count = T <= 16 ? small : calloc(T, sizeof(size_t));
 	if (!count)
@@ -380,6 +383,8 @@ static void mo_tl_static_sums(const mo_estimate *e, size_t s, uint64_t out[5])
 		mo_est_layer_static(e, &e->types[k], &lw, &lg, &lo, &lga);
 		mo_est_layer_pp_resident(e, &e->types[k], &lga, &lug);
 		w += n * lw, g += n * lg, o += n * lo, ga += n * lga, ug += n * lug;
+		double mx = mo_est_type_max_local(e, &e->types[k]);
+		big = mx > big ? mx : big;
 	}
 	if (count != small)
 		free(count);
@@ -394,13 +399,17 @@ static void mo_tl_static_sums(const mo_estimate *e, size_t s, uint64_t out[5])
 	out[2] = (uint64_t)o;
 	out[3] = e->cfg.pp > 1 ? (uint64_t)ga : 0;
 	out[4] = e->cfg.pp > 1 ? (uint64_t)ug : 0;
+	/* the output layer's weight has the embedding's shape */
+	bool table = s == 0 || (s + 1 == e->n_stages && cf->head_params > cf->embed_params);
+	double tbl = table ? cf->embed_params / cf->fsdp_div : 0;
+	out[5] = (uint64_t)((tbl > big ? tbl : big) * cf->opt_scratch);
 }
 
 static void mo_tl_static(mo_tl *t)
 {
 	mo_estimate *e = t->e;
 	mo_estimate_stage *st = &e->stages[t->s];
-	uint64_t v[5] = {0};
+	uint64_t v[6] = {0};
 	mo_tl_static_sums(e, t->s, v);
 	st->weights_bytes = v[0];
 	st->gradients_bytes = v[1] + v[4];
@@ -410,6 +419,7 @@ static void mo_tl_static(mo_tl *t)
 	t->grads = e->cfg.late_grads ? v[1] : 0;
 	t->state[MO_EST_OPTIMIZER] = st->optimizer_bytes;
 	t->state[MO_EST_GATHERED] = t->pp_resident ? v[3] : 0;
+	t->opt_scratch = v[5];
 }
 
 static const char *mo_tl_name(mo_estimate *e, const mo_estimate_event *ev)
@@ -438,6 +448,7 @@ static int64_t mo_tl_run(mo_tl *t, int64_t mbn)
 		max_out = N;
 	uint64_t extra[MO_EST_BUCKETS] = {0};
 	extra[MO_EST_GRADIENTS] = t->grads;
+	extra[MO_EST_OPTIMIZER] = t->opt_scratch;
 	mo_tl_emit(t, MO_EV_OPTIMIZER, -1, -1, extra);
 	return max_out;
 }
@@ -585,12 +596,13 @@ char *mo_estimate_event_name(const mo_estimate_event *ev, char *buf, size_t size
  * it against mo_estimate_run on random configs. */
 void mo_est_stage_fixed(const mo_estimate *e, size_t s, mo_est_fixed *out)
 {
-	uint64_t v[5] = {0};
+	uint64_t v[6] = {0};
 	bool tr;
 	memset(out, 0, sizeof(*out));
 	mo_tl_static_sums(e, s, v);
 	out->base = v[0] + v[2] + v[3] + v[4] + (e->cfg.late_grads ? 0 : v[1]);
 	out->grads = e->cfg.late_grads ? v[1] : 0;
+	out->opt = v[5];
 	out->embed = s == 0 ? e->embed_k.kept : 0;
 	if (s + 1 == e->n_stages) {
 		out->head = e->head_k.kept * (uint64_t)(1 + e->cfg.mtp);

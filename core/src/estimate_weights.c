@@ -86,6 +86,17 @@ void mo_est_cfg_init(mo_est_cfg *c, const mo_model *m)
 	 * last micro-batch's backward (add_fsdp_reduce_grad): notes/calibration.md,
 	 * "PP 2". */
 	c->pp_unsharded = strcmp(m->framework, "pytorch") != 0 && c->pp > 1 && c->fsdp_div > 1.0;
+	/* MindSpore Transformers' AdamW (optimizer/adamw.py `_run_adamw_opt`)
+	 * updates one parameter at a time in fp32: next_param, denom,
+	 * exp_avg / denom and its product with the step size are alive at once
+	 * (4 x 4 B per element); with non-fp32 parameters the fp32 casts of the
+	 * parameter and of its gradient are locals alive for the whole update
+	 * (+2 x 4 B). Measured with fp32 parameters: the DSv3-mini pp 2 stage-0
+	 * ledger peaks in the embedding's update with 4 table-sized
+	 * temporaries (notes/ledger-decode-pp2-stage0.md). */
+	c->opt_scratch = strcmp(m->framework, "pytorch") != 0 && strcmp(c->optimizer, "adamw") == 0
+				 ? 16.0 + (c->pbytes < 4.0 ? 8.0 : 0.0)
+				 : 0.0;
 	double vpad = mo_est_vocab_padded(m), h = (double)m->hidden_size;
 	c->embed_params = vpad * h / (double)c->tp;
 	c->head_params = h + (m->untie_embeddings_and_output_weights || c->pp > 1
@@ -127,6 +138,30 @@ static double mo_est_mlp_params(const mo_model *m, double ffn, double tp)
 	return h * g * ffn / tp + ffn / tp * h;
 }
 
+/* The largest of an MLP's two weights (fc1 holds gate and up). */
+static double mo_est_mlp_max(const mo_model *m, double ffn, double tp)
+{
+	double h = (double)m->hidden_size, g = mo_est_is_gated(m) ? 2.0 : 1.0;
+	return h * g * ffn / tp;
+}
+
+/* The largest attention weight: the fused qkv projection, the output
+ * projection, or MLA's fused down projection / up projections. */
+static double mo_est_attn_max(const mo_model *m)
+{
+	double h = (double)m->hidden_size, tp = (double)mo_est_pos(m->tensor_parallel);
+	double a = (double)m->num_attention_heads, g = (double)m->num_query_groups;
+	double d = (double)m->kv_channels;
+	if (!m->multi_latent_attention)
+		return mo_est_max(h * (a + 2 * g) * d / tp, a * d / tp * h);
+	double ql = (double)m->q_lora_rank, kvl = (double)m->kv_lora_rank;
+	double rope = (double)m->qk_rope_head_dim, nope = (double)m->qk_nope_head_dim;
+	double vd = (double)m->v_head_dim, dqk = nope + rope;
+	double v = mo_est_max(h * (ql + kvl + rope), a * vd / tp * h);
+	v = mo_est_max(v, kvl * a * (nope + vd) / tp);
+	return mo_est_max(v, ql > 0 ? ql * a * dqk / tp : h * a * dqk / tp);
+}
+
 void mo_est_type_params(mo_est_type *t, const mo_model *m, size_t type)
 {
 	const char *name = m->types[type].name;
@@ -145,6 +180,29 @@ void mo_est_type_params(mo_est_type *t, const mo_model *m, size_t type)
 		dense += 3 * mo_est_norm_params(m) + 2 * h * h / tp;
 	t->dense_params = dense;
 	t->expert_params = expert;
+	/* one tensor per Linear; GroupedMLP holds each of its two weights for
+	 * all local experts in one tensor */
+	double mx = mo_est_attn_max(m), ex = 0;
+	if (moe) {
+		mx = mo_est_max(mx, h * (double)m->num_moe_experts);
+		mx = mo_est_max(mx, mo_est_mlp_max(m, (double)m->moe_shared_expert_intermediate_size, tp));
+		ex = (double)m->num_moe_experts / mo_est_ep_eff(m) *
+		     mo_est_mlp_max(m, (double)m->moe_ffn_hidden_size, 1.0);
+	} else {
+		mx = mo_est_max(mx, mo_est_mlp_max(m, (double)m->ffn_hidden_size, tp));
+	}
+	if (mtp)
+		mx = mo_est_max(mx, 2 * h * h / tp);
+	t->max_dense = mx;
+	t->max_expert = ex;
+}
+
+/* The largest parameter tensor of a layer type on its device (elements of
+ * the local shard). */
+double mo_est_type_max_local(const mo_estimate *e, const mo_est_type *t)
+{
+	const mo_est_cfg *c = &e->cfg;
+	return mo_est_max(t->max_dense / c->fsdp_div, t->max_expert / c->expert_div);
 }
 
 void mo_est_layer_static(const mo_estimate *e, const mo_est_type *t, double *w,
@@ -213,4 +271,10 @@ void mo_est_explain_weights(const mo_estimate *e, mo_buf *b)
 			      "weights full params x %.0f B + unsharded gradients full params x "
 			      "(4 B fp32 accumulator + %.0f B fresh)\n",
 			      c->pbytes, c->pbytes);
+	if (c->opt_scratch > 0)
+		mo_buf_printf(b,
+			      "  optimizer step: AdamW updates one parameter at a time; its fp32 "
+			      "temporaries (%.0f B per element) for the stage's largest local "
+			      "parameter tensor come on top of the states and gradients\n",
+			      c->opt_scratch);
 }

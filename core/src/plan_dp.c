@@ -549,6 +549,8 @@ static uint64_t mo_dp_kmax(const mo_seg_pb *sg, uint64_t budget)
 	uint64_t tail = sg->last ? sg->head + sg->loss : 0;
 	uint64_t fixed = sg->base + sg->embed + (uint64_t)sg->others * (sg->embed + sg->head) +
 			 (sg->grads > tail ? sg->grads : tail);
+	if (budget < sg->floor)
+		return 0;
 	return budget > fixed ? (budget - fixed) / (uint64_t)(sg->others + 1) : 0;
 }
 
@@ -645,7 +647,8 @@ static mo_seg_pb mo_pl_segment_of(const mo_pl *pl, size_t s, size_t c, const mo_
 {
 	const mo_est_chunk *ch = &pl->base->chunks[s * fx->chunks + c];
 	mo_seg_pb sg = {.ids = ch->ids, .n = ch->n, .base = fx->base, .embed = fx->embed,
-			.head = fx->head, .loss = fx->loss, .grads = fx->grads, .others = fx->others, .last = fx->last};
+			.head = fx->head, .loss = fx->loss, .grads = fx->grads,
+			.floor = fx->base + fx->grads + fx->opt, .others = fx->others, .last = fx->last};
 	if (fx->chunks > 1) {
 		sg.base += mo_pl_vpp_reserve(pl, s, fx);
 		sg.others = 0;

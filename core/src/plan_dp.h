@@ -24,6 +24,8 @@ typedef struct mo_seg_pb {
 	size_t n;
 	uint64_t base, embed, head, loss; /* peak = base + embed + others*(embed+K+head) */
 	uint64_t grads;                   /*  + max(grads+M, last ? K+head+loss : 0) */
+	uint64_t floor;                   /* the optimizer step: base + grads + its
+					   * scratch; the peak is never below it */
 	int64_t others;
 	bool last;
 } mo_seg_pb;
@@ -99,8 +101,9 @@ static inline uint64_t mo_dp_peak(const mo_seg_pb *sg, uint64_t K, uint64_t M)
 {
 	uint64_t tail = sg->last ? K + sg->head + sg->loss : 0;
 	M += sg->grads;
-	return sg->base + sg->embed + (uint64_t)sg->others * (sg->embed + K + sg->head) +
-	       (M > tail ? M : tail);
+	uint64_t pk = sg->base + sg->embed + (uint64_t)sg->others * (sg->embed + K + sg->head) +
+		      (M > tail ? M : tail);
+	return pk > sg->floor ? pk : sg->floor;
 }
 
 /* plan_dp.c */

@@ -83,7 +83,7 @@ static void mo_merge_limits(mo_merge *g, uint64_t minrem, uint64_t budget)
 	const mo_seg_pb *sg = g->sg;
 	uint64_t fm = sg->base + sg->embed + sg->grads;
 	uint64_t fp = sg->base + sg->embed + minrem + sg->head + sg->loss;
-	g->none = budget < fm || (sg->last && budget < fp);
+	g->none = budget < fm || budget < sg->floor || (sg->last && budget < fp);
 	g->mlim = g->none ? 0 : budget - fm;
 	g->plim = g->none || !sg->last ? UINT64_MAX : budget - fp;
 }

@@ -530,6 +530,48 @@ static void test_no_fit(void **state)
 	mo_model_free(m);
 }
 
+/* MindSpore's AdamW updates one parameter at a time with four fp32
+ * temporaries of its size: with a large vocabulary and few tokens the
+ * optimizer step (states + gradients + 16 B x the embedding's local shard)
+ * is every plan's peak. The planner sees the same floor as the estimator:
+ * it fits at that peak, not one byte below, and predicts the estimate. */
+static void test_optimizer_floor(void **state)
+{
+	(void)state;
+	static const char text[] =
+		"model:\n  num_layers: 6\n  hidden_size: 768\n  ffn_hidden_size: 2048\n"
+		"  num_attention_heads: 4\n  vocab_size: 99999\n  seq_length: 128\n"
+		"  hidden_act: swiglu\n  attention: flash\n"
+		"training:\n  micro_batch_size: 1\n  micro_batch_num: 4\n  framework: mindspore\n"
+		"parallel:\n  world_size: 2\n  data_parallel: 2\n";
+	mo_model *m = checked_model(text, "optimizer-floor");
+	mo_estimate *e = NULL;
+	assert_int_equal(mo_estimate_run(&e, NULL, m, NULL), 0);
+	const mo_estimate_stage *st = mo_estimate_stage_get(e, 0);
+	assert_string_equal(st->peak_event, "optimizer step");
+	/* the largest local tensor: the embedding (or the output layer), vocab
+	 * padded to 128 x h / FSDP 2 */
+	uint64_t table = (uint64_t)100096 * 768 / 2;
+	assert_int_equal(st->peak_bytes, st->weights_bytes + st->gradients_bytes +
+						 st->optimizer_bytes + 16 * table);
+	uint64_t floor = st->peak_bytes;
+	mo_estimate_free(e);
+	mo_planner_input in = {.model = m, .budget = floor};
+	mo_planner_result *r = NULL;
+	assert_int_equal(mo_planner_run(&r, &in, NULL), 0);
+	assert_true(mo_planner_fits(r));
+	assert_int_equal(mo_planner_predicted_peak(r), floor);
+	assert_int_equal(mo_estimate_peak_bytes(mo_planner_estimate(r)), floor);
+	mo_planner_result_free(r);
+	in.budget = floor - 1;
+	assert_int_equal(mo_planner_run(&r, &in, NULL), 0);
+	assert_false(mo_planner_fits(r));
+	assert_int_equal(mo_planner_predicted_peak(r), floor);
+	assert_int_equal(mo_estimate_peak_bytes(mo_planner_estimate(r)), floor);
+	mo_planner_result_free(r);
+	mo_model_free(m);
+}
+
 static void test_start_kept(void **state)
 {
 	(void)state;
@@ -643,6 +685,7 @@ int main(void)
 		cmocka_unit_test(test_fronts_merged_as_sorted),
 		cmocka_unit_test(test_fronts_beam_bound),
 		cmocka_unit_test(test_no_fit),
+		cmocka_unit_test(test_optimizer_floor),
 		cmocka_unit_test(test_start_kept),
 		cmocka_unit_test(test_presets_valid),
 		cmocka_unit_test(test_maximize),
