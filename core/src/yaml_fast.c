@@ -43,17 +43,24 @@ typedef struct mo_yf {
 	mo_node *items[MO_YF_ITEMS];
 } mo_yf;
 
-/* Whether the bytes are what this reader may see: printable ASCII and
- * '\n', and above 0x7f only well-formed UTF-8 of characters libyaml's
- * reader accepts that are not line breaks (the parser itself then allows
- * them in comments only). */
-static int mo_yf_bytes_ok(const unsigned char *s, size_t n)
+/* The end of a comment that starts at i: the offset of its '\n' (or the
+ * end). Other bytes are only ever read by the scanners below, which take
+ * printable ASCII alone; a comment may also hold tabs and well-formed
+ * UTF-8 of characters libyaml's reader accepts that are not line breaks
+ * (NEL, LS, PS) or a byte order mark. Anything else: y->fail. */
+static size_t mo_yf_comment_end(mo_yf *y, size_t i)
 {
-	for (size_t i = 0; i < n;) {
+	const unsigned char *s = (const unsigned char *)y->s;
+	size_t n = y->n;
+	while (i < n) {
 		unsigned c = s[i];
-		if (c < 0x80) {
-			if ((c < 0x20 && c != '\n') || c == 0x7f)
-				return 0;
+		if (c >= 0x20 && c < 0x7f) {
+			i++;
+			continue;
+		}
+		if (c == '\n')
+			return i;
+		if (c == '\t') {
 			i++;
 			continue;
 		}
@@ -66,24 +73,22 @@ static int mo_yf_bytes_ok(const unsigned char *s, size_t n)
 		else if ((c & 0xF8) == 0xF0)
 			k = 3, v = c & 0x07, min = 0x10000;
 		else
-			return 0;
+			break; /* a control byte, DEL, CR or a stray continuation */
 		if (n - i <= k)
-			return 0;
-		for (size_t j = 1; j <= k; j++) {
-			if ((s[i + j] & 0xC0) != 0x80)
-				return 0;
+			break;
+		size_t j = 1;
+		for (; j <= k && (s[i + j] & 0xC0) == 0x80; j++)
 			v = v << 6 | (s[i + j] & 0x3F);
-		}
-		if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
-			return 0;
-		/* printable for libyaml, and no NEL / LS / PS (line breaks) or
-		 * byte order mark */
+		if (j <= k || v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
+			break;
 		if (!((v >= 0xA0 && v <= 0xD7FF && v != 0x2028 && v != 0x2029) ||
 		      (v >= 0xE000 && v <= 0xFFFD && v != 0xFEFF) || v >= 0x10000))
-			return 0;
+			break;
 		i += k + 1;
 	}
-	return 1;
+	if (i < n)
+		y->fail = 1;
+	return n;
 }
 
 /* Moves to the first content of the line starting at i, or of a later
@@ -107,14 +112,15 @@ static void mo_yf_scan_from(mo_yf *y, size_t i)
 				y->fail = 1;
 			return;
 		}
-		const char *nl = j < y->n ? memchr(s + j, '\n', y->n - j) : NULL;
-		if (!nl) {
+		if (j < y->n && s[j] == '#')
+			j = mo_yf_comment_end(y, j);
+		if (j >= y->n) {
 			y->cur = y->n;
 			y->col = -1;
 			y->pos = y->n;
 			return;
 		}
-		i = (size_t)(nl - s) + 1;
+		i = j + 1;
 		y->line++;
 	}
 }
@@ -123,15 +129,22 @@ static void mo_yf_scan_from(mo_yf *y, size_t i)
  * blanks and a comment). */
 static void mo_yf_next(mo_yf *y)
 {
-	const char *nl = y->pos < y->n ? memchr(y->s + y->pos, '\n', y->n - y->pos) : NULL;
-	if (!nl) {
+	size_t i = y->pos;
+	while (i < y->n && y->s[i] == ' ')
+		i++;
+	if (i < y->n && y->s[i] != '\n') {
+		if (y->s[i] != '#')
+			y->fail = 1; /* (the scanners stop the line at a comment) */
+		i = mo_yf_comment_end(y, i);
+	}
+	if (i >= y->n) {
 		y->cur = y->n;
 		y->col = -1;
 		y->pos = y->n;
 		return;
 	}
 	y->line++;
-	mo_yf_scan_from(y, (size_t)(nl - y->s) + 1);
+	mo_yf_scan_from(y, i + 1);
 }
 
 static int mo_yf_blankz(const mo_yf *y, size_t i)
@@ -176,53 +189,72 @@ static mo_node *mo_yf_scalar(mo_yf *y, size_t start, size_t end, const char *v,
 	return nd;
 }
 
+/* Byte classes of plain scalars: 1 ends a run of ordinary characters in
+ * block context, 2 in flow context (controls, space, DEL and above, '#',
+ * ':'; in flow also ",[]{}?"); 4 cannot start one (libyaml's indicators;
+ * '-' is decided apart). */
+static const unsigned char mo_yf_cls[256] = {
+	7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7,
+	7, 4, 4, 7, 0, 4, 4, 4, 0, 0, 4, 0, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 7, 0, 0, 0, 4, 6,
+	4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6, 0, 6, 0, 0,
+	4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 6, 4, 6, 0, 7,
+	7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7,
+	7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7,
+	7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7,
+	7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7,
+};
+
 /* A plain scalar may start at i (libyaml's indicators excluded; '-'
  * followed by a non-blank is allowed). */
 static int mo_yf_plain_start(const mo_yf *y, size_t i, int flow)
 {
 	unsigned char c = (unsigned char)y->s[i];
-	if (c <= ' ' || c >= 0x7f)
-		return 0;
 	if (c == '-') {
 		if (mo_yf_blankz(y, i + 1))
 			return 0;
-		return !flow || !strchr(",[]{}", y->s[i + 1]);
+		return !flow || !(mo_yf_cls[(unsigned char)y->s[i + 1]] & 2);
 	}
-	return !strchr("?:,[]{}#&*!|>'\"%@`", c);
+	return !(mo_yf_cls[c] & 4);
 }
 
 /* Scans a one-line plain scalar from i: *end after its last non-blank,
  * *colon the offset of a ':' + blank that makes it a key (block context
- * only), else 0. 0 when the scalar is not one this reader takes. */
+ * only), else 0. 0 when the scalar is not one this reader takes. The text
+ * ends with a NUL (a stop byte). */
 static int mo_yf_plain(const mo_yf *y, size_t i, int flow, size_t *end, size_t *colon)
 {
-	const char *s = y->s;
-	size_t last = i;
+	const unsigned char *s = (const unsigned char *)y->s;
+	unsigned stop = flow ? 2 : 1;
+	size_t last;
 	*colon = 0;
 	if (!mo_yf_plain_start(y, i, flow))
 		return 0;
-	for (; i < y->n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c == '\n')
+	for (;;) {
+		while (!(mo_yf_cls[s[i]] & stop))
+			i++;
+		last = i;
+		while (s[i] == ' ')
+			i++;
+		unsigned char c = s[i];
+		if (c == '\n' || i >= y->n)
 			break;
-		if (c == ' ')
+		if (c == '#') {
+			if (s[i - 1] == ' ')
+				break; /* a comment */
+			i++;     /* part of the scalar */
 			continue;
-		if (c >= 0x7f)
-			return 0;
-		if (c == '#' && s[i - 1] == ' ')
-			break; /* a comment */
+		}
 		if (c == ':') {
 			if (flow || !mo_yf_blankz(y, i + 1) || last != i)
 				return 0;
 			*colon = i;
 			break;
 		}
-		if (flow && strchr(",[]{}?", c)) {
-			if (c == '?')
-				return 0;
+		if (flow && (c == ',' || c == '[' || c == ']' || c == '{' || c == '}'))
 			break;
-		}
-		last = i + 1;
+		if (!(mo_yf_cls[c] & stop))
+			continue; /* more of the scalar after blanks */
+		return 0;       /* a control byte, DEL, non-ASCII, '?' in flow */
 	}
 	*end = last;
 	return 1;
@@ -236,7 +268,7 @@ static int mo_yf_quoted(const mo_yf *y, size_t i, size_t *end)
 	char q = s[i];
 	for (i++; i < y->n; i++) {
 		unsigned char c = (unsigned char)s[i];
-		if (c == '\n' || c >= 0x7f || (q == '"' && c == '\\'))
+		if (c < 0x20 || c >= 0x7f || (q == '"' && c == '\\'))
 			return 0;
 		if (c == (unsigned char)q) {
 			if (q == '\'' && i + 1 < y->n && s[i + 1] == '\'')
@@ -539,7 +571,7 @@ int mo_yaml_fast(mo_doc *doc, const mo_limits *lim, mo_node **root)
 	y->line = 0;
 	y->nodes = y->depth = y->n_items = 0;
 	y->fail = 0;
-	if (y->n && mo_yf_bytes_ok((const unsigned char *)y->s, y->n)) {
+	if (y->n && y->s[y->n] == '\0') { /* the scanners' sentinel */
 		mo_yf_scan_from(y, 0);
 		if (!y->fail && y->col >= 0) {
 			mo_node *r = mo_yf_block(y);
