@@ -37,20 +37,38 @@ const char *mo_model_field_path(const mo_model *m, enum mo_mf f)
 	return mo_model_canon_paths[f] ? mo_model_canon_paths[f] : "model";
 }
 
+static void mo_model_vflag(const mo_model *m, mo_diags *d, mo_severity sev, enum mo_mf f,
+			   const char *fmt, va_list ap)
+{
+	char msg[512];
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	const struct mo_model_pos *p = &m->ext->pos[f];
+	mo_diags_add(d, sev, "parallel", m->name, p->line, p->column,
+		     mo_model_field_path(m, f), "%s", msg);
+}
+
 static void mo_model_flag(const mo_model *m, mo_diags *d, enum mo_mf f,
 			  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 static void mo_model_flag(const mo_model *m, mo_diags *d, enum mo_mf f,
 			  const char *fmt, ...)
 {
-	char msg[512];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	mo_model_vflag(m, d, MO_SEV_ERROR, f, fmt, ap);
 	va_end(ap);
-	const struct mo_model_pos *p = &m->ext->pos[f];
-	mo_diags_add(d, MO_SEV_ERROR, "parallel", m->name, p->line, p->column,
-		     mo_model_field_path(m, f), "%s", msg);
+}
+
+static void mo_model_warn(const mo_model *m, mo_diags *d, enum mo_mf f,
+			  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void mo_model_warn(const mo_model *m, mo_diags *d, enum mo_mf f,
+			  const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	mo_model_vflag(m, d, MO_SEV_WARNING, f, fmt, ap);
+	va_end(ap);
 }
 
 static void mo_model_check_tp(const mo_model *m, mo_diags *d)
@@ -121,10 +139,12 @@ static void mo_model_check_pp(const mo_model *m, mo_diags *d)
 		enum mo_mf at = m->ext->set[MF_MBN]   ? MF_MBN
 				: m->ext->set[MF_GBS] ? MF_GBS
 						      : MF_PP;
-		mo_model_flag(m, d, at,
-			      "%lld micro-batches cannot fill %lld pipeline "
-			      "stages (need micro_batch_num >= "
-			      "pipeline_parallel)",
+		/* legal (a measured MindSpore run has pp 2 with one
+		 * micro-batch a step), but the pipeline idles */
+		mo_model_warn(m, d, at,
+			      "%lld micro-batches do not fill %lld pipeline "
+			      "stages: stages idle for most of the step "
+			      "(micro_batch_num >= pipeline_parallel keeps them busy)",
 			      (long long)m->micro_batch_num, (long long)pp);
 	}
 }
