@@ -57,13 +57,13 @@
 #define WCOPY(path, name, dims) {C_P32, 0, path, "cast", "", name ":c:" dims, ALL, NULL, 0}
 
 static const mo_op_row ms_norm_attn[] = {
-	{0, C_P32, "", "input", "", "x:c:tsp*h", "", NULL, 0},
-	{0, C_P32, "input_layernorm", "cast", "x", "x32:f32:tsp*h", ALL, NULL, 0},
-	{C_LN, C_P32, "input_layernorm", "layer_norm", "x32",
+	{0, B16, "", "input", "", "x:c:tsp*h", "", NULL, 0},
+	{0, B16, "input_layernorm", "cast", "x", "x32:f32:tsp*h", ALL, NULL, 0},
+	{C_LN, B16, "input_layernorm", "layer_norm", "x32",
 	 "n1:f32:tsp*h mu1:f32:tsp rs1:f32:tsp", ALL, NULL, 0},
-	{0, C_LN | C_P32, "input_layernorm", "rms_norm", "x32",
+	{0, C_LN | B16, "input_layernorm", "rms_norm", "x32",
 	 "n1:f32:tsp*h rs1:f32:tsp", ALL, NULL, 0},
-	{0, C_P32, "input_layernorm", "cast", "n1", "ln1:c:tsp*h", ALL, NULL, 0},
+	{0, B16, "input_layernorm", "cast", "n1", "ln1:c:tsp*h", ALL, NULL, 0},
 	/* fp32 parameters: the residual stream is fp32 (the embedding gathers
 	 * the fp32 table; each residual add of an fp32 stream and a bf16 branch
 	 * is fp32) and the norm keeps its input and statistics; its fp32 output
@@ -336,13 +336,13 @@ static const mo_op_row ms_resid_attn[] = {
 	{C_HDROP, 0, "hidden_states_dropout", "dropout", "attn",
 	 "ad:c:tsp*h m1:u8:tsp*h", ALL, NULL, 0},
 	{0, C_HDROP, "hidden_states_dropout", "view", "attn", "ad@attn", "", NULL, 0},
-	{0, C_P32, "add", "add", "x ad", "x2:c:tsp*h", ALL, NULL, 0},
-	{0, C_P32, "pre_mlp_layernorm", "cast", "x2", "x232:f32:tsp*h", ALL, NULL, 0},
-	{C_LN, C_P32, "pre_mlp_layernorm", "layer_norm", "x232",
+	{0, B16, "add", "add", "x ad", "x2:c:tsp*h", ALL, NULL, 0},
+	{0, B16, "pre_mlp_layernorm", "cast", "x2", "x232:f32:tsp*h", ALL, NULL, 0},
+	{C_LN, B16, "pre_mlp_layernorm", "layer_norm", "x232",
 	 "n2:f32:tsp*h mu2:f32:tsp rs2:f32:tsp", ALL, NULL, 0},
-	{0, C_LN | C_P32, "pre_mlp_layernorm", "rms_norm", "x232",
+	{0, C_LN | B16, "pre_mlp_layernorm", "rms_norm", "x232",
 	 "n2:f32:tsp*h rs2:f32:tsp", ALL, NULL, 0},
-	{0, C_P32, "pre_mlp_layernorm", "cast", "n2", "ln2:c:tsp*h", ALL, NULL, 0},
+	{0, B16, "pre_mlp_layernorm", "cast", "n2", "ln2:c:tsp*h", ALL, NULL, 0},
 	/* fp32 parameters (measured, ledger blocks A / B): the add (fp32
 	 * stream + bf16 branch) keeps nothing; the norm keeps its fp32 input
 	 * (28 MiB at h 1792, the largest kept tensor under select
@@ -554,7 +554,7 @@ static const mo_op_row ms_resid_mlp[] = {
 	{C_HDROP, 0, "hidden_states_dropout", "dropout", "mlp",
 	 "md:c:tsp*h m2:u8:tsp*h", ALL, NULL, 0},
 	{0, C_HDROP, "hidden_states_dropout", "view", "mlp", "md@mlp", "", NULL, 0},
-	{0, C_P32, "add", "add", "x2 md", "y:c:tsp*h", "x2 md", NULL, 0},
+	{0, B16, "add", "add", "x2 md", "y:c:tsp*h", "x2 md", NULL, 0},
 	/* fp32 parameters: the layer's fp32 output is the next layer's input,
 	 * kept by its norm (ledger: "Cast" / "AddExt" 28672.5 KB) */
 	{C_P32, 0, "add", "add", "x2 md", "y:f32:tsp*h", "", NULL, 0},
