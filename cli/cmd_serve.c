@@ -13,7 +13,7 @@ static const char mo_serve_usage[] =
 	"usage: memopt serve [options]\n"
 	"  --host ADDR            address to bind (default 127.0.0.1)\n"
 	"  --port N               port (default 8080; 0 picks a free one)\n"
-	"  --threads N            worker threads (default: online CPUs)\n"
+	"  --threads N            worker threads (default: 4 per online CPU, at most 64)\n"
 	"  --max-body SIZE        request body limit, e.g. 1MiB (default 1MiB)\n"
 	"  --web-root DIR         serve the web UI from DIR (default: the installed\n"
 	"                         PREFIX/share/memopt/web next to bin/memopt, else\n"

@@ -29,6 +29,11 @@ void mo_srv_config_default(mo_srv_config *cfg)
 	memset(cfg, 0, sizeof *cfg);
 	cfg->host = "127.0.0.1";
 	cfg->port = 8080;
+	/* four workers a CPU: with the load generator (or anything else) on
+	 * the same cores, two workers on two CPUs left validate's p99 at 6 ms
+	 * and its throughput at 0.5-0.6 of /healthz's; eight had them at 3 ms
+	 * and 0.8 (bench/http.sh, notes/http-uncached-profile.md) */
+	n *= 4;
 	cfg->threads = n < 1 ? 1 : n > 64 ? 64 : (unsigned)n;
 	cfg->max_body = 1024 * 1024;
 	cfg->max_connections = 4096;
