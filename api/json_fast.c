@@ -100,8 +100,6 @@ static unsigned mo_fj_unicode(mo_fj *s)
  * or 0 when not handled. */
 static size_t mo_fj_escape(mo_fj *s, char *w)
 {
-	static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
-	const char *hit;
 	char c;
 
 	if (s->p >= s->end)
@@ -112,11 +110,17 @@ static size_t mo_fj_escape(mo_fj *s, char *w)
 
 		return cp ? mo_fj_utf8(w, cp) : 0;
 	}
-	hit = c ? strchr(from, c) : NULL;
-	if (!hit)
-		return 0;
-	*w = to[hit - from];
-	return 1;
+	switch (c) {
+	case '"': *w = '"'; return 1;
+	case '\\': *w = '\\'; return 1;
+	case '/': *w = '/'; return 1;
+	case 'b': *w = '\b'; return 1;
+	case 'f': *w = '\f'; return 1;
+	case 'n': *w = '\n'; return 1;
+	case 'r': *w = '\r'; return 1;
+	case 't': *w = '\t'; return 1;
+	default: return 0;
+	}
 }
 
 /* The string at s->p (its opening quote) decoded at `to` (in s->buf); *n
@@ -127,41 +131,60 @@ static size_t mo_fj_escape(mo_fj *s, char *w)
 #define MO_FJ_ONES 0x0101010101010101ull
 #define MO_FJ_HIGHS 0x8080808080808080ull
 #define MO_FJ_ZERO(x) (((x) - MO_FJ_ONES) & ~(x) & MO_FJ_HIGHS)
-static int mo_fj_plain8(uint64_t x)
+/* The high bit of each byte of x that is a control byte, a quote or a
+ * backslash; the lowest one is exact (higher ones may be false: borrows
+ * run upward), so it locates the first such byte. */
+static uint64_t mo_fj_stops8(uint64_t x)
 {
 	uint64_t ctl = (x - MO_FJ_ONES * 0x20) & ~x & MO_FJ_HIGHS;
 
-	return !(ctl | MO_FJ_ZERO(x ^ (MO_FJ_ONES * '"')) |
-		 MO_FJ_ZERO(x ^ (MO_FJ_ONES * '\\')));
+	return ctl | MO_FJ_ZERO(x ^ (MO_FJ_ONES * '"')) | MO_FJ_ZERO(x ^ (MO_FJ_ONES * '\\'));
 }
 
 /* A run of bytes that need no decoding: copied as is, its high bits
  * noted. Returns where it stops (a quote, a backslash, a control byte or
- * the end). */
+ * the end). Eight bytes are stored at a time: the decoded text never runs
+ * ahead of the source (each string decodes to at most its length, and the
+ * value is decoded after its key), so *w + 8 stays within the body's
+ * length of s->buf while p + 8 stays within the body. */
 static const char *mo_fj_plain(mo_fj *s, const char *p, char **w)
 {
-	const char *start = p;
+	char *o = *w;
 	uint64_t high = 0;
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	while (s->end - p >= 8) {
-		uint64_t x;
+		uint64_t x, m;
 
 		memcpy(&x, p, 8);
-		if (!mo_fj_plain8(x))
-			break;
+		memcpy(o, p, 8);
+		m = mo_fj_stops8(x);
+		if (m) {
+			unsigned k = (unsigned)__builtin_ctzll(m) / 8;
+
+			high |= x & ((1ull << (8 * k)) - 1);
+			p += k;
+			o += k;
+			goto done;
+		}
 		high |= x;
 		p += 8;
+		o += 8;
 	}
+#endif
 	while (p < s->end) {
 		unsigned char c = (unsigned char)*p;
 
 		if (c < 0x20 || c == '"' || c == '\\')
 			break;
 		high |= c;
+		*o++ = (char)c;
 		p++;
 	}
-	memcpy(*w, start, (size_t)(p - start));
-	*w += p - start;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+done:
+#endif
+	*w = o;
 	if (high & MO_FJ_HIGHS)
 		s->high = 0x80;
 	return p;

@@ -340,6 +340,20 @@ static bool mo_small_map_has_duplicate(const mo_node *map)
 {
 	const mo_node *slot[128];
 	size_t cap = 8; /* a power of two >= twice the keys (<= 64) */
+	if (map->n <= 16) { /* up to 8 keys: each pair, no table to clear */
+		for (size_t i = 0; i + 1 < map->n; i += 2) {
+			const mo_node *a = map->items[i];
+			if (a->kind != MO_NODE_SCALAR)
+				continue;
+			for (size_t j = i + 2; j + 1 < map->n; j += 2) {
+				const mo_node *k = map->items[j];
+				if (k->kind == MO_NODE_SCALAR && k->len == a->len &&
+				    memcmp(k->value, a->value, a->len) == 0)
+					return true;
+			}
+		}
+		return false;
+	}
 	while (cap < map->n)
 		cap *= 2;
 	memset(slot, 0, cap * sizeof(*slot));
@@ -553,10 +567,9 @@ static mo_doc *mo_doc_new(const char *text, size_t len, const char *name)
  * events give (each mapping when it ends: after its children). */
 static void mo_check_tree(mo_builder *b, const mo_node *n)
 {
-	if (n->kind == MO_NODE_SCALAR)
-		return;
 	for (size_t i = 0; i < n->n; i++)
-		mo_check_tree(b, n->items[i]);
+		if (n->items[i]->kind != MO_NODE_SCALAR)
+			mo_check_tree(b, n->items[i]);
 	if (n->kind == MO_NODE_MAP)
 		mo_check_duplicates(b, n);
 }
@@ -590,7 +603,7 @@ static int mo_yaml_parse_with(mo_doc **out, mo_diags *diags, const char *text, s
 	 * cost); anything else, and every error, is libyaml's */
 	mo_node *root;
 	if (fast && mo_yaml_fast(doc, lim, &root)) {
-		doc->root = root;
+		doc->root = root; /* a mapping or a sequence */
 		mo_check_tree(&b, root);
 		*out = doc;
 		return 0;
