@@ -1,12 +1,8 @@
 /* YAML (and JSON) text -> mo_node tree with 1-based positions and byte
  * offsets, built from libyaml's event API with explicit limits: input size,
  * nesting depth (libyaml 0.2.5 has none), node count with aliases expanded
- * (alias bombs), scalar size. Aliases share the anchored node. Texts of
- * the plain shape most configs have are read without libyaml
- * (yaml_fast.c: the same tree, checked against libyaml's in
- * tests/unit/test_yaml_fast.c). */
+ * (alias bombs), scalar size. Aliases share the anchored node. */
 #include "internal.h"
-#include "yaml_fast.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -563,19 +559,8 @@ static mo_doc *mo_doc_new(const char *text, size_t len, const char *name)
 	return d;
 }
 
-/* duplicate-key over a tree the fast reader built, in the order libyaml's
- * events give (each mapping when it ends: after its children). */
-static void mo_check_tree(mo_builder *b, const mo_node *n)
-{
-	for (size_t i = 0; i < n->n; i++)
-		if (n->items[i]->kind != MO_NODE_SCALAR)
-			mo_check_tree(b, n->items[i]);
-	if (n->kind == MO_NODE_MAP)
-		mo_check_duplicates(b, n);
-}
-
-static int mo_yaml_parse_with(mo_doc **out, mo_diags *diags, const char *text, size_t len,
-			      const char *name, const mo_limits *lim, mo_error *err, bool fast)
+int mo_yaml_parse(mo_doc **out, mo_diags *diags, const char *text, size_t len,
+		  const char *name, const mo_limits *lim, mo_error *err)
 {
 	mo_limits defaults;
 	if (!lim) {
@@ -599,15 +584,6 @@ static int mo_yaml_parse_with(mo_doc **out, mo_diags *diags, const char *text, s
 	 * character cursor past it so byte offsets still index doc->src */
 	if (doc->srclen >= 3 && memcmp(doc->src, "\xEF\xBB\xBF", 3) == 0)
 		b.cur_byte = 3;
-	/* the plain shape of most configs without libyaml (a tenth of the
-	 * cost); anything else, and every error, is libyaml's */
-	mo_node *root;
-	if (fast && mo_yaml_fast(doc, lim, &root)) {
-		doc->root = root; /* a mapping or a sequence */
-		mo_check_tree(&b, root);
-		*out = doc;
-		return 0;
-	}
 	int rc = mo_builder_run(&b);
 	if (rc != 0) {
 		mo_doc_free(doc);
@@ -615,18 +591,6 @@ static int mo_yaml_parse_with(mo_doc **out, mo_diags *diags, const char *text, s
 	}
 	*out = doc;
 	return 0;
-}
-
-int mo_yaml_parse(mo_doc **out, mo_diags *diags, const char *text, size_t len,
-		  const char *name, const mo_limits *lim, mo_error *err)
-{
-	return mo_yaml_parse_with(out, diags, text, len, name, lim, err, true);
-}
-
-int mo_yaml_parse_libyaml(mo_doc **out, mo_diags *diags, const char *text, size_t len,
-			  const char *name, const mo_limits *lim, mo_error *err)
-{
-	return mo_yaml_parse_with(out, diags, text, len, name, lim, err, false);
 }
 
 /* JSON: jansson decides whether the text is JSON (exact errors with line
