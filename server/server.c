@@ -30,9 +30,9 @@ void mo_srv_config_default(mo_srv_config *cfg)
 	cfg->host = "127.0.0.1";
 	cfg->port = 8080;
 	/* four workers a CPU: with the load generator (or anything else) on
-	 * the same cores, two workers on two CPUs left validate's p99 at 6 ms
-	 * and its throughput at 0.5-0.6 of /healthz's; eight had them at 3 ms
-	 * and 0.8 (bench/http.sh, notes/http-uncached-profile.md) */
+	 * the same cores, two workers on two CPUs left every route's p99 near
+	 * 5-6 ms; eight brought it to 3-4 ms, at a little more CPU per cheap
+	 * request (bench/http.sh, notes/http-uncached-profile.md) */
 	n *= 4;
 	cfg->threads = n < 1 ? 1 : n > 64 ? 64 : (unsigned)n;
 	cfg->max_body = 1024 * 1024;
