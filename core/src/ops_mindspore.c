@@ -345,8 +345,7 @@ static const mo_op_row ms_resid_attn[] = {
 	{0, B16, "pre_mlp_layernorm", "cast", "n2", "ln2:c:tsp*h", ALL, NULL, 0},
 	/* fp32 parameters (measured, ledger blocks A / B): the add (fp32
 	 * stream + bf16 branch) keeps nothing; the norm keeps its fp32 input
-	 * (28 MiB at h 1792, the largest kept tensor under select
-	 * self_attention besides the checkpoint input) and rstd */
+	 * (28 MiB at h 1792, kept under select self_attention too) and rstd */
 	{C_P32, 0, "add", "add", "x ad", "x2:f32:tsp*h", "", NULL, 0},
 	{C_P32 | C_LN, 0, "pre_mlp_layernorm", "layer_norm", "x2",
 	 "n2:f32:tsp*h mu2:f32:tsp rs2:f32:tsp", "x2 mu2 rs2", NULL, 0},
