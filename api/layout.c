@@ -6,7 +6,7 @@
  * span in the text. Reads the core's internal structures (like the unit
  * tests do): the public header has no path kinds nor parsed sections. */
 #include "api_internal.h"
-#include "internal.h"
+#include "model/model.h" /* core-private: see the Makefile */
 #include "json.h"
 
 #include <stdlib.h>

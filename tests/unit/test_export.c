@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "config/config.h"
 
 #define GOLDEN_DIR "tests/golden/export"
 #define REAL_DIR "tests/data/real-configs"

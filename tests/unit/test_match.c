@@ -7,7 +7,7 @@
 #include <cmocka.h>
 
 #define PCRE2_CODE_UNIT_WIDTH 8
-#include "internal.h"
+#include "match/match.h"
 
 #include <pcre2.h>
 #include <string.h>

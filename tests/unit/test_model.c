@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h" /* field checks */
+#include "model/model.h" /* field checks */
 
 static mo_model *load(const char *text, mo_diags **d)
 {

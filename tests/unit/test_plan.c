@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan_dp.h"
-#include "plan_internal.h"
+#include "planner/plan_dp.h"
+#include "planner/planner.h"
 
 #define NL 6
 

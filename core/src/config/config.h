@@ -1,0 +1,112 @@
+/* config: the three sections (recompute, recompute_comm, swap) parsed into a
+ * struct, with every rule that needs no model, layer specs, and the YAML
+ * export. */
+#ifndef MEMOPT_CONFIG_H
+#define MEMOPT_CONFIG_H
+
+#include "match/match.h"
+#include "yaml/yaml.h"
+
+#include <pthread.h>
+
+/* ---- layer specs (SPEC 2.1) --------------------------------------------- */
+
+typedef struct mo_range {
+	uint64_t lo, hi;   /* inclusive; UINT64_MAX when past 2^64 */
+	const mo_node *at; /* the item's node */
+} mo_range;
+
+typedef struct mo_layers {
+	const mo_node *at; /* the list node (NULL when absent) */
+	mo_range *r;       /* parsed, valid items in source order */
+	size_t n;
+	bool ok;           /* a list whose every item parsed */
+} mo_layers;
+
+/* Parses a layer list node. Problems -> diags (type, layer-spec,
+ * layer-order) with `path` as the diagnostic path prefix. */
+void mo_layers_parse(mo_layers *out, mo_arena *a, mo_diags *diags,
+		     const char *file, const mo_node *list, const char *path);
+bool mo_layers_contains(const mo_layers *l, uint64_t id);
+/* Appends "lo" or "lo-hi" (comma-separated) to a NUL-terminated buffer,
+ * ending with ", ..." when it runs out of room. */
+void mo_ranges_append(char *buf, size_t size, uint64_t lo, uint64_t hi);
+
+/* ---- the parsed configuration ------------------------------------------- */
+
+typedef enum mo_mode { MO_MODE_NONE, MO_MODE_FULL, MO_MODE_SELECT } mo_mode;
+
+
+typedef struct mo_pattern {
+	const char *regex;      /* the key text */
+	const mo_node *key;     /* key node (position of the regex) */
+	mo_layers layers;
+	const char *dpath;      /* diagnostic path, e.g. recompute.select_module['.*mlp'] */
+	mo_regex *re;           /* compiled, or NULL (bad pattern) */
+} mo_pattern;
+
+typedef struct mo_pattern_list {
+	const mo_node *at;      /* the mapping (or NULL when absent) */
+	mo_pattern *p;
+	size_t n;
+} mo_pattern_list;
+
+typedef struct mo_swap_layer {
+	const mo_node *at;
+	mo_layers layers;
+} mo_swap_layer;
+
+typedef struct mo_op_swap {
+	const mo_node *at;
+	mo_pattern pat;          /* regex = op_name */
+} mo_op_swap;
+
+struct mo_config {
+	mo_doc *doc;
+	mo_limits lim;
+	bool training_yaml;          /* other top-level keys present */
+	/* section nodes (key and value) for splicing on export */
+	const mo_node *recompute_key, *recompute_val;
+	const mo_node *comm_key, *comm_val;
+	const mo_node *swap_key, *swap_val;
+
+	/* recompute */
+	bool has_recompute;
+	mo_mode mode;
+	const mo_node *mode_at;
+	mo_layers full;              /* full_recompute_layer */
+	mo_pattern_list select;      /* select_module */
+	mo_pattern_list exclude;     /* exclude_op */
+
+	/* recompute_comm */
+	bool has_comm;
+	bool comm_enable;
+	const mo_node *comm_enable_at;
+	mo_pattern_list comm;        /* recompute_comm.select_module */
+
+	/* swap */
+	bool has_swap;
+	bool swap_enable;
+	const mo_node *swap_enable_at;
+	int64_t prefetch;            /* default_prefetch, 1 when absent */
+	const mo_node *prefetch_at;
+	mo_swap_layer *layer_swap;
+	size_t n_layer_swap;
+	const mo_node *layer_swap_at;
+	mo_op_swap *op_swap;
+	size_t n_op_swap;
+	const mo_node *op_swap_at;
+
+	bool structural_errors;      /* parse found errors in the sections */
+
+	/* resolve's memos (resolve.c): the pattern matches against the last
+	 * layout seen and the last plan resolved against a model (validate,
+	 * then expand or estimate, match once). mo_config_free frees them
+	 * through their destructors; the lock keeps a config shared read-only
+	 * between threads safe. */
+	pthread_mutex_t memo_lock;
+	mo_attachment match_memo;
+	mo_attachment plan_memo;
+};
+
+#endif

@@ -1,0 +1,568 @@
+/* The tensor graph of one layer type, built from a framework's op tables:
+ * named dimensions of the model (per device: TP, SP, CP, GQA, MoE top-k and
+ * MLA change them), shape expressions, and one op record per table row whose
+ * conditions hold. Views share their base's storage, so a tensor saved by
+ * several ops, or through several views, counts once. */
+#include "estimate/estimate.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- dimensions ------------------------------------------------------------ */
+
+static void mo_est_dim(mo_est_dims *d, const char *name, int64_t v)
+{
+	if (d->n < sizeof(d->vals) / sizeof(*d->vals)) {
+		d->names[d->n] = name;
+		d->vals[d->n++] = v;
+	}
+}
+
+static int64_t mo_est_div(int64_t a, int64_t b)
+{
+	return b > 0 ? a / b : a;
+}
+
+static bool mo_est_gated(const mo_model *m)
+{
+	return strcmp(m->hidden_act, "swiglu") == 0 ||
+	       strcmp(m->hidden_act, "fusedswiglu") == 0;
+}
+
+static unsigned mo_est_conditions(const mo_model *m)
+{
+	unsigned c = 0;
+	bool tp = m->tensor_parallel > 1;
+	c |= mo_est_gated(m) ? MO_C_GATED : 0;
+	c |= strcmp(m->hidden_act, "fusedswiglu") == 0 ? MO_C_FUSEDACT : 0;
+	c |= strcmp(m->hidden_act, "gelu") == 0 ? MO_C_GELU : 0;
+	c |= strcmp(m->normalization, "LayerNorm") == 0 ? MO_C_LN : 0;
+	c |= strcmp(m->attention, "flash") == 0 ? MO_C_FLASH : 0;
+	c |= m->hidden_dropout > 0 ? MO_C_HDROP : 0;
+	c |= m->attention_dropout > 0 ? MO_C_ADROP : 0;
+	c |= !m->multi_latent_attention &&
+		     m->num_query_groups < m->num_attention_heads
+	     ? MO_C_GQA
+	     : 0;
+	c |= tp && m->sequence_parallel ? MO_C_SP : 0;
+	c |= tp ? MO_C_TP : 0;
+	c |= m->context_parallel > 1 ? MO_C_CP : 0;
+	c |= m->qk_layernorm ? MO_C_QKLN : 0;
+	c |= m->q_lora_rank > 0 ? MO_C_QLORA : 0;
+	c |= m->moe_shared_expert_intermediate_size > 0 ? MO_C_SHARED : 0;
+	c |= m->expert_parallel > 1 || tp ? MO_C_EPCOMM : 0;
+	c |= strcmp(m->params_dtype, "float32") == 0 &&
+		     strcmp(m->compute_dtype, "float32") != 0
+	     ? MO_C_P32
+	     : 0;
+	return c;
+}
+
+/* Padded vocabulary (Megatron): a multiple of make_vocab_size_divisible_by
+ * x TP. */
+static int64_t mo_est_vocab(const mo_model *m)
+{
+	int64_t mult = m->make_vocab_size_divisible_by * m->tensor_parallel;
+	if (mult < 1)
+		mult = 1;
+	return (m->vocab_size + mult - 1) / mult * mult;
+}
+
+static void mo_est_dims_attn(mo_est_dims *d, const mo_model *m, int64_t tp)
+{
+	int64_t hd = mo_est_div(m->num_attention_heads, tp);
+	int64_t kvh = m->multi_latent_attention
+			      ? hd
+			      : mo_est_div(m->num_query_groups, tp);
+	int64_t dh = m->kv_channels, dqk = m->qk_nope_head_dim + m->qk_rope_head_dim;
+	mo_est_dim(d, "hd", hd);
+	mo_est_dim(d, "d", dh);
+	mo_est_dim(d, "q", hd * dh);
+	mo_est_dim(d, "kv", kvh * dh);
+	mo_est_dim(d, "qkv", (hd + 2 * kvh) * dh);
+	mo_est_dim(d, "ql", m->q_lora_rank);
+	mo_est_dim(d, "kvl", m->kv_lora_rank);
+	mo_est_dim(d, "rope", m->qk_rope_head_dim);
+	mo_est_dim(d, "dqk", dqk);
+	mo_est_dim(d, "dqkv", dqk + m->v_head_dim);
+	mo_est_dim(d, "qhd", hd * dqk);
+	mo_est_dim(d, "kvbd", hd * (m->qk_nope_head_dim + m->v_head_dim));
+	mo_est_dim(d, "vh", hd * m->v_head_dim);
+	mo_est_dim(d, "kpeh", hd * m->qk_rope_head_dim);
+	mo_est_dim(d, "qdown", m->q_lora_rank + m->kv_lora_rank +
+				       m->qk_rope_head_dim);
+}
+
+static void mo_est_dims_mlp(mo_est_dims *d, const mo_model *m, int64_t tp,
+			    int64_t tok)
+{
+	int64_t g = mo_est_gated(m) ? 2 : 1;
+	int64_t f = mo_est_div(m->ffn_hidden_size, tp);
+	int64_t fs = mo_est_div(m->moe_shared_expert_intermediate_size, tp);
+	mo_est_dim(d, "f", f);
+	mo_est_dim(d, "f1", g * f);
+	mo_est_dim(d, "E", m->num_moe_experts);
+	mo_est_dim(d, "k", m->moe_router_topk);
+	/* balanced routing: each device's experts see top-k copies of its
+	 * share of the tokens */
+	mo_est_dim(d, "rt", mo_est_div(tok * m->moe_router_topk, tp));
+	/* experts on this device: EP, or the TP mesh when EP is off */
+	mo_est_dim(d, "el", mo_est_div(m->num_moe_experts,
+				       m->expert_parallel > 1 ? m->expert_parallel : tp));
+	mo_est_dim(d, "fe", m->moe_ffn_hidden_size);
+	mo_est_dim(d, "fe1", g * m->moe_ffn_hidden_size);
+	mo_est_dim(d, "fs", fs);
+	mo_est_dim(d, "fs1", g * fs);
+}
+
+void mo_est_dims_init(mo_est_dims *d, const mo_model *m)
+{
+	int64_t tp = m->tensor_parallel > 0 ? m->tensor_parallel : 1;
+	int64_t cp = m->context_parallel > 0 ? m->context_parallel : 1;
+	int64_t sq = mo_est_div(m->seq_length, cp);
+	int64_t tok = m->micro_batch_size * sq;
+	memset(d, 0, sizeof(*d));
+	d->cond = mo_est_conditions(m);
+	d->cdtype = m->compute_dtype;
+	d->pdtype = m->params_dtype;
+	mo_est_dim(d, "b", m->micro_batch_size);
+	mo_est_dim(d, "s", m->seq_length);
+	mo_est_dim(d, "sq", sq);
+	mo_est_dim(d, "tok", tok);
+	mo_est_dim(d, "tsp", (d->cond & MO_C_SP) ? mo_est_div(tok, tp) : tok);
+	mo_est_dim(d, "h", m->hidden_size);
+	mo_est_dim(d, "h2", 2 * m->hidden_size);
+	mo_est_dim(d, "htp", mo_est_div(m->hidden_size, tp));
+	mo_est_dim(d, "tp", tp);
+	mo_est_dim(d, "vocab", mo_est_div(mo_est_vocab(m), tp));
+	mo_est_dims_attn(d, m, tp);
+	mo_est_dims_mlp(d, m, tp, tok);
+}
+
+int64_t mo_est_dtype_bytes(const char *dtype, const mo_est_dims *d)
+{
+	if (strcmp(dtype, "c") == 0)
+		dtype = d->cdtype;
+	else if (strcmp(dtype, "p") == 0)
+		dtype = d->pdtype;
+	if (strcmp(dtype, "float32") == 0 || strcmp(dtype, "f32") == 0 ||
+	    strcmp(dtype, "i32") == 0)
+		return 4;
+	if (strcmp(dtype, "i64") == 0)
+		return 8;
+	if (strcmp(dtype, "u8") == 0)
+		return 1;
+	return 2; /* bfloat16, float16 */
+}
+
+static bool mo_est_lookup(const mo_est_dims *d, const char *s, size_t n,
+			  double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s + n && n > 0) {
+		*out = v;
+		return true;
+	}
+	for (size_t i = 0; i < d->n; i++)
+		if (strlen(d->names[i]) == n && memcmp(d->names[i], s, n) == 0) {
+			*out = (double)d->vals[i];
+			return true;
+		}
+	return false;
+}
+
+/* The product over the first n bytes of expr. */
+static double mo_est_expr_n(const char *expr, size_t n, const mo_est_dims *d)
+{
+	double r = 1.0;
+	const char *p = expr, *end = expr + n;
+	while (p < end) {
+		const char *star = memchr(p, '*', (size_t)(end - p));
+		size_t k = star ? (size_t)(star - p) : (size_t)(end - p);
+		double v;
+		if (!mo_est_lookup(d, p, k, &v))
+			return -1.0;
+		r *= v;
+		p += k + (star != NULL);
+	}
+	return r;
+}
+
+double mo_est_expr(const char *expr, const mo_est_dims *d)
+{
+	return mo_est_expr_n(expr, strlen(expr), d);
+}
+
+/* ---- building ---------------------------------------------------------------- */
+
+typedef struct mo_gb {
+	mo_est_graph *g;
+	mo_arena *a;
+	const mo_est_dims *d;
+	const mo_layer_type *lt; /* NULL for the head / embedding */
+	uint64_t align;
+	const char *tprefix;     /* tensor name prefix of an inner block */
+	const char *pprefix;     /* path prefix of an inner block */
+	mo_error *err;
+	bool failed;
+} mo_gb;
+
+static void mo_gb_fail(mo_gb *b, const char *what, const char *name)
+{
+	if (!b->failed)
+		mo_error_set(b->err, MO_ERR_INTERNAL, 0, 0,
+			     "estimator op table: %s '%s'", what, name);
+	b->failed = true;
+}
+
+static int mo_gb_find(const mo_gb *b, const char *name)
+{
+	for (size_t i = b->g->n_t; i-- > 0;)
+		if (strcmp(b->g->t[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* The tensor named tprefix + the token s (length n), without building the
+ * name: graph building resolves every op's inputs this way. */
+static int mo_gb_find_token(const mo_gb *b, const char *s, size_t n)
+{
+	size_t pl = strlen(b->tprefix);
+	for (size_t i = b->g->n_t; i-- > 0;) {
+		const char *t = b->g->t[i].name;
+		if (strncmp(t, b->tprefix, pl) == 0 && strncmp(t + pl, s, n) == 0 &&
+		    t[pl + n] == '\0')
+			return (int)i;
+	}
+	return -1;
+}
+
+/* a + b (length bn) + c, in the arena (no printf: graphs are built on every
+ * estimate). */
+static const char *mo_gb_cat(mo_gb *b, const char *x, const char *y, size_t yn, const char *z)
+{
+	size_t xn = strlen(x), zn = strlen(z);
+	char *r = mo_arena_alloc(b->a, xn + yn + zn + 1);
+	if (!r) {
+		b->failed = true;
+		return NULL;
+	}
+	memcpy(r, x, xn);
+	memcpy(r + xn, y, yn);
+	memcpy(r + xn + yn, z, zn);
+	r[xn + yn + zn] = '\0';
+	return r;
+}
+
+static bool mo_gb_grow(mo_gb *b, void **v, size_t *cap, size_t n, size_t sz)
+{
+	if (n < *cap)
+		return true;
+	size_t nc = *cap ? *cap * 2 : 64;
+	void *p = mo_arena_alloc(b->a, nc * sz);
+	if (!p) {
+		mo_error_set(b->err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		b->failed = true;
+		return false;
+	}
+	if (*v)
+		memcpy(p, *v, n * sz);
+	*v = p;
+	*cap = nc;
+	return true;
+}
+
+/* The prefixed name of a table token (length n). */
+static const char *mo_gb_name(mo_gb *b, const char *s, size_t n)
+{
+	return mo_gb_cat(b, b->tprefix, s, n, "");
+}
+
+static uint64_t mo_gb_round(const mo_gb *b, double bytes)
+{
+	uint64_t v = bytes > 0 ? (uint64_t)(bytes + 0.5) : 0;
+	if (b->align > 1 && v)
+		v = (v + b->align - 1) / b->align * b->align;
+	return v;
+}
+
+/* "name:dtype:expr" or "name@base". Returns the tensor index or -1. */
+static int mo_gb_tensor(mo_gb *b, const char *spec, size_t n, int producer)
+{
+	mo_est_graph *g = b->g;
+	const char *at = memchr(spec, '@', n), *colon = memchr(spec, ':', n);
+	size_t nl = at ? (size_t)(at - spec) : colon ? (size_t)(colon - spec) : n;
+	const char *name = mo_gb_name(b, spec, nl);
+	if (!name || !mo_gb_grow(b, (void **)&g->t, &g->cap_t, g->n_t, sizeof(*g->t)))
+		return -1;
+	mo_est_tensor t = {.name = name, .producer = producer, .dtype = "view"};
+	if (at) {
+		int bi = mo_gb_find_token(b, at + 1, n - nl - 1);
+		if (bi < 0) {
+			const char *base = mo_gb_name(b, at + 1, n - nl - 1);
+			mo_gb_fail(b, "unknown view base", base ? base : "?");
+			return -1;
+		}
+		t.storage = g->t[bi].storage;
+	} else {
+		const char *c2 = colon ? memchr(colon + 1, ':', n - nl - 1) : NULL;
+		if (!c2) {
+			mo_gb_fail(b, "bad tensor", name);
+			return -1;
+		}
+		size_t dn = (size_t)(c2 - colon - 1), en = (size_t)(spec + n - c2 - 1);
+		double el = mo_est_expr_n(c2 + 1, en, b->d);
+		if (el < 0 || dn >= 16) {
+			mo_gb_fail(b, "bad shape", name);
+			return -1;
+		}
+		char dt[16];
+		memcpy(dt, colon + 1, dn);
+		dt[dn] = '\0';
+		t.dtype = strcmp(dt, "c") == 0 ? b->d->cdtype : mo_arena_strdup(b->a, dt);
+		t.bytes = mo_gb_round(b, el * (double)mo_est_dtype_bytes(dt, b->d));
+		t.storage = (int)g->n_t;
+		t.dims = c2 + 1;
+		t.dims_len = (size_t)(spec + n - c2 - 1);
+	}
+	g->t[g->n_t] = t;
+	return (int)g->n_t++;
+}
+
+static size_t mo_gb_count(const char *s)
+{
+	size_t n = 0;
+	for (const char *p = s; *p;) {
+		p += strspn(p, " ");
+		if (!*p)
+			break;
+		n++;
+		p += strcspn(p, " ");
+	}
+	return n;
+}
+
+/* Resolves the space-separated names of `s` into *out. */
+static bool mo_gb_refs(mo_gb *b, const char *s, int **out, size_t *n)
+{
+	size_t cnt = mo_gb_count(s);
+	*n = 0;
+	*out = cnt ? mo_arena_alloc(b->a, cnt * sizeof(int)) : NULL;
+	if (cnt && !*out)
+		return false;
+	for (const char *p = s; *p;) {
+		p += strspn(p, " ");
+		size_t len = strcspn(p, " ");
+		if (!len)
+			break;
+		int i = mo_gb_find_token(b, p, len);
+		if (i < 0) {
+			const char *name = mo_gb_name(b, p, len);
+			mo_gb_fail(b, "unknown tensor", name ? name : "?");
+			return false;
+		}
+		(*out)[(*n)++] = i;
+		p += len;
+	}
+	return true;
+}
+
+static bool mo_gb_outs(mo_gb *b, mo_est_op *op, const char *s, int producer)
+{
+	size_t cnt = mo_gb_count(s);
+	op->out = cnt ? mo_arena_alloc(b->a, cnt * sizeof(int)) : NULL;
+	if (cnt && !op->out)
+		return false;
+	for (const char *p = s; *p;) {
+		p += strspn(p, " ");
+		size_t len = strcspn(p, " ");
+		if (!len)
+			break;
+		int t = mo_gb_tensor(b, p, len, producer);
+		if (t < 0)
+			return false;
+		op->out[op->n_out++] = t;
+		p += len;
+	}
+	return true;
+}
+
+/* The layout path owning a row: exact, else its nearest listed ancestor;
+ * -1 when none (the layer itself). */
+static int mo_gb_path(const mo_gb *b, const char *rel)
+{
+	char full[256];
+	if (!b->lt)
+		return -1;
+	snprintf(full, sizeof full, "%s%s", b->pprefix, rel);
+	size_t len = strlen(full);
+	if (len && full[len - 1] == '.')
+		full[--len] = '\0';
+	while (len) {
+		for (size_t p = 0; p < b->lt->n_paths; p++)
+			if (strcmp(b->lt->paths[p].name, full) == 0)
+				return (int)p;
+		char *dot = strrchr(full, '.');
+		if (!dot)
+			break;
+		*dot = '\0';
+		len = strlen(full);
+	}
+	return -1;
+}
+
+static uint64_t mo_gb_sum(const mo_est_graph *g, const int *v, size_t n)
+{
+	uint64_t s = 0;
+	for (size_t i = 0; i < n; i++)
+		s += g->t[g->t[v[i]].storage].bytes;
+	return s;
+}
+
+/* A declaration row (op "input"): block inputs that do not exist yet. */
+static void mo_gb_declare(mo_gb *b, const char *s)
+{
+	for (const char *p = s; *p && !b->failed;) {
+		p += strspn(p, " ");
+		size_t len = strcspn(p, " ");
+		if (!len)
+			break;
+		size_t nl = strcspn(p, ":@");
+		if (mo_gb_find_token(b, p, nl < len ? nl : len) < 0)
+			mo_gb_tensor(b, p, len, -1);
+		p += len;
+	}
+}
+
+static void mo_gb_row(mo_gb *b, const mo_op_row *r)
+{
+	mo_est_graph *g = b->g;
+	if ((b->d->cond & r->when) != r->when || (b->d->cond & r->unless))
+		return;
+	if (strcmp(r->op, "input") == 0) {
+		mo_gb_declare(b, r->out);
+		return;
+	}
+	if (!mo_gb_grow(b, (void **)&g->ops, &g->cap_ops, g->n_ops, sizeof(*g->ops)))
+		return;
+	mo_est_op *op = &g->ops[g->n_ops];
+	memset(op, 0, sizeof(*op));
+	op->path = mo_gb_path(b, r->path);
+	const char *pp = mo_gb_cat(b, b->pprefix, r->path, strlen(r->path), ":");
+	op->name = pp ? mo_gb_cat(b, pp, r->op, strlen(r->op), "") : NULL;
+	op->comm = r->comm;
+	if (!mo_gb_refs(b, r->in, &op->in, &op->n_in) ||
+	    !mo_gb_outs(b, op, r->out, (int)g->n_ops))
+		return;
+	if (r->save && !mo_gb_refs(b, r->save, &op->save, &op->n_save))
+		return;
+	if (!r->save) { /* every input and output */
+		op->n_save = op->n_in + op->n_out;
+		op->save = mo_arena_alloc(b->a, (op->n_save + 1) * sizeof(int));
+		if (!op->save) {
+			b->failed = true;
+			return;
+		}
+		/* an op may have no activation input (a weight cast): no memcpy
+		 * from NULL */
+		if (op->n_in)
+			memcpy(op->save, op->in, op->n_in * sizeof(int));
+		if (op->n_out)
+			memcpy(op->save + op->n_in, op->out, op->n_out * sizeof(int));
+	}
+	op->flops = r->flops ? mo_est_expr(r->flops, b->d) : 0.0;
+	if (op->flops < 0) {
+		mo_gb_fail(b, "bad FLOP expression", r->flops);
+		return;
+	}
+	if (op->comm != MO_COMM_NONE) {
+		uint64_t i = mo_gb_sum(g, op->in, op->n_in), o = mo_gb_sum(g, op->out, op->n_out);
+		op->comm_bytes = i > o ? i : o;
+	}
+	g->flops += op->flops;
+	g->n_ops++;
+}
+
+static void mo_gb_block(mo_gb *b, const mo_framework *fw, mo_block_id id)
+{
+	const mo_op_block *blk = fw->blocks[id];
+	for (size_t i = 0; blk && i < blk->n && !b->failed; i++)
+		mo_gb_row(b, &blk->rows[i]);
+}
+
+static void mo_gb_layer(mo_gb *b, const mo_framework *fw, const mo_model *m, bool moe)
+{
+	mo_gb_block(b, fw, MO_BLK_NORM_ATTN);
+	mo_gb_block(b, fw, m->multi_latent_attention ? MO_BLK_ATTN_MLA : MO_BLK_ATTN);
+	mo_gb_block(b, fw, MO_BLK_RESID_ATTN);
+	mo_gb_block(b, fw, moe ? MO_BLK_MOE : MO_BLK_MLP);
+	mo_gb_block(b, fw, MO_BLK_RESID_MLP);
+}
+
+/* An MTP layer: its own input block, the inner transformer_layer (tensor
+ * names prefixed "L.", paths "transformer_layer."), its output block. */
+static void mo_gb_mtp(mo_gb *b, const mo_framework *fw, const mo_model *m, bool moe)
+{
+	mo_gb_block(b, fw, MO_BLK_MTP_IN);
+	if (b->failed)
+		return;
+	b->tprefix = "";
+	int mx = mo_gb_find(b, "mx");
+	if (mx < 0) {
+		mo_gb_fail(b, "MTP input block lacks", "mx");
+		return;
+	}
+	mo_est_graph *g = b->g;
+	if (!mo_gb_grow(b, (void **)&g->t, &g->cap_t, g->n_t, sizeof(*g->t)))
+		return;
+	g->t[g->n_t++] = (mo_est_tensor){.name = "L.x", .dtype = "view",
+					 .storage = g->t[mx].storage, .producer = -1};
+	b->tprefix = "L.";
+	b->pprefix = "transformer_layer.";
+	mo_gb_layer(b, fw, m, moe);
+	b->tprefix = "";
+	b->pprefix = "";
+	mo_gb_block(b, fw, MO_BLK_MTP_OUT);
+}
+
+/* The storages some op saves (with no plan): every evaluation of the graph
+ * starts from them. */
+static void mo_gb_base_marks(mo_gb *b)
+{
+	mo_est_graph *g = b->g;
+	g->base_marks = mo_arena_alloc(b->a, g->n_t + 1);
+	if (!g->base_marks) {
+		mo_error_set(b->err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		b->failed = true;
+		return;
+	}
+	for (size_t o = 0; o < g->n_ops; o++)
+		for (size_t i = 0; i < g->ops[o].n_save; i++)
+			g->base_marks[g->t[g->ops[o].save[i]].storage] |= MO_K_BASE;
+}
+
+int mo_est_graph_build(mo_est_graph *g, mo_arena *a, const mo_framework *fw,
+		       const mo_model *m, const mo_est_dims *d, size_t type,
+		       int blk, mo_error *err)
+{
+	memset(g, 0, sizeof(*g));
+	mo_gb b = {.g = g, .a = a, .d = d, .align = fw->align, .tprefix = "",
+		   .pprefix = "", .err = err};
+	if (type < m->n_types) {
+		const mo_layer_type *lt = &m->types[type];
+		bool mtp = strncmp(lt->name, "mtp-", 4) == 0;
+		bool moe = strstr(lt->name, "moe") != NULL;
+		b.lt = lt;
+		if (mtp)
+			mo_gb_mtp(&b, fw, m, moe);
+		else
+			mo_gb_layer(&b, fw, m, moe);
+	} else {
+		mo_gb_block(&b, fw, (mo_block_id)blk);
+	}
+	if (!b.failed)
+		mo_gb_base_marks(&b);
+	return b.failed ? -1 : 0;
+}

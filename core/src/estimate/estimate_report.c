@@ -1,0 +1,217 @@
+/* The human report of an estimate and its --explain text: per stage a bar
+ * of the buckets against capacity and the peak event, per layer before and
+ * after, the cost, the assumptions; with explain, the formula and the
+ * tensors behind each figure. */
+#include "estimate/estimate.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MIB 1048576.0
+#define GIB 1073741824.0
+
+/* ---- explain: the tensors each layer type keeps ------------------------------- */
+
+const char *mo_est_saver(const mo_est_graph *g, int storage)
+{
+	for (size_t o = 0; o < g->n_ops; o++)
+		for (size_t i = 0; i < g->ops[o].n_save; i++)
+			if (g->t[g->ops[o].save[i]].storage == storage)
+				return g->ops[o].name;
+	return NULL;
+}
+
+static void mo_rep_graph(mo_buf *b, const char *label, const mo_est_graph *g)
+{
+	mo_buf_printf(b, "  %s: forward %.3g GFLOP per micro-batch; kept for backward "
+			 "(no optimisation):\n", label, g->flops / 1e9);
+	for (size_t t = 0; t < g->n_t; t++) {
+		if (g->t[t].storage != (int)t)
+			continue;
+		const char *op = mo_est_saver(g, (int)t);
+		if (op)
+			mo_buf_printf(b, "    %-10s %-9s %12.3f MiB  saved by %s\n", g->t[t].name,
+				      g->t[t].dtype, (double)g->t[t].bytes / MIB, op);
+	}
+}
+
+void mo_est_explain_types(const mo_estimate *e, mo_buf *b)
+{
+	mo_buf_printf(b, "activations (%s rules%s): per layer type, per micro-batch, per "
+			 "device; tensors shared by several ops count once\n",
+		      e->fw->name, e->fw->align > 1 ? ", every tensor rounded up to 512 B" : "");
+	for (size_t t = 0; t < e->n_types; t++)
+		mo_rep_graph(b, e->types[t].name, &e->types[t].g);
+	mo_rep_graph(b, "loss region (last stage)", &e->head);
+	mo_rep_graph(b, "embedding (first stage)", &e->embed);
+	for (size_t i = 0; i < e->n_res; i++) {
+		const mo_est_keep *k = &e->res[i].k;
+		mo_buf_printf(b, "  plan on %s: kept %.3f MiB of %.3f MiB; swapped %.3f MiB; "
+				 "re-materialised in backward %.3f MiB; recompute %.3g GFLOP\n",
+			      e->types[e->res[i].type].name, (double)k->kept / MIB,
+			      (double)k->baseline / MIB, (double)k->swapped / MIB,
+			      (double)k->transient / MIB, k->recompute_flops / 1e9);
+	}
+	const mo_est_cfg *c = &e->cfg;
+	if (c->late_grads) {
+		double head = c->head_params * c->pbytes;
+		mo_buf_printf(b, "  loss backward scratch: the output layer's full weight gradient "
+				 "(%.0f params x %.0f B = %.3f MiB) + its all-gathered weight beyond "
+				 "the local shard (x (1 - 1/%.0f) = %.3f MiB)\n",
+			      c->head_params, c->pbytes, head / MIB, c->fsdp_div,
+			      head * (1.0 - 1.0 / c->fsdp_div) / MIB);
+	} else {
+		mo_buf_printf(b, "  loss backward scratch: tokens %.0f x vocab %.0f x (4 + %.0f) B "
+				 "= %.3f MiB\n",
+			      c->tok, c->vocab, c->cbytes, c->tok * c->vocab * (4.0 + c->cbytes) / MIB);
+	}
+	if (e->cfg.no_recompute)
+		mo_buf_puts(b, "  one device: MindSpore Transformers PyNative skips recompute "
+			       "(world_size > 1 gate), so recompute changes nothing here\n");
+}
+
+/* ---- the report ------------------------------------------------------------------ */
+
+static void mo_rep_bar(mo_buf *b, const mo_estimate *e, const mo_estimate_stage *st)
+{
+	static const char sym[MO_EST_BUCKETS] = {'W', 'G', 'O', 'A', 'R', 'S', 'F', 'L'};
+	const int width = 60;
+	double cap = e->capacity ? (double)e->capacity : 1.0;
+	int used = 0;
+	mo_buf_puts(b, "  [");
+	for (int k = 0; k < MO_EST_BUCKETS; k++) {
+		int n = (int)((double)st->peak_by_bucket[k] / cap * width + 0.5);
+		for (int i = 0; i < n && used < width + 20; i++, used++)
+			mo_buf_append(b, &sym[k], 1);
+	}
+	for (; used < width; used++)
+		mo_buf_puts(b, ".");
+	mo_buf_printf(b, "] %.1f%% of %.1f GiB\n", (double)st->peak_bytes / cap * 100.0,
+		      cap / GIB);
+}
+
+static void mo_rep_stage(mo_buf *b, const mo_estimate *e, const mo_estimate_stage *st)
+{
+	mo_buf_printf(b, "stage %lld: %lld layers from %lld, %lld %s in flight\n",
+		      (long long)st->stage, (long long)st->num_layers,
+		      (long long)st->first_layer, (long long)st->in_flight,
+		      e->cfg.vpp > 1 ? "model chunks" : "micro-batches");
+	mo_rep_bar(b, e, st);
+	mo_buf_printf(b, "  peak %.2f GiB allocated, %.2f GiB reserved, at \"%s\"\n",
+		      (double)st->peak_bytes / GIB, (double)st->reserved_peak_bytes / GIB,
+		      st->peak_event);
+	mo_buf_puts(b, "   ");
+	for (int k = 0; k < MO_EST_BUCKETS; k++)
+		if (st->peak_by_bucket[k])
+			mo_buf_printf(b, " %s %.2f GiB", mo_estimate_bucket_name(k),
+				      (double)st->peak_by_bucket[k] / GIB);
+	mo_buf_puts(b, "\n");
+}
+
+static bool mo_rep_same(const mo_estimate_layer *a, const mo_estimate_layer *b)
+{
+	return a->type == b->type && a->stage == b->stage &&
+	       a->activation_bytes == b->activation_bytes &&
+	       a->baseline_activation_bytes == b->baseline_activation_bytes &&
+	       a->swap_bytes == b->swap_bytes && a->recompute_flops == b->recompute_flops;
+}
+
+static void mo_rep_layers(mo_buf *b, const mo_estimate *e)
+{
+	mo_buf_printf(b, "\n%-11s %-14s %5s %14s %14s %14s %12s\n", "layers", "type", "stage",
+		      "kept MiB/mb", "before MiB/mb", "swapped MiB/mb", "recompute GF");
+	for (size_t lo = 0; lo < e->n_layers;) {
+		size_t hi = lo;
+		while (hi + 1 < e->n_layers && mo_rep_same(&e->layers[lo], &e->layers[hi + 1]))
+			hi++;
+		const mo_estimate_layer *l = &e->layers[lo];
+		char r[48];
+		if (lo == hi)
+			snprintf(r, sizeof r, "%zu", lo);
+		else
+			snprintf(r, sizeof r, "%zu-%zu", lo, hi);
+		mo_buf_printf(b, "%-11s %-14s %5lld %14.2f %14.2f %14.2f %12.2f\n", r, l->type,
+			      (long long)l->stage, (double)l->activation_bytes / MIB,
+			      (double)l->baseline_activation_bytes / MIB,
+			      (double)l->swap_bytes / MIB, l->recompute_flops / 1e9);
+		lo = hi + 1;
+	}
+}
+
+static void mo_rep_cost(mo_buf *b, const mo_estimate *e)
+{
+	const mo_estimate_cost *c = &e->cost;
+	mo_buf_printf(b, "\ncost per step: recompute %.3g TFLOP (%.3f s)", c->recompute_flops / 1e12,
+		      c->recompute_seconds);
+	if (c->comm_recompute_ops)
+		mo_buf_printf(b, ", %llu extra collectives %.3f GiB (%.3f s)",
+			      (unsigned long long)c->comm_recompute_ops,
+			      c->comm_recompute_bytes / GIB, c->comm_recompute_seconds);
+	if (c->swap_bytes > 0)
+		mo_buf_printf(b, ", swap %.3f GiB over the host link (%.3f s, %.3f s hidden by "
+				 "prefetch %lld)",
+			      c->swap_bytes / GIB, c->swap_seconds, c->swap_hidden_seconds,
+			      (long long)e->cfg.prefetch);
+	mo_buf_printf(b, "\nstep time %.3f s -> %.3f s: overhead %.2f%%\n",
+		      c->step_seconds_baseline, c->step_seconds, c->overhead_percent);
+}
+
+static void mo_rep_assumptions(mo_buf *b, const mo_estimate *e)
+{
+	const mo_device *d = &e->cfg.dev;
+	mo_buf_printf(b, "\nassumptions: %s.\n", e->fw->note);
+	mo_buf_printf(b, "  device %s: %.1f GiB, %.1f GiB kept by the runtime, %.0f TFLOP/s "
+			 "sustained, host link %.0f GB/s, collectives %.0f GB/s, %.0f MiB "
+			 "buffer per collective group, %.0f%% pool fragmentation\n",
+		      d->name ? d->name : "custom", d->memory_gib, d->reserved_gib, d->tflops,
+		      d->host_bandwidth_gbs, d->collective_bandwidth_gbs, d->comm_buffer_mib,
+		      d->fragmentation * 100.0);
+	mo_buf_puts(b, "  balanced MoE routing; gradients in the parameters' dtype; each "
+		       "recomputed layer's tensors all exist again during its backward\n");
+	if (e->truncated)
+		mo_buf_puts(b, "  the timeline was cut to the first micro-batches (the steady "
+			       "state repeats)\n");
+}
+
+char *mo_estimate_report(const mo_estimate *e, int explain)
+{
+	if (!e)
+		return NULL;
+	mo_buf b;
+	mo_buf_init(&b, 0);
+	const mo_estimate_stage *pk = &e->stages[e->peak_stage];
+	mo_buf_printf(&b, "estimate (%s rules): peak %.2f GiB allocated, %.2f GiB reserved, "
+			  "on stage %lld at \"%s\"; capacity %.2f GiB\n\n",
+		      e->fw->name, (double)pk->peak_bytes / GIB,
+		      (double)pk->reserved_peak_bytes / GIB, (long long)pk->stage,
+		      pk->peak_event, (double)e->capacity / GIB);
+	for (size_t s = 0; s < e->n_stages; s++)
+		mo_rep_stage(&b, e, &e->stages[s]);
+	mo_buf_puts(&b, "  (W weights, G gradients, O optimizer, A activations, R recomputed, "
+			"S swap buffers, F gathered weights, L loss scratch)\n");
+	mo_rep_layers(&b, e);
+	mo_rep_cost(&b, e);
+	mo_rep_assumptions(&b, e);
+	if (explain) {
+		mo_buf_puts(&b, "\nexplain:\n");
+		mo_est_explain_weights(e, &b);
+		mo_est_explain_types(e, &b);
+		for (size_t s = 0; s < e->n_stages; s++)
+			mo_buf_printf(&b, "  stage %zu: in flight = %s = %lld; activations at the peak "
+					  "= %.3f MiB\n",
+				      s, e->cfg.vpp > 1 ? "(p - r - 1) x 2 + (v - 1) x p + 1 chunks"
+							: "min(p - r, micro_batch_num)",
+				      (long long)e->stages[s].in_flight,
+				      (double)e->stages[s].activations_bytes / MIB);
+		mo_buf_puts(&b, "tensors alive at each stage's peak (shape, dtype, size, the op "
+				"keeping it; N x = layers x micro-batches holding it):\n");
+		for (size_t s = 0; s < e->n_stages; s++)
+			mo_est_explain_peak(e, s, &b);
+	}
+	if (b.failed) {
+		mo_buf_free(&b);
+		return NULL;
+	}
+	return mo_buf_take(&b, NULL);
+}

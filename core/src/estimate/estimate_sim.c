@@ -1,0 +1,197 @@
+/* The plan's effect on one layer's graph (SPEC 3):
+ *  - a kept op keeps what its framework's rule saves;
+ *  - a recomputed region (a recomputed module and everything under it, or
+ *    the whole layer) keeps only its inputs: tensors its ops read that come
+ *    from outside the region, or from an excluded op inside it (excluded ops
+ *    are kept, so their outputs are);
+ *  - a communication op under recompute_comm keeps the local shard (its
+ *    input) instead of the gathered tensor it produced;
+ *  - a swapped op's saved tensors go to host memory.
+ * Storages are counted once, whichever op or view keeps them. */
+#include "estimate/estimate.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct mo_ks {
+	const mo_est_graph *g;
+	const mo_layer_type *lt;
+	const mo_action_kind *pact;
+	mo_action_kind *act; /* per op */
+	int *region;         /* per op: root path of its recomputed region */
+	unsigned char *mark; /* per storage */
+} mo_ks;
+
+static mo_action_kind mo_ks_action(const mo_ks *s, const mo_est_op *op, bool full,
+				   bool swapped, bool no_rc)
+{
+	mo_action_kind a = MO_ACT_KEEP;
+	if (op->path >= 0 && s->pact)
+		a = s->pact[op->path];
+	else if (full)
+		a = MO_ACT_RECOMPUTE;
+	else if (swapped)
+		a = MO_ACT_SWAP;
+	if (no_rc && (a == MO_ACT_RECOMPUTE || a == MO_ACT_RECOMPUTE_COMM))
+		a = MO_ACT_KEEP;
+	return a;
+}
+
+/* The topmost recomputed ancestor of a path (-2: the whole layer). */
+static int mo_ks_region(const mo_ks *s, const mo_est_op *op, bool full)
+{
+	if (full || op->path < 0)
+		return -2;
+	int p = op->path;
+	while (s->lt->paths[p].parent >= 0 &&
+	       s->pact[s->lt->paths[p].parent] == MO_ACT_RECOMPUTE)
+		p = s->lt->paths[p].parent;
+	return p;
+}
+
+/* Marks a kept tensor; a gathered tensor whose collective is recomputed
+ * (recompute_comm) is replaced by the collective's smaller input. */
+static void mo_ks_mark(mo_ks *s, int t, unsigned bit)
+{
+	const mo_est_graph *g = s->g;
+	int p = g->t[t].producer;
+	if (p >= 0 && s->act[p] == MO_ACT_RECOMPUTE_COMM && g->ops[p].comm) {
+		const mo_est_op *op = &g->ops[p];
+		uint64_t in = 0;
+		for (size_t i = 0; i < op->n_in; i++)
+			in += g->t[g->t[op->in[i]].storage].bytes;
+		if (in < g->t[g->t[t].storage].bytes) {
+			for (size_t i = 0; i < op->n_in; i++)
+				s->mark[g->t[op->in[i]].storage] |= (unsigned char)bit;
+			return;
+		}
+	}
+	s->mark[g->t[t].storage] |= (unsigned char)bit;
+}
+
+/* Inputs of a recomputed op that come from outside its region. */
+static void mo_ks_region_inputs(mo_ks *s, size_t o)
+{
+	const mo_est_op *op = &s->g->ops[o];
+	for (size_t i = 0; i < op->n_in; i++) {
+		int t = op->in[i], p = s->g->t[t].producer;
+		if (p < 0 || s->act[p] != MO_ACT_RECOMPUTE || s->region[p] != s->region[o])
+			mo_ks_mark(s, t, MO_K_KEPT);
+	}
+}
+
+static void mo_ks_apply(mo_ks *s, mo_est_keep *k)
+{
+	const mo_est_graph *g = s->g;
+	for (size_t o = 0; o < g->n_ops; o++) {
+		const mo_est_op *op = &g->ops[o];
+		if (!g->base_marks)
+			for (size_t i = 0; i < op->n_save; i++)
+				s->mark[g->t[op->save[i]].storage] |= MO_K_BASE;
+		switch (s->act[o]) {
+		case MO_ACT_RECOMPUTE:
+			mo_ks_region_inputs(s, o);
+			k->recompute_flops += op->flops;
+			if (op->comm) {
+				k->comm_bytes += op->comm_bytes;
+				k->comm_ops++;
+			}
+			break;
+		case MO_ACT_SWAP:
+			for (size_t i = 0; i < op->n_save; i++)
+				mo_ks_mark(s, op->save[i], MO_K_SWAP);
+			break;
+		case MO_ACT_RECOMPUTE_COMM: /* its outputs give way to its input */
+			if (op->comm) {
+				k->comm_bytes += op->comm_bytes;
+				k->comm_ops++;
+			}
+			for (size_t i = 0; i < op->n_save; i++)
+				mo_ks_mark(s, op->save[i], MO_K_KEPT);
+			break;
+		default:
+			for (size_t i = 0; i < op->n_save; i++)
+				mo_ks_mark(s, op->save[i], MO_K_KEPT);
+		}
+	}
+}
+
+static void mo_ks_sum(const mo_ks *s, mo_est_keep *k)
+{
+	const mo_est_graph *g = s->g;
+	for (size_t t = 0; t < g->n_t; t++) {
+		if (g->t[t].storage != (int)t)
+			continue;
+		unsigned m = s->mark[t];
+		uint64_t b = g->t[t].bytes;
+		if (m & MO_K_BASE)
+			k->baseline += b;
+		if (m & MO_K_KEPT)
+			k->kept += b;
+		else if (m & MO_K_SWAP)
+			k->swapped += b;
+		else if (m & MO_K_BASE)
+			k->transient += b;
+	}
+}
+
+int mo_est_keep_eval(mo_est_keep *k, const mo_est_graph *g,
+		     const mo_layer_type *lt, const mo_action_kind *act,
+		     bool full, bool swapped, bool no_recompute)
+{
+	return mo_est_keep_eval_marks(k, g, lt, act, full, swapped, no_recompute, NULL);
+}
+
+/* Graphs are small (a layer has a few hundred ops): the scratch lives on the
+ * stack unless a graph is larger (every segment of a plan is evaluated). */
+enum { MO_KS_OPS = 512, MO_KS_TENSORS = 1024 };
+
+int mo_est_keep_eval_marks(mo_est_keep *k, const mo_est_graph *g, const mo_layer_type *lt,
+			   const mo_action_kind *act, bool full, bool swapped,
+			   bool no_recompute, unsigned char *marks)
+{
+	mo_action_kind act_buf[MO_KS_OPS];
+	int region_buf[MO_KS_OPS];
+	unsigned char mark_buf[MO_KS_TENSORS];
+	bool small = g->n_ops <= MO_KS_OPS && g->n_t <= MO_KS_TENSORS;
+	memset(k, 0, sizeof(*k));
+	mo_ks s = {.g = g, .lt = lt, .pact = act};
+	if (small) {
+		s.act = act_buf;
+		s.region = region_buf;
+		s.mark = mark_buf;
+		if (g->base_marks) /* what every op saves: the same for every plan */
+			memcpy(mark_buf, g->base_marks, g->n_t);
+		else
+			memset(mark_buf, 0, g->n_t);
+	} else {
+		s.act = calloc(g->n_ops + 1, sizeof(*s.act));
+		s.region = calloc(g->n_ops + 1, sizeof(*s.region));
+		s.mark = calloc(g->n_t + 1, 1);
+		if (s.mark && g->base_marks)
+			memcpy(s.mark, g->base_marks, g->n_t);
+	}
+	int rc = -1;
+	if (!s.act || !s.region || !s.mark)
+		goto out;
+	if (no_recompute)
+		full = false;
+	for (size_t o = 0; o < g->n_ops; o++) {
+		s.act[o] = mo_ks_action(&s, &g->ops[o], full, swapped, no_recompute);
+		s.region[o] = s.act[o] == MO_ACT_RECOMPUTE
+				      ? mo_ks_region(&s, &g->ops[o], full)
+				      : -1;
+	}
+	mo_ks_apply(&s, k);
+	mo_ks_sum(&s, k);
+	if (marks)
+		memcpy(marks, s.mark, g->n_t);
+	rc = 0;
+out:
+	if (!small) {
+		free(s.act);
+		free(s.region);
+		free(s.mark);
+	}
+	return rc;
+}

@@ -1,0 +1,629 @@
+/* Pipeline stages and the timeline of one step per stage: every
+ * micro-batch's forward and backward of every layer in 1F1B order
+ * (interleaved with virtual pipeline), then the optimizer step. Each event
+ * records its high-water mark by bucket: during the backward of a recomputed
+ * layer its tensors exist again, prefetched swap buffers are resident, and
+ * FSDP's all-gathered weights (resident under PP, where reshard_after_forward
+ * resolves to never) are held. */
+#include "estimate/estimate.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MO_EST_MAX_EVENTS (1u << 18)    /* stored events over all stages */
+#define MO_EST_MAX_SIM (1ull << 24)     /* simulated events per stage */
+
+/* ---- stages ------------------------------------------------------------------ */
+
+static int mo_est_chunk_add(mo_estimate *e, mo_est_chunk *c, size_t cap, int64_t id)
+{
+	if (!c->ids) {
+		c->ids = mo_arena_alloc(e->a, (cap ? cap : 1) * sizeof(int64_t));
+		if (!c->ids)
+			return -1;
+	}
+	c->ids[c->n++] = id;
+	return 0;
+}
+
+/* Virtual stage k (chunk k / P of stage k % P) -> chunks[stage * V + chunk]. */
+static mo_est_chunk *mo_est_vstage(mo_estimate *e, size_t k)
+{
+	size_t P = (size_t)e->cfg.pp;
+	return &e->chunks[(k % P) * (size_t)e->cfg.vpp + k / P];
+}
+
+static int mo_est_stages_auto(mo_estimate *e, size_t nv, bool *named)
+{
+	int64_t L = e->cfg.num_layers, total = L + e->cfg.mtp;
+	int64_t id = 0;
+	for (size_t k = 0; k < nv; k++) {
+		int64_t n = L / (int64_t)nv + ((int64_t)k < L % (int64_t)nv);
+		mo_est_chunk *c = mo_est_vstage(e, k);
+		size_t cap = (size_t)n + (k + 1 == nv ? (size_t)e->cfg.mtp : 0);
+		for (int64_t i = 0; i < n; i++, id++)
+			if (mo_est_chunk_add(e, c, cap, id) != 0)
+				return -1;
+	}
+	for (; id < total; id++) /* MTP layers: the last virtual stage */
+		if (!named[id] && mo_est_chunk_add(e, mo_est_vstage(e, nv - 1),
+						   (size_t)e->cfg.mtp, id) != 0)
+			return -1;
+	return 0;
+}
+
+static int64_t mo_est_list_count(const mo_layers *l, int64_t total)
+{
+	int64_t n = 0;
+	for (size_t i = 0; i < l->n; i++)
+		for (uint64_t id = l->r[i].lo; id <= l->r[i].hi && id < (uint64_t)total; id++)
+			n++;
+	return n;
+}
+
+/* Explicit per-stage lists (pipeline_parallel_layers_per_stage), which the
+ * `parallel` rule has checked; MTP layers they do not name go last. */
+static int mo_est_stages_lists(mo_estimate *e, const mo_model *m, size_t nv, bool *named)
+{
+	int64_t total = e->cfg.num_layers + e->cfg.mtp;
+	for (size_t k = 0; k < nv; k++) {
+		const mo_layers *l = &m->stage_layers[k];
+		mo_est_chunk *c = mo_est_vstage(e, k);
+		size_t cap = (size_t)mo_est_list_count(l, total) +
+			     (k + 1 == nv ? (size_t)e->cfg.mtp : 0);
+		for (size_t i = 0; i < l->n; i++)
+			for (uint64_t id = l->r[i].lo; id <= l->r[i].hi && id < (uint64_t)total; id++) {
+				if (named[id])
+					continue;
+				named[id] = true;
+				if (mo_est_chunk_add(e, c, cap, (int64_t)id) != 0)
+					return -1;
+			}
+	}
+	mo_est_chunk *last = mo_est_vstage(e, nv - 1);
+	for (int64_t id = e->cfg.num_layers; id < total; id++)
+		if (!named[id] && mo_est_chunk_add(e, last, (size_t)e->cfg.mtp, id) != 0)
+			return -1;
+	return 0;
+}
+
+static void mo_est_stage_fill(mo_estimate *e)
+{
+	size_t V = (size_t)e->cfg.vpp;
+	for (size_t s = 0; s < e->n_stages; s++) {
+		mo_estimate_stage *st = &e->stages[s];
+		st->stage = (int64_t)s;
+		st->first_layer = -1;
+		for (size_t c = 0; c < V; c++) {
+			const mo_est_chunk *ch = &e->chunks[s * V + c];
+			for (size_t i = 0; i < ch->n; i++) {
+				if (st->first_layer < 0 || ch->ids[i] < st->first_layer)
+					st->first_layer = ch->ids[i];
+				st->num_layers++;
+				e->layers[ch->ids[i]].stage = (int64_t)s;
+			}
+		}
+	}
+}
+
+int mo_est_stages(mo_estimate *e, const mo_model *m, mo_error *err)
+{
+	size_t P = (size_t)e->cfg.pp, V = (size_t)e->cfg.vpp, nv = P * V;
+	int64_t total = e->cfg.num_layers + e->cfg.mtp;
+	e->n_stages = P;
+	e->stages = mo_arena_alloc(e->a, P * sizeof(*e->stages));
+	e->chunks = mo_arena_alloc(e->a, nv * sizeof(*e->chunks));
+	bool *named = calloc((size_t)total + 1, sizeof(bool));
+	int rc = -1;
+	if (!e->stages || !e->chunks || !named)
+		goto out;
+	if (m->n_stage_layers == nv)
+		rc = mo_est_stages_lists(e, m, nv, named);
+	else
+		rc = mo_est_stages_auto(e, nv, named);
+	if (rc == 0)
+		mo_est_stage_fill(e);
+out:
+	free(named);
+	if (rc != 0)
+		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+	return rc;
+}
+
+/* ---- the timeline of one stage ------------------------------------------------ */
+
+typedef struct mo_tl {
+	mo_estimate *e;
+	size_t s;
+	uint64_t state[MO_EST_BUCKETS];
+	uint64_t peak;
+	mo_estimate_event peak_ev;
+	size_t stored_cap;
+	double *gathered;  /* per layer type */
+	bool pp_resident;  /* FSDP weights stay gathered (PP > 1) */
+	uint64_t grads;    /* gradients made in backward (cfg.late_grads) */
+	uint64_t opt_scratch; /* the optimizer update's temporaries, at its step */
+	bool failed;
+	/* replay (explain): track what is alive, stop at `want`, store nothing */
+	bool replay, got;
+	mo_estimate_event want;
+	size_t slot;       /* mb * vpp + chunk of the unit being run */
+	mo_est_alive now, *snap;
+} mo_tl;
+
+static void mo_tl_track(mo_tl *t, int64_t mb, int layers, unsigned set, unsigned clear)
+{
+	if (!t->replay)
+		return;
+	t->now.layers[t->slot] += layers;
+	t->now.ends[mb] = (unsigned char)((t->now.ends[mb] | set) & ~clear);
+}
+
+/* In a replay: the first event equal to the one wanted freezes the state. */
+static void mo_tl_watch(mo_tl *t, mo_estimate_event_kind kind, int64_t mb, int64_t layer)
+{
+	if (t->got || kind != t->want.kind || mb != t->want.micro_batch ||
+	    layer != t->want.layer)
+		return;
+	t->got = true;
+	memcpy(t->snap->layers, t->now.layers,
+	       (size_t)t->now.mbn * (size_t)t->e->cfg.vpp * sizeof(int64_t));
+	memcpy(t->snap->ends, t->now.ends, (size_t)t->now.mbn);
+}
+
+static void mo_tl_emit(mo_tl *t, mo_estimate_event_kind kind, int64_t mb, int64_t layer,
+		       const uint64_t *extra)
+{
+	if (t->replay) {
+		mo_tl_watch(t, kind, mb, layer);
+		return;
+	}
+	/* written in place: this runs for every layer of every micro-batch */
+	size_t *n = &t->e->n_events[t->s];
+	mo_estimate_event spill, *ev = *n < t->stored_cap ? &t->e->events[t->s][*n] : &spill;
+	ev->kind = kind;
+	ev->micro_batch = mb;
+	ev->layer = layer;
+	uint64_t total = 0;
+	for (int b = 0; b < MO_EST_BUCKETS; b++) {
+		ev->bytes[b] = t->state[b] + (extra ? extra[b] : 0);
+		total += ev->bytes[b];
+	}
+	ev->total = total;
+	if (ev == &spill)
+		t->e->truncated = true;
+	else
+		(*n)++;
+	if (total > t->peak || (t->peak == 0 && t->peak_ev.total == 0)) {
+		t->peak = total;
+		t->peak_ev = *ev;
+	}
+}
+
+static size_t mo_tl_type(const mo_estimate *e, int64_t id)
+{
+	return e->res[e->layer_res[id]].type;
+}
+
+static void mo_tl_forward(mo_tl *t, int64_t mb, const mo_est_chunk *c, bool first, bool last)
+{
+	mo_estimate *e = t->e;
+	uint64_t extra[MO_EST_BUCKETS];
+	if (first) {
+		t->state[MO_EST_ACTIVATIONS] += e->embed_k.kept;
+		mo_tl_track(t, mb, 0, 1, 0);
+		mo_tl_emit(t, MO_EV_EMBED_FORWARD, mb, -1, NULL);
+	}
+	for (size_t i = 0; i < c->n; i++) {
+		const mo_estimate_layer *l = &e->layers[c->ids[i]];
+		memset(extra, 0, sizeof extra);
+		extra[MO_EST_SWAP_BUFFERS] = l->swap_bytes; /* until offloaded */
+		extra[MO_EST_GRADIENTS] = t->grads;
+		if (!t->pp_resident)
+			extra[MO_EST_GATHERED] = (uint64_t)t->gathered[mo_tl_type(e, c->ids[i])];
+		t->state[MO_EST_ACTIVATIONS] += l->activation_bytes;
+		mo_tl_track(t, mb, 1, 0, 0);
+		mo_tl_emit(t, MO_EV_FORWARD, mb, c->ids[i], extra);
+	}
+	if (last) {
+		t->state[MO_EST_ACTIVATIONS] += e->head_k.kept * (uint64_t)(1 + e->cfg.mtp);
+		mo_tl_track(t, mb, 0, 2, 0);
+		mo_tl_emit(t, MO_EV_LOSS_FORWARD, mb, -1, NULL);
+	}
+}
+
+/* Prefetch window: the layer being processed and the next `prefetch`
+ * swapped layers of its chunk (backward order). */
+static uint64_t mo_tl_window(const mo_tl *t, const mo_est_chunk *c, size_t j)
+{
+	uint64_t w = 0;
+	int64_t pf = t->e->cfg.prefetch;
+	for (size_t k = j + 1; k-- > 0 && (int64_t)(j - k) <= pf;)
+		w += t->e->layers[c->ids[k]].swap_bytes;
+	return w;
+}
+
+/* What the loss backward adds to the kept loss region. First cut: the
+ * gradient planes of the unfused cross-entropy (fp32 + compute dtype).
+ * MindSpore with fp32 parameters (notes/calibration.md, DSv3-mini terms 2
+ * and 3, measured at seq 2048 and 4096): the loss region is the kept bf16
+ * logits + three fp32 vocab planes, no further plane; at that point the
+ * output layer's weight gradient exists full and in fp32 (produced
+ * unsharded before FSDP reduce-scatters it) and its weight is all-gathered
+ * (the FSDP root unit, not resharded). */
+static uint64_t mo_tl_loss(const mo_estimate *e)
+{
+	const mo_est_cfg *c = &e->cfg;
+	if (!c->late_grads)
+		return (uint64_t)(c->tok * c->vocab * (4.0 + c->cbytes));
+	double head = c->head_params * c->pbytes;
+	return (uint64_t)(head + head * (1.0 - 1.0 / c->fsdp_div));
+}
+
+static void mo_tl_backward(mo_tl *t, int64_t mb, const mo_est_chunk *c, bool first, bool last)
+{
+	mo_estimate *e = t->e;
+	uint64_t extra[MO_EST_BUCKETS] = {0};
+	if (last) {
+		extra[MO_EST_LOSS] = mo_tl_loss(e);
+		mo_tl_emit(t, MO_EV_LOSS_BACKWARD, mb, -1, extra);
+		t->state[MO_EST_ACTIVATIONS] -= e->head_k.kept * (uint64_t)(1 + e->cfg.mtp);
+		mo_tl_track(t, mb, 0, 0, 2);
+	}
+	for (size_t j = c->n; j-- > 0;) {
+		const mo_estimate_layer *l = &e->layers[c->ids[j]];
+		memset(extra, 0, sizeof extra);
+		extra[MO_EST_RECOMPUTED] = l->recomputed_bytes;
+		extra[MO_EST_GRADIENTS] = t->grads;
+		extra[MO_EST_SWAP_BUFFERS] = mo_tl_window(t, c, j);
+		if (!t->pp_resident)
+			extra[MO_EST_GATHERED] = 2 * (uint64_t)t->gathered[mo_tl_type(e, c->ids[j])];
+		mo_tl_emit(t, MO_EV_BACKWARD, mb, c->ids[j], extra);
+		t->state[MO_EST_ACTIVATIONS] -= l->activation_bytes;
+		mo_tl_track(t, mb, -1, 0, 0);
+	}
+	if (first) {
+		memset(extra, 0, sizeof extra);
+		extra[MO_EST_GRADIENTS] = t->grads;
+		mo_tl_emit(t, MO_EV_EMBED_BACKWARD, mb, -1, extra);
+		t->state[MO_EST_ACTIVATIONS] -= e->embed_k.kept;
+		mo_tl_track(t, mb, 0, 0, 1);
+	}
+}
+
+/* Unit k of N (micro-batch x chunk) in Megatron's interleaved order. */
+static void mo_tl_unit(const mo_estimate *e, int64_t k, int64_t mbn, bool fwd, int64_t *mb,
+		       int64_t *chunk)
+{
+	int64_t P = e->cfg.pp, V = e->cfg.vpp;
+	if (V == 1) {
+		*mb = k;
+		*chunk = 0;
+		return;
+	}
+	if (mbn % P == 0) {
+		*chunk = (k % (P * V)) / P;
+		*mb = (k / (P * V)) * P + k % P;
+	} else {
+		*chunk = k % V;
+		*mb = k / V;
+	}
+	if (!fwd)
+		*chunk = V - 1 - *chunk;
+}
+
+static void mo_tl_do(mo_tl *t, int64_t k, int64_t mbn, bool fwd)
+{
+	const mo_estimate *e = t->e;
+	int64_t mb, ch;
+	mo_tl_unit(e, k, mbn, fwd, &mb, &ch);
+	const mo_est_chunk *c = &e->chunks[t->s * (size_t)e->cfg.vpp + (size_t)ch];
+	t->slot = (size_t)mb * (size_t)e->cfg.vpp + (size_t)ch;
+	bool first = t->s == 0 && ch == 0;
+	bool last = t->s + 1 == e->n_stages && ch == e->cfg.vpp - 1;
+	if (fwd)
+		mo_tl_forward(t, mb, c, first, last);
+	else
+		mo_tl_backward(t, mb, c, first, last);
+}
+
+static int64_t mo_tl_warmup(const mo_estimate *e, size_t s, int64_t units)
+{
+	int64_t P = e->cfg.pp, V = e->cfg.vpp, r = (int64_t)s;
+	int64_t w = V == 1 ? P - r - 1 : (P - r - 1) * 2 + (V - 1) * P;
+	return w < units ? w : units;
+}
+
+/* Micro-batches simulated: all of them, unless the step is so long that
+ * the steady state (which repeats) is reached well before its end. */
+static int64_t mo_tl_mbs_of(const mo_estimate *e, size_t s, bool *truncated)
+{
+	int64_t m = e->cfg.mbn, P = e->cfg.pp;
+	double per = 2.0 * ((double)e->stages[s].num_layers + 2.0);
+	*truncated = false;
+	if ((double)m * per <= (double)MO_EST_MAX_SIM)
+		return m;
+	*truncated = true;
+	int64_t keep = 2 * P;
+	return keep < m ? keep : m;
+}
+
+static int64_t mo_tl_mbs(mo_estimate *e, size_t s)
+{
+	bool tr;
+	int64_t m = mo_tl_mbs_of(e, s, &tr);
+	if (tr)
+		e->truncated = true;
+	return m;
+}
+
+/* Weights, gradients, optimizer states, resident gathered weights and
+ * (PP with FSDP) unsharded gradients of stage s, as the timeline starts it:
+ * out[0..4]; out[5]: the optimizer update's scratch, for the stage's largest
+ * local parameter tensor (the embedding / output layer where the stage has
+ * them, else its layers' largest weight). */
+static void mo_tl_static_sums(const mo_estimate *e, size_t s, uint64_t out[6])
+{
+	double w = 0, g = 0, o = 0, ga = 0, ug = 0, big = 0;
+	size_t V = (size_t)e->cfg.vpp, T = e->n_types;
+	size_t small[16], *count = T <= 16 ? small : calloc(T, sizeof(size_t));
+	if (!count)
+		return; /* out[] keeps the zeros the caller gave it */
+	memset(count, 0, T * sizeof(size_t));
+	for (size_t c = 0; c < V; c++) {
+		const mo_est_chunk *ch = &e->chunks[s * V + c];
+		for (size_t i = 0; i < ch->n; i++)
+			count[mo_tl_type(e, ch->ids[i])]++;
+	}
+	for (size_t k = 0; k < T; k++) { /* per type once, times its layers */
+		if (!count[k])
+			continue;
+		double lw, lg, lo, lga, lug, n = (double)count[k];
+		mo_est_layer_static(e, &e->types[k], &lw, &lg, &lo, &lga);
+		mo_est_layer_pp_resident(e, &e->types[k], &lga, &lug);
+		w += n * lw, g += n * lg, o += n * lo, ga += n * lga, ug += n * lug;
+		double mx = mo_est_type_max_local(e, &e->types[k]);
+		big = mx > big ? mx : big;
+	}
+	if (count != small)
+		free(count);
+	const mo_est_cfg *cf = &e->cfg;
+	double extra = (s == 0 ? cf->embed_params : 0) +
+		       (s + 1 == e->n_stages ? cf->head_params : 0);
+	w += extra / cf->fsdp_div * cf->pbytes;
+	g += extra / cf->fsdp_div * cf->pbytes;
+	o += extra / cf->opt_div * cf->obytes;
+	out[0] = (uint64_t)w;
+	out[1] = (uint64_t)g;
+	out[2] = (uint64_t)o;
+	out[3] = e->cfg.pp > 1 ? (uint64_t)ga : 0;
+	out[4] = e->cfg.pp > 1 ? (uint64_t)ug : 0;
+	/* the output layer's weight has the embedding's shape */
+	bool table = s == 0 || (s + 1 == e->n_stages && cf->head_params > cf->embed_params);
+	double tbl = table ? cf->embed_params / cf->fsdp_div : 0;
+	out[5] = (uint64_t)((tbl > big ? tbl : big) * cf->opt_scratch);
+}
+
+static void mo_tl_static(mo_tl *t)
+{
+	mo_estimate *e = t->e;
+	mo_estimate_stage *st = &e->stages[t->s];
+	uint64_t v[6] = {0};
+	mo_tl_static_sums(e, t->s, v);
+	st->weights_bytes = v[0];
+	st->gradients_bytes = v[1] + v[4];
+	st->optimizer_bytes = v[2];
+	t->state[MO_EST_WEIGHTS] = st->weights_bytes;
+	t->state[MO_EST_GRADIENTS] = (e->cfg.late_grads ? 0 : v[1]) + v[4];
+	t->grads = e->cfg.late_grads ? v[1] : 0;
+	t->state[MO_EST_OPTIMIZER] = st->optimizer_bytes;
+	t->state[MO_EST_GATHERED] = t->pp_resident ? v[3] : 0;
+	t->opt_scratch = v[5];
+}
+
+static const char *mo_tl_name(mo_estimate *e, const mo_estimate_event *ev)
+{
+	char buf[96];
+	mo_estimate_event_name(ev, buf, sizeof buf);
+	return mo_arena_strdup(e->a, buf);
+}
+
+/* Runs the schedule of mbn micro-batches; returns the most units in flight. */
+static int64_t mo_tl_run(mo_tl *t, int64_t mbn)
+{
+	mo_estimate *e = t->e;
+	int64_t N = mbn * e->cfg.vpp;
+	int64_t W = mo_tl_warmup(e, t->s, N), out = 0, max_out = 0;
+	for (int64_t k = 0; k < W; k++, out++)
+		mo_tl_do(t, k, mbn, true);
+	for (int64_t i = 0; i < N - W; i++) {
+		mo_tl_do(t, W + i, mbn, true);
+		max_out = out + 1 > max_out ? out + 1 : max_out;
+		mo_tl_do(t, i, mbn, false);
+	}
+	for (int64_t k = N - W > 0 ? N - W : 0; k < N; k++)
+		mo_tl_do(t, k, mbn, false);
+	if (W >= N)
+		max_out = N;
+	uint64_t extra[MO_EST_BUCKETS] = {0};
+	extra[MO_EST_GRADIENTS] = t->grads;
+	extra[MO_EST_OPTIMIZER] = t->opt_scratch;
+	mo_tl_emit(t, MO_EV_OPTIMIZER, -1, -1, extra);
+	return max_out;
+}
+
+static void mo_tl_stage(mo_tl *t)
+{
+	mo_estimate *e = t->e;
+	mo_estimate_stage *st = &e->stages[t->s];
+	mo_tl_static(t);
+	st->in_flight = mo_tl_run(t, mo_tl_mbs(e, t->s));
+	st->peak_bytes = t->peak;
+	memcpy(st->peak_by_bucket, t->peak_ev.bytes, sizeof st->peak_by_bucket);
+	st->activations_bytes = t->peak_ev.bytes[MO_EST_ACTIVATIONS];
+	st->swap_buffer_bytes = t->peak_ev.bytes[MO_EST_SWAP_BUFFERS];
+	st->peak_event = mo_tl_name(e, &t->peak_ev);
+	if (!st->peak_event)
+		t->failed = true;
+}
+
+/* The replay keeps a counter per (micro-batch, chunk): a model file asking
+ * for millions of micro-batches gets no listing rather than hundreds of MB. */
+#define MO_EST_MAX_ALIVE_SLOTS (1 << 20)
+
+static bool mo_tl_alive_new(mo_est_alive *a, int64_t mbn, int64_t vpp)
+{
+	if (mbn * vpp > MO_EST_MAX_ALIVE_SLOTS)
+		return false;
+	a->mbn = mbn;
+	a->layers = calloc((size_t)(mbn * vpp) + 1, sizeof(int64_t));
+	a->ends = calloc((size_t)mbn + 1, 1);
+	return a->layers && a->ends;
+}
+
+void mo_est_alive_free(mo_est_alive *a)
+{
+	free(a->layers);
+	free(a->ends);
+	memset(a, 0, sizeof(*a));
+}
+
+/* Replays stage s's schedule (no memory figures, nothing stored in e) up to
+ * the first event equal to its peak event. The timeline is deterministic,
+ * so that is the moment the peak was measured at. */
+int mo_est_peak_alive(const mo_estimate *e, size_t s, mo_est_alive *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (s >= e->n_stages || !e->n_events[s])
+		return -1;
+	bool tr;
+	int64_t mbn = mo_tl_mbs_of(e, s, &tr), V = e->cfg.vpp;
+	/* the replay writes only into its own arrays: the cast is safe; it
+	 * reads no per-type gathered figures (pp_resident) */
+	mo_tl t = {.e = (mo_estimate *)e, .s = s, .replay = true, .pp_resident = true};
+	const mo_estimate_event *ev = e->events[s];
+	for (size_t i = 0; i < e->n_events[s]; i++)
+		if (ev[i].total == e->stages[s].peak_bytes) {
+			t.want = ev[i];
+			break;
+		}
+	t.snap = out;
+	int rc = -1;
+	if (!mo_tl_alive_new(&t.now, mbn, V) || !mo_tl_alive_new(out, mbn, V))
+		goto out;
+	mo_tl_run(&t, mbn);
+	rc = t.got ? 0 : -1;
+out:
+	mo_est_alive_free(&t.now);
+	if (rc != 0)
+		mo_est_alive_free(out);
+	return rc;
+}
+
+static int mo_tl_alloc(mo_estimate *e, double **gathered)
+{
+	e->events = mo_arena_alloc(e->a, e->n_stages * sizeof(*e->events));
+	e->n_events = mo_arena_alloc(e->a, e->n_stages * sizeof(*e->n_events));
+	*gathered = mo_arena_alloc(e->a, (e->n_types + 1) * sizeof(double));
+	if (!e->events || !e->n_events || !*gathered)
+		return -1;
+	for (size_t i = 0; i < e->n_types; i++) {
+		double w, g, o;
+		mo_est_layer_static(e, &e->types[i], &w, &g, &o, &(*gathered)[i]);
+	}
+	return 0;
+}
+
+int mo_est_timeline(mo_estimate *e, mo_error *err)
+{
+	double *gathered = NULL;
+	if (mo_tl_alloc(e, &gathered) != 0)
+		goto nomem;
+	size_t cap = MO_EST_MAX_EVENTS / (e->n_stages ? e->n_stages : 1);
+	for (size_t s = 0; s < e->n_stages; s++) {
+		size_t want = (size_t)(2 * (e->stages[s].num_layers + 2) * e->cfg.mbn * e->cfg.vpp + 1);
+		size_t n = want < cap ? want : cap;
+		/* malloc, not the (zeroing) arena: every stored event is written
+		 * before it is read; mo_estimate_free releases them */
+		e->events[s] = malloc((n + 1) * sizeof(mo_estimate_event));
+		if (!e->events[s])
+			goto nomem;
+		mo_tl t = {.e = e, .s = s, .stored_cap = n, .gathered = gathered,
+			   .pp_resident = e->cfg.pp > 1};
+		mo_tl_stage(&t);
+		if (t.failed)
+			goto nomem;
+	}
+	return 0;
+nomem:
+	mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+	return -1;
+}
+
+char *mo_estimate_event_name(const mo_estimate_event *ev, char *buf, size_t size)
+{
+	if (!buf || !size)
+		return buf;
+	long long mb = (long long)ev->micro_batch, l = (long long)ev->layer;
+	switch (ev->kind) {
+	case MO_EV_FORWARD: snprintf(buf, size, "forward mb %lld layer %lld", mb, l); break;
+	case MO_EV_BACKWARD: snprintf(buf, size, "backward mb %lld layer %lld", mb, l); break;
+	case MO_EV_EMBED_FORWARD: snprintf(buf, size, "embedding forward mb %lld", mb); break;
+	case MO_EV_EMBED_BACKWARD: snprintf(buf, size, "embedding backward mb %lld", mb); break;
+	case MO_EV_LOSS_FORWARD: snprintf(buf, size, "loss forward mb %lld", mb); break;
+	case MO_EV_LOSS_BACKWARD: snprintf(buf, size, "loss backward mb %lld", mb); break;
+	default: snprintf(buf, size, "optimizer step");
+	}
+	return buf;
+}
+
+/* ---- for the planner ------------------------------------------------------------
+ * The plan-independent parts of a stage's timeline. With one chunk per stage
+ * (no virtual pipeline), every unit of the 1F1B schedule holds `others`
+ * complete micro-batches at most besides its own (forward and backward alike),
+ * each holding embed + its layers' kept bytes + head, so the stage's peak is
+ *   base + embed + others * (embed + K + head)
+ *        + max(grads + M, last stage ? K + head + loss : 0)
+ * (grads: gradients made during backward, held at every layer event, the
+ * embedding backward and the optimizer step, not at the loss; 0 when they
+ * are persistent and counted in base)
+ * with K the stage's kept bytes per micro-batch and M the largest, over its
+ * layers p, of P_p + max(swap_p + gathered_fwd_p,
+ *                        recomputed_p + window_p + gathered_bwd_p)
+ * (P_p: kept bytes of the layers up to p; window_p: swap bytes of p and the
+ * `prefetch` layers before it). plan_dp.c relies on this; test_plan checks
+ * it against mo_estimate_run on random configs. */
+void mo_est_stage_fixed(const mo_estimate *e, size_t s, mo_est_fixed *out)
+{
+	uint64_t v[6] = {0};
+	bool tr;
+	memset(out, 0, sizeof(*out));
+	mo_tl_static_sums(e, s, v);
+	out->base = v[0] + v[2] + v[3] + v[4] + (e->cfg.late_grads ? 0 : v[1]);
+	out->grads = e->cfg.late_grads ? v[1] : 0;
+	out->opt = v[5];
+	out->embed = s == 0 ? e->embed_k.kept : 0;
+	if (s + 1 == e->n_stages) {
+		out->head = e->head_k.kept * (uint64_t)(1 + e->cfg.mtp);
+		out->loss = mo_tl_loss(e);
+		out->last = true;
+	}
+	int64_t N = mo_tl_mbs_of(e, s, &tr) * e->cfg.vpp;
+	int64_t W = mo_tl_warmup(e, s, N);
+	out->others = W < N ? W : N - 1;
+	if (out->others < 0)
+		out->others = 0;
+	out->chunks = (size_t)e->cfg.vpp;
+}
+
+/* FSDP gathered weights a layer event adds (0 under PP, where they stay
+ * resident and count in the base). */
+uint64_t mo_est_layer_gathered(const mo_estimate *e, int64_t id, bool backward)
+{
+	if (e->cfg.pp > 1)
+		return 0;
+	double w, g, o, ga;
+	mo_est_layer_static(e, &e->types[mo_tl_type(e, id)], &w, &g, &o, &ga);
+	return backward ? 2 * (uint64_t)ga : (uint64_t)ga;
+}

@@ -1,0 +1,280 @@
+/* Weights, gradients and optimizer states per layer and per device: the
+ * parameter count of each layer type after TP (experts after EP, or after
+ * the TP mesh when EP is off: gpt/parallelize.py apply_moe_ep_tp), sharded
+ * by FSDP over data_parallel_shard x CP (experts over dp_shard x CP x TP /
+ * EP), optimizer states over DP when the optimizer is distributed.
+ * Gradients are kept in the parameters' dtype; AdamW keeps fp32 m and v
+ * (8 B/param), Muon an fp32 momentum (4 B/param), both plus an fp32 master
+ * copy when the parameters are not fp32. */
+#include "estimate/estimate.h"
+
+#include <string.h>
+
+static double mo_est_max(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+static int64_t mo_est_pos(int64_t v)
+{
+	return v > 0 ? v : 1;
+}
+
+static bool mo_est_is_gated(const mo_model *m)
+{
+	return strcmp(m->hidden_act, "swiglu") == 0 ||
+	       strcmp(m->hidden_act, "fusedswiglu") == 0;
+}
+
+static double mo_est_vocab_padded(const mo_model *m)
+{
+	int64_t mult = mo_est_pos(m->make_vocab_size_divisible_by) * mo_est_pos(m->tensor_parallel);
+	return (double)((m->vocab_size + mult - 1) / mult * mult);
+}
+
+/* The mesh experts are split over: EP, or TP when EP is off. */
+static double mo_est_ep_eff(const mo_model *m)
+{
+	if (m->expert_parallel > 1)
+		return (double)m->expert_parallel;
+	return (double)mo_est_pos(m->tensor_parallel);
+}
+
+static void mo_est_cfg_div(mo_est_cfg *c, const mo_model *m)
+{
+	double shard = (double)(c->dps * c->cp);
+	double ep_eff = mo_est_ep_eff(m);
+	double over = c->dp > c->dps && m->distributed_optimizer ? (double)c->dp / (double)c->dps : 1.0;
+	c->fsdp_div = mo_est_max(1.0, shard);
+	c->expert_div = mo_est_max(1.0, shard * (double)c->tp / ep_eff);
+	c->opt_div = c->fsdp_div * over;
+	c->opt_expert_div = c->expert_div * over;
+}
+
+void mo_est_cfg_init(mo_est_cfg *c, const mo_model *m)
+{
+	mo_est_dims d;
+	mo_est_dims_init(&d, m);
+	memset(c, 0, sizeof(*c));
+	c->pp = mo_est_pos(m->pipeline_parallel);
+	c->vpp = mo_est_pos(m->virtual_pipeline);
+	c->mbn = mo_est_pos(m->micro_batch_num);
+	c->tp = mo_est_pos(m->tensor_parallel);
+	c->cp = mo_est_pos(m->context_parallel);
+	c->dp = mo_est_pos(m->data_parallel);
+	c->dps = mo_est_pos(m->data_parallel_shard);
+	c->ep = mo_est_pos(m->expert_parallel);
+	c->prefetch = 1;
+	c->num_layers = m->num_layers;
+	c->mtp = m->mtp_num_layers;
+	c->world = m->world_size;
+	c->pbytes = (double)mo_est_dtype_bytes("p", &d);
+	c->cbytes = (double)mo_est_dtype_bytes("c", &d);
+	bool master = c->pbytes < 4;
+	c->optimizer = strcmp(m->optimizer, "muon") == 0 ? "muon" : "adamw";
+	c->obytes = (strcmp(c->optimizer, "muon") == 0 ? 4.0 : 8.0) + (master ? 4.0 : 0.0);
+	/* MindSpore's functional grad returns fresh gradients during backward
+	 * and the trainer drops them after the step: with fp32 parameters (no
+	 * master copy) nothing of them exists at the loss (notes/calibration.md,
+	 * DSv3-mini term 1). bf16 parameters keep the first-cut 16 B/param. */
+	c->late_grads = strcmp(m->framework, "pytorch") != 0 && c->pbytes >= 4.0 &&
+			c->cbytes < c->pbytes;
+	mo_est_cfg_div(c, m);
+	/* HyperParallel's pipeline schedule unshards a rank's whole stage before
+	 * its first compute step and reshards it after the last
+	 * (add_fsdp_unshard_reshard), and reduces gradients once, after the
+	 * last micro-batch's backward (add_fsdp_reduce_grad): notes/calibration.md,
+	 * "PP 2". */
+	c->pp_unsharded = strcmp(m->framework, "pytorch") != 0 && c->pp > 1 && c->fsdp_div > 1.0;
+	/* MindSpore Transformers' AdamW (optimizer/adamw.py `_run_adamw_opt`)
+	 * updates one parameter at a time in fp32: next_param, denom,
+	 * exp_avg / denom and its product with the step size are alive at once
+	 * (4 x 4 B per element); with non-fp32 parameters the fp32 casts of the
+	 * parameter and of its gradient are locals alive for the whole update
+	 * (+2 x 4 B). Measured with fp32 parameters: the DSv3-mini pp 2 stage-0
+	 * ledger peaks in the embedding's update with 4 table-sized
+	 * temporaries (notes/ledger-decode-pp2-stage0.md). */
+	c->opt_scratch = strcmp(m->framework, "pytorch") != 0 && strcmp(c->optimizer, "adamw") == 0
+				 ? 16.0 + (c->pbytes < 4.0 ? 8.0 : 0.0)
+				 : 0.0;
+	double vpad = mo_est_vocab_padded(m), h = (double)m->hidden_size;
+	c->embed_params = vpad * h / (double)c->tp;
+	c->head_params = h + (m->untie_embeddings_and_output_weights || c->pp > 1
+				      ? vpad * h / (double)c->tp
+				      : 0.0);
+	c->tok = mo_est_expr("tok", &d);
+	c->vocab = mo_est_expr("vocab", &d);
+	c->dev = m->device;
+}
+
+static double mo_est_norm_params(const mo_model *m)
+{
+	double h = (double)m->hidden_size;
+	return strcmp(m->normalization, "LayerNorm") == 0 ? 2 * h : h;
+}
+
+static double mo_est_attn_params(const mo_model *m)
+{
+	double h = (double)m->hidden_size, tp = (double)mo_est_pos(m->tensor_parallel);
+	double a = (double)m->num_attention_heads, g = (double)m->num_query_groups;
+	double d = (double)m->kv_channels;
+	if (!m->multi_latent_attention)
+		return h * (a + 2 * g) * d / tp + a * d / tp * h +
+		       (m->qk_layernorm ? 2 * d : 0);
+	double ql = (double)m->q_lora_rank, kvl = (double)m->kv_lora_rank;
+	double rope = (double)m->qk_rope_head_dim, nope = (double)m->qk_nope_head_dim;
+	double vd = (double)m->v_head_dim, dqk = nope + rope;
+	double p = h * (kvl + rope) + kvl + kvl * a * (nope + vd) / tp + a * vd / tp * h;
+	if (ql > 0)
+		p += h * ql + ql + ql * a * dqk / tp;
+	else
+		p += h * a * dqk / tp;
+	return p;
+}
+
+static double mo_est_mlp_params(const mo_model *m, double ffn, double tp)
+{
+	double h = (double)m->hidden_size, g = mo_est_is_gated(m) ? 2.0 : 1.0;
+	return h * g * ffn / tp + ffn / tp * h;
+}
+
+/* The largest of an MLP's two weights (fc1 holds gate and up). */
+static double mo_est_mlp_max(const mo_model *m, double ffn, double tp)
+{
+	double h = (double)m->hidden_size, g = mo_est_is_gated(m) ? 2.0 : 1.0;
+	return h * g * ffn / tp;
+}
+
+/* The largest attention weight: the fused qkv projection, the output
+ * projection, or MLA's fused down projection / up projections. */
+static double mo_est_attn_max(const mo_model *m)
+{
+	double h = (double)m->hidden_size, tp = (double)mo_est_pos(m->tensor_parallel);
+	double a = (double)m->num_attention_heads, g = (double)m->num_query_groups;
+	double d = (double)m->kv_channels;
+	if (!m->multi_latent_attention)
+		return mo_est_max(h * (a + 2 * g) * d / tp, a * d / tp * h);
+	double ql = (double)m->q_lora_rank, kvl = (double)m->kv_lora_rank;
+	double rope = (double)m->qk_rope_head_dim, nope = (double)m->qk_nope_head_dim;
+	double vd = (double)m->v_head_dim, dqk = nope + rope;
+	double v = mo_est_max(h * (ql + kvl + rope), a * vd / tp * h);
+	v = mo_est_max(v, kvl * a * (nope + vd) / tp);
+	return mo_est_max(v, ql > 0 ? ql * a * dqk / tp : h * a * dqk / tp);
+}
+
+void mo_est_type_params(mo_est_type *t, const mo_model *m, size_t type)
+{
+	const char *name = m->types[type].name;
+	bool mtp = strncmp(name, "mtp-", 4) == 0, moe = strstr(name, "moe") != NULL;
+	double h = (double)m->hidden_size, tp = (double)mo_est_pos(m->tensor_parallel);
+	double dense = 2 * mo_est_norm_params(m) + mo_est_attn_params(m), expert = 0;
+	if (moe) {
+		dense += h * (double)m->num_moe_experts;
+		dense += mo_est_mlp_params(m, (double)m->moe_shared_expert_intermediate_size, tp);
+		expert = (double)m->num_moe_experts / mo_est_ep_eff(m) *
+			 mo_est_mlp_params(m, (double)m->moe_ffn_hidden_size, 1.0);
+	} else {
+		dense += mo_est_mlp_params(m, (double)m->ffn_hidden_size, tp);
+	}
+	if (mtp)
+		dense += 3 * mo_est_norm_params(m) + 2 * h * h / tp;
+	t->dense_params = dense;
+	t->expert_params = expert;
+	/* one tensor per Linear; GroupedMLP holds each of its two weights for
+	 * all local experts in one tensor */
+	double mx = mo_est_attn_max(m), ex = 0;
+	if (moe) {
+		mx = mo_est_max(mx, h * (double)m->num_moe_experts);
+		mx = mo_est_max(mx, mo_est_mlp_max(m, (double)m->moe_shared_expert_intermediate_size, tp));
+		ex = (double)m->num_moe_experts / mo_est_ep_eff(m) *
+		     mo_est_mlp_max(m, (double)m->moe_ffn_hidden_size, 1.0);
+	} else {
+		mx = mo_est_max(mx, mo_est_mlp_max(m, (double)m->ffn_hidden_size, tp));
+	}
+	if (mtp)
+		mx = mo_est_max(mx, 2 * h * h / tp);
+	t->max_dense = mx;
+	t->max_expert = ex;
+}
+
+/* The largest parameter tensor of a layer type on its device (elements of
+ * the local shard). */
+double mo_est_type_max_local(const mo_estimate *e, const mo_est_type *t)
+{
+	const mo_est_cfg *c = &e->cfg;
+	return mo_est_max(t->max_dense / c->fsdp_div, t->max_expert / c->expert_div);
+}
+
+void mo_est_layer_static(const mo_estimate *e, const mo_est_type *t, double *w,
+			 double *g, double *o, double *gathered)
+{
+	const mo_est_cfg *c = &e->cfg;
+	double local = t->dense_params / c->fsdp_div + t->expert_params / c->expert_div;
+	*w = local * c->pbytes;
+	*g = local * c->pbytes;
+	*o = (t->dense_params / c->opt_div + t->expert_params / c->opt_expert_div) * c->obytes;
+	*gathered = (t->dense_params + t->expert_params - local) * c->pbytes;
+}
+
+/* Under PP with FSDP a stage holds, per layer: the gathered full weights
+ * (param dtype) for the whole step and, MindSpore (pp_unsharded), the
+ * unsharded gradients: the fp32 accumulator the deferred reduce-scatter
+ * reads plus each backward's fresh gradient in the param dtype. Measured:
+ * std pp 2, MHA - GQA on the last stage = 768 MiB = 4 layers x (96 kept +
+ * 6.29M params x 16 B); 16 B/param = 8 B of sharded state (FSDP 2) + 2 + 4 + 2
+ * (notes/calibration.md). Without pp_unsharded: the all-gather's extra only. */
+void mo_est_layer_pp_resident(const mo_estimate *e, const mo_est_type *t, double *gathered,
+			      double *grads)
+{
+	const mo_est_cfg *c = &e->cfg;
+	double w, g, o;
+	mo_est_layer_static(e, t, &w, &g, &o, gathered);
+	*grads = 0;
+	if (!c->pp_unsharded)
+		return;
+	double full = t->dense_params + t->expert_params;
+	*gathered = full * c->pbytes;
+	*grads = full * (4.0 + c->pbytes);
+}
+
+void mo_est_explain_weights(const mo_estimate *e, mo_buf *b)
+{
+	const mo_est_cfg *c = &e->cfg;
+	mo_buf_printf(b,
+		      "weights: params x %.0f B (params_dtype); gradients: params x %.0f B; "
+		      "optimizer (%s): params x %.0f B\n",
+		      c->pbytes, c->pbytes, c->optimizer, c->obytes);
+	mo_buf_printf(b,
+		      "  FSDP: dense params / (data_parallel_shard %lld x CP %lld) = / %.0f; "
+		      "experts / %.0f; optimizer states / %.0f (experts / %.0f)\n",
+		      (long long)c->dps, (long long)c->cp, c->fsdp_div, c->expert_div, c->opt_div,
+		      c->opt_expert_div);
+	for (size_t t = 0; t < e->n_types; t++) {
+		double w, g, o, ga;
+		mo_est_layer_static(e, &e->types[t], &w, &g, &o, &ga);
+		mo_buf_printf(b,
+			      "  %-14s dense %.0f + expert %.0f params per device after TP/EP -> "
+			      "weights %.1f MiB, gradients %.1f MiB, optimizer %.1f MiB, "
+			      "all-gathered extra %.1f MiB per layer\n",
+			      e->types[t].name, e->types[t].dense_params,
+			      e->types[t].expert_params, w / 1048576.0, g / 1048576.0,
+			      o / 1048576.0, ga / 1048576.0);
+	}
+	mo_buf_printf(b,
+		      "  embedding %.0f params (first stage), output layer + final norm %.0f "
+		      "params (last stage), per device after TP, / %.0f by FSDP\n",
+		      c->embed_params, c->head_params, c->fsdp_div);
+	if (c->pp_unsharded)
+		mo_buf_printf(b,
+			      "  PP with FSDP (HyperParallel unshards a stage for the whole step and "
+			      "reduces gradients after its last micro-batch): per layer, gathered "
+			      "weights full params x %.0f B + unsharded gradients full params x "
+			      "(4 B fp32 accumulator + %.0f B fresh)\n",
+			      c->pbytes, c->pbytes);
+	if (c->opt_scratch > 0)
+		mo_buf_printf(b,
+			      "  optimizer step: AdamW updates one parameter at a time; its fp32 "
+			      "temporaries (%.0f B per element) for the stage's largest local "
+			      "parameter tensor come on top of the states and gradients\n",
+			      c->opt_scratch);
+}

@@ -1,0 +1,112 @@
+/* model: the model a config is applied to (SPEC 4): its fields, its layer
+ * types with their module paths, presets, and the readers of model files,
+ * training YAMLs and Hugging Face config.json. */
+#ifndef MEMOPT_MODEL_H
+#define MEMOPT_MODEL_H
+
+#include "config/config.h"
+
+/* ---- model layouts (SPEC 4) ----------------------------------------------
+ * A layer type is a tree of paths relative to the layer. Each path has a
+ * kind and the index of its parent path (-1 for top level). Paths are
+ * stored parent-before-child. */
+
+typedef enum mo_path_kind {
+	MO_PATH_MODULE, /* a cell: self_attention, mlp.linear_fc1 */
+	MO_PATH_OP,     /* an op / callable attribute: add, mlp.mul, self_attention.cast */
+	MO_PATH_COMM    /* a communication op: <module>.input.allgather */
+} mo_path_kind;
+
+typedef struct mo_path {
+	const char *name;  /* full dotted path relative to the layer */
+	mo_path_kind kind;
+	int parent;        /* index of the parent module path, -1 at top */
+} mo_path;
+
+typedef struct mo_layer_type {
+	const char *name;  /* "dense", "moe", "mla-dense", "mla-moe", "mtp" ... */
+	mo_path *paths;
+	size_t n_paths;
+} mo_layer_type;
+
+typedef struct mo_device {
+	const char *name;
+	double memory_gib;
+	double host_bandwidth_gbs;
+	double tflops;
+	double reserved_gib;
+	double collective_bandwidth_gbs;
+	double comm_buffer_mib; /* buffer each collective group holds */
+	double fragmentation;   /* pool reserved beyond the allocated peak */
+} mo_device;
+
+struct mo_model {
+	mo_arena *arena;
+	const char *name;       /* preset name or file label */
+
+	/* model (SPEC 4 spelling) */
+	int64_t num_layers, mtp_num_layers;
+	int64_t hidden_size, ffn_hidden_size;
+	int64_t num_attention_heads, num_query_groups, kv_channels;
+	int64_t vocab_size, make_vocab_size_divisible_by;
+	bool untie_embeddings_and_output_weights;
+	int64_t seq_length;
+	const char *normalization;   /* RMSNorm | LayerNorm */
+	const char *hidden_act;      /* swiglu | silu | gelu */
+	const char *attention;       /* flash | eager */
+	double hidden_dropout, attention_dropout;
+	int64_t num_moe_experts, moe_router_topk, moe_ffn_hidden_size;
+	int64_t moe_shared_expert_intermediate_size, first_k_dense_replace;
+	bool multi_latent_attention;
+	int64_t q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim,
+		v_head_dim;
+	bool qk_layernorm;
+
+	/* training */
+	int64_t micro_batch_size, micro_batch_num;
+	const char *compute_dtype, *params_dtype;
+	const char *optimizer;       /* adamw | muon */
+	const char *framework;       /* mindspore | pytorch */
+
+	/* parallel; world_size 0 = unknown */
+	int64_t world_size, data_parallel, data_parallel_shard;
+	int64_t tensor_parallel, pipeline_parallel, virtual_pipeline;
+	int64_t expert_parallel, context_parallel;
+	bool sequence_parallel, distributed_optimizer;
+	/* explicit per-stage layer lists (pipeline_parallel_layers_per_stage),
+	 * n_stage_layers = 0 for auto */
+	mo_layers *stage_layers;
+	size_t n_stage_layers;
+
+	mo_device device;
+
+	/* where each key came from, for `parallel` diagnostics */
+	const mo_doc *doc;           /* may be NULL (presets parsed then kept) */
+	const mo_node *parallel_at;  /* the parallel/parallelism section */
+
+	/* layouts */
+	mo_layer_type *types;
+	size_t n_types;
+	size_t *type_of;             /* [num_layers + mtp_num_layers] */
+	uint64_t layout_hash;        /* of the types' path sets */
+
+	/* model_*.c private: key positions, batch sizes (model_internal.h) */
+	struct mo_model_ext *ext;
+	/* resolve.c: path info and pattern matches, built on first use in the
+	 * model's arena (freed with it), under resolve.c's lock */
+	struct mo_path_cache *path_cache;
+};
+
+/* Reads a model from a parsed document: a model file (SPEC 4, either
+ * spelling), a PyNative or graph-mode training YAML, or a Hugging Face
+ * config.json. Returns 0 with *out set, 1 when the document holds no model,
+ * -1 on a hard error. Diagnostics (type errors in model keys, `parallel`)
+ * go to diags with the document's name as file. The model keeps no pointer
+ * into doc after return except through m->doc when keep_doc is true. */
+int mo_model_from_doc(mo_model **out, mo_diags *diags, const mo_doc *doc,
+		      mo_error *err);
+
+/* Builds types/type_of from the fields (call after any field change). */
+int mo_model_build_layout(mo_model *m, mo_error *err);
+
+#endif

@@ -1,0 +1,262 @@
+/* The `parallel` rule (SPEC 2.3): parallel settings that cannot run. Each
+ * finding points at the value of the key that carries the setting when the
+ * model came from a document (0/0 and the canonical path otherwise). */
+#include "model/model_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const mo_model_canon_paths[MF_COUNT] = {
+	[MF_NUM_LAYERS] = "model.num_layers",
+	[MF_MTP] = "model.mtp_num_layers",
+	[MF_HEADS] = "model.num_attention_heads",
+	[MF_GROUPS] = "model.num_query_groups",
+	[MF_SEQ] = "model.seq_length",
+	[MF_EXPERTS] = "model.num_moe_experts",
+	[MF_TOPK] = "model.moe_router_topk",
+	[MF_MBN] = "training.micro_batch_num",
+	[MF_GBS] = "training.global_batch_size",
+	[MF_WORLD] = "parallel.world_size",
+	[MF_DP] = "parallel.data_parallel",
+	[MF_DP_SHARD] = "parallel.data_parallel_shard",
+	[MF_TP] = "parallel.tensor_parallel",
+	[MF_PP] = "parallel.pipeline_parallel",
+	[MF_VPP] = "parallel.virtual_pipeline",
+	[MF_EP] = "parallel.expert_parallel",
+	[MF_CP] = "parallel.context_parallel",
+	[MF_STAGES] = "parallel.pipeline_parallel_layers_per_stage",
+};
+
+const char *mo_model_field_path(const mo_model *m, enum mo_mf f)
+{
+	const struct mo_model_pos *p = &m->ext->pos[f];
+	if (p->path)
+		return p->path;
+	return mo_model_canon_paths[f] ? mo_model_canon_paths[f] : "model";
+}
+
+static void mo_model_vflag(const mo_model *m, mo_diags *d, mo_severity sev, enum mo_mf f,
+			   const char *fmt, va_list ap)
+{
+	char msg[512];
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	const struct mo_model_pos *p = &m->ext->pos[f];
+	mo_diags_add(d, sev, "parallel", m->name, p->line, p->column,
+		     mo_model_field_path(m, f), "%s", msg);
+}
+
+static void mo_model_flag(const mo_model *m, mo_diags *d, enum mo_mf f,
+			  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void mo_model_flag(const mo_model *m, mo_diags *d, enum mo_mf f,
+			  const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	mo_model_vflag(m, d, MO_SEV_ERROR, f, fmt, ap);
+	va_end(ap);
+}
+
+static void mo_model_warn(const mo_model *m, mo_diags *d, enum mo_mf f,
+			  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void mo_model_warn(const mo_model *m, mo_diags *d, enum mo_mf f,
+			  const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	mo_model_vflag(m, d, MO_SEV_WARNING, f, fmt, ap);
+	va_end(ap);
+}
+
+static void mo_model_check_tp(const mo_model *m, mo_diags *d)
+{
+	int64_t tp = m->tensor_parallel;
+	if (tp <= 1)
+		return;
+	if (m->num_attention_heads % tp != 0)
+		mo_model_flag(m, d, MF_TP,
+			      "tensor_parallel %lld does not divide the %lld "
+			      "attention heads",
+			      (long long)tp, (long long)m->num_attention_heads);
+	if (!m->multi_latent_attention && m->num_query_groups % tp != 0)
+		mo_model_flag(m, d, MF_TP,
+			      "tensor_parallel %lld does not divide the %lld "
+			      "query groups (KV heads)",
+			      (long long)tp, (long long)m->num_query_groups);
+}
+
+static void mo_model_check_ep(const mo_model *m, mo_diags *d)
+{
+	int64_t ep = m->expert_parallel, e = m->num_moe_experts;
+	if (e > 0 && m->moe_router_topk > e)
+		mo_model_flag(m, d, MF_TOPK,
+			      "top-k %lld is larger than the %lld experts",
+			      (long long)m->moe_router_topk, (long long)e);
+	if (ep <= 1)
+		return;
+	if (e == 0) {
+		mo_model_flag(m, d, MF_EP,
+			      "expert_parallel %lld needs a MoE model "
+			      "(the model has no experts)",
+			      (long long)ep);
+		return;
+	}
+	if (e % ep != 0)
+		mo_model_flag(m, d, MF_EP,
+			      "expert_parallel %lld does not divide the %lld "
+			      "experts",
+			      (long long)ep, (long long)e);
+	if (m->data_parallel_shard <= 0)
+		return; /* -1: device count unknown */
+	int64_t g = mo_model_mul(mo_model_mul(m->data_parallel_shard,
+					      m->context_parallel),
+				 m->tensor_parallel);
+	if (g % ep != 0)
+		mo_model_flag(m, d, MF_EP,
+			      "expert_parallel %lld does not divide "
+			      "data_parallel_shard x context_parallel x "
+			      "tensor_parallel = %lld",
+			      (long long)ep, (long long)g);
+}
+
+static void mo_model_check_pp(const mo_model *m, mo_diags *d)
+{
+	int64_t pp = m->pipeline_parallel;
+	int64_t total = m->num_layers + m->mtp_num_layers;
+	if (pp > total)
+		mo_model_flag(m, d, MF_PP,
+			      "pipeline_parallel %lld is larger than the %lld "
+			      "layers",
+			      (long long)pp, (long long)total);
+	if (m->virtual_pipeline > 1 && pp <= 1)
+		mo_model_flag(m, d, MF_VPP,
+			      "virtual pipeline %lld needs pipeline_parallel > 1",
+			      (long long)m->virtual_pipeline);
+	if (pp > 1 && m->micro_batch_num < pp) {
+		enum mo_mf at = m->ext->set[MF_MBN]   ? MF_MBN
+				: m->ext->set[MF_GBS] ? MF_GBS
+						      : MF_PP;
+		/* legal (a measured MindSpore run has pp 2 with one
+		 * micro-batch a step), but the pipeline idles */
+		mo_model_warn(m, d, at,
+			      "%lld micro-batches do not fill %lld pipeline "
+			      "stages: stages idle for most of the step "
+			      "(micro_batch_num >= pipeline_parallel keeps them busy)",
+			      (long long)m->micro_batch_num, (long long)pp);
+	}
+}
+
+/* Marks layer ids of the stage lists; reports a layer named twice or
+ * missing. Ids >= num_layers are MTP layers: optional, but when any is
+ * named all must be. */
+static void mo_model_check_cover(const mo_model *m, mo_diags *d,
+				 unsigned char *seen, int64_t total)
+{
+	int64_t dup = -1, out = -1;
+	for (size_t s = 0; s < m->n_stage_layers; s++) {
+		const mo_layers *l = &m->stage_layers[s];
+		for (size_t i = 0; i < l->n; i++) {
+			for (uint64_t id = l->r[i].lo; id <= l->r[i].hi; id++) {
+				if (id >= (uint64_t)total) {
+					out = (int64_t)id;
+					break;
+				}
+				if (seen[id]) {
+					dup = (int64_t)id;
+					break; /* bounds the work */
+				}
+				seen[id] = 1;
+			}
+			if (dup >= 0 || out >= 0)
+				break;
+		}
+		if (dup >= 0 || out >= 0)
+			break;
+	}
+	if (out >= 0)
+		mo_model_flag(m, d, MF_STAGES,
+			      "layer %lld of the per-stage lists is outside "
+			      "the model (%lld layers)",
+			      (long long)out, (long long)total);
+	if (dup >= 0)
+		mo_model_flag(m, d, MF_STAGES,
+			      "layer %lld is in more than one pipeline stage",
+			      (long long)dup);
+	if (dup >= 0 || out >= 0)
+		return;
+	bool mtp_named = false;
+	for (int64_t i = m->num_layers; i < total; i++)
+		mtp_named |= seen[i] != 0;
+	int64_t upto = mtp_named ? total : m->num_layers;
+	for (int64_t i = 0; i < upto; i++) {
+		if (!seen[i]) {
+			mo_model_flag(m, d, MF_STAGES,
+				      "layer %lld is in no pipeline stage",
+				      (long long)i);
+			break;
+		}
+	}
+}
+
+static void mo_model_check_stages(const mo_model *m, mo_diags *d)
+{
+	if (m->n_stage_layers == 0)
+		return;
+	int64_t want = mo_model_mul(m->pipeline_parallel, m->virtual_pipeline);
+	if ((int64_t)m->n_stage_layers != want)
+		mo_model_flag(m, d, MF_STAGES,
+			      "%zu per-stage layer lists for %lld stages "
+			      "(pipeline_parallel x virtual pipeline)",
+			      m->n_stage_layers, (long long)want);
+	int64_t total = m->num_layers + m->mtp_num_layers;
+	if (total <= 0 || total > MO_MODEL_MAX_LAYERS + MO_MODEL_MAX_MTP)
+		return;
+	/* not the arena: a loaded model is shared read-only across threads */
+	unsigned char *seen = calloc((size_t)total, 1);
+	if (seen)
+		mo_model_check_cover(m, d, seen, total);
+	free(seen);
+}
+
+static void mo_model_check_world(const mo_model *m, mo_diags *d)
+{
+	if (m->world_size <= 0 || m->data_parallel <= 0)
+		return;
+	int64_t prod = mo_model_mul(
+		mo_model_mul(mo_model_mul(m->data_parallel, m->tensor_parallel),
+			     m->pipeline_parallel),
+		m->context_parallel);
+	if (prod == m->world_size)
+		return;
+	enum mo_mf at = m->ext->pos[MF_WORLD].path ? MF_WORLD : MF_DP;
+	if (!m->ext->pos[at].path && m->ext->pos[MF_DP_SHARD].path)
+		at = MF_DP_SHARD;
+	mo_model_flag(m, d, at,
+		      "data_parallel %lld x tensor_parallel %lld x "
+		      "pipeline_parallel %lld x context_parallel %lld = %lld, "
+		      "not the %lld devices",
+		      (long long)m->data_parallel, (long long)m->tensor_parallel,
+		      (long long)m->pipeline_parallel,
+		      (long long)m->context_parallel, (long long)prod,
+		      (long long)m->world_size);
+}
+
+void mo_model_check(const mo_model *m, mo_diags *diags)
+{
+	if (!m || !diags)
+		return;
+	mo_model_check_tp(m, diags);
+	if (m->context_parallel > 1 && m->seq_length % m->context_parallel != 0)
+		mo_model_flag(m, diags, MF_CP,
+			      "context_parallel %lld does not divide the "
+			      "sequence length %lld",
+			      (long long)m->context_parallel,
+			      (long long)m->seq_length);
+	mo_model_check_ep(m, diags);
+	mo_model_check_pp(m, diags);
+	mo_model_check_stages(m, diags);
+	mo_model_check_world(m, diags);
+}

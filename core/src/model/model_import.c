@@ -1,0 +1,799 @@
+/* Reads a model from a parsed document: the SPEC 4 model file (Megatron or
+ * Hugging Face key names, both accepted everywhere), a MindSpore
+ * Transformers PyNative training YAML (`model` + `parallelism` + `training`
+ * + `optimizer`), the older graph-mode YAML (`model.model_config`,
+ * `parallel_config`, `runner_config`) and a Hugging Face config.json (flat
+ * keys). Unknown keys are ignored: real files carry many. */
+#include "model/model_internal.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+enum mo_conv {
+	CV_INT,     /* int64 field, range lo..hi */
+	CV_BOOL,    /* bool field */
+	CV_DBL,     /* double field, 0..1 */
+	CV_NORM,    /* normalization name */
+	CV_ACT,     /* hidden_act */
+	CV_ATTN,    /* attention: flash | eager */
+	CV_FLASH,   /* use_flash_attention: bool -> attention */
+	CV_DTYPE,   /* dtype names */
+	CV_FRAME,   /* framework */
+	CV_OPT,     /* optimizer: a name or {type: name} */
+	CV_TIE,     /* tie_word_embeddings: !untie */
+	CV_STAGES,  /* pipeline_parallel_layers_per_stage */
+	CV_DEVICE,  /* device preset name or mapping */
+	CV_NSHARED, /* n_shared_experts (count; x moe ffn) */
+	CV_GLU,     /* gated_linear_unit */
+	CV_MAXPOS,  /* max_position_embeddings (seq default) */
+	CV_DPREP,   /* data_parallel_replicate (multiplies dp) */
+	CV_DEGREE   /* int >= 1 (or -1 for data_parallel_shard) */
+};
+
+struct mo_mkey {
+	const char *key;
+	unsigned char field; /* enum mo_mf (unused for temporaries) */
+	unsigned char conv;
+	int64_t lo, hi;
+};
+
+#define I32 2147483647LL
+#define DEG MO_MODEL_MAX_DEGREE
+
+static const struct mo_mkey mo_model_keys[] = {
+	{"num_layers", MF_NUM_LAYERS, CV_INT, 1, MO_MODEL_MAX_LAYERS},
+	{"num_hidden_layers", MF_NUM_LAYERS, CV_INT, 1, MO_MODEL_MAX_LAYERS},
+	{"mtp_num_layers", MF_MTP, CV_INT, 0, MO_MODEL_MAX_MTP},
+	{"num_nextn_predict_layers", MF_MTP, CV_INT, 0, MO_MODEL_MAX_MTP},
+	{"hidden_size", MF_HIDDEN, CV_INT, 1, 1 << 24},
+	{"ffn_hidden_size", MF_FFN, CV_INT, 1, 1 << 26},
+	{"intermediate_size", MF_FFN, CV_INT, 1, 1 << 26},
+	{"num_attention_heads", MF_HEADS, CV_INT, 1, 1 << 20},
+	{"num_query_groups", MF_GROUPS, CV_INT, 1, 1 << 20},
+	{"num_key_value_heads", MF_GROUPS, CV_INT, 1, 1 << 20},
+	{"n_kv_heads", MF_GROUPS, CV_INT, 1, 1 << 20},
+	{"kv_channels", MF_KV_CHANNELS, CV_INT, 1, 1 << 20},
+	{"head_dim", MF_KV_CHANNELS, CV_INT, 1, 1 << 20},
+	{"vocab_size", MF_VOCAB, CV_INT, 1, I32},
+	{"padded_vocab_size", MF_VOCAB, CV_INT, 1, I32},
+	{"make_vocab_size_divisible_by", MF_VOCAB_DIV, CV_INT, 1, 1 << 20},
+	{"untie_embeddings_and_output_weights", MF_UNTIE, CV_BOOL, 0, 0},
+	{"tie_word_embeddings", MF_UNTIE, CV_TIE, 0, 0},
+	{"seq_length", MF_SEQ, CV_INT, 1, I32},
+	{"seq_len", MF_SEQ, CV_INT, 1, I32},
+	{"max_position_embeddings", MF_SEQ, CV_MAXPOS, 1, I32},
+	{"normalization", MF_NORM, CV_NORM, 0, 0},
+	{"hidden_act", MF_ACT, CV_ACT, 0, 0},
+	{"gated_linear_unit", MF_ACT, CV_GLU, 0, 0},
+	{"attention", MF_ATTN, CV_ATTN, 0, 0},
+	{"use_flash_attention", MF_ATTN, CV_FLASH, 0, 0},
+	{"hidden_dropout", MF_HDROP, CV_DBL, 0, 1},
+	{"attention_dropout", MF_ADROP, CV_DBL, 0, 1},
+	{"num_moe_experts", MF_EXPERTS, CV_INT, 0, 1 << 20},
+	{"n_routed_experts", MF_EXPERTS, CV_INT, 0, 1 << 20},
+	{"num_experts", MF_EXPERTS, CV_INT, 0, 1 << 20},
+	{"num_local_experts", MF_EXPERTS, CV_INT, 0, 1 << 20},
+	{"moe_router_topk", MF_TOPK, CV_INT, 1, 1 << 20},
+	{"num_experts_per_tok", MF_TOPK, CV_INT, 1, 1 << 20},
+	{"moe_ffn_hidden_size", MF_MOE_FFN, CV_INT, 1, 1 << 26},
+	{"moe_intermediate_size", MF_MOE_FFN, CV_INT, 1, 1 << 26},
+	{"moe_shared_expert_intermediate_size", MF_SHARED_FFN, CV_INT, 0,
+	 1 << 26},
+	{"shared_expert_intermediate_size", MF_SHARED_FFN, CV_INT, 0, 1 << 26},
+	{"n_shared_experts", MF_SHARED_FFN, CV_NSHARED, 0, 1024},
+	{"first_k_dense_replace", MF_FIRST_DENSE, CV_INT, 0,
+	 MO_MODEL_MAX_LAYERS},
+	{"multi_latent_attention", MF_MLA, CV_BOOL, 0, 0},
+	{"q_lora_rank", MF_Q_LORA, CV_INT, 0, 1 << 24},
+	{"kv_lora_rank", MF_KV_LORA, CV_INT, 0, 1 << 24},
+	{"qk_nope_head_dim", MF_QK_NOPE, CV_INT, 0, 1 << 20},
+	{"qk_head_dim", MF_QK_NOPE, CV_INT, 0, 1 << 20},
+	{"qk_rope_head_dim", MF_QK_ROPE, CV_INT, 0, 1 << 20},
+	{"qk_pos_emb_head_dim", MF_QK_ROPE, CV_INT, 0, 1 << 20},
+	{"v_head_dim", MF_V_HEAD, CV_INT, 0, 1 << 20},
+	{"qk_layernorm", MF_QK_LN, CV_BOOL, 0, 0},
+	/* training */
+	{"micro_batch_size", MF_MBS, CV_INT, 1, 1 << 20},
+	{"local_batch_size", MF_MBS, CV_INT, 1, 1 << 20},
+	{"batch_size", MF_MBS, CV_INT, 1, 1 << 20},
+	{"micro_batch_num", MF_MBN, CV_INT, 1, I32},
+	{"global_batch_size", MF_GBS, CV_INT, 1, 1LL << 40},
+	{"compute_dtype", MF_CDTYPE, CV_DTYPE, 0, 0},
+	{"params_dtype", MF_PDTYPE, CV_DTYPE, 0, 0},
+	{"param_init_type", MF_PDTYPE, CV_DTYPE, 0, 0},
+	{"optimizer", MF_OPT, CV_OPT, 0, 0},
+	{"framework", MF_FRAMEWORK, CV_FRAME, 0, 0},
+	/* parallel */
+	{"world_size", MF_WORLD, CV_DEGREE, 1, DEG},
+	{"data_parallel", MF_DP, CV_DEGREE, 1, DEG},
+	{"data_parallel_shard", MF_DP_SHARD, CV_DEGREE, -1, DEG},
+	{"data_parallel_replicate", MF_DP, CV_DPREP, 1, DEG},
+	{"tensor_parallel", MF_TP, CV_DEGREE, 1, DEG},
+	{"model_parallel", MF_TP, CV_DEGREE, 1, DEG},
+	{"pipeline_parallel", MF_PP, CV_DEGREE, 1, DEG},
+	{"pipeline_stage", MF_PP, CV_DEGREE, 1, DEG},
+	{"virtual_pipeline", MF_VPP, CV_DEGREE, 1, DEG},
+	{"pipeline_parallel_interleave_num", MF_VPP, CV_DEGREE, 1, DEG},
+	{"virtual_pipeline_model_parallel_size", MF_VPP, CV_DEGREE, 1, DEG},
+	{"expert_parallel", MF_EP, CV_DEGREE, 1, DEG},
+	{"expert_model_parallel_size", MF_EP, CV_DEGREE, 1, DEG},
+	{"context_parallel", MF_CP, CV_DEGREE, 1, DEG},
+	{"sequence_parallel", MF_SP, CV_BOOL, 0, 0},
+	{"use_seq_parallel", MF_SP, CV_BOOL, 0, 0},
+	{"distributed_optimizer", MF_DISTOPT, CV_BOOL, 0, 0},
+	{"use_distributed_optimizer", MF_DISTOPT, CV_BOOL, 0, 0},
+	{"pipeline_parallel_layers_per_stage", MF_STAGES, CV_STAGES, 0, 0},
+	{"device", MF_DEVICE, CV_DEVICE, 0, 0},
+};
+
+/* Reader state for one document. */
+struct mo_rd {
+	mo_model *m;
+	mo_diags *diags;
+	const char *file;
+	int64_t n_shared, dp_replicate, max_pos;
+	bool glu, glu_set, hf; /* hf: flat Hugging Face config */
+	bool failed;           /* out of memory */
+};
+
+static const struct mo_mkey *mo_model_key_find(const char *key)
+{
+	for (size_t i = 0; i < sizeof(mo_model_keys) / sizeof(*mo_model_keys);
+	     i++)
+		if (strcmp(mo_model_keys[i].key, key) == 0)
+			return &mo_model_keys[i];
+	return NULL;
+}
+
+static void mo_model_type_err(struct mo_rd *r, const mo_node *v,
+			      const char *path, const char *want)
+{
+	mo_diags_add_at(r->diags, MO_SEV_ERROR, "type", r->file, v, path,
+			"%s must be %s, got %s", path, want,
+			mo_node_type_name(v));
+}
+
+static bool mo_model_is_null(const mo_node *v)
+{
+	return v->kind == MO_NODE_SCALAR &&
+	       mo_scalar_resolve(v) == MO_SCALAR_NULL;
+}
+
+/* A string scalar (quoted or plain) or NULL. */
+static const char *mo_model_str(const mo_node *v)
+{
+	if (v->kind != MO_NODE_SCALAR)
+		return NULL;
+	mo_scalar_type t = mo_scalar_resolve(v);
+	if (t != MO_SCALAR_STR)
+		return NULL;
+	if (strlen(v->value) != v->len)
+		return NULL;
+	return v->value;
+}
+
+static bool mo_model_read_int(struct mo_rd *r, const mo_node *v,
+			      const char *path, int64_t lo, int64_t hi,
+			      int64_t *out)
+{
+	bool overflow = false;
+	int64_t x;
+	if (!mo_scalar_int(v, &x, &overflow) && !overflow) {
+		mo_model_type_err(r, v, path, "an integer");
+		return false;
+	}
+	if (overflow || x < lo || x > hi) {
+		mo_diags_add_at(r->diags, MO_SEV_ERROR, "type", r->file, v,
+				path, "%s must be an integer in [%lld, %lld]",
+				path, (long long)lo, (long long)hi);
+		return false;
+	}
+	*out = x;
+	return true;
+}
+
+static bool mo_model_read_bool(struct mo_rd *r, const mo_node *v,
+			       const char *path, bool *out)
+{
+	if (!mo_scalar_bool(v, out)) {
+		mo_model_type_err(r, v, path, "a boolean");
+		return false;
+	}
+	return true;
+}
+
+static bool mo_model_read_dbl(struct mo_rd *r, const mo_node *v,
+			      const char *path, double *out)
+{
+	double x;
+	int64_t i;
+	bool overflow;
+	if (mo_scalar_float(v, &x)) {
+	} else if (mo_scalar_int(v, &i, &overflow)) {
+		x = (double)i;
+	} else {
+		mo_model_type_err(r, v, path, "a number");
+		return false;
+	}
+	if (!(x >= 0.0 && x <= 1.0)) {
+		mo_diags_add_at(r->diags, MO_SEV_ERROR, "type", r->file, v,
+				path, "%s must be a number in [0, 1]", path);
+		return false;
+	}
+	*out = x;
+	return true;
+}
+
+/* Case-insensitive lookup of s in a NULL-terminated list of
+ * {spelling, canonical} pairs. */
+static const char *mo_model_canon(const char *s, const char *const *pairs)
+{
+	for (size_t i = 0; pairs[i]; i += 2)
+		if (strcasecmp(s, pairs[i]) == 0)
+			return pairs[i + 1];
+	return NULL;
+}
+
+static const char *const mo_norm_names[] = {
+	"RMSNorm", "RMSNorm", "FusedRMSNorm", "RMSNorm", "rms_norm", "RMSNorm",
+	"LayerNorm", "LayerNorm", "FusedLayerNorm", "LayerNorm",
+	"layer_norm", "LayerNorm", NULL};
+static const char *const mo_act_names[] = {
+	"swiglu", "swiglu", "fusedswiglu", "fusedswiglu", "silu", "silu",
+	"swish", "silu", "gelu", "gelu", "gelu_new", "gelu",
+	"gelu_pytorch_tanh", "gelu", "fast_gelu", "gelu", NULL};
+static const char *const mo_attn_names[] = {
+	"flash", "flash", "flash_attention", "flash", "eager", "eager",
+	"sdpa", "flash", NULL};
+static const char *const mo_dtype_names[] = {
+	"bfloat16", "bfloat16", "bf16", "bfloat16", "float16", "float16",
+	"fp16", "float16", "half", "float16", "float32", "float32",
+	"fp32", "float32", "float", "float32", NULL};
+static const char *const mo_frame_names[] = {
+	"mindspore", "mindspore", "pytorch", "pytorch", "torch", "pytorch",
+	NULL};
+
+static const char *mo_model_opt_name(const char *s)
+{
+	char low[64];
+	size_t n = strlen(s);
+	if (n >= sizeof(low))
+		n = sizeof(low) - 1;
+	for (size_t i = 0; i < n; i++)
+		low[i] = (char)tolower((unsigned char)s[i]);
+	low[n] = '\0';
+	if (strstr(low, "muon"))
+		return "muon";
+	if (strstr(low, "adam"))
+		return "adamw";
+	return NULL;
+}
+
+static const char *mo_model_read_enum(struct mo_rd *r, const mo_node *v,
+				      const char *path,
+				      const char *const *names,
+				      const char *want)
+{
+	const char *s = mo_model_str(v);
+	const char *c = s ? mo_model_canon(s, names) : NULL;
+	if (!c)
+		mo_diags_add_at(r->diags, MO_SEV_ERROR, "type", r->file, v,
+				path, "%s must be %s", path, want);
+	return c;
+}
+
+static void mo_model_mark(struct mo_rd *r, enum mo_mf f, const mo_node *v,
+			  const char *path)
+{
+	struct mo_model_ext *x = r->m->ext;
+	x->set[f] = true;
+	x->pos[f].line = v->line;
+	x->pos[f].column = v->column;
+	x->pos[f].path = mo_arena_strdup(r->m->arena, path);
+	if (!x->pos[f].path)
+		r->failed = true;
+}
+
+static int64_t *mo_model_int_field(mo_model *m, enum mo_mf f)
+{
+	switch (f) {
+	case MF_NUM_LAYERS: return &m->num_layers;
+	case MF_MTP: return &m->mtp_num_layers;
+	case MF_HIDDEN: return &m->hidden_size;
+	case MF_FFN: return &m->ffn_hidden_size;
+	case MF_HEADS: return &m->num_attention_heads;
+	case MF_GROUPS: return &m->num_query_groups;
+	case MF_KV_CHANNELS: return &m->kv_channels;
+	case MF_VOCAB: return &m->vocab_size;
+	case MF_VOCAB_DIV: return &m->make_vocab_size_divisible_by;
+	case MF_SEQ: return &m->seq_length;
+	case MF_EXPERTS: return &m->num_moe_experts;
+	case MF_TOPK: return &m->moe_router_topk;
+	case MF_MOE_FFN: return &m->moe_ffn_hidden_size;
+	case MF_SHARED_FFN: return &m->moe_shared_expert_intermediate_size;
+	case MF_FIRST_DENSE: return &m->first_k_dense_replace;
+	case MF_Q_LORA: return &m->q_lora_rank;
+	case MF_KV_LORA: return &m->kv_lora_rank;
+	case MF_QK_NOPE: return &m->qk_nope_head_dim;
+	case MF_QK_ROPE: return &m->qk_rope_head_dim;
+	case MF_V_HEAD: return &m->v_head_dim;
+	case MF_MBS: return &m->micro_batch_size;
+	case MF_MBN: return &m->micro_batch_num;
+	case MF_WORLD: return &m->world_size;
+	case MF_DP: return &m->data_parallel;
+	case MF_DP_SHARD: return &m->data_parallel_shard;
+	case MF_TP: return &m->tensor_parallel;
+	case MF_PP: return &m->pipeline_parallel;
+	case MF_VPP: return &m->virtual_pipeline;
+	case MF_EP: return &m->expert_parallel;
+	case MF_CP: return &m->context_parallel;
+	case MF_GBS: return &m->ext->global_batch_size;
+	default: return NULL;
+	}
+}
+
+static bool *mo_model_bool_field(mo_model *m, enum mo_mf f)
+{
+	switch (f) {
+	case MF_UNTIE: return &m->untie_embeddings_and_output_weights;
+	case MF_MLA: return &m->multi_latent_attention;
+	case MF_QK_LN: return &m->qk_layernorm;
+	case MF_SP: return &m->sequence_parallel;
+	case MF_DISTOPT: return &m->distributed_optimizer;
+	default: return NULL;
+	}
+}
+
+static const char **mo_model_str_field(mo_model *m, enum mo_mf f)
+{
+	switch (f) {
+	case MF_NORM: return &m->normalization;
+	case MF_ACT: return &m->hidden_act;
+	case MF_ATTN: return &m->attention;
+	case MF_CDTYPE: return &m->compute_dtype;
+	case MF_PDTYPE: return &m->params_dtype;
+	case MF_OPT: return &m->optimizer;
+	case MF_FRAMEWORK: return &m->framework;
+	default: return NULL;
+	}
+}
+
+/* ---- structured values -------------------------------------------------- */
+
+/* "a-b" or "a" (trimmed) into a range; false on bad syntax. */
+static bool mo_model_range(const char *s, uint64_t *lo, uint64_t *hi)
+{
+	unsigned long long a, b;
+	int n = 0;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (!isdigit((unsigned char)*s))
+		return false;
+	if (sscanf(s, "%llu-%llu%n", &a, &b, &n) == 2) {
+	} else if (sscanf(s, "%llu%n", &a, &n) == 1) {
+		b = a;
+	} else {
+		return false;
+	}
+	for (s += n; *s == ' ' || *s == '\t'; s++)
+		;
+	if (*s || a > b || b > MO_MODEL_MAX_LAYERS * 2ULL)
+		return false;
+	*lo = a;
+	*hi = b;
+	return true;
+}
+
+static bool mo_model_stage_item(struct mo_rd *r, const mo_node *it,
+				const char *path, mo_range *out)
+{
+	int64_t i;
+	bool ovf = false;
+	const char *s = mo_model_str(it);
+	if (it->kind == MO_NODE_SCALAR && mo_scalar_int(it, &i, &ovf) &&
+	    i >= 0 && i <= MO_MODEL_MAX_LAYERS * 2LL) {
+		out->lo = out->hi = (uint64_t)i;
+		return true;
+	}
+	if (s && mo_model_range(s, &out->lo, &out->hi))
+		return true;
+	mo_diags_add_at(r->diags, MO_SEV_ERROR, "type", r->file, it, path,
+			"%s: each item must be a layer id or a \"a-b\" range",
+			path);
+	return false;
+}
+
+/* pipeline_parallel_layers_per_stage: auto / null, or one list of layer
+ * ranges per stage ([["0-3"], ["4-7"]] or ["0-3", "4-7"]). */
+static void mo_model_read_stages(struct mo_rd *r, const mo_node *v,
+				 const char *path)
+{
+	mo_model *m = r->m;
+	const char *s = mo_model_str(v);
+	if (mo_model_is_null(v) || (s && strcasecmp(s, "auto") == 0))
+		return;
+	if (v->kind != MO_NODE_SEQ) {
+		mo_model_type_err(r, v, path, "auto or a list of layer ranges");
+		return;
+	}
+	if (v->n > MO_MODEL_MAX_DEGREE) {
+		mo_model_type_err(r, v, path, "a shorter list");
+		return;
+	}
+	mo_layers *st = mo_arena_alloc(m->arena, sizeof(*st) * (v->n + 1));
+	if (!st) {
+		r->failed = true;
+		return;
+	}
+	for (size_t i = 0; i < v->n; i++) {
+		const mo_node *it = v->items[i];
+		size_t cnt = it->kind == MO_NODE_SEQ ? it->n : 1;
+		st[i].r = mo_arena_alloc(m->arena, sizeof(mo_range) * (cnt + 1));
+		if (!st[i].r) {
+			r->failed = true;
+			return;
+		}
+		st[i].ok = true;
+		for (size_t k = 0; k < cnt; k++) {
+			const mo_node *e = it->kind == MO_NODE_SEQ ? it->items[k]
+								   : it;
+			if (mo_model_stage_item(r, e, path, &st[i].r[st[i].n]))
+				st[i].n++;
+			else
+				st[i].ok = false;
+		}
+	}
+	m->stage_layers = st;
+	m->n_stage_layers = v->n;
+}
+
+static void mo_model_read_device_map(struct mo_rd *r, const mo_node *v,
+				     const char *path)
+{
+	static const char *const keys[] = {
+		"memory_gib", "host_bandwidth_gbs", "tflops", "reserved_gib",
+		"collective_bandwidth_gbs", "comm_buffer_mib", "fragmentation"};
+	mo_device *d = &r->m->device;
+	double *dst[] = {&d->memory_gib, &d->host_bandwidth_gbs, &d->tflops,
+			 &d->reserved_gib, &d->collective_bandwidth_gbs,
+			 &d->comm_buffer_mib, &d->fragmentation};
+	const mo_node *base = mo_map_get(v, "preset");
+	const char *bn = base ? mo_model_str(base) : NULL;
+	if (bn && mo_device_preset(d, bn) != 0)
+		mo_model_type_err(r, base, path, "a device preset name");
+	d->name = "custom";
+	for (size_t i = 0; i < sizeof(keys) / sizeof(*keys); i++) {
+		const mo_node *kv = mo_map_get(v, keys[i]);
+		double x;
+		int64_t n;
+		bool ovf;
+		if (!kv)
+			continue;
+		char *p = mo_arena_printf(r->m->arena, "%s.%s", path, keys[i]);
+		if (mo_scalar_float(kv, &x)) {
+		} else if (mo_scalar_int(kv, &n, &ovf)) {
+			x = (double)n;
+		} else {
+			mo_model_type_err(r, kv, p ? p : path, "a number");
+			continue;
+		}
+		if (!(x >= 0.0 && x <= 1e9)) {
+			mo_model_type_err(r, kv, p ? p : path,
+					  "a number in [0, 1e9]");
+			continue;
+		}
+		*dst[i] = x;
+	}
+}
+
+static void mo_model_read_device(struct mo_rd *r, const mo_node *v,
+				 const char *path)
+{
+	const char *s = mo_model_str(v);
+	if (s) {
+		if (mo_device_preset(&r->m->device, s) != 0) {
+			const char *names[8];
+			size_t n = mo_device_preset_count();
+			for (size_t i = 0; i < n && i < 8; i++)
+				names[i] = mo_device_preset_name(i);
+			mo_diag *d = mo_diags_add_at(
+				r->diags, MO_SEV_ERROR, "type", r->file, v,
+				path, "%s: unknown device preset '%s'", path,
+				s);
+			const char *best = mo_did_you_mean(s, names,
+							   n < 8 ? n : 8);
+			if (d && best)
+				mo_diag_set_hint(r->diags, d,
+						 "did you mean '%s'?", best);
+		}
+		return;
+	}
+	if (v->kind == MO_NODE_MAP) {
+		mo_model_read_device_map(r, v, path);
+		return;
+	}
+	mo_model_type_err(r, v, path, "a device preset name or a mapping");
+}
+
+static void mo_model_read_opt(struct mo_rd *r, const mo_node *v,
+			      const char *path)
+{
+	const mo_node *t = v;
+	if (v->kind == MO_NODE_MAP) {
+		t = mo_map_get(v, "type");
+		if (!t)
+			return;
+	}
+	const char *s = mo_model_str(t);
+	const char *c = s ? mo_model_opt_name(s) : NULL;
+	if (!c) {
+		mo_diags_add_at(r->diags, MO_SEV_ERROR, "type", r->file, t,
+				path, "%s must be adamw or muon", path);
+		return;
+	}
+	r->m->optimizer = c;
+	mo_model_mark(r, MF_OPT, t, path);
+}
+
+/* Special conversions that are not a plain field store. */
+static void mo_model_read_special(struct mo_rd *r, const struct mo_mkey *k,
+				  const mo_node *v, const char *path)
+{
+	mo_model *m = r->m;
+	bool b;
+	int64_t i;
+	switch (k->conv) {
+	case CV_FLASH:
+		if (mo_model_read_bool(r, v, path, &b)) {
+			m->attention = b ? "flash" : "eager";
+			mo_model_mark(r, MF_ATTN, v, path);
+		}
+		break;
+	case CV_TIE:
+		if (mo_model_read_bool(r, v, path, &b)) {
+			m->untie_embeddings_and_output_weights = !b;
+			mo_model_mark(r, MF_UNTIE, v, path);
+		}
+		break;
+	case CV_GLU:
+		if (mo_model_read_bool(r, v, path, &b)) {
+			r->glu = b;
+			r->glu_set = true;
+		}
+		break;
+	case CV_NSHARED:
+		if (mo_model_read_int(r, v, path, k->lo, k->hi, &i))
+			r->n_shared = i;
+		break;
+	case CV_MAXPOS:
+		if (mo_model_read_int(r, v, path, k->lo, k->hi, &i))
+			r->max_pos = i;
+		break;
+	case CV_DPREP:
+		if (mo_model_read_int(r, v, path, k->lo, k->hi, &i))
+			r->dp_replicate = i;
+		break;
+	case CV_OPT:
+		mo_model_read_opt(r, v, path);
+		break;
+	case CV_STAGES:
+		mo_model_read_stages(r, v, path);
+		mo_model_mark(r, MF_STAGES, v, path);
+		break;
+	case CV_DEVICE:
+		mo_model_read_device(r, v, path);
+		mo_model_mark(r, MF_DEVICE, v, path);
+		break;
+	default:
+		break;
+	}
+}
+
+static const char *mo_model_enum_want(int conv, const char *const **names)
+{
+	switch (conv) {
+	case CV_NORM: *names = mo_norm_names; return "RMSNorm or LayerNorm";
+	case CV_ACT:
+		*names = mo_act_names;
+		return "swiglu, fusedswiglu, silu or gelu";
+	case CV_ATTN: *names = mo_attn_names; return "flash or eager";
+	case CV_DTYPE:
+		*names = mo_dtype_names;
+		return "bfloat16, float16 or float32";
+	case CV_FRAME: *names = mo_frame_names; return "mindspore or pytorch";
+	default: *names = NULL; return NULL;
+	}
+}
+
+static void mo_model_read_key(struct mo_rd *r, const struct mo_mkey *k,
+			      const mo_node *v, const char *path)
+{
+	mo_model *m = r->m;
+	enum mo_mf f = (enum mo_mf)k->field;
+	const char *const *names;
+	const char *want = mo_model_enum_want(k->conv, &names);
+	int64_t i;
+	if (mo_model_is_null(v) && k->conv != CV_STAGES)
+		return; /* HF writes null for "not used" (q_lora_rank) */
+	if (k->conv == CV_INT || k->conv == CV_DEGREE) {
+		if (mo_model_read_int(r, v, path, k->lo, k->hi, &i)) {
+			if (k->conv == CV_DEGREE && i == 0 && k->lo < 0)
+				i = -1;
+			*mo_model_int_field(m, f) = i;
+			mo_model_mark(r, f, v, path);
+		}
+	} else if (k->conv == CV_BOOL) {
+		if (mo_model_read_bool(r, v, path, mo_model_bool_field(m, f)))
+			mo_model_mark(r, f, v, path);
+	} else if (k->conv == CV_DBL) {
+		double *d = f == MF_HDROP ? &m->hidden_dropout
+					  : &m->attention_dropout;
+		if (mo_model_read_dbl(r, v, path, d))
+			mo_model_mark(r, f, v, path);
+	} else if (want) {
+		const char *c = mo_model_read_enum(r, v, path, names, want);
+		if (c) {
+			*mo_model_str_field(m, f) = c;
+			mo_model_mark(r, f, v, path);
+		}
+	} else {
+		mo_model_read_special(r, k, v, path);
+	}
+}
+
+/* Reads every known key of one mapping; `sect` prefixes the paths. */
+static void mo_model_read_map(struct mo_rd *r, const mo_node *map,
+			      const char *sect)
+{
+	if (!map || map->kind != MO_NODE_MAP)
+		return;
+	for (size_t i = 0; i + 1 < map->n && !r->failed; i += 2) {
+		const mo_node *key = map->items[i], *v = map->items[i + 1];
+		if (key->kind != MO_NODE_SCALAR || strlen(key->value) != key->len)
+			continue;
+		const struct mo_mkey *k = mo_model_key_find(key->value);
+		if (!k)
+			continue;
+		char *path = sect && *sect
+				     ? mo_arena_printf(r->m->arena, "%s.%s",
+						       sect, key->value)
+				     : mo_arena_strdup(r->m->arena, key->value);
+		if (!path) {
+			r->failed = true;
+			return;
+		}
+		mo_model_read_key(r, k, v, path);
+	}
+}
+
+/* A mapping that looks like model keys: it has a layer count or a hidden
+ * size. */
+static bool mo_model_has_model_keys(const mo_node *map)
+{
+	return map && map->kind == MO_NODE_MAP &&
+	       (mo_map_get(map, "num_layers") ||
+		mo_map_get(map, "num_hidden_layers") ||
+		mo_map_get(map, "hidden_size"));
+}
+
+static const mo_node *mo_model_get_map(const mo_node *map, const char *key)
+{
+	const mo_node *v = mo_map_get(map, key);
+	return v && v->kind == MO_NODE_MAP ? v : NULL;
+}
+
+/* Walks the sections of the document's form. Returns false when the
+ * document has no model. */
+static bool mo_model_read_doc(struct mo_rd *r, const mo_node *root)
+{
+	const mo_node *model = mo_model_get_map(root, "model");
+	const mo_node *mc = model ? mo_model_get_map(model, "model_config")
+				  : NULL;
+	if (mc && mo_model_has_model_keys(mc)) { /* graph mode */
+		mo_model_read_map(r, mc, "model.model_config");
+		mo_model_read_map(r, mo_model_get_map(root, "runner_config"),
+				  "runner_config");
+		mo_model_read_map(r, mo_model_get_map(root, "parallel_config"),
+				  "parallel_config");
+	} else if (mo_model_has_model_keys(model)) {
+		mo_model_read_map(r, model, "model");
+	} else if (mo_model_has_model_keys(root) && !model) {
+		r->hf = true;
+		mo_model_read_map(r, root, "");
+		return true;
+	} else {
+		return false;
+	}
+	mo_model_read_map(r, mo_model_get_map(root, "training"), "training");
+	mo_model_read_map(r, mo_model_get_map(root, "parallel"), "parallel");
+	mo_model_read_map(r, mo_model_get_map(root, "parallelism"),
+			  "parallelism");
+	const mo_node *opt = mo_map_get(root, "optimizer");
+	if (opt && !r->m->ext->set[MF_OPT])
+		mo_model_read_opt(r, opt, "optimizer");
+	const mo_node *dev = mo_map_get(root, "device");
+	if (dev) {
+		mo_model_read_device(r, dev, "device");
+		mo_model_mark(r, MF_DEVICE, dev, "device");
+	}
+	return true;
+}
+
+/* Applies what the reader kept aside (gated units, shared-expert counts,
+ * max positions, replicate degree). */
+static void mo_model_apply_temps(struct mo_rd *r, bool pynative)
+{
+	mo_model *m = r->m;
+	struct mo_model_ext *x = m->ext;
+	bool gated = r->glu_set ? r->glu : r->hf;
+	if (gated && strcmp(m->hidden_act, "silu") == 0)
+		m->hidden_act = "swiglu";
+	if (r->glu_set && !r->glu && strcmp(m->hidden_act, "swiglu") == 0)
+		m->hidden_act = "silu";
+	if (!x->set[MF_SEQ] && r->max_pos > 0)
+		m->seq_length = r->max_pos < 4096 ? r->max_pos : 4096;
+	if (!x->set[MF_SHARED_FFN] && r->n_shared > 0) {
+		int64_t ffn = x->set[MF_MOE_FFN] ? m->moe_ffn_hidden_size
+						 : m->ffn_hidden_size;
+		m->moe_shared_expert_intermediate_size =
+			mo_model_mul(r->n_shared, ffn);
+	}
+	if (!x->set[MF_MLA] && x->set[MF_KV_LORA] && m->kv_lora_rank > 0)
+		m->multi_latent_attention = true;
+	if (r->dp_replicate > 1 && !x->set[MF_DP] &&
+	    m->data_parallel_shard > 0)
+		m->data_parallel =
+			mo_model_mul(m->data_parallel_shard, r->dp_replicate);
+	if (pynative && m->tensor_parallel > 1)
+		m->sequence_parallel = true;
+}
+
+int mo_model_from_doc(mo_model **out, mo_diags *diags, const mo_doc *doc,
+		      mo_error *err)
+{
+	*out = NULL;
+	if (!doc || !doc->root || doc->root->kind != MO_NODE_MAP)
+		return 1;
+	const char *name = doc->name ? doc->name : "<model>";
+	mo_model *m = mo_model_alloc(name);
+	if (!m) {
+		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		return -1;
+	}
+	struct mo_rd r = {.m = m, .diags = diags, .file = m->name};
+	if (!mo_model_read_doc(&r, doc->root)) {
+		mo_model_free(m);
+		return 1;
+	}
+	if (r.failed) {
+		mo_model_free(m);
+		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		return -1;
+	}
+	bool pynative = mo_map_get(doc->root, "parallelism") != NULL;
+	if (!m->ext->set[MF_NUM_LAYERS])
+		mo_diags_add(diags, MO_SEV_ERROR, "missing-key", m->name, 0, 0,
+			     r.hf ? "num_hidden_layers" : "model.num_layers",
+			     "the model has no layer count (num_layers or "
+			     "num_hidden_layers)");
+	mo_model_apply_temps(&r, pynative);
+	mo_model_derive(m);
+	if (mo_model_build_layout(m, err) != 0) {
+		mo_model_free(m);
+		return -1;
+	}
+	/* the `parallel` rule runs in mo_model_check, once the device count
+	 * is known (mo_check calls it after --devices) */
+	*out = m;
+	return 0;
+}
+
+int mo_config_model(mo_model **out, mo_diags *diags, const mo_config *c, mo_error *err)
+{
+	*out = NULL;
+	if (!c || !c->doc || !c->doc->root || !c->training_yaml)
+		return 1;
+	return mo_model_from_doc(out, diags, c->doc, err);
+}

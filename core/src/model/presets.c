@@ -1,0 +1,402 @@
+/* Built-in model presets (model files in SPEC 4 spelling, parsed by the same
+ * reader as user files) and device presets. */
+#include "model/model_internal.h"
+
+#include <string.h>
+#include <strings.h>
+
+/* ---- devices ---------------------------------------------------------------
+ * memory_gib: device memory as the runtime reports it.
+ *   Ascend 910B (910B2/910B3): 64 GB HBM2e = 65536 MiB (Huawei Atlas 800T A2
+ *   datasheet; npu-smi "HBM-Usage(MB) .../65536").
+ *   A100 80GB SXM: 81920 MiB (nvidia-smi; NVIDIA A100 datasheet "80GB HBM2e").
+ *   H100 SXM5 80GB: 81559 MiB = 79.6 GiB (nvidia-smi; H100 datasheet).
+ *   H200 SXM 141GB: 143771 MiB = 140.4 GiB (nvidia-smi; H200 datasheet).
+ * tflops: SUSTAINED dense bf16 matmul rate, taken as ~70% of the datasheet
+ *   dense peak (an assumption: large-GEMM efficiency; calibrate per site).
+ *   Peaks: 910B ~313 TFLOPS fp16/bf16 (Atlas 800T A2: 8 x 910B = 2.5
+ *   PFLOPS fp16); A100 312; H100 SXM 989; H200 SXM 989 (NVIDIA datasheets,
+ *   dense, without sparsity).
+ * host_bandwidth_gbs: effective host<->device copy rate over the host link
+ *   for pinned memory (assumption from the link generation): 910B PCIe 5.0
+ *   x16 (64 GB/s raw; Atlas 800T A2 datasheet) -> 48; A100 PCIe 4.0 x16
+ *   (32 GB/s raw) -> 25; H100 / H200 PCIe 5.0 x16 -> 50.
+ * collective_bandwidth_gbs: per-direction device interconnect bandwidth
+ *   within a node: 910B HCCS 392 GB/s total (7 links x 56 GB/s, both
+ *   directions) -> 196; A100 NVLink3 600 GB/s bidirectional -> 300;
+ *   H100 / H200 NVLink4 900 GB/s bidirectional -> 450 (NVIDIA datasheets).
+ * reserved_gib: memory the runtime keeps from the framework's pool:
+ *   910B: MindSpore Transformers configs set max_device_memory 58GB of 64
+ *   (context, HCCL and system) -> 6; CUDA devices: context + NCCL buffers
+ *   ~1 GiB (assumption; measured values vary by driver).
+ * comm_buffer_mib: memory each collective group (TP, CP, DP, PP, EP) holds:
+ *   HCCL_BUFFSIZE default 200 MB on Ascend; NCCL ~32 MiB per communicator
+ *   (NCCL_BUFFSIZE 4 MiB x channels; assumption).
+ * fragmentation: share of the allocated peak the pool reserves on top
+ *   (block rounding, freed blocks that cannot be reused): 5% (assumption;
+ *   PyTorch's reserved/allocated ratio on steady training is typically
+ *   1.02-1.10). */
+struct mo_device_row {
+	const char *name;
+	double mem, host, tflops, reserved, coll, buf, frag;
+};
+
+static const struct mo_device_row mo_devices[] = {
+	{"ascend-910b", 64.0, 48.0, 220.0, 6.0, 196.0, 200.0, 0.05},
+	{"a100", 80.0, 25.0, 220.0, 1.0, 300.0, 32.0, 0.05},
+	{"h100", 79.6, 50.0, 690.0, 1.0, 450.0, 32.0, 0.05},
+	{"h200", 140.4, 50.0, 690.0, 1.0, 450.0, 32.0, 0.05},
+};
+
+#define MO_NDEV (sizeof(mo_devices) / sizeof(*mo_devices))
+
+size_t mo_device_preset_count(void)
+{
+	return MO_NDEV;
+}
+
+const char *mo_device_preset_name(size_t i)
+{
+	return i < MO_NDEV ? mo_devices[i].name : NULL;
+}
+
+int mo_device_preset(mo_device *out, const char *name)
+{
+	for (size_t i = 0; i < MO_NDEV; i++) {
+		const struct mo_device_row *d = &mo_devices[i];
+		if (strcasecmp(name, d->name) != 0)
+			continue;
+		out->name = d->name;
+		out->memory_gib = d->mem;
+		out->host_bandwidth_gbs = d->host;
+		out->tflops = d->tflops;
+		out->reserved_gib = d->reserved;
+		out->collective_bandwidth_gbs = d->coll;
+		out->comm_buffer_mib = d->buf;
+		out->fragmentation = d->frag;
+		return 0;
+	}
+	return -1;
+}
+
+/* ---- models ---------------------------------------------------------------- */
+
+struct mo_preset {
+	const char *name, *description, *yaml;
+};
+
+static const struct mo_preset mo_presets[] = {
+	{"llama2-7b", "Llama-2-7B: 32 dense layers, MHA, SwiGLU; 8 devices, DP 8",
+	 "model:\n"
+	 "  num_layers: 32\n"
+	 "  hidden_size: 4096\n"
+	 "  ffn_hidden_size: 11008\n"
+	 "  num_attention_heads: 32\n"
+	 "  num_query_groups: 32\n"
+	 "  vocab_size: 32000\n"
+	 "  untie_embeddings_and_output_weights: true\n"
+	 "  seq_length: 4096\n"
+	 "  normalization: RMSNorm\n"
+	 "  hidden_act: swiglu\n"
+	 "  attention: flash\n"
+	 "training:\n"
+	 "  micro_batch_size: 1\n"
+	 "  micro_batch_num: 1\n"
+	 "  compute_dtype: bfloat16\n"
+	 "  params_dtype: float32\n"
+	 "  optimizer: adamw\n"
+	 "parallel:\n"
+	 "  world_size: 8\n"
+	 "  data_parallel: 8\n"
+	 "  tensor_parallel: 1\n"
+	 "  pipeline_parallel: 1\n"
+	 "device: ascend-910b\n"},
+	{"llama3-70b",
+	 "Llama-3-70B: 80 dense layers, GQA 64/8, SwiGLU; 64 devices, TP 8 PP 4 "
+	 "DP 2",
+	 "model:\n"
+	 "  num_layers: 80\n"
+	 "  hidden_size: 8192\n"
+	 "  ffn_hidden_size: 28672\n"
+	 "  num_attention_heads: 64\n"
+	 "  num_query_groups: 8\n"
+	 "  kv_channels: 128\n"
+	 "  vocab_size: 128256\n"
+	 "  untie_embeddings_and_output_weights: true\n"
+	 "  seq_length: 8192\n"
+	 "  normalization: RMSNorm\n"
+	 "  hidden_act: swiglu\n"
+	 "  attention: flash\n"
+	 "training:\n"
+	 "  micro_batch_size: 1\n"
+	 "  micro_batch_num: 16\n"
+	 "  compute_dtype: bfloat16\n"
+	 "  params_dtype: float32\n"
+	 "  optimizer: adamw\n"
+	 "parallel:\n"
+	 "  world_size: 64\n"
+	 "  data_parallel: 2\n"
+	 "  tensor_parallel: 8\n"
+	 "  pipeline_parallel: 4\n"
+	 "  sequence_parallel: true\n"
+	 "device: ascend-910b\n"},
+	{"mixtral-8x7b",
+	 "Mixtral-8x7B: 32 MoE layers, 8 experts top-2, GQA 32/8; 16 devices, "
+	 "TP 2 EP 4 DP 8",
+	 "model:\n"
+	 "  num_layers: 32\n"
+	 "  hidden_size: 4096\n"
+	 "  ffn_hidden_size: 14336\n"
+	 "  num_attention_heads: 32\n"
+	 "  num_query_groups: 8\n"
+	 "  vocab_size: 32000\n"
+	 "  untie_embeddings_and_output_weights: true\n"
+	 "  seq_length: 4096\n"
+	 "  normalization: RMSNorm\n"
+	 "  hidden_act: swiglu\n"
+	 "  num_moe_experts: 8\n"
+	 "  moe_router_topk: 2\n"
+	 "  moe_ffn_hidden_size: 14336\n"
+	 "training:\n"
+	 "  micro_batch_size: 1\n"
+	 "  micro_batch_num: 1\n"
+	 "  compute_dtype: bfloat16\n"
+	 "  params_dtype: float32\n"
+	 "parallel:\n"
+	 "  world_size: 16\n"
+	 "  data_parallel: 8\n"
+	 "  tensor_parallel: 2\n"
+	 "  expert_parallel: 4\n"
+	 "  sequence_parallel: true\n"
+	 "device: ascend-910b\n"},
+	{"qwen3-30b-a3b",
+	 "Qwen3-30B-A3B: 48 MoE layers, 128 experts top-8, GQA 32/4, QK-norm; "
+	 "8 devices, EP 8",
+	 "model:\n"
+	 "  num_layers: 48\n"
+	 "  hidden_size: 2048\n"
+	 "  ffn_hidden_size: 6144\n"
+	 "  num_attention_heads: 32\n"
+	 "  num_query_groups: 4\n"
+	 "  kv_channels: 128\n"
+	 "  qk_layernorm: true\n"
+	 "  vocab_size: 151936\n"
+	 "  untie_embeddings_and_output_weights: true\n"
+	 "  seq_length: 4096\n"
+	 "  hidden_act: swiglu\n"
+	 "  num_moe_experts: 128\n"
+	 "  moe_router_topk: 8\n"
+	 "  moe_ffn_hidden_size: 768\n"
+	 "training:\n"
+	 "  micro_batch_size: 1\n"
+	 "  micro_batch_num: 1\n"
+	 "parallel:\n"
+	 "  world_size: 8\n"
+	 "  data_parallel: 8\n"
+	 "  expert_parallel: 8\n"
+	 "device: ascend-910b\n"},
+	{"deepseek-v3",
+	 "DeepSeek-V3-like: 61 layers (3 dense), MLA, 256 experts top-8 + 1 "
+	 "shared, MTP 1; 256 devices, PP 8 EP 32 DP 32",
+	 "model:\n"
+	 "  num_layers: 61\n"
+	 "  mtp_num_layers: 1\n"
+	 "  hidden_size: 7168\n"
+	 "  ffn_hidden_size: 18432\n"
+	 "  num_attention_heads: 128\n"
+	 "  vocab_size: 129280\n"
+	 "  untie_embeddings_and_output_weights: true\n"
+	 "  seq_length: 4096\n"
+	 "  normalization: RMSNorm\n"
+	 "  hidden_act: fusedswiglu\n"
+	 "  multi_latent_attention: true\n"
+	 "  q_lora_rank: 1536\n"
+	 "  kv_lora_rank: 512\n"
+	 "  qk_nope_head_dim: 128\n"
+	 "  qk_rope_head_dim: 64\n"
+	 "  v_head_dim: 128\n"
+	 "  num_moe_experts: 256\n"
+	 "  moe_router_topk: 8\n"
+	 "  moe_ffn_hidden_size: 2048\n"
+	 "  moe_shared_expert_intermediate_size: 2048\n"
+	 "  first_k_dense_replace: 3\n"
+	 "training:\n"
+	 "  micro_batch_size: 1\n"
+	 "  micro_batch_num: 16\n"
+	 "  compute_dtype: bfloat16\n"
+	 "  params_dtype: float32\n"
+	 "parallel:\n"
+	 "  world_size: 256\n"
+	 "  data_parallel: 32\n"
+	 "  data_parallel_shard: 32\n"
+	 "  pipeline_parallel: 8\n"
+	 "  expert_parallel: 32\n"
+	 "device: ascend-910b\n"},
+	{"std",
+	 "Calibration dense model (ascend-910b.md A): 8 layers, hidden 2048, "
+	 "32 heads MHA, FFN 8192; 2 devices, FSDP 2",
+	 "model:\n"
+	 "  num_layers: 8\n"
+	 "  hidden_size: 2048\n"
+	 "  ffn_hidden_size: 8192\n"
+	 "  num_attention_heads: 32\n"
+	 "  num_query_groups: 32\n"
+	 "  kv_channels: 64\n"
+	 "  vocab_size: 129280\n"
+	 "  untie_embeddings_and_output_weights: true\n"
+	 "  seq_length: 4096\n"
+	 "  normalization: RMSNorm\n"
+	 "  hidden_act: swiglu\n"
+	 "  attention: flash\n"
+	 "training:\n"
+	 "  micro_batch_size: 1\n"
+	 "  global_batch_size: 2\n"
+	 "  compute_dtype: bfloat16\n"
+	 "  params_dtype: bfloat16\n"
+	 "  optimizer: adamw\n"
+	 "  framework: mindspore\n"
+	 "parallel:\n"
+	 "  world_size: 2\n"
+	 "  data_parallel_shard: 2\n"
+	 "device: ascend-910b\n"},
+	{"std-gqa",
+	 "Calibration dense model (ascend-910b.md A), GQA variant: 8 KV groups",
+	 "model:\n"
+	 "  num_layers: 8\n"
+	 "  hidden_size: 2048\n"
+	 "  ffn_hidden_size: 8192\n"
+	 "  num_attention_heads: 32\n"
+	 "  num_query_groups: 8\n"
+	 "  kv_channels: 64\n"
+	 "  vocab_size: 129280\n"
+	 "  untie_embeddings_and_output_weights: true\n"
+	 "  seq_length: 4096\n"
+	 "  normalization: RMSNorm\n"
+	 "  hidden_act: swiglu\n"
+	 "  attention: flash\n"
+	 "training:\n"
+	 "  micro_batch_size: 1\n"
+	 "  global_batch_size: 2\n"
+	 "  compute_dtype: bfloat16\n"
+	 "  params_dtype: bfloat16\n"
+	 "parallel:\n"
+	 "  world_size: 2\n"
+	 "  data_parallel_shard: 2\n"
+	 "device: ascend-910b\n"},
+	{"dsv3-mini",
+	 "Calibration MLA+MoE model (ascend-910b.md B): 4 layers (first dense), "
+	 "8 experts top-4 + 1 shared; 2 devices, FSDP 2",
+	 "model:\n"
+	 "  num_layers: 4\n"
+	 "  hidden_size: 1792\n"
+	 "  ffn_hidden_size: 3072\n"
+	 "  num_attention_heads: 8\n"
+	 "  vocab_size: 129280\n"
+	 "  untie_embeddings_and_output_weights: true\n"
+	 "  seq_length: 4096\n"
+	 "  normalization: RMSNorm\n"
+	 "  hidden_act: fusedswiglu\n"
+	 "  attention: flash\n"
+	 "  multi_latent_attention: true\n"
+	 "  q_lora_rank: 1536\n"
+	 "  kv_lora_rank: 512\n"
+	 "  qk_nope_head_dim: 128\n"
+	 "  qk_rope_head_dim: 64\n"
+	 "  v_head_dim: 192\n"
+	 "  qk_layernorm: true\n"
+	 "  num_moe_experts: 8\n"
+	 "  moe_router_topk: 4\n"
+	 "  moe_ffn_hidden_size: 1024\n"
+	 "  moe_shared_expert_intermediate_size: 1024\n"
+	 "  first_k_dense_replace: 1\n"
+	 "training:\n"
+	 "  micro_batch_size: 1\n"
+	 "  global_batch_size: 2\n"
+	 "  compute_dtype: bfloat16\n"
+	 "  params_dtype: float32\n"
+	 "  optimizer: adamw\n"
+	 "parallel:\n"
+	 "  world_size: 2\n"
+	 "  data_parallel_shard: 2\n"
+	 "device: ascend-910b\n"},
+};
+
+#define MO_NPRESETS (sizeof(mo_presets) / sizeof(*mo_presets))
+
+size_t mo_presets_count(void)
+{
+	return MO_NPRESETS;
+}
+
+const char *mo_preset_name(size_t i)
+{
+	return i < MO_NPRESETS ? mo_presets[i].name : NULL;
+}
+
+const char *mo_preset_description(size_t i)
+{
+	return i < MO_NPRESETS ? mo_presets[i].description : NULL;
+}
+
+const char *mo_preset_yaml(size_t i)
+{
+	return i < MO_NPRESETS ? mo_presets[i].yaml : NULL;
+}
+
+/* Presets have no source positions: their diagnostics carry 0/0. */
+static void mo_preset_clear_positions(mo_model *m)
+{
+	for (size_t f = 0; f < MF_COUNT; f++) {
+		m->ext->pos[f].line = 0;
+		m->ext->pos[f].column = 0;
+		m->ext->pos[f].path = NULL;
+	}
+}
+
+static int mo_preset_load(mo_model **out, const struct mo_preset *p,
+			  mo_error *err)
+{
+	mo_diags *d = NULL;
+	if (mo_diags_new(&d) != 0) {
+		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		return -1;
+	}
+	int rc = mo_model_load(out, d, p->yaml, strlen(p->yaml), p->name, NULL,
+			       err);
+	if (rc == 0 && mo_diags_errors(d) > 0) {
+		const mo_diag *g = mo_diags_get(d, 0);
+		mo_error_set(err, MO_ERR_INTERNAL, 0, 0, "preset %s: %s",
+			     p->name, g ? g->message : "invalid");
+		mo_model_free(*out);
+		*out = NULL;
+		rc = -1;
+	} else if (rc == 1) {
+		mo_error_set(err, MO_ERR_INTERNAL, 0, 0, "preset %s: no model",
+			     p->name);
+		rc = -1;
+	}
+	mo_diags_free(d);
+	if (rc == 0)
+		mo_preset_clear_positions(*out);
+	return rc;
+}
+
+int mo_model_preset(mo_model **out, const char *name, mo_error *err)
+{
+	*out = NULL;
+	if (!name) {
+		mo_error_set(err, MO_ERR_USAGE, 0, 0, "no preset name");
+		return -1;
+	}
+	const char *names[MO_NPRESETS];
+	for (size_t i = 0; i < MO_NPRESETS; i++) {
+		names[i] = mo_presets[i].name;
+		if (strcasecmp(name, mo_presets[i].name) == 0)
+			return mo_preset_load(out, &mo_presets[i], err);
+	}
+	const char *best = mo_did_you_mean(name, names, MO_NPRESETS);
+	mo_error_set(err, MO_ERR_USAGE, 0, 0, "unknown preset '%s'%s%s%s",
+		     name, best ? " (did you mean '" : "", best ? best : "",
+		     best ? "'?)" : "");
+	return -1;
+}

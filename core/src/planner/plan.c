@@ -1,0 +1,385 @@
+/* The planner's entry points: the search over prefetch windows (plan_dp.c
+ * per window), the smallest reachable peak when nothing fits, the config
+ * text made real (parsed, validated, exported, estimated), and the accessors.
+ * The staged escalation and --maximize live in plan_staged.c. */
+#include "planner/planner.h"
+#include "planner/plan_result.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int mo_planner_parse_allow(unsigned *out, const char *text)
+{
+	static const char *const names[] = {"select", "full", "exclude", "comm", "layer_swap",
+					    "op_swap"};
+	*out = 0;
+	for (const char *p = text; p && *p;) {
+		size_t n = strcspn(p, ",");
+		bool hit = n == 3 && strncmp(p, "all", 3) == 0;
+		if (hit)
+			*out |= MO_PLAN_ALLOW_ALL;
+		for (size_t i = 0; !hit && i < sizeof names / sizeof *names; i++)
+			if (strlen(names[i]) == n && strncmp(p, names[i], n) == 0) {
+				*out |= 1u << i;
+				hit = true;
+			}
+		if (!hit)
+			return -1;
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	return *out ? 0 : -1;
+}
+
+/* ---- prefetch windows --------------------------------------------------------- */
+
+/* The window beyond which swap hides entirely (larger ones only cost
+ * memory and forbid swapping more of the last layers): max over swapping
+ * choices of ceil(transfer / forward time). */
+static int64_t mo_plan_pf_saturation(const mo_pl *pl)
+{
+	double need = 1;
+	for (size_t t = 0; t < pl->m->n_types; t++) {
+		const mo_pl_type *pt = &pl->types[t];
+		double fwd = pl->flops_rate > 0 ? pt->fwd_flops / pl->flops_rate : 0;
+		for (size_t k = 0; k < pt->all.n; k++) {
+			if (!pt->all.c[k].swapped || pl->host_rate <= 0)
+				continue;
+			double x = (double)pt->all.c[k].swapped / pl->host_rate;
+			double r = fwd > 0 ? ceil(x / fwd) : 1e18;
+			need = r > need ? r : need;
+		}
+	}
+	return need > 1e9 ? 1000000000 : (int64_t)need;
+}
+
+static bool mo_plan_any_swap(const mo_pl *pl)
+{
+	for (size_t t = 0; t < pl->m->n_types; t++)
+		for (size_t k = 0; k < pl->types[t].all.n; k++)
+			if (pl->types[t].all.c[k].what & (MO_PC_LSWAP | MO_PC_OPSWAP))
+				return true;
+	return pl->start_est && pl->fixed_prefetch;
+}
+
+/* Prefetch windows to try: [*lo, *hi]; *capped when saturation lies beyond. */
+static void mo_plan_pf_range(const mo_pl *pl, int64_t *lo, int64_t *hi, bool *capped)
+{
+	*capped = false;
+	*lo = *hi = pl->fixed_prefetch ? pl->fixed_prefetch : 1;
+	if (pl->fixed_prefetch || !mo_plan_any_swap(pl))
+		return;
+	int64_t sat = mo_plan_pf_saturation(pl);
+	int64_t cap = pl->max_prefetch ? pl->max_prefetch : MO_PLAN_MAX_PREFETCH;
+	if (cap > pl->m->num_layers - 1)
+		cap = pl->m->num_layers - 1 > 0 ? pl->m->num_layers - 1 : 1;
+	*capped = sat > cap && !pl->max_prefetch;
+	*hi = sat < cap ? sat : cap;
+}
+
+static bool mo_plan_better(const mo_pl_sol *a, const mo_pl_sol *b)
+{
+	if (!b->feasible)
+		return a->feasible;
+	return a->feasible && (a->cost < b->cost || (a->cost == b->cost && a->peak < b->peak));
+}
+
+static int mo_plan_sol_alloc(mo_pl_sol *s, const mo_pl *pl)
+{
+	memset(s, 0, sizeof(*s));
+	s->what = calloc(pl->n_layers + 1, sizeof(*s->what));
+	s->stage_peak = calloc(pl->base->n_stages + 1, sizeof(*s->stage_peak));
+	return s->what && s->stage_peak ? 0 : -1;
+}
+
+static void mo_plan_sol_free(mo_pl_sol *s)
+{
+	free(s->what);
+	free(s->stage_peak);
+}
+
+static void mo_plan_sol_copy(mo_pl_sol *dst, const mo_pl_sol *src, const mo_pl *pl)
+{
+	unsigned *w = dst->what;
+	uint64_t *sp = dst->stage_peak;
+	*dst = *src;
+	dst->what = w;
+	dst->stage_peak = sp;
+	memcpy(w, src->what, pl->n_layers * sizeof(*w));
+	memcpy(sp, src->stage_peak, pl->base->n_stages * sizeof(*sp));
+}
+
+/* The best plan over every window at this budget. */
+int mo_plan_search(const mo_pl *pl, uint64_t budget, mo_pl_sol *best)
+{
+	int64_t lo, hi;
+	bool capped;
+	mo_pl_sol cur;
+	int rc = -1;
+	mo_plan_pf_range(pl, &lo, &hi, &capped);
+	best->feasible = false;
+	if (mo_plan_sol_alloc(&cur, pl) != 0)
+		goto out;
+	/* widest window first: it hides the most swap, and its cost bounds the
+	 * narrower windows' searches */
+	for (int64_t pf = hi; pf >= lo; pf--) {
+		if (mo_pl_solve(pl, budget, pf, best->feasible ? best->cost : INFINITY, &cur) != 0)
+			goto out;
+		if (mo_plan_better(&cur, best))
+			mo_plan_sol_copy(best, &cur, pl);
+	}
+	/* a wider window could only hide more swap: no matter when the best
+	 * plan costs nothing */
+	best->exact = best->exact && (!capped || best->cost < MO_PLAN_FREE_SECONDS);
+	rc = 0;
+out:
+	mo_plan_sol_free(&cur);
+	return rc;
+}
+
+/* Nothing fits: the smallest peak on every stage (a search whose
+ * objective is the peak), then the cheapest plan at that peak. */
+static int mo_plan_min_peak(const mo_pl *pl, mo_pl_sol *best)
+{
+	int64_t lo, hi;
+	bool capped;
+	uint64_t least = UINT64_MAX;
+	mo_plan_pf_range(pl, &lo, &hi, &capped);
+	for (int64_t pf = lo; pf <= hi; pf++) {
+		if (mo_pl_solve(pl, 0, pf, INFINITY, best) != 0)
+			return -1;
+		if (best->feasible && best->peak < least)
+			least = best->peak;
+	}
+	if (least == UINT64_MAX)
+		return -1;
+	return mo_plan_search(pl, least, best);
+}
+
+/* ---- the config made real --------------------------------------------------------- */
+
+static int mo_plan_realise(mo_planner_result *r, const char *text, mo_error *err)
+{
+	mo_diags *d = NULL;
+	int rc = -1;
+	if (mo_diags_new(&d) != 0 ||
+	    mo_config_parse(&r->cfg, d, text, strlen(text), "plan", NULL, err) != 0)
+		goto out;
+	if (mo_validate(d, r->cfg, r->model) != 0) {
+		const mo_diag *g = NULL;
+		for (size_t i = 0; i < mo_diags_count(d) && !g; i++)
+			if (mo_diags_get(d, i)->severity == MO_SEV_ERROR)
+				g = mo_diags_get(d, i);
+		mo_error_set(err, MO_ERR_INTERNAL, 0, 0, "planner made an invalid config: %s: %s",
+			     g ? g->code : "?", g ? g->message : "?");
+		goto out;
+	}
+	if (mo_export_sections(&r->yaml, NULL, r->cfg, err) != 0 ||
+	    mo_estimate_run(&r->est, r->cfg, r->model, err) != 0)
+		goto out;
+	rc = 0;
+out:
+	mo_diags_free(d);
+	return rc;
+}
+
+static int mo_plan_fits_est(const mo_estimate *e, uint64_t budget)
+{
+	for (size_t s = 0; s < mo_estimate_stage_count(e); s++)
+		if (mo_estimate_stage_get(e, s)->peak_bytes > budget)
+			return 0;
+	return 1;
+}
+
+static int mo_plan_check_input(const mo_planner_input *in, mo_error *err)
+{
+	if (!in || !in->model) {
+		mo_error_set(err, MO_ERR_USAGE, 0, 0, "the planner needs a model");
+		return -1;
+	}
+	if (in->start && !in->start->doc) {
+		mo_error_set(err, MO_ERR_USAGE, 0, 0, "the starting config is not parsed");
+		return -1;
+	}
+	return 0;
+}
+
+/* The plan that changes nothing (the starting config as it is) when it
+ * fits: no plan has less overhead, and none changes less. */
+static int mo_plan_unchanged(const mo_pl *pl, uint64_t budget, mo_pl_sol *sol)
+{
+	sol->prefetch = pl->fixed_prefetch ? pl->fixed_prefetch : 1;
+	for (uint64_t id = 0; id < pl->n_layers; id++)
+		sol->what[id] = pl->fixed[id] ? MO_PC_FIXED : 0;
+	if (mo_pl_predict(pl, sol->what, sol->prefetch, sol->stage_peak) != 0)
+		return -1;
+	sol->peak = 0;
+	for (size_t s = 0; s < pl->base->n_stages; s++)
+		sol->peak = sol->stage_peak[s] > sol->peak ? sol->stage_peak[s] : sol->peak;
+	sol->feasible = sol->peak <= budget;
+	sol->exact = true;
+	sol->cost = 0;
+	for (uint64_t id = 0; id < pl->n_layers; id++) {
+		mo_pl_choice c;
+		if (mo_pl_choice_of(pl, id, sol->prefetch, sol->what[id], &c) == 0)
+			sol->cost += c.cost;
+	}
+	return 0;
+}
+
+/* Searches and realises; the model copy r->model must be set. */
+static int mo_plan_build(mo_planner_result *r, const mo_planner_input *in,
+			 const mo_plan_opts *opts, mo_error *err)
+{
+	mo_pl pl = {0};
+	mo_pl_sol best = {0};
+	char *text = NULL;
+	int rc = -1;
+	if (mo_pl_init(&pl, r->model, in->start, in->allow, err) != 0 ||
+	    mo_plan_sol_alloc(&best, &pl) != 0)
+		goto out;
+	pl.max_prefetch = in->max_prefetch > 0 ? in->max_prefetch : 0;
+	pl.sort_fronts = opts && opts->sort_fronts;
+	r->budget = in->budget ? in->budget : mo_estimate_capacity_bytes(pl.base);
+	if (mo_plan_unchanged(&pl, r->budget, &best) != 0)
+		goto nomem;
+	if ((!best.feasible || best.cost > MO_PLAN_FREE_SECONDS) &&
+	    mo_plan_search(&pl, r->budget, &best) != 0)
+		goto nomem;
+	if (!best.feasible && mo_plan_min_peak(&pl, &best) != 0)
+		goto nomem;
+	r->exact = best.exact;
+	r->predicted_peak = best.peak;
+	text = mo_pl_yaml(&pl, best.what, best.prefetch);
+	if (!text)
+		goto nomem;
+	if (mo_plan_realise(r, text, err) != 0)
+		goto out;
+	r->fits = mo_plan_fits_est(r->est, r->budget);
+	if (!in->no_staged && mo_plan_staged(r, &pl, err) != 0)
+		goto out;
+	rc = 0;
+	goto out;
+nomem:
+	if (err && err->code == MO_OK)
+		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory planning");
+out:
+	free(text);
+	mo_plan_sol_free(&best);
+	mo_pl_fini(&pl);
+	return rc;
+}
+
+int mo_plan_run_model(mo_planner_result **out, const mo_planner_input *in, mo_model *owned,
+		      const mo_plan_opts *opts, mo_error *err)
+{
+	mo_planner_result *r = calloc(1, sizeof(*r));
+	if (!r) {
+		mo_model_free(owned);
+		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		return -1;
+	}
+	r->owned_model = owned;
+	r->model = owned ? owned : in->model;
+	r->answer = -1;
+	if (mo_plan_build(r, in, opts, err) != 0) {
+		mo_planner_result_free(r);
+		return -1;
+	}
+	r->model = r->owned_model; /* the result does not borrow the caller's model */
+	*out = r;
+	return 0;
+}
+
+int mo_planner_run(mo_planner_result **out, const mo_planner_input *in, mo_error *err)
+{
+	return mo_planner_run_opts(out, in, NULL, err);
+}
+
+int mo_planner_run_opts(mo_planner_result **out, const mo_planner_input *in,
+			const mo_plan_opts *opts, mo_error *err)
+{
+	mo_error dummy;
+	if (!err)
+		err = &dummy;
+	memset(err, 0, sizeof(*err));
+	if (!out) {
+		mo_error_set(err, MO_ERR_USAGE, 0, 0, "no result pointer");
+		return -1;
+	}
+	*out = NULL;
+	if (mo_plan_check_input(in, err) != 0)
+		return -1;
+	return mo_plan_run_model(out, in, NULL, opts, err);
+}
+
+void mo_planner_result_free(mo_planner_result *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->n_steps; i++) {
+		free(r->steps[i].label);
+		free(r->steps[i].yaml);
+	}
+	free(r->steps);
+	free(r->pub_steps);
+	free(r->yaml);
+	mo_estimate_free(r->est);
+	mo_config_free(r->cfg);
+	mo_model_free(r->owned_model);
+	free(r);
+}
+
+/* ---- accessors ------------------------------------------------------------------ */
+
+int mo_planner_fits(const mo_planner_result *r)
+{
+	return r ? r->fits : 0;
+}
+
+int mo_planner_exact(const mo_planner_result *r)
+{
+	return r ? r->exact : 0;
+}
+
+uint64_t mo_planner_budget(const mo_planner_result *r)
+{
+	return r ? r->budget : 0;
+}
+
+uint64_t mo_planner_predicted_peak(const mo_planner_result *r)
+{
+	return r ? r->predicted_peak : 0;
+}
+
+const char *mo_planner_yaml(const mo_planner_result *r)
+{
+	return r ? r->yaml : NULL;
+}
+
+const mo_config *mo_planner_config(const mo_planner_result *r)
+{
+	return r ? r->cfg : NULL;
+}
+
+const mo_estimate *mo_planner_estimate(const mo_planner_result *r)
+{
+	return r ? r->est : NULL;
+}
+
+size_t mo_planner_staged_count(const mo_planner_result *r)
+{
+	return r ? r->n_steps : 0;
+}
+
+const mo_planner_step *mo_planner_staged_get(const mo_planner_result *r, size_t i)
+{
+	return r && i < r->n_steps ? &r->pub_steps[i] : NULL;
+}
+
+long mo_planner_staged_answer(const mo_planner_result *r)
+{
+	return r ? r->answer : -1;
+}

@@ -1,0 +1,336 @@
+/* The seed's manual escalation ("staged"), for the side-by-side: select the
+ * MLP on every layer; then full recompute of the first k layers for growing k
+ * (the least k that fits, found by bisection), up to every layer; then, without
+ * pipeline parallelism, full recompute of the first k layers and swap of the
+ * rest (the most k that fits). Each step is a real config, estimated. Layers
+ * the starting config names keep its settings (they may become full).
+ *
+ * And --maximize: the largest micro-batch size or sequence length some plan
+ * fits, by doubling then bisection over the planner's feasibility. */
+#include "planner/plan_result.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct mo_stg {
+	mo_planner_result *r;
+	const mo_pl *pl;
+	unsigned *what;
+	int64_t pf;
+	mo_error *err;
+} mo_stg;
+
+typedef struct mo_stg_eval {
+	int fits;
+	uint64_t peak;
+	double overhead;
+	char *yaml;
+} mo_stg_eval;
+
+/* Estimates the assignment in s->what. 0 or -1. */
+static int mo_stg_run(mo_stg *s, mo_stg_eval *out)
+{
+	char *text = mo_pl_yaml(s->pl, s->what, s->pf);
+	mo_config *c = NULL;
+	mo_estimate *e = NULL;
+	mo_diags *d = NULL;
+	int rc = -1;
+	memset(out, 0, sizeof(*out));
+	if (!text || mo_diags_new(&d) != 0 ||
+	    mo_config_parse(&c, d, text, strlen(text), "staged", NULL, s->err) != 0)
+		goto out;
+	if (mo_validate(d, c, s->pl->m) != 0) {
+		mo_error_set(s->err, MO_ERR_INTERNAL, 0, 0, "staged step is not a valid config");
+		goto out;
+	}
+	if (mo_export_sections(&out->yaml, NULL, c, s->err) != 0 ||
+	    mo_estimate_run(&e, c, s->pl->m, s->err) != 0)
+		goto out;
+	out->peak = mo_estimate_peak_bytes(e);
+	out->overhead = mo_estimate_overhead_percent(e);
+	out->fits = out->peak <= s->r->budget;
+	rc = 0;
+out:
+	if (rc != 0) {
+		free(out->yaml);
+		out->yaml = NULL;
+	}
+	mo_estimate_free(e);
+	mo_config_free(c);
+	mo_diags_free(d);
+	free(text);
+	return rc;
+}
+
+static int mo_stg_keep(mo_stg *s, const char *label, mo_stg_eval *ev)
+{
+	mo_planner_result *r = s->r;
+	size_t n = r->n_steps + 1;
+	mo_plan_step_own *o = realloc(r->steps, n * sizeof(*o));
+	if (o)
+		r->steps = o;
+	mo_planner_step *p = o ? realloc(r->pub_steps, n * sizeof(*p)) : NULL;
+	if (p)
+		r->pub_steps = p;
+	char *l = p ? strdup(label) : NULL;
+	if (!l) {
+		free(ev->yaml);
+		mo_error_set(s->err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		return -1;
+	}
+	r->steps[r->n_steps] = (mo_plan_step_own){l, ev->yaml};
+	r->pub_steps[r->n_steps] = (mo_planner_step){l, ev->yaml, ev->peak, ev->overhead, ev->fits};
+	if (r->answer < 0 && ev->fits)
+		r->answer = (long)r->n_steps;
+	r->n_steps++;
+	ev->yaml = NULL;
+	return 0;
+}
+
+/* ---- assignments ------------------------------------------------------------------ */
+
+static unsigned mo_stg_base(const mo_pl *pl, uint64_t id)
+{
+	return pl->fixed[id] ? MO_PC_FIXED : 0;
+}
+
+static unsigned mo_stg_full(const mo_pl *pl, uint64_t id)
+{
+	return pl->fixed[id] == 2 ? MO_PC_FIXED : MO_PC_FULL;
+}
+
+/* Full on layers below k; with swap_end, swap of [k, swap_end) and full
+ * after it; with sel, that select on the other free layers. */
+static void mo_stg_fill(mo_stg *s, unsigned sel, uint64_t k, uint64_t swap_end)
+{
+	const mo_pl *pl = s->pl;
+	for (uint64_t id = 0; id < pl->n_layers; id++) {
+		unsigned w = mo_stg_base(pl, id);
+		if (sel && !pl->fixed[id])
+			w = sel;
+		if (id < k)
+			w = mo_stg_full(pl, id);
+		else if (swap_end)
+			w = id < swap_end && !pl->fixed[id] ? MO_PC_LSWAP : mo_stg_full(pl, id);
+		s->what[id] = w;
+	}
+}
+
+static int mo_stg_at(mo_stg *s, uint64_t k, uint64_t swap_end, mo_stg_eval *ev)
+{
+	mo_stg_fill(s, 0, k, swap_end);
+	return mo_stg_run(s, ev);
+}
+
+static void mo_stg_label(char *buf, size_t size, uint64_t k, uint64_t swap_end)
+{
+	uint64_t swap_hi = swap_end - 1;
+	if (!swap_end) {
+		snprintf(buf, size, "full 0-%llu", (unsigned long long)(k - 1));
+		return;
+	}
+	if (k)
+		snprintf(buf, size, "full 0-%llu + swap %llu-%llu (rest full)",
+			 (unsigned long long)(k - 1), (unsigned long long)k,
+			 (unsigned long long)swap_hi);
+	else
+		snprintf(buf, size, "swap 0-%llu (rest full)", (unsigned long long)swap_hi);
+}
+
+/* Least k in [1, N] whose "full 0..k-1" fits (N when none). */
+static int mo_stg_full_k(mo_stg *s, uint64_t *k_out)
+{
+	uint64_t lo = 0, hi = s->pl->n_layers;
+	mo_stg_eval ev;
+	while (lo + 1 < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (mo_stg_at(s, mid, 0, &ev) != 0)
+			return -1;
+		free(ev.yaml);
+		if (ev.fits)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	*k_out = hi;
+	return 0;
+}
+
+/* Most k in [0, swap_end) whose "full 0..k-1 + swap k..swap_end-1" fits
+ * (0 when none). */
+static int mo_stg_swap_k(mo_stg *s, uint64_t swap_end, uint64_t *k_out)
+{
+	uint64_t lo = 0, hi = swap_end; /* fits at lo (assumed), not at hi */
+	mo_stg_eval ev;
+	while (lo + 1 < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (mo_stg_at(s, mid, swap_end, &ev) != 0)
+			return -1;
+		free(ev.yaml);
+		if (ev.fits)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	*k_out = lo;
+	return 0;
+}
+
+static int mo_stg_step(mo_stg *s, unsigned sel, uint64_t k, uint64_t swap_end,
+		       const char *label, int *fits)
+{
+	mo_stg_eval ev;
+	char buf[96];
+	mo_stg_fill(s, sel, k, swap_end);
+	if (mo_stg_run(s, &ev) != 0)
+		return -1;
+	*fits = ev.fits;
+	if (!label) {
+		mo_stg_label(buf, sizeof buf, k, swap_end);
+		label = buf;
+	}
+	return mo_stg_keep(s, label, &ev);
+}
+
+static int mo_stg_swap_stage(mo_stg *s)
+{
+	int64_t L = s->pl->m->num_layers;
+	if (s->pl->m->pipeline_parallel > 1 || L - s->pf < 1)
+		return 0;
+	uint64_t swap_end = (uint64_t)(L - s->pf), k;
+	int fits;
+	if (mo_stg_swap_k(s, swap_end, &k) != 0)
+		return -1;
+	return mo_stg_step(s, 0, k, swap_end, NULL, &fits);
+}
+
+int mo_plan_staged(mo_planner_result *r, const mo_pl *pl, mo_error *err)
+{
+	mo_stg s = {.r = r, .pl = pl, .err = err,
+		    .pf = pl->fixed_prefetch ? pl->fixed_prefetch : 1};
+	int rc = -1, fits;
+	uint64_t k;
+	s.what = calloc(pl->n_layers + 1, sizeof(*s.what));
+	if (!s.what)
+		goto out;
+	if (mo_stg_step(&s, 0, 0, 0, "none", &fits) != 0)
+		goto out;
+	if (fits) { /* nothing to escalate */
+		rc = 0;
+		goto out;
+	}
+	if (mo_stg_step(&s, MO_PC_SEL_MLP, 0, 0, "select '.*mlp' on every layer", &fits) != 0)
+		goto out;
+	if (fits) {
+		rc = 0;
+		goto out;
+	}
+	if (mo_stg_full_k(&s, &k) != 0 || mo_stg_step(&s, 0, k, 0, NULL, &fits) != 0)
+		goto out;
+	rc = fits ? 0 : mo_stg_swap_stage(&s);
+out:
+	free(s.what);
+	return rc;
+}
+
+/* ---- maximize ------------------------------------------------------------------------- */
+
+/* A copy of the model with the value set (NULL on failure). */
+static mo_model *mo_max_model(const mo_model *m, mo_planner_dim dim, int64_t v, mo_error *err)
+{
+	char *text = mo_model_to_yaml(m);
+	mo_model *c = NULL;
+	mo_diags *d = NULL;
+	if (!text || mo_diags_new(&d) != 0 ||
+	    mo_model_load(&c, d, text, strlen(text), m->name, NULL, err) != 0) {
+		mo_model_free(c);
+		c = NULL;
+		goto out;
+	}
+	if (m->world_size > 0)
+		mo_model_set_devices(c, m->world_size);
+	if (dim == MO_PLAN_MICRO_BATCH_SIZE)
+		c->micro_batch_size = v;
+	else
+		c->seq_length = v;
+out:
+	if (!text)
+		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+	free(text);
+	mo_diags_free(d);
+	return c;
+}
+
+/* 1 when some plan fits at v, 0 when none, -1 on error. */
+static int mo_max_fits(const mo_planner_input *in, mo_planner_dim dim, int64_t v, mo_error *err)
+{
+	mo_model *m = mo_max_model(in->model, dim, v, err);
+	mo_pl pl;
+	mo_pl_sol sol = {0};
+	int rc = -1;
+	if (!m)
+		return -1;
+	if (mo_pl_init(&pl, m, in->start, in->allow, err) != 0)
+		goto out;
+	pl.max_prefetch = in->max_prefetch > 0 ? in->max_prefetch : 0;
+	sol.what = calloc(pl.n_layers + 1, sizeof(*sol.what));
+	sol.stage_peak = calloc(pl.base->n_stages + 1, sizeof(*sol.stage_peak));
+	uint64_t budget = in->budget ? in->budget : mo_estimate_capacity_bytes(pl.base);
+	if (sol.what && sol.stage_peak && mo_plan_search(&pl, budget, &sol) == 0)
+		rc = sol.feasible ? 1 : 0;
+	free(sol.what);
+	free(sol.stage_peak);
+out:
+	mo_pl_fini(&pl);
+	mo_model_free(m);
+	return rc;
+}
+
+int mo_planner_maximize(int64_t *best, mo_planner_result **plan, const mo_planner_input *in,
+			mo_planner_dim dim, int64_t limit, mo_error *err)
+{
+	mo_error dummy;
+	if (!err)
+		err = &dummy;
+	memset(err, 0, sizeof(*err));
+	if (plan)
+		*plan = NULL;
+	if (!best || !in || !in->model) {
+		mo_error_set(err, MO_ERR_USAGE, 0, 0, "maximize needs a model");
+		return -1;
+	}
+	int64_t unit = dim == MO_PLAN_SEQ_LENGTH && in->model->context_parallel > 1
+			       ? in->model->context_parallel
+			       : 1;
+	int64_t lo = 0, hi = unit; /* fits at lo (0: nothing), not known at hi */
+	int rc = 0;
+	*best = 0;
+	while (hi <= limit && (rc = mo_max_fits(in, dim, hi, err)) == 1) {
+		lo = hi;
+		hi *= 2;
+	}
+	if (hi <= limit && rc < 0)
+		return -1;
+	if (hi > limit)
+		hi = limit / unit * unit + unit;
+	while (hi - lo > unit) { /* lo fits (or is 0), hi does not (or is past limit) */
+		int64_t mid = (lo + (hi - lo) / 2) / unit * unit;
+		if (mid <= lo)
+			mid = lo + unit;
+		rc = mo_max_fits(in, dim, mid, err);
+		if (rc < 0)
+			return -1;
+		if (rc)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	*best = lo;
+	if (!plan || lo == 0)
+		return 0;
+	mo_model *m = mo_max_model(in->model, dim, lo, err);
+	mo_planner_input pi = *in;
+	pi.model = m;
+	return m ? mo_plan_run_model(plan, &pi, m, NULL, err) : -1;
+}

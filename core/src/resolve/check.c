@@ -1,0 +1,57 @@
+/* mo_check: the sequence every face runs (CLI, HTTP API, launcher), kept in
+ * one place so the faces cannot drift. */
+#include "resolve/resolve.h"
+
+#include <string.h>
+
+static int mo_check_model(mo_model **model, mo_diags *diags, const mo_config *c,
+			  const mo_input *in, mo_error *err)
+{
+	if (in->preset)
+		return mo_model_preset(model, in->preset, err);
+	if (in->model) {
+		int rc = mo_model_load(model, diags, in->model, in->model_len,
+				       in->model_name ? in->model_name : "<model>", in->limits, err);
+		if (rc == 1) {
+			mo_error_set(err, MO_ERR_USAGE, 0, 0, "%s holds no model",
+				     in->model_name ? in->model_name : "the model text");
+			return -1;
+		}
+		return rc < 0 ? -1 : 0;
+	}
+	int rc = mo_config_model(model, diags, c, err);
+	return rc < 0 ? -1 : 0;
+}
+
+int mo_check(mo_config **cfg, mo_model **model, mo_diags *diags, const mo_input *in,
+	     mo_error *err)
+{
+	*cfg = NULL;
+	*model = NULL;
+	if (!in || !in->config) {
+		mo_error_set(err, MO_ERR_USAGE, 0, 0, "no config text");
+		return -1;
+	}
+	if (mo_config_parse(cfg, diags, in->config, in->config_len,
+			    in->config_name ? in->config_name : "<config>", in->limits, err) != 0)
+		return -1;
+	if (in->shared_model) {
+		mo_model_check(in->shared_model, diags);
+		mo_validate(diags, *cfg, in->shared_model);
+		mo_diags_sort(diags);
+		return 0;
+	}
+	if (mo_check_model(model, diags, *cfg, in, err) != 0) {
+		mo_config_free(*cfg);
+		*cfg = NULL;
+		return -1;
+	}
+	if (*model) {
+		if (in->devices > 0)
+			mo_model_set_devices(*model, in->devices);
+		mo_model_check(*model, diags);
+	}
+	mo_validate(diags, *cfg, *model);
+	mo_diags_sort(diags);
+	return 0;
+}

@@ -1,0 +1,67 @@
+/* resolve: the config applied to a model: segments of identical layers, the
+ * per-path actions, the model-dependent findings, the expanded plan and the
+ * check sequence every face runs. */
+#ifndef MEMOPT_RESOLVE_H
+#define MEMOPT_RESOLVE_H
+
+#include "model/model.h"
+
+/* ---- resolution: the config applied to the model ---------------------------
+ * Layers are cut into segments where no layer list and no layer type
+ * changes, so every layer of a segment gets the same actions: the work is
+ * per segment, never per layer (1,000 layers, 20,000 patterns). */
+
+typedef struct mo_bits {
+	uint64_t *w;
+	size_t nw;
+} mo_bits;
+
+typedef struct mo_seg {
+	uint64_t lo, hi;     /* layer ids, inclusive */
+	size_t type;
+	bool full;           /* whole layer recomputed */
+	bool swapped;        /* whole layer swapped */
+	mo_action_kind *act; /* per path of the type */
+	mo_rule *rule;       /* per path, while the segment is filled only */
+	mo_action *roots;    /* root decisions */
+	size_t n_roots, cap_roots;
+} mo_seg;
+
+/* What a resolved plan was built from (the model's layout), to reuse it
+ * only for the same, unchanged model. */
+typedef struct mo_resolved_snap {
+	uint64_t layout_hash;
+	const mo_layer_type *types_at;
+	mo_layer_type *types;
+	size_t n_types;
+	mo_path **paths;
+	size_t *type_of;
+} mo_resolved_snap;
+
+typedef struct mo_resolved {
+	mo_arena *arena;
+	const mo_config *c;
+	const mo_model *m;
+	uint64_t n_layers;     /* num_layers + mtp */
+	mo_seg *segs;
+	size_t n_segs;
+	int refs;              /* holders: callers and the config's memo */
+	mo_resolved_snap snap;
+} mo_resolved;
+
+/* A plan kept by validation for reuse holds at most this many per-path
+ * slots (segments x paths of the largest type); larger ones are not kept. */
+#define MO_MEMO_MAX_SLOTS ((size_t)1 << 20)
+
+/* Applies c to m. When diags is non-NULL, the model-dependent findings
+ * (layer-range, no-match, conflicts, ...) are reported. With out NULL it
+ * only checks (no per-segment plan is kept). Returns 0 or -1 (out of
+ * memory: err). */
+int mo_resolve(mo_resolved **out, const mo_config *c, const mo_model *m,
+	       mo_diags *diags, mo_error *err);
+/* Drops one reference (plans are shared with the config's memo). */
+void mo_resolved_free(mo_resolved *r);
+/* Segment holding a layer (binary search), or NULL past the model. */
+const mo_seg *mo_resolved_seg(const mo_resolved *r, uint64_t layer);
+
+#endif

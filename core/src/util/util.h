@@ -1,0 +1,136 @@
+/* util: what every core module builds on: the per-document arena, the capped
+ * growable buffer, diagnostics and errors, sizes. Depends on nothing but the
+ * public header. */
+#ifndef MEMOPT_UTIL_H
+#define MEMOPT_UTIL_H
+
+#include "memopt/memopt.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* ---- arena: one per parsed document / model / plan ---------------------- */
+
+typedef struct mo_arena mo_arena;
+mo_arena *mo_arena_new(void);
+void mo_arena_free(mo_arena *a);
+/* The arena's layout, for the inline fast path below (arena.c owns it). */
+#define MO_ARENA_ALIGN 16
+struct mo_chunk {
+	struct mo_chunk *next;
+	size_t used, size; /* both multiples of MO_ARENA_ALIGN */
+	_Alignas(MO_ARENA_ALIGN) unsigned char data[];
+};
+struct mo_arena {
+	struct mo_chunk *head;
+};
+/* The out-of-line path of mo_arena_alloc_raw (a new chunk, size 0, NULL a). */
+void *mo_arena_alloc_slow(mo_arena *a, size_t size);
+/* Like mo_arena_alloc, without the zeroing: for bytes about to be written.
+ * Inline when the head chunk has room: the free space is a multiple of the
+ * alignment, so 1 <= size <= free means the rounded size fits too. */
+static inline void *mo_arena_alloc_raw(mo_arena *a, size_t size)
+{
+	struct mo_chunk *c;
+	if (a && (c = a->head) != NULL && size - 1 < c->size - c->used) {
+		void *p = c->data + c->used;
+		c->used += (size + MO_ARENA_ALIGN - 1) & ~(size_t)(MO_ARENA_ALIGN - 1);
+		return p;
+	}
+	return mo_arena_alloc_slow(a, size);
+}
+/* Gives back the end of p's block (old bytes) past its first n bytes when
+ * it is the arena's last allocation (else keeps it whole). */
+static inline void mo_arena_shrink(mo_arena *a, void *p, size_t old, size_t n)
+{
+	struct mo_chunk *c = a ? a->head : NULL;
+	size_t ro = (old + MO_ARENA_ALIGN - 1) & ~(size_t)(MO_ARENA_ALIGN - 1);
+	size_t rn = (n + MO_ARENA_ALIGN - 1) & ~(size_t)(MO_ARENA_ALIGN - 1);
+	if (c && rn <= ro && (unsigned char *)p + ro == c->data + c->used)
+		c->used -= ro - rn;
+}
+/* Zeroed memory; NULL on failure. Freed all at once with the arena. */
+static inline void *mo_arena_alloc(mo_arena *a, size_t size)
+{
+	void *p = mo_arena_alloc_raw(a, size);
+	if (p)
+		memset(p, 0, size);
+	return p;
+}
+char *mo_arena_strndup(mo_arena *a, const char *s, size_t n);
+char *mo_arena_strdup(mo_arena *a, const char *s);
+/* The n parts (lens[i] bytes each) joined, NUL-terminated: the printf-free
+ * way to build paths in hot code. */
+char *mo_arena_concat(mo_arena *a, const char *const *parts, const size_t *lens, size_t n);
+/* "name[i]" (printf-free). */
+char *mo_arena_indexed(mo_arena *a, const char *name, size_t i);
+char *mo_arena_printf(mo_arena *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* ---- attachments ---------------------------------------------------------
+ * A slot where one module keeps its cache on another module's object, with
+ * the destructor that frees it: the owner frees what it does not know (the
+ * config frees resolve's memos) without including the other module. */
+
+typedef struct mo_attachment {
+	void *data;
+	void (*destroy)(void *data);
+} mo_attachment;
+
+/* Frees what is attached (if anything) and empties the slot. */
+static inline void mo_attachment_clear(mo_attachment *slot)
+{
+	if (slot->data && slot->destroy)
+		slot->destroy(slot->data);
+	slot->data = NULL;
+	slot->destroy = NULL;
+}
+
+/* ---- growable buffer with a cap (curl's dynbuf) ------------------------ */
+
+typedef struct mo_buf {
+	char *data;
+	size_t len, cap, max; /* max 0 = no cap */
+	bool failed;          /* an append failed (cap or memory) */
+} mo_buf;
+void mo_buf_init(mo_buf *b, size_t max);
+void mo_buf_free(mo_buf *b);
+bool mo_buf_append(mo_buf *b, const char *s, size_t n);
+bool mo_buf_puts(mo_buf *b, const char *s);
+bool mo_buf_printf(mo_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Hands the NUL-terminated data to the caller (free()). */
+char *mo_buf_take(mo_buf *b, size_t *len);
+
+/* ---- diagnostics -------------------------------------------------------- */
+
+/* Adds a diagnostic; strings are copied. `path` may be NULL. Returns the
+ * stored diagnostic (for adding a hint) or NULL on memory failure. */
+mo_diag *mo_diags_add(mo_diags *d, mo_severity sev, const char *code,
+		      const char *file, int line, int column,
+		      const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 8, 9)));
+void mo_diag_set_hint(mo_diags *d, mo_diag *diag, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* The layers a diagnostic is about ("8-11, 14"), copied. */
+void mo_diag_set_layers(mo_diags *d, mo_diag *diag, const char *layers);
+
+/* Levenshtein distance, capped: returns cap+1 when larger. */
+size_t mo_edit_distance(const char *a, const char *b, size_t cap);
+/* Closest candidate within max(2, strlen(word)/3) edits, or NULL. */
+const char *mo_did_you_mean(const char *word, const char *const *cands,
+			    size_t n);
+
+void mo_error_set(mo_error *err, mo_error_code code, int line, int column,
+		  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* The va_list form of mo_diags_add (for modules that add their own
+ * position helpers, e.g. yaml's mo_diags_add_at). */
+mo_diag *mo_diags_vadd(mo_diags *d, mo_severity sev, const char *code,
+		       const char *file, int line, int column, const char *path,
+		       const char *fmt, va_list ap) __attribute__((format(printf, 8, 0)));
+
+#endif

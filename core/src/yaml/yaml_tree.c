@@ -1,0 +1,652 @@
+/* YAML (and JSON) text -> mo_node tree with 1-based positions and byte
+ * offsets, built from libyaml's event API with explicit limits: input size,
+ * nesting depth (libyaml 0.2.5 has none), node count with aliases expanded
+ * (alias bombs), scalar size. Aliases share the anchored node. */
+#include "yaml/yaml.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+/* An open collection; its items so far are items[base..] of the builder's
+ * one item stack (no allocation per collection). */
+typedef struct mo_frame {
+	mo_node *node;
+	size_t base;
+} mo_frame;
+
+typedef struct mo_anchor {
+	const char *name;
+	mo_node *node;
+} mo_anchor;
+
+typedef struct mo_builder {
+	mo_doc *doc;
+	mo_diags *diags;
+	const mo_limits *lim;
+	mo_error *err;
+	const unsigned char *src;
+	size_t srclen;
+	/* char index -> byte offset cursor (libyaml marks count characters) */
+	size_t cur_char, cur_byte;
+	bool ascii;     /* no byte above 0x7f: a char index is a byte offset */
+	mo_frame *stack;
+	size_t depth, stack_cap;
+	mo_node **items; /* the items of every open collection, innermost last */
+	size_t n_items, cap_items;
+	mo_anchor *anchors; /* open-addressing hash table */
+	size_t anchor_cap, anchor_n;
+	size_t total_weight;
+	int docs;
+	bool failed;    /* a diagnostic or error ended the build */
+} mo_builder;
+
+static bool mo_utf8_cont(unsigned char c)
+{
+	return (c & 0xC0) == 0x80;
+}
+
+/* Byte offset of a libyaml character index. Marks arrive nearly in order,
+ * so a cursor that walks forward (or back) is linear overall. */
+static size_t mo_byte_offset_utf8(mo_builder *b, size_t char_index)
+{
+	while (b->cur_char < char_index && b->cur_byte < b->srclen) {
+		b->cur_byte++;
+		while (b->cur_byte < b->srclen && mo_utf8_cont(b->src[b->cur_byte]))
+			b->cur_byte++;
+		b->cur_char++;
+	}
+	while (b->cur_char > char_index && b->cur_byte > 0) {
+		b->cur_byte--;
+		while (b->cur_byte > 0 && mo_utf8_cont(b->src[b->cur_byte]))
+			b->cur_byte--;
+		b->cur_char--;
+	}
+	return b->cur_byte;
+}
+
+static inline size_t mo_byte_offset(mo_builder *b, size_t char_index)
+{
+	if (b->ascii)
+		return char_index < b->srclen ? char_index : b->srclen;
+	return mo_byte_offset_utf8(b, char_index);
+}
+
+static bool mo_all_ascii(const unsigned char *s, size_t n)
+{
+	uint64_t any = 0, w;
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) { /* eight bytes a step */
+		memcpy(&w, s + i, 8);
+		any |= w;
+	}
+	for (; i < n; i++)
+		any |= s[i];
+	return (any & 0x8080808080808080ull) == 0;
+}
+
+static void mo_builder_diag(mo_builder *b, const yaml_event_t *e,
+			    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void mo_builder_diag(mo_builder *b, const yaml_event_t *e,
+			    const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	mo_diags_add(b->diags, MO_SEV_ERROR, "yaml-syntax", b->doc->name,
+		     (int)e->start_mark.line + 1, (int)e->start_mark.column + 1,
+		     NULL, "%s", msg);
+	b->failed = true;
+}
+
+/* A node with `extra` bytes behind it (a scalar's value: one arena
+ * allocation for both). */
+static inline __attribute__((always_inline)) mo_node *
+mo_node_new(mo_builder *b, mo_node_kind kind, const yaml_event_t *e, size_t extra)
+{
+	mo_node *n = mo_arena_alloc_raw(b->doc->arena, sizeof(*n) + extra);
+	if (!n)
+		return NULL;
+	/* one initializer: every field stored once, no separate zeroing */
+	*n = (mo_node){.kind = kind,
+		       .line = (int)(e->start_mark.line + 1),
+		       .column = (int)(e->start_mark.column + 1),
+		       .start = mo_byte_offset(b, e->start_mark.index),
+		       .end = mo_byte_offset(b, e->end_mark.index),
+		       .weight = 1};
+	return n;
+}
+
+static uint64_t mo_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+	return h;
+}
+
+static mo_anchor *mo_anchor_slot(mo_builder *b, const char *name)
+{
+	if (!b->anchor_cap)
+		return NULL;
+	size_t i = mo_hash(name) & (b->anchor_cap - 1);
+	while (b->anchors[i].name && strcmp(b->anchors[i].name, name) != 0)
+		i = (i + 1) & (b->anchor_cap - 1);
+	return &b->anchors[i];
+}
+
+static bool mo_anchor_put(mo_builder *b, const char *name, mo_node *node)
+{
+	if ((b->anchor_n + 1) * 2 > b->anchor_cap) {
+		size_t cap = b->anchor_cap ? b->anchor_cap * 2 : 64;
+		mo_anchor *old = b->anchors;
+		size_t old_cap = b->anchor_cap;
+		b->anchors = calloc(cap, sizeof(*b->anchors));
+		if (!b->anchors) {
+			b->anchors = old;
+			return false;
+		}
+		b->anchor_cap = cap;
+		for (size_t i = 0; i < old_cap; i++)
+			if (old[i].name)
+				*mo_anchor_slot(b, old[i].name) = old[i];
+		free(old);
+	}
+	mo_anchor *slot = mo_anchor_slot(b, name);
+	if (!slot->name)
+		b->anchor_n++;
+	slot->name = name; /* a redefined anchor replaces the old one */
+	slot->node = node;
+	return true;
+}
+
+static bool mo_builder_nomem(mo_builder *b)
+{
+	mo_error_set(b->err, MO_ERR_NOMEM, 0, 0, "out of memory parsing YAML");
+	b->failed = true;
+	return false;
+}
+
+/* Adds a finished node to the open collection (or makes it the root). */
+static inline __attribute__((always_inline)) bool mo_builder_attach(mo_builder *b, mo_node *n)
+{
+	if (b->depth == 0) {
+		b->doc->root = n;
+		return true;
+	}
+	mo_frame *f = &b->stack[b->depth - 1];
+	if (b->n_items == b->cap_items) {
+		size_t cap = b->cap_items ? b->cap_items * 2 : 64;
+		mo_node **items = realloc(b->items, cap * sizeof(*items));
+		if (!items)
+			return mo_builder_nomem(b);
+		b->items = items;
+		b->cap_items = cap;
+	}
+	b->items[b->n_items++] = n;
+	f->node->weight += n->weight;
+	return true;
+}
+
+static bool mo_builder_count(mo_builder *b, size_t weight, const yaml_event_t *e)
+{
+	b->total_weight += weight;
+	if (b->total_weight > b->lim->max_nodes || weight > b->lim->max_nodes) {
+		mo_builder_diag(b, e, "document too large: more than %zu nodes with aliases expanded",
+				b->lim->max_nodes);
+		return false;
+	}
+	return true;
+}
+
+static const char *mo_builder_tag(mo_builder *b, const yaml_char_t *tag)
+{
+	return tag ? mo_arena_strdup(b->doc->arena, (const char *)tag) : NULL;
+}
+
+static bool mo_builder_anchor(mo_builder *b, mo_node *n, const yaml_char_t *anchor)
+{
+	if (!anchor)
+		return true;
+	n->anchor = mo_arena_strdup(b->doc->arena, (const char *)anchor);
+	if (!n->anchor)
+		return mo_builder_nomem(b);
+	return true;
+}
+
+static bool mo_on_scalar(mo_builder *b, const yaml_event_t *e)
+{
+	if (e->data.scalar.length > b->lim->max_scalar_bytes) {
+		mo_builder_diag(b, e, "scalar of %zu bytes exceeds the limit of %zu",
+				(size_t)e->data.scalar.length, b->lim->max_scalar_bytes);
+		return false;
+	}
+	if (!mo_builder_count(b, 1, e))
+		return false;
+	size_t len = e->data.scalar.length;
+	mo_node *n = mo_node_new(b, MO_NODE_SCALAR, e, len + 1);
+	if (!n)
+		return mo_builder_nomem(b);
+	char *value = (char *)(n + 1);
+	if (len)
+		memcpy(value, e->data.scalar.value, len);
+	value[len] = '\0';
+	n->value = value;
+	n->len = len;
+	n->tag = mo_builder_tag(b, e->data.scalar.tag);
+	switch (e->data.scalar.style) {
+	case YAML_SINGLE_QUOTED_SCALAR_STYLE: n->style = MO_STYLE_SINGLE; break;
+	case YAML_DOUBLE_QUOTED_SCALAR_STYLE: n->style = MO_STYLE_DOUBLE; break;
+	case YAML_LITERAL_SCALAR_STYLE: n->style = MO_STYLE_LITERAL; break;
+	case YAML_FOLDED_SCALAR_STYLE: n->style = MO_STYLE_FOLDED; break;
+	default: n->style = MO_STYLE_PLAIN; break;
+	}
+	if (!mo_builder_anchor(b, n, e->data.scalar.anchor))
+		return false;
+	if (n->anchor && !mo_anchor_put(b, n->anchor, n))
+		return mo_builder_nomem(b);
+	return mo_builder_attach(b, n);
+}
+
+static inline __attribute__((always_inline)) bool
+mo_on_start(mo_builder *b, const yaml_event_t *e, mo_node_kind kind)
+{
+	if (b->depth >= b->lim->max_depth) {
+		mo_builder_diag(b, e, "nesting deeper than %zu levels", b->lim->max_depth);
+		return false;
+	}
+	if (!mo_builder_count(b, 1, e))
+		return false;
+	mo_node *n = mo_node_new(b, kind, e, 0);
+	if (!n)
+		return mo_builder_nomem(b);
+	const yaml_char_t *anchor, *tag;
+	if (kind == MO_NODE_SEQ) {
+		anchor = e->data.sequence_start.anchor;
+		tag = e->data.sequence_start.tag;
+		n->flow = e->data.sequence_start.style == YAML_FLOW_SEQUENCE_STYLE;
+	} else {
+		anchor = e->data.mapping_start.anchor;
+		tag = e->data.mapping_start.tag;
+		n->flow = e->data.mapping_start.style == YAML_FLOW_MAPPING_STYLE;
+	}
+	n->tag = mo_builder_tag(b, tag);
+	if (!mo_builder_anchor(b, n, anchor))
+		return false;
+	if (b->depth == b->stack_cap) {
+		size_t cap = b->stack_cap ? b->stack_cap * 2 : 16;
+		mo_frame *s = realloc(b->stack, cap * sizeof(*s));
+		if (!s)
+			return mo_builder_nomem(b);
+		b->stack = s;
+		b->stack_cap = cap;
+	}
+	b->stack[b->depth++] = (mo_frame){.node = n, .base = b->n_items};
+	return true;
+}
+
+static int mo_key_cmp(const void *pa, const void *pb)
+{
+	const mo_node *a = **(const mo_node *const *const *)pa;
+	const mo_node *b = **(const mo_node *const *const *)pb;
+	size_t la = a->len, lb = b->len;
+	int c = memcmp(a->value, b->value, la < lb ? la : lb);
+	if (c)
+		return c;
+	if (la != lb)
+		return la < lb ? -1 : 1;
+	/* equal keys: source order, so the later one is reported */
+	return a->start < b->start ? -1 : (a->start > b->start);
+}
+
+static void mo_insertion_sort(mo_node ***keys, size_t m)
+{
+	for (size_t i = 1; i < m; i++) {
+		mo_node **k = keys[i];
+		size_t j = i;
+		for (; j > 0 && mo_key_cmp(&keys[j - 1], &k) > 0; j--)
+			keys[j] = keys[j - 1];
+		keys[j] = k;
+	}
+}
+
+/* A key's slot hash from its length and first and last eight bytes:
+ * equal keys hash equal; a collision costs only a memcmp (<= 64 keys). */
+static uint64_t mo_bytes_hash(const char *s, size_t n)
+{
+	uint64_t a = 0, z = 0;
+	if (n >= 8) {
+		memcpy(&a, s, 8);
+		memcpy(&z, s + n - 8, 8);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			a = a << 8 | (unsigned char)s[i];
+	}
+	uint64_t h = a * 0x9E3779B97F4A7C15ull ^ (z + n) * 0xC2B2AE3D27D4EB4Full;
+	return h ^ h >> 29;
+}
+
+/* Whether two scalar keys of a map of at most 64 keys are equal: a hash
+ * set on the stack, so the sort below runs only when there is something
+ * to report (rare). */
+static bool mo_small_map_has_duplicate(const mo_node *map)
+{
+	const mo_node *slot[128];
+	size_t cap = 8; /* a power of two >= twice the keys (<= 64) */
+	if (map->n <= 16) { /* up to 8 keys: each pair, no table to clear */
+		for (size_t i = 0; i + 1 < map->n; i += 2) {
+			const mo_node *a = map->items[i];
+			if (a->kind != MO_NODE_SCALAR)
+				continue;
+			for (size_t j = i + 2; j + 1 < map->n; j += 2) {
+				const mo_node *k = map->items[j];
+				if (k->kind == MO_NODE_SCALAR && k->len == a->len &&
+				    memcmp(k->value, a->value, a->len) == 0)
+					return true;
+			}
+		}
+		return false;
+	}
+	while (cap < map->n)
+		cap *= 2;
+	memset(slot, 0, cap * sizeof(*slot));
+	for (size_t i = 0; i + 1 < map->n; i += 2) {
+		const mo_node *k = map->items[i];
+		if (k->kind != MO_NODE_SCALAR)
+			continue;
+		size_t j = (size_t)mo_bytes_hash(k->value, k->len) & (cap - 1);
+		for (; slot[j]; j = (j + 1) & (cap - 1))
+			if (slot[j]->len == k->len && memcmp(slot[j]->value, k->value, k->len) == 0)
+				return true;
+		slot[j] = k;
+	}
+	return false;
+}
+
+/* duplicate-key: PyYAML would silently keep the last value. */
+static void mo_check_duplicates(mo_builder *b, const mo_node *map)
+{
+	size_t nk = map->n / 2, m = 0;
+	if (nk < 2 || (nk <= 64 && !mo_small_map_has_duplicate(map)))
+		return;
+	/* small maps (most) sort on the stack: the order is total (keys, then
+	 * source offsets), so any sort gives the same pairs */
+	mo_node **small[32];
+	mo_node ***keys = nk <= 32 ? small : malloc(nk * sizeof(*keys));
+	if (!keys)
+		return;
+	for (size_t i = 0; i < nk; i++)
+		if (map->items[2 * i]->kind == MO_NODE_SCALAR)
+			keys[m++] = &map->items[2 * i];
+	if (keys == small)
+		mo_insertion_sort(keys, m);
+	else
+		qsort(keys, m, sizeof(*keys), mo_key_cmp);
+	for (size_t i = 1; i < m; i++) {
+		const mo_node *prev = *keys[i - 1], *k = *keys[i];
+		if (prev->len == k->len && memcmp(prev->value, k->value, k->len) == 0) {
+			mo_diag *d = mo_diags_add_at(
+				b->diags, MO_SEV_ERROR, "duplicate-key", b->doc->name, k,
+				NULL, "duplicate key '%.*s' (first at line %d); a YAML loader keeps only the last",
+				(int)(k->len > 80 ? 80 : k->len), k->value, prev->line);
+			mo_diag_set_hint(b->diags, d, "remove one of the two '%.*s' entries",
+					 (int)(k->len > 80 ? 80 : k->len), k->value);
+		}
+	}
+	if (keys != small)
+		free(keys);
+}
+
+static bool mo_on_end(mo_builder *b, const yaml_event_t *e)
+{
+	mo_frame f = b->stack[--b->depth];
+	mo_node *n = f.node;
+	size_t count = b->n_items - f.base;
+	n->end = mo_byte_offset(b, e->end_mark.index);
+	n->n = count;
+	if (count) {
+		n->items = mo_arena_alloc_raw(b->doc->arena, count * sizeof(*n->items));
+		if (!n->items)
+			return mo_builder_nomem(b);
+		memcpy(n->items, b->items + f.base, count * sizeof(*n->items));
+	}
+	b->n_items = f.base;
+	if (n->kind == MO_NODE_MAP) {
+		n->n /= 2;
+		n->n *= 2; /* libyaml always pairs keys and values */
+		mo_check_duplicates(b, n);
+	}
+	if (n->anchor && !mo_anchor_put(b, n->anchor, n))
+		return mo_builder_nomem(b);
+	return mo_builder_attach(b, n);
+}
+
+static bool mo_on_alias(mo_builder *b, const yaml_event_t *e)
+{
+	mo_anchor *a = mo_anchor_slot(b, (const char *)e->data.alias.anchor);
+	if (!a || !a->name) {
+		mo_builder_diag(b, e, "alias '*%.80s' refers to no complete anchor",
+				(const char *)e->data.alias.anchor);
+		return false;
+	}
+	/* the expansion counts in full: a billion laughs stops here */
+	if (!mo_builder_count(b, a->node->weight, e))
+		return false;
+	a->node->is_alias_target = true;
+	if (b->depth == 0) {
+		b->doc->root = a->node;
+		return true;
+	}
+	return mo_builder_attach(b, a->node);
+}
+
+static bool mo_on_event(mo_builder *b, const yaml_event_t *e)
+{
+	switch (e->type) {
+	case YAML_DOCUMENT_START_EVENT:
+		if (++b->docs > 1) {
+			mo_builder_diag(b, e, "a second YAML document starts here; a config file holds one");
+			return false;
+		}
+		return true;
+	case YAML_SCALAR_EVENT:
+		return mo_on_scalar(b, e);
+	case YAML_SEQUENCE_START_EVENT:
+		return mo_on_start(b, e, MO_NODE_SEQ);
+	case YAML_MAPPING_START_EVENT:
+		return mo_on_start(b, e, MO_NODE_MAP);
+	case YAML_SEQUENCE_END_EVENT:
+	case YAML_MAPPING_END_EVENT:
+		return mo_on_end(b, e);
+	case YAML_ALIAS_EVENT:
+		return mo_on_alias(b, e);
+	default:
+		return true;
+	}
+}
+
+static void mo_parser_diag(mo_builder *b, const yaml_parser_t *p)
+{
+	const char *problem = p->problem ? p->problem : "invalid YAML";
+	int line, col;
+	if (p->error == YAML_READER_ERROR) {
+		/* reader errors carry a byte offset only */
+		size_t off = p->problem_offset, l = 1, c = 1;
+		for (size_t i = 0; i < off && i < b->srclen; i++) {
+			if (b->src[i] == '\n') {
+				l++;
+				c = 1;
+			} else if (!mo_utf8_cont(b->src[i])) {
+				c++;
+			}
+		}
+		line = (int)l;
+		col = (int)c;
+		mo_diags_add(b->diags, MO_SEV_ERROR, "yaml-syntax", b->doc->name, line,
+			     col, NULL, "%s (byte 0x%02x at offset %zu)", problem,
+			     (unsigned)(p->problem_value & 0xff), off);
+		b->failed = true;
+		return;
+	}
+	line = (int)p->problem_mark.line + 1;
+	col = (int)p->problem_mark.column + 1;
+	if (p->context)
+		mo_diags_add(b->diags, MO_SEV_ERROR, "yaml-syntax", b->doc->name, line,
+			     col, NULL, "%s %s (line %d)", problem, p->context,
+			     (int)p->context_mark.line + 1);
+	else
+		mo_diags_add(b->diags, MO_SEV_ERROR, "yaml-syntax", b->doc->name, line,
+			     col, NULL, "%s", problem);
+	b->failed = true;
+}
+
+static int mo_builder_run(mo_builder *b)
+{
+	yaml_parser_t parser;
+	if (!yaml_parser_initialize(&parser))
+		return mo_builder_nomem(b), -1;
+	yaml_parser_set_input_string(&parser, b->src, b->srclen);
+	yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING);
+	b->ascii = mo_all_ascii(b->src, b->srclen);
+	bool done = false;
+	while (!done && !b->failed) {
+		yaml_event_t e;
+		if (!yaml_parser_parse(&parser, &e)) {
+			if (parser.error == YAML_MEMORY_ERROR)
+				mo_builder_nomem(b);
+			else
+				mo_parser_diag(b, &parser);
+			break;
+		}
+		done = e.type == YAML_STREAM_END_EVENT;
+		mo_on_event(b, &e);
+		yaml_event_delete(&e);
+	}
+	yaml_parser_delete(&parser);
+	free(b->items);
+	free(b->stack);
+	free(b->anchors);
+	if (b->err && b->err->code == MO_ERR_NOMEM)
+		return -1;
+	return b->failed ? 1 : 0;
+}
+
+void mo_doc_free(mo_doc *d)
+{
+	if (d)
+		mo_arena_free(d->arena);
+}
+
+static mo_doc *mo_doc_new(const char *text, size_t len, const char *name)
+{
+	mo_arena *a = mo_arena_new();
+	if (!a)
+		return NULL;
+	mo_doc *d = mo_arena_alloc(a, sizeof(*d));
+	char *src = d ? mo_arena_strndup(a, text, len) : NULL;
+	const char *label = src ? mo_arena_strdup(a, name ? name : "<input>") : NULL;
+	if (!label) {
+		mo_arena_free(a);
+		return NULL;
+	}
+	d->arena = a;
+	d->src = src;
+	d->srclen = len;
+	d->name = label;
+	return d;
+}
+
+int mo_yaml_parse(mo_doc **out, mo_diags *diags, const char *text, size_t len,
+		  const char *name, const mo_limits *lim, mo_error *err)
+{
+	mo_limits defaults;
+	if (!lim) {
+		mo_limits_default(&defaults);
+		lim = &defaults;
+	}
+	*out = NULL;
+	if (len > lim->max_bytes) {
+		mo_error_set(err, MO_ERR_LIMIT, 0, 0,
+			     "input is %zu bytes; the limit is %zu", len, lim->max_bytes);
+		return -1;
+	}
+	mo_doc *doc = mo_doc_new(text ? text : "", text ? len : 0, name);
+	if (!doc) {
+		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		return -1;
+	}
+	mo_builder b = {.doc = doc, .diags = diags, .lim = lim, .err = err,
+			.src = (const unsigned char *)doc->src, .srclen = doc->srclen};
+	/* libyaml's marks do not count a UTF-8 byte order mark: start the
+	 * character cursor past it so byte offsets still index doc->src */
+	if (doc->srclen >= 3 && memcmp(doc->src, "\xEF\xBB\xBF", 3) == 0)
+		b.cur_byte = 3;
+	int rc = mo_builder_run(&b);
+	if (rc != 0) {
+		mo_doc_free(doc);
+		return rc;
+	}
+	*out = doc;
+	return 0;
+}
+
+/* JSON: jansson decides whether the text is JSON (exact errors with line
+ * and column); the tree itself comes from libyaml, which reads JSON as a
+ * YAML flow document and keeps every node's position. */
+int mo_json_parse(mo_doc **out, mo_diags *diags, const char *text, size_t len,
+		  const char *name, const mo_limits *lim, mo_error *err)
+{
+	*out = NULL;
+	json_error_t je;
+	json_t *j = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
+	if (!j) {
+		bool dup = json_error_code(&je) == json_error_duplicate_key;
+		mo_diags_add(diags, MO_SEV_ERROR, dup ? "duplicate-key" : "yaml-syntax",
+			     name ? name : "<input>", je.line > 0 ? je.line : 1,
+			     je.column > 0 ? je.column : 1, NULL, "JSON: %s", je.text);
+		return 1;
+	}
+	json_decref(j);
+	/* JSON's plain scalars (numbers, true, false, null) resolve the same
+	 * under the YAML 1.1 rules; its strings are quoted, hence strings. */
+	return mo_yaml_parse(out, diags, text, len, name, lim, err);
+}
+
+mo_node *mo_map_get_kv(const mo_node *map, const char *key, mo_node **key_out)
+{
+	if (key_out)
+		*key_out = NULL;
+	if (!map || map->kind != MO_NODE_MAP)
+		return NULL;
+	size_t klen = strlen(key);
+	for (size_t i = 0; i + 1 < map->n; i += 2) {
+		mo_node *k = map->items[i];
+		if (k->kind == MO_NODE_SCALAR && k->len == klen &&
+		    memcmp(k->value, key, klen) == 0) {
+			if (key_out)
+				*key_out = k;
+			return map->items[i + 1];
+		}
+	}
+	return NULL;
+}
+
+mo_node *mo_map_get(const mo_node *map, const char *key)
+{
+	return mo_map_get_kv(map, key, NULL);
+}
+
+mo_diag *mo_diags_add_at(mo_diags *d, mo_severity sev, const char *code,
+			 const char *file, const mo_node *at, const char *path,
+			 const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	mo_diag *r = mo_diags_vadd(d, sev, code, file, at ? at->line : 0,
+				   at ? at->column : 0, path, fmt, ap);
+	va_end(ap);
+	return r;
+}
