@@ -88,9 +88,6 @@ $(BUILD)/obj/core/%.o: core/%.c | $(BUILD)/obj
 	@mkdir -p $(dir $@)
 	$(CC) $(CORE_CFLAGS) -c -o $@ $<
 
-# api/layout.c still reads core structures (until the public API has them)
-$(BUILD)/obj/api/layout.o: ALL_CFLAGS += -Icore/src
-
 $(BUILD)/obj/%.o: %.c | $(BUILD)/obj
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
@@ -163,6 +160,7 @@ test: deps
 
 check: deps
 	$(MAKE) BUILD=$(BUILD)-san SAN=1 CFLAGS="-O1 -g" tests-build
+	BUILD=$(BUILD)-san sh tools/include_graph.sh
 	BUILD=$(BUILD)-san SAN=1 \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \

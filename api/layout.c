@@ -3,10 +3,10 @@
  * layer, what each pattern of the config matches (PCRE2 full match, the
  * core's own compiled regexes and candidate rules), and the config's three
  * sections as JSON typed the way PyYAML types them, with the lines they
- * span in the text. Reads the core's internal structures (like the unit
- * tests do): the public header has no path kinds nor parsed sections. */
+ * span in the text. Built on the public header's read-only views of a model
+ * and a config (mo_model_path_kind, mo_config_pattern_*, mo_config_section,
+ * mo_node_*). */
 #include "api_internal.h"
-#include "model/model.h" /* core-private: see the Makefile */
 #include "json.h"
 
 #include <stdlib.h>
@@ -18,15 +18,15 @@ static json_t *mo_layout_types(const mo_model *m)
 {
 	json_t *types = json_array();
 
-	for (size_t t = 0; types && t < m->n_types; t++) {
-		const mo_layer_type *lt = &m->types[t];
+	for (size_t t = 0; types && t < mo_model_layer_type_count(m); t++) {
 		json_t *paths = json_array();
 
-		for (size_t p = 0; paths && p < lt->n_paths; p++)
-			json_array_append_new(paths, json_pack("{s:s, s:s}", "name", lt->paths[p].name,
-							       "kind", mo_layout_kinds[lt->paths[p].kind]));
-		json_array_append_new(types, json_pack("{s:s, s:o*}", "name", lt->name,
-						       "paths", paths));
+		for (size_t p = 0; paths && p < mo_model_path_count(m, t); p++)
+			json_array_append_new(paths, json_pack("{s:s, s:s}", "name",
+							       mo_model_path(m, t, p), "kind",
+							       mo_layout_kinds[mo_model_path_kind(m, t, p)]));
+		json_array_append_new(types, json_pack("{s:s, s:o*}", "name",
+						       mo_model_layer_type_name(m, t), "paths", paths));
 	}
 	return types;
 }
@@ -34,57 +34,48 @@ static json_t *mo_layout_types(const mo_model *m)
 static json_t *mo_layout_layer_types(const mo_model *m)
 {
 	json_t *a = json_array();
-	int64_t n = m->num_layers + m->mtp_num_layers;
+	int64_t n = mo_model_num_layers(m) + mo_model_mtp_layers(m);
 
 	for (int64_t l = 0; a && l < n; l++)
-		json_array_append_new(a, json_integer((json_int_t)m->type_of[l]));
+		json_array_append_new(a, json_integer((json_int_t)mo_model_layer_type_of(m, l)));
 	return a;
 }
 
 /* ---- patterns ------------------------------------------------------------ */
 
-/* {"section", "key", "pattern", "error"?, "offset"?, "matches": [[path...]
- * per type]}. Communication patterns only match communication ops (as in
- * resolve.c). */
-static json_t *mo_layout_pattern(const mo_pattern *p, const char *section,
-				 const char *key, int comm_only, const mo_model *m,
-				 mo_matcher *mt)
+/* {"section", "key", "pattern", "error"?, "matches": [[path...] per type]}.
+ * Communication patterns only match communication ops (as the rules do). */
+static json_t *mo_layout_pattern(const mo_config *c, size_t i, const mo_model *m, mo_matcher *mt)
 {
-	json_t *o = json_pack("{s:s, s:s, s:s}", "section", section, "key", key,
-			      "pattern", p->regex ? p->regex : "");
-	json_t *matches = json_array();
+	mo_config_pattern p;
+	json_t *o, *matches;
 
+	if (mo_config_pattern_get(&p, c, i) != 0)
+		return NULL;
+	o = json_pack("{s:s, s:s, s:s}", "section", p.section, "key", p.key, "pattern", p.regex);
+	matches = json_array();
 	if (!o || !matches) {
 		json_decref(o);
 		json_decref(matches);
 		return NULL;
 	}
-	for (size_t t = 0; t < m->n_types; t++) {
-		const mo_layer_type *lt = &m->types[t];
+	for (size_t t = 0; t < mo_model_layer_type_count(m); t++) {
 		json_t *hits = json_array();
 
-		for (size_t i = 0; p->re && hits && i < lt->n_paths; i++) {
-			const char *name = lt->paths[i].name;
+		for (size_t k = 0; p.compiled && hits && k < mo_model_path_count(m, t); k++) {
+			const char *name = mo_model_path(m, t, k);
 
-			if (comm_only && lt->paths[i].kind != MO_PATH_COMM)
+			if (p.comm_only && mo_model_path_kind(m, t, k) != MO_PATH_COMM)
 				continue;
-			if (mo_matcher_match(mt, p->re, name, strlen(name)) == 1)
+			if (mo_config_pattern_match(mt, c, i, name, strlen(name)) == 1)
 				json_array_append_new(hits, json_string(name));
 		}
 		json_array_append_new(matches, hits);
 	}
 	json_object_set_new(o, "matches", matches);
-	if (!p->re)
+	if (!p.compiled)
 		json_object_set_new(o, "error", json_string("the pattern does not compile"));
 	return o;
-}
-
-static void mo_layout_list(json_t *out, const mo_pattern_list *l, const char *section,
-			   const char *key, int comm_only, const mo_model *m, mo_matcher *mt)
-{
-	for (size_t i = 0; i < l->n; i++)
-		json_array_append_new(out, mo_layout_pattern(&l->p[i], section, key, comm_only,
-							     m, mt));
 }
 
 static json_t *mo_layout_patterns(const mo_config *c, const mo_model *m)
@@ -97,12 +88,8 @@ static json_t *mo_layout_patterns(const mo_config *c, const mo_model *m)
 		mo_matcher_free(mt);
 		return NULL;
 	}
-	mo_layout_list(a, &c->select, "recompute", "select_module", 0, m, mt);
-	mo_layout_list(a, &c->exclude, "recompute", "exclude_op", 0, m, mt);
-	mo_layout_list(a, &c->comm, "recompute_comm", "select_module", 1, m, mt);
-	for (size_t i = 0; i < c->n_op_swap; i++)
-		json_array_append_new(a, mo_layout_pattern(&c->op_swap[i].pat, "swap", "op_swap",
-							   0, m, mt));
+	for (size_t i = 0; i < mo_config_pattern_count(c); i++)
+		json_array_append_new(a, mo_layout_pattern(c, i, m, mt));
 	mo_matcher_free(mt);
 	return a;
 }
@@ -111,108 +98,77 @@ static json_t *mo_layout_patterns(const mo_config *c, const mo_model *m)
 
 static json_t *mo_layout_scalar(const mo_node *n)
 {
-	bool b, overflow = false;
-	int64_t i;
-	double d;
+	size_t len;
+	const char *text;
 
-	switch (mo_scalar_resolve(n)) {
-	case MO_SCALAR_NULL:
+	switch (mo_node_value_type(n)) {
+	case MO_VALUE_NULL:
 		return json_null();
-	case MO_SCALAR_BOOL:
-		return mo_scalar_bool(n, &b) ? json_boolean(b) : json_stringn(n->value, n->len);
-	case MO_SCALAR_INT:
-		if (mo_scalar_int(n, &i, &overflow))
-			return json_integer((json_int_t)i);
-		break;
-	case MO_SCALAR_FLOAT:
-		if (mo_scalar_float(n, &d))
-			return json_real(d);
-		break;
-	case MO_SCALAR_STR:
-		break;
+	case MO_VALUE_BOOL:
+		return json_boolean(mo_node_bool(n));
+	case MO_VALUE_INT:
+		return json_integer((json_int_t)mo_node_int(n));
+	case MO_VALUE_FLOAT:
+		return json_real(mo_node_float(n));
+	default:
+		text = mo_node_text(n, &len);
+		return json_stringn(text ? text : "", len);
 	}
-	return json_stringn(n->value, n->len);
 }
 
 /* The node as JSON; mapping keys as their text (a key that is not a
  * scalar is left out: the rules report it). */
 static json_t *mo_layout_node(const mo_node *n, int depth)
 {
+	mo_value_type type = mo_node_value_type(n);
 	json_t *o;
 
 	if (!n || depth > 64)
 		return json_null();
-	if (n->kind == MO_NODE_SCALAR)
-		return mo_layout_scalar(n);
-	if (n->kind == MO_NODE_SEQ) {
+	if (type == MO_VALUE_LIST) {
 		o = json_array();
-		for (size_t i = 0; o && i < n->n; i++)
-			json_array_append_new(o, mo_layout_node(n->items[i], depth + 1));
+		for (size_t i = 0; o && i < mo_node_count(n); i++)
+			json_array_append_new(o, mo_layout_node(mo_node_item(n, i), depth + 1));
 		return o;
 	}
+	if (type != MO_VALUE_MAP)
+		return mo_layout_scalar(n);
 	o = json_object();
-	for (size_t i = 0; o && i + 1 < n->n; i += 2) {
-		const mo_node *k = n->items[i];
+	for (size_t i = 0; o && i < mo_node_count(n); i++) {
+		size_t len;
+		const char *text = mo_node_text(mo_node_key(n, i), &len);
 		char *key;
 
-		if (!k || k->kind != MO_NODE_SCALAR)
+		if (!text)
 			continue;
-		key = strndup(k->value, k->len);
+		key = strndup(text, len);
 		if (key)
-			json_object_set_new(o, key, mo_layout_node(n->items[i + 1], depth + 1));
+			json_object_set_new(o, key, mo_layout_node(mo_node_item(n, i), depth + 1));
 		free(key);
 	}
 	return o;
 }
 
-/* 1-based line of a byte offset. */
-static int mo_layout_line_of(const mo_doc *d, size_t off)
-{
-	int line = 1;
-
-	for (size_t i = 0; i < off && i < d->srclen; i++)
-		if (d->src[i] == '\n')
-			line++;
-	return line;
-}
-
-/* Lines [start, end) of a top-level block section: from its key's line to
- * the line where its value ends (exclusive). Only for a key in column 1. */
-static json_t *mo_layout_span(const mo_doc *d, const mo_node *key, const mo_node *val)
-{
-	int end;
-
-	if (!key || !val || key->column != 1 || !d->src)
-		return NULL;
-	end = mo_layout_line_of(d, val->end);
-	if (val->end > 0 && val->end <= d->srclen && d->src[val->end - 1] != '\n')
-		end++;
-	if (end <= key->line)
-		end = key->line + 1;
-	return json_pack("{s:i, s:i}", "start", key->line, "end", end);
-}
-
 static void mo_layout_section(json_t *sections, json_t *spans, const mo_config *c,
-			      const char *name, const mo_node *key, const mo_node *val)
+			      const char *name)
 {
-	json_t *span;
+	int first, end;
+	const mo_node *val = mo_config_section(c, name, &first, &end);
 
-	if (!key)
+	if (!val)
 		return;
 	json_object_set_new(sections, name, mo_layout_node(val, 1));
-	span = c->doc && c->doc->root && !c->doc->root->flow
-		       ? mo_layout_span(c->doc, key, val) : NULL;
-	if (span)
-		json_object_set_new(spans, name, span);
+	if (first > 0)
+		json_object_set_new(spans, name, json_pack("{s:i, s:i}", "start", first, "end", end));
 }
 
 static void mo_layout_config(json_t *o, const mo_config *c)
 {
 	json_t *sections = json_object(), *spans = json_object();
 
-	mo_layout_section(sections, spans, c, "recompute", c->recompute_key, c->recompute_val);
-	mo_layout_section(sections, spans, c, "recompute_comm", c->comm_key, c->comm_val);
-	mo_layout_section(sections, spans, c, "swap", c->swap_key, c->swap_val);
+	mo_layout_section(sections, spans, c, "recompute");
+	mo_layout_section(sections, spans, c, "recompute_comm");
+	mo_layout_section(sections, spans, c, "swap");
 	json_object_set_new(o, "sections", sections);
 	json_object_set_new(o, "section_lines", spans);
 	json_object_set_new(o, "training_yaml", json_boolean(mo_config_is_training_yaml(c)));
@@ -234,8 +190,8 @@ static json_t *mo_layout_json(const mo_config *c, const mo_model *m, const mo_di
 
 	if (!o)
 		return NULL;
-	json_object_set_new(o, "num_layers", json_integer((json_int_t)m->num_layers));
-	json_object_set_new(o, "mtp_num_layers", json_integer((json_int_t)m->mtp_num_layers));
+	json_object_set_new(o, "num_layers", json_integer((json_int_t)mo_model_num_layers(m)));
+	json_object_set_new(o, "mtp_num_layers", json_integer((json_int_t)mo_model_mtp_layers(m)));
 	json_object_set_new(o, "types", mo_layout_types(m));
 	json_object_set_new(o, "layer_types", mo_layout_layer_types(m));
 	if (c && mo_layout_is_yaml(diags)) {

@@ -422,6 +422,87 @@ static void test_parse_api(void **state)
 	mo_diags_free(d);
 }
 
+/* The read-only view an editor builds its controls from: sections with the
+ * lines they span, values typed as PyYAML types them, patterns in order
+ * with their matches. Expectations from reading the text below. */
+static void test_config_view(void **state)
+{
+	(void)state;
+	static const char text[] = "seed: 1\n"                          /* 1 */
+				   "recompute:\n"                        /* 2 */
+				   "  mode: select\n"                    /* 3 */
+				   "  select_module:\n"                  /* 4 */
+				   "    '.*mlp': [0-3]\n"                /* 5 */
+				   "    'self_attention.(': [1]\n"       /* 6 */
+				   "  exclude_op:\n"                     /* 7 */
+				   "    'mlp.mul': [2]\n"                /* 8 */
+				   "swap:\n"                             /* 9 */
+				   "  enable: yes\n"                     /* 10 */
+				   "  default_prefetch: 0x10\n"          /* 11 */
+				   "  ratio: 1.5\n"                      /* 12 */
+				   "  big: 99999999999999999999\n"       /* 13 */
+				   "  name: ~\n"                         /* 14 */
+				   "trailer: 2\n";                       /* 15 */
+	mo_diags *d = NULL;
+	mo_config *c = NULL;
+	mo_error err = {0};
+	int first = -1, end = -1;
+	mo_config_pattern p;
+	mo_matcher *mt = mo_matcher_new();
+
+	assert_non_null(mt);
+	assert_int_equal(mo_diags_new(&d), 0);
+	assert_int_equal(mo_config_parse(&c, d, text, strlen(text), "v.yaml", NULL, &err), 0);
+
+	const mo_node *rc = mo_config_section(c, "recompute", &first, &end);
+	assert_non_null(rc);
+	assert_int_equal(first, 2);
+	assert_int_equal(end, 9);
+	assert_int_equal(mo_node_value_type(rc), MO_VALUE_MAP);
+	assert_int_equal(mo_node_count(rc), 3);
+	size_t len = 0;
+	assert_string_equal(mo_node_text(mo_node_key(rc, 0), &len), "mode");
+	assert_int_equal(len, 4);
+	assert_string_equal(mo_node_text(mo_node_item(rc, 0), NULL), "select");
+	assert_null(mo_node_key(rc, 3));
+	assert_null(mo_config_section(c, "recompute_comm", &first, &end));
+	assert_int_equal(first, 0);
+
+	const mo_node *sw = mo_config_section(c, "swap", &first, &end);
+	assert_int_equal(first, 9);
+	assert_int_equal(end, 15);
+	assert_int_equal(mo_node_value_type(mo_node_item(sw, 0)), MO_VALUE_BOOL);
+	assert_int_equal(mo_node_bool(mo_node_item(sw, 0)), 1);
+	assert_int_equal(mo_node_value_type(mo_node_item(sw, 1)), MO_VALUE_INT);
+	assert_int_equal(mo_node_int(mo_node_item(sw, 1)), 16);
+	assert_int_equal(mo_node_value_type(mo_node_item(sw, 2)), MO_VALUE_FLOAT);
+	assert_true(mo_node_float(mo_node_item(sw, 2)) == 1.5);
+	/* past int64: read as its text */
+	assert_int_equal(mo_node_value_type(mo_node_item(sw, 3)), MO_VALUE_STRING);
+	assert_int_equal(mo_node_value_type(mo_node_item(sw, 4)), MO_VALUE_NULL);
+
+	assert_int_equal(mo_config_pattern_count(c), 3);
+	assert_int_equal(mo_config_pattern_get(&p, c, 0), 0);
+	assert_string_equal(p.section, "recompute");
+	assert_string_equal(p.key, "select_module");
+	assert_string_equal(p.regex, ".*mlp");
+	assert_true(p.compiled);
+	assert_false(p.comm_only);
+	assert_int_equal(mo_config_pattern_match(mt, c, 0, "mlp", 3), 1);
+	assert_int_equal(mo_config_pattern_match(mt, c, 0, "mlp.linear_fc1", 14), 0);
+	assert_int_equal(mo_config_pattern_get(&p, c, 1), 0);
+	assert_false(p.compiled);
+	assert_int_equal(mo_config_pattern_match(mt, c, 1, "self_attention", 14), 0);
+	assert_int_equal(mo_config_pattern_get(&p, c, 2), 0);
+	assert_string_equal(p.key, "exclude_op");
+	assert_int_equal(mo_config_pattern_match(mt, c, 2, "mlp.mul", 7), 1);
+	assert_int_equal(mo_config_pattern_get(&p, c, 3), -1);
+
+	mo_matcher_free(mt);
+	mo_config_free(c);
+	mo_diags_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -440,6 +521,7 @@ int main(void)
 		cmocka_unit_test(test_sorting),
 		cmocka_unit_test(test_no_model),
 		cmocka_unit_test(test_parse_api),
+		cmocka_unit_test(test_config_view),
 	};
 	return cmocka_run_group_tests_name("config", tests, NULL, NULL);
 }

@@ -148,6 +148,14 @@ const char *mo_model_layer_type_name(const mo_model *m, size_t t);
 size_t mo_model_layer_type_of(const mo_model *m, int64_t layer);
 size_t mo_model_path_count(const mo_model *m, size_t t);
 const char *mo_model_path(const mo_model *m, size_t t, size_t p);
+/* What a path is: a cell, an op (callable attribute) or a communication op
+ * (`<module>.input.<op>`); MO_PATH_MODULE when out of range. */
+typedef enum mo_path_kind {
+	MO_PATH_MODULE, /* a cell: self_attention, mlp.linear_fc1 */
+	MO_PATH_OP,     /* an op / callable attribute: add, mlp.mul, self_attention.cast */
+	MO_PATH_COMM    /* a communication op: <module>.input.allgather */
+} mo_path_kind;
+mo_path_kind mo_model_path_kind(const mo_model *m, size_t t, size_t p);
 /* The model as a canonical model file (YAML, SPEC 4 spelling). Caller
  * frees with free(); NULL when out of memory. */
 char *mo_model_to_yaml(const mo_model *m);
@@ -180,6 +188,65 @@ int mo_config_is_training_yaml(const mo_config *c);
  * mo_model_free. Returns 1 when it has none. */
 int mo_config_model(mo_model **out, mo_diags *diags, const mo_config *c,
 		    mo_error *err);
+
+/* ---- reading a parsed config (what an editor builds its controls from) ---- */
+
+/* A node of the parsed document, borrowed from its config (valid until
+ * mo_config_free). Values are typed the way PyYAML (what MindSpore
+ * Transformers loads configs with) types them. */
+typedef struct mo_node mo_node;
+typedef enum mo_value_type {
+	MO_VALUE_NULL,
+	MO_VALUE_BOOL,
+	MO_VALUE_INT,    /* fits int64 (larger integers read as strings) */
+	MO_VALUE_FLOAT,
+	MO_VALUE_STRING,
+	MO_VALUE_LIST,
+	MO_VALUE_MAP
+} mo_value_type;
+mo_value_type mo_node_value_type(const mo_node *n);
+/* The scalar's value; 0 / 0.0 when the node is not of that type. */
+int mo_node_bool(const mo_node *n);
+int64_t mo_node_int(const mo_node *n);
+double mo_node_float(const mo_node *n);
+/* The scalar's text as written (may hold NUL bytes: use *len), NULL when
+ * the node is a list or map. */
+const char *mo_node_text(const mo_node *n, size_t *len);
+/* Items of a list, key / value pairs of a map, 0 for a scalar. */
+size_t mo_node_count(const mo_node *n);
+/* List item i, or the value of map pair i; NULL out of range. */
+const mo_node *mo_node_item(const mo_node *n, size_t i);
+/* The key of map pair i; NULL out of range or not a map. */
+const mo_node *mo_node_key(const mo_node *n, size_t i);
+
+/* The value of a section ("recompute", "recompute_comm" or "swap") as
+ * written, NULL when the config has no such section. When the section is a
+ * block at the start of a line, *first_line and *end_line (both optional)
+ * get the 1-based lines [first, end) it spans in the text; else 0. */
+const mo_node *mo_config_section(const mo_config *c, const char *name, int *first_line,
+				 int *end_line);
+
+/* The config's regex patterns, in the order: recompute.select_module,
+ * recompute.exclude_op, recompute_comm.select_module, swap.op_swap. */
+typedef struct mo_config_pattern {
+	const char *section; /* "recompute", "recompute_comm", "swap" */
+	const char *key;     /* "select_module", "exclude_op", "op_swap" */
+	const char *regex;   /* the pattern as written */
+	int compiled;        /* 0: it does not compile (a `regex` finding says why) */
+	int comm_only;       /* it acts on communication paths only */
+} mo_config_pattern;
+size_t mo_config_pattern_count(const mo_config *c);
+/* Pattern i; 0, or -1 out of range. Strings are borrowed from c. */
+int mo_config_pattern_get(mo_config_pattern *out, const mo_config *c, size_t i);
+/* Scratch space for matching many paths (PCRE2 match data): one per thread. */
+typedef struct mo_matcher mo_matcher;
+mo_matcher *mo_matcher_new(void);
+void mo_matcher_free(mo_matcher *mt);
+/* Whether pattern i fully matches path (PCRE2, the same compiled regex the
+ * rules use; comm_only is the caller's to apply): 1 match, 0 no match or
+ * a pattern that does not compile, -1 a match limit hit or an error. */
+int mo_config_pattern_match(mo_matcher *mt, const mo_config *c, size_t i, const char *path,
+			    size_t len);
 
 /* Every rule of SPEC 2.3 against the model (NULL: checks that need one
  * report `model-needed`). Appends to diags. Returns the number of errors

@@ -257,9 +257,6 @@ typedef struct mo_memo_key {
 mo_est_cache *mo_est_cache_get(const mo_model *m, const mo_framework *fw, const mo_est_dims *d,
 			       mo_error *err);
 void mo_est_cache_release(mo_est_cache *c);
-/* model.c: where a model keeps its cache, and the lock guarding it. */
-pthread_mutex_t *mo_model_est_lock(const mo_model *m);
-struct mo_est_cache **mo_model_est_cache(const mo_model *m);
 const mo_est_graph *mo_est_cache_graph(const mo_est_cache *c, size_t type);
 const mo_est_graph *mo_est_cache_head(const mo_est_cache *c);
 const mo_est_graph *mo_est_cache_embed(const mo_est_cache *c);

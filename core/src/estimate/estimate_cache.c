@@ -10,7 +10,7 @@
  * built for; an estimate whose model no longer matches (the device count or
  * a shape changed) builds a new one, which replaces it. Lifetime: estimates
  * borrow the graphs and hold a reference; the model holds one; the last
- * release frees. Threads: the model's est_lock guards which cache the model
+ * release frees. Threads: the model's estimator lock guards which cache the model
  * holds, the cache's own lock guards its memo; graphs never change once
  * built. */
 #include "estimate/estimate.h"
@@ -118,13 +118,18 @@ fail:
 	return NULL;
 }
 
+static void mo_est_cache_destroy(void *c)
+{
+	mo_est_cache_release(c);
+}
+
 mo_est_cache *mo_est_cache_get(const mo_model *m, const mo_framework *fw, const mo_est_dims *d,
 			       mo_error *err)
 {
-	pthread_mutex_t *lock = mo_model_est_lock(m);
-	mo_est_cache **slot = mo_model_est_cache(m);
+	pthread_mutex_t *lock = mo_model_estimator_lock(m);
+	mo_attachment *slot = mo_model_estimator_slot(m);
 	pthread_mutex_lock(lock);
-	mo_est_cache *c = *slot;
+	mo_est_cache *c = slot->data;
 	if (!c || !mo_cache_fits(c, m, fw, d)) {
 		/* built under the lock: concurrent first estimates build it once */
 		mo_est_cache *n = mo_cache_build(m, fw, d, err);
@@ -132,8 +137,9 @@ mo_est_cache *mo_est_cache_get(const mo_model *m, const mo_framework *fw, const 
 			pthread_mutex_unlock(lock);
 			return NULL;
 		}
-		mo_est_cache_release(c);
-		*slot = c = n;
+		mo_attachment_clear(slot);
+		*slot = (mo_attachment){.data = n, .destroy = mo_est_cache_destroy};
+		c = n;
 	}
 	__atomic_add_fetch(&c->refs, 1, __ATOMIC_ACQ_REL);
 	pthread_mutex_unlock(lock);

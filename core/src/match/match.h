@@ -25,10 +25,8 @@ mo_regex *mo_regex_share(mo_regex *re);
  * call; for many subjects use a matcher. */
 int mo_regex_match(const mo_regex *re, const char *subject, size_t len);
 
-/* Match data reusable across patterns (one per thread / per call). */
-typedef struct mo_matcher mo_matcher;
-mo_matcher *mo_matcher_new(void);
-void mo_matcher_free(mo_matcher *mt);
+/* Match data reusable across patterns: mo_matcher_new / _free are public
+ * (memopt.h). */
 int mo_matcher_match(mo_matcher *mt, const mo_regex *re, const char *subject,
 		     size_t len);
 /* The byte a full match needs first / last (a simple pattern's literal

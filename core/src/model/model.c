@@ -65,7 +65,7 @@ mo_model *mo_model_alloc(const char *name)
 		mo_arena_free(a);
 		return NULL;
 	}
-	pthread_mutex_init(&x->est_lock, NULL);
+	pthread_mutex_init(&x->estimator_lock, NULL);
 	mo_model_set_defaults(m);
 	return m;
 }
@@ -74,19 +74,19 @@ void mo_model_free(mo_model *m)
 {
 	if (!m)
 		return;
-	mo_est_cache_release(m->ext->est_cache);
-	pthread_mutex_destroy(&m->ext->est_lock);
+	mo_attachment_clear(&m->ext->estimator_memo);
+	pthread_mutex_destroy(&m->ext->estimator_lock);
 	mo_arena_free(m->arena);
 }
 
-pthread_mutex_t *mo_model_est_lock(const mo_model *m)
+pthread_mutex_t *mo_model_estimator_lock(const mo_model *m)
 {
-	return &m->ext->est_lock;
+	return &m->ext->estimator_lock;
 }
 
-struct mo_est_cache **mo_model_est_cache(const mo_model *m)
+mo_attachment *mo_model_estimator_slot(const mo_model *m)
 {
-	return &m->ext->est_cache;
+	return &m->ext->estimator_memo;
 }
 
 /* tp * pp * cp, saturating. */
@@ -226,6 +226,13 @@ const char *mo_model_path(const mo_model *m, size_t t, size_t p)
 	if (!m || t >= m->n_types || p >= m->types[t].n_paths)
 		return NULL;
 	return m->types[t].paths[p].name;
+}
+
+mo_path_kind mo_model_path_kind(const mo_model *m, size_t t, size_t p)
+{
+	if (!m || t >= m->n_types || p >= m->types[t].n_paths)
+		return MO_PATH_MODULE;
+	return m->types[t].paths[p].kind;
 }
 
 /* ---- loading from text --------------------------------------------------- */

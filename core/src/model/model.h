@@ -11,11 +11,6 @@
  * kind and the index of its parent path (-1 for top level). Paths are
  * stored parent-before-child. */
 
-typedef enum mo_path_kind {
-	MO_PATH_MODULE, /* a cell: self_attention, mlp.linear_fc1 */
-	MO_PATH_OP,     /* an op / callable attribute: add, mlp.mul, self_attention.cast */
-	MO_PATH_COMM    /* a communication op: <module>.input.allgather */
-} mo_path_kind;
 
 typedef struct mo_path {
 	const char *name;  /* full dotted path relative to the layer */
@@ -96,6 +91,16 @@ struct mo_model {
 	 * model's arena (freed with it), under resolve.c's lock */
 	struct mo_path_cache *path_cache;
 };
+
+/* The slot where the estimator keeps what it learned about the model
+ * (estimate_cache.c: graphs per layer type, a memo of plan results), and
+ * the lock that guards the slot. The model frees what is attached when it
+ * is freed, through the slot's destructor, without knowing the estimator.
+ * A model is read-only to its users; this slot is its one mutable part,
+ * always under the lock (the server shares preset models between
+ * threads). */
+pthread_mutex_t *mo_model_estimator_lock(const mo_model *m);
+mo_attachment *mo_model_estimator_slot(const mo_model *m);
 
 /* Reads a model from a parsed document: a model file (SPEC 4, either
  * spelling), a PyNative or graph-mode training YAML, or a Hugging Face

@@ -71,16 +71,10 @@ struct mo_model_ext {
 	bool mbn_derived;          /* micro_batch_num from global batch */
 	bool dp_auto;              /* data parallel from the device count */
 	/* the estimator's graphs and memo for this model (estimate_cache.c),
-	 * shared by the threads estimating it; est_lock guards the pointer */
-	pthread_mutex_t est_lock;
-	struct mo_est_cache *est_cache;
+	 * shared by the threads estimating it; estimator_lock guards the slot */
+	pthread_mutex_t estimator_lock;
+	mo_attachment estimator_memo;
 };
-
-/* Drops a reference to an estimator cache (estimate_cache.c). */
-void mo_est_cache_release(struct mo_est_cache *c);
-/* Where the model keeps it, and the lock guarding that (for estimate_cache.c). */
-pthread_mutex_t *mo_model_est_lock(const mo_model *m);
-struct mo_est_cache **mo_model_est_cache(const mo_model *m);
 
 /* Limits on values read from files (hostile input). */
 #define MO_MODEL_MAX_LAYERS 100000

@@ -1,0 +1,93 @@
+#!/bin/sh
+# The include edges between folders (core/src/<subsystem>, the faces, the
+# public header), printed one "from -> to" a line. Fails when the folders'
+# graph has a cycle or when a face (api, server, cli, bench, examples, fuzz
+# harnesses, tools) includes a core-private header: the faces are built
+# against core/include/memopt/ only. When the core's objects are built
+# ($BUILD/obj/core/src, BUILD defaults to build), the same for the symbols
+# each core folder's objects take from another's: a function declared in
+# the wrong header cannot hide a cycle. Run by `make check`; by hand:
+#   sh tools/include_graph.sh        (from the repository root)
+set -eu
+cd "$(dirname "$0")/.."
+
+# folder of a file: core/src/<sub>/x.c -> core/<sub>; api/x.c -> api; ...
+folder_of() {
+  case $1 in
+    core/src/*) echo "$1" | awk -F/ '{print "core/" $3}' ;;
+    core/include/*) echo "public" ;;
+    tests/fuzz/*) echo "tests/fuzz" ;;
+    *) dirname "$1" ;;
+  esac
+}
+
+# where `#include "name"` from file resolves: next to the file, then the -I
+# folders in the Makefile's order (core/include, core/src, api, server, tests)
+resolve() { # file name
+  dir=$(dirname "$1")
+  for base in "$dir" core/include core/src api server tests; do
+    if [ -f "$base/$2" ]; then
+      echo "$base/$2" | sed 's|^\./||'
+      return
+    fi
+  done
+  echo "?/$2"
+}
+
+edges=$(mktemp "${TMPDIR:-/tmp}/memopt-include-edges.XXXXXX")
+trap 'rm -f "$edges"' EXIT INT TERM
+find core/src api server cli bench examples tests/fuzz tools -name '*.[ch]' 2>/dev/null |
+  LC_ALL=C sort | while read -r f; do
+  from=$(folder_of "$f")
+  sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f" |
+    while read -r inc; do
+      target=$(resolve "$f" "$inc")
+      to=$(folder_of "$target")
+      [ "$from" = "$to" ] || echo "$from -> $to $f $target"
+    done
+done >"$edges"
+
+echo "include edges between folders (from -> to: #include lines):"
+awk '{k = $1 " -> " $3; n[k]++} END {for (k in n) print "  " k ": " n[k]}' "$edges" | LC_ALL=C sort
+
+status=0
+# a face may include the public header and other faces' headers, never the core's
+bad=$(awk '$1 !~ /^core\// && $3 ~ /^core\// {print "  " $4 " includes " $5}' "$edges")
+if [ -n "$bad" ]; then
+  echo "FAIL: faces include core-private headers:"; echo "$bad"; status=1
+fi
+unresolved=$(awk '$3 ~ /^\?/ {print "  " $4 ": " $5}' "$edges")
+if [ -n "$unresolved" ]; then
+  echo "FAIL: includes that resolve to no file:"; echo "$unresolved"; status=1
+fi
+# tsort reports a loop on stderr when the graph has a cycle
+if ! awk '{print $1, $3}' "$edges" | tsort >/dev/null 2>"$edges.loop"; then :; fi
+if [ -s "$edges.loop" ]; then
+  echo "FAIL: the folders' include graph has a cycle:"; sed 's/^/  /' "$edges.loop"; status=1
+fi
+rm -f "$edges.loop"
+[ $status -eq 0 ] && echo "ok: no cycle between folders; the faces include only the public header and each other"
+
+# link edges: undefined symbols of a folder's objects defined by another's
+objdir=${BUILD:-build}/obj/core/src
+if [ -d "$objdir" ] && command -v nm >/dev/null 2>&1; then
+  for d in "$objdir"/*/; do
+    f=core/$(basename "$d")
+    nm -g --defined-only "$d"*.o 2>/dev/null | awk -v f="$f" 'NF == 3 {print $3, f}'
+  done | LC_ALL=C sort >"$edges.defs"
+  for d in "$objdir"/*/; do
+    f=core/$(basename "$d")
+    nm -u "$d"*.o 2>/dev/null | awk -v f="$f" 'NF == 2 {print $2, f}'
+  done | LC_ALL=C sort -u >"$edges.uses"
+  LC_ALL=C join "$edges.uses" "$edges.defs" | awk '$2 != $3 {print $2, $3}' | LC_ALL=C sort -u >"$edges.links"
+  echo "link edges between core folders (symbols a folder's objects use from another's):"
+  awk '{print "  " $1 " -> " $2}' "$edges.links"
+  if ! tsort "$edges.links" >/dev/null 2>"$edges.loop"; then :; fi
+  if [ -s "$edges.loop" ]; then
+    echo "FAIL: the core folders' link graph has a cycle:"; sed 's/^/  /' "$edges.loop"; status=1
+  else
+    echo "ok: no cycle in the link graph"
+  fi
+  rm -f "$edges.defs" "$edges.uses" "$edges.links" "$edges.loop"
+fi
+exit $status
