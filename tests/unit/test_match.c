@@ -1,5 +1,7 @@
-/* The simple-pattern matcher must answer exactly like PCRE2 full-match:
- * every pattern below against every subject, both ways. */
+/* The comparisons match.c puts in front of PCRE2 (EXACT and SUFFIX shapes)
+ * must answer exactly like PCRE2 full-match: every pattern below against
+ * every subject, both ways (patterns of other shapes go to PCRE2 itself and
+ * must agree too). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -32,15 +34,15 @@ static const char *const patterns[] = {
 	"self_attention\\.linear_proj", ".*\\.allgather", ".*allgather", "mlp.linear_fc.",
 	"m.p", ".*_.*", "a.*b.*c", ".*\\-x", "layers.*.self_attention.*", "add", ".*add",
 	"mlp.experts.*.alltoall.*", "x\\.y", ".*.", "...*", "mlp\\.", "\\.\\*",
-	/* not simple: these must go to PCRE2 and still agree */
+	/* other shapes: these go to PCRE2 */
 	"(mlp|self_attention)", "mlp.+", ".*?mlp", ".*+mlp", "[a-z_]+", "mlp.linear_fc[12]",
 	"\\w+", "mlp$", "^mlp", "a{2}", ".*(allgather|reducescatter)", "mlp.linear_fc\\d",
-	/* alternations of simple sequences (expanded), and near misses */
+	/* alternations, and near misses */
 	"(?:self_attention|mlp)\\..*allgather", ".*(?:allgather|reducescatter)", "a|b", "mlp|",
 	"|mlp", "(?:a|)b", "()", "(?:)", "(?:x)(?:y|z)", "(mlp|self_attention)\\..*",
 	"(?:mlp|add).*|x\\.y", "(?:a|b)*", "(?:a|(b))", "(?:a\\|b)", "(?:.|x)+", "x(?:.|y)",
 	"(?:a|b)(?:a|b)(?:a|b)(?:a|b)", "(?i:mlp)", "(?:mlp)?", "a(?:|b)c",
-	/* the shapes with a direct test */
+	/* wildcards past the start */
 	".*input.*", "mlp\\.experts\\..*", ".*.*", "a.*", ".*a", "a.*.*", ".*.*a.*",
 };
 
