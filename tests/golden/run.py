@@ -5,8 +5,11 @@
     tests/golden/run.py MEMOPT [CASE_DIR...]
 
 Layout (relative to tests/golden/):
-  valid/<case>/config.yaml    a config that must validate (exit 0, "valid": true)
-  invalid/<case>/config.yaml  a config with findings
+  valid/<case>/config.yaml          a config that must validate (exit 0, "valid": true)
+  invalid/<code>/<case>/config.yaml a config with findings, in the folder of the
+                   rule code (SPEC 2.3) it tests: that code must be among the
+                   case's expected diagnostics; invalid/several-rules/ holds
+                   cases about findings of several rules at once
   <case>/model     one line: a file relative to the case folder, a file
                    relative to tests/golden/ (models/dense8.yaml), a preset
                    name (llama2-7b), or "none" (no --model)
@@ -137,6 +140,14 @@ def check_case(memopt, case, kind):
     expect = read_expect(os.path.join(case, "expect"))
     if kind == "invalid" and not expect:
         return ["invalid case without an expect file"]
+    if kind == "invalid":
+        folder = os.path.basename(os.path.dirname(case))
+        codes = {e[0] for e in expect}
+        if folder == "several-rules" and len(codes) < 2:
+            return ["a several-rules case expecting one code: move it to invalid/%s/" % min(codes)]
+        if folder != "several-rules" and folder not in codes:
+            return ["filed under %s/ but expects no %s diagnostic (expects %s)" % (
+                folder, folder, ", ".join(sorted(codes)))]
     want_rc = 1 if any(e[3] == "error" for e in expect) else 0
     if kind == "valid" and want_rc:
         return ["valid case expects errors"]
@@ -207,19 +218,28 @@ def main():
         return 2
     memopt = sys.argv[1]
     os.chdir(os.path.dirname(os.path.dirname(HERE)))  # the repository root
+    bad = 0
     if len(sys.argv) > 2:
         cases = [os.path.abspath(c) for c in sys.argv[2:]]
     else:
         cases = []
-        for kind in ("valid", "invalid"):
-            d = os.path.join(HERE, kind)
-            cases += [os.path.join(d, c) for c in sorted(os.listdir(d))
-                      if os.path.isdir(os.path.join(d, c))]
+        d = os.path.join(HERE, "valid")
+        cases += [os.path.join(d, c) for c in sorted(os.listdir(d))
+                  if os.path.isdir(os.path.join(d, c))]
+        d = os.path.join(HERE, "invalid")
+        for code in sorted(os.listdir(d)):
+            if os.path.exists(os.path.join(d, code, "config.yaml")):
+                print("FAIL invalid/%s: a case outside a rule-code folder; "
+                      "move it to invalid/<code>/%s" % (code, code))
+                bad += 1
+                continue
+            cases += [os.path.join(d, code, c) for c in sorted(os.listdir(os.path.join(d, code)))
+                      if os.path.isdir(os.path.join(d, code, c))]
     counts = Counter()
-    bad = 0
     for case in cases:
-        kind = os.path.basename(os.path.dirname(case))
-        name = "%s/%s" % (kind, os.path.basename(case))
+        rel = os.path.relpath(case, HERE)
+        kind = rel.split(os.sep)[0]
+        name = rel
         try:
             problems = check_case(memopt, case, kind)
         except (OSError, ValueError) as e:

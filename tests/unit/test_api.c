@@ -555,51 +555,76 @@ static char *slurp(const char *path, size_t *len)
 /* The validate answer written as text is, byte for byte, the dump of the
  * jansson tree: every golden config (errors, warnings, hints, layers),
  * as a YAML body and with a preset model. */
-static void test_validate_text(void **state)
+/* The golden configs: valid/<case>/config.yaml and
+ * invalid/<code>/<case>/config.yaml (paths written to out, at most max). */
+static size_t golden_configs(char (*out)[640], size_t max)
 {
-	static const char *const dirs[] = {"tests/golden/invalid", "tests/golden/valid"};
-	fixture *f = *state;
-	size_t compared = 0;
+	static const char *const roots[] = {"tests/golden/valid", "tests/golden/invalid"};
+	size_t n = 0;
 
-	for (size_t d = 0; d < 2; d++) {
-		DIR *dir = opendir(dirs[d]);
+	for (size_t r = 0; r < 2; r++) {
+		DIR *dir = opendir(roots[r]);
 		struct dirent *e;
 
 		assert_non_null(dir);
-		while ((e = readdir(dir)) != NULL) {
-			char path[512];
-			size_t len = 0;
-			char *yaml;
-
+		while ((e = readdir(dir)) != NULL && n < max) {
 			if (e->d_name[0] == '.')
 				continue;
-			snprintf(path, sizeof path, "%s/%s/config.yaml", dirs[d], e->d_name);
-			yaml = slurp(path, &len);
-			if (!yaml)
+			if (r == 0) {
+				snprintf(out[n++], 640, "%s/%s/config.yaml", roots[r], e->d_name);
 				continue;
-			json_t *req = json_pack("{s:s%, s:s}", "config", yaml, len, "model", "llama2-7b");
-			char *body = json_dumps(req, JSON_COMPACT);
-			const mo_api_request rqs[2] = {
-				{.path = "/api/v1/validate", .kind = MO_API_BODY_YAML, .body = yaml, .len = len},
-				{.path = "/api/v1/validate", .kind = MO_API_BODY_JSON, .body = body,
-				 .len = body ? strlen(body) : 0},
-			};
-			for (int k = 0; k < 2 && body; k++) {
-				mo_api_response text = {0}, tree = {0};
-
-				assert_int_equal(mo_api_validate(&text, &rqs[k], &f->opt), 0);
-				assert_int_equal(mo_api_validate_tree(&tree, &rqs[k], &f->opt), 0);
-				assert_int_equal(text.status, tree.status);
-				assert_string_equal(text.body, tree.body);
-				compared += strstr(text.body, "\"code\"") != NULL;
-				mo_api_response_free(&text);
-				mo_api_response_free(&tree);
 			}
-			free(body);
-			json_decref(req);
-			free(yaml);
+			char sub[300];
+			snprintf(sub, sizeof sub, "%s/%s", roots[r], e->d_name);
+			DIR *codes = opendir(sub);
+			struct dirent *c;
+			while (codes && (c = readdir(codes)) != NULL && n < max)
+				if (c->d_name[0] != '.')
+					snprintf(out[n++], 640, "%s/%s/config.yaml", sub, c->d_name);
+			if (codes)
+				closedir(codes);
 		}
 		closedir(dir);
+	}
+	return n;
+}
+
+/* The validate answer written as text is, byte for byte, the dump of the
+ * jansson tree: every golden config (errors, warnings, hints, layers),
+ * as a YAML body and with a preset model. */
+static void test_validate_text(void **state)
+{
+	static char paths[512][640];
+	fixture *f = *state;
+	size_t compared = 0, n = golden_configs(paths, 512);
+
+	for (size_t i = 0; i < n; i++) {
+		size_t len = 0;
+		char *yaml = slurp(paths[i], &len);
+
+		if (!yaml)
+			continue;
+		json_t *req = json_pack("{s:s%, s:s}", "config", yaml, len, "model", "llama2-7b");
+		char *body = json_dumps(req, JSON_COMPACT);
+		const mo_api_request rqs[2] = {
+			{.path = "/api/v1/validate", .kind = MO_API_BODY_YAML, .body = yaml, .len = len},
+			{.path = "/api/v1/validate", .kind = MO_API_BODY_JSON, .body = body,
+			 .len = body ? strlen(body) : 0},
+		};
+		for (int k = 0; k < 2 && body; k++) {
+			mo_api_response text = {0}, tree = {0};
+
+			assert_int_equal(mo_api_validate(&text, &rqs[k], &f->opt), 0);
+			assert_int_equal(mo_api_validate_tree(&tree, &rqs[k], &f->opt), 0);
+			assert_int_equal(text.status, tree.status);
+			assert_string_equal(text.body, tree.body);
+			compared += strstr(text.body, "\"code\"") != NULL;
+			mo_api_response_free(&text);
+			mo_api_response_free(&tree);
+		}
+		free(body);
+		json_decref(req);
+		free(yaml);
 	}
 	assert_true(compared >= 100);
 }
