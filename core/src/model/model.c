@@ -66,6 +66,7 @@ mo_model *mo_model_alloc(const char *name)
 		return NULL;
 	}
 	pthread_mutex_init(&x->estimator_lock, NULL);
+	pthread_mutex_init(&x->resolve_lock, NULL);
 	mo_model_set_defaults(m);
 	return m;
 }
@@ -76,6 +77,8 @@ void mo_model_free(mo_model *m)
 		return;
 	mo_attachment_clear(&m->ext->estimator_memo);
 	pthread_mutex_destroy(&m->ext->estimator_lock);
+	mo_attachment_clear(&m->ext->resolve_memo);
+	pthread_mutex_destroy(&m->ext->resolve_lock);
 	mo_arena_free(m->arena);
 }
 
@@ -87,6 +90,16 @@ pthread_mutex_t *mo_model_estimator_lock(const mo_model *m)
 mo_attachment *mo_model_estimator_slot(const mo_model *m)
 {
 	return &m->ext->estimator_memo;
+}
+
+pthread_mutex_t *mo_model_resolve_lock(const mo_model *m)
+{
+	return &m->ext->resolve_lock;
+}
+
+mo_attachment *mo_model_resolve_slot(const mo_model *m)
+{
+	return &m->ext->resolve_memo;
 }
 
 /* tp * pp * cp, saturating. */

@@ -85,11 +85,9 @@ struct mo_model {
 	size_t *type_of;             /* [num_layers + mtp_num_layers] */
 	uint64_t layout_hash;        /* of the types' path sets */
 
-	/* model_*.c private: key positions, batch sizes (model_internal.h) */
+	/* model_*.c private: key positions, batch sizes, the attachment
+	 * slots below (model_internal.h) */
 	struct mo_model_ext *ext;
-	/* resolve.c: path info and pattern matches, built on first use in the
-	 * model's arena (freed with it), under resolve.c's lock */
-	struct mo_path_cache *path_cache;
 };
 
 /* The slot where the estimator keeps what it learned about the model
@@ -101,6 +99,16 @@ struct mo_model {
  * threads). */
 pthread_mutex_t *mo_model_estimator_lock(const mo_model *m);
 mo_attachment *mo_model_estimator_slot(const mo_model *m);
+
+/* The slot where resolve keeps what it derives from the model's paths
+ * (resolve/path_memo.c: path lengths, subtree runs, a path index, and a
+ * bounded memo of the paths each pattern text matches), with the lock that
+ * guards the slot and what is attached to it. Like the estimator's slot:
+ * the attachment owns its own allocation, the model frees it through the
+ * slot's destructor, and the lock is the model's own (threads resolving
+ * against one shared model wait for each other, never for other models). */
+pthread_mutex_t *mo_model_resolve_lock(const mo_model *m);
+mo_attachment *mo_model_resolve_slot(const mo_model *m);
 
 /* Reads a model from a parsed document: a model file (SPEC 4, either
  * spelling), a PyNative or graph-mode training YAML, or a Hugging Face

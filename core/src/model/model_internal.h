@@ -74,6 +74,10 @@ struct mo_model_ext {
 	 * shared by the threads estimating it; estimator_lock guards the slot */
 	pthread_mutex_t estimator_lock;
 	mo_attachment estimator_memo;
+	/* resolve's path info and match memo for this model (resolve/
+	 * path_memo.c); resolve_lock guards the slot */
+	pthread_mutex_t resolve_lock;
+	mo_attachment resolve_memo;
 };
 
 /* Limits on values read from files (hostile input). */

@@ -369,9 +369,10 @@ static const char *mo_rule_key(const char *dpath)
  * the paths each pattern text matches are memoised with it (bounded): a
  * server validating config after config against a loaded model, or the web
  * UI's slider round trips, derive the paths and match each pattern once.
- * Both live in the model's arena (freed with the model; the layout is
- * built once, at load). One lock guards every model's cache: it is taken
- * twice per resolve, never while matching. */
+ * Both live in an arena of their own attached to the model (its resolve
+ * slot, freed with the model; the layout is built once, at load). The
+ * model's resolve lock guards them: it is taken twice per resolve, never
+ * while matching. */
 
 #define MO_PC_SLOTS 1024      /* memo slots (a power of two), at most half used */
 #define MO_PC_MAX_TEXT 256    /* longer pattern texts are matched every time */
@@ -387,6 +388,7 @@ typedef struct mo_pc_ent {
 } mo_pc_ent;
 
 struct mo_path_cache {
+	mo_arena *arena; /* everything below */
 	const mo_layer_type *types_at; /* what it was built for */
 	size_t n_types;
 	uint64_t layout_hash;
@@ -402,30 +404,36 @@ struct mo_path_cache {
 	mo_pc_ent *slots[MO_PC_SLOTS];
 };
 
-static pthread_mutex_t mo_pc_lock = PTHREAD_MUTEX_INITIALIZER;
-
 static bool mo_index_build(mo_rs *s, struct mo_path_index *ix, size_t t);
 static size_t mo_rs_words_per_ref(const mo_rs *s);
 static bool mo_rs_type_runs(mo_rs *s);
 
-/* Builds the path info into the model's arena (under mo_pc_lock). */
+static void mo_pc_destroy(void *data)
+{
+	struct mo_path_cache *pc = data;
+	mo_arena_free(pc->arena);
+}
+
+/* Builds the path info into an arena of its own. */
 static struct mo_path_cache *mo_pc_build(const mo_model *m)
 {
+	mo_arena *a = mo_arena_new();
 	mo_resolved r = {.n_layers = (uint64_t)(m->num_layers + m->mtp_num_layers)};
-	mo_rs b = {.r = &r, .m = m, .a = m->arena};
-	struct mo_path_cache *pc = mo_arena_alloc(m->arena, sizeof(*pc));
+	mo_rs b = {.r = &r, .m = m, .a = a};
+	struct mo_path_cache *pc = a ? mo_arena_alloc(a, sizeof(*pc)) : NULL;
 	size_t nt = m->n_types ? m->n_types : 1;
 	if (!pc || !mo_rs_path_info(&b) || (r.n_layers > 0 && !mo_rs_type_runs(&b)))
-		return NULL;
+		goto fail_arena;
+	pc->arena = a;
 	pc->runs = b.runs;
 	pc->n_runs = b.n_runs;
 	pc->n_layers = r.n_layers;
-	pc->ix = mo_arena_alloc(m->arena, nt * sizeof(*pc->ix));
-	for (size_t t = 0; pc->ix && t < m->n_types; t++)
-		if (b.plain[t] && !mo_index_build(&b, &pc->ix[t], t))
-			return NULL;
+	pc->ix = mo_arena_alloc(a, nt * sizeof(*pc->ix));
 	if (!pc->ix)
-		return NULL;
+		goto fail_arena;
+	for (size_t t = 0; t < m->n_types; t++)
+		if (b.plain[t] && !mo_index_build(&b, &pc->ix[t], t))
+			goto fail_arena;
 	pc->types_at = m->types;
 	pc->n_types = m->n_types;
 	pc->layout_hash = m->layout_hash;
@@ -436,17 +444,20 @@ static struct mo_path_cache *mo_pc_build(const mo_model *m)
 	pc->nw_max = b.nw_max;
 	pc->words = mo_rs_words_per_ref(&b);
 	return pc;
+fail_arena:
+	mo_arena_free(a);
+	return NULL;
 }
 
 /* The model's cache (built on first use), or NULL: then s derives its own. */
 static struct mo_path_cache *mo_pc_get(const mo_model *m)
 {
-	mo_model *mw = (mo_model *)m; /* the cache is the model's one mutable part */
-	pthread_mutex_lock(&mo_pc_lock);
-	struct mo_path_cache *pc = mw->path_cache;
-	if (!pc && m->arena)
-		pc = mw->path_cache = mo_pc_build(m);
-	pthread_mutex_unlock(&mo_pc_lock);
+	mo_attachment *slot = mo_model_resolve_slot(m);
+	pthread_mutex_lock(mo_model_resolve_lock(m));
+	struct mo_path_cache *pc = slot->data;
+	if (!pc && (pc = mo_pc_build(m)) != NULL)
+		*slot = (mo_attachment){.data = pc, .destroy = mo_pc_destroy};
+	pthread_mutex_unlock(mo_model_resolve_lock(m));
 	if (pc && (pc->types_at != m->types || pc->n_types != m->n_types ||
 		   pc->layout_hash != m->layout_hash))
 		return NULL; /* the layout changed since: not cached */
@@ -500,7 +511,7 @@ static void mo_pc_load(mo_rs *s, bool *hit, uint64_t *hash)
 {
 	const mo_limits *lim = &s->c->lim;
 	size_t nt = s->m->n_types;
-	pthread_mutex_lock(&mo_pc_lock);
+	pthread_mutex_lock(mo_model_resolve_lock(s->m));
 	for (size_t i = 0; i < s->n_refs; i++) {
 		mo_ref *ref = &s->refs[i];
 		if (!mo_pc_memoisable(ref))
@@ -518,7 +529,7 @@ static void mo_pc_load(mo_rs *s, bool *hit, uint64_t *hash)
 		}
 		hit[i] = true;
 	}
-	pthread_mutex_unlock(&mo_pc_lock);
+	pthread_mutex_unlock(mo_model_resolve_lock(s->m));
 }
 
 /* Memoises the refs matched here (not found, within the limits). Returns
@@ -528,8 +539,8 @@ static bool mo_pc_store(mo_rs *s, const bool *hit, const bool *matched, const ui
 	bool all = true;
 	const mo_limits *lim = &s->c->lim;
 	struct mo_path_cache *pc = s->pc;
-	mo_arena *a = s->m->arena;
-	pthread_mutex_lock(&mo_pc_lock);
+	mo_arena *a = pc->arena;
+	pthread_mutex_lock(mo_model_resolve_lock(s->m));
 	for (size_t i = 0; i < s->n_refs; i++) {
 		const mo_ref *ref = &s->refs[i];
 		if (hit[i] || !matched[i] || !ref->p->re)
@@ -567,7 +578,7 @@ static bool mo_pc_store(mo_rs *s, const bool *hit, const bool *matched, const ui
 		pc->n_ent++;
 		pc->bytes += need;
 	}
-	pthread_mutex_unlock(&mo_pc_lock);
+	pthread_mutex_unlock(mo_model_resolve_lock(s->m));
 	return all;
 }
 
