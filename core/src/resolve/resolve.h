@@ -11,11 +11,6 @@
  * changes, so every layer of a segment gets the same actions: the work is
  * per segment, never per layer (1,000 layers, 20,000 patterns). */
 
-typedef struct mo_bits {
-	uint64_t *w;
-	size_t nw;
-} mo_bits;
-
 typedef struct mo_seg {
 	uint64_t lo, hi;     /* layer ids, inclusive */
 	size_t type;
@@ -27,17 +22,6 @@ typedef struct mo_seg {
 	size_t n_roots, cap_roots;
 } mo_seg;
 
-/* What a resolved plan was built from (the model's layout), to reuse it
- * only for the same, unchanged model. */
-typedef struct mo_resolved_snap {
-	uint64_t layout_hash;
-	const mo_layer_type *types_at;
-	mo_layer_type *types;
-	size_t n_types;
-	mo_path **paths;
-	size_t *type_of;
-} mo_resolved_snap;
-
 typedef struct mo_resolved {
 	mo_arena *arena;
 	const mo_config *c;
@@ -46,12 +30,9 @@ typedef struct mo_resolved {
 	mo_seg *segs;
 	size_t n_segs;
 	int refs;              /* holders: callers and the config's memo */
-	mo_resolved_snap snap;
+	/* what it was built from, when the config keeps it (plan_memo.c) */
+	struct mo_plan_snapshot *snapshot;
 } mo_resolved;
-
-/* A plan kept by validation for reuse holds at most this many per-path
- * slots (segments x paths of the largest type); larger ones are not kept. */
-#define MO_MEMO_MAX_SLOTS ((size_t)1 << 20)
 
 /* Applies c to m. When diags is non-NULL, the model-dependent findings
  * (layer-range, no-match, conflicts, ...) are reported. With out NULL it
