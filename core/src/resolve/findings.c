@@ -20,11 +20,11 @@ bool mo_findings_init(mo_resolve_findings *f, const mo_resolved *r, mo_arena *a)
 	return f->log_start && f->log_count;
 }
 
-void mo_findings_add(mo_resolve_findings *f, const char *code, const void *k1, const void *k2,
-		     uint64_t lo, uint64_t hi)
+void mo_findings_add(mo_resolve_findings *f, const char *code, const mo_pattern_ref *about,
+		     const mo_pattern_ref *other, uint64_t lo, uint64_t hi)
 {
-	if (f->n && f->list[f->n - 1].code == code && f->list[f->n - 1].k1 == k1 &&
-	    f->list[f->n - 1].k2 == k2 && f->list[f->n - 1].hi + 1 == lo) {
+	if (f->n && f->list[f->n - 1].code == code && f->list[f->n - 1].about == about &&
+	    f->list[f->n - 1].other == other && f->list[f->n - 1].hi + 1 == lo) {
 		f->list[f->n - 1].hi = hi;
 		return;
 	}
@@ -38,13 +38,13 @@ void mo_findings_add(mo_resolve_findings *f, const char *code, const void *k1, c
 		f->list = list;
 		f->cap = cap;
 	}
-	f->list[f->n++] = (mo_finding){code, k1, k2, lo, hi};
+	f->list[f->n++] = (mo_finding){code, about, other, lo, hi};
 }
 
 void mo_findings_add_segment(mo_resolve_findings *f, const mo_seg *g, const char *code,
-			     const void *k1, const void *k2)
+			     const mo_pattern_ref *about, const mo_pattern_ref *other)
 {
-	mo_findings_add(f, code, k1, k2, g->lo, g->hi);
+	mo_findings_add(f, code, about, other, g->lo, g->hi);
 	if (!f->report)
 		return;
 	if (f->n_log == f->cap_log) {
@@ -57,7 +57,7 @@ void mo_findings_add_segment(mo_resolve_findings *f, const mo_seg *g, const char
 		f->log = log;
 		f->cap_log = cap;
 	}
-	f->log[f->n_log++] = (mo_segment_finding){code, k1, k2};
+	f->log[f->n_log++] = (mo_segment_finding){code, about, other};
 	f->log_count[g - f->segments]++;
 }
 
@@ -75,17 +75,17 @@ void mo_findings_replay(mo_resolve_findings *f, const mo_seg *twin, const mo_seg
 		return;
 	size_t t = (size_t)(twin - f->segments);
 	for (uint32_t k = f->log_start[t]; k < f->log_start[t] + f->log_count[t]; k++)
-		mo_findings_add(f, f->log[k].code, f->log[k].k1, f->log[k].k2, g->lo, g->hi);
+		mo_findings_add(f, f->log[k].code, f->log[k].about, f->log[k].other, g->lo, g->hi);
 }
 
-/* Ranges of every finding with this code/k1/k2, marking them consumed. */
+/* Ranges of every finding with this code/about/other, marking them consumed. */
 static void mo_findings_collect(mo_resolve_findings *f, size_t first, char *buf, size_t size)
 {
 	buf[0] = '\0';
 	mo_finding *f0 = &f->list[first];
 	for (size_t i = first; i < f->n; i++) {
 		mo_finding *x = &f->list[i];
-		if (x->code && x->code == f0->code && x->k1 == f0->k1 && x->k2 == f0->k2) {
+		if (x->code && x->code == f0->code && x->about == f0->about && x->other == f0->other) {
 			mo_ranges_append(buf, size, x->lo, x->hi);
 			if (i != first)
 				x->code = NULL;
@@ -108,7 +108,7 @@ static void mo_report_limit_hits(const mo_resolve_matches *matches, const mo_con
 static void mo_report_exclude_no_effect(const mo_finding *f, const mo_config *c,
 					mo_diags *diags, const char *layers)
 {
-	const mo_pattern_ref *ref = f->k1;
+	const mo_pattern_ref *ref = f->about;
 	mo_diag *d = mo_diags_add_at(
 		diags, MO_SEV_WARNING, f->code, c->doc->name, ref->pattern->key, ref->pattern->dpath,
 		"exclude_op '%.60s' has no effect in layers %s: nothing it matches is recomputed there",
@@ -120,7 +120,7 @@ static void mo_report_exclude_no_effect(const mo_finding *f, const mo_config *c,
 static void mo_report_op_recompute_swap(const mo_finding *f, const mo_config *c,
 					mo_diags *diags, const char *layers)
 {
-	const mo_pattern_ref *ref = f->k1, *other = f->k2;
+	const mo_pattern_ref *ref = f->about, *other = f->other;
 	const mo_node *at = ref->pattern->layers.at;
 	mo_diag *d = mo_diags_add_at(
 		diags, MO_SEV_ERROR, f->code, c->doc->name, at ? at : ref->pattern->key,

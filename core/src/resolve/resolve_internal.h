@@ -93,10 +93,10 @@ bool mo_resolve_paths_type_runs(mo_resolve_paths *paths, const mo_model *m, uint
 struct mo_path_memo; /* path_memo.c */
 
 typedef enum mo_pattern_group {
-	MO_GROUP_SELECT,  /* recompute: select_module / select_comm_... */
-	MO_GROUP_EXCLUDE, /* recompute: exclude_op */
-	MO_GROUP_COMM,    /* recompute_comm */
-	MO_GROUP_OP_SWAP, /* swap: op_swap */
+	MO_GROUP_SELECT,  /* recompute.select_module */
+	MO_GROUP_EXCLUDE, /* recompute.exclude_op */
+	MO_GROUP_COMM,    /* recompute_comm.select_module */
+	MO_GROUP_OP_SWAP, /* swap.op_swap */
 	MO_GROUP_COUNT
 } mo_pattern_group;
 
@@ -196,14 +196,14 @@ void mo_resolve_active_advance(mo_resolve_active *act, size_t si, const mo_seg *
 
 typedef struct mo_finding {
 	const char *code;
-	const void *k1, *k2;
+	const mo_pattern_ref *about, *other; /* other: a conflict's other side */
 	uint64_t lo, hi;
 } mo_finding;
 
 /* A finding of one segment, without its layers: a twin repeats it. */
 typedef struct mo_segment_finding {
 	const char *code;
-	const void *k1, *k2;
+	const mo_pattern_ref *about, *other; /* other: a conflict's other side */
 } mo_segment_finding;
 
 typedef struct mo_resolve_findings {
@@ -219,13 +219,13 @@ typedef struct mo_resolve_findings {
 	bool out_of_memory;
 } mo_resolve_findings;
 
-/* The per-segment log for n segments (when reporting). */
+/* Ready for r's segments (their log, when reporting). */
 bool mo_findings_init(mo_resolve_findings *f, const mo_resolved *r, mo_arena *a);
-void mo_findings_add(mo_resolve_findings *f, const char *code, const void *k1, const void *k2,
-		     uint64_t lo, uint64_t hi);
+void mo_findings_add(mo_resolve_findings *f, const char *code, const mo_pattern_ref *about,
+		     const mo_pattern_ref *other, uint64_t lo, uint64_t hi);
 /* A finding of segment g, logged for the segments that share its key. */
 void mo_findings_add_segment(mo_resolve_findings *f, const mo_seg *g, const char *code,
-			     const void *k1, const void *k2);
+			     const mo_pattern_ref *about, const mo_pattern_ref *other);
 /* Segment g repeats segment twin: the same findings, on g's layers. */
 void mo_findings_replay(mo_resolve_findings *f, const mo_seg *twin, const mo_seg *g);
 /* Marks segment g's first finding in the log (before it is filled). */

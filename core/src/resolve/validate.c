@@ -1,19 +1,19 @@
 /* Every rule of SPEC 2.3 that config.c cannot check alone: the needs-rules,
  * layer ranges against the model, overlaps between mechanisms (on layer
  * ranges, no per-layer loops), swap limits and the model's own settings.
- * Path-level rules run in resolve.c. */
+ * Path-level rules run with the fill (fill.c, findings.c, no_match.c). */
 #include "resolve/resolve.h"
 
 #include <stdio.h>
 #include <string.h>
 
-typedef struct mo_val {
+typedef struct mo_validation {
 	const mo_config *c;
 	const mo_model *m;
 	mo_diags *diags;
 	const char *file;
 	size_t errors_before;
-} mo_val;
+} mo_validation;
 
 /* Layers in both lists, as text; the first item of b that meets a. */
 static bool mo_intersect(const mo_layers *a, const mo_layers *b, char *buf, size_t size,
@@ -43,7 +43,7 @@ static bool mo_layers_present(const mo_layers *l)
 	return l->at && l->at->kind == MO_NODE_SEQ && l->at->n > 0;
 }
 
-static bool mo_val_needs_model(const mo_config *c)
+static bool mo_validation_needs_model(const mo_config *c)
 {
 	const mo_pattern_list *lists[] = {&c->select, &c->exclude, &c->comm};
 	if (mo_layers_present(&c->full) || c->n_layer_swap || c->n_op_swap)
@@ -54,7 +54,7 @@ static bool mo_val_needs_model(const mo_config *c)
 	return false;
 }
 
-static const mo_node *mo_val_first_list(const mo_config *c)
+static const mo_node *mo_validation_first_list(const mo_config *c)
 {
 	const mo_node *cands[] = {c->full.at, c->select.at, c->exclude.at, c->comm.at,
 				  c->layer_swap_at, c->op_swap_at};
@@ -65,7 +65,7 @@ static const mo_node *mo_val_first_list(const mo_config *c)
 	return best;
 }
 
-static void mo_val_needs(mo_val *v)
+static void mo_validation_needs(mo_validation *v)
 {
 	const mo_config *c = v->c;
 	const mo_node *at = c->mode_at ? c->mode_at : c->recompute_key;
@@ -100,7 +100,7 @@ static void mo_val_needs(mo_val *v)
 	}
 }
 
-static void mo_val_range_list(mo_val *v, const mo_layers *l, const char *path)
+static void mo_validation_range_list(mo_validation *v, const mo_layers *l, const char *path)
 {
 	uint64_t N = (uint64_t)(v->m->num_layers + v->m->mtp_num_layers);
 	for (size_t i = 0; i < l->n; i++) {
@@ -128,21 +128,22 @@ static void mo_val_range_list(mo_val *v, const mo_layers *l, const char *path)
 	}
 }
 
-static void mo_val_ranges_all(mo_val *v)
+static void mo_validation_ranges_all(mo_validation *v)
 {
 	const mo_config *c = v->c;
 	const mo_pattern_list *lists[] = {&c->select, &c->exclude, &c->comm};
-	mo_val_range_list(v, &c->full, "recompute.full_recompute_layer");
+	mo_validation_range_list(v, &c->full, "recompute.full_recompute_layer");
 	for (size_t l = 0; l < 3; l++)
 		for (size_t i = 0; i < lists[l]->n; i++)
-			mo_val_range_list(v, &lists[l]->p[i].layers, lists[l]->p[i].dpath);
+			mo_validation_range_list(v, &lists[l]->p[i].layers, lists[l]->p[i].dpath);
 	for (size_t i = 0; i < c->n_layer_swap; i++)
-		mo_val_range_list(v, &c->layer_swap[i].layers, "swap.layer_swap.layers");
+		mo_validation_range_list(v, &c->layer_swap[i].layers, "swap.layer_swap.layers");
 	for (size_t i = 0; i < c->n_op_swap; i++)
-		mo_val_range_list(v, &c->op_swap[i].pat.layers, c->op_swap[i].pat.dpath);
+		mo_validation_range_list(v, &c->op_swap[i].pat.layers, c->op_swap[i].pat.dpath);
 }
 
-static void mo_val_swap_vs(mo_val *v, const mo_layers *rec, const char *what, int line)
+static void mo_validation_swap_against(mo_validation *v, const mo_layers *rec,
+				       const char *what, int line)
 {
 	const mo_config *c = v->c;
 	char buf[160], path[64];
@@ -161,7 +162,7 @@ static void mo_val_swap_vs(mo_val *v, const mo_layers *rec, const char *what, in
 }
 
 /* Overlaps decided on layer ranges alone. */
-static void mo_val_overlaps(mo_val *v)
+static void mo_validation_overlaps(mo_validation *v)
 {
 	const mo_config *c = v->c;
 	bool rec = c->mode != MO_MODE_NONE;
@@ -169,13 +170,13 @@ static void mo_val_overlaps(mo_val *v)
 	const mo_range *hit;
 	if (c->swap_enable) {
 		if (rec)
-			mo_val_swap_vs(v, &c->full, "recompute.full_recompute_layer",
+			mo_validation_swap_against(v, &c->full, "recompute.full_recompute_layer",
 				       c->full.at ? c->full.at->line : 0);
 		for (size_t i = 0; rec && i < c->select.n; i++)
-			mo_val_swap_vs(v, &c->select.p[i].layers, c->select.p[i].dpath,
+			mo_validation_swap_against(v, &c->select.p[i].layers, c->select.p[i].dpath,
 				       c->select.p[i].key->line);
 		for (size_t i = 0; c->comm_enable && i < c->comm.n; i++)
-			mo_val_swap_vs(v, &c->comm.p[i].layers, c->comm.p[i].dpath,
+			mo_validation_swap_against(v, &c->comm.p[i].layers, c->comm.p[i].dpath,
 				       c->comm.p[i].key->line);
 		for (size_t i = 0; rec && i < c->n_op_swap; i++) {
 			if (!mo_intersect(&c->full, &c->op_swap[i].pat.layers, buf, sizeof buf, &hit))
@@ -205,7 +206,7 @@ static void mo_val_overlaps(mo_val *v)
 		}
 }
 
-static void mo_val_prefetch_list(mo_val *v, const mo_layers *l, const char *path)
+static void mo_validation_prefetch_list(mo_validation *v, const mo_layers *l, const char *path)
 {
 	int64_t nl = v->m->num_layers;
 	for (size_t i = 0; i < l->n; i++) {
@@ -222,7 +223,7 @@ static void mo_val_prefetch_list(mo_val *v, const mo_layers *l, const char *path
 	}
 }
 
-static void mo_val_swap(mo_val *v)
+static void mo_validation_swap(mo_validation *v)
 {
 	const mo_config *c = v->c;
 	if (!c->swap_enable)
@@ -248,12 +249,12 @@ static void mo_val_swap(mo_val *v)
 	if (!v->m)
 		return;
 	for (size_t i = 0; i < c->n_layer_swap; i++)
-		mo_val_prefetch_list(v, &c->layer_swap[i].layers, "swap.layer_swap.layers");
+		mo_validation_prefetch_list(v, &c->layer_swap[i].layers, "swap.layer_swap.layers");
 	for (size_t i = 0; i < c->n_op_swap; i++)
-		mo_val_prefetch_list(v, &c->op_swap[i].pat.layers, c->op_swap[i].pat.dpath);
+		mo_validation_prefetch_list(v, &c->op_swap[i].pat.layers, c->op_swap[i].pat.dpath);
 }
 
-static void mo_val_single_device(mo_val *v)
+static void mo_validation_single_device(mo_validation *v)
 {
 	const mo_config *c = v->c;
 	if (v->m->world_size != 1 || (c->mode == MO_MODE_NONE && !c->comm_enable))
@@ -271,21 +272,21 @@ size_t mo_validate(mo_diags *diags, const mo_config *c, const mo_model *m)
 	size_t before = mo_diags_errors(diags);
 	if (!c || !c->doc)
 		return 0; /* a YAML syntax error was reported */
-	mo_val v = {.c = c, .m = m, .diags = diags, .file = c->doc->name};
-	mo_val_needs(&v);
-	mo_val_overlaps(&v);
-	mo_val_swap(&v);
+	mo_validation v = {.c = c, .m = m, .diags = diags, .file = c->doc->name};
+	mo_validation_needs(&v);
+	mo_validation_overlaps(&v);
+	mo_validation_swap(&v);
 	if (!m) {
-		if (mo_val_needs_model(c)) {
+		if (mo_validation_needs_model(c)) {
 			mo_diag *d = mo_diags_add_at(
-				diags, MO_SEV_ERROR, "model-needed", v.file, mo_val_first_list(c), NULL,
+				diags, MO_SEV_ERROR, "model-needed", v.file, mo_validation_first_list(c), NULL,
 				"layer ids and patterns can only be checked against a model");
 			mo_diag_set_hint(diags, d, "pass --model with a preset (memopt presets) or a model file");
 		}
 		return mo_diags_errors(diags) - before;
 	}
-	mo_val_ranges_all(&v);
-	mo_val_single_device(&v);
+	mo_validation_ranges_all(&v);
+	mo_validation_single_device(&v);
 	mo_error err = {0};
 	if (mo_resolve(NULL, c, m, diags, &err) != 0)
 		mo_diags_add(diags, MO_SEV_ERROR, "internal", v.file, 0, 0, NULL, "%s", err.text);
