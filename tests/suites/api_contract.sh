@@ -22,7 +22,8 @@ serve() { # [options]: starts a server, sets $pid and $base
   pid=$!
   base=
   for _ in $(seq 100); do
-    base=$(sed -n 's/^listening on \(http:.*\)$/\1/p' "$tmp/log")
+    # the background job may not have created its log yet
+    base=$(sed -n 's/^listening on \(http:.*\)$/\1/p' "$tmp/log" 2>/dev/null || true)
     [ -n "$base" ] && break
     sleep 0.05
   done
