@@ -99,7 +99,7 @@ struct mo_config {
 
 	bool structural_errors;      /* parse found errors in the sections */
 
-	/* resolve's memos (resolve.c): the pattern matches against the last
+	/* resolve's memos (resolve/matches.c, plan_memo.c): the matches against the last
 	 * layout seen and the last plan resolved against a model (validate,
 	 * then expand or estimate, match once). mo_config_free frees them
 	 * through their destructors; the lock keeps a config shared read-only
