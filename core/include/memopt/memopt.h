@@ -143,6 +143,16 @@ void mo_model_check(const mo_model *m, mo_diags *diags);
  * mo_model_free); indexes out of range give NULL / 0. */
 int64_t mo_model_num_layers(const mo_model *m);     /* decoder layers */
 int64_t mo_model_mtp_layers(const mo_model *m);
+/* Parameters of the whole model, unsharded (embedding, decoder and MTP
+ * layers, output head when untied). */
+int64_t mo_model_parameters(const mo_model *m);
+/* The values the import filled in because the file left them out: the
+ * field (as a path), the value, and where the value comes from (a model
+ * type's published configuration class, a MindSpore default, memopt's
+ * default). Returns 0, or -1 when i is out of range. */
+size_t mo_model_assumed_count(const mo_model *m);
+int mo_model_assumed(const mo_model *m, size_t i, const char **path,
+		     const char **value, const char **source);
 size_t mo_model_layer_type_count(const mo_model *m);
 const char *mo_model_layer_type_name(const mo_model *m, size_t t);
 size_t mo_model_layer_type_of(const mo_model *m, int64_t layer);

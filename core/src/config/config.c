@@ -470,12 +470,7 @@ static void mo_cfg_top_key(mo_cfg_parser *p, const mo_node *k)
 	if (k->kind != MO_NODE_SCALAR)
 		return;
 	if (mo_key_is(k, "recompute_config") || mo_key_is(k, "swap_config")) {
-		mo_diag *d = mo_diags_add_at(
-			p->diags, MO_SEV_WARNING, "legacy-key", p->file, k, NULL,
-			"'%.*s' is an old name that MindSpore Transformers now ignores",
-			mo_klen(k), k->value);
-		mo_diag_set_hint(p->diags, d, "use the '%s' section",
-				 mo_key_is(k, "swap_config") ? "swap" : "recompute");
+		p->c->training_yaml = true; /* mo_config_graph reads it */
 		return;
 	}
 	char kbuf[64];
@@ -519,6 +514,11 @@ static void mo_cfg_root(mo_cfg_parser *p, const mo_node *root)
 		mo_cfg_comm(p, c->comm_val);
 	if (c->swap_val)
 		mo_cfg_swap(p, c->swap_val);
+	for (size_t i = 0; i + 1 < root->n; i += 2) {
+		const mo_node *k = root->items[i];
+		if (mo_key_is(k, "recompute_config") || mo_key_is(k, "swap_config"))
+			mo_config_graph(c, p->diags, root, k, root->items[i + 1]);
+	}
 }
 
 static void mo_config_free_regexes(mo_config *c)

@@ -98,6 +98,9 @@ struct mo_config {
 	const mo_node *op_swap_at;
 
 	bool structural_errors;      /* parse found errors in the sections */
+	/* the recompute fields come from a graph-mode recompute_config
+	 * (graph.c), not from sections of the file: export writes none */
+	bool from_recompute_config;
 
 	/* resolve's memos (resolve/matches.c, plan_memo.c): the matches against the last
 	 * layout seen and the last plan resolved against a model (validate,
@@ -108,5 +111,11 @@ struct mo_config {
 	mo_attachment match_memo;
 	mo_attachment plan_memo;
 };
+
+/* graph.c: a top-level recompute_config / swap_config (key, value) of the
+ * document `root`: warned about; in a graph-mode file recompute_config is
+ * read into the recompute fields. Call after the sections are parsed. */
+void mo_config_graph(mo_config *c, mo_diags *diags, const mo_node *root, const mo_node *key,
+		     const mo_node *val);
 
 #endif

@@ -29,7 +29,15 @@ enum mo_conv {
 	CV_GLU,     /* gated_linear_unit */
 	CV_MAXPOS,  /* max_position_embeddings (seq default) */
 	CV_DPREP,   /* data_parallel_replicate (multiplies dp) */
-	CV_DEGREE   /* int >= 1 (or -1 for data_parallel_shard) */
+	CV_DEGREE,  /* int >= 1 (or -1 for data_parallel_shard) */
+	CV_MULOF,   /* multiple_of (legacy FFN rounding) */
+	CV_FFNMULT, /* ffn_dim_multiplier (legacy FFN rounding) */
+	CV_MQA,     /* multi_query_attention (GLM) */
+	CV_MQG,     /* multi_query_group_num (GLM) */
+	CV_RMSNORM, /* rmsnorm: bool (GLM) */
+	CV_OFFSET,  /* offset: per-stage layer offsets (graph mode) */
+	CV_PPI,     /* pp_interleave_num (graph mode) */
+	CV_GA       /* gradient_accumulation_steps */
 };
 
 struct mo_mkey {
@@ -47,10 +55,16 @@ static const struct mo_mkey mo_model_keys[] = {
 	{"num_hidden_layers", MF_NUM_LAYERS, CV_INT, 1, MO_MODEL_MAX_LAYERS},
 	{"mtp_num_layers", MF_MTP, CV_INT, 0, MO_MODEL_MAX_MTP},
 	{"num_nextn_predict_layers", MF_MTP, CV_INT, 0, MO_MODEL_MAX_MTP},
+	{"mtp_depth", MF_MTP, CV_INT, 0, MO_MODEL_MAX_MTP},
 	{"hidden_size", MF_HIDDEN, CV_INT, 1, 1 << 24},
 	{"ffn_hidden_size", MF_FFN, CV_INT, 1, 1 << 26},
 	{"intermediate_size", MF_FFN, CV_INT, 1, 1 << 26},
 	{"num_attention_heads", MF_HEADS, CV_INT, 1, 1 << 20},
+	{"num_heads", MF_HEADS, CV_INT, 1, 1 << 20},
+	{"multi_query_attention", MF_GROUPS, CV_MQA, 0, 0},
+	{"multi_query_group_num", MF_GROUPS, CV_MQG, 1, 1 << 20},
+	{"multiple_of", MF_FFN, CV_MULOF, 1, 1 << 20},
+	{"ffn_dim_multiplier", MF_FFN, CV_FFNMULT, 0, 0},
 	{"num_query_groups", MF_GROUPS, CV_INT, 1, 1 << 20},
 	{"num_key_value_heads", MF_GROUPS, CV_INT, 1, 1 << 20},
 	{"n_kv_heads", MF_GROUPS, CV_INT, 1, 1 << 20},
@@ -65,12 +79,15 @@ static const struct mo_mkey mo_model_keys[] = {
 	{"seq_len", MF_SEQ, CV_INT, 1, I32},
 	{"max_position_embeddings", MF_SEQ, CV_MAXPOS, 1, I32},
 	{"normalization", MF_NORM, CV_NORM, 0, 0},
+	{"rmsnorm", MF_NORM, CV_RMSNORM, 0, 0},
 	{"hidden_act", MF_ACT, CV_ACT, 0, 0},
 	{"gated_linear_unit", MF_ACT, CV_GLU, 0, 0},
 	{"attention", MF_ATTN, CV_ATTN, 0, 0},
 	{"use_flash_attention", MF_ATTN, CV_FLASH, 0, 0},
 	{"hidden_dropout", MF_HDROP, CV_DBL, 0, 1},
 	{"attention_dropout", MF_ADROP, CV_DBL, 0, 1},
+	{"hidden_dropout_prob", MF_HDROP, CV_DBL, 0, 1},
+	{"attention_dropout_prob", MF_ADROP, CV_DBL, 0, 1},
 	{"num_moe_experts", MF_EXPERTS, CV_INT, 0, 1 << 20},
 	{"n_routed_experts", MF_EXPERTS, CV_INT, 0, 1 << 20},
 	{"num_experts", MF_EXPERTS, CV_INT, 0, 1 << 20},
@@ -99,6 +116,7 @@ static const struct mo_mkey mo_model_keys[] = {
 	{"local_batch_size", MF_MBS, CV_INT, 1, 1 << 20},
 	{"batch_size", MF_MBS, CV_INT, 1, 1 << 20},
 	{"micro_batch_num", MF_MBN, CV_INT, 1, I32},
+	{"gradient_accumulation_steps", MF_MBN, CV_GA, 1, I32},
 	{"global_batch_size", MF_GBS, CV_INT, 1, 1LL << 40},
 	{"compute_dtype", MF_CDTYPE, CV_DTYPE, 0, 0},
 	{"params_dtype", MF_PDTYPE, CV_DTYPE, 0, 0},
@@ -124,18 +142,12 @@ static const struct mo_mkey mo_model_keys[] = {
 	{"use_seq_parallel", MF_SP, CV_BOOL, 0, 0},
 	{"distributed_optimizer", MF_DISTOPT, CV_BOOL, 0, 0},
 	{"use_distributed_optimizer", MF_DISTOPT, CV_BOOL, 0, 0},
+	{"enable_parallel_optimizer", MF_DISTOPT, CV_BOOL, 0, 0},
+	{"optimizer_shard", MF_DISTOPT, CV_BOOL, 0, 0},
+	{"offset", MF_STAGES, CV_OFFSET, 0, 0},
+	{"pp_interleave_num", MF_VPP, CV_PPI, 1, DEG},
 	{"pipeline_parallel_layers_per_stage", MF_STAGES, CV_STAGES, 0, 0},
 	{"device", MF_DEVICE, CV_DEVICE, 0, 0},
-};
-
-/* Reader state for one document. */
-struct mo_rd {
-	mo_model *m;
-	mo_diags *diags;
-	const char *file;
-	int64_t n_shared, dp_replicate, max_pos;
-	bool glu, glu_set, hf; /* hf: flat Hugging Face config */
-	bool failed;           /* out of memory */
 };
 
 static const struct mo_mkey *mo_model_key_find(const char *key)
@@ -147,7 +159,7 @@ static const struct mo_mkey *mo_model_key_find(const char *key)
 	return NULL;
 }
 
-static void mo_model_type_err(struct mo_rd *r, const mo_node *v,
+void mo_model_type_err(struct mo_rd *r, const mo_node *v,
 			      const char *path, const char *want)
 {
 	mo_diags_add_at(r->diags, MO_SEV_ERROR, "type", r->file, v, path,
@@ -155,14 +167,14 @@ static void mo_model_type_err(struct mo_rd *r, const mo_node *v,
 			mo_node_type_name(v));
 }
 
-static bool mo_model_is_null(const mo_node *v)
+bool mo_model_is_null(const mo_node *v)
 {
 	return v->kind == MO_NODE_SCALAR &&
 	       mo_scalar_resolve(v) == MO_SCALAR_NULL;
 }
 
 /* A string scalar (quoted or plain) or NULL. */
-static const char *mo_model_str(const mo_node *v)
+const char *mo_model_str(const mo_node *v)
 {
 	if (v->kind != MO_NODE_SCALAR)
 		return NULL;
@@ -174,7 +186,7 @@ static const char *mo_model_str(const mo_node *v)
 	return v->value;
 }
 
-static bool mo_model_read_int(struct mo_rd *r, const mo_node *v,
+bool mo_model_read_int(struct mo_rd *r, const mo_node *v,
 			      const char *path, int64_t lo, int64_t hi,
 			      int64_t *out)
 {
@@ -194,7 +206,7 @@ static bool mo_model_read_int(struct mo_rd *r, const mo_node *v,
 	return true;
 }
 
-static bool mo_model_read_bool(struct mo_rd *r, const mo_node *v,
+bool mo_model_read_bool(struct mo_rd *r, const mo_node *v,
 			       const char *path, bool *out)
 {
 	if (!mo_scalar_bool(v, out)) {
@@ -284,7 +296,7 @@ static const char *mo_model_read_enum(struct mo_rd *r, const mo_node *v,
 	return c;
 }
 
-static void mo_model_mark(struct mo_rd *r, enum mo_mf f, const mo_node *v,
+void mo_model_mark(struct mo_rd *r, enum mo_mf f, const mo_node *v,
 			  const char *path)
 {
 	struct mo_model_ext *x = r->m->ext;
@@ -578,6 +590,16 @@ static void mo_model_read_special(struct mo_rd *r, const struct mo_mkey *k,
 	case CV_OPT:
 		mo_model_read_opt(r, v, path);
 		break;
+	case CV_MULOF:
+	case CV_FFNMULT:
+	case CV_MQA:
+	case CV_MQG:
+	case CV_RMSNORM:
+	case CV_OFFSET:
+	case CV_PPI:
+	case CV_GA:
+		mo_model_graph_key(r, k->conv - CV_MULOF, k->lo, k->hi, v, path);
+		break;
 	case CV_STAGES:
 		mo_model_read_stages(r, v, path);
 		mo_model_mark(r, MF_STAGES, v, path);
@@ -643,9 +665,11 @@ static void mo_model_read_key(struct mo_rd *r, const struct mo_mkey *k,
 	}
 }
 
-/* Reads every known key of one mapping; `sect` prefixes the paths. */
+/* Reads every known key of one mapping; `sect` prefixes the paths. With
+ * `account`, a key that is not read is looked up in the tables of keys
+ * known not to affect memory (import_keys.c), and reported otherwise. */
 static void mo_model_read_map(struct mo_rd *r, const mo_node *map,
-			      const char *sect)
+			      const char *sect, bool account)
 {
 	if (!map || map->kind != MO_NODE_MAP)
 		return;
@@ -654,7 +678,7 @@ static void mo_model_read_map(struct mo_rd *r, const mo_node *map,
 		if (key->kind != MO_NODE_SCALAR || strlen(key->value) != key->len)
 			continue;
 		const struct mo_mkey *k = mo_model_key_find(key->value);
-		if (!k)
+		if (!k && !account)
 			continue;
 		char *path = sect && *sect
 				     ? mo_arena_printf(r->m->arena, "%s.%s",
@@ -664,7 +688,10 @@ static void mo_model_read_map(struct mo_rd *r, const mo_node *map,
 			r->failed = true;
 			return;
 		}
-		mo_model_read_key(r, k, v, path);
+		if (k)
+			mo_model_read_key(r, k, v, path);
+		else
+			mo_model_account_key(r, key, v, path);
 	}
 }
 
@@ -684,6 +711,21 @@ static const mo_node *mo_model_get_map(const mo_node *map, const char *key)
 	return v && v->kind == MO_NODE_MAP ? v : NULL;
 }
 
+/* The graph-mode YAML: model.model_config (legacy or `use_legacy: False`
+ * names), moe_config, runner_config, parallel_config and the `parallel`
+ * context. */
+static void mo_model_read_graph(struct mo_rd *r, const mo_node *root,
+				const mo_node *mc)
+{
+	mo_model_graph_begin(r, root, mc);
+	mo_model_read_map(r, mc, "model.model_config", true);
+	mo_model_read_map(r, mo_model_get_map(root, "runner_config"),
+			  "runner_config", false);
+	mo_model_read_map(r, mo_model_get_map(root, "parallel_config"),
+			  "parallel_config", true);
+	mo_model_graph_moe(r, mo_model_get_map(root, "moe_config"));
+}
+
 /* Walks the sections of the document's form. Returns false when the
  * document has no model. */
 static bool mo_model_read_doc(struct mo_rd *r, const mo_node *root)
@@ -691,25 +733,24 @@ static bool mo_model_read_doc(struct mo_rd *r, const mo_node *root)
 	const mo_node *model = mo_model_get_map(root, "model");
 	const mo_node *mc = model ? mo_model_get_map(model, "model_config")
 				  : NULL;
-	if (mc && mo_model_has_model_keys(mc)) { /* graph mode */
-		mo_model_read_map(r, mc, "model.model_config");
-		mo_model_read_map(r, mo_model_get_map(root, "runner_config"),
-				  "runner_config");
-		mo_model_read_map(r, mo_model_get_map(root, "parallel_config"),
-				  "parallel_config");
+	if (mc && (mo_model_has_model_keys(mc) ||
+		   mo_model_graph_names_type(mc))) {
+		mo_model_read_graph(r, root, mc);
 	} else if (mo_model_has_model_keys(model)) {
-		mo_model_read_map(r, model, "model");
+		mo_model_read_map(r, model, "model", true);
 	} else if (mo_model_has_model_keys(root) && !model) {
 		r->hf = true;
-		mo_model_read_map(r, root, "");
+		mo_model_read_map(r, root, "", false);
 		return true;
 	} else {
 		return false;
 	}
-	mo_model_read_map(r, mo_model_get_map(root, "training"), "training");
-	mo_model_read_map(r, mo_model_get_map(root, "parallel"), "parallel");
+	mo_model_read_map(r, mo_model_get_map(root, "training"), "training",
+			  false);
+	mo_model_read_map(r, mo_model_get_map(root, "parallel"), "parallel",
+			  false);
 	mo_model_read_map(r, mo_model_get_map(root, "parallelism"),
-			  "parallelism");
+			  "parallelism", true);
 	const mo_node *opt = mo_map_get(root, "optimizer");
 	if (opt && !r->m->ext->set[MF_OPT])
 		mo_model_read_opt(r, opt, "optimizer");
@@ -732,8 +773,10 @@ static void mo_model_apply_temps(struct mo_rd *r, bool pynative)
 		m->hidden_act = "swiglu";
 	if (r->glu_set && !r->glu && strcmp(m->hidden_act, "swiglu") == 0)
 		m->hidden_act = "silu";
-	if (!x->set[MF_SEQ] && r->max_pos > 0)
+	if (!x->set[MF_SEQ] && r->max_pos > 0) {
 		m->seq_length = r->max_pos < 4096 ? r->max_pos : 4096;
+		mo_model_assume(r, MF_SEQ, "max_position_embeddings, at most 4096");
+	}
 	if (!x->set[MF_SHARED_FFN] && r->n_shared > 0) {
 		int64_t ffn = x->set[MF_MOE_FFN] ? m->moe_ffn_hidden_size
 						 : m->ffn_hidden_size;
@@ -773,13 +816,19 @@ int mo_model_from_doc(mo_model **out, mo_diags *diags, const mo_doc *doc,
 		return -1;
 	}
 	bool pynative = mo_map_get(doc->root, "parallelism") != NULL;
-	if (!m->ext->set[MF_NUM_LAYERS])
-		mo_diags_add(diags, MO_SEV_ERROR, "missing-key", m->name, 0, 0,
-			     r.hf ? "num_hidden_layers" : "model.num_layers",
-			     "the model has no layer count (num_layers or "
-			     "num_hidden_layers)");
+	if (r.graph)
+		mo_model_graph_finish(&r);
+	if (!m->ext->set[MF_NUM_LAYERS] && !r.layers_default)
+		mo_model_missing_layers(&r, doc->root);
 	mo_model_apply_temps(&r, pynative);
 	mo_model_derive(m);
+	mo_model_note_assumed(&r);
+	mo_model_check_unmodelled(&r, doc->root);
+	if (r.failed) {
+		mo_model_free(m);
+		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		return -1;
+	}
 	if (mo_model_build_layout(m, err) != 0) {
 		mo_model_free(m);
 		return -1;

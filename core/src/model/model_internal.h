@@ -69,6 +69,14 @@ struct mo_model_ext {
 	int64_t global_batch_size; /* 0 = not given */
 	bool set[MF_COUNT];        /* the file gave the field */
 	bool mbn_derived;          /* micro_batch_num from global batch */
+	/* where each field's value came from when the file did not give it
+	 * (a model type's published default, a rule); NULL: memopt's own
+	 * default or derived (model_keys.c lists them) */
+	const char *assumed_from[MF_COUNT];
+	struct mo_assumed *assumed;  /* the list, built once by the import */
+	size_t n_assumed;
+	const char *model_type;      /* the type or config class the file names */
+	bool graph_mode;             /* a graph-mode (context.mode 0) YAML */
 	bool dp_auto;              /* data parallel from the device count */
 	/* the estimator's graphs and memo for this model (estimate_cache.c),
 	 * shared by the threads estimating it; estimator_lock guards the slot */
@@ -79,6 +87,89 @@ struct mo_model_ext {
 	pthread_mutex_t resolve_lock;
 	mo_attachment resolve_memo;
 };
+
+/* One value the import filled in: the field as the file would spell it,
+ * the value, and where the value comes from. */
+struct mo_assumed {
+	const char *path, *value, *source;
+};
+
+/* Published defaults of a model type (model_types.c): what a file that
+ * names the type and leaves a field out gets. 0 = no default. */
+struct mo_type_defaults {
+	const char *name;   /* model_type, or the legacy config class */
+	const char *source; /* the configuration class it comes from */
+	int64_t layers, hidden, ffn, heads, kv, head_dim, vocab, seq;
+	int64_t experts, topk, moe_ffn, n_shared, first_dense, mtp;
+	int64_t q_lora, kv_lora, qk_nope, qk_rope, v_head;
+	bool tied, qk_layernorm;
+	bool legacy_ffn;    /* FFN from multiple_of rounding when absent */
+	bool legacy_moe_ffn; /* experts use moe_config.moe_intermediate_size */
+};
+const struct mo_type_defaults *mo_model_type_find(const char *name);
+
+/* Reader state for one document (model_import.c, import_graph.c,
+ * model_keys.c). */
+struct mo_rd {
+	mo_model *m;
+	mo_diags *diags;
+	const char *file;
+	int64_t n_shared, dp_replicate, max_pos;
+	bool glu, glu_set, hf; /* hf: flat Hugging Face config */
+	bool failed;           /* out of memory */
+	/* graph-mode YAML */
+	bool graph, legacy;    /* legacy: not `use_legacy: False` */
+	bool layers_default;   /* the layer count is the type's default */
+	const struct mo_type_defaults *type;
+	const mo_node *model_at; /* model.model_config */
+	int64_t multiple_of, interleave, ga_steps, mq_groups;
+	double ffn_mult, shared_count;
+	bool ffn_mult_set, multiple_of_set, mqa, mqa_set, interleave_on;
+	int64_t moe_ffn, first_dense; /* moe_config, -1 when absent */
+	const mo_node *offset, *moe_at;
+	const char *offset_path;
+};
+
+/* Graph-mode keys kept aside (order of CV_MULOF.. in model_import.c). */
+enum mo_graph_key {
+	GK_MULTIPLE_OF,
+	GK_FFN_MULT,
+	GK_MQA,
+	GK_MQ_GROUPS,
+	GK_RMSNORM,
+	GK_OFFSET,
+	GK_INTERLEAVE,
+	GK_GA_STEPS
+};
+
+/* model_import.c: helpers the other readers share. */
+void mo_model_type_err(struct mo_rd *r, const mo_node *v, const char *path,
+		       const char *want);
+bool mo_model_is_null(const mo_node *v);
+const char *mo_model_str(const mo_node *v);
+bool mo_model_read_int(struct mo_rd *r, const mo_node *v, const char *path,
+		       int64_t lo, int64_t hi, int64_t *out);
+bool mo_model_read_bool(struct mo_rd *r, const mo_node *v, const char *path,
+			bool *out);
+void mo_model_mark(struct mo_rd *r, enum mo_mf f, const mo_node *v,
+		   const char *path);
+
+/* import_graph.c: the graph-mode YAML's own names and rules. */
+bool mo_model_graph_names_type(const mo_node *model_config);
+void mo_model_graph_begin(struct mo_rd *r, const mo_node *root,
+			  const mo_node *model_config);
+void mo_model_graph_key(struct mo_rd *r, int which, int64_t lo, int64_t hi,
+			const mo_node *v, const char *path);
+void mo_model_graph_moe(struct mo_rd *r, const mo_node *moe_config);
+void mo_model_graph_finish(struct mo_rd *r);
+
+/* model_keys.c: every key accounted for, every default listed. */
+void mo_model_account_key(struct mo_rd *r, const mo_node *key,
+			  const mo_node *v, const char *path);
+void mo_model_assume(struct mo_rd *r, enum mo_mf f, const char *source);
+void mo_model_note_assumed(struct mo_rd *r);
+void mo_model_check_unmodelled(struct mo_rd *r, const mo_node *root);
+void mo_model_missing_layers(struct mo_rd *r, const mo_node *root);
 
 /* Limits on values read from files (hostile input). */
 #define MO_MODEL_MAX_LAYERS 100000

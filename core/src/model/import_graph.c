@@ -1,0 +1,485 @@
+/* The graph-mode training YAML's own model names and rules, as MindSpore
+ * Transformers applies them: the legacy `model_config` names (`num_heads`,
+ * `n_kv_heads`, `multiple_of`, `ffn_dim_multiplier`, GLM's multi-query
+ * groups), `moe_config`, `offset` / `pp_interleave_num` (LayerSetting's
+ * stage split), and the published defaults of the model type a
+ * `use_legacy: False` file names. Sources: docs/model-import.md. */
+#include "model/model_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+static const mo_node *mo_graph_get(const mo_node *map, const char *key)
+{
+	return map && map->kind == MO_NODE_MAP ? mo_map_get(map, key) : NULL;
+}
+
+/* The type a model_config names: `model_type` (use_legacy: False) or the
+ * legacy config class in `type`. */
+static const char *mo_graph_type_name(const mo_node *mc)
+{
+	const mo_node *t = mo_graph_get(mc, "model_type");
+	const char *s = t ? mo_model_str(t) : NULL;
+	if (!s) {
+		t = mo_graph_get(mc, "type");
+		s = t ? mo_model_str(t) : NULL;
+	}
+	return s;
+}
+
+bool mo_model_graph_names_type(const mo_node *model_config)
+{
+	const char *s = mo_graph_type_name(model_config);
+	return s && mo_model_type_find(s);
+}
+
+static bool mo_graph_number(const mo_node *v, double *out)
+{
+	int64_t i;
+	bool ovf = false;
+	if (mo_scalar_float(v, out))
+		return isfinite(*out);
+	if (mo_scalar_int(v, &i, &ovf)) {
+		*out = (double)i;
+		return true;
+	}
+	return false;
+}
+
+void mo_model_graph_begin(struct mo_rd *r, const mo_node *root,
+			  const mo_node *model_config)
+{
+	struct mo_model_ext *x = r->m->ext;
+	bool legacy = true;
+	const mo_node *ul = mo_graph_get(root, "use_legacy");
+	if (ul && !mo_scalar_bool(ul, &legacy))
+		legacy = true;
+	r->graph = true;
+	r->legacy = legacy;
+	r->model_at = model_config;
+	r->moe_ffn = r->first_dense = -1;
+	r->interleave = 1;
+	const mo_node *ctx = mo_graph_get(root, "context");
+	const mo_node *mode = mo_graph_get(ctx, "mode");
+	int64_t mv = 0;
+	bool ovf = false;
+	x->graph_mode = !mode || (mo_scalar_int(mode, &mv, &ovf) && mv == 0);
+	const mo_node *pc = mo_graph_get(mo_graph_get(root, "parallel"),
+					  "pipeline_config");
+	const mo_node *pi = mo_graph_get(pc, "pipeline_interleave");
+	if (pi && !mo_scalar_bool(pi, &r->interleave_on))
+		r->interleave_on = false;
+	const char *tn = mo_graph_type_name(model_config);
+	r->type = tn ? mo_model_type_find(tn) : NULL;
+	x->model_type = tn ? mo_arena_strdup(r->m->arena, tn) : NULL;
+	/* the Megatron dataset's sequence length; model_config's wins */
+	const mo_node *dl = mo_graph_get(mo_graph_get(root, "train_dataset"),
+					 "data_loader");
+	const mo_node *sq = mo_graph_get(mo_graph_get(dl, "config"),
+					 "seq_length");
+	int64_t seq;
+	const char *sp = "train_dataset.data_loader.config.seq_length";
+	if (sq && mo_model_read_int(r, sq, sp, 1, 2147483647LL, &seq)) {
+		r->m->seq_length = seq;
+		mo_model_mark(r, MF_SEQ, sq, sp);
+	}
+}
+
+void mo_model_graph_key(struct mo_rd *r, int which, int64_t lo, int64_t hi,
+			const mo_node *v, const char *path)
+{
+	bool b;
+	int64_t i;
+	double d;
+	switch ((enum mo_graph_key)which) {
+	case GK_MULTIPLE_OF:
+		if (mo_model_read_int(r, v, path, lo, hi, &r->multiple_of))
+			r->multiple_of_set = true;
+		break;
+	case GK_FFN_MULT:
+		if (mo_model_is_null(v))
+			break;
+		if (!mo_graph_number(v, &d) || d <= 0.0 || d > 64.0)
+			mo_model_type_err(r, v, path, "a number in (0, 64]");
+		else
+			r->ffn_mult = d, r->ffn_mult_set = true;
+		break;
+	case GK_MQA:
+		if (mo_model_read_bool(r, v, path, &r->mqa))
+			r->mqa_set = true;
+		break;
+	case GK_MQ_GROUPS:
+		if (mo_model_read_int(r, v, path, lo, hi, &i))
+			r->mq_groups = i;
+		break;
+	case GK_RMSNORM:
+		if (mo_model_read_bool(r, v, path, &b)) {
+			r->m->normalization = b ? "RMSNorm" : "LayerNorm";
+			mo_model_mark(r, MF_NORM, v, path);
+		}
+		break;
+	case GK_OFFSET:
+		r->offset = v;
+		r->offset_path = path;
+		break;
+	case GK_INTERLEAVE:
+		if (mo_model_read_int(r, v, path, lo, hi, &i))
+			r->interleave = i;
+		break;
+	case GK_GA_STEPS:
+		if (mo_model_read_int(r, v, path, lo, hi, &i))
+			r->ga_steps = i;
+		break;
+	}
+}
+
+/* ---- moe_config (MoEConfig, mindformers/modules/transformer/moe.py) ---- */
+
+static void mo_graph_moe_key(struct mo_rd *r, const mo_node *key,
+			     const mo_node *v, const char *path)
+{
+	mo_model *m = r->m;
+	int64_t i;
+	double d;
+	bool b;
+	if (strcmp(key->value, "expert_num") == 0) {
+		if (mo_model_read_int(r, v, path, 1, 1 << 20, &i)) {
+			m->num_moe_experts = i > 1 ? i : 0;
+			mo_model_mark(r, MF_EXPERTS, v, path);
+		}
+	} else if (strcmp(key->value, "num_experts_chosen") == 0) {
+		if (mo_model_read_int(r, v, path, 1, 1 << 20, &i)) {
+			m->moe_router_topk = i;
+			mo_model_mark(r, MF_TOPK, v, path);
+		}
+	} else if (strcmp(key->value, "shared_expert_num") == 0) {
+		if (!mo_graph_number(v, &d) || d < 0.0 || d > 1024.0)
+			mo_model_type_err(r, v, path, "a number in [0, 1024]");
+		else
+			r->shared_count = d;
+	} else if (strcmp(key->value, "moe_intermediate_size") == 0) {
+		if (mo_model_read_int(r, v, path, 1, 1 << 26, &i))
+			r->moe_ffn = i;
+	} else if (strcmp(key->value, "first_k_dense_replace") == 0) {
+		/* MoEConfig's default is True (unused by Llama-type models) */
+		if (mo_scalar_bool(v, &b))
+			return;
+		if (mo_model_read_int(r, v, path, 0, 100000, &i))
+			r->first_dense = i;
+	} else {
+		mo_model_account_key(r, key, v, path);
+	}
+}
+
+void mo_model_graph_moe(struct mo_rd *r, const mo_node *moe_config)
+{
+	if (!moe_config || moe_config->kind != MO_NODE_MAP)
+		return;
+	r->moe_at = moe_config;
+	for (size_t i = 0; i + 1 < moe_config->n && !r->failed; i += 2) {
+		const mo_node *k = moe_config->items[i];
+		const mo_node *v = moe_config->items[i + 1];
+		if (k->kind != MO_NODE_SCALAR || strlen(k->value) != k->len)
+			continue;
+		char *path = mo_arena_printf(r->m->arena, "moe_config.%s",
+					     k->value);
+		if (!path) {
+			r->failed = true;
+			return;
+		}
+		mo_graph_moe_key(r, k, v, path);
+	}
+}
+
+/* ---- finishing: defaults, FFN rounding, MoE, stage split ---------------- */
+
+static void mo_graph_default(struct mo_rd *r, enum mo_mf f, int64_t *field,
+			     int64_t value)
+{
+	struct mo_model_ext *x = r->m->ext;
+	if (x->set[f] || value <= 0)
+		return;
+	*field = value;
+	x->set[f] = true;
+	x->assumed_from[f] = r->type->source;
+}
+
+static void mo_graph_type_defaults(struct mo_rd *r)
+{
+	const struct mo_type_defaults *t = r->type;
+	mo_model *m = r->m;
+	struct mo_model_ext *x = m->ext;
+	if (!t)
+		return;
+	r->layers_default = !x->set[MF_NUM_LAYERS] && t->layers > 0;
+	mo_graph_default(r, MF_NUM_LAYERS, &m->num_layers, t->layers);
+	mo_graph_default(r, MF_HIDDEN, &m->hidden_size, t->hidden);
+	mo_graph_default(r, MF_FFN, &m->ffn_hidden_size, t->ffn);
+	mo_graph_default(r, MF_HEADS, &m->num_attention_heads, t->heads);
+	mo_graph_default(r, MF_GROUPS, &m->num_query_groups, t->kv);
+	mo_graph_default(r, MF_KV_CHANNELS, &m->kv_channels, t->head_dim);
+	mo_graph_default(r, MF_VOCAB, &m->vocab_size, t->vocab);
+	mo_graph_default(r, MF_SEQ, &m->seq_length, t->seq);
+	mo_graph_default(r, MF_MTP, &m->mtp_num_layers, t->mtp);
+	mo_graph_default(r, MF_Q_LORA, &m->q_lora_rank, t->q_lora);
+	mo_graph_default(r, MF_KV_LORA, &m->kv_lora_rank, t->kv_lora);
+	mo_graph_default(r, MF_QK_NOPE, &m->qk_nope_head_dim, t->qk_nope);
+	mo_graph_default(r, MF_QK_ROPE, &m->qk_rope_head_dim, t->qk_rope);
+	mo_graph_default(r, MF_V_HEAD, &m->v_head_dim, t->v_head);
+	if (!x->set[MF_UNTIE]) {
+		m->untie_embeddings_and_output_weights = !t->tied;
+		x->assumed_from[MF_UNTIE] = t->source;
+	}
+	if (!x->set[MF_QK_LN] && t->qk_layernorm) {
+		m->qk_layernorm = true;
+		x->assumed_from[MF_QK_LN] = t->source;
+	}
+	if (r->legacy) /* legacy MoE is moe_config's (MoEConfig defaults) */
+		return;
+	mo_graph_default(r, MF_EXPERTS, &m->num_moe_experts, t->experts);
+	if (m->num_moe_experts <= 0)
+		return;
+	mo_graph_default(r, MF_TOPK, &m->moe_router_topk, t->topk);
+	mo_graph_default(r, MF_MOE_FFN, &m->moe_ffn_hidden_size, t->moe_ffn);
+	mo_graph_default(r, MF_FIRST_DENSE, &m->first_k_dense_replace,
+			 t->first_dense);
+	if (!x->set[MF_SHARED_FFN] && r->n_shared == 0 && t->n_shared > 0) {
+		r->n_shared = t->n_shared;
+		x->assumed_from[MF_SHARED_FFN] = t->source;
+	}
+}
+
+/* LlamaFeedForward: intermediate_size if given, else 4h, times
+ * (ffn_dim_multiplier + 0.01) when given, then int(2 * h / 3) rounded up
+ * to multiple_of (LlamaConfig's default 256). */
+static void mo_graph_legacy_ffn(struct mo_rd *r)
+{
+	mo_model *m = r->m;
+	struct mo_model_ext *x = m->ext;
+	if (x->set[MF_FFN] || !r->legacy || (r->type && !r->type->legacy_ffn))
+		return;
+	if (!r->multiple_of_set) {
+		r->multiple_of = 256;
+		x->assumed_from[MF_FFN] =
+			"multiple_of 256 (LlamaConfig default)";
+	}
+	double h = 4.0 * (double)m->hidden_size;
+	if (r->ffn_mult_set)
+		h = floor((r->ffn_mult + 0.01) * h);
+	h = floor(2.0 * h / 3.0);
+	double q = (double)r->multiple_of;
+	double ffn = q * ceil(h / q);
+	if (!(ffn >= 1.0 && ffn <= (double)(1 << 26)))
+		return;
+	m->ffn_hidden_size = (int64_t)ffn;
+	x->set[MF_FFN] = true;
+	x->pos[MF_FFN].path = r->multiple_of_set || r->ffn_mult_set
+				      ? "model.model_config.multiple_of"
+				      : "model.model_config";
+}
+
+/* moe_config: the expert FFN is the dense FFN for Llama-type models and
+ * moe_intermediate_size for DeepSeek V2/V3; shared experts are
+ * shared_expert_num x the expert FFN (LlamaFeedForwardWithMoE). */
+static void mo_graph_legacy_moe(struct mo_rd *r)
+{
+	mo_model *m = r->m;
+	struct mo_model_ext *x = m->ext;
+	if (!r->legacy || m->num_moe_experts <= 0)
+		return;
+	bool own = r->type && r->type->legacy_moe_ffn;
+	if (own && r->moe_ffn > 0 && !x->set[MF_MOE_FFN]) {
+		m->moe_ffn_hidden_size = r->moe_ffn;
+		x->set[MF_MOE_FFN] = true;
+	}
+	if (own && r->first_dense >= 0 && !x->set[MF_FIRST_DENSE]) {
+		m->first_k_dense_replace = r->first_dense;
+		x->set[MF_FIRST_DENSE] = true;
+	}
+	if (!x->set[MF_TOPK]) {
+		m->moe_router_topk = 1;
+		x->set[MF_TOPK] = true;
+		x->assumed_from[MF_TOPK] =
+			"num_experts_chosen 1 (MoEConfig default)";
+	}
+	int64_t ffn = x->set[MF_MOE_FFN] ? m->moe_ffn_hidden_size
+					 : m->ffn_hidden_size;
+	if (r->shared_count > 0.0 && !x->set[MF_SHARED_FFN]) {
+		double s = floor((double)ffn * r->shared_count);
+		if (s >= 1.0 && s <= (double)(1LL << 40)) {
+			m->moe_shared_expert_intermediate_size = (int64_t)s;
+			x->set[MF_SHARED_FFN] = true;
+		}
+	}
+}
+
+/* ---- offset -> per-stage layer lists (LayerSetting) ---------------------- */
+
+static void mo_graph_offset_err(struct mo_rd *r, const char *fmt, long long a,
+				long long b)
+{
+	char msg[256];
+	snprintf(msg, sizeof msg, fmt, a, b);
+	mo_diag *d = mo_diags_add_at(r->diags, MO_SEV_ERROR, "parallel", r->file,
+				     r->offset, r->offset_path, "%s: %s",
+				     r->offset_path, msg);
+	if (d)
+		mo_diag_set_hint(r->diags, d,
+				 "MindSpore Transformers (LayerSetting) refuses "
+				 "this offset; the offsets must add up to "
+				 "num_layers %% (pipeline_stage x "
+				 "pp_interleave_num)");
+}
+
+/* One offset per virtual stage from an int, a list (one per stage, every
+ * chunk) or a nested list (per chunk, per stage). */
+static bool mo_graph_offsets(struct mo_rd *r, int64_t *off, int64_t P,
+			     int64_t V)
+{
+	const mo_node *v = r->offset;
+	bool ovf = false;
+	int64_t x;
+	if (v == r->model_at) {
+		memset(off, 0, sizeof(*off) * (size_t)(P * V));
+		return true;
+	}
+	if (v->kind == MO_NODE_SCALAR) {
+		if (!mo_scalar_int(v, &x, &ovf) || x < -100000 || x > 100000) {
+			mo_model_type_err(r, v, r->offset_path,
+					  "an integer or a list of integers");
+			return false;
+		}
+		for (int64_t k = 0; k < P * V; k++)
+			off[k] = x;
+		return true;
+	}
+	bool nested = v->kind == MO_NODE_SEQ && v->n > 0 &&
+		      v->items[0]->kind == MO_NODE_SEQ;
+	if (v->kind != MO_NODE_SEQ || (nested && v->n != (size_t)V)) {
+		mo_graph_offset_err(r, "needs %lld lists of %lld offsets",
+				    (long long)V, (long long)P);
+		return false;
+	}
+	for (int64_t i = 0; i < V; i++) {
+		const mo_node *row = nested ? v->items[i] : v;
+		if (row->kind != MO_NODE_SEQ || row->n != (size_t)P) {
+			mo_graph_offset_err(r, "needs one offset per stage "
+					    "(%lld), a list of %lld",
+					    (long long)P,
+					    row->kind == MO_NODE_SEQ
+						    ? (long long)row->n
+						    : 0LL);
+			return false;
+		}
+		for (int64_t j = 0; j < P; j++) {
+			if (!mo_scalar_int(row->items[j], &x, &ovf) ||
+			    x < -100000 || x > 100000) {
+				mo_model_type_err(r, row->items[j],
+						  r->offset_path, "an integer");
+				return false;
+			}
+			off[i * P + j] = x;
+		}
+	}
+	return true;
+}
+
+static void mo_graph_stage_lists(struct mo_rd *r, const int64_t *count,
+				 int64_t P, int64_t V)
+{
+	mo_model *m = r->m;
+	mo_layers *st = mo_arena_alloc(m->arena, sizeof(*st) * (size_t)(P * V));
+	if (!st) {
+		r->failed = true;
+		return;
+	}
+	int64_t next = 0;
+	for (int64_t k = 0; k < P * V; k++) {
+		memset(&st[k], 0, sizeof(st[k]));
+		st[k].ok = true;
+		st[k].at = r->offset;
+		st[k].r = mo_arena_alloc(m->arena, sizeof(mo_range));
+		if (!st[k].r) {
+			r->failed = true;
+			return;
+		}
+		if (count[k] > 0) {
+			st[k].r[0].lo = (uint64_t)next;
+			st[k].r[0].hi = (uint64_t)(next + count[k] - 1);
+			st[k].r[0].at = r->offset;
+			st[k].n = 1;
+		}
+		next += count[k];
+	}
+	m->stage_layers = st;
+	m->n_stage_layers = (size_t)(P * V);
+	mo_model_mark(r, MF_STAGES, r->offset, r->offset_path);
+}
+
+/* Stage k (chunk k / P, stage k % P) holds num_layers / (P V) + offset[k]
+ * layers, in order; legacy DeepSeek-V3 counts its mtp_depth layers in. */
+static void mo_graph_split(struct mo_rd *r)
+{
+	mo_model *m = r->m;
+	int64_t P = m->pipeline_parallel, V = m->virtual_pipeline;
+	if (P * V <= 1 || P * V > 1024 || m->num_layers < 1)
+		return;
+	if (!r->offset) { /* the config classes' default: 0 */
+		r->offset = r->model_at;
+		r->offset_path = "model.model_config.offset";
+	}
+	int64_t n = m->num_layers + (r->legacy ? m->mtp_num_layers : 0);
+	int64_t off[1024], count[1024], sum = 0;
+	if (!mo_graph_offsets(r, off, P, V))
+		return;
+	bool any = false;
+	for (int64_t k = 0; k < P * V; k++) {
+		sum += off[k];
+		any |= off[k] != 0;
+		count[k] = n / (P * V) + off[k];
+	}
+	if (sum != n % (P * V)) {
+		mo_graph_offset_err(r, "the offsets add up to %lld, but %lld "
+				    "layers are left over",
+				    (long long)sum, (long long)(n % (P * V)));
+		return;
+	}
+	for (int64_t k = 0; k < P * V; k++) {
+		bool end = k == 0 || k == P * V - 1;
+		if (count[k] < (end ? 0 : 1)) {
+			mo_graph_offset_err(r, "stage %lld gets %lld layers",
+					    (long long)k, (long long)count[k]);
+			return;
+		}
+	}
+	if (any)
+		mo_graph_stage_lists(r, count, P, V);
+}
+
+void mo_model_graph_finish(struct mo_rd *r)
+{
+	mo_model *m = r->m;
+	struct mo_model_ext *x = m->ext;
+	mo_graph_type_defaults(r);
+	mo_graph_legacy_ffn(r);
+	if (r->mqa_set && r->mqa && r->mq_groups > 0 && !x->set[MF_GROUPS]) {
+		m->num_query_groups = r->mq_groups;
+		x->set[MF_GROUPS] = true;
+	}
+	mo_graph_legacy_moe(r);
+	if (r->interleave_on && r->interleave > 1 && !x->set[MF_VPP]) {
+		m->virtual_pipeline = r->interleave;
+		x->set[MF_VPP] = true;
+	}
+	if (m->pipeline_parallel <= 1 && r->ga_steps > 0)
+		m->micro_batch_num = r->ga_steps; /* no PP: micro_batch_num unused */
+	if (!x->set[MF_DISTOPT]) { /* enable_parallel_optimizer: False */
+		m->distributed_optimizer = false;
+		x->assumed_from[MF_DISTOPT] =
+			"parallel.enable_parallel_optimizer False (MindSpore "
+			"default)";
+	}
+	mo_graph_split(r);
+}

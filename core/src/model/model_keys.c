@@ -1,0 +1,318 @@
+/* Every key of a model description is accounted for: read (the tables in
+ * model_import.c and import_graph.c), known not to change the memory a
+ * training step needs (the list below), known to change it in a way the
+ * estimate does not model (`unmodelled`, named), or reported as
+ * `unread-key` with its position. Every value the import fills in because
+ * the file left it out is listed (mo_model_assumed), with where the value
+ * comes from. */
+#include "model/model_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+/* Keys that do not change what a training step keeps in device memory:
+ * inference and sampling settings, initialisation, numerics (eps, rope
+ * bases and scaling), kernel and layout choices that keep the same
+ * tensors, loss weights, router balancing, names. The dtypes of norm,
+ * softmax, rotary and router compute are the op tables' assumption
+ * (fp32 copies, SPEC 3). */
+static const char *const mo_irrelevant_keys[] = {
+	"type", "auto_register", "model_type", "architectures", "net_name",
+	"checkpoint_name_or_path", "batch_size", "use_past", "use_past_shard",
+	"is_dynamic", "block_size", "num_blocks", "num_block",
+	"repetition_penalty", "max_decode_length", "top_k", "top_p",
+	"do_sample", "temperature", "use_cache", "bos_token_id",
+	"eos_token_id", "pad_token_id", "ignore_token_id",
+	"initializer_range", "init_method_std", "sigma", "mean",
+	"rms_norm_eps", "layernorm_epsilon", "norm_eps", "theta",
+	"rope_theta", "rotary_emb_base", "rotary_pct", "rope_ratio",
+	"extend_method", "scaling_factor", "rope_scaling",
+	"rotary_scaling_factor", "beta_fast", "beta_slow", "mscale",
+	"mscale_all_dim", "position_embedding_type", "pretrain_seqlen",
+	"max_position_embedding", "layernorm_compute_type",
+	"layernorm_compute_dtype", "softmax_compute_type",
+	"softmax_compute_dtype", "rotary_dtype", "router_dense_type",
+	"embedding_init_type", "res_dtype", "fp32_residual_connection",
+	"attention_softmax_in_fp32", "apply_query_key_layer_scaling",
+	"use_fused_rope", "use_fused_swiglu", "apply_rope_fusion",
+	"bias_swiglu_fusion", "bias_dropout_fusion", "qkv_concat",
+	"ffn_concat", "mlp_concat", "mla_qkv_concat", "compute_in_2d",
+	"use_rope_slice", "input_sliced_sig", "use_attn_mask_compression",
+	"use_eod_attn_mask_compression", "use_contiguous_weight_layout_attention",
+	"use_interleaved_weight_layout_mlp", "moe_grouped_gemm", "use_gmm",
+	"qkv_has_bias", "add_qkv_bias", "attention_bias", "add_bias_linear",
+	"has_bias", "out_proj_has_bias", "post_layer_norm",
+	"apply_residual_connection_post_layernorm", "quantization_bit",
+	"pre_seq_len", "prefix_projection", "eod_reset", "embedding_size",
+	"layers_group", "parallel_optimizer", "emb_dropout_prob",
+	"embed_dropout_prob", "return_extra_loss", "mtp_loss_factor",
+	"mtp_loss_scaling_factor", "norm_topk_prob", "moe_router_pre_softmax",
+	"moe_token_drop_policy", "routed_scaling_factor",
+	"moe_router_topk_scaling_factor", "router_aux_loss_coef",
+	"moe_aux_loss_coeff", "moe_router_load_balancing_type",
+	"scoring_func", "moe_router_score_function", "topk_group", "n_group",
+	"topk_method", "moe_z_loss_coeff", "use_pad_tokens",
+	"moe_token_dispatcher_type", "moe_router_force_expert_balance",
+	"npu_nums_per_device", "moe_router_enable_expert_bias",
+	"moe_router_bias_update_rate", "use_fused_ops_topkrouter",
+	"use_fused_ops_permute", "enable_gmm_safe_tokens", "ep_size",
+	"moe_layer_freq", "qk_clip", "experimental_attention_variant",
+	"num_hash_layers", "offset", "hc_mult", "hc_eps", "hc_sinkhorn_iters",
+	"context_parallel_method", "disable_gradient_division", "hidden_act", "use_flash_attention",
+	/* moe_config */
+	"aux_loss_factor", "aux_loss_factors", "aux_loss_types",
+	"z_loss_factor", "routing_policy", "enable_sdrop", "expert_group_size",
+	"balance_via_topk_bias", "topk_bias_update_rate",
+	"use_gating_sigmoid", "use_shared_expert_gating",
+	"callback_moe_droprate", "expert_model_parallel", "group_wise_a2a",
+	"comp_comm_parallel", "comp_comm_parallel_degree", "ep_extend_tp",
+	/* parallel_config / parallelism */
+	"vocab_emb_dp", "gradient_aggregation_group",
+	"pipeline_parallel_comm_overlap", "recompute", "select_recompute",
+	NULL};
+
+/* Keys whose value changes device memory in a way the estimate does not
+ * model, with the value from which on they do (0: any true / non-zero /
+ * non-empty value; otherwise a number above it). */
+struct mo_unmodelled_key {
+	const char *key;
+	double above;
+	const char *what;
+	const char *plain; /* a string value that is what the estimate models */
+};
+
+static const struct mo_unmodelled_key mo_unmodelled_keys[] = {
+	{"enable_hyper_connections", 0, "hyper-connections (hc_mult residual streams)", NULL},
+	{"enable_hc_head", 0, "the hyper-connection head", NULL},
+	{"apply_dsa_kernel_fusion", 0, "the sparse-attention (DSA) indexer", NULL},
+	{"index_n_heads", 0, "the sparse-attention (DSA) indexer", NULL},
+	{"index_head_dim", 0, "the sparse-attention (DSA) indexer", NULL},
+	{"index_topk", 0, "the sparse-attention (DSA) indexer", NULL},
+	{"use_sparse_attention", 0, "sparse attention", NULL},
+	{"use_sliding_window", 0, "sliding-window attention", NULL},
+	{"capacity_factor", 1, "expert capacity padding (capacity_factor)", NULL},
+	{"seq_split_num", 1, "sequence pipelining (seq_split_num)", NULL},
+	{"fine_grain_interleave", 1, "fine-grained interleaving", NULL},
+	{"use_ring_attention", 0, "ring attention buffers", NULL},
+	{"pipeline_parallel_schedule", 0, "a pipeline schedule other than 1F1B", "1f1b"},
+	{"pipeline_parallel_microbatch_size", 1, "pipeline micro-batch splitting", NULL},
+	{"data_parallel_shard_strategy", 0, "FSDP that shards less than parameters, gradients and optimizer states", "optim_grads_params"},
+	{NULL, 0, NULL, NULL}};
+
+static bool mo_keys_in(const char *k, const char *const *list)
+{
+	for (size_t i = 0; list[i]; i++)
+		if (strcmp(list[i], k) == 0)
+			return true;
+	return false;
+}
+
+static const struct mo_unmodelled_key *mo_keys_unmodelled(const char *k)
+{
+	for (size_t i = 0; mo_unmodelled_keys[i].key; i++)
+		if (strcmp(mo_unmodelled_keys[i].key, k) == 0)
+			return &mo_unmodelled_keys[i];
+	return NULL;
+}
+
+/* A value that turns a feature on: true, a non-zero number above `above`,
+ * a non-empty string other than none/false. */
+static bool mo_keys_on(const mo_node *v, double above)
+{
+	bool b;
+	int64_t i;
+	bool ovf = false;
+	double d;
+	if (v->kind != MO_NODE_SCALAR)
+		return v->n > 0;
+	if (mo_scalar_bool(v, &b))
+		return b && above == 0;
+	if (mo_scalar_int(v, &i, &ovf))
+		return (double)i > above && i != 0;
+	if (mo_scalar_float(v, &d))
+		return d > above && d != 0.0;
+	if (mo_model_is_null(v))
+		return false;
+	return v->len > 0 && above == 0;
+}
+
+void mo_model_account_key(struct mo_rd *r, const mo_node *key,
+			  const mo_node *v, const char *path)
+{
+	const struct mo_unmodelled_key *u = mo_keys_unmodelled(key->value);
+	if (u) {
+		const char *sv = mo_model_str(v);
+		if (u->plain && sv && strcasecmp(sv, u->plain) == 0)
+			return;
+		if (mo_keys_on(v, u->above))
+			mo_diags_add_at(r->diags, MO_SEV_WARNING, "unmodelled",
+					r->file, key, path,
+					"%s: the estimate does not model %s; "
+					"its figures leave that memory out",
+					path, u->what);
+		return;
+	}
+	if (mo_keys_in(key->value, mo_irrelevant_keys))
+		return;
+	mo_diag *d = mo_diags_add_at(r->diags, MO_SEV_WARNING, "unread-key",
+				     r->file, key, path,
+				     "%s is not read: memopt does not know "
+				     "what it changes in memory", path);
+	if (d)
+		mo_diag_set_hint(r->diags, d,
+				 "if it changes the model's size or "
+				 "activations, the estimate leaves that out");
+}
+
+/* ---- assumed values ----------------------------------------------------- */
+
+void mo_model_assume(struct mo_rd *r, enum mo_mf f, const char *source)
+{
+	r->m->ext->assumed_from[f] = source;
+}
+
+/* The fields listed when the file did not give them: the model's shape
+ * and the training settings that scale memory. */
+static const enum mo_mf mo_listed[] = {
+	MF_NUM_LAYERS, MF_MTP, MF_HIDDEN, MF_FFN, MF_HEADS, MF_GROUPS,
+	MF_KV_CHANNELS, MF_VOCAB, MF_UNTIE, MF_SEQ, MF_EXPERTS, MF_TOPK,
+	MF_MOE_FFN, MF_SHARED_FFN, MF_FIRST_DENSE, MF_QK_LN, MF_MBS,
+	MF_CDTYPE, MF_PDTYPE, MF_DISTOPT};
+
+static const char *mo_assumed_value(struct mo_rd *r, enum mo_mf f)
+{
+	const mo_model *m = r->m;
+	mo_arena *a = m->arena;
+	switch (f) {
+	case MF_UNTIE:
+		return m->untie_embeddings_and_output_weights ? "untied" : "tied";
+	case MF_QK_LN: return m->qk_layernorm ? "true" : "false";
+	case MF_DISTOPT: return m->distributed_optimizer ? "true" : "false";
+	case MF_CDTYPE: return m->compute_dtype;
+	case MF_PDTYPE: return m->params_dtype;
+	default: break;
+	}
+	const int64_t *p = NULL;
+	switch (f) {
+	case MF_NUM_LAYERS: p = &m->num_layers; break;
+	case MF_MTP: p = &m->mtp_num_layers; break;
+	case MF_HIDDEN: p = &m->hidden_size; break;
+	case MF_FFN: p = &m->ffn_hidden_size; break;
+	case MF_HEADS: p = &m->num_attention_heads; break;
+	case MF_GROUPS: p = &m->num_query_groups; break;
+	case MF_KV_CHANNELS: p = &m->kv_channels; break;
+	case MF_VOCAB: p = &m->vocab_size; break;
+	case MF_SEQ: p = &m->seq_length; break;
+	case MF_EXPERTS: p = &m->num_moe_experts; break;
+	case MF_TOPK: p = &m->moe_router_topk; break;
+	case MF_MOE_FFN: p = &m->moe_ffn_hidden_size; break;
+	case MF_SHARED_FFN: p = &m->moe_shared_expert_intermediate_size; break;
+	case MF_FIRST_DENSE: p = &m->first_k_dense_replace; break;
+	case MF_MBS: p = &m->micro_batch_size; break;
+	default: return NULL;
+	}
+	return mo_arena_printf(a, "%lld", (long long)*p);
+}
+
+/* Derived rather than assumed: a MoE field of a dense model, the head
+ * width and K/V groups (from the heads), the FFN of a legacy file (its
+ * own rounding rule). */
+static bool mo_assumed_skip(const mo_model *m, enum mo_mf f)
+{
+	bool moe = m->num_moe_experts > 0;
+	if (!moe && (f == MF_TOPK || f == MF_MOE_FFN || f == MF_SHARED_FFN ||
+		     f == MF_FIRST_DENSE))
+		return true;
+	if (m->multi_latent_attention && (f == MF_GROUPS || f == MF_KV_CHANNELS))
+		return true;
+	return false;
+}
+
+static const char *mo_assumed_source(struct mo_rd *r, enum mo_mf f)
+{
+	const struct mo_model_ext *x = r->m->ext;
+	if (x->assumed_from[f])
+		return x->assumed_from[f];
+	if (x->set[f])
+		return NULL;
+	switch (f) {
+	case MF_GROUPS: return "num_attention_heads (no grouped K/V)";
+	case MF_KV_CHANNELS: return "hidden_size / num_attention_heads";
+	case MF_FFN: return "4 x hidden_size (memopt default)";
+	case MF_MOE_FFN: return "the dense FFN width (memopt default)";
+	default: return "memopt default";
+	}
+}
+
+void mo_model_note_assumed(struct mo_rd *r)
+{
+	mo_model *m = r->m;
+	struct mo_model_ext *x = m->ext;
+	size_t n = sizeof(mo_listed) / sizeof(*mo_listed);
+	x->assumed = mo_arena_alloc(m->arena, n * sizeof(*x->assumed));
+	if (!x->assumed) {
+		r->failed = true;
+		return;
+	}
+	x->n_assumed = 0;
+	for (size_t i = 0; i < n; i++) {
+		enum mo_mf f = mo_listed[i];
+		const char *src = mo_assumed_source(r, f);
+		if (!src || mo_assumed_skip(m, f))
+			continue;
+		const char *path = mo_model_field_path(m, f);
+		const char *val = mo_assumed_value(r, f);
+		if (!val) {
+			r->failed = true;
+			return;
+		}
+		x->assumed[x->n_assumed++] =
+			(struct mo_assumed){path, val, src};
+	}
+}
+
+/* ---- whole-file checks --------------------------------------------------- */
+
+static const mo_node *mo_keys_get(const mo_node *map, const char *key)
+{
+	return map && map->kind == MO_NODE_MAP ? mo_map_get(map, key) : NULL;
+}
+
+/* micro_batch_interleave_num (a top-level key of graph-mode files) splits
+ * each micro-batch in two interleaved halves. */
+void mo_model_check_unmodelled(struct mo_rd *r, const mo_node *root)
+{
+	const mo_node *k = NULL, *v = NULL;
+	for (size_t i = 0; root && i + 1 < root->n; i += 2)
+		if (root->items[i]->kind == MO_NODE_SCALAR &&
+		    strcmp(root->items[i]->value, "micro_batch_interleave_num") == 0)
+			k = root->items[i], v = root->items[i + 1];
+	if (k && mo_keys_on(v, 1))
+		mo_diags_add_at(r->diags, MO_SEV_WARNING, "unmodelled", r->file,
+				k, "micro_batch_interleave_num",
+				"micro_batch_interleave_num: the estimate does "
+				"not model interleaved micro-batch halves");
+	const mo_node *ctx = mo_keys_get(root, "context");
+	const mo_node *mode = mo_keys_get(ctx, "mode");
+	if (r->m->ext->graph_mode && r->graph)
+		mo_diags_add_at(r->diags, MO_SEV_WARNING, "unmodelled", r->file,
+				mode ? mode : r->model_at,
+				mode ? "context.mode" : "model",
+				"graph mode (context.mode 0) plans memory "
+				"statically at compile time; the estimate "
+				"models PyNative's allocator and may differ");
+}
+
+void mo_model_missing_layers(struct mo_rd *r, const mo_node *root)
+{
+	const mo_node *at = r->model_at;
+	if (!at) {
+		const mo_node *model = mo_keys_get(root, "model");
+		at = model ? model : root;
+	}
+	mo_diags_add_at(r->diags, MO_SEV_ERROR, "missing-key", r->file, at,
+			r->hf ? "num_hidden_layers" : "model.num_layers",
+			"the model has no layer count (num_layers or "
+			"num_hidden_layers)");
+}

@@ -1,0 +1,84 @@
+/* The model's parameter count, unsharded: embedding, every decoder layer
+ * (attention or MLA, dense or MoE MLP, norms), the MTP layers (a decoder
+ * layer plus their projection and norms; they share the embedding and the
+ * output head) and the output head when untied. The importer's check
+ * against published sizes (tests/data/mindformers/expect.txt); the
+ * estimator's per-device figures are its own (estimate_weights.c). */
+#include "model/model_internal.h"
+
+#include <string.h>
+
+static double mo_params_attention(const mo_model *m)
+{
+	double h = (double)m->hidden_size, n = (double)m->num_attention_heads;
+	if (m->multi_latent_attention) {
+		double qk = (double)(m->qk_nope_head_dim + m->qk_rope_head_dim);
+		double q = m->q_lora_rank > 0
+				   ? h * (double)m->q_lora_rank +
+					     (double)m->q_lora_rank +
+					     (double)m->q_lora_rank * n * qk
+				   : h * n * qk;
+		double kv = h * (double)(m->kv_lora_rank + m->qk_rope_head_dim) +
+			    (double)m->kv_lora_rank +
+			    (double)m->kv_lora_rank * n *
+				    (double)(m->qk_nope_head_dim + m->v_head_dim);
+		return q + kv + n * (double)m->v_head_dim * h;
+	}
+	double d = (double)m->kv_channels, g = (double)m->num_query_groups;
+	double qk_norm = m->qk_layernorm ? 2.0 * d : 0.0;
+	return h * n * d + 2.0 * h * g * d + n * d * h + qk_norm;
+}
+
+static double mo_params_mlp(const mo_model *m, int64_t ffn)
+{
+	bool gated = strcmp(m->hidden_act, "swiglu") == 0 ||
+		     strcmp(m->hidden_act, "fusedswiglu") == 0;
+	return (gated ? 3.0 : 2.0) * (double)m->hidden_size * (double)ffn;
+}
+
+static double mo_params_layer(const mo_model *m, int64_t id)
+{
+	double h = (double)m->hidden_size;
+	double p = mo_params_attention(m) + 2.0 * h;
+	bool moe = m->num_moe_experts > 0 && id >= m->first_k_dense_replace;
+	if (!moe)
+		return p + mo_params_mlp(m, m->ffn_hidden_size);
+	return p + (double)m->num_moe_experts *
+			   mo_params_mlp(m, m->moe_ffn_hidden_size) +
+	       h * (double)m->num_moe_experts +
+	       mo_params_mlp(m, m->moe_shared_expert_intermediate_size);
+}
+
+int64_t mo_model_parameters(const mo_model *m)
+{
+	if (!m)
+		return 0;
+	double h = (double)m->hidden_size, v = (double)m->vocab_size;
+	double p = v * h + h; /* embedding, final norm */
+	if (m->untie_embeddings_and_output_weights)
+		p += v * h;
+	for (int64_t i = 0; i < m->num_layers; i++)
+		p += mo_params_layer(m, i);
+	/* MTP: a decoder layer, the 2h x h projection, two norms */
+	for (int64_t i = 0; i < m->mtp_num_layers; i++)
+		p += mo_params_layer(m, m->num_layers + i) + 2.0 * h * h +
+		     2.0 * h;
+	return p < 9.0e18 ? (int64_t)p : INT64_MAX;
+}
+
+size_t mo_model_assumed_count(const mo_model *m)
+{
+	return m && m->ext ? m->ext->n_assumed : 0;
+}
+
+int mo_model_assumed(const mo_model *m, size_t i, const char **path,
+		     const char **value, const char **source)
+{
+	if (!m || !m->ext || i >= m->ext->n_assumed)
+		return -1;
+	const struct mo_assumed *a = &m->ext->assumed[i];
+	*path = a->path;
+	*value = a->value;
+	*source = a->source;
+	return 0;
+}
