@@ -1,0 +1,324 @@
+/* The MindSpore Transformers corpus (tests/data/mindformers): every shipped
+ * training YAML against the outcome written in expect.txt from reading the
+ * file and the MindSpore Transformers source (README.md there): the model
+ * the import gives, its parameter count against the published one, the
+ * layers the file's recompute_config recomputes, and the diagnostics. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model_internal.h" /* the model's fields, the config's lists */
+
+#define CORPUS "tests/data/mindformers/"
+
+struct block {
+	char file[256];
+	char model[512], moe[256], parallel[256], recompute[512];
+	char errors[256], warnings[256];
+	double params;
+	int exit_code;
+	bool model_none;
+};
+
+static char *read_all(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	char *s = NULL;
+	if (fseek(f, 0, SEEK_END) == 0) {
+		long n = ftell(f);
+		if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (s = malloc((size_t)n + 1))) {
+			*len = fread(s, 1, (size_t)n, f);
+			s[*len] = '\0';
+		}
+	}
+	fclose(f);
+	return s;
+}
+
+/* Copies the rest of a line after its keyword, without the comment. */
+static void rest(char *dst, size_t size, const char *line, size_t kw)
+{
+	const char *s = line + kw;
+	while (*s == ' ')
+		s++;
+	size_t n = strcspn(s, "#\n");
+	while (n && s[n - 1] == ' ')
+		n--;
+	snprintf(dst, size, "%.*s", (int)n, s);
+}
+
+static size_t parse_expect(struct block *b, size_t cap)
+{
+	size_t len = 0, n = 0;
+	char *text = read_all(CORPUS "expect.txt", &len);
+	assert_non_null(text);
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		while (*line == ' ')
+			line++;
+		struct block *c = n ? &b[n - 1] : NULL;
+		if (strncmp(line, "file ", 5) == 0) {
+			assert_true(n < cap);
+			c = &b[n++];
+			memset(c, 0, sizeof(*c));
+			c->params = -1;
+			rest(c->file, sizeof c->file, line, 5);
+		} else if (!c || *line == '#') {
+			continue;
+		} else if (strncmp(line, "model none", 10) == 0) {
+			c->model_none = true;
+		} else if (strncmp(line, "model ", 6) == 0) {
+			rest(c->model, sizeof c->model, line, 6);
+		} else if (strncmp(line, "moe ", 4) == 0) {
+			rest(c->moe, sizeof c->moe, line, 4);
+		} else if (strncmp(line, "parallel ", 9) == 0) {
+			rest(c->parallel, sizeof c->parallel, line, 9);
+		} else if (strncmp(line, "recompute ", 10) == 0) {
+			rest(c->recompute, sizeof c->recompute, line, 10);
+		} else if (strncmp(line, "params ", 7) == 0) {
+			c->params = strtod(line + 7, NULL);
+		} else if (strncmp(line, "exit ", 5) == 0) {
+			c->exit_code = atoi(line + 5);
+		} else if (strncmp(line, "errors ", 7) == 0) {
+			rest(c->errors, sizeof c->errors, line, 7);
+		} else if (strncmp(line, "warnings ", 9) == 0) {
+			rest(c->warnings, sizeof c->warnings, line, 9);
+		}
+	}
+	free(text);
+	return n;
+}
+
+/* The value of `key=` in a "k=v k=v" list, as text ("" when absent). */
+static const char *field(const char *list, const char *key, char *buf, size_t size)
+{
+	char pat[64];
+	snprintf(pat, sizeof pat, "%s=", key);
+	for (const char *s = list; (s = strstr(s, pat)); s++) {
+		if (s != list && s[-1] != ' ')
+			continue;
+		s += strlen(pat);
+		snprintf(buf, size, "%.*s", (int)strcspn(s, " "), s);
+		return buf;
+	}
+	buf[0] = '\0';
+	return buf;
+}
+
+static void expect_int(const char *file, const char *list, const char *key, int64_t got, int *bad)
+{
+	char buf[64];
+	if (!*field(list, key, buf, sizeof buf))
+		return;
+	long long want = atoll(buf);
+	if (want != (long long)got) {
+		fprintf(stderr, "%s: %s: want %lld, got %lld\n", file, key, want, (long long)got);
+		(*bad)++;
+	}
+}
+
+static void check_model(const struct block *b, const mo_model *m, int *bad)
+{
+	expect_int(b->file, b->model, "layers", m->num_layers, bad);
+	expect_int(b->file, b->model, "mtp", m->mtp_num_layers, bad);
+	expect_int(b->file, b->model, "hidden", m->hidden_size, bad);
+	expect_int(b->file, b->model, "ffn", m->ffn_hidden_size, bad);
+	expect_int(b->file, b->model, "heads", m->num_attention_heads, bad);
+	if (!m->multi_latent_attention)
+		expect_int(b->file, b->model, "kv", m->num_query_groups, bad);
+	expect_int(b->file, b->model, "vocab", m->vocab_size, bad);
+	expect_int(b->file, b->model, "seq", m->seq_length, bad);
+	bool moe = m->num_moe_experts > 0;
+	expect_int(b->file, b->moe, "experts", m->num_moe_experts, bad);
+	expect_int(b->file, b->moe, "topk", moe ? m->moe_router_topk : 0, bad);
+	expect_int(b->file, b->moe, "moe_ffn", moe ? m->moe_ffn_hidden_size : 0, bad);
+	expect_int(b->file, b->moe, "shared_ffn", moe ? m->moe_shared_expert_intermediate_size : 0,
+		   bad);
+	expect_int(b->file, b->moe, "first_dense", moe ? m->first_k_dense_replace : 0, bad);
+	expect_int(b->file, b->parallel, "dp", m->data_parallel, bad);
+	expect_int(b->file, b->parallel, "tp", m->tensor_parallel, bad);
+	expect_int(b->file, b->parallel, "pp", m->pipeline_parallel, bad);
+	expect_int(b->file, b->parallel, "vpp", m->virtual_pipeline, bad);
+	expect_int(b->file, b->parallel, "ep", m->expert_parallel, bad);
+	expect_int(b->file, b->parallel, "cp", m->context_parallel, bad);
+	expect_int(b->file, b->parallel, "sp", m->sequence_parallel, bad);
+	expect_int(b->file, b->parallel, "distopt", m->distributed_optimizer, bad);
+	expect_int(b->file, b->parallel, "mbn", m->micro_batch_num, bad);
+	expect_int(b->file, b->parallel, "mbs", m->micro_batch_size, bad);
+	if (b->params > 0) {
+		double got = (double)mo_model_parameters(m);
+		double err = fabs(got - b->params) / b->params;
+		fprintf(stderr, "  %-48s %8.2fB published %8.2fB (%+.2f%%)\n", b->file, got / 1e9,
+			b->params / 1e9, 100.0 * (got - b->params) / b->params);
+		if (err > 0.01) {
+			fprintf(stderr, "%s: parameters %.0f, published %.0f\n", b->file, got, b->params);
+			(*bad)++;
+		}
+	}
+}
+
+/* Layer ranges as "0-3,8" ("-" when none). */
+static void ranges_text(char *buf, size_t size, const unsigned char *on, int64_t n)
+{
+	size_t o = 0;
+	buf[0] = '\0';
+	for (int64_t i = 0; i < n; i++) {
+		if (!on[i] || (i && on[i - 1]))
+			continue;
+		int64_t j = i;
+		while (j + 1 < n && on[j + 1])
+			j++;
+		o += (size_t)snprintf(buf + o, size - o, o ? ",%lld" : "%lld", (long long)i);
+		if (j > i)
+			o += (size_t)snprintf(buf + o, size - o, "-%lld", (long long)j);
+		if (o >= size)
+			break;
+	}
+	if (!o)
+		snprintf(buf, size, "-");
+}
+
+static void mark(unsigned char *on, int64_t n, const mo_layers *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		for (uint64_t id = l->r[i].lo; id <= l->r[i].hi && id < (uint64_t)n; id++)
+			on[id] = 1;
+}
+
+static void check_one_list(const struct block *b, const char *key, const unsigned char *on,
+			   int64_t n, int *bad)
+{
+	char want[256], got[512];
+	if (!*field(b->recompute, key, want, sizeof want))
+		return;
+	ranges_text(got, sizeof got, on, n);
+	if (strcmp(want, got) != 0) {
+		fprintf(stderr, "%s: recompute %s: want %s, got %s\n", b->file, key, want, got);
+		(*bad)++;
+	}
+}
+
+static void check_recompute(const struct block *b, const mo_config *c, int *bad)
+{
+	int64_t n = 200000;
+	unsigned char *on = calloc((size_t)n, 1);
+	assert_non_null(on);
+	if (c->mode != MO_MODE_NONE)
+		mark(on, n, &c->full);
+	check_one_list(b, "full", on, n, bad);
+	memset(on, 0, (size_t)n);
+	for (size_t i = 0; c->mode != MO_MODE_NONE && i < c->select.n; i++)
+		mark(on, n, &c->select.p[i].layers);
+	check_one_list(b, "select", on, n, bad);
+	memset(on, 0, (size_t)n);
+	for (size_t i = 0; c->comm_enable && i < c->comm.n; i++)
+		mark(on, n, &c->comm.p[i].layers);
+	check_one_list(b, "comm", on, n, bad);
+	free(on);
+}
+
+static bool has_code(const mo_diags *d, mo_severity sev, const char *code)
+{
+	for (size_t i = 0; i < mo_diags_count(d); i++) {
+		const mo_diag *x = mo_diags_get(d, i);
+		if (x->severity == sev && strcmp(x->code, code) == 0)
+			return true;
+	}
+	return false;
+}
+
+static void check_diags(const struct block *b, const mo_diags *d, int *bad)
+{
+	char list[256];
+	/* errors: exactly the listed codes */
+	snprintf(list, sizeof list, "%s", b->errors);
+	for (char *c = strtok(list, " "); c; c = strtok(NULL, " ")) {
+		if (strcmp(c, "-") != 0 && !has_code(d, MO_SEV_ERROR, c)) {
+			fprintf(stderr, "%s: error %s not reported\n", b->file, c);
+			(*bad)++;
+		}
+	}
+	for (size_t i = 0; i < mo_diags_count(d); i++) {
+		const mo_diag *x = mo_diags_get(d, i);
+		if (x->severity != MO_SEV_ERROR)
+			continue;
+		char pat[80];
+		snprintf(pat, sizeof pat, " %s ", x->code);
+		char pad[300];
+		snprintf(pad, sizeof pad, " %s ", b->errors);
+		if (!strstr(pad, pat)) {
+			fprintf(stderr, "%s: unexpected error %s: %s\n", b->file, x->code, x->message);
+			(*bad)++;
+		}
+	}
+	snprintf(list, sizeof list, "%s", b->warnings);
+	for (char *c = strtok(list, " "); c; c = strtok(NULL, " ")) {
+		if (strcmp(c, "-") != 0 && !has_code(d, MO_SEV_WARNING, c)) {
+			fprintf(stderr, "%s: warning %s not reported\n", b->file, c);
+			(*bad)++;
+		}
+	}
+	int want_exit = mo_diags_errors(d) ? 1 : 0;
+	if (want_exit != b->exit_code) {
+		fprintf(stderr, "%s: exit %d, want %d\n", b->file, want_exit, b->exit_code);
+		(*bad)++;
+	}
+}
+
+static void test_corpus(void **state)
+{
+	(void)state;
+	static struct block blocks[128];
+	size_t n = parse_expect(blocks, 128);
+	assert_true(n >= 45);
+	int bad = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct block *b = &blocks[i];
+		char path[512];
+		size_t len = 0;
+		snprintf(path, sizeof path, CORPUS "%.255s", b->file);
+		char *text = read_all(path, &len);
+		assert_non_null(text);
+		mo_diags *d = NULL;
+		mo_config *c = NULL;
+		mo_model *m = NULL;
+		mo_error err = {0};
+		assert_int_equal(mo_diags_new(&d), 0);
+		mo_input in = {.config = text, .config_len = len, .config_name = b->file};
+		assert_int_equal(mo_check(&c, &m, d, &in, &err), 0);
+		if (b->model_none && m) {
+			fprintf(stderr, "%s: a model where the file has none\n", b->file);
+			bad++;
+		}
+		if (!b->model_none && !m) {
+			fprintf(stderr, "%s: no model\n", b->file);
+			bad++;
+		}
+		if (m)
+			check_model(b, m, &bad);
+		check_recompute(b, c, &bad);
+		check_diags(b, d, &bad);
+		mo_model_free(m);
+		mo_config_free(c);
+		mo_diags_free(d);
+		free(text);
+	}
+	fprintf(stderr, "  %zu files, %d mismatches\n", n, bad);
+	assert_int_equal(bad, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_corpus),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
