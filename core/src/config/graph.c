@@ -475,6 +475,16 @@ void mo_config_graph(mo_config *c, mo_diags *diags, const mo_node *root, const m
 		mo_diag_set_hint(diags, d, "use the '%s' section", swap ? "swap" : "recompute");
 		return;
 	}
+	bool rc_used = !swap && val && val->kind == MO_NODE_MAP && val->n > 0;
+	if (rc_used && (c->recompute_val || c->comm_val)) {
+		mo_diag *d = mo_diags_add_at(
+			diags, MO_SEV_WARNING, "legacy-key", file, key, "recompute_config",
+			"the file has both recompute_config and the recompute sections: "
+			"memopt applies the sections, a graph-mode run (context.mode 0) the "
+			"recompute_config");
+		mo_diag_set_hint(diags, d, "keep one of them");
+		return;
+	}
 	mo_diag *d = mo_diags_add_at(
 		diags, MO_SEV_WARNING, "legacy-key", file, key,
 		swap ? "swap_config" : "recompute_config",
@@ -483,14 +493,8 @@ void mo_config_graph(mo_config *c, mo_diags *diags, const mo_node *root, const m
 		swap ? " (memopt does not read it yet)" : ": memopt reads it as the recompute plan");
 	mo_diag_set_hint(diags, d, "in a PyNative file write the '%s' section instead",
 			 swap ? "swap" : "recompute");
-	if (swap || !val || val->kind != MO_NODE_MAP)
+	if (!rc_used)
 		return;
-	if (c->recompute_val || c->comm_val) {
-		mo_diags_add_at(diags, MO_SEV_WARNING, "legacy-key", file, key, "recompute_config",
-				"the file has both recompute_config and the recompute sections: "
-				"memopt applies the sections, a graph-mode run the recompute_config");
-		return;
-	}
 	mo_graph *g = calloc(1, sizeof(*g));
 	if (!g)
 		return;
