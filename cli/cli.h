@@ -33,6 +33,9 @@ bool mo_cli_is_preset(const char *name);
 int mo_cli_load(mo_cli *c);
 /* FILE:LINE:COL: error[CODE]: message, the source line and a caret. */
 void mo_cli_print_diags(const mo_cli *c);
+/* estimate / expand without a model: prints a `model-needed` error (JSON
+ * or text) and returns the usage exit status. */
+int mo_cli_no_model(const mo_cli *c);
 /* Prints and releases j. */
 int mo_cli_print_json(json_t *j);
 void mo_cli_free(mo_cli *c);

@@ -66,13 +66,13 @@ static int mo_cli_expand_table(const mo_cli *c, const mo_plan *p)
 
 static int mo_cli_expand(mo_cli *c)
 {
+	if (!c->model && !mo_diags_errors(c->diags))
+		return mo_cli_no_model(c);
 	if (mo_diags_errors(c->diags) || !c->model) {
 		if (c->json)
 			mo_cli_print_json(mo_json_diags(c->diags));
 		else
 			mo_cli_print_diags(c);
-		if (!c->model && !mo_diags_errors(c->diags))
-			fputs("memopt: expand needs a model: pass --model\n", stderr);
 		return c->model ? MO_EXIT_INVALID : MO_EXIT_USAGE;
 	}
 	mo_plan *p = NULL;

@@ -11,14 +11,21 @@ static int mo_cli_estimate_error(const mo_cli *c, const mo_error *err)
 {
 	const char *text = err->text;
 	const char *code = strncmp(text, "model-needed: ", 14) == 0 ? "model-needed" : "estimate";
-	if (strcmp(code, "model-needed") == 0)
+	int line = err->line, column = err->column;
+	const char *path = "parallel.world_size";
+	if (strcmp(code, "model-needed") == 0) {
 		text += 14;
+		mo_model_devices_position(c->model, &line, &column, &path);
+	}
 	if (c->json) {
 		json_t *d = json_pack("{s:s, s:s, s:i, s:i, s:s, s:s}", "code", code, "message",
-				      text, "line", 0, "column", 0, "path", "parallel.world_size",
+				      text, "line", line, "column", column, "path", path,
 				      "severity", "error");
 		mo_cli_print_json(json_pack("{s:b, s:[o], s:[]}", "valid", 0, "errors", d,
 					    "warnings"));
+	} else if (line > 0) {
+		fprintf(stderr, "%s:%d:%d: error[%s]: %s\n", c->config_path, line, column, code,
+			text);
 	} else {
 		fprintf(stderr, "%s: error[%s]: %s\n", c->config_path, code, text);
 	}
@@ -59,13 +66,13 @@ int mo_cli_estimate(mo_cli *c, int argc, char **argv)
 	rc = mo_cli_load(c);
 	if (rc != MO_EXIT_OK)
 		return rc;
+	if (!c->model && !mo_diags_errors(c->diags))
+		return mo_cli_no_model(c);
 	if (mo_diags_errors(c->diags) || !c->model) {
 		if (c->json)
 			mo_cli_print_json(mo_json_diags(c->diags));
 		else
 			mo_cli_print_diags(c);
-		if (!c->model && !mo_diags_errors(c->diags))
-			fputs("memopt: estimate needs a model: pass --model\n", stderr);
 		return c->model ? MO_EXIT_INVALID : MO_EXIT_USAGE;
 	}
 	mo_estimate *e = NULL;

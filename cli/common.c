@@ -207,3 +207,42 @@ int mo_cli_parse_args(mo_cli *c, int argc, char **argv)
 	return -1;
 }
 
+
+/* estimate / expand without a model: a `model-needed` error in both
+ * forms, at the model section when the core found one without an
+ * architecture (line 0 otherwise). Exit 2, as a usage error. */
+int mo_cli_no_model(const mo_cli *c)
+{
+	int line = 0, column = 0;
+	const char *path = "model";
+	for (size_t i = 0; i < mo_diags_count(c->diags); i++) {
+		const mo_diag *d = mo_diags_get(c->diags, i);
+		if (strcmp(d->code, "model-needed") == 0 && d->line > 0) {
+			line = d->line;
+			column = d->column;
+			path = d->path;
+		}
+	}
+	const char *msg = "this needs a model: pass --model (a preset or a model file)";
+	if (c->json) {
+		json_t *j = mo_json_diags(c->diags);
+		json_t *e = json_pack("{s:s, s:s, s:i, s:i, s:s, s:s, s:s}", "code",
+				      "model-needed", "message", msg, "line", line, "column",
+				      column, "path", path, "file", c->config_path, "severity",
+				      "error");
+		if (j && e) {
+			json_object_set_new(j, "valid", json_false());
+			json_array_append(json_object_get(j, "errors"), e);
+		}
+		json_decref(e);
+		mo_cli_print_json(j);
+	} else {
+		mo_cli_print_diags(c);
+		if (line > 0)
+			fprintf(stderr, "%s:%d:%d: error[model-needed]: %s\n", c->config_path, line,
+				column, msg);
+		else
+			fprintf(stderr, "%s: error[model-needed]: %s\n", c->config_path, msg);
+	}
+	return MO_EXIT_USAGE;
+}

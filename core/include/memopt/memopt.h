@@ -151,6 +151,10 @@ int64_t mo_model_parameters(const mo_model *m);
  * type's published configuration class, a MindSpore default, memopt's
  * default). Returns 0, or -1 when i is out of range. */
 size_t mo_model_assumed_count(const mo_model *m);
+/* Where the key that leaves the device count open (data_parallel_shard:
+ * -1) is: 1-based line and column (0 when not from a file) and its path.
+ * Returns 0, or -1 for a NULL model. */
+int mo_model_devices_position(const mo_model *m, int *line, int *column, const char **path);
 int mo_model_assumed(const mo_model *m, size_t i, const char **path,
 		     const char **value, const char **source);
 size_t mo_model_layer_type_count(const mo_model *m);

@@ -72,6 +72,26 @@ static bool mo_key_known(const mo_node *k, const char *const *keys, size_t n)
 	return false;
 }
 
+/* Keys of the early schema (and of graph-mode recompute_config) written
+ * inside the sections, with what says the same now. */
+static const char *const mo_cfg_old_keys[] = {
+	"full_recompute", "did you mean 'mode: full' with 'full_recompute_layer: [...]'?",
+	"recompute", "did you mean 'mode: full' with 'full_recompute_layer: [...]'?",
+	"select_recompute", "did you mean 'mode: select' with 'select_module: {...}'?",
+	"select_recompute_layer", "did you mean 'mode: select' with 'select_module: {...}'?",
+	"select_comm_recompute", "comm recompute is its own section: 'recompute_comm: {enable: True, "
+				 "select_module: {...}}'",
+	"recompute_layers", "did you mean 'full_recompute_layer'?",
+	NULL};
+
+static const char *mo_cfg_old_key_hint(const mo_node *k)
+{
+	for (size_t i = 0; mo_cfg_old_keys[i]; i += 2)
+		if (mo_key_is(k, mo_cfg_old_keys[i]))
+			return mo_cfg_old_keys[i + 1];
+	return NULL;
+}
+
 /* Reports every key of `map` that is not in `keys`, with "did you mean". */
 static void mo_cfg_unknown_keys(mo_cfg_parser *p, const mo_node *map,
 				const char *const *keys, size_t n, const char *path)
@@ -94,7 +114,10 @@ static void mo_cfg_unknown_keys(mo_cfg_parser *p, const mo_node *map,
 			if (j + 1 < n)
 				strncat(list, ", ", sizeof list - strlen(list) - 1);
 		}
-		if (best)
+		const char *old = mo_cfg_old_key_hint(k);
+		if (old)
+			snprintf(hint, sizeof hint, "%s", old);
+		else if (best)
 			snprintf(hint, sizeof hint, "did you mean '%s'?", best);
 		else
 			snprintf(hint, sizeof hint, "known keys: %.100s", list);

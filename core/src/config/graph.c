@@ -359,9 +359,11 @@ static void mo_graph_pattern(mo_graph *g, mo_pattern_list *pl, const char *regex
 
 static const char *const mo_graph_default_legacy[] = {
 	"feed_forward\\.mul", "feed_forward\\.w1\\.activation\\.silu", NULL};
+/* mcore's four defaults (shared_experts and mlp, mul and silu) as two
+ * patterns, so a dense layer does not report the shared-expert half */
 static const char *const mo_graph_default_mcore[] = {
-	"mlp\\.shared_experts\\.mul", "mlp\\.shared_experts\\.activation_func\\.silu",
-	"mlp\\.mul", "mlp\\.activation_func\\.silu", NULL};
+	"mlp\\.(shared_experts\\.)?mul", "mlp\\.(shared_experts\\.)?activation_func\\.silu",
+	NULL};
 static const char *const mo_graph_default_comm[] = {".*\\.norm", NULL};
 
 /* select_recompute / select_comm_recompute: false, true (the default

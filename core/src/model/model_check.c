@@ -11,6 +11,19 @@
 static const char *const mo_model_canon_paths[MF_COUNT] = {
 	[MF_NUM_LAYERS] = "model.num_layers",
 	[MF_MTP] = "model.mtp_num_layers",
+	[MF_HIDDEN] = "model.hidden_size",
+	[MF_FFN] = "model.ffn_hidden_size",
+	[MF_KV_CHANNELS] = "model.kv_channels",
+	[MF_VOCAB] = "model.vocab_size",
+	[MF_UNTIE] = "model.untie_embeddings_and_output_weights",
+	[MF_MOE_FFN] = "model.moe_ffn_hidden_size",
+	[MF_SHARED_FFN] = "model.moe_shared_expert_intermediate_size",
+	[MF_FIRST_DENSE] = "model.first_k_dense_replace",
+	[MF_QK_LN] = "model.qk_layernorm",
+	[MF_MBS] = "training.micro_batch_size",
+	[MF_CDTYPE] = "training.compute_dtype",
+	[MF_PDTYPE] = "training.params_dtype",
+	[MF_DISTOPT] = "parallel.distributed_optimizer",
 	[MF_HEADS] = "model.num_attention_heads",
 	[MF_GROUPS] = "model.num_query_groups",
 	[MF_SEQ] = "model.seq_length",
@@ -35,6 +48,17 @@ const char *mo_model_field_path(const mo_model *m, enum mo_mf f)
 	if (p->path)
 		return p->path;
 	return mo_model_canon_paths[f] ? mo_model_canon_paths[f] : "model";
+}
+
+int mo_model_devices_position(const mo_model *m, int *line, int *column, const char **path)
+{
+	if (!m || !m->ext)
+		return -1;
+	const struct mo_model_pos *p = &m->ext->pos[MF_DP_SHARD];
+	*line = p->line;
+	*column = p->column;
+	*path = mo_model_field_path(m, MF_DP_SHARD);
+	return 0;
 }
 
 static void mo_model_vflag(const mo_model *m, mo_diags *d, mo_severity sev, enum mo_mf f,

@@ -839,10 +839,38 @@ int mo_model_from_doc(mo_model **out, mo_diags *diags, const mo_doc *doc,
 	return 0;
 }
 
+/* A training YAML whose model_config names no architecture (the
+ * `configs/general` templates: it comes from pretrained_model_dir's
+ * config.json at run time). */
+static void mo_model_no_architecture(mo_diags *diags, const mo_doc *doc)
+{
+	mo_node *key = NULL;
+	const mo_node *model = mo_model_get_map(doc->root, "model");
+	const mo_node *mc = model ? mo_map_get_kv(model, "model_config", &key) : NULL;
+	if (!mc || !key)
+		return;
+	const mo_node *dir = mo_map_get(doc->root, "pretrained_model_dir");
+	const char *ds = dir ? mo_model_str(dir) : NULL;
+	mo_diag *d = mo_diags_add_at(diags, MO_SEV_WARNING, "model-needed",
+				     doc->name ? doc->name : "<config>", key,
+				     "model.model_config",
+				     "model.model_config names no architecture "
+				     "(no layer count, no known model_type): "
+				     "estimate and plan need --model");
+	if (d && ds)
+		mo_diag_set_hint(diags, d,
+				 "the run takes it from pretrained_model_dir "
+				 "(%.200s): pass its config.json with --model",
+				 ds);
+}
+
 int mo_config_model(mo_model **out, mo_diags *diags, const mo_config *c, mo_error *err)
 {
 	*out = NULL;
 	if (!c || !c->doc || !c->doc->root || !c->training_yaml)
 		return 1;
-	return mo_model_from_doc(out, diags, c->doc, err);
+	int rc = mo_model_from_doc(out, diags, c->doc, err);
+	if (rc == 1)
+		mo_model_no_architecture(diags, c->doc);
+	return rc;
 }

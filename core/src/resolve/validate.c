@@ -54,14 +54,21 @@ static bool mo_validation_needs_model(const mo_config *c)
 	return false;
 }
 
-static const mo_node *mo_validation_first_list(const mo_config *c)
+static const mo_node *mo_validation_first_list(const mo_config *c, const char **path)
 {
 	const mo_node *cands[] = {c->full.at, c->select.at, c->exclude.at, c->comm.at,
 				  c->layer_swap_at, c->op_swap_at};
+	static const char *const paths[] = {"recompute.full_recompute_layer",
+					    "recompute.select_module", "recompute.exclude_op",
+					    "recompute_comm.select_module", "swap.layer_swap",
+					    "swap.op_swap"};
 	const mo_node *best = NULL;
+	*path = "recompute";
 	for (size_t i = 0; i < 6; i++)
-		if (cands[i] && (!best || cands[i]->start < best->start))
+		if (cands[i] && (!best || cands[i]->start < best->start)) {
 			best = cands[i];
+			*path = c->from_recompute_config && i < 4 ? "recompute_config" : paths[i];
+		}
 	return best;
 }
 
@@ -278,8 +285,10 @@ size_t mo_validate(mo_diags *diags, const mo_config *c, const mo_model *m)
 	mo_validation_swap(&v);
 	if (!m) {
 		if (mo_validation_needs_model(c)) {
+			const char *path;
+			const mo_node *at = mo_validation_first_list(c, &path);
 			mo_diag *d = mo_diags_add_at(
-				diags, MO_SEV_ERROR, "model-needed", v.file, mo_validation_first_list(c), NULL,
+				diags, MO_SEV_ERROR, "model-needed", v.file, at, path,
 				"layer ids and patterns can only be checked against a model");
 			mo_diag_set_hint(diags, d, "pass --model with a preset (memopt presets) or a model file");
 		}
