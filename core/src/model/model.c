@@ -542,6 +542,18 @@ char *mo_model_to_json(const mo_model *m)
 				    "pipeline_parallel_layers_per_stage",
 				    mo_model_json_stages(m));
 	json_object_set_new(root, "device", mo_model_json_device(m));
+	/* read-only facts (a model file that carries them is read without
+	 * them): the parameter count and the values the import assumed */
+	json_object_set_new(root, "parameters", json_integer(mo_model_parameters(m)));
+	json_t *assumed = json_array();
+	for (size_t i = 0; i < mo_model_assumed_count(m); i++) {
+		const char *path, *value, *source;
+		if (mo_model_assumed(m, i, &path, &value, &source) == 0)
+			json_array_append_new(assumed,
+					      json_pack("{s:s, s:s, s:s}", "path", path, "value",
+							value, "source", source));
+	}
+	json_object_set_new(root, "assumed", assumed);
 	char *s = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(root);
 	return s;
