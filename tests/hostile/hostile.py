@@ -113,6 +113,25 @@ def cases():
     add("long-line-1mb", "recompute: {mode: full, full_recompute_layer: [" + "0-0, " * 200000 + "1]}\n", (1, 2))
     add("crlf-and-bom", b"\xef\xbb\xbfrecompute:\r\n  mode: bogus\r\n", (1,))
     add("utf16", "recompute:\n  mode: bogus\n".encode("utf-16"), (1, 2))
+    # graph-mode files: huge counts and offsets, the most stages, the most
+    # layers, many select patterns, forms LayerSetting refuses
+    graph = ("context:\n  mode: 0\nparallel:\n  pipeline_config:\n    pipeline_interleave: True\n"
+             "parallel_config:\n  pipeline_stage: %d\n  model_parallel: 2\n  use_seq_parallel: True\n"
+             "  micro_batch_num: 4096\nmodel:\n  model_config:\n    type: LlamaConfig\n"
+             "    num_layers: %d\n    pp_interleave_num: %d\n    offset: %s\nrecompute_config:\n%s")
+    add("graph-huge-counts", graph % (2, 8, 2, "[[9223372036854775807, 0], [0, -9223372036854775807]]",
+        "  recompute: [[9223372036854775807, 1], [true, 18446744073709551616]]\n"
+        "  select_recompute: [9223372036854775807, -1]\n"), (0, 1, 2))
+    add("graph-most-stages", graph % (1024, 100000, 1, "0",
+        "  recompute: [" + ", ".join(["100000"] * 1024) + "]\n"
+        "  select_comm_recompute: true\n"), (0, 1, 2))
+    add("graph-too-many-stages", graph % (4096, 100000, 4, "0", "  recompute: True\n"), (0, 1, 2))
+    add("graph-many-select-patterns", graph % (2, 64, 1, "0",
+        "  select_recompute:\n" + "".join("    'feed_forward\\.w%d\\.reshape': [%d, 1]\n" % (i, i % 32)
+                                          for i in range(5000))), (0, 1, 2))
+    add("graph-nested-junk", graph % (2, 8, 2, "[[1, [2]], {a: 1}]",
+        "  recompute: [[[1]], {b: [2]}]\n  select_recompute: {'(': [1, 2], 'x': {y: 1}}\n"
+        "  select_comm_recompute: ['.*', 3, null]\n"), (0, 1, 2))
     return out
 
 

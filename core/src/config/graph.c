@@ -36,6 +36,7 @@ typedef struct mo_graph {
 	unsigned char *on;
 	const mo_node **why;
 	bool failed;
+	bool capped; /* the pattern cap was reported */
 } mo_graph;
 
 static const mo_node *mo_graph_get(const mo_node *map, const char *key)
@@ -72,7 +73,7 @@ static bool mo_graph_offsets(mo_graph *g, const mo_node *v, int64_t *off)
 		int64_t x = mo_graph_int(v, 0);
 		for (int64_t k = 0; k < P * V; k++)
 			off[k] = x;
-		return true;
+		return x >= -MO_GRAPH_MAX_LAYERS && x <= MO_GRAPH_MAX_LAYERS;
 	}
 	bool nested = v->kind == MO_NODE_SEQ && v->n && v->items[0]->kind == MO_NODE_SEQ;
 	if (v->kind != MO_NODE_SEQ || (nested && v->n != (size_t)V))
@@ -81,8 +82,11 @@ static bool mo_graph_offsets(mo_graph *g, const mo_node *v, int64_t *off)
 		const mo_node *row = nested ? v->items[i] : v;
 		if (row->kind != MO_NODE_SEQ || row->n != (size_t)P)
 			return false;
-		for (int64_t j = 0; j < P; j++)
+		for (int64_t j = 0; j < P; j++) {
 			off[i * P + j] = mo_graph_int(row->items[j], 0);
+			if (off[i * P + j] < -MO_GRAPH_MAX_LAYERS || off[i * P + j] > MO_GRAPH_MAX_LAYERS)
+				return false;
+		}
 	}
 	return true;
 }
@@ -333,8 +337,17 @@ static void mo_graph_pattern(mo_graph *g, mo_pattern_list *pl, const char *regex
 			     const mo_node *key, const mo_node *val, const char *dpath,
 			     const unsigned char *except)
 {
-	if (pl->n >= MO_GRAPH_MAX_PATTERNS || !regex) {
-		g->failed |= !regex;
+	if (!regex) {
+		g->failed = true;
+		return;
+	}
+	if (pl->n >= MO_GRAPH_MAX_PATTERNS) {
+		if (pl->n == MO_GRAPH_MAX_PATTERNS && !g->capped) {
+			mo_graph_warn(g, "unmodelled", key, dpath, NULL,
+				      "recompute_config: more than 64 patterns in one list; "
+				      "the rest are not applied");
+			g->capped = true;
+		}
 		return;
 	}
 	mo_pattern *p = &pl->p[pl->n];
@@ -507,8 +520,9 @@ void mo_config_graph(mo_config *c, mo_diags *diags, const mo_node *root, const m
 		if (rec && !(mo_scalar_bool(rec, &b) && !b))
 			mo_graph_warn(g, "model-needed", key, "recompute_config",
 				      "give the layer count in model.model_config",
-				      "recompute_config: the file has no layer count, so its "
-				      "per-layer plan cannot be placed; not applied");
+				      "recompute_config: the layers cannot be placed (no layer "
+				      "count in the file, more than 100000 layers or more than "
+				      "1024 pipeline stages x chunks); not applied");
 		free(g);
 		return;
 	}

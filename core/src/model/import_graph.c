@@ -347,8 +347,10 @@ static bool mo_graph_offsets(struct mo_rd *r, int64_t *off, int64_t P,
 	}
 	if (v->kind == MO_NODE_SCALAR) {
 		if (!mo_scalar_int(v, &x, &ovf) || x < -100000 || x > 100000) {
-			mo_model_type_err(r, v, r->offset_path,
-					  "an integer or a list of integers");
+			mo_diags_add_at(r->diags, MO_SEV_ERROR, "type", r->file, v,
+					r->offset_path,
+					"%s must be an integer in [-100000, 100000] "
+					"or a list of them", r->offset_path);
 			return false;
 		}
 		for (int64_t k = 0; k < P * V; k++)
@@ -376,8 +378,12 @@ static bool mo_graph_offsets(struct mo_rd *r, int64_t *off, int64_t P,
 		for (int64_t j = 0; j < P; j++) {
 			if (!mo_scalar_int(row->items[j], &x, &ovf) ||
 			    x < -100000 || x > 100000) {
-				mo_model_type_err(r, row->items[j],
-						  r->offset_path, "an integer");
+				mo_diags_add_at(r->diags, MO_SEV_ERROR, "type",
+						r->file, row->items[j],
+						r->offset_path,
+						"%s: each offset must be an "
+						"integer in [-100000, 100000]",
+						r->offset_path);
 				return false;
 			}
 			off[i * P + j] = x;
