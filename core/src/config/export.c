@@ -1,33 +1,22 @@
 /* YAML export (SPEC 5, issue 2 item 7): the canonical text of the three
- * sections, emitted with libyaml's emitter, and the splice of that text into
- * a whole training YAML where every byte outside the sections stays as it
- * was.
+ * sections, written with libyaml's emitter (yaml/yaml_writer.c), and the
+ * splice of that text into a whole training YAML where every byte outside
+ * the sections stays as it was.
  *
  * Canonical form: the seed's key order (recompute: mode,
  * full_recompute_layer, select_module, exclude_op; recompute_comm: enable,
  * select_module; swap: enable, default_prefetch, layer_swap, op_swap),
  * layer lists as flow sequences of merged ranges (`[0-7]`, `[0-3, 8]`),
  * regex keys and op names single-quoted, `mode: None|full|select`,
- * booleans `True`/`False`. libyaml writes a block sequence inside a mapping
- * without extra indentation (`layer_swap:` then `- layers: [...]` at the
- * same column), which PyYAML reads the same as the seed's indented form. */
+ * booleans `True`/`False`, `layer_swap` and `op_swap` items indented under
+ * their key (the writer's layout). */
 #include "config/config.h"
 
 #include <inttypes.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
-
-/* ---- emitter plumbing ------------------------------------------------- */
-
-typedef struct mo_export_emitter {
-	yaml_emitter_t em;
-	mo_buf *out;
-	mo_error *err;
-	bool failed; /* err already filled */
-} mo_export_emitter;
 
 typedef enum mo_export_sec {
 	MO_EXPORT_RECOMPUTE,
@@ -37,238 +26,6 @@ typedef enum mo_export_sec {
 
 static const char *const mo_export_section_names[] = {
 	"recompute", "recompute_comm", "swap"};
-
-static int mo_export_write(void *data, unsigned char *buffer, size_t size)
-{
-	mo_buf *b = data;
-	return mo_buf_append(b, (const char *)buffer, size) ? 1 : 0;
-}
-
-static void mo_export_fail(mo_export_emitter *x, mo_error_code code,
-			   const char *msg)
-{
-	if (x->failed)
-		return;
-	x->failed = true;
-	mo_error_set(x->err, code, 0, 0, "export: %s", msg);
-}
-
-/* Emits an initialised event; the emitter owns it from here, even when
- * yaml_emitter_emit fails. */
-static bool mo_export_emit(mo_export_emitter *x, yaml_event_t *ev)
-{
-	if (x->failed) {
-		yaml_event_delete(ev);
-		return false;
-	}
-	if (yaml_emitter_emit(&x->em, ev))
-		return true;
-	switch (x->em.error) {
-	case YAML_MEMORY_ERROR:
-		mo_export_fail(x, MO_ERR_NOMEM, "out of memory");
-		break;
-	case YAML_WRITER_ERROR:
-		if (x->out->max && x->out->len >= x->out->max / 2)
-			mo_export_fail(x, MO_ERR_LIMIT, "output too large");
-		else
-			mo_export_fail(x, MO_ERR_NOMEM, "out of memory");
-		break;
-	default: {
-		char msg[200];
-		snprintf(msg, sizeof msg, "libyaml emitter: %s",
-			 x->em.problem ? x->em.problem : "unknown error");
-		mo_export_fail(x, MO_ERR_INTERNAL, msg);
-		break;
-	}
-	}
-	return false;
-}
-
-static bool mo_export_utf8_valid(const unsigned char *s, size_t n)
-{
-	size_t i = 0;
-	while (i < n) {
-		unsigned char c = s[i];
-		size_t w;
-		uint32_t cp;
-		if (c < 0x80) {
-			i++;
-			continue;
-		} else if ((c & 0xE0) == 0xC0) {
-			w = 2;
-			cp = c & 0x1F;
-		} else if ((c & 0xF0) == 0xE0) {
-			w = 3;
-			cp = c & 0x0F;
-		} else if ((c & 0xF8) == 0xF0) {
-			w = 4;
-			cp = c & 0x07;
-		} else {
-			return false;
-		}
-		if (n - i < w)
-			return false;
-		for (size_t k = 1; k < w; k++) {
-			if ((s[i + k] & 0xC0) != 0x80)
-				return false;
-			cp = (cp << 6) | (s[i + k] & 0x3F);
-		}
-		if ((w == 2 && cp < 0x80) || (w == 3 && cp < 0x800) ||
-		    (w == 4 && cp < 0x10000) || cp > 0x10FFFF ||
-		    (cp >= 0xD800 && cp <= 0xDFFF))
-			return false;
-		i += w;
-	}
-	return true;
-}
-
-/* Line breaks (LF, CR, NEL, LS, PS): such a string is double-quoted, where
- * libyaml escapes them, so that every scalar stays on one line. */
-static bool mo_export_has_break(const char *s, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c == '\n' || c == '\r')
-			return true;
-		if (c == 0xC2 && i + 1 < n && (unsigned char)s[i + 1] == 0x85)
-			return true;
-		if (c == 0xE2 && i + 2 < n && (unsigned char)s[i + 1] == 0x80 &&
-		    ((unsigned char)s[i + 2] == 0xA8 ||
-		     (unsigned char)s[i + 2] == 0xA9))
-			return true;
-	}
-	return false;
-}
-
-/* A scalar: `quoted` ones are strings for any reader (single-quoted, or
- * double-quoted when libyaml needs escapes); plain ones are typed by the
- * reader (ints, `True`, `0-15`, key names). */
-static bool mo_export_scalar(mo_export_emitter *x, const char *s, size_t n,
-			     bool quoted)
-{
-	yaml_event_t ev;
-	if (x->failed)
-		return false;
-	if (!mo_export_utf8_valid((const unsigned char *)s, n)) {
-		mo_export_fail(x, MO_ERR_INVALID, "a string is not valid UTF-8");
-		return false;
-	}
-	if (n > INT_MAX) {
-		mo_export_fail(x, MO_ERR_LIMIT, "a string is too long");
-		return false;
-	}
-	yaml_scalar_style_t style = YAML_PLAIN_SCALAR_STYLE;
-	if (quoted)
-		style = mo_export_has_break(s, n) ? YAML_DOUBLE_QUOTED_SCALAR_STYLE
-						  : YAML_SINGLE_QUOTED_SCALAR_STYLE;
-	if (!yaml_scalar_event_initialize(&ev, NULL, NULL,
-					  (yaml_char_t *)(uintptr_t)s, (int)n,
-					  quoted ? 0 : 1, quoted ? 1 : 0, style)) {
-		mo_export_fail(x, MO_ERR_NOMEM, "out of memory");
-		return false;
-	}
-	return mo_export_emit(x, &ev);
-}
-
-static bool mo_export_plain(mo_export_emitter *x, const char *s)
-{
-	return mo_export_scalar(x, s, strlen(s), false);
-}
-
-static bool mo_export_map_start(mo_export_emitter *x, const char *anchor,
-				bool flow)
-{
-	yaml_event_t ev;
-	if (x->failed)
-		return false;
-	if (!yaml_mapping_start_event_initialize(
-		    &ev, (yaml_char_t *)(uintptr_t)anchor, NULL, 1,
-		    flow ? YAML_FLOW_MAPPING_STYLE : YAML_BLOCK_MAPPING_STYLE)) {
-		mo_export_fail(x, MO_ERR_NOMEM, "out of memory");
-		return false;
-	}
-	return mo_export_emit(x, &ev);
-}
-
-static bool mo_export_map_end(mo_export_emitter *x)
-{
-	yaml_event_t ev;
-	if (x->failed)
-		return false;
-	if (!yaml_mapping_end_event_initialize(&ev)) {
-		mo_export_fail(x, MO_ERR_NOMEM, "out of memory");
-		return false;
-	}
-	return mo_export_emit(x, &ev);
-}
-
-static bool mo_export_seq_start(mo_export_emitter *x, bool flow)
-{
-	yaml_event_t ev;
-	if (x->failed)
-		return false;
-	if (!yaml_sequence_start_event_initialize(
-		    &ev, NULL, NULL, 1,
-		    flow ? YAML_FLOW_SEQUENCE_STYLE : YAML_BLOCK_SEQUENCE_STYLE)) {
-		mo_export_fail(x, MO_ERR_NOMEM, "out of memory");
-		return false;
-	}
-	return mo_export_emit(x, &ev);
-}
-
-static bool mo_export_seq_end(mo_export_emitter *x)
-{
-	yaml_event_t ev;
-	if (x->failed)
-		return false;
-	if (!yaml_sequence_end_event_initialize(&ev)) {
-		mo_export_fail(x, MO_ERR_NOMEM, "out of memory");
-		return false;
-	}
-	return mo_export_emit(x, &ev);
-}
-
-/* Stream and document start: the emitter writes no `---` for an implicit
- * document. */
-static bool mo_export_begin(mo_export_emitter *x)
-{
-	yaml_event_t ev;
-	if (!yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING)) {
-		mo_export_fail(x, MO_ERR_NOMEM, "out of memory");
-		return false;
-	}
-	if (!mo_export_emit(x, &ev))
-		return false;
-	if (!yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1)) {
-		mo_export_fail(x, MO_ERR_NOMEM, "out of memory");
-		return false;
-	}
-	return mo_export_emit(x, &ev);
-}
-
-static bool mo_export_end(mo_export_emitter *x)
-{
-	yaml_event_t ev;
-	if (x->failed)
-		return false;
-	if (!yaml_document_end_event_initialize(&ev, 1)) {
-		mo_export_fail(x, MO_ERR_NOMEM, "out of memory");
-		return false;
-	}
-	if (!mo_export_emit(x, &ev))
-		return false;
-	if (!yaml_stream_end_event_initialize(&ev)) {
-		mo_export_fail(x, MO_ERR_NOMEM, "out of memory");
-		return false;
-	}
-	if (!mo_export_emit(x, &ev))
-		return false;
-	if (!yaml_emitter_flush(&x->em)) {
-		mo_export_fail(x, MO_ERR_NOMEM, "out of memory");
-		return false;
-	}
-	return true;
-}
 
 /* ---- values ------------------------------------------------------------ */
 
@@ -282,7 +39,7 @@ static int mo_export_range_cmp(const void *pa, const void *pb)
 	return 0;
 }
 
-static bool mo_export_layer_item(mo_export_emitter *x, uint64_t lo,
+static bool mo_export_layer_item(mo_yaml_writer *w, uint64_t lo,
 				 uint64_t hi)
 {
 	char item[64];
@@ -290,13 +47,13 @@ static bool mo_export_layer_item(mo_export_emitter *x, uint64_t lo,
 		snprintf(item, sizeof item, "%" PRIu64, lo);
 	else
 		snprintf(item, sizeof item, "%" PRIu64 "-%" PRIu64, lo, hi);
-	return mo_export_plain(x, item);
+	return mo_yaml_write_plain(w, item);
 }
 
 /* A layer list as a flow sequence of merged ranges: overlapping, adjacent
  * and touching ranges become one (`[0-3, 4-7]` -> `[0-7]`), a single id is
  * an int. */
-static bool mo_export_layers(mo_export_emitter *x, const mo_layers *l)
+static bool mo_export_layers(mo_yaml_writer *w, const mo_layers *l)
 {
 	mo_range *r = NULL;
 	bool ok = false;
@@ -304,13 +61,13 @@ static bool mo_export_layers(mo_export_emitter *x, const mo_layers *l)
 	if (l->n) {
 		r = malloc(l->n * sizeof *r);
 		if (!r) {
-			mo_export_fail(x, MO_ERR_NOMEM, "out of memory");
+			mo_yaml_writer_fail_nomem(w);
 			return false;
 		}
 		memcpy(r, l->r, l->n * sizeof *r);
 		qsort(r, l->n, sizeof *r, mo_export_range_cmp);
 	}
-	if (!mo_export_seq_start(x, true))
+	if (!mo_yaml_write_sequence_start(w, true))
 		goto out_free_ranges;
 	for (size_t i = 0; i < l->n;) {
 		uint64_t lo = r[i].lo, hi = r[i].hi;
@@ -321,11 +78,11 @@ static bool mo_export_layers(mo_export_emitter *x, const mo_layers *l)
 				hi = r[j].hi;
 			j++;
 		}
-		if (!mo_export_layer_item(x, lo, hi))
+		if (!mo_export_layer_item(w, lo, hi))
 			goto out_free_ranges;
 		i = j;
 	}
-	ok = mo_export_seq_end(x);
+	ok = mo_yaml_write_sequence_end(w);
 out_free_ranges:
 	free(r);
 	return ok;
@@ -342,29 +99,29 @@ static bool mo_export_patterns_present(const mo_pattern_list *pl)
 	return pl->at && pl->at->kind == MO_NODE_MAP;
 }
 
-static bool mo_export_regex(mo_export_emitter *x, const mo_pattern *p)
+static bool mo_export_regex(mo_yaml_writer *w, const mo_pattern *p)
 {
 	/* The key node's text keeps a NUL a double-quoted key may hold. */
 	if (p->key && p->key->kind == MO_NODE_SCALAR && p->key->value &&
 	    strcmp(p->key->value, p->regex) == 0)
-		return mo_export_scalar(x, p->key->value, p->key->len, true);
-	return mo_export_scalar(x, p->regex, strlen(p->regex), true);
+		return mo_yaml_write_string(w, p->key->value, p->key->len);
+	return mo_yaml_write_string(w, p->regex, strlen(p->regex));
 }
 
 /* {regex: layers} in the file's order. */
-static bool mo_export_patterns(mo_export_emitter *x, const char *key,
+static bool mo_export_patterns(mo_yaml_writer *w, const char *key,
 			       const mo_pattern_list *pl)
 {
-	if (!mo_export_plain(x, key) || !mo_export_map_start(x, NULL, false))
+	if (!mo_yaml_write_plain(w, key) || !mo_yaml_write_mapping_start(w, NULL, false))
 		return false;
 	for (size_t i = 0; i < pl->n; i++) {
 		const mo_pattern *p = &pl->p[i];
 		if (!p->regex)
 			continue;
-		if (!mo_export_regex(x, p) || !mo_export_layers(x, &p->layers))
+		if (!mo_export_regex(w, p) || !mo_export_layers(w, &p->layers))
 			return false;
 	}
-	return mo_export_map_end(x);
+	return mo_yaml_write_mapping_end(w);
 }
 
 static const char *mo_export_bool(bool b)
@@ -372,90 +129,90 @@ static const char *mo_export_bool(bool b)
 	return b ? "True" : "False";
 }
 
-static bool mo_export_recompute(mo_export_emitter *x, const mo_config *c)
+static bool mo_export_recompute(mo_yaml_writer *w, const mo_config *c)
 {
 	static const char *const modes[] = {"None", "full", "select"};
 	const char *mode = (unsigned)c->mode < 3 ? modes[c->mode] : "None";
 
-	if (!mo_export_plain(x, "mode") || !mo_export_plain(x, mode))
+	if (!mo_yaml_write_plain(w, "mode") || !mo_yaml_write_plain(w, mode))
 		return false;
 	if (mo_export_layers_present(&c->full) &&
-	    (!mo_export_plain(x, "full_recompute_layer") ||
-	     !mo_export_layers(x, &c->full)))
+	    (!mo_yaml_write_plain(w, "full_recompute_layer") ||
+	     !mo_export_layers(w, &c->full)))
 		return false;
 	if (mo_export_patterns_present(&c->select) &&
-	    !mo_export_patterns(x, "select_module", &c->select))
+	    !mo_export_patterns(w, "select_module", &c->select))
 		return false;
 	if (mo_export_patterns_present(&c->exclude) &&
-	    !mo_export_patterns(x, "exclude_op", &c->exclude))
+	    !mo_export_patterns(w, "exclude_op", &c->exclude))
 		return false;
 	return true;
 }
 
-static bool mo_export_comm(mo_export_emitter *x, const mo_config *c)
+static bool mo_export_comm(mo_yaml_writer *w, const mo_config *c)
 {
-	if (!mo_export_plain(x, "enable") ||
-	    !mo_export_plain(x, mo_export_bool(c->comm_enable)))
+	if (!mo_yaml_write_plain(w, "enable") ||
+	    !mo_yaml_write_plain(w, mo_export_bool(c->comm_enable)))
 		return false;
 	if (mo_export_patterns_present(&c->comm) &&
-	    !mo_export_patterns(x, "select_module", &c->comm))
+	    !mo_export_patterns(w, "select_module", &c->comm))
 		return false;
 	return true;
 }
 
-static bool mo_export_swap(mo_export_emitter *x, const mo_config *c)
+static bool mo_export_swap(mo_yaml_writer *w, const mo_config *c)
 {
 	bool has_layer_swap = c->layer_swap_at && c->layer_swap_at->kind == MO_NODE_SEQ;
 	bool has_op_swap = c->op_swap_at && c->op_swap_at->kind == MO_NODE_SEQ;
 
-	if (!mo_export_plain(x, "enable") ||
-	    !mo_export_plain(x, mo_export_bool(c->swap_enable)))
+	if (!mo_yaml_write_plain(w, "enable") ||
+	    !mo_yaml_write_plain(w, mo_export_bool(c->swap_enable)))
 		return false;
 	/* As the seed: written when set, or when swap does anything. */
 	if (c->prefetch_at || c->swap_enable || has_layer_swap || has_op_swap) {
 		char num[32];
 		snprintf(num, sizeof num, "%" PRId64, c->prefetch);
-		if (!mo_export_plain(x, "default_prefetch") ||
-		    !mo_export_plain(x, num))
+		if (!mo_yaml_write_plain(w, "default_prefetch") ||
+		    !mo_yaml_write_plain(w, num))
 			return false;
 	}
 	if (has_layer_swap) {
-		if (!mo_export_plain(x, "layer_swap") ||
-		    !mo_export_seq_start(x, false))
+		if (!mo_yaml_write_plain(w, "layer_swap") ||
+		    !mo_yaml_write_sequence_start(w, false))
 			return false;
 		for (size_t i = 0; i < c->n_layer_swap; i++) {
 			const mo_swap_layer *e = &c->layer_swap[i];
-			if (!mo_export_map_start(x, NULL, false))
+			if (!mo_yaml_write_mapping_start(w, NULL, false))
 				return false;
 			if (mo_export_layers_present(&e->layers) &&
-			    (!mo_export_plain(x, "layers") ||
-			     !mo_export_layers(x, &e->layers)))
+			    (!mo_yaml_write_plain(w, "layers") ||
+			     !mo_export_layers(w, &e->layers)))
 				return false;
-			if (!mo_export_map_end(x))
+			if (!mo_yaml_write_mapping_end(w))
 				return false;
 		}
-		if (!mo_export_seq_end(x))
+		if (!mo_yaml_write_sequence_end(w))
 			return false;
 	}
 	if (has_op_swap) {
-		if (!mo_export_plain(x, "op_swap") ||
-		    !mo_export_seq_start(x, false))
+		if (!mo_yaml_write_plain(w, "op_swap") ||
+		    !mo_yaml_write_sequence_start(w, false))
 			return false;
 		for (size_t i = 0; i < c->n_op_swap; i++) {
 			const mo_op_swap *e = &c->op_swap[i];
-			if (!mo_export_map_start(x, NULL, false))
+			if (!mo_yaml_write_mapping_start(w, NULL, false))
 				return false;
-			if (e->pat.regex && (!mo_export_plain(x, "op_name") ||
-					     !mo_export_regex(x, &e->pat)))
+			if (e->pat.regex && (!mo_yaml_write_plain(w, "op_name") ||
+					     !mo_export_regex(w, &e->pat)))
 				return false;
 			if (mo_export_layers_present(&e->pat.layers) &&
-			    (!mo_export_plain(x, "layers") ||
-			     !mo_export_layers(x, &e->pat.layers)))
+			    (!mo_yaml_write_plain(w, "layers") ||
+			     !mo_export_layers(w, &e->pat.layers)))
 				return false;
-			if (!mo_export_map_end(x))
+			if (!mo_yaml_write_mapping_end(w))
 				return false;
 		}
-		if (!mo_export_seq_end(x))
+		if (!mo_yaml_write_sequence_end(w))
 			return false;
 	}
 	return true;
@@ -463,28 +220,28 @@ static bool mo_export_swap(mo_export_emitter *x, const mo_config *c)
 
 /* One section: its key, then its value as a mapping (flow style inside a
  * flow root, else block) carrying `anchor` when the file anchored it. */
-static bool mo_export_section(mo_export_emitter *x, const mo_config *c,
+static bool mo_export_section(mo_yaml_writer *w, const mo_config *c,
 			      mo_export_sec s, bool flow,
 			      const char *anchor)
 {
-	if (!mo_export_plain(x, mo_export_section_names[s]) ||
-	    !mo_export_map_start(x, anchor, flow))
+	if (!mo_yaml_write_plain(w, mo_export_section_names[s]) ||
+	    !mo_yaml_write_mapping_start(w, anchor, flow))
 		return false;
 	switch (s) {
 	case MO_EXPORT_RECOMPUTE:
-		if (!mo_export_recompute(x, c))
+		if (!mo_export_recompute(w, c))
 			return false;
 		break;
 	case MO_EXPORT_COMM:
-		if (!mo_export_comm(x, c))
+		if (!mo_export_comm(w, c))
 			return false;
 		break;
 	case MO_EXPORT_SWAP:
-		if (!mo_export_swap(x, c))
+		if (!mo_export_swap(w, c))
 			return false;
 		break;
 	}
-	return mo_export_map_end(x);
+	return mo_yaml_write_mapping_end(w);
 }
 
 static bool mo_export_has(const mo_config *c, mo_export_sec s)
@@ -500,82 +257,32 @@ static bool mo_export_has(const mo_config *c, mo_export_sec s)
 	return false;
 }
 
-/* Emits a document whose root mapping holds the sections `mask` selects
- * (bit 1 << mo_export_sec), in the seed's order. */
+/* Writes a document whose root mapping holds the sections `mask` selects
+ * (bit 1 << mo_export_sec), in the seed's order, to out (lines after the
+ * first indented by `indent`). */
 static int mo_export_document(mo_buf *out, const mo_config *c, unsigned mask,
-			      bool flow, yaml_break_t brk, const char *anchor,
-			      mo_error *err)
+			      bool flow, mo_yaml_break brk, const char *anchor,
+			      size_t indent, mo_error *err)
 {
-	mo_export_emitter x = {.out = out, .err = err};
+	mo_yaml_writer *w = NULL;
 	int rc = -1;
 
-	if (!yaml_emitter_initialize(&x.em)) {
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "export: out of memory");
+	if (mo_yaml_writer_new(&w, brk, "export", err) != 0)
 		return -1;
-	}
-	yaml_emitter_set_output(&x.em, mo_export_write, out);
-	yaml_emitter_set_encoding(&x.em, YAML_UTF8_ENCODING);
-	yaml_emitter_set_unicode(&x.em, 1);
-	yaml_emitter_set_width(&x.em, -1);
-	yaml_emitter_set_indent(&x.em, 2);
-	yaml_emitter_set_break(&x.em, brk);
-
-	if (!mo_export_begin(&x) || !mo_export_map_start(&x, NULL, flow))
-		goto out_delete_emitter;
+	if (!mo_yaml_write_mapping_start(w, NULL, flow))
+		goto out_free_writer;
 	for (int s = MO_EXPORT_RECOMPUTE; s <= MO_EXPORT_SWAP; s++) {
 		if (!(mask & (1u << s)))
 			continue;
-		if (!mo_export_section(&x, c, (mo_export_sec)s, flow, anchor))
-			goto out_delete_emitter;
+		if (!mo_export_section(w, c, (mo_export_sec)s, flow, anchor))
+			goto out_free_writer;
 	}
-	if (!mo_export_map_end(&x) || !mo_export_end(&x))
-		goto out_delete_emitter;
+	if (!mo_yaml_write_mapping_end(w) || mo_yaml_writer_finish(w, out, indent) != 0)
+		goto out_free_writer;
 	rc = 0;
-out_delete_emitter:
-	yaml_emitter_delete(&x.em);
-	if (rc == 0 && out->failed) {
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "export: out of memory");
-		rc = -1;
-	}
+out_free_writer:
+	mo_yaml_writer_free(w);
 	return rc;
-}
-
-/* Copies block-style emitter output to dst: the items of `layer_swap` and
- * `op_swap` indented under their key as the seed writes them (libyaml puts
- * a sequence in a mapping at the key's column), and every line after a
- * break indented by `indent` (the section key's column in a spliced file).
- * Every scalar is on one line (see mo_export_has_break), so lines are
- * structure. */
-static void mo_export_layout(mo_buf *dst, const char *t, size_t n,
-			     size_t indent, char brk_last)
-{
-	bool in_seq = false;
-	size_t i = 0;
-
-	while (i < n) {
-		size_t e = i;
-		while (e < n && t[e] != brk_last)
-			e++;
-		size_t next = e < n ? e + 1 : n;
-		size_t body = e;
-		while (body > i && (t[body - 1] == '\r' || t[body - 1] == '\n'))
-			body--;
-		const char *line = t + i;
-		size_t ll = body - i;
-		if (in_seq && !(ll >= 4 && (memcmp(line, "  - ", 4) == 0 ||
-					    memcmp(line, "    ", 4) == 0)))
-			in_seq = false;
-		if (i > 0)
-			for (size_t k = 0; k < indent; k++)
-				mo_buf_append(dst, " ", 1);
-		if (in_seq)
-			mo_buf_append(dst, "  ", 2);
-		mo_buf_append(dst, line, next - i);
-		if ((ll == 13 && memcmp(line, "  layer_swap:", 13) == 0) ||
-		    (ll == 10 && memcmp(line, "  op_swap:", 10) == 0))
-			in_seq = true;
-		i = next;
-	}
 }
 
 static int mo_export_take(char **out, size_t *out_len, mo_buf *b,
@@ -598,7 +305,7 @@ static int mo_export_take(char **out, size_t *out_len, mo_buf *b,
 int mo_export_sections(char **out, size_t *out_len, const mo_config *c,
 		       mo_error *err)
 {
-	mo_buf b, raw;
+	mo_buf b;
 	unsigned mask = 0;
 
 	if (!out || !c) {
@@ -609,18 +316,14 @@ int mo_export_sections(char **out, size_t *out_len, const mo_config *c,
 	if (out_len)
 		*out_len = 0;
 	mo_buf_init(&b, 0);
-	mo_buf_init(&raw, 0);
 	for (int s = MO_EXPORT_RECOMPUTE; s <= MO_EXPORT_SWAP; s++)
 		if (mo_export_has(c, (mo_export_sec)s))
 			mask |= 1u << s;
-	if (mask && mo_export_document(&raw, c, mask, false, YAML_LN_BREAK,
-				       NULL, err) != 0)
-		goto out_free_bufs;
-	mo_export_layout(&b, raw.data ? raw.data : "", raw.len, 0, '\n');
-	mo_buf_free(&raw);
+	if (mask && mo_export_document(&b, c, mask, false, MO_YAML_BREAK_LF,
+				       NULL, 0, err) != 0)
+		goto out_free_buf;
 	return mo_export_take(out, out_len, &b, err);
-out_free_bufs:
-	mo_buf_free(&raw);
+out_free_buf:
 	mo_buf_free(&b);
 	return -1;
 }
@@ -770,32 +473,32 @@ static int mo_export_span_cmp(const void *pa, const void *pb)
 }
 
 /* The file's line break: the first one decides. */
-static yaml_break_t mo_export_break_of(const char *src, size_t len)
+static mo_yaml_break mo_export_break_of(const char *src, size_t len)
 {
 	for (size_t i = 0; i < len; i++) {
 		if (src[i] == '\n')
-			return YAML_LN_BREAK;
+			return MO_YAML_BREAK_LF;
 		if (src[i] == '\r')
-			return i + 1 < len && src[i + 1] == '\n' ? YAML_CRLN_BREAK
-								  : YAML_CR_BREAK;
+			return i + 1 < len && src[i + 1] == '\n' ? MO_YAML_BREAK_CRLF
+								  : MO_YAML_BREAK_CR;
 	}
-	return YAML_LN_BREAK;
+	return MO_YAML_BREAK_LF;
 }
 
-/* Appends the replacement text of one section: the emitted document
+/* Appends the replacement text of one section: the written document
  * without its final line break; in block style every further line indented
  * by the key's column, in flow style without the root braces. */
 static int mo_export_replacement(mo_buf *dst, const mo_config *c,
 				 const mo_export_span *sp, bool flow,
-				 yaml_break_t brk, mo_error *err)
+				 mo_yaml_break brk, mo_error *err)
 {
 	mo_buf tmp;
 	int rc = -1;
-	char last = brk == YAML_CR_BREAK ? '\r' : '\n';
 
 	mo_buf_init(&tmp, 0);
 	if (mo_export_document(&tmp, c, 1u << sp->s, flow, brk,
-			       sp->anchor[0] ? sp->anchor : NULL, err) != 0)
+			       sp->anchor[0] ? sp->anchor : NULL,
+			       flow ? 0 : sp->indent, err) != 0)
 		goto out_free_tmp;
 	const char *t = tmp.data ? tmp.data : "";
 	size_t a = 0, b = tmp.len;
@@ -817,10 +520,8 @@ static int mo_export_replacement(mo_buf *dst, const mo_config *c,
 			a++;
 		while (b > a && t[b - 1] == ' ')
 			b--;
-		mo_buf_append(dst, t + a, b - a);
-	} else {
-		mo_export_layout(dst, t + a, b - a, sp->indent, last);
 	}
+	mo_buf_append(dst, t + a, b - a);
 	if (dst->failed) {
 		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "export: out of memory");
 		goto out_free_tmp;
@@ -884,7 +585,7 @@ int mo_export(char **out, size_t *out_len, const mo_config *c, mo_error *err)
 	const char *src = c->doc->src;
 	size_t len = c->doc->srclen;
 	bool flow = c->doc->root->flow;
-	yaml_break_t brk = mo_export_break_of(src, len);
+	mo_yaml_break brk = mo_export_break_of(src, len);
 	const mo_node *keys[3] = {c->recompute_key, c->comm_key, c->swap_key};
 	const mo_node *vals[3] = {c->recompute_val, c->comm_val, c->swap_val};
 

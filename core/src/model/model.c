@@ -1,5 +1,6 @@
-/* The model handle: defaults, derived values, accessors, loading from text
- * and the canonical YAML / JSON forms (SPEC 4 spelling). */
+/* The model handle: defaults, derived values, accessors, loading from text,
+ * a copy, and the canonical YAML (written with yaml/yaml_writer.c) and JSON
+ * forms (SPEC 4 spelling). */
 #include "model/model_internal.h"
 
 #include <jansson.h>
@@ -393,38 +394,55 @@ static void mo_model_items(const mo_model *m, struct mo_items *l)
 static const char *const mo_sec_names[MO_NSEC] = {"model", "training",
 						   "parallel"};
 
-static void mo_model_yaml_item(mo_buf *b, const struct mo_item *it)
+/* A %.17g double: the shortest text that reads back the same value. */
+static bool mo_model_yaml_double(mo_yaml_writer *w, double d)
 {
+	char text[40];
+	snprintf(text, sizeof text, "%.17g", d);
+	return mo_yaml_write_plain(w, text);
+}
+
+static bool mo_model_yaml_item(mo_yaml_writer *w, const struct mo_item *it)
+{
+	char text[32];
+	if (!mo_yaml_write_plain(w, it->key))
+		return false;
 	switch (it->type) {
 	case MO_IT_INT:
-		mo_buf_printf(b, "  %s: %lld\n", it->key, (long long)it->i);
-		break;
+		snprintf(text, sizeof text, "%lld", (long long)it->i);
+		return mo_yaml_write_plain(w, text);
 	case MO_IT_BOOL:
-		mo_buf_printf(b, "  %s: %s\n", it->key,
-			      it->i ? "true" : "false");
-		break;
+		return mo_yaml_write_plain(w, it->i ? "true" : "false");
 	case MO_IT_DBL:
-		mo_buf_printf(b, "  %s: %.17g\n", it->key, it->d);
-		break;
+		return mo_model_yaml_double(w, it->d);
 	default: /* canonical enumeration values: plain-safe */
-		mo_buf_printf(b, "  %s: %s\n", it->key, it->s);
+		return mo_yaml_write_plain(w, it->s);
 	}
 }
 
-static void mo_model_yaml_stages(const mo_model *m, mo_buf *b)
+/* pipeline_parallel_layers_per_stage: a list of flow lists of "lo-hi". */
+static bool mo_model_yaml_stages(const mo_model *m, mo_yaml_writer *w)
 {
 	if (m->n_stage_layers == 0)
-		return;
-	mo_buf_puts(b, "  pipeline_parallel_layers_per_stage:\n");
+		return true;
+	if (!mo_yaml_write_plain(w, "pipeline_parallel_layers_per_stage") ||
+	    !mo_yaml_write_sequence_start(w, false))
+		return false;
 	for (size_t s = 0; s < m->n_stage_layers; s++) {
 		const mo_layers *l = &m->stage_layers[s];
-		mo_buf_puts(b, "    - [");
-		for (size_t i = 0; i < l->n; i++)
-			mo_buf_printf(b, "%s\"%llu-%llu\"", i ? ", " : "",
-				      (unsigned long long)l->r[i].lo,
-				      (unsigned long long)l->r[i].hi);
-		mo_buf_puts(b, "]\n");
+		if (!mo_yaml_write_sequence_start(w, true))
+			return false;
+		for (size_t i = 0; i < l->n; i++) {
+			char range[64];
+			snprintf(range, sizeof range, "%llu-%llu", (unsigned long long)l->r[i].lo,
+				 (unsigned long long)l->r[i].hi);
+			if (!mo_yaml_write_double_quoted(w, range))
+				return false;
+		}
+		if (!mo_yaml_write_sequence_end(w))
+			return false;
 	}
+	return mo_yaml_write_sequence_end(w);
 }
 
 static bool mo_model_device_is_preset(const mo_device *d)
@@ -439,45 +457,68 @@ static bool mo_model_device_is_preset(const mo_device *d)
 	       p.fragmentation == d->fragmentation;
 }
 
-static void mo_model_yaml_device(const mo_model *m, mo_buf *b)
+static bool mo_model_yaml_device(const mo_model *m, mo_yaml_writer *w)
 {
 	const mo_device *d = &m->device;
-	if (mo_model_device_is_preset(d)) {
-		mo_buf_printf(b, "device: %s\n", d->name);
-		return;
+	if (!mo_yaml_write_plain(w, "device"))
+		return false;
+	if (mo_model_device_is_preset(d))
+		return mo_yaml_write_plain(w, d->name);
+	const char *const keys[] = {"memory_gib",      "host_bandwidth_gbs",
+				    "tflops",          "reserved_gib",
+				    "collective_bandwidth_gbs", "comm_buffer_mib",
+				    "fragmentation"};
+	const double values[] = {d->memory_gib,  d->host_bandwidth_gbs,
+				 d->tflops,      d->reserved_gib,
+				 d->collective_bandwidth_gbs, d->comm_buffer_mib,
+				 d->fragmentation};
+	if (!mo_yaml_write_mapping_start(w, NULL, false))
+		return false;
+	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+		if (!mo_yaml_write_plain(w, keys[i]) || !mo_model_yaml_double(w, values[i]))
+			return false;
+	return mo_yaml_write_mapping_end(w);
+}
+
+static bool mo_model_yaml_sections(const mo_model *m, const struct mo_items *l,
+				   mo_yaml_writer *w)
+{
+	if (!mo_yaml_write_mapping_start(w, NULL, false))
+		return false;
+	for (int s = 0; s < MO_NSEC; s++) {
+		if (!mo_yaml_write_plain(w, mo_sec_names[s]) ||
+		    !mo_yaml_write_mapping_start(w, NULL, false))
+			return false;
+		for (size_t i = 0; i < l->n; i++)
+			if (l->v[i].sect == s && !mo_model_yaml_item(w, &l->v[i]))
+				return false;
+		if (s == MO_SEC_PAR && !mo_model_yaml_stages(m, w))
+			return false;
+		if (!mo_yaml_write_mapping_end(w))
+			return false;
 	}
-	mo_buf_printf(b,
-		      "device:\n  memory_gib: %.17g\n  host_bandwidth_gbs: "
-		      "%.17g\n  tflops: %.17g\n  reserved_gib: %.17g\n"
-		      "  collective_bandwidth_gbs: %.17g\n  comm_buffer_mib: %.17g\n"
-		      "  fragmentation: %.17g\n",
-		      d->memory_gib, d->host_bandwidth_gbs, d->tflops,
-		      d->reserved_gib, d->collective_bandwidth_gbs,
-		      d->comm_buffer_mib, d->fragmentation);
+	return mo_model_yaml_device(m, w) && mo_yaml_write_mapping_end(w);
 }
 
 char *mo_model_to_yaml(const mo_model *m)
 {
 	struct mo_items l = {.n = 0};
+	mo_yaml_writer *w = NULL;
 	mo_buf b;
+	char *text = NULL;
 	if (!m)
 		return NULL;
 	mo_model_items(m, &l);
 	mo_buf_init(&b, 0);
-	for (int s = 0; s < MO_NSEC; s++) {
-		mo_buf_printf(&b, "%s:\n", mo_sec_names[s]);
-		for (size_t i = 0; i < l.n; i++)
-			if (l.v[i].sect == s)
-				mo_model_yaml_item(&b, &l.v[i]);
-		if (s == MO_SEC_PAR)
-			mo_model_yaml_stages(m, &b);
-	}
-	mo_model_yaml_device(m, &b);
-	if (b.failed) {
+	if (mo_yaml_writer_new(&w, MO_YAML_BREAK_LF, "model", NULL) != 0)
+		goto out_free_buffer;
+	if (mo_model_yaml_sections(m, &l, w) && mo_yaml_writer_finish(w, &b, 0) == 0)
+		text = mo_buf_take(&b, NULL);
+	mo_yaml_writer_free(w);
+out_free_buffer:
+	if (!text)
 		mo_buf_free(&b);
-		return NULL;
-	}
-	return mo_buf_take(&b, NULL);
+	return text;
 }
 
 static json_t *mo_model_json_item(const struct mo_item *it)

@@ -93,4 +93,41 @@ mo_diag *mo_diags_add_at(mo_diags *d, mo_severity sev, const char *code,
 			 const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 7, 8)));
 
+/* ---- writing YAML (yaml_writer.c): libyaml's emitter with memopt's styles.
+ * Every YAML memopt writes goes through it. Calls after a failure do
+ * nothing and return false; the first failure is in the writer's err, its
+ * message prefixed with `what`. --------------------------------------------- */
+
+typedef struct mo_yaml_writer mo_yaml_writer;
+
+typedef enum mo_yaml_break {
+	MO_YAML_BREAK_LF,
+	MO_YAML_BREAK_CRLF,
+	MO_YAML_BREAK_CR
+} mo_yaml_break;
+
+/* Starts a stream and an implicit document. 0 or -1 (err set). */
+int mo_yaml_writer_new(mo_yaml_writer **out, mo_yaml_break line_break, const char *what,
+		       mo_error *err);
+void mo_yaml_writer_free(mo_yaml_writer *w);
+/* A plain scalar: typed by the reader (ints, True, 0-15, key names). */
+bool mo_yaml_write_plain(mo_yaml_writer *w, const char *s);
+/* A string for any reader: single-quoted, double-quoted when it holds a
+ * line break. n bytes (may hold a NUL); must be UTF-8. */
+bool mo_yaml_write_string(mo_yaml_writer *w, const char *s, size_t n);
+bool mo_yaml_write_double_quoted(mo_yaml_writer *w, const char *s);
+/* anchor: NULL for none */
+bool mo_yaml_write_mapping_start(mo_yaml_writer *w, const char *anchor, bool flow);
+bool mo_yaml_write_mapping_end(mo_yaml_writer *w);
+bool mo_yaml_write_sequence_start(mo_yaml_writer *w, bool flow);
+bool mo_yaml_write_sequence_end(mo_yaml_writer *w);
+bool mo_yaml_writer_failed(const mo_yaml_writer *w);
+/* Records an out-of-memory failure of the caller's own (e.g. a scratch
+ * allocation), so that the writer's err says it. */
+void mo_yaml_writer_fail_nomem(mo_yaml_writer *w);
+/* Ends the document and appends its text to dst: block sequences that are
+ * mapping values indented under their key, every line after the first
+ * indented by `indent` more (a section spliced at that column). 0 or -1. */
+int mo_yaml_writer_finish(mo_yaml_writer *w, mo_buf *dst, size_t indent);
+
 #endif
