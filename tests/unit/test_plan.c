@@ -459,24 +459,36 @@ static void predict_case(const mo_model *m, unsigned *seed)
 			free(set.c);
 		}
 		assert_int_equal(mo_pl_predict(&pl, what, pf, sp), 0);
-		char *text = mo_pl_yaml(&pl, what, pf);
-		assert_non_null(text);
 		mo_diags *d = NULL;
 		mo_config *c = NULL;
 		mo_estimate *e = NULL;
 		assert_int_equal(mo_diags_new(&d), 0);
-		assert_int_equal(mo_config_parse(&c, d, text, strlen(text), "r", NULL, NULL), 0);
+		assert_int_equal(mo_pl_config(&c, &pl, what, pf, "r", NULL), 0);
 		if (mo_validate(d, c, m) != 0) {
-			fprintf(stderr, "invalid:\n%s%s\n", text, mo_diags_get(d, 0)->message);
+			fprintf(stderr, "invalid: %s\n", mo_diags_get(d, 0)->message);
 			fail();
 		}
 		assert_int_equal(mo_estimate_run(&e, c, m, NULL), 0);
 		for (size_t s = 0; s < mo_estimate_stage_count(e); s++)
 			assert_int_equal(sp[s], mo_estimate_stage_get(e, s)->peak_bytes);
+		/* the built config means what its canonical text means */
+		char *text = NULL, *again = NULL;
+		mo_config *parsed = NULL;
+		mo_estimate *e2 = NULL;
+		assert_int_equal(mo_export_sections(&text, NULL, c, NULL), 0);
+		assert_int_equal(mo_config_parse(&parsed, d, text, strlen(text), "r", NULL, NULL), 0);
+		assert_int_equal(mo_export_sections(&again, NULL, parsed, NULL), 0);
+		assert_string_equal(text, again);
+		assert_int_equal(mo_estimate_run(&e2, parsed, m, NULL), 0);
+		assert_int_equal(mo_estimate_peak_bytes(e), mo_estimate_peak_bytes(e2));
+		assert_true(mo_estimate_overhead_percent(e) == mo_estimate_overhead_percent(e2));
+		mo_estimate_free(e2);
+		mo_config_free(parsed);
+		free(again);
+		free(text);
 		mo_estimate_free(e);
 		mo_config_free(c);
 		mo_diags_free(d);
-		free(text);
 	}
 	free(what);
 	mo_pl_fini(&pl);

@@ -566,32 +566,22 @@ void mo_config_free(mo_config *c)
 	free(c);
 }
 
-int mo_config_parse(mo_config **out, mo_diags *diags, const char *text, size_t len,
-		    const char *name, const mo_limits *lim, mo_error *err)
+static mo_config *mo_config_alloc(const mo_limits *lim)
 {
-	*out = NULL;
 	mo_config *c = calloc(1, sizeof(*c));
-	if (!c) {
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
-		return -1;
-	}
+	if (!c)
+		return NULL;
 	pthread_mutex_init(&c->memo_lock, NULL);
 	if (lim)
 		c->lim = *lim;
 	else
 		mo_limits_default(&c->lim);
 	c->prefetch = 1;
-	int rc = mo_yaml_parse(&c->doc, diags, text, len, name, &c->lim, err);
-	if (rc < 0) {
-		pthread_mutex_destroy(&c->memo_lock);
-		free(c);
-		return -1;
-	}
-	if (rc > 0) { /* yaml-syntax already reported */
-		c->structural_errors = true;
-		*out = c;
-		return 0;
-	}
+	return c;
+}
+
+static void mo_config_read_root(mo_config *c, mo_diags *diags)
+{
 	mo_cfg_parser p = {.c = c, .diags = diags, .file = c->doc->name, .a = c->doc->arena};
 	const mo_node *root = c->doc->root;
 	if (!root || (root->kind == MO_NODE_SCALAR && mo_scalar_resolve(root) == MO_SCALAR_NULL)) {
@@ -606,6 +596,43 @@ int mo_config_parse(mo_config **out, mo_diags *diags, const char *text, size_t l
 	} else {
 		mo_cfg_root(&p, root);
 	}
+}
+
+int mo_config_read_tree(mo_config **out, mo_diags *diags, mo_doc *doc, const mo_limits *lim,
+			mo_error *err)
+{
+	*out = NULL;
+	mo_config *c = mo_config_alloc(lim);
+	if (!c) {
+		mo_doc_free(doc);
+		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		return -1;
+	}
+	c->doc = doc;
+	mo_config_read_root(c, diags);
+	*out = c;
+	return 0;
+}
+
+int mo_config_parse(mo_config **out, mo_diags *diags, const char *text, size_t len,
+		    const char *name, const mo_limits *lim, mo_error *err)
+{
+	*out = NULL;
+	mo_config *c = mo_config_alloc(lim);
+	if (!c) {
+		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		return -1;
+	}
+	int rc = mo_yaml_parse(&c->doc, diags, text, len, name, &c->lim, err);
+	if (rc < 0) {
+		pthread_mutex_destroy(&c->memo_lock);
+		free(c);
+		return -1;
+	}
+	if (rc > 0) /* yaml-syntax already reported */
+		c->structural_errors = true;
+	else
+		mo_config_read_root(c, diags);
 	*out = c;
 	return 0;
 }

@@ -118,4 +118,52 @@ struct mo_config {
 void mo_config_graph(mo_config *c, mo_diags *diags, const mo_node *root, const mo_node *key,
 		     const mo_node *val);
 
+/* ---- reading and building --------------------------------------------- */
+
+/* Reads the sections of a document tree, parsed or built (takes doc over;
+ * freed with the config, or here on failure). Problems -> diags, as
+ * mo_config_parse. 0, or -1 when out of memory. */
+int mo_config_read_tree(mo_config **out, mo_diags *diags, mo_doc *doc, const mo_limits *lim,
+			mo_error *err);
+
+/* A configuration built from data (config_build.c), for code that makes
+ * configs (the planner): sections, layer ranges and patterns go in as values;
+ * the result is read like a parsed file (mo_config_read_tree), so validate,
+ * expand, the estimator and the canonical export take it as they take a
+ * parsed one. It has no source text: positions are 0. Each call adds one key
+ * or entry, in the order of the calls; a section appears once something in
+ * it is set. */
+typedef struct mo_config_builder mo_config_builder;
+
+/* The pattern lists. */
+typedef enum mo_config_list {
+	MO_CONFIG_SELECT_MODULE,      /* recompute.select_module */
+	MO_CONFIG_EXCLUDE_OP,         /* recompute.exclude_op */
+	MO_CONFIG_COMM_SELECT_MODULE  /* recompute_comm.select_module */
+} mo_config_list;
+
+/* name: the label diagnostics use. 0 or -1 (err). */
+int mo_config_builder_new(mo_config_builder **out, const char *name, mo_error *err);
+void mo_config_builder_free(mo_config_builder *b);
+/* recompute.mode */
+void mo_config_build_mode(mo_config_builder *b, mo_mode mode);
+/* recompute.full_recompute_layer; ranges inclusive (their `at` unused) */
+void mo_config_build_full(mo_config_builder *b, const mo_range *ranges, size_t n);
+/* One {regex: layers} entry of a pattern list (regex NUL-terminated). */
+void mo_config_build_pattern(mo_config_builder *b, mo_config_list list, const char *regex,
+			     const mo_range *ranges, size_t n);
+/* recompute_comm.enable */
+void mo_config_build_comm(mo_config_builder *b, bool enable);
+/* swap.enable, swap.default_prefetch */
+void mo_config_build_swap(mo_config_builder *b, bool enable);
+void mo_config_build_prefetch(mo_config_builder *b, int64_t prefetch);
+/* One swap.layer_swap entry; one swap.op_swap entry. */
+void mo_config_build_layer_swap(mo_config_builder *b, const mo_range *ranges, size_t n);
+void mo_config_build_op_swap(mo_config_builder *b, const char *regex, const mo_range *ranges,
+			     size_t n);
+/* The config (default limits); frees b. A config the reader finds wrong
+ * (a regex that does not compile, ...) is MO_ERR_INVALID with the first
+ * problem; out of memory MO_ERR_NOMEM. 0 or -1. */
+int mo_config_builder_finish(mo_config **out, mo_config_builder *b, mo_error *err);
+
 #endif

@@ -83,6 +83,89 @@ void mo_model_free(mo_model *m)
 	mo_arena_free(m->arena);
 }
 
+/* ---- copy ------------------------------------------------------------------ */
+
+static const char *mo_model_copy_text(mo_model *c, const char *s, bool *failed)
+{
+	if (!s)
+		return NULL;
+	char *t = mo_arena_strdup(c->arena, s);
+	*failed |= t == NULL;
+	return t;
+}
+
+/* Stage layer lists, without their source nodes (the copy has no document). */
+static bool mo_model_copy_stages(mo_model *c, const mo_model *m)
+{
+	c->stage_layers = NULL;
+	if (m->n_stage_layers == 0)
+		return true;
+	c->stage_layers = mo_arena_alloc(c->arena, m->n_stage_layers * sizeof(*c->stage_layers));
+	if (!c->stage_layers)
+		return false;
+	for (size_t s = 0; s < m->n_stage_layers; s++) {
+		const mo_layers *from = &m->stage_layers[s];
+		mo_layers *to = &c->stage_layers[s];
+		*to = (mo_layers){.n = from->n, .ok = from->ok};
+		if (from->n == 0)
+			continue;
+		to->r = mo_arena_alloc(c->arena, from->n * sizeof(*to->r));
+		if (!to->r)
+			return false;
+		for (size_t i = 0; i < from->n; i++)
+			to->r[i] = (mo_range){.lo = from->r[i].lo, .hi = from->r[i].hi};
+	}
+	return true;
+}
+
+/* What model_*.c keep beside the fields: positions, what the file set. */
+static bool mo_model_copy_ext(mo_model *c, const mo_model *m)
+{
+	struct mo_model_ext *to = c->ext;
+	const struct mo_model_ext *from = m->ext;
+	bool failed = false;
+	for (int f = 0; f < MF_COUNT; f++) {
+		to->pos[f] = from->pos[f];
+		to->pos[f].path = mo_model_copy_text(c, from->pos[f].path, &failed);
+		to->set[f] = from->set[f];
+	}
+	to->global_batch_size = from->global_batch_size;
+	to->mbn_derived = from->mbn_derived;
+	to->dp_auto = from->dp_auto;
+	return !failed;
+}
+
+mo_model *mo_model_copy(const mo_model *m)
+{
+	mo_model *c = m ? mo_model_alloc(m->name) : NULL;
+	if (!c)
+		return NULL;
+	mo_arena *arena = c->arena;
+	struct mo_model_ext *ext = c->ext;
+	const char *name = c->name;
+	bool failed = false;
+	*c = *m;
+	c->arena = arena;
+	c->ext = ext;
+	c->name = name;
+	c->doc = NULL;
+	c->parallel_at = NULL;
+	c->types = NULL;
+	c->n_types = 0;
+	c->type_of = NULL;
+	const char **texts[] = {&c->normalization, &c->hidden_act,    &c->attention,
+				&c->compute_dtype, &c->params_dtype, &c->optimizer,
+				&c->framework,     &c->device.name};
+	for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
+		*texts[i] = mo_model_copy_text(c, *texts[i], &failed);
+	if (failed || !mo_model_copy_ext(c, m) || !mo_model_copy_stages(c, m) ||
+	    mo_model_build_layout(c, NULL) != 0) {
+		mo_model_free(c);
+		return NULL;
+	}
+	return c;
+}
+
 pthread_mutex_t *mo_model_estimator_lock(const mo_model *m)
 {
 	return &m->ext->estimator_lock;

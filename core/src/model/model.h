@@ -119,6 +119,11 @@ mo_attachment *mo_model_resolve_slot(const mo_model *m);
 int mo_model_from_doc(mo_model **out, mo_diags *diags, const mo_doc *doc,
 		      mo_error *err);
 
+/* A copy of m in its own arena: every field and what the model modules keep
+ * beside them, the layouts rebuilt; no estimator or resolve memo, no source
+ * document (those stay with m). NULL when out of memory. */
+mo_model *mo_model_copy(const mo_model *m);
+
 /* Builds types/type_of from the fields (call after any field change). */
 int mo_model_build_layout(mo_model *m, mo_error *err);
 

@@ -1,6 +1,6 @@
 /* The planner's entry points: the search over prefetch windows (plan_dp.c
  * per window), the smallest reachable peak when nothing fits, the config
- * text made real (parsed, validated, exported, estimated), and the accessors.
+ * made real (built, validated, exported, estimated), and the accessors.
  * The staged escalation and --maximize live in plan_staged.c. */
 #include "planner/planner.h"
 #include "planner/plan_result.h"
@@ -160,13 +160,17 @@ static int mo_plan_min_peak(const mo_pl *pl, mo_pl_sol *best)
 
 /* ---- the config made real --------------------------------------------------------- */
 
-static int mo_plan_realise(mo_planner_result *r, const char *text, mo_error *err)
+static int mo_plan_realise(mo_planner_result *r, const mo_pl *pl, const mo_pl_sol *best,
+			   mo_error *err)
 {
 	mo_diags *d = NULL;
 	int rc = -1;
-	if (mo_diags_new(&d) != 0 ||
-	    mo_config_parse(&r->cfg, d, text, strlen(text), "plan", NULL, err) != 0)
+	if (mo_pl_config(&r->cfg, pl, best->what, best->prefetch, "plan", err) != 0)
 		goto out;
+	if (mo_diags_new(&d) != 0) {
+		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		goto out;
+	}
 	if (mo_validate(d, r->cfg, r->model) != 0) {
 		const mo_diag *g = NULL;
 		for (size_t i = 0; i < mo_diags_count(d) && !g; i++)
@@ -235,7 +239,6 @@ static int mo_plan_build(mo_planner_result *r, const mo_planner_input *in,
 {
 	mo_pl pl = {0};
 	mo_pl_sol best = {0};
-	char *text = NULL;
 	int rc = -1;
 	if (mo_pl_init(&pl, r->model, in->start, in->allow, err) != 0 ||
 	    mo_plan_sol_alloc(&best, &pl) != 0)
@@ -252,10 +255,7 @@ static int mo_plan_build(mo_planner_result *r, const mo_planner_input *in,
 		goto nomem;
 	r->exact = best.exact;
 	r->predicted_peak = best.peak;
-	text = mo_pl_yaml(&pl, best.what, best.prefetch);
-	if (!text)
-		goto nomem;
-	if (mo_plan_realise(r, text, err) != 0)
+	if (mo_plan_realise(r, &pl, &best, err) != 0)
 		goto out;
 	r->fits = mo_plan_fits_est(r->est, r->budget);
 	if (!in->no_staged && mo_plan_staged(r, &pl, err) != 0)
@@ -266,7 +266,6 @@ nomem:
 	if (err && err->code == MO_OK)
 		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory planning");
 out:
-	free(text);
 	mo_plan_sol_free(&best);
 	mo_pl_fini(&pl);
 	return rc;

@@ -31,15 +31,17 @@ typedef struct mo_stg_eval {
 /* Estimates the assignment in s->what. 0 or -1. */
 static int mo_stg_run(mo_stg *s, mo_stg_eval *out)
 {
-	char *text = mo_pl_yaml(s->pl, s->what, s->pf);
 	mo_config *c = NULL;
 	mo_estimate *e = NULL;
 	mo_diags *d = NULL;
 	int rc = -1;
 	memset(out, 0, sizeof(*out));
-	if (!text || mo_diags_new(&d) != 0 ||
-	    mo_config_parse(&c, d, text, strlen(text), "staged", NULL, s->err) != 0)
+	if (mo_pl_config(&c, s->pl, s->what, s->pf, "staged", s->err) != 0)
 		goto out;
+	if (mo_diags_new(&d) != 0) {
+		mo_error_set(s->err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		goto out;
+	}
 	if (mo_validate(d, c, s->pl->m) != 0) {
 		mo_error_set(s->err, MO_ERR_INTERNAL, 0, 0, "staged step is not a valid config");
 		goto out;
@@ -59,7 +61,6 @@ out:
 	mo_estimate_free(e);
 	mo_config_free(c);
 	mo_diags_free(d);
-	free(text);
 	return rc;
 }
 
@@ -239,26 +240,15 @@ out:
 /* A copy of the model with the value set (NULL on failure). */
 static mo_model *mo_max_model(const mo_model *m, mo_planner_dim dim, int64_t v, mo_error *err)
 {
-	char *text = mo_model_to_yaml(m);
-	mo_model *c = NULL;
-	mo_diags *d = NULL;
-	if (!text || mo_diags_new(&d) != 0 ||
-	    mo_model_load(&c, d, text, strlen(text), m->name, NULL, err) != 0) {
-		mo_model_free(c);
-		c = NULL;
-		goto out;
+	mo_model *c = mo_model_copy(m);
+	if (!c) {
+		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		return NULL;
 	}
-	if (m->world_size > 0)
-		mo_model_set_devices(c, m->world_size);
 	if (dim == MO_PLAN_MICRO_BATCH_SIZE)
 		c->micro_batch_size = v;
 	else
 		c->seq_length = v;
-out:
-	if (!text)
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
-	free(text);
-	mo_diags_free(d);
 	return c;
 }
 

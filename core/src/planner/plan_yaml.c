@@ -1,9 +1,9 @@
-/* The config text of a plan: the starting config's active entries kept
- * (layers the planner made full leave its select / comm lists, where full
- * wins anyway), the planner's entries added under the same keys when the
- * regex is the same, layer lists ascending and merged. The caller parses it
- * (mo_config_parse), so the result is a real config and goes through the
- * canonical export like any other. */
+/* The config of a plan, built as data (config/config_build.c): the starting
+ * config's active entries kept (layers the planner made full leave its
+ * select / comm lists, where full wins anyway), the planner's entries added
+ * under the same keys when the regex is the same, layer lists ascending and
+ * merged. The result is a real config: validated, estimated and exported
+ * (canonically) like any other. */
 #include "planner/planner.h"
 
 #include <stdlib.h>
@@ -25,6 +25,8 @@ typedef struct mo_yspec {
 	unsigned char *full, *lswap;
 	mo_ylist sel, exc, comm, ops;
 	bool failed;
+	mo_range *ranges;     /* scratch: one list's ranges */
+	mo_config_builder *b;
 } mo_yspec;
 
 static unsigned char *mo_ys_find(mo_yspec *y, mo_ylist *l, const char *regex)
@@ -128,7 +130,7 @@ static void mo_ys_layer(mo_yspec *y, uint64_t id, unsigned w)
 		mo_ys_set(y, &y->ops, ".*mlp", id);
 }
 
-/* ---- text ---------------------------------------------------------------------- */
+/* ---- the config ---------------------------------------------------------------- */
 
 static bool mo_ys_any(const mo_yspec *y, const unsigned char *on)
 {
@@ -146,124 +148,75 @@ static bool mo_ys_list_any(const mo_yspec *y, const mo_ylist *l)
 	return false;
 }
 
-static void mo_ys_ranges(mo_buf *b, const mo_yspec *y, const unsigned char *on)
+/* The layers set in `on` as ascending, merged ranges (in y->ranges). */
+static size_t mo_ys_ranges(mo_yspec *y, const unsigned char *on)
 {
-	bool first = true;
-	mo_buf_puts(b, "[");
+	size_t n = 0;
 	for (uint64_t i = 0; i < y->N; i++) {
 		if (!on[i])
 			continue;
 		uint64_t j = i;
 		while (j + 1 < y->N && on[j + 1])
 			j++;
-		if (j == i)
-			mo_buf_printf(b, "%s%llu", first ? "" : ", ", (unsigned long long)i);
-		else
-			mo_buf_printf(b, "%s%llu-%llu", first ? "" : ", ", (unsigned long long)i,
-				      (unsigned long long)j);
-		first = false;
+		y->ranges[n++] = (mo_range){.lo = i, .hi = j};
 		i = j;
 	}
-	mo_buf_puts(b, "]");
+	return n;
 }
 
-static void mo_ys_quoted(mo_buf *b, const char *s)
+static void mo_ys_list(mo_yspec *y, const mo_ylist *l, mo_config_list list)
 {
-	mo_buf_puts(b, "'");
-	for (; *s; s++) {
-		if (*s == '\'')
-			mo_buf_puts(b, "''");
-		else
-			mo_buf_append(b, s, 1);
-	}
-	mo_buf_puts(b, "'");
+	for (size_t i = 0; i < l->n; i++)
+		if (mo_ys_any(y, l->k[i].on))
+			mo_config_build_pattern(y->b, list, l->k[i].regex, y->ranges,
+						mo_ys_ranges(y, l->k[i].on));
 }
 
-static void mo_ys_map(mo_buf *b, const mo_yspec *y, const mo_ylist *l, const char *key)
-{
-	if (!mo_ys_list_any(y, l))
-		return;
-	mo_buf_printf(b, "  %s:\n", key);
-	for (size_t i = 0; i < l->n; i++) {
-		if (!mo_ys_any(y, l->k[i].on))
-			continue;
-		mo_buf_puts(b, "    ");
-		mo_ys_quoted(b, l->k[i].regex);
-		mo_buf_puts(b, ": ");
-		mo_ys_ranges(b, y, l->k[i].on);
-		mo_buf_puts(b, "\n");
-	}
-}
-
-static const char *mo_ys_mode(const mo_yspec *y)
+static mo_mode mo_ys_mode(const mo_yspec *y)
 {
 	bool sel = mo_ys_list_any(y, &y->sel), full = mo_ys_any(y, y->full);
 	const mo_config *c = y->pl->start;
 	if (full && (!sel || (c && c->mode == MO_MODE_FULL)))
-		return "full";
-	return sel ? "select" : "None";
+		return MO_MODE_FULL;
+	return sel ? MO_MODE_SELECT : MO_MODE_NONE;
 }
 
-static void mo_ys_recompute(mo_buf *b, const mo_yspec *y)
+static void mo_ys_recompute(mo_yspec *y)
 {
-	const char *mode = mo_ys_mode(y);
-	mo_buf_printf(b, "recompute:\n  mode: %s\n", mode);
-	if (strcmp(mode, "None") == 0)
+	mo_mode mode = mo_ys_mode(y);
+	mo_config_build_mode(y->b, mode);
+	if (mode == MO_MODE_NONE)
 		return;
-	if (mo_ys_any(y, y->full)) {
-		mo_buf_puts(b, "  full_recompute_layer: ");
-		mo_ys_ranges(b, y, y->full);
-		mo_buf_puts(b, "\n");
-	}
-	mo_ys_map(b, y, &y->sel, "select_module");
-	mo_ys_map(b, y, &y->exc, "exclude_op");
+	if (mo_ys_any(y, y->full))
+		mo_config_build_full(y->b, y->ranges, mo_ys_ranges(y, y->full));
+	mo_ys_list(y, &y->sel, MO_CONFIG_SELECT_MODULE);
+	mo_ys_list(y, &y->exc, MO_CONFIG_EXCLUDE_OP);
 }
 
-static void mo_ys_swap(mo_buf *b, const mo_yspec *y, int64_t prefetch)
+static void mo_ys_comm_section(mo_yspec *y)
 {
-	bool ls = mo_ys_any(y, y->lswap), os = mo_ys_list_any(y, &y->ops);
+	bool enable = mo_ys_list_any(y, &y->comm);
+	mo_config_build_comm(y->b, enable);
+	if (enable)
+		mo_ys_list(y, &y->comm, MO_CONFIG_COMM_SELECT_MODULE);
+}
+
+static void mo_ys_swap(mo_yspec *y, int64_t prefetch)
+{
+	bool layer_swap = mo_ys_any(y, y->lswap), op_swap = mo_ys_list_any(y, &y->ops);
 	const mo_config *c = y->pl->start;
-	if (!ls && !os && !(c && c->swap_enable)) {
-		mo_buf_puts(b, "swap:\n  enable: False\n");
+	if (!layer_swap && !op_swap && !(c && c->swap_enable)) {
+		mo_config_build_swap(y->b, false);
 		return;
 	}
-	mo_buf_printf(b, "swap:\n  enable: True\n  default_prefetch: %lld\n", (long long)prefetch);
-	if (ls) {
-		mo_buf_puts(b, "  layer_swap:\n    - layers: ");
-		mo_ys_ranges(b, y, y->lswap);
-		mo_buf_puts(b, "\n");
-	}
-	if (!os)
-		return;
-	mo_buf_puts(b, "  op_swap:\n");
-	for (size_t i = 0; i < y->ops.n; i++) {
-		if (!mo_ys_any(y, y->ops.k[i].on))
-			continue;
-		mo_buf_puts(b, "    - op_name: ");
-		mo_ys_quoted(b, y->ops.k[i].regex);
-		mo_buf_puts(b, "\n      layers: ");
-		mo_ys_ranges(b, y, y->ops.k[i].on);
-		mo_buf_puts(b, "\n");
-	}
-}
-
-static char *mo_ys_text(const mo_yspec *y, int64_t prefetch)
-{
-	mo_buf b;
-	mo_buf_init(&b, 0);
-	mo_ys_recompute(&b, y);
-	if (mo_ys_list_any(y, &y->comm)) {
-		mo_buf_puts(&b, "recompute_comm:\n  enable: True\n");
-		mo_ys_map(&b, y, &y->comm, "select_module");
-	} else {
-		mo_buf_puts(&b, "recompute_comm:\n  enable: False\n");
-	}
-	mo_ys_swap(&b, y, prefetch);
-	if (b.failed) {
-		mo_buf_free(&b);
-		return NULL;
-	}
-	return mo_buf_take(&b, NULL);
+	mo_config_build_swap(y->b, true);
+	mo_config_build_prefetch(y->b, prefetch);
+	if (layer_swap)
+		mo_config_build_layer_swap(y->b, y->ranges, mo_ys_ranges(y, y->lswap));
+	for (size_t i = 0; i < y->ops.n; i++)
+		if (mo_ys_any(y, y->ops.k[i].on))
+			mo_config_build_op_swap(y->b, y->ops.k[i].regex, y->ranges,
+						mo_ys_ranges(y, y->ops.k[i].on));
 }
 
 static void mo_ylist_free(mo_ylist *l)
@@ -273,27 +226,40 @@ static void mo_ylist_free(mo_ylist *l)
 	free(l->k);
 }
 
-char *mo_pl_yaml(const mo_pl *pl, const unsigned *what, int64_t prefetch)
+int mo_pl_config(mo_config **out, const mo_pl *pl, const unsigned *what, int64_t prefetch,
+		 const char *name, mo_error *err)
 {
 	mo_yspec y = {.pl = pl, .N = pl->n_layers};
-	char *text = NULL;
+	int rc = -1;
+	*out = NULL;
 	y.full = calloc(y.N + 1, 1);
 	y.lswap = calloc(y.N + 1, 1);
-	if (!y.full || !y.lswap)
-		goto out;
+	y.ranges = calloc(y.N / 2 + 1, sizeof(*y.ranges)); /* runs of set layers */
+	if (!y.full || !y.lswap || !y.ranges)
+		goto out_nomem;
 	if (pl->start)
 		mo_ys_start(&y, pl->start);
 	for (uint64_t id = 0; id < y.N; id++)
 		if (what[id] != MO_PC_FIXED)
 			mo_ys_layer(&y, id, what[id]);
-	if (!y.failed)
-		text = mo_ys_text(&y, prefetch);
-out:
+	if (y.failed)
+		goto out_nomem;
+	if (mo_config_builder_new(&y.b, name, err) != 0)
+		goto out_free;
+	mo_ys_recompute(&y);
+	mo_ys_comm_section(&y);
+	mo_ys_swap(&y, prefetch);
+	rc = mo_config_builder_finish(out, y.b, err);
+	goto out_free;
+out_nomem:
+	mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+out_free:
 	free(y.full);
 	free(y.lswap);
+	free(y.ranges);
 	mo_ylist_free(&y.sel);
 	mo_ylist_free(&y.exc);
 	mo_ylist_free(&y.comm);
 	mo_ylist_free(&y.ops);
-	return text;
+	return rc;
 }

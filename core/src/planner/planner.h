@@ -120,8 +120,9 @@ int mo_pl_solve(const mo_pl *pl, uint64_t budget, int64_t prefetch, double bound
 /* The predicted per-stage peaks of a given assignment (what[] per layer). */
 int mo_pl_predict(const mo_pl *pl, const unsigned *what, int64_t prefetch, uint64_t *stage_peak);
 
-/* plan_yaml.c: the config text for an assignment (with the start's own
- * sections kept). Caller frees. NULL when out of memory. */
-char *mo_pl_yaml(const mo_pl *pl, const unsigned *what, int64_t prefetch);
+/* plan_yaml.c: the config of an assignment (with the start's own sections
+ * kept), named `name` in diagnostics. 0 or -1 (err). */
+int mo_pl_config(mo_config **out, const mo_pl *pl, const unsigned *what, int64_t prefetch,
+		 const char *name, mo_error *err);
 
 #endif

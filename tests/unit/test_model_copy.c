@@ -1,0 +1,105 @@
+/* mo_model_copy (model/model.c), the planner's copy of a model: every
+ * field and what the model modules keep beside them survive the original
+ * being freed (the copy owns its strings, stage lists and layouts), the
+ * copy estimates as the original does, and it derives as the original
+ * when the device count changes (the set-by-file flags came along). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model.h"
+
+/* Stage lists, a custom device, a global batch (micro_batch_num derived),
+ * MLA and MoE: the fields that live in the model's arena or its ext. */
+static const char model_text[] =
+	"model:\n  num_layers: 8\n  hidden_size: 1024\n  num_attention_heads: 8\n"
+	"  multi_latent_attention: true\n  num_moe_experts: 4\n  moe_router_topk: 2\n"
+	"  first_k_dense_replace: 1\n  normalization: LayerNorm\n  hidden_act: gelu\n"
+	"training:\n  micro_batch_size: 2\n  global_batch_size: 64\n  optimizer: muon\n"
+	"parallel:\n  data_parallel_shard: -1\n  pipeline_parallel: 2\n"
+	"  pipeline_parallel_layers_per_stage: [[0-2, 3], [4-7]]\n"
+	"device: {memory_gib: 32, tflops: 100.5, host_bandwidth_gbs: 20, reserved_gib: 1.5,\n"
+	"  collective_bandwidth_gbs: 50, comm_buffer_mib: 7, fragmentation: 0.05}\n";
+
+static mo_model *load(void)
+{
+	mo_diags *d = NULL;
+	mo_model *m = NULL;
+	assert_int_equal(mo_diags_new(&d), 0);
+	assert_int_equal(mo_model_load(&m, d, model_text, strlen(model_text), "copy-me", NULL, NULL),
+			 0);
+	mo_diags_free(d);
+	return m;
+}
+
+static void test_copy_outlives_original(void **state)
+{
+	(void)state;
+	mo_model *m = load();
+	mo_model_set_devices(m, 4);
+	char *yaml = mo_model_to_yaml(m), *json = mo_model_to_json(m);
+	mo_estimate *e = NULL;
+	assert_int_equal(mo_estimate_run(&e, NULL, m, NULL), 0);
+	mo_model *c = mo_model_copy(m);
+	assert_non_null(c);
+	assert_ptr_not_equal(c->arena, m->arena);
+	assert_ptr_not_equal(c->stage_layers, m->stage_layers);
+	assert_ptr_not_equal(c->types, m->types);
+	assert_int_equal(c->layout_hash, m->layout_hash);
+	assert_null(mo_model_resolve_slot(c)->data);
+	assert_null(mo_model_estimator_slot(c)->data);
+	mo_model_free(m); /* ASan: the copy must read nothing of it */
+	assert_string_equal(c->name, "copy-me");
+	assert_string_equal(c->normalization, "LayerNorm");
+	assert_int_equal(c->micro_batch_num, 16);
+	assert_int_equal(c->n_stage_layers, 2);
+	assert_int_equal(c->stage_layers[0].r[1].lo, 3);
+	char *yaml2 = mo_model_to_yaml(c), *json2 = mo_model_to_json(c);
+	assert_string_equal(yaml, yaml2);
+	assert_string_equal(json, json2);
+	mo_estimate *e2 = NULL;
+	assert_int_equal(mo_estimate_run(&e2, NULL, c, NULL), 0);
+	assert_int_equal(mo_estimate_peak_bytes(e), mo_estimate_peak_bytes(e2));
+	assert_true(mo_estimate_overhead_percent(e) == mo_estimate_overhead_percent(e2));
+	mo_estimate_free(e);
+	mo_estimate_free(e2);
+	free(yaml);
+	free(yaml2);
+	free(json);
+	free(json2);
+	mo_model_free(c);
+}
+
+/* Data parallel came from the device count (dp_shard -1) and
+ * micro_batch_num from the global batch: a new device count re-derives
+ * both on the copy exactly as on the original. */
+static void test_copy_derives_alike(void **state)
+{
+	(void)state;
+	mo_model *m = load();
+	mo_model_set_devices(m, 4);
+	mo_model *c = mo_model_copy(m);
+	assert_non_null(c);
+	mo_model_set_devices(m, 8);
+	mo_model_set_devices(c, 8);
+	assert_int_equal(c->data_parallel, m->data_parallel);
+	assert_int_equal(c->data_parallel, 4);
+	assert_int_equal(c->micro_batch_num, m->micro_batch_num);
+	assert_int_equal(c->micro_batch_num, 8);
+	mo_model_free(m);
+	mo_model_free(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_copy_outlives_original),
+		cmocka_unit_test(test_copy_derives_alike),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
