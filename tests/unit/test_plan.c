@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "planner/plan_dp.h"
 #include "planner/planner.h"
+#include "planner/planner_search.h"
 
 #define NL 6
 
@@ -102,7 +102,8 @@ static void comm_map(char *b, size_t size, const char *head, const unsigned *wha
 			const mo_layer_type *lt = &m->types[m->type_of[i]];
 			bool has = false;
 			for (size_t p = 0; p < lt->n_paths; p++) {
-				size_t ln = strlen(lt->paths[p].name), kn = strlen(comm_keys[k] + 2);
+				size_t ln = strlen(lt->paths[p].name),
+				       kn = strlen(comm_keys[k] + 2);
 				has |= lt->paths[p].kind == MO_PATH_COMM && ln >= kn &&
 				       !strcmp(lt->paths[p].name + ln - kn, comm_keys[k] + 2);
 			}
@@ -122,39 +123,43 @@ static void comm_map(char *b, size_t size, const char *head, const unsigned *wha
 static void bf_yaml(char *b, size_t size, const unsigned *what, int pf, const mo_model *m)
 {
 	char r[128];
-	bool sel = any(what, MO_PC_SEL_MLP | MO_PC_SEL_ATTN | MO_PC_SEL_CORE, 0);
-	bool full = any(what, MO_PC_FULL, 0);
+	bool sel = any(
+	    what,
+	    MO_CHOICE_SELECT_MLP | MO_CHOICE_SELECT_ATTENTION | MO_CHOICE_SELECT_CORE_ATTENTION, 0);
+	bool full = any(what, MO_CHOICE_FULL, 0);
 	snprintf(b, size, "recompute:\n  mode: %s\n", sel ? "select" : full ? "full" : "None");
 	if (full) {
-		ranges(r, sizeof r, what, MO_PC_FULL, 0);
+		ranges(r, sizeof r, what, MO_CHOICE_FULL, 0);
 		snprintf(b + strlen(b), size - strlen(b), "  full_recompute_layer: %s\n", r);
 	}
 	if (sel) {
-		static const unsigned bits[] = {MO_PC_SEL_MLP, MO_PC_SEL_ATTN, MO_PC_SEL_CORE};
+		static const unsigned bits[] = {MO_CHOICE_SELECT_MLP, MO_CHOICE_SELECT_ATTENTION,
+						MO_CHOICE_SELECT_CORE_ATTENTION};
 		static const char *const keys[] = {".*mlp", ".*self_attention", ".*core_attention"};
 		snprintf(b + strlen(b), size - strlen(b), "  select_module:\n");
 		for (int k = 0; k < 3; k++)
 			if (any(what, bits[k], 0)) {
 				ranges(r, sizeof r, what, bits[k], 0);
-				snprintf(b + strlen(b), size - strlen(b), "    '%s': %s\n", keys[k], r);
+				snprintf(b + strlen(b), size - strlen(b), "    '%s': %s\n", keys[k],
+					 r);
 			}
 	}
-	if (any(what, MO_PC_EXCL, 0))
-		comm_map(b, size, "  exclude_op:\n", what, MO_PC_EXCL, m);
-	if (any(what, MO_PC_COMM, 0))
+	if (any(what, MO_CHOICE_EXCLUDE_COMM, 0))
+		comm_map(b, size, "  exclude_op:\n", what, MO_CHOICE_EXCLUDE_COMM, m);
+	if (any(what, MO_CHOICE_COMM, 0))
 		comm_map(b, size, "recompute_comm:\n  enable: True\n  select_module:\n", what,
-			 MO_PC_COMM, m);
-	bool ls = any(what, MO_PC_LSWAP, 0), os = any(what, MO_PC_OPSWAP, 0);
+			 MO_CHOICE_COMM, m);
+	bool ls = any(what, MO_CHOICE_LAYER_SWAP, 0), os = any(what, MO_CHOICE_OP_SWAP, 0);
 	if (!ls && !os)
 		return;
 	snprintf(b + strlen(b), size - strlen(b), "swap:\n  enable: True\n  default_prefetch: %d\n",
 		 pf);
 	if (ls) {
-		ranges(r, sizeof r, what, MO_PC_LSWAP, 0);
+		ranges(r, sizeof r, what, MO_CHOICE_LAYER_SWAP, 0);
 		snprintf(b + strlen(b), size - strlen(b), "  layer_swap:\n    - layers: %s\n", r);
 	}
 	if (os) {
-		ranges(r, sizeof r, what, MO_PC_OPSWAP, 0);
+		ranges(r, sizeof r, what, MO_CHOICE_OP_SWAP, 0);
 		snprintf(b + strlen(b), size - strlen(b),
 			 "  op_swap:\n    - op_name: '.*mlp'\n      layers: %s\n", r);
 	}
@@ -184,9 +189,12 @@ static bool evaluate(const char *text, const mo_model *m, uint64_t *peak, double
 /* The per-layer choices the allowed mechanisms give (the planner's set). */
 static size_t choices(unsigned allow, unsigned *out)
 {
-	static const unsigned sel[] = {0, MO_PC_SEL_MLP, MO_PC_SEL_ATTN, MO_PC_SEL_CORE,
-				       MO_PC_SEL_MLP | MO_PC_SEL_ATTN,
-				       MO_PC_SEL_MLP | MO_PC_SEL_CORE};
+	static const unsigned sel[] = {0,
+				       MO_CHOICE_SELECT_MLP,
+				       MO_CHOICE_SELECT_ATTENTION,
+				       MO_CHOICE_SELECT_CORE_ATTENTION,
+				       MO_CHOICE_SELECT_MLP | MO_CHOICE_SELECT_ATTENTION,
+				       MO_CHOICE_SELECT_MLP | MO_CHOICE_SELECT_CORE_ATTENTION};
 	size_t n = 0;
 	for (int s = 0; s < 6; s++) {
 		if (sel[s] && !(allow & MO_PLAN_ALLOW_SELECT))
@@ -195,18 +203,20 @@ static size_t choices(unsigned allow, unsigned *out)
 			if (c && !(allow & MO_PLAN_ALLOW_COMM))
 				continue;
 			for (unsigned o = 0; o < 2; o++) {
-				if (o && (!(allow & MO_PLAN_ALLOW_OP_SWAP) || (sel[s] & MO_PC_SEL_MLP)))
+				if (o && (!(allow & MO_PLAN_ALLOW_OP_SWAP) ||
+					  (sel[s] & MO_CHOICE_SELECT_MLP)))
 					continue;
-				out[n++] = sel[s] | (c ? MO_PC_COMM : 0) | (o ? MO_PC_OPSWAP : 0);
+				out[n++] =
+				    sel[s] | (c ? MO_CHOICE_COMM : 0) | (o ? MO_CHOICE_OP_SWAP : 0);
 			}
 		}
 	}
 	if (allow & MO_PLAN_ALLOW_FULL)
-		out[n++] = MO_PC_FULL;
+		out[n++] = MO_CHOICE_FULL;
 	if ((allow & MO_PLAN_ALLOW_FULL) && (allow & MO_PLAN_ALLOW_EXCLUDE))
-		out[n++] = MO_PC_FULL | MO_PC_EXCL;
+		out[n++] = MO_CHOICE_FULL | MO_CHOICE_EXCLUDE_COMM;
 	if (allow & MO_PLAN_ALLOW_LAYER_SWAP)
-		out[n++] = MO_PC_LSWAP;
+		out[n++] = MO_CHOICE_LAYER_SWAP;
 	return n;
 }
 
@@ -229,7 +239,8 @@ static size_t brute(const mo_model *m, unsigned allow, int max_pf, bf_point *pts
 			bool swaps = false;
 			for (int i = 0; i < NL; i++, x /= nc) {
 				what[i] = ch[x % nc];
-				swaps |= (what[i] & (MO_PC_LSWAP | MO_PC_OPSWAP)) != 0;
+				swaps |=
+				    (what[i] & (MO_CHOICE_LAYER_SWAP | MO_CHOICE_OP_SWAP)) != 0;
 			}
 			if (pf > 1 && !swaps)
 				continue; /* the same config as pf 1 */
@@ -372,8 +383,10 @@ static mo_model *wide_model(int n, bool moe)
 		 "training:\n  micro_batch_size: 1\n  micro_batch_num: 8\n"
 		 "parallel:\n  world_size: %d\n  data_parallel: 4\n  tensor_parallel: 2\n%s"
 		 "  sequence_parallel: true\ndevice: ascend-910b\n",
-		 n, moe ? "  num_moe_experts: 16\n  moe_router_topk: 2\n  moe_ffn_hidden_size: 1408\n"
-			  "  first_k_dense_replace: 1\n" : "",
+		 n,
+		 moe ? "  num_moe_experts: 16\n  moe_router_topk: 2\n  moe_ffn_hidden_size: 1408\n"
+		       "  first_k_dense_replace: 1\n"
+		     : "",
 		 8, moe ? "  expert_parallel: 4\n" : "");
 	return checked_model(text, "wide");
 }
@@ -386,7 +399,7 @@ static void fronts_case(const mo_model *m, uint64_t budget, unsigned allow)
 	mo_planner_input in = {.model = m, .budget = budget, .allow = allow, .no_staged = 1};
 	mo_planner_result *merged = NULL, *sorted = NULL;
 	assert_int_equal(mo_planner_run(&merged, &in, NULL), 0);
-	const mo_plan_opts by_sorting = {.sort_fronts = true};
+	const mo_planner_options by_sorting = {.sort_fronts = true};
 	int rc = mo_planner_run_opts(&sorted, &in, &by_sorting, NULL);
 	assert_int_equal(rc, 0);
 	assert_string_equal(mo_planner_yaml(merged), mo_planner_yaml(sorted));
@@ -417,7 +430,7 @@ static void test_fronts_merged_as_sorted(void **state)
 	}
 }
 
-/* Long models, where the first pass's beam bound (plan_front.c) skips most
+/* Long models, where the first pass's beam bound (planner_frontier.c) skips most
  * successors and layers are made again without it: the same answers as by
  * sorting every frontier (which makes every successor). */
 static void test_fronts_beam_bound(void **state)
@@ -445,25 +458,25 @@ static unsigned rnd(unsigned *s)
 
 static void predict_case(const mo_model *m, unsigned *seed)
 {
-	mo_pl pl;
-	assert_int_equal(mo_pl_init(&pl, m, NULL, 0, NULL), 0);
+	mo_planner_problem pl;
+	assert_int_equal(mo_planner_problem_init(&pl, m, NULL, 0, NULL), 0);
 	unsigned *what = calloc(pl.n_layers, sizeof(*what));
 	uint64_t sp[16];
 	assert_non_null(what);
 	for (int iter = 0; iter < 25; iter++) {
 		int64_t pf = 1 + (int64_t)(rnd(seed) % 2);
 		for (uint64_t id = 0; id < pl.n_layers; id++) {
-			mo_pl_set set;
-			assert_int_equal(mo_pl_layer_set(&pl, id, pf, &set), 0);
+			mo_planner_choice_set set;
+			assert_int_equal(mo_planner_layer_choices(&pl, id, pf, &set), 0);
 			what[id] = set.c[rnd(seed) % set.n].what;
 			free(set.c);
 		}
-		assert_int_equal(mo_pl_predict(&pl, what, pf, sp), 0);
+		assert_int_equal(mo_planner_predict(&pl, what, pf, sp), 0);
 		mo_diags *d = NULL;
 		mo_config *c = NULL;
 		mo_estimate *e = NULL;
 		assert_int_equal(mo_diags_new(&d), 0);
-		assert_int_equal(mo_pl_config(&c, &pl, what, pf, "r", NULL), 0);
+		assert_int_equal(mo_planner_build_config(&c, &pl, what, pf, "r", NULL), 0);
 		if (mo_validate(d, c, m) != 0) {
 			fprintf(stderr, "invalid: %s\n", mo_diags_get(d, 0)->message);
 			fail();
@@ -476,7 +489,8 @@ static void predict_case(const mo_model *m, unsigned *seed)
 		mo_config *parsed = NULL;
 		mo_estimate *e2 = NULL;
 		assert_int_equal(mo_export_sections(&text, NULL, c, NULL), 0);
-		assert_int_equal(mo_config_parse(&parsed, d, text, strlen(text), "r", NULL, NULL), 0);
+		assert_int_equal(mo_config_parse(&parsed, d, text, strlen(text), "r", NULL, NULL),
+				 0);
 		assert_int_equal(mo_export_sections(&again, NULL, parsed, NULL), 0);
 		assert_string_equal(text, again);
 		assert_int_equal(mo_estimate_run(&e2, parsed, m, NULL), 0);
@@ -491,7 +505,7 @@ static void predict_case(const mo_model *m, unsigned *seed)
 		mo_diags_free(d);
 	}
 	free(what);
-	mo_pl_fini(&pl);
+	mo_planner_problem_fini(&pl);
 }
 
 static void test_predict_random(void **state)
@@ -668,7 +682,8 @@ static void test_maximize(void **state)
 	mo_planner_input in = {.model = m};
 	int64_t best = 0;
 	mo_planner_result *r = NULL;
-	assert_int_equal(mo_planner_maximize(&best, &r, &in, MO_PLAN_MICRO_BATCH_SIZE, 64, NULL), 0);
+	assert_int_equal(mo_planner_maximize(&best, &r, &in, MO_PLAN_MICRO_BATCH_SIZE, 64, NULL),
+			 0);
 	assert_true(best >= 1);
 	if (best < 64) { /* one more does not fit with any plan */
 		mo_planner_result_free(r);

@@ -503,9 +503,9 @@ char *mo_estimate_report(const mo_estimate *e, int explain);
  * the peak is assembled as the estimator's timeline assembles it, so the
  * planner's predicted peak equals mo_estimate_peak_bytes of the config it
  * returns. The search is exact (dynamic programming over layers with Pareto
- * frontiers, core/src/plan_dp.c) except with virtual pipeline (a safe plan)
- * and when swap would need a default_prefetch above max_prefetch's default
- * (mo_planner_exact says which).
+ * frontiers, core/src/planner/planner_search.c) except with virtual
+ * pipeline (a safe plan) and when swap would need a default_prefetch above
+ * max_prefetch's default (mo_planner_exact says which).
  * Per layer it chooses among: keep; select of '.*mlp', '.*self_attention',
  * '.*core_attention' (mlp with one of the other two too); full; full with
  * the comm ops excluded; comm recompute of the comm ops (beside a select);

@@ -592,7 +592,7 @@ char *mo_estimate_event_name(const mo_estimate_event *ev, char *buf, size_t size
  * layers p, of P_p + max(swap_p + gathered_fwd_p,
  *                        recomputed_p + window_p + gathered_bwd_p)
  * (P_p: kept bytes of the layers up to p; window_p: swap bytes of p and the
- * `prefetch` layers before it). plan_dp.c relies on this; test_plan checks
+ * `prefetch` layers before it). planner_search.c relies on this; test_plan checks
  * it against mo_estimate_run on random configs. */
 void mo_est_stage_fixed(const mo_estimate *e, size_t s, mo_est_fixed *out)
 {

@@ -1,80 +1,80 @@
-/* Private to the planner (plan*.c).
+/* Private to the planner (planner*.c).
  *
  * The planner's memory and cost model is the estimator's: each per-layer
  * choice is priced by mo_est_keep_eval on the layer type's tensor graph (the
  * numbers mo_estimate_run fills per layer), and a stage's peak is assembled
  * from them by the formula of estimate_timeline.c (mo_est_stage_fixed). */
-#ifndef MEMOPT_PLAN_INTERNAL_H
-#define MEMOPT_PLAN_INTERNAL_H
+#ifndef MEMOPT_PLANNER_H
+#define MEMOPT_PLANNER_H
 
 #include "estimate/estimate.h"
 
 /* Largest default_prefetch the search tries (window slots in a state). */
-#define MO_PLAN_MAX_PREFETCH 4
+#define MO_PLANNER_MAX_PREFETCH 4
 
 /* A plan's cost below this is no real overhead (rounding). */
-#define MO_PLAN_FREE_SECONDS 1e-12
+#define MO_PLANNER_FREE_SECONDS 1e-12
 
 /* What one layer does, as the config will say it. */
 enum {
-	MO_PC_SEL_MLP = 1u << 0,   /* select_module '.*mlp' */
-	MO_PC_SEL_ATTN = 1u << 1,  /* select_module '.*self_attention' */
-	MO_PC_SEL_CORE = 1u << 2,  /* select_module '.*core_attention' */
-	MO_PC_FULL = 1u << 3,      /* full_recompute_layer */
-	MO_PC_EXCL = 1u << 4,      /* exclude_op of the comm ops (with FULL) */
-	MO_PC_COMM = 1u << 5,      /* recompute_comm of the comm ops */
-	MO_PC_LSWAP = 1u << 6,     /* layer_swap */
-	MO_PC_OPSWAP = 1u << 7,    /* op_swap '.*mlp' */
-	MO_PC_FIXED = 1u << 8      /* the starting config's own settings */
+	MO_CHOICE_SELECT_MLP = 1u << 0,		   /* select_module '.*mlp' */
+	MO_CHOICE_SELECT_ATTENTION = 1u << 1,	   /* select_module '.*self_attention' */
+	MO_CHOICE_SELECT_CORE_ATTENTION = 1u << 2, /* select_module '.*core_attention' */
+	MO_CHOICE_FULL = 1u << 3,		   /* full_recompute_layer */
+	MO_CHOICE_EXCLUDE_COMM = 1u << 4,	   /* exclude_op of the comm ops (with FULL) */
+	MO_CHOICE_COMM = 1u << 5,		   /* recompute_comm of the comm ops */
+	MO_CHOICE_LAYER_SWAP = 1u << 6,		   /* layer_swap */
+	MO_CHOICE_OP_SWAP = 1u << 7,		   /* op_swap '.*mlp' */
+	MO_CHOICE_FIXED = 1u << 8		   /* the starting config's own settings */
 };
 
 /* One candidate for one layer: what it keeps and what it costs (one
  * micro-batch, one device). */
-typedef struct mo_pl_choice {
-	unsigned what;       /* MO_PC_* */
+typedef struct mo_planner_choice {
+	unsigned what; /* MO_CHOICE_* */
 	uint64_t kept, transient, swapped;
 	double recompute_flops;
 	uint64_t comm_bytes;
 	double cost;         /* extra seconds per micro-batch at the run's prefetch */
-} mo_pl_choice;
+} mo_planner_choice;
 
 /* The choices of one layer type (or of one fixed layer). */
-typedef struct mo_pl_set {
-	mo_pl_choice *c;
+typedef struct mo_planner_choice_set {
+	mo_planner_choice *c;
 	size_t n;
-} mo_pl_set;
+} mo_planner_choice_set;
 
 /* Comm op kinds a layer type has, as exclude / comm regex keys. */
-#define MO_PL_COMM_KINDS 5
-extern const char *const mo_pl_comm_keys[MO_PL_COMM_KINDS];
+#define MO_PLANNER_COMM_KINDS 5
+extern const char *const mo_planner_comm_keys[MO_PLANNER_COMM_KINDS];
 
-typedef struct mo_pl_type {
-	mo_pl_set all;       /* every valid choice, before pruning */
+typedef struct mo_planner_layer_type {
+	mo_planner_choice_set all; /* every valid choice, before pruning */
 	unsigned comm_kinds; /* bit i: the type has a path matching key i */
 	double fwd_flops;
-} mo_pl_type;
+} mo_planner_layer_type;
 
 /* A planning problem: the model, its baseline estimate, the choice sets. */
-typedef struct mo_pl {
+typedef struct mo_planner_problem {
 	const mo_model *m;
 	mo_estimate *base;        /* no optimisation */
 	mo_estimate *start_est;   /* the starting config's estimate, or NULL */
 	const mo_config *start;
 	unsigned allow;           /* MO_PLAN_ALLOW_* */
 	uint64_t n_layers;
-	mo_pl_type *types;
+	mo_planner_layer_type *types;
 	/* per layer: 0 free, 1 named by the starting config (fixed, may become
 	 * full), 2 fixed for good (swapped or under exclude_op) */
 	unsigned char *fixed;
 	int64_t fixed_prefetch;   /* the start's default_prefetch, 0 = free */
-	int64_t max_prefetch;     /* the caller's limit, 0 = MO_PLAN_MAX_PREFETCH */
+	int64_t max_prefetch;	  /* the caller's limit, 0 = MO_PLANNER_MAX_PREFETCH */
 	bool swap_ok;             /* PP == 1 and swap allowed */
-	bool sort_fronts;         /* every frontier by sorting (mo_plan_opts) */
+	bool sort_fronts;	  /* every frontier by sorting (mo_planner_options) */
 	double flops_rate, coll_rate, host_rate;
-} mo_pl;
+} mo_planner_problem;
 
-/* A solution: per layer the choice (MO_PC_*) and the prefetch. */
-typedef struct mo_pl_sol {
+/* A solution: per layer the choice (MO_CHOICE_*) and the prefetch. */
+typedef struct mo_planner_solution {
 	unsigned *what;           /* per layer */
 	int64_t prefetch;
 	bool feasible;
@@ -82,47 +82,50 @@ typedef struct mo_pl_sol {
 	uint64_t peak;            /* predicted: busiest stage */
 	uint64_t *stage_peak;     /* predicted, per stage */
 	double cost;              /* sum over layers of choice costs */
-} mo_pl_sol;
+} mo_planner_solution;
 
 /* Options of one planner run that only tests set (per call: the library
  * keeps no mutable global state, a server plans on several threads). */
-typedef struct mo_plan_opts {
+typedef struct mo_planner_options {
 	/* every frontier by sorting, as with M in the dominance, instead of
-	 * mo_dp_front_nom's merge: the merge's reference */
+	 * mo_frontier_successors's merge: the merge's reference */
 	bool sort_fronts;
-} mo_plan_opts;
+} mo_planner_options;
 
-/* plan.c: mo_planner_run with options (NULL: the defaults). */
+/* planner.c: mo_planner_run with options (NULL: the defaults). */
 int mo_planner_run_opts(mo_planner_result **out, const mo_planner_input *in,
-			const mo_plan_opts *opts, mo_error *err);
+			const mo_planner_options *opts, mo_error *err);
 
-/* plan_choice.c */
-int mo_pl_init(mo_pl *pl, const mo_model *m, const mo_config *start, unsigned allow,
-	       mo_error *err);
-void mo_pl_fini(mo_pl *pl);
+/* planner_choice.c */
+int mo_planner_problem_init(mo_planner_problem *pl, const mo_model *m, const mo_config *start,
+			    unsigned allow, mo_error *err);
+void mo_planner_problem_fini(mo_planner_problem *pl);
 /* The candidate set of one layer at a prefetch, dominated ones dropped.
  * Caller frees out->c. */
-int mo_pl_layer_set(const mo_pl *pl, uint64_t id, int64_t prefetch, mo_pl_set *out);
+int mo_planner_layer_choices(const mo_planner_problem *pl, uint64_t id, int64_t prefetch,
+			     mo_planner_choice_set *out);
 /* One choice of one layer, unpruned (its cost at the prefetch). -1 when
  * the layer has no such choice. */
-int mo_pl_choice_of(const mo_pl *pl, uint64_t id, int64_t prefetch, unsigned what,
-		    mo_pl_choice *out);
+int mo_planner_choice_of(const mo_planner_problem *pl, uint64_t id, int64_t prefetch, unsigned what,
+			 mo_planner_choice *out);
 /* Per-micro-batch extra seconds of a choice on a layer of forward FLOPs fwd. */
-double mo_pl_cost(const mo_pl *pl, const mo_pl_choice *c, double fwd, int64_t prefetch);
+double mo_planner_choice_cost(const mo_planner_problem *pl, const mo_planner_choice *c, double fwd,
+			      int64_t prefetch);
 
-/* plan_dp.c: the best solution under the budget at one prefetch (sol
+/* planner_search.c: the best solution under the budget at one prefetch (sol
  * allocated by the caller: what[n_layers], stage_peak[stages]). Budget 0:
  * the plan of the smallest peak on every stage instead. bound: with one
  * stage, only plans cheaper than it are looked for (INFINITY: any).
  * Returns 0 or -1 (memory). */
-int mo_pl_solve(const mo_pl *pl, uint64_t budget, int64_t prefetch, double bound,
-		mo_pl_sol *sol);
+int mo_planner_solve(const mo_planner_problem *pl, uint64_t budget, int64_t prefetch, double bound,
+		     mo_planner_solution *sol);
 /* The predicted per-stage peaks of a given assignment (what[] per layer). */
-int mo_pl_predict(const mo_pl *pl, const unsigned *what, int64_t prefetch, uint64_t *stage_peak);
+int mo_planner_predict(const mo_planner_problem *pl, const unsigned *what, int64_t prefetch,
+		       uint64_t *stage_peak);
 
-/* plan_yaml.c: the config of an assignment (with the start's own sections
+/* planner_config.c: the config of an assignment (with the start's own sections
  * kept), named `name` in diagnostics. 0 or -1 (err). */
-int mo_pl_config(mo_config **out, const mo_pl *pl, const unsigned *what, int64_t prefetch,
-		 const char *name, mo_error *err);
+int mo_planner_build_config(mo_config **out, const mo_planner_problem *pl, const unsigned *what,
+			    int64_t prefetch, const char *name, mo_error *err);
 
 #endif

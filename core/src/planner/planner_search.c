@@ -11,7 +11,7 @@
  * compare P <= P', M <= M' and cost <= cost' leave the first at least as
  * good for every completion, so keeping only the non-dominated states per
  * window is exact, and their number stays small (choices with equal
- * effect are merged and dominated choices dropped beforehand, plan_choice.c).
+ * effect are merged and dominated choices dropped beforehand, planner_choice.c).
  * Branch and bound would revisit the same partial states exponentially
  * often. When a stage holds no other micro-batch in flight (PP 1, the last
  * stage), M only has to stay within the budget and is dropped from the
@@ -23,20 +23,20 @@
  * With virtual pipeline (several chunks per stage) the in-flight terms
  * mix chunks; there the planner bounds the other chunks' micro-batches by
  * their unoptimised size (a safe plan, not claimed optimal). */
-#include "planner/plan_dp.h"
+#include "planner/planner_search.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-unsigned mo_dp_code(mo_dp *d, uint64_t v)
+unsigned mo_search_code(mo_search *d, uint64_t v)
 {
 	if (!v)
 		return 0;
 	for (size_t i = 0; i < d->n_vals; i++)
 		if (d->vals[i] == v)
 			return (unsigned)i + 1;
-	if (d->n_vals + 1 >= (1u << MO_PL_SLOT_BITS)) {
+	if (d->n_vals + 1 >= (1u << MO_SEARCH_SLOT_BITS)) {
 		d->failed = true;
 		return 0;
 	}
@@ -46,7 +46,7 @@ unsigned mo_dp_code(mo_dp *d, uint64_t v)
 
 /* ---- frontier ----------------------------------------------------------------- */
 
-static int mo_st_cmp_pc(const mo_st *x, const mo_st *y)
+static int mo_search_state_cmp_p_cost(const mo_search_state *x, const mo_search_state *y)
 {
 	if (x->wcode != y->wcode)
 		return x->wcode < y->wcode ? -1 : 1;
@@ -55,10 +55,10 @@ static int mo_st_cmp_pc(const mo_st *x, const mo_st *y)
 	return 0;
 }
 
-static int mo_st_cmp(const void *a, const void *b)
+static int mo_search_state_cmp(const void *a, const void *b)
 {
-	const mo_st *x = a, *y = b;
-	int c = mo_st_cmp_pc(x, y);
+	const mo_search_state *x = a, *y = b;
+	int c = mo_search_state_cmp_p_cost(x, y);
 	if (c)
 		return c;
 	if (x->M != y->M)
@@ -68,10 +68,10 @@ static int mo_st_cmp(const void *a, const void *b)
 
 /* Without other micro-batches in flight M only has to fit (checked on
  * every transition): states compare on (window, P, cost). */
-static int mo_st_cmp_nom(const void *a, const void *b)
+static int mo_search_state_cmp_without_m(const void *a, const void *b)
 {
-	const mo_st *x = a, *y = b;
-	int c = mo_st_cmp_pc(x, y);
+	const mo_search_state *x = a, *y = b;
+	int c = mo_search_state_cmp_p_cost(x, y);
 	if (c)
 		return c;
 	if (x->cost != y->cost)
@@ -79,15 +79,15 @@ static int mo_st_cmp_nom(const void *a, const void *b)
 	return x->M < y->M ? -1 : x->M > y->M;
 }
 
-typedef struct mo_stair {
+typedef struct mo_search_stair {
 	uint64_t *M;
 	double *cost;
 	size_t n;
-} mo_stair;
+} mo_search_stair;
 
 /* The least cost among kept states with M' <= M (staircase: M ascending,
  * cost strictly descending). */
-static bool mo_stair_dominated(const mo_stair *s, uint64_t M, double cost)
+static bool mo_search_stair_dominated(const mo_search_stair *s, uint64_t M, double cost)
 {
 	size_t lo = 0, hi = s->n;
 	while (lo < hi) {
@@ -100,7 +100,7 @@ static bool mo_stair_dominated(const mo_stair *s, uint64_t M, double cost)
 	return lo > 0 && s->cost[lo - 1] <= cost;
 }
 
-static void mo_stair_insert(mo_stair *s, uint64_t M, double cost)
+static void mo_search_stair_insert(mo_search_stair *s, uint64_t M, double cost)
 {
 	size_t i = 0;
 	while (i < s->n && s->M[i] < M)
@@ -118,18 +118,18 @@ static void mo_stair_insert(mo_stair *s, uint64_t M, double cost)
 /* Keeps the non-dominated states of v (sorted in place); returns their
  * count. use_m: M is part of the dominance (other micro-batches in flight);
  * otherwise each state still carries its own M, exact for its path. */
-static size_t mo_dp_pareto(mo_st *v, size_t n, mo_stair *st, bool use_m)
+static size_t mo_search_pareto(mo_search_state *v, size_t n, mo_search_stair *st, bool use_m)
 {
-	qsort(v, n, sizeof(*v), use_m ? mo_st_cmp : mo_st_cmp_nom);
+	qsort(v, n, sizeof(*v), use_m ? mo_search_state_cmp : mo_search_state_cmp_without_m);
 	size_t out = 0;
 	for (size_t i = 0; i < n;) {
 		size_t j = i;
 		st->n = 0;
 		for (; j < n && v[j].wcode == v[i].wcode; j++) {
 			uint64_t m = use_m ? v[j].M : 0;
-			if (mo_stair_dominated(st, m, v[j].cost))
+			if (mo_search_stair_dominated(st, m, v[j].cost))
 				continue;
-			mo_stair_insert(st, m, v[j].cost);
+			mo_search_stair_insert(st, m, v[j].cost);
 			v[out++] = v[j];
 		}
 		i = j;
@@ -139,52 +139,55 @@ static size_t mo_dp_pareto(mo_st *v, size_t n, mo_stair *st, bool use_m)
 
 /* ---- pruning: the bound, the first pass's beam, the cap ---------------------------- */
 
-/* The first pass keeps at most MO_DP_THIN states per layer: a beam of the states
+/* The first pass keeps at most MO_SEARCH_THIN states per layer: a beam of the states
  * whose cost plus the LP bound of the rest is least, and the least-P state
  * (the one most likely to stay feasible). When the
- * exact pass's frontier outgrows MO_DP_CAP it stops: the first pass's plan
+ * exact pass's frontier outgrows MO_SEARCH_CAP it stops: the first pass's plan
  * stands, not claimed optimal (mo_planner_exact). */
-#define MO_DP_THIN 128
-#define MO_DP_CAP 1024
+#define MO_SEARCH_THIN 128
+#define MO_SEARCH_CAP 1024
 
-typedef struct mo_rank {
+typedef struct mo_search_rank {
 	double key;
 	size_t i;
-} mo_rank;
+} mo_search_rank;
 
-static bool mo_rank_less(const mo_rank *x, const mo_rank *y)
+static bool mo_search_rank_less(const mo_search_rank *x, const mo_search_rank *y)
 {
 	return x->key != y->key ? x->key < y->key : x->i < y->i;
 }
 
-static void mo_rank_swap(mo_rank *r, size_t a, size_t b)
+static void mo_search_rank_swap(mo_search_rank *r, size_t a, size_t b)
 {
-	mo_rank t = r[a];
+	mo_search_rank t = r[a];
 	r[a] = r[b];
 	r[b] = t;
 }
 
 /* The median of r[a], r[b], r[c] (an index). */
-static size_t mo_rank_mid3(const mo_rank *r, size_t a, size_t b, size_t c)
+static size_t mo_search_rank_mid3(const mo_search_rank *r, size_t a, size_t b, size_t c)
 {
-	if (mo_rank_less(&r[a], &r[b]))
-		return mo_rank_less(&r[b], &r[c]) ? b : mo_rank_less(&r[a], &r[c]) ? c : a;
-	return mo_rank_less(&r[a], &r[c]) ? a : mo_rank_less(&r[b], &r[c]) ? c : b;
+	if (mo_search_rank_less(&r[a], &r[b]))
+		return mo_search_rank_less(&r[b], &r[c])   ? b
+		       : mo_search_rank_less(&r[a], &r[c]) ? c
+							   : a;
+	return mo_search_rank_less(&r[a], &r[c]) ? a : mo_search_rank_less(&r[b], &r[c]) ? c : b;
 }
 
 /* Moves the k least of r[0..n) (by key, then index: no two are equal) to
  * r[0..k), in any order: which states the beam keeps does not depend on
  * the order they are found in, so a selection replaces the full sort. */
-static void mo_rank_select(mo_rank *r, size_t n, size_t k)
+static void mo_search_rank_select(mo_search_rank *r, size_t n, size_t k)
 {
 	size_t lo = 0, hi = n;
 	while (hi - lo > 1) {
-		mo_rank_swap(r, mo_rank_mid3(r, lo, lo + (hi - lo) / 2, hi - 1), hi - 1);
+		mo_search_rank_swap(r, mo_search_rank_mid3(r, lo, lo + (hi - lo) / 2, hi - 1),
+				    hi - 1);
 		size_t s = lo;
 		for (size_t j = lo; j + 1 < hi; j++)
-			if (mo_rank_less(&r[j], &r[hi - 1]))
-				mo_rank_swap(r, s++, j);
-		mo_rank_swap(r, s, hi - 1);
+			if (mo_search_rank_less(&r[j], &r[hi - 1]))
+				mo_search_rank_swap(r, s++, j);
+		mo_search_rank_swap(r, s, hi - 1);
 		if (s == k)
 			return;
 		if (k < s)
@@ -195,7 +198,7 @@ static void mo_rank_select(mo_rank *r, size_t n, size_t k)
 }
 
 /* The first state of least P (the one the beam keeps whatever its cost). */
-static size_t mo_dp_least(const mo_st *v, size_t n)
+static size_t mo_search_least(const mo_search_state *v, size_t n)
 {
 	size_t least = 0;
 	for (size_t i = 1; i < n; i++)
@@ -205,7 +208,8 @@ static size_t mo_dp_least(const mo_st *v, size_t n)
 }
 
 /* The largest cost plus bound among the states but the least-P one. */
-static double mo_dp_beam_top(const mo_st *v, const double *lbv, size_t n, size_t least)
+static double mo_search_beam_top(const mo_search_state *v, const double *lbv, size_t n,
+				 size_t least)
 {
 	double top = -INFINITY;
 	for (size_t i = 0; i < n; i++)
@@ -218,11 +222,11 @@ static double mo_dp_beam_top(const mo_st *v, const double *lbv, size_t n, size_t
  * bound (lbv: each state's bound), in their order; *top: the largest cost
  * plus bound of those others (INFINITY when out of memory). Only states of
  * cost plus bound up to lim are ranked (at least cap - 1 of them are). */
-static size_t mo_dp_thin(mo_st *v, const double *lbv, size_t n, size_t least, double lim,
-			 double *top)
+static size_t mo_search_thin(mo_search_state *v, const double *lbv, size_t n, size_t least,
+			     double lim, double *top)
 {
-	size_t cap = MO_DP_THIN;
-	mo_rank *r = malloc(n * sizeof(*r));
+	size_t cap = MO_SEARCH_THIN;
+	mo_search_rank *r = malloc(n * sizeof(*r));
 	unsigned char *keep = calloc(n, 1);
 	size_t out = 0, m = 0;
 	*top = INFINITY;
@@ -233,9 +237,9 @@ static size_t mo_dp_thin(mo_st *v, const double *lbv, size_t n, size_t least, do
 	}
 	for (size_t i = 0; i < n; i++)
 		if (i != least && v[i].cost + lbv[i] <= lim)
-			r[m++] = (mo_rank){v[i].cost + lbv[i], i};
+			r[m++] = (mo_search_rank){v[i].cost + lbv[i], i};
 	size_t want = cap - 1 < m ? cap - 1 : m;
-	mo_rank_select(r, m, want);
+	mo_search_rank_select(r, m, want);
 	keep[least] = 1; /* the one most likely to stay feasible */
 	*top = -INFINITY;
 	for (size_t k = 0; k < want; k++) {
@@ -251,7 +255,7 @@ static size_t mo_dp_thin(mo_st *v, const double *lbv, size_t n, size_t least, do
 }
 
 /* Per state of d->buf, the bound of the rest of the layers at its room. */
-static bool mo_dp_bounds(mo_dp *d, size_t p, size_t n)
+static bool mo_search_bounds(mo_search *d, size_t p, size_t n)
 {
 	if (n > d->lbv_cap) {
 		double *b = realloc(d->lbv, n * sizeof(*b));
@@ -264,66 +268,66 @@ static bool mo_dp_bounds(mo_dp *d, size_t p, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		uint64_t P = d->buf[i].P;
 		uint64_t room = d->kmax > P ? d->kmax - P : 0;
-		d->lbv[i] = mo_lb_cost_near(&d->lb, p + 1, room, &seg);
+		d->lbv[i] = mo_bound_cost_near(&d->lb, p + 1, room, &seg);
 	}
 	return true;
 }
 
-/* mo_dp_prune's answer when the beam's bound skipped too much: the layer
+/* mo_search_prune's answer when the beam's bound skipped too much: the layer
  * is to be made again without it. */
-#define MO_DP_AGAIN (SIZE_MAX - 1)
+#define MO_SEARCH_AGAIN (SIZE_MAX - 1)
 
 /* How far above the last beam's largest key the next layer's bound starts,
  * per unit of its rise over the layer before (measured: 4 to 8 leave the
  * fewest layers made twice on the bench's models, with few extra states). */
-#define MO_DP_RISE 4.0
+#define MO_SEARCH_RISE 4.0
 
-/* Whether the states mo_dp_front_nom kept under the beam's bound d->tau
+/* Whether the states mo_frontier_successors kept under the beam's bound d->tau
  * (the k of d->buf left by the incumbent) hold the beam the layer would
  * keep without it. They do when the beam's least-P state is among them and
- * at least MO_DP_THIN - 1 others are within the bound: it skipped only
+ * at least MO_SEARCH_THIN - 1 others are within the bound: it skipped only
  * successors beyond the bound (and what they dominate, dearer still: the
  * bound only grows with P), never one of the least P that fits, so every
  * state of the frontier within the bound or of the least P is there, each
  * in its place; and those within the bound are then the beam. */
-static bool mo_dp_tau_holds(const mo_dp *d, size_t k, size_t least)
+static bool mo_search_tau_holds(const mo_search *d, size_t k, size_t least)
 {
 	size_t in = 0;
 	if (!k || d->buf[least].P != d->pexempt)
 		return false;
 	for (size_t i = 0; i < k; i++)
 		in += i != least && d->buf[i].cost + d->lbv[i] <= d->tau;
-	return in + 1 >= MO_DP_THIN;
+	return in + 1 >= MO_SEARCH_THIN;
 }
 
 /* The first pass's beam: the thinned states, and the next layer's bound:
  * the largest key kept, and as much again as it rose from the last layer's
  * (keys rising, they mostly go on rising). least: the least-P state; under
  * a bound that held, the others kept are all within it. */
-static size_t mo_dp_beam(mo_dp *d, size_t k, size_t least)
+static size_t mo_search_beam(mo_search *d, size_t k, size_t least)
 {
 	double top;
-	if (k > MO_DP_THIN)
-		k = mo_dp_thin(d->buf, d->lbv, k, least, d->tau_used ? d->tau : INFINITY, &top);
+	if (k > MO_SEARCH_THIN)
+		k = mo_search_thin(d->buf, d->lbv, k, least, d->tau_used ? d->tau : INFINITY, &top);
 	else
-		top = k == MO_DP_THIN ? mo_dp_beam_top(d->buf, d->lbv, k, least) : INFINITY;
-	d->tau = top > d->top && d->top < INFINITY ? top + MO_DP_RISE * (top - d->top) : top;
+		top = k == MO_SEARCH_THIN ? mo_search_beam_top(d->buf, d->lbv, k, least) : INFINITY;
+	d->tau = top > d->top && d->top < INFINITY ? top + MO_SEARCH_RISE * (top - d->top) : top;
 	d->top = top;
 	return k;
 }
 
 /* Drops from d->buf the states that cannot end cheaper than the incumbent,
  * thins the first pass, caps the exact pass. The new count, SIZE_MAX, or
- * MO_DP_AGAIN. */
-static size_t mo_dp_prune(mo_dp *d, size_t p, size_t n)
+ * MO_SEARCH_AGAIN. */
+static size_t mo_search_prune(mo_search *d, size_t p, size_t n)
 {
 	bool hope = !d->min_peak && d->incumbent != INFINITY;
-	bool beam = d->thin && (n >= MO_DP_THIN || d->tau_used);
+	bool beam = d->thin && (n >= MO_SEARCH_THIN || d->tau_used);
 	if (!hope && !beam) {
 		d->tau = d->top = INFINITY;
-		return d->thin || n <= MO_DP_CAP ? n : (d->capped = true, 0);
+		return d->thin || n <= MO_SEARCH_CAP ? n : (d->capped = true, 0);
 	}
-	if (!mo_dp_bounds(d, p, n))
+	if (!mo_search_bounds(d, p, n))
 		return SIZE_MAX;
 	size_t k = n;
 	if (hope) {
@@ -337,12 +341,12 @@ static size_t mo_dp_prune(mo_dp *d, size_t p, size_t n)
 				k++;
 			}
 	}
-	size_t least = d->thin && k ? mo_dp_least(d->buf, k) : 0;
-	if (d->tau_used && !mo_dp_tau_holds(d, k, least))
-		return MO_DP_AGAIN;
+	size_t least = d->thin && k ? mo_search_least(d->buf, k) : 0;
+	if (d->tau_used && !mo_search_tau_holds(d, k, least))
+		return MO_SEARCH_AGAIN;
 	if (d->thin)
-		k = mo_dp_beam(d, k, least);
-	if (!d->thin && k > MO_DP_CAP) {
+		k = mo_search_beam(d, k, least);
+	if (!d->thin && k > MO_SEARCH_CAP) {
 		k = 0; /* too many to prove anything: the first pass's plan stands */
 		d->capped = true;
 	}
@@ -351,7 +355,7 @@ static size_t mo_dp_prune(mo_dp *d, size_t p, size_t n)
 
 /* ---- transitions ------------------------------------------------------------------ */
 
-bool mo_dp_reserve(mo_dp *d, size_t n)
+bool mo_search_reserve(mo_search *d, size_t n)
 {
 	if (n <= d->buf_cap)
 		return true;
@@ -363,40 +367,43 @@ bool mo_dp_reserve(mo_dp *d, size_t n)
 
 /* The successors of state `from` (index fi) at position p, appended to
  * d->buf (room reserved). */
-static void mo_dp_expand(mo_dp *d, size_t p, const mo_st *from, uint32_t fi, size_t *n)
+static void mo_search_expand(mo_search *d, size_t p, const mo_search_state *from, uint32_t fi,
+			     size_t *n)
 {
-	const mo_seg_pb *sg = d->sg;
+	const mo_search_segment_problem *sg = d->sg;
 	uint64_t gf = d->gf[p], gb = d->gb[p];
-	uint64_t prior = mo_dp_window(d, from->wcode);
-	const mo_pl_set *set = &d->sets[p];
+	uint64_t prior = mo_search_window(d, from->wcode);
+	const mo_planner_choice_set *set = &d->sets[p];
 	for (size_t k = 0; k < set->n; k++) {
-		const mo_pl_choice *c = &set->c[k];
-		mo_st s = {.P = from->P + c->kept, .cost = d->min_peak ? 0 : from->cost + c->cost,
-			   .parent = fi, .what = (uint16_t)c->what};
+		const mo_planner_choice *c = &set->c[k];
+		mo_search_state s = {.P = from->P + c->kept,
+				     .cost = d->min_peak ? 0 : from->cost + c->cost,
+				     .parent = fi,
+				     .what = (uint16_t)c->what};
 		uint64_t fwd = s.P + c->swapped + gf;
 		uint64_t bwd = s.P + c->transient + c->swapped + prior + gb;
 		s.M = from->M;
 		s.M = fwd > s.M ? fwd : s.M;
 		s.M = bwd > s.M ? bwd : s.M;
-		if (mo_dp_peak(sg, s.P + d->minrem[p + 1], s.M) > d->budget)
+		if (mo_search_peak(sg, s.P + d->minrem[p + 1], s.M) > d->budget)
 			continue;
-		s.wcode = mo_dp_shift(d, from->wcode, mo_dp_code(d, c->swapped));
+		s.wcode = mo_search_shift(d, from->wcode, mo_search_code(d, c->swapped));
 		d->buf[(*n)++] = s;
 	}
 }
 
 /* Every successor, sorted, the dominated ones dropped: with M in the
  * dominance (other micro-batches in flight, or the peak as the objective),
- * and the reference of mo_dp_front_nom without. */
-static size_t mo_dp_front_sorted(mo_dp *d, size_t p, mo_stair *st, bool use_m)
+ * and the reference of mo_frontier_successors without. */
+static size_t mo_search_frontier_sorted(mo_search *d, size_t p, mo_search_stair *st, bool use_m)
 {
-	mo_st root = {0};
-	const mo_st *prev = p ? d->front[p - 1] : &root;
+	mo_search_state root = {0};
+	const mo_search_state *prev = p ? d->front[p - 1] : &root;
 	size_t np = p ? d->n_front[p - 1] : 1, n = 0;
-	if (!mo_dp_reserve(d, np * d->sets[p].n + 1))
+	if (!mo_search_reserve(d, np * d->sets[p].n + 1))
 		return SIZE_MAX;
 	for (size_t i = 0; i < np; i++)
-		mo_dp_expand(d, p, &prev[i], (uint32_t)i, &n);
+		mo_search_expand(d, p, &prev[i], (uint32_t)i, &n);
 	if (!n)
 		return 0;
 	uint64_t *m = realloc(st->M, n * sizeof(uint64_t));
@@ -407,31 +414,32 @@ static size_t mo_dp_front_sorted(mo_dp *d, size_t p, mo_stair *st, bool use_m)
 		st->cost = c;
 	if (!m || !c)
 		return SIZE_MAX;
-	return mo_dp_pareto(d->buf, n, st, use_m);
+	return mo_search_pareto(d->buf, n, st, use_m);
 }
 
-static bool mo_dp_layer(mo_dp *d, size_t p, mo_stair *st)
+static bool mo_search_layer(mo_search *d, size_t p, mo_search_stair *st)
 {
 	bool use_m = d->sg->others > 0 || d->min_peak;
-	bool sorted = use_m || d->pl->sort_fronts || d->sets[p].n > MO_FRONT_MAX_CHOICES;
+	bool sorted = use_m || d->pl->sort_fronts || d->sets[p].n > MO_FRONTIER_MAX_CHOICES;
 	d->tau_used = false;
-	size_t n = sorted ? mo_dp_front_sorted(d, p, st, use_m) : mo_dp_front_nom(d, p);
+	size_t n =
+	    sorted ? mo_search_frontier_sorted(d, p, st, use_m) : mo_frontier_successors(d, p);
 	if (n && n != SIZE_MAX)
-		n = mo_dp_prune(d, p, n);
-	if (n == MO_DP_AGAIN) { /* the bound skipped too much: without it */
+		n = mo_search_prune(d, p, n);
+	if (n == MO_SEARCH_AGAIN) { /* the bound skipped too much: without it */
 		d->tau = INFINITY;
-		n = mo_dp_front_nom(d, p);
+		n = mo_frontier_successors(d, p);
 		if (n && n != SIZE_MAX)
-			n = mo_dp_prune(d, p, n);
+			n = mo_search_prune(d, p, n);
 	}
 	if (n == SIZE_MAX)
 		return false;
-	mo_st *v = NULL;
+	mo_search_state *v = NULL;
 	if (n) { /* the states stay where they are: buf becomes the frontier */
 		v = d->buf;
 		d->buf = NULL;
 		d->buf_cap = 0;
-		mo_st *fit = realloc(v, n * sizeof(*v)); /* shrinks in place */
+		mo_search_state *fit = realloc(v, n * sizeof(*v)); /* shrinks in place */
 		v = fit ? fit : v;
 	}
 	d->front[p] = v;
@@ -442,9 +450,9 @@ static bool mo_dp_layer(mo_dp *d, size_t p, mo_stair *st)
 /* ---- one segment ---------------------------------------------------------------- */
 
 /* Whether layers a and b have the same choice set at the prefetch pf
- * (mo_pl_layer_set's inputs): free, of one type, swapping allowed at both
+ * (mo_planner_layer_choices's inputs): free, of one type, swapping allowed at both
  * or at neither. */
-static bool mo_dp_same_set(const mo_pl *pl, int64_t a, int64_t b, int64_t pf)
+static bool mo_search_same_set(const mo_planner_problem *pl, int64_t a, int64_t b, int64_t pf)
 {
 	const mo_model *m = pl->m;
 	return !pl->fixed[a] && !pl->fixed[b] && m->type_of[a] == m->type_of[b] &&
@@ -453,17 +461,17 @@ static bool mo_dp_same_set(const mo_pl *pl, int64_t a, int64_t b, int64_t pf)
 
 /* The choice set of position p and the choices in it others cover: the
  * ones before's again when it is the same (a model's layers mostly are). */
-static int mo_dp_set(mo_dp *d, size_t p)
+static int mo_search_set(mo_search *d, size_t p)
 {
 	const int64_t *ids = d->sg->ids;
-	if (!p || !mo_dp_same_set(d->pl, ids[p - 1], ids[p], d->pf)) {
-		if (mo_pl_layer_set(d->pl, (uint64_t)ids[p], d->pf, &d->sets[p]) != 0)
+	if (!p || !mo_search_same_set(d->pl, ids[p - 1], ids[p], d->pf)) {
+		if (mo_planner_layer_choices(d->pl, (uint64_t)ids[p], d->pf, &d->sets[p]) != 0)
 			return -1;
-		if (d->sets[p].n <= MO_FRONT_MAX_CHOICES)
-			d->covered[p] = mo_dp_covered(&d->sets[p]);
+		if (d->sets[p].n <= MO_FRONTIER_MAX_CHOICES)
+			d->covered[p] = mo_frontier_covered(&d->sets[p]);
 		return 0;
 	}
-	const mo_pl_set *prev = &d->sets[p - 1];
+	const mo_planner_choice_set *prev = &d->sets[p - 1];
 	d->covered[p] = d->covered[p - 1];
 	d->sets[p].c = malloc((prev->n + 1) * sizeof(*prev->c));
 	if (!d->sets[p].c)
@@ -473,7 +481,7 @@ static int mo_dp_set(mo_dp *d, size_t p)
 	return 0;
 }
 
-static int mo_dp_prepare(mo_dp *d)
+static int mo_search_prepare(mo_search *d)
 {
 	size_t n = d->sg->n;
 	d->sets = calloc(n + 1, sizeof(*d->sets));
@@ -490,7 +498,7 @@ static int mo_dp_prepare(mo_dp *d)
 		d->gb[p] = mo_est_layer_gathered(d->pl->base, d->sg->ids[p], true);
 	}
 	for (size_t p = 0; p < n; p++)
-		if (mo_dp_set(d, p) != 0)
+		if (mo_search_set(d, p) != 0)
 			return -1;
 	for (size_t p = n; p-- > 0;) {
 		uint64_t lo = UINT64_MAX;
@@ -501,7 +509,7 @@ static int mo_dp_prepare(mo_dp *d)
 	return 0;
 }
 
-static void mo_dp_free(mo_dp *d)
+static void mo_search_free(mo_search *d)
 {
 	for (size_t p = 0; d->sets && p < d->sg->n; p++) {
 		free(d->sets[p].c);
@@ -517,19 +525,19 @@ static void mo_dp_free(mo_dp *d)
 	free(d->covered);
 	free(d->buf);
 	free(d->lbv);
-	mo_dp_front_free(d);
-	mo_lb_free(&d->lb);
+	mo_frontier_free(d);
+	mo_bound_free(&d->lb);
 }
 
 /* The cheapest final state within the budget (ties: the lower peak). */
-static bool mo_dp_best(const mo_dp *d, size_t *best, uint64_t *peak)
+static bool mo_search_best(const mo_search *d, size_t *best, uint64_t *peak)
 {
 	size_t n = d->sg->n;
 	bool found = false;
 	double bc = 0;
 	for (size_t i = 0; n && i < d->n_front[n - 1]; i++) {
-		const mo_st *s = &d->front[n - 1][i];
-		uint64_t pk = mo_dp_peak(d->sg, s->P, s->M);
+		const mo_search_state *s = &d->front[n - 1][i];
+		uint64_t pk = mo_search_peak(d->sg, s->P, s->M);
 		if (pk > d->budget)
 			continue;
 		if (!found || s->cost < bc || (s->cost == bc && pk < *peak)) {
@@ -544,7 +552,7 @@ static bool mo_dp_best(const mo_dp *d, size_t *best, uint64_t *peak)
 
 /* The most kept bytes of the segment with which its peak can fit: M is
  * at least K (the last layer's forward holds all of it). */
-static uint64_t mo_dp_kmax(const mo_seg_pb *sg, uint64_t budget)
+static uint64_t mo_search_most_kept(const mo_search_segment_problem *sg, uint64_t budget)
 {
 	uint64_t tail = sg->last ? sg->head + sg->loss : 0;
 	uint64_t fixed = sg->base + sg->embed + (uint64_t)sg->others * (sg->embed + sg->head) +
@@ -556,24 +564,24 @@ static uint64_t mo_dp_kmax(const mo_seg_pb *sg, uint64_t budget)
 
 /* One pass over the layers; 1 with the best final state's path written,
  * 0 none, -1 out of memory. */
-static int mo_dp_pass(mo_dp *d, unsigned *what, uint64_t *peak, double *cost)
+static int mo_search_pass(mo_search *d, unsigned *what, uint64_t *peak, double *cost)
 {
-	mo_stair st = {0};
+	mo_search_stair st = {0};
 	int rc = -1;
 	d->tau = d->top = INFINITY;
 	for (size_t p = 0; p < d->sg->n; p++) {
 		free(d->front[p]);
 		d->front[p] = NULL;
-		if (!mo_dp_layer(d, p, &st))
+		if (!mo_search_layer(d, p, &st))
 			goto out;
 	}
 	rc = 0;
 	size_t bi = 0;
-	if (d->failed || !mo_dp_best(d, &bi, peak))
+	if (d->failed || !mo_search_best(d, &bi, peak))
 		goto out;
 	*cost = d->front[d->sg->n - 1][bi].cost;
 	for (size_t p = d->sg->n; p-- > 0;) {
-		const mo_st *s = &d->front[p][bi];
+		const mo_search_state *s = &d->front[p][bi];
 		what[d->sg->ids[p]] = s->what;
 		bi = s->parent;
 	}
@@ -591,23 +599,28 @@ out:
  * pass's plan was optimal. `bound`: the cost of a plan the caller already
  * has (INFINITY: none); only cheaper plans are looked for. Returns 1 found,
  * 0 none (infeasible, or none cheaper than bound), -1 out of memory. */
-static int mo_dp_segment(const mo_pl *pl, const mo_seg_pb *sg, uint64_t budget, int64_t pf,
-			 double bound, unsigned *what, uint64_t *peak, double *cost, bool *inexact)
+static int mo_search_segment(const mo_planner_problem *pl, const mo_search_segment_problem *sg,
+			     uint64_t budget, int64_t pf, double bound, unsigned *what,
+			     uint64_t *peak, double *cost, bool *inexact)
 {
-	mo_dp d = {.pl = pl, .sg = sg, .budget = budget ? budget : UINT64_MAX, .pf = pf,
-		   .min_peak = budget == 0, .incumbent = bound,
-		   .kmax = mo_dp_kmax(sg, budget ? budget : UINT64_MAX)};
+	mo_search d = {.pl = pl,
+		       .sg = sg,
+		       .budget = budget ? budget : UINT64_MAX,
+		       .pf = pf,
+		       .min_peak = budget == 0,
+		       .incumbent = bound,
+		       .kmax = mo_search_most_kept(sg, budget ? budget : UINT64_MAX)};
 	int rc = -1, first = 0;
 	if (sg->n == 0) {
-		*peak = mo_dp_peak(sg, 0, 0);
+		*peak = mo_search_peak(sg, 0, 0);
 		*cost = 0;
 		return *peak <= budget;
 	}
-	if (mo_dp_prepare(&d) != 0 || mo_lb_build(&d) != 0)
+	if (mo_search_prepare(&d) != 0 || mo_bound_build(&d) != 0)
 		goto out;
 	if (!d.min_peak) {
 		d.thin = true;
-		first = mo_dp_pass(&d, what, peak, cost);
+		first = mo_search_pass(&d, what, peak, cost);
 		if (first < 0)
 			goto out;
 		d.thin = false;
@@ -615,12 +628,12 @@ static int mo_dp_segment(const mo_pl *pl, const mo_seg_pb *sg, uint64_t budget, 
 			first = 0; /* no better than the caller's plan */
 		d.incumbent = first ? *cost : bound;
 	}
-	rc = mo_dp_pass(&d, what, peak, cost);
+	rc = mo_search_pass(&d, what, peak, cost);
 	if (rc == 0 && first)
 		rc = 1; /* nothing beats the first pass's plan (already in what[]) */
 	*inexact |= d.capped;
 out:
-	mo_dp_free(&d);
+	mo_search_free(&d);
 	return rc;
 }
 
@@ -628,7 +641,8 @@ out:
 
 /* The in-flight bound of a virtual-pipeline stage: every other micro-batch
  * chunk at its unoptimised size. */
-static uint64_t mo_pl_vpp_reserve(const mo_pl *pl, size_t s, const mo_est_fixed *fx)
+static uint64_t mo_planner_virtual_pipeline_reserve(const mo_planner_problem *pl, size_t s,
+						    const mo_est_fixed *fx)
 {
 	const mo_estimate *e = pl->base;
 	uint64_t big = 0;
@@ -643,22 +657,30 @@ static uint64_t mo_pl_vpp_reserve(const mo_pl *pl, size_t s, const mo_est_fixed 
 	return (uint64_t)in * (fx->embed + big + fx->head);
 }
 
-static mo_seg_pb mo_pl_segment_of(const mo_pl *pl, size_t s, size_t c, const mo_est_fixed *fx)
+static mo_search_segment_problem mo_planner_segment_of(const mo_planner_problem *pl, size_t s,
+						       size_t c, const mo_est_fixed *fx)
 {
 	const mo_est_chunk *ch = &pl->base->chunks[s * fx->chunks + c];
-	mo_seg_pb sg = {.ids = ch->ids, .n = ch->n, .base = fx->base, .embed = fx->embed,
-			.head = fx->head, .loss = fx->loss, .grads = fx->grads,
-			.floor = fx->base + fx->grads + fx->opt, .others = fx->others, .last = fx->last};
+	mo_search_segment_problem sg = {.ids = ch->ids,
+					.n = ch->n,
+					.base = fx->base,
+					.embed = fx->embed,
+					.head = fx->head,
+					.loss = fx->loss,
+					.grads = fx->grads,
+					.floor = fx->base + fx->grads + fx->opt,
+					.others = fx->others,
+					.last = fx->last};
 	if (fx->chunks > 1) {
-		sg.base += mo_pl_vpp_reserve(pl, s, fx);
+		sg.base += mo_planner_virtual_pipeline_reserve(pl, s, fx);
 		sg.others = 0;
 		sg.last = fx->last && c + 1 == fx->chunks;
 	}
 	return sg;
 }
 
-int mo_pl_solve(const mo_pl *pl, uint64_t budget, int64_t prefetch, double bound,
-		mo_pl_sol *sol)
+int mo_planner_solve(const mo_planner_problem *pl, uint64_t budget, int64_t prefetch, double bound,
+		     mo_planner_solution *sol)
 {
 	const mo_estimate *e = pl->base;
 	if (e->n_stages != 1 || e->cfg.vpp != 1)
@@ -674,12 +696,12 @@ int mo_pl_solve(const mo_pl *pl, uint64_t budget, int64_t prefetch, double bound
 		sol->exact &= fx.chunks == 1;
 		sol->stage_peak[s] = 0;
 		for (size_t c = 0; c < fx.chunks; c++) {
-			mo_seg_pb sg = mo_pl_segment_of(pl, s, c, &fx);
+			mo_search_segment_problem sg = mo_planner_segment_of(pl, s, c, &fx);
 			uint64_t pk = 0;
 			double cost = 0;
 			bool inexact = false;
-			int rc = mo_dp_segment(pl, &sg, budget, prefetch, bound, sol->what, &pk, &cost,
-					       &inexact);
+			int rc = mo_search_segment(pl, &sg, budget, prefetch, bound, sol->what, &pk,
+						   &cost, &inexact);
 			sol->exact &= !inexact;
 			if (rc < 0)
 				return -1;
@@ -697,32 +719,34 @@ int mo_pl_solve(const mo_pl *pl, uint64_t budget, int64_t prefetch, double bound
 
 /* ---- prediction of a given assignment ------------------------------------------------ */
 
-static int mo_pl_predict_seg(const mo_pl *pl, const mo_seg_pb *sg, const unsigned *what,
-			     int64_t pf, uint64_t *peak)
+static int mo_planner_predict_segment(const mo_planner_problem *pl,
+				      const mo_search_segment_problem *sg, const unsigned *what,
+				      int64_t pf, uint64_t *peak)
 {
-	uint64_t P = 0, M = 0, hist[MO_PL_MAX_SLOTS + 1] = {0};
+	uint64_t P = 0, M = 0, hist[MO_SEARCH_MAX_SLOTS + 1] = {0};
 	for (size_t p = 0; p < sg->n; p++) {
-		mo_pl_choice c;
+		mo_planner_choice c;
 		int64_t id = sg->ids[p];
-		if (mo_pl_choice_of(pl, (uint64_t)id, pf, what[id], &c) != 0)
+		if (mo_planner_choice_of(pl, (uint64_t)id, pf, what[id], &c) != 0)
 			return -1;
 		uint64_t prior = 0;
-		for (int64_t i = 0; i < pf && i < MO_PL_MAX_SLOTS; i++)
+		for (int64_t i = 0; i < pf && i < MO_SEARCH_MAX_SLOTS; i++)
 			prior += hist[i];
-		memmove(hist + 1, hist, MO_PL_MAX_SLOTS * sizeof(*hist));
+		memmove(hist + 1, hist, MO_SEARCH_MAX_SLOTS * sizeof(*hist));
 		hist[0] = c.swapped;
 		P += c.kept;
 		uint64_t fwd = P + c.swapped + mo_est_layer_gathered(pl->base, id, false);
-		uint64_t bwd = P + c.transient + c.swapped + prior +
-			       mo_est_layer_gathered(pl->base, id, true);
+		uint64_t bwd =
+		    P + c.transient + c.swapped + prior + mo_est_layer_gathered(pl->base, id, true);
 		M = fwd > M ? fwd : M;
 		M = bwd > M ? bwd : M;
 	}
-	*peak = mo_dp_peak(sg, P, M);
+	*peak = mo_search_peak(sg, P, M);
 	return 0;
 }
 
-int mo_pl_predict(const mo_pl *pl, const unsigned *what, int64_t prefetch, uint64_t *stage_peak)
+int mo_planner_predict(const mo_planner_problem *pl, const unsigned *what, int64_t prefetch,
+		       uint64_t *stage_peak)
 {
 	const mo_estimate *e = pl->base;
 	for (size_t s = 0; s < e->n_stages; s++) {
@@ -730,9 +754,9 @@ int mo_pl_predict(const mo_pl *pl, const unsigned *what, int64_t prefetch, uint6
 		mo_est_stage_fixed(e, s, &fx);
 		stage_peak[s] = 0;
 		for (size_t c = 0; c < fx.chunks; c++) {
-			mo_seg_pb sg = mo_pl_segment_of(pl, s, c, &fx);
+			mo_search_segment_problem sg = mo_planner_segment_of(pl, s, c, &fx);
 			uint64_t pk;
-			if (mo_pl_predict_seg(pl, &sg, what, prefetch, &pk) != 0)
+			if (mo_planner_predict_segment(pl, &sg, what, prefetch, &pk) != 0)
 				return -1;
 			stage_peak[s] = pk > stage_peak[s] ? pk : stage_peak[s];
 		}

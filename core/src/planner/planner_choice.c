@@ -16,32 +16,34 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const mo_pl_comm_keys[MO_PL_COMM_KINDS] = {
-	".*allgather", ".*reducescatter", ".*allreduce", ".*alltoall", ".*alltoallsingle"};
+const char *const mo_planner_comm_keys[MO_PLANNER_COMM_KINDS] = {
+    ".*allgather", ".*reducescatter", ".*allreduce", ".*alltoall", ".*alltoallsingle"};
 
 /* What a '.*X' key full-matches: the paths ending in X. */
-static bool mo_pl_ends(const char *name, const char *suffix)
+static bool mo_planner_ends(const char *name, const char *suffix)
 {
 	size_t n = strlen(name), k = strlen(suffix);
 	return n >= k && memcmp(name + n - k, suffix, k) == 0;
 }
 
-static bool mo_pl_sel_match(const mo_path *p, unsigned what)
+static bool mo_planner_select_match(const mo_path *p, unsigned what)
 {
-	return ((what & MO_PC_SEL_MLP) && mo_pl_ends(p->name, "mlp")) ||
-	       ((what & MO_PC_SEL_ATTN) && mo_pl_ends(p->name, "self_attention")) ||
-	       ((what & MO_PC_SEL_CORE) && mo_pl_ends(p->name, "core_attention"));
+	return ((what & MO_CHOICE_SELECT_MLP) && mo_planner_ends(p->name, "mlp")) ||
+	       ((what & MO_CHOICE_SELECT_ATTENTION) &&
+		mo_planner_ends(p->name, "self_attention")) ||
+	       ((what & MO_CHOICE_SELECT_CORE_ATTENTION) &&
+		mo_planner_ends(p->name, "core_attention"));
 }
 
-static bool mo_pl_comm_match(const mo_path *p, unsigned kinds)
+static bool mo_planner_comm_match(const mo_path *p, unsigned kinds)
 {
-	for (int i = 0; i < MO_PL_COMM_KINDS; i++)
-		if ((kinds >> i & 1u) && mo_pl_ends(p->name, mo_pl_comm_keys[i] + 2))
+	for (int i = 0; i < MO_PLANNER_COMM_KINDS; i++)
+		if ((kinds >> i & 1u) && mo_planner_ends(p->name, mo_planner_comm_keys[i] + 2))
 			return true;
 	return false;
 }
 
-static bool mo_pl_is_desc(const mo_layer_type *lt, size_t q, size_t p)
+static bool mo_planner_is_descendant(const mo_layer_type *lt, size_t q, size_t p)
 {
 	for (int a = lt->paths[q].parent; a >= 0; a = lt->paths[a].parent)
 		if ((size_t)a == p)
@@ -49,23 +51,23 @@ static bool mo_pl_is_desc(const mo_layer_type *lt, size_t q, size_t p)
 	return false;
 }
 
-static void mo_pl_recompute(const mo_layer_type *lt, unsigned what, mo_action_kind *act)
+static void mo_planner_recompute(const mo_layer_type *lt, unsigned what, mo_action_kind *act)
 {
 	for (size_t p = 0; p < lt->n_paths; p++) {
 		int parent = lt->paths[p].parent;
-		if ((what & MO_PC_FULL) || (parent >= 0 && act[parent] == MO_ACT_RECOMPUTE) ||
-		    mo_pl_sel_match(&lt->paths[p], what))
+		if ((what & MO_CHOICE_FULL) || (parent >= 0 && act[parent] == MO_ACT_RECOMPUTE) ||
+		    mo_planner_select_match(&lt->paths[p], what))
 			act[p] = MO_ACT_RECOMPUTE;
 	}
 }
 
-static void mo_pl_exclude(const mo_layer_type *lt, unsigned kinds, mo_action_kind *act,
-			  bool *excl)
+static void mo_planner_exclude(const mo_layer_type *lt, unsigned kinds, mo_action_kind *act,
+			       bool *excl)
 {
 	for (size_t p = 0; p < lt->n_paths; p++) {
 		int parent = lt->paths[p].parent;
 		if ((parent >= 0 && excl[parent]) ||
-		    (mo_pl_comm_match(&lt->paths[p], kinds) && act[p] == MO_ACT_RECOMPUTE)) {
+		    (mo_planner_comm_match(&lt->paths[p], kinds) && act[p] == MO_ACT_RECOMPUTE)) {
 			excl[p] = true;
 			act[p] = MO_ACT_KEEP;
 		}
@@ -73,66 +75,66 @@ static void mo_pl_exclude(const mo_layer_type *lt, unsigned kinds, mo_action_kin
 }
 
 /* op swap of the '.*mlp' paths; false on an op-recompute-swap conflict. */
-static bool mo_pl_opswap(const mo_layer_type *lt, mo_action_kind *act)
+static bool mo_planner_op_swap(const mo_layer_type *lt, mo_action_kind *act)
 {
 	for (size_t p = 0; p < lt->n_paths; p++) {
-		if (!mo_pl_ends(lt->paths[p].name, "mlp") || act[p] == MO_ACT_SWAP)
+		if (!mo_planner_ends(lt->paths[p].name, "mlp") || act[p] == MO_ACT_SWAP)
 			continue;
 		for (size_t q = p; q < lt->n_paths; q++)
-			if ((q == p || mo_pl_is_desc(lt, q, p)) &&
+			if ((q == p || mo_planner_is_descendant(lt, q, p)) &&
 			    (act[q] == MO_ACT_RECOMPUTE || act[q] == MO_ACT_RECOMPUTE_COMM))
 				return false;
 		for (size_t q = p; q < lt->n_paths; q++)
-			if (q == p || mo_pl_is_desc(lt, q, p))
+			if (q == p || mo_planner_is_descendant(lt, q, p))
 				act[q] = MO_ACT_SWAP;
 	}
 	return true;
 }
 
 /* Per-path actions of a choice, as resolve.c gives them. */
-static bool mo_pl_acts(const mo_layer_type *lt, unsigned what, unsigned kinds,
-		       mo_action_kind *act, bool *excl)
+static bool mo_planner_actions(const mo_layer_type *lt, unsigned what, unsigned kinds,
+			       mo_action_kind *act, bool *excl)
 {
 	memset(act, 0, lt->n_paths * sizeof(*act));
 	memset(excl, 0, lt->n_paths * sizeof(*excl));
-	if (what & MO_PC_LSWAP) {
+	if (what & MO_CHOICE_LAYER_SWAP) {
 		for (size_t p = 0; p < lt->n_paths; p++)
 			act[p] = MO_ACT_SWAP;
 		return true;
 	}
-	mo_pl_recompute(lt, what, act);
-	if (what & MO_PC_EXCL)
-		mo_pl_exclude(lt, kinds, act, excl);
-	if ((what & MO_PC_COMM) && !(what & MO_PC_FULL))
+	mo_planner_recompute(lt, what, act);
+	if (what & MO_CHOICE_EXCLUDE_COMM)
+		mo_planner_exclude(lt, kinds, act, excl);
+	if ((what & MO_CHOICE_COMM) && !(what & MO_CHOICE_FULL))
 		for (size_t p = 0; p < lt->n_paths; p++)
-			if (lt->paths[p].kind == MO_PATH_COMM && !excl[p] && act[p] == MO_ACT_KEEP &&
-			    mo_pl_comm_match(&lt->paths[p], kinds))
+			if (lt->paths[p].kind == MO_PATH_COMM && !excl[p] &&
+			    act[p] == MO_ACT_KEEP && mo_planner_comm_match(&lt->paths[p], kinds))
 				act[p] = MO_ACT_RECOMPUTE_COMM;
-	if ((what & MO_PC_OPSWAP) && !(what & MO_PC_FULL))
-		return mo_pl_opswap(lt, act);
+	if ((what & MO_CHOICE_OP_SWAP) && !(what & MO_CHOICE_FULL))
+		return mo_planner_op_swap(lt, act);
 	return true;
 }
 
-static unsigned mo_pl_type_kinds(const mo_layer_type *lt)
+static unsigned mo_planner_layer_type_comm_kinds(const mo_layer_type *lt)
 {
 	unsigned k = 0;
 	for (size_t p = 0; p < lt->n_paths; p++)
-		for (int i = 0; i < MO_PL_COMM_KINDS; i++)
+		for (int i = 0; i < MO_PLANNER_COMM_KINDS; i++)
 			if (lt->paths[p].kind == MO_PATH_COMM &&
-			    mo_pl_ends(lt->paths[p].name, mo_pl_comm_keys[i] + 2))
+			    mo_planner_ends(lt->paths[p].name, mo_planner_comm_keys[i] + 2))
 				k |= 1u << i;
 	return k;
 }
 
 /* The combinations the mechanisms allowed make possible. */
-static size_t mo_pl_combos(const mo_pl *pl, unsigned kinds, unsigned *out)
+static size_t mo_planner_combinations(const mo_planner_problem *pl, unsigned kinds, unsigned *out)
 {
 	static const unsigned sel[] = {0,
-				       MO_PC_SEL_MLP,
-				       MO_PC_SEL_ATTN,
-				       MO_PC_SEL_CORE,
-				       MO_PC_SEL_MLP | MO_PC_SEL_ATTN,
-				       MO_PC_SEL_MLP | MO_PC_SEL_CORE};
+				       MO_CHOICE_SELECT_MLP,
+				       MO_CHOICE_SELECT_ATTENTION,
+				       MO_CHOICE_SELECT_CORE_ATTENTION,
+				       MO_CHOICE_SELECT_MLP | MO_CHOICE_SELECT_ATTENTION,
+				       MO_CHOICE_SELECT_MLP | MO_CHOICE_SELECT_CORE_ATTENTION};
 	unsigned a = pl->allow;
 	size_t n = 0;
 	for (size_t s = 0; s < sizeof sel / sizeof *sel; s++) {
@@ -143,48 +145,51 @@ static size_t mo_pl_combos(const mo_pl *pl, unsigned kinds, unsigned *out)
 				continue;
 			for (unsigned ops = 0; ops < 2; ops++) {
 				if (ops && (!(a & MO_PLAN_ALLOW_OP_SWAP) || !pl->swap_ok ||
-					    (sel[s] & MO_PC_SEL_MLP)))
+					    (sel[s] & MO_CHOICE_SELECT_MLP)))
 					continue;
-				out[n++] = sel[s] | (comm ? MO_PC_COMM : 0) | (ops ? MO_PC_OPSWAP : 0);
+				out[n++] = sel[s] | (comm ? MO_CHOICE_COMM : 0) |
+					   (ops ? MO_CHOICE_OP_SWAP : 0);
 			}
 		}
 	}
 	if (a & MO_PLAN_ALLOW_FULL) {
-		out[n++] = MO_PC_FULL;
+		out[n++] = MO_CHOICE_FULL;
 		if ((a & MO_PLAN_ALLOW_EXCLUDE) && kinds)
-			out[n++] = MO_PC_FULL | MO_PC_EXCL;
+			out[n++] = MO_CHOICE_FULL | MO_CHOICE_EXCLUDE_COMM;
 	}
 	if ((a & MO_PLAN_ALLOW_LAYER_SWAP) && pl->swap_ok)
-		out[n++] = MO_PC_LSWAP;
+		out[n++] = MO_CHOICE_LAYER_SWAP;
 	return n;
 }
 
-static int mo_pl_type_init(mo_pl *pl, size_t t)
+static int mo_planner_layer_type_init(mo_planner_problem *pl, size_t t)
 {
 	const mo_layer_type *lt = &pl->m->types[t];
-	mo_pl_type *pt = &pl->types[t];
+	mo_planner_layer_type *pt = &pl->types[t];
 	unsigned combos[64];
 	int rc = -1;
-	pt->comm_kinds = mo_pl_type_kinds(lt);
+	pt->comm_kinds = mo_planner_layer_type_comm_kinds(lt);
 	pt->fwd_flops = pl->base->types[t].g.flops;
-	size_t n = mo_pl_combos(pl, pt->comm_kinds, combos);
+	size_t n = mo_planner_combinations(pl, pt->comm_kinds, combos);
 	mo_action_kind *act = calloc(lt->n_paths + 1, sizeof(*act));
 	bool *excl = calloc(lt->n_paths + 1, sizeof(*excl));
 	pt->all.c = calloc(n + 1, sizeof(*pt->all.c));
 	if (!act || !excl || !pt->all.c)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
-		if (!mo_pl_acts(lt, combos[i], pt->comm_kinds, act, excl))
+		if (!mo_planner_actions(lt, combos[i], pt->comm_kinds, act, excl))
 			continue;
 		mo_est_keep k;
-		if (mo_est_keep_eval(&k, &pl->base->types[t].g, lt, act,
-				     (combos[i] & MO_PC_FULL) != 0, (combos[i] & MO_PC_LSWAP) != 0,
-				     pl->base->cfg.no_recompute) != 0)
+		if (mo_est_keep_eval(
+			&k, &pl->base->types[t].g, lt, act, (combos[i] & MO_CHOICE_FULL) != 0,
+			(combos[i] & MO_CHOICE_LAYER_SWAP) != 0, pl->base->cfg.no_recompute) != 0)
 			goto out;
-		pt->all.c[pt->all.n++] = (mo_pl_choice){
-			.what = combos[i], .kept = k.kept, .transient = k.transient,
-			.swapped = k.swapped, .recompute_flops = k.recompute_flops,
-			.comm_bytes = k.comm_bytes};
+		pt->all.c[pt->all.n++] = (mo_planner_choice){.what = combos[i],
+							     .kept = k.kept,
+							     .transient = k.transient,
+							     .swapped = k.swapped,
+							     .recompute_flops = k.recompute_flops,
+							     .comm_bytes = k.comm_bytes};
 	}
 	rc = 0;
 out:
@@ -193,7 +198,8 @@ out:
 	return rc;
 }
 
-double mo_pl_cost(const mo_pl *pl, const mo_pl_choice *c, double fwd_flops, int64_t prefetch)
+double mo_planner_choice_cost(const mo_planner_problem *pl, const mo_planner_choice *c,
+			      double fwd_flops, int64_t prefetch)
 {
 	double pf = (double)prefetch;
 	double fwd = pl->flops_rate > 0 ? fwd_flops / pl->flops_rate : 0.0;
@@ -205,7 +211,7 @@ double mo_pl_cost(const mo_pl *pl, const mo_pl_choice *c, double fwd_flops, int6
 	return rc + comm + (2.0 * xfer - (h1 + h2));
 }
 
-static bool mo_pl_dominates(const mo_pl_choice *b, const mo_pl_choice *a)
+static bool mo_planner_dominates(const mo_planner_choice *b, const mo_planner_choice *a)
 {
 	return b->kept <= a->kept && b->transient <= a->transient && b->swapped <= a->swapped &&
 	       b->cost <= a->cost;
@@ -213,62 +219,65 @@ static bool mo_pl_dominates(const mo_pl_choice *b, const mo_pl_choice *a)
 
 /* Drops every choice another is at least as good as in every respect (the
  * earlier one wins a tie: simpler configs come first). */
-static void mo_pl_prune(mo_pl_set *s)
+static void mo_planner_prune(mo_planner_choice_set *s)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < s->n; i++) {
 		bool dom = false;
 		for (size_t j = 0; j < s->n && !dom; j++)
-			dom = j != i && mo_pl_dominates(&s->c[j], &s->c[i]) &&
-			      (j < i || !mo_pl_dominates(&s->c[i], &s->c[j]));
+			dom = j != i && mo_planner_dominates(&s->c[j], &s->c[i]) &&
+			      (j < i || !mo_planner_dominates(&s->c[i], &s->c[j]));
 		if (!dom)
 			s->c[n++] = s->c[i];
 	}
 	s->n = n;
 }
 
-static bool mo_pl_swaps(unsigned what)
+static bool mo_planner_swaps(unsigned what)
 {
-	return (what & (MO_PC_LSWAP | MO_PC_OPSWAP)) != 0;
+	return (what & (MO_CHOICE_LAYER_SWAP | MO_CHOICE_OP_SWAP)) != 0;
 }
 
 /* The starting config's own settings on a layer it names. */
-static mo_pl_choice mo_pl_fixed_choice(const mo_pl *pl, uint64_t id)
+static mo_planner_choice mo_planner_fixed_choice(const mo_planner_problem *pl, uint64_t id)
 {
 	const mo_estimate_layer *l = &pl->start_est->layers[id];
-	return (mo_pl_choice){.what = MO_PC_FIXED, .kept = l->activation_bytes,
-			      .transient = l->recomputed_bytes, .swapped = l->swap_bytes,
-			      .recompute_flops = l->recompute_flops,
-			      .comm_bytes = l->comm_recompute_bytes};
+	return (mo_planner_choice){.what = MO_CHOICE_FIXED,
+				   .kept = l->activation_bytes,
+				   .transient = l->recomputed_bytes,
+				   .swapped = l->swap_bytes,
+				   .recompute_flops = l->recompute_flops,
+				   .comm_bytes = l->comm_recompute_bytes};
 }
 
-int mo_pl_layer_set(const mo_pl *pl, uint64_t id, int64_t prefetch, mo_pl_set *out)
+int mo_planner_layer_choices(const mo_planner_problem *pl, uint64_t id, int64_t prefetch,
+			     mo_planner_choice_set *out)
 {
-	const mo_pl_type *pt = &pl->types[pl->m->type_of[id]];
+	const mo_planner_layer_type *pt = &pl->types[pl->m->type_of[id]];
 	out->n = 0;
 	out->c = malloc((pt->all.n + 2) * sizeof(*out->c));
 	if (!out->c)
 		return -1;
 	bool swap_here = (int64_t)id + prefetch < pl->m->num_layers;
 	if (pl->fixed[id])
-		out->c[out->n++] = mo_pl_fixed_choice(pl, id);
+		out->c[out->n++] = mo_planner_fixed_choice(pl, id);
 	for (size_t i = 0; i < pt->all.n; i++) {
 		unsigned w = pt->all.c[i].what;
-		if (pl->fixed[id] == 2 || (pl->fixed[id] == 1 && !(w & MO_PC_FULL)))
+		if (pl->fixed[id] == 2 || (pl->fixed[id] == 1 && !(w & MO_CHOICE_FULL)))
 			continue;
-		if (mo_pl_swaps(w) && !swap_here)
+		if (mo_planner_swaps(w) && !swap_here)
 			continue;
 		out->c[out->n++] = pt->all.c[i];
 	}
 	for (size_t i = 0; i < out->n; i++)
-		out->c[i].cost = mo_pl_cost(pl, &out->c[i], pt->fwd_flops, prefetch);
-	mo_pl_prune(out);
+		out->c[i].cost = mo_planner_choice_cost(pl, &out->c[i], pt->fwd_flops, prefetch);
+	mo_planner_prune(out);
 	return 0;
 }
 
 /* ---- the starting config -------------------------------------------------- */
 
-static void mo_pl_mark(mo_pl *pl, const mo_layers *l, unsigned char how)
+static void mo_planner_mark(mo_planner_problem *pl, const mo_layers *l, unsigned char how)
 {
 	for (size_t i = 0; i < l->n; i++)
 		for (uint64_t id = l->r[i].lo; id <= l->r[i].hi && id < pl->n_layers; id++)
@@ -276,36 +285,37 @@ static void mo_pl_mark(mo_pl *pl, const mo_layers *l, unsigned char how)
 				pl->fixed[id] = how;
 }
 
-static void mo_pl_mark_list(mo_pl *pl, const mo_pattern_list *pl_list, unsigned char how)
+static void mo_planner_mark_list(mo_planner_problem *pl, const mo_pattern_list *pl_list,
+				 unsigned char how)
 {
 	for (size_t i = 0; i < pl_list->n; i++)
-		mo_pl_mark(pl, &pl_list->p[i].layers, how);
+		mo_planner_mark(pl, &pl_list->p[i].layers, how);
 }
 
 /* Layers the starting config names keep its settings: they may only become
  * full (not when swapped or under its exclude_op). Sections it leaves off
  * (mode None, enable False) do nothing and are dropped. */
-static void mo_pl_start(mo_pl *pl)
+static void mo_planner_start(mo_planner_problem *pl)
 {
 	const mo_config *c = pl->start;
 	if (c->mode != MO_MODE_NONE) {
-		mo_pl_mark(pl, &c->full, 1);
-		mo_pl_mark_list(pl, &c->select, 1);
-		mo_pl_mark_list(pl, &c->exclude, 2);
+		mo_planner_mark(pl, &c->full, 1);
+		mo_planner_mark_list(pl, &c->select, 1);
+		mo_planner_mark_list(pl, &c->exclude, 2);
 	}
 	if (c->comm_enable)
-		mo_pl_mark_list(pl, &c->comm, 1);
+		mo_planner_mark_list(pl, &c->comm, 1);
 	if (c->swap_enable) {
 		for (size_t i = 0; i < c->n_layer_swap; i++)
-			mo_pl_mark(pl, &c->layer_swap[i].layers, 2);
+			mo_planner_mark(pl, &c->layer_swap[i].layers, 2);
 		for (size_t i = 0; i < c->n_op_swap; i++)
-			mo_pl_mark(pl, &c->op_swap[i].pat.layers, 2);
+			mo_planner_mark(pl, &c->op_swap[i].pat.layers, 2);
 		pl->fixed_prefetch = c->prefetch > 0 ? c->prefetch : 1;
 	}
 }
 
-int mo_pl_init(mo_pl *pl, const mo_model *m, const mo_config *start, unsigned allow,
-	       mo_error *err)
+int mo_planner_problem_init(mo_planner_problem *pl, const mo_model *m, const mo_config *start,
+			    unsigned allow, mo_error *err)
 {
 	memset(pl, 0, sizeof(*pl));
 	pl->m = m;
@@ -326,17 +336,17 @@ int mo_pl_init(mo_pl *pl, const mo_model *m, const mo_config *start, unsigned al
 	if (!pl->types || !pl->fixed)
 		goto nomem;
 	for (size_t t = 0; t < m->n_types; t++)
-		if (mo_pl_type_init(pl, t) != 0)
+		if (mo_planner_layer_type_init(pl, t) != 0)
 			goto nomem;
 	if (start)
-		mo_pl_start(pl);
+		mo_planner_start(pl);
 	return 0;
 nomem:
 	mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 	return -1;
 }
 
-void mo_pl_fini(mo_pl *pl)
+void mo_planner_problem_fini(mo_planner_problem *pl)
 {
 	if (pl->types)
 		for (size_t t = 0; t < pl->m->n_types; t++)
@@ -348,13 +358,13 @@ void mo_pl_fini(mo_pl *pl)
 	memset(pl, 0, sizeof(*pl));
 }
 
-int mo_pl_choice_of(const mo_pl *pl, uint64_t id, int64_t prefetch, unsigned what,
-		    mo_pl_choice *out)
+int mo_planner_choice_of(const mo_planner_problem *pl, uint64_t id, int64_t prefetch, unsigned what,
+			 mo_planner_choice *out)
 {
-	const mo_pl_type *pt = &pl->types[pl->m->type_of[id]];
+	const mo_planner_layer_type *pt = &pl->types[pl->m->type_of[id]];
 	int rc = -1;
-	if (what == MO_PC_FIXED && pl->start_est) {
-		*out = mo_pl_fixed_choice(pl, id);
+	if (what == MO_CHOICE_FIXED && pl->start_est) {
+		*out = mo_planner_fixed_choice(pl, id);
 		rc = 0;
 	}
 	for (size_t k = 0; k < pt->all.n && rc; k++)
@@ -363,6 +373,6 @@ int mo_pl_choice_of(const mo_pl *pl, uint64_t id, int64_t prefetch, unsigned wha
 			rc = 0;
 		}
 	if (rc == 0)
-		out->cost = mo_pl_cost(pl, out, pt->fwd_flops, prefetch);
+		out->cost = mo_planner_choice_cost(pl, out, pt->fwd_flops, prefetch);
 	return rc;
 }

@@ -1,16 +1,15 @@
-/* The search's lower bound of the cost still to pay (see plan_dp.h): the
+/* The search's lower bound of the cost still to pay (see planner_search.h): the
  * hulls of the layers' choice sets, and the bound of a suffix at a room,
  * asked once per state of every frontier. The sums the bound adds up are
  * the same for every state of a position, so they are kept per position and
  * a query is a binary search: the same additions in the same order as the
- * plain loop (mo_lb_cost_loop), so the same double, bit for bit. */
-#include "planner/plan_dp.h"
+ * plain loop (mo_bound_cost_loop), so the same double, bit for bit. */
+#include "planner/planner_search.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-
-static bool mo_set_equal(const mo_pl_set *a, const mo_pl_set *b)
+static bool mo_bound_sets_equal(const mo_planner_choice_set *a, const mo_planner_choice_set *b)
 {
 	if (a->n != b->n)
 		return false;
@@ -20,14 +19,14 @@ static bool mo_set_equal(const mo_pl_set *a, const mo_pl_set *b)
 	return true;
 }
 
-static int mo_lb_seg_cmp(const void *a, const void *b)
+static int mo_bound_segment_cmp(const void *a, const void *b)
 {
-	const mo_lb_seg *x = a, *y = b;
+	const mo_bound_segment *x = a, *y = b;
 	return x->slope < y->slope ? -1 : x->slope > y->slope;
 }
 
 /* The hull of one set from its cheapest point down to its least kept. */
-static bool mo_lb_hull(mo_lb *lb, const mo_pl_set *set, size_t cls)
+static bool mo_bound_hull(mo_bound *lb, const mo_planner_choice_set *set, size_t cls)
 {
 	size_t cur = 0;
 	for (size_t k = 1; k < set->n; k++)
@@ -44,25 +43,26 @@ static bool mo_lb_hull(mo_lb *lb, const mo_pl_set *set, size_t cls)
 				continue;
 			double sl = (set->c[k].cost - set->c[cur].cost) /
 				    (double)(set->c[cur].kept - set->c[k].kept);
-			if (nx == SIZE_MAX || sl < best || (sl == best && set->c[k].kept < set->c[nx].kept)) {
+			if (nx == SIZE_MAX || sl < best ||
+			    (sl == best && set->c[k].kept < set->c[nx].kept)) {
 				nx = k;
 				best = sl;
 			}
 		}
 		if (nx == SIZE_MAX)
 			return true;
-		mo_lb_seg *g = realloc(lb->segs, (lb->n_segs + 1) * sizeof(*g));
+		mo_bound_segment *g = realloc(lb->segs, (lb->n_segs + 1) * sizeof(*g));
 		if (!g)
 			return false;
 		lb->segs = g;
-		g[lb->n_segs++] = (mo_lb_seg){best < 0 ? 0 : best,
-					      (double)(set->c[cur].kept - set->c[nx].kept), cls};
+		g[lb->n_segs++] = (mo_bound_segment){
+		    best < 0 ? 0 : best, (double)(set->c[cur].kept - set->c[nx].kept), cls};
 		cur = nx;
 	}
 }
 
-/* The running sums of position p, added in mo_lb_cost_loop's order. */
-static void mo_lb_sums(mo_lb *lb, size_t p)
+/* The running sums of position p, added in mo_bound_cost_loop's order. */
+static void mo_bound_sums(mo_bound *lb, size_t p)
 {
 	const uint32_t *cnt = lb->count + p * lb->n_cls;
 	double cost = 0, kept = 0, take = 0;
@@ -72,7 +72,7 @@ static void mo_lb_sums(mo_lb *lb, size_t p)
 	}
 	lb->pcost[p] = cost;
 	lb->pkept[p] = kept;
-	lb->fast &= kept < MO_LB_EXACT;
+	lb->fast &= kept < MO_BOUND_EXACT;
 	for (size_t i = 0; i < lb->n_segs; i++) {
 		double t = cnt[lb->segs[i].cls] * lb->segs[i].dk;
 		take += t;
@@ -80,10 +80,10 @@ static void mo_lb_sums(mo_lb *lb, size_t p)
 		lb->cum_take[p * lb->n_segs + i] = take;
 		lb->cum_cost[p * lb->n_segs + i] = cost;
 	}
-	lb->fast &= take < MO_LB_EXACT;
+	lb->fast &= take < MO_BOUND_EXACT;
 }
 
-static int mo_lb_prefix(mo_lb *lb, size_t n)
+static int mo_bound_prefix(mo_bound *lb, size_t n)
 {
 	size_t cells = (n + 1) * lb->n_segs + 1;
 	lb->pcost = calloc(n + 1, sizeof(*lb->pcost));
@@ -94,13 +94,13 @@ static int mo_lb_prefix(mo_lb *lb, size_t n)
 		return -1;
 	lb->fast = true;
 	for (size_t p = 0; p <= n; p++)
-		mo_lb_sums(lb, p);
+		mo_bound_sums(lb, p);
 	return 0;
 }
 
-int mo_lb_build(mo_dp *d)
+int mo_bound_build(mo_search *d)
 {
-	mo_lb *lb = &d->lb;
+	mo_bound *lb = &d->lb;
 	size_t n = d->sg->n;
 	lb->cls_of = calloc(n + 1, sizeof(*lb->cls_of));
 	lb->base_cost = calloc(n + 1, sizeof(*lb->base_cost));
@@ -111,16 +111,16 @@ int mo_lb_build(mo_dp *d)
 		goto out;
 	for (size_t p = 0; p < n; p++) {
 		size_t c = 0;
-		while (c < lb->n_cls && !mo_set_equal(&d->sets[rep[c]], &d->sets[p]))
+		while (c < lb->n_cls && !mo_bound_sets_equal(&d->sets[rep[c]], &d->sets[p]))
 			c++;
 		if (c == lb->n_cls) {
 			rep[lb->n_cls++] = p;
-			if (!mo_lb_hull(lb, &d->sets[p], c))
+			if (!mo_bound_hull(lb, &d->sets[p], c))
 				goto out;
 		}
 		lb->cls_of[p] = c;
 	}
-	qsort(lb->segs, lb->n_segs, sizeof(*lb->segs), mo_lb_seg_cmp);
+	qsort(lb->segs, lb->n_segs, sizeof(*lb->segs), mo_bound_segment_cmp);
 	lb->count = calloc((n + 1) * lb->n_cls + 1, sizeof(*lb->count));
 	if (!lb->count)
 		goto out;
@@ -129,13 +129,13 @@ int mo_lb_build(mo_dp *d)
 		       lb->n_cls * sizeof(*lb->count));
 		lb->count[p * lb->n_cls + lb->cls_of[p]]++;
 	}
-	rc = mo_lb_prefix(lb, n);
+	rc = mo_bound_prefix(lb, n);
 out:
 	free(rep);
 	return rc;
 }
 
-void mo_lb_free(mo_lb *lb)
+void mo_bound_free(mo_bound *lb)
 {
 	free(lb->cls_of);
 	free(lb->base_cost);
@@ -150,7 +150,7 @@ void mo_lb_free(mo_lb *lb)
 
 /* The bound as a plain loop: the definition (and the fallback when byte
  * sums are too large for a double to hold them exactly). */
-double mo_lb_cost_loop(const mo_lb *lb, size_t p, uint64_t room)
+double mo_bound_cost_loop(const mo_bound *lb, size_t p, uint64_t room)
 {
 	const uint32_t *cnt = lb->count + p * lb->n_cls;
 	double cost = 0, kept = 0;
@@ -168,8 +168,8 @@ double mo_lb_cost_loop(const mo_lb *lb, size_t p, uint64_t room)
 	return cost;
 }
 
-double mo_lb_cost(const mo_lb *lb, size_t p, uint64_t room)
+double mo_bound_cost(const mo_bound *lb, size_t p, uint64_t room)
 {
 	size_t seg = 0;
-	return mo_lb_cost_near(lb, p, room, &seg);
+	return mo_bound_cost_near(lb, p, room, &seg);
 }

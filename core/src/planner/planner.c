@@ -1,9 +1,9 @@
-/* The planner's entry points: the search over prefetch windows (plan_dp.c
+/* The planner's entry points: the search over prefetch windows (planner_search.c
  * per window), the smallest reachable peak when nothing fits, the config
  * made real (built, validated, exported, estimated), and the accessors.
- * The staged escalation and --maximize live in plan_staged.c. */
+ * The staged escalation and --maximize live in planner_staged.c. */
 #include "planner/planner.h"
-#include "planner/plan_result.h"
+#include "planner/planner_result.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -11,8 +11,8 @@
 
 int mo_planner_parse_allow(unsigned *out, const char *text)
 {
-	static const char *const names[] = {"select", "full", "exclude", "comm", "layer_swap",
-					    "op_swap"};
+	static const char *const names[] = {"select", "full",	    "exclude",
+					    "comm",   "layer_swap", "op_swap"};
 	*out = 0;
 	for (const char *p = text; p && *p;) {
 		size_t n = strcspn(p, ",");
@@ -38,11 +38,11 @@ int mo_planner_parse_allow(unsigned *out, const char *text)
 /* The window beyond which swap hides entirely (larger ones only cost
  * memory and forbid swapping more of the last layers): max over swapping
  * choices of ceil(transfer / forward time). */
-static int64_t mo_plan_pf_saturation(const mo_pl *pl)
+static int64_t mo_planner_prefetch_saturation(const mo_planner_problem *pl)
 {
 	double need = 1;
 	for (size_t t = 0; t < pl->m->n_types; t++) {
-		const mo_pl_type *pt = &pl->types[t];
+		const mo_planner_layer_type *pt = &pl->types[t];
 		double fwd = pl->flops_rate > 0 ? pt->fwd_flops / pl->flops_rate : 0;
 		for (size_t k = 0; k < pt->all.n; k++) {
 			if (!pt->all.c[k].swapped || pl->host_rate <= 0)
@@ -55,38 +55,39 @@ static int64_t mo_plan_pf_saturation(const mo_pl *pl)
 	return need > 1e9 ? 1000000000 : (int64_t)need;
 }
 
-static bool mo_plan_any_swap(const mo_pl *pl)
+static bool mo_planner_any_swap(const mo_planner_problem *pl)
 {
 	for (size_t t = 0; t < pl->m->n_types; t++)
 		for (size_t k = 0; k < pl->types[t].all.n; k++)
-			if (pl->types[t].all.c[k].what & (MO_PC_LSWAP | MO_PC_OPSWAP))
+			if (pl->types[t].all.c[k].what & (MO_CHOICE_LAYER_SWAP | MO_CHOICE_OP_SWAP))
 				return true;
 	return pl->start_est && pl->fixed_prefetch;
 }
 
 /* Prefetch windows to try: [*lo, *hi]; *capped when saturation lies beyond. */
-static void mo_plan_pf_range(const mo_pl *pl, int64_t *lo, int64_t *hi, bool *capped)
+static void mo_planner_prefetch_range(const mo_planner_problem *pl, int64_t *lo, int64_t *hi,
+				      bool *capped)
 {
 	*capped = false;
 	*lo = *hi = pl->fixed_prefetch ? pl->fixed_prefetch : 1;
-	if (pl->fixed_prefetch || !mo_plan_any_swap(pl))
+	if (pl->fixed_prefetch || !mo_planner_any_swap(pl))
 		return;
-	int64_t sat = mo_plan_pf_saturation(pl);
-	int64_t cap = pl->max_prefetch ? pl->max_prefetch : MO_PLAN_MAX_PREFETCH;
+	int64_t sat = mo_planner_prefetch_saturation(pl);
+	int64_t cap = pl->max_prefetch ? pl->max_prefetch : MO_PLANNER_MAX_PREFETCH;
 	if (cap > pl->m->num_layers - 1)
 		cap = pl->m->num_layers - 1 > 0 ? pl->m->num_layers - 1 : 1;
 	*capped = sat > cap && !pl->max_prefetch;
 	*hi = sat < cap ? sat : cap;
 }
 
-static bool mo_plan_better(const mo_pl_sol *a, const mo_pl_sol *b)
+static bool mo_planner_better(const mo_planner_solution *a, const mo_planner_solution *b)
 {
 	if (!b->feasible)
 		return a->feasible;
 	return a->feasible && (a->cost < b->cost || (a->cost == b->cost && a->peak < b->peak));
 }
 
-static int mo_plan_sol_alloc(mo_pl_sol *s, const mo_pl *pl)
+static int mo_planner_solution_alloc(mo_planner_solution *s, const mo_planner_problem *pl)
 {
 	memset(s, 0, sizeof(*s));
 	s->what = calloc(pl->n_layers + 1, sizeof(*s->what));
@@ -94,13 +95,14 @@ static int mo_plan_sol_alloc(mo_pl_sol *s, const mo_pl *pl)
 	return s->what && s->stage_peak ? 0 : -1;
 }
 
-static void mo_plan_sol_free(mo_pl_sol *s)
+static void mo_planner_solution_free(mo_planner_solution *s)
 {
 	free(s->what);
 	free(s->stage_peak);
 }
 
-static void mo_plan_sol_copy(mo_pl_sol *dst, const mo_pl_sol *src, const mo_pl *pl)
+static void mo_planner_solution_copy(mo_planner_solution *dst, const mo_planner_solution *src,
+				     const mo_planner_problem *pl)
 {
 	unsigned *w = dst->what;
 	uint64_t *sp = dst->stage_peak;
@@ -112,60 +114,61 @@ static void mo_plan_sol_copy(mo_pl_sol *dst, const mo_pl_sol *src, const mo_pl *
 }
 
 /* The best plan over every window at this budget. */
-int mo_plan_search(const mo_pl *pl, uint64_t budget, mo_pl_sol *best)
+int mo_planner_search(const mo_planner_problem *pl, uint64_t budget, mo_planner_solution *best)
 {
 	int64_t lo, hi;
 	bool capped;
-	mo_pl_sol cur;
+	mo_planner_solution cur;
 	int rc = -1;
-	mo_plan_pf_range(pl, &lo, &hi, &capped);
+	mo_planner_prefetch_range(pl, &lo, &hi, &capped);
 	best->feasible = false;
-	if (mo_plan_sol_alloc(&cur, pl) != 0)
+	if (mo_planner_solution_alloc(&cur, pl) != 0)
 		goto out;
 	/* widest window first: it hides the most swap, and its cost bounds the
 	 * narrower windows' searches */
 	for (int64_t pf = hi; pf >= lo; pf--) {
-		if (mo_pl_solve(pl, budget, pf, best->feasible ? best->cost : INFINITY, &cur) != 0)
+		if (mo_planner_solve(pl, budget, pf, best->feasible ? best->cost : INFINITY,
+				     &cur) != 0)
 			goto out;
-		if (mo_plan_better(&cur, best))
-			mo_plan_sol_copy(best, &cur, pl);
+		if (mo_planner_better(&cur, best))
+			mo_planner_solution_copy(best, &cur, pl);
 	}
 	/* a wider window could only hide more swap: no matter when the best
 	 * plan costs nothing */
-	best->exact = best->exact && (!capped || best->cost < MO_PLAN_FREE_SECONDS);
+	best->exact = best->exact && (!capped || best->cost < MO_PLANNER_FREE_SECONDS);
 	rc = 0;
 out:
-	mo_plan_sol_free(&cur);
+	mo_planner_solution_free(&cur);
 	return rc;
 }
 
 /* Nothing fits: the smallest peak on every stage (a search whose
  * objective is the peak), then the cheapest plan at that peak. */
-static int mo_plan_min_peak(const mo_pl *pl, mo_pl_sol *best)
+static int mo_planner_min_peak(const mo_planner_problem *pl, mo_planner_solution *best)
 {
 	int64_t lo, hi;
 	bool capped;
 	uint64_t least = UINT64_MAX;
-	mo_plan_pf_range(pl, &lo, &hi, &capped);
+	mo_planner_prefetch_range(pl, &lo, &hi, &capped);
 	for (int64_t pf = lo; pf <= hi; pf++) {
-		if (mo_pl_solve(pl, 0, pf, INFINITY, best) != 0)
+		if (mo_planner_solve(pl, 0, pf, INFINITY, best) != 0)
 			return -1;
 		if (best->feasible && best->peak < least)
 			least = best->peak;
 	}
 	if (least == UINT64_MAX)
 		return -1;
-	return mo_plan_search(pl, least, best);
+	return mo_planner_search(pl, least, best);
 }
 
 /* ---- the config made real --------------------------------------------------------- */
 
-static int mo_plan_realise(mo_planner_result *r, const mo_pl *pl, const mo_pl_sol *best,
-			   mo_error *err)
+static int mo_planner_realise(mo_planner_result *r, const mo_planner_problem *pl,
+			      const mo_planner_solution *best, mo_error *err)
 {
 	mo_diags *d = NULL;
 	int rc = -1;
-	if (mo_pl_config(&r->cfg, pl, best->what, best->prefetch, "plan", err) != 0)
+	if (mo_planner_build_config(&r->cfg, pl, best->what, best->prefetch, "plan", err) != 0)
 		goto out;
 	if (mo_diags_new(&d) != 0) {
 		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
@@ -189,7 +192,7 @@ out:
 	return rc;
 }
 
-static int mo_plan_fits_est(const mo_estimate *e, uint64_t budget)
+static int mo_planner_fits_estimate(const mo_estimate *e, uint64_t budget)
 {
 	for (size_t s = 0; s < mo_estimate_stage_count(e); s++)
 		if (mo_estimate_stage_get(e, s)->peak_bytes > budget)
@@ -197,7 +200,7 @@ static int mo_plan_fits_est(const mo_estimate *e, uint64_t budget)
 	return 1;
 }
 
-static int mo_plan_check_input(const mo_planner_input *in, mo_error *err)
+static int mo_planner_check_input(const mo_planner_input *in, mo_error *err)
 {
 	if (!in || !in->model) {
 		mo_error_set(err, MO_ERR_USAGE, 0, 0, "the planner needs a model");
@@ -212,12 +215,13 @@ static int mo_plan_check_input(const mo_planner_input *in, mo_error *err)
 
 /* The plan that changes nothing (the starting config as it is) when it
  * fits: no plan has less overhead, and none changes less. */
-static int mo_plan_unchanged(const mo_pl *pl, uint64_t budget, mo_pl_sol *sol)
+static int mo_planner_unchanged(const mo_planner_problem *pl, uint64_t budget,
+				mo_planner_solution *sol)
 {
 	sol->prefetch = pl->fixed_prefetch ? pl->fixed_prefetch : 1;
 	for (uint64_t id = 0; id < pl->n_layers; id++)
-		sol->what[id] = pl->fixed[id] ? MO_PC_FIXED : 0;
-	if (mo_pl_predict(pl, sol->what, sol->prefetch, sol->stage_peak) != 0)
+		sol->what[id] = pl->fixed[id] ? MO_CHOICE_FIXED : 0;
+	if (mo_planner_predict(pl, sol->what, sol->prefetch, sol->stage_peak) != 0)
 		return -1;
 	sol->peak = 0;
 	for (size_t s = 0; s < pl->base->n_stages; s++)
@@ -226,39 +230,39 @@ static int mo_plan_unchanged(const mo_pl *pl, uint64_t budget, mo_pl_sol *sol)
 	sol->exact = true;
 	sol->cost = 0;
 	for (uint64_t id = 0; id < pl->n_layers; id++) {
-		mo_pl_choice c;
-		if (mo_pl_choice_of(pl, id, sol->prefetch, sol->what[id], &c) == 0)
+		mo_planner_choice c;
+		if (mo_planner_choice_of(pl, id, sol->prefetch, sol->what[id], &c) == 0)
 			sol->cost += c.cost;
 	}
 	return 0;
 }
 
 /* Searches and realises; the model copy r->model must be set. */
-static int mo_plan_build(mo_planner_result *r, const mo_planner_input *in,
-			 const mo_plan_opts *opts, mo_error *err)
+static int mo_planner_build(mo_planner_result *r, const mo_planner_input *in,
+			    const mo_planner_options *opts, mo_error *err)
 {
-	mo_pl pl = {0};
-	mo_pl_sol best = {0};
+	mo_planner_problem pl = {0};
+	mo_planner_solution best = {0};
 	int rc = -1;
-	if (mo_pl_init(&pl, r->model, in->start, in->allow, err) != 0 ||
-	    mo_plan_sol_alloc(&best, &pl) != 0)
+	if (mo_planner_problem_init(&pl, r->model, in->start, in->allow, err) != 0 ||
+	    mo_planner_solution_alloc(&best, &pl) != 0)
 		goto out;
 	pl.max_prefetch = in->max_prefetch > 0 ? in->max_prefetch : 0;
 	pl.sort_fronts = opts && opts->sort_fronts;
 	r->budget = in->budget ? in->budget : mo_estimate_capacity_bytes(pl.base);
-	if (mo_plan_unchanged(&pl, r->budget, &best) != 0)
+	if (mo_planner_unchanged(&pl, r->budget, &best) != 0)
 		goto nomem;
-	if ((!best.feasible || best.cost > MO_PLAN_FREE_SECONDS) &&
-	    mo_plan_search(&pl, r->budget, &best) != 0)
+	if ((!best.feasible || best.cost > MO_PLANNER_FREE_SECONDS) &&
+	    mo_planner_search(&pl, r->budget, &best) != 0)
 		goto nomem;
-	if (!best.feasible && mo_plan_min_peak(&pl, &best) != 0)
+	if (!best.feasible && mo_planner_min_peak(&pl, &best) != 0)
 		goto nomem;
 	r->exact = best.exact;
 	r->predicted_peak = best.peak;
-	if (mo_plan_realise(r, &pl, &best, err) != 0)
+	if (mo_planner_realise(r, &pl, &best, err) != 0)
 		goto out;
-	r->fits = mo_plan_fits_est(r->est, r->budget);
-	if (!in->no_staged && mo_plan_staged(r, &pl, err) != 0)
+	r->fits = mo_planner_fits_estimate(r->est, r->budget);
+	if (!in->no_staged && mo_planner_run_staged(r, &pl, err) != 0)
 		goto out;
 	rc = 0;
 	goto out;
@@ -266,13 +270,13 @@ nomem:
 	if (err && err->code == MO_OK)
 		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory planning");
 out:
-	mo_plan_sol_free(&best);
-	mo_pl_fini(&pl);
+	mo_planner_solution_free(&best);
+	mo_planner_problem_fini(&pl);
 	return rc;
 }
 
-int mo_plan_run_model(mo_planner_result **out, const mo_planner_input *in, mo_model *owned,
-		      const mo_plan_opts *opts, mo_error *err)
+int mo_planner_run_model(mo_planner_result **out, const mo_planner_input *in, mo_model *owned,
+			 const mo_planner_options *opts, mo_error *err)
 {
 	mo_planner_result *r = calloc(1, sizeof(*r));
 	if (!r) {
@@ -283,7 +287,7 @@ int mo_plan_run_model(mo_planner_result **out, const mo_planner_input *in, mo_mo
 	r->owned_model = owned;
 	r->model = owned ? owned : in->model;
 	r->answer = -1;
-	if (mo_plan_build(r, in, opts, err) != 0) {
+	if (mo_planner_build(r, in, opts, err) != 0) {
 		mo_planner_result_free(r);
 		return -1;
 	}
@@ -298,7 +302,7 @@ int mo_planner_run(mo_planner_result **out, const mo_planner_input *in, mo_error
 }
 
 int mo_planner_run_opts(mo_planner_result **out, const mo_planner_input *in,
-			const mo_plan_opts *opts, mo_error *err)
+			const mo_planner_options *opts, mo_error *err)
 {
 	mo_error dummy;
 	if (!err)
@@ -309,9 +313,9 @@ int mo_planner_run_opts(mo_planner_result **out, const mo_planner_input *in,
 		return -1;
 	}
 	*out = NULL;
-	if (mo_plan_check_input(in, err) != 0)
+	if (mo_planner_check_input(in, err) != 0)
 		return -1;
-	return mo_plan_run_model(out, in, NULL, opts, err);
+	return mo_planner_run_model(out, in, NULL, opts, err);
 }
 
 void mo_planner_result_free(mo_planner_result *r)
