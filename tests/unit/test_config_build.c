@@ -212,6 +212,20 @@ static void test_bad_regex(void **state)
 	assert_non_null(strstr(err.text, "built config: regex: pattern '(' does not compile"));
 }
 
+/* A pattern list that does not exist is the caller's mistake. */
+static void test_no_such_list(void **state)
+{
+	(void)state;
+	const mo_range one[] = {{.lo = 0, .hi = 0}};
+	mo_config_builder *b = builder();
+	mo_config_build_pattern(b, (mo_config_list)7, ".*mlp", one, 1);
+	mo_config *c = NULL;
+	mo_error err = {0};
+	assert_int_equal(mo_config_builder_finish(&c, b, &err), -1);
+	assert_null(c);
+	assert_int_equal(err.code, MO_ERR_USAGE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -220,6 +234,7 @@ int main(void)
 		cmocka_unit_test(test_regex_kept),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_bad_regex),
+		cmocka_unit_test(test_no_such_list),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

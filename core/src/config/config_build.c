@@ -24,6 +24,7 @@ struct mo_config_builder {
 	mo_node *lists[3];                      /* mo_config_list: pattern mappings */
 	mo_node *layer_swap, *op_swap;          /* entry sequences */
 	bool failed;                            /* out of memory */
+	bool misused;                           /* a call with an argument out of range */
 };
 
 static const char *const mo_build_section_names[MO_BUILD_SECTIONS] = {"recompute",
@@ -183,7 +184,7 @@ void mo_config_build_pattern(mo_config_builder *b, mo_config_list list, const ch
 {
 	static const char *const keys[] = {"select_module", "exclude_op", "select_module"};
 	if ((unsigned)list > MO_CONFIG_COMM_SELECT_MODULE) {
-		b->failed = true;
+		b->misused = true;
 		return;
 	}
 	if (!b->lists[list]) {
@@ -250,6 +251,10 @@ int mo_config_builder_finish(mo_config **out, mo_config_builder *b, mo_error *er
 	mo_config *c = NULL;
 	int rc = -1;
 	*out = NULL;
+	if (b->misused) {
+		mo_error_set(err, MO_ERR_USAGE, 0, 0, "built config: no such pattern list");
+		goto out_free_builder;
+	}
 	if (b->failed || mo_diags_new(&diags) != 0) {
 		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		goto out_free_builder;
