@@ -9,10 +9,16 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/model.h"
+#include "model/model_internal.h"
+
+/* A MindSpore Transformers r1.7.0 graph-mode training YAML (see
+ * tests/data/mindformers for its source): a model_type whose published
+ * defaults fill fields the file leaves out (mo_model_assumed). */
+#define GRAPH_MODE_FILE "tests/data/mindformers/r1.7.0/pretrain_mixtral-8x7b.yaml"
 
 /* Stage lists, a custom device, a global batch (micro_batch_num derived),
  * MLA and MoE: the fields that live in the model's arena or its ext. */
@@ -95,11 +101,52 @@ static void test_copy_derives_alike(void **state)
 	mo_model_free(c);
 }
 
+/* What the import noted beside the fields (the type, graph mode, every
+ * value it assumed and where from) comes along, owned by the copy. */
+static void test_copy_graph_mode(void **state)
+{
+	(void)state;
+	FILE *f = fopen(GRAPH_MODE_FILE, "rb");
+	assert_non_null(f);
+	static char text[1 << 20];
+	size_t n = fread(text, 1, sizeof text - 1, f);
+	fclose(f);
+	mo_diags *d = NULL;
+	mo_model *m = NULL;
+	assert_int_equal(mo_diags_new(&d), 0);
+	assert_int_equal(mo_model_load(&m, d, text, n, GRAPH_MODE_FILE, NULL, NULL), 0);
+	assert_true(m->ext->graph_mode);
+	assert_true(mo_model_assumed_count(m) > 0);
+	mo_model *c = mo_model_copy(m);
+	assert_non_null(c);
+	assert_true(c->ext->graph_mode);
+	assert_string_equal(c->ext->model_type, m->ext->model_type);
+	assert_int_equal(mo_model_assumed_count(c), mo_model_assumed_count(m));
+	for (size_t i = 0; i < mo_model_assumed_count(m); i++) {
+		const char *p1, *v1, *s1, *p2, *v2, *s2;
+		assert_int_equal(mo_model_assumed(m, i, &p1, &v1, &s1), 0);
+		assert_int_equal(mo_model_assumed(c, i, &p2, &v2, &s2), 0);
+		assert_string_equal(p1, p2);
+		assert_string_equal(v1, v2);
+		assert_string_equal(s1, s2);
+		assert_ptr_not_equal(v1, v2);
+	}
+	char *json = mo_model_to_json(m);
+	mo_model_free(m); /* ASan: the copy must read nothing of it */
+	char *json2 = mo_model_to_json(c);
+	assert_string_equal(json, json2);
+	free(json);
+	free(json2);
+	mo_model_free(c);
+	mo_diags_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_copy_outlives_original),
 		cmocka_unit_test(test_copy_derives_alike),
+		cmocka_unit_test(test_copy_graph_mode),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -118,7 +118,29 @@ static bool mo_model_copy_stages(mo_model *c, const mo_model *m)
 	return true;
 }
 
-/* What model_*.c keep beside the fields: positions, what the file set. */
+/* What the import noted it filled in (mo_model_assumed). */
+static bool mo_model_copy_assumed(mo_model *c, const struct mo_model_ext *from)
+{
+	struct mo_model_ext *to = c->ext;
+	bool failed = false;
+	to->assumed = NULL;
+	to->n_assumed = 0;
+	if (from->n_assumed == 0)
+		return true;
+	to->assumed = mo_arena_alloc(c->arena, from->n_assumed * sizeof(*to->assumed));
+	if (!to->assumed)
+		return false;
+	for (size_t i = 0; i < from->n_assumed; i++)
+		to->assumed[i] = (struct mo_assumed){
+			mo_model_copy_text(c, from->assumed[i].path, &failed),
+			mo_model_copy_text(c, from->assumed[i].value, &failed),
+			mo_model_copy_text(c, from->assumed[i].source, &failed)};
+	to->n_assumed = from->n_assumed;
+	return !failed;
+}
+
+/* What model_*.c keep beside the fields: positions, what the file set,
+ * where defaults came from. */
 static bool mo_model_copy_ext(mo_model *c, const mo_model *m)
 {
 	struct mo_model_ext *to = c->ext;
@@ -128,11 +150,14 @@ static bool mo_model_copy_ext(mo_model *c, const mo_model *m)
 		to->pos[f] = from->pos[f];
 		to->pos[f].path = mo_model_copy_text(c, from->pos[f].path, &failed);
 		to->set[f] = from->set[f];
+		to->assumed_from[f] = mo_model_copy_text(c, from->assumed_from[f], &failed);
 	}
 	to->global_batch_size = from->global_batch_size;
 	to->mbn_derived = from->mbn_derived;
 	to->dp_auto = from->dp_auto;
-	return !failed;
+	to->graph_mode = from->graph_mode;
+	to->model_type = mo_model_copy_text(c, from->model_type, &failed);
+	return !failed && mo_model_copy_assumed(c, from);
 }
 
 mo_model *mo_model_copy(const mo_model *m)
