@@ -44,16 +44,25 @@ typedef enum mo_est_comm {
 	MO_COMM_ALLTOALL
 } mo_est_comm;
 
+/* One op of a block. Tables write rows with designated initialisers; a
+ * field left out is 0 / NULL: no condition, no FLOPs, no collective. `save`
+ * is always written, with one of the two names below or a list. */
 typedef struct mo_op_row {
 	unsigned when, unless;
 	const char *path;  /* owning path relative to the block; "" = the layer */
 	const char *op;    /* op name */
 	const char *in;    /* space-separated tensor names */
 	const char *out;   /* "name:dtype:dim*dim" or "name@base" (a view) */
-	const char *save;  /* saved tensor names; NULL = inputs and outputs */
+	const char *save;  /* saved tensor names, or one of the two below */
 	const char *flops; /* forward FLOPs as a product, or NULL */
 	mo_est_comm comm;
 } mo_op_row;
+
+/* `save` of an op that keeps every input and every output for its backward
+ * (MindSpore's first-cut rule) / that keeps nothing (views, casts whose
+ * backward reads nothing). */
+#define KEEPS_INPUTS_AND_OUTPUTS NULL
+#define KEEPS_NOTHING ""
 
 typedef struct mo_op_block {
 	const char *name;
