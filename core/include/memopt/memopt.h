@@ -15,9 +15,18 @@
  *  - hard failures (out of memory, limits, unreadable input) fill a
  *    caller-owned mo_error (usually on the stack; NULL when the caller does
  *    not want the details); findings about the config are diagnostics
- *    collected in a mo_diags list. No global mutable state: every function
- *    is safe to call from several threads on distinct handles, and const
- *    handles (a loaded model, a parsed config) may be shared read-only.
+ *    collected in a mo_diags list.
+ *
+ * Threads: every function is safe to call from several threads on distinct
+ * handles, and const handles (a loaded model, a parsed config) may be shared
+ * read-only. Behind that promise, a few caches change inside const handles,
+ * each under a lock of its own: a config keeps the matches and the plan of
+ * its last resolution against a model (the config's lock); a model keeps the
+ * estimator's layer graphs and result memo, and the path information and
+ * pattern matches of its layouts (one lock each, per model). The only
+ * process-wide state is a pool of at most 64 free 16 KiB arena chunks, under
+ * its own lock, that a long-running server reuses instead of returning warm
+ * memory to the system. docs/architecture.md lists them.
  */
 #ifndef MEMOPT_MEMOPT_H
 #define MEMOPT_MEMOPT_H
