@@ -19,11 +19,37 @@ function layerText(layout, v) {
   return `layer ${v}`;
 }
 
-// A new range after the last one (or the first free layer).
-function nextRange(ranges, max) {
-  const last = ranges.length ? ranges[ranges.length - 1][1] : -1;
-  const lo = last + 1 <= max ? last + 1 : 0;
-  return [lo, lo];
+// Every range the config names outside exclude_op (where a new range
+// would collide: the same list, or another mechanism on the same layer).
+function usedRanges(cfg) {
+  const r = cfg.recompute;
+  return [r.full, ...r.select.map((e) => e.ranges), ...cfg.comm.select.map((e) => e.ranges),
+    ...cfg.swap.layerSwap.map((e) => e.ranges), ...cfg.swap.opSwap.map((e) => e.ranges)].flat();
+}
+
+// The first `len` layers no range names yet (or the last layers when
+// every layer is named: the finding then says why).
+export function freeRange(cfg, len, max) {
+  const used = usedRanges(cfg);
+  const taken = (l) => used.some(([a, b]) => l >= a && l <= b);
+  for (let lo = 0; lo + len - 1 <= max; lo += 1) {
+    let ok = true;
+    for (let l = lo; l < lo + len; l += 1) if (taken(l)) { ok = false; break; }
+    if (ok) return [lo, lo + len - 1];
+  }
+  return [Math.max(0, max - len + 1), max];
+}
+
+// A new exclude_op entry belongs where layers are recomputed.
+function excludeRange(cfg, max) {
+  const r = cfg.recompute;
+  const first = r.full[0] || (r.select[0] && r.select[0].ranges[0]);
+  return first ? [first[0], Math.min(first[1], first[0] + 1)] : [0, Math.min(1, max)];
+}
+
+// The key of the thumb to focus on a new range: one that can move.
+function movableThumb(key, range, max) {
+  return range[1] < max ? `${key}/hi` : `${key}/lo`;
 }
 
 function rangeList(ctx, ranges, opts) {
@@ -48,7 +74,7 @@ function rangeList(ctx, ranges, opts) {
         click: () => {
           const mid = Math.floor((r[0] + r[1]) / 2);
           ranges.splice(i, 1, [r[0], mid], [mid + 1, r[1]]);
-          ctx.rebuild(`${opts.key}/${i + 1}/lo`);
+          ctx.rebuild(movableThumb(`${opts.key}/${i + 1}`, [mid + 1, r[1]], max));
         },
       },
     });
@@ -59,9 +85,9 @@ function rangeList(ctx, ranges, opts) {
         r[0] = a; r[1] = b;
         lo.value = a; hi.value = b;
         split.disabled = b <= a;
-        ctx.change('input');
+        ctx.change('input', opts.key);
       },
-      onChange: () => ctx.change('commit'),
+      onChange: () => ctx.change('commit', opts.key),
     });
     const fromNumbers = () => {
       let a = Number.parseInt(lo.value, 10);
@@ -72,7 +98,7 @@ function rangeList(ctx, ranges, opts) {
       slider.max = Math.max(max, b);
       slider.set(a, b, false);
       split.disabled = b <= a;
-      ctx.change('commit');
+      ctx.change('commit', opts.key);
     };
     lo.addEventListener('change', fromNumbers);
     hi.addEventListener('change', fromNumbers);
@@ -105,8 +131,10 @@ function rangeList(ctx, ranges, opts) {
     'aria-label': `Add range to ${opts.label}`,
     on: {
       click: () => {
-        ranges.push(nextRange(ranges, max));
-        ctx.rebuild(`${opts.key}/${ranges.length - 1}/lo`);
+        const nr = opts.target === 'exclude' || String(opts.target).startsWith('exclude:')
+          ? excludeRange(ctx.state.cfg, max) : freeRange(ctx.state.cfg, 1, max);
+        ranges.push(nr);
+        ctx.rebuild(movableThumb(`${opts.key}/${ranges.length - 1}`, nr, max));
       },
     },
   }));
@@ -139,13 +167,13 @@ function patternEntry(ctx, entry, opts) {
   input.addEventListener('input', () => {
     entry.pattern = input.value;
     box.dataset.target = opts.retarget(input.value);
-    ctx.change('pattern');
+    ctx.change('pattern', opts.key);
   });
   return box;
 }
 
 function patternList(ctx, entries, opts) {
-  // opts: {key, label, t, section, pkey, example}
+  // opts: {key, label, t, section, pkey, examples}
   const box = el('div', { class: 'patterns' });
   entries.forEach((e, i) => {
     const tkey = (p) => (opts.t === 'opSwap' ? `opSwap:${i}` : `${opts.t}:${p}`);
@@ -160,7 +188,13 @@ function patternList(ctx, entries, opts) {
     on: {
       click: () => {
         const max = totalLayers(ctx.layout()) - 1;
-        entries.push({ pattern: opts.example, ranges: [[0, Math.min(1, max)]] });
+        const cfg = ctx.state.cfg;
+        const nr = opts.t === 'exclude' ? excludeRange(cfg, max) : freeRange(cfg, Math.min(2, max + 1), max);
+        // a pattern no entry has yet (select_module keys must differ)
+        const used = new Set(entries.map((e) => e.pattern));
+        let pattern = opts.examples.find((p) => !used.has(p));
+        for (let n = 2; !pattern; n += 1) if (!used.has(`${opts.examples[0]}${n}`)) pattern = `${opts.examples[0]}${n}`;
+        entries.push({ pattern, ranges: [nr] });
         ctx.rebuild(`${opts.key}/${entries.length - 1}/pattern`);
       },
     },
@@ -203,15 +237,15 @@ export function renderPlan(root, ctx) {
       el('div', { class: 'entry-flags' }),
       rangeList(ctx, r.full, { key: 'full', label: 'full_recompute_layer', target: 'full' })),
     el('h4', { text: 'select_module (modules recomputed)' }),
-    patternList(ctx, r.select, { key: 'sel', label: 'select_module pattern', t: 'select', section: 'recompute', pkey: 'select_module', example: '.*mlp' }),
+    patternList(ctx, r.select, { key: 'sel', label: 'select_module pattern', t: 'select', section: 'recompute', pkey: 'select_module', examples: ['.*mlp', '.*self_attention', '.*core_attention', '.*input_layernorm'] }),
     el('h4', { text: 'exclude_op (kept inside recomputed regions)' }),
-    patternList(ctx, r.exclude, { key: 'exc', label: 'exclude_op pattern', t: 'exclude', section: 'recompute', pkey: 'exclude_op', example: '.*activation_func' })));
+    patternList(ctx, r.exclude, { key: 'exc', label: 'exclude_op pattern', t: 'exclude', section: 'recompute', pkey: 'exclude_op', examples: ['.*activation_func', '.*linear_proj', '.*linear_qkv'] })));
   // recompute_comm
   const c = cfg.comm;
   root.append(el('section', { class: 'sec', 'aria-labelledby': 'sec-cm', dataset: { target: 'commEnable' } },
     el('h3', { id: 'sec-cm', text: 'recompute_comm' }),
     checkbox('enable communication recompute', c.enable, 'comm/enable', (v) => { c.enable = v; ctx.rebuild('comm/enable'); }),
-    patternList(ctx, c.select, { key: 'cm', label: 'recompute_comm pattern', t: 'comm', section: 'recompute_comm', pkey: 'select_module', example: '.*allgather' })));
+    patternList(ctx, c.select, { key: 'cm', label: 'recompute_comm pattern', t: 'comm', section: 'recompute_comm', pkey: 'select_module', examples: ['.*allgather', '.*reducescatter', '.*alltoall'] })));
   // swap
   const s = cfg.swap;
   const pfId = uid('pf');
@@ -220,7 +254,7 @@ export function renderPlan(root, ctx) {
     on: {
       change: (e) => {
         const v = Number.parseInt(e.target.value, 10);
-        if (Number.isInteger(v)) { s.prefetch = v; ctx.change('commit'); }
+        if (Number.isInteger(v)) { s.prefetch = v; ctx.change('commit', 'swap/prefetch'); }
       },
     },
   });
@@ -242,8 +276,9 @@ export function renderPlan(root, ctx) {
     on: {
       click: () => {
         const max = totalLayers(ctx.layout()) - 1;
-        s.layerSwap.push({ ranges: [[Math.min(1, max), Math.min(1, max)]] });
-        ctx.rebuild(`ls/${s.layerSwap.length - 1}/r/0/lo`);
+        const nr = freeRange(cfg, 1, max);
+        s.layerSwap.push({ ranges: [nr] });
+        ctx.rebuild(movableThumb(`ls/${s.layerSwap.length - 1}/r/0`, nr, max));
       },
     },
   }));
@@ -255,7 +290,7 @@ export function renderPlan(root, ctx) {
     el('h4', { text: 'layer_swap (whole layers)' }),
     groups,
     el('h4', { text: 'op_swap (modules or ops)' }),
-    patternList(ctx, s.opSwap, { key: 'os', label: 'op_swap op_name', t: 'opSwap', section: 'swap', pkey: 'op_swap', example: '.*linear_fc1' })));
+    patternList(ctx, s.opSwap, { key: 'os', label: 'op_swap op_name', t: 'opSwap', section: 'swap', pkey: 'op_swap', examples: ['.*linear_fc1', '.*linear_fc2', '.*linear_proj'] })));
 }
 
 // ---- flags and previews, updated in place after each answer -------------------

@@ -154,18 +154,37 @@ function paintCell(td, v) {
   else td.removeAttribute('title');
 }
 
+// The layer buttons are one Tab stop (roving tabindex): arrows, Page
+// Up/Down, Home and End move between them.
+function moveLayerFocus(e, body) {
+  const btn = e.target.closest && e.target.closest('.layer-btn');
+  if (!btn) return;
+  const all = [...body.querySelectorAll('.layer-btn')];
+  const i = all.indexOf(btn);
+  const step = { ArrowDown: 1, ArrowUp: -1, PageDown: 10, PageUp: -10, Home: -Infinity, End: Infinity }[e.key];
+  if (step === undefined) return;
+  e.preventDefault();
+  const j = Math.max(0, Math.min(all.length - 1, i + step));
+  btn.tabIndex = -1;
+  all[j].tabIndex = 0;
+  all[j].focus();
+  all[j].closest('tr').scrollIntoView({ block: 'nearest' });
+}
+
 function paintRowHead(th, l, mtp, rowSev, ctx) {
   const sig = `${mtp}|${rowSev}`;
   if (th.dataset.sig === sig) return;
   th.dataset.sig = sig;
+  const old = th.querySelector('.layer-btn');
+  const tabindex = old ? old.tabIndex : l === 0 ? 0 : -1;
   clear(th);
   th.append(...[el('button', {
-    type: 'button', class: 'layer-btn', dataset: { key: `map/${l}` },
-    'aria-label': `Layer ${l}${mtp ? ' (MTP)' : ''}: show every path`,
+    type: 'button', class: 'layer-btn', dataset: { key: `map/${l}` }, tabindex,
+    'aria-label': `Layer ${l}${mtp ? ' (MTP)' : ''}${rowSev === 'error' ? ', conflict' : rowSev ? ', warning' : ''}: show every path (arrow keys: other layers)`,
     on: { click: () => ctx.onDetail(l) },
   }, String(l)),
-  mtp ? el('span', { class: 'badge mtp-badge', text: 'MTP' }) : null,
-  rowSev ? el('span', { class: `badge ${rowSev}`, text: rowSev === 'error' ? '⚠ conflict' : '! warning' }) : null].filter(Boolean));
+  mtp ? el('span', { class: 'badge mtp-badge', text: 'M', title: 'multi-token prediction layer' }) : null,
+  rowSev ? el('span', { class: `badge ${rowSev}`, text: rowSev === 'error' ? '⚠' : '!', title: rowSev === 'error' ? 'conflict' : 'warning' }) : null].filter(Boolean));
 }
 
 // ctx: {cfg, layout, plan (layers from /expand or null), analysis, onDetail(l)}
@@ -182,7 +201,8 @@ export function renderMap(wrap, ctx) {
   if (!table || table.dataset.shape !== shape) {
     clear(wrap);
     table = el('table', { class: 'map', id: 'layer-map', dataset: { shape } });
-    table.append(el('caption', { class: 'vh' }));
+    table.append(el('caption', { class: 'vh' }),
+      el('colgroup', {}, el('col', { class: 'c-layer' }), el('col', { class: 'c-type' }), cols.map(() => el('col', {}))));
     const head = el('tr', {}, el('th', { scope: 'col', text: 'Layer' }), el('th', { scope: 'col', text: 'Type' }));
     for (const c of cols) head.append(el('th', { scope: 'col', class: 'colh', title: c.title, dataset: { col: c.id } }, c.title));
     table.append(el('thead', {}, head));
@@ -197,6 +217,7 @@ export function renderMap(wrap, ctx) {
     }
     table.append(body);
     wrap.append(table);
+    body.addEventListener('keydown', (e) => moveLayerFocus(e, body));
   }
   table.caption.textContent = `What each of the ${n} layers does${plan ? ' after expansion' : ' as the ranges ask (not expanded: the config has errors or is being checked)'}`;
   const rows = table.tBodies[0].rows;

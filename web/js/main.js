@@ -1,39 +1,31 @@
-// The memopt web UI: wires the model, the plan editor, the layer map, the
-// memory panels and the YAML panel to the HTTP API, and keeps the whole
-// state in the URL #hash.
+// The memopt web UI's controller: wires the model, the plan editor, the
+// layer map, the memory panels, the planner and the YAML panel to the HTTP
+// API. The state lives in store.js; this module changes it (every change
+// goes through record() so that Undo covers it) and asks the renderers to
+// draw it. The edited state is also kept in the URL #hash.
 import { api, problemText } from './api.js';
 import { el, clear, announce } from './util.js';
+import { emitYaml, fromSections, spliceTraining, topKeys, encodeShare, decodeShare } from './state.js';
 import {
-  emptyConfig, emitYaml, fromSections, spliceTraining, topKeys, encodeShare, decodeShare,
-} from './state.js';
+  store, DEFAULT_PRESET, DEFAULT_YAML, record, undo, redo, resetHistory, historyState, onHistory, unrecorded,
+} from './store.js';
+import { editConfigText, sectionsOf } from './edit.js';
 import { renderPlan, paintFlags, paintPreviews } from './controls.js';
-import { renderParallel, modelSummary } from './model.js';
+import { renderParallel, modelSummary, deviceCountUnknown } from './model.js';
 import { renderMap, renderLegend, renderDetail } from './layermap.js';
-import { renderMemory, uiState, setUiState } from './memory.js';
+import { renderMemory, outOfMemory } from './memory.js';
 import { analyze, where } from './diags.js';
+import { renderFit, planRequest, describeProposal } from './fit.js';
+import { renderDiff } from './diff.js';
+import { copyText } from './copy.js';
 
 const $ = (id) => document.getElementById(id);
-const DEFAULT_PRESET = 'llama2-7b';
-const DEFAULT_YAML = 'recompute:\n  mode: None\n';
-
-const state = {
-  model: null,      // {label, preset, obj}: obj is the request's `model` (SPEC 4 keys)
-  training: null,   // {name, text, lines}: an uploaded whole training YAML
-  yaml: DEFAULT_YAML, // the config text the server checks (the YAML panel)
-  cfg: emptyConfig(),
-  cfgProblems: [],
-};
-let layout = null;  // POST /layout answer for the current model and patterns
-let layoutKey = '';
-let result = null;  // POST /expand answer (diagnostics and, when valid, layers)
-let problem = null; // a request the server refused (problem text)
-let analysis = null;
-let estimate = null;
-let detailLayer = null;
 
 // Test and debugging hooks: timings of the refresh round trip.
 const perf = { samples: [], last: null };
-const hooks = { state, perf, busy: true, ready: false, share: () => shareObject() };
+const hooks = {
+  state: store, perf, busy: true, ready: false, share: () => shareObject(), history: historyState,
+};
 window.memopt = hooks;
 
 // ---- refresh: expand + estimate (+ layout when the model or patterns changed) ----
@@ -41,17 +33,21 @@ window.memopt = hooks;
 let running = false;   // one refresh in flight at a time
 let dirty = false;     // something changed while it was in flight
 let pendingSince = 0;  // the earliest change no answer reflects yet
-let estimatorMissing = false; // the server answered 501: do not ask again
 
 function req(extra = {}) {
-  return { config: state.yaml, model: state.model.obj, ...extra };
+  return { config: store.yaml, model: store.model.obj, ...extra };
 }
 
 function patternKey() {
-  const c = state.cfg;
-  return JSON.stringify([state.model.obj, c.recompute.select.map((e) => e.pattern),
+  const c = store.cfg;
+  return JSON.stringify([store.model.obj, c.recompute.select.map((e) => e.pattern),
     c.recompute.exclude.map((e) => e.pattern), c.comm.select.map((e) => e.pattern),
     c.swap.opSwap.map((e) => e.pattern)]);
+}
+
+let sentKey = '';
+function requestKey() {
+  return store.yaml + JSON.stringify(store.model.obj);
 }
 
 // While a slider moves the requests are coalesced: the first change goes
@@ -69,11 +65,6 @@ function schedule() {
   run();
 }
 
-let sentKey = '';
-function requestKey() {
-  return state.yaml + JSON.stringify(state.model.obj);
-}
-
 let forceNext = {};
 let waiters = [];
 
@@ -87,6 +78,14 @@ function refresh(force = {}) {
   return done;
 }
 
+// The estimate needs a device count: without one the server answers 422
+// on every request, so the page says what to set instead of asking.
+function estimateRequest() {
+  if (deviceCountUnknown(store.model.obj)) return Promise.resolve({ ok: false, status: 0, devicesUnknown: true, ms: 0 });
+  if (store.estimatorMissing) return Promise.resolve({ ok: false, status: 501, ms: 0 });
+  return api.estimate(req());
+}
+
 async function run() {
   const force = forceNext;
   forceNext = {};
@@ -97,29 +96,30 @@ async function run() {
   pendingSince = 0;
   const key = patternKey();
   sentKey = requestKey();
-  const needLayout = force.layout || key !== layoutKey;
+  const needLayout = force.layout || key !== store.layoutKey;
   $('results').setAttribute('aria-busy', 'true');
   try {
     const [lay, exp, est] = await Promise.all([
       needLayout ? api.layout(req()) : null,
       api.expand(req({ all_paths: true })),
-      estimatorMissing ? { ok: false, status: 501, ms: 0 } : api.estimate(req()),
+      estimateRequest(),
     ]);
     if (lay && lay.ok) {
-      layout = mergeLayout(lay.data);
-      layoutKey = key;
+      store.layout = mergeLayout(lay.data);
+      store.layoutKey = key;
     }
-    if (est.status === 501) estimatorMissing = true;
-    problem = exp.ok ? null : problemText(exp);
-    result = exp.ok ? exp.data : null;
-    analysis = result ? analyze(result) : null;
-    estimate = est;
+    if (est.status === 501) store.estimatorMissing = true;
+    store.problem = exp.ok ? null : problemText(exp);
+    store.result = exp.ok ? exp.data : null;
+    store.analysis = store.result ? analyze(store.result) : null;
+    store.estimate = est;
+    if (est.ok && est.data && est.data.stages && est.data.stages.length) store.lastGoodEstimate = est;
     const t1 = performance.now();
     renderResults();
     const t2 = performance.now();
     perf.last = {
       ms: t2 - t0, requests: t1 - t0, render: t2 - t1, expand: exp.ms, estimate: est.ms,
-      layout: lay ? lay.ms : null, layers: layout ? layout.layer_types.length : 0,
+      layout: lay ? lay.ms : null, layers: store.layout ? store.layout.layer_types.length : 0,
     };
     perf.samples.push(perf.last);
     if (perf.samples.length > 200) perf.samples.shift();
@@ -127,7 +127,7 @@ async function run() {
     perf.last.painted = performance.now() - t0;
     saveShare();
   } catch (err) {
-    problem = String(err);
+    store.problem = String(err);
     renderResults();
   }
   running = false;
@@ -149,28 +149,59 @@ function painted() {
 
 // A layout answer for text that is not YAML has no patterns: keep the last.
 function mergeLayout(d) {
-  if (!d.patterns && layout && layout.types.length === d.types.length) d.patterns = layout.patterns;
+  const last = store.layout;
+  if (!d.patterns && last && last.types.length === d.types.length) d.patterns = last.patterns;
   return d;
 }
 
-// ---- rendering ------------------------------------------------------------------------
+// ---- editing: every change of the edited state ends in record() ----------------
+
+const LABELS = {
+  mode: 'recompute mode', full: 'full_recompute_layer', sel: 'select_module', exc: 'exclude_op',
+  cm: 'recompute_comm', comm: 'recompute_comm', ls: 'layer_swap', os: 'op_swap', swap: 'swap', par: 'parallel settings',
+};
+function labelOf(key) {
+  const head = String(key || '').split('/')[0];
+  return LABELS[head] || 'plan edit';
+}
+
+let recordTimer = null;
+// Typing and dragging are recorded once they pause.
+function recordSoon(label, ms = 700) {
+  clearTimeout(recordTimer);
+  recordTimer = setTimeout(() => { recordTimer = null; record(label); }, ms);
+}
+function recordNow(label) {
+  clearTimeout(recordTimer);
+  recordTimer = null;
+  record(label);
+}
+function flushRecord() {
+  if (recordTimer || unrecorded()) recordNow('edit');
+}
+
+// The controls changed store.cfg: only the keys they own are rewritten.
+function controlsChanged(key, settled) {
+  store.planFresh = false;
+  const before = JSON.parse(store.cfgSynced || JSON.stringify(store.cfg));
+  store.yaml = store.textIsYaml === false ? emitYaml(store.cfg).text : editConfigText(store.yaml, before, store.cfg);
+  store.cfgSynced = JSON.stringify(store.cfg);
+  setYamlBox(store.yaml);
+  if (settled) recordNow(labelOf(key));
+  else recordSoon(labelOf(key));
+  schedule();
+}
 
 function planCtx() {
   return {
-    state,
-    layout: () => layout,
-    change: (how) => {
-      planFresh = false;
-      state.yaml = emitYaml(state.cfg).text;
-      $('yaml-text').value = state.yaml;
-      schedule();
+    state: store,
+    layout: () => store.layout,
+    change: (how, key) => {
+      controlsChanged(key, how === 'commit');
       if (how === 'pattern') paintPreviews($('plan'), null, null);
     },
     rebuild: (focusKey) => {
-      planFresh = false;
-      state.yaml = emitYaml(state.cfg).text;
-      $('yaml-text').value = state.yaml;
-      schedule();
+      controlsChanged(focusKey, true);
       renderControls(focusKey);
     },
   };
@@ -179,8 +210,9 @@ function planCtx() {
 function renderControls(focusKey) {
   const key = focusKey || (document.activeElement && document.activeElement.dataset && document.activeElement.dataset.key);
   renderPlan($('plan'), planCtx());
-  paintPreviews($('plan'), layout, analysis);
-  paintFlags($('plan'), analysis);
+  paintPreviews($('plan'), store.layout, store.analysis);
+  paintFlags($('plan'), store.analysis);
+  paintModelFlags();
   if (key) {
     const n = document.querySelector(`[data-key="${CSS.escape(key)}"]`);
     if (n) n.focus();
@@ -189,117 +221,213 @@ function renderControls(focusKey) {
 
 function renderParallelNow(focusKey) {
   renderParallel($('parallel'), {
-    state,
+    state: store,
     modelChanged: (key) => {
       renderParallelNow(key);
+      recordNow(labelOf(key));
       schedule();
     },
   });
+  paintModelFlags();
   if (focusKey) document.querySelector(`[data-key="${CSS.escape(focusKey)}"]`)?.focus();
 }
 
+// Findings about the model's settings (pipeline stages with swap, ...)
+// are marked on the field that causes them.
+function paintModelFlags() {
+  for (const n of document.querySelectorAll('#parallel .flag-error, #parallel .flag-warning')) n.classList.remove('flag-error', 'flag-warning');
+  for (const n of document.querySelectorAll('#parallel .field-flag')) n.remove();
+  if (!store.analysis) return;
+  for (const e of store.analysis.modelHits || []) {
+    const input = document.querySelector(`#parallel [data-key="par/${e.field}"]`);
+    if (!input) continue;
+    const field = input.closest('.field') || input.parentNode;
+    field.classList.add(`flag-${e.severity}`);
+    field.append(el('p', { class: `flag ${e.severity} field-flag` },
+      el('span', { class: 'sev', text: e.severity === 'error' ? '⚠' : '!' }), ` ${e.d.message}`));
+  }
+}
+
 function renderMapNow() {
-  const plan = result && result.valid && result.layers && sameLayers() ? result.layers : null;
+  const r = store.result;
+  const plan = r && r.valid && r.layers && sameLayers() ? r.layers : null;
   renderMap($('map-wrap'), {
-    cfg: state.cfg, layout, plan: planFresh ? plan : null, analysis,
-    onDetail: (l) => { detailLayer = l; renderDetailNow(true); },
+    cfg: store.cfg, layout: store.layout, plan: store.planFresh ? plan : null, analysis: store.analysis,
+    onDetail: (l) => { store.detailLayer = l; renderDetailNow(true); },
   });
 }
 
-// The expansion shown must be of the current text; a control that moved
-// since shows the requested view until the next answer.
-let planFresh = false;
 function sameLayers() {
-  return layout && result.layers.length === layout.layer_types.length;
+  return store.layout && store.result.layers.length === store.layout.layer_types.length;
 }
 
 function renderDetailNow(focus) {
-  const plan = result && result.valid && planFresh ? result.layers : null;
-  const head = layout ? renderDetail($('layer-detail'), detailLayer, layout, plan) : null;
+  const r = store.result;
+  const plan = r && r.valid && store.planFresh ? r.layers : null;
+  const head = store.layout ? renderDetail($('layer-detail'), store.detailLayer, store.layout, plan) : null;
   if (focus && head) head.focus();
+}
+
+function diagItem(sev, d, gotoAction) {
+  const fromModel = d.file === 'model';
+  return el('li', { class: `diag ${sev}`, dataset: { code: d.code } },
+    el('span', { class: 'sev', text: sev === 'error' ? '⚠ error' : '! warning' }),
+    el('code', { class: 'code', text: d.code }), ' ',
+    el('span', { class: 'msg', text: d.message }), ' ',
+    gotoAction || (fromModel ? el('span', { class: 'where', text: `(model${d.line ? ` line ${d.line}` : ''})` })
+      : d.line ? el('button', {
+        type: 'button', class: 'link', text: where(d), 'aria-label': `Show ${where(d)} in the YAML`,
+        on: { click: () => gotoLine(d.line, d.column) },
+      }) : null),
+    d.hint ? el('span', { class: 'hint', text: ` — ${d.hint}` }) : null);
 }
 
 function renderDiags() {
   const box = clear($('diags'));
   const modelBox = clear($('model-diags'));
-  if (problem) {
-    box.append(el('p', { class: 'flag error', role: 'alert' }, el('span', { class: 'sev', text: '⚠ request refused' }), ` ${problem}`));
+  const r = store.result;
+  if (store.problem) {
+    box.append(el('p', { class: 'flag error', role: 'alert' }, el('span', { class: 'sev', text: '⚠ request refused' }), ` ${store.problem}`));
   }
-  if (!result) return;
-  const all = [...(result.errors || []).map((d) => ['error', d]), ...(result.warnings || []).map((d) => ['warning', d])];
-  const nErr = (result.errors || []).length;
-  const nWarn = (result.warnings || []).length;
-  box.append(el('p', { class: `diag-summary ${nErr ? 'error' : 'ok'}`, id: 'diag-summary' },
-    nErr ? `⚠ ${nErr} error${nErr === 1 ? '' : 's'}` : '✓ valid', nWarn ? ` · ${nWarn} warning${nWarn === 1 ? '' : 's'}` : ''));
+  if (!r) return;
+  const oom = r.valid ? outOfMemory(store.estimate) : [];
+  const nErr = (r.errors || []).length;
+  const nWarn = (r.warnings || []).length;
+  const status = nErr ? `⚠ ${nErr} error${nErr === 1 ? '' : 's'}`
+    : oom.length ? `⚠ valid, but out of memory on ${oom.length === 1 ? `stage ${oom[0].stage}` : `${oom.length} stages`}` : '✓ valid';
+  box.append(el('p', { class: `diag-summary ${nErr || oom.length ? 'error' : 'ok'}`, id: 'diag-summary' },
+    status, nWarn ? ` · ${nWarn} warning${nWarn === 1 ? '' : 's'}` : ''));
   const ul = el('ul', { class: 'diag-list' });
-  for (const [sev, d] of all) {
-    const fromModel = d.file === 'model';
-    const li = el('li', { class: `diag ${sev}`, dataset: { code: d.code } },
-      el('span', { class: 'sev', text: sev === 'error' ? '⚠ error' : '! warning' }),
-      el('code', { class: 'code', text: d.code }), ' ',
-      el('span', { class: 'msg', text: d.message }), ' ',
-      fromModel ? el('span', { class: 'where', text: `(model${d.line ? ` line ${d.line}` : ''})` })
-        : d.line ? el('button', {
-          type: 'button', class: 'link', text: where(d), 'aria-label': `Show ${where(d)} in the YAML`,
-          on: { click: () => gotoLine(d.line, d.column) },
-        }) : null,
-      d.hint ? el('span', { class: 'hint', text: ` — ${d.hint}` }) : null);
+  const modelList = el('ul', { class: 'diag-list', 'aria-label': 'Findings about the model' });
+  for (const s of oom) {
+    ul.append(diagItem('error', {
+      code: 'out-of-memory',
+      message: `stage ${s.stage} (layers ${s.layers}) peaks at ${gib(s.peak)} at "${s.event}", over the device's ${gib(s.capacity)} by ${gib(s.peak - s.capacity)}`,
+      hint: 'recompute or swap more layers, or use Fit to budget',
+    }, el('button', {
+      type: 'button', class: 'link', text: 'Show the memory', on: { click: () => $('peak-figure')?.focus() },
+    })));
+  }
+  for (const [sev, d] of [...(r.errors || []).map((d) => ['error', d]), ...(r.warnings || []).map((d) => ['warning', d])]) {
+    const li = diagItem(sev, d);
     ul.append(li);
-    if (fromModel) modelBox.append(li.cloneNode(true));
+    if (d.file === 'model') modelList.append(li.cloneNode(true));
   }
   box.append(ul);
+  if (modelList.children.length) modelBox.append(modelList);
 }
 
 function renderYamlErrors() {
   const box = clear($('yaml-errors'));
   const ta = $('yaml-text');
-  const list = result ? [...(result.errors || []), ...(result.warnings || [])].filter((d) => d.file !== 'model' && d.line) : [];
-  const errs = result ? (result.errors || []).filter((d) => d.file !== 'model') : [];
+  const r = store.result;
+  const list = r ? [...(r.errors || []), ...(r.warnings || [])].filter((d) => d.file !== 'model' && d.line) : [];
+  const errs = r ? (r.errors || []).filter((d) => d.file !== 'model') : [];
   ta.setAttribute('aria-invalid', errs.length ? 'true' : 'false');
   for (const d of list) {
-    const sev = (result.errors || []).includes(d) ? 'error' : 'warning';
+    const sev = (r.errors || []).includes(d) ? 'error' : 'warning';
     box.append(el('button', {
       type: 'button', class: `yerr ${sev}`, on: { click: () => gotoLine(d.line, d.column) },
     }, el('span', { class: 'sev', text: sev === 'error' ? '⚠' : '!' }), ` line ${d.line}:${d.column} `, el('code', { text: d.code }), ` ${d.message}`));
   }
+  renderGutter();
 }
 
+// Line numbers beside the YAML text, with the lines that have findings marked.
+function renderGutter() {
+  const g = $('yaml-gutter');
+  const n = store.yaml.split('\n').length;
+  const r = store.result;
+  const marks = new Map();
+  for (const [sev, arr] of [['warning', r ? r.warnings || [] : []], ['error', r ? r.errors || [] : []]]) {
+    for (const d of arr) if (d.file !== 'model' && d.line) marks.set(d.line, sev);
+  }
+  const sig = `${n}|${[...marks].join(',')}`;
+  if (g.dataset.sig !== sig) {
+    g.dataset.sig = sig;
+    clear(g);
+    for (let i = 1; i <= n; i += 1) {
+      const sev = marks.get(i);
+      g.append(el('div', { class: sev ? `gl ${sev}` : 'gl', text: `${sev ? (sev === 'error' ? '⚠' : '!') : ''}${i}` }));
+    }
+  }
+  g.scrollTop = $('yaml-text').scrollTop;
+}
+
+function gib(bytes) {
+  return `${(bytes / 2 ** 30).toFixed(2)} GiB`;
+}
+
+let exportConfirm = false; // the user asked to download a config that runs out of memory
 function renderExport() {
   const btn = $('export');
   const reason = $('export-reason');
-  const errs = result ? result.errors || [] : [];
+  const r = store.result;
+  const errs = r ? r.errors || [] : [];
   let why = '';
-  if (problem) why = `Export is blocked: the server refused the request (${problem}).`;
-  else if (!result) why = 'Export is blocked until the config has been checked.';
+  if (store.problem) why = `Export is blocked: the server refused the request (${store.problem}).`;
+  else if (!r) why = 'Export is blocked until the config has been checked.';
   else if (errs.length) {
     const d = errs[0];
     why = `Export is blocked by ${errs.length} error${errs.length === 1 ? '' : 's'}: ${d.message}${d.line && d.file !== 'model' ? ` (${where(d)})` : d.file === 'model' ? ' (model)' : ''}.`;
   }
   btn.disabled = !!why;
-  reason.textContent = why || `Ready: the config is valid${result.warnings && result.warnings.length ? ` (${result.warnings.length} warning${result.warnings.length === 1 ? '' : 's'})` : ''}.${state.training ? ` Exports ${state.training.name} with the three sections replaced.` : ''}`;
-  reason.className = `export-reason${why ? ' blocked' : ''}`;
+  const oom = !why ? outOfMemory(store.estimate) : [];
+  const tail = store.training ? ` Exports ${store.training.name} with these sections in place of its own (comments kept).` : '';
+  if (why) reason.textContent = why;
+  else if (oom.length) {
+    reason.textContent = `Valid, but it runs out of memory: stage ${oom[0].stage} needs ${gib(oom[0].peak)} of ${gib(oom[0].capacity)}. Download asks you to confirm.${tail}`;
+  } else {
+    reason.textContent = `Ready: the config is valid and fits${r.warnings && r.warnings.length ? ` (${r.warnings.length} warning${r.warnings.length === 1 ? '' : 's'})` : ''}.${tail}`;
+  }
+  reason.className = `export-reason${why || oom.length ? ' blocked' : ''}`;
+  if (!oom.length || why) hideConfirm();
+}
+
+function hideConfirm() {
+  exportConfirm = false;
+  $('export-confirm').hidden = true;
 }
 
 function renderResults() {
-  planFresh = !!(result && result.valid);
+  store.planFresh = !!(store.result && store.result.valid);
   renderDiags();
   renderYamlErrors();
-  paintPreviews($('plan'), layout, analysis);
-  paintFlags($('plan'), analysis);
+  paintPreviews($('plan'), store.layout, store.analysis);
+  paintFlags($('plan'), store.analysis);
+  paintModelFlags();
   renderMapNow();
-  if (detailLayer !== null) renderDetailNow(false);
-  renderMemory($('memory'), estimate, state.model.obj);
+  if (store.detailLayer !== null) renderDetailNow(false);
+  renderMemoryNow();
   renderExport();
-  $('model-summary').textContent = layout ? modelSummary(state.model.obj, layout) : '';
+  renderFitNow();
+  renderDiffNow();
+  $('model-summary').textContent = store.layout ? modelSummary(store.model.obj, store.layout) : '';
+}
+
+function renderMemoryNow() {
+  renderMemory($('memory'), {
+    estimate: store.estimate, lastGood: store.lastGoodEstimate, model: store.model.obj, ui: store.ui,
+    valid: !!(store.result && store.result.valid),
+    focusDevices: () => document.querySelector('[data-key="par/world_size"]')?.focus(),
+    uiChanged: () => { renderMemoryNow(); saveShare(); },
+  });
 }
 
 function renderModelLabel() {
-  $('model-label').textContent = `Model: ${state.model.label}${state.training ? ` (training YAML ${state.training.name})` : ''}`;
-  const sel = $('preset');
-  sel.value = state.model.preset || '';
-  $('yaml-note').textContent = state.training
-    ? `The recompute, recompute_comm and swap sections of ${state.training.name}; the export is that file with them replaced.`
+  $('model-label').textContent = `Model: ${store.model.label}${store.training ? ` (training YAML ${store.training.name})` : ''}`;
+  $('preset').value = store.model.preset || '';
+  $('yaml-note').textContent = store.training
+    ? `The recompute, recompute_comm and swap sections of ${store.training.name}; the export is that file with them in place of its own.`
     : 'The three sections; edit here or with the controls.';
+}
+
+function renderNotice() {
+  const box = clear($('notice'));
+  box.hidden = !store.notice;
+  if (!store.notice) return;
+  box.append(el('p', { class: `flag ${store.notice.kind}` }, el('span', { class: 'sev', text: '⚠ ' }), store.notice.text, ' ',
+    el('button', { type: 'button', class: 'small', text: 'Dismiss', on: { click: () => { store.notice = null; renderNotice(); } } })));
 }
 
 function gotoLine(line, column = 1) {
@@ -314,52 +442,140 @@ function gotoLine(line, column = 1) {
   ta.scrollTop = Math.max(0, (line - 3) * lh);
 }
 
-// ---- YAML both ways ----------------------------------------------------------------
+// ---- the YAML box: its text is the config; undo is the page's, never the browser's --
+
+function setYamlBox(text) {
+  const ta = $('yaml-text');
+  if (ta.value !== text) ta.value = text;
+  renderGutter();
+}
+
+// Typing is one history step per burst; a paste, a cut, a drop or a
+// replacement is a step of its own.
+function burstEnds(e) {
+  return !['insertText', 'insertLineBreak', 'deleteContentBackward', 'deleteContentForward'].includes(e.inputType)
+    || (e.data && e.data.length > 1);
+}
+
+function onYamlBeforeInput(e) {
+  if (e.inputType === 'historyUndo' || e.inputType === 'historyRedo') return;
+  if (burstEnds(e) && recordTimer) recordNow('typing in the YAML');
+}
 
 let yamlTimer = null;
-function onYamlInput() {
-  state.yaml = $('yaml-text').value;
-  planFresh = false;
+function onYamlInput(e) {
+  store.yaml = $('yaml-text').value;
+  store.planFresh = false;
   hooks.busy = true;
+  if (burstEnds(e)) recordNow(e.inputType === 'insertFromPaste' || (e.data && e.data.length > 1) ? 'paste into the YAML' : 'edit of the YAML');
+  else recordSoon('typing in the YAML');
+  renderGutter();
   clearTimeout(yamlTimer);
   yamlTimer = setTimeout(() => { yamlTimer = null; applyYamlText(); }, 300);
 }
 
+// Reads the controls' form of the text from the server's parse.
+function adoptSections(lay) {
+  store.textIsYaml = !!lay.data.sections;
+  if (!lay.data.sections) return false;
+  const { cfg, problems } = fromSections(lay.data.sections);
+  store.cfg = cfg;
+  store.cfgProblems = problems;
+  store.cfgSynced = JSON.stringify(cfg);
+  return true;
+}
+
 // Parses the text through the API; when it is YAML, the controls follow it.
 async function applyYamlText() {
-  const text = state.yaml;
+  const text = store.yaml;
   const lay = await api.layout(req());
-  if (text !== state.yaml) return;
+  if (text !== store.yaml) return;
   if (lay.ok) {
-    layout = mergeLayout(lay.data);
-    layoutKey = '';
-    if (lay.data.sections) {
-      const { cfg, problems } = fromSections(lay.data.sections);
-      state.cfg = cfg;
-      state.cfgProblems = problems;
-      layoutKey = patternKey();
+    store.layout = mergeLayout(lay.data);
+    store.layoutKey = '';
+    if (adoptSections(lay)) {
+      store.layoutKey = patternKey();
       renderControls();
     }
   }
   await refresh();
 }
 
-// ---- fit to budget: the planner's cheapest config that fits ------------------------
-
-function gib(bytes) {
-  return `${(bytes / 2 ** 30).toFixed(2)} GiB`;
+// Ctrl+Z / Ctrl+Shift+Z / Ctrl+Y and the browser's own undo (context menu,
+// beforeinput historyUndo) all go to the page's history: the browser's
+// undo stack of a text field knows nothing of the controls' rewrites.
+function wireUndo() {
+  document.addEventListener('keydown', (e) => {
+    if (!(e.ctrlKey || e.metaKey) || e.altKey) return;
+    const k = e.key.toLowerCase();
+    if (k === 'z' && !e.shiftKey) { e.preventDefault(); doUndo(); } else if ((k === 'z' && e.shiftKey) || k === 'y') { e.preventDefault(); doRedo(); }
+  }, true);
+  document.addEventListener('beforeinput', (e) => {
+    if (e.inputType === 'historyUndo') { e.preventDefault(); doUndo(); } else if (e.inputType === 'historyRedo') { e.preventDefault(); doRedo(); }
+  }, true);
+  $('undo').addEventListener('click', doUndo);
+  $('redo').addEventListener('click', doRedo);
+  onHistory(renderHistory);
 }
 
-// Asks POST /plan for the least-overhead config that fits the device (the
-// current config's settings are kept), then loads it like an edited YAML.
-async function fitToBudget() {
-  const status = $('fit-status');
-  const button = $('fit');
-  button.disabled = true;
-  status.textContent = 'Planning…';
+function renderHistory() {
+  const h = historyState();
+  $('undo').disabled = !h.canUndo;
+  $('redo').disabled = !h.canRedo;
+  $('undo').title = h.canUndo ? `Undo ${h.undoLabel} (Ctrl+Z)` : 'Nothing to undo';
+  $('redo').title = h.canRedo ? `Redo ${h.redoLabel} (Ctrl+Shift+Z)` : 'Nothing to redo';
+}
+
+let applying = Promise.resolve();
+function doUndo() {
+  flushRecord();
+  const label = undo();
+  if (label) applying = applying.then(() => applyHistory(`Undid ${label}`));
+  return applying;
+}
+function doRedo() {
+  flushRecord();
+  const label = redo();
+  if (label) applying = applying.then(() => applyHistory(`Redid ${label}`));
+  return applying;
+}
+
+// The store holds a state from the history: show it.
+async function applyHistory(message) {
   hooks.busy = true;
-  const r = await api.plan(req());
-  button.disabled = false;
+  clearTimeout(yamlTimer);
+  setYamlBox(store.yaml);
+  renderModelLabel();
+  renderParallelNow(); // its inputs hold the model object, which the history replaced
+  announce(message);
+  flash($('history-status'), message);
+  await applyYamlText();
+}
+
+// ---- fit to budget: the planner the user steers ------------------------------------
+
+function renderFitNow() {
+  renderFit($('fit-panel'), {
+    state: store,
+    run: fitToBudget,
+    accept: acceptProposal,
+    discard: () => { store.fit.proposal = null; renderFitNow(); renderDiffNow(); announce('Proposal discarded'); },
+  });
+}
+
+async function fitToBudget() {
+  const f = store.fit;
+  const status = $('fit-status');
+  hooks.busy = true;
+  f.proposal = null;
+  status.textContent = 'Planning…';
+  const request = planRequest(store);
+  if (request.error) {
+    status.textContent = request.error;
+    hooks.busy = false;
+    return;
+  }
+  const r = await api.plan(request.body);
   if (!r.ok) {
     status.textContent = `The planner refused: ${problemText(r)}`;
     hooks.busy = false;
@@ -367,25 +583,59 @@ async function fitToBudget() {
   }
   const d = r.data;
   if (!d.valid) {
-    status.textContent = 'Fix the errors first: the planner starts from a valid config.';
+    const n = (d.errors || []).length;
+    status.textContent = `Your plan has ${n} error${n === 1 ? '' : 's'}: fix ${n === 1 ? 'it' : 'them'} or choose "Start fresh".`;
     hooks.busy = false;
     return;
   }
-  const staged = d.staged && d.staged.overhead_percent != null
-    ? `; the seed's staged escalation costs ${d.staged.overhead_percent.toFixed(1)} %`
-    : '; the staged escalation never fits';
-  if (d.fits) {
-    status.textContent = `Fits: peak ${gib(d.estimate.peak_bytes)} of ${gib(d.budget_bytes)}, ` +
-      `step time +${d.overhead_percent.toFixed(1)} %${staged}.`;
-  } else {
-    status.textContent = `No plan fits ${gib(d.budget_bytes)}: the smallest peak any plan reaches ` +
-      `is ${gib(d.estimate.peak_bytes)} (that plan is loaded).`;
-  }
+  const lay = await api.layout({ config: d.config, model: store.model.obj });
+  const proposed = lay.ok && lay.data.sections ? fromSections(lay.data.sections).cfg : null;
+  f.proposal = {
+    config: d.config, cfg: proposed, fits: d.fits, budget: d.budget_bytes, peak: d.estimate.peak_bytes,
+    overhead: d.overhead_percent, start: request.start, allow: request.allow,
+    current: currentFigures(),
+  };
+  status.textContent = describeProposal(store.cfg, f.proposal);
   announce(status.textContent);
-  state.yaml = d.config;
-  $('yaml-text').value = state.yaml;
-  planFresh = false;
+  store.ui.diffBase = 'proposal';
+  renderFitNow();
+  renderDiffNow();
+  hooks.busy = false;
+}
+
+function currentFigures() {
+  const e = store.estimate;
+  if (!e || !e.ok || !e.data || !e.data.stages) return null;
+  return { peak: e.data.peak_bytes, overhead: e.data.overhead_percent ?? 0, capacity: e.data.capacity_bytes };
+}
+
+async function acceptProposal() {
+  const p = store.fit.proposal;
+  if (!p) return;
+  flushRecord();
+  store.yaml = p.config;
+  store.fit.proposal = null;
+  setYamlBox(store.yaml);
+  recordNow('Fit to budget');
+  $('fit-status').textContent = `Loaded the planner's proposal (Undo brings your plan back).`;
+  announce($('fit-status').textContent);
+  renderFitNow();
   await applyYamlText();
+}
+
+// ---- the diff view --------------------------------------------------------------------
+
+function renderDiffNow() {
+  renderDiff($('diff'), {
+    current: store.yaml,
+    bases: {
+      upload: store.baselines.upload,
+      export: store.baselines.export,
+      proposal: store.fit.proposal ? store.fit.proposal.config : null,
+    },
+    base: store.ui.diffBase,
+    pick: (b) => { store.ui.diffBase = b; renderDiffNow(); },
+  });
 }
 
 // ---- model: presets and uploads ----------------------------------------------------------
@@ -396,10 +646,13 @@ async function loadPreset(name) {
     uploadStatus('error', `Preset ${name}: ${problemText(r)}`);
     return;
   }
-  state.model = { label: name, preset: name, obj: r.data };
-  state.training = null;
+  flushRecord();
+  store.model = { label: name, preset: name, obj: r.data };
+  store.training = null;
+  store.fit.proposal = null;
   renderModelLabel();
   renderParallelNow();
+  recordNow(`model ${name}`);
   await refresh({ layout: true });
   renderControls();
   announce(`Model ${name} loaded`);
@@ -432,101 +685,123 @@ async function upload(file) {
   }
   uploadStatus('info', `Reading ${file.name}…`);
   const text = await file.text();
-  const json = /\.json$/i.test(file.name) || /^\s*[{[]/.test(text);
+  if (!(await adoptUpload(file.name, text))) return;
+  flushRecord();
+  store.fit.proposal = null;
+  setYamlBox(store.yaml);
+  renderModelLabel();
+  renderParallelNow();
+  recordNow(`upload of ${file.name}`);
+  await applyYamlText();
+  announce(`${file.name} loaded`);
+}
+
+// Reads an uploaded file into the store; false (and says why) when it is not usable.
+async function adoptUpload(name, text) {
+  const json = /\.json$/i.test(name) || /^\s*[{[]/.test(text);
   if (json) {
     const r = await api.importJson(text);
     if (!r.ok) {
       const p = r.problem || {};
-      uploadStatus('error', `${file.name} is not a model: ${p.detail || p.title}`, p.line ? [{ line: p.line, column: p.column, message: p.detail || p.title, code: 'json' }] : [], text);
-      return;
+      uploadStatus('error', `${name} is not a model: ${p.detail || p.title}`, p.line ? [{ line: p.line, column: p.column, message: p.detail || p.title, code: 'json' }] : [], text);
+      return false;
     }
     if (r.data.errors && r.data.errors.length) {
-      uploadStatus('error', `${file.name} has errors:`, r.data.errors, text);
-      return;
+      uploadStatus('error', `${name} has errors:`, r.data.errors, text);
+      return false;
     }
-    state.model = { label: file.name, preset: null, obj: r.data.model };
-    state.training = null;
-    uploadStatus('ok', `Loaded the model from ${file.name}.`, [], text);
-  } else {
-    const lay = await api.layout({ config: text, model: state.model.obj });
-    const syntax = lay.ok ? (lay.data.errors || []).filter((d) => d.code === 'yaml-syntax') : [];
-    if (!lay.ok || syntax.length) {
-      uploadStatus('error', `${file.name} is not YAML:`, syntax.length ? syntax : [{ message: problemText(lay) }], text);
-      return;
-    }
-    const imp = await api.importYaml(text);
-    const noModel = imp.status === 422 && imp.problem && /no-model/.test(imp.problem.type || '');
-    if (imp.ok) {
-      if (imp.data.errors && imp.data.errors.length) {
-        uploadStatus('error', `${file.name} has errors in its model:`, imp.data.errors, text);
-        return;
-      }
-      state.model = { label: file.name, preset: null, obj: imp.data.model };
-      const keys = [...topKeys(text)];
-      const isTraining = keys.some((k) => !['model', 'training', 'parallel', 'device'].includes(k));
-      state.training = isTraining ? { name: file.name, text, lines: lay.data.section_lines || {} } : null;
-      if (isTraining) {
-        const { cfg, problems } = fromSections(lay.data.sections || {});
-        state.cfg = cfg;
-        state.cfgProblems = problems;
-        state.yaml = emitYaml(cfg).text;
-        $('yaml-text').value = state.yaml;
-      }
-      uploadStatus('ok', isTraining ? `Loaded ${file.name}: its model and its three sections; the export keeps every other key.` : `Loaded the model from ${file.name}.`, [], text);
-    } else if (noModel) {
-      const { cfg, problems } = fromSections(lay.data.sections || {});
-      state.cfg = cfg;
-      state.cfgProblems = problems;
-      state.yaml = text;
-      $('yaml-text').value = text;
-      uploadStatus('ok', `${file.name} has no model: loaded its sections into the YAML panel.`, [], text);
-    } else {
-      uploadStatus('error', `${file.name}: ${problemText(imp)}`);
-      return;
-    }
+    store.model = { label: name, preset: null, obj: r.data.model };
+    store.training = null;
+    uploadStatus('ok', `Loaded the model from ${name}.`, [], text);
+    return true;
   }
-  renderModelLabel();
-  renderParallelNow();
-  await refresh({ layout: true });
-  renderControls();
-  announce(`${file.name} loaded`);
+  const lay = await api.layout({ config: text, model: store.model.obj });
+  const syntax = lay.ok ? (lay.data.errors || []).filter((d) => d.code === 'yaml-syntax') : [];
+  if (!lay.ok || syntax.length) {
+    uploadStatus('error', `${name} is not YAML:`, syntax.length ? syntax : [{ message: problemText(lay) }], text);
+    return false;
+  }
+  const imp = await api.importYaml(text);
+  const noModel = imp.status === 422 && imp.problem && /no-model/.test(imp.problem.type || '');
+  if (imp.ok) {
+    if (imp.data.errors && imp.data.errors.length) {
+      uploadStatus('error', `${name} has errors in its model:`, imp.data.errors, text);
+      return false;
+    }
+    store.model = { label: name, preset: null, obj: imp.data.model };
+    const isTraining = [...topKeys(text)].some((k) => !['model', 'training', 'parallel', 'device'].includes(k));
+    store.training = isTraining ? { name, text, lines: lay.data.section_lines || {} } : null;
+    if (isTraining) {
+      // the sections as the file writes them, comments included
+      store.yaml = sectionsOf(text, lay.data.section_lines) || DEFAULT_YAML;
+      store.baselines.upload = store.yaml;
+    }
+    uploadStatus('ok', isTraining ? `Loaded ${name}: its model and its three sections; the export keeps every other line.` : `Loaded the model from ${name}.`, [], text);
+    return true;
+  }
+  if (noModel) {
+    store.yaml = text;
+    store.baselines.upload = text;
+    uploadStatus('ok', `${name} has no model: loaded its sections into the YAML panel.`, [], text);
+    return true;
+  }
+  uploadStatus('error', `${name}: ${problemText(imp)}`);
+  return false;
 }
 
 // ---- export, copy, share --------------------------------------------------------------
 
+function flash(node, text) {
+  node.textContent = text;
+  clearTimeout(node.flashTimer);
+  node.flashTimer = setTimeout(() => { node.textContent = ''; }, 8000);
+}
+
+// The text downloaded: the YAML panel, or the training YAML with the
+// panel's sections in place of its own. The server checks that very text
+// (POST /export); it is saved as written, so comments stay.
+function exportText() {
+  return store.training ? spliceTraining(store.training.text, store.training.lines, store.yaml) : store.yaml;
+}
+
 async function doExport() {
-  const config = state.training ? spliceTraining(state.training.text, state.training.lines, state.yaml) : state.yaml;
-  const r = await api.exportConfig({ config, model: state.model.obj });
-  if (!r.ok || !r.data.valid || typeof r.data.yaml !== 'string') {
-    $('export-reason').textContent = `Export failed: ${r.ok ? (r.data.errors[0] || {}).message : problemText(r)}`;
+  const status = $('export-status');
+  if (outOfMemory(store.estimate).length && !exportConfirm) {
+    $('export-confirm').hidden = false;
+    $('export-anyway').focus();
     return;
   }
-  const blob = new Blob([r.data.yaml], { type: 'application/yaml' });
-  const a = el('a', { href: URL.createObjectURL(blob), download: state.training ? state.training.name : 'memopt.yaml' });
+  hideConfirm();
+  const config = exportText();
+  const r = await api.exportConfig({ config, model: store.model.obj });
+  if (!r.ok || !r.data.valid || typeof r.data.yaml !== 'string') {
+    flash(status, `Export failed: ${r.ok ? (r.data.errors[0] || {}).message : problemText(r)}`);
+    return;
+  }
+  const name = store.training ? store.training.name : 'memopt.yaml';
+  const blob = new Blob([config.endsWith('\n') ? config : `${config}\n`], { type: 'application/yaml' });
+  const a = el('a', { href: URL.createObjectURL(blob), download: name });
   document.body.append(a);
   a.click();
   a.remove();
   setTimeout(() => URL.revokeObjectURL(a.href), 10000);
-  announce('memopt.yaml downloaded');
-}
-
-async function copyText(text, what) {
-  try {
-    await navigator.clipboard.writeText(text);
-    announce(`${what} copied to the clipboard`);
-    return true;
-  } catch {
-    announce(`Could not copy the ${what}: select it and copy it by hand`);
-    return false;
-  }
+  store.baselines.export = store.yaml;
+  renderDiffNow();
+  flash(status, `✓ Downloaded ${name} (checked by the server: valid).`);
+  announce(`${name} downloaded`);
 }
 
 function shareObject() {
-  return { v: 1, model: state.model, training: state.training, yaml: state.yaml, ui: { ...uiState(), detail: detailLayer } };
+  return {
+    v: 1, model: store.model, training: store.training, yaml: store.yaml,
+    ui: { tab: store.ui.tab, stage: store.ui.stage, detail: store.detailLayer },
+  };
 }
 
 let shareTimer = null;
+let keepHash = false; // a broken link stays in the address bar until the user edits
 function saveShare() {
+  if (keepHash) return;
   clearTimeout(shareTimer);
   shareTimer = setTimeout(async () => {
     const hash = await encodeShare(shareObject());
@@ -534,20 +809,33 @@ function saveShare() {
   }, 150);
 }
 
+// true: restored; false: no share link; 'broken': a link that cannot be read.
 async function restore(hash) {
+  if (!hash || hash === '#') return false;
   let s;
   try {
     s = await decodeShare(hash);
   } catch {
     s = null;
   }
-  if (!s || s.v !== 1 || !s.model || !s.model.obj) return false;
-  state.model = s.model;
-  state.training = s.training || null;
-  state.yaml = typeof s.yaml === 'string' ? s.yaml : DEFAULT_YAML;
-  setUiState(s.ui || {});
-  detailLayer = s.ui && Number.isInteger(s.ui.detail) ? s.ui.detail : null;
+  if (!s || s.v !== 1 || !s.model || !s.model.obj) return 'broken';
+  store.model = s.model;
+  store.training = s.training || null;
+  store.yaml = typeof s.yaml === 'string' ? s.yaml : DEFAULT_YAML;
+  store.ui.tab = (s.ui && s.ui.tab) || 'stages';
+  store.ui.stage = (s.ui && s.ui.stage) || 0;
+  store.detailLayer = s.ui && Number.isInteger(s.ui.detail) ? s.ui.detail : null;
   return true;
+}
+
+function brokenLink() {
+  store.notice = {
+    kind: 'error',
+    text: 'The share link in the address bar could not be read (it is cut or damaged): the default model is shown instead. The link stays in the address bar until you change something.',
+  };
+  keepHash = true;
+  onHistory(() => { if (historyState().depth > 0) keepHash = false; });
+  renderNotice();
 }
 
 // ---- tooltips: the formula of a figure on hover and focus -----------------------------------
@@ -596,39 +884,43 @@ function wire() {
     drop.classList.remove('over');
     upload(e.dataTransfer.files[0]);
   });
-  $('yaml-text').addEventListener('input', onYamlInput);
+  const ta = $('yaml-text');
+  ta.addEventListener('beforeinput', onYamlBeforeInput);
+  ta.addEventListener('input', onYamlInput);
+  ta.addEventListener('scroll', () => { $('yaml-gutter').scrollTop = ta.scrollTop; });
   $('export').addEventListener('click', doExport);
-  $('copy').addEventListener('click', () => copyText(state.yaml, 'YAML'));
-  $('fit').addEventListener('click', fitToBudget);
+  $('export-anyway').addEventListener('click', () => { exportConfirm = true; doExport(); });
+  $('export-cancel').addEventListener('click', () => { hideConfirm(); $('export').focus(); });
+  $('copy').addEventListener('click', () => copyText(exportText(), 'YAML', $('copy-status')));
   $('share').addEventListener('click', async () => {
+    keepHash = false;
     history.replaceState(null, '', await encodeShare(shareObject()));
-    await copyText(location.href, 'share link');
+    await copyText(location.href, 'share link', $('share-status'));
   });
-  document.addEventListener('memopt:ui', saveShare);
-  window.addEventListener('hashchange', async () => {
-    if (await restore(location.hash)) await start(false);
-  });
+  wireUndo();
   wireTips();
   renderLegend($('map-legend'));
+  window.addEventListener('hashchange', async () => {
+    if (keepHash) return;
+    const ok = await restore(location.hash);
+    if (ok === true) await start(false);
+  });
 }
 
 async function start(first) {
   hooks.ready = false;
   renderModelLabel();
-  $('yaml-text').value = state.yaml;
+  setYamlBox(store.yaml);
   renderParallelNow();
   // the controls follow the text (the same path as editing the YAML)
   const lay = await api.layout(req());
   if (lay.ok) {
-    layout = lay.data;
-    if (lay.data.sections) {
-      const { cfg, problems } = fromSections(lay.data.sections);
-      state.cfg = cfg;
-      state.cfgProblems = problems;
-    }
-    layoutKey = patternKey();
+    store.layout = lay.data;
+    adoptSections(lay);
+    store.layoutKey = patternKey();
   }
   renderControls();
+  resetHistory();
   await refresh();
   hooks.ready = true;
   if (first) document.documentElement.classList.add('ready');
@@ -640,9 +932,11 @@ async function main() {
   const sel = $('preset');
   sel.append(el('option', { value: '', text: '(uploaded model)' }));
   for (const p of (pr.ok ? pr.data.presets : [])) sel.append(el('option', { value: p.name, text: `${p.name} — ${p.description}` }));
-  if (!(location.hash && await restore(location.hash))) {
+  const restored = await restore(location.hash);
+  if (restored !== true) {
     const r = await api.preset(DEFAULT_PRESET);
-    state.model = { label: DEFAULT_PRESET, preset: DEFAULT_PRESET, obj: r.data };
+    store.model = { label: DEFAULT_PRESET, preset: DEFAULT_PRESET, obj: r.data };
+    if (restored === 'broken') brokenLink();
   }
   await start(true);
 }

@@ -17,9 +17,15 @@ export const BUCKETS = [
 ];
 const LABEL = Object.fromEntries(BUCKETS);
 
-let ui = { tab: 'stages', stage: 0 };
-export function uiState() { return ui; }
-export function setUiState(s) { ui = { tab: s.tab || 'stages', stage: s.stage || 0 }; }
+// The stages over the device's capacity in an estimate answer:
+// [{stage, layers, peak, capacity, event}] (empty without an estimate).
+export function outOfMemory(res) {
+  if (!res || !res.ok || !res.data || !res.data.stages) return [];
+  const est = res.data;
+  return est.stages.filter((s) => s.peak_bytes > est.capacity_bytes).map((s) => ({
+    stage: s.stage, layers: stageLayers(s) || '?', peak: s.peak_bytes, capacity: est.capacity_bytes, event: s.peak_event,
+  }));
+}
 
 function stageBuckets(s) {
   if (s.peak_by_bucket) return s.peak_by_bucket;
@@ -43,7 +49,7 @@ function formula(key, s, est, model) {
   const act1 = stageL.reduce((a, l) => a + (l.activation_bytes || 0), 0);
   switch (key) {
     case 'weights':
-      return `weights = parameters of layers ${layers} (plus embedding/head on the first/last stage) / TP ${p.tensor_parallel ?? 1} / FSDP shard ${p.data_parallel_shard ?? '?'} × bytes of ${t.params_dtype ?? 'params_dtype'} = ${gib(b)}`;
+      return `weights = parameters of layers ${layers} (plus embedding/head on the first/last stage) / TP ${p.tensor_parallel ?? 1} / FSDP shard ${p.data_parallel_shard === -1 ? 'of all data-parallel devices' : p.data_parallel_shard ?? '?'} × bytes of ${t.params_dtype ?? 'params_dtype'} = ${gib(b)}`;
     case 'gradients':
       return `gradients = this device's parameter shard × bytes per gradient = ${gib(b)}`;
     case 'optimizer':
@@ -198,12 +204,13 @@ function patternDefs() {
     HATCH[k] ? svg('path', { d: HATCH[k], class: 'hatch' }) : null));
 }
 
-function timelinePanel(est) {
+function timelinePanel(est, ctx) {
+  const ui = ctx.ui;
   const s = est.stages.find((x) => x.stage === ui.stage) || est.stages[0];
   const box = el('div', { class: 'tl' });
   if (est.stages.length > 1) {
     box.append(tabs(est.stages.map((x) => [x.stage, `Stage ${x.stage}`]), s.stage,
-      (id) => { ui.stage = Number(id); rerender(); }, 'Pipeline stage', 'stage'));
+      (id) => { ui.stage = Number(id); ctx.uiChanged(); }, 'Pipeline stage', 'stage'));
   }
   const panel = el('div', { id: 'stage-panel', role: est.stages.length > 1 ? 'tabpanel' : null, 'aria-labelledby': est.stages.length > 1 ? `stage-${s.stage}` : null });
   if (!s.timeline || !s.timeline.length) {
@@ -253,19 +260,29 @@ function layersPanel(est) {
       el('td', { text: l.swap_bytes ? gib(l.swap_bytes) : '—' })));
   }
   table.append(body);
-  return el('div', { class: 'players-wrap' }, table);
+  return el('div', {
+    class: 'players-wrap', tabindex: 0, role: 'region', 'aria-label': 'Per-layer activations (scrollable)',
+  }, table);
 }
 
-let last = null;
-function rerender() { if (last) renderMemory(last.root, last.res, last.model); }
-
-// res: the api answer of /estimate, or {pending: true}; model: the request's model object.
-export function renderMemory(root, res, model) {
-  last = { root, res, model };
+// ctx: {estimate (the /estimate answer), lastGood (the last answer with
+// stages), model, ui ({tab, stage}, in the store), valid, focusDevices(),
+// uiChanged()}. While the config has errors the last estimate stays,
+// marked as such, so the page does not jump.
+export function renderMemory(root, ctx) {
+  const res = ctx.estimate;
   const focusKey = document.activeElement && root.contains(document.activeElement) ? document.activeElement.dataset.key : null;
   clear(root);
   if (!res || res.pending) {
     root.append(el('p', { class: 'note', text: 'Estimating…' }));
+    return;
+  }
+  if (res.devicesUnknown) {
+    root.append(el('p', { class: 'note unavailable', role: 'note' },
+      el('strong', { text: 'Set the device count. ' }),
+      'This model shards over every device (FSDP shard -1) and does not say how many there are: the estimate needs the ',
+      el('button', { type: 'button', class: 'link', text: 'Devices field', on: { click: ctx.focusDevices } }),
+      ' in Parallelism and batch.'));
     return;
   }
   if (res.status === 501) {
@@ -278,19 +295,28 @@ export function renderMemory(root, res, model) {
     root.append(el('p', { class: 'note', text: `No estimate: ${(res.problem && (res.problem.detail || res.problem.title)) || `HTTP ${res.status}`}` }));
     return;
   }
-  const est = res.data;
+  let est = res.data;
+  let stale = false;
   if (!est || !est.stages || !est.stages.length) {
     const errs = (est && est.errors && est.errors.length) || 0;
-    root.append(el('p', { class: 'note', text: errs ? `No estimate while the config has ${errs} error${errs === 1 ? '' : 's'}.` : 'No estimate.' }));
-    return;
+    if (!ctx.lastGood) {
+      root.append(el('p', { class: 'note', text: errs ? `No estimate while the config has ${errs} error${errs === 1 ? '' : 's'}.` : 'No estimate.' }));
+      return;
+    }
+    est = ctx.lastGood.data;
+    stale = true;
+    root.append(el('p', { class: 'note stale-note', role: 'note', id: 'memory-stale' },
+      `The config has ${errs || 'an'} error${errs === 1 ? '' : 's'}: these figures are of the last valid config.`));
   }
+  const ui = ctx.ui;
+  const model = ctx.model;
   const over = est.peak_bytes > est.capacity_bytes;
   const cost = est.cost || {};
-  const summary = el('div', { class: 'msummary' },
+  const summary = el('div', { class: `msummary${stale ? ' stale' : ''}` },
     el('span', {
       class: `figure big${over ? ' over' : ''}`, tabindex: 0, id: 'peak-figure',
       dataset: { formula: `peak = the highest allocated total over every stage's timeline = ${gib(est.peak_bytes)}; capacity = ${gib(est.capacity_bytes)}; reserved pool at the peak ${gib(est.reserved_peak_bytes)}` },
-    }, `${over ? '⚠ ' : '✓ '}Peak ${gib(est.peak_bytes)} of ${gib(est.capacity_bytes)}`),
+    }, `${over ? '⚠ Out of memory: peak ' : '✓ Peak '}${gib(est.peak_bytes)} of ${gib(est.capacity_bytes)}`),
     el('span', {
       class: 'figure', tabindex: 0, id: 'overhead-figure',
       dataset: { formula: `overhead = (step with plan − step without) / step without = (${(cost.step_seconds ?? 0).toFixed(3)} s − ${(cost.step_seconds_baseline ?? 0).toFixed(3)} s) / ${(cost.step_seconds_baseline ?? 0).toFixed(3)} s; recompute ${(cost.recompute_seconds ?? 0).toFixed(3)} s, comm recompute ${(cost.comm_recompute_seconds ?? 0).toFixed(3)} s, swap ${(cost.swap_seconds ?? 0).toFixed(3)} s of which ${(cost.swap_hidden_seconds ?? 0).toFixed(3)} s hidden by prefetch` },
@@ -298,12 +324,11 @@ export function renderMemory(root, res, model) {
   root.append(summary);
   const names = [['stages', 'Stages'], ['timeline', 'Timeline'], ['layers', 'Per layer']];
   if (!names.some(([id]) => id === ui.tab)) ui.tab = 'stages';
-  root.append(tabs(names, ui.tab, (id) => { ui.tab = id; rerender(); }, 'Memory views', 'mtab'));
-  const panel = el('div', { id: 'mtab-panel', role: 'tabpanel', 'aria-labelledby': `mtab-${ui.tab}` });
+  root.append(tabs(names, ui.tab, (id) => { ui.tab = id; ctx.uiChanged(); }, 'Memory views', 'mtab'));
+  const panel = el('div', { id: 'mtab-panel', role: 'tabpanel', 'aria-labelledby': `mtab-${ui.tab}`, class: stale ? 'stale' : null });
   if (ui.tab === 'stages') panel.append(stagesPanel(est, model));
-  else if (ui.tab === 'timeline') panel.append(timelinePanel(est));
+  else if (ui.tab === 'timeline') panel.append(timelinePanel(est, ctx));
   else panel.append(layersPanel(est));
   root.append(panel);
   if (focusKey) root.querySelector(`[data-key="${CSS.escape(focusKey)}"]`)?.focus();
-  document.dispatchEvent(new CustomEvent('memopt:ui'));
 }

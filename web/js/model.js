@@ -37,6 +37,13 @@ function rederiveDp(obj) {
   if (shardFollows && p.data_parallel_shard !== -1) p.data_parallel_shard = dp;
 }
 
+// The estimate needs the device count: a model that shards over every
+// device (data_parallel_shard -1) without a world size has none.
+export function deviceCountUnknown(obj) {
+  const p = (obj && obj.parallel) || {};
+  return p.data_parallel_shard === -1 && !p.world_size;
+}
+
 export function renderParallel(root, ctx) {
   const obj = ctx.state.model.obj;
   clear(root);
@@ -47,7 +54,8 @@ export function renderParallel(root, ctx) {
     const sec = obj[f.sec] || (obj[f.sec] = {});
     const input = el('input', {
       type: 'number', id, min: f.min, step: 1, class: 'num', value: sec[f.key] ?? '',
-      placeholder: f.key === 'world_size' ? 'as the file says' : '', title: TITLES[f.key],
+      title: TITLES[f.key],
+      'aria-describedby': f.key === 'world_size' ? 'devices-hint' : null,
       dataset: { key: `par/${f.key}` },
       on: {
         change: (e) => {
@@ -60,7 +68,15 @@ export function renderParallel(root, ctx) {
         },
       },
     });
-    grid.append(el('div', { class: 'field' }, el('label', { for: id, text: f.label }), input));
+    const field = el('div', { class: 'field' }, el('label', { for: id, text: f.label }), input);
+    if (f.key === 'world_size') {
+      const unknown = deviceCountUnknown(obj);
+      field.append(el('span', {
+        id: 'devices-hint', class: `field-hint${unknown ? ' needed' : ''}`,
+        text: unknown ? 'needed for the estimate' : sec[f.key] ? '' : 'from the file',
+      }));
+    }
+    grid.append(field);
   }
   const spId = uid('sp');
   grid.append(el('div', { class: 'check' },
@@ -81,7 +97,7 @@ export function renderParallel(root, ctx) {
   grid.append(el('div', { class: 'field' }, el('label', { for: devId, text: 'Device' }), dev));
   const p = obj.parallel || {};
   grid.append(el('p', { class: 'derived' },
-    `DP ${p.data_parallel ?? '—'} · FSDP shard ${p.data_parallel_shard ?? '—'} · VPP ${p.virtual_pipeline ?? 1}`));
+    `DP ${p.data_parallel ?? '—'} · FSDP shard ${p.data_parallel_shard === -1 ? (p.data_parallel ? `${p.data_parallel} (all DP ranks)` : 'all DP ranks (set Devices)') : p.data_parallel_shard ?? '—'} · VPP ${p.virtual_pipeline ?? 1}`));
   root.append(grid);
 }
 

@@ -14,11 +14,11 @@ export function emptyConfig() {
 
 // ---- emitting YAML ----------------------------------------------------------
 
-function quote(s) {
+export function quote(s) {
   return `'${String(s).replace(/'/g, "''")}'`;
 }
 
-function list(ranges) {
+export function list(ranges) {
   return `[${ranges.map(([a, b]) => (a === b ? `${a}` : `${a}-${b}`)).join(', ')}]`;
 }
 

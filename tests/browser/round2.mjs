@@ -1,0 +1,464 @@
+// Browser tests of the web UI's second round (issue 16): one scenario per
+// numbered item of the issue, each from a fresh page, each written so that
+// it fails on the UI before the fix (the item's words say what was wrong).
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+// t: {check, log, idle, axe, shot, setStep, setNumber, cellText, ROOT, OUT, MEMOPT}
+export async function round2(page, base, t) {
+  const items = [
+    ['item 1: undo never corrupts the text', item1Undo],
+    ['item 2: one column on narrow screens', item2Layout],
+    ['item 3: conflicts on the control that causes them', item3Conflicts],
+    ['item 4: out of memory is a finding', item4OutOfMemory],
+    ['item 5: a planner the user steers', item5Fit],
+    ['item 6: edits keep the user\'s text', item6KeepText],
+    ['item 7: new entries do not collide', item7NewEntries],
+    ['item 8: every layer-map column visible', item8MapColumns],
+    ['item 9: no silent failures', item9Feedback],
+    ['item 10: the small items', item10Small],
+  ];
+  for (const [name, fn] of items) {
+    t.setStep(name);
+    try {
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await fn(page, base, t);
+    } catch (err) {
+      t.check(false, `${err.stack || err}`);
+    }
+  }
+}
+
+async function fresh(page, base, t) {
+  await page.goto('about:blank');
+  await page.goto(base);
+  await t.idle(page);
+}
+
+const yamlOf = (page) => page.inputValue('#yaml-text');
+
+// Replaces the YAML text as a paste would (one input event).
+async function paste(page, t, text) {
+  await page.locator('#yaml-text').focus();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.insertText(text);
+  await t.idle(page);
+}
+
+async function undoKey(page, t, redo = false) {
+  await page.keyboard.press(redo ? 'Control+Shift+Z' : 'Control+Z');
+  await t.idle(page);
+}
+
+async function diagSummary(page) {
+  return (await page.textContent('#diag-summary')) || '';
+}
+
+// ---- item 1 ---------------------------------------------------------------------------
+
+async function item1Undo(page, base, t) {
+  const { check } = t;
+  await fresh(page, base, t);
+  const start = await yamlOf(page);
+  const A = 'recompute:\n  mode: full\n  full_recompute_layer: [0-3]\n';
+  const B = 'recompute:\n  mode: full\n  full_recompute_layer: [0-7]\n';
+  await paste(page, t, A);
+  await paste(page, t, B);
+  const hi = page.locator('[data-key="full/0/hi"]');
+  check(await hi.getAttribute('aria-valuenow') === '7', 'the slider follows the pasted text');
+  await hi.focus();
+  await page.keyboard.press('ArrowRight');
+  await t.idle(page);
+  check((await yamlOf(page)).includes('[0-8]'), 'the slider moved the text to [0-8]');
+  // back into the YAML box, then the browser's undo key
+  await page.click('#yaml-text');
+  await undoKey(page, t);
+  check(await yamlOf(page) === B, `Ctrl+Z in the YAML box undoes the slider: ${JSON.stringify(await yamlOf(page))}`);
+  check(await page.locator('[data-key="full/0/hi"]').getAttribute('aria-valuenow') === '7', 'and the slider is back at 7');
+  await undoKey(page, t);
+  check(await yamlOf(page) === A, `a second Ctrl+Z gives the first paste: ${JSON.stringify(await yamlOf(page))}`);
+  await undoKey(page, t);
+  check(await yamlOf(page) === start, `a third gives the start: ${JSON.stringify(await yamlOf(page))}`);
+  check(/valid/.test(await diagSummary(page)) && !/error/.test(await diagSummary(page)), 'every state undone to is a valid config');
+  for (let i = 0; i < 3; i += 1) await undoKey(page, t, true);
+  check((await yamlOf(page)).includes('[0-8]'), `Ctrl+Shift+Z three times redoes up to the slider: ${JSON.stringify(await yamlOf(page))}`);
+  // typing, then undo: the typing goes
+  await page.locator('#yaml-text').focus();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type('# note\n');
+  await page.waitForTimeout(900);
+  await t.idle(page);
+  check((await yamlOf(page)).includes('# note'), 'typed text is in the box');
+  await undoKey(page, t);
+  check(!(await yamlOf(page)).includes('# note') && (await yamlOf(page)).includes('[0-8]'), `Ctrl+Z undoes the typing: ${JSON.stringify(await yamlOf(page))}`);
+  // a control that is not the plan: TP; and the Undo button
+  await t.setNumber(page, 'par/tensor_parallel', 2);
+  await t.idle(page);
+  check(await page.evaluate(() => window.memopt.state.model.obj.parallel.tensor_parallel) === 2, 'TP set to 2');
+  check(!(await page.isDisabled('#undo')), 'the Undo button is enabled');
+  await page.click('#undo');
+  await t.idle(page);
+  check(await page.evaluate(() => window.memopt.state.model.obj.parallel.tensor_parallel) === 1, 'Undo puts TP back to 1');
+  check(await page.inputValue('[data-key="par/tensor_parallel"]') === '1', 'and the TP field shows 1');
+  await page.click('#redo');
+  await t.idle(page);
+  check(await page.inputValue('[data-key="par/tensor_parallel"]') === '2', 'Redo sets TP to 2 again');
+  await t.axe(page, 'undo');
+}
+
+// ---- item 2 ---------------------------------------------------------------------------
+
+async function columnsAt(page, width, t) {
+  await page.setViewportSize({ width, height: 900 });
+  await page.waitForTimeout(150);
+  return page.evaluate(() => {
+    const r = (sel) => document.querySelector(sel).getBoundingClientRect();
+    return {
+      overflow: document.documentElement.scrollWidth - window.innerWidth,
+      controls: r('.controls'), main: r('#results'), yaml: r('.col.yaml'),
+      mapHidden: (() => { const w = document.querySelector('#map-wrap'); return w.scrollWidth - w.clientWidth; })(),
+    };
+  });
+}
+
+async function item2Layout(page, base, t) {
+  const { check } = t;
+  await fresh(page, base, t);
+  for (const width of [360, 390, 768]) {
+    const c = await columnsAt(page, width, t);
+    check(c.overflow <= 0, `${width} px: the page is ${c.overflow} px wider than the window`);
+    check(c.main.top >= c.controls.bottom - 1 && c.yaml.top >= c.main.bottom - 1, `${width} px: the panels stack in one column`);
+    for (const [name, r] of [['controls', c.controls], ['results', c.main], ['YAML', c.yaml]]) {
+      check(r.width >= width - 40, `${width} px: the ${name} panel is ${Math.round(r.width)} px wide`);
+    }
+    check(c.mapHidden <= 1, `${width} px: the layer map hides ${c.mapHidden} px sideways`);
+    await t.axe(page, `${width}px`);
+  }
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.waitForTimeout(100);
+  await t.shot(page, '20-390px');
+  for (const width of [1024, 1280, 1920]) {
+    const c = await columnsAt(page, width, t);
+    check(c.overflow <= 0, `${width} px: the page is ${c.overflow} px wider than the window`);
+    await t.axe(page, `${width}px`);
+    if (width !== 1024) await t.shot(page, `21-${width}px`);
+  }
+  const c = await columnsAt(page, 1280, t);
+  check(c.yaml.left > c.main.right && c.main.left > c.controls.right, '1280 px: three columns side by side');
+}
+
+// ---- item 3 ---------------------------------------------------------------------------
+
+async function item3Conflicts(page, base, t) {
+  const { check } = t;
+  await fresh(page, base, t);
+  // a layer_swap range past the model marks its own range row
+  await paste(page, t, 'swap:\n  enable: True\n  layer_swap:\n    - layers: [2-3]\n    - layers: [30-35]\n');
+  check(await page.locator('.range-row[data-target="layerSwap:1"].flag-error').count() === 1, 'layer_swap[1] [30-35] on 32 layers marks its range row');
+  check(await page.locator('.range-row[data-target="layerSwap:0"].flag-error').count() === 0, 'layer_swap[0] is not marked');
+  // overlapping ranges of one list mark the layers they share
+  await paste(page, t, 'recompute:\n  mode: full\n  full_recompute_layer: [0-10, 5-12]\n');
+  const rows = await page.$$eval('#layer-map tbody tr.row-error, #layer-map tbody tr.row-warning', (trs) => trs.map((tr) => Number(tr.dataset.layer)));
+  check(JSON.stringify(rows) === '[5,6,7,8,9,10]', `overlapping [0-10, 5-12] marks layers 5-10 on the map: ${JSON.stringify(rows)}`);
+  // a bad regex marks its pattern input
+  await paste(page, t, "recompute:\n  mode: select\n  select_module:\n    '.*mlp(': [0-3]\n");
+  check(await page.locator('.entry[data-entry-key="sel/0"].flag-error, .entry[data-entry-key="sel/0"] input.pattern[aria-invalid="true"]').count() >= 1,
+    'a pattern that does not compile marks its entry');
+  check(await page.locator('[data-key="sel/0/pattern"][aria-invalid="true"]').count() === 1, 'and its input is aria-invalid');
+  // PP 2 with swap on: marked on the PP field and on the swap switch
+  await paste(page, t, 'swap:\n  enable: True\n  layer_swap:\n    - layers: [0-1]\n');
+  await t.setNumber(page, 'par/pipeline_parallel', 2);
+  await t.idle(page);
+  const d = await page.textContent('#diags');
+  if (/pipeline|PP/i.test(d)) {
+    check(await page.locator('#parallel .field.flag-error, #parallel .field.flag-warning').count() >= 1, `PP 2 with swap on is marked at the PP field: ${d.slice(0, 300)}`);
+    check(await page.locator('[data-target="swapEnable"].flag-error, [data-target="swapEnable"].flag-warning').count() === 1, 'and at the swap switch');
+  } else check(false, `no finding about PP with swap: ${d.slice(0, 300)}`);
+  await t.axe(page, 'conflicts');
+  await t.shot(page, '22-conflicts');
+}
+
+// ---- item 4 ---------------------------------------------------------------------------
+
+async function item4OutOfMemory(page, base, t) {
+  const { check } = t;
+  await fresh(page, base, t); // llama2-7b, no plan: 64.56 GiB of 58.00 GiB
+  const mem = await page.textContent('#memory');
+  check(/over by/.test(mem), `llama2-7b without a plan is over the device: ${mem.slice(0, 120)}`);
+  const summary = await diagSummary(page);
+  check(!/^✓ valid/.test(summary) && /out of memory/.test(summary), `the findings do not say just "valid": ${summary}`);
+  const finding = await page.textContent('#diags li[data-code="out-of-memory"]').catch(() => '');
+  check(/stage 0/.test(finding) && /GiB/.test(finding) && /58\.00 GiB/.test(finding), `an out-of-memory finding names the stage, the peak and the capacity: ${finding}`);
+  const reason = await page.textContent('#export-reason');
+  check(!/Ready/.test(reason) && /out of memory/.test(reason), `export does not say "Ready": ${reason}`);
+  let downloaded = false;
+  const onDownload = () => { downloaded = true; };
+  page.on('download', onDownload);
+  await page.click('#export');
+  await page.waitForTimeout(800);
+  check(!downloaded, 'the first click does not download');
+  check(await page.isVisible('#export-confirm'), 'it asks to confirm');
+  await t.axe(page, 'oom-confirm');
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#export-anyway')]);
+  check(!!dl, 'Download anyway downloads');
+  page.off('download', onDownload);
+  check(/Downloaded/.test(await page.textContent('#export-status')), 'the download is confirmed on the page');
+}
+
+// ---- item 5 ---------------------------------------------------------------------------
+
+async function fit(page, t) {
+  await page.click('#fit');
+  await page.waitForFunction(() => !/Planning/.test(document.querySelector('#fit-status').textContent) && document.querySelector('#fit-status').textContent);
+  await t.idle(page);
+  return page.textContent('#fit-status');
+}
+
+async function item5Fit(page, base, t) {
+  const { check } = t;
+  await fresh(page, base, t);
+  const mlp = "recompute:\n  mode: select\n  select_module:\n    '.*mlp': [0-31]\n";
+  await paste(page, t, mlp);
+  // a budget that needs no recompute: the fresh plan drops '.*mlp'
+  await page.fill('[data-key="fit/budget"]', '80');
+  let status = await fit(page, t);
+  check(/fits the budget of 80\.00 GiB/.test(status), `the budget field is used: ${status}`);
+  check(/\+0\.0 %/.test(status), `no recompute is needed at 80 GiB: ${status}`);
+  check(/'\.\*mlp' 0-31 \(dropped\)/.test(status), `the result line says what changes: ${status}`);
+  check(await page.isVisible('#fit-accept') && await page.isVisible('#fit-discard'), 'the proposal can be accepted or discarded');
+  check((await page.textContent('.fit-compare')).includes('Your plan'), 'the proposal is shown beside the current plan');
+  check(await page.evaluate(() => window.memopt.state.ui.diffBase) === 'proposal', 'the diff view compares with the proposal');
+  check(await yamlOf(page) === mlp, 'nothing changes before Accept');
+  await page.click('#fit-accept');
+  await t.idle(page);
+  check(!(await yamlOf(page)).includes('.*mlp'), `Accept loads the proposal: ${await yamlOf(page)}`);
+  await page.click('#undo');
+  await t.idle(page);
+  check(await yamlOf(page) === mlp, 'Undo brings the plan back');
+  // start from my plan keeps '.*mlp'
+  await page.check('[data-key="fit/start/mine"]');
+  status = await fit(page, t);
+  const mine = await page.evaluate(() => window.memopt.state.fit.proposal && window.memopt.state.fit.proposal.config);
+  check(mine && mine.includes('.*mlp'), `starting from my plan keeps its entries: ${status}`);
+  await page.click('#fit-discard');
+  check(await page.locator('#fit-accept').count() === 0, 'Discard removes the proposal');
+  // mechanisms: only full recompute
+  await page.check('[data-key="fit/start/fresh"]');
+  await page.fill('[data-key="fit/budget"]', '');
+  for (const m of ['select', 'exclude', 'comm', 'layer_swap', 'op_swap']) await page.uncheck(`[data-key="fit/allow/${m}"]`);
+  const [request] = await Promise.all([page.waitForRequest((r) => r.url().endsWith('/api/v1/plan')), fit(page, t)]);
+  const body = JSON.parse(request.postData());
+  check(JSON.stringify(body.allow) === '["full"]', `the request carries allow: ${JSON.stringify(body.allow)}`);
+  const full = await page.evaluate(() => window.memopt.state.fit.proposal && window.memopt.state.fit.proposal.config);
+  check(full && !/select_module|exclude_op|layer_swap|op_swap|enable: True/.test(full) && /full_recompute_layer/.test(full), `the proposal only uses full recompute: ${full}`);
+  // after a model switch an invalid plan does not block a fresh fit
+  await paste(page, t, 'recompute:\n  mode: full\n  full_recompute_layer: [0-40]\n');
+  check(/error/.test(await diagSummary(page)), 'the plan has an error on this model');
+  status = await fit(page, t);
+  check(/Proposal/.test(status) && !/Fix the errors/.test(status), `a fresh fit works despite the error: ${status}`);
+  await page.check('[data-key="fit/start/mine"]');
+  status = await fit(page, t);
+  check(/fix it or choose "Start fresh"|fix them or choose "Start fresh"/.test(status), `from my plan it says how to go on: ${status}`);
+  await t.axe(page, 'fit');
+  await t.shot(page, '23-fit');
+}
+
+// ---- item 6 ---------------------------------------------------------------------------
+
+async function item6KeepText(page, base, t) {
+  const { check, ROOT, OUT, MEMOPT } = t;
+  await fresh(page, base, t);
+  const text = '# my plan\nrecompute:\n  mode: full  # whole layers\n  # the first layers hold the most activations\n  full_recompute_layer: [0-3]\nswap:\n  enable: False\n';
+  await paste(page, t, text);
+  const hi = page.locator('[data-key="full/0/hi"]');
+  await hi.focus();
+  await page.keyboard.press('ArrowRight');
+  await t.idle(page);
+  check(await yamlOf(page) === text.replace('[0-3]', '[0-4]'), `the slider changes its own line only: ${JSON.stringify(await yamlOf(page))}`);
+  await page.locator('[data-key="swap/enable"]').check();
+  await t.idle(page);
+  check(await yamlOf(page) === text.replace('[0-3]', '[0-4]').replace('enable: False', 'enable: True'), `the swap switch changes its own line only: ${JSON.stringify(await yamlOf(page))}`);
+  await page.locator('[data-key="swap/enable"]').uncheck();
+  await t.idle(page);
+  check((await yamlOf(page)).includes('swap:\n  enable: False\n'), 'swap: enable: False stays written');
+  // a real training YAML (MindSpore Transformers' pynative DeepSeek config) with a
+  // comment inside its recompute section
+  const file = join(ROOT, 'tests/data/real-configs/pynative_deepseek4.yaml');
+  const training = readFileSync(file, 'utf8');
+  await page.setInputFiles('#file', file);
+  await page.waitForFunction(() => window.memopt.state.training && window.memopt.state.training.name === 'pynative_deepseek4.yaml');
+  await t.idle(page);
+  check((await yamlOf(page)).includes('mode: select # selective recomputation'), `the panel shows the section as written: ${await yamlOf(page)}`);
+  await page.locator('[data-key="sel/0/r/0/hi"]').focus();
+  await page.keyboard.press('ArrowLeft');
+  await t.idle(page);
+  check((await yamlOf(page)).includes('mode: select # selective recomputation'), 'a slider keeps the comment of another key');
+  const reason = await page.textContent('#export-reason');
+  const [dl] = await Promise.all([page.waitForEvent('download'), (async () => {
+    await page.click('#export');
+    if (await page.isVisible('#export-confirm')) await page.click('#export-anyway');
+  })()]);
+  const out = join(OUT, 'pynative_deepseek4.yaml');
+  await dl.saveAs(out);
+  const exported = readFileSync(out, 'utf8');
+  check(exported.includes('  mode: select # selective recomputation\n'), `the export keeps the comment inside the section (${reason})`);
+  const kept = training.split('\n').filter((l) => !/^\s{2,}("layers|'|\[)/.test(l) && !/select_module/.test(l));
+  const missing = kept.filter((l) => !exported.includes(l));
+  check(missing.length === 0, `the export keeps every other line: missing ${JSON.stringify(missing.slice(0, 5))}`);
+  check(exported.includes("'self_attention.*'") || exported.includes('[0-14]'), 'the export has the slider\'s change');
+  const v = spawnSync(MEMOPT, ['validate', out], { encoding: 'utf8' });
+  check(v.status === 0, `memopt validate accepts the exported training YAML (exit ${v.status}): ${v.stdout}${v.stderr}`);
+}
+
+// ---- item 7 ---------------------------------------------------------------------------
+
+async function item7NewEntries(page, base, t) {
+  const { check } = t;
+  await fresh(page, base, t);
+  await paste(page, t, 'recompute:\n  mode: full\n  full_recompute_layer: [0-11]\n');
+  await page.locator('[data-key="swap/enable"]').check();
+  await t.idle(page);
+  await page.click('[data-key="ls/add"]');
+  await t.idle(page);
+  check(!/error/.test(await diagSummary(page)), `a new layer_swap entry does not collide: ${await diagSummary(page)} ${await yamlOf(page)}`);
+  check((await yamlOf(page)).includes('layers: [12]'), `it starts at the first free layer: ${await yamlOf(page)}`);
+  const focused = await page.evaluate(() => {
+    const a = document.activeElement;
+    return { role: a.getAttribute('role'), now: Number(a.getAttribute('aria-valuenow')), min: Number(a.getAttribute('aria-valuemin')), max: Number(a.getAttribute('aria-valuemax')) };
+  });
+  check(focused.role === 'slider' && (focused.now < focused.max || focused.now > focused.min), `the focused thumb can move: ${JSON.stringify(focused)}`);
+  await page.keyboard.press('ArrowRight');
+  await t.idle(page);
+  check((await yamlOf(page)).includes('layers: [12-13]'), `an arrow key widens the new range at once: ${await yamlOf(page)}`);
+  await page.click('[data-key="sel/add"]');
+  await t.idle(page);
+  await page.click('[data-key="sel/add"]');
+  await t.idle(page);
+  const y = await yamlOf(page);
+  check(!/error/.test(await diagSummary(page)), `two new select_module patterns do not collide: ${await diagSummary(page)}\n${y}`);
+  const pats = await page.$$eval('input.pattern', (xs) => xs.map((x) => x.value));
+  check(new Set(pats).size === pats.length, `the new patterns differ: ${JSON.stringify(pats)}`);
+  await page.click('[data-key="full/add"]');
+  await t.idle(page);
+  check(!/error/.test(await diagSummary(page)), `a new full_recompute_layer range does not collide: ${await diagSummary(page)}`);
+}
+
+// ---- item 8 ---------------------------------------------------------------------------
+
+async function item8MapColumns(page, base, t) {
+  const { check } = t;
+  await fresh(page, base, t);
+  await paste(page, t, "recompute:\n  mode: select\n  select_module:\n    '.*mlp': [0-3]\n    '.*self_attention': [4-5]\n  exclude_op:\n    '.*linear_proj': [4-5]\nrecompute_comm:\n  enable: True\n  select_module:\n    '.*allgather': [6-7]\nswap:\n  enable: True\n  layer_swap:\n    - layers: [8-9]\n  op_swap:\n    - op_name: '.*linear_fc1'\n      layers: [10-11]\n");
+  for (const width of [1280, 1024, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.waitForTimeout(150);
+    const m = await page.evaluate(() => {
+      const wrap = document.querySelector('#map-wrap');
+      const w = wrap.getBoundingClientRect();
+      const heads = [...document.querySelectorAll('#layer-map thead th')].map((th) => ({ text: th.textContent, right: th.getBoundingClientRect().right }));
+      return { hidden: wrap.scrollWidth - wrap.clientWidth, right: w.right, heads };
+    });
+    check(m.hidden <= 1, `${width} px: the map hides ${m.hidden} px of columns`);
+    const cut = m.heads.filter((h) => h.right > m.right + 1).map((h) => h.text);
+    check(cut.length === 0, `${width} px: columns out of sight: ${JSON.stringify(cut)}`);
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+  check((await t.cellText(page, 10, 'opSwap')).includes('swap'), 'the op swap column shows layer 10');
+  await t.shot(page, '24-map-columns');
+}
+
+// ---- item 9 ---------------------------------------------------------------------------
+
+async function item9Feedback(page, base, t) {
+  const { check } = t;
+  // a plain http:// origin that is not localhost: no Clipboard API
+  await page.addInitScript(() => {
+    if (!window.location.hash.includes('insecure')) return;
+    Object.defineProperty(window, 'isSecureContext', { value: false });
+    Object.defineProperty(Navigator.prototype, 'clipboard', { get: () => undefined });
+  });
+  await page.goto('about:blank');
+  await page.goto(`${base}#insecure`);
+  await t.idle(page);
+  check(await page.evaluate(() => navigator.clipboard === undefined), 'the page has no Clipboard API');
+  await page.click('#copy');
+  await page.waitForFunction(() => document.querySelector('#copy-status').textContent.trim());
+  check(await page.isVisible('#copy-status'), 'copying says what happened, visibly');
+  const said = await page.textContent('#copy-status');
+  check(/Copied|Ctrl\+C/.test(said), `copy feedback: ${said}`);
+  if (/Ctrl\+C/.test(said)) check(await page.isVisible('.copy-manual'), 'the text to copy by hand is shown');
+  await page.click('#share');
+  await page.waitForFunction(() => document.querySelector('#share-status').textContent.trim());
+  check(await page.isVisible('#share-status'), 'copying the share link says what happened');
+  await t.axe(page, 'copy-feedback');
+  // a broken share link
+  const broken = '#s=q1ZKzs8rSc0rUbIqKSpN1VFKTEnJzEvMUbJSqlaKTy0uyczPA';
+  await page.goto('about:blank');
+  await page.goto(`${base}${broken}`);
+  await t.idle(page);
+  await page.waitForTimeout(500);
+  check(await page.isVisible('#notice'), 'a broken share link is announced');
+  check(/share link/.test(await page.textContent('#notice')), `the notice says what: ${await page.textContent('#notice')}`);
+  check(await page.evaluate(() => location.hash) === broken, 'the broken link stays in the address bar');
+  await t.axe(page, 'broken-link');
+  await paste(page, t, 'recompute:\n  mode: full\n  full_recompute_layer: [0-1]\n');
+  await page.waitForTimeout(400);
+  check(await page.evaluate(() => location.hash) !== broken, 'an edit writes a new link');
+}
+
+// ---- item 10 --------------------------------------------------------------------------
+
+async function item10Small(page, base, t) {
+  const { check, ROOT } = t;
+  await fresh(page, base, t);
+  // the Devices placeholder fits its field
+  const fits = await page.$eval('[data-key="par/world_size"]', (input) => {
+    const cs = getComputedStyle(input);
+    const ctx = document.createElement('canvas').getContext('2d');
+    ctx.font = `${cs.fontSize} ${cs.fontFamily}`;
+    const room = input.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - 18; // spin buttons
+    return { need: ctx.measureText(input.placeholder).width, room };
+  });
+  check(fits.need <= fits.room, `the Devices placeholder fits: ${JSON.stringify(fits)}`);
+  // layer buttons are one Tab stop; arrows move between them
+  const stops = await page.$$eval('.layer-btn', (bs) => bs.filter((b) => b.tabIndex === 0).length);
+  check(stops === 1, `the layer buttons are ${stops} Tab stops`);
+  await page.locator('[data-key="map/0"]').focus();
+  await page.keyboard.press('ArrowDown');
+  check(await page.evaluate(() => document.activeElement.dataset.key) === 'map/1', 'ArrowDown moves to layer 1');
+  // touch targets: slider thumbs and layer buttons at least 24 px
+  await paste(page, t, 'recompute:\n  mode: full\n  full_recompute_layer: [0-3]\n');
+  const sizes = await page.evaluate(() => [...document.querySelectorAll('.rs-thumb, .layer-btn, button.small')].slice(0, 40)
+    .map((n) => n.getBoundingClientRect()).map((r) => [Math.round(r.width), Math.round(r.height)]));
+  const small = sizes.filter(([w, h]) => w < 24 || h < 24);
+  check(small.length === 0, `targets under 24 px: ${JSON.stringify(small.slice(0, 5))}`);
+  // the per-layer table is reachable by keyboard
+  await page.click('[data-key="mtab/layers"]');
+  check(await page.$eval('.players-wrap', (w) => w.tabIndex) === 0, 'the per-layer table is a Tab stop');
+  await page.click('[data-key="mtab/stages"]');
+  // the memory panel stays (marked) while the config has an error
+  await paste(page, t, 'recompute:\n  mode: full\n  full_recompute_layer: [0-40]\n');
+  check(await page.locator('#peak-figure').count() === 1, 'the memory figures stay while the config has an error');
+  check(await page.isVisible('#memory-stale'), 'and say they are of the last valid config');
+  // a model that shards over every device, without a device count
+  const responses = [];
+  const onResponse = (r) => { if (r.url().includes('/api/v1/estimate')) responses.push(r.status()); };
+  page.on('response', onResponse);
+  await page.setInputFiles('#file', join(ROOT, 'tests/data/real-configs/pynative_ds3.yaml'));
+  await page.waitForFunction(() => window.memopt.state.model.label === 'pynative_ds3.yaml');
+  await t.idle(page);
+  await page.locator('[data-key="mode/full"]').check();
+  await t.idle(page);
+  check(!responses.includes(422), `no 422 while the device count is unknown: ${JSON.stringify(responses)}`);
+  const mem = await page.textContent('#memory');
+  check(/Devices field/.test(mem) && !/--devices/.test(mem), `the memory panel points at the Devices field: ${mem}`);
+  check(!/shard -1/.test(await page.textContent('#parallel .derived')), `no "FSDP shard -1": ${await page.textContent('#parallel .derived')}`);
+  await page.click('#memory button.link');
+  check(await page.evaluate(() => document.activeElement.dataset.key) === 'par/world_size', 'the link focuses the Devices field');
+  await t.setNumber(page, 'par/world_size', 64);
+  await t.idle(page);
+  check(await page.locator('#peak-figure').count() === 1, 'with 64 devices the estimate is shown');
+  page.off('response', onResponse);
+  await t.axe(page, 'small-items');
+}

@@ -1,0 +1,175 @@
+// Edits of the YAML text made by the controls (issue 16 item 6): a control
+// rewrites only the keys it changed (`mode`, `full_recompute_layer`,
+// `select_module`, ...), in place, so the user's comments, key order and
+// untouched keys (`swap: enable: False`) stay. The text is then checked by
+// the server like any edit (libyaml parses it; the controls are re-read
+// from its answer), so this module only has to find where a block key's
+// lines are; whenever a section is not plain block style it falls back to
+// rewriting that section whole (the previous text stays one Undo away).
+import { emitYaml, quote, list } from './state.js';
+
+const SECTIONS = {
+  recompute: ['mode', 'full_recompute_layer', 'select_module', 'exclude_op'],
+  recompute_comm: ['enable', 'select_module'],
+  swap: ['enable', 'default_prefetch', 'layer_swap', 'op_swap'],
+};
+
+function patterns(entries) {
+  return entries.map((e) => `    ${quote(e.pattern)}: ${list(e.ranges)}\n`).join('');
+}
+
+// The canonical lines of one key ('' when the key is absent), indented by
+// two spaces as in a block section.
+function keyText(cfg, section, key) {
+  const r = cfg.recompute;
+  const c = cfg.comm;
+  const s = cfg.swap;
+  switch (`${section}.${key}`) {
+    case 'recompute.mode': return `  mode: ${r.mode}\n`;
+    case 'recompute.full_recompute_layer':
+      return r.full.length || r.mode === 'full' ? `  full_recompute_layer: ${list(r.full)}\n` : '';
+    case 'recompute.select_module': return r.select.length ? `  select_module:\n${patterns(r.select)}` : '';
+    case 'recompute.exclude_op': return r.exclude.length ? `  exclude_op:\n${patterns(r.exclude)}` : '';
+    case 'recompute_comm.enable': return `  enable: ${c.enable ? 'True' : 'False'}\n`;
+    case 'recompute_comm.select_module': return c.select.length ? `  select_module:\n${patterns(c.select)}` : '';
+    case 'swap.enable': return `  enable: ${s.enable ? 'True' : 'False'}\n`;
+    case 'swap.default_prefetch': return s.prefetch !== 1 ? `  default_prefetch: ${s.prefetch}\n` : '';
+    case 'swap.layer_swap':
+      return s.layerSwap.length ? `  layer_swap:\n${s.layerSwap.map((e) => `    - layers: ${list(e.ranges)}\n`).join('')}` : '';
+    case 'swap.op_swap':
+      return s.opSwap.length
+        ? `  op_swap:\n${s.opSwap.map((e) => `    - op_name: ${quote(e.pattern)}\n      layers: ${list(e.ranges)}\n`).join('')}` : '';
+    default: return '';
+  }
+}
+
+const blankOrComment = (line) => /^\s*(#.*)?$/.test(line);
+const indentOf = (line) => /^ */.exec(line)[0].length;
+
+// Lines [start, end) of a block whose first line is `start`: up to the next
+// line indented at most `indent` (blank and comment lines at its end belong
+// to what follows).
+function blockEnd(lines, start, indent, limit) {
+  let end = start + 1;
+  while (end < limit && (blankOrComment(lines[end]) || indentOf(lines[end]) > indent)) end += 1;
+  while (end - 1 > start && blankOrComment(lines[end - 1])) end -= 1;
+  return end;
+}
+
+// {start, end, block} of a top-level section key, or null; block is false
+// for a section written in flow style or with an anchor, tag or alias.
+function findSection(lines, name) {
+  const re = new RegExp(`^${name}\\s*:(.*)$`);
+  for (let i = 0; i < lines.length; i += 1) {
+    const m = re.exec(lines[i]);
+    if (!m) continue;
+    const end = blockEnd(lines, i, 0, lines.length);
+    return { start: i, end, block: /^\s*(#.*)?$/.test(m[1]) };
+  }
+  return null;
+}
+
+// The child keys of a block section: indent and each key's span.
+function sectionKeys(lines, sec) {
+  let indent = null;
+  const keys = new Map();
+  for (let i = sec.start + 1; i < sec.end; i += 1) {
+    if (blankOrComment(lines[i])) continue;
+    const n = indentOf(lines[i]);
+    if (indent === null) indent = n;
+    if (n !== indent) continue;
+    const m = /^\s*([A-Za-z_]+)\s*:/.exec(lines[i]);
+    if (!m) return null; // a quoted key, a sequence, ...: not plain block style
+    if (keys.has(m[1])) return null; // duplicates: the server reports them
+    keys.set(m[1], { start: i, end: blockEnd(lines, i, n, sec.end) });
+  }
+  return { indent: indent ?? 2, keys };
+}
+
+function reindent(text, indent) {
+  if (indent === 2) return text;
+  return text.replace(/^ {2}/gm, ' '.repeat(indent));
+}
+
+// A one-line scalar key keeps the comment at its end.
+function keepComment(oldLine, newText) {
+  const m = /^(\s*[A-Za-z_]+\s*:\s*[^'"#\s][^'"#]*?)(\s+#.*)$/.exec(oldLine);
+  if (!m || newText.split('\n').length !== 2) return newText;
+  return `${newText.replace(/\n$/, '')}${m[2]}\n`;
+}
+
+function toLines(text) {
+  return text === '' ? [] : text.replace(/\n$/, '').split('\n');
+}
+
+// Rewrites one section of `lines` so that each key differing between
+// `before` and `after` gets its new lines; false when the section must be
+// rewritten whole.
+function editSection(lines, name, before, after) {
+  const sec = findSection(lines, name);
+  const changed = SECTIONS[name].filter((k) => keyText(before, name, k) !== keyText(after, name, k));
+  if (!changed.length) return true;
+  if (!sec) {
+    const text = emitYaml(after).sections[name];
+    if (!text) return true;
+    while (lines.length && lines[lines.length - 1] === '') lines.pop();
+    lines.push(...toLines(text));
+    return true;
+  }
+  if (!sec.block) return false;
+  const layout = sectionKeys(lines, sec);
+  if (!layout) return false;
+  // edit from the bottom up so the spans above stay valid
+  const edits = [];
+  for (const key of changed) {
+    const text = reindent(keyText(after, name, key), layout.indent);
+    const span = layout.keys.get(key);
+    if (span) {
+      const next = span.end - span.start === 1 ? keepComment(lines[span.start], text) : text;
+      edits.push({ at: span.start, remove: span.end - span.start, add: toLines(next) });
+    } else if (text) {
+      // after the last present key that comes before it in the seed's order
+      const order = SECTIONS[name];
+      let at = sec.start + 1;
+      for (const k of order.slice(0, order.indexOf(key))) if (layout.keys.has(k)) at = layout.keys.get(k).end;
+      edits.push({ at, remove: 0, add: toLines(text) });
+    }
+  }
+  edits.sort((a, b) => b.at - a.at);
+  for (const e of edits) lines.splice(e.at, e.remove, ...e.add);
+  return true;
+}
+
+function replaceSection(lines, name, after) {
+  const sec = findSection(lines, name);
+  const text = toLines(emitYaml(after).sections[name]);
+  if (sec) lines.splice(sec.start, sec.end - sec.start, ...text);
+  else lines.push(...text);
+}
+
+// The text with the keys that differ between the configs `before` (what
+// `text` says) and `after` (what the controls now say) rewritten.
+export function editConfigText(text, before, after) {
+  const lines = text.split('\n');
+  const trailing = lines.length && lines[lines.length - 1] === '' ? lines.pop() : null;
+  for (const name of Object.keys(SECTIONS)) {
+    if (!editSection(lines, name, before, after)) replaceSection(lines, name, after);
+  }
+  let out = lines.join('\n');
+  if (trailing !== null || !out.endsWith('\n')) out += '\n';
+  if (!/\S/.test(out)) return emitYaml(after).text;
+  return out;
+}
+
+// The three sections as they are written in a whole training YAML (its
+// comments included), from the layout endpoint's section_lines.
+export function sectionsOf(text, sectionLines) {
+  const src = text.split('\n');
+  const parts = [];
+  const spans = Object.values(sectionLines || {}).sort((a, b) => a.start - b.start);
+  for (const s of spans) {
+    const end = blockEnd(src, s.start - 1, 0, Math.min(s.end - 1, src.length));
+    parts.push(src.slice(s.start - 1, end).join('\n'));
+  }
+  return parts.length ? `${parts.join('\n')}\n` : '';
+}

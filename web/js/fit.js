@@ -1,0 +1,136 @@
+// Fit to budget: the planner (POST /api/v1/plan) as the user steers it:
+// a budget per device, the mechanisms it may use, whether it starts from
+// the user's plan or from nothing; its proposal is shown beside the
+// current plan (memory, step time, what changes) to accept or discard.
+import { el, clear, gib, pct, rangesText, uid } from './util.js';
+import { MECHANISMS, DEFAULT_YAML } from './store.js';
+
+const MECH_LABEL = {
+  select: 'select_module', full: 'full recompute', exclude: 'exclude_op', comm: 'recompute_comm',
+  layer_swap: 'layer_swap', op_swap: 'op_swap',
+};
+
+// {body, start, allow}: the request, or {error} when the settings cannot be sent.
+export function planRequest(store) {
+  const f = store.fit;
+  const body = { config: f.start === 'fresh' ? DEFAULT_YAML : store.yaml, model: store.model.obj };
+  if (f.budgetGiB !== '') {
+    const v = Number(f.budgetGiB);
+    if (!Number.isFinite(v) || v <= 0 || v > 1e6) return { error: 'The budget must be a positive number of GiB.' };
+    body.budget = Math.round(v * 2 ** 30);
+  }
+  if (!f.allow.length) return { error: 'Choose at least one mechanism the planner may use.' };
+  if (f.allow.length < MECHANISMS.length) body.allow = [...f.allow];
+  return { body, start: f.start, allow: body.allow || null };
+}
+
+function keyOf(cfg) {
+  const r = cfg.recompute;
+  const items = new Map();
+  items.set('recompute mode', r.mode);
+  items.set('full_recompute_layer', rangesText(r.full) || 'none');
+  for (const e of r.select) items.set(`select_module '${e.pattern}'`, rangesText(e.ranges));
+  for (const e of r.exclude) items.set(`exclude_op '${e.pattern}'`, rangesText(e.ranges));
+  items.set('recompute_comm', cfg.comm.enable ? 'on' : 'off');
+  for (const e of cfg.comm.select) items.set(`recompute_comm '${e.pattern}'`, rangesText(e.ranges));
+  items.set('swap', cfg.swap.enable ? 'on' : 'off');
+  cfg.swap.layerSwap.forEach((e, i) => items.set(`layer_swap[${i}]`, rangesText(e.ranges)));
+  cfg.swap.opSwap.forEach((e) => items.set(`op_swap '${e.pattern}'`, rangesText(e.ranges)));
+  return items;
+}
+
+// What the proposal changes, one phrase per key.
+export function changes(before, after) {
+  if (!after) return [];
+  const a = keyOf(before);
+  const b = keyOf(after);
+  const out = [];
+  for (const [k, v] of b) {
+    if (!a.has(k)) out.push(`${k} ${v} (new)`);
+    else if (a.get(k) !== v) out.push(`${k} ${a.get(k)} → ${v}`);
+  }
+  for (const [k, v] of a) if (!b.has(k)) out.push(`${k} ${v} (dropped)`);
+  return out;
+}
+
+export function describeProposal(current, p) {
+  const head = p.fits
+    ? `Proposal fits the budget of ${gib(p.budget)}: peak ${gib(p.peak)}, step time +${pct(p.overhead)}`
+    : `No plan fits ${gib(p.budget)}: the proposal has the smallest peak any plan reaches, ${gib(p.peak)} (step time +${pct(p.overhead)})`;
+  const ch = changes(current, p.cfg);
+  return `${head}. ${ch.length ? `Changes: ${ch.join('; ')}.` : 'It is the same as your plan.'} Accept or discard it below.`;
+}
+
+function buildForm(root, ctx) {
+  const f = ctx.state.fit;
+  const budgetId = uid('budget');
+  const budget = el('input', {
+    type: 'number', id: budgetId, min: 0.01, step: 0.01, class: 'num budget', value: f.budgetGiB,
+    'aria-describedby': 'fit-budget-hint', dataset: { key: 'fit/budget' },
+    on: { input: (e) => { f.budgetGiB = e.target.value.trim(); } },
+  });
+  const allow = el('fieldset', { class: 'fit-allow' }, el('legend', { text: 'The planner may use' }));
+  for (const m of MECHANISMS) {
+    const id = uid('allow');
+    allow.append(el('span', { class: 'check' },
+      el('input', {
+        type: 'checkbox', id, checked: f.allow.includes(m), dataset: { key: `fit/allow/${m}` },
+        on: {
+          change: (e) => {
+            f.allow = MECHANISMS.filter((x) => (x === m ? e.target.checked : f.allow.includes(x)));
+          },
+        },
+      }),
+      el('label', { for: id, text: MECH_LABEL[m] })));
+  }
+  const start = el('fieldset', { class: 'fit-start' }, el('legend', { text: 'Start from' }));
+  for (const [v, text] of [['fresh', 'nothing (a fresh plan)'], ['mine', 'my plan (keep what it recomputes or swaps)']]) {
+    const id = uid('start');
+    start.append(el('span', { class: 'radio' },
+      el('input', {
+        type: 'radio', name: 'fit-start', id, value: v, checked: f.start === v, dataset: { key: `fit/start/${v}` },
+        on: { change: () => { f.start = v; } },
+      }),
+      el('label', { for: id, text })));
+  }
+  root.append(el('div', { class: 'fit-form' },
+    el('div', { class: 'field inline' },
+      el('label', { for: budgetId, text: 'Budget per device (GiB)' }), budget,
+      el('span', { id: 'fit-budget-hint', class: 'field-hint' })),
+    allow, start,
+    el('div', { class: 'fit-go' },
+      el('button', { type: 'button', id: 'fit', 'aria-describedby': 'fit-status', on: { click: ctx.run } }, 'Fit to budget'),
+      el('span', { id: 'fit-status', class: 'fit-status', role: 'status' }))),
+  el('div', { id: 'fit-proposal' }));
+}
+
+function figure(label, v) {
+  return el('td', { text: v === null || v === undefined ? '—' : label(v) });
+}
+
+// ctx: {state, run(), accept(), discard()}
+export function renderFit(root, ctx) {
+  if (!root.querySelector('.fit-form')) buildForm(root, ctx);
+  const store = ctx.state;
+  const e = store.estimate;
+  const cap = e && e.ok && e.data && e.data.capacity_bytes;
+  const hint = root.querySelector('#fit-budget-hint');
+  hint.textContent = cap ? `empty: the device's capacity, ${gib(cap)}` : 'empty: the device\'s capacity';
+  const box = clear(root.querySelector('#fit-proposal'));
+  const p = store.fit.proposal;
+  if (!p) return;
+  const cur = p.current;
+  const ch = changes(store.cfg, p.cfg);
+  box.append(el('table', { class: 'fit-compare' },
+    el('caption', { text: `The planner's proposal (${p.start === 'fresh' ? 'fresh plan' : 'from your plan'}${p.allow ? `, using ${p.allow.map((m) => MECH_LABEL[m]).join(', ')}` : ''})` }),
+    el('thead', {}, el('tr', {}, el('th', { scope: 'col', text: 'Figure' }), el('th', { scope: 'col', text: 'Your plan' }), el('th', { scope: 'col', text: 'Proposal' }))),
+    el('tbody', {},
+      el('tr', {}, el('th', { scope: 'row', text: 'Peak' }), figure(gib, cur && cur.peak), figure(gib, p.peak)),
+      el('tr', {}, el('th', { scope: 'row', text: 'Step time' }), figure((v) => `+${pct(v)}`, cur && cur.overhead), figure((v) => `+${pct(v)}`, p.overhead)),
+      el('tr', {}, el('th', { scope: 'row', text: 'Budget' }), figure(gib, p.budget), figure((v) => (v ? '✓ fits' : '⚠ over'), p.fits)))),
+    ch.length ? el('ul', { class: 'fit-changes', 'aria-label': 'What the proposal changes' }, ch.map((c) => el('li', { text: c })))
+      : el('p', { class: 'note', text: 'The proposal is your plan as it is.' }),
+    el('div', { class: 'fit-actions' },
+      el('button', { type: 'button', id: 'fit-accept', on: { click: ctx.accept } }, 'Accept the proposal'),
+      el('button', { type: 'button', id: 'fit-discard', on: { click: ctx.discard } }, 'Discard')));
+}

@@ -1,0 +1,115 @@
+// The web UI's whole state, owned here (issue 15 step 7): what the user
+// edits (model, training YAML, config text and its structured form), what
+// the server answered for it, the view settings, the planner's settings
+// and proposal, and the editing history. Renderers read `store`; only the
+// functions here and the controller in main.js write it.
+import { emptyConfig } from './state.js';
+
+export const DEFAULT_PRESET = 'llama2-7b';
+export const DEFAULT_YAML = 'recompute:\n  mode: None\n';
+export const MECHANISMS = ['select', 'full', 'exclude', 'comm', 'layer_swap', 'op_swap'];
+
+export const store = {
+  // edited by the user
+  model: null,       // {label, preset, obj}: obj is the request's `model` (SPEC 4 keys)
+  training: null,    // {name, text, lines}: an uploaded whole training YAML
+  yaml: DEFAULT_YAML, // the config text the server checks (the YAML panel)
+  cfg: emptyConfig(), // the controls' structured form of `yaml`
+  cfgProblems: [],   // what the controls cannot show
+  // answers of the server for the current text
+  layout: null,      // POST /layout answer (types, layer_types, patterns)
+  layoutKey: '',
+  result: null,      // POST /expand answer (diagnostics and, when valid, layers)
+  problem: null,     // a request the server refused (problem text)
+  analysis: null,    // diags.analyze(result)
+  estimate: null,    // POST /estimate answer ({ok, status, data, ...})
+  lastGoodEstimate: null, // the last estimate with stages (kept while the config has errors)
+  planFresh: false,  // result.layers describe the current text
+  // view
+  detailLayer: null,
+  ui: { tab: 'stages', stage: 0, diffBase: 'upload' },
+  notice: null,      // {kind, text}: a page-level notice (broken share link)
+  // the planner (Fit to budget)
+  fit: { budgetGiB: '', allow: [...MECHANISMS], start: 'fresh', proposal: null },
+  // texts the diff view compares against
+  baselines: { upload: null, export: null },
+};
+
+// ---- editing history: undo / redo over the whole edited state ----------------
+
+const LIMIT = 200;
+const history = { past: [], present: null, future: [], listeners: [] };
+
+function snapshot() {
+  return JSON.stringify({ model: store.model, training: store.training, yaml: store.yaml });
+}
+
+export function onHistory(fn) {
+  history.listeners.push(fn);
+}
+
+function notify() {
+  for (const fn of history.listeners) fn();
+}
+
+// Starts a fresh history at the current state (first load, share link).
+export function resetHistory() {
+  history.past = [];
+  history.future = [];
+  history.present = { snap: snapshot(), label: 'start' };
+  notify();
+}
+
+// Records the current state as one step (no-op when nothing changed).
+export function record(label) {
+  const snap = snapshot();
+  if (history.present && history.present.snap === snap) return false;
+  if (history.present) history.past.push(history.present);
+  if (history.past.length > LIMIT) history.past.shift();
+  history.present = { snap, label };
+  history.future = [];
+  notify();
+  return true;
+}
+
+function apply(entry) {
+  const s = JSON.parse(entry.snap);
+  store.model = s.model;
+  store.training = s.training;
+  store.yaml = s.yaml;
+}
+
+// Moves one step back (the label of the step undone) or null.
+export function undo() {
+  if (!history.past.length) return null;
+  const undone = history.present;
+  history.future.push(undone);
+  history.present = history.past.pop();
+  apply(history.present);
+  notify();
+  return undone.label;
+}
+
+export function redo() {
+  if (!history.future.length) return null;
+  history.past.push(history.present);
+  history.present = history.future.pop();
+  apply(history.present);
+  notify();
+  return history.present.label;
+}
+
+export function historyState() {
+  return {
+    canUndo: history.past.length > 0,
+    canRedo: history.future.length > 0,
+    undoLabel: history.present ? history.present.label : '',
+    redoLabel: history.future.length ? history.future[history.future.length - 1].label : '',
+    depth: history.past.length,
+  };
+}
+
+// Has the state moved since the last recorded step?
+export function unrecorded() {
+  return !!history.present && history.present.snap !== snapshot();
+}
