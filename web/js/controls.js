@@ -3,7 +3,7 @@
 // list is a set of ranges, each a two-thumb slider with number inputs.
 import { el, clear, uid } from './util.js';
 import { RangeSlider } from './slider.js';
-import { targetKey, touches, where } from './diags.js';
+import { targetKey, touches, where, PATTERN_CODES } from './diags.js';
 
 // ctx: {state, layout(), analysis(), change(how), rebuild()}
 //   change('input'): values moved (debounced refresh)
@@ -298,6 +298,7 @@ export function renderPlan(root, ctx) {
 export function paintFlags(root, analysis) {
   for (const n of root.querySelectorAll('.flag-error, .flag-warning')) n.classList.remove('flag-error', 'flag-warning');
   for (const n of root.querySelectorAll('.range-flags, .entry-flags')) clear(n);
+  for (const n of root.querySelectorAll('input.pattern[aria-invalid]')) n.removeAttribute('aria-invalid');
   if (!analysis) return;
   const seen = new Set();
   for (const holder of root.querySelectorAll('[data-target]')) {
@@ -307,7 +308,7 @@ export function paintFlags(root, analysis) {
       const lo = Number(holder.dataset.lo);
       const hi = Number(holder.dataset.hi);
       const i = Number(holder.dataset.item);
-      const mine = hits.filter((h) => touches(h, lo, hi, i));
+      const mine = hits.filter((h) => !PATTERN_CODES.has(h.e.d.code) && touches(h, lo, hi, i));
       if (!mine.length) continue;
       const sev = mine.some((h) => h.e.severity === 'error') ? 'error' : 'warning';
       holder.classList.add(`flag-${sev}`);
@@ -317,9 +318,11 @@ export function paintFlags(root, analysis) {
     }
     // an entry, a fieldset or a section: list what is not shown on a range
     const box = holder.querySelector(':scope > .entry-flags');
-    const rows = [...holder.querySelectorAll('.range-row')];
+    const rows = [...holder.querySelectorAll('.range-row')].filter((row) => row.dataset.target === holder.dataset.target);
     for (const h of hits) {
-      const onRange = rows.some((row) => touches(h, Number(row.dataset.lo), Number(row.dataset.hi), Number(row.dataset.item)));
+      const aboutPattern = PATTERN_CODES.has(h.e.d.code);
+      const onRange = !aboutPattern && rows.some((row) => touches(h, Number(row.dataset.lo), Number(row.dataset.hi), Number(row.dataset.item)));
+      if (aboutPattern) holder.querySelector('input.pattern')?.setAttribute('aria-invalid', 'true');
       const k = `${holder.dataset.target}|${h.e.d.message}`;
       if ((onRange && rows.length) || seen.has(k)) continue;
       seen.add(k);

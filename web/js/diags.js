@@ -42,6 +42,12 @@ function targetsInMessage(d) {
 // message text.
 function layersOf(d) {
   if (d.layers) return new Set(parseRangesText(d.layers));
+  // "'5-12' overlaps '0-10' before it": the layers the two ranges share
+  const o = d.code === 'layer-order' && /'(\d+(?:-\d+)?)' overlaps '(\d+(?:-\d+)?)'/.exec(d.message || '');
+  if (o) {
+    const b = new Set(parseRangesText(o[2]));
+    return new Set(parseRangesText(o[1]).filter((l) => b.has(l)));
+  }
   const m = /\blayers? (\d+(?:-\d+)?(?:, \d+(?:-\d+)?)*)/.exec(d.message || '');
   return m ? new Set(parseRangesText(m[1])) : null;
 }
@@ -59,10 +65,25 @@ function columnOf(t) {
 
 // {list: [{d, severity, targets, layers}], byTarget: Map(key -> [entry]),
 //  byLayer: Map(layer -> [{entry, columns}])}
+// The parallel settings a finding is about: the model's own findings name
+// them in their path; swap under pipeline parallelism is caused by PP.
+const FIELD_OF_CODE = { 'swap-pipeline': 'pipeline_parallel' };
+function modelFieldOf(d) {
+  const m = /^parallel\.(\w+)/.exec(d.path || '');
+  if (m && d.file === 'model') return m[1];
+  return FIELD_OF_CODE[d.code] || null;
+}
+
+// Findings about the pattern itself (not its layers): marked on its input.
+export const PATTERN_CODES = new Set(['regex']);
+
 export function analyze(result) {
   const list = [];
+  const modelHits = [];
   for (const [severity, arr] of [['error', result.errors || []], ['warning', result.warnings || []]]) {
     for (const d of arr) {
+      const field = modelFieldOf(d);
+      if (field) modelHits.push({ field, severity, d });
       if (d.file && d.file !== 'config') continue; // model findings are shown by the model panel
       const own = targetOfPath(d.path || '');
       const targets = [own, ...targetsInMessage(d)].filter(Boolean);
@@ -84,7 +105,7 @@ export function analyze(result) {
       byLayer.get(l).push({ e, columns });
     }
   }
-  return { list, byTarget, byLayer };
+  return { list, byTarget, byLayer, modelHits };
 }
 
 // Does a diagnostic entry touch range [lo, hi] (item index i) of a target?

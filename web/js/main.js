@@ -487,6 +487,7 @@ function adoptSections(lay) {
 
 // Parses the text through the API; when it is YAML, the controls follow it.
 async function applyYamlText() {
+  hooks.busy = true;
   const text = store.yaml;
   const lay = await api.layout(req());
   if (text !== store.yaml) return;

@@ -143,8 +143,11 @@ static void mo_validation_ranges_all(mo_validation *v)
 	for (size_t l = 0; l < 3; l++)
 		for (size_t i = 0; i < lists[l]->n; i++)
 			mo_validation_range_list(v, &lists[l]->p[i].layers, lists[l]->p[i].dpath);
-	for (size_t i = 0; i < c->n_layer_swap; i++)
-		mo_validation_range_list(v, &c->layer_swap[i].layers, "swap.layer_swap.layers");
+	for (size_t i = 0; i < c->n_layer_swap; i++) {
+		char path[64]; /* the entry's index: the web UI marks that entry */
+		snprintf(path, sizeof path, "swap.layer_swap[%zu].layers", i);
+		mo_validation_range_list(v, &c->layer_swap[i].layers, path);
+	}
 	for (size_t i = 0; i < c->n_op_swap; i++)
 		mo_validation_range_list(v, &c->op_swap[i].pat.layers, c->op_swap[i].pat.dpath);
 }
@@ -255,8 +258,11 @@ static void mo_validation_swap(mo_validation *v)
 	}
 	if (!v->m)
 		return;
-	for (size_t i = 0; i < c->n_layer_swap; i++)
-		mo_validation_prefetch_list(v, &c->layer_swap[i].layers, "swap.layer_swap.layers");
+	for (size_t i = 0; i < c->n_layer_swap; i++) {
+		char path[64];
+		snprintf(path, sizeof path, "swap.layer_swap[%zu].layers", i);
+		mo_validation_prefetch_list(v, &c->layer_swap[i].layers, path);
+	}
 	for (size_t i = 0; i < c->n_op_swap; i++)
 		mo_validation_prefetch_list(v, &c->op_swap[i].pat.layers, c->op_swap[i].pat.dpath);
 }
