@@ -20,14 +20,15 @@ function short(paths) {
 }
 
 export function columns(cfg) {
-  const cols = [{ id: 'full', title: 'Full recompute' }];
+  const cols = [{ id: 'full', title: 'Full recompute (full_recompute_layer)', head: 'full' }];
   if (cfg.recompute.select.length) {
     for (const e of cfg.recompute.select) cols.push({ id: `select:${e.pattern}`, title: `select '${e.pattern}'`, entry: e, kind: 'select' });
-  } else cols.push({ id: 'select', title: 'select_module', empty: true });
+  } else cols.push({ id: 'select', title: 'select_module', head: 'select', empty: true });
   if (cfg.comm.select.length) {
     for (const e of cfg.comm.select) cols.push({ id: `comm:${e.pattern}`, title: `comm '${e.pattern}'`, entry: e, kind: 'comm' });
-  } else cols.push({ id: 'comm', title: 'recompute_comm', empty: true });
-  cols.push({ id: 'layerSwap', title: 'Layer swap' }, { id: 'opSwap', title: 'Op swap' }, { id: 'exclude', title: 'exclude_op' });
+  } else cols.push({ id: 'comm', title: 'recompute_comm', head: 'comm', empty: true });
+  cols.push({ id: 'layerSwap', title: 'Layer swap (layer_swap)', head: 'layer swap' },
+    { id: 'opSwap', title: 'Op swap (op_swap)', head: 'op swap' }, { id: 'exclude', title: 'exclude_op', head: 'exclude' });
   return cols;
 }
 
@@ -135,10 +136,19 @@ function cellOf(c, ctx, l, type, layerPlan, flags) {
   if (mine.length) {
     const sev = mine.some((f) => f.e.severity === 'error') ? 'error' : 'warning';
     out.cls += ` flag-${sev}`;
-    out.flag = sev === 'error' ? '⚠ conflict ' : '! ';
+    out.flag = sev;
     out.title = mine.map((f) => `${f.e.d.message} (${where(f.e.d)})`).join('\n');
   }
   return out;
+}
+
+// A column head: the mechanism, and the pattern on a line of its own;
+// long words break after '_' and '.'.
+function headText(c) {
+  const m = /^(select|comm) '(.*)'$/.exec(c.title);
+  const soft = (t) => t.split(/(?<=[_.])/).flatMap((p, i) => (i ? [el('wbr'), p] : [p]));
+  if (!m) return soft(c.head || c.title);
+  return [m[1], ' ', el('code', { class: 'colpat' }, ...soft(m[2]))];
 }
 
 function paintCell(td, v) {
@@ -147,10 +157,14 @@ function paintCell(td, v) {
   td.dataset.sig = sig;
   td.className = v.cls;
   clear(td);
-  if (v.flag) td.append(el('span', { class: 'cflag', text: v.flag }));
+  if (v.flag) {
+    td.append(el('span', { class: 'cflag', 'aria-hidden': 'true', text: v.flag === 'error' ? '⚠' : '!' }),
+      el('span', { class: 'vh', text: v.flag === 'error' ? 'conflict ' : 'warning ' }));
+  }
   if (v.tag) td.append(el('span', { class: 'tag', 'aria-hidden': 'true', text: v.tag }));
-  if (v.text) td.append(el('span', { class: 'ct', text: v.text }));
-  if (v.title) td.title = v.title;
+  // with a tag the colour says it; the words are for screen readers and the tooltip
+  if (v.text) td.append(el('span', { class: v.tag ? 'ct vh' : 'ct', text: v.text }));
+  if (v.title || v.tag) td.title = v.title || v.text;
   else td.removeAttribute('title');
 }
 
@@ -183,8 +197,7 @@ function paintRowHead(th, l, mtp, rowSev, ctx) {
     'aria-label': `Layer ${l}${mtp ? ' (MTP)' : ''}${rowSev === 'error' ? ', conflict' : rowSev ? ', warning' : ''}: show every path (arrow keys: other layers)`,
     on: { click: () => ctx.onDetail(l) },
   }, String(l)),
-  mtp ? el('span', { class: 'badge mtp-badge', text: 'M', title: 'multi-token prediction layer' }) : null,
-  rowSev ? el('span', { class: `badge ${rowSev}`, text: rowSev === 'error' ? '⚠' : '!', title: rowSev === 'error' ? 'conflict' : 'warning' }) : null].filter(Boolean));
+  mtp ? el('span', { class: 'badge mtp-badge', text: 'M', title: 'multi-token prediction layer' }) : null].filter(Boolean));
 }
 
 // ctx: {cfg, layout, plan (layers from /expand or null), analysis, onDetail(l)}
@@ -204,7 +217,7 @@ export function renderMap(wrap, ctx) {
     table.append(el('caption', { class: 'vh' }),
       el('colgroup', {}, el('col', { class: 'c-layer' }), el('col', { class: 'c-type' }), cols.map(() => el('col', {}))));
     const head = el('tr', {}, el('th', { scope: 'col', text: 'Layer' }), el('th', { scope: 'col', text: 'Type' }));
-    for (const c of cols) head.append(el('th', { scope: 'col', class: 'colh', title: c.title, dataset: { col: c.id } }, c.title));
+    for (const c of cols) head.append(el('th', { scope: 'col', class: 'colh', title: c.title, dataset: { col: c.id } }, ...headText(c)));
     table.append(el('thead', {}, head));
     const body = el('tbody');
     for (let l = 0; l < n; l += 1) {
