@@ -18,6 +18,7 @@ export async function round2(page, base, t) {
     ['item 8: every layer-map column visible', item8MapColumns],
     ['item 9: no silent failures', item9Feedback],
     ['item 10: the small items', item10Small],
+    ['layer strip: paint ranges', stripPaint],
   ];
   for (const [name, fn] of items) {
     t.setStep(name);
@@ -461,4 +462,66 @@ async function item10Small(page, base, t) {
   check(await page.locator('#peak-figure').count() === 1, 'with 64 devices the estimate is shown');
   page.off('response', onResponse);
   await t.axe(page, 'small-items');
+}
+
+// ---- the layer strip (issue 16, "What to build") ------------------------------------------
+
+async function dragLane(page, col, from, to, n) {
+  const box = await page.locator(`.strip-lane[data-col="${col}"] .strip-cells`).boundingBox();
+  const x = (l) => box.x + ((l + 0.5) / n) * box.width;
+  const y = box.y + box.height / 2;
+  await page.mouse.move(x(from), y);
+  await page.mouse.down();
+  await page.mouse.move(x((from + to) / 2), y, { steps: 3 });
+  await page.mouse.move(x(to), y, { steps: 3 });
+  await page.mouse.up();
+}
+
+async function stripPaint(page, base, t) {
+  const { check } = t;
+  await fresh(page, base, t);
+  await paste(page, t, 'recompute:\n  mode: full\n  full_recompute_layer: [0-1]\nswap:\n  enable: True\n');
+  // the mouse adds a range, starting on a named layer removes one
+  await dragLane(page, 'full', 4, 7, 32);
+  await t.idle(page);
+  check((await yamlOf(page)).includes('full_recompute_layer: [0-1, 4-7]'), `a drag adds layers 4-7: ${await yamlOf(page)}`);
+  await dragLane(page, 'full', 5, 6, 32);
+  await t.idle(page);
+  check((await yamlOf(page)).includes('full_recompute_layer: [0-1, 4, 7]'), `a drag from a named layer removes 5-6: ${await yamlOf(page)}`);
+  await page.click('#undo');
+  await t.idle(page);
+  check((await yamlOf(page)).includes('[0-1, 4-7]'), 'painting is undoable');
+  // the keyboard: a lane is a slider; Shift+arrows select, Space paints
+  const lane = page.locator('[data-key="strip/layerSwap"]');
+  await lane.focus();
+  for (let i = 0; i < 20; i += 1) await page.keyboard.press('ArrowRight');
+  for (let i = 0; i < 3; i += 1) await page.keyboard.press('Shift+ArrowRight');
+  check(/selected layers 20-23/.test(await lane.getAttribute('aria-valuetext')), `the selection is announced: ${await lane.getAttribute('aria-valuetext')}`);
+  await page.keyboard.press('Space');
+  await t.idle(page);
+  check((await yamlOf(page)).includes('layers: [20-23]'), `Space paints layer_swap 20-23: ${await yamlOf(page)}`);
+  check(!/error/.test(await diagSummary(page)), 'no conflict');
+  // a conflict shows on the strip
+  await dragLane(page, 'layerSwap', 0, 1, 32);
+  await t.idle(page);
+  const marked = await page.$$eval('.strip-lane[data-col="layerSwap"] .sc.flag-error', (xs) => xs.map((x) => Number(x.dataset.layer)));
+  check(JSON.stringify(marked) === '[0,1]', `the recompute/swap conflict is marked on layers 0-1 of the strip: ${JSON.stringify(marked)}`);
+  // 128 layers: every lane holds every layer inside the panel, at 390 px too
+  const m = await (await fetch(`${base}api/v1/presets/llama2-7b`)).json();
+  m.model.num_layers = 128;
+  await page.setInputFiles('#file', { name: 'big128.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(m)) });
+  await page.waitForFunction(() => window.memopt.state.model.label === 'big128.json');
+  await t.idle(page);
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.waitForTimeout(150);
+    const s = await page.evaluate(() => [...document.querySelectorAll('.strip-cells')].map((c) => {
+      const r = c.getBoundingClientRect();
+      const last = c.lastElementChild.getBoundingClientRect();
+      return { n: c.children.length, inside: last.right <= r.right + 0.5 && last.width > 0 };
+    }));
+    check(s.length >= 4 && s.every((x) => x.n === 128 && x.inside), `${width} px: every lane shows 128 layers: ${JSON.stringify(s)}`);
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await t.axe(page, 'strip');
 }

@@ -122,7 +122,7 @@ function effective(col, cfg, layer, l) {
 // One cell's look: {cls, tag, text, flag, title}; compared by signature so
 // that an answer only touches the cells that changed (a 128-layer map
 // re-laid out on every slider step costs more than the request).
-function cellOf(c, ctx, l, type, layerPlan, flags) {
+export function cellOf(c, ctx, l, type, layerPlan, flags) {
   const { cfg, layout } = ctx;
   const v = c.empty ? null : layerPlan ? effective(c, cfg, layerPlan, l) : requested(c, cfg, layout, l, type);
   const out = { cls: 'cell', tag: '', text: '', flag: '', title: '' };

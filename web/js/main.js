@@ -13,6 +13,7 @@ import { editConfigText, sectionsOf } from './edit.js';
 import { renderPlan, paintFlags, paintPreviews } from './controls.js';
 import { renderParallel, modelSummary, deviceCountUnknown } from './model.js';
 import { renderMap, renderLegend, renderDetail } from './layermap.js';
+import { renderStrip } from './strip.js';
 import { renderMemory, outOfMemory } from './memory.js';
 import { analyze, where } from './diags.js';
 import { renderFit, planRequest, describeProposal } from './fit.js';
@@ -157,7 +158,7 @@ function mergeLayout(d) {
 // ---- editing: every change of the edited state ends in record() ----------------
 
 const LABELS = {
-  mode: 'recompute mode', full: 'full_recompute_layer', sel: 'select_module', exc: 'exclude_op',
+  strip: 'painting on the layer strip', mode: 'recompute mode', full: 'full_recompute_layer', sel: 'select_module', exc: 'exclude_op',
   cm: 'recompute_comm', comm: 'recompute_comm', ls: 'layer_swap', os: 'op_swap', swap: 'swap', par: 'parallel settings',
 };
 function labelOf(key) {
@@ -254,6 +255,19 @@ function renderMapNow() {
   renderMap($('map-wrap'), {
     cfg: store.cfg, layout: store.layout, plan: store.planFresh ? plan : null, analysis: store.analysis,
     onDetail: (l) => { store.detailLayer = l; renderDetailNow(true); },
+  });
+}
+
+function renderStripNow() {
+  const r = store.result;
+  const plan = r && r.valid && r.layers && sameLayers() && store.planFresh ? r.layers : null;
+  renderStrip($('strip'), {
+    cfg: store.cfg, layout: store.layout, plan, analysis: store.analysis,
+    paint: (label, key) => {
+      controlsChanged(key, true);
+      renderControls();
+      renderStripNow();
+    },
   });
 }
 
@@ -397,6 +411,7 @@ function renderResults() {
   paintFlags($('plan'), store.analysis);
   paintModelFlags();
   renderMapNow();
+  renderStripNow();
   if (store.detailLayer !== null) renderDetailNow(false);
   renderMemoryNow();
   renderExport();
