@@ -93,7 +93,7 @@ function buildForm(root, ctx) {
       }),
       el('label', { for: id, text })));
   }
-  root.append(el('div', { class: 'fit-form' },
+  root.append(el('div', { class: 'fit-form own-undo' },
     el('div', { class: 'field inline' },
       el('label', { for: budgetId, text: 'Budget per device (GiB)' }), budget,
       el('span', { id: 'fit-budget-hint', class: 'field-hint' })),

@@ -4,20 +4,24 @@
 // goes through record() so that Undo covers it) and asks the renderers to
 // draw it. The edited state is also kept in the URL #hash.
 import { api, problemText } from './api.js';
-import { el, clear, announce } from './util.js';
-import { emitYaml, fromSections, spliceTraining, topKeys, encodeShare, decodeShare } from './state.js';
+import { el, announce } from './util.js';
+import { emitYaml, fromSections, spliceTraining, encodeShare, decodeShare } from './state.js';
 import {
   store, DEFAULT_PRESET, DEFAULT_YAML, record, undo, redo, resetHistory, historyState, onHistory, unrecorded,
 } from './store.js';
-import { editConfigText, sectionsOf } from './edit.js';
+import { editConfigText } from './edit.js';
 import { renderPlan, paintFlags, paintPreviews } from './controls.js';
 import { renderParallel, modelSummary, deviceCountUnknown } from './model.js';
 import { renderMap, renderLegend, renderDetail } from './layermap.js';
 import { renderStrip } from './strip.js';
 import { renderMemory, outOfMemory } from './memory.js';
-import { analyze, where } from './diags.js';
+import { analyze } from './diags.js';
+import {
+  renderDiags, renderYamlErrors, renderGutter, renderExport, renderNotice,
+} from './findings.js';
 import { renderFit, planRequest, describeProposal } from './fit.js';
 import { renderDiff } from './diff.js';
+import { uploadStatus, adoptUpload } from './upload.js';
 import { copyText } from './copy.js';
 
 const $ = (id) => document.getElementById(id);
@@ -282,124 +286,8 @@ function renderDetailNow(focus) {
   if (focus && head) head.focus();
 }
 
-function diagItem(sev, d, gotoAction) {
-  const fromModel = d.file === 'model';
-  return el('li', { class: `diag ${sev}`, dataset: { code: d.code } },
-    el('span', { class: 'sev', text: sev === 'error' ? '⚠ error' : '! warning' }),
-    el('code', { class: 'code', text: d.code }), ' ',
-    el('span', { class: 'msg', text: d.message }), ' ',
-    gotoAction || (fromModel ? el('span', { class: 'where', text: `(model${d.line ? ` line ${d.line}` : ''})` })
-      : d.line ? el('button', {
-        type: 'button', class: 'link', text: where(d), 'aria-label': `Show ${where(d)} in the YAML`,
-        on: { click: () => gotoLine(d.line, d.column) },
-      }) : null),
-    d.hint ? el('span', { class: 'hint', text: ` — ${d.hint}` }) : null);
-}
-
-function renderDiags() {
-  const box = clear($('diags'));
-  const modelBox = clear($('model-diags'));
-  const r = store.result;
-  if (store.problem) {
-    box.append(el('p', { class: 'flag error', role: 'alert' }, el('span', { class: 'sev', text: '⚠ request refused' }), ` ${store.problem}`));
-  }
-  if (!r) return;
-  const oom = r.valid ? outOfMemory(store.estimate) : [];
-  const nErr = (r.errors || []).length;
-  const nWarn = (r.warnings || []).length;
-  const status = nErr ? `⚠ ${nErr} error${nErr === 1 ? '' : 's'}`
-    : oom.length ? `⚠ valid, but out of memory on ${oom.length === 1 ? `stage ${oom[0].stage}` : `${oom.length} stages`}` : '✓ valid';
-  box.append(el('p', { class: `diag-summary ${nErr || oom.length ? 'error' : 'ok'}`, id: 'diag-summary' },
-    status, nWarn ? ` · ${nWarn} warning${nWarn === 1 ? '' : 's'}` : ''));
-  const ul = el('ul', { class: 'diag-list' });
-  const modelList = el('ul', { class: 'diag-list', 'aria-label': 'Findings about the model' });
-  for (const s of oom) {
-    ul.append(diagItem('error', {
-      code: 'out-of-memory',
-      message: `stage ${s.stage} (layers ${s.layers}) peaks at ${gib(s.peak)} at "${s.event}", over the device's ${gib(s.capacity)} by ${gib(s.peak - s.capacity)}`,
-      hint: 'recompute or swap more layers, or use Fit to budget',
-    }, el('button', {
-      type: 'button', class: 'link', text: 'Show the memory', on: { click: () => $('peak-figure')?.focus() },
-    })));
-  }
-  for (const [sev, d] of [...(r.errors || []).map((d) => ['error', d]), ...(r.warnings || []).map((d) => ['warning', d])]) {
-    const li = diagItem(sev, d);
-    ul.append(li);
-    if (d.file === 'model') modelList.append(li.cloneNode(true));
-  }
-  box.append(ul);
-  if (modelList.children.length) modelBox.append(modelList);
-}
-
-function renderYamlErrors() {
-  const box = clear($('yaml-errors'));
-  const ta = $('yaml-text');
-  const r = store.result;
-  const list = r ? [...(r.errors || []), ...(r.warnings || [])].filter((d) => d.file !== 'model' && d.line) : [];
-  const errs = r ? (r.errors || []).filter((d) => d.file !== 'model') : [];
-  ta.setAttribute('aria-invalid', errs.length ? 'true' : 'false');
-  for (const d of list) {
-    const sev = (r.errors || []).includes(d) ? 'error' : 'warning';
-    box.append(el('button', {
-      type: 'button', class: `yerr ${sev}`, on: { click: () => gotoLine(d.line, d.column) },
-    }, el('span', { class: 'sev', text: sev === 'error' ? '⚠' : '!' }), ` line ${d.line}:${d.column} `, el('code', { text: d.code }), ` ${d.message}`));
-  }
-  renderGutter();
-}
-
-// Line numbers beside the YAML text, with the lines that have findings marked.
-function renderGutter() {
-  const g = $('yaml-gutter');
-  const n = store.yaml.split('\n').length;
-  const r = store.result;
-  const marks = new Map();
-  for (const [sev, arr] of [['warning', r ? r.warnings || [] : []], ['error', r ? r.errors || [] : []]]) {
-    for (const d of arr) if (d.file !== 'model' && d.line) marks.set(d.line, sev);
-  }
-  const sig = `${n}|${[...marks].join(',')}`;
-  if (g.dataset.sig !== sig) {
-    g.dataset.sig = sig;
-    clear(g);
-    for (let i = 1; i <= n; i += 1) {
-      const sev = marks.get(i);
-      g.append(el('div', { class: sev ? `gl ${sev}` : 'gl', text: `${sev ? (sev === 'error' ? '⚠' : '!') : ''}${i}` }));
-    }
-  }
-  g.scrollTop = $('yaml-text').scrollTop;
-}
-
-function gib(bytes) {
-  return `${(bytes / 2 ** 30).toFixed(2)} GiB`;
-}
-
-let exportConfirm = false; // the user asked to download a config that runs out of memory
-function renderExport() {
-  const btn = $('export');
-  const reason = $('export-reason');
-  const r = store.result;
-  const errs = r ? r.errors || [] : [];
-  let why = '';
-  if (store.problem) why = `Export is blocked: the server refused the request (${store.problem}).`;
-  else if (!r) why = 'Export is blocked until the config has been checked.';
-  else if (errs.length) {
-    const d = errs[0];
-    why = `Export is blocked by ${errs.length} error${errs.length === 1 ? '' : 's'}: ${d.message}${d.line && d.file !== 'model' ? ` (${where(d)})` : d.file === 'model' ? ' (model)' : ''}.`;
-  }
-  btn.disabled = !!why;
-  const oom = !why ? outOfMemory(store.estimate) : [];
-  const tail = store.training ? ` Exports ${store.training.name} with these sections in place of its own (comments kept).` : '';
-  if (why) reason.textContent = why;
-  else if (oom.length) {
-    reason.textContent = `Valid, but it runs out of memory: stage ${oom[0].stage} needs ${gib(oom[0].peak)} of ${gib(oom[0].capacity)}. Download asks you to confirm.${tail}`;
-  } else {
-    reason.textContent = `Ready: the config is valid and fits${r.warnings && r.warnings.length ? ` (${r.warnings.length} warning${r.warnings.length === 1 ? '' : 's'})` : ''}.${tail}`;
-  }
-  reason.className = `export-reason${why || oom.length ? ' blocked' : ''}`;
-  if (!oom.length || why) hideConfirm();
-}
-
 function hideConfirm() {
-  exportConfirm = false;
+  store.exportConfirmed = false;
   $('export-confirm').hidden = true;
 }
 
@@ -414,7 +302,7 @@ function renderResults() {
   renderStripNow();
   if (store.detailLayer !== null) renderDetailNow(false);
   renderMemoryNow();
-  renderExport();
+  if (!renderExport()) hideConfirm();
   renderFitNow();
   renderDiffNow();
   $('model-summary').textContent = store.layout ? modelSummary(store.model.obj, store.layout) : '';
@@ -435,26 +323,6 @@ function renderModelLabel() {
   $('yaml-note').textContent = store.training
     ? `The recompute, recompute_comm and swap sections of ${store.training.name}; the export is that file with them in place of its own.`
     : 'The three sections; edit here or with the controls.';
-}
-
-function renderNotice() {
-  const box = clear($('notice'));
-  box.hidden = !store.notice;
-  if (!store.notice) return;
-  box.append(el('p', { class: `flag ${store.notice.kind}` }, el('span', { class: 'sev', text: '⚠ ' }), store.notice.text, ' ',
-    el('button', { type: 'button', class: 'small', text: 'Dismiss', on: { click: () => { store.notice = null; renderNotice(); } } })));
-}
-
-function gotoLine(line, column = 1) {
-  const ta = $('yaml-text');
-  const lines = ta.value.split('\n');
-  let off = 0;
-  for (let i = 0; i < line - 1 && i < lines.length; i += 1) off += lines[i].length + 1;
-  const end = off + (lines[line - 1] ?? '').length;
-  ta.focus();
-  ta.setSelectionRange(off + Math.max(0, column - 1), end);
-  const lh = parseFloat(getComputedStyle(ta).lineHeight) || 18;
-  ta.scrollTop = Math.max(0, (line - 3) * lh);
 }
 
 // ---- the YAML box: its text is the config; undo is the page's, never the browser's --
@@ -521,12 +389,15 @@ async function applyYamlText() {
 // beforeinput historyUndo) all go to the page's history: the browser's
 // undo stack of a text field knows nothing of the controls' rewrites.
 function wireUndo() {
+  // fields outside the edited state (the planner's budget) keep their own undo
+  const own = (e) => e.target && e.target.closest && e.target.closest('.own-undo');
   document.addEventListener('keydown', (e) => {
-    if (!(e.ctrlKey || e.metaKey) || e.altKey) return;
+    if (!(e.ctrlKey || e.metaKey) || e.altKey || own(e)) return;
     const k = e.key.toLowerCase();
     if (k === 'z' && !e.shiftKey) { e.preventDefault(); doUndo(); } else if ((k === 'z' && e.shiftKey) || k === 'y') { e.preventDefault(); doRedo(); }
   }, true);
   document.addEventListener('beforeinput', (e) => {
+    if (own(e)) return;
     if (e.inputType === 'historyUndo') { e.preventDefault(); doUndo(); } else if (e.inputType === 'historyRedo') { e.preventDefault(); doRedo(); }
   }, true);
   $('undo').addEventListener('click', doUndo);
@@ -674,25 +545,6 @@ async function loadPreset(name) {
   announce(`Model ${name} loaded`);
 }
 
-function uploadStatus(kind, text, diags = [], source = '') {
-  const box = clear($('upload-status'));
-  if (!text) return;
-  box.append(el('p', { class: `flag ${kind}`, role: kind === 'error' ? 'alert' : null },
-    el('span', { class: 'sev', text: kind === 'error' ? '⚠ error' : kind === 'warning' ? '! warning' : '✓' }), ` ${text}`));
-  if (diags.length) {
-    const lines = source.split('\n');
-    const ul = el('ul', { class: 'diag-list' });
-    for (const d of diags) {
-      ul.append(el('li', { class: 'diag error' },
-        el('span', { class: 'where', text: d.line ? `line ${d.line}, column ${d.column}: ` : '' }),
-        el('code', { class: 'code', text: d.code || '' }), ` ${d.message}`,
-        d.line && lines[d.line - 1] !== undefined
-          ? el('pre', { class: 'excerpt', text: `${String(d.line).padStart(4)} | ${lines[d.line - 1]}\n     | ${' '.repeat(Math.max(0, (d.column || 1) - 1))}^` }) : null));
-    }
-    box.append(ul);
-  }
-}
-
 async function upload(file) {
   if (!file) return;
   if (file.size > 1024 * 1024) {
@@ -712,59 +564,6 @@ async function upload(file) {
   announce(`${file.name} loaded`);
 }
 
-// Reads an uploaded file into the store; false (and says why) when it is not usable.
-async function adoptUpload(name, text) {
-  const json = /\.json$/i.test(name) || /^\s*[{[]/.test(text);
-  if (json) {
-    const r = await api.importJson(text);
-    if (!r.ok) {
-      const p = r.problem || {};
-      uploadStatus('error', `${name} is not a model: ${p.detail || p.title}`, p.line ? [{ line: p.line, column: p.column, message: p.detail || p.title, code: 'json' }] : [], text);
-      return false;
-    }
-    if (r.data.errors && r.data.errors.length) {
-      uploadStatus('error', `${name} has errors:`, r.data.errors, text);
-      return false;
-    }
-    store.model = { label: name, preset: null, obj: r.data.model };
-    store.training = null;
-    uploadStatus('ok', `Loaded the model from ${name}.`, [], text);
-    return true;
-  }
-  const lay = await api.layout({ config: text, model: store.model.obj });
-  const syntax = lay.ok ? (lay.data.errors || []).filter((d) => d.code === 'yaml-syntax') : [];
-  if (!lay.ok || syntax.length) {
-    uploadStatus('error', `${name} is not YAML:`, syntax.length ? syntax : [{ message: problemText(lay) }], text);
-    return false;
-  }
-  const imp = await api.importYaml(text);
-  const noModel = imp.status === 422 && imp.problem && /no-model/.test(imp.problem.type || '');
-  if (imp.ok) {
-    if (imp.data.errors && imp.data.errors.length) {
-      uploadStatus('error', `${name} has errors in its model:`, imp.data.errors, text);
-      return false;
-    }
-    store.model = { label: name, preset: null, obj: imp.data.model };
-    const isTraining = [...topKeys(text)].some((k) => !['model', 'training', 'parallel', 'device'].includes(k));
-    store.training = isTraining ? { name, text, lines: lay.data.section_lines || {} } : null;
-    if (isTraining) {
-      // the sections as the file writes them, comments included
-      store.yaml = sectionsOf(text, lay.data.section_lines) || DEFAULT_YAML;
-      store.baselines.upload = store.yaml;
-    }
-    uploadStatus('ok', isTraining ? `Loaded ${name}: its model and its three sections; the export keeps every other line.` : `Loaded the model from ${name}.`, [], text);
-    return true;
-  }
-  if (noModel) {
-    store.yaml = text;
-    store.baselines.upload = text;
-    uploadStatus('ok', `${name} has no model: loaded its sections into the YAML panel.`, [], text);
-    return true;
-  }
-  uploadStatus('error', `${name}: ${problemText(imp)}`);
-  return false;
-}
-
 // ---- export, copy, share --------------------------------------------------------------
 
 function flash(node, text) {
@@ -782,7 +581,7 @@ function exportText() {
 
 async function doExport() {
   const status = $('export-status');
-  if (outOfMemory(store.estimate).length && !exportConfirm) {
+  if (outOfMemory(store.estimate).length && !store.exportConfirmed) {
     $('export-confirm').hidden = false;
     $('export-anyway').focus();
     return;
@@ -815,9 +614,8 @@ function shareObject() {
 }
 
 let shareTimer = null;
-let keepHash = false; // a broken link stays in the address bar until the user edits
 function saveShare() {
-  if (keepHash) return;
+  if (store.keepHash) return;
   clearTimeout(shareTimer);
   shareTimer = setTimeout(async () => {
     const hash = await encodeShare(shareObject());
@@ -849,8 +647,8 @@ function brokenLink() {
     kind: 'error',
     text: 'The share link in the address bar could not be read (it is cut or damaged): the default model is shown instead. The link stays in the address bar until you change something.',
   };
-  keepHash = true;
-  onHistory(() => { if (historyState().depth > 0) keepHash = false; });
+  store.keepHash = true;
+  onHistory(() => { if (historyState().depth > 0) store.keepHash = false; });
   renderNotice();
 }
 
@@ -905,11 +703,11 @@ function wire() {
   ta.addEventListener('input', onYamlInput);
   ta.addEventListener('scroll', () => { $('yaml-gutter').scrollTop = ta.scrollTop; });
   $('export').addEventListener('click', doExport);
-  $('export-anyway').addEventListener('click', () => { exportConfirm = true; doExport(); });
+  $('export-anyway').addEventListener('click', () => { store.exportConfirmed = true; doExport(); });
   $('export-cancel').addEventListener('click', () => { hideConfirm(); $('export').focus(); });
   $('copy').addEventListener('click', () => copyText(exportText(), 'YAML', $('copy-status')));
   $('share').addEventListener('click', async () => {
-    keepHash = false;
+    store.keepHash = false;
     history.replaceState(null, '', await encodeShare(shareObject()));
     await copyText(location.href, 'share link', $('share-status'));
   });
@@ -917,7 +715,7 @@ function wire() {
   wireTips();
   renderLegend($('map-legend'));
   window.addEventListener('hashchange', async () => {
-    if (keepHash) return;
+    if (store.keepHash) return;
     const ok = await restore(location.hash);
     if (ok === true) await start(false);
   });

@@ -16,6 +16,8 @@ export const store = {
   yaml: DEFAULT_YAML, // the config text the server checks (the YAML panel)
   cfg: emptyConfig(), // the controls' structured form of `yaml`
   cfgProblems: [],   // what the controls cannot show
+  cfgSynced: '',     // JSON of the cfg that `yaml` says (what a control edit is compared with)
+  textIsYaml: true,  // the last parse of `yaml` was YAML (else the controls rewrite it whole)
   // answers of the server for the current text
   layout: null,      // POST /layout answer (types, layer_types, patterns)
   layoutKey: '',
@@ -25,10 +27,13 @@ export const store = {
   estimate: null,    // POST /estimate answer ({ok, status, data, ...})
   lastGoodEstimate: null, // the last estimate with stages (kept while the config has errors)
   planFresh: false,  // result.layers describe the current text
+  estimatorMissing: false, // the server answered 501 for /estimate: do not ask again
   // view
   detailLayer: null,
   ui: { tab: 'stages', stage: 0, diffBase: 'upload' },
   notice: null,      // {kind, text}: a page-level notice (broken share link)
+  keepHash: false,   // a broken share link stays in the address bar until the user edits
+  exportConfirmed: false, // the user confirmed downloading a config that runs out of memory
   // the planner (Fit to budget)
   fit: { budgetGiB: '', allow: [...MECHANISMS], start: 'fresh', proposal: null },
   // texts the diff view compares against
