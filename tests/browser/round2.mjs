@@ -230,6 +230,9 @@ async function item5Fit(page, base, t) {
   check(await page.isVisible('#fit-accept') && await page.isVisible('#fit-discard'), 'the proposal can be accepted or discarded');
   check((await page.textContent('.fit-compare')).includes('Your plan'), 'the proposal is shown beside the current plan');
   check(await page.evaluate(() => window.memopt.state.ui.diffBase) === 'proposal', 'the diff view compares with the proposal');
+  await page.click('.diff-box summary');
+  const removed = await page.$$eval('#diff .dl.del', (xs) => xs.map((x) => x.textContent));
+  check(removed.some((l) => l.includes("'.*mlp': [0-31]")), `the diff shows the line the proposal drops: ${JSON.stringify(removed)}`);
   check(await yamlOf(page) === mlp, 'nothing changes before Accept');
   await page.click('#fit-accept');
   await t.idle(page);
@@ -295,6 +298,10 @@ async function item6KeepText(page, base, t) {
   await page.keyboard.press('ArrowLeft');
   await t.idle(page);
   check((await yamlOf(page)).includes('mode: select # selective recomputation'), 'a slider keeps the comment of another key');
+  if (!(await page.isVisible('#diff-base'))) await page.click('.diff-box summary');
+  await page.selectOption('#diff-base', 'upload');
+  const changed = await page.$$eval('#diff .dl.add, #diff .dl.del', (xs) => xs.map((x) => x.textContent.trim()));
+  check(changed.length >= 2 && changed.every((l) => /select_module|layers\.\*|self_attention|mlp/.test(l)), `the diff against the upload shows only the select_module lines: ${JSON.stringify(changed)}`);
   const reason = await page.textContent('#export-reason');
   const [dl] = await Promise.all([page.waitForEvent('download'), (async () => {
     await page.click('#export');

@@ -55,14 +55,18 @@ export function renderDiff(root, ctx) {
   if (base === null || base === undefined) {
     root.append(el('p', { class: 'note', text: `There is no ${NAMES[ctx.base].replace(/^the /, '')} to compare with yet.` }));
   } else {
-    // the base is the old side: lines it has and the text lacks are "-"
-    const d = lineDiff(base, ctx.current);
+    // the old side is the file or the export, or the YAML when the new
+    // side is the proposal (what accepting it would change)
+    const forward = ctx.base === 'proposal';
+    const d = forward ? lineDiff(ctx.current, base) : lineDiff(base, ctx.current);
+    const oldName = forward ? 'the YAML' : NAMES[ctx.base];
+    const newName = forward ? NAMES[ctx.base] : 'the YAML';
     if (!d) root.append(el('p', { class: 'note', text: 'The texts are too large to compare here.' }));
     else if (d.every((l) => l.op === ' ')) root.append(el('p', { class: 'note', id: 'diff-same', text: `The YAML is the same as ${NAMES[ctx.base]}.` }));
     else {
       const added = d.filter((l) => l.op === '+').length;
       const removed = d.filter((l) => l.op === '-').length;
-      root.append(el('p', { class: 'diff-count', text: `${removed} line${removed === 1 ? '' : 's'} only in ${NAMES[ctx.base]} (−), ${added} only in the YAML (+)` }));
+      root.append(el('p', { class: 'diff-count', text: `${removed} line${removed === 1 ? '' : 's'} only in ${oldName} (−), ${added} only in ${newName} (+)` }));
       const pre = el('pre', { class: 'diff', tabindex: 0, 'aria-label': `Differences from ${NAMES[ctx.base]}` });
       for (const l of d) {
         pre.append(el('span', { class: l.op === '+' ? 'dl add' : l.op === '-' ? 'dl del' : 'dl' }, `${l.op === ' ' ? ' ' : l.op === '+' ? '+' : '−'} ${l.text}\n`));
