@@ -449,6 +449,21 @@ async function item10Small(page, base, t) {
   await paste(page, t, 'recompute:\n  mode: full\n  full_recompute_layer: [0-40]\n');
   check(await page.locator('#peak-figure').count() === 1, 'the memory figures stay while the config has an error');
   check(await page.isVisible('#memory-stale'), 'and say they are of the last valid config');
+  // the map does not jump while a drag passes through a conflict
+  await paste(page, t, 'recompute:\n  mode: full\n  full_recompute_layer: [0-5]\nswap:\n  enable: True\n  layer_swap:\n    - layers: [8-9]\n');
+  const thumb = await page.locator('[data-key="full/0/hi"]').boundingBox();
+  const track = await page.locator('[data-key="full/0/hi"]').evaluate((n) => n.parentNode.getBoundingClientRect().toJSON());
+  const tops = [];
+  await page.mouse.move(thumb.x + thumb.width / 2, thumb.y + thumb.height / 2);
+  await page.mouse.down();
+  for (const l of [6, 7, 8, 9, 10, 12, 9, 7]) {
+    await page.mouse.move(track.x + (l / 31) * track.width + 2, thumb.y + thumb.height / 2, { steps: 2 });
+    await t.idle(page);
+    tops.push(await page.$eval('#map-wrap', (w) => w.getBoundingClientRect().top + window.scrollY));
+  }
+  await page.mouse.up();
+  await t.idle(page);
+  check(Math.max(...tops) - Math.min(...tops) <= 1, `the layer map stays in place during the drag: tops ${JSON.stringify(tops.map(Math.round))}`);
   // a model that shards over every device, without a device count
   const responses = [];
   const onResponse = (r) => { if (r.url().includes('/api/v1/estimate')) responses.push(r.status()); };

@@ -304,9 +304,7 @@ export function renderMemory(root, ctx) {
       return;
     }
     est = ctx.lastGood.data;
-    stale = true;
-    root.append(el('p', { class: 'note stale-note', role: 'note', id: 'memory-stale' },
-      `The config has ${errs || 'an'} error${errs === 1 ? '' : 's'}: these figures are of the last valid config.`));
+    stale = `The config has ${errs || 'an'} error${errs === 1 ? '' : 's'}: figures of the last valid config.`;
   }
   const ui = ctx.ui;
   const model = ctx.model;
@@ -320,7 +318,10 @@ export function renderMemory(root, ctx) {
     el('span', {
       class: 'figure', tabindex: 0, id: 'overhead-figure',
       dataset: { formula: `overhead = (step with plan − step without) / step without = (${(cost.step_seconds ?? 0).toFixed(3)} s − ${(cost.step_seconds_baseline ?? 0).toFixed(3)} s) / ${(cost.step_seconds_baseline ?? 0).toFixed(3)} s; recompute ${(cost.recompute_seconds ?? 0).toFixed(3)} s, comm recompute ${(cost.comm_recompute_seconds ?? 0).toFixed(3)} s, swap ${(cost.swap_seconds ?? 0).toFixed(3)} s of which ${(cost.swap_hidden_seconds ?? 0).toFixed(3)} s hidden by prefetch` },
-    }, `Step time +${pct(est.overhead_percent ?? 0)}`));
+    }, `Step time +${pct(est.overhead_percent ?? 0)}`),
+    // a line of its own that is always there, so that the panel keeps its
+    // height while a drag passes through an error
+    el('span', { class: 'mstate' }, stale ? el('span', { class: 'stale-note', id: 'memory-stale', role: 'note', title: stale, text: stale }) : ''));
   root.append(summary);
   const names = [['stages', 'Stages'], ['timeline', 'Timeline'], ['layers', 'Per layer']];
   if (!names.some(([id]) => id === ui.tab)) ui.tab = 'stages';
