@@ -1,5 +1,6 @@
 #!/bin/sh
-# Browser tests of the web UI (tests/browser/ui.test.mjs): playwright-core
+# Browser tests of the web UI (tests/browser/ui.test.mjs, after the node unit
+# tests of its pure functions in units.test.mjs): playwright-core
 # from npm (tests/browser/package-lock.json, installed with `npm ci`)
 # driving Debian's chromium against the real server. Skips, saying so,
 # only when chromium cannot be installed or launched; anything else that
@@ -44,4 +45,5 @@ if [ ! -f node_modules/.package-lock.json ] || ! cmp -s package-lock.json node_m
   npm ci --no-audit --no-fund --loglevel=error || { echo "FAIL: npm ci in tests/browser"; exit 1; }
   cp package-lock.json node_modules/.memopt-lock
 fi
+node units.test.mjs || { echo "FAIL: web UI unit tests (tests/browser/units.test.mjs)"; exit 1; }
 exec node ui.test.mjs

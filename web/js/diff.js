@@ -28,7 +28,17 @@ export function lineDiff(a, b) {
   let i = 0;
   let j = 0;
   while (i < xs.length || j < ys.length) {
-    if (i < xs.length && j < ys.length && xs[i] === ys[j]) { out.push({ op: ' ', text: xs[i] }); i += 1; j += 1; } else if (j < ys.length && (i === xs.length || L[i * w + j + 1] >= L[(i + 1) * w + j])) { out.push({ op: '+', text: ys[j] }); j += 1; } else { out.push({ op: '-', text: xs[i] }); i += 1; }
+    if (i < xs.length && j < ys.length && xs[i] === ys[j]) {
+      out.push({ op: ' ', text: xs[i] });
+      i += 1;
+      j += 1;
+    } else if (i < xs.length && (j === ys.length || L[(i + 1) * w + j] >= L[i * w + j + 1])) {
+      out.push({ op: '-', text: xs[i] }); // removals first, as diff -u
+      i += 1;
+    } else {
+      out.push({ op: '+', text: ys[j] });
+      j += 1;
+    }
   }
   for (const text of x.slice(x.length - tail)) out.push({ op: ' ', text });
   return out;

@@ -1,0 +1,122 @@
+// Unit tests of the web UI's pure functions, run by node before the browser
+// suite: the control edits that keep the user's text (edit.js), the line
+// diff (diff.js), the strip's range arithmetic (strip.js), where a new
+// range goes (controls.js) and the undo history (store.js). Expected texts
+// are written by hand from the YAML they edit.
+import { editConfigText, sectionsOf } from '../../web/js/edit.js';
+import { lineDiff } from '../../web/js/diff.js';
+import { addLayers, removeLayers } from '../../web/js/strip.js';
+import { freeRange } from '../../web/js/controls.js';
+import { emptyConfig } from '../../web/js/state.js';
+import { store, record, undo, redo, resetHistory, historyState } from '../../web/js/store.js';
+
+let failures = 0;
+let count = 0;
+function eq(actual, expected, what) {
+  count += 1;
+  const a = JSON.stringify(actual);
+  const e = JSON.stringify(expected);
+  if (a !== e) {
+    failures += 1;
+    console.log(`FAIL: ${what}\n  expected ${e}\n  actual   ${a}`);
+  }
+}
+
+function cfgWith(f) {
+  const c = emptyConfig();
+  f(c);
+  return c;
+}
+
+// ---- edit.js ---------------------------------------------------------------------------
+
+{
+  const text = '# plan\nrecompute:\n  mode: full  # whole layers\n  # the first layers\n  full_recompute_layer: [0-3]\nswap:\n  enable: False\n';
+  const before = cfgWith((c) => { c.recompute.mode = 'full'; c.recompute.full = [[0, 3]]; });
+  const after = cfgWith((c) => { c.recompute.mode = 'full'; c.recompute.full = [[0, 4]]; });
+  eq(editConfigText(text, before, after), text.replace('[0-3]', '[0-4]'), 'a range edit rewrites its line only');
+  const modeSel = cfgWith((c) => { c.recompute.mode = 'select'; c.recompute.full = [[0, 3]]; });
+  eq(editConfigText(text, before, modeSel), text.replace('mode: full  # whole layers', 'mode: select  # whole layers'),
+    'a scalar keeps the comment at its end');
+}
+{
+  const text = 'recompute:\n  mode: select\n  select_module:\n    \'.*mlp\': [0-1]\n  # the end\n';
+  const before = cfgWith((c) => { c.recompute.mode = 'select'; c.recompute.select = [{ pattern: '.*mlp', ranges: [[0, 1]] }]; });
+  const after = cfgWith((c) => {
+    c.recompute.mode = 'select';
+    c.recompute.select = [{ pattern: '.*mlp', ranges: [[0, 1]] }];
+    c.recompute.exclude = [{ pattern: '.*act', ranges: [[0, 0]] }];
+  });
+  eq(editConfigText(text, before, after),
+    'recompute:\n  mode: select\n  select_module:\n    \'.*mlp\': [0-1]\n  exclude_op:\n    \'.*act\': [0]\n  # the end\n',
+    'a new key goes after the keys before it in the seed\'s order, before trailing comments');
+  const none = cfgWith((c) => { c.recompute.mode = 'select'; });
+  eq(editConfigText(text, before, none), 'recompute:\n  mode: select\n  # the end\n', 'an emptied list removes its key');
+}
+{
+  const text = 'swap: {enable: True, layer_swap: [{layers: [1]}]}\n';
+  const before = cfgWith((c) => { c.swap.enable = true; c.swap.layerSwap = [{ ranges: [[1, 1]] }]; });
+  const after = cfgWith((c) => { c.swap.enable = true; c.swap.layerSwap = [{ ranges: [[1, 2]] }]; });
+  eq(editConfigText(text, before, after), 'swap:\n  enable: True\n  layer_swap:\n    - layers: [1-2]\n',
+    'a flow-style section is rewritten whole');
+}
+{
+  const text = 'recompute:\n    mode: full\n    full_recompute_layer: [0]\n';
+  const before = cfgWith((c) => { c.recompute.mode = 'full'; c.recompute.full = [[0, 0]]; });
+  const after = cfgWith((c) => { c.recompute.mode = 'full'; c.recompute.full = [[0, 0]]; c.recompute.select = [{ pattern: 'mlp', ranges: [[1, 1]] }]; });
+  eq(editConfigText(text, before, after),
+    'recompute:\n    mode: full\n    full_recompute_layer: [0]\n    select_module:\n      \'mlp\': [1]\n',
+    'new keys take the section\'s indentation');
+}
+{
+  const text = 'recompute:\n  mode: None\n';
+  const before = emptyConfig();
+  const after = cfgWith((c) => { c.comm.enable = true; });
+  eq(editConfigText(text, before, after), 'recompute:\n  mode: None\nrecompute_comm:\n  enable: True\n', 'an absent section is appended');
+}
+{
+  const training = 'a: 1\nrecompute:\n  mode: select # why\n  select_module:\n    "x": [0]\n\n# about b\nb: 2\nswap:\n  enable: False\n';
+  eq(sectionsOf(training, { recompute: { start: 2, end: 8 }, swap: { start: 9, end: 11 } }),
+    'recompute:\n  mode: select # why\n  select_module:\n    "x": [0]\nswap:\n  enable: False\n',
+    'the sections of a training YAML as written, without the comments that belong to what follows');
+}
+
+// ---- diff.js ---------------------------------------------------------------------------
+
+eq(lineDiff('a\nb\nc\n', 'a\nx\nc\n'), [{ op: ' ', text: 'a' }, { op: '-', text: 'b' }, { op: '+', text: 'x' }, { op: ' ', text: 'c' }],
+  'a changed line is one removal and one addition');
+eq(lineDiff('a\n', 'a\n'), [{ op: ' ', text: 'a' }], 'equal texts');
+eq(lineDiff('a\nb\n', 'b\n'), [{ op: '-', text: 'a' }, { op: ' ', text: 'b' }], 'a removed first line');
+
+// ---- strip.js and controls.js ---------------------------------------------------------------
+
+eq(addLayers([[0, 1], [8, 9]], 2, 5), [[0, 5], [8, 9]], 'adding merges touching ranges');
+eq(addLayers([[4, 7]], 0, 0), [[0, 0], [4, 7]], 'adding keeps the list ascending');
+eq(removeLayers([[0, 10]], 3, 5), [[0, 2], [6, 10]], 'removing splits a range');
+eq(removeLayers([[0, 1], [4, 4]], 0, 4), [], 'removing everything');
+eq(freeRange(cfgWith((c) => { c.recompute.full = [[0, 11]]; c.swap.layerSwap = [{ ranges: [[12, 12]] }]; }), 2, 31), [13, 14],
+  'a new range starts after every named layer');
+eq(freeRange(cfgWith((c) => { c.recompute.full = [[0, 31]]; }), 1, 31), [31, 31], 'when every layer is named: the last');
+
+// ---- store.js: the history -------------------------------------------------------------------
+
+store.model = { label: 'm', obj: { parallel: { tensor_parallel: 1 } } };
+store.yaml = 'A';
+resetHistory();
+store.yaml = 'B';
+record('b');
+store.model.obj.parallel.tensor_parallel = 2;
+record('tp');
+eq(record('nothing'), false, 'an unchanged state is not a step');
+eq(undo(), 'tp', 'undo names the step undone');
+eq([store.yaml, store.model.obj.parallel.tensor_parallel], ['B', 1], 'undo restores the model');
+eq(undo(), 'b', 'second undo');
+eq(store.yaml, 'A', 'back at the start');
+eq(undo(), null, 'nothing before the start');
+eq(redo(), 'b', 'redo');
+store.yaml = 'C';
+record('c');
+eq(historyState().canRedo, false, 'a new step drops the redo steps');
+
+console.log(failures ? `units: ${failures} of ${count} checks failed` : `units: ${count} checks passed`);
+process.exit(failures ? 1 : 0);
