@@ -188,8 +188,10 @@ function flushRecord() {
 // The controls changed store.cfg: only the keys they own are rewritten.
 function controlsChanged(key, settled) {
   store.planFresh = false;
-  const before = JSON.parse(store.cfgSynced || JSON.stringify(store.cfg));
-  store.yaml = store.textIsYaml === false ? emitYaml(store.cfg).text : editConfigText(store.yaml, before, store.cfg);
+  const before = JSON.parse(store.cfgSynced);
+  // a text that is not YAML cannot be edited in place: the controls write it anew (Undo has the old one)
+  store.yaml = store.textIsYaml ? editConfigText(store.yaml, before, store.cfg) : emitYaml(store.cfg).text;
+  store.textIsYaml = true;
   store.cfgSynced = JSON.stringify(store.cfg);
   setYamlBox(store.yaml);
   if (settled) recordNow(labelOf(key));

@@ -16,7 +16,7 @@ export const store = {
   yaml: DEFAULT_YAML, // the config text the server checks (the YAML panel)
   cfg: emptyConfig(), // the controls' structured form of `yaml`
   cfgProblems: [],   // what the controls cannot show
-  cfgSynced: '',     // JSON of the cfg that `yaml` says (what a control edit is compared with)
+  cfgSynced: JSON.stringify(emptyConfig()), // the cfg that `yaml` says (a control edit is compared with it)
   textIsYaml: true,  // the last parse of `yaml` was YAML (else the controls rewrite it whole)
   // answers of the server for the current text
   layout: null,      // POST /layout answer (types, layer_types, patterns)
