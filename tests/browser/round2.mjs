@@ -205,6 +205,11 @@ async function item4OutOfMemory(page, base, t) {
   check(!!dl, 'Download anyway downloads');
   page.off('download', onDownload);
   check(/Downloaded/.test(await page.textContent('#export-status')), 'the download is confirmed on the page');
+  await page.click('.diff-box summary');
+  await page.selectOption('#diff-base', 'export');
+  check(await page.isVisible('#diff-same'), 'the diff against the last download says they are the same');
+  await paste(page, t, 'recompute:\n  mode: full\n  full_recompute_layer: [0-3]\n');
+  check((await page.textContent('#diff')).includes('full_recompute_layer: [0-3]'), 'and shows an edit made after it');
 }
 
 // ---- item 5 ---------------------------------------------------------------------------
