@@ -20,16 +20,28 @@ static const char mo_serve_usage[] =
 	"                         the built-in pages)\n"
 	"  --cors-origin ORIGIN   allow cross-origin calls from ORIGIN\n"
 	"  --max-connections N    concurrent connections (default 4096)\n"
-	"  --max-inflight N       requests handled at once; 503 above (default 1024)\n"
+	"  --max-per-client N     concurrent connections from one address\n"
+	"                         (default 1024)\n"
+	"  --max-inflight N       requests handled at once; 503 above, /healthz\n"
+	"                         excepted (default 1024)\n"
 	"  --timeout SECONDS      idle connection timeout (default 10)\n"
+	"  --header-timeout SECONDS\n"
+	"                         a request's headers must arrive within this, else\n"
+	"                         408 and the connection is closed (default 10)\n"
+	"  --deadline SECONDS     a request's body, then its answer, must go through\n"
+	"                         within this (default 30)\n"
+	"  --grace SECONDS        on SIGTERM, SIGINT or SIGHUP: how long requests in\n"
+	"                         flight may finish (default 10)\n"
 	"  --cache-entries N      response cache: answers kept for identical POST\n"
 	"                         requests (same route, Content-Type and body);\n"
 	"                         0 disables it (default 1024)\n"
 	"  --cache-bytes SIZE     response cache memory bound (default 64MiB)\n"
 	"  --quiet                no access log\n"
 	"  --help                 this text\n"
-	"Prints `listening on http://HOST:PORT` on stderr; SIGTERM or SIGINT\n"
-	"finishes the requests in flight and exits 0.\n";
+	"Prints `listening on http://HOST:PORT` on stderr. SIGTERM, SIGINT or SIGHUP\n"
+	"closes the port, lets the requests in flight finish for the grace period,\n"
+	"answers 503 to the rest, and exits 0 (1 if a computation had to be\n"
+	"abandoned).\n";
 
 static int mo_serve_uint(unsigned *out, const char *text, unsigned lo,
 			 unsigned hi)
@@ -108,6 +120,14 @@ static int mo_serve_option(mo_srv_config *cfg, int argc, char **argv, int *i)
 		cfg->cors_origin = v;
 	else if ((v = mo_serve_value(argc, argv, i, "--max-connections")))
 		bad = mo_serve_uint(&cfg->max_connections, v, 1, 1000000);
+	else if ((v = mo_serve_value(argc, argv, i, "--max-per-client")))
+		bad = mo_serve_uint(&cfg->max_per_client, v, 1, 1000000);
+	else if ((v = mo_serve_value(argc, argv, i, "--header-timeout")))
+		bad = mo_serve_uint(&cfg->header_timeout_s, v, 1, 3600);
+	else if ((v = mo_serve_value(argc, argv, i, "--deadline")))
+		bad = mo_serve_uint(&cfg->deadline_s, v, 1, 3600);
+	else if ((v = mo_serve_value(argc, argv, i, "--grace")))
+		bad = mo_serve_uint(&cfg->grace_s, v, 0, 3600);
 	else if ((v = mo_serve_value(argc, argv, i, "--max-inflight")))
 		bad = mo_serve_uint(&cfg->max_inflight, v, 1, 1000000);
 	else if ((v = mo_serve_value(argc, argv, i, "--timeout")))

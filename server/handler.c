@@ -79,6 +79,7 @@ enum MHD_Result mo_srv_queue(const mo_srv *srv, struct MHD_Connection *c,
 	MHD_destroy_response(r);
 	rq->answered = true;
 	rq->status = status;
+	mo_srv_conn_enter(&srv->conns, rq->conn, MO_SRV_PHASE_ANSWERED, mo_srv_now_us());
 	return ret;
 }
 
@@ -161,14 +162,16 @@ static enum MHD_Result mo_srv_preflight(const mo_srv *srv,
 }
 
 /* What the headers alone decide: overload, CORS preflight, route, method,
- * content type, announced length. */
+ * content type, announced length. /healthz is never refused for overload:
+ * it answers at once, and an orchestrator must not restart a server that
+ * is merely busy (or being fed slow uploads). */
 static enum MHD_Result mo_srv_headers(mo_srv *srv, struct MHD_Connection *c,
 				      mo_srv_req *rq)
 {
 	mo_api_response res = {0};
 	int_fast64_t n = atomic_fetch_add(&srv->metrics.in_flight, 1) + 1;
 
-	if (n > (int_fast64_t)srv->cfg.max_inflight) {
+	if (n > (int_fast64_t)srv->cfg.max_inflight && rq->route != MO_ROUTE_HEALTHZ) {
 		atomic_fetch_add(&srv->metrics.rejected, 1);
 		return mo_srv_problem(srv, c, rq, 503, "overloaded",
 				      "too many requests in flight; retry shortly");
@@ -203,6 +206,8 @@ static enum MHD_Result mo_srv_begin(mo_srv *srv, struct MHD_Connection *c,
 	rq->url = url;
 	rq->method = method;
 	rq->route = mo_api_route_of(url);
+	rq->conn = mo_srv_conn_of(c);
+	mo_srv_conn_enter(&srv->conns, rq->conn, MO_SRV_PHASE_BODY, rq->start_us);
 	if (srv->cfg.access_log) /* only the log line shows it */
 		mo_srv_remote(rq, c);
 	*req_cls = rq;
@@ -236,6 +241,8 @@ static enum MHD_Result mo_srv_body(const mo_srv *srv, mo_srv_req *rq,
 
 	*size = 0;
 	if (mo_srv_now_us() - rq->start_us > (uint64_t)srv->cfg.deadline_s * 1000000u) {
+		if (rq->conn) /* conn.c answers 408 and closes at its next sweep */
+			return MHD_YES;
 		rq->status = 408; /* too slow: drop the connection */
 		return MHD_NO;
 	}
@@ -258,7 +265,7 @@ static enum MHD_Result mo_srv_metrics_page(mo_srv *srv, struct MHD_Connection *c
 					   mo_srv_req *rq)
 {
 	size_t len = 0;
-	char *text = mo_srv_metrics_render(&srv->metrics, srv->api.responses, &len);
+	char *text = mo_srv_metrics_render(&srv->metrics, &srv->conns, srv->api.responses, &len);
 	struct MHD_Response *r;
 
 	if (!text)
@@ -280,6 +287,7 @@ static enum MHD_Result mo_srv_finish(mo_srv *srv, struct MHD_Connection *c,
 {
 	mo_api_response res = {0};
 
+	mo_srv_conn_enter(&srv->conns, rq->conn, MO_SRV_PHASE_WORKING, 0);
 	if (rq->too_big)
 		return mo_srv_problem(srv, c, rq, 413, "body-too-large",
 				      "the request body is over the size limit");
@@ -323,8 +331,11 @@ void mo_srv_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 	if (!rq)
 		return;
 	usec = mo_srv_now_us() - rq->start_us;
+	if (!rq->answered && rq->conn && atomic_load(&rq->conn->cut))
+		rq->status = atomic_load(&srv->quiescing) ? 503 : 408; /* conn.c answered */
 	if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK && !rq->status)
 		rq->status = 499; /* the client went away before an answer */
+	mo_srv_conn_enter(&srv->conns, rq->conn, MO_SRV_PHASE_HEADERS, mo_srv_now_us());
 	mo_srv_metrics_observe(&srv->metrics, rq->route, rq->status, usec);
 	if (srv->cfg.access_log)
 		mo_srv_log_access(&srv->log, rq, usec);

@@ -124,7 +124,8 @@ static void mo_srv_render_cache(FILE *f, mo_api_rcache *c)
 		s.hits, s.misses, s.evictions, s.entries, s.bytes);
 }
 
-char *mo_srv_metrics_render(mo_srv_metrics *m, mo_api_rcache *cache, size_t *len)
+char *mo_srv_metrics_render(mo_srv_metrics *m, mo_srv_conns *conns, mo_api_rcache *cache,
+			    size_t *len)
 {
 	char *text = NULL;
 	FILE *f = open_memstream(&text, len);
@@ -141,6 +142,14 @@ char *mo_srv_metrics_render(mo_srv_metrics *m, mo_api_rcache *cache, size_t *len
 		   "# TYPE memopt_http_rejected_total counter\n"
 		   "memopt_http_rejected_total %llu\n",
 		(unsigned long long)mo_srv_load(&m->rejected));
+	fprintf(f, "# HELP memopt_http_connections_open Connections open.\n"
+		   "# TYPE memopt_http_connections_open gauge\n"
+		   "memopt_http_connections_open %u\n"
+		   "# HELP memopt_http_deadline_cuts_total Connections closed for missing a deadline.\n"
+		   "# TYPE memopt_http_deadline_cuts_total counter\n"
+		   "memopt_http_deadline_cuts_total %llu\n",
+		atomic_load_explicit(&conns->open, memory_order_relaxed),
+		(unsigned long long)atomic_load_explicit(&conns->timed_out, memory_order_relaxed));
 	mo_srv_render_cache(f, cache);
 	if (fclose(f) != 0) {
 		free(text);

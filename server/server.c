@@ -1,4 +1,5 @@
-/* Daemon lifecycle: options, bind, graceful shutdown on SIGTERM/SIGINT. */
+/* Daemon lifecycle: options, bind, graceful shutdown on SIGTERM, SIGINT
+ * and SIGHUP. */
 #include "srv_internal.h"
 
 #include <arpa/inet.h>
@@ -22,6 +23,10 @@
  * chunk, so they do not need room here. */
 #define MO_SRV_CONN_MEMORY (32 * 1024)
 
+/* After the grace period every connection is cut (conn.c); requests whose
+ * computation does not come back within this long are abandoned. */
+#define MO_SRV_CUT_WAIT_US (2u * 1000000u)
+
 void mo_srv_config_default(mo_srv_config *cfg)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -37,8 +42,10 @@ void mo_srv_config_default(mo_srv_config *cfg)
 	cfg->threads = n < 1 ? 1 : n > 64 ? 64 : (unsigned)n;
 	cfg->max_body = 1024 * 1024;
 	cfg->max_connections = 4096;
+	cfg->max_per_client = 1024;
 	cfg->max_inflight = 1024;
 	cfg->timeout_s = 10;
+	cfg->header_timeout_s = 10;
 	cfg->deadline_s = 30;
 	cfg->grace_s = 10;
 	cfg->access_log = 1;
@@ -85,17 +92,26 @@ static int mo_srv_open_root(mo_srv *srv)
 	return 0;
 }
 
-/* The daemon: a pool of worker threads fed by the listener (listen.c). */
+/* The daemon: a pool of worker threads fed by the listener (listen.c).
+ * MHD splits its connection limit evenly between the workers; each
+ * worker's share is set above the whole --max-connections, which the
+ * listener enforces (conn.c says why). */
 static struct MHD_Daemon *mo_srv_daemon(mo_srv *srv)
 {
 	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG | MHD_USE_ITC |
 			 MHD_USE_NO_LISTEN_SOCKET;
+	/* a worker counts a connection a moment after the listener stops
+	 * counting it (conn.c): each may be one over, hence the + threads.
+	 * At most 256 x (1,000,000 + 257) (cmd_serve.c): no overflow. */
+	unsigned mhd_limit = srv->cfg.threads * (srv->cfg.max_connections + srv->cfg.threads + 1);
 
 	return MHD_start_daemon(
 		flags, 0, NULL, NULL, mo_srv_access, srv,
 		MHD_OPTION_EXTERNAL_LOGGER, mo_srv_log_mhd, srv,
 		MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)srv->cfg.threads,
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)srv->cfg.max_connections,
+		MHD_OPTION_CONNECTION_LIMIT, mhd_limit,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)srv->cfg.max_per_client,
+		MHD_OPTION_NOTIFY_CONNECTION, mo_srv_notify_connection, srv,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)srv->cfg.timeout_s,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)MO_SRV_CONN_MEMORY,
 		MHD_OPTION_NOTIFY_COMPLETED, mo_srv_completed, srv,
@@ -114,7 +130,8 @@ static int mo_srv_open(mo_srv *srv, struct sockaddr_storage *ss, socklen_t len, 
 	}
 	srv->daemon = mo_srv_daemon(srv);
 	if (!srv->daemon ||
-	    mo_srv_listen_start(&srv->listener, srv->daemon, srv->cfg.max_connections) != 0) {
+	    mo_srv_listen_start(&srv->listener, srv->daemon, &srv->conns,
+				srv->cfg.max_connections) != 0) {
 		fprintf(stderr, "memopt serve: cannot start the server threads\n");
 		if (srv->daemon)
 			MHD_stop_daemon(srv->daemon);
@@ -151,6 +168,11 @@ int mo_srv_start(mo_srv **out, const mo_srv_config *cfg)
 		goto free_cache;
 	if (mo_srv_open_root(srv) != 0)
 		goto free_cache;
+	if (mo_srv_conns_init(&srv->conns, cfg->header_timeout_s, cfg->deadline_s,
+			      cfg->timeout_s) != 0)
+		goto close_root;
+	if (mo_srv_conns_start(&srv->conns) != 0)
+		goto destroy_conns;
 	signal(SIGPIPE, SIG_IGN);
 	json_object_seed(0);
 	if (cfg->access_log && mo_srv_log_start(&srv->log, STDERR_FILENO) != 0)
@@ -161,6 +183,9 @@ int mo_srv_start(mo_srv **out, const mo_srv_config *cfg)
 	return 0;
 stop_log:
 	mo_srv_log_stop(&srv->log);
+destroy_conns:
+	mo_srv_conns_destroy(&srv->conns);
+close_root:
 	if (srv->web_fd >= 0)
 		close(srv->web_fd);
 free_cache:
@@ -176,30 +201,41 @@ unsigned mo_srv_port(const mo_srv *srv)
 	return srv->port;
 }
 
-static void mo_srv_drain(mo_srv *srv)
+/* Waits until no request is in flight or until (monotonic us). */
+static void mo_srv_wait_idle(mo_srv *srv, uint64_t until)
 {
-	uint64_t until = mo_srv_now_us() + (uint64_t)srv->cfg.grace_s * 1000000u;
 	struct timespec tick = {0, 10 * 1000 * 1000};
 
 	while (atomic_load(&srv->metrics.in_flight) > 0 && mo_srv_now_us() < until)
 		nanosleep(&tick, NULL);
 }
 
-void mo_srv_stop(mo_srv *srv)
+size_t mo_srv_stop(mo_srv *srv)
 {
+	int_fast64_t left;
+
 	if (!srv)
-		return;
+		return 0;
 	atomic_store(&srv->quiescing, true);
-	mo_srv_listen_stop(&srv->listener);
-	mo_srv_drain(srv);
-	MHD_stop_daemon(srv->daemon);
-	mo_srv_log_stop(&srv->log); /* after the last request's line */
+	/* the port closes at once: new connections are refused, not queued */
 	mo_srv_listen_close(&srv->listener);
+	mo_srv_wait_idle(srv, mo_srv_now_us() + (uint64_t)srv->cfg.grace_s * 1000000u);
+	if (atomic_load(&srv->metrics.in_flight) > 0) {
+		mo_srv_conns_cut_all(&srv->conns);
+		mo_srv_wait_idle(srv, mo_srv_now_us() + MO_SRV_CUT_WAIT_US);
+	}
+	left = atomic_load(&srv->metrics.in_flight);
+	if (left > 0) /* a computation that does not return: MHD_stop_daemon would wait forever */
+		return (size_t)left;
+	MHD_stop_daemon(srv->daemon);
+	mo_srv_conns_destroy(&srv->conns);
+	mo_srv_log_stop(&srv->log); /* after the last request's line */
 	if (srv->web_fd >= 0)
 		close(srv->web_fd);
 	mo_api_rcache_free(srv->api.responses);
 	mo_api_cache_free(srv->api.models);
 	free(srv);
+	return 0;
 }
 
 static void mo_srv_print_listening(const mo_srv_config *cfg, unsigned port)
@@ -215,11 +251,13 @@ int mo_srv_run(const mo_srv_config *cfg)
 {
 	sigset_t set, old;
 	mo_srv *srv;
+	size_t abandoned;
 	int sig = 0;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
 	/* before MHD_start_daemon: its threads inherit the mask */
 	pthread_sigmask(SIG_BLOCK, &set, &old);
 	if (mo_srv_start(&srv, cfg) != 0) {
@@ -231,8 +269,19 @@ int mo_srv_run(const mo_srv_config *cfg)
 		;
 	fprintf(stderr, "{\"level\":\"info\",\"message\":\"signal %d: finishing in-flight requests\"}\n",
 		sig);
+	fflush(stderr); /* the CLI buffers stderr fully */
 	/* the signals stay blocked: a second SIGTERM while draining must not
 	 * kill the process with requests in flight */
-	mo_srv_stop(srv);
+	abandoned = mo_srv_stop(srv);
+	if (abandoned) {
+		/* their threads are still computing: the process ends without
+		 * waiting for them (exit() would run while they use the heap) */
+		fprintf(stderr, "{\"level\":\"error\",\"message\":\"%zu request(s) still computing "
+			"after the grace period: answered 503 and abandoned\"}\n", abandoned);
+		fflush(stderr);
+		_exit(1);
+	}
+	fprintf(stderr, "{\"level\":\"info\",\"message\":\"stopped\"}\n");
+	fflush(stderr);
 	return 0;
 }

@@ -13,9 +13,12 @@ typedef struct mo_srv_config {
 	const char *web_root;      /* static files; NULL: the embedded web/ files */
 	const char *cors_origin;   /* Access-Control-Allow-Origin, or NULL */
 	unsigned max_connections;  /* concurrent connections (default 4096) */
+	unsigned max_per_client;   /* concurrent connections from one address (default 1024) */
 	unsigned max_inflight;     /* requests being handled; 503 above it (default 1024) */
 	unsigned timeout_s;        /* idle connection timeout (default 10 s) */
-	unsigned deadline_s;       /* a request's body must arrive within this (default 30 s) */
+	unsigned header_timeout_s; /* a request's headers must arrive within this (default 10 s) */
+	unsigned deadline_s;       /* a request's body, and then its answer, must go
+				    * through within this (default 30 s) */
 	unsigned grace_s;          /* wait for in-flight requests on shutdown (default 10 s) */
 	int access_log;            /* one JSON line per request on stderr (default 1) */
 	size_t cache_entries;      /* response cache entries; 0 disables it (default 1024) */
@@ -30,13 +33,17 @@ void mo_srv_config_default(mo_srv_config *cfg);
 int mo_srv_start(mo_srv **out, const mo_srv_config *cfg);
 /* The bound port (useful with port 0). */
 unsigned mo_srv_port(const mo_srv *srv);
-/* Stops accepting, lets in-flight requests finish (up to grace_s), stops
- * and frees. */
-void mo_srv_stop(mo_srv *srv);
+/* Closes the port, lets in-flight requests finish (up to grace_s), then
+ * answers 503 to those still unanswered and closes every connection;
+ * stops and frees. Returns 0, or the number of requests whose computation
+ * had still not returned 2 s later: then nothing is stopped or freed (their
+ * threads still use it) and the caller should end the process. */
+size_t mo_srv_stop(mo_srv *srv);
 
-/* Blocks SIGINT/SIGTERM, ignores SIGPIPE, starts, prints
+/* Blocks SIGINT/SIGTERM/SIGHUP, ignores SIGPIPE, starts, prints
  * `listening on http://HOST:PORT` on stderr, waits for a signal, stops.
- * Returns the process exit status (0, or 1 when the server did not start). */
+ * Returns the process exit status (0, or 1 when the server did not start);
+ * ends the process with _exit(1) when mo_srv_stop abandoned requests. */
 int mo_srv_run(const mo_srv_config *cfg);
 
 /* `memopt serve [options]`, argv[0] = "serve". Exit status. */

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <microhttpd.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -31,7 +32,9 @@ void mo_srv_metrics_observe(mo_srv_metrics *m, mo_api_route_id route,
 			    int status, uint64_t usec);
 /* Prometheus text format 0.0.4, the response cache's counters included
  * (cache may be NULL). Caller frees. NULL on failure. */
-char *mo_srv_metrics_render(mo_srv_metrics *m, mo_api_rcache *cache, size_t *len);
+struct mo_srv_conns;
+char *mo_srv_metrics_render(mo_srv_metrics *m, struct mo_srv_conns *conns,
+			    mo_api_rcache *cache, size_t *len);
 
 /* ---- the access log: buffered lines, a writer thread (log.c) -------------- */
 
@@ -52,6 +55,62 @@ int mo_srv_log_start(mo_srv_log *l, int fd);
 /* Writes what is buffered and stops the thread (after the last request). */
 void mo_srv_log_stop(mo_srv_log *l);
 
+/* ---- open connections: count, deadlines, shutdown (conn.c) --------------- */
+
+enum {
+	MO_SRV_PHASE_HEADERS,  /* waiting for a request's headers */
+	MO_SRV_PHASE_BODY,     /* receiving its body */
+	MO_SRV_PHASE_WORKING,  /* the whole request is in; being computed */
+	MO_SRV_PHASE_ANSWERED, /* an answer is queued or being sent */
+};
+
+/* One open connection (MHD's socket context). */
+typedef struct mo_srv_conn {
+	struct mo_srv_conn *prev, *next; /* under the table's lock */
+	int fd;
+	atomic_int phase;
+	atomic_uint_fast64_t deadline_us; /* monotonic; 0: none */
+	atomic_bool cut;                  /* shut down by the server */
+	bool hung_up;                     /* the peer had hung up at the last sweep */
+} mo_srv_conn;
+
+typedef struct mo_srv_conns {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;       /* the sweeper's timer; signalled to stop */
+	mo_srv_conn *head;
+	atomic_uint open;          /* handed to MHD and not yet closed */
+	atomic_uint_fast64_t timed_out; /* connections cut at a deadline */
+	uint64_t header_us, body_us, idle_us;
+	char *answer_408, *answer_503; /* canned answers for cut connections */
+	struct pollfd *polls;      /* the sweeper's (under the lock) */
+	size_t poll_cap;
+	size_t answer_408_len, answer_503_len;
+	bool stop, started;
+	pthread_t thread;
+} mo_srv_conns;
+
+/* 0 or -1. The deadlines: headers within header_timeout_s of the
+ * connection (or of the previous answer plus the idle timeout), the body
+ * and then the answer each within body_deadline_s. */
+int mo_srv_conns_init(mo_srv_conns *t, unsigned header_timeout_s,
+		      unsigned body_deadline_s, unsigned idle_timeout_s);
+/* Starts / stops the sweeper thread. 0 or -1. */
+int mo_srv_conns_start(mo_srv_conns *t);
+void mo_srv_conns_stop(mo_srv_conns *t);
+/* Answers 503 on every connection whose request is in and unanswered and
+ * shuts every open connection down. Returns how many it cut. */
+size_t mo_srv_conns_cut_all(mo_srv_conns *t);
+void mo_srv_conns_destroy(mo_srv_conns *t);
+/* MHD_OPTION_NOTIFY_CONNECTION (cls: the mo_srv). */
+void mo_srv_notify_connection(void *cls, struct MHD_Connection *c,
+			      void **socket_context,
+			      enum MHD_ConnectionNotificationCode toe);
+/* The record of c, or NULL. */
+mo_srv_conn *mo_srv_conn_of(struct MHD_Connection *c);
+/* rec (may be NULL) enters phase at from_us; sets its deadline. */
+void mo_srv_conn_enter(const mo_srv_conns *t, mo_srv_conn *rec, int phase,
+		       uint64_t from_us);
+
 /* ---- the listening socket and its accept thread (listen.c) -------------- */
 
 typedef struct mo_srv_listener {
@@ -61,6 +120,7 @@ typedef struct mo_srv_listener {
 	bool started;
 	unsigned max_connections; /* accepting pauses at this many */
 	struct MHD_Daemon *daemon;
+	mo_srv_conns *conns;      /* counts what is open */
 } mo_srv_listener;
 
 /* Binds and listens (SO_REUSEADDR; IPV6_V6ONLY for an IPv6 address). 0 or
@@ -70,9 +130,8 @@ int mo_srv_listen_open(mo_srv_listener *l, const struct sockaddr *sa,
 unsigned mo_srv_listen_port(const mo_srv_listener *l);
 /* Starts the thread that hands accepted connections to d. 0 or -1. */
 int mo_srv_listen_start(mo_srv_listener *l, struct MHD_Daemon *d,
-			unsigned max_connections);
-/* Stops accepting; the socket stays open (new connections wait in its
- * backlog, unanswered, as with MHD_quiesce_daemon). */
+			mo_srv_conns *conns, unsigned max_connections);
+/* Stops accepting; the socket stays open. */
 void mo_srv_listen_stop(mo_srv_listener *l);
 /* Stops accepting if needed and closes the socket. */
 void mo_srv_listen_close(mo_srv_listener *l);
@@ -89,6 +148,7 @@ struct mo_srv {
 	atomic_bool quiescing;
 	mo_srv_metrics metrics;
 	mo_srv_log log;             /* started when cfg.access_log is set */
+	mo_srv_conns conns;
 };
 
 /* Per-request state (req_cls), freed in the completed callback. */
@@ -105,6 +165,7 @@ typedef struct mo_srv_req {
 	bool answered;            /* a response is queued */
 	int status;               /* for the log and the metrics */
 	uint64_t bytes;           /* response body size */
+	mo_srv_conn *conn;        /* the connection's record, or NULL */
 } mo_srv_req;
 
 enum MHD_Result mo_srv_access(void *cls, struct MHD_Connection *c,

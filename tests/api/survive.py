@@ -1,0 +1,252 @@
+#!/usr/bin/python3
+"""The server survives its users (issue 18): connection floods past the
+connection limit, slow headers and slow uploads, and shutdown on SIGTERM
+and SIGHUP with requests still in flight. Each check names what it
+requires; exit status 0 when every one holds.
+
+- waves: `--max-connections 16 --threads 2` and three waves of 300
+  connections that send half a request line and close (libmicrohttpd
+  0.9.75 left a worker's lock held once one worker reached its share of the
+  limit: /healthz never answered again); then waves that stay open a moment
+  before closing. /healthz must answer within 5 s after each.
+- slow clients: 8 uploads trickling a byte every 0.3 s fill
+  `--max-inflight 8`; /healthz must still answer 200, the uploads must get
+  408 and be closed at `--deadline`, a connection trickling its headers
+  must be closed at `--header-timeout`, and a normal request must then
+  succeed.
+- per-client cap: `--max-per-client 4`: a fifth idle connection from the
+  same address is closed at once, and /healthz answers once one is gone.
+- SIGHUP exits 0 like SIGTERM, the signal line is in the log.
+- shutdown with a long computation in flight and `--grace 1`: the process
+  exits within grace + 4 s, the client gets an HTTP answer or a clean
+  close, the port is closed, and the log has the signal line."""
+import os
+import signal
+import socket
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import Server, parse_raw, request  # noqa: E402
+
+FAILURES = []
+SAN = bool(os.environ.get("SAN"))
+SLOW = 3 if SAN else 1  # the sanitizer build is slower: wider time bounds
+
+
+def fail(msg):
+    FAILURES.append(msg)
+    print("FAIL:", msg)
+
+
+def healthz(port, budget=5.0):
+    """The status of GET /healthz within budget seconds, or the error."""
+    try:
+        st, _, _ = request(port, "GET", "/healthz", timeout=budget)
+        return st
+    except OSError as e:
+        return repr(e)
+
+
+def connect(port):
+    return socket.create_connection(("127.0.0.1", port), timeout=5)
+
+
+def wave(port, n, hold):
+    socks = []
+    for _ in range(n):
+        try:
+            s = connect(port)
+            s.sendall(b"GET /healthz HT")
+            socks.append(s)
+        except OSError:
+            pass
+    time.sleep(hold)
+    for s in socks:
+        s.close()
+
+
+def test_waves():
+    srv = Server("--max-connections", "16", "--threads", "2", "--quiet")
+    try:
+        for i, hold in enumerate((0, 0, 0, 0.5, 0.5)):
+            wave(srv.port, 300, hold)
+            time.sleep(0.3)
+            st = healthz(srv.port)
+            if st != 200:
+                fail("waves: /healthz after wave %d (held %.1f s): %r" % (i + 1, hold, st))
+                return
+    finally:
+        srv.close()
+
+
+def recv_all(s, budget):
+    s.settimeout(budget)
+    out = b""
+    try:
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                return out, True
+            out += chunk
+    except socket.timeout:
+        return out, False
+    except OSError:
+        return out, True
+
+
+def trickle(socks, stop):
+    while not stop.is_set():
+        for s in socks:
+            try:
+                s.send(b" ")
+            except OSError:
+                pass
+        stop.wait(0.3)
+
+
+def test_slow_clients():
+    deadline, header_timeout = 3, 2
+    srv = Server("--max-inflight", "8", "--deadline", str(deadline), "--header-timeout",
+                 str(header_timeout), "--timeout", "10", "--quiet")
+    stop = threading.Event()
+    try:
+        uploads = []
+        for _ in range(8):
+            s = connect(srv.port)
+            s.sendall(b"POST /api/v1/validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                      b"Content-Length: 100000\r\n\r\n{")
+            uploads.append(s)
+        headers = connect(srv.port)
+        headers.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+        feeder = threading.Thread(target=trickle, args=(uploads + [headers], stop))
+        feeder.start()
+        time.sleep(0.5)
+        st = healthz(srv.port, 2)
+        if st != 200:
+            fail("slow uploads fill the in-flight limit: /healthz answered %r" % st)
+        t0 = time.time()
+        for i, s in enumerate(uploads):
+            data, closed = recv_all(s, deadline + 3 * SLOW)
+            parsed = parse_raw(data)
+            if not closed or not parsed or parsed[0] != 408:
+                fail("slow upload %d: %r, closed %s after %.1f s" % (i, data[:60], closed, time.time() - t0))
+                break
+        data, closed = recv_all(headers, header_timeout + 3 * SLOW)
+        if not closed or not data.startswith(b"HTTP/1.1 408"):
+            fail("slow headers: %r, closed %s" % (data[:60], closed))
+        stop.set()
+        feeder.join()
+        st, _, _ = request(srv.port, "POST", "/api/v1/validate", b'{"config": "recompute:\\n  mode: None\\n"}',
+                           {"Content-Type": "application/json"})
+        if st != 200:
+            fail("after the slow clients: validate answered %d" % st)
+        for s in uploads + [headers]:
+            s.close()
+    finally:
+        stop.set()
+        srv.close()
+
+
+def test_per_client_cap():
+    srv = Server("--max-per-client", "4", "--quiet")
+    try:
+        held = [connect(srv.port) for _ in range(4)]
+        time.sleep(0.2)
+        fifth = connect(srv.port)
+        data, closed = recv_all(fifth, 3)
+        if not closed or data:
+            fail("per-client cap: a fifth connection was kept (%r)" % data[:60])
+        fifth.close()
+        held.pop().close()
+        time.sleep(0.3)
+        st = healthz(srv.port, 3)
+        if st != 200:
+            fail("per-client cap: /healthz after one connection closed: %r" % st)
+        for s in held:
+            s.close()
+    finally:
+        srv.close()
+
+
+def test_sighup():
+    srv = Server("--quiet")
+    try:
+        srv.proc.send_signal(signal.SIGHUP)
+        try:
+            rc = srv.proc.wait(10 * SLOW)
+        except Exception:
+            rc = None
+        if rc != 0:
+            fail("SIGHUP: exit status %r (want 0)" % rc)
+        if "signal 1:" not in srv.stderr():
+            fail("SIGHUP: no signal line in the log: %r" % srv.stderr()[-300:])
+    finally:
+        srv.close()
+
+
+# A valid estimate whose answer takes seconds to compute (a 2,000-stage
+# pipeline): the request in flight at SIGTERM.
+LONG_ESTIMATE = b"""training: {local_batch_size: 1, global_batch_size: 8}
+parallelism: {data_parallel_shard: 1, tensor_parallel: 1, pipeline_parallel: 2000, micro_batch_num: 1000000}
+model: {model_type: llama, vocab_size: 32000, seq_length: 4096, hidden_size: 2048,
+  intermediate_size: 5632, num_hidden_layers: 2000, num_attention_heads: 16, num_key_value_heads: 16}
+recompute: {mode: full, full_recompute_layer: [0-3]}
+"""
+
+
+def test_shutdown_in_flight():
+    grace = 1
+    srv = Server("--grace", str(grace), "--quiet")
+    try:
+        s = connect(srv.port)
+        s.sendall(b"POST /api/v1/estimate HTTP/1.1\r\nHost: x\r\nContent-Type: application/yaml\r\n"
+                  b"Content-Length: %d\r\n\r\n" % len(LONG_ESTIMATE) + LONG_ESTIMATE)
+        time.sleep(0.5)
+        t0 = time.time()
+        srv.proc.send_signal(signal.SIGTERM)
+        try:
+            rc = srv.proc.wait(grace + 4 * SLOW)
+        except Exception:
+            rc = None
+        took = time.time() - t0
+        if rc is None:
+            fail("SIGTERM with a computation in flight: still running %.1f s later" % took)
+        elif rc not in (0, 1):
+            fail("SIGTERM with a computation in flight: exit status %r" % rc)
+        data, closed = recv_all(s, 2)
+        s.close()
+        if not closed or (data and not data.startswith(b"HTTP/1.1 ")):
+            fail("the request in flight at SIGTERM: %r, closed %s" % (data[:80], closed))
+        if "signal 15:" not in srv.stderr():
+            fail("SIGTERM: no signal line in the log: %r" % srv.stderr()[-300:])
+        try:
+            connect(srv.port).close()
+            fail("the port still accepts connections after the server exited")
+        except OSError:
+            pass
+    finally:
+        srv.close()
+
+
+def main():
+    t0 = time.time()
+    for name, step in (("connection waves", test_waves), ("slow clients", test_slow_clients),
+                       ("per-client cap", test_per_client_cap), ("SIGHUP", test_sighup),
+                       ("shutdown in flight", test_shutdown_in_flight)):
+        t = time.time()
+        try:
+            step()
+        except Exception as e:  # a server that did not start, a refused connection
+            fail("%s: %r" % (name, e))
+        print("  %-22s %.1f s" % (name, time.time() - t))
+    if FAILURES:
+        print("%d failure(s)" % len(FAILURES))
+        return 1
+    print("server survival: ok in %.1f s" % (time.time() - t0))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
