@@ -34,6 +34,7 @@ int mo_api_reply_error(mo_api_response *out, const mo_error *err)
 {
 	int status = 422;
 	const char *code = "invalid-request";
+	bool cancelled;
 
 	switch (err->code) {
 	case MO_ERR_NOMEM:
@@ -45,6 +46,11 @@ int mo_api_reply_error(mo_api_response *out, const mo_error *err)
 		break;
 	case MO_ERR_LIMIT:
 		code = "limit";
+		break;
+	case MO_ERR_BUDGET: /* mo_budget: "work-limit: ..." or "cancelled: ..." */
+		cancelled = strncmp(err->text, "cancelled", 9) == 0;
+		status = cancelled ? 503 : 422;
+		code = cancelled ? "cancelled" : "work-limit";
 		break;
 	case MO_ERR_USAGE:
 	case MO_ERR_INVALID:

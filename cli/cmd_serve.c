@@ -32,6 +32,9 @@ static const char mo_serve_usage[] =
 	"                         within this (default 30)\n"
 	"  --grace SECONDS        on SIGTERM, SIGINT or SIGHUP: how long requests in\n"
 	"                         flight may finish (default 10)\n"
+	"  --work-limit MS        a request's computation stops after this many\n"
+	"                         milliseconds with a 422 work-limit (default 10000;\n"
+	"                         0: none); it also stops when the client hangs up\n"
 	"  --cache-entries N      response cache: answers kept for identical POST\n"
 	"                         requests (same route, Content-Type and body);\n"
 	"                         0 disables it (default 1024)\n"
@@ -128,6 +131,8 @@ static int mo_serve_option(mo_srv_config *cfg, int argc, char **argv, int *i)
 		bad = mo_serve_uint(&cfg->deadline_s, v, 1, 3600);
 	else if ((v = mo_serve_value(argc, argv, i, "--grace")))
 		bad = mo_serve_uint(&cfg->grace_s, v, 0, 3600);
+	else if ((v = mo_serve_value(argc, argv, i, "--work-limit")))
+		bad = mo_serve_uint(&cfg->work_ms, v, 0, 3600000);
 	else if ((v = mo_serve_value(argc, argv, i, "--max-inflight")))
 		bad = mo_serve_uint(&cfg->max_inflight, v, 1, 1000000);
 	else if ((v = mo_serve_value(argc, argv, i, "--timeout")))

@@ -124,33 +124,51 @@ static void mo_srv_conn_check_deadline(mo_srv_conns *t, mo_srv_conn *rec, uint64
 		mo_srv_conn_cut(rec, NULL, 0);
 }
 
-/* Connections waiting for headers whose peer hung up: marked on the first
+/* Connections whose peer hung up. Waiting for headers: marked on the first
  * sweep that sees it, cut on the second (MHD had a whole sweep to read
- * what was sent). Called with the lock held; fds stay valid meanwhile. */
+ * what was sent). Being computed: the computation is told to stop (its
+ * work budget polls `gone`), as nginx treats a client that closes before
+ * its answer. Called with the lock held; fds stay valid meanwhile. */
+static bool mo_srv_conn_watched(const mo_srv_conn *rec)
+{
+	int phase = atomic_load(&rec->phase);
+
+	return (phase == MO_SRV_PHASE_HEADERS || phase == MO_SRV_PHASE_WORKING) &&
+	       !atomic_load(&rec->cut) && !atomic_load(&rec->gone);
+}
+
+static void mo_srv_conn_hung_up(mo_srv_conn *rec)
+{
+	if (atomic_load(&rec->phase) == MO_SRV_PHASE_WORKING) {
+		atomic_store(&rec->gone, true);
+	} else if (rec->hung_up) {
+		atomic_store(&rec->cut, true);
+		mo_srv_conn_cut(rec, NULL, 0);
+	} else {
+		rec->hung_up = true;
+	}
+}
+
 static void mo_srv_conns_sweep_hangups(mo_srv_conns *t)
 {
 	size_t n = 0;
 	mo_srv_conn *rec;
 
 	for (rec = t->head; rec && n < t->poll_cap; rec = rec->next)
-		if (atomic_load(&rec->phase) == MO_SRV_PHASE_HEADERS && !atomic_load(&rec->cut))
+		if (mo_srv_conn_watched(rec))
 			t->polls[n++] = (struct pollfd){rec->fd, POLLRDHUP, 0};
 	if (n == 0 || poll(t->polls, n, 0) <= 0)
 		return;
 	n = 0;
 	for (rec = t->head; rec && n < t->poll_cap; rec = rec->next) {
-		if (atomic_load(&rec->phase) != MO_SRV_PHASE_HEADERS || atomic_load(&rec->cut))
+		if (!mo_srv_conn_watched(rec))
 			continue;
 		if (rec->fd != t->polls[n].fd)
 			break; /* a phase changed meanwhile: the rest waits a sweep */
-		if (!(t->polls[n++].revents & (POLLRDHUP | POLLHUP | POLLERR))) {
+		if (t->polls[n++].revents & (POLLRDHUP | POLLHUP | POLLERR))
+			mo_srv_conn_hung_up(rec);
+		else
 			rec->hung_up = false;
-		} else if (rec->hung_up) {
-			atomic_store(&rec->cut, true);
-			mo_srv_conn_cut(rec, NULL, 0);
-		} else {
-			rec->hung_up = true;
-		}
 	}
 }
 

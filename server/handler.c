@@ -281,6 +281,37 @@ static enum MHD_Result mo_srv_metrics_page(mo_srv *srv, struct MHD_Connection *c
 	return mo_srv_queue(srv, c, rq, 200, r);
 }
 
+/* The work budget's callback: stop when the client hung up or the server
+ * is past its grace period. */
+typedef struct mo_srv_work {
+	const mo_srv *srv;
+	const mo_srv_req *rq;
+} mo_srv_work;
+
+static int mo_srv_work_cancelled(void *arg)
+{
+	const mo_srv_work *w = arg;
+
+	return atomic_load(&w->srv->cancel) ||
+	       (w->rq->conn && atomic_load(&w->rq->conn->gone));
+}
+
+/* An api/ answer computed within the request's work budget. */
+static int mo_srv_compute(mo_srv *srv, struct MHD_Connection *c, mo_srv_req *rq,
+			  mo_api_response *res)
+{
+	mo_srv_work w = {srv, rq};
+	mo_budget b = {.max_ms = srv->cfg.work_ms, .cancelled = mo_srv_work_cancelled, .arg = &w};
+	int rc;
+
+	mo_budget_begin(&b);
+	rc = mo_api_handle(res, rq->method, rq->url,
+			   MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type"),
+			   rq->body, rq->len, &srv->api);
+	mo_budget_end();
+	return rc;
+}
+
 /* The whole request is in: answer it. */
 static enum MHD_Result mo_srv_finish(mo_srv *srv, struct MHD_Connection *c,
 				     mo_srv_req *rq)
@@ -295,9 +326,7 @@ static enum MHD_Result mo_srv_finish(mo_srv *srv, struct MHD_Connection *c,
 		return mo_srv_static(srv, c, rq);
 	if (rq->route == MO_ROUTE_METRICS)
 		return mo_srv_metrics_page(srv, c, rq);
-	if (mo_api_handle(&res, rq->method, rq->url,
-			  MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type"),
-			  rq->body, rq->len, &srv->api) != 0)
+	if (mo_srv_compute(srv, c, rq, &res) != 0)
 		return mo_srv_problem(srv, c, rq, 500, "internal", "out of memory");
 	return mo_srv_queue_api(srv, c, rq, &res);
 }
@@ -333,7 +362,8 @@ void mo_srv_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 	usec = mo_srv_now_us() - rq->start_us;
 	if (!rq->answered && rq->conn && atomic_load(&rq->conn->cut))
 		rq->status = atomic_load(&srv->quiescing) ? 503 : 408; /* conn.c answered */
-	if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK && !rq->status)
+	if ((toe != MHD_REQUEST_TERMINATED_COMPLETED_OK && !rq->status) ||
+	    (rq->conn && atomic_load(&rq->conn->gone)))
 		rq->status = 499; /* the client went away before an answer */
 	mo_srv_conn_enter(&srv->conns, rq->conn, MO_SRV_PHASE_HEADERS, mo_srv_now_us());
 	mo_srv_metrics_observe(&srv->metrics, rq->route, rq->status, usec);

@@ -48,6 +48,7 @@ void mo_srv_config_default(mo_srv_config *cfg)
 	cfg->header_timeout_s = 10;
 	cfg->deadline_s = 30;
 	cfg->grace_s = 10;
+	cfg->work_ms = 10000;
 	cfg->access_log = 1;
 	cfg->cache_entries = 1024;
 	cfg->cache_bytes = (size_t)64 << 20;
@@ -221,6 +222,7 @@ size_t mo_srv_stop(mo_srv *srv)
 	mo_srv_listen_close(&srv->listener);
 	mo_srv_wait_idle(srv, mo_srv_now_us() + (uint64_t)srv->cfg.grace_s * 1000000u);
 	if (atomic_load(&srv->metrics.in_flight) > 0) {
+		atomic_store(&srv->cancel, true); /* polled by the core (mo_budget) */
 		mo_srv_conns_cut_all(&srv->conns);
 		mo_srv_wait_idle(srv, mo_srv_now_us() + MO_SRV_CUT_WAIT_US);
 	}

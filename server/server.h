@@ -20,6 +20,8 @@ typedef struct mo_srv_config {
 	unsigned deadline_s;       /* a request's body, and then its answer, must go
 				    * through within this (default 30 s) */
 	unsigned grace_s;          /* wait for in-flight requests on shutdown (default 10 s) */
+	unsigned work_ms;          /* a request's computation stops after this (default 10,000 ms;
+				    * 0: no limit); it also stops when its client hangs up */
 	int access_log;            /* one JSON line per request on stderr (default 1) */
 	size_t cache_entries;      /* response cache entries; 0 disables it (default 1024) */
 	size_t cache_bytes;        /* response cache bytes (default 64 MiB) */

@@ -71,6 +71,7 @@ typedef struct mo_srv_conn {
 	atomic_int phase;
 	atomic_uint_fast64_t deadline_us; /* monotonic; 0: none */
 	atomic_bool cut;                  /* shut down by the server */
+	atomic_bool gone;                 /* the peer hung up while its request was computed */
 	bool hung_up;                     /* the peer had hung up at the last sweep */
 } mo_srv_conn;
 
@@ -146,6 +147,7 @@ struct mo_srv {
 	int web_fd;                 /* web root directory, or -1 (embedded) */
 	unsigned port;
 	atomic_bool quiescing;
+	atomic_bool cancel;         /* after the grace period: computations stop */
 	mo_srv_metrics metrics;
 	mo_srv_log log;             /* started when cfg.access_log is set */
 	mo_srv_conns conns;

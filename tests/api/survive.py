@@ -17,9 +17,13 @@ requires; exit status 0 when every one holds.
 - per-client cap: `--max-per-client 4`: a fifth idle connection from the
   same address is closed at once, and /healthz answers once one is gone.
 - SIGHUP exits 0 like SIGTERM, the signal line is in the log.
+- `--work-limit 500`: the issue's 20,000-stage, 2^31-1 micro-batch
+  estimate (and plan) is answered 422 work-limit within 3 s.
+- with no work limit, the same estimate stops once its client hangs up
+  (in flight back to 0, a 499 in the access log).
 - shutdown with a long computation in flight and `--grace 1`: the process
-  exits within grace + 4 s, the client gets an HTTP answer or a clean
-  close, the port is closed, and the log has the signal line."""
+  exits 0 within grace + 4 s, the client gets a 503, the port is closed,
+  and the log has the signal line."""
 import os
 import signal
 import socket
@@ -28,7 +32,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import Server, parse_raw, request  # noqa: E402
+from common import Server, parse_raw, raw, request  # noqa: E402
 
 FAILURES = []
 SAN = bool(os.environ.get("SAN"))
@@ -196,6 +200,67 @@ recompute: {mode: full, full_recompute_layer: [0-3]}
 """
 
 
+# The issue's probe: a pipeline of 20,000 stages and 2^31-1 micro-batches
+# (work quadratic in the depth: minutes before the work budget).
+HUGE_ESTIMATE = LONG_ESTIMATE.replace(b"pipeline_parallel: 2000, micro_batch_num: 1000000",
+                                      b"pipeline_parallel: 20000, micro_batch_num: 2147483647")
+HUGE_ESTIMATE = HUGE_ESTIMATE.replace(b"num_hidden_layers: 2000", b"num_hidden_layers: 20000")
+
+
+def post_raw(port, body, path="/api/v1/estimate"):
+    s = connect(port)
+    s.sendall(b"POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/yaml\r\n"
+              b"Content-Length: %d\r\n\r\n" % (path.encode(), len(body)) + body)
+    return s
+
+
+def test_work_limit():
+    srv = Server("--work-limit", "500", "--quiet")
+    try:
+        for path in ("/api/v1/estimate", "/api/v1/plan"):
+            t0 = time.time()
+            data = raw(srv.port, b"POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/yaml\r\n"
+                       b"Content-Length: %d\r\n\r\n" % (path.encode(), len(HUGE_ESTIMATE)) + HUGE_ESTIMATE,
+                       timeout=10 * SLOW)
+            took = time.time() - t0
+            parsed = parse_raw(data)
+            if not parsed or parsed[0] != 422 or b"work-limit" not in parsed[2] or took > 3 * SLOW:
+                fail("work limit, %s: %r after %.1f s" % (path, data[:200], took))
+    finally:
+        srv.close()
+
+
+def in_flight(port):
+    _, _, data = request(port, "GET", "/metrics")
+    for ln in data.decode().splitlines():
+        if ln.startswith("memopt_http_requests_in_flight "):
+            return int(float(ln.split()[1]))
+    return None
+
+
+def test_client_gone():
+    """No work limit: the computation stops because its client hung up."""
+    srv = Server("--work-limit", "0")
+    try:
+        s = post_raw(srv.port, HUGE_ESTIMATE)
+        time.sleep(0.5)
+        s.close()
+        t0 = time.time()
+        n = None
+        while time.time() - t0 < 3 * SLOW:
+            n = in_flight(srv.port)
+            if n == 1:  # the /metrics request itself
+                break
+            time.sleep(0.1)
+        if n != 1:
+            fail("client gone: %r requests still in flight %.1f s after it hung up" % (n, time.time() - t0))
+        time.sleep(0.2)  # the access log is written every 20 ms
+        if '"status":499' not in srv.stderr():
+            fail("client gone: no 499 in the access log: %r" % srv.stderr()[-500:])
+    finally:
+        srv.close()
+
+
 def test_shutdown_in_flight():
     grace = 1
     srv = Server("--grace", str(grace), "--quiet")
@@ -213,11 +278,11 @@ def test_shutdown_in_flight():
         took = time.time() - t0
         if rc is None:
             fail("SIGTERM with a computation in flight: still running %.1f s later" % took)
-        elif rc not in (0, 1):
+        elif rc != 0:
             fail("SIGTERM with a computation in flight: exit status %r" % rc)
         data, closed = recv_all(s, 2)
         s.close()
-        if not closed or (data and not data.startswith(b"HTTP/1.1 ")):
+        if not closed or not data.startswith(b"HTTP/1.1 503"):
             fail("the request in flight at SIGTERM: %r, closed %s" % (data[:80], closed))
         if "signal 15:" not in srv.stderr():
             fail("SIGTERM: no signal line in the log: %r" % srv.stderr()[-300:])
@@ -234,6 +299,7 @@ def main():
     t0 = time.time()
     for name, step in (("connection waves", test_waves), ("slow clients", test_slow_clients),
                        ("per-client cap", test_per_client_cap), ("SIGHUP", test_sighup),
+                       ("work limit", test_work_limit), ("client gone", test_client_gone),
                        ("shutdown in flight", test_shutdown_in_flight)):
         t = time.time()
         try:

@@ -52,7 +52,8 @@ typedef enum mo_error_code {
 	MO_ERR_IO,      /* file unreadable */
 	MO_ERR_USAGE,   /* bad argument (unknown preset, NULL where not allowed) */
 	MO_ERR_INVALID, /* the input has errors: see the diagnostics */
-	MO_ERR_INTERNAL
+	MO_ERR_INTERNAL,
+	MO_ERR_BUDGET   /* the work budget (mo_budget) ran out or was cancelled */
 } mo_error_code;
 
 /* Caller-owned (no pointers inside, nothing to free); filled only by a
@@ -79,6 +80,24 @@ typedef struct mo_limits {
 
 /* Fills *lim with the defaults above. */
 void mo_limits_default(mo_limits *lim);
+
+/* ---- work budget ------------------------------------------------------
+ * Bounds the work of the estimate and planner calls (mo_estimate_run,
+ * mo_planner_run, mo_planner_maximize) made by the calling thread between
+ * mo_budget_begin and mo_budget_end: their loops poll it, and a call whose
+ * budget runs out fails with MO_ERR_BUDGET (text "work-limit: ..." at the
+ * deadline, "cancelled: ..." when the callback asked to stop). */
+
+typedef struct mo_budget {
+	uint64_t max_ms;             /* wall-clock limit from mo_budget_begin; 0: none */
+	int (*cancelled)(void *arg); /* may be NULL; polled, nonzero stops the work */
+	void *arg;
+} mo_budget;
+
+/* Applies *b (copied; NULL: no budget) to this thread's calls until
+ * mo_budget_end. A new begin replaces the previous budget. */
+void mo_budget_begin(const mo_budget *b);
+void mo_budget_end(void);
 
 /* ---- diagnostics ------------------------------------------------------- */
 

@@ -317,6 +317,10 @@ static void mo_tl_do(mo_tl *t, int64_t k, int64_t mbn, bool fwd)
 {
 	const mo_estimate *e = t->e;
 	int64_t mb, ch;
+	if (!t->replay && (t->failed || mo_budget_spent())) {
+		t->failed = true; /* the work budget ran out: mo_est_timeline says so */
+		return;
+	}
 	mo_tl_unit(e, k, mbn, fwd, &mb, &ch);
 	const mo_est_chunk *c = &e->chunks[t->s * (size_t)e->cfg.vpp + (size_t)ch];
 	t->slot = (size_t)mb * (size_t)e->cfg.vpp + (size_t)ch;
@@ -553,11 +557,15 @@ int mo_est_timeline(mo_estimate *e, mo_error *err)
 			   .pp_resident = e->cfg.pp > 1};
 		mo_tl_stage(&t);
 		if (t.failed)
-			goto nomem;
+			goto fail;
 	}
 	return 0;
 nomem:
 	mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+	return -1;
+fail:
+	if (!mo_budget_error(err))
+		goto nomem;
 	return -1;
 }
 

@@ -267,7 +267,7 @@ static int mo_planner_build(mo_planner_result *r, const mo_planner_input *in,
 	rc = 0;
 	goto out;
 nomem:
-	if (err && err->code == MO_OK)
+	if (err && err->code == MO_OK && !mo_budget_error(err))
 		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory planning");
 out:
 	mo_planner_solution_free(&best);

@@ -572,8 +572,8 @@ static int mo_search_pass(mo_search *d, unsigned *what, uint64_t *peak, double *
 	for (size_t p = 0; p < d->sg->n; p++) {
 		free(d->front[p]);
 		d->front[p] = NULL;
-		if (!mo_search_layer(d, p, &st))
-			goto out;
+		if (mo_budget_spent() || !mo_search_layer(d, p, &st))
+			goto out; /* the caller tells a spent budget from no memory */
 	}
 	rc = 0;
 	size_t bi = 0;

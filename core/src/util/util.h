@@ -127,6 +127,14 @@ const char *mo_did_you_mean(const char *word, const char *const *cands,
 void mo_error_set(mo_error *err, mo_error_code code, int line, int column,
 		  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
+/* ---- the thread's work budget (budget.c) -------------------------------- */
+
+/* True once this thread's budget is spent (cheap: looks at the clock every
+ * few hundred calls). Loops poll it and stop. */
+bool mo_budget_spent(void);
+/* Fills err (MO_ERR_BUDGET) and returns true when the budget is spent. */
+bool mo_budget_error(mo_error *err);
+
 /* The va_list form of mo_diags_add (for modules that add their own
  * position helpers, e.g. yaml's mo_diags_add_at). */
 mo_diag *mo_diags_vadd(mo_diags *d, mo_severity sev, const char *code,

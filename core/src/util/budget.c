@@ -1,0 +1,90 @@
+/* The work budget of the calls a thread makes (memopt.h, mo_budget): the
+ * estimate's simulation and the planner's search poll it in their loops,
+ * so a request that would compute for minutes stops at its deadline, or
+ * when its caller cancels it (a server whose client hung up, or that is
+ * shutting down). Thread-local: each server worker, CLI or binding thread
+ * sets its own around the calls it makes, and nothing in the core's
+ * structures has to carry it. */
+#include "util/util.h"
+
+#include <time.h>
+
+/* Polls between two looks at the clock and the callback: a poll is a
+ * counter increment; 256 of the cheapest (a timeline event) take ~10 us. */
+#define MO_BUDGET_STRIDE 256u
+
+typedef struct mo_budget_state {
+	mo_budget b;
+	uint64_t until_ns; /* monotonic; 0: no deadline */
+	unsigned polls;
+	bool active, spent, cancelled;
+} mo_budget_state;
+
+static _Thread_local mo_budget_state mo_budget_now;
+
+static uint64_t mo_budget_clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void mo_budget_begin(const mo_budget *b)
+{
+	mo_budget_state *s = &mo_budget_now;
+
+	memset(s, 0, sizeof *s);
+	if (!b)
+		return;
+	s->b = *b;
+	s->active = true;
+	/* at most ~49 days: no overflow below */
+	if (b->max_ms)
+		s->until_ns = mo_budget_clock_ns() +
+			      (b->max_ms < (1ull << 32) ? b->max_ms : (1ull << 32)) * 1000000u;
+}
+
+void mo_budget_end(void)
+{
+	memset(&mo_budget_now, 0, sizeof mo_budget_now);
+}
+
+static bool mo_budget_look(mo_budget_state *s)
+{
+	if (s->b.cancelled && s->b.cancelled(s->b.arg)) {
+		s->cancelled = true;
+		s->spent = true;
+	} else if (s->until_ns && mo_budget_clock_ns() >= s->until_ns) {
+		s->spent = true;
+	}
+	return s->spent;
+}
+
+bool mo_budget_spent(void)
+{
+	mo_budget_state *s = &mo_budget_now;
+
+	if (!s->active)
+		return false;
+	if (s->spent)
+		return true;
+	if (++s->polls % MO_BUDGET_STRIDE != 0)
+		return false;
+	return mo_budget_look(s);
+}
+
+bool mo_budget_error(mo_error *err)
+{
+	mo_budget_state *s = &mo_budget_now;
+
+	if (!s->active || !(s->spent || mo_budget_look(s)))
+		return false;
+	if (s->cancelled)
+		mo_error_set(err, MO_ERR_BUDGET, 0, 0, "cancelled: the caller stopped the computation");
+	else
+		mo_error_set(err, MO_ERR_BUDGET, 0, 0,
+			     "work-limit: the computation took longer than its limit of %llu ms",
+			     (unsigned long long)s->b.max_ms);
+	return true;
+}
