@@ -41,6 +41,8 @@ typedef struct mo_api_rcache mo_api_rcache;
 
 typedef struct mo_api_options {
 	size_t max_body;     /* request body cap in bytes (default 1 MiB) */
+	size_t max_answer;   /* a bigger answer is replaced by a 422 answer-too-large
+			      * (default 16 MiB; 0: no cap) */
 	mo_limits limits;    /* core parser and regex limits */
 	mo_api_model_cache *models; /* NULL: every request loads its preset */
 	mo_api_rcache *responses;   /* NULL: every request is computed */

@@ -355,6 +355,43 @@ int mo_api_estimate_tree(mo_api_response *out, const mo_api_request *rq,
 	return mo_api_config_op(out, rq, opt, &op);
 }
 
+#define MO_API_ALLOW_WORDS "select, full, exclude, comm, layer_swap, op_swap (or all)"
+
+/* "allow": one comma-separated string, or a list of names (each a string
+ * of such names). Every item is checked: none is cut or dropped. 0, or -1
+ * with a 422 naming the bad item. */
+static int mo_api_plan_allow(mo_planner_input *in, const json_t *a, mo_api_response *out)
+{
+	char detail[160];
+	unsigned bits = 0;
+
+	if (json_is_string(a)) {
+		if (mo_planner_parse_allow(&in->allow, json_string_value(a)) == 0)
+			return 0;
+		return mo_api_problem(out, 422, "invalid-request",
+				      "'allow' names " MO_API_ALLOW_WORDS),
+		       -1;
+	}
+	if (!json_is_array(a) || json_array_size(a) == 0)
+		return mo_api_problem(out, 422, "invalid-request",
+				      "'allow' is a non-empty list of " MO_API_ALLOW_WORDS
+				      ", or one comma-separated string"),
+		       -1;
+	for (size_t i = 0; i < json_array_size(a); i++) {
+		const json_t *v = json_array_get(a, i);
+		unsigned one = 0;
+
+		if (!json_is_string(v) || mo_planner_parse_allow(&one, json_string_value(v)) != 0) {
+			snprintf(detail, sizeof detail, "'allow' item %zu is %s; the names are %s", i,
+				 json_is_string(v) ? "not a mechanism" : "not a string", MO_API_ALLOW_WORDS);
+			return mo_api_problem(out, 422, "invalid-request", detail), -1;
+		}
+		bits |= one;
+	}
+	in->allow = bits;
+	return 0;
+}
+
 /* The plan request's own members: "budget" (bytes, or a size string such
  * as "58GiB"; absent: the device capacity) and "allow" (a list of mechanism
  * names, or one comma-separated string). 0, or -1 with *out filled. */
@@ -373,20 +410,7 @@ static int mo_api_plan_options(mo_planner_input *in, const json_t *root, mo_api_
 		       -1;
 	if (!a || json_is_null(a))
 		return 0;
-	char list[256] = "";
-	if (json_is_string(a))
-		snprintf(list, sizeof list, "%s", json_string_value(a));
-	for (size_t i = 0; json_is_array(a) && i < json_array_size(a); i++) {
-		const json_t *v = json_array_get(a, i);
-		size_t n = strlen(list);
-		if (json_is_string(v))
-			snprintf(list + n, sizeof list - n, "%s%s", n ? "," : "", json_string_value(v));
-	}
-	if (mo_planner_parse_allow(&in->allow, list) != 0)
-		return mo_api_problem(out, 422, "invalid-request",
-				      "'allow' lists select, full, exclude, comm, layer_swap, op_swap"),
-		       -1;
-	return 0;
+	return mo_api_plan_allow(in, a, out);
 }
 
 /* The planner's answer for the config (its settings kept) and model. */

@@ -71,7 +71,24 @@ void mo_api_options_default(mo_api_options *opt)
 	opt->models = NULL;
 	opt->responses = NULL;
 	opt->max_body = 1024 * 1024;
+	opt->max_answer = (size_t)16 << 20;
 	opt->limits.max_bytes = opt->max_body;
+}
+
+/* An answer over opt->max_answer (a 700-byte estimate of a deep pipeline
+ * can make a timeline of tens of MB) becomes a 422 saying so. */
+static void mo_api_cap_answer(mo_api_response *out, const mo_api_options *opt)
+{
+	char detail[200];
+
+	if (!opt->max_answer || out->len <= opt->max_answer || out->status != 200)
+		return;
+	snprintf(detail, sizeof detail,
+		 "the answer would be %zu bytes, over the server's limit of %zu: fewer pipeline "
+		 "stages or micro-batches make a shorter timeline",
+		 out->len, opt->max_answer);
+	mo_api_response_free(out);
+	mo_api_problem(out, 422, "answer-too-large", detail);
 }
 
 const char *mo_api_route_name(mo_api_route_id id)
@@ -249,6 +266,9 @@ int mo_api_handle(mo_api_response *out, const char *method, const char *path,
 		return 0;
 	rq.kind = r->bodies ? mo_api_media(content_type) : 0;
 	if (r->fn(out, &rq, opt) != 0 && !out->body)
+		return -1;
+	mo_api_cap_answer(out, opt);
+	if (!out->body)
 		return -1;
 	out->route = r->id;
 	if (cacheable)

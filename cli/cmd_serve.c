@@ -15,6 +15,8 @@ static const char mo_serve_usage[] =
 	"  --port N               port (default 8080; 0 picks a free one)\n"
 	"  --threads N            worker threads (default: 4 per online CPU, at most 64)\n"
 	"  --max-body SIZE        request body limit, e.g. 1MiB (default 1MiB)\n"
+	"  --max-answer SIZE      answer limit: a bigger answer is a 422\n"
+	"                         answer-too-large (default 16MiB)\n"
 	"  --web-root DIR         serve the web UI from DIR (default: the installed\n"
 	"                         PREFIX/share/memopt/web next to bin/memopt, else\n"
 	"                         the built-in pages)\n"
@@ -117,6 +119,8 @@ static int mo_serve_option(mo_srv_config *cfg, int argc, char **argv, int *i)
 		bad = mo_serve_uint(&cfg->threads, v, 1, 256);
 	else if ((v = mo_serve_value(argc, argv, i, "--max-body")))
 		bad = mo_serve_size(&cfg->max_body, v);
+	else if ((v = mo_serve_value(argc, argv, i, "--max-answer")))
+		bad = mo_serve_size(&cfg->max_answer, v);
 	else if ((v = mo_serve_value(argc, argv, i, "--web-root")))
 		cfg->web_root = v;
 	else if ((v = mo_serve_value(argc, argv, i, "--cors-origin")))

@@ -41,6 +41,7 @@ void mo_srv_config_default(mo_srv_config *cfg)
 	n *= 4;
 	cfg->threads = n < 1 ? 1 : n > 64 ? 64 : (unsigned)n;
 	cfg->max_body = 1024 * 1024;
+	cfg->max_answer = (size_t)16 << 20;
 	cfg->max_connections = 4096;
 	cfg->max_per_client = 1024;
 	cfg->max_inflight = 1024;
@@ -156,6 +157,7 @@ int mo_srv_start(mo_srv **out, const mo_srv_config *cfg)
 	srv->cfg = *cfg;
 	mo_api_options_default(&srv->api);
 	srv->api.max_body = cfg->max_body;
+	srv->api.max_answer = cfg->max_answer;
 	srv->api.limits.max_bytes = cfg->max_body;
 	len = mo_srv_sockaddr(&ss, cfg->host, cfg->port, &v6);
 	if (!len) {

@@ -10,6 +10,7 @@ typedef struct mo_srv_config {
 	unsigned port;             /* 0: an ephemeral port */
 	unsigned threads;          /* thread pool size (default: online CPUs) */
 	size_t max_body;           /* request body cap (default 1 MiB) */
+	size_t max_answer;         /* answer cap: 422 answer-too-large above (default 16 MiB) */
 	const char *web_root;      /* static files; NULL: the embedded web/ files */
 	const char *cors_origin;   /* Access-Control-Allow-Origin, or NULL */
 	unsigned max_connections;  /* concurrent connections (default 4096) */

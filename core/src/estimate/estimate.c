@@ -205,14 +205,36 @@ static void mo_est_reserved(mo_estimate *e)
 	const mo_device *d = &e->cfg.dev;
 	double buffers = mo_est_groups(&e->cfg) * d->comm_buffer_mib * 1048576.0;
 	double cap = (d->memory_gib - d->reserved_gib) * 1073741824.0;
-	e->capacity = cap > 0 ? (uint64_t)cap : 0;
+	e->capacity = mo_u64_of(cap);
 	for (size_t s = 0; s < e->n_stages; s++) {
 		mo_estimate_stage *st = &e->stages[s];
 		st->reserved_peak_bytes =
-			(uint64_t)((double)st->peak_bytes * (1.0 + d->fragmentation) + buffers);
+			mo_u64_of((double)st->peak_bytes * (1.0 + d->fragmentation) + buffers);
 		if (st->peak_bytes > e->stages[e->peak_stage].peak_bytes)
 			e->peak_stage = s;
 	}
+}
+
+/* Figures saturate rather than wrap (util.h): one at or over MO_MAX_BYTES
+ * means the model's sizes are out of any real range, and no figure of
+ * this estimate can be trusted. */
+static int mo_est_in_range(const mo_estimate *e, mo_error *err)
+{
+	for (size_t s = 0; s < e->n_stages; s++) {
+		const mo_estimate_stage *st = &e->stages[s];
+		uint64_t most = st->reserved_peak_bytes > st->peak_bytes ? st->reserved_peak_bytes
+									 : st->peak_bytes;
+		most = most > st->weights_bytes ? most : st->weights_bytes;
+		most = most > st->optimizer_bytes ? most : st->optimizer_bytes;
+		if (most >= MO_MAX_BYTES) {
+			mo_error_set(err, MO_ERR_LIMIT, 0, 0,
+				     "sizes out of range: stage %zu would need 2^60 bytes (1 EiB) or more "
+				     "per device; check the model's sizes (seq_length, hidden_size, "
+				     "micro_batch_size, vocab_size, layers)", s);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 static void mo_est_cfg_apply(mo_estimate *e, const mo_config *c, const mo_model *m)
@@ -231,7 +253,7 @@ static int mo_est_build(mo_estimate *e, const mo_config *c, const mo_model *m, m
 		return -1;
 	mo_est_cost(e);
 	mo_est_reserved(e);
-	return 0;
+	return mo_est_in_range(e, err);
 }
 
 int mo_estimate_run(mo_estimate **out, const mo_config *c, const mo_model *m, mo_error *err)

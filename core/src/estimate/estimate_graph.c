@@ -282,7 +282,9 @@ static const char *mo_gb_name(mo_gb *b, const char *s, size_t n)
 
 static uint64_t mo_gb_round(const mo_gb *b, double bytes)
 {
-	uint64_t v = bytes > 0 ? (uint64_t)(bytes + 0.5) : 0;
+	uint64_t v = mo_u64_of(bytes + 0.5);
+	if (v > MO_MAX_BYTES) /* out of range: the estimate refuses it */
+		return UINT64_MAX / 4096;
 	if (b->align > 1 && v)
 		v = (v + b->align - 1) / b->align * b->align;
 	return v;

@@ -187,8 +187,8 @@ static void mo_tl_emit(mo_tl *t, mo_estimate_event_kind kind, int64_t mb, int64_
 	ev->layer = layer;
 	uint64_t total = 0;
 	for (int b = 0; b < MO_EST_BUCKETS; b++) {
-		ev->bytes[b] = t->state[b] + (extra ? extra[b] : 0);
-		total += ev->bytes[b];
+		ev->bytes[b] = mo_u64_add(t->state[b], extra ? extra[b] : 0);
+		total = mo_u64_add(total, ev->bytes[b]);
 	}
 	ev->total = total;
 	if (ev == &spill)
@@ -221,8 +221,8 @@ static void mo_tl_forward(mo_tl *t, int64_t mb, const mo_est_chunk *c, bool firs
 		extra[MO_EST_SWAP_BUFFERS] = l->swap_bytes; /* until offloaded */
 		extra[MO_EST_GRADIENTS] = t->grads;
 		if (!t->pp_resident)
-			extra[MO_EST_GATHERED] = (uint64_t)t->gathered[mo_tl_type(e, c->ids[i])];
-		t->state[MO_EST_ACTIVATIONS] += l->activation_bytes;
+			extra[MO_EST_GATHERED] = mo_u64_of(t->gathered[mo_tl_type(e, c->ids[i])]);
+		t->state[MO_EST_ACTIVATIONS] = mo_u64_add(t->state[MO_EST_ACTIVATIONS], l->activation_bytes);
 		mo_tl_track(t, mb, 1, 0, 0);
 		mo_tl_emit(t, MO_EV_FORWARD, mb, c->ids[i], extra);
 	}
@@ -256,9 +256,9 @@ static uint64_t mo_tl_loss(const mo_estimate *e)
 {
 	const mo_est_cfg *c = &e->cfg;
 	if (!c->late_grads)
-		return (uint64_t)(c->tok * c->vocab * (4.0 + c->cbytes));
+		return mo_u64_of(c->tok * c->vocab * (4.0 + c->cbytes));
 	double head = c->head_params * c->pbytes;
-	return (uint64_t)(head + head * (1.0 - 1.0 / c->fsdp_div));
+	return mo_u64_of(head + head * (1.0 - 1.0 / c->fsdp_div));
 }
 
 static void mo_tl_backward(mo_tl *t, int64_t mb, const mo_est_chunk *c, bool first, bool last)
@@ -278,7 +278,7 @@ static void mo_tl_backward(mo_tl *t, int64_t mb, const mo_est_chunk *c, bool fir
 		extra[MO_EST_GRADIENTS] = t->grads;
 		extra[MO_EST_SWAP_BUFFERS] = mo_tl_window(t, c, j);
 		if (!t->pp_resident)
-			extra[MO_EST_GATHERED] = 2 * (uint64_t)t->gathered[mo_tl_type(e, c->ids[j])];
+			extra[MO_EST_GATHERED] = mo_u64_of(2 * t->gathered[mo_tl_type(e, c->ids[j])]);
 		mo_tl_emit(t, MO_EV_BACKWARD, mb, c->ids[j], extra);
 		t->state[MO_EST_ACTIVATIONS] -= l->activation_bytes;
 		mo_tl_track(t, mb, -1, 0, 0);
@@ -398,15 +398,15 @@ static void mo_tl_static_sums(const mo_estimate *e, size_t s, uint64_t out[6])
 	w += extra / cf->fsdp_div * cf->pbytes;
 	g += extra / cf->fsdp_div * cf->pbytes;
 	o += extra / cf->opt_div * cf->obytes;
-	out[0] = (uint64_t)w;
-	out[1] = (uint64_t)g;
-	out[2] = (uint64_t)o;
-	out[3] = e->cfg.pp > 1 ? (uint64_t)ga : 0;
-	out[4] = e->cfg.pp > 1 ? (uint64_t)ug : 0;
+	out[0] = mo_u64_of(w);
+	out[1] = mo_u64_of(g);
+	out[2] = mo_u64_of(o);
+	out[3] = e->cfg.pp > 1 ? mo_u64_of(ga) : 0;
+	out[4] = e->cfg.pp > 1 ? mo_u64_of(ug) : 0;
 	/* the output layer's weight has the embedding's shape */
 	bool table = s == 0 || (s + 1 == e->n_stages && cf->head_params > cf->embed_params);
 	double tbl = table ? cf->embed_params / cf->fsdp_div : 0;
-	out[5] = (uint64_t)((tbl > big ? tbl : big) * cf->opt_scratch);
+	out[5] = mo_u64_of((tbl > big ? tbl : big) * cf->opt_scratch);
 }
 
 static void mo_tl_static(mo_tl *t)
@@ -633,5 +633,5 @@ uint64_t mo_est_layer_gathered(const mo_estimate *e, int64_t id, bool backward)
 		return 0;
 	double w, g, o, ga;
 	mo_est_layer_static(e, &e->types[mo_tl_type(e, id)], &w, &g, &o, &ga);
-	return backward ? 2 * (uint64_t)ga : (uint64_t)ga;
+	return mo_u64_of(backward ? 2 * ga : ga);
 }

@@ -120,7 +120,8 @@ int mo_bound_build(mo_search *d)
 		}
 		lb->cls_of[p] = c;
 	}
-	qsort(lb->segs, lb->n_segs, sizeof(*lb->segs), mo_bound_segment_cmp);
+	if (lb->n_segs) /* none (e.g. allow: exclude alone): segs is NULL */
+		qsort(lb->segs, lb->n_segs, sizeof(*lb->segs), mo_bound_segment_cmp);
 	lb->count = calloc((n + 1) * lb->n_cls + 1, sizeof(*lb->count));
 	if (!lb->count)
 		goto out;

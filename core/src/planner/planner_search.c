@@ -631,6 +631,13 @@ static int mo_search_segment(const mo_planner_problem *pl, const mo_search_segme
 	rc = mo_search_pass(&d, what, peak, cost);
 	if (rc == 0 && first)
 		rc = 1; /* nothing beats the first pass's plan (already in what[]) */
+	if (rc == 0 && d.min_peak && d.capped) {
+		/* the least peak has no first pass: a frontier over the cap left
+		 * nothing (MoE presets with swap and a wide prefetch window);
+		 * the beam keeps the least-kept state, so it ends with a plan */
+		d.thin = true;
+		rc = mo_dp_pass(&d, what, peak, cost);
+	}
 	*inexact |= d.capped;
 out:
 	mo_search_free(&d);

@@ -127,6 +127,32 @@ const char *mo_did_you_mean(const char *word, const char *const *cands,
 void mo_error_set(mo_error *err, mo_error_code code, int line, int column,
 		  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
+/* ---- saturating byte arithmetic ----------------------------------------------
+ * Byte figures saturate instead of wrapping (or, from a double, instead of
+ * an out-of-range conversion, undefined in C): a saturated figure is far
+ * above MO_MAX_BYTES, and the estimate refuses any figure above that. */
+
+#define MO_MAX_BYTES ((uint64_t)1 << 60) /* 1 EiB: above any device, any model */
+
+static inline uint64_t mo_u64_of(double x)
+{
+	if (!(x > 0)) /* negative, zero, NaN */
+		return 0;
+	return x < 0x1p64 ? (uint64_t)x : UINT64_MAX;
+}
+
+static inline uint64_t mo_u64_add(uint64_t a, uint64_t b)
+{
+	uint64_t r;
+	return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+static inline uint64_t mo_u64_mul(uint64_t a, uint64_t b)
+{
+	uint64_t r;
+	return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
 /* ---- the thread's work budget (budget.c) -------------------------------- */
 
 /* True once this thread's budget is spent (cheap: looks at the clock every

@@ -1,0 +1,183 @@
+#!/usr/bin/python3
+"""Requests that are valid but hostile to the estimator and the planner
+(issue 18 items 2-5), through the CLI and the HTTP API. Each case says what
+it requires; under SAN=1 (`make check`: ASan, UBSan with float-cast-overflow)
+any sanitizer report is a failure too.
+
+- sizes out of range (hidden 2^24, seq 2^31-1, micro-batch 2^20): a clear
+  error (CLI exit 1 or 2 with the message, API 422 `limit`), never a negative or wrapped
+  peak_bytes, never an out-of-range double -> integer conversion;
+- MoE presets with swap and a wide default_prefetch (qwen3-30b-a3b 4 and 8,
+  mixtral-8x7b 8): a plan, or "no plan fits" (exit 0/1), never "out of
+  memory planning";
+- select_module keys holding a newline, a control character, NEL, LS, a C1
+  control, or over 1,024 characters (an explicit key): the planner answers
+  and its config keeps the key (the planner used to write YAML libyaml
+  rejects: "estimate needs a parsed config");
+- `allow` with a non-string item or an unknown name: 422 naming the item;
+  a 300-byte comma-separated `allow` is read whole (it was cut at 256);
+- `plan --allow exclude`: no qsort(NULL, 0) (UBSan aborts on it);
+- an estimate whose answer would be tens of MB: 422 answer-too-large.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "api"))
+from common import Server, post_json  # noqa: E402
+
+MEMOPT = os.environ.get("MEMOPT") or "build/memopt"
+SAN = os.environ.get("SAN", "") not in ("", "0")
+FAILURES = []
+SANITIZER = ("runtime error:", "AddressSanitizer", "LeakSanitizer")
+
+
+def fail(msg):
+    FAILURES.append(msg)
+    print("FAIL:", msg)
+
+
+def cli(args, text, timeout=120):
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+        f.write(text)
+    try:
+        p = subprocess.run([MEMOPT] + args + [f.name], capture_output=True, text=True,
+                           timeout=timeout)
+    finally:
+        os.unlink(f.name)
+    if any(s in p.stderr for s in SANITIZER):
+        fail("%s: sanitizer report:\n%s" % (" ".join(args), p.stderr[:3000]))
+    return p
+
+
+# A llama-shaped model whose sizes pass each field's own bound but whose
+# tensors do not fit in 64 bits.
+HUGE = """training:
+  local_batch_size: 1048576
+  global_batch_size: 1048576
+parallelism:
+  data_parallel_shard: 1
+  tensor_parallel: 1
+model:
+  model_type: llama
+  vocab_size: 2147483647
+  seq_length: 2147483647
+  hidden_size: 16777216
+  intermediate_size: 67108864
+  num_hidden_layers: 4
+  num_attention_heads: 16
+  num_key_value_heads: 16
+recompute:
+  mode: None
+"""
+
+
+def test_sizes_out_of_range(port):
+    p = cli(["estimate", "--json"], HUGE)
+    if p.returncode not in (1, 2) or "sizes out of range" not in p.stdout + p.stderr:
+        fail("huge sizes, CLI: exit %d, %r" % (p.returncode, (p.stdout + p.stderr)[:300]))
+    if '"peak_bytes": -' in p.stdout:
+        fail("huge sizes, CLI: a negative peak_bytes")
+    st, _, body = post_json(port, "/api/v1/estimate", HUGE.encode(), "application/yaml")
+    if st != 422 or b"sizes out of range" not in body:
+        fail("huge sizes, API: %d %r" % (st, body[:300]))
+
+
+def test_moe_swap_prefetch():
+    for model, pf in (("qwen3-30b-a3b", 4), ("qwen3-30b-a3b", 8), ("mixtral-8x7b", 8)):
+        p = cli(["plan", "-m", model], "swap:\n  enable: True\n  default_prefetch: %d\n" % pf)
+        if p.returncode not in (0, 1) or "out of memory" in p.stderr:
+            fail("plan %s default_prefetch %d: exit %d, %r" % (model, pf, p.returncode, p.stderr[:200]))
+
+
+KEYS = {
+    "newline": ('"a\\nb.*mlp"', "a\nb.*mlp"),
+    "control": ('"a\\x01.*mlp"', "a\x01.*mlp"),
+    "nel": ('"a\\N.*mlp"', "a\u0085.*mlp"),
+    "line-separator": ('"a\\L.*mlp"', "a\u2028.*mlp"),
+    "c1-control": ('"a\\x9f.*mlp"', "a\u009f.*mlp"),
+    "quote-backslash": ('"a\\"\\\\d.*mlp"', "a\"\\d.*mlp"),
+}
+
+
+def test_pattern_keys(port):
+    entries = dict((name, (yaml_key + ": [0-3]\n", key)) for name, (yaml_key, key) in KEYS.items())
+    long_key = "x" * 1100 + ".*mlp"
+    entries["1100-characters"] = ('? "%s"\n    : [0-3]\n' % long_key, long_key)
+    for name, (entry, key) in entries.items():
+        config = "recompute:\n  mode: select\n  select_module:\n    " + entry
+        p = cli(["plan", "-m", "llama2-7b", "--json"], config)
+        if p.returncode not in (0, 1):
+            fail("plan, %s key: exit %d, %r" % (name, p.returncode, p.stderr[:200]))
+            continue
+        st, _, body = post_json(port, "/api/v1/plan", {"config": config, "model": "llama2-7b"})
+        if st != 200:
+            fail("API plan, %s key: %d %r" % (name, st, body[:200]))
+            continue
+        import yaml  # python3-yaml, as the API tests use
+        text = json.loads(body).get("config", "")
+        planned = yaml.safe_load(text) or {}
+        if key not in ((planned.get("recompute") or {}).get("select_module") or {}):
+            fail("API plan, %s key: the plan lost the key: %r" % (name, text[:200]))
+
+
+def test_allow(port):
+    base = {"config": "recompute:\n  mode: None\n", "model": "llama2-7b"}
+    for allow, where in ((["select", 5], "item 1"), (["select", "bogus"], "item 1"),
+                         ([None], "item 0"), ([], "non-empty")):
+        st, _, body = post_json(port, "/api/v1/plan", dict(base, allow=allow))
+        if st != 422 or where.encode() not in body:
+            fail("allow %r: %d %r" % (allow, st, body[:200]))
+    long_allow = "select," * 42 + "full"  # 298 bytes: 'full' lies past byte 256
+    st, _, body = post_json(port, "/api/v1/plan", dict(base, allow=long_allow))
+    if st != 200:
+        fail("a 298-byte allow string: %d %r" % (st, body[:200]))
+
+
+def test_allow_exclude_alone():
+    p = cli(["plan", "-m", "llama2-7b", "--allow", "exclude"], "recompute:\n  mode: None\n")
+    if p.returncode not in (0, 1):
+        fail("plan --allow exclude: exit %d, %r" % (p.returncode, p.stderr[:300]))
+
+
+# 2,000 stages of one layer and 10,000 micro-batches: a timeline of
+# 262,144 events (the estimator's cap), some 60 MB of JSON.
+LONG_TIMELINE = HUGE.replace("local_batch_size: 1048576", "local_batch_size: 1") \
+    .replace("global_batch_size: 1048576", "global_batch_size: 10000") \
+    .replace("vocab_size: 2147483647", "vocab_size: 32000").replace("seq_length: 2147483647", "seq_length: 4096") \
+    .replace("hidden_size: 16777216", "hidden_size: 2048").replace("intermediate_size: 67108864", "intermediate_size: 5632") \
+    .replace("num_hidden_layers: 4", "num_hidden_layers: 2000") \
+    .replace("tensor_parallel: 1", "tensor_parallel: 1\n  pipeline_parallel: 2000")
+
+
+def test_answer_cap(port):
+    st, _, body = post_json(port, "/api/v1/estimate", LONG_TIMELINE.encode(), "application/yaml")
+    if st != 422 or b"answer-too-large" not in body or len(body) > 4096:
+        fail("a 60 MB estimate answer: %d, %d bytes %r" % (st, len(body), body[:200]))
+
+
+def main():
+    srv = Server("--quiet")
+    try:
+        for step in (lambda: test_sizes_out_of_range(srv.port), test_moe_swap_prefetch,
+                     lambda: test_pattern_keys(srv.port), lambda: test_allow(srv.port),
+                     test_allow_exclude_alone, lambda: test_answer_cap(srv.port)):
+            step()
+        rc = srv.stop(60)
+        if rc != 0:
+            fail("server exit status %d" % rc)
+        if any(s in srv.stderr() for s in SANITIZER):
+            fail("server sanitizer report:\n" + srv.stderr()[:3000])
+    finally:
+        srv.close()
+    if FAILURES:
+        print("%d failure(s)" % len(FAILURES))
+        return 1
+    print("hostile work: ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

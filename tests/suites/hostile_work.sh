@@ -1,0 +1,9 @@
+#!/bin/sh
+# Valid but hostile estimator / planner requests (issue 18 items 2-5): sizes
+# out of range, MoE swap plans, odd pattern keys, bad `allow`, answers over
+# the size cap (tests/hostile/work.py), through the CLI and the HTTP API.
+set -eu
+cd "$(dirname "$0")/../.."
+: "${MEMOPT:=$(pwd)/build/memopt}"
+export MEMOPT
+exec /usr/bin/python3 tests/hostile/work.py
