@@ -14,6 +14,9 @@ static const char mo_serve_usage[] =
 	"  --host ADDR            address to bind (default 127.0.0.1)\n"
 	"  --port N               port (default 8080; 0 picks a free one)\n"
 	"  --threads N            worker threads (default: 4 per online CPU, at most 64)\n"
+	"  --compute-threads N    threads for estimates, plans and layouts, so /healthz\n"
+	"                         and the rest never wait behind them (default: 1 per\n"
+	"                         online CPU; 0: on the worker threads)\n"
 	"  --max-body SIZE        request body limit, e.g. 1MiB (default 1MiB)\n"
 	"  --max-answer SIZE      answer limit: a bigger answer is a 422\n"
 	"                         answer-too-large (default 16MiB)\n"
@@ -117,6 +120,8 @@ static int mo_serve_option(mo_srv_config *cfg, int argc, char **argv, int *i)
 		bad = mo_serve_uint(&cfg->port, v, 0, 65535);
 	else if ((v = mo_serve_value(argc, argv, i, "--threads")))
 		bad = mo_serve_uint(&cfg->threads, v, 1, 256);
+	else if ((v = mo_serve_value(argc, argv, i, "--compute-threads")))
+		bad = mo_serve_uint(&cfg->compute_threads, v, 0, 256);
 	else if ((v = mo_serve_value(argc, argv, i, "--max-body")))
 		bad = mo_serve_size(&cfg->max_body, v);
 	else if ((v = mo_serve_value(argc, argv, i, "--max-answer")))

@@ -296,20 +296,62 @@ static int mo_srv_work_cancelled(void *arg)
 	       (w->rq->conn && atomic_load(&w->rq->conn->gone));
 }
 
-/* An api/ answer computed within the request's work budget. */
-static int mo_srv_compute(mo_srv *srv, struct MHD_Connection *c, mo_srv_req *rq,
-			  mo_api_response *res)
+/* An api/ answer computed within the request's work budget (max_ms). */
+static int mo_srv_compute(mo_srv *srv, const char *content_type, mo_srv_req *rq,
+			  mo_api_response *res, uint64_t max_ms)
 {
 	mo_srv_work w = {srv, rq};
-	mo_budget b = {.max_ms = srv->cfg.work_ms, .cancelled = mo_srv_work_cancelled, .arg = &w};
+	mo_budget b = {.max_ms = max_ms, .cancelled = mo_srv_work_cancelled, .arg = &w};
 	int rc;
 
 	mo_budget_begin(&b);
-	rc = mo_api_handle(res, rq->method, rq->url,
-			   MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type"),
-			   rq->body, rq->len, &srv->api);
+	rc = mo_api_handle(res, rq->method, rq->url, content_type, rq->body, rq->len, &srv->api);
 	mo_budget_end();
 	return rc;
+}
+
+/* The work limit counts from the moment the job was queued: a request
+ * that waited it out for a free thread is answered 503 (retry), one that
+ * waited part of it computes for the rest. */
+void mo_srv_compute_job(mo_srv *srv, mo_srv_req *rq)
+{
+	uint64_t waited_ms = (mo_srv_now_us() - rq->queued_us) / 1000u, max_ms = 0;
+
+	if (srv->cfg.work_ms && waited_ms >= srv->cfg.work_ms)
+		mo_api_problem(&rq->res, 503, "overloaded",
+			       "no compute thread was free within the work limit; retry shortly");
+	else if (srv->cfg.work_ms)
+		max_ms = srv->cfg.work_ms - waited_ms;
+	if (!rq->res.body &&
+	    mo_srv_compute(srv, rq->content_type, rq, &rq->res, max_ms ? max_ms : 0) != 0 &&
+	    !rq->res.body)
+		mo_api_problem(&rq->res, 500, "internal", "out of memory");
+	rq->computed = true;
+	MHD_resume_connection(rq->c); /* MHD calls mo_srv_access again */
+}
+
+/* Routes whose work can take seconds: the compute pool's (work.c). */
+static bool mo_srv_heavy(mo_api_route_id route)
+{
+	return route == MO_ROUTE_ESTIMATE || route == MO_ROUTE_PLAN || route == MO_ROUTE_LAYOUT;
+}
+
+/* A cache hit is answered here; anything else is suspended and queued for
+ * the pool. */
+static enum MHD_Result mo_srv_offload(mo_srv *srv, struct MHD_Connection *c, mo_srv_req *rq,
+				      const char *content_type)
+{
+	mo_api_response res = {0};
+
+	if (mo_api_handle_cached(&res, rq->method, rq->url, content_type, rq->body, rq->len,
+				 &srv->api))
+		return mo_srv_queue_api(srv, c, rq, &res);
+	rq->c = c;
+	rq->content_type = content_type;
+	rq->queued_us = mo_srv_now_us();
+	MHD_suspend_connection(c);
+	mo_srv_pool_push(&srv->pool, rq);
+	return MHD_YES;
 }
 
 /* The whole request is in: answer it. */
@@ -317,7 +359,10 @@ static enum MHD_Result mo_srv_finish(mo_srv *srv, struct MHD_Connection *c,
 				     mo_srv_req *rq)
 {
 	mo_api_response res = {0};
+	const char *content_type;
 
+	if (rq->computed) /* back from the compute pool */
+		return mo_srv_queue_api(srv, c, rq, &rq->res);
 	mo_srv_conn_enter(&srv->conns, rq->conn, MO_SRV_PHASE_WORKING, 0);
 	if (rq->too_big)
 		return mo_srv_problem(srv, c, rq, 413, "body-too-large",
@@ -326,7 +371,10 @@ static enum MHD_Result mo_srv_finish(mo_srv *srv, struct MHD_Connection *c,
 		return mo_srv_static(srv, c, rq);
 	if (rq->route == MO_ROUTE_METRICS)
 		return mo_srv_metrics_page(srv, c, rq);
-	if (mo_srv_compute(srv, c, rq, &res) != 0)
+	content_type = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type");
+	if (srv->pool.n && mo_srv_heavy(rq->route))
+		return mo_srv_offload(srv, c, rq, content_type);
+	if (mo_srv_compute(srv, content_type, rq, &res, srv->cfg.work_ms) != 0)
 		return mo_srv_problem(srv, c, rq, 500, "internal", "out of memory");
 	return mo_srv_queue_api(srv, c, rq, &res);
 }
@@ -370,6 +418,7 @@ void mo_srv_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 	if (srv->cfg.access_log)
 		mo_srv_log_access(&srv->log, rq, usec);
 	atomic_fetch_sub(&srv->metrics.in_flight, 1);
+	mo_api_response_free(&rq->res); /* a computed answer never queued */
 	free(rq->body);
 	free(rq);
 	*req_cls = NULL;

@@ -40,6 +40,9 @@ void mo_srv_config_default(mo_srv_config *cfg)
 	 * request (bench/http.sh, notes/http-uncached-profile.md) */
 	n *= 4;
 	cfg->threads = n < 1 ? 1 : n > 64 ? 64 : (unsigned)n;
+	/* estimates and plans: one thread a CPU (work.c) */
+	n /= 4;
+	cfg->compute_threads = n < 1 ? 1 : n > 64 ? 64 : (unsigned)n;
 	cfg->max_body = 1024 * 1024;
 	cfg->max_answer = (size_t)16 << 20;
 	cfg->max_connections = 4096;
@@ -101,7 +104,7 @@ static int mo_srv_open_root(mo_srv *srv)
 static struct MHD_Daemon *mo_srv_daemon(mo_srv *srv)
 {
 	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG | MHD_USE_ITC |
-			 MHD_USE_NO_LISTEN_SOCKET;
+			 MHD_USE_NO_LISTEN_SOCKET | MHD_ALLOW_SUSPEND_RESUME;
 	/* a worker counts a connection a moment after the listener stops
 	 * counting it (conn.c): each may be one over, hence the + threads.
 	 * At most 256 x (1,000,000 + 257) (cmd_serve.c): no overflow. */
@@ -176,6 +179,8 @@ int mo_srv_start(mo_srv **out, const mo_srv_config *cfg)
 		goto close_root;
 	if (mo_srv_conns_start(&srv->conns) != 0)
 		goto destroy_conns;
+	if (mo_srv_pool_start(srv, cfg->compute_threads) != 0)
+		goto stop_conns;
 	signal(SIGPIPE, SIG_IGN);
 	json_object_seed(0);
 	if (cfg->access_log && mo_srv_log_start(&srv->log, STDERR_FILENO) != 0)
@@ -186,6 +191,9 @@ int mo_srv_start(mo_srv **out, const mo_srv_config *cfg)
 	return 0;
 stop_log:
 	mo_srv_log_stop(&srv->log);
+	mo_srv_pool_stop(&srv->pool);
+stop_conns:
+	mo_srv_conns_stop(&srv->conns);
 destroy_conns:
 	mo_srv_conns_destroy(&srv->conns);
 close_root:
@@ -231,6 +239,7 @@ size_t mo_srv_stop(mo_srv *srv)
 	left = atomic_load(&srv->metrics.in_flight);
 	if (left > 0) /* a computation that does not return: MHD_stop_daemon would wait forever */
 		return (size_t)left;
+	mo_srv_pool_stop(&srv->pool); /* idle: no request left, so no job */
 	MHD_stop_daemon(srv->daemon);
 	mo_srv_conns_destroy(&srv->conns);
 	mo_srv_log_stop(&srv->log); /* after the last request's line */

@@ -137,6 +137,26 @@ void mo_srv_listen_stop(mo_srv_listener *l);
 /* Stops accepting if needed and closes the socket. */
 void mo_srv_listen_close(mo_srv_listener *l);
 
+/* ---- the compute pool (work.c) ------------------------------------------ */
+
+struct mo_srv_req;
+typedef struct mo_srv_pool {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	struct mo_srv_req *head, *tail; /* jobs waiting, first in first out */
+	pthread_t *threads;
+	size_t n;                       /* threads started; 0: no pool */
+	bool stop, inited;
+} mo_srv_pool;
+
+/* Starts n threads (0: none, estimates and plans stay on MHD's workers).
+ * 0 or -1. */
+int mo_srv_pool_start(mo_srv *srv, unsigned n);
+/* Queues rq (its connection suspended) for a pool thread. */
+void mo_srv_pool_push(mo_srv_pool *p, struct mo_srv_req *rq);
+/* Stops and joins the threads once the queue is empty. */
+void mo_srv_pool_stop(mo_srv_pool *p);
+
 /* ---- the server ---------------------------------------------------------- */
 
 struct mo_srv {
@@ -151,6 +171,7 @@ struct mo_srv {
 	mo_srv_metrics metrics;
 	mo_srv_log log;             /* started when cfg.access_log is set */
 	mo_srv_conns conns;
+	mo_srv_pool pool;
 };
 
 /* Per-request state (req_cls), freed in the completed callback. */
@@ -168,7 +189,18 @@ typedef struct mo_srv_req {
 	int status;               /* for the log and the metrics */
 	uint64_t bytes;           /* response body size */
 	mo_srv_conn *conn;        /* the connection's record, or NULL */
+	/* a job of the compute pool: the suspended connection, its
+	 * Content-Type (valid while suspended), the answer computed */
+	struct MHD_Connection *c;
+	const char *content_type;
+	struct mo_srv_req *next_job;
+	mo_api_response res;
+	uint64_t queued_us;
+	bool computed;
 } mo_srv_req;
+
+/* Computes rq's answer on a pool thread and resumes its connection. */
+void mo_srv_compute_job(mo_srv *srv, mo_srv_req *rq);
 
 enum MHD_Result mo_srv_access(void *cls, struct MHD_Connection *c,
 			      const char *url, const char *method,

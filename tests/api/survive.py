@@ -19,6 +19,8 @@ requires; exit status 0 when every one holds.
 - SIGHUP exits 0 like SIGTERM, the signal line is in the log.
 - `--work-limit 500`: the issue's 20,000-stage, 2^31-1 micro-batch
   estimate (and plan) is answered 422 work-limit within 3 s.
+- four of them on `--threads 2 --compute-threads 1`: /healthz answers all
+  five probes while they compute (they used to hold the workers).
 - with no work limit, the same estimate stops once its client hangs up
   (in flight back to 0, a 499 in the access log).
 - shutdown with a long computation in flight and `--grace 1`: the process
@@ -32,7 +34,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import Server, parse_raw, raw, request  # noqa: E402
+from common import Server, _complete, parse_raw, raw, request  # noqa: E402
 
 FAILURES = []
 SAN = bool(os.environ.get("SAN"))
@@ -98,6 +100,22 @@ def recv_all(s, budget):
         return out, False
     except OSError:
         return out, True
+
+
+def recv_answer(s, budget):
+    """One whole answer (by Content-Length), or what came before a close or
+    the timeout."""
+    s.settimeout(budget)
+    out = b""
+    try:
+        while not _complete(out):
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            out += chunk
+    except OSError:
+        pass
+    return out
 
 
 def trickle(socks, stop):
@@ -261,6 +279,31 @@ def test_client_gone():
         srv.close()
 
 
+def test_healthz_while_computing():
+    """Four long estimates on a server of two workers: they run on the
+    compute pool, so /healthz keeps answering (it waited behind them when
+    they ran on the workers); queued past the work limit they get 503."""
+    srv = Server("--threads", "2", "--compute-threads", "1", "--work-limit", "2000", "--quiet")
+    try:
+        socks = [post_raw(srv.port, HUGE_ESTIMATE) for _ in range(4)]
+        time.sleep(0.3)
+        answered = 0
+        for _ in range(5):
+            answered += healthz(srv.port, 1) == 200
+            time.sleep(0.2)
+        if answered != 5:
+            fail("/healthz while four estimates compute: %d of 5 answered" % answered)
+        statuses = []
+        for s in socks:
+            parsed = parse_raw(recv_answer(s, 10 * SLOW))
+            statuses.append(parsed and parsed[0])
+            s.close()
+        if sorted(set(statuses)) not in ([422], [422, 503], [503]):
+            fail("the four long estimates: statuses %r" % statuses)
+    finally:
+        srv.close()
+
+
 def test_shutdown_in_flight():
     grace = 1
     srv = Server("--grace", str(grace), "--quiet")
@@ -300,6 +343,7 @@ def main():
     for name, step in (("connection waves", test_waves), ("slow clients", test_slow_clients),
                        ("per-client cap", test_per_client_cap), ("SIGHUP", test_sighup),
                        ("work limit", test_work_limit), ("client gone", test_client_gone),
+                       ("healthz while computing", test_healthz_while_computing),
                        ("shutdown in flight", test_shutdown_in_flight)):
         t = time.time()
         try:
