@@ -103,13 +103,7 @@ int mo_api_precheck(mo_api_response *out, const char *method,
 int mo_api_handle(mo_api_response *out, const char *method, const char *path,
 		  const char *content_type, const char *body, size_t len,
 		  const mo_api_options *opt);
-/* The answer of a POST request from the response cache alone: 1 with *out
- * set when it is a hit, 0 otherwise (then call mo_api_handle). Cheap: the
- * server answers hits on its own threads before handing the request to
- * its compute pool. */
-int mo_api_handle_cached(mo_api_response *out, const char *method, const char *path,
-			 const char *content_type, const char *body, size_t len,
-			 const mo_api_options *opt);
+
 
 /* An application/problem+json answer (RFC 9457). `code` names the problem
  * (type = "urn:memopt:problem:<code>"); detail may be NULL. Returns 0 or

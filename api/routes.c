@@ -245,23 +245,6 @@ static int mo_api_cacheable(const mo_api_route *r, const char *content_type,
 	return opt->responses && r->bodies && content_type;
 }
 
-int mo_api_handle_cached(mo_api_response *out, const char *method, const char *path,
-			 const char *content_type, const char *body, size_t len,
-			 const mo_api_options *opt)
-{
-	const mo_api_route *r;
-	const char *tail;
-
-	if (strcmp(method, "POST") != 0)
-		return 0;
-	r = mo_api_find(path, &tail);
-	if (!r->fn || !mo_api_cacheable(r, content_type, opt) ||
-	    !mo_api_rcache_get(opt->responses, out, r->id, content_type, body ? body : "", len))
-		return 0;
-	out->route = r->id;
-	return 1;
-}
-
 int mo_api_handle(mo_api_response *out, const char *method, const char *path,
 		  const char *content_type, const char *body, size_t len,
 		  const mo_api_options *opt)

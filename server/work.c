@@ -3,11 +3,12 @@
  * workers. Each worker serves the connections it was handed; while it
  * computed, every other connection of its share waited, /healthz
  * included, and a burst of long requests as large as the worker pool
- * stopped the server answering anything. Now the worker suspends the
- * connection (MHD_suspend_connection), a pool thread computes, stores the
- * answer in the request and resumes it; MHD calls the access handler again,
- * which queues the answer. Answers in the response cache are served on the
- * worker at once (handler.c), as is everything else. */
+ * stopped the server answering anything. Now a request that is still
+ * computing after a short slice on the worker (handler.c, mo_srv_offload;
+ * most take a few ms and never leave it) is started over here: the worker
+ * suspends the connection (MHD_suspend_connection), a pool thread
+ * computes, stores the answer in the request and resumes it; MHD calls the
+ * access handler again, which queues the answer. */
 #include "srv_internal.h"
 
 #include <stdlib.h>

@@ -66,7 +66,7 @@ static void test_deadline(void **state)
 	(void)state;
 	mo_budget_begin(&b);
 	assert_int_equal(mo_estimate_run(&e, NULL, m, &err), -1);
-	mo_budget_end();
+	assert_int_equal(mo_budget_end(), 1); /* the deadline */
 	assert_null(e);
 	assert_int_equal(err.code, MO_ERR_BUDGET);
 	assert_true(strncmp(err.text, "work-limit", 10) == 0);
@@ -93,7 +93,7 @@ static void test_cancel(void **state)
 	calls = 0;
 	mo_budget_begin(&b);
 	assert_int_equal(mo_estimate_run(&e, NULL, m, &err), -1);
-	mo_budget_end();
+	assert_int_equal(mo_budget_end(), 2); /* cancelled */
 	assert_int_equal(err.code, MO_ERR_BUDGET);
 	assert_true(strncmp(err.text, "cancelled", 9) == 0);
 	assert_int_equal(calls, 4); /* polled until it said stop, not after */
@@ -111,7 +111,7 @@ static void test_planner_and_after(void **state)
 	mo_model *m = load(k_small);
 	mo_planner_input in = {.model = m};
 	mo_planner_result *r = NULL;
-	mo_estimate *e = NULL;
+	mo_estimate *e = NULL, *e2 = NULL;
 	mo_error err = {0};
 	mo_budget b = {.cancelled = always};
 
@@ -124,6 +124,10 @@ static void test_planner_and_after(void **state)
 	/* the budget ended with mo_budget_end: the same calls run whole */
 	assert_int_equal(mo_planner_run(&r, &in, &err), 0);
 	assert_int_equal(mo_estimate_run(&e, NULL, m, &err), 0);
+	mo_budget_begin(&(mo_budget){.max_ms = 60000});
+	assert_int_equal(mo_estimate_run(&e2, NULL, m, &err), 0);
+	assert_int_equal(mo_budget_end(), 0); /* not spent */
+	mo_estimate_free(e2);
 	mo_estimate_free(e);
 	mo_planner_result_free(r);
 	mo_model_free(m);

@@ -97,7 +97,9 @@ typedef struct mo_budget {
 /* Applies *b (copied; NULL: no budget) to this thread's calls until
  * mo_budget_end. A new begin replaces the previous budget. */
 void mo_budget_begin(const mo_budget *b);
-void mo_budget_end(void);
+/* Ends it. Returns 1 when it ran out at its deadline, 2 when it was
+ * cancelled (a call may then have failed with MO_ERR_BUDGET), else 0. */
+int mo_budget_end(void);
 
 /* ---- diagnostics ------------------------------------------------------- */
 

@@ -45,9 +45,12 @@ void mo_budget_begin(const mo_budget *b)
 			      (b->max_ms < (1ull << 32) ? b->max_ms : (1ull << 32)) * 1000000u;
 }
 
-void mo_budget_end(void)
+int mo_budget_end(void)
 {
+	int how = mo_budget_now.cancelled ? 2 : mo_budget_now.spent ? 1 : 0;
+
 	memset(&mo_budget_now, 0, sizeof mo_budget_now);
+	return how;
 }
 
 static bool mo_budget_look(mo_budget_state *s)
