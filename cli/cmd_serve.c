@@ -14,7 +14,7 @@ static const char mo_serve_usage[] =
 	"  --host ADDR            address to bind (default 127.0.0.1)\n"
 	"  --port N               port (default 8080; 0 picks a free one)\n"
 	"  --threads N            worker threads (default: 4 per online CPU, at most 64)\n"
-	"  --compute-threads N    threads for estimates, plans and layouts, so /healthz\n"
+	"  --compute-threads N    threads for long estimates and plans, so /healthz\n"
 	"                         and the rest never wait behind them (default: 1 per\n"
 	"                         online CPU; 0: on the worker threads)\n"
 	"  --max-body SIZE        request body limit, e.g. 1MiB (default 1MiB)\n"

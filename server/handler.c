@@ -335,7 +335,7 @@ void mo_srv_compute_job(mo_srv *srv, mo_srv_req *rq)
 /* Routes whose work can take seconds: the compute pool's (work.c). */
 static bool mo_srv_heavy(mo_api_route_id route)
 {
-	return route == MO_ROUTE_ESTIMATE || route == MO_ROUTE_PLAN || route == MO_ROUTE_LAYOUT;
+	return route == MO_ROUTE_ESTIMATE || route == MO_ROUTE_PLAN; /* what polls mo_budget */
 }
 
 /* How long a heavy request may compute on the worker before it is handed

@@ -9,7 +9,7 @@ typedef struct mo_srv_config {
 	const char *host;          /* "127.0.0.1"; an IPv6 literal works too */
 	unsigned port;             /* 0: an ephemeral port */
 	unsigned threads;          /* thread pool size (default: online CPUs) */
-	unsigned compute_threads;  /* estimates, plans and layouts run here (default: online
+	unsigned compute_threads;  /* long estimates and plans run here (default: online
 				    * CPUs); 0: on the pool's threads */
 	size_t max_body;           /* request body cap (default 1 MiB) */
 	size_t max_answer;         /* answer cap: 422 answer-too-large above (default 16 MiB) */
