@@ -636,7 +636,7 @@ static int mo_search_segment(const mo_planner_problem *pl, const mo_search_segme
 		 * nothing (MoE presets with swap and a wide prefetch window);
 		 * the beam keeps the least-kept state, so it ends with a plan */
 		d.thin = true;
-		rc = mo_dp_pass(&d, what, peak, cost);
+		rc = mo_search_pass(&d, what, peak, cost);
 	}
 	*inexact |= d.capped;
 out:
