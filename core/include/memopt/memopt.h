@@ -26,7 +26,8 @@
  * pattern matches of its layouts (one lock each, per model). The only
  * process-wide state is a pool of at most 64 free 16 KiB arena chunks, under
  * its own lock, that a long-running server reuses instead of returning warm
- * memory to the system. docs/architecture.md lists them.
+ * memory to the system. docs/architecture.md lists them. Each thread also
+ * has its own work budget (mo_budget_begin), thread-local.
  */
 #ifndef MEMOPT_MEMOPT_H
 #define MEMOPT_MEMOPT_H
