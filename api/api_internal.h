@@ -56,38 +56,6 @@ void mo_api_input_free(mo_api_input *in);
  * (400 with line and column) when it is not JSON. */
 json_t *mo_api_json_body(mo_api_response *out, const mo_api_request *rq);
 
-/* api/json_fast.c: a flat object of strings, integers, booleans and
- * nulls, read in one pass. 0 with *out (a new reference) equal to what
- * json_loadb makes of it, or -1 for anything else (the caller then asks
- * json_loadb, whose errors it reports). */
-int mo_api_json_fast(json_t **out, const char *body, size_t len);
-
-/* api/json_writer.c: JSON text as json_dumps(JSON_COMPACT) writes it,
- * without a tree. Commas are placed from the text itself. `bad` is set
- * when the value could not be written the way jansson would (out of
- * memory, invalid UTF-8, a real that is not finite). */
-typedef struct mo_jw {
-	char *buf; /* malloc'ed, NUL-terminated */
-	size_t len, cap;
-	int bad;
-} mo_jw;
-
-void mo_jw_raw(mo_jw *w, const char *s, size_t n);
-void mo_jw_str(mo_jw *w, const char *s);
-/* Opens an object ('{') or array ('['), as a member when key is set. */
-void mo_jw_open(mo_jw *w, const char *key, char bracket);
-void mo_jw_close(mo_jw *w, char bracket);
-void mo_jw_int(mo_jw *w, const char *key, long long v);
-void mo_jw_real(mo_jw *w, const char *key, double v);
-void mo_jw_kstr(mo_jw *w, const char *key, const char *s);
-void mo_jw_bool(mo_jw *w, const char *key, int v);
-/* The members of mo_json_diags(d): "valid", "errors", "warnings". */
-void mo_jw_diags(mo_jw *w, const mo_diags *d);
-/* Appends the members of object o (its dump without braces). */
-void mo_jw_members_of(mo_jw *w, const json_t *o);
-
-/* api/json_estimate.c: the members mo_json_estimate makes, as text. */
-void mo_json_estimate_write(mo_jw *w, const mo_estimate *e, int with_timeline);
 
 /* out = 200 application/json with the dump of o (reference stolen).
  * Returns 0, or -1 (out of memory; out is then a 500 or empty). */
@@ -103,12 +71,6 @@ int mo_api_export(mo_api_response *out, const mo_api_request *rq,
 		  const mo_api_options *opt);
 int mo_api_estimate(mo_api_response *out, const mo_api_request *rq,
 		    const mo_api_options *opt);
-/* validate and estimate answers built through a jansson tree (the
- * reference the tests compare the text answers with). */
-int mo_api_validate_tree(mo_api_response *out, const mo_api_request *rq,
-			 const mo_api_options *opt);
-int mo_api_estimate_tree(mo_api_response *out, const mo_api_request *rq,
-			 const mo_api_options *opt);
 /* api/layout.c: the model's layout, pattern matches and parsed sections. */
 int mo_api_layout(mo_api_response *out, const mo_api_request *rq,
 		  const mo_api_options *opt);

@@ -129,70 +129,26 @@ static int mo_api_run_valid(const mo_api_run *run)
 	return run->cfg && mo_diags_errors(run->diags) == 0;
 }
 
-/* The diagnostics as text (api/json_writer.c); 1 when the writer could
- * not match jansson's answer (the caller then builds the tree). */
-/* A 200 JSON answer of the text w wrote (the answer owns w's buffer); 1
- * when writing it ran out of memory. */
-static int mo_api_reply_written(mo_api_response *out, mo_jw *w)
-{
-	if (w->bad) {
-		free(w->buf);
-		return 1;
-	}
-	out->status = 200;
-	out->content_type = "application/json";
-	out->body = w->buf;
-	out->len = w->len;
-	return 0;
-}
-
-static int mo_api_reply_diags(mo_api_response *out, const mo_diags *d)
-{
-	mo_jw w = {0};
-
-	mo_jw_raw(&w, "{", 1);
-	mo_jw_diags(&w, d);
-	mo_jw_raw(&w, "}", 1);
-	return mo_api_reply_written(out, &w);
-}
-
-static int mo_api_validate_as(mo_api_response *out, const mo_api_request *rq,
-			      const mo_api_options *opt, int text)
+int mo_api_validate(mo_api_response *out, const mo_api_request *rq,
+		    const mo_api_options *opt)
 {
 	mo_api_run run;
 	int rc = 0;
 
-	if (mo_api_run_validate(&run, out, rq, opt) == 0 &&
-	    !(text && mo_api_reply_diags(out, run.diags) == 0))
+	if (mo_api_run_validate(&run, out, rq, opt) == 0)
 		rc = mo_api_reply_json(out, mo_json_diags(run.diags));
 	mo_api_run_free(&run);
 	return rc;
 }
 
-int mo_api_validate(mo_api_response *out, const mo_api_request *rq,
-		    const mo_api_options *opt)
-{
-	return mo_api_validate_as(out, rq, opt, 1);
-}
-
-int mo_api_validate_tree(mo_api_response *out, const mo_api_request *rq,
-			 const mo_api_options *opt)
-{
-	return mo_api_validate_as(out, rq, opt, 0);
-}
-
 /* What an operation adds to the diagnostics of a valid config: its keys
  * (a new reference), or NULL with *out filled. */
 typedef json_t *(*mo_api_result_fn)(mo_api_run *run, mo_api_response *out);
-/* Or the whole answer written as text: 0 with *out filled, or 1 to build
- * it the tree way (result). */
-typedef int (*mo_api_text_fn)(mo_api_run *run, mo_api_response *out, const json_t *diags);
 
 typedef struct mo_api_op {
 	const char *needs_model; /* names the operation in the 422 a model-less
 				    request gets; NULL: no model needed */
 	mo_api_result_fn result;
-	mo_api_text_fn text;     /* NULL: always the tree */
 } mo_api_op;
 
 static int mo_api_model_needed(mo_api_response *out, const char *op)
@@ -223,8 +179,6 @@ static int mo_api_config_op(mo_api_response *out, const mo_api_request *rq,
 	o = mo_json_diags(run.diags);
 	if (!o)
 		goto no_memory;
-	if (valid && op->text && op->text(&run, out, o) == 0)
-		goto free_json;
 	if (valid) {
 		r = op->result(&run, out);
 		if (!r) {
@@ -264,7 +218,7 @@ static json_t *mo_api_expand_result(mo_api_run *run, mo_api_response *out)
 int mo_api_expand(mo_api_response *out, const mo_api_request *rq,
 		  const mo_api_options *opt)
 {
-	static const mo_api_op op = {"expand", mo_api_expand_result, NULL};
+	static const mo_api_op op = {.needs_model = "expand", .result = mo_api_expand_result};
 
 	return mo_api_config_op(out, rq, opt, &op);
 }
@@ -290,7 +244,7 @@ static json_t *mo_api_export_result(mo_api_run *run, mo_api_response *out)
 int mo_api_export(mo_api_response *out, const mo_api_request *rq,
 		  const mo_api_options *opt)
 {
-	static const mo_api_op op = {NULL, mo_api_export_result, NULL};
+	static const mo_api_op op = {.needs_model = NULL, .result = mo_api_export_result};
 
 	return mo_api_config_op(out, rq, opt, &op);
 }
@@ -317,40 +271,10 @@ static json_t *mo_api_estimate_result(mo_api_run *run, mo_api_response *out)
 	return j;
 }
 
-/* The same answer written as text, without the tree of a few thousand
- * objects (nine tenths of the request's time). */
-static int mo_api_estimate_text(mo_api_run *run, mo_api_response *out, const json_t *diags)
-{
-	mo_error err = {0};
-	mo_estimate *e = NULL;
-	mo_jw w = {0};
-
-	if (mo_estimate_run(&e, run->cfg, run->m, &err) != 0) {
-		mo_api_estimate_error(out, &err);
-		return 0;
-	}
-	mo_jw_raw(&w, "{", 1);
-	mo_jw_members_of(&w, diags);
-	mo_json_estimate_write(&w, e, 1);
-	mo_jw_raw(&w, "}", 1);
-	mo_estimate_free(e);
-	return mo_api_reply_written(out, &w);
-}
-
 int mo_api_estimate(mo_api_response *out, const mo_api_request *rq,
 		    const mo_api_options *opt)
 {
-	static const mo_api_op op = {"estimate", mo_api_estimate_result, mo_api_estimate_text};
-
-	return mo_api_config_op(out, rq, opt, &op);
-}
-
-/* The estimate answer built as a tree (what mo_api_estimate answered
- * before the text writer): the unit tests compare both byte for byte. */
-int mo_api_estimate_tree(mo_api_response *out, const mo_api_request *rq,
-			 const mo_api_options *opt)
-{
-	static const mo_api_op op = {"estimate", mo_api_estimate_result, NULL};
+	static const mo_api_op op = {.needs_model = "estimate", .result = mo_api_estimate_result};
 
 	return mo_api_config_op(out, rq, opt, &op);
 }
@@ -435,7 +359,7 @@ static json_t *mo_api_plan_result(mo_api_run *run, mo_api_response *out)
 
 int mo_api_plan(mo_api_response *out, const mo_api_request *rq, const mo_api_options *opt)
 {
-	static const mo_api_op op = {"plan", mo_api_plan_result, NULL};
+	static const mo_api_op op = {.needs_model = "plan", .result = mo_api_plan_result};
 
 	return mo_api_config_op(out, rq, opt, &op);
 }

@@ -12,8 +12,6 @@ json_t *mo_api_json_body(mo_api_response *out, const mo_api_request *rq)
 	json_error_t jerr;
 	json_t *root = NULL;
 
-	if (rq->body && mo_api_json_fast(&root, rq->body, rq->len) == 0)
-		return root;
 	root = json_loadb(rq->body ? rq->body : "", rq->len,
 			  JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
 	if (!root)

@@ -311,77 +311,6 @@ static void test_problem_detail_not_utf8(void **state)
 	assert_string_equal(mo_api_status_text(413), "Content Too Large");
 }
 
-/* The fast body reader answers exactly what json_loadb answers, or leaves
- * the input to it. */
-static void fast_matches_jansson(const char *body, size_t len, int must_handle)
-{
-	json_t *fast = NULL, *slow;
-	int rc = mo_api_json_fast(&fast, body, len);
-
-	slow = json_loadb(body, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, NULL);
-	if (must_handle)
-		assert_int_equal(rc, 0);
-	if (rc == 0) {
-		assert_non_null(slow);
-		assert_true(json_equal(fast, slow));
-	} else {
-		assert_null(fast);
-	}
-	json_decref(fast);
-	json_decref(slow);
-}
-
-static void test_json_fast(void **state)
-{
-	static const char *const handled[] = {
-		"{}",
-		" {\"config\": \"a: 1\\nb: [0-3]\\n\", \"model\": \"llama2-7b\", \"devices\": 8} ",
-		"{\"a\":\"\\\"\\\\\\/\\b\\f\\n\\r\\t\",\"b\":-12,\"c\":0,\"d\":true,\"e\":false,\"f\":null}",
-		"{\"u\":\"\\u00e9\\u4e2d\\ud83d\\ude00 \xc3\xa9\"}",
-		"{\"big\":123456789012345678,\"neg\":-123456789012345678}",
-	};
-	static const char *const left[] = {
-		"", "[]", "1", "{\"a\":{}}", "{\"a\":[1]}", "{\"a\":1.5}", "{\"a\":1e3}",
-		"{\"a\":-0}", "{\"a\":01}", "{\"a\":1234567890123456789}", "{\"a\":1,\"a\":2}",
-		"{\"a\":\"\\u0000\"}", "{\"a\":\"\\ud800\"}", "{\"a\":\"\\udc00\\ud800\"}",
-		"{\"a\":\"\xff\"}", "{\"\xc3\":1}", "{\"a\":\"x\ny\"}", "{\"a\":1,}", "{\"a\" 1}",
-		"{\"a\":tru}", "{\"a\":truex}", "{\"a\":1} x", "{\"a\":\"\\x\"}", "{\"a\":\"abc",
-	};
-	static const char bytes[] = "\"\\{}[],:0-9eu \x80\xff\x01tfn.";
-	char body[512];
-	uint32_t seed = 12345;
-
-	(void)state;
-	for (size_t i = 0; i < sizeof handled / sizeof *handled; i++)
-		fast_matches_jansson(handled[i], strlen(handled[i]), 1);
-	for (size_t i = 0; i < sizeof left / sizeof *left; i++)
-		fast_matches_jansson(left[i], strlen(left[i]), 0);
-	/* mutated bodies: one to three bytes replaced, inserted or dropped */
-	for (int round = 0; round < 20000; round++) {
-		const char *t = handled[1 + round % 4];
-		size_t n = strlen(t);
-
-		memcpy(body, t, n);
-		for (int k = 0; k < 1 + round % 3; k++) {
-			seed = seed * 1103515245u + 12345u;
-			size_t at = (seed >> 8) % n;
-			char ch = bytes[(seed >> 20) % (sizeof bytes - 1)];
-
-			if (round % 5 == 0 && n + 1 < sizeof body) {
-				memmove(body + at + 1, body + at, n - at);
-				n++;
-			} else if (round % 5 == 1 && n > 1) {
-				memmove(body + at, body + at + 1, n - at - 1);
-				n--;
-				continue;
-			}
-			body[at] = ch;
-		}
-		fast_matches_jansson(body, n, 0);
-	}
-}
-
-/* A validate body for config text "recompute:\n  mode: full\n  full_recompute_layer: [0-N]\n". */
 static void cache_body(char *buf, size_t cap, int n)
 {
 	snprintf(buf, cap,
@@ -493,10 +422,47 @@ static void test_response_cache_threads(void **state)
 	f->opt.models = NULL;
 }
 
-/* The estimate answer written as text is, byte for byte, the dump of the
- * jansson tree it replaces: every preset, a few plans, timelines
- * included. */
-static void test_estimate_text(void **state)
+/* 1 when the answer's figures are the library's estimate of the same
+ * config (the YAML as the JSON body carries it, unescaped by the caller's
+ * format) on the same preset and device count. */
+static size_t answer_is_library_estimate(const json_t *answer, const char *escaped,
+					 const char *preset, int devices)
+{
+	char yaml[512];
+	size_t n = 0;
+	mo_diags *d = NULL;
+	mo_config *c = NULL;
+	mo_model *m = NULL;
+	mo_estimate *e = NULL;
+	mo_error err = {0};
+
+	for (const char *p = escaped; *p && n + 1 < sizeof yaml; p++)
+		yaml[n++] = p[0] == '\\' && p[1] == 'n' ? (p++, '\n') : *p;
+	yaml[n] = '\0';
+	assert_int_equal(mo_diags_new(&d), 0);
+	assert_int_equal(mo_config_parse(&c, d, yaml, n, "t", NULL, &err), 0);
+	assert_int_equal(mo_model_preset(&m, preset, &err), 0);
+	mo_model_set_devices(m, devices);
+	assert_int_equal(mo_estimate_run(&e, c, m, &err), 0);
+	assert_int_equal(json_integer_value(json_object_get(answer, "peak_bytes")),
+			 (json_int_t)mo_estimate_peak_bytes(e));
+	assert_int_equal(json_integer_value(json_object_get(answer, "capacity_bytes")),
+			 (json_int_t)mo_estimate_capacity_bytes(e));
+	json_t *stages = json_object_get(answer, "stages");
+	assert_int_equal(json_array_size(stages), mo_estimate_stage_count(e));
+	for (size_t s = 0; s < json_array_size(stages); s++)
+		assert_true(json_is_array(json_object_get(json_array_get(stages, s), "timeline")));
+	mo_estimate_free(e);
+	mo_model_free(m);
+	mo_config_free(c);
+	mo_diags_free(d);
+	return 1;
+}
+
+/* The estimate answer of every preset (three plans, two device counts) is
+ * the library's estimate: the same peak, capacity and stage count, a
+ * timeline per stage. */
+static void test_estimate_answers(void **state)
 {
 	static const char *const configs[] = {
 		"recompute:\\n  mode: full\\n  full_recompute_layer: [0-1]\\n",
@@ -512,7 +478,7 @@ static void test_estimate_text(void **state)
 	for (size_t p = 0; p < mo_presets_count(); p++)
 		for (size_t c = 0; c < sizeof configs / sizeof *configs; c++)
 			for (int devices = 8; devices <= 64; devices *= 8) {
-				mo_api_response text = {0}, tree = {0};
+				mo_api_response res = {0};
 				mo_api_request rq = {.path = "/api/v1/estimate",
 						     .kind = MO_API_BODY_JSON, .body = body};
 
@@ -520,159 +486,19 @@ static void test_estimate_text(void **state)
 					 "{\"config\": \"%s\", \"model\": \"%s\", \"devices\": %d}",
 					 configs[c], mo_preset_name(p), devices);
 				rq.len = strlen(body);
-				assert_int_equal(mo_api_estimate(&text, &rq, &f->opt), 0);
-				assert_int_equal(mo_api_estimate_tree(&tree, &rq, &f->opt), 0);
-				assert_int_equal(text.status, tree.status);
-				assert_non_null(text.body);
-				assert_string_equal(text.body, tree.body);
-				assert_int_equal(text.len, tree.len);
-				compared += text.status == 200 && strstr(text.body, "\"timeline\"");
-				mo_api_response_free(&text);
-				mo_api_response_free(&tree);
+				assert_int_equal(mo_api_estimate(&res, &rq, &f->opt), 0);
+				assert_non_null(res.body);
+				json_t *answer = json_loadb(res.body, res.len, 0, NULL);
+				assert_non_null(answer);
+				if (res.status == 200 && json_object_get(answer, "peak_bytes"))
+					compared += answer_is_library_estimate(answer, configs[c],
+									      mo_preset_name(p), devices);
+				json_decref(answer);
+				mo_api_response_free(&res);
 			}
 	assert_true(compared >= mo_presets_count());
 	mo_api_cache_free(f->opt.models);
 	f->opt.models = NULL;
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	long n;
-
-	if (!f)
-		return NULL;
-	if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
-	    (buf = malloc((size_t)n + 1)) != NULL) {
-		*len = fread(buf, 1, (size_t)n, f);
-		buf[*len] = '\0';
-	}
-	fclose(f);
-	return buf;
-}
-
-/* The validate answer written as text is, byte for byte, the dump of the
- * jansson tree: every golden config (errors, warnings, hints, layers),
- * as a YAML body and with a preset model. */
-/* The golden configs: valid/<case>/config.yaml and
- * invalid/<code>/<case>/config.yaml (paths written to out, at most max). */
-static size_t golden_configs(char (*out)[640], size_t max)
-{
-	static const char *const roots[] = {"tests/golden/valid", "tests/golden/invalid"};
-	size_t n = 0;
-
-	for (size_t r = 0; r < 2; r++) {
-		DIR *dir = opendir(roots[r]);
-		struct dirent *e;
-
-		assert_non_null(dir);
-		while ((e = readdir(dir)) != NULL && n < max) {
-			if (e->d_name[0] == '.')
-				continue;
-			if (r == 0) {
-				snprintf(out[n++], 640, "%s/%s/config.yaml", roots[r], e->d_name);
-				continue;
-			}
-			char sub[300];
-			snprintf(sub, sizeof sub, "%s/%s", roots[r], e->d_name);
-			DIR *codes = opendir(sub);
-			struct dirent *c;
-			while (codes && (c = readdir(codes)) != NULL && n < max)
-				if (c->d_name[0] != '.')
-					snprintf(out[n++], 640, "%s/%s/config.yaml", sub, c->d_name);
-			if (codes)
-				closedir(codes);
-		}
-		closedir(dir);
-	}
-	return n;
-}
-
-/* The validate answer written as text is, byte for byte, the dump of the
- * jansson tree: every golden config (errors, warnings, hints, layers),
- * as a YAML body and with a preset model. */
-static void test_validate_text(void **state)
-{
-	static char paths[512][640];
-	fixture *f = *state;
-	size_t compared = 0, n = golden_configs(paths, 512);
-
-	for (size_t i = 0; i < n; i++) {
-		size_t len = 0;
-		char *yaml = slurp(paths[i], &len);
-
-		if (!yaml)
-			continue;
-		json_t *req = json_pack("{s:s%, s:s}", "config", yaml, len, "model", "llama2-7b");
-		char *body = json_dumps(req, JSON_COMPACT);
-		const mo_api_request rqs[2] = {
-			{.path = "/api/v1/validate", .kind = MO_API_BODY_YAML, .body = yaml, .len = len},
-			{.path = "/api/v1/validate", .kind = MO_API_BODY_JSON, .body = body,
-			 .len = body ? strlen(body) : 0},
-		};
-		for (int k = 0; k < 2 && body; k++) {
-			mo_api_response text = {0}, tree = {0};
-
-			assert_int_equal(mo_api_validate(&text, &rqs[k], &f->opt), 0);
-			assert_int_equal(mo_api_validate_tree(&tree, &rqs[k], &f->opt), 0);
-			assert_int_equal(text.status, tree.status);
-			assert_string_equal(text.body, tree.body);
-			compared += strstr(text.body, "\"code\"") != NULL;
-			mo_api_response_free(&text);
-			mo_api_response_free(&tree);
-		}
-		free(body);
-		json_decref(req);
-		free(yaml);
-	}
-	assert_true(compared >= 100);
-}
-
-/* w's text equals json_dumps of o (compact); frees both. */
-static void assert_writer_is_dumps(mo_jw *w, json_t *o)
-{
-	char *want = json_dumps(o, JSON_COMPACT);
-
-	assert_false(w->bad);
-	assert_string_equal(w->buf, want);
-	free(want);
-	free(w->buf);
-	json_decref(o);
-}
-
-/* Reals, integers and strings as the writer prints them: json_dumps' text. */
-static void test_json_writer(void **state)
-{
-	static const double reals[] = {0.0, -0.0, 1.0, -2.0, 0.1, 1e-5, 1.5e300, -3.25e-300,
-				       1e15, 1e15 - 1, 123456789012345.0, 1e16, 1e17, 1e21,
-				       3.0000000000000004, 2.5, 4503599627370497.0};
-	static const char *const strs[] = {"", "plain", "q\"b\\s/", "\x01\x1f\t\n\r\b\f",
-					   "caf\xc3\xa9 \xe4\xb8\xad", "\x7f"};
-
-	(void)state;
-	for (size_t i = 0; i < sizeof reals / sizeof *reals; i++) {
-		mo_jw w = {0};
-
-		mo_jw_raw(&w, "{", 1);
-		mo_jw_real(&w, "r", reals[i]);
-		mo_jw_int(&w, "i", (long long)(i * 977) - 5000);
-		mo_jw_raw(&w, "}", 1);
-		assert_writer_is_dumps(&w, json_pack("{s:f, s:I}", "r", reals[i], "i",
-						     (json_int_t)(i * 977 - 5000)));
-	}
-	for (size_t i = 0; i < sizeof strs / sizeof *strs; i++) {
-		mo_jw w = {0};
-
-		mo_jw_raw(&w, "{", 1);
-		mo_jw_kstr(&w, "s", strs[i]);
-		mo_jw_raw(&w, "}", 1);
-		assert_writer_is_dumps(&w, json_pack("{s:s}", "s", strs[i]));
-	}
-	mo_jw bad = {0};
-	mo_jw_kstr(&bad, "s", "\xff"); /* jansson refuses it: the tree decides */
-	assert_true(bad.bad);
-	free(bad.buf);
 }
 
 int main(void)
@@ -688,10 +514,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_presets_and_import, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cached_presets, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_problem_detail_not_utf8, setup, teardown),
-		cmocka_unit_test(test_json_fast),
-		cmocka_unit_test(test_json_writer),
-		cmocka_unit_test_setup_teardown(test_validate_text, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_estimate_text, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_estimate_answers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_response_cache, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_response_cache_threads, setup, teardown),
 	};
