@@ -443,7 +443,7 @@ static void mo_cfg_op_swap(mo_cfg_parser *p, const mo_node *v)
 			continue;
 		}
 		mo_cfg_unknown_keys(p, e, mo_op_swap_keys, 2, path);
-		mo_node *name_key = NULL;
+		const mo_node *name_key = NULL;
 		const mo_node *name = mo_map_get_kv(e, "op_name", &name_key);
 		const mo_node *layers = mo_map_get(e, "layers");
 		if (!name)
@@ -554,24 +554,36 @@ static void mo_config_free_regexes(mo_config *c)
 		mo_regex_free(c->op_swap[i].pat.re);
 }
 
+/* Frees the memos and the struct itself (what mo_config_alloc made). */
+static void mo_config_release(mo_config *c)
+{
+	mo_attachment_clear(&c->memos->matches);
+	mo_attachment_clear(&c->memos->plan);
+	pthread_mutex_destroy(&c->memos->lock);
+	free(c->memos);
+	free(c);
+}
+
 void mo_config_free(mo_config *c)
 {
 	if (!c)
 		return;
-	mo_attachment_clear(&c->match_memo);
-	mo_attachment_clear(&c->plan_memo);
-	pthread_mutex_destroy(&c->memo_lock);
 	mo_config_free_regexes(c);
 	mo_doc_free(c->doc);
-	free(c);
+	mo_config_release(c);
 }
 
 static mo_config *mo_config_alloc(const mo_limits *lim)
 {
 	mo_config *c = calloc(1, sizeof(*c));
-	if (!c)
+	mo_config_memos *memos = calloc(1, sizeof(*memos));
+	if (!c || !memos) {
+		free(c);
+		free(memos);
 		return NULL;
-	pthread_mutex_init(&c->memo_lock, NULL);
+	}
+	pthread_mutex_init(&memos->lock, NULL);
+	c->memos = memos;
 	if (lim)
 		c->lim = *lim;
 	else
@@ -625,8 +637,7 @@ int mo_config_parse(mo_config **out, mo_diags *diags, const char *text, size_t l
 	}
 	int rc = mo_yaml_parse(&c->doc, diags, text, len, name, &c->lim, err);
 	if (rc < 0) {
-		pthread_mutex_destroy(&c->memo_lock);
-		free(c);
+		mo_config_release(c);
 		return -1;
 	}
 	if (rc > 0) /* yaml-syntax already reported */

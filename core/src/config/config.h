@@ -61,6 +61,17 @@ typedef struct mo_op_swap {
 	mo_pattern pat;          /* regex = op_name */
 } mo_op_swap;
 
+/* What resolve keeps with a config (resolve/matches.c, plan_memo.c): the
+ * matches against the last layout seen and the last plan resolved against
+ * a model (validate, then expand or estimate, match once), under the lock
+ * that keeps a config shared read-only between threads safe.
+ * mo_config_free frees them through their destructors. */
+typedef struct mo_config_memos {
+	pthread_mutex_t lock;
+	mo_attachment matches;
+	mo_attachment plan;
+} mo_config_memos;
+
 struct mo_config {
 	mo_doc *doc;
 	mo_limits lim;
@@ -102,14 +113,9 @@ struct mo_config {
 	 * (graph.c), not from sections of the file: export writes none */
 	bool from_recompute_config;
 
-	/* resolve's memos (resolve/matches.c, plan_memo.c): the matches against the last
-	 * layout seen and the last plan resolved against a model (validate,
-	 * then expand or estimate, match once). mo_config_free frees them
-	 * through their destructors; the lock keeps a config shared read-only
-	 * between threads safe. */
-	pthread_mutex_t memo_lock;
-	mo_attachment match_memo;
-	mo_attachment plan_memo;
+	/* resolve's memos, behind a pointer: a config is const to its
+	 * readers, and these are its one mutable part (mo_config_memos) */
+	struct mo_config_memos *memos;
 };
 
 /* graph.c: a top-level recompute_config / swap_config (key, value) of the

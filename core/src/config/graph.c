@@ -387,7 +387,7 @@ static void mo_graph_select(mo_graph *g, const char *key, mo_pattern_list *pl,
 			    const unsigned char *full)
 {
 	const mo_node *kn = NULL;
-	const mo_node *v = mo_map_get_kv(g->rc, key, (mo_node **)&kn);
+	const mo_node *v = mo_map_get_kv(g->rc, key, &kn);
 	bool b;
 	if (!v || (mo_scalar_bool(v, &b) && !b) || mo_scalar_resolve(v) == MO_SCALAR_NULL)
 		return;
@@ -423,7 +423,7 @@ static void mo_graph_select(mo_graph *g, const char *key, mo_pattern_list *pl,
 static void mo_graph_flags(mo_graph *g)
 {
 	const mo_node *k = NULL;
-	const mo_node *slice = mo_map_get_kv(g->rc, "recompute_slice_activation", (mo_node **)&k);
+	const mo_node *slice = mo_map_get_kv(g->rc, "recompute_slice_activation", &k);
 	const mo_node *rec = mo_graph_get(g->rc, "recompute");
 	bool on = false, all = false;
 	if (slice && mo_scalar_bool(slice, &on) && on && rec && mo_scalar_bool(rec, &all) && all)
@@ -435,7 +435,7 @@ static void mo_graph_flags(mo_graph *g)
 	static const char *const excl[] = {"select_recompute_exclude",
 					   "select_comm_recompute_exclude"};
 	for (size_t i = 0; i < 2; i++) {
-		const mo_node *v = mo_map_get_kv(g->rc, excl[i], (mo_node **)&k);
+		const mo_node *v = mo_map_get_kv(g->rc, excl[i], &k);
 		if (v && !(mo_scalar_bool(v, &on) && !on) && v->kind != MO_NODE_SCALAR)
 			mo_graph_warn(g, "unmodelled", k, excl[i], NULL,
 				      "recompute_config exclusions are not applied: the "
@@ -447,7 +447,7 @@ static void mo_graph_apply(mo_graph *g)
 {
 	mo_config *c = g->c;
 	const mo_node *kn = NULL;
-	const mo_node *rec = mo_map_get_kv(g->rc, "recompute", (mo_node **)&kn);
+	const mo_node *rec = mo_map_get_kv(g->rc, "recompute", &kn);
 	unsigned char *full = calloc((size_t)g->total, 1);
 	if (!full) {
 		g->failed = true;

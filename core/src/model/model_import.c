@@ -844,7 +844,7 @@ int mo_model_from_doc(mo_model **out, mo_diags *diags, const mo_doc *doc,
  * config.json at run time). */
 static void mo_model_no_architecture(mo_diags *diags, const mo_doc *doc)
 {
-	mo_node *key = NULL;
+	const mo_node *key = NULL;
 	const mo_node *model = mo_model_get_map(doc->root, "model");
 	const mo_node *mc = model ? mo_map_get_kv(model, "model_config", &key) : NULL;
 	if (!mc || !key)

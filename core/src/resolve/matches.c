@@ -85,15 +85,15 @@ static void mo_match_memo_destroy(void *mc)
 	mo_match_memo_free(mc);
 }
 
-/* The config is const to its readers; its memo is the one mutable part,
- * behind its lock. */
+/* The config is const to its readers; its memos (behind their own
+ * pointer and lock) are its one mutable part. */
 static bool mo_match_memo_load(mo_resolve_matches *matches, const mo_config *c,
 			       const mo_model *m)
 {
-	mo_config *cw = (mo_config *)c;
+	mo_config_memos *memos = c->memos;
 	bool hit = false;
-	pthread_mutex_lock(&cw->memo_lock);
-	const mo_match_memo *mc = cw->match_memo.data;
+	pthread_mutex_lock(&memos->lock);
+	const mo_match_memo *mc = memos->matches.data;
 	if (mc && mc->layout_hash == m->layout_hash && mc->n_refs == matches->n_refs &&
 	    mc->n_words == mo_words_per_pattern(m)) {
 		const uint64_t *w = mc->words;
@@ -107,14 +107,14 @@ static bool mo_match_memo_load(mo_resolve_matches *matches, const mo_config *c,
 		}
 		hit = true;
 	}
-	pthread_mutex_unlock(&cw->memo_lock);
+	pthread_mutex_unlock(&memos->lock);
 	return hit;
 }
 
 static void mo_match_memo_store(const mo_resolve_matches *matches, const mo_config *c,
 				const mo_model *m)
 {
-	mo_config *cw = (mo_config *)c;
+	mo_config_memos *memos = c->memos;
 	size_t nw = mo_words_per_pattern(m);
 	mo_match_memo *mc = calloc(1, sizeof(*mc));
 	if (!mc)
@@ -139,10 +139,10 @@ static void mo_match_memo_store(const mo_resolve_matches *matches, const mo_conf
 		}
 	}
 	mo_attachment old;
-	pthread_mutex_lock(&cw->memo_lock);
-	old = cw->match_memo;
-	cw->match_memo = (mo_attachment){.data = mc, .destroy = mo_match_memo_destroy};
-	pthread_mutex_unlock(&cw->memo_lock);
+	pthread_mutex_lock(&memos->lock);
+	old = memos->matches;
+	memos->matches = (mo_attachment){.data = mc, .destroy = mo_match_memo_destroy};
+	pthread_mutex_unlock(&memos->lock);
 	mo_attachment_clear(&old);
 }
 

@@ -3,7 +3,7 @@
  * reused only for the same model object whose layout is unchanged: same
  * layout hash, same type and path arrays (pointers, kinds, parents) and
  * same type per layer, compared with a snapshot taken when it was built.
- * The memo is the config's plan_memo attachment, under its memo_lock
+ * The memo is the config's memos->plan attachment, under memos->lock
  * (config.h); plans are reference counted, shared by the memo and its
  * callers. */
 #include "resolve/resolve_internal.h"
@@ -74,25 +74,25 @@ static void mo_resolved_destroy(void *r)
 
 mo_resolved *mo_plan_memo_get(const mo_config *c, const mo_model *m)
 {
-	mo_config *cw = (mo_config *)c; /* the memo is the config's one mutable part */
+	mo_config_memos *memos = c->memos; /* the config's one mutable part */
 	mo_resolved *r = NULL;
-	pthread_mutex_lock(&cw->memo_lock);
-	if (cw->plan_memo.data && mo_snapshot_same(cw->plan_memo.data, m)) {
-		r = cw->plan_memo.data;
+	pthread_mutex_lock(&memos->lock);
+	if (memos->plan.data && mo_snapshot_same(memos->plan.data, m)) {
+		r = memos->plan.data;
 		__atomic_add_fetch(&r->refs, 1, __ATOMIC_ACQ_REL);
 	}
-	pthread_mutex_unlock(&cw->memo_lock);
+	pthread_mutex_unlock(&memos->lock);
 	return r;
 }
 
 void mo_plan_memo_put(const mo_config *c, mo_resolved *r)
 {
-	mo_config *cw = (mo_config *)c;
+	mo_config_memos *memos = c->memos;
 	mo_attachment old;
-	pthread_mutex_lock(&cw->memo_lock);
-	old = cw->plan_memo;
-	cw->plan_memo = (mo_attachment){.data = r, .destroy = mo_resolved_destroy};
-	pthread_mutex_unlock(&cw->memo_lock);
+	pthread_mutex_lock(&memos->lock);
+	old = memos->plan;
+	memos->plan = (mo_attachment){.data = r, .destroy = mo_resolved_destroy};
+	pthread_mutex_unlock(&memos->lock);
 	mo_attachment_clear(&old);
 }
 

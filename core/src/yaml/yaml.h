@@ -65,7 +65,7 @@ void mo_doc_free(mo_doc *d);
 /* Map lookup: first value whose key scalar equals `key`, or NULL. */
 mo_node *mo_map_get(const mo_node *map, const char *key);
 /* Map lookup that also returns the key node. */
-mo_node *mo_map_get_kv(const mo_node *map, const char *key, mo_node **key_out);
+mo_node *mo_map_get_kv(const mo_node *map, const char *key, const mo_node **key_out);
 
 /* ---- scalar typing, PyYAML's YAML 1.1 resolver (MindSpore loads configs
  * with PyYAML): only plain scalars are typed; quoted ones are strings. --- */

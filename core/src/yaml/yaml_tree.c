@@ -615,7 +615,7 @@ int mo_json_parse(mo_doc **out, mo_diags *diags, const char *text, size_t len,
 	return mo_yaml_parse(out, diags, text, len, name, lim, err);
 }
 
-mo_node *mo_map_get_kv(const mo_node *map, const char *key, mo_node **key_out)
+mo_node *mo_map_get_kv(const mo_node *map, const char *key, const mo_node **key_out)
 {
 	if (key_out)
 		*key_out = NULL;
