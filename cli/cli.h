@@ -49,6 +49,8 @@ int mo_cli_serve(int argc, char **argv);
 int mo_cli_estimate(mo_cli *c, int argc, char **argv);
 /* memopt plan [options] [CONFIG]: the cheapest config that fits a budget. */
 int mo_cli_plan(mo_cli *c, int argc, char **argv);
+/* memopt ledger TRACE [--model M] [CONFIG]: a measured trace, and the estimate beside it. */
+int mo_cli_ledger(mo_cli *c, int argc, char **argv);
 /* memopt launch CONFIG [options] -- CMD ARGS...: execs CMD or returns an exit status. */
 int mo_cli_launch(int argc, char **argv);
 

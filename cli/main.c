@@ -21,6 +21,9 @@ void mo_cli_usage(FILE *f)
 	      "  estimate CONFIG   memory per stage and layer, the peak event, the cost\n"
 	      "  plan [CONFIG]     the cheapest recompute / swap config that fits a budget\n"
 	      "                    (memopt plan --help)\n"
+	      "  ledger TRACE [CONFIG]\n"
+	      "                    a measured memory trace: peak, alive set, steps, layers;\n"
+	      "                    with --model, beside the estimate (memopt ledger --help)\n"
 	      "\n"
 	      "options:\n"
 	      "  -m, --model M     a preset name or a model file (YAML/JSON, HF config.json,\n"
@@ -61,6 +64,12 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "estimate")) {
 		mo_cli c = {.cmd = cmd};
 		int rc = mo_cli_estimate(&c, argc - 1, argv + 1);
+		mo_cli_free(&c);
+		return rc;
+	}
+	if (!strcmp(cmd, "ledger")) {
+		mo_cli c = {.cmd = cmd};
+		int rc = mo_cli_ledger(&c, argc - 1, argv + 1);
 		mo_cli_free(&c);
 		return rc;
 	}

@@ -631,4 +631,8 @@ int mo_planner_maximize(int64_t *best, mo_planner_result **plan, const mo_planne
 #ifdef __cplusplus
 }
 #endif
+
+/* Measured traces against the estimate (memopt ledger). */
+#include <memopt/ledger.h>
+
 #endif

@@ -1,0 +1,224 @@
+/* What `memopt ledger` prints: a table for a bug report and the same
+ * figures as JSON (jansson) for tools and the HTTP API. Sizes in MiB with
+ * three decimals (a KiB is visible), times in seconds since the trace's
+ * first row. */
+#include "ledger/ledger.h"
+#include "internal.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MIB 1048576.0
+#define MO_LG_LIST 12
+
+static const char *const mo_lg_class_names[] = {"earlier steps", "this step", "transient",
+						"any"};
+static const char *const mo_lg_class_keys[] = {"earlier", "step", "transient", "any"};
+
+static double mo_lg_since(const mo_ledger *l, double us)
+{
+	return (us - mo_lg_us(l->first_ns)) / 1e6;
+}
+
+static void mo_lg_report_peak(mo_buf *b, const mo_ledger *l)
+{
+	const mo_ledger_peak *p = &l->peak;
+	mo_buf_printf(b, "peak: %.3f MiB at %.6f s (line %lld: %s %.3f MiB; step %lld)\n",
+		      (double)p->bytes / MIB, p->since_start_s, (long long)p->line, p->op,
+		      (double)p->op_bytes / MIB, (long long)p->step);
+	if (l->has_total)
+		mo_buf_printf(b, "  held outside the rows (allocated before the trace): %12.3f MiB\n",
+			      (double)p->outside_bytes / MIB);
+	mo_buf_printf(b, "  alive rows:                                         %12.3f MiB\n",
+		      (double)p->rows_bytes / MIB);
+	mo_buf_printf(b, "    allocated in earlier steps                        %12.3f MiB\n",
+		      (double)p->earlier_bytes / MIB);
+	mo_buf_printf(b, "    this step, living >= %g ms (or never freed)      %12.3f MiB\n",
+		      l->transient_ms, (double)p->step_bytes / MIB);
+	mo_buf_printf(b, "    transient (< %g ms)                               %12.3f MiB\n",
+		      l->transient_ms, (double)p->transient_bytes / MIB);
+}
+
+static void mo_lg_report_groups(mo_buf *b, const mo_ledger *l)
+{
+	const mo_lg_group_list *g = &l->groups[MO_LEDGER_BY_OP];
+	mo_buf_puts(b, "\nalive at the peak, by op:\n  op                                count"
+		       "          MiB\n");
+	for (size_t i = 0; i < g->n && i < MO_LG_LIST; i++)
+		mo_buf_printf(b, "  %-32.32s %6llu %12.3f\n", g->v[i].op,
+			      (unsigned long long)g->v[i].count, (double)g->v[i].total / MIB);
+	if (g->n > MO_LG_LIST)
+		mo_buf_printf(b, "  (%zu more ops)\n", g->n - MO_LG_LIST);
+	g = &l->groups[MO_LEDGER_BY_SIZE];
+	mo_buf_puts(b, "by size:\n  size MiB        count    total MiB\n");
+	for (size_t i = 0; i < g->n && i < MO_LG_LIST; i++)
+		mo_buf_printf(b, "  %12.3f %8llu %12.3f\n", (double)g->v[i].bytes / MIB,
+			      (unsigned long long)g->v[i].count, (double)g->v[i].total / MIB);
+	if (g->n > MO_LG_LIST)
+		mo_buf_printf(b, "  (%zu more sizes)\n", g->n - MO_LG_LIST);
+}
+
+static void mo_lg_report_steps(mo_buf *b, const mo_ledger *l)
+{
+	mo_buf_printf(b, "\nsteps (%s):\n  step    start s      end s     rows    peak MiB"
+			 "     at s\n",
+		      l->step_marker[0] ? l->step_marker : "no --step-start: the whole trace");
+	for (size_t i = 0; i < l->n_steps; i++) {
+		const mo_ledger_step *s = &l->steps[i];
+		mo_buf_printf(b, "  %4lld %10.6f %10.6f %8llu %11.3f %10.6f\n", (long long)s->index,
+			      mo_lg_since(l, s->start_us), mo_lg_since(l, s->end_us),
+			      (unsigned long long)s->rows, (double)s->peak_bytes / MIB,
+			      mo_lg_since(l, s->peak_us));
+	}
+}
+
+static void mo_lg_report_layers(mo_buf *b, const mo_ledger *l)
+{
+	if (!l->layer_marker[0])
+		return;
+	mo_buf_printf(b, "\nkept from forward to backward, per layer (starts at %s):\n"
+			 "  step layer    start s     kept MiB   rows\n",
+		      l->layer_marker);
+	for (size_t i = 0; i < l->n_layers; i++) {
+		const mo_ledger_layer *y = &l->layers[i];
+		if (y->complete)
+			mo_buf_printf(b, "  %4lld %5lld %10.6f %12.3f %6llu\n", (long long)y->step,
+				      (long long)y->layer, mo_lg_since(l, y->start_us),
+				      (double)y->kept_bytes / MIB,
+				      (unsigned long long)y->kept_rows);
+		else
+			mo_buf_printf(b, "  %4lld %5lld %10.6f            - (no layer after next "
+					 "in its step)\n",
+				      (long long)y->step, (long long)y->layer,
+				      mo_lg_since(l, y->start_us));
+	}
+}
+
+char *mo_ledger_report(const mo_ledger *l, const mo_ledger_compare *c, const char *name)
+{
+	mo_buf b;
+	if (!l)
+		return NULL;
+	mo_buf_init(&b, 0);
+	mo_buf_printf(&b, "trace: %s (%s, %llu rows, %.6f s)\n", name ? name : "-",
+		      mo_ledger_format(l), (unsigned long long)l->rows,
+		      (double)(l->last_ns - l->first_ns) / 1e9);
+	mo_lg_report_peak(&b, l);
+	mo_lg_report_groups(&b, l);
+	mo_lg_report_steps(&b, l);
+	mo_lg_report_layers(&b, l);
+	if (c)
+		mo_lg_report_compare(&b, l, c);
+	if (b.failed) {
+		mo_buf_free(&b);
+		return NULL;
+	}
+	return mo_buf_take(&b, NULL);
+}
+
+/* ---- JSON ------------------------------------------------------------------ */
+
+static json_t *mo_lg_json_groups(const mo_ledger *l, mo_ledger_grouping k)
+{
+	json_t *a = json_array();
+	const mo_lg_group_list *g = &l->groups[k];
+	for (size_t i = 0; a && i < g->n; i++) {
+		json_t *o = json_pack("{s:I, s:I}", "count", (json_int_t)g->v[i].count, "bytes",
+				      (json_int_t)g->v[i].total);
+		if (o && g->v[i].op)
+			json_object_set_new(o, "op", json_string(g->v[i].op));
+		if (o && k != MO_LEDGER_BY_OP)
+			json_object_set_new(o, "size", json_integer((json_int_t)g->v[i].bytes));
+		if (o && k == MO_LEDGER_BY_OP_SIZE)
+			json_object_set_new(o, "class",
+					    json_string(mo_lg_class_keys[g->v[i].lifetime]));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+static json_t *mo_lg_json_peak(const mo_ledger *l)
+{
+	const mo_ledger_peak *p = &l->peak;
+	json_t *o = json_pack("{s:I, s:f, s:f, s:I, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+			      "bytes", (json_int_t)p->bytes, "time_us", p->time_us, "since_start_s",
+			      p->since_start_s, "line", (json_int_t)p->line, "op", p->op,
+			      "op_bytes", (json_int_t)p->op_bytes, "step", (json_int_t)p->step,
+			      "rows_bytes", (json_int_t)p->rows_bytes, "outside_bytes",
+			      (json_int_t)p->outside_bytes, "earlier_bytes",
+			      (json_int_t)p->earlier_bytes, "step_bytes", (json_int_t)p->step_bytes,
+			      "transient_bytes", (json_int_t)p->transient_bytes);
+	if (o) {
+		json_object_set_new(o, "by_op", mo_lg_json_groups(l, MO_LEDGER_BY_OP));
+		json_object_set_new(o, "by_size", mo_lg_json_groups(l, MO_LEDGER_BY_SIZE));
+		json_object_set_new(o, "by_op_size", mo_lg_json_groups(l, MO_LEDGER_BY_OP_SIZE));
+	}
+	return o;
+}
+
+static json_t *mo_lg_json_steps(const mo_ledger *l)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < l->n_steps; i++) {
+		const mo_ledger_step *s = &l->steps[i];
+		json_array_append_new(a, json_pack("{s:I, s:f, s:f, s:I, s:I, s:f}", "index",
+						   (json_int_t)s->index, "start_us", s->start_us,
+						   "end_us", s->end_us, "rows", (json_int_t)s->rows,
+						   "peak_bytes", (json_int_t)s->peak_bytes,
+						   "peak_us", s->peak_us));
+	}
+	return a;
+}
+
+static json_t *mo_lg_json_layers(const mo_ledger *l)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < l->n_layers; i++) {
+		const mo_ledger_layer *y = &l->layers[i];
+		json_t *o = json_pack("{s:I, s:I, s:f, s:b}", "step", (json_int_t)y->step, "layer",
+				      (json_int_t)y->layer, "start_us", y->start_us, "complete",
+				      y->complete);
+		if (o && y->complete) {
+			json_object_set_new(o, "kept_bytes", json_integer((json_int_t)y->kept_bytes));
+			json_object_set_new(o, "kept_rows", json_integer((json_int_t)y->kept_rows));
+		}
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+static json_t *mo_lg_json_tree(const mo_ledger *l, const mo_ledger_compare *c, const char *name)
+{
+	json_t *o = json_pack("{s:s, s:s, s:I, s:f, s:f, s:b, s:f}", "trace", name ? name : "-",
+			      "format", mo_ledger_format(l), "rows", (json_int_t)l->rows,
+			      "first_us", mo_lg_us(l->first_ns), "last_us", mo_lg_us(l->last_ns),
+			      "allocator_total", l->has_total, "transient_ms", l->transient_ms);
+	if (!o)
+		return NULL;
+	json_object_set_new(o, "step_start",
+			    l->step_marker[0] ? json_string(l->step_marker) : json_null());
+	json_object_set_new(o, "layer_start",
+			    l->layer_marker[0] ? json_string(l->layer_marker) : json_null());
+	json_object_set_new(o, "peak", mo_lg_json_peak(l));
+	json_object_set_new(o, "steps", mo_lg_json_steps(l));
+	json_object_set_new(o, "layers", mo_lg_json_layers(l));
+	if (c)
+		json_object_set_new(o, "compare", mo_lg_json_compare(l, c));
+	return o;
+}
+
+char *mo_ledger_json(const mo_ledger *l, const mo_ledger_compare *c, const char *name)
+{
+	if (!l)
+		return NULL;
+	json_t *o = mo_lg_json_tree(l, c, name);
+	char *text = o ? json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17)) : NULL;
+	json_decref(o);
+	return text;
+}
+
+const char *mo_lg_class_name(mo_ledger_class k)
+{
+	return (unsigned)k < 4 ? mo_lg_class_names[k] : "";
+}
