@@ -159,13 +159,13 @@ static void mo_lg_swap(mo_lg_alive *a, mo_lg_alive *b)
 
 static int mo_lg_push(mo_lg_state *st, const mo_lg_alive *x, int64_t line, mo_error *err)
 {
+	if (st->n >= st->max_alive) {
+		mo_error_set(err, MO_ERR_LIMIT, (int)line, 1,
+			     "more than %llu allocations alive at once",
+			     (unsigned long long)st->max_alive);
+		return -1;
+	}
 	if (st->n == st->cap) {
-		if (st->n >= st->max_alive) {
-			mo_error_set(err, MO_ERR_LIMIT, (int)line, 1,
-				     "more than %llu allocations alive at once",
-				     (unsigned long long)st->max_alive);
-			return -1;
-		}
 		size_t cap = st->cap ? st->cap * 2 : 1024;
 		mo_lg_alive *h = realloc(st->heap, cap * sizeof *h);
 		if (!h) {
