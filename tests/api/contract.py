@@ -225,6 +225,38 @@ def test_problems(port, preset):
              b"Transfer-Encoding: chunked\r\n\r\n" + chunked(big), "/api/v1/validate", 413)
 
 
+LEDGER = os.path.join(ROOT, "tests", "data", "ledger", "pp2-stage0-optimizer.csv")
+
+
+def test_ledger(port, preset):
+    """POST /api/v1/ledger: the real pp 2 stage-0 rows (the AdamW update of
+    the embedding, 10246.244140625 MiB at line 8), with an estimate beside
+    them, and the errors of a malformed trace and of a bad request."""
+    with open(LEDGER) as f:
+        trace = f.read()
+    _, _, data = call(port, "POST", "/api/v1/ledger", json.dumps({"trace": trace}), JSON,
+                      expect=200)
+    peak = (as_json(data) or {}).get("peak", {})
+    if peak.get("bytes") != int(10246.244140625 * 1048576) or peak.get("line") != 8:
+        fail("ledger: the pp2 peak is %r at line %r" % (peak.get("bytes"), peak.get("line")))
+    _, _, data = call(port, "POST", "/api/v1/ledger",
+                      json.dumps({"trace": trace, "model": preset}), JSON, expect=200)
+    cmp = (as_json(data) or {}).get("compare") or {}
+    if len(cmp.get("buckets", [])) != 5:
+        fail("ledger: no comparison with the model: %r" % data[:300])
+    _, _, data = call(port, "POST", "/api/v1/ledger", json.dumps(
+        {"trace": "Name,Size(KB),Allocation Time(us),Release Time(us)\nA,1,5,9\nB,1,4,9\n"}),
+        JSON, expect=422)
+    p = as_json(data) or {}
+    if p.get("line") != 3 or "order" not in p.get("detail", ""):
+        fail("ledger: an out-of-order row gives %r" % p)
+    call(port, "POST", "/api/v1/ledger", json.dumps({"trace": 5}), JSON, expect=422)
+    call(port, "POST", "/api/v1/ledger", json.dumps({"trace": "x", "extra": 1}), JSON,
+         expect=422)
+    call(port, "POST", "/api/v1/ledger", "{", JSON, expect=400)
+    call(port, "POST", "/api/v1/ledger", "trace: x\n", YAML, expect=415)
+
+
 def raw_call(port, data, path, expect):
     resp = parse_raw(raw(port, data, timeout=20))
     if not resp or resp[0] != expect:
@@ -403,6 +435,7 @@ def main():
         test_layout(srv.port, preset)
         test_estimate(srv.port, preset)
         test_plan(srv.port, preset)
+        test_ledger(srv.port, preset)
         test_problems(srv.port, preset)
         test_not_found_and_methods(srv.port)
         test_static(srv.port, embedded=False)

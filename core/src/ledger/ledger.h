@@ -95,7 +95,7 @@ int mo_lg_scan(mo_ledger *l, mo_lg_reader *r, const mo_ledger_options *opt, mo_e
 /* ns -> us as printed by the trace. */
 static inline double mo_lg_us(int64_t ns)
 {
-	return (double)ns / 1000.0;
+	return (double)(ns / 1000) + (double)(ns % 1000) / 1000.0;
 }
 
 /* ledger_compare.c */
