@@ -60,7 +60,7 @@ static int mo_api_ledger_keys(const json_t *root, mo_api_response *out)
 {
 	static const char *const known[] = {"trace",       "config",      "model",
 					    "devices",     "stage",       "step_start",
-					    "layer_start", "transient_ms"};
+					    "layer_start", "transient_ms", "first_layer"};
 	const char *key;
 	const json_t *v;
 	json_object_foreach((json_t *)root, key, v) {
@@ -71,7 +71,7 @@ static int mo_api_ledger_keys(const json_t *root, mo_api_response *out)
 			char text[200];
 			snprintf(text, sizeof text,
 				 "unknown member '%.60s' (expected trace, config, model, devices, "
-				 "stage, step_start, layer_start, transient_ms)",
+				 "stage, step_start, layer_start, transient_ms, first_layer)",
 				 key);
 			return mo_api_ledger_bad(out, text);
 		}
@@ -97,7 +97,9 @@ static int mo_api_ledger_parse(mo_api_ledger_req *rq, const json_t *root, mo_api
 	    mo_api_ledger_string(&rq->opt.step_start, root, "step_start", out) ||
 	    mo_api_ledger_string(&rq->opt.layer_start, root, "layer_start", out) ||
 	    mo_api_ledger_int(&rq->devices, root, "devices", 1, 1048576, 0, out) ||
-	    mo_api_ledger_int(&rq->stage, root, "stage", 0, 100000, -1, out))
+	    mo_api_ledger_int(&rq->stage, root, "stage", 0, 100000, -1, out) ||
+	    mo_api_ledger_int(&rq->opt.first_layer, root, "first_layer", -1000000, 1000000, 0,
+			      out))
 		return -1;
 	ms = json_object_get(root, "transient_ms");
 	if (ms && !json_is_null(ms)) {

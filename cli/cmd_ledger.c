@@ -27,6 +27,8 @@ static void mo_ledger_usage(FILE *f)
 	      "                       estimate's busiest)\n"
 	      "      --step-start OP[:KB]   a row of that op (and size) starts a step\n"
 	      "      --layer-start OP[:KB]  a row of that op (and size) starts a layer\n"
+	      "      --first-layer N        the model layer the first layer start opens (0;\n"
+	      "                       -1 when the first marked region is the embedding's)\n"
 	      "      --transient-ms MS      shorter-lived rows are transients (20)\n"
 	      "  -j, --json           JSON instead of the table\n"
 	      "See memopt-ledger(1).\n",
@@ -53,7 +55,8 @@ static int mo_ledger_parse(mo_cli *c, mo_ledger_args *a, int argc, char **argv)
 		{"json", no_argument, NULL, 'j'},         {"help", no_argument, NULL, 'h'},
 		{"stage", required_argument, NULL, 'S'},  {"step-start", required_argument, NULL, 's'},
 		{"layer-start", required_argument, NULL, 'l'},
-		{"transient-ms", required_argument, NULL, 't'}, {NULL, 0, NULL, 0}};
+		{"transient-ms", required_argument, NULL, 't'},
+		{"first-layer", required_argument, NULL, 'F'}, {NULL, 0, NULL, 0}};
 	int ch;
 	double v;
 	optind = 1;
@@ -74,6 +77,11 @@ static int mo_ledger_parse(mo_cli *c, mo_ledger_args *a, int argc, char **argv)
 			break;
 		case 's': a->opt.step_start = optarg; break;
 		case 'l': a->opt.layer_start = optarg; break;
+		case 'F':
+			if (mo_ledger_number(&v, optarg, -1000000, 1000000, "--first-layer") != 0)
+				return MO_EXIT_USAGE;
+			a->opt.first_layer = (int64_t)v;
+			break;
 		case 't':
 			if (mo_ledger_number(&a->opt.transient_ms, optarg, 0.001, 1e8,
 					     "--transient-ms") != 0)

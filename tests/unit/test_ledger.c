@@ -431,6 +431,52 @@ static void test_compare_matches_explained_tensors(void **state)
 	mo_estimate_free(e);
 }
 
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	char *buf = calloc(1, 1 << 16);
+	size_t n = fread(buf, 1, (1 << 16) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return buf;
+}
+
+/* select_ffn's layer 0 against the mindspore rules on the same run
+ * (tests/calibration/dsv3-8l.yaml: DSv3-mini, 8 layers, FSDP 2, micro-batch
+ * 1, no recompute): the 42 kept rows are the estimate's kept tensors, each
+ * 512 B larger (the ".5" of every ledger size is the allocator's padding,
+ * which the rules' 512-byte rounding does not add). */
+static void test_real_select_ffn_vs_estimate(void **state)
+{
+	(void)state;
+	char *model = slurp("tests/calibration/dsv3-8l.yaml");
+	mo_estimate *e = estimate_of(model);
+	mo_ledger_options opt = {.layer_start = "Empty:7.5", .first_layer = -1};
+	mo_ledger *l = NULL;
+	mo_ledger_compare *c = NULL;
+	mo_error err = {0};
+	assert_int_equal(mo_ledger_read_file(&l, DATA "select-ffn-layers.csv", &opt, &err), 0);
+	assert_int_equal(mo_ledger_layer_get(l, 1)->model_layer, 0);
+	assert_int_equal(mo_ledger_compare_run(&c, l, e, 0, &err), 0);
+	char *text = mo_ledger_json(l, c, "select_ffn");
+	json_t *j = json_loads(text, 0, NULL);
+	free(text);
+	json_t *layers = json_object_get(json_object_get(j, "compare"), "layers");
+	assert_int_equal(json_array_size(layers), 1); /* the embedding's region has no model layer */
+	json_t *y = json_array_get(layers, 0);
+	assert_int_equal(json_integer_value(json_object_get(y, "model_layer")), 0);
+	assert_int_equal(json_integer_value(json_object_get(y, "measured_bytes")), KB(450613.0));
+	assert_int_equal(json_integer_value(json_object_get(y, "estimated_bytes")),
+			 (json_int_t)mo_estimate_layer_get(e, 0)->activation_bytes);
+	assert_int_equal(KB(450613.0) - mo_estimate_layer_get(e, 0)->activation_bytes, 42 * 512);
+	json_decref(j);
+	mo_ledger_compare_free(c);
+	mo_ledger_free(l);
+	mo_estimate_free(e);
+	free(model);
+}
+
 static void test_compare_bad_stage(void **state)
 {
 	(void)state;
@@ -458,6 +504,7 @@ int main(void)
 		cmocka_unit_test(test_csv_quoting),
 		cmocka_unit_test(test_compare_matches_explained_tensors),
 		cmocka_unit_test(test_compare_bad_stage),
+		cmocka_unit_test(test_real_select_ffn_vs_estimate),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

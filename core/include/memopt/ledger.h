@@ -47,6 +47,10 @@ typedef struct mo_ledger_options {
 	/* Rows alive at the peak that live less than this are transients;
 	 * 0 = 20 ms. */
 	double transient_ms;
+	/* The model layer the first layer start of a step opens (0; -1 when
+	 * the first marked region is the embedding's, as with FSDP prefetch
+	 * groups): layer i of a step is model layer i + first_layer. */
+	int64_t first_layer;
 	/* Limits (0 = default): rows (200,000,000), allocations alive at
 	 * once (10,000,000), steps (100,000), layers over all steps
 	 * (1,000,000), distinct op names (65,536), bytes in one line
@@ -135,6 +139,7 @@ const mo_ledger_step *mo_ledger_step_get(const mo_ledger *l, size_t i);
  * after next in its step is incomplete (kept unknown). */
 typedef struct mo_ledger_layer {
 	int64_t step, layer;
+	int64_t model_layer;  /* layer + options.first_layer */
 	double start_us;
 	int complete;
 	uint64_t kept_bytes, kept_rows;
@@ -145,7 +150,9 @@ const mo_ledger_layer *mo_ledger_layer_get(const mo_ledger *l, size_t i);
 /* Measured against an estimate (mo_estimate_run) on one pipeline stage:
  * the estimate's explanation at its peak, bucket by bucket, the tensors
  * matched by size (a row within 1 KiB + 0.1% above the tensor's bytes),
- * and what is left on each side. */
+ * what is left on each side, and per complete layer its measured kept
+ * bytes beside the estimate's kept activations of that model layer (one
+ * micro-batch). */
 typedef struct mo_ledger_compare mo_ledger_compare;
 
 /* stage -1: the estimate's busiest stage. Returns 0 with *out set, or -1

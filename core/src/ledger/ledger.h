@@ -87,6 +87,7 @@ struct mo_ledger {
 	char layer_marker[MO_LG_NAME_MAX + 32];
 	char step_marker[MO_LG_NAME_MAX + 32];
 	double transient_ms;
+	int64_t first_layer;
 };
 
 /* ledger_scan.c: both passes over r (started). 0 or -1. */
@@ -122,6 +123,9 @@ struct mo_ledger_compare {
 	size_t n_groups;
 	uint64_t matched_bytes;   /* measured bytes of matched rows */
 	uint64_t matched_est;     /* estimated bytes of matched tensors */
+	/* the estimate's kept activations per model layer (one micro-batch) */
+	uint64_t *est_layer;
+	size_t n_est_layers;
 	/* measured figures per row of the comparison table */
 	uint64_t m_persistent, m_step_other, m_activations, m_transient;
 };

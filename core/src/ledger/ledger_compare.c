@@ -209,6 +209,15 @@ int mo_ledger_compare_run(mo_ledger_compare **out, const mo_ledger *l, const mo_
 			     "out of memory (or the estimate's peak could not be replayed)");
 		return -1;
 	}
+	c->est_layer = calloc(e->n_layers + 1, sizeof *c->est_layer);
+	if (!c->est_layer) {
+		mo_ledger_compare_free(c);
+		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < e->n_layers; i++)
+		c->est_layer[i] = e->layers[i].activation_bytes;
+	c->n_est_layers = e->n_layers;
 	c->stage = (int64_t)s;
 	c->n_groups = n_groups;
 	c->est_peak = e->stages[s].peak_bytes;
@@ -228,6 +237,7 @@ void mo_ledger_compare_free(mo_ledger_compare *c)
 	free(c->labels);
 	free(c->items);
 	free(c->group_matched);
+	free(c->est_layer);
 	free(c);
 }
 
@@ -253,6 +263,33 @@ static size_t mo_lgc_rows(const mo_ledger *l, const mo_ledger_compare *c, mo_lgc
 	return 5;
 }
 
+/* The estimate's kept bytes of a measured layer's model layer, or NULL. */
+static const uint64_t *mo_lgc_layer_est(const mo_ledger_compare *c, const mo_ledger_layer *y)
+{
+	if (!y->complete || y->model_layer < 0 || (uint64_t)y->model_layer >= c->n_est_layers)
+		return NULL;
+	return &c->est_layer[y->model_layer];
+}
+
+static void mo_lgc_report_layers(mo_buf *b, const mo_ledger *l, const mo_ledger_compare *c)
+{
+	bool head = false;
+	for (size_t i = 0; i < l->n_layers; i++) {
+		const mo_ledger_layer *y = &l->layers[i];
+		const uint64_t *est = mo_lgc_layer_est(c, y);
+		if (!est)
+			continue;
+		if (!head)
+			mo_buf_puts(b, "kept per layer, measured vs estimated (one micro-batch), MiB:\n"
+				       "  step layer model-layer    measured    estimated   difference\n");
+		head = true;
+		mo_buf_printf(b, "  %4lld %5lld %11lld %11.3f %12.3f %+12.3f\n", (long long)y->step,
+			      (long long)y->layer, (long long)y->model_layer,
+			      (double)y->kept_bytes / MIB, (double)*est / MIB,
+			      ((double)y->kept_bytes - (double)*est) / MIB);
+	}
+}
+
 void mo_lg_report_compare(mo_buf *b, const mo_ledger *l, const mo_ledger_compare *c)
 {
 	mo_lgc_row r[5];
@@ -267,6 +304,7 @@ void mo_lg_report_compare(mo_buf *b, const mo_ledger *l, const mo_ledger_compare
 			      ((double)r[i].measured - (double)r[i].estimated) / MIB);
 	mo_buf_printf(b, "  matched: %.3f MiB of rows to %.3f MiB of estimated tensors\n",
 		      (double)c->matched_bytes / MIB, (double)c->matched_est / MIB);
+	mo_lgc_report_layers(b, l, c);
 	mo_buf_puts(b, "unexplained measured rows (no estimated tensor of their size):\n");
 	const mo_lg_group_list *g = &l->groups[MO_LEDGER_BY_OP_SIZE];
 	size_t shown = 0;
@@ -300,7 +338,18 @@ json_t *mo_lg_json_compare(const mo_ledger *l, const mo_ledger_compare *c)
 			      "estimate_peak_event", c->event, "estimate_peak_bytes",
 			      (json_int_t)c->est_peak, "matched_bytes", (json_int_t)c->matched_bytes,
 			      "matched_estimate_bytes", (json_int_t)c->matched_est);
-	json_t *rows = json_array(), *um = json_array(), *ue = json_array();
+	json_t *rows = json_array(), *um = json_array(), *ue = json_array(), *ly = json_array();
+	for (size_t i = 0; ly && i < l->n_layers; i++) {
+		const uint64_t *est = mo_lgc_layer_est(c, &l->layers[i]);
+		if (est)
+			json_array_append_new(
+				ly, json_pack("{s:I, s:I, s:I, s:I, s:I}", "step",
+					      (json_int_t)l->layers[i].step, "layer",
+					      (json_int_t)l->layers[i].layer, "model_layer",
+					      (json_int_t)l->layers[i].model_layer, "measured_bytes",
+					      (json_int_t)l->layers[i].kept_bytes, "estimated_bytes",
+					      (json_int_t)*est));
+	}
 	for (size_t i = 0; rows && i < n; i++)
 		json_array_append_new(rows, json_pack("{s:s, s:I, s:I}", "bucket", r[i].bucket,
 						      "measured_bytes", (json_int_t)r[i].measured,
@@ -326,7 +375,9 @@ json_t *mo_lg_json_compare(const mo_ledger *l, const mo_ledger_compare *c)
 		json_object_set_new(o, "buckets", rows);
 		json_object_set_new(o, "unexplained_measured", um);
 		json_object_set_new(o, "unexplained_estimated", ue);
+		json_object_set_new(o, "layers", ly);
 	} else {
+		json_decref(ly);
 		json_decref(rows);
 		json_decref(um);
 		json_decref(ue);

@@ -78,20 +78,21 @@ static void mo_lg_report_layers(mo_buf *b, const mo_ledger *l)
 	if (!l->layer_marker[0])
 		return;
 	mo_buf_printf(b, "\nkept from forward to backward, per layer (starts at %s):\n"
-			 "  step layer    start s     kept MiB   rows\n",
+			 "  step layer model-layer    start s     kept MiB   rows\n",
 		      l->layer_marker);
 	for (size_t i = 0; i < l->n_layers; i++) {
 		const mo_ledger_layer *y = &l->layers[i];
 		if (y->complete)
-			mo_buf_printf(b, "  %4lld %5lld %10.6f %12.3f %6llu\n", (long long)y->step,
-				      (long long)y->layer, mo_lg_since(l, y->start_us),
+			mo_buf_printf(b, "  %4lld %5lld %11lld %10.6f %12.3f %6llu\n",
+				      (long long)y->step, (long long)y->layer,
+				      (long long)y->model_layer, mo_lg_since(l, y->start_us),
 				      (double)y->kept_bytes / MIB,
 				      (unsigned long long)y->kept_rows);
 		else
-			mo_buf_printf(b, "  %4lld %5lld %10.6f            - (no layer after next "
-					 "in its step)\n",
+			mo_buf_printf(b, "  %4lld %5lld %11lld %10.6f            - (no layer after "
+					 "next in its step)\n",
 				      (long long)y->step, (long long)y->layer,
-				      mo_lg_since(l, y->start_us));
+				      (long long)y->model_layer, mo_lg_since(l, y->start_us));
 	}
 }
 
@@ -176,8 +177,9 @@ static json_t *mo_lg_json_layers(const mo_ledger *l)
 	json_t *a = json_array();
 	for (size_t i = 0; a && i < l->n_layers; i++) {
 		const mo_ledger_layer *y = &l->layers[i];
-		json_t *o = json_pack("{s:I, s:I, s:f, s:b}", "step", (json_int_t)y->step, "layer",
-				      (json_int_t)y->layer, "start_us", y->start_us, "complete",
+		json_t *o = json_pack("{s:I, s:I, s:I, s:f, s:b}", "step", (json_int_t)y->step,
+				      "layer", (json_int_t)y->layer, "model_layer",
+				      (json_int_t)y->model_layer, "start_us", y->start_us, "complete",
 				      y->complete);
 		if (o && y->complete) {
 			json_object_set_new(o, "kept_bytes", json_integer((json_int_t)y->kept_bytes));

@@ -333,6 +333,7 @@ static int mo_lg_layer_begin(mo_lg_state *st, const mo_lg_row *row, mo_error *er
 	l->layers = v;
 	v[l->n_layers] = (mo_ledger_layer){.step = st->step >= 0 ? l->steps[st->step].index : 0,
 					   .layer = st->step_layers,
+					   .model_layer = st->step_layers + l->first_layer,
 					   .start_us = mo_lg_us(row->alloc_ns)};
 	st->layer = (int32_t)l->n_layers++;
 	if (st->step_layers >= 2)
@@ -524,6 +525,11 @@ int mo_lg_scan(mo_ledger *l, mo_lg_reader *r, const mo_ledger_options *opt, mo_e
 	}
 	st.transient_ns = (int64_t)(transient * 1e6);
 	l->transient_ms = transient;
+	l->first_layer = opt ? opt->first_layer : 0;
+	if (l->first_layer < -1000000 || l->first_layer > 1000000) {
+		mo_error_set(err, MO_ERR_USAGE, 0, 0, "the first layer must be within 1e6 of 0");
+		return -1;
+	}
 	st.max_rows = mo_lg_or(opt ? opt->max_rows : 0, 200000000ull);
 	st.max_alive = mo_lg_or(opt ? opt->max_alive : 0, 10000000ull);
 	st.max_steps = mo_lg_or(opt ? opt->max_steps : 0, 100000ull);
