@@ -1,7 +1,7 @@
 /* The public face of the ledger reader (memopt/ledger.h): open a trace
  * from a file or from memory, scan it, hand out what the scan found. */
 #include "ledger/ledger.h"
-#include "internal.h"
+#include "util/util.h"
 
 #include <stdlib.h>
 #include <string.h>

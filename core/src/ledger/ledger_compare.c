@@ -7,7 +7,7 @@
  * What stays unmatched on either side is listed: that is what one side
  * has and the other does not explain. */
 #include "ledger/ledger.h"
-#include "estimate_internal.h"
+#include "estimate/estimate.h"
 
 #include <jansson.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * RFC 4180 quoting within one line); memopt traces are JSON lines, each
  * read by jansson. Every error names the line and the column. */
 #include "ledger/ledger.h"
-#include "internal.h"
+#include "util/util.h"
 
 #include <errno.h>
 #include <jansson.h>

@@ -3,7 +3,7 @@
  * three decimals (a KiB is visible), times in seconds since the trace's
  * first row. */
 #include "ledger/ledger.h"
-#include "internal.h"
+#include "util/util.h"
 
 #include <jansson.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
  * total when the trace has one (MindSpore's ledger), else the sum of the
  * alive rows. */
 #include "ledger/ledger.h"
-#include "internal.h"
+#include "util/util.h"
 
 #include <stdlib.h>
 #include <string.h>
