@@ -95,6 +95,10 @@ static int mo_ledger_parse(mo_cli *c, mo_ledger_args *a, int argc, char **argv)
 		return MO_EXIT_USAGE;
 	}
 	a->trace = argv[optind];
+	if (strcmp(a->trace, "-") == 0) {
+		fputs("memopt ledger: TRACE must be a file, not stdin (it is read twice)\n", stderr);
+		return MO_EXIT_USAGE;
+	}
 	c->config_path = optind + 1 < argc ? argv[optind + 1] : NULL;
 	return -1;
 }
