@@ -7,6 +7,7 @@
 #include "util/util.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
@@ -41,11 +42,17 @@ int mo_lg_decimal(uint64_t *out, const char *s, size_t n, uint64_t unit)
 	return 0;
 }
 
+/* err = code at the reader's line and `column`; returns -1. */
 static int mo_lg_fail(mo_error *err, mo_error_code code, const mo_lg_reader *r, int column,
-		      const char *fmt, const char *a, const char *b)
+		      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static int mo_lg_fail(mo_error *err, mo_error_code code, const mo_lg_reader *r, int column,
+		      const char *fmt, ...)
 {
 	char text[200];
-	snprintf(text, sizeof text, fmt, a, b);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
 	mo_error_set(err, code, (int)(r->line_no > INT32_MAX ? 0 : r->line_no), column, "%s", text);
 	return -1;
 }
@@ -125,7 +132,7 @@ static int mo_lg_line(mo_lg_reader *r, const char **line, size_t *n, mo_error *e
 			r->line_no++;
 			if (len > r->max_line)
 				return mo_lg_fail(err, MO_ERR_LIMIT, r, 0,
-						  "line longer than the limit%s%s", "", "");
+						  "line longer than the limit");
 			if (r->f)
 				r->buf_pos += len + (nl != NULL);
 			else
@@ -136,8 +143,7 @@ static int mo_lg_line(mo_lg_reader *r, const char **line, size_t *n, mo_error *e
 		}
 		if (avail > r->max_line) {
 			r->line_no++;
-			return mo_lg_fail(err, MO_ERR_LIMIT, r, 0, "line longer than the limit%s%s",
-					  "", "");
+			return mo_lg_fail(err, MO_ERR_LIMIT, r, 0, "line longer than the limit");
 		}
 		if (mo_lg_refill(r, err) != 0)
 			return -1;
@@ -165,7 +171,7 @@ static int mo_lg_split(mo_lg_reader *r, const char *s, size_t n, mo_lg_field *f,
 	for (;;) {
 		if (count == MO_LG_MAX_FIELDS)
 			return mo_lg_fail(err, MO_ERR_LIMIT, r, (int)i + 1,
-					  "more than 64 fields in a line%s%s", "", "");
+					  "more than 64 fields in a line");
 		mo_lg_field *fd = &f[count++];
 		fd->column = (int)i + 1;
 		fd->quoted = i < n && s[i] == '"';
@@ -178,7 +184,7 @@ static int mo_lg_split(mo_lg_reader *r, const char *s, size_t n, mo_lg_field *f,
 					j++;
 			if (j >= n || (j + 1 < n && s[j + 1] != ','))
 				return mo_lg_fail(err, MO_ERR_INVALID, r, fd->column,
-						  "unterminated or misplaced quote%s%s", "", "");
+						  "unterminated or misplaced quote");
 			fd->s = s + i + 1;
 			fd->n = j - i - 1;
 			i = j + 1;
@@ -187,7 +193,7 @@ static int mo_lg_split(mo_lg_reader *r, const char *s, size_t n, mo_lg_field *f,
 			size_t end = c ? (size_t)(c - s) : n;
 			if (memchr(s + i, '"', end - i))
 				return mo_lg_fail(err, MO_ERR_INVALID, r, fd->column,
-						  "a quote inside an unquoted field%s%s", "", "");
+						  "a quote inside an unquoted field");
 			fd->s = s + i;
 			fd->n = end - i;
 			i = end;
@@ -222,8 +228,8 @@ static int mo_lg_header_csv(mo_lg_reader *r, const char *s, size_t n, mo_error *
 		if (*cols[w] < 0 && w < 4)
 			return mo_lg_fail(err, MO_ERR_INVALID, r, 1,
 					  "not a MindSpore memory-tracker ledger: the header has no "
-					  "\"%s\" column%s",
-					  want[w], "");
+					  "\"%s\" column",
+					  want[w]);
 	}
 	return 0;
 }
@@ -251,10 +257,10 @@ static int mo_lg_name(mo_lg_reader *r, mo_lg_row *row, const char *s, size_t n, 
 	for (size_t i = 0; i < n; i++) {
 		if (o == MO_LG_NAME_MAX)
 			return mo_lg_fail(err, MO_ERR_LIMIT, r, column,
-					  "op name longer than 255 bytes%s%s", "", "");
+					  "op name longer than 255 bytes");
 		if ((unsigned char)s[i] < 0x20)
 			return mo_lg_fail(err, MO_ERR_INVALID, r, column + (int)i,
-					  "control character in an op name%s%s", "", "");
+					  "control character in an op name");
 		r->name[o++] = s[i];
 		if (quoted && s[i] == '"')
 			i++;
@@ -272,20 +278,16 @@ static int mo_lg_row_csv(mo_lg_reader *r, mo_lg_row *row, const char *s, size_t 
 	int count = mo_lg_split(r, s, n, f, err);
 	if (count < 0)
 		return -1;
-	if (count != r->columns) {
-		char a[32], b[32];
-		snprintf(a, sizeof a, "%d", count);
-		snprintf(b, sizeof b, "%d", r->columns);
-		return mo_lg_fail(err, MO_ERR_INVALID, r, 1, "%s fields where the header has %s", a,
-				  b);
-	}
+	if (count != r->columns)
+		return mo_lg_fail(err, MO_ERR_INVALID, r, 1, "%d fields where the header has %d",
+				  count, r->columns);
 	const mo_lg_field *size = &f[r->col_size];
 	if (mo_lg_name(r, row, f[r->col_name].s, f[r->col_name].n, f[r->col_name].quoted,
 		       f[r->col_name].column, err) != 0)
 		return -1;
 	if (mo_lg_decimal(&row->bytes, size->s, size->n, 1024) != 0 || row->bytes > (1ull << 50))
 		return mo_lg_fail(err, MO_ERR_INVALID, r, size->column,
-				  "Size(KB): not a size in KB up to 2^40%s%s", "", "");
+				  "Size(KB): not a size in KB up to 2^40");
 	if (mo_lg_time(r, &f[r->col_alloc], "Allocation Time(us)", false, &row->alloc_ns, err) ||
 	    mo_lg_time(r, &f[r->col_release], "Release Time(us)", true, &row->release_ns, err))
 		return -1;
@@ -297,8 +299,7 @@ static int mo_lg_row_csv(mo_lg_reader *r, mo_lg_row *row, const char *s, size_t 
 			;
 		else if (mo_lg_decimal(&v, t->s, t->n, 1048576) != 0 || v > (1ull << 62))
 			return mo_lg_fail(err, MO_ERR_INVALID, r, t->column,
-					  "Allocation Total Allocated(MB): not a size in MB%s%s",
-					  "", "");
+					  "Allocation Total Allocated(MB): not a size in MB");
 		else
 			row->total_bytes = (int64_t)v;
 	}
@@ -319,8 +320,7 @@ static int mo_lg_json_line(mo_lg_reader *r, const char *s, size_t n, json_t **ou
 	}
 	if (!json_is_object(*out)) {
 		json_decref(*out);
-		return mo_lg_fail(err, MO_ERR_INVALID, r, 1, "each line must be a JSON object%s%s",
-				  "", "");
+		return mo_lg_fail(err, MO_ERR_INVALID, r, 1, "each line must be a JSON object");
 	}
 	return 0;
 }
@@ -336,14 +336,12 @@ static int mo_lg_header_jsonl(mo_lg_reader *r, const char *s, size_t n, mo_error
 	if (!fmt || strcmp(fmt, "memopt-trace") != 0)
 		rc = mo_lg_fail(err, MO_ERR_INVALID, r, 1,
 				"the first line must be {\"format\": \"memopt-trace\", \"version\": "
-				"1}%s%s",
-				"", "");
+				"1}");
 	else if (version != 1)
 		rc = mo_lg_fail(err, MO_ERR_INVALID, r, 1,
-				"memopt-trace version %s is not supported (1 is)%s",
+				"memopt-trace version %s is not supported (1 is)",
 				json_is_integer(json_object_get(h, "version")) ? "other than 1"
-									       : "missing",
-				"");
+									       : "missing");
 	json_decref(h);
 	return rc;
 }
@@ -375,15 +373,14 @@ static int mo_lg_row_jsonl(mo_lg_reader *r, mo_lg_row *row, const char *s, size_
 	const json_t *bytes = json_object_get(o, "bytes");
 	const json_t *total = json_object_get(o, "total_bytes");
 	if (!json_is_string(name)) {
-		mo_lg_fail(err, MO_ERR_INVALID, r, 1, "\"name\" must be a string%s%s", "", "");
+		mo_lg_fail(err, MO_ERR_INVALID, r, 1, "\"name\" must be a string");
 		goto out_decref;
 	}
 	if (mo_lg_name(r, row, json_string_value(name), json_string_length(name), false, 1, err))
 		goto out_decref;
 	if (!json_is_integer(bytes) || json_integer_value(bytes) < 0 ||
 	    json_integer_value(bytes) > (json_int_t)(1ll << 50)) {
-		mo_lg_fail(err, MO_ERR_INVALID, r, 1, "\"bytes\" must be an integer 0 to 2^50%s%s",
-			   "", "");
+		mo_lg_fail(err, MO_ERR_INVALID, r, 1, "\"bytes\" must be an integer 0 to 2^50");
 		goto out_decref;
 	}
 	row->bytes = (uint64_t)json_integer_value(bytes);
@@ -396,7 +393,7 @@ static int mo_lg_row_jsonl(mo_lg_reader *r, mo_lg_row *row, const char *s, size_
 	if (total && !json_is_null(total)) {
 		if (!json_is_integer(total) || json_integer_value(total) < 0) {
 			mo_lg_fail(err, MO_ERR_INVALID, r, 1,
-				   "\"total_bytes\" must be a non-negative integer%s%s", "", "");
+				   "\"total_bytes\" must be a non-negative integer");
 			goto out_decref;
 		}
 		row->total_bytes = (int64_t)json_integer_value(total);
@@ -453,7 +450,7 @@ int mo_lg_reader_next(mo_lg_reader *r, mo_lg_row *row, mo_error *err)
 		return -1;
 	if (row->release_ns != MO_LG_NEVER && row->release_ns < row->alloc_ns)
 		return mo_lg_fail(err, MO_ERR_INVALID, r, 1,
-				  "released before it was allocated%s%s", "", "");
+				  "released before it was allocated");
 	return 1;
 }
 
