@@ -396,7 +396,7 @@ static void mo_tl_static_sums(const mo_estimate *e, size_t s, uint64_t out[6])
 	double extra = (s == 0 ? cf->embed_params : 0) +
 		       (s + 1 == e->n_stages ? cf->head_params : 0);
 	w += extra / cf->fsdp_div * cf->pbytes;
-	g += extra / cf->fsdp_div * cf->pbytes;
+	g += extra / cf->fsdp_div * cf->gbytes;
 	o += extra / cf->opt_div * cf->obytes;
 	out[0] = mo_u64_of(w);
 	out[1] = mo_u64_of(g);

@@ -70,6 +70,9 @@ void mo_est_cfg_init(mo_est_cfg *c, const mo_model *m)
 	c->world = m->world_size;
 	c->pbytes = (double)mo_est_dtype_bytes("p", &d);
 	c->cbytes = (double)mo_est_dtype_bytes("c", &d);
+	/* gradient buffers: the params' dtype unless grads_dtype says
+	 * otherwise (Megatron's fp32 main_grad under --bf16) */
+	c->gbytes = m->grads_dtype ? (double)mo_est_dtype_bytes(m->grads_dtype, &d) : c->pbytes;
 	bool master = c->pbytes < 4;
 	c->optimizer = strcmp(m->optimizer, "muon") == 0 ? "muon" : "adamw";
 	c->obytes = (strcmp(c->optimizer, "muon") == 0 ? 4.0 : 8.0) + (master ? 4.0 : 0.0);
@@ -211,7 +214,7 @@ void mo_est_layer_static(const mo_estimate *e, const mo_est_type *t, double *w,
 	const mo_est_cfg *c = &e->cfg;
 	double local = t->dense_params / c->fsdp_div + t->expert_params / c->expert_div;
 	*w = local * c->pbytes;
-	*g = local * c->pbytes;
+	*g = local * c->gbytes;
 	*o = (t->dense_params / c->opt_div + t->expert_params / c->opt_expert_div) * c->obytes;
 	*gathered = (t->dense_params + t->expert_params - local) * c->pbytes;
 }
@@ -241,9 +244,10 @@ void mo_est_explain_weights(const mo_estimate *e, mo_buf *b)
 {
 	const mo_est_cfg *c = &e->cfg;
 	mo_buf_printf(b,
-		      "weights: params x %.0f B (params_dtype); gradients: params x %.0f B; "
+		      "weights: params x %.0f B (params_dtype); gradients: params x %.0f B%s; "
 		      "optimizer (%s): params x %.0f B\n",
-		      c->pbytes, c->pbytes, c->optimizer, c->obytes);
+		      c->pbytes, c->gbytes, c->gbytes != c->pbytes ? " (grads_dtype)" : "",
+		      c->optimizer, c->obytes);
 	mo_buf_printf(b,
 		      "  FSDP: dense params / (data_parallel_shard %lld x CP %lld) = / %.0f; "
 		      "experts / %.0f; optimizer states / %.0f (experts / %.0f)\n",

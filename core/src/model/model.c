@@ -482,6 +482,8 @@ static void mo_model_items(const mo_model *m, struct mo_items *l)
 		IT_I(l, s, "global_batch_size", m->ext->global_batch_size);
 	IT_S(l, s, "compute_dtype", m->compute_dtype);
 	IT_S(l, s, "params_dtype", m->params_dtype);
+	if (m->grads_dtype)
+		IT_S(l, s, "grads_dtype", m->grads_dtype);
 	IT_S(l, s, "optimizer", m->optimizer);
 	IT_S(l, s, "framework", m->framework);
 	s = MO_SEC_PAR;

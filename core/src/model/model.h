@@ -60,6 +60,11 @@ struct mo_model {
 	/* training */
 	int64_t micro_batch_size, micro_batch_num;
 	const char *compute_dtype, *params_dtype;
+	/* the gradient buffers' dtype; NULL: params_dtype. Megatron-LM with
+	 * --bf16 accumulates and reduces gradients in fp32 main_grad buffers
+	 * (arguments.py: "accumulate and all-reduce gradients in fp32 for
+	 * bfloat16 data type"): float32 there. */
+	const char *grads_dtype;
 	const char *optimizer;       /* adamw | muon */
 	const char *framework;       /* mindspore | pytorch */
 

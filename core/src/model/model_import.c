@@ -121,6 +121,8 @@ static const struct mo_mkey mo_model_keys[] = {
 	{"compute_dtype", MF_CDTYPE, CV_DTYPE, 0, 0},
 	{"params_dtype", MF_PDTYPE, CV_DTYPE, 0, 0},
 	{"param_init_type", MF_PDTYPE, CV_DTYPE, 0, 0},
+	{"grads_dtype", MF_GDTYPE, CV_DTYPE, 0, 0},
+	{"main_grads_dtype", MF_GDTYPE, CV_DTYPE, 0, 0},
 	{"optimizer", MF_OPT, CV_OPT, 0, 0},
 	{"framework", MF_FRAMEWORK, CV_FRAME, 0, 0},
 	/* parallel */
@@ -366,6 +368,7 @@ static const char **mo_model_str_field(mo_model *m, enum mo_mf f)
 	case MF_ATTN: return &m->attention;
 	case MF_CDTYPE: return &m->compute_dtype;
 	case MF_PDTYPE: return &m->params_dtype;
+	case MF_GDTYPE: return &m->grads_dtype;
 	case MF_OPT: return &m->optimizer;
 	case MF_FRAMEWORK: return &m->framework;
 	default: return NULL;

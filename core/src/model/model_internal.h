@@ -54,6 +54,7 @@ enum mo_mf {
 	MF_STAGES,
 	MF_DEVICE,
 	MF_GBS, /* global_batch_size (ext) */
+	MF_GDTYPE, /* grads_dtype */
 	MF_COUNT
 };
 
