@@ -19,9 +19,9 @@
 #include <sys/random.h>
 #include <time.h>
 
-typedef struct mo_rc_entry {
-	struct mo_rc_entry *chain;	 /* next in the hash bucket */
-	struct mo_rc_entry *prev, *next; /* LRU list, most recent first */
+typedef struct mo_response_cache_entry {
+	struct mo_response_cache_entry *chain;	 /* next in the hash bucket */
+	struct mo_response_cache_entry *prev, *next; /* LRU list, most recent first */
 	atomic_uint refs;		 /* the cache's + each reader's */
 	uint64_t hash;
 	size_t size; /* bytes charged to the cache */
@@ -32,13 +32,13 @@ typedef struct mo_rc_entry {
 	size_t body_len;
 	char *answer; /* the response body, NUL-terminated */
 	size_t answer_len;
-} mo_rc_entry;
+} mo_response_cache_entry;
 
 struct mo_api_rcache {
 	pthread_mutex_t lock;
-	mo_rc_entry **table;
+	mo_response_cache_entry **table;
 	size_t mask; /* table size - 1 (a power of two) */
-	mo_rc_entry *head, *tail;
+	mo_response_cache_entry *head, *tail;
 	size_t entries, bytes;
 	size_t max_entries, max_bytes;
 	uint64_t k0, k1; /* SipHash key */
@@ -47,15 +47,15 @@ struct mo_api_rcache {
 
 /* ---- SipHash-2-4 (Aumasson and Bernstein), over several pieces ---------- */
 
-typedef struct mo_sip {
+typedef struct mo_siphash {
 	uint64_t v0, v1, v2, v3;
 	uint64_t tail; /* pending bytes, little-endian */
 	size_t ntail, total;
-} mo_sip;
+} mo_siphash;
 
 #define MO_ROTL(x, b) (((x) << (b)) | ((x) >> (64 - (b))))
 
-static void mo_sip_round(mo_sip *s)
+static void mo_siphash_round(mo_siphash *s)
 {
 	s->v0 += s->v1;
 	s->v1 = MO_ROTL(s->v1, 13);
@@ -73,7 +73,7 @@ static void mo_sip_round(mo_sip *s)
 	s->v2 = MO_ROTL(s->v2, 32);
 }
 
-static void mo_sip_init(mo_sip *s, uint64_t k0, uint64_t k1)
+static void mo_siphash_init(mo_siphash *s, uint64_t k0, uint64_t k1)
 {
 	s->v0 = k0 ^ 0x736f6d6570736575ull;
 	s->v1 = k1 ^ 0x646f72616e646f6dull;
@@ -84,15 +84,15 @@ static void mo_sip_init(mo_sip *s, uint64_t k0, uint64_t k1)
 	s->total = 0;
 }
 
-static void mo_sip_block(mo_sip *s, uint64_t m)
+static void mo_siphash_block(mo_siphash *s, uint64_t m)
 {
 	s->v3 ^= m;
-	mo_sip_round(s);
-	mo_sip_round(s);
+	mo_siphash_round(s);
+	mo_siphash_round(s);
 	s->v0 ^= m;
 }
 
-static void mo_sip_update(mo_sip *s, const void *data, size_t len)
+static void mo_siphash_update(mo_siphash *s, const void *data, size_t len)
 {
 	const unsigned char *p = data;
 
@@ -101,7 +101,7 @@ static void mo_sip_update(mo_sip *s, const void *data, size_t len)
 		s->tail |= (uint64_t)*p++ << (8 * s->ntail);
 		len--;
 		if (++s->ntail == 8) {
-			mo_sip_block(s, s->tail);
+			mo_siphash_block(s, s->tail);
 			s->tail = 0;
 			s->ntail = 0;
 		}
@@ -110,24 +110,24 @@ static void mo_sip_update(mo_sip *s, const void *data, size_t len)
 		uint64_t m;
 
 		memcpy(&m, p, 8); /* one load; the bytes read little-endian */
-		mo_sip_block(s, le64toh(m));
+		mo_siphash_block(s, le64toh(m));
 	}
 	for (; len > 0; len--)
 		s->tail |= (uint64_t)*p++ << (8 * s->ntail++);
 }
 
-static uint64_t mo_sip_final(mo_sip *s)
+static uint64_t mo_siphash_final(mo_siphash *s)
 {
-	mo_sip_block(s, s->tail | ((uint64_t)(s->total & 0xff) << 56));
+	mo_siphash_block(s, s->tail | ((uint64_t)(s->total & 0xff) << 56));
 	s->v2 ^= 0xff;
 	for (int i = 0; i < 4; i++)
-		mo_sip_round(s);
+		mo_siphash_round(s);
 	return s->v0 ^ s->v1 ^ s->v2 ^ s->v3;
 }
 
 /* ---- the cache ---------------------------------------------------------- */
 
-static void mo_rc_key(mo_api_rcache *c)
+static void mo_response_cache_key(mo_api_rcache *c)
 {
 	uint64_t k[2];
 
@@ -167,12 +167,12 @@ int mo_api_rcache_new(mo_api_rcache **out, size_t max_entries, size_t max_bytes)
 	c->mask = n - 1;
 	c->max_entries = max_entries;
 	c->max_bytes = max_bytes;
-	mo_rc_key(c);
+	mo_response_cache_key(c);
 	*out = c;
 	return 0;
 }
 
-static void mo_rc_unref(mo_rc_entry *e)
+static void mo_response_cache_unref(mo_response_cache_entry *e)
 {
 	if (atomic_fetch_sub(&e->refs, 1) == 1)
 		free(e); /* one block: the strings live after the struct */
@@ -180,35 +180,35 @@ static void mo_rc_unref(mo_rc_entry *e)
 
 void mo_api_rcache_free(mo_api_rcache *c)
 {
-	mo_rc_entry *e, *next;
+	mo_response_cache_entry *e, *next;
 
 	if (!c)
 		return;
 	for (e = c->head; e; e = next) {
 		next = e->next;
-		mo_rc_unref(e);
+		mo_response_cache_unref(e);
 	}
 	pthread_mutex_destroy(&c->lock);
 	free(c->table);
 	free(c);
 }
 
-static uint64_t mo_rc_hash(const mo_api_rcache *c, int route, const char *ctype,
+static uint64_t mo_response_cache_hash(const mo_api_rcache *c, int route, const char *ctype,
 			   const char *body, size_t len)
 {
-	mo_sip s;
+	mo_siphash s;
 	unsigned char r = (unsigned char)route;
 	size_t clen = strlen(ctype);
 
-	mo_sip_init(&s, c->k0, c->k1);
-	mo_sip_update(&s, &r, 1);
-	mo_sip_update(&s, &clen, sizeof clen); /* no ambiguity at the seam */
-	mo_sip_update(&s, ctype, clen);
-	mo_sip_update(&s, body, len);
-	return mo_sip_final(&s);
+	mo_siphash_init(&s, c->k0, c->k1);
+	mo_siphash_update(&s, &r, 1);
+	mo_siphash_update(&s, &clen, sizeof clen); /* no ambiguity at the seam */
+	mo_siphash_update(&s, ctype, clen);
+	mo_siphash_update(&s, body, len);
+	return mo_siphash_final(&s);
 }
 
-static int mo_rc_same(const mo_rc_entry *e, uint64_t h, int route,
+static int mo_response_cache_same(const mo_response_cache_entry *e, uint64_t h, int route,
 		      const char *ctype, const char *body, size_t len)
 {
 	return e->hash == h && e->route == route && e->body_len == len &&
@@ -216,17 +216,17 @@ static int mo_rc_same(const mo_rc_entry *e, uint64_t h, int route,
 }
 
 /* Under the lock. */
-static mo_rc_entry *mo_rc_find(mo_api_rcache *c, uint64_t h, int route,
+static mo_response_cache_entry *mo_response_cache_find(mo_api_rcache *c, uint64_t h, int route,
 			       const char *ctype, const char *body, size_t len)
 {
-	mo_rc_entry *e = c->table[h & c->mask];
+	mo_response_cache_entry *e = c->table[h & c->mask];
 
-	while (e && !mo_rc_same(e, h, route, ctype, body, len))
+	while (e && !mo_response_cache_same(e, h, route, ctype, body, len))
 		e = e->chain;
 	return e;
 }
 
-static void mo_rc_unlink(mo_api_rcache *c, mo_rc_entry *e)
+static void mo_response_cache_unlink(mo_api_rcache *c, mo_response_cache_entry *e)
 {
 	if (e->prev)
 		e->prev->next = e->next;
@@ -239,7 +239,7 @@ static void mo_rc_unlink(mo_api_rcache *c, mo_rc_entry *e)
 	e->prev = e->next = NULL;
 }
 
-static void mo_rc_push_front(mo_api_rcache *c, mo_rc_entry *e)
+static void mo_response_cache_push_front(mo_api_rcache *c, mo_response_cache_entry *e)
 {
 	e->next = c->head;
 	e->prev = NULL;
@@ -253,15 +253,15 @@ static void mo_rc_push_front(mo_api_rcache *c, mo_rc_entry *e)
 int mo_api_rcache_get(mo_api_rcache *c, mo_api_response *out, int route,
 		      const char *ctype, const char *body, size_t len)
 {
-	uint64_t h = mo_rc_hash(c, route, ctype, body, len);
-	mo_rc_entry *e;
+	uint64_t h = mo_response_cache_hash(c, route, ctype, body, len);
+	mo_response_cache_entry *e;
 
 	pthread_mutex_lock(&c->lock);
-	e = mo_rc_find(c, h, route, ctype, body, len);
+	e = mo_response_cache_find(c, h, route, ctype, body, len);
 	if (e) {
 		atomic_fetch_add(&e->refs, 1);
-		mo_rc_unlink(c, e);
-		mo_rc_push_front(c, e);
+		mo_response_cache_unlink(c, e);
+		mo_response_cache_push_front(c, e);
 	}
 	pthread_mutex_unlock(&c->lock);
 	if (!e) {
@@ -279,20 +279,21 @@ int mo_api_rcache_get(mo_api_rcache *c, mo_api_response *out, int route,
 		out->route = (mo_api_route_id)e->route;
 		out->cached = 1;
 	}
-	mo_rc_unref(e);
+	mo_response_cache_unref(e);
 	if (!out->body)
 		return 0; /* out of memory: answered the slow way */
 	atomic_fetch_add_explicit(&c->hits, 1, memory_order_relaxed);
 	return 1;
 }
 
-static mo_rc_entry *mo_rc_entry_new(uint64_t h, int route, const char *ctype,
+static mo_response_cache_entry *mo_response_cache_entry_new(uint64_t h, int route,
+			const char *ctype, 
 				    const char *body, size_t len,
 				    const mo_api_response *res)
 {
 	size_t clen = strlen(ctype);
-	size_t size = sizeof(mo_rc_entry) + clen + 1 + len + res->len + 1;
-	mo_rc_entry *e = malloc(size);
+	size_t size = sizeof(mo_response_cache_entry) + clen + 1 + len + res->len + 1;
+	mo_response_cache_entry *e = malloc(size);
 	char *p;
 
 	if (!e)
@@ -317,21 +318,21 @@ static mo_rc_entry *mo_rc_entry_new(uint64_t h, int route, const char *ctype,
 }
 
 /* Under the lock: drops least recently used entries until e fits. */
-static void mo_rc_evict(mo_api_rcache *c, size_t need)
+static void mo_response_cache_evict(mo_api_rcache *c, size_t need)
 {
 	while (c->tail && (c->entries + 1 > c->max_entries ||
 			   c->bytes + need > c->max_bytes)) {
-		mo_rc_entry *v = c->tail, **pp = &c->table[v->hash & c->mask];
+		mo_response_cache_entry *v = c->tail, **pp = &c->table[v->hash & c->mask];
 
 		while (*pp != v)
 			pp = &(*pp)->chain;
 		*pp = v->chain;
-		mo_rc_unlink(c, v);
+		mo_response_cache_unlink(c, v);
 		c->entries--;
 		c->bytes -= v->size;
 		atomic_fetch_add_explicit(&c->evictions, 1,
 					  memory_order_relaxed);
-		mo_rc_unref(v);
+		mo_response_cache_unref(v);
 	}
 }
 
@@ -339,27 +340,27 @@ void mo_api_rcache_put(mo_api_rcache *c, int route, const char *ctype,
 		       const char *body, size_t len, const mo_api_response *res)
 {
 	uint64_t h;
-	mo_rc_entry *e;
+	mo_response_cache_entry *e;
 
 	/* only full answers, and none so big it would flush a sixteenth of
 	 * the cache on its own */
 	if (res->status != 200 || !res->body || res->cached ||
 	    len + res->len > c->max_bytes / 16)
 		return;
-	h = mo_rc_hash(c, route, ctype, body, len);
-	e = mo_rc_entry_new(h, route, ctype, body, len, res);
+	h = mo_response_cache_hash(c, route, ctype, body, len);
+	e = mo_response_cache_entry_new(h, route, ctype, body, len, res);
 	if (!e)
 		return;
 	pthread_mutex_lock(&c->lock);
-	if (mo_rc_find(c, h, route, ctype, body, len)) {
+	if (mo_response_cache_find(c, h, route, ctype, body, len)) {
 		pthread_mutex_unlock(&c->lock); /* another thread stored it */
-		mo_rc_unref(e);
+		mo_response_cache_unref(e);
 		return;
 	}
-	mo_rc_evict(c, e->size);
+	mo_response_cache_evict(c, e->size);
 	e->chain = c->table[h & c->mask];
 	c->table[h & c->mask] = e;
-	mo_rc_push_front(c, e);
+	mo_response_cache_push_front(c, e);
 	c->entries++;
 	c->bytes += e->size;
 	pthread_mutex_unlock(&c->lock);

@@ -197,7 +197,7 @@ double mo_est_expr(const char *expr, const mo_est_dims *d)
 
 /* ---- building ---------------------------------------------------------------- */
 
-typedef struct mo_gb {
+typedef struct mo_graph_builder {
 	mo_est_graph *g;
 	mo_arena *a;
 	const mo_est_dims *d;
@@ -207,9 +207,9 @@ typedef struct mo_gb {
 	const char *pprefix;     /* path prefix of an inner block */
 	mo_error *err;
 	bool failed;
-} mo_gb;
+} mo_graph_builder;
 
-static void mo_gb_fail(mo_gb *b, const char *what, const char *name)
+static void mo_graph_builder_fail(mo_graph_builder *b, const char *what, const char *name)
 {
 	if (!b->failed)
 		mo_error_set(b->err, MO_ERR_INTERNAL, 0, 0,
@@ -217,7 +217,7 @@ static void mo_gb_fail(mo_gb *b, const char *what, const char *name)
 	b->failed = true;
 }
 
-static int mo_gb_find(const mo_gb *b, const char *name)
+static int mo_graph_builder_find(const mo_graph_builder *b, const char *name)
 {
 	for (size_t i = b->g->n_t; i-- > 0;)
 		if (strcmp(b->g->t[i].name, name) == 0)
@@ -227,7 +227,7 @@ static int mo_gb_find(const mo_gb *b, const char *name)
 
 /* The tensor named tprefix + the token s (length n), without building the
  * name: graph building resolves every op's inputs this way. */
-static int mo_gb_find_token(const mo_gb *b, const char *s, size_t n)
+static int mo_graph_builder_find_token(const mo_graph_builder *b, const char *s, size_t n)
 {
 	size_t pl = strlen(b->tprefix);
 	for (size_t i = b->g->n_t; i-- > 0;) {
@@ -241,7 +241,8 @@ static int mo_gb_find_token(const mo_gb *b, const char *s, size_t n)
 
 /* a + b (length bn) + c, in the arena (no printf: graphs are built on every
  * estimate). */
-static const char *mo_gb_cat(mo_gb *b, const char *x, const char *y, size_t yn, const char *z)
+static const char *mo_graph_builder_cat(mo_graph_builder *b, const char *x, const char *y,
+			size_t yn, const char *z)
 {
 	size_t xn = strlen(x), zn = strlen(z);
 	char *r = mo_arena_alloc(b->a, xn + yn + zn + 1);
@@ -256,7 +257,7 @@ static const char *mo_gb_cat(mo_gb *b, const char *x, const char *y, size_t yn, 
 	return r;
 }
 
-static bool mo_gb_grow(mo_gb *b, void **v, size_t *cap, size_t n, size_t sz)
+static bool mo_graph_builder_grow(mo_graph_builder *b, void **v, size_t *cap, size_t n, size_t sz)
 {
 	if (n < *cap)
 		return true;
@@ -275,12 +276,12 @@ static bool mo_gb_grow(mo_gb *b, void **v, size_t *cap, size_t n, size_t sz)
 }
 
 /* The prefixed name of a table token (length n). */
-static const char *mo_gb_name(mo_gb *b, const char *s, size_t n)
+static const char *mo_graph_builder_name(mo_graph_builder *b, const char *s, size_t n)
 {
-	return mo_gb_cat(b, b->tprefix, s, n, "");
+	return mo_graph_builder_cat(b, b->tprefix, s, n, "");
 }
 
-static uint64_t mo_gb_round(const mo_gb *b, double bytes)
+static uint64_t mo_graph_builder_round(const mo_graph_builder *b, double bytes)
 {
 	uint64_t v = mo_u64_of(bytes + 0.5);
 	if (v > MO_MAX_BYTES) /* out of range: the estimate refuses it */
@@ -291,40 +292,40 @@ static uint64_t mo_gb_round(const mo_gb *b, double bytes)
 }
 
 /* "name:dtype:expr" or "name@base". Returns the tensor index or -1. */
-static int mo_gb_tensor(mo_gb *b, const char *spec, size_t n, int producer)
+static int mo_graph_builder_tensor(mo_graph_builder *b, const char *spec, size_t n, int producer)
 {
 	mo_est_graph *g = b->g;
 	const char *at = memchr(spec, '@', n), *colon = memchr(spec, ':', n);
 	size_t nl = at ? (size_t)(at - spec) : colon ? (size_t)(colon - spec) : n;
-	const char *name = mo_gb_name(b, spec, nl);
-	if (!name || !mo_gb_grow(b, (void **)&g->t, &g->cap_t, g->n_t, sizeof(*g->t)))
+	const char *name = mo_graph_builder_name(b, spec, nl);
+	if (!name || !mo_graph_builder_grow(b, (void **)&g->t, &g->cap_t, g->n_t, sizeof(*g->t)))
 		return -1;
 	mo_est_tensor t = {.name = name, .producer = producer, .dtype = "view"};
 	if (at) {
-		int bi = mo_gb_find_token(b, at + 1, n - nl - 1);
+		int bi = mo_graph_builder_find_token(b, at + 1, n - nl - 1);
 		if (bi < 0) {
-			const char *base = mo_gb_name(b, at + 1, n - nl - 1);
-			mo_gb_fail(b, "unknown view base", base ? base : "?");
+			const char *base = mo_graph_builder_name(b, at + 1, n - nl - 1);
+			mo_graph_builder_fail(b, "unknown view base", base ? base : "?");
 			return -1;
 		}
 		t.storage = g->t[bi].storage;
 	} else {
 		const char *c2 = colon ? memchr(colon + 1, ':', n - nl - 1) : NULL;
 		if (!c2) {
-			mo_gb_fail(b, "bad tensor", name);
+			mo_graph_builder_fail(b, "bad tensor", name);
 			return -1;
 		}
 		size_t dn = (size_t)(c2 - colon - 1), en = (size_t)(spec + n - c2 - 1);
 		double el = mo_est_expr_n(c2 + 1, en, b->d);
 		if (el < 0 || dn >= 16) {
-			mo_gb_fail(b, "bad shape", name);
+			mo_graph_builder_fail(b, "bad shape", name);
 			return -1;
 		}
 		char dt[16];
 		memcpy(dt, colon + 1, dn);
 		dt[dn] = '\0';
 		t.dtype = strcmp(dt, "c") == 0 ? b->d->cdtype : mo_arena_strdup(b->a, dt);
-		t.bytes = mo_gb_round(b, el * (double)mo_est_dtype_bytes(dt, b->d));
+		t.bytes = mo_graph_builder_round(b, el * (double)mo_est_dtype_bytes(dt, b->d));
 		t.storage = (int)g->n_t;
 		t.dims = c2 + 1;
 		t.dims_len = (size_t)(spec + n - c2 - 1);
@@ -333,7 +334,7 @@ static int mo_gb_tensor(mo_gb *b, const char *spec, size_t n, int producer)
 	return (int)g->n_t++;
 }
 
-static size_t mo_gb_count(const char *s)
+static size_t mo_graph_builder_count(const char *s)
 {
 	size_t n = 0;
 	for (const char *p = s; *p;) {
@@ -347,9 +348,9 @@ static size_t mo_gb_count(const char *s)
 }
 
 /* Resolves the space-separated names of `s` into *out. */
-static bool mo_gb_refs(mo_gb *b, const char *s, int **out, size_t *n)
+static bool mo_graph_builder_refs(mo_graph_builder *b, const char *s, int **out, size_t *n)
 {
-	size_t cnt = mo_gb_count(s);
+	size_t cnt = mo_graph_builder_count(s);
 	*n = 0;
 	*out = cnt ? mo_arena_alloc(b->a, cnt * sizeof(int)) : NULL;
 	if (cnt && !*out)
@@ -359,10 +360,10 @@ static bool mo_gb_refs(mo_gb *b, const char *s, int **out, size_t *n)
 		size_t len = strcspn(p, " ");
 		if (!len)
 			break;
-		int i = mo_gb_find_token(b, p, len);
+		int i = mo_graph_builder_find_token(b, p, len);
 		if (i < 0) {
-			const char *name = mo_gb_name(b, p, len);
-			mo_gb_fail(b, "unknown tensor", name ? name : "?");
+			const char *name = mo_graph_builder_name(b, p, len);
+			mo_graph_builder_fail(b, "unknown tensor", name ? name : "?");
 			return false;
 		}
 		(*out)[(*n)++] = i;
@@ -371,9 +372,9 @@ static bool mo_gb_refs(mo_gb *b, const char *s, int **out, size_t *n)
 	return true;
 }
 
-static bool mo_gb_outs(mo_gb *b, mo_est_op *op, const char *s, int producer)
+static bool mo_graph_builder_outs(mo_graph_builder *b, mo_est_op *op, const char *s, int producer)
 {
-	size_t cnt = mo_gb_count(s);
+	size_t cnt = mo_graph_builder_count(s);
 	op->out = cnt ? mo_arena_alloc(b->a, cnt * sizeof(int)) : NULL;
 	if (cnt && !op->out)
 		return false;
@@ -382,7 +383,7 @@ static bool mo_gb_outs(mo_gb *b, mo_est_op *op, const char *s, int producer)
 		size_t len = strcspn(p, " ");
 		if (!len)
 			break;
-		int t = mo_gb_tensor(b, p, len, producer);
+		int t = mo_graph_builder_tensor(b, p, len, producer);
 		if (t < 0)
 			return false;
 		op->out[op->n_out++] = t;
@@ -393,7 +394,7 @@ static bool mo_gb_outs(mo_gb *b, mo_est_op *op, const char *s, int producer)
 
 /* The layout path owning a row: exact, else its nearest listed ancestor;
  * -1 when none (the layer itself). */
-static int mo_gb_path(const mo_gb *b, const char *rel)
+static int mo_graph_builder_path(const mo_graph_builder *b, const char *rel)
 {
 	char full[256];
 	if (!b->lt)
@@ -415,7 +416,7 @@ static int mo_gb_path(const mo_gb *b, const char *rel)
 	return -1;
 }
 
-static uint64_t mo_gb_sum(const mo_est_graph *g, const int *v, size_t n)
+static uint64_t mo_graph_builder_sum(const mo_est_graph *g, const int *v, size_t n)
 {
 	uint64_t s = 0;
 	for (size_t i = 0; i < n; i++)
@@ -424,7 +425,7 @@ static uint64_t mo_gb_sum(const mo_est_graph *g, const int *v, size_t n)
 }
 
 /* A declaration row (op "input"): block inputs that do not exist yet. */
-static void mo_gb_declare(mo_gb *b, const char *s)
+static void mo_graph_builder_declare(mo_graph_builder *b, const char *s)
 {
 	for (const char *p = s; *p && !b->failed;) {
 		p += strspn(p, " ");
@@ -432,33 +433,33 @@ static void mo_gb_declare(mo_gb *b, const char *s)
 		if (!len)
 			break;
 		size_t nl = strcspn(p, ":@");
-		if (mo_gb_find_token(b, p, nl < len ? nl : len) < 0)
-			mo_gb_tensor(b, p, len, -1);
+		if (mo_graph_builder_find_token(b, p, nl < len ? nl : len) < 0)
+			mo_graph_builder_tensor(b, p, len, -1);
 		p += len;
 	}
 }
 
-static void mo_gb_row(mo_gb *b, const mo_op_row *r)
+static void mo_graph_builder_row(mo_graph_builder *b, const mo_op_row *r)
 {
 	mo_est_graph *g = b->g;
 	if ((b->d->cond & r->when) != r->when || (b->d->cond & r->unless))
 		return;
 	if (strcmp(r->op, "input") == 0) {
-		mo_gb_declare(b, r->out);
+		mo_graph_builder_declare(b, r->out);
 		return;
 	}
-	if (!mo_gb_grow(b, (void **)&g->ops, &g->cap_ops, g->n_ops, sizeof(*g->ops)))
+	if (!mo_graph_builder_grow(b, (void **)&g->ops, &g->cap_ops, g->n_ops, sizeof(*g->ops)))
 		return;
 	mo_est_op *op = &g->ops[g->n_ops];
 	memset(op, 0, sizeof(*op));
-	op->path = mo_gb_path(b, r->path);
-	const char *pp = mo_gb_cat(b, b->pprefix, r->path, strlen(r->path), ":");
-	op->name = pp ? mo_gb_cat(b, pp, r->op, strlen(r->op), "") : NULL;
+	op->path = mo_graph_builder_path(b, r->path);
+	const char *pp = mo_graph_builder_cat(b, b->pprefix, r->path, strlen(r->path), ":");
+	op->name = pp ? mo_graph_builder_cat(b, pp, r->op, strlen(r->op), "") : NULL;
 	op->comm = r->comm;
-	if (!mo_gb_refs(b, r->in, &op->in, &op->n_in) ||
-	    !mo_gb_outs(b, op, r->out, (int)g->n_ops))
+	if (!mo_graph_builder_refs(b, r->in, &op->in, &op->n_in) ||
+	    !mo_graph_builder_outs(b, op, r->out, (int)g->n_ops))
 		return;
-	if (r->save && !mo_gb_refs(b, r->save, &op->save, &op->n_save))
+	if (r->save && !mo_graph_builder_refs(b, r->save, &op->save, &op->n_save))
 		return;
 	if (!r->save) { /* every input and output */
 		op->n_save = op->n_in + op->n_out;
@@ -476,62 +477,65 @@ static void mo_gb_row(mo_gb *b, const mo_op_row *r)
 	}
 	op->flops = r->flops ? mo_est_expr(r->flops, b->d) : 0.0;
 	if (op->flops < 0) {
-		mo_gb_fail(b, "bad FLOP expression", r->flops);
+		mo_graph_builder_fail(b, "bad FLOP expression", r->flops);
 		return;
 	}
 	if (op->comm != MO_COMM_NONE) {
-		uint64_t i = mo_gb_sum(g, op->in, op->n_in), o = mo_gb_sum(g, op->out, op->n_out);
+		uint64_t i = mo_graph_builder_sum(g, op->in, op->n_in);
+		uint64_t o = mo_graph_builder_sum(g, op->out, op->n_out);
 		op->comm_bytes = i > o ? i : o;
 	}
 	g->flops += op->flops;
 	g->n_ops++;
 }
 
-static void mo_gb_block(mo_gb *b, const mo_framework *fw, mo_block_id id)
+static void mo_graph_builder_block(mo_graph_builder *b, const mo_framework *fw, mo_block_id id)
 {
 	const mo_op_block *blk = fw->blocks[id];
 	for (size_t i = 0; blk && i < blk->n && !b->failed; i++)
-		mo_gb_row(b, &blk->rows[i]);
+		mo_graph_builder_row(b, &blk->rows[i]);
 }
 
-static void mo_gb_layer(mo_gb *b, const mo_framework *fw, const mo_model *m, bool moe)
+static void mo_graph_builder_layer(mo_graph_builder *b, const mo_framework *fw, const mo_model *m,
+			bool moe)
 {
-	mo_gb_block(b, fw, MO_BLK_NORM_ATTN);
-	mo_gb_block(b, fw, m->multi_latent_attention ? MO_BLK_ATTN_MLA : MO_BLK_ATTN);
-	mo_gb_block(b, fw, MO_BLK_RESID_ATTN);
-	mo_gb_block(b, fw, moe ? MO_BLK_MOE : MO_BLK_MLP);
-	mo_gb_block(b, fw, MO_BLK_RESID_MLP);
+	mo_graph_builder_block(b, fw, MO_BLK_NORM_ATTN);
+	mo_graph_builder_block(b, fw, m->multi_latent_attention ? MO_BLK_ATTN_MLA : MO_BLK_ATTN);
+	mo_graph_builder_block(b, fw, MO_BLK_RESID_ATTN);
+	mo_graph_builder_block(b, fw, moe ? MO_BLK_MOE : MO_BLK_MLP);
+	mo_graph_builder_block(b, fw, MO_BLK_RESID_MLP);
 }
 
 /* An MTP layer: its own input block, the inner transformer_layer (tensor
  * names prefixed "L.", paths "transformer_layer."), its output block. */
-static void mo_gb_mtp(mo_gb *b, const mo_framework *fw, const mo_model *m, bool moe)
+static void mo_graph_builder_mtp(mo_graph_builder *b, const mo_framework *fw, const mo_model *m,
+			bool moe)
 {
-	mo_gb_block(b, fw, MO_BLK_MTP_IN);
+	mo_graph_builder_block(b, fw, MO_BLK_MTP_IN);
 	if (b->failed)
 		return;
 	b->tprefix = "";
-	int mx = mo_gb_find(b, "mx");
+	int mx = mo_graph_builder_find(b, "mx");
 	if (mx < 0) {
-		mo_gb_fail(b, "MTP input block lacks", "mx");
+		mo_graph_builder_fail(b, "MTP input block lacks", "mx");
 		return;
 	}
 	mo_est_graph *g = b->g;
-	if (!mo_gb_grow(b, (void **)&g->t, &g->cap_t, g->n_t, sizeof(*g->t)))
+	if (!mo_graph_builder_grow(b, (void **)&g->t, &g->cap_t, g->n_t, sizeof(*g->t)))
 		return;
 	g->t[g->n_t++] = (mo_est_tensor){.name = "L.x", .dtype = "view",
 					 .storage = g->t[mx].storage, .producer = -1};
 	b->tprefix = "L.";
 	b->pprefix = "transformer_layer.";
-	mo_gb_layer(b, fw, m, moe);
+	mo_graph_builder_layer(b, fw, m, moe);
 	b->tprefix = "";
 	b->pprefix = "";
-	mo_gb_block(b, fw, MO_BLK_MTP_OUT);
+	mo_graph_builder_block(b, fw, MO_BLK_MTP_OUT);
 }
 
 /* The storages some op saves (with no plan): every evaluation of the graph
  * starts from them. */
-static void mo_gb_base_marks(mo_gb *b)
+static void mo_graph_builder_base_marks(mo_graph_builder *b)
 {
 	mo_est_graph *g = b->g;
 	g->base_marks = mo_arena_alloc(b->a, g->n_t + 1);
@@ -550,7 +554,7 @@ int mo_est_graph_build(mo_est_graph *g, mo_arena *a, const mo_framework *fw,
 		       int blk, mo_error *err)
 {
 	memset(g, 0, sizeof(*g));
-	mo_gb b = {.g = g, .a = a, .d = d, .align = fw->align, .tprefix = "",
+	mo_graph_builder b = {.g = g, .a = a, .d = d, .align = fw->align, .tprefix = "",
 		   .pprefix = "", .err = err};
 	if (type < m->n_types) {
 		const mo_layer_type *lt = &m->types[type];
@@ -558,13 +562,13 @@ int mo_est_graph_build(mo_est_graph *g, mo_arena *a, const mo_framework *fw,
 		bool moe = strstr(lt->name, "moe") != NULL;
 		b.lt = lt;
 		if (mtp)
-			mo_gb_mtp(&b, fw, m, moe);
+			mo_graph_builder_mtp(&b, fw, m, moe);
 		else
-			mo_gb_layer(&b, fw, m, moe);
+			mo_graph_builder_layer(&b, fw, m, moe);
 	} else {
-		mo_gb_block(&b, fw, (mo_block_id)blk);
+		mo_graph_builder_block(&b, fw, (mo_block_id)blk);
 	}
 	if (!b.failed)
-		mo_gb_base_marks(&b);
+		mo_graph_builder_base_marks(&b);
 	return b.failed ? -1 : 0;
 }

@@ -13,7 +13,7 @@
 #define MIB 1048576.0
 
 /* "[4096, 2048]" from the op table's "tok*h". */
-static void mo_pk_shape(const mo_estimate *e, const mo_est_tensor *t, char *buf, size_t n)
+static void mo_peak_shape(const mo_estimate *e, const mo_est_tensor *t, char *buf, size_t n)
 {
 	size_t o = (size_t)snprintf(buf, n, "[");
 	const char *p = t->dims, *end = t->dims ? t->dims + t->dims_len : NULL;
@@ -34,7 +34,7 @@ static void mo_pk_shape(const mo_estimate *e, const mo_est_tensor *t, char *buf,
 /* Lists the storages of g whose marks have `bit` (kept or swapped) or, with
  * bit 0, those that exist again in the backward (saved, neither kept nor
  * swapped). Returns their bytes. */
-static uint64_t mo_pk_list(mo_buf *b, const mo_estimate *e, const mo_est_graph *g,
+static uint64_t mo_peak_list(mo_buf *b, const mo_estimate *e, const mo_est_graph *g,
 			   const unsigned char *marks, unsigned bit)
 {
 	uint64_t sum = 0;
@@ -44,7 +44,7 @@ static uint64_t mo_pk_list(mo_buf *b, const mo_estimate *e, const mo_est_graph *
 		    (bit ? !(m & bit) : !(m & MO_K_BASE) || (m & (MO_K_KEPT | MO_K_SWAP))))
 			continue;
 		char shape[96];
-		mo_pk_shape(e, &g->t[t], shape, sizeof shape);
+		mo_peak_shape(e, &g->t[t], shape, sizeof shape);
 		const char *op = mo_est_saver(g, (int)t);
 		mo_buf_printf(b, "        %-8s %-9s %-22s %12.3f MiB  %s\n", g->t[t].name,
 			      g->t[t].dtype, shape, (double)g->t[t].bytes / MIB,
@@ -55,7 +55,7 @@ static uint64_t mo_pk_list(mo_buf *b, const mo_estimate *e, const mo_est_graph *
 }
 
 /* Folds the set ids (sorted) into "4-7, 9". */
-static void mo_pk_ranges(mo_buf *b, const int64_t *ids, size_t n)
+static void mo_peak_ranges(mo_buf *b, const int64_t *ids, size_t n)
 {
 	for (size_t i = 0; i < n;) {
 		size_t j = i;
@@ -68,15 +68,15 @@ static void mo_pk_ranges(mo_buf *b, const int64_t *ids, size_t n)
 	}
 }
 
-typedef struct mo_pk {
+typedef struct mo_peak_state {
 	const mo_estimate *e;
 	size_t s;
 	mo_est_alive alive;
 	size_t *count;   /* per res: (micro-batch, layer) pairs alive */
 	int64_t *ids;    /* scratch: layer ids of one res */
-} mo_pk;
+} mo_peak_state;
 
-static size_t mo_pk_layers_of(const mo_pk *p, size_t res, int64_t *ids)
+static size_t mo_peak_layers_of(const mo_peak_state *p, size_t res, int64_t *ids)
 {
 	const mo_estimate *e = p->e;
 	size_t V = (size_t)e->cfg.vpp, n = 0;
@@ -90,7 +90,7 @@ static size_t mo_pk_layers_of(const mo_pk *p, size_t res, int64_t *ids)
 }
 
 /* Counts, per plan result, the layers alive over all micro-batches. */
-static void mo_pk_count(mo_pk *p)
+static void mo_peak_count(mo_peak_state *p)
 {
 	const mo_estimate *e = p->e;
 	size_t V = (size_t)e->cfg.vpp;
@@ -103,7 +103,7 @@ static void mo_pk_count(mo_pk *p)
 		}
 }
 
-static void mo_pk_mbs(mo_buf *b, const mo_pk *p)
+static void mo_peak_mbs(mo_buf *b, const mo_peak_state *p)
 {
 	size_t V = (size_t)p->e->cfg.vpp;
 	for (int64_t mb = 0; mb < p->alive.mbn; mb++) {
@@ -118,7 +118,7 @@ static void mo_pk_mbs(mo_buf *b, const mo_pk *p)
 	}
 }
 
-static uint64_t mo_pk_ends(mo_buf *b, const mo_pk *p, const mo_est_graph *g,
+static uint64_t mo_peak_ends(mo_buf *b, const mo_peak_state *p, const mo_est_graph *g,
 			   const char *label, unsigned bit, uint64_t per)
 {
 	uint64_t n = 0;
@@ -134,35 +134,35 @@ static uint64_t mo_pk_ends(mo_buf *b, const mo_pk *p, const mo_est_graph *g,
 		return 0;
 	}
 	mo_buf_printf(b, "      %llu x %s:\n", (unsigned long long)(n * per), label);
-	uint64_t one = mo_pk_list(b, p->e, g, marks, MO_K_KEPT);
+	uint64_t one = mo_peak_list(b, p->e, g, marks, MO_K_KEPT);
 	free(marks);
 	return one * n * per;
 }
 
-static uint64_t mo_pk_activations(mo_buf *b, mo_pk *p)
+static uint64_t mo_peak_activations(mo_buf *b, mo_peak_state *p)
 {
 	const mo_estimate *e = p->e;
 	uint64_t sum = 0;
-	mo_pk_mbs(b, p);
+	mo_peak_mbs(b, p);
 	for (size_t r = 0; r < e->n_res; r++) {
 		if (!p->count[r])
 			continue;
 		const mo_est_res *res = &e->res[r];
-		size_t n = mo_pk_layers_of(p, r, p->ids);
+		size_t n = mo_peak_layers_of(p, r, p->ids);
 		mo_buf_printf(b, "      %zu x %s (layers ", p->count[r], e->types[res->type].name);
-		mo_pk_ranges(b, p->ids, n);
+		mo_peak_ranges(b, p->ids, n);
 		mo_buf_printf(b, "; %.3f MiB kept per layer and micro-batch):\n",
 			      (double)res->k.kept / MIB);
-		sum += mo_pk_list(b, e, &e->types[res->type].g, res->marks, MO_K_KEPT) *
+		sum += mo_peak_list(b, e, &e->types[res->type].g, res->marks, MO_K_KEPT) *
 		       p->count[r];
 	}
-	sum += mo_pk_ends(b, p, &e->embed, "embedding", 1, 1);
-	sum += mo_pk_ends(b, p, &e->head, "loss region", 2, (uint64_t)(1 + e->cfg.mtp));
+	sum += mo_peak_ends(b, p, &e->embed, "embedding", 1, 1);
+	sum += mo_peak_ends(b, p, &e->head, "loss region", 2, (uint64_t)(1 + e->cfg.mtp));
 	return sum;
 }
 
 /* The layer an event's recomputed / swapped tensors belong to. */
-static uint64_t mo_pk_event_layer(mo_buf *b, const mo_pk *p, const mo_estimate_event *ev)
+static uint64_t mo_peak_event_layer(mo_buf *b, const mo_peak_state *p, const mo_estimate_event *ev)
 {
 	const mo_estimate *e = p->e;
 	if (ev->layer < 0 || (size_t)ev->layer >= e->n_layers)
@@ -174,20 +174,20 @@ static uint64_t mo_pk_event_layer(mo_buf *b, const mo_pk *p, const mo_estimate_e
 		mo_buf_printf(b, "    recomputed %.3f MiB: layer %lld's tensors exist again in "
 				 "its backward:\n",
 			      (double)ev->bytes[MO_EST_RECOMPUTED] / MIB, (long long)ev->layer);
-		sum += mo_pk_list(b, e, g, r->marks, 0);
+		sum += mo_peak_list(b, e, g, r->marks, 0);
 	}
 	if (ev->bytes[MO_EST_SWAP_BUFFERS]) {
 		mo_buf_printf(b, "    swap buffers %.3f MiB: the host copies of the layers in the "
 				 "prefetch window (prefetch %lld); layer %lld's:\n",
 			      (double)ev->bytes[MO_EST_SWAP_BUFFERS] / MIB,
 			      (long long)e->cfg.prefetch, (long long)ev->layer);
-		mo_pk_list(b, e, g, r->marks, MO_K_SWAP);
+		mo_peak_list(b, e, g, r->marks, MO_K_SWAP);
 		sum += ev->bytes[MO_EST_SWAP_BUFFERS];
 	}
 	return sum;
 }
 
-static uint64_t mo_pk_static(mo_buf *b, const mo_estimate_event *ev,
+static uint64_t mo_peak_static(mo_buf *b, const mo_estimate_event *ev,
 			     const mo_estimate_stage *st)
 {
 	static const int buckets[] = {MO_EST_WEIGHTS, MO_EST_GRADIENTS, MO_EST_OPTIMIZER,
@@ -213,7 +213,7 @@ static uint64_t mo_pk_static(mo_buf *b, const mo_estimate_event *ev,
 uint64_t mo_est_explain_peak(const mo_estimate *e, size_t s, mo_buf *b)
 {
 	const mo_estimate_stage *st = &e->stages[s];
-	mo_pk p = {.e = e, .s = s};
+	mo_peak_state p = {.e = e, .s = s};
 	uint64_t sum = 0;
 	p.count = calloc(e->n_res + 1, sizeof(*p.count));
 	p.ids = calloc(e->n_layers + 1, sizeof(*p.ids));
@@ -229,12 +229,12 @@ uint64_t mo_est_explain_peak(const mo_estimate *e, size_t s, mo_buf *b)
 			ev = &e->events[s][i];
 	mo_buf_printf(b, "  stage %zu at its peak \"%s\": %.3f MiB allocated\n", s,
 		      st->peak_event, (double)st->peak_bytes / MIB);
-	sum += mo_pk_static(b, ev, st);
-	mo_pk_count(&p);
+	sum += mo_peak_static(b, ev, st);
+	mo_peak_count(&p);
 	mo_buf_printf(b, "    activations %.3f MiB, alive:\n",
 		      (double)ev->bytes[MO_EST_ACTIVATIONS] / MIB);
-	sum += mo_pk_activations(b, &p);
-	sum += mo_pk_event_layer(b, &p, ev);
+	sum += mo_peak_activations(b, &p);
+	sum += mo_peak_event_layer(b, &p, ev);
 	mo_buf_printf(b, "    listed: %.3f MiB%s\n", (double)sum / MIB,
 		      sum == st->peak_bytes ? " (= the peak)" : " (differs from the peak)");
 out:

@@ -22,7 +22,7 @@ const char *mo_est_saver(const mo_est_graph *g, int storage)
 	return NULL;
 }
 
-static void mo_rep_graph(mo_buf *b, const char *label, const mo_est_graph *g)
+static void mo_estimate_text_graph(mo_buf *b, const char *label, const mo_est_graph *g)
 {
 	mo_buf_printf(b, "  %s: forward %.3g GFLOP per micro-batch; kept for backward "
 			 "(no optimisation):\n", label, g->flops / 1e9);
@@ -42,9 +42,9 @@ void mo_est_explain_types(const mo_estimate *e, mo_buf *b)
 			 "device; tensors shared by several ops count once\n",
 		      e->fw->name, e->fw->align > 1 ? ", every tensor rounded up to 512 B" : "");
 	for (size_t t = 0; t < e->n_types; t++)
-		mo_rep_graph(b, e->types[t].name, &e->types[t].g);
-	mo_rep_graph(b, "loss region (last stage)", &e->head);
-	mo_rep_graph(b, "embedding (first stage)", &e->embed);
+		mo_estimate_text_graph(b, e->types[t].name, &e->types[t].g);
+	mo_estimate_text_graph(b, "loss region (last stage)", &e->head);
+	mo_estimate_text_graph(b, "embedding (first stage)", &e->embed);
 	for (size_t i = 0; i < e->n_res; i++) {
 		const mo_est_keep *k = &e->res[i].k;
 		mo_buf_printf(b, "  plan on %s: kept %.3f MiB of %.3f MiB; swapped %.3f MiB; "
@@ -73,7 +73,7 @@ void mo_est_explain_types(const mo_estimate *e, mo_buf *b)
 
 /* ---- the report ------------------------------------------------------------------ */
 
-static void mo_rep_bar(mo_buf *b, const mo_estimate *e, const mo_estimate_stage *st)
+static void mo_estimate_text_bar(mo_buf *b, const mo_estimate *e, const mo_estimate_stage *st)
 {
 	static const char sym[MO_EST_BUCKETS] = {'W', 'G', 'O', 'A', 'R', 'S', 'F', 'L'};
 	const int width = 60;
@@ -91,13 +91,13 @@ static void mo_rep_bar(mo_buf *b, const mo_estimate *e, const mo_estimate_stage 
 		      cap / GIB);
 }
 
-static void mo_rep_stage(mo_buf *b, const mo_estimate *e, const mo_estimate_stage *st)
+static void mo_estimate_text_stage(mo_buf *b, const mo_estimate *e, const mo_estimate_stage *st)
 {
 	mo_buf_printf(b, "stage %lld: %lld layers from %lld, %lld %s in flight\n",
 		      (long long)st->stage, (long long)st->num_layers,
 		      (long long)st->first_layer, (long long)st->in_flight,
 		      e->cfg.vpp > 1 ? "model chunks" : "micro-batches");
-	mo_rep_bar(b, e, st);
+	mo_estimate_text_bar(b, e, st);
 	mo_buf_printf(b, "  peak %.2f GiB allocated, %.2f GiB reserved, at \"%s\"\n",
 		      (double)st->peak_bytes / GIB, (double)st->reserved_peak_bytes / GIB,
 		      st->peak_event);
@@ -109,7 +109,7 @@ static void mo_rep_stage(mo_buf *b, const mo_estimate *e, const mo_estimate_stag
 	mo_buf_puts(b, "\n");
 }
 
-static bool mo_rep_same(const mo_estimate_layer *a, const mo_estimate_layer *b)
+static bool mo_estimate_text_same(const mo_estimate_layer *a, const mo_estimate_layer *b)
 {
 	return a->type == b->type && a->stage == b->stage &&
 	       a->activation_bytes == b->activation_bytes &&
@@ -117,13 +117,13 @@ static bool mo_rep_same(const mo_estimate_layer *a, const mo_estimate_layer *b)
 	       a->swap_bytes == b->swap_bytes && a->recompute_flops == b->recompute_flops;
 }
 
-static void mo_rep_layers(mo_buf *b, const mo_estimate *e)
+static void mo_estimate_text_layers(mo_buf *b, const mo_estimate *e)
 {
 	mo_buf_printf(b, "\n%-11s %-14s %5s %14s %14s %14s %12s\n", "layers", "type", "stage",
 		      "kept MiB/mb", "before MiB/mb", "swapped MiB/mb", "recompute GF");
 	for (size_t lo = 0; lo < e->n_layers;) {
 		size_t hi = lo;
-		while (hi + 1 < e->n_layers && mo_rep_same(&e->layers[lo], &e->layers[hi + 1]))
+		while (hi + 1 < e->n_layers && mo_estimate_text_same(&e->layers[lo], &e->layers[hi + 1]))
 			hi++;
 		const mo_estimate_layer *l = &e->layers[lo];
 		char r[48];
@@ -139,7 +139,7 @@ static void mo_rep_layers(mo_buf *b, const mo_estimate *e)
 	}
 }
 
-static void mo_rep_cost(mo_buf *b, const mo_estimate *e)
+static void mo_estimate_text_cost(mo_buf *b, const mo_estimate *e)
 {
 	const mo_estimate_cost *c = &e->cost;
 	mo_buf_printf(b, "\ncost per step: recompute %.3g TFLOP (%.3f s)", c->recompute_flops / 1e12,
@@ -157,7 +157,7 @@ static void mo_rep_cost(mo_buf *b, const mo_estimate *e)
 		      c->step_seconds_baseline, c->step_seconds, c->overhead_percent);
 }
 
-static void mo_rep_assumptions(mo_buf *b, const mo_estimate *e)
+static void mo_estimate_text_assumptions(mo_buf *b, const mo_estimate *e)
 {
 	const mo_device *d = &e->cfg.dev;
 	mo_buf_printf(b, "\nassumptions: %s.\n", e->fw->note);
@@ -187,12 +187,12 @@ char *mo_estimate_report(const mo_estimate *e, int explain)
 		      (double)pk->reserved_peak_bytes / GIB, (long long)pk->stage,
 		      pk->peak_event, (double)e->capacity / GIB);
 	for (size_t s = 0; s < e->n_stages; s++)
-		mo_rep_stage(&b, e, &e->stages[s]);
+		mo_estimate_text_stage(&b, e, &e->stages[s]);
 	mo_buf_puts(&b, "  (W weights, G gradients, O optimizer, A activations, R recomputed, "
 			"S swap buffers, F gathered weights, L loss scratch)\n");
-	mo_rep_layers(&b, e);
-	mo_rep_cost(&b, e);
-	mo_rep_assumptions(&b, e);
+	mo_estimate_text_layers(&b, e);
+	mo_estimate_text_cost(&b, e);
+	mo_estimate_text_assumptions(&b, e);
 	if (explain) {
 		mo_buf_puts(&b, "\nexplain:\n");
 		mo_est_explain_weights(e, &b);

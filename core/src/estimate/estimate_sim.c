@@ -13,16 +13,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct mo_ks {
+typedef struct mo_kept_set {
 	const mo_est_graph *g;
 	const mo_layer_type *lt;
 	const mo_action_kind *pact;
 	mo_action_kind *act; /* per op */
 	int *region;         /* per op: root path of its recomputed region */
 	unsigned char *mark; /* per storage */
-} mo_ks;
+} mo_kept_set;
 
-static mo_action_kind mo_ks_action(const mo_ks *s, const mo_est_op *op, bool full,
+static mo_action_kind mo_kept_set_action(const mo_kept_set *s, const mo_est_op *op, bool full,
 				   bool swapped, bool no_rc)
 {
 	mo_action_kind a = MO_ACT_KEEP;
@@ -38,7 +38,7 @@ static mo_action_kind mo_ks_action(const mo_ks *s, const mo_est_op *op, bool ful
 }
 
 /* The topmost recomputed ancestor of a path (-2: the whole layer). */
-static int mo_ks_region(const mo_ks *s, const mo_est_op *op, bool full)
+static int mo_kept_set_region(const mo_kept_set *s, const mo_est_op *op, bool full)
 {
 	if (full || op->path < 0)
 		return -2;
@@ -51,7 +51,7 @@ static int mo_ks_region(const mo_ks *s, const mo_est_op *op, bool full)
 
 /* Marks a kept tensor; a gathered tensor whose collective is recomputed
  * (recompute_comm) is replaced by the collective's smaller input. */
-static void mo_ks_mark(mo_ks *s, int t, unsigned bit)
+static void mo_kept_set_mark(mo_kept_set *s, int t, unsigned bit)
 {
 	const mo_est_graph *g = s->g;
 	int p = g->t[t].producer;
@@ -70,17 +70,17 @@ static void mo_ks_mark(mo_ks *s, int t, unsigned bit)
 }
 
 /* Inputs of a recomputed op that come from outside its region. */
-static void mo_ks_region_inputs(mo_ks *s, size_t o)
+static void mo_kept_set_region_inputs(mo_kept_set *s, size_t o)
 {
 	const mo_est_op *op = &s->g->ops[o];
 	for (size_t i = 0; i < op->n_in; i++) {
 		int t = op->in[i], p = s->g->t[t].producer;
 		if (p < 0 || s->act[p] != MO_ACT_RECOMPUTE || s->region[p] != s->region[o])
-			mo_ks_mark(s, t, MO_K_KEPT);
+			mo_kept_set_mark(s, t, MO_K_KEPT);
 	}
 }
 
-static void mo_ks_apply(mo_ks *s, mo_est_keep *k)
+static void mo_kept_set_apply(mo_kept_set *s, mo_est_keep *k)
 {
 	const mo_est_graph *g = s->g;
 	for (size_t o = 0; o < g->n_ops; o++) {
@@ -90,7 +90,7 @@ static void mo_ks_apply(mo_ks *s, mo_est_keep *k)
 				s->mark[g->t[op->save[i]].storage] |= MO_K_BASE;
 		switch (s->act[o]) {
 		case MO_ACT_RECOMPUTE:
-			mo_ks_region_inputs(s, o);
+			mo_kept_set_region_inputs(s, o);
 			k->recompute_flops += op->flops;
 			if (op->comm) {
 				k->comm_bytes += op->comm_bytes;
@@ -99,7 +99,7 @@ static void mo_ks_apply(mo_ks *s, mo_est_keep *k)
 			break;
 		case MO_ACT_SWAP:
 			for (size_t i = 0; i < op->n_save; i++)
-				mo_ks_mark(s, op->save[i], MO_K_SWAP);
+				mo_kept_set_mark(s, op->save[i], MO_K_SWAP);
 			break;
 		case MO_ACT_RECOMPUTE_COMM: /* its outputs give way to its input */
 			if (op->comm) {
@@ -107,16 +107,16 @@ static void mo_ks_apply(mo_ks *s, mo_est_keep *k)
 				k->comm_ops++;
 			}
 			for (size_t i = 0; i < op->n_save; i++)
-				mo_ks_mark(s, op->save[i], MO_K_KEPT);
+				mo_kept_set_mark(s, op->save[i], MO_K_KEPT);
 			break;
 		default:
 			for (size_t i = 0; i < op->n_save; i++)
-				mo_ks_mark(s, op->save[i], MO_K_KEPT);
+				mo_kept_set_mark(s, op->save[i], MO_K_KEPT);
 		}
 	}
 }
 
-static void mo_ks_sum(const mo_ks *s, mo_est_keep *k)
+static void mo_kept_set_sum(const mo_kept_set *s, mo_est_keep *k)
 {
 	const mo_est_graph *g = s->g;
 	for (size_t t = 0; t < g->n_t; t++) {
@@ -155,7 +155,7 @@ int mo_est_keep_eval_marks(mo_est_keep *k, const mo_est_graph *g, const mo_layer
 	unsigned char mark_buf[MO_KS_TENSORS];
 	bool small = g->n_ops <= MO_KS_OPS && g->n_t <= MO_KS_TENSORS;
 	memset(k, 0, sizeof(*k));
-	mo_ks s = {.g = g, .lt = lt, .pact = act};
+	mo_kept_set s = {.g = g, .lt = lt, .pact = act};
 	if (small) {
 		s.act = act_buf;
 		s.region = region_buf;
@@ -177,13 +177,13 @@ int mo_est_keep_eval_marks(mo_est_keep *k, const mo_est_graph *g, const mo_layer
 	if (no_recompute)
 		full = false;
 	for (size_t o = 0; o < g->n_ops; o++) {
-		s.act[o] = mo_ks_action(&s, &g->ops[o], full, swapped, no_recompute);
+		s.act[o] = mo_kept_set_action(&s, &g->ops[o], full, swapped, no_recompute);
 		s.region[o] = s.act[o] == MO_ACT_RECOMPUTE
-				      ? mo_ks_region(&s, &g->ops[o], full)
+				      ? mo_kept_set_region(&s, &g->ops[o], full)
 				      : -1;
 	}
-	mo_ks_apply(&s, k);
-	mo_ks_sum(&s, k);
+	mo_kept_set_apply(&s, k);
+	mo_kept_set_sum(&s, k);
 	if (marks)
 		memcpy(marks, s.mark, g->n_t);
 	rc = 0;

@@ -133,7 +133,7 @@ out:
 
 /* ---- the timeline of one stage ------------------------------------------------ */
 
-typedef struct mo_tl {
+typedef struct mo_timeline {
 	mo_estimate *e;
 	size_t s;
 	uint64_t state[MO_EST_BUCKETS];
@@ -150,9 +150,9 @@ typedef struct mo_tl {
 	mo_estimate_event want;
 	size_t slot;       /* mb * vpp + chunk of the unit being run */
 	mo_est_alive now, *snap;
-} mo_tl;
+} mo_timeline;
 
-static void mo_tl_track(mo_tl *t, int64_t mb, int layers, unsigned set, unsigned clear)
+static void mo_timeline_track(mo_timeline *t, int64_t mb, int layers, unsigned set, unsigned clear)
 {
 	if (!t->replay)
 		return;
@@ -161,7 +161,8 @@ static void mo_tl_track(mo_tl *t, int64_t mb, int layers, unsigned set, unsigned
 }
 
 /* In a replay: the first event equal to the one wanted freezes the state. */
-static void mo_tl_watch(mo_tl *t, mo_estimate_event_kind kind, int64_t mb, int64_t layer)
+static void mo_timeline_watch(mo_timeline *t, mo_estimate_event_kind kind, int64_t mb,
+			int64_t layer)
 {
 	if (t->got || kind != t->want.kind || mb != t->want.micro_batch ||
 	    layer != t->want.layer)
@@ -172,11 +173,11 @@ static void mo_tl_watch(mo_tl *t, mo_estimate_event_kind kind, int64_t mb, int64
 	memcpy(t->snap->ends, t->now.ends, (size_t)t->now.mbn);
 }
 
-static void mo_tl_emit(mo_tl *t, mo_estimate_event_kind kind, int64_t mb, int64_t layer,
+static void mo_timeline_emit(mo_timeline *t, mo_estimate_event_kind kind, int64_t mb, int64_t layer,
 		       const uint64_t *extra)
 {
 	if (t->replay) {
-		mo_tl_watch(t, kind, mb, layer);
+		mo_timeline_watch(t, kind, mb, layer);
 		return;
 	}
 	/* written in place: this runs for every layer of every micro-batch */
@@ -201,19 +202,20 @@ static void mo_tl_emit(mo_tl *t, mo_estimate_event_kind kind, int64_t mb, int64_
 	}
 }
 
-static size_t mo_tl_type(const mo_estimate *e, int64_t id)
+static size_t mo_timeline_type(const mo_estimate *e, int64_t id)
 {
 	return e->res[e->layer_res[id]].type;
 }
 
-static void mo_tl_forward(mo_tl *t, int64_t mb, const mo_est_chunk *c, bool first, bool last)
+static void mo_timeline_forward(mo_timeline *t, int64_t mb, const mo_est_chunk *c, bool first,
+			bool last)
 {
 	mo_estimate *e = t->e;
 	uint64_t extra[MO_EST_BUCKETS];
 	if (first) {
 		t->state[MO_EST_ACTIVATIONS] += e->embed_k.kept;
-		mo_tl_track(t, mb, 0, 1, 0);
-		mo_tl_emit(t, MO_EV_EMBED_FORWARD, mb, -1, NULL);
+		mo_timeline_track(t, mb, 0, 1, 0);
+		mo_timeline_emit(t, MO_EV_EMBED_FORWARD, mb, -1, NULL);
 	}
 	for (size_t i = 0; i < c->n; i++) {
 		const mo_estimate_layer *l = &e->layers[c->ids[i]];
@@ -221,21 +223,21 @@ static void mo_tl_forward(mo_tl *t, int64_t mb, const mo_est_chunk *c, bool firs
 		extra[MO_EST_SWAP_BUFFERS] = l->swap_bytes; /* until offloaded */
 		extra[MO_EST_GRADIENTS] = t->grads;
 		if (!t->pp_resident)
-			extra[MO_EST_GATHERED] = mo_u64_of(t->gathered[mo_tl_type(e, c->ids[i])]);
+			extra[MO_EST_GATHERED] = mo_u64_of(t->gathered[mo_timeline_type(e, c->ids[i])]);
 		t->state[MO_EST_ACTIVATIONS] = mo_u64_add(t->state[MO_EST_ACTIVATIONS], l->activation_bytes);
-		mo_tl_track(t, mb, 1, 0, 0);
-		mo_tl_emit(t, MO_EV_FORWARD, mb, c->ids[i], extra);
+		mo_timeline_track(t, mb, 1, 0, 0);
+		mo_timeline_emit(t, MO_EV_FORWARD, mb, c->ids[i], extra);
 	}
 	if (last) {
 		t->state[MO_EST_ACTIVATIONS] += e->head_k.kept * (uint64_t)(1 + e->cfg.mtp);
-		mo_tl_track(t, mb, 0, 2, 0);
-		mo_tl_emit(t, MO_EV_LOSS_FORWARD, mb, -1, NULL);
+		mo_timeline_track(t, mb, 0, 2, 0);
+		mo_timeline_emit(t, MO_EV_LOSS_FORWARD, mb, -1, NULL);
 	}
 }
 
 /* Prefetch window: the layer being processed and the next `prefetch`
  * swapped layers of its chunk (backward order). */
-static uint64_t mo_tl_window(const mo_tl *t, const mo_est_chunk *c, size_t j)
+static uint64_t mo_timeline_window(const mo_timeline *t, const mo_est_chunk *c, size_t j)
 {
 	uint64_t w = 0;
 	int64_t pf = t->e->cfg.prefetch;
@@ -252,7 +254,7 @@ static uint64_t mo_tl_window(const mo_tl *t, const mo_est_chunk *c, size_t j)
  * output layer's weight gradient exists full and in fp32 (produced
  * unsharded before FSDP reduce-scatters it) and its weight is all-gathered
  * (the FSDP root unit, not resharded). */
-static uint64_t mo_tl_loss(const mo_estimate *e)
+static uint64_t mo_timeline_loss(const mo_estimate *e)
 {
 	const mo_est_cfg *c = &e->cfg;
 	if (!c->late_grads)
@@ -261,39 +263,40 @@ static uint64_t mo_tl_loss(const mo_estimate *e)
 	return mo_u64_of(head + head * (1.0 - 1.0 / c->fsdp_div));
 }
 
-static void mo_tl_backward(mo_tl *t, int64_t mb, const mo_est_chunk *c, bool first, bool last)
+static void mo_timeline_backward(mo_timeline *t, int64_t mb, const mo_est_chunk *c, bool first,
+			bool last)
 {
 	mo_estimate *e = t->e;
 	uint64_t extra[MO_EST_BUCKETS] = {0};
 	if (last) {
-		extra[MO_EST_LOSS] = mo_tl_loss(e);
-		mo_tl_emit(t, MO_EV_LOSS_BACKWARD, mb, -1, extra);
+		extra[MO_EST_LOSS] = mo_timeline_loss(e);
+		mo_timeline_emit(t, MO_EV_LOSS_BACKWARD, mb, -1, extra);
 		t->state[MO_EST_ACTIVATIONS] -= e->head_k.kept * (uint64_t)(1 + e->cfg.mtp);
-		mo_tl_track(t, mb, 0, 0, 2);
+		mo_timeline_track(t, mb, 0, 0, 2);
 	}
 	for (size_t j = c->n; j-- > 0;) {
 		const mo_estimate_layer *l = &e->layers[c->ids[j]];
 		memset(extra, 0, sizeof extra);
 		extra[MO_EST_RECOMPUTED] = l->recomputed_bytes;
 		extra[MO_EST_GRADIENTS] = t->grads;
-		extra[MO_EST_SWAP_BUFFERS] = mo_tl_window(t, c, j);
+		extra[MO_EST_SWAP_BUFFERS] = mo_timeline_window(t, c, j);
 		if (!t->pp_resident)
-			extra[MO_EST_GATHERED] = mo_u64_of(2 * t->gathered[mo_tl_type(e, c->ids[j])]);
-		mo_tl_emit(t, MO_EV_BACKWARD, mb, c->ids[j], extra);
+			extra[MO_EST_GATHERED] = mo_u64_of(2 * t->gathered[mo_timeline_type(e, c->ids[j])]);
+		mo_timeline_emit(t, MO_EV_BACKWARD, mb, c->ids[j], extra);
 		t->state[MO_EST_ACTIVATIONS] -= l->activation_bytes;
-		mo_tl_track(t, mb, -1, 0, 0);
+		mo_timeline_track(t, mb, -1, 0, 0);
 	}
 	if (first) {
 		memset(extra, 0, sizeof extra);
 		extra[MO_EST_GRADIENTS] = t->grads;
-		mo_tl_emit(t, MO_EV_EMBED_BACKWARD, mb, -1, extra);
+		mo_timeline_emit(t, MO_EV_EMBED_BACKWARD, mb, -1, extra);
 		t->state[MO_EST_ACTIVATIONS] -= e->embed_k.kept;
-		mo_tl_track(t, mb, 0, 0, 1);
+		mo_timeline_track(t, mb, 0, 0, 1);
 	}
 }
 
 /* Unit k of N (micro-batch x chunk) in Megatron's interleaved order. */
-static void mo_tl_unit(const mo_estimate *e, int64_t k, int64_t mbn, bool fwd, int64_t *mb,
+static void mo_timeline_unit(const mo_estimate *e, int64_t k, int64_t mbn, bool fwd, int64_t *mb,
 		       int64_t *chunk)
 {
 	int64_t P = e->cfg.pp, V = e->cfg.vpp;
@@ -313,7 +316,7 @@ static void mo_tl_unit(const mo_estimate *e, int64_t k, int64_t mbn, bool fwd, i
 		*chunk = V - 1 - *chunk;
 }
 
-static void mo_tl_do(mo_tl *t, int64_t k, int64_t mbn, bool fwd)
+static void mo_timeline_do(mo_timeline *t, int64_t k, int64_t mbn, bool fwd)
 {
 	const mo_estimate *e = t->e;
 	int64_t mb, ch;
@@ -321,18 +324,18 @@ static void mo_tl_do(mo_tl *t, int64_t k, int64_t mbn, bool fwd)
 		t->failed = true; /* the work budget ran out: mo_est_timeline says so */
 		return;
 	}
-	mo_tl_unit(e, k, mbn, fwd, &mb, &ch);
+	mo_timeline_unit(e, k, mbn, fwd, &mb, &ch);
 	const mo_est_chunk *c = &e->chunks[t->s * (size_t)e->cfg.vpp + (size_t)ch];
 	t->slot = (size_t)mb * (size_t)e->cfg.vpp + (size_t)ch;
 	bool first = t->s == 0 && ch == 0;
 	bool last = t->s + 1 == e->n_stages && ch == e->cfg.vpp - 1;
 	if (fwd)
-		mo_tl_forward(t, mb, c, first, last);
+		mo_timeline_forward(t, mb, c, first, last);
 	else
-		mo_tl_backward(t, mb, c, first, last);
+		mo_timeline_backward(t, mb, c, first, last);
 }
 
-static int64_t mo_tl_warmup(const mo_estimate *e, size_t s, int64_t units)
+static int64_t mo_timeline_warmup(const mo_estimate *e, size_t s, int64_t units)
 {
 	int64_t P = e->cfg.pp, V = e->cfg.vpp, r = (int64_t)s;
 	int64_t w = V == 1 ? P - r - 1 : (P - r - 1) * 2 + (V - 1) * P;
@@ -341,7 +344,7 @@ static int64_t mo_tl_warmup(const mo_estimate *e, size_t s, int64_t units)
 
 /* Micro-batches simulated: all of them, unless the step is so long that
  * the steady state (which repeats) is reached well before its end. */
-static int64_t mo_tl_mbs_of(const mo_estimate *e, size_t s, bool *truncated)
+static int64_t mo_timeline_mbs_of(const mo_estimate *e, size_t s, bool *truncated)
 {
 	int64_t m = e->cfg.mbn, P = e->cfg.pp;
 	double per = 2.0 * ((double)e->stages[s].num_layers + 2.0);
@@ -353,10 +356,10 @@ static int64_t mo_tl_mbs_of(const mo_estimate *e, size_t s, bool *truncated)
 	return keep < m ? keep : m;
 }
 
-static int64_t mo_tl_mbs(mo_estimate *e, size_t s)
+static int64_t mo_timeline_mbs(mo_estimate *e, size_t s)
 {
 	bool tr;
-	int64_t m = mo_tl_mbs_of(e, s, &tr);
+	int64_t m = mo_timeline_mbs_of(e, s, &tr);
 	if (tr)
 		e->truncated = true;
 	return m;
@@ -367,7 +370,7 @@ static int64_t mo_tl_mbs(mo_estimate *e, size_t s)
  * out[0..4]; out[5]: the optimizer update's scratch, for the stage's largest
  * local parameter tensor (the embedding / output layer where the stage has
  * them, else its layers' largest weight). */
-static void mo_tl_static_sums(const mo_estimate *e, size_t s, uint64_t out[6])
+static void mo_timeline_static_sums(const mo_estimate *e, size_t s, uint64_t out[6])
 {
 	double w = 0, g = 0, o = 0, ga = 0, ug = 0, big = 0;
 	size_t V = (size_t)e->cfg.vpp, T = e->n_types;
@@ -378,7 +381,7 @@ static void mo_tl_static_sums(const mo_estimate *e, size_t s, uint64_t out[6])
 	for (size_t c = 0; c < V; c++) {
 		const mo_est_chunk *ch = &e->chunks[s * V + c];
 		for (size_t i = 0; i < ch->n; i++)
-			count[mo_tl_type(e, ch->ids[i])]++;
+			count[mo_timeline_type(e, ch->ids[i])]++;
 	}
 	for (size_t k = 0; k < T; k++) { /* per type once, times its layers */
 		if (!count[k])
@@ -409,12 +412,12 @@ static void mo_tl_static_sums(const mo_estimate *e, size_t s, uint64_t out[6])
 	out[5] = mo_u64_of((tbl > big ? tbl : big) * cf->opt_scratch);
 }
 
-static void mo_tl_static(mo_tl *t)
+static void mo_timeline_static(mo_timeline *t)
 {
 	mo_estimate *e = t->e;
 	mo_estimate_stage *st = &e->stages[t->s];
 	uint64_t v[6] = {0};
-	mo_tl_static_sums(e, t->s, v);
+	mo_timeline_static_sums(e, t->s, v);
 	st->weights_bytes = v[0];
 	st->gradients_bytes = v[1] + v[4];
 	st->optimizer_bytes = v[2];
@@ -426,7 +429,7 @@ static void mo_tl_static(mo_tl *t)
 	t->opt_scratch = v[5];
 }
 
-static const char *mo_tl_name(mo_estimate *e, const mo_estimate_event *ev)
+static const char *mo_timeline_name(mo_estimate *e, const mo_estimate_event *ev)
 {
 	char buf[96];
 	mo_estimate_event_name(ev, buf, sizeof buf);
@@ -434,40 +437,40 @@ static const char *mo_tl_name(mo_estimate *e, const mo_estimate_event *ev)
 }
 
 /* Runs the schedule of mbn micro-batches; returns the most units in flight. */
-static int64_t mo_tl_run(mo_tl *t, int64_t mbn)
+static int64_t mo_timeline_run(mo_timeline *t, int64_t mbn)
 {
 	mo_estimate *e = t->e;
 	int64_t N = mbn * e->cfg.vpp;
-	int64_t W = mo_tl_warmup(e, t->s, N), out = 0, max_out = 0;
+	int64_t W = mo_timeline_warmup(e, t->s, N), out = 0, max_out = 0;
 	for (int64_t k = 0; k < W; k++, out++)
-		mo_tl_do(t, k, mbn, true);
+		mo_timeline_do(t, k, mbn, true);
 	for (int64_t i = 0; i < N - W; i++) {
-		mo_tl_do(t, W + i, mbn, true);
+		mo_timeline_do(t, W + i, mbn, true);
 		max_out = out + 1 > max_out ? out + 1 : max_out;
-		mo_tl_do(t, i, mbn, false);
+		mo_timeline_do(t, i, mbn, false);
 	}
 	for (int64_t k = N - W > 0 ? N - W : 0; k < N; k++)
-		mo_tl_do(t, k, mbn, false);
+		mo_timeline_do(t, k, mbn, false);
 	if (W >= N)
 		max_out = N;
 	uint64_t extra[MO_EST_BUCKETS] = {0};
 	extra[MO_EST_GRADIENTS] = t->grads;
 	extra[MO_EST_OPTIMIZER] = t->opt_scratch;
-	mo_tl_emit(t, MO_EV_OPTIMIZER, -1, -1, extra);
+	mo_timeline_emit(t, MO_EV_OPTIMIZER, -1, -1, extra);
 	return max_out;
 }
 
-static void mo_tl_stage(mo_tl *t)
+static void mo_timeline_stage(mo_timeline *t)
 {
 	mo_estimate *e = t->e;
 	mo_estimate_stage *st = &e->stages[t->s];
-	mo_tl_static(t);
-	st->in_flight = mo_tl_run(t, mo_tl_mbs(e, t->s));
+	mo_timeline_static(t);
+	st->in_flight = mo_timeline_run(t, mo_timeline_mbs(e, t->s));
 	st->peak_bytes = t->peak;
 	memcpy(st->peak_by_bucket, t->peak_ev.bytes, sizeof st->peak_by_bucket);
 	st->activations_bytes = t->peak_ev.bytes[MO_EST_ACTIVATIONS];
 	st->swap_buffer_bytes = t->peak_ev.bytes[MO_EST_SWAP_BUFFERS];
-	st->peak_event = mo_tl_name(e, &t->peak_ev);
+	st->peak_event = mo_timeline_name(e, &t->peak_ev);
 	if (!st->peak_event)
 		t->failed = true;
 }
@@ -476,7 +479,7 @@ static void mo_tl_stage(mo_tl *t)
  * for millions of micro-batches gets no listing rather than hundreds of MB. */
 #define MO_EST_MAX_ALIVE_SLOTS (1 << 20)
 
-static bool mo_tl_alive_new(mo_est_alive *a, int64_t mbn, int64_t vpp)
+static bool mo_timeline_alive_new(mo_est_alive *a, int64_t mbn, int64_t vpp)
 {
 	if (mbn * vpp > MO_EST_MAX_ALIVE_SLOTS)
 		return false;
@@ -502,10 +505,10 @@ int mo_est_peak_alive(const mo_estimate *e, size_t s, mo_est_alive *out)
 	if (s >= e->n_stages || !e->n_events[s])
 		return -1;
 	bool tr;
-	int64_t mbn = mo_tl_mbs_of(e, s, &tr), V = e->cfg.vpp;
+	int64_t mbn = mo_timeline_mbs_of(e, s, &tr), V = e->cfg.vpp;
 	/* the replay writes only into its own arrays: the cast is safe; it
 	 * reads no per-type gathered figures (pp_resident) */
-	mo_tl t = {.e = (mo_estimate *)e, .s = s, .replay = true, .pp_resident = true};
+	mo_timeline t = {.e = (mo_estimate *)e, .s = s, .replay = true, .pp_resident = true};
 	const mo_estimate_event *ev = e->events[s];
 	for (size_t i = 0; i < e->n_events[s]; i++)
 		if (ev[i].total == e->stages[s].peak_bytes) {
@@ -514,9 +517,9 @@ int mo_est_peak_alive(const mo_estimate *e, size_t s, mo_est_alive *out)
 		}
 	t.snap = out;
 	int rc = -1;
-	if (!mo_tl_alive_new(&t.now, mbn, V) || !mo_tl_alive_new(out, mbn, V))
+	if (!mo_timeline_alive_new(&t.now, mbn, V) || !mo_timeline_alive_new(out, mbn, V))
 		goto out;
-	mo_tl_run(&t, mbn);
+	mo_timeline_run(&t, mbn);
 	rc = t.got ? 0 : -1;
 out:
 	mo_est_alive_free(&t.now);
@@ -525,7 +528,7 @@ out:
 	return rc;
 }
 
-static int mo_tl_alloc(mo_estimate *e, double **gathered)
+static int mo_timeline_alloc(mo_estimate *e, double **gathered)
 {
 	e->events = mo_arena_alloc(e->a, e->n_stages * sizeof(*e->events));
 	e->n_events = mo_arena_alloc(e->a, e->n_stages * sizeof(*e->n_events));
@@ -542,7 +545,7 @@ static int mo_tl_alloc(mo_estimate *e, double **gathered)
 int mo_est_timeline(mo_estimate *e, mo_error *err)
 {
 	double *gathered = NULL;
-	if (mo_tl_alloc(e, &gathered) != 0)
+	if (mo_timeline_alloc(e, &gathered) != 0)
 		goto nomem;
 	size_t cap = MO_EST_MAX_EVENTS / (e->n_stages ? e->n_stages : 1);
 	for (size_t s = 0; s < e->n_stages; s++) {
@@ -553,9 +556,9 @@ int mo_est_timeline(mo_estimate *e, mo_error *err)
 		e->events[s] = malloc((n + 1) * sizeof(mo_estimate_event));
 		if (!e->events[s])
 			goto nomem;
-		mo_tl t = {.e = e, .s = s, .stored_cap = n, .gathered = gathered,
+		mo_timeline t = {.e = e, .s = s, .stored_cap = n, .gathered = gathered,
 			   .pp_resident = e->cfg.pp > 1};
-		mo_tl_stage(&t);
+		mo_timeline_stage(&t);
 		if (t.failed)
 			goto fail;
 	}
@@ -607,18 +610,18 @@ void mo_est_stage_fixed(const mo_estimate *e, size_t s, mo_est_fixed *out)
 	uint64_t v[6] = {0};
 	bool tr;
 	memset(out, 0, sizeof(*out));
-	mo_tl_static_sums(e, s, v);
+	mo_timeline_static_sums(e, s, v);
 	out->base = v[0] + v[2] + v[3] + v[4] + (e->cfg.late_grads ? 0 : v[1]);
 	out->grads = e->cfg.late_grads ? v[1] : 0;
 	out->opt = v[5];
 	out->embed = s == 0 ? e->embed_k.kept : 0;
 	if (s + 1 == e->n_stages) {
 		out->head = e->head_k.kept * (uint64_t)(1 + e->cfg.mtp);
-		out->loss = mo_tl_loss(e);
+		out->loss = mo_timeline_loss(e);
 		out->last = true;
 	}
-	int64_t N = mo_tl_mbs_of(e, s, &tr) * e->cfg.vpp;
-	int64_t W = mo_tl_warmup(e, s, N);
+	int64_t N = mo_timeline_mbs_of(e, s, &tr) * e->cfg.vpp;
+	int64_t W = mo_timeline_warmup(e, s, N);
 	out->others = W < N ? W : N - 1;
 	if (out->others < 0)
 		out->others = 0;
@@ -632,6 +635,6 @@ uint64_t mo_est_layer_gathered(const mo_estimate *e, int64_t id, bool backward)
 	if (e->cfg.pp > 1)
 		return 0;
 	double w, g, o, ga;
-	mo_est_layer_static(e, &e->types[mo_tl_type(e, id)], &w, &g, &o, &ga);
+	mo_est_layer_static(e, &e->types[mo_timeline_type(e, id)], &w, &g, &o, &ga);
 	return mo_u64_of(backward ? 2 * ga : ga);
 }
