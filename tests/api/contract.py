@@ -239,6 +239,11 @@ def test_ledger(port, preset):
     peak = (as_json(data) or {}).get("peak", {})
     if peak.get("bytes") != int(10246.244140625 * 1048576) or peak.get("line") != 8:
         fail("ledger: the pp2 peak is %r at line %r" % (peak.get("bytes"), peak.get("line")))
+    curve = (as_json(data) or {}).get("curve") or []
+    if not 0 < len(curve) <= 1024 or max(p["bytes"] for p in curve) != peak.get("bytes") \
+            or not any(p["time_us"] == peak.get("time_us") and p["bytes"] == peak.get("bytes")
+                       for p in curve):
+        fail("ledger: the curve (%d points) does not hold the peak's row" % len(curve))
     _, _, data = call(port, "POST", "/api/v1/ledger",
                       json.dumps({"trace": trace, "model": preset}), JSON, expect=200)
     cmp = (as_json(data) or {}).get("compare") or {}

@@ -167,6 +167,78 @@ static void test_small_csv(void **state)
 	mo_ledger_free(l);
 }
 
+static json_t *ledger_json(const mo_ledger *l)
+{
+	char *text = mo_ledger_json(l, NULL, "t");
+	json_error_t jerr;
+	json_t *o = json_loads(text, 0, &jerr);
+	free(text);
+	assert_non_null(o);
+	return o;
+}
+
+/* The curve of the small trace: the span 0..10 us is under 512 bins, so
+ * every row is its own point: A 1 KB at 0, B 3 KB at 1, C 5 KB at 6 (B
+ * freed at 5), D 5.5 KB at 7. */
+static void test_curve_small(void **state)
+{
+	(void)state;
+	mo_ledger *l = read_text("Name,Size(KB),Allocation Time(us),Release Time(us)\n"
+				 "A,1,0,10\nB,2,1,5\nC,4,6,8\nD,0.5,7,N/A\n",
+				 NULL);
+	json_t *o = ledger_json(l);
+	json_t *c = json_object_get(o, "curve");
+	static const double at[] = {0, 1, 6, 7};
+	static const json_int_t bytes[] = {1024, 3072, 5120, 5632};
+	assert_int_equal(json_array_size(c), 4);
+	for (size_t i = 0; i < 4; i++) {
+		json_t *pt = json_array_get(c, i);
+		assert_true(json_real_value(json_object_get(pt, "time_us")) == at[i]);
+		assert_int_equal(json_integer_value(json_object_get(pt, "bytes")), bytes[i]);
+	}
+	json_decref(o);
+	mo_ledger_free(l);
+}
+
+/* 20000 rows of a sawtooth (1 KB each, alive 50 us) with one 1 MiB row at
+ * 12345 us: the curve stays at 1024 points or fewer, in time order, and
+ * holds the peak's row exactly (1 MiB + the 50 sawtooth rows alive). */
+static void test_curve_bounded_keeps_peak(void **state)
+{
+	(void)state;
+	size_t cap = 64 + 20000 * 40, n = 0;
+	char *text = malloc(cap);
+	assert_non_null(text);
+	n += (size_t)snprintf(text, cap, "Name,Size(KB),Allocation Time(us),Release Time(us)\n");
+	for (int i = 0; i < 20000; i++)
+		n += (size_t)snprintf(text + n, cap - n, "%s,%d,%d,%d\n", i == 12345 ? "Big" : "a",
+				      i == 12345 ? 1024 : 1, i, i + 50);
+	mo_ledger *l = read_text(text, NULL);
+	const mo_ledger_peak *p = mo_ledger_get_peak(l);
+	/* rows alive at 12345: those allocated at 12296..12345 (released at
+	 * 12346..12395), 49 of 1 KB and Big */
+	assert_int_equal(p->bytes, 49 * 1024 + 1048576);
+	json_t *o = ledger_json(l);
+	json_t *c = json_object_get(o, "curve");
+	size_t k = json_array_size(c), found = 0;
+	assert_true(k > 500 && k <= 1024);
+	double prev = -1;
+	for (size_t i = 0; i < k; i++) {
+		json_t *pt = json_array_get(c, i);
+		double t = json_real_value(json_object_get(pt, "time_us"));
+		json_int_t b = json_integer_value(json_object_get(pt, "bytes"));
+		assert_true(t >= prev);
+		assert_true(b <= (json_int_t)p->bytes);
+		prev = t;
+		if (b == (json_int_t)p->bytes && t == 12345.0)
+			found++;
+	}
+	assert_int_equal(found, 1);
+	json_decref(o);
+	mo_ledger_free(l);
+	free(text);
+}
+
 /* Two steps (Step 1 KB rows) of three layers and a head (Layer rows):
  * each layer keeps `act` (8 KB, freed in the backward, 100 - 10 x layer)
  * and drops `tmp` (16 KB) within 1 us. Layer i is complete once layer
@@ -543,6 +615,8 @@ int main(void)
 		cmocka_unit_test(test_real_pp2_optimizer_peak),
 		cmocka_unit_test(test_real_select_ffn_layers),
 		cmocka_unit_test(test_small_csv),
+		cmocka_unit_test(test_curve_small),
+		cmocka_unit_test(test_curve_bounded_keeps_peak),
 		cmocka_unit_test(test_steps_and_layers),
 		cmocka_unit_test(test_jsonl),
 		cmocka_unit_test(test_file_equals_buffer),

@@ -66,6 +66,18 @@ typedef struct mo_lg_marker {
 } mo_lg_marker;
 int mo_lg_marker_parse(mo_lg_marker *m, const char *text, const char *what, mo_error *err);
 
+/* The measured curve, downsampled: the trace's time span in
+ * MO_LG_CURVE_BINS equal bins, each keeping its lowest and highest row
+ * (the highest is the first to reach it, so the peak's row is kept
+ * exactly). At most 2 * MO_LG_CURVE_BINS points, whatever the trace. */
+#define MO_LG_CURVE_BINS 512
+
+typedef struct mo_lg_bin {
+	bool set;
+	int64_t min_ns, max_ns;
+	uint64_t min_bytes, max_bytes;
+} mo_lg_bin;
+
 typedef struct mo_lg_group_list {
 	mo_ledger_group *v;
 	size_t n;
@@ -88,6 +100,7 @@ struct mo_ledger {
 	char step_marker[MO_LG_NAME_MAX + 32];
 	double transient_ms;
 	int64_t first_layer;
+	mo_lg_bin curve[MO_LG_CURVE_BINS];
 };
 
 /* ledger_scan.c: both passes over r (started). 0 or -1. */

@@ -190,6 +190,32 @@ static json_t *mo_lg_json_layers(const mo_ledger *l)
 	return a;
 }
 
+static json_t *mo_lg_json_point(int64_t ns, uint64_t bytes)
+{
+	return json_pack("{s:f, s:I}", "time_us", mo_lg_us(ns), "bytes", (json_int_t)bytes);
+}
+
+/* The downsampled curve in time order: per bin its lowest and highest row,
+ * whichever came first first (one point when they are the same row). */
+static json_t *mo_lg_json_curve(const mo_ledger *l)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < MO_LG_CURVE_BINS; i++) {
+		const mo_lg_bin *b = &l->curve[i];
+		if (!b->set)
+			continue;
+		bool low_first = b->min_ns < b->max_ns;
+		bool one = b->min_ns == b->max_ns && b->min_bytes == b->max_bytes;
+		json_array_append_new(a, low_first ? mo_lg_json_point(b->min_ns, b->min_bytes)
+						   : mo_lg_json_point(b->max_ns, b->max_bytes));
+		if (!one)
+			json_array_append_new(a, low_first
+							 ? mo_lg_json_point(b->max_ns, b->max_bytes)
+							 : mo_lg_json_point(b->min_ns, b->min_bytes));
+	}
+	return a;
+}
+
 static json_t *mo_lg_json_tree(const mo_ledger *l, const mo_ledger_compare *c, const char *name)
 {
 	json_t *o = json_pack("{s:s, s:s, s:I, s:f, s:f, s:b, s:f}", "trace", name ? name : "-",
@@ -205,6 +231,7 @@ static json_t *mo_lg_json_tree(const mo_ledger *l, const mo_ledger_compare *c, c
 	json_object_set_new(o, "peak", mo_lg_json_peak(l));
 	json_object_set_new(o, "steps", mo_lg_json_steps(l));
 	json_object_set_new(o, "layers", mo_lg_json_layers(l));
+	json_object_set_new(o, "curve", mo_lg_json_curve(l));
 	if (c)
 		json_object_set_new(o, "compare", mo_lg_json_compare(l, c));
 	return o;

@@ -467,6 +467,26 @@ static int mo_lg_snapshot(mo_lg_state *st, const mo_lg_row *row, uint32_t name, 
 	return 0;
 }
 
+/* Adds the row's figure v at t to its bin of the curve. */
+static void mo_lg_curve_add(mo_ledger *l, int64_t t, uint64_t v)
+{
+	uint64_t span = (uint64_t)(l->last_ns - l->first_ns) + 1;
+	uint64_t at = (uint64_t)(t - l->first_ns);
+	/* at < span <= 2^64, so the quotient is below MO_LG_CURVE_BINS without
+	 * multiplying first (which could overflow) */
+	size_t i = (size_t)(at / (span / MO_LG_CURVE_BINS + 1));
+	mo_lg_bin *b = &l->curve[i < MO_LG_CURVE_BINS ? i : MO_LG_CURVE_BINS - 1];
+	if (!b->set || v > b->max_bytes) {
+		b->max_bytes = v;
+		b->max_ns = t;
+	}
+	if (!b->set || v < b->min_bytes) {
+		b->min_bytes = v;
+		b->min_ns = t;
+	}
+	b->set = true;
+}
+
 static int mo_lg_pass_detail(mo_lg_state *st, mo_lg_reader *r, mo_error *err)
 {
 	mo_lg_row row;
@@ -495,6 +515,7 @@ static int mo_lg_pass_detail(mo_lg_state *st, mo_lg_reader *r, mo_error *err)
 			s->peak_bytes = v;
 			s->peak_us = mo_lg_us(row.alloc_ns);
 		}
+		mo_lg_curve_add(l, row.alloc_ns, v);
 		if (st->ordinal == st->peak_ordinal && mo_lg_snapshot(st, &row, name, err) != 0)
 			return -1;
 		st->ordinal++;
