@@ -8,6 +8,7 @@ import { lineDiff } from '../../web/js/diff.js';
 import { addLayers, removeLayers } from '../../web/js/strip.js';
 import { freeRange } from '../../web/js/controls.js';
 import { emptyConfig } from '../../web/js/state.js';
+import { thin, stepPath, traceSizeProblem, ledgerRequest } from '../../web/js/ledger.js';
 import { store, record, undo, redo, resetHistory, historyState } from '../../web/js/store.js';
 
 let failures = 0;
@@ -117,6 +118,21 @@ eq(redo(), 'b', 'redo');
 store.yaml = 'C';
 record('c');
 eq(historyState().canRedo, false, 'a new step drops the redo steps');
+
+// ledger.js: the curve thinning keeps the peak; sizes are checked before reading
+const saw = Array.from({ length: 5000 }, (_, i) => [i, i % 7]);
+saw[3210] = [3210, 99];
+const thinned = thin(saw, 400);
+eq(thinned.length <= 400, true, 'thin keeps at most max points');
+eq(thinned.some((p) => p[0] === 3210 && p[1] === 99), true, 'thin keeps the peak');
+eq(thinned.every((p, i) => i === 0 || p[0] > thinned[i - 1][0]), true, 'thin keeps time order');
+eq(thin([[0, 1], [1, 2]], 400), [[0, 1], [1, 2]], 'short curves stay as they are');
+eq(stepPath([[0, 1], [2, 3], [5, 0]], (x) => x * 10, (y) => 100 - y), 'M0.0,99.0H20.0V97.0H50.0V100.0', 'the step path holds each total until the next row');
+eq(traceSizeProblem('a.csv', 1024 * 1024), null, 'a trace at the limit may be sent');
+eq(/a\.csv is 1025 KiB: the server takes at most 1024 KiB/.test(traceSizeProblem('a.csv', 1024 * 1024 + 1)), true, 'over the limit by a byte');
+eq(traceSizeProblem('e.csv', 0), 'e.csv is empty.', 'an empty trace');
+eq(ledgerRequest('T', { preset: 'llama2-7b', obj: {} }, 'Y', null), { trace: 'T', config: 'Y', model: 'llama2-7b' }, 'a preset goes by name, no stage');
+eq(ledgerRequest('T', { preset: null, obj: { a: 1 } }, 'Y', 0), { trace: 'T', config: 'Y', model: '{"a":1}', stage: 0 }, 'an uploaded model goes as its JSON text, stage 0 kept');
 
 console.log(failures ? `units: ${failures} of ${count} checks failed` : `units: ${count} checks passed`);
 process.exit(failures ? 1 : 0);

@@ -40,6 +40,32 @@ export const api = {
   exportConfig: (req) => call('POST', '/api/v1/export', req, 'application/json'),
 };
 
+// POST /api/v1/ledger through XMLHttpRequest, whose upload reports its
+// progress (onProgress(sent, total)); answers as call() does.
+export function postLedger(body, onProgress) {
+  return new Promise((resolve) => {
+    const t0 = performance.now();
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', '/api/v1/ledger');
+    xhr.setRequestHeader('Content-Type', 'application/json');
+    xhr.upload.onprogress = (e) => { if (onProgress) onProgress(e.loaded, e.total); };
+    xhr.onerror = () => resolve({ ok: false, status: 0, problem: { title: 'the server does not answer' }, ms: performance.now() - t0 });
+    xhr.onload = () => {
+      const type = xhr.getResponseHeader('Content-Type') || '';
+      let data = xhr.responseText;
+      if (type.includes('json')) {
+        try { data = JSON.parse(data); } catch (err) { data = { title: `the answer is not JSON: ${err.message}` }; }
+      }
+      const problem = type.includes('problem+json') || xhr.status >= 400
+        ? (typeof data === 'object' ? data : { title: `HTTP ${xhr.status}`, detail: String(data).slice(0, 300) }) : null;
+      const ms = performance.now() - t0;
+      timings.last['/api/v1/ledger'] = ms;
+      resolve({ ok: xhr.status >= 200 && xhr.status < 300, status: xhr.status, data: problem ? null : data, problem, ms });
+    };
+    xhr.send(body);
+  });
+}
+
 // The text of a problem answer: "title: detail (line L, column C)".
 export function problemText(r) {
   const p = r.problem || {};

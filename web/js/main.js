@@ -3,7 +3,7 @@
 // API. The state lives in store.js; this module changes it (every change
 // goes through record() so that Undo covers it) and asks the renderers to
 // draw it. The edited state is also kept in the URL #hash.
-import { api, problemText } from './api.js';
+import { api, problemText, postLedger } from './api.js';
 import { el, announce } from './util.js';
 import { emitYaml, fromSections, spliceTraining, encodeShare, decodeShare } from './state.js';
 import {
@@ -23,6 +23,7 @@ import { renderFit, planRequest, describeProposal } from './fit.js';
 import { renderDiff } from './diff.js';
 import { uploadStatus, adoptUpload } from './upload.js';
 import { copyText } from './copy.js';
+import { renderLedger, ledgerRequest, traceSizeProblem, LEDGER_MAX_BODY, mib } from './ledger.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -307,6 +308,7 @@ function renderResults() {
   if (!renderExport()) hideConfirm();
   renderFitNow();
   renderDiffNow();
+  renderLedgerNow();
   $('model-summary').textContent = store.layout ? modelSummary(store.model.obj, store.layout) : '';
 }
 
@@ -566,6 +568,92 @@ async function upload(file) {
   announce(`${file.name} loaded`);
 }
 
+// ---- measured against estimated: a memory trace (issue 17) ----------------------------
+
+function renderLedgerNow() {
+  const lg = store.ledger;
+  const box = $('ledger');
+  renderLedger(box, lg, !!(lg && lg.data && lg.key !== requestKey()));
+  box.dataset.state = lg ? lg.state : 'none';
+}
+
+// The estimate's stage the comparison is made with (its timeline is the
+// estimated curve), when the estimate is of the same model and config.
+function comparedStage(data) {
+  const est = store.estimate;
+  if (!data.compare || !est || !est.ok || !est.data || !est.data.stages) return null;
+  return est.data.stages.find((x) => x.stage === data.compare.stage) || null;
+}
+
+// Sends store.ledger's trace with the current model and config.
+async function compareTrace() {
+  const lg = store.ledger;
+  if (!lg || lg.text === undefined) return;
+  await refresh(); // the estimate of this model and config (the estimated curve)
+  if (store.ledger !== lg) return;
+  const stageText = $('ledger-stage').value.trim();
+  const stage = stageText === '' ? null : Number(stageText);
+  const key = requestKey();
+  const body = JSON.stringify(ledgerRequest(lg.text, store.model, store.yaml, stage));
+  const size = new TextEncoder().encode(body).length;
+  Object.assign(lg, { state: 'sending', sent: 0, total: size, problem: null });
+  if (size > LEDGER_MAX_BODY) {
+    Object.assign(lg, { state: 'error', problem: { title: 'too large', detail: `with its JSON escapes, the model and the config the request is ${Math.ceil(size / 1024)} KiB: the server takes at most ${LEDGER_MAX_BODY / 1024} KiB. Run \`memopt ledger ${lg.name}\` on the command line for a trace this large.` } });
+    renderLedgerNow();
+    return;
+  }
+  renderLedgerNow();
+  const r = await postLedger(body, (sent, total) => {
+    if (store.ledger !== lg) return;
+    lg.sent = sent;
+    lg.total = total || size;
+    renderLedgerNow();
+  });
+  if (store.ledger !== lg) return; // another trace was picked meanwhile
+  lg.key = key;
+  if (r.ok) {
+    Object.assign(lg, { state: 'done', data: r.data, estStage: comparedStage(r.data) });
+    announce(`${lg.name}: measured peak ${mib(r.data.peak.bytes)}${r.data.compare ? `, estimated ${mib(r.data.compare.estimate_peak_bytes)}` : ''}`);
+  } else {
+    const p = r.problem || { title: `HTTP ${r.status}` };
+    if (r.status === 413) p.detail = `the request is larger than this server's body limit (memopt serve --max-body): run \`memopt ledger ${lg.name}\` on the command line instead.`;
+    Object.assign(lg, { state: 'error', data: null, problem: p });
+    announce(`${lg.name} was refused`);
+  }
+  renderLedgerNow();
+}
+
+async function loadTrace(file) {
+  if (!file) return;
+  const tooBig = traceSizeProblem(file.name, file.size);
+  store.ledger = { name: file.name, size: file.size, state: tooBig ? 'error' : 'reading', problem: tooBig ? { title: 'too large', detail: tooBig } : null };
+  renderLedgerNow();
+  if (tooBig) return;
+  const lg = store.ledger;
+  try {
+    lg.text = await file.text();
+  } catch (err) {
+    Object.assign(lg, { state: 'error', problem: { title: `${file.name} cannot be read: ${err.message}` } });
+    renderLedgerNow();
+    return;
+  }
+  await compareTrace();
+}
+
+function wireLedger() {
+  $('trace-file').addEventListener('change', (e) => loadTrace(e.target.files[0]));
+  const drop = $('trace-drop');
+  drop.addEventListener('dragover', (e) => { e.preventDefault(); drop.classList.add('over'); });
+  drop.addEventListener('dragleave', () => drop.classList.remove('over'));
+  drop.addEventListener('drop', (e) => {
+    e.preventDefault();
+    drop.classList.remove('over');
+    loadTrace(e.dataTransfer.files[0]);
+  });
+  $('ledger-stage').addEventListener('change', () => compareTrace());
+  $('ledger').addEventListener('click', (e) => { if (e.target.id === 'ledger-again') compareTrace(); });
+}
+
 // ---- export, copy, share --------------------------------------------------------------
 
 function flash(node, text) {
@@ -715,6 +803,7 @@ function wire() {
   });
   wireUndo();
   wireTips();
+  wireLedger();
   renderLegend($('map-legend'));
   window.addEventListener('hashchange', async () => {
     if (store.keepHash) return;

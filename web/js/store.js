@@ -36,6 +36,10 @@ export const store = {
   exportConfirmed: false, // the user confirmed downloading a config that runs out of memory
   // the planner (Fit to budget)
   fit: { budgetGiB: '', allow: [...MECHANISMS], start: 'fresh', proposal: null },
+  // a measured memory trace and its comparison (POST /ledger): {name, size,
+  // text, state: reading|sending|done|error, sent, total, key, data,
+  // problem, estStage}; not part of the history or the share link
+  ledger: null,
   // texts the diff view compares against
   baselines: { upload: null, export: null },
 };

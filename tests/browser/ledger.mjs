@@ -1,0 +1,108 @@
+// Browser tests of the "Measured against estimated" panel (issue 17): a
+// real trimmed MindSpore ledger (tests/data/ledger/pp2-stage0-optimizer.csv,
+// DSv3-mini pp 2 stage 0, see its README) picked with the model file of its
+// run. The expected figures come from the README and
+// notes/ledger-decode-pp2-stage0.md, not from memopt: the peak is the
+// allocator's total 10246.244140625 MiB at the row `Mul,904960.5,...` (line
+// 8), with four 904960.5 KB (883.75 MiB) AdamW temporaries alive: two Muls,
+// one Mul, one Sub (4 x 883.75 = 3535.00 MiB of transients).
+import { join } from 'node:path';
+
+const LEDGER = 'tests/data/ledger/pp2-stage0-optimizer.csv';
+const MODEL = 'tests/data/ledger/dsv3-8l-pp2.yaml';
+
+async function settled(page) {
+  await page.waitForFunction(() => ['done', 'error'].includes(document.querySelector('#ledger').dataset.state), null, { timeout: 20000 });
+}
+
+async function rowsOf(page, cls) {
+  return page.$$eval(`#ledger table.${cls} tbody tr`, (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+}
+
+// t: {check, log, idle, axe, shot, setStep, allowStatus, ROOT}
+export async function ledgerScenarios(page, base, t) {
+  t.setStep('ledger: the pp2 stage-0 trace against its model');
+  await page.goto('about:blank');
+  await page.goto(base);
+  await t.idle(page);
+  await page.setInputFiles('#file', join(t.ROOT, MODEL));
+  await page.waitForFunction(() => window.memopt.state.model.label === 'dsv3-8l-pp2.yaml');
+  await t.idle(page);
+  await page.fill('#ledger-stage', '0');
+  await page.locator('#ledger-stage').blur(); // its change event (nothing to compare yet)
+  const requests = [];
+  page.on('request', (r) => { if (r.url().endsWith('/api/v1/ledger')) requests.push(r); });
+  await page.setInputFiles('#trace-file', join(t.ROOT, LEDGER));
+  await settled(page);
+  t.check(await page.getAttribute('#ledger', 'data-state') === 'done', `the trace is compared: ${await page.textContent('#ledger')}`);
+  t.check(requests.length === 1, `one request to /api/v1/ledger (${requests.length})`);
+  const sent = JSON.parse(requests[0].postData() || '{}');
+  t.check(sent.stage === 0 && /num_layers/.test(sent.model) && sent.config === await page.inputValue('#yaml-text'),
+    'the request carries stage 0, the uploaded model and the current config');
+  t.check((await page.textContent('#ledger .measured-peak')) === '10246.24 MiB', `measured peak: ${await page.textContent('#ledger .measured-peak')}`);
+  const sub = await page.textContent('#ledger .ledger-peaks dd.sub');
+  t.check(/^Mul at line 8, /.test(sub) && /mindspore-csv, 35 rows/.test(sub), `the peak's row is the Mul at line 8 of 35 rows: ${sub}`);
+  t.check(/estimated peak, stage 0/.test(await page.textContent('#ledger .ledger-peaks')), 'the estimated peak is of stage 0');
+  const buckets = await rowsOf(page, 'buckets');
+  t.check(buckets.length === 5, `five bucket rows (${buckets.length})`);
+  const total = buckets.find((r) => /total/.test(r[0]));
+  t.check(total && total[1] === '10246.24 MiB', `the total row's measured figure is the peak: ${total}`);
+  const trans = buckets.find((r) => /transient/.test(r[0]));
+  t.check(trans && trans[1] === '3535.00 MiB', `four 883.75 MiB temporaries are the transients: ${trans}`);
+  const um = await rowsOf(page, 'unexplained-measured');
+  const big = um.filter((r) => r[1] === '883.75 MiB');
+  const count = big.reduce((a, r) => a + Number(r[2]), 0);
+  t.check(count === 4 && big.some((r) => r[0] === 'Muls' && r[2] === '2'), `unexplained measured: the two Muls, the Mul and the Sub of 883.75 MiB: ${JSON.stringify(um)}`);
+  t.check((await page.locator('#ledger table.unexplained-estimated tbody tr').count()) > 0, 'the estimated side lists its unmatched tensors');
+  // the timeline: both curves, the measured peak's dot on the measured curve's top
+  const tl = await page.evaluate(() => {
+    const s = document.querySelector('#ledger svg.ledger-timeline');
+    if (!s) return null;
+    const ys = (d) => [...d.matchAll(/(?:M-?[\d.]+,|V)(-?[\d.]+)/g)].map((m) => Number(m[1]));
+    const curve = s.querySelector('path.curve.measured');
+    const dot = s.querySelector('circle.peakdot.measured');
+    return {
+      label: s.getAttribute('aria-label'),
+      estimated: !!s.querySelector('path.curve.estimated'),
+      top: curve ? Math.min(...ys(curve.getAttribute('d'))) : null,
+      dot: dot ? Number(dot.getAttribute('cy')) : null,
+    };
+  });
+  t.check(tl && /measured peak 10246\.24 MiB/.test(tl.label) && /line 8/.test(tl.label), `the timeline names the measured peak: ${tl && tl.label}`);
+  t.check(tl && tl.estimated && /estimated peak of stage 0/.test(tl.label), 'the estimated curve of stage 0 is drawn');
+  // the estimated curve is /estimate's timeline, the figure /ledger's comparison: the same peak
+  const estFig = await page.textContent('#ledger .estimated-peak');
+  t.check(tl && tl.label.includes(`estimated peak of stage 0 ${estFig}`), `the estimated curve peaks at the compared estimate (${estFig}): ${tl && tl.label}`);
+  t.check(tl && tl.dot !== null && Math.abs(tl.dot - tl.top) < 0.11, `the measured peak is marked at the curve's top (${tl && tl.dot} vs ${tl && tl.top})`);
+  await t.axe(page, 'ledger-compared');
+  await t.shot(page, '20-ledger-compared');
+
+  t.setStep('ledger: a changed config makes the comparison stale');
+  await page.fill('#yaml-text', 'recompute:\n  mode: full\n  full_recompute_layer: [0-3]\n');
+  await t.idle(page);
+  t.check(await page.locator('#ledger-again').count() === 1, 'a stale comparison offers "Compare again"');
+  await page.click('#ledger-again');
+  await page.waitForFunction(() => !document.querySelector('#ledger-again') && document.querySelector('#ledger').dataset.state === 'done', null, { timeout: 20000 });
+  t.check(requests.length === 2 && /mode: full/.test(JSON.parse(requests[1].postData()).config), 'compared again with the new config');
+
+  t.setStep('ledger: a malformed trace shows its line and column');
+  t.allowStatus(422);
+  const bad = 'Name,Size(KB),Allocation Time(us),Release Time(us)\nA,1,5,9\nB,1,4,9\n';
+  await page.setInputFiles('#trace-file', { name: 'bad.csv', mimeType: 'text/csv', buffer: Buffer.from(bad) });
+  await settled(page);
+  const err = await page.textContent('#ledger');
+  t.check(/bad\.csv: line 3, column 1: .*order/.test(err) && /invalid-trace/.test(err), `the error names line 3, column 1: ${err}`);
+  t.check(/3 \| B,1,4,9/.test(await page.textContent('#ledger pre.excerpt')), 'the error shows the offending line');
+  t.check(await page.locator('#ledger [role="alert"]').count() === 1, 'the error is an alert');
+  await t.axe(page, 'ledger-error');
+  await t.shot(page, '21-ledger-error');
+  t.allowStatus(null);
+
+  t.setStep('ledger: a trace over the size limit is refused before it is read');
+  const before = requests.length;
+  await page.setInputFiles('#trace-file', { name: 'huge.csv', mimeType: 'text/csv', buffer: Buffer.alloc(1536 * 1024, 'a') });
+  await settled(page);
+  const huge = await page.textContent('#ledger');
+  t.check(/huge\.csv is 1536 KiB: the server takes at most 1024 KiB/.test(huge) && /memopt ledger huge\.csv/.test(huge), `the size error says the limit and the CLI: ${huge}`);
+  t.check(requests.length === before, 'nothing was sent');
+}
