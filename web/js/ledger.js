@@ -142,7 +142,19 @@ function table(caption, head, rows, cls = '') {
   return el('table', { class: `ledger-table ${cls}` },
     el('caption', { text: caption }),
     el('thead', {}, el('tr', {}, head.map((h) => el('th', { scope: 'col', text: h })))),
-    el('tbody', {}, rows.map((r) => el('tr', {}, r.map((c, i) => (i === 0 ? el('th', { scope: 'row', text: c }) : el('td', { text: c })))))));
+    el('tbody', {}, rows.map((r) => el('tr', {}, r.map((c, i) => (i === 0 ? el('th', { scope: 'row', text: c })
+      : el('td', { class: /MiB$|^\d+$/.test(c) ? 'num' : 'txt', text: c })))))));
+}
+
+// The largest SHOWN rows (by total) in view; all of them behind a
+// disclosure when there are more.
+const SHOWN = 10;
+function longTable(caption, head, items, cls) {
+  const sorted = [...items].sort((a, b) => b.total - a.total).map((x) => x.row);
+  if (sorted.length <= SHOWN) return table(caption, head, sorted, cls);
+  return el('div', {},
+    table(`${caption} (the ${SHOWN} largest)`, head, sorted.slice(0, SHOWN), cls),
+    el('details', {}, el('summary', { text: `All ${sorted.length}` }), table(caption, head, sorted, `${cls}-all`)));
 }
 
 function diff(m, e) {
@@ -161,13 +173,13 @@ function comparison(data) {
   const sumE = ue.reduce((a, x) => a + x.bytes * x.count, 0);
   box.append(el('h3', { text: `Unexplained on the measured side: ${mib(sumM)} in ${um.length} groups` }));
   if (um.length) {
-    box.append(table('Alive rows at the measured peak that no estimated tensor matches', ['op', 'size', 'count', 'total', 'lifetime'],
-      um.map((x) => [x.op, mib(x.size), String(x.count), mib(x.size * x.count), x.class]), 'unexplained-measured'));
+    box.append(longTable('Alive rows at the measured peak that no estimated tensor matches', ['op', 'size', 'count', 'total', 'lifetime'],
+      um.map((x) => ({ total: x.size * x.count, row: [x.op, mib(x.size), String(x.count), mib(x.size * x.count), x.class] })), 'unexplained-measured'));
   } else box.append(el('p', { class: 'note', text: 'Every row alive at the measured peak is matched.' }));
-  box.append(el('h3', { text: `Unexplained on the estimated side: ${mib(sumE)} in ${ue.length} tensors` }));
+  box.append(el('h3', { text: `Unexplained on the estimated side: ${mib(sumE)} in ${ue.length} groups of tensors` }));
   if (ue.length) {
-    box.append(table('Estimated tensors at the estimated peak that no measured row matches', ['tensor', 'op', 'bucket', 'size', 'count'],
-      ue.map((x) => [x.tensor, x.op, x.bucket, mib(x.bytes), String(x.count)]), 'unexplained-estimated'));
+    box.append(longTable('Estimated tensors at the estimated peak that no measured row matches', ['tensor', 'op', 'bucket', 'size', 'count', 'total'],
+      ue.map((x) => ({ total: x.bytes * x.count, row: [x.tensor, x.op, x.bucket, mib(x.bytes), String(x.count), mib(x.bytes * x.count)] })), 'unexplained-estimated'));
   } else box.append(el('p', { class: 'note', text: 'Every estimated tensor is matched.' }));
   return box;
 }
