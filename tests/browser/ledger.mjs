@@ -90,6 +90,26 @@ export async function ledgerScenarios(page, base, t) {
   await page.waitForFunction(() => !document.querySelector('#ledger-again') && document.querySelector('#ledger').dataset.state === 'done', null, { timeout: 20000 });
   t.check(requests.length === 2 && /mode: full/.test(JSON.parse(requests[1].postData()).config), 'compared again with the new config');
 
+  t.setStep('ledger: a memopt trace (JSON lines) dropped on the zone');
+  // A 1 MiB (0-10 us), B 2 MiB (1-5 us), C 4 MiB (6.5 us, never freed):
+  // at C, B is freed and A + C = 5 MiB alive, the peak, at line 5
+  const jsonl = '{"format": "memopt-trace", "version": 1}\n' +
+    '{"name": "A", "bytes": 1048576, "alloc_us": 0, "free_us": 10}\n' +
+    '{"name": "B", "bytes": 2097152, "alloc_us": 1, "free_us": 5}\n\n' +
+    '{"name": "C", "bytes": 4194304, "alloc_us": 6.5, "free_us": null}\n';
+  const dt = await page.evaluateHandle((text) => {
+    const d = new DataTransfer();
+    d.items.add(new File([text], 'small.jsonl', { type: 'application/json' }));
+    return d;
+  }, jsonl);
+  await page.dispatchEvent('#trace-drop', 'dragover', { dataTransfer: dt });
+  await page.dispatchEvent('#trace-drop', 'drop', { dataTransfer: dt });
+  await page.waitForFunction(() => window.memopt.state.ledger && window.memopt.state.ledger.name === 'small.jsonl');
+  await settled(page);
+  t.check(await page.textContent('#ledger .measured-peak') === '5.00 MiB', `the dropped trace's peak: ${await page.textContent('#ledger')}`);
+  t.check(/^C at line 5, .*memopt-trace, 3 rows/.test(await page.textContent('#ledger .ledger-peaks dd.sub')), 'the peak is the row C at line 5 of 3 rows');
+  t.check(!(await page.getAttribute('#trace-drop', 'class')).includes('over'), 'the drop zone is no longer highlighted');
+
   t.setStep('ledger: a malformed trace shows its line and column');
   t.allowStatus(422);
   const bad = 'Name,Size(KB),Allocation Time(us),Release Time(us)\nA,1,5,9\nB,1,4,9\n';
