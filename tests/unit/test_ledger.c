@@ -595,6 +595,48 @@ static void test_real_pp2_vs_estimate(void **state)
 	free(model);
 }
 
+/* With every layer recomputed the estimate's stage-0 peak is its optimizer
+ * step, where it explains no per-tensor items: the comparison still runs
+ * (it once sorted a NULL item list, undefined behaviour that UBSan stopped
+ * the server on) and only the measured side has unexplained rows. */
+static void test_real_pp2_full_recompute(void **state)
+{
+	(void)state;
+	static const char cfg_text[] = "recompute:\n  mode: full\n  full_recompute_layer: [0-3]\n";
+	char *model = slurp(DATA "dsv3-8l-pp2.yaml");
+	mo_diags *d = NULL;
+	mo_config *cfg = NULL;
+	mo_model *m = NULL;
+	mo_estimate *e = NULL;
+	mo_ledger *l = NULL;
+	mo_ledger_compare *c = NULL;
+	mo_error err = {0};
+	mo_input in = {.config = cfg_text, .config_len = strlen(cfg_text), .config_name = "c.yaml",
+		       .model = model, .model_len = strlen(model), .model_name = "m.yaml"};
+	assert_int_equal(mo_diags_new(&d), 0);
+	assert_int_equal(mo_check(&cfg, &m, d, &in, &err), 0);
+	assert_int_equal(mo_diags_errors(d), 0);
+	assert_int_equal(mo_estimate_run(&e, cfg, m, &err), 0);
+	assert_int_equal(mo_ledger_read_file(&l, DATA "pp2-stage0-optimizer.csv", NULL, &err), 0);
+	assert_int_equal(mo_ledger_compare_run(&c, l, e, 0, &err), 0);
+	char *text = mo_ledger_json(l, c, "pp2");
+	json_t *j = json_loads(text, 0, NULL);
+	free(text);
+	json_t *cmp = json_object_get(j, "compare");
+	assert_int_equal(json_integer_value(json_object_get(cmp, "estimate_peak_bytes")),
+			 (json_int_t)mo_estimate_stage_get(e, 0)->peak_bytes);
+	assert_int_equal(json_array_size(json_object_get(cmp, "unexplained_estimated")), 0);
+	assert_int_equal(json_array_size(json_object_get(cmp, "unexplained_measured")), 4);
+	json_decref(j);
+	mo_ledger_compare_free(c);
+	mo_ledger_free(l);
+	mo_estimate_free(e);
+	mo_model_free(m);
+	mo_config_free(cfg);
+	mo_diags_free(d);
+	free(model);
+}
+
 static void test_compare_bad_stage(void **state)
 {
 	(void)state;
@@ -626,6 +668,7 @@ int main(void)
 		cmocka_unit_test(test_compare_bad_stage),
 		cmocka_unit_test(test_real_select_ffn_vs_estimate),
 		cmocka_unit_test(test_real_pp2_vs_estimate),
+		cmocka_unit_test(test_real_pp2_full_recompute),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -159,7 +159,8 @@ static void mo_lgc_match(mo_ledger_compare *c, const mo_ledger *l)
 						MO_LEDGER_EARLIER};
 	const mo_lg_group_list *g = &l->groups[MO_LEDGER_BY_OP_SIZE];
 	uint64_t by_class[3] = {0, 0, 0};
-	qsort(c->items, c->n_items, sizeof *c->items, mo_lgc_cmp_item);
+	if (c->n_items) /* qsort(NULL, 0, ...) is undefined */
+		qsort(c->items, c->n_items, sizeof *c->items, mo_lgc_cmp_item);
 	for (size_t i = 0; i < c->n_items; i++) {
 		mo_lg_item *it = &c->items[i];
 		for (size_t o = 0; o < 3 && it->matched < it->count; o++)
