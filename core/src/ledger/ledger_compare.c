@@ -14,20 +14,20 @@
 #include <string.h>
 
 #define MIB 1048576.0
-#define MO_LG_LIST 12
+#define MO_LEDGER_LIST 12
 
 /* A row of `each` bytes is the tensor of `want` bytes when it is at most
  * 1 KiB + 0.1% larger (allocators round up to 512 B blocks). */
-static bool mo_lgc_fits(uint64_t each, uint64_t want)
+static bool mo_comparison_fits(uint64_t each, uint64_t want)
 {
 	return each >= want && each - want <= 1024 + want / 1000;
 }
 
-static int mo_lgc_add(mo_ledger_compare *c, const char *type, const mo_est_graph *g, int t,
+static int mo_comparison_add(mo_ledger_compare *c, const char *type, const mo_est_graph *g, int t,
 		      int bucket, uint64_t count)
 {
 	size_t cap = c->n_items + 1;
-	mo_lg_item *v = realloc(c->items, cap * sizeof *v);
+	mo_ledger_item *v = realloc(c->items, cap * sizeof *v);
 	char **labels = realloc(c->labels, (c->n_labels + 2) * sizeof *labels);
 	if (v)
 		c->items = v;
@@ -46,14 +46,14 @@ static int mo_lgc_add(mo_ledger_compare *c, const char *type, const mo_est_graph
 	snprintf(label, n, "%s %s", type, g->t[t].name);
 	c->labels[c->n_labels++] = label;
 	c->labels[c->n_labels++] = op_copy;
-	c->items[c->n_items++] = (mo_lg_item){.label = label, .op = op_copy, .bucket = bucket,
+	c->items[c->n_items++] = (mo_ledger_item){.label = label, .op = op_copy, .bucket = bucket,
 					      .bytes = g->t[t].bytes, .count = count};
 	return 0;
 }
 
 /* The storages of g marked `bit` (0: saved, neither kept nor swapped: a
  * recomputed layer's tensors), count times each. */
-static int mo_lgc_graph(mo_ledger_compare *c, const char *type, const mo_est_graph *g,
+static int mo_comparison_graph(mo_ledger_compare *c, const char *type, const mo_est_graph *g,
 			const unsigned char *marks, unsigned bit, int bucket, uint64_t count)
 {
 	for (size_t t = 0; t < g->n_t; t++) {
@@ -61,14 +61,14 @@ static int mo_lgc_graph(mo_ledger_compare *c, const char *type, const mo_est_gra
 		if (g->t[t].storage != (int)t || !g->t[t].bytes ||
 		    (bit ? !(m & bit) : !(m & MO_K_BASE) || (m & (MO_K_KEPT | MO_K_SWAP))))
 			continue;
-		if (mo_lgc_add(c, type, g, (int)t, bucket, count) != 0)
+		if (mo_comparison_add(c, type, g, (int)t, bucket, count) != 0)
 			return -1;
 	}
 	return 0;
 }
 
 /* The embedding's or the loss region's kept tensors, n times. */
-static int mo_lgc_ends(mo_ledger_compare *c, const mo_est_graph *g, const char *type,
+static int mo_comparison_ends(mo_ledger_compare *c, const mo_est_graph *g, const char *type,
 		       uint64_t n)
 {
 	if (!n)
@@ -77,13 +77,13 @@ static int mo_lgc_ends(mo_ledger_compare *c, const mo_est_graph *g, const char *
 	unsigned char *marks = calloc(g->n_t + 1, 1);
 	int rc = -1;
 	if (marks && mo_est_keep_eval_marks(&k, g, NULL, NULL, false, false, false, marks) == 0)
-		rc = mo_lgc_graph(c, type, g, marks, MO_K_KEPT, MO_EST_ACTIVATIONS, n);
+		rc = mo_comparison_graph(c, type, g, marks, MO_K_KEPT, MO_EST_ACTIVATIONS, n);
 	free(marks);
 	return rc;
 }
 
 /* Per plan result, the (micro-batch, layer) pairs alive at the peak. */
-static void mo_lgc_count(const mo_estimate *e, size_t s, const mo_est_alive *al,
+static void mo_comparison_count(const mo_estimate *e, size_t s, const mo_est_alive *al,
 			 uint64_t *count, uint64_t *ends)
 {
 	size_t V = (size_t)e->cfg.vpp;
@@ -99,7 +99,7 @@ static void mo_lgc_count(const mo_estimate *e, size_t s, const mo_est_alive *al,
 	}
 }
 
-static const mo_estimate_event *mo_lgc_event(const mo_estimate *e, size_t s)
+static const mo_estimate_event *mo_comparison_event(const mo_estimate *e, size_t s)
 {
 	for (size_t i = 0; i < e->n_events[s]; i++)
 		if (e->events[s][i].total == e->stages[s].peak_bytes)
@@ -108,7 +108,7 @@ static const mo_estimate_event *mo_lgc_event(const mo_estimate *e, size_t s)
 }
 
 /* The estimate's items at stage s's peak. 0 or -1 (out of memory). */
-static int mo_lgc_items(mo_ledger_compare *c, const mo_estimate *e, size_t s,
+static int mo_comparison_items(mo_ledger_compare *c, const mo_estimate *e, size_t s,
 			const mo_estimate_event *ev)
 {
 	mo_est_alive al;
@@ -118,20 +118,20 @@ static int mo_lgc_items(mo_ledger_compare *c, const mo_estimate *e, size_t s,
 		free(count);
 		return -1;
 	}
-	mo_lgc_count(e, s, &al, count, ends);
+	mo_comparison_count(e, s, &al, count, ends);
 	for (size_t r = 0; r < e->n_res; r++) {
 		const mo_est_res *res = &e->res[r];
-		if (count[r] && mo_lgc_graph(c, e->types[res->type].name, &e->types[res->type].g,
+		if (count[r] && mo_comparison_graph(c, e->types[res->type].name, &e->types[res->type].g,
 					     res->marks, MO_K_KEPT, MO_EST_ACTIVATIONS,
 					     count[r]) != 0)
 			goto out_free;
 	}
-	if (mo_lgc_ends(c, &e->embed, "embedding", ends[0]) != 0 ||
-	    mo_lgc_ends(c, &e->head, "loss-region", ends[1] * (uint64_t)(1 + e->cfg.mtp)) != 0)
+	if (mo_comparison_ends(c, &e->embed, "embedding", ends[0]) != 0 ||
+	    mo_comparison_ends(c, &e->head, "loss-region", ends[1] * (uint64_t)(1 + e->cfg.mtp)) != 0)
 		goto out_free;
 	if (ev->bytes[MO_EST_RECOMPUTED] && ev->layer >= 0 && (size_t)ev->layer < e->n_layers) {
 		const mo_est_res *res = &e->res[e->layer_res[ev->layer]];
-		if (mo_lgc_graph(c, e->types[res->type].name, &e->types[res->type].g, res->marks, 0,
+		if (mo_comparison_graph(c, e->types[res->type].name, &e->types[res->type].g, res->marks, 0,
 				 MO_EST_RECOMPUTED, 1) != 0)
 			goto out_free;
 	}
@@ -142,9 +142,9 @@ out_free:
 	return rc;
 }
 
-static int mo_lgc_cmp_item(const void *pa, const void *pb)
+static int mo_comparison_cmp_item(const void *pa, const void *pb)
 {
-	const mo_lg_item *a = pa, *b = pb;
+	const mo_ledger_item *a = pa, *b = pb;
 	if (a->bytes != b->bytes)
 		return a->bytes > b->bytes ? -1 : 1;
 	return strcmp(a->label, b->label);
@@ -153,20 +153,20 @@ static int mo_lgc_cmp_item(const void *pa, const void *pb)
 /* Greedy, largest tensors first: each takes rows of a fitting size,
  * preferring rows of this step's long-lived class, then transients, then
  * earlier steps. */
-static void mo_lgc_match(mo_ledger_compare *c, const mo_ledger *l)
+static void mo_comparison_match(mo_ledger_compare *c, const mo_ledger *l)
 {
 	static const mo_ledger_class order[] = {MO_LEDGER_STEP, MO_LEDGER_TRANSIENT,
 						MO_LEDGER_EARLIER};
-	const mo_lg_group_list *g = &l->groups[MO_LEDGER_BY_OP_SIZE];
+	const mo_ledger_group_list *g = &l->groups[MO_LEDGER_BY_OP_SIZE];
 	uint64_t by_class[3] = {0, 0, 0};
 	if (c->n_items) /* qsort(NULL, 0, ...) is undefined */
-		qsort(c->items, c->n_items, sizeof *c->items, mo_lgc_cmp_item);
+		qsort(c->items, c->n_items, sizeof *c->items, mo_comparison_cmp_item);
 	for (size_t i = 0; i < c->n_items; i++) {
-		mo_lg_item *it = &c->items[i];
+		mo_ledger_item *it = &c->items[i];
 		for (size_t o = 0; o < 3 && it->matched < it->count; o++)
 			for (size_t k = 0; k < g->n && it->matched < it->count; k++) {
 				const mo_ledger_group *gr = &g->v[k];
-				if (gr->lifetime != order[o] || !mo_lgc_fits(gr->bytes, it->bytes))
+				if (gr->lifetime != order[o] || !mo_comparison_fits(gr->bytes, it->bytes))
 					continue;
 				uint64_t take = gr->count - c->group_matched[k];
 				if (take > it->count - it->matched)
@@ -199,12 +199,12 @@ int mo_ledger_compare_run(mo_ledger_compare **out, const mo_ledger *l, const mo_
 			     (long long)stage, e->n_stages);
 		return -1;
 	}
-	const mo_estimate_event *ev = mo_lgc_event(e, s);
+	const mo_estimate_event *ev = mo_comparison_event(e, s);
 	mo_ledger_compare *c = calloc(1, sizeof *c);
 	size_t n_groups = l->groups[MO_LEDGER_BY_OP_SIZE].n;
 	if (c)
 		c->group_matched = calloc(n_groups + 1, sizeof *c->group_matched);
-	if (!c || !c->group_matched || !ev || mo_lgc_items(c, e, s, ev) != 0) {
+	if (!c || !c->group_matched || !ev || mo_comparison_items(c, e, s, ev) != 0) {
 		mo_ledger_compare_free(c);
 		mo_error_set(err, MO_ERR_NOMEM, 0, 0,
 			     "out of memory (or the estimate's peak could not be replayed)");
@@ -224,7 +224,7 @@ int mo_ledger_compare_run(mo_ledger_compare **out, const mo_ledger *l, const mo_
 	c->est_peak = e->stages[s].peak_bytes;
 	memcpy(c->est_bucket, ev->bytes, sizeof c->est_bucket);
 	snprintf(c->event, sizeof c->event, "%s", e->stages[s].peak_event);
-	mo_lgc_match(c, l);
+	mo_comparison_match(c, l);
 	*out = c;
 	return 0;
 }
@@ -244,40 +244,41 @@ void mo_ledger_compare_free(mo_ledger_compare *c)
 
 /* ---- the table ------------------------------------------------------------ */
 
-typedef struct mo_lgc_row {
+typedef struct mo_comparison_row {
 	const char *bucket;
 	uint64_t measured, estimated;
-} mo_lgc_row;
+} mo_comparison_row;
 
-static size_t mo_lgc_rows(const mo_ledger *l, const mo_ledger_compare *c, mo_lgc_row *r)
+static size_t mo_comparison_rows(const mo_ledger *l, const mo_ledger_compare *c,
+			mo_comparison_row *r)
 {
 	const uint64_t *b = c->est_bucket;
-	r[0] = (mo_lgc_row){"weights + optimizer (persistent)", c->m_persistent,
+	r[0] = (mo_comparison_row){"weights + optimizer (persistent)", c->m_persistent,
 			    b[MO_EST_WEIGHTS] + b[MO_EST_OPTIMIZER]};
-	r[1] = (mo_lgc_row){"gradients, gathered, loss, swap (other step rows)", c->m_step_other,
+	r[1] = (mo_comparison_row){"gradients, gathered, loss, swap (other step rows)", c->m_step_other,
 			    b[MO_EST_GRADIENTS] + b[MO_EST_GATHERED] + b[MO_EST_LOSS] +
 				    b[MO_EST_SWAP_BUFFERS]};
-	r[2] = (mo_lgc_row){"activations + recomputed (matched by size)", c->m_activations,
+	r[2] = (mo_comparison_row){"activations + recomputed (matched by size)", c->m_activations,
 			    b[MO_EST_ACTIVATIONS] + b[MO_EST_RECOMPUTED]};
-	r[3] = (mo_lgc_row){"transients", c->m_transient, 0};
-	r[4] = (mo_lgc_row){"total (the peaks)", l->peak.bytes, c->est_peak};
+	r[3] = (mo_comparison_row){"transients", c->m_transient, 0};
+	r[4] = (mo_comparison_row){"total (the peaks)", l->peak.bytes, c->est_peak};
 	return 5;
 }
 
 /* The estimate's kept bytes of a measured layer's model layer, or NULL. */
-static const uint64_t *mo_lgc_layer_est(const mo_ledger_compare *c, const mo_ledger_layer *y)
+static const uint64_t *mo_comparison_layer_est(const mo_ledger_compare *c, const mo_ledger_layer *y)
 {
 	if (!y->complete || y->model_layer < 0 || (uint64_t)y->model_layer >= c->n_est_layers)
 		return NULL;
 	return &c->est_layer[y->model_layer];
 }
 
-static void mo_lgc_report_layers(mo_buf *b, const mo_ledger *l, const mo_ledger_compare *c)
+static void mo_comparison_report_layers(mo_buf *b, const mo_ledger *l, const mo_ledger_compare *c)
 {
 	bool head = false;
 	for (size_t i = 0; i < l->n_layers; i++) {
 		const mo_ledger_layer *y = &l->layers[i];
-		const uint64_t *est = mo_lgc_layer_est(c, y);
+		const uint64_t *est = mo_comparison_layer_est(c, y);
 		if (!est)
 			continue;
 		if (!head)
@@ -291,10 +292,10 @@ static void mo_lgc_report_layers(mo_buf *b, const mo_ledger *l, const mo_ledger_
 	}
 }
 
-void mo_lg_report_compare(mo_buf *b, const mo_ledger *l, const mo_ledger_compare *c)
+void mo_ledger_report_compare(mo_buf *b, const mo_ledger *l, const mo_ledger_compare *c)
 {
-	mo_lgc_row r[5];
-	size_t n = mo_lgc_rows(l, c, r);
+	mo_comparison_row r[5];
+	size_t n = mo_comparison_rows(l, c, r);
 	mo_buf_printf(b, "\nmeasured vs estimated (stage %lld, estimate's peak \"%s\"), MiB:\n",
 		      (long long)c->stage, c->event);
 	mo_buf_puts(b, "  bucket                                              measured    estimated"
@@ -305,23 +306,23 @@ void mo_lg_report_compare(mo_buf *b, const mo_ledger *l, const mo_ledger_compare
 			      ((double)r[i].measured - (double)r[i].estimated) / MIB);
 	mo_buf_printf(b, "  matched: %.3f MiB of rows to %.3f MiB of estimated tensors\n",
 		      (double)c->matched_bytes / MIB, (double)c->matched_est / MIB);
-	mo_lgc_report_layers(b, l, c);
+	mo_comparison_report_layers(b, l, c);
 	mo_buf_puts(b, "unexplained measured rows (no estimated tensor of their size):\n");
-	const mo_lg_group_list *g = &l->groups[MO_LEDGER_BY_OP_SIZE];
+	const mo_ledger_group_list *g = &l->groups[MO_LEDGER_BY_OP_SIZE];
 	size_t shown = 0;
-	for (size_t k = 0; k < g->n && shown < MO_LG_LIST; k++) {
+	for (size_t k = 0; k < g->n && shown < MO_LEDGER_LIST; k++) {
 		uint64_t left = g->v[k].count - c->group_matched[k];
 		if (!left)
 			continue;
 		mo_buf_printf(b, "  %-32.32s %6llu x %12.3f  (%s)\n", g->v[k].op,
 			      (unsigned long long)left, (double)g->v[k].bytes / MIB,
-			      mo_lg_class_name(g->v[k].lifetime));
+			      mo_ledger_class_name(g->v[k].lifetime));
 		shown++;
 	}
 	mo_buf_puts(b, "unexplained estimated tensors (no alive row of their size):\n");
 	shown = 0;
-	for (size_t i = 0; i < c->n_items && shown < MO_LG_LIST; i++) {
-		const mo_lg_item *it = &c->items[i];
+	for (size_t i = 0; i < c->n_items && shown < MO_LEDGER_LIST; i++) {
+		const mo_ledger_item *it = &c->items[i];
 		if (it->matched == it->count)
 			continue;
 		mo_buf_printf(b, "  %-32.32s %6llu x %12.3f  %s\n", it->label,
@@ -331,17 +332,17 @@ void mo_lg_report_compare(mo_buf *b, const mo_ledger *l, const mo_ledger_compare
 	}
 }
 
-json_t *mo_lg_json_compare(const mo_ledger *l, const mo_ledger_compare *c)
+json_t *mo_ledger_json_compare(const mo_ledger *l, const mo_ledger_compare *c)
 {
-	mo_lgc_row r[5];
-	size_t n = mo_lgc_rows(l, c, r);
+	mo_comparison_row r[5];
+	size_t n = mo_comparison_rows(l, c, r);
 	json_t *o = json_pack("{s:I, s:s, s:I, s:I, s:I}", "stage", (json_int_t)c->stage,
 			      "estimate_peak_event", c->event, "estimate_peak_bytes",
 			      (json_int_t)c->est_peak, "matched_bytes", (json_int_t)c->matched_bytes,
 			      "matched_estimate_bytes", (json_int_t)c->matched_est);
 	json_t *rows = json_array(), *um = json_array(), *ue = json_array(), *ly = json_array();
 	for (size_t i = 0; ly && i < l->n_layers; i++) {
-		const uint64_t *est = mo_lgc_layer_est(c, &l->layers[i]);
+		const uint64_t *est = mo_comparison_layer_est(c, &l->layers[i]);
 		if (est)
 			json_array_append_new(
 				ly, json_pack("{s:I, s:I, s:I, s:I, s:I}", "step",
@@ -356,14 +357,14 @@ json_t *mo_lg_json_compare(const mo_ledger *l, const mo_ledger_compare *c)
 						      "measured_bytes", (json_int_t)r[i].measured,
 						      "estimated_bytes",
 						      (json_int_t)r[i].estimated));
-	const mo_lg_group_list *g = &l->groups[MO_LEDGER_BY_OP_SIZE];
+	const mo_ledger_group_list *g = &l->groups[MO_LEDGER_BY_OP_SIZE];
 	for (size_t k = 0; um && k < g->n; k++)
 		if (g->v[k].count > c->group_matched[k])
 			json_array_append_new(
 				um, json_pack("{s:s, s:I, s:I, s:s}", "op", g->v[k].op, "size",
 					      (json_int_t)g->v[k].bytes, "count",
 					      (json_int_t)(g->v[k].count - c->group_matched[k]),
-					      "class", mo_lg_class_name(g->v[k].lifetime)));
+					      "class", mo_ledger_class_name(g->v[k].lifetime)));
 	for (size_t i = 0; ue && i < c->n_items; i++)
 		if (c->items[i].matched < c->items[i].count)
 			json_array_append_new(

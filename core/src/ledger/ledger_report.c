@@ -10,18 +10,18 @@
 #include <string.h>
 
 #define MIB 1048576.0
-#define MO_LG_LIST 12
+#define MO_LEDGER_LIST 12
 
-static const char *const mo_lg_class_names[] = {"earlier steps", "this step", "transient",
+static const char *const mo_ledger_class_names[] = {"earlier steps", "this step", "transient",
 						"any"};
-static const char *const mo_lg_class_keys[] = {"earlier", "step", "transient", "any"};
+static const char *const mo_ledger_class_keys[] = {"earlier", "step", "transient", "any"};
 
-static double mo_lg_since(const mo_ledger *l, double us)
+static double mo_ledger_since(const mo_ledger *l, double us)
 {
-	return (us - mo_lg_us(l->first_ns)) / 1e6;
+	return (us - mo_ledger_us(l->first_ns)) / 1e6;
 }
 
-static void mo_lg_report_peak(mo_buf *b, const mo_ledger *l)
+static void mo_ledger_report_peak(mo_buf *b, const mo_ledger *l)
 {
 	const mo_ledger_peak *p = &l->peak;
 	mo_buf_printf(b, "peak: %.3f MiB at %.6f s (line %lld: %s %.3f MiB; step %lld)\n",
@@ -40,26 +40,26 @@ static void mo_lg_report_peak(mo_buf *b, const mo_ledger *l)
 		      l->transient_ms, (double)p->transient_bytes / MIB);
 }
 
-static void mo_lg_report_groups(mo_buf *b, const mo_ledger *l)
+static void mo_ledger_report_groups(mo_buf *b, const mo_ledger *l)
 {
-	const mo_lg_group_list *g = &l->groups[MO_LEDGER_BY_OP];
+	const mo_ledger_group_list *g = &l->groups[MO_LEDGER_BY_OP];
 	mo_buf_puts(b, "\nalive at the peak, by op:\n  op                                count"
 		       "          MiB\n");
-	for (size_t i = 0; i < g->n && i < MO_LG_LIST; i++)
+	for (size_t i = 0; i < g->n && i < MO_LEDGER_LIST; i++)
 		mo_buf_printf(b, "  %-32.32s %6llu %12.3f\n", g->v[i].op,
 			      (unsigned long long)g->v[i].count, (double)g->v[i].total / MIB);
-	if (g->n > MO_LG_LIST)
-		mo_buf_printf(b, "  (%zu more ops)\n", g->n - MO_LG_LIST);
+	if (g->n > MO_LEDGER_LIST)
+		mo_buf_printf(b, "  (%zu more ops)\n", g->n - MO_LEDGER_LIST);
 	g = &l->groups[MO_LEDGER_BY_SIZE];
 	mo_buf_puts(b, "by size:\n  size MiB        count    total MiB\n");
-	for (size_t i = 0; i < g->n && i < MO_LG_LIST; i++)
+	for (size_t i = 0; i < g->n && i < MO_LEDGER_LIST; i++)
 		mo_buf_printf(b, "  %12.3f %8llu %12.3f\n", (double)g->v[i].bytes / MIB,
 			      (unsigned long long)g->v[i].count, (double)g->v[i].total / MIB);
-	if (g->n > MO_LG_LIST)
-		mo_buf_printf(b, "  (%zu more sizes)\n", g->n - MO_LG_LIST);
+	if (g->n > MO_LEDGER_LIST)
+		mo_buf_printf(b, "  (%zu more sizes)\n", g->n - MO_LEDGER_LIST);
 }
 
-static void mo_lg_report_steps(mo_buf *b, const mo_ledger *l)
+static void mo_ledger_report_steps(mo_buf *b, const mo_ledger *l)
 {
 	mo_buf_printf(b, "\nsteps (%s):\n  step    start s      end s     rows    peak MiB"
 			 "     at s\n",
@@ -67,13 +67,13 @@ static void mo_lg_report_steps(mo_buf *b, const mo_ledger *l)
 	for (size_t i = 0; i < l->n_steps; i++) {
 		const mo_ledger_step *s = &l->steps[i];
 		mo_buf_printf(b, "  %4lld %10.6f %10.6f %8llu %11.3f %10.6f\n", (long long)s->index,
-			      mo_lg_since(l, s->start_us), mo_lg_since(l, s->end_us),
+			      mo_ledger_since(l, s->start_us), mo_ledger_since(l, s->end_us),
 			      (unsigned long long)s->rows, (double)s->peak_bytes / MIB,
-			      mo_lg_since(l, s->peak_us));
+			      mo_ledger_since(l, s->peak_us));
 	}
 }
 
-static void mo_lg_report_layers(mo_buf *b, const mo_ledger *l)
+static void mo_ledger_report_layers(mo_buf *b, const mo_ledger *l)
 {
 	if (!l->layer_marker[0])
 		return;
@@ -85,14 +85,14 @@ static void mo_lg_report_layers(mo_buf *b, const mo_ledger *l)
 		if (y->complete)
 			mo_buf_printf(b, "  %4lld %5lld %11lld %10.6f %12.3f %6llu\n",
 				      (long long)y->step, (long long)y->layer,
-				      (long long)y->model_layer, mo_lg_since(l, y->start_us),
+				      (long long)y->model_layer, mo_ledger_since(l, y->start_us),
 				      (double)y->kept_bytes / MIB,
 				      (unsigned long long)y->kept_rows);
 		else
 			mo_buf_printf(b, "  %4lld %5lld %11lld %10.6f            - (no layer after "
 					 "next in its step)\n",
 				      (long long)y->step, (long long)y->layer,
-				      (long long)y->model_layer, mo_lg_since(l, y->start_us));
+				      (long long)y->model_layer, mo_ledger_since(l, y->start_us));
 	}
 }
 
@@ -105,12 +105,12 @@ char *mo_ledger_report(const mo_ledger *l, const mo_ledger_compare *c, const cha
 	mo_buf_printf(&b, "trace: %s (%s, %llu rows, %.6f s)\n", name ? name : "-",
 		      mo_ledger_format(l), (unsigned long long)l->rows,
 		      (double)(l->last_ns - l->first_ns) / 1e9);
-	mo_lg_report_peak(&b, l);
-	mo_lg_report_groups(&b, l);
-	mo_lg_report_steps(&b, l);
-	mo_lg_report_layers(&b, l);
+	mo_ledger_report_peak(&b, l);
+	mo_ledger_report_groups(&b, l);
+	mo_ledger_report_steps(&b, l);
+	mo_ledger_report_layers(&b, l);
 	if (c)
-		mo_lg_report_compare(&b, l, c);
+		mo_ledger_report_compare(&b, l, c);
 	if (b.failed) {
 		mo_buf_free(&b);
 		return NULL;
@@ -120,10 +120,10 @@ char *mo_ledger_report(const mo_ledger *l, const mo_ledger_compare *c, const cha
 
 /* ---- JSON ------------------------------------------------------------------ */
 
-static json_t *mo_lg_json_groups(const mo_ledger *l, mo_ledger_grouping k)
+static json_t *mo_ledger_json_groups(const mo_ledger *l, mo_ledger_grouping k)
 {
 	json_t *a = json_array();
-	const mo_lg_group_list *g = &l->groups[k];
+	const mo_ledger_group_list *g = &l->groups[k];
 	for (size_t i = 0; a && i < g->n; i++) {
 		json_t *o = json_pack("{s:I, s:I}", "count", (json_int_t)g->v[i].count, "bytes",
 				      (json_int_t)g->v[i].total);
@@ -133,13 +133,13 @@ static json_t *mo_lg_json_groups(const mo_ledger *l, mo_ledger_grouping k)
 			json_object_set_new(o, "size", json_integer((json_int_t)g->v[i].bytes));
 		if (o && k == MO_LEDGER_BY_OP_SIZE)
 			json_object_set_new(o, "class",
-					    json_string(mo_lg_class_keys[g->v[i].lifetime]));
+					    json_string(mo_ledger_class_keys[g->v[i].lifetime]));
 		json_array_append_new(a, o);
 	}
 	return a;
 }
 
-static json_t *mo_lg_json_peak(const mo_ledger *l)
+static json_t *mo_ledger_json_peak(const mo_ledger *l)
 {
 	const mo_ledger_peak *p = &l->peak;
 	json_t *o = json_pack("{s:I, s:f, s:f, s:I, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
@@ -151,14 +151,14 @@ static json_t *mo_lg_json_peak(const mo_ledger *l)
 			      (json_int_t)p->earlier_bytes, "step_bytes", (json_int_t)p->step_bytes,
 			      "transient_bytes", (json_int_t)p->transient_bytes);
 	if (o) {
-		json_object_set_new(o, "by_op", mo_lg_json_groups(l, MO_LEDGER_BY_OP));
-		json_object_set_new(o, "by_size", mo_lg_json_groups(l, MO_LEDGER_BY_SIZE));
-		json_object_set_new(o, "by_op_size", mo_lg_json_groups(l, MO_LEDGER_BY_OP_SIZE));
+		json_object_set_new(o, "by_op", mo_ledger_json_groups(l, MO_LEDGER_BY_OP));
+		json_object_set_new(o, "by_size", mo_ledger_json_groups(l, MO_LEDGER_BY_SIZE));
+		json_object_set_new(o, "by_op_size", mo_ledger_json_groups(l, MO_LEDGER_BY_OP_SIZE));
 	}
 	return o;
 }
 
-static json_t *mo_lg_json_steps(const mo_ledger *l)
+static json_t *mo_ledger_json_steps(const mo_ledger *l)
 {
 	json_t *a = json_array();
 	for (size_t i = 0; a && i < l->n_steps; i++) {
@@ -172,7 +172,7 @@ static json_t *mo_lg_json_steps(const mo_ledger *l)
 	return a;
 }
 
-static json_t *mo_lg_json_layers(const mo_ledger *l)
+static json_t *mo_ledger_json_layers(const mo_ledger *l)
 {
 	json_t *a = json_array();
 	for (size_t i = 0; a && i < l->n_layers; i++) {
@@ -190,37 +190,37 @@ static json_t *mo_lg_json_layers(const mo_ledger *l)
 	return a;
 }
 
-static json_t *mo_lg_json_point(int64_t ns, uint64_t bytes)
+static json_t *mo_ledger_json_point(int64_t ns, uint64_t bytes)
 {
-	return json_pack("{s:f, s:I}", "time_us", mo_lg_us(ns), "bytes", (json_int_t)bytes);
+	return json_pack("{s:f, s:I}", "time_us", mo_ledger_us(ns), "bytes", (json_int_t)bytes);
 }
 
 /* The downsampled curve in time order: per bin its lowest and highest row,
  * whichever came first first (one point when they are the same row). */
-static json_t *mo_lg_json_curve(const mo_ledger *l)
+static json_t *mo_ledger_json_curve(const mo_ledger *l)
 {
 	json_t *a = json_array();
-	for (size_t i = 0; a && i < MO_LG_CURVE_BINS; i++) {
-		const mo_lg_bin *b = &l->curve[i];
+	for (size_t i = 0; a && i < MO_LEDGER_CURVE_BINS; i++) {
+		const mo_ledger_bin *b = &l->curve[i];
 		if (!b->set)
 			continue;
 		bool low_first = b->min_ns < b->max_ns;
 		bool one = b->min_ns == b->max_ns && b->min_bytes == b->max_bytes;
-		json_array_append_new(a, low_first ? mo_lg_json_point(b->min_ns, b->min_bytes)
-						   : mo_lg_json_point(b->max_ns, b->max_bytes));
+		json_array_append_new(a, low_first ? mo_ledger_json_point(b->min_ns, b->min_bytes)
+						   : mo_ledger_json_point(b->max_ns, b->max_bytes));
 		if (!one)
 			json_array_append_new(a, low_first
-							 ? mo_lg_json_point(b->max_ns, b->max_bytes)
-							 : mo_lg_json_point(b->min_ns, b->min_bytes));
+							 ? mo_ledger_json_point(b->max_ns, b->max_bytes)
+							 : mo_ledger_json_point(b->min_ns, b->min_bytes));
 	}
 	return a;
 }
 
-static json_t *mo_lg_json_tree(const mo_ledger *l, const mo_ledger_compare *c, const char *name)
+static json_t *mo_ledger_json_tree(const mo_ledger *l, const mo_ledger_compare *c, const char *name)
 {
 	json_t *o = json_pack("{s:s, s:s, s:I, s:f, s:f, s:b, s:f}", "trace", name ? name : "-",
 			      "format", mo_ledger_format(l), "rows", (json_int_t)l->rows,
-			      "first_us", mo_lg_us(l->first_ns), "last_us", mo_lg_us(l->last_ns),
+			      "first_us", mo_ledger_us(l->first_ns), "last_us", mo_ledger_us(l->last_ns),
 			      "allocator_total", l->has_total, "transient_ms", l->transient_ms);
 	if (!o)
 		return NULL;
@@ -228,12 +228,12 @@ static json_t *mo_lg_json_tree(const mo_ledger *l, const mo_ledger_compare *c, c
 			    l->step_marker[0] ? json_string(l->step_marker) : json_null());
 	json_object_set_new(o, "layer_start",
 			    l->layer_marker[0] ? json_string(l->layer_marker) : json_null());
-	json_object_set_new(o, "peak", mo_lg_json_peak(l));
-	json_object_set_new(o, "steps", mo_lg_json_steps(l));
-	json_object_set_new(o, "layers", mo_lg_json_layers(l));
-	json_object_set_new(o, "curve", mo_lg_json_curve(l));
+	json_object_set_new(o, "peak", mo_ledger_json_peak(l));
+	json_object_set_new(o, "steps", mo_ledger_json_steps(l));
+	json_object_set_new(o, "layers", mo_ledger_json_layers(l));
+	json_object_set_new(o, "curve", mo_ledger_json_curve(l));
 	if (c)
-		json_object_set_new(o, "compare", mo_lg_json_compare(l, c));
+		json_object_set_new(o, "compare", mo_ledger_json_compare(l, c));
 	return o;
 }
 
@@ -241,13 +241,13 @@ char *mo_ledger_json(const mo_ledger *l, const mo_ledger_compare *c, const char 
 {
 	if (!l)
 		return NULL;
-	json_t *o = mo_lg_json_tree(l, c, name);
+	json_t *o = mo_ledger_json_tree(l, c, name);
 	char *text = o ? json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17)) : NULL;
 	json_decref(o);
 	return text;
 }
 
-const char *mo_lg_class_name(mo_ledger_class k)
+const char *mo_ledger_class_name(mo_ledger_class k)
 {
-	return (unsigned)k < 4 ? mo_lg_class_names[k] : "";
+	return (unsigned)k < 4 ? mo_ledger_class_names[k] : "";
 }
