@@ -6,6 +6,7 @@
 #include "memopt/memopt.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Routes, also the label set of the server's metrics. */
 typedef enum mo_api_route_id {
@@ -66,7 +67,21 @@ void mo_api_options_default(mo_api_options *opt);
 /* The cache of preset models (thread-safe; the caller owns it and frees it
  * after the last request). Returns 0 or -1. */
 int mo_api_cache_new(mo_api_model_cache **out);
+/* The same with a bound other than the default 64 (preset, devices) pairs;
+ * past it the least recently used pair is evicted. */
+int mo_api_cache_new_bounded(mo_api_model_cache **out, size_t max_entries);
 void mo_api_cache_free(mo_api_model_cache *c);
+/* A borrowed cache entry (api/cache.c); NULL is accepted by release. */
+typedef struct mo_api_model_ref mo_api_model_ref;
+void mo_api_model_release(mo_api_model_ref *ref);
+
+typedef struct mo_api_cache_stats {
+	size_t entries;     /* pairs held now */
+	uint64_t loads;     /* presets loaded into the cache */
+	uint64_t hits;      /* lookups answered from it */
+	uint64_t evictions; /* pairs evicted for room */
+} mo_api_cache_stats;
+void mo_api_cache_counters(mo_api_model_cache *c, mo_api_cache_stats *s);
 
 /* The response cache: at most max_entries answers and max_bytes bytes
  * (keys included), least recently used out first. Only 200 answers of

@@ -30,12 +30,11 @@ typedef struct mo_api_input {
 	int all_paths;           /* expand: list every path's action */
 } mo_api_input;
 
-/* The preset's model with the device count applied: borrowed from the
- * cache, or (cache full) a copy in *owned for the caller to free. NULL
- * with err filled when the preset is unknown. */
+/* The preset's model with the device count applied, borrowed from the
+ * cache: *ref holds it until mo_api_model_release(*ref), eviction or not.
+ * NULL (and *ref NULL) with err filled when the preset is unknown. */
 const mo_model *mo_api_cache_get(mo_api_model_cache *c, const char *preset,
-				 int64_t devices, mo_model **owned,
-				 mo_error *err);
+				 int64_t devices, mo_api_model_ref **ref, mo_error *err);
 
 /* A cached answer for the request: 1 with *out filled (out->cached set),
  * or 0 (a miss; *out untouched). */

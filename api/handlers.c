@@ -13,6 +13,7 @@ typedef struct mo_api_run {
 	mo_diags *diags;
 	mo_config *cfg;   /* NULL when the text was not YAML */
 	mo_model *model;  /* owned; NULL when none was given or found */
+	mo_api_model_ref *ref; /* the cached preset borrowed, or NULL */
 	const mo_model *m;/* the model to use: model, or a cached preset */
 } mo_api_run;
 
@@ -63,6 +64,7 @@ static void mo_api_run_free(mo_api_run *run)
 {
 	mo_model_free(run->model);
 	mo_config_free(run->cfg);
+	mo_api_model_release(run->ref);
 	mo_diags_free(run->diags);
 	mo_api_input_free(&run->in);
 }
@@ -75,7 +77,7 @@ static int mo_api_run_cached(mo_api_run *run, mo_api_response *out,
 	mo_model *unused = NULL;
 
 	run->m = mo_api_cache_get(opt->models, run->in.preset, run->in.devices,
-				  &run->model, &err);
+				  &run->ref, &err);
 	if (!run->m)
 		return mo_api_reply_error(out, &err), 1;
 	mo_input in = {.config = run->in.config, .config_len = run->in.config_len,

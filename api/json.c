@@ -1,6 +1,7 @@
 /* Serializers for the shapes every face shares (SPEC 5). */
 #include "json.h"
 
+#include <stdio.h>
 #include <string.h>
 
 json_t *mo_json_diag(const mo_diag *d)
@@ -21,16 +22,55 @@ json_t *mo_json_diag(const mo_diag *d)
 	return o;
 }
 
+/* What one answer carries of a config's diagnostics: the first
+ * MO_JSON_DIAGS_MAX of them, and no more than MO_JSON_DIAGS_BYTES of their
+ * text; the rest are counted in "omitted" (a 1 MiB body can hold thousands
+ * of mistakes, and the first ones are what a user fixes first). */
+#define MO_JSON_DIAGS_MAX 200
+#define MO_JSON_DIAGS_BYTES (256u * 1024u)
+
+static size_t mo_json_diag_bytes(const mo_diag *d)
+{
+	return strlen(d->code) + strlen(d->message) + (d->path ? strlen(d->path) : 0) +
+	       (d->hint ? strlen(d->hint) : 0) + (d->layers ? strlen(d->layers) : 0) +
+	       (d->file ? strlen(d->file) : 0);
+}
+
+/* Diagnostics beyond the ones listed: the stored ones not listed, and the
+ * errors the core counted but did not store (past its own bound). */
+static size_t mo_json_diags_omitted(const mo_diags *d, size_t listed, size_t stored_errors)
+{
+	size_t unstored = mo_diags_errors(d) > stored_errors ? mo_diags_errors(d) - stored_errors
+							    : 0;
+	return mo_diags_count(d) - listed + unstored;
+}
+
 json_t *mo_json_diags(const mo_diags *d)
 {
 	json_t *errors = json_array(), *warnings = json_array();
+	size_t listed = 0, stored_errors = 0, bytes = 0;
 	for (size_t i = 0; i < mo_diags_count(d); i++) {
 		const mo_diag *g = mo_diags_get(d, i);
-		json_array_append_new(g->severity == MO_SEV_ERROR ? errors : warnings,
-				      mo_json_diag(g));
+		int error = g->severity == MO_SEV_ERROR;
+		stored_errors += (size_t)error;
+		bytes += mo_json_diag_bytes(g);
+		if (listed == MO_JSON_DIAGS_MAX || bytes > MO_JSON_DIAGS_BYTES)
+			continue;
+		json_array_append_new(error ? errors : warnings, mo_json_diag(g));
+		listed++;
 	}
-	return json_pack("{s:b, s:o, s:o}", "valid", mo_diags_errors(d) == 0, "errors", errors,
-			 "warnings", warnings);
+	json_t *o = json_pack("{s:b, s:o, s:o}", "valid", mo_diags_errors(d) == 0, "errors",
+			      errors, "warnings", warnings);
+	size_t omitted = mo_json_diags_omitted(d, listed, stored_errors);
+	if (o && omitted) {
+		char note[128];
+		snprintf(note, sizeof note,
+			 "%zu more diagnostics left out (an answer lists the first %d)", omitted,
+			 MO_JSON_DIAGS_MAX);
+		json_object_set_new(o, "omitted", json_integer((json_int_t)omitted));
+		json_object_set_new(o, "note", json_string(note));
+	}
+	return o;
 }
 
 static json_t *mo_json_action(const mo_action *a)

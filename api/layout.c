@@ -204,8 +204,8 @@ static json_t *mo_layout_json(const mo_config *c, const mo_model *m, const mo_di
 /* The config checked against the request's model: the cached preset
  * (shared, read-only) when there is one, else mo_check loads it. 0, or -1
  * with err filled. */
-static int mo_layout_check(mo_config **cfg, mo_model **owned, const mo_model **m,
-			   mo_diags *diags, const mo_api_input *in,
+static int mo_layout_check(mo_config **cfg, mo_model **owned, mo_api_model_ref **ref,
+			   const mo_model **m, mo_diags *diags, const mo_api_input *in,
 			   const mo_api_options *opt, mo_error *err)
 {
 	mo_input ci = {0};
@@ -216,7 +216,7 @@ static int mo_layout_check(mo_config **cfg, mo_model **owned, const mo_model **m
 	ci.config_name = "config";
 	ci.limits = &opt->limits;
 	if (opt->models && in->preset) {
-		*m = mo_api_cache_get(opt->models, in->preset, in->devices, owned, err);
+		*m = mo_api_cache_get(opt->models, in->preset, in->devices, ref, err);
 		if (!*m)
 			return -1;
 		ci.shared_model = *m;
@@ -241,6 +241,7 @@ int mo_api_layout(mo_api_response *out, const mo_api_request *rq,
 	mo_diags *diags = NULL;
 	mo_config *cfg = NULL;
 	mo_model *model = NULL;
+	mo_api_model_ref *ref = NULL;
 	const mo_model *m = NULL;
 	int rc = 0;
 
@@ -250,7 +251,7 @@ int mo_api_layout(mo_api_response *out, const mo_api_request *rq,
 		rc = mo_api_problem(out, 500, "internal", "out of memory");
 		goto free_input;
 	}
-	if (mo_layout_check(&cfg, &model, &m, diags, &in, opt, &err) != 0) {
+	if (mo_layout_check(&cfg, &model, &ref, &m, diags, &in, opt, &err) != 0) {
 		rc = mo_api_reply_error(out, &err);
 		goto free_all;
 	}
@@ -264,6 +265,7 @@ int mo_api_layout(mo_api_response *out, const mo_api_request *rq,
 free_all:
 	mo_model_free(model);
 	mo_config_free(cfg);
+	mo_api_model_release(ref);
 	mo_diags_free(diags);
 free_input:
 	mo_api_input_free(&in);

@@ -148,6 +148,34 @@ static int mo_api_method_ok(const mo_api_route *r, const char *method)
 	return strcmp(r->method, "GET") == 0 && strcmp(method, "HEAD") == 0;
 }
 
+/* The parameters after a media type (from its ';'): 1 when they name no
+ * charset or exactly UTF-8 (any case, quoted or not), 0 otherwise:
+ * "utf-8x", "utf-8;" glued to another value or "latin1" are refused. */
+static int mo_api_charset_ok(const char *params)
+{
+	const char *cs = strcasestr(params, "charset=");
+	size_t n;
+
+	if (!cs)
+		return 1;
+	cs += 8;
+	if (*cs == '"') {
+		const char *close = strchr(cs + 1, '"');
+
+		if (!close)
+			return 0;
+		n = (size_t)(close - cs - 1);
+		cs++;
+	} else {
+		n = strcspn(cs, " \t;");
+	}
+	if (n != 5 || strncasecmp(cs, "utf-8", 5) != 0)
+		return 0;
+	cs += cs[-1] == '"' ? 6 : 5;
+	cs += strspn(cs, " \t");
+	return *cs == '\0' || *cs == ';';
+}
+
 /* MO_API_BODY_JSON / _YAML, 0 for another type, -1 for a charset other
  * than UTF-8. */
 static int mo_api_media(const char *ct)
@@ -171,13 +199,8 @@ static int mo_api_media(const char *ct)
 	for (size_t i = 0; i < 4 && !kind; i++)
 		if (n == strlen(yaml[i]) && strncasecmp(ct, yaml[i], n) == 0)
 			kind = MO_API_BODY_YAML;
-	if (kind && semi) {
-		const char *cs = strcasestr(semi, "charset=");
-
-		if (cs && strncasecmp(cs + 8, "utf-8", 5) != 0 &&
-		    strncasecmp(cs + 8, "\"utf-8\"", 7) != 0)
-			return -1;
-	}
+	if (kind && semi && !mo_api_charset_ok(semi))
+		return -1;
 	return kind;
 }
 

@@ -24,6 +24,9 @@ static const char mo_serve_usage[] =
 	"                         PREFIX/share/memopt/web next to bin/memopt, else\n"
 	"                         the built-in pages)\n"
 	"  --cors-origin ORIGIN   allow cross-origin calls from ORIGIN\n"
+	"  --allowed-host NAME    a host name the Host header may carry (repeatable;\n"
+	"                         '*': any); IP addresses and localhost always\n"
+	"                         work, other names get 421 (DNS rebinding)\n"
 	"  --max-connections N    concurrent connections (default 4096)\n"
 	"  --max-per-client N     concurrent connections from one address\n"
 	"                         (default 1024)\n"
@@ -109,6 +112,20 @@ static int mo_serve_bad(const char *opt)
 	return 2;
 }
 
+/* --allowed-host NAME, kept in a fixed table (argv's strings). */
+#define MO_SERVE_MAX_HOSTS 64
+static const char *mo_serve_hosts[MO_SERVE_MAX_HOSTS];
+
+static int mo_serve_host(mo_srv_config *cfg, const char *name)
+{
+	if (cfg->allowed_host_count == MO_SERVE_MAX_HOSTS || !name[0] || strlen(name) > 255 ||
+	    strpbrk(name, ":/[] \t"))
+		return -1;
+	mo_serve_hosts[cfg->allowed_host_count++] = name;
+	cfg->allowed_hosts = mo_serve_hosts;
+	return 0;
+}
+
 static int mo_serve_option(mo_srv_config *cfg, int argc, char **argv, int *i)
 {
 	const char *a = argv[*i], *v;
@@ -130,6 +147,8 @@ static int mo_serve_option(mo_srv_config *cfg, int argc, char **argv, int *i)
 		cfg->web_root = v;
 	else if ((v = mo_serve_value(argc, argv, i, "--cors-origin")))
 		cfg->cors_origin = v;
+	else if ((v = mo_serve_value(argc, argv, i, "--allowed-host")))
+		bad = mo_serve_host(cfg, v);
 	else if ((v = mo_serve_value(argc, argv, i, "--max-connections")))
 		bad = mo_serve_uint(&cfg->max_connections, v, 1, 1000000);
 	else if ((v = mo_serve_value(argc, argv, i, "--max-per-client")))

@@ -100,13 +100,13 @@ static enum MHD_Result mo_srv_queue_api(const mo_srv *srv,
 	res->body = NULL;
 	MHD_add_response_header(r, "Content-Type", res->content_type);
 	MHD_add_response_header(r, "Cache-Control", "no-store");
-	if (srv->api.responses && res->status == 200)
+	if (srv->api.responses && res->status == 200 && strcmp(rq->method, "POST") == 0)
 		MHD_add_response_header(r, "X-Memopt-Cache", res->cached ? "hit" : "miss");
 	if (res->allow)
 		MHD_add_response_header(r, "Allow", res->allow);
 	if (res->status == 503 || res->status == 429)
 		MHD_add_response_header(r, "Retry-After", "1");
-	rq->bytes = res->len;
+	rq->bytes = res->len; /* X-Memopt-Cache above: only POST answers are cached */
 	return mo_srv_queue(srv, c, rq, res->status, r);
 }
 
@@ -146,6 +146,34 @@ static long long mo_srv_content_length(struct MHD_Connection *c)
 	return n > (unsigned long long)INT64_MAX ? INT64_MAX : (long long)n;
 }
 
+/* Caps of the server's own, checked before MHD's: MHD 0.9.75 answers a
+ * request line or header section that does not fit the connection's
+ * memory (MO_SRV_CONN_MEMORY, 32 KiB) with its own HTML page; below that,
+ * these answer problem+json. */
+#define MO_SRV_MAX_URI 8192
+#define MO_SRV_MAX_HEADERS 16384
+
+static enum MHD_Result mo_srv_header_add(void *cls, enum MHD_ValueKind kind, const char *key,
+					 size_t key_size, const char *value, size_t value_size)
+{
+	size_t *total = cls;
+
+	(void)kind;
+	(void)key;
+	(void)value;
+	*total += key_size + value_size + 4; /* ": " and CRLF */
+	return MHD_YES;
+}
+
+/* The bytes of c's values of kind (headers, or query arguments). */
+static size_t mo_srv_value_bytes(struct MHD_Connection *c, enum MHD_ValueKind kind)
+{
+	size_t total = 0;
+
+	MHD_get_connection_values_n(c, kind, mo_srv_header_add, &total);
+	return total;
+}
+
 static enum MHD_Result mo_srv_preflight(const mo_srv *srv,
 					struct MHD_Connection *c,
 					mo_srv_req *rq)
@@ -171,6 +199,17 @@ static enum MHD_Result mo_srv_headers(mo_srv *srv, struct MHD_Connection *c,
 	mo_api_response res = {0};
 	int_fast64_t n = atomic_fetch_add(&srv->metrics.in_flight, 1) + 1;
 
+	if (!mo_srv_host_allowed(&srv->cfg,
+				 MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host")))
+		return mo_srv_problem(srv, c, rq, 421, "host-not-allowed",
+				      "the Host header names a host this server does not answer "
+				      "for (memopt serve --allowed-host)");
+	if (strlen(rq->url) + mo_srv_value_bytes(c, MHD_GET_ARGUMENT_KIND) > MO_SRV_MAX_URI)
+		return mo_srv_problem(srv, c, rq, 414, "uri-too-long",
+				      "the request target is over 8 KiB");
+	if (mo_srv_value_bytes(c, MHD_HEADER_KIND) > MO_SRV_MAX_HEADERS)
+		return mo_srv_problem(srv, c, rq, 431, "headers-too-large",
+				      "the request headers are over 16 KiB");
 	if (n > (int_fast64_t)srv->cfg.max_inflight && rq->route != MO_ROUTE_HEALTHZ) {
 		atomic_fetch_add(&srv->metrics.rejected, 1);
 		return mo_srv_problem(srv, c, rq, 503, "overloaded",

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 static const int mo_srv_statuses[MO_SRV_NSTATUS - 1] = {
-	200, 204, 304, 400, 404, 405, 408, 413, 415, 422, 429, 431, 499, 500, 501, 503,
+	200, 204, 304, 400, 404, 405, 408, 413, 414, 415, 421, 422, 429, 431, 499, 500, 501, 503,
 };
 
 /* Upper bounds in microseconds; the last bucket is +Inf. */

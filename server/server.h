@@ -15,6 +15,9 @@ typedef struct mo_srv_config {
 	size_t max_answer;         /* answer cap: 422 answer-too-large above (default 16 MiB) */
 	const char *web_root;      /* static files; NULL: the embedded web/ files */
 	const char *cors_origin;   /* Access-Control-Allow-Origin, or NULL */
+	const char *const *allowed_hosts; /* host names a Host header may carry besides IP
+					   * literals and localhost ("*": any); host.c */
+	size_t allowed_host_count;
 	unsigned max_connections;  /* concurrent connections (default 4096) */
 	unsigned max_per_client;   /* concurrent connections from one address (default 1024) */
 	unsigned max_inflight;     /* requests being handled; 503 above it (default 1024) */

@@ -17,7 +17,7 @@
 
 /* ---- metrics: counters with atomics, owned by the server ---------------- */
 
-#define MO_SRV_NSTATUS 17  /* the statuses we send, plus "other" */
+#define MO_SRV_NSTATUS 19  /* the statuses we send, plus "other" */
 #define MO_SRV_NBUCKETS 12 /* latency buckets, the last is +Inf */
 
 typedef struct mo_srv_metrics {
@@ -220,6 +220,9 @@ enum MHD_Result mo_srv_queue(const mo_srv *srv, struct MHD_Connection *c,
 enum MHD_Result mo_srv_problem(const mo_srv *srv, struct MHD_Connection *c,
 			       mo_srv_req *rq, int status, const char *code,
 			       const char *detail);
+
+/* 1 when the Host header value (NULL: none) may be answered (host.c). */
+int mo_srv_host_allowed(const mo_srv_config *cfg, const char *value);
 
 /* GET/HEAD of a static file under the web root (or embedded). */
 enum MHD_Result mo_srv_static(const mo_srv *srv, struct MHD_Connection *c,

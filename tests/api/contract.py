@@ -218,10 +218,10 @@ def test_problems(port, preset):
     call(port, "POST", v, cfg(GOOD), {}, expect=415)
     call(port, "POST", "/api/v1/plan", cfg(GOOD, preset, budget="lots"), JSON, expect=422)
     call(port, "POST", "/api/v1/plan", cfg(GOOD, preset, allow=["teleport"]), JSON, expect=422)
-    raw_call(port, b"POST /api/v1/validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    raw_call(port, b"POST /api/v1/validate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
              b"Content-Length: 104857600\r\n\r\n", "/api/v1/validate", 413)
     big = b'{"config": "' + b"#" * (1024 * 1024 + 16) + b'"}'
-    raw_call(port, b"POST /api/v1/validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    raw_call(port, b"POST /api/v1/validate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
              b"Transfer-Encoding: chunked\r\n\r\n" + chunked(big), "/api/v1/validate", 413)
 
 
@@ -310,7 +310,7 @@ def test_static(port, embedded):
         if st != 404:
             fail("static %s (embedded=%s): %d, expected 404" % (path, embedded, st))
     if not embedded:
-        raw_resp = raw(port, b"GET /../../etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n")
+        raw_resp = raw(port, b"GET /../../etc/passwd HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         if b"root:" in raw_resp:
             fail("path traversal served /etc/passwd")
 
@@ -358,7 +358,7 @@ def test_graceful_shutdown():
     srv = Server("--web-root", "web")
     body = cfg(GOOD).encode()
     s = socket.create_connection(("127.0.0.1", srv.port), timeout=10)
-    s.sendall(b"POST /api/v1/validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    s.sendall(b"POST /api/v1/validate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
               b"Content-Length: %d\r\n\r\n" % len(body) + body[:5])
     time.sleep(0.2)
     srv.proc.terminate()
@@ -386,7 +386,7 @@ def test_overload():
     srv = Server("--max-inflight", "1")
     try:
         s = socket.create_connection(("127.0.0.1", srv.port), timeout=10)
-        s.sendall(b"POST /api/v1/validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        s.sendall(b"POST /api/v1/validate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                   b"Content-Length: 100\r\n\r\n{")
         time.sleep(0.3)
         _, hdrs, _ = call(srv.port, "GET", "/api/v1/presets", expect=503)

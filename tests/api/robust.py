@@ -49,31 +49,31 @@ def healthz_ok(port, budget=2.0):
 MALFORMED = [
     b"GARBAGE\r\n\r\n",
     b"GET\r\n\r\n",
-    b"GET / HTTP/9.9\r\nHost: x\r\n\r\n",
+    b"GET / HTTP/9.9\r\nHost: 127.0.0.1\r\n\r\n",
     b"GET / HTTP/1.1\r\n\r\n",
-    b"GET /  HTTP/1.1 extra\r\nHost: x\r\n\r\n",
+    b"GET /  HTTP/1.1 extra\r\nHost: 127.0.0.1\r\n\r\n",
     b"\x00\x01\x02\xff\xfe\r\n\r\n",
     b"\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03" + bytes(range(64)) + b"\r\n\r\n",
-    b"GET /" + b"a" * 100000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",
-    b"GET / HTTP/1.1\r\nHost: x\r\nNoColonHere\r\n\r\n",
-    b"GET / HTTP/1.1\r\nHost: x\r\n : empty name\r\n\r\n",
-    b"GET / HTTP/1.1\nHost: x\n\n",
-    b"GET / HTTP/1.1\r\nHost: x\r\n\tfolded\r\n\r\n",
-    b"POST /api/v1/validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    b"GET /" + b"a" * 100000 + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+    b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nNoColonHere\r\n\r\n",
+    b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n : empty name\r\n\r\n",
+    b"GET / HTTP/1.1\nHost: 127.0.0.1\n\n",
+    b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\tfolded\r\n\r\n",
+    b"POST /api/v1/validate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
     b"Content-Length: 5\r\nContent-Length: 6\r\n\r\n{}{}{}",
-    b"POST /api/v1/validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    b"POST /api/v1/validate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
     b"Transfer-Encoding: chunked\r\n\r\nzz\r\n\r\n",
-    b"POST /api/v1/validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    b"POST /api/v1/validate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
     b"Transfer-Encoding: chunked\r\n\r\nFFFFFFFFFFFFFFFFFF\r\n\r\n",
-    b"POST /api/v1/validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    b"POST /api/v1/validate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
     b"Transfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n0\r\n\r\n",
-    b"GET /%zz%00%%2 HTTP/1.1\r\nHost: x\r\n\r\n",
-    b"GET http://evil.example/etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n",
-    b"GET ../../etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n",
-    b"get /healthz HTTP/1.1\r\nHost: x\r\n\r\n",
-    b"BREW /healthz HTTP/1.1\r\nHost: x\r\n\r\n",
+    b"GET /%zz%00%%2 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+    b"GET http://evil.example/etc/passwd HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+    b"GET ../../etc/passwd HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+    b"get /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+    b"BREW /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
     b"GET /healthz HTTP/1.0\r\n\r\n",
-    b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n",
+    b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
 ]
 
 
@@ -81,8 +81,8 @@ MALFORMED = [
 # 400 whose header block is sent twice (its own error path, before any
 # handler runs); the connection is closed after it. Checked separately.
 BAD_LENGTH = [
-    b"POST /api/v1/validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: -5\r\n\r\n",
-    b"POST /api/v1/validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: abc\r\n\r\n",
+    b"POST /api/v1/validate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: -5\r\n\r\n",
+    b"POST /api/v1/validate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: abc\r\n\r\n",
 ]
 
 
@@ -102,13 +102,13 @@ def test_malformed(port):
                 json.loads(body)
             except ValueError:
                 fail("malformed request %r: JSON answer does not parse" % payload[:60])
-    if b"root:" in raw(port, b"GET /../../../../etc/passwd HTTP/1.1\r\nHost: x\r\n\r\n"):
+    if b"root:" in raw(port, b"GET /../../../../etc/passwd HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"):
         fail("traversal served /etc/passwd")
 
 
 def test_big_headers(port):
-    one = b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 65536 + b"\r\n\r\n"
-    many = b"GET /healthz HTTP/1.1\r\nHost: x\r\n" + b"".join(
+    one = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"a" * 65536 + b"\r\n\r\n"
+    many = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n" + b"".join(
         b"X-H%d: %s\r\n" % (i, b"b" * 60) for i in range(1100)) + b"\r\n"
     for name, payload in (("one 64 KiB header", one), ("1,100 headers", many)):
         resp = raw(port, payload, timeout=5)
@@ -118,10 +118,86 @@ def test_big_headers(port):
             fail("%s: accepted" % name)
 
 
+# ---- the server's own answers before any route -------------------------------
+
+def problem_of(port, payload, status, code, what):
+    """Sends payload raw; the answer must be a problem+json of status/code."""
+    parsed = parse_raw(raw(port, payload, timeout=5))
+    if not parsed:
+        fail("%s: no answer" % what)
+        return None
+    st, hdrs, body = parsed
+    ctype = hdrs.get("content-type", "")
+    if st != status or ctype != "application/problem+json":
+        fail("%s: %d %s (want %d problem+json)" % (what, st, ctype, status))
+        return None
+    try:
+        doc = json.loads(body[: int(hdrs.get("content-length", len(body)))])
+    except ValueError:
+        fail("%s: the problem does not parse" % what)
+        return None
+    if doc.get("status") != status or doc.get("type") != "urn:memopt:problem:" + code:
+        fail("%s: %r" % (what, doc))
+    return doc
+
+
+def test_own_answers(port):
+    """A 10 KiB request target, 20 KiB of headers (both within the 32 KiB
+    MHD keeps for a request head), a Host naming another site, a charset
+    that only starts like UTF-8: problem+json answers from the server."""
+    problem_of(port, b"GET /healthz?" + b"q" * 10240 + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+               414, "uri-too-long", "10 KiB query")
+    problem_of(port, b"GET /" + b"p" * 10240 + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+               414, "uri-too-long", "10 KiB path")
+    problem_of(port, b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n" + b"".join(
+        b"X-H%d: %s\r\n" % (i, b"h" * 1000) for i in range(20)) + b"\r\n",
+        431, "headers-too-large", "20 KiB of headers")
+    for host in (b"evil.example", b"evil.example:%d" % port, b"127.0.0.1.evil.example",
+                 b"localhost.evil.example", b"[::1", b"1:2:3"):
+        problem_of(port, b"GET /api/v1/presets HTTP/1.1\r\nHost: " + host + b"\r\n\r\n",
+                   421, "host-not-allowed", "Host: %s" % host.decode())
+    for host in ("127.0.0.1:%d" % port, "localhost", "LOCALHOST:%d" % port, "[::1]:%d" % port,
+                 "app.localhost", "10.1.2.3", "localhost."):
+        st, _, _ = request(port, "GET", "/healthz", headers={"Host": host})
+        if st != 200:
+            fail("Host: %s answered %d" % (host, st))
+    problem_of(port, (
+        b"POST /api/v1/validate HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        b"Content-Type: application/json; charset=utf-8x\r\nContent-Length: 2\r\n\r\n{}"),
+        415, "unsupported-media-type", "charset=utf-8x")
+    st, hdrs, _ = request(port, "GET", "/api/v1/presets")
+    if st != 200 or "x-memopt-cache" in hdrs:
+        fail("GET /api/v1/presets: %d, X-Memopt-Cache %r" % (st, hdrs.get("x-memopt-cache")))
+    st, hdrs, _ = request(port, "POST", "/api/v1/validate", body='{"config": "recompute: {}"}',
+                          headers={"Content-Type": "application/json"})
+    if st != 200 or hdrs.get("x-memopt-cache") not in ("hit", "miss"):
+        fail("POST validate: %d, X-Memopt-Cache %r" % (st, hdrs.get("x-memopt-cache")))
+
+
+def test_allowed_host():
+    """--allowed-host lists the names besides IP literals and localhost."""
+    srv = Server("--allowed-host", "memopt.example", "--quiet")
+    try:
+        for host, want in (("memopt.example:8080", 200), ("MEMOPT.example", 200),
+                           ("other.example", 421), ("127.0.0.1", 200)):
+            st, _, _ = request(srv.port, "GET", "/healthz", headers={"Host": host})
+            if st != want:
+                fail("--allowed-host memopt.example: Host %s answered %d" % (host, st))
+    finally:
+        srv.close()
+    srv = Server("--allowed-host", "*", "--quiet")
+    try:
+        st, _, _ = request(srv.port, "GET", "/healthz", headers={"Host": "anything.example"})
+        if st != 200:
+            fail("--allowed-host '*': answered %d" % st)
+    finally:
+        srv.close()
+
+
 # ---- bodies over the limit ---------------------------------------------------
 
 def test_big_bodies(port):
-    head = (b"POST /api/v1/validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n")
+    head = (b"POST /api/v1/validate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n")
     big = b'{"config": "' + b"x" * (2 * 1024 * 1024) + b'"}'
     # announced: answered after the headers, before the body
     resp = parse_raw(raw(port, head + b"Content-Length: %d\r\n\r\n" % len(big) + big[:65536], timeout=10))
@@ -152,9 +228,9 @@ def test_slow_clients(port, timeout_s):
     for i in range(100):
         s = socket.create_connection(("127.0.0.1", port), timeout=5)
         if i % 2 == 0:
-            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
         else:
-            s.sendall(b"POST /api/v1/validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            s.sendall(b"POST /api/v1/validate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                       b"Content-Length: 100000\r\n\r\n{")
         socks.append(s)
     idle = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(50)]
@@ -191,7 +267,7 @@ def test_many_connections(port, n=1000):
         s = socket.create_connection(("127.0.0.1", port), timeout=10)
         socks.append(s)
     for s in socks:
-        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         s.setblocking(False)
         sel.register(s, selectors.EVENT_READ, bytearray())
     ok = 0
@@ -373,6 +449,8 @@ def main():
     try:
         steps = [("malformed requests", lambda: test_malformed(srv.port)),
                  ("big headers", lambda: test_big_headers(srv.port)),
+                 ("own answers", lambda: test_own_answers(srv.port)),
+                 ("allowed hosts", test_allowed_host),
                  ("big bodies", lambda: test_big_bodies(srv.port)),
                  ("slow and idle clients", lambda: test_slow_clients(srv.port, timeout_s)),
                  ("1,000 connections", lambda: test_many_connections(srv.port)),

@@ -137,11 +137,11 @@ def test_slow_clients():
         uploads = []
         for _ in range(8):
             s = connect(srv.port)
-            s.sendall(b"POST /api/v1/validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            s.sendall(b"POST /api/v1/validate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                       b"Content-Length: 100000\r\n\r\n{")
             uploads.append(s)
         headers = connect(srv.port)
-        headers.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+        headers.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
         feeder = threading.Thread(target=trickle, args=(uploads + [headers], stop))
         feeder.start()
         time.sleep(0.5)
@@ -227,7 +227,7 @@ HUGE_ESTIMATE = HUGE_ESTIMATE.replace(b"num_hidden_layers: 2000", b"num_hidden_l
 
 def post_raw(port, body, path="/api/v1/estimate"):
     s = connect(port)
-    s.sendall(b"POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/yaml\r\n"
+    s.sendall(b"POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/yaml\r\n"
               b"Content-Length: %d\r\n\r\n" % (path.encode(), len(body)) + body)
     return s
 
@@ -237,7 +237,7 @@ def test_work_limit():
     try:
         for path in ("/api/v1/estimate", "/api/v1/plan"):
             t0 = time.time()
-            data = raw(srv.port, b"POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: application/yaml\r\n"
+            data = raw(srv.port, b"POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/yaml\r\n"
                        b"Content-Length: %d\r\n\r\n" % (path.encode(), len(HUGE_ESTIMATE)) + HUGE_ESTIMATE,
                        timeout=10 * SLOW)
             took = time.time() - t0
@@ -309,7 +309,7 @@ def test_shutdown_in_flight():
     srv = Server("--grace", str(grace), "--quiet")
     try:
         s = connect(srv.port)
-        s.sendall(b"POST /api/v1/estimate HTTP/1.1\r\nHost: x\r\nContent-Type: application/yaml\r\n"
+        s.sendall(b"POST /api/v1/estimate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/yaml\r\n"
                   b"Content-Length: %d\r\n\r\n" % len(LONG_ESTIMATE) + LONG_ESTIMATE)
         time.sleep(0.5)
         t0 = time.time()

@@ -267,6 +267,125 @@ static void test_presets_and_import(void **state)
 }
 
 /* The same answers with the preset cache as without it. */
+/* charset: only UTF-8 (any case, quoted or not); "utf-8x" and the like are
+ * other charsets (415), a later parameter is fine. */
+static void test_charset(void **state)
+{
+	fixture *f = *state;
+	mo_api_response *r = &f->res;
+	static const char *const good[] = {
+		"application/json;charset=utf-8", "application/json; charset=UTF-8",
+		"application/json; charset=\"utf-8\"", "application/json; charset=utf-8 ; q=1",
+		"application/yaml; charset=Utf-8;x=y"};
+	static const char *const bad[] = {
+		"application/json; charset=utf-8x", "application/json; charset=\"utf-8x\"",
+		"application/json; charset=utf-88", "application/json; charset=\"utf-8",
+		"application/json; charset=utf-8\"", "application/json; charset=latin1",
+		"application/json; charset=", "application/yaml; charset=utf-8,latin1"};
+
+	for (size_t i = 0; i < sizeof good / sizeof *good; i++)
+		assert_int_equal(mo_api_precheck(r, "POST", "/api/v1/validate", good[i], 2, &f->opt), 0);
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		assert_int_equal(mo_api_precheck(r, "POST", "/api/v1/validate", bad[i], 2, &f->opt), 1);
+		assert_int_equal(r->status, 415);
+		mo_api_response_free(r);
+	}
+}
+
+/* The model cache keeps the pairs used last: with room for 2, touching A
+ * before C comes in evicts B, not A; a model borrowed while its entry is
+ * evicted stays usable until released (ASan in make check). */
+static void test_model_cache_lru(void **state)
+{
+	mo_api_model_cache *c = NULL;
+	mo_api_model_ref *a = NULL, *b = NULL, *held = NULL, *r = NULL;
+	mo_api_cache_stats st;
+	mo_error err = {0};
+	const char *preset = mo_preset_name(0);
+	const mo_model *held_model;
+
+	(void)state;
+	assert_int_equal(mo_api_cache_new_bounded(&c, 2), 0);
+	assert_non_null(mo_api_cache_get(c, preset, 8, &a, &err));
+	assert_non_null(mo_api_cache_get(c, preset, 16, &b, &err));
+	mo_api_model_release(a);
+	mo_api_model_release(b);
+	assert_non_null(mo_api_cache_get(c, preset, 8, &a, &err)); /* A used last */
+	mo_api_model_release(a);
+	held_model = mo_api_cache_get(c, preset, 8, &held, &err);  /* and held */
+	assert_non_null(mo_api_cache_get(c, preset, 32, &r, &err)); /* C evicts B */
+	mo_api_model_release(r);
+	mo_api_cache_counters(c, &st);
+	assert_int_equal(st.entries, 2);
+	assert_int_equal(st.loads, 3);
+	assert_int_equal(st.evictions, 1);
+	assert_non_null(mo_api_cache_get(c, preset, 8, &r, &err)); /* A: a hit */
+	mo_api_model_release(r);
+	mo_api_cache_counters(c, &st);
+	assert_int_equal(st.loads, 3);
+	assert_non_null(mo_api_cache_get(c, preset, 16, &r, &err)); /* B: loaded again, */
+	mo_api_model_release(r);                                     /* C evicted */
+	assert_non_null(mo_api_cache_get(c, preset, 64, &r, &err)); /* evicts A, held */
+	mo_api_model_release(r);
+	mo_api_cache_counters(c, &st);
+	assert_int_equal(st.loads, 5);
+	assert_int_equal(st.evictions, 3);
+	assert_true(mo_model_num_layers(held_model) > 0); /* still readable */
+	mo_api_model_release(held);
+	assert_null(mo_api_cache_get(c, "no-such-preset", 8, &r, &err));
+	assert_null(r);
+	mo_api_cache_free(c);
+}
+
+/* The default cache holds the last 64 pairs, not the first 64 forever: the
+ * 65th pair asked for twice is loaded once. */
+static void test_model_cache_recent(void **state)
+{
+	mo_api_model_cache *c = NULL;
+	mo_api_model_ref *r = NULL;
+	mo_api_cache_stats st;
+	mo_error err = {0};
+
+	(void)state;
+	assert_int_equal(mo_api_cache_new(&c), 0);
+	for (int64_t d = 1; d <= 65; d++) {
+		assert_non_null(mo_api_cache_get(c, mo_preset_name(0), d, &r, &err));
+		mo_api_model_release(r);
+	}
+	assert_non_null(mo_api_cache_get(c, mo_preset_name(0), 65, &r, &err));
+	mo_api_model_release(r);
+	mo_api_cache_counters(c, &st);
+	assert_int_equal(st.loads, 65);
+	assert_int_equal(st.entries, 64);
+	assert_int_equal(st.hits, 1);
+	mo_api_cache_free(c);
+}
+
+/* A config with 600 mistakes: the answer lists the first 200 and says how
+ * many it left out. */
+static void test_diagnostics_capped(void **state)
+{
+	fixture *f = *state;
+	size_t cap = 64 * 1024, len = 0;
+	char *yaml = malloc(cap);
+
+	assert_non_null(yaml);
+	len += (size_t)snprintf(yaml, cap, "recompute:\n  mode: full\n  full_recompute_layer: [0-3]\n");
+	for (int i = 0; i < 600; i++)
+		len += (size_t)snprintf(yaml + len, cap - len, "  bogus_%d: 1\n", i);
+	char *body = request_body(yaml, mo_preset_name(0), NULL);
+	assert_int_equal(handle(f, "POST", "/api/v1/validate", "application/json", body), 200);
+	assert_false(json_is_true(json_object_get(f->json, "valid")));
+	assert_int_equal(json_array_size(json_object_get(f->json, "errors")) +
+				 json_array_size(json_object_get(f->json, "warnings")),
+			 200);
+	assert_int_equal(json_integer_value(json_object_get(f->json, "omitted")), 400);
+	assert_non_null(strstr(json_string_value(json_object_get(f->json, "note")), "400 more"));
+	assert_true(f->res.len < 200 * 1024);
+	free(body);
+	free(yaml);
+}
+
 static void test_cached_presets(void **state)
 {
 	fixture *f = *state;
@@ -513,6 +632,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_expand_export, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_presets_and_import, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cached_presets, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_charset, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_model_cache_lru, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_model_cache_recent, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_diagnostics_capped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_problem_detail_not_utf8, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_estimate_answers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_response_cache, setup, teardown),
