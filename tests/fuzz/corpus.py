@@ -1,0 +1,90 @@
+#!/usr/bin/python3
+"""Builds the seed corpora of the fuzz harnesses from real files kept under
+tests/ (MindSpore Transformers configs in tests/data/mindformers, with their
+source URL and commit in tests/data/mindformers/SOURCES.tsv; the API
+fixtures). Run from the repository root; it rewrites
+tests/fuzz/corpus/{estimate,plan,model,api_request}. libFuzzer adds what it
+finds beside these when run by tests/fuzz/run-libfuzzer.sh."""
+import json
+import os
+import shutil
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+MF = os.path.join(ROOT, "tests", "data", "mindformers")
+FIX = os.path.join(ROOT, "tests", "api", "fixtures")
+OUT = os.path.join(ROOT, "tests", "fuzz", "corpus")
+
+# Dense and MoE, PyNative and graph mode, pipelines, MTP, swap: one each.
+CONFIGS = [
+    "master/finetune_qwen2_5_0_5b_8k.yaml",
+    "master/pretrain_qwen3_30b_a3b_4k.yaml",
+    "master/llm_pretrain_moe_template.yaml",
+    "master/finetune_telechat_39b_a12b.yaml",
+    "r1.3.0/pretrain_llama2_7b.yaml",
+    "r1.3.0/finetune_deepseek2_236B.yaml",
+    "r1.5.0/pretrain_deepseek3_671b.yaml",
+    "r1.7.0/pretrain_mixtral-8x7b.yaml",
+]
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def fresh(name):
+    d = os.path.join(OUT, name)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    return d
+
+
+def stem(rel):
+    return rel.replace("/", "-").rsplit(".", 1)[0]
+
+
+def main():
+    d = fresh("estimate")
+    for rel in CONFIGS:
+        shutil.copy(os.path.join(MF, rel), os.path.join(d, stem(rel) + ".yaml"))
+    shutil.copy(os.path.join(FIX, "training.yaml"), os.path.join(d, "api-fixture-training.yaml"))
+
+    # plan: a selector byte (allow bits 0-5, staged 6, 16 GiB budget 7)
+    d = fresh("plan")
+    for i, (rel, sel) in enumerate(zip(CONFIGS, (0x00, 0x40, 0x80, 0xC1, 0x12, 0x3F, 0x04, 0xE0))):
+        with open(os.path.join(d, "%02x-%s.bin" % (sel, stem(rel))), "wb") as f:
+            f.write(bytes([sel]) + read(os.path.join(MF, rel)))
+
+    d = fresh("model")
+    for rel in CONFIGS:
+        shutil.copy(os.path.join(MF, rel), os.path.join(d, stem(rel) + ".yaml"))
+    shutil.copy(os.path.join(FIX, "hf-config.json"), os.path.join(d, "api-fixture-hf-config.json"))
+    shutil.copy(os.path.join(FIX, "training.yaml"), os.path.join(d, "api-fixture-training.yaml"))
+
+    # api_request: byte 0 = route (bits 0-2: validate, expand, export,
+    # estimate, plan, layout, models/import) and YAML body (bit 3)
+    d = fresh("api_request")
+    training = read(os.path.join(FIX, "training.yaml")).decode()
+    hf = json.loads(read(os.path.join(FIX, "hf-config.json")))
+    bodies = [
+        (0, {"config": training}),
+        (1, {"config": training, "all_paths": True}),
+        (2, {"config": training}),
+        (3, {"config": training, "devices": 8}),
+        (4, {"config": training, "budget": "24GiB", "allow": ["select", "full"]}),
+        (5, {"config": training, "model": "mixtral-8x7b"}),
+        (6, {"config": "", "model": hf}),
+        (0, {"config": "recompute:\n  mode: full\n  full_recompute_layer: [0-3]\n",
+             "model": "qwen3-30b-a3b", "devices": 64}),
+    ]
+    for i, (route, body) in enumerate(bodies):
+        with open(os.path.join(d, "json-%d-route%d.bin" % (i, route)), "wb") as f:
+            f.write(bytes([route]) + json.dumps(body).encode())
+    for i, rel in enumerate(CONFIGS[:4]):
+        route = 8 | (0, 3, 5, 1)[i]
+        with open(os.path.join(d, "yaml-%d-%s.bin" % (route, stem(rel))), "wb") as f:
+            f.write(bytes([route]) + read(os.path.join(MF, rel)))
+
+
+if __name__ == "__main__":
+    main()
