@@ -17,6 +17,7 @@ typedef struct mo_cli {
 	const char *model_arg;
 	const char *out_path;
 	int64_t devices;
+	uint64_t work_ms; /* --work-limit: estimate / plan stop after this (0: none) */
 	bool json, all_paths, explain;
 	char *config_text, *model_text;
 	size_t config_len, model_len;
@@ -42,6 +43,12 @@ void mo_cli_free(mo_cli *c);
 /* The common options (-m -d -j -o --paths -h). Returns -1 to go on, else
  * an exit status. Leaves optind at the first operand. */
 int mo_cli_parse_args(mo_cli *c, int argc, char **argv);
+
+/* --work-limit MS for cmd: 0, or an exit status with a message. */
+int mo_cli_work_limit(mo_cli *c, const char *cmd, const char *arg);
+/* The estimate or plan call that follows runs under c's work limit (if
+ * any) until mo_budget_end. */
+void mo_cli_budget_begin(const mo_cli *c);
 
 /* subcommands */
 int mo_cli_check_command(mo_cli *c, int argc, char **argv);

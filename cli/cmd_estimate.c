@@ -10,7 +10,9 @@
 static int mo_cli_estimate_error(const mo_cli *c, const mo_error *err)
 {
 	const char *text = err->text;
-	const char *code = strncmp(text, "model-needed: ", 14) == 0 ? "model-needed" : "estimate";
+	const char *code = strncmp(text, "model-needed: ", 14) == 0 ? "model-needed"
+			   : err->code == MO_ERR_BUDGET              ? "work-limit"
+								     : "estimate";
 	int line = err->line, column = err->column;
 	const char *path = "parallel.world_size";
 	if (strcmp(code, "model-needed") == 0) {
@@ -77,7 +79,10 @@ int mo_cli_estimate(mo_cli *c, int argc, char **argv)
 	}
 	mo_estimate *e = NULL;
 	mo_error err = {0};
-	if (mo_estimate_run(&e, c->cfg, c->model, &err) != 0)
+	mo_cli_budget_begin(c);
+	int failed = mo_estimate_run(&e, c->cfg, c->model, &err) != 0;
+	mo_budget_end();
+	if (failed)
 		return mo_cli_estimate_error(c, &err);
 	rc = mo_cli_estimate_print(c, e);
 	mo_estimate_free(e);

@@ -24,6 +24,8 @@ static const char mo_launch_usage[] =
 	"  -d, --devices N        device count for files that lack it\n"
 	"      --max-memory SIZE  refuse when the estimated peak is above SIZE\n"
 	"                         (e.g. 58GiB, 64GB, bytes)\n"
+	"      --work-limit MS    stop the estimate after MS milliseconds and refuse\n"
+	"                         (exit 2; default: no limit)\n"
 	"  -h, --help             this text\n"
 	"Validates CONFIG, prints the estimate (the allocated peak of the busiest stage), then runs CMD with MEMOPT_PLAN (the\n"
 	"expanded plan, JSON) and MEMOPT_CONFIG (the validated YAML) in its\n"
@@ -44,6 +46,7 @@ static int mo_launch_args(mo_cli *c, mo_launch *l, int argc, char **argv)
 		{"model", required_argument, NULL, 'm'},
 		{"devices", required_argument, NULL, 'd'},
 		{"max-memory", required_argument, NULL, 'M'},
+		{"work-limit", required_argument, NULL, 'W'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
 	int ch;
@@ -70,6 +73,10 @@ static int mo_launch_args(mo_cli *c, mo_launch *l, int argc, char **argv)
 					optarg);
 				return MO_EXIT_USAGE;
 			}
+			break;
+		case 'W':
+			if (mo_cli_work_limit(c, "launch", optarg) != 0)
+				return MO_EXIT_USAGE;
 			break;
 		case 'h': fputs(mo_launch_usage, stdout); return MO_EXIT_OK;
 		default: fputs(mo_launch_usage, stderr); return MO_EXIT_USAGE;
@@ -234,7 +241,10 @@ static int mo_launch_estimate(mo_estimate **out, const mo_cli *c, const mo_launc
 			      const char *cmd)
 {
 	mo_error err = {0};
-	if (mo_estimate_run(out, c->cfg, c->model, &err) != 0) {
+	mo_cli_budget_begin(c);
+	int failed = mo_estimate_run(out, c->cfg, c->model, &err) != 0;
+	mo_budget_end();
+	if (failed) {
 		if (l->max_memory_arg) {
 			fprintf(stderr,
 				"memopt launch: refusing to run %s: --max-memory needs an estimate, "

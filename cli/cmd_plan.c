@@ -21,6 +21,7 @@ static void mo_plan_usage(FILE *f)
 	fputs("usage: memopt plan --model M [--devices N] [--budget SIZE]\n"
 	      "                   [--allow select,full,exclude,comm,layer_swap,op_swap]\n"
 	      "                   [--maximize micro_batch_size|seq_length [--limit N]]\n"
+	      "                   [--work-limit MS]\n"
 	      "                   [-o FILE] [--json] [CONFIG]\n"
 	      "Prints the config on stdout, a summary on stderr. Exit: 0 a plan fits,\n"
 	      "1 none fits or CONFIG has errors, 2 usage.\n",
@@ -35,6 +36,7 @@ static int mo_plan_opt(mo_cli *c, mo_plan_opts *o, int ch, const char *arg)
 	case 'j': c->json = true; return -1;
 	case 'o': c->out_path = arg; return -1;
 	case 'x': o->maximize = arg; return -1;
+	case 'W': return mo_cli_work_limit(c, "plan", arg) == 0 ? -1 : MO_EXIT_USAGE;
 	case 'd':
 	case 'L':
 		errno = 0;
@@ -72,6 +74,7 @@ static int mo_plan_args(mo_cli *c, mo_plan_opts *o, int argc, char **argv)
 		{"json", no_argument, NULL, 'j'},         {"output", required_argument, NULL, 'o'},
 		{"budget", required_argument, NULL, 'b'}, {"allow", required_argument, NULL, 'a'},
 		{"maximize", required_argument, NULL, 'x'}, {"limit", required_argument, NULL, 'L'},
+		{"work-limit", required_argument, NULL, 'W'},
 		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
 	int ch;
 	optind = 1;
@@ -239,7 +242,10 @@ static int mo_plan_maximize(mo_cli *c, const mo_planner_input *in, const mo_plan
 	int64_t best = 0;
 	mo_planner_result *r = NULL;
 	mo_error err = {0};
-	if (mo_planner_maximize(&best, &r, in, dim, limit, &err) != 0)
+	mo_cli_budget_begin(c);
+	int failed = mo_planner_maximize(&best, &r, in, dim, limit, &err) != 0;
+	mo_budget_end();
+	if (failed)
 		return mo_plan_error(&err);
 	if (!c->json)
 		fprintf(stderr, "plan: the largest %s some plan fits: %lld%s\n", o->maximize,
@@ -279,7 +285,10 @@ int mo_cli_plan(mo_cli *c, int argc, char **argv)
 		return mo_plan_maximize(c, &in, &o);
 	mo_planner_result *r = NULL;
 	mo_error err = {0};
-	if (mo_planner_run(&r, &in, &err) != 0)
+	mo_cli_budget_begin(c);
+	int failed = mo_planner_run(&r, &in, &err) != 0;
+	mo_budget_end();
+	if (failed)
 		return mo_plan_error(&err);
 	rc = mo_plan_print(c, r, NULL);
 	mo_planner_result_free(r);

@@ -33,6 +33,8 @@ void mo_cli_usage(FILE *f)
 	      "  -o, --output FILE write the export there instead of stdout\n"
 	      "      --paths       expand: list every path's action\n"
 	      "      --explain     estimate: the formula and tensors behind each figure\n"
+	      "      --work-limit MS  estimate: stop after MS milliseconds (exit 2,\n"
+	      "                    error[work-limit]; default: no limit)\n"
 	      "  -V, --version     print the version\n"
 	      "CONFIG may be - for stdin. Exit: 0 valid, 1 errors in the config, 2 usage.\n",
 	      f);

@@ -158,12 +158,52 @@ def test_answer_cap(port):
         fail("a 60 MB estimate answer: %d, %d bytes %r" % (st, len(body), body[:200]))
 
 
+# The issue's probe through the CLI: 20,000 stages and 2^31-1 micro-batches
+# (minutes of work without a budget).
+DEEP = """training: {local_batch_size: 1, global_batch_size: 8}
+parallelism: {data_parallel_shard: 1, tensor_parallel: 1, pipeline_parallel: 20000, micro_batch_num: 2147483647}
+model: {model_type: llama, vocab_size: 32000, seq_length: 4096, hidden_size: 2048,
+  intermediate_size: 5632, num_hidden_layers: 20000, num_attention_heads: 16, num_key_value_heads: 16}
+recompute: {mode: full, full_recompute_layer: [0-3]}
+"""
+
+
+def test_cli_work_limit():
+    """--work-limit stops estimate, plan and launch with error[work-limit]
+    (exit 2); a bad value is a usage error naming the option."""
+    for args, what in ((["estimate", "--work-limit", "300"], "error[work-limit]"),
+                       (["estimate", "--json", "--work-limit", "300"], '"work-limit"'),
+                       (["plan", "--work-limit", "300"], "work-limit:"),
+                       (["launch", "--work-limit", "300"], "work-limit:")):
+        argv = args[:1] + args[1:]
+        if args[0] == "launch":
+            with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+                f.write(DEEP)
+            try:
+                p = subprocess.run([MEMOPT, "launch", f.name, "--work-limit", "300", "--", "true"],
+                                   capture_output=True, text=True, timeout=120)
+            finally:
+                os.unlink(f.name)
+        else:
+            p = cli(argv, DEEP)
+        out = p.stdout + p.stderr
+        if p.returncode != 2 or what not in out:
+            fail("%s on 20,000 stages: exit %d, %r" % (" ".join(args), p.returncode, out[-300:]))
+    p = cli(["estimate", "--work-limit", "soon"], DEEP)
+    if p.returncode != 2 or "--work-limit takes milliseconds" not in p.stderr:
+        fail("--work-limit soon: exit %d, %r" % (p.returncode, p.stderr[-200:]))
+    p = cli(["estimate", "--work-limit", "60000", "-m", "llama2-7b"], "recompute:\n  mode: None\n")
+    if p.returncode != 0:
+        fail("estimate of llama2-7b within 60 s: exit %d, %r" % (p.returncode, p.stderr[-300:]))
+
+
 def main():
     srv = Server("--quiet")
     try:
         for step in (lambda: test_sizes_out_of_range(srv.port), test_moe_swap_prefetch,
                      lambda: test_pattern_keys(srv.port), lambda: test_allow(srv.port),
-                     test_allow_exclude_alone, lambda: test_answer_cap(srv.port)):
+                     test_allow_exclude_alone, lambda: test_answer_cap(srv.port),
+                     test_cli_work_limit):
             step()
         rc = srv.stop(60)
         if rc != 0:
