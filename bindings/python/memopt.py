@@ -7,7 +7,9 @@
         plan = memopt.expand(text, model="llama2-7b")        # {"layers": [...], "warnings": [...]}
 
 The shapes are those of `memopt validate --json` and `memopt expand --json`
-(SPEC 5); memopt.estimate(...) gives that of `memopt estimate --json`. The
+(SPEC 5); memopt.estimate(...) gives that of `memopt estimate --json`, and
+takes time_limit= (seconds) and cancel= (a callable) to bound its work:
+    memopt.estimate(text, time_limit=2.0)                 # WorkLimit after 2 s The
 library is found through $MEMOPT_LIB, else ./build/libmemopt.so (a source
 checkout), else the system's (ctypes.util.find_library("memopt"), then
 libmemopt.so.0). Every call is independent and thread-safe: handles are
@@ -19,7 +21,7 @@ import ctypes.util
 import os
 
 __all__ = ["validate", "expand", "estimate", "presets", "has_estimator",
-           "MemoptError", "InvalidConfig", "Unavailable", "library_path"]
+           "MemoptError", "InvalidConfig", "Unavailable", "WorkLimit", "library_path"]
 __version__ = "0.1.0"
 
 # ---- the C API's structures (memopt.h), field for field ---------------------
@@ -104,6 +106,14 @@ class _EstLayer(ctypes.Structure):         # mo_estimate_layer
 
 
 MO_SEV_ERROR = 0
+MO_ERR_BUDGET = 7
+_CANCEL = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)
+
+
+class _Budget(ctypes.Structure):           # mo_budget
+    _fields_ = [("max_ms", ctypes.c_uint64),
+                ("cancelled", _CANCEL),
+                ("arg", ctypes.c_void_p)]
 _handle = ctypes.c_void_p
 
 
@@ -125,6 +135,12 @@ class InvalidConfig(MemoptError):
             len(errs), first.get("line"), first.get("column"), "error",
             first.get("code"), first.get("message")), 5)
         self.result = result
+
+
+class WorkLimit(MemoptError):
+    """The call's time_limit ran out, or its cancel() asked it to stop
+    (mo_budget; .code is MO_ERR_BUDGET, the text starts "work-limit:" or
+    "cancelled:")."""
 
 
 class Unavailable(MemoptError):
@@ -210,6 +226,9 @@ if _estimate_run is not None:
     _estimate_layer_count = _fn("mo_estimate_layer_count", ctypes.c_size_t, _handle)
     _estimate_layer_get = _fn("mo_estimate_layer_get", _P(_EstLayer), _handle, ctypes.c_int64)
     _estimate_bucket_name = _fn("mo_estimate_bucket_name", ctypes.c_char_p, ctypes.c_int)
+# the work budget (issue 18): newer builds only
+_budget_begin = _fn("mo_budget_begin", None, _P(_Budget), required=False)
+_budget_end = _fn("mo_budget_end", ctypes.c_int, required=False)
 
 
 def _s(b):
@@ -220,6 +239,37 @@ def _b(text):
     if text is None:
         return None
     return text.encode("utf-8") if isinstance(text, str) else bytes(text)
+
+
+def _budget(time_limit, cancel):
+    """A mo_budget for time_limit seconds and/or a cancel() callable, or
+    None when neither is given. The callback object is kept on the
+    structure so it lives as long as the call."""
+    if time_limit is None and cancel is None:
+        return None
+    if _budget_begin is None:
+        raise Unavailable("this libmemopt (%s) has no work budget (mo_budget_begin)" % library_path)
+    b = _Budget()
+    if time_limit is not None:
+        if not time_limit > 0:
+            raise ValueError("time_limit must be a positive number of seconds")
+        b.max_ms = max(1, int(round(float(time_limit) * 1000)))
+    if cancel is not None:
+        if not callable(cancel):
+            raise TypeError("cancel must be callable")
+        b.cancelled = _CANCEL(lambda _arg: 1 if cancel() else 0)
+    return b
+
+
+def _run_budgeted(budget, fn, *args):
+    """fn(*args) under budget on this thread (mo_budget is thread-local)."""
+    if budget is None:
+        return fn(*args)
+    _budget_begin(ctypes.byref(budget))
+    try:
+        return fn(*args)
+    finally:
+        _budget_end()
 
 
 def presets():
@@ -346,7 +396,8 @@ def expand(config_text, model=None, devices=None, name="config"):
             _plan_free(plan)  # the plan borrows cfg and model: freed first
 
 
-def estimate(config_text, model=None, devices=None, name="config"):
+def estimate(config_text, model=None, devices=None, name="config", time_limit=None,
+             cancel=None):
     """The memory estimate, per device: {"peak_bytes", "reserved_peak_bytes",
     "capacity_bytes", "framework", "overhead_percent", "stages": [{"stage",
     "peak_bytes", "reserved_peak_bytes", "peak_event", "weights_bytes",
@@ -357,9 +408,15 @@ def estimate(config_text, model=None, devices=None, name="config"):
     "recomputed_bytes"}], "warnings"} (SPEC 5). Raises InvalidConfig when the
     config has errors, MemoptError when no estimate can be made (no model, an
     unknown device count: pass devices=), Unavailable when the loaded
-    libmemopt has no estimator."""
+    libmemopt has no estimator.
+
+    time_limit: seconds the estimate may compute (None: no limit); cancel: a
+    callable polled while it computes, true to stop. Either raises
+    WorkLimit when it stops the work (a pipeline of thousands of stages can
+    otherwise compute for minutes)."""
     if _estimate_run is None:
         raise Unavailable("this libmemopt (%s) has no estimator (mo_estimate_run)" % library_path)
+    budget = _budget(time_limit, cancel)
     with _Checked(config_text, model, devices, name) as c:
         res = c.result()
         if not res["valid"]:
@@ -367,8 +424,10 @@ def estimate(config_text, model=None, devices=None, name="config"):
         if not c.model:
             raise MemoptError("estimate needs a model: pass model=", 4)
         est, err = _handle(), _Error()
-        if _estimate_run(ctypes.byref(est), c.cfg, c.model, ctypes.byref(err)) != 0:
-            raise MemoptError(_s(err.text), err.code)
+        if _run_budgeted(budget, _estimate_run, ctypes.byref(est), c.cfg, c.model,
+                         ctypes.byref(err)) != 0:
+            raise (WorkLimit if err.code == MO_ERR_BUDGET else MemoptError)(_s(err.text),
+                                                                            err.code)
         try:
             stages = []
             for i in range(_estimate_stage_count(est)):

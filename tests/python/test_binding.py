@@ -44,6 +44,8 @@ class Binding(unittest.TestCase):
         structs = {"mo_error": memopt._Error, "mo_diag": memopt._Diag,
                    "mo_input": memopt._Input, "mo_rule": memopt._Rule,
                    "mo_action": memopt._Action}
+        if memopt._budget_begin is not None:
+            structs["mo_budget"] = memopt._Budget
         if memopt.has_estimator():
             structs["mo_estimate_stage"] = memopt._EstStage
             structs["mo_estimate_layer"] = memopt._EstLayer
@@ -56,6 +58,7 @@ class Binding(unittest.TestCase):
                              % (cname, f[0], cname, f[0]))
         if memopt.has_estimator():
             lines.append('printf("MO_EST_BUCKETS %d\\n", (int)MO_EST_BUCKETS);')
+        lines.append('printf("MO_ERR_BUDGET %d\\n", (int)MO_ERR_BUDGET);')
         lines.append("return 0; }")
         with tempfile.TemporaryDirectory() as d:
             src, exe = os.path.join(d, "layout.c"), os.path.join(d, "layout")
@@ -72,6 +75,7 @@ class Binding(unittest.TestCase):
                                  getattr(py, f[0]).offset, "%s.%s" % (cname, f[0]))
         if memopt.has_estimator():
             self.assertEqual(int(got["MO_EST_BUCKETS"]), memopt.MO_EST_BUCKETS)
+        self.assertEqual(int(got["MO_ERR_BUDGET"]), memopt.MO_ERR_BUDGET)
 
     def test_presets(self):
         names = [p["name"] for p in memopt.presets()]
@@ -244,6 +248,36 @@ class Binding(unittest.TestCase):
             memopt.estimate(text)
         self.assertIn("device", str(cm.exception))
         self.assertGreater(memopt.estimate(text, devices=8)["peak_bytes"], 0)
+
+    def test_estimate_time_limit(self):
+        """The issue's probe (20,000 stages, 2^31-1 micro-batches; minutes
+        without a budget): WorkLimit from time_limit= and from cancel=; a
+        normal estimate under a generous limit is the same as without."""
+        if not memopt.has_estimator():
+            self.skipTest("no estimator")
+        with self.assertRaises(memopt.WorkLimit) as cm:
+            memopt.estimate(DEEP, time_limit=0.3)
+        self.assertTrue(str(cm.exception).startswith("work-limit:"), str(cm.exception))
+        self.assertEqual(cm.exception.code, memopt.MO_ERR_BUDGET)
+        polls = []
+        with self.assertRaises(memopt.WorkLimit) as cm:
+            memopt.estimate(DEEP, cancel=lambda: polls.append(1) or len(polls) > 2)
+        self.assertTrue(str(cm.exception).startswith("cancelled:"), str(cm.exception))
+        self.assertEqual(len(polls), 3)
+        self.assertEqual(memopt.estimate(GOOD, model="llama2-7b", time_limit=60)["peak_bytes"],
+                         memopt.estimate(GOOD, model="llama2-7b")["peak_bytes"])
+        for bad in (0, -1, float("nan")):
+            with self.assertRaises(ValueError):
+                memopt.estimate(GOOD, model="llama2-7b", time_limit=bad)
+
+
+# The issue's probe (tests/hostile/work.py has the same for the CLI).
+DEEP = """training: {local_batch_size: 1, global_batch_size: 8}
+parallelism: {data_parallel_shard: 1, tensor_parallel: 1, pipeline_parallel: 20000, micro_batch_num: 2147483647}
+model: {model_type: llama, vocab_size: 32000, seq_length: 4096, hidden_size: 2048,
+  intermediate_size: 5632, num_hidden_layers: 20000, num_attention_heads: 16, num_key_value_heads: 16}
+recompute: {mode: full, full_recompute_layer: [0-3]}
+"""
 
 
 if __name__ == "__main__":
