@@ -23,8 +23,10 @@ mkdir -p "$OUT/obj" "$OUT/corpus-$TARGET"
 OUT=$(cd "$OUT" && pwd)
 # The library with coverage instrumentation (fuzzer-no-link), the target with the driver.
 objs=""
-# the core, and api/ (the request reader's harness calls mo_api_handle)
-for src in core/src/*/*.c api/*.c; do
+# the core, and api/ with its embedded files (the request reader's harness
+# calls mo_api_handle)
+sh tools/embed.sh $(cat tools/embed.list) > "$OUT/embedded.c" || exit 1
+for src in core/src/*/*.c api/*.c "$OUT/embedded.c"; do
   o="$OUT/obj/$(echo "$src" | tr / _ | sed 's/\.c$//').o"
   "$CLANG" $CFL -fsanitize=fuzzer-no-link,address,undefined -c "$src" -o "$o" || exit 1
   objs="$objs $o"
