@@ -18,9 +18,9 @@ struct mo_api_model_ref {
 	char *preset;
 	int64_t devices;
 	mo_model *model;
-	uint64_t used;   /* the cache's tick at the last lookup */
-	size_t refs;     /* requests holding it, under the cache's lock */
-	int in_cache;    /* 0: evicted, or never stored (freed at refs 0) */
+	uint64_t used; /* the cache's tick at the last lookup */
+	size_t refs;   /* requests holding it, under the cache's lock */
+	int in_cache;  /* 0: evicted, or never stored (freed at refs 0) */
 };
 
 struct mo_api_model_cache {
@@ -89,8 +89,8 @@ void mo_api_cache_counters(mo_api_model_cache *c, mo_api_cache_stats *s)
 }
 
 /* The entry of the pair, referenced, or NULL. Under the lock. */
-static mo_api_model_ref *mo_api_cache_find(mo_api_model_cache *c, const char *preset,
-					   int64_t devices)
+static mo_api_model_ref *mo_api_cache_find(mo_api_model_cache *c,
+					   const char *preset, int64_t devices)
 {
 	for (size_t i = 0; i < c->n; i++) {
 		mo_api_model_ref *r = c->slot[i];
@@ -124,7 +124,8 @@ static void mo_api_cache_evict(mo_api_model_cache *c)
 
 /* Stores r (referenced once), or hands out the entry another thread stored
  * for the same pair while r was loading (r is then freed). */
-static mo_api_model_ref *mo_api_cache_put(mo_api_model_cache *c, mo_api_model_ref *r)
+static mo_api_model_ref *mo_api_cache_put(mo_api_model_cache *c,
+					  mo_api_model_ref *r)
 {
 	pthread_mutex_lock(&c->lock);
 	mo_api_model_ref *found = mo_api_cache_find(c, r->preset, r->devices);
@@ -145,14 +146,16 @@ static mo_api_model_ref *mo_api_cache_put(mo_api_model_cache *c, mo_api_model_re
 
 /* A new entry holding the loaded preset, referenced once; NULL with err
  * filled. */
-static mo_api_model_ref *mo_api_ref_load(mo_api_model_cache *c, const char *preset,
-					 int64_t devices, mo_error *err)
+static mo_api_model_ref *mo_api_ref_load(mo_api_model_cache *c,
+					 const char *preset, int64_t devices,
+					 mo_error *err)
 {
 	mo_api_model_ref *r = calloc(1, sizeof *r);
 
 	if (!r || !(r->preset = strdup(preset))) {
 		free(r);
-		*err = (mo_error){.code = MO_ERR_NOMEM, .text = "out of memory"};
+		*err =
+		    (mo_error){.code = MO_ERR_NOMEM, .text = "out of memory"};
 		return NULL;
 	}
 	r->cache = c;
@@ -168,7 +171,8 @@ static mo_api_model_ref *mo_api_ref_load(mo_api_model_cache *c, const char *pres
 }
 
 const mo_model *mo_api_cache_get(mo_api_model_cache *c, const char *preset,
-				 int64_t devices, mo_api_model_ref **ref, mo_error *err)
+				 int64_t devices, mo_api_model_ref **ref,
+				 mo_error *err)
 {
 	mo_api_model_ref *r;
 

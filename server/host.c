@@ -47,7 +47,8 @@ static int mo_srv_host_literal(const char *name)
 	struct in6_addr a6;
 	struct in_addr a4;
 
-	return inet_pton(AF_INET, name, &a4) == 1 || inet_pton(AF_INET6, name, &a6) == 1;
+	return inet_pton(AF_INET, name, &a4) == 1 ||
+	       inet_pton(AF_INET6, name, &a6) == 1;
 }
 
 static int mo_srv_host_local(const char *name)

@@ -15,8 +15,9 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char *const fuzz_routes[] = {
-	"/api/v1/validate", "/api/v1/expand", "/api/v1/export", "/api/v1/estimate",
-	"/api/v1/plan",     "/api/v1/layout", "/api/v1/models/import", "/api/v1/validate",
+    "/api/v1/validate",	     "/api/v1/expand",	 "/api/v1/export",
+    "/api/v1/estimate",	     "/api/v1/plan",	 "/api/v1/layout",
+    "/api/v1/models/import", "/api/v1/validate",
 };
 
 static void fuzz_check_answer(const mo_api_response *res)
@@ -27,7 +28,8 @@ static void fuzz_check_answer(const mo_api_response *res)
 
 	for (size_t i = 0; i < sizeof statuses / sizeof *statuses; i++)
 		known |= res->status == statuses[i];
-	if (!known || !res->body || strlen(res->body) != res->len || !res->content_type)
+	if (!known || !res->body || strlen(res->body) != res->len ||
+	    !res->content_type)
 		abort();
 	if (!strstr(res->content_type, "json"))
 		return; /* export's YAML */
@@ -66,10 +68,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ready = 1;
 	}
 	const char *route = fuzz_routes[data[0] & 7u];
-	const char *ctype = data[0] & 8u ? "application/yaml" : "application/json";
+	const char *ctype =
+	    data[0] & 8u ? "application/yaml" : "application/json";
 	mo_budget budget = {.max_ms = FUZZ_WORK_MS};
 	mo_budget_begin(&budget);
-	int rc = mo_api_handle(&res, "POST", route, ctype, (const char *)data + 1, size - 1, &opt);
+	int rc = mo_api_handle(&res, "POST", route, ctype,
+			       (const char *)data + 1, size - 1, &opt);
 	mo_budget_end();
 	if (rc == 0)
 		fuzz_check_answer(&res);

@@ -35,7 +35,8 @@ static inline void fuzz_check_estimate(const mo_estimate *e)
 		const mo_estimate_stage *s = mo_estimate_stage_get(e, i);
 		uint64_t sum = 0;
 
-		if (!s || s->reserved_peak_bytes < s->peak_bytes || !s->peak_event)
+		if (!s || s->reserved_peak_bytes < s->peak_bytes ||
+		    !s->peak_event)
 			abort();
 		for (int b = 0; b < MO_EST_BUCKETS; b++) {
 			if (s->peak_by_bucket[b] > UINT64_MAX - sum)

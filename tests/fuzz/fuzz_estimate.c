@@ -18,8 +18,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size > FUZZ_MAX_INPUT || mo_diags_new(&diags) != 0)
 		return 0;
 	fuzz_limits(&lim);
-	mo_input in = {.config = (const char *)data, .config_len = size,
-		       .config_name = "fuzz.yaml", .limits = &lim, .devices = 0};
+	mo_input in = {.config = (const char *)data,
+		       .config_len = size,
+		       .config_name = "fuzz.yaml",
+		       .limits = &lim,
+		       .devices = 0};
 	if (mo_check(&cfg, &model, diags, &in, &err) != 0 || !cfg || !model ||
 	    mo_diags_errors(diags) != 0)
 		goto free_all;

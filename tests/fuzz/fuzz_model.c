@@ -21,7 +21,8 @@ static void fuzz_reload(const mo_model *m, char *text, const mo_limits *lim)
 		return; /* out of memory */
 	if (mo_diags_new(&diags) != 0)
 		goto free_text;
-	if (mo_model_load(&again, diags, text, strlen(text), "export", lim, &err) != 0 ||
+	if (mo_model_load(&again, diags, text, strlen(text), "export", lim,
+			  &err) != 0 ||
 	    mo_diags_errors(diags) != 0)
 		abort(); /* an export that does not load */
 	if (mo_model_num_layers(again) != mo_model_num_layers(m) ||
@@ -45,7 +46,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size > FUZZ_MAX_INPUT || mo_diags_new(&diags) != 0)
 		return 0;
 	fuzz_limits(&lim);
-	int rc = mo_model_load(&m, diags, (const char *)data, size, "fuzz", &lim, &err);
+	int rc = mo_model_load(&m, diags, (const char *)data, size, "fuzz",
+			       &lim, &err);
 	if (rc < 0 && (err.code == MO_OK || !err.text[0]))
 		abort();
 	if (rc == 0 && m) {
@@ -57,7 +59,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fuzz_reload(m, mo_model_to_yaml(m), &lim);
 			fuzz_reload(m, mo_model_to_json(m), &lim);
 		}
-		mo_model_set_devices(m, 64); /* the parallel rule on a device count */
+		mo_model_set_devices(
+		    m, 64); /* the parallel rule on a device count */
 		mo_model_check(m, diags);
 	}
 	mo_model_free(m);

@@ -24,9 +24,13 @@ static void fuzz_recheck(const mo_planner_result *r, const mo_model *model,
 		abort();
 	if (mo_diags_new(&diags) != 0)
 		return;
-	mo_input in = {.config = yaml, .config_len = strlen(yaml), .config_name = "plan.yaml",
-		       .limits = lim, .shared_model = model};
-	if (mo_check(&cfg, &unused, diags, &in, &err) == 0 && mo_diags_errors(diags) != 0)
+	mo_input in = {.config = yaml,
+		       .config_len = strlen(yaml),
+		       .config_name = "plan.yaml",
+		       .limits = lim,
+		       .shared_model = model};
+	if (mo_check(&cfg, &unused, diags, &in, &err) == 0 &&
+	    mo_diags_errors(diags) != 0)
 		abort(); /* the planner proposed an invalid config */
 	mo_config_free(cfg);
 	mo_model_free(unused);
@@ -45,13 +49,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1 || size > FUZZ_MAX_INPUT || mo_diags_new(&diags) != 0)
 		return 0;
 	fuzz_limits(&lim);
-	mo_input in = {.config = (const char *)data + 1, .config_len = size - 1,
-		       .config_name = "fuzz.yaml", .limits = &lim};
+	mo_input in = {.config = (const char *)data + 1,
+		       .config_len = size - 1,
+		       .config_name = "fuzz.yaml",
+		       .limits = &lim};
 	if (mo_check(&cfg, &model, diags, &in, &err) != 0 || !cfg || !model ||
 	    mo_diags_errors(diags) != 0)
 		goto free_all;
-	/* bits 0-5: allowed mechanisms (0 = all); 6: staged; 7: a tight budget */
-	mo_planner_input pin = {.model = model, .start = cfg, .allow = data[0] & 0x3fu,
+	/* bits 0-5: allowed mechanisms (0 = all); 6: staged; 7: a tight budget
+	 */
+	mo_planner_input pin = {.model = model,
+				.start = cfg,
+				.allow = data[0] & 0x3fu,
 				.no_staged = !(data[0] & 0x40u)};
 	if (data[0] & 0x80u)
 		pin.budget = (uint64_t)16 << 30;
@@ -64,7 +73,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		goto free_all;
 	}
-	if (mo_planner_fits(r) && mo_planner_predicted_peak(r) > mo_planner_budget(r))
+	if (mo_planner_fits(r) &&
+	    mo_planner_predicted_peak(r) > mo_planner_budget(r))
 		abort();
 	if (mo_planner_estimate(r))
 		fuzz_check_estimate(mo_planner_estimate(r));
