@@ -62,7 +62,7 @@ def main():
     shutil.copy(os.path.join(FIX, "training.yaml"), os.path.join(d, "api-fixture-training.yaml"))
 
     # api_request: byte 0 = route (bits 0-2: validate, expand, export,
-    # estimate, plan, layout, models/import) and YAML body (bit 3)
+    # estimate, plan, layout, models/import, ledger) and YAML body (bit 3)
     d = fresh("api_request")
     training = read(os.path.join(FIX, "training.yaml")).decode()
     hf = json.loads(read(os.path.join(FIX, "hf-config.json")))
@@ -76,6 +76,8 @@ def main():
         (6, {"config": "", "model": hf}),
         (0, {"config": "recompute:\n  mode: full\n  full_recompute_layer: [0-3]\n",
              "model": "qwen3-30b-a3b", "devices": 64}),
+        (7, {"trace": read(os.path.join(ROOT, "tests", "fuzz", "corpus", "ledger",
+                                         "seed-pp2.csv")).decode()}),
     ]
     for i, (route, body) in enumerate(bodies):
         with open(os.path.join(d, "json-%d-route%d.bin" % (i, route)), "wb") as f:

@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static const char *const fuzz_routes[] = {
     "/api/v1/validate",	     "/api/v1/expand",	 "/api/v1/export",
     "/api/v1/estimate",	     "/api/v1/plan",	 "/api/v1/layout",
-    "/api/v1/models/import", "/api/v1/validate",
+    "/api/v1/models/import", "/api/v1/ledger",
 };
 
 static void fuzz_check_answer(const mo_api_response *res)
