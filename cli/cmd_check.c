@@ -1,4 +1,4 @@
-/* validate, expand, export, presets. */
+/* validate, expand, export, migrate, presets. */
 #include "cli.h"
 
 #include <errno.h>
@@ -143,6 +143,50 @@ static int mo_cli_export(mo_cli *c)
 	return rc;
 }
 
+/* migrate: the file with recompute_config rewritten as the sections
+ * (mo_migrate); exit codes as export. */
+static int mo_cli_migrate(mo_cli *c)
+{
+	if (mo_diags_errors(c->diags)) {
+		if (c->json)
+			mo_cli_print_json(mo_json_diags(c->diags));
+		else
+			mo_cli_print_diags(c);
+		return MO_EXIT_INVALID;
+	}
+	char *yaml = NULL;
+	size_t len = 0;
+	mo_error err = {0};
+	if (mo_migrate(&yaml, &len, c->diags, c->cfg, &err) != 0) {
+		if (err.code != MO_ERR_INVALID) {
+			fprintf(stderr, "memopt: %s\n", err.text);
+			return MO_EXIT_USAGE;
+		}
+		if (c->json) {
+			json_t *j = mo_json_diags(c->diags);
+			json_object_set_new(j, "valid", json_false());
+			json_object_set_new(j, "error", json_string(err.text));
+			mo_cli_print_json(j);
+		} else {
+			mo_cli_print_diags(c);
+			fprintf(stderr, "%s:%d:%d: error[migrate]: %s\n", c->config_path, err.line,
+				err.column, err.text);
+		}
+		return MO_EXIT_INVALID;
+	}
+	int rc;
+	if (c->json) {
+		json_t *j = mo_json_diags(c->diags);
+		json_object_set_new(j, "yaml", json_stringn(yaml, len));
+		rc = mo_cli_print_json(j);
+	} else {
+		mo_cli_print_diags(c);
+		rc = mo_cli_write(c->out_path, yaml, len);
+	}
+	free(yaml);
+	return rc;
+}
+
 static int mo_cli_presets(const mo_cli *c, const char *name)
 {
 	if (!name) {
@@ -180,6 +224,8 @@ int mo_cli_check_command(mo_cli *c, int argc, char **argv)
 		return mo_cli_validate(c);
 	if (strcmp(c->cmd, "expand") == 0)
 		return mo_cli_expand(c);
+	if (strcmp(c->cmd, "migrate") == 0)
+		return mo_cli_migrate(c);
 	return mo_cli_export(c);
 }
 

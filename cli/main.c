@@ -13,6 +13,8 @@ void mo_cli_usage(FILE *f)
 	      "  validate CONFIG   check every rule; diagnostics as FILE:LINE:COL\n"
 	      "  expand CONFIG     per layer, what each path does and which rule says so\n"
 	      "  export CONFIG     canonical YAML (a whole training YAML keeps every other byte)\n"
+	      "  migrate CONFIG    a graph-mode file's recompute_config rewritten as the\n"
+	      "                    recompute / recompute_comm sections, every other byte kept\n"
 	      "  presets [NAME]    list the built-in models, or print one as a model file\n"
 	      "  serve             HTTP API and web UI (memopt serve --help)\n"
 	      "  launch CONFIG [--max-memory SIZE] -- CMD ARGS...\n"
@@ -30,7 +32,7 @@ void mo_cli_usage(FILE *f)
 	      "                    training YAML); default: the model in CONFIG itself\n"
 	      "  -d, --devices N   device count for files that lack it\n"
 	      "  -j, --json        machine-readable output (SPEC 5 shapes)\n"
-	      "  -o, --output FILE write the export there instead of stdout\n"
+	      "  -o, --output FILE write the export / migrate there instead of stdout\n"
 	      "      --paths       expand: list every path's action\n"
 	      "      --explain     estimate: the formula and tensors behind each figure\n"
 	      "      --work-limit MS  estimate: stop after MS milliseconds (exit 2,\n"
@@ -82,7 +84,7 @@ int main(int argc, char **argv)
 		return rc;
 	}
 	if (strcmp(cmd, "validate") && strcmp(cmd, "expand") && strcmp(cmd, "export") &&
-	    strcmp(cmd, "presets")) {
+	    strcmp(cmd, "migrate") && strcmp(cmd, "presets")) {
 		fprintf(stderr, "memopt: unknown command '%s'\n", cmd);
 		mo_cli_usage(stderr);
 		return MO_EXIT_USAGE;

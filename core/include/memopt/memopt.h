@@ -393,6 +393,22 @@ int mo_export(char **out, size_t *out_len, const mo_config *c, mo_error *err);
 int mo_export_sections(char **out, size_t *out_len, const mo_config *c,
 		       mo_error *err);
 
+/* ---- migrate (issue 14) ------------------------------------------------ */
+
+/* A graph-mode training YAML with its top-level recompute_config replaced
+ * by the recompute / recompute_comm sections that mean the same plan (the
+ * plan mo_config_parse read from it), written in canonical form in the
+ * block's place; every byte outside the block is kept. Keys of the block
+ * that ask for something the sections cannot say (recompute_slice_activation,
+ * the *_exclude lists, mp_comm_recompute, ...) are dropped with a
+ * `no-equivalent` warning in diags; swap_config is left as it is, with the
+ * same warning. Fails (MO_ERR_INVALID) when the file has no recompute_config,
+ * already has a recompute / recompute_comm section, or the block is not
+ * applied (PyNative file, nothing switched on, layers not placeable).
+ * Ownership of *out as mo_export. Does not validate: call mo_validate first. */
+int mo_migrate(char **out, size_t *out_len, mo_diags *diags, const mo_config *c,
+	       mo_error *err);
+
 /* Parses a size such as 58GiB, 64GB, 1024 (bytes). Returns 0 or -1. */
 int mo_parse_size(uint64_t *out, const char *text);
 

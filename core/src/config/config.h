@@ -112,6 +112,9 @@ struct mo_config {
 	/* the recompute fields come from a graph-mode recompute_config
 	 * (graph.c), not from sections of the file: export writes none */
 	bool from_recompute_config;
+	/* graph.c read the recompute_config as a graph-mode run applies it
+	 * (even when it switches nothing on): migrate may rewrite it */
+	bool recompute_config_read;
 
 	/* resolve's memos, behind a pointer: a config is const to its
 	 * readers, and these are its one mutable part (mo_config_memos) */
@@ -123,6 +126,14 @@ struct mo_config {
  * read into the recompute fields. Call after the sections are parsed. */
 void mo_config_graph(mo_config *c, mo_diags *diags, const mo_node *root, const mo_node *key,
 		     const mo_node *val);
+
+/* export.c, for migrate.c: the text with the block (key, val) named
+ * `name` replaced by the canonical sections of `mask` (bit 0 recompute,
+ * 1 recompute_comm, 2 swap) and every other byte kept; the result is
+ * checked to load. Ownership as mo_export. */
+int mo_export_splice_block(char **out, size_t *out_len, const mo_config *c,
+			   const mo_node *key, const mo_node *val, const char *name,
+			   unsigned mask, mo_error *err);
 
 /* ---- reading and building --------------------------------------------- */
 

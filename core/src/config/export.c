@@ -89,13 +89,20 @@ out_free_ranges:
 }
 
 /* A layer list the file has (a sequence); absent or null ones are left out. */
-static bool mo_export_layers_present(const mo_layers *l)
+/* A key is written when the file wrote it (even empty), or, for a plan read
+ * from a graph-mode recompute_config (graph.c, for migrate), when it holds
+ * something: there `at` is the recompute_config node that chose it. */
+static bool mo_export_layers_present(const mo_config *c, const mo_layers *l)
 {
+	if (c->from_recompute_config)
+		return l->n > 0;
 	return l->at && l->at->kind == MO_NODE_SEQ;
 }
 
-static bool mo_export_patterns_present(const mo_pattern_list *pl)
+static bool mo_export_patterns_present(const mo_config *c, const mo_pattern_list *pl)
 {
+	if (c->from_recompute_config)
+		return pl->n > 0;
 	return pl->at && pl->at->kind == MO_NODE_MAP;
 }
 
@@ -136,14 +143,14 @@ static bool mo_export_recompute(mo_yaml_writer *w, const mo_config *c)
 
 	if (!mo_yaml_write_plain(w, "mode") || !mo_yaml_write_plain(w, mode))
 		return false;
-	if (mo_export_layers_present(&c->full) &&
+	if (mo_export_layers_present(c, &c->full) &&
 	    (!mo_yaml_write_plain(w, "full_recompute_layer") ||
 	     !mo_export_layers(w, &c->full)))
 		return false;
-	if (mo_export_patterns_present(&c->select) &&
+	if (mo_export_patterns_present(c, &c->select) &&
 	    !mo_export_patterns(w, "select_module", &c->select))
 		return false;
-	if (mo_export_patterns_present(&c->exclude) &&
+	if (mo_export_patterns_present(c, &c->exclude) &&
 	    !mo_export_patterns(w, "exclude_op", &c->exclude))
 		return false;
 	return true;
@@ -154,7 +161,7 @@ static bool mo_export_comm(mo_yaml_writer *w, const mo_config *c)
 	if (!mo_yaml_write_plain(w, "enable") ||
 	    !mo_yaml_write_plain(w, mo_export_bool(c->comm_enable)))
 		return false;
-	if (mo_export_patterns_present(&c->comm) &&
+	if (mo_export_patterns_present(c, &c->comm) &&
 	    !mo_export_patterns(w, "select_module", &c->comm))
 		return false;
 	return true;
@@ -184,7 +191,7 @@ static bool mo_export_swap(mo_yaml_writer *w, const mo_config *c)
 			const mo_swap_layer *e = &c->layer_swap[i];
 			if (!mo_yaml_write_mapping_start(w, NULL, false))
 				return false;
-			if (mo_export_layers_present(&e->layers) &&
+			if (mo_export_layers_present(c, &e->layers) &&
 			    (!mo_yaml_write_plain(w, "layers") ||
 			     !mo_export_layers(w, &e->layers)))
 				return false;
@@ -205,7 +212,7 @@ static bool mo_export_swap(mo_yaml_writer *w, const mo_config *c)
 			if (e->pat.regex && (!mo_yaml_write_plain(w, "op_name") ||
 					     !mo_export_regex(w, &e->pat)))
 				return false;
-			if (mo_export_layers_present(&e->pat.layers) &&
+			if (mo_export_layers_present(c, &e->pat.layers) &&
 			    (!mo_yaml_write_plain(w, "layers") ||
 			     !mo_export_layers(w, &e->pat.layers)))
 				return false;
@@ -391,7 +398,7 @@ static size_t mo_export_node_end(const char *src, size_t len, const mo_node *n,
 }
 
 typedef struct mo_export_span {
-	mo_export_sec s;
+	unsigned mask;     /* the sections written in place of the span */
 	size_t start, end; /* replaced bytes */
 	size_t indent;     /* column of the key, for continuation lines */
 	char anchor[128];  /* the section value's anchor, "" for none */
@@ -422,12 +429,11 @@ static void mo_export_read_anchor(mo_export_span *sp, const char *src,
 }
 
 static int mo_export_span_make(mo_export_span *sp, const mo_config *c,
-			       mo_export_sec s, const mo_node *key,
+			       const char *name, unsigned mask, const mo_node *key,
 			       const mo_node *val, mo_error *err)
 {
 	const char *src = c->doc->src;
 	size_t len = c->doc->srclen;
-	const char *name = mo_export_section_names[s];
 
 	if (!key || !val || key->kind != MO_NODE_SCALAR || key->start > key->end ||
 	    key->end > len) {
@@ -445,7 +451,7 @@ static int mo_export_span_make(mo_export_span *sp, const mo_config *c,
 			     name);
 		return -1;
 	}
-	sp->s = s;
+	sp->mask = mask;
 	sp->start = key->start;
 	/* `? recompute` (explicit key): replace from the indicator. */
 	size_t i = sp->start;
@@ -496,7 +502,7 @@ static int mo_export_replacement(mo_buf *dst, const mo_config *c,
 	int rc = -1;
 
 	mo_buf_init(&tmp, 0);
-	if (mo_export_document(&tmp, c, 1u << sp->s, flow, brk,
+	if (mo_export_document(&tmp, c, sp->mask, flow, brk,
 			       sp->anchor[0] ? sp->anchor : NULL,
 			       flow ? 0 : sp->indent, err) != 0)
 		goto out_free_tmp;
@@ -592,8 +598,8 @@ int mo_export(char **out, size_t *out_len, const mo_config *c, mo_error *err)
 	for (int s = MO_EXPORT_RECOMPUTE; s <= MO_EXPORT_SWAP; s++) {
 		if (!mo_export_has(c, (mo_export_sec)s))
 			continue;
-		if (mo_export_span_make(&spans[n], c, (mo_export_sec)s,
-					keys[s], vals[s], err) != 0)
+		if (mo_export_span_make(&spans[n], c, mo_export_section_names[s],
+					1u << s, keys[s], vals[s], err) != 0)
 			return -1;
 		n++;
 	}
@@ -617,6 +623,47 @@ int mo_export(char **out, size_t *out_len, const mo_config *c, mo_error *err)
 	mo_buf_append(&b, src + pos, len - pos);
 	if (b.failed) {
 		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "export: out of memory");
+		goto out_free_buf;
+	}
+	if (mo_export_check(b.data ? b.data : "", b.len, err) != 0)
+		goto out_free_buf;
+	return mo_export_take(out, out_len, &b, err);
+out_free_buf:
+	mo_buf_free(&b);
+	return -1;
+}
+
+/* ---- migrate: one block replaced by sections --------------------------- */
+
+int mo_export_splice_block(char **out, size_t *out_len, const mo_config *c,
+			   const mo_node *key, const mo_node *val, const char *name,
+			   unsigned mask, mo_error *err)
+{
+	mo_export_span sp;
+	mo_buf b;
+
+	*out = NULL;
+	if (out_len)
+		*out_len = 0;
+	if (c->doc->root->flow) {
+		mo_error_set(err, MO_ERR_INVALID, key->line, key->column,
+			     "migrate: the file's root is a flow mapping ({...}); "
+			     "write it in block style first");
+		return -1;
+	}
+	if (mo_export_span_make(&sp, c, name, mask, key, val, err) != 0)
+		return -1;
+	sp.anchor[0] = '\0'; /* an alias of it elsewhere fails the check */
+	const char *src = c->doc->src;
+	size_t len = c->doc->srclen;
+	mo_buf_init(&b, 0);
+	mo_buf_append(&b, src, sp.start);
+	if (mo_export_replacement(&b, c, &sp, false, mo_export_break_of(src, len),
+				  err) != 0)
+		goto out_free_buf;
+	mo_buf_append(&b, src + sp.end, len - sp.end);
+	if (b.failed) {
+		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "migrate: out of memory");
 		goto out_free_buf;
 	}
 	if (mo_export_check(b.data ? b.data : "", b.len, err) != 0)

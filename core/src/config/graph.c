@@ -528,8 +528,10 @@ void mo_config_graph(mo_config *c, mo_diags *diags, const mo_node *root, const m
 	}
 	g->on = calloc((size_t)g->total, 1);
 	g->why = calloc((size_t)g->total, sizeof(*g->why));
-	if (g->on && g->why)
+	if (g->on && g->why) {
 		mo_graph_apply(g);
+		c->recompute_config_read = !g->failed;
+	}
 	free(g->on);
 	free(g->why);
 	free(g);
