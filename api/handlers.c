@@ -259,7 +259,8 @@ static void mo_api_estimate_error(mo_api_response *out, const mo_error *err)
 		mo_api_reply_error(out, err);
 }
 
-/* The estimate's keys (SPEC 5, timeline included). */
+/* The estimate's keys (SPEC 5, timeline included) and the model's
+ * assumed values. */
 static json_t *mo_api_estimate_result(mo_api_run *run, mo_api_response *out)
 {
 	mo_error err = {0};
@@ -270,6 +271,8 @@ static json_t *mo_api_estimate_result(mo_api_run *run, mo_api_response *out)
 	}
 	json_t *j = mo_json_estimate(e, 1);
 	mo_estimate_free(e);
+	if (j)
+		json_object_set_new(j, "assumed", mo_json_assumed(run->m));
 	return j;
 }
 

@@ -21,6 +21,9 @@ json_t *mo_json_presets(void);
  * stage's "timeline": [{"event", "total_bytes", "bytes": {bucket: n}}]. New
  * ref. */
 json_t *mo_json_estimate(const mo_estimate *e, int with_timeline);
+/* The values the model import filled in (mo_model_assumed):
+ * [{"path", "value", "source"}...], [] for none. New ref. */
+json_t *mo_json_assumed(const mo_model *m);
 /* The planner's result: {"config": YAML, "fits", "exact", "budget_bytes",
  * "predicted_peak_bytes", "overhead_percent", "estimate": {SPEC 5, no
  * timeline}, "staged": {"steps": [{"label", "config", "peak_bytes",

@@ -94,3 +94,17 @@ json_t *mo_json_estimate(const mo_estimate *e, int with_timeline)
 			      mo_estimate_timeline_truncated(e) != 0);
 	return o;
 }
+
+json_t *mo_json_assumed(const mo_model *m)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; a && m && i < mo_model_assumed_count(m); i++) {
+		const char *path = NULL, *value = NULL, *source = NULL;
+		if (mo_model_assumed(m, i, &path, &value, &source) != 0)
+			continue;
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s}", "path", path ? path : "",
+						   "value", value ? value : "", "source",
+						   source ? source : ""));
+	}
+	return a;
+}

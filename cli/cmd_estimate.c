@@ -34,6 +34,19 @@ static int mo_cli_estimate_error(const mo_cli *c, const mo_error *err)
 	return err->code == MO_ERR_INVALID ? MO_EXIT_INVALID : MO_EXIT_USAGE;
 }
 
+/* --explain: the values the model import filled in, with their source. */
+static void mo_cli_estimate_assumed(const mo_model *m)
+{
+	size_t n = mo_model_assumed_count(m);
+	printf("\nassumed model values (the file leaves them out):%s\n", n ? "" : " none");
+	for (size_t i = 0; i < n; i++) {
+		const char *path = NULL, *value = NULL, *source = NULL;
+		if (mo_model_assumed(m, i, &path, &value, &source) == 0)
+			printf("  %s = %s  (%s)\n", path ? path : "?", value ? value : "?",
+			       source ? source : "?");
+	}
+}
+
 static int mo_cli_estimate_print(const mo_cli *c, const mo_estimate *e)
 {
 	if (c->json) {
@@ -41,6 +54,8 @@ static int mo_cli_estimate_print(const mo_cli *c, const mo_estimate *e)
 		json_t *d = mo_json_diags(c->diags);
 		if (j && d)
 			json_object_set(j, "warnings", json_object_get(d, "warnings"));
+		if (j)
+			json_object_set_new(j, "assumed", mo_json_assumed(c->model));
 		json_decref(d);
 		return mo_cli_print_json(j);
 	}
@@ -52,6 +67,8 @@ static int mo_cli_estimate_print(const mo_cli *c, const mo_estimate *e)
 	}
 	fputs(text, stdout);
 	free(text);
+	if (c->explain)
+		mo_cli_estimate_assumed(c->model);
 	return MO_EXIT_OK;
 }
 

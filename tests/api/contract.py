@@ -118,6 +118,12 @@ def test_estimate(port, preset):
         fail("estimate: peak_bytes is not the busiest stage's peak")
     if len(e.get("layers") or []) < 1:
         fail("estimate: no per-layer figures")
+    assumed = e.get("assumed")
+    if not isinstance(assumed, list) or not all(
+            isinstance(a, dict) and all(isinstance(a.get(k), str) and a.get(k)
+                                        for k in ("path", "value", "source"))
+            for a in assumed):
+        fail("estimate: 'assumed' is not a list of {path, value, source}: %r" % (assumed,))
     _, _, data = call(port, "POST", path, cfg(INVALID, preset), JSON, expect=200)
     bad = as_json(data) or {}
     if bad.get("valid") is not False or "peak_bytes" in bad:

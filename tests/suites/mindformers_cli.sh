@@ -73,5 +73,30 @@ PYEOF
 then ok "unknown device count: model-needed at data_parallel_shard"
 else bad "unknown device count (exit $rc)"; cat "$tmp/d.json"; fi
 
+# The assumed model values, in --json (`assumed`) and --explain. Read from
+# r1.3.0/pretrain_llama2_7b.yaml: num_heads 32 and no n_kv_heads, so the K/V
+# groups are the 32 heads; no kv_channels, so 4096 / 32 = 128; multiple_of
+# and num_layers are given, so neither is assumed.
+f=$D/r1.3.0/pretrain_llama2_7b.yaml
+"$MEMOPT" estimate --json "$f" > "$tmp/a.json" 2> /dev/null
+rc=$?
+"$MEMOPT" estimate --explain "$f" > "$tmp/a.txt" 2> /dev/null
+if [ $rc -eq 0 ] && $PY - "$tmp/a.json" "$tmp/a.txt" <<'PYEOF'
+import json, sys
+a = {x["path"]: x for x in json.load(open(sys.argv[1]))["assumed"]}
+assert a["model.num_query_groups"]["value"] == "32", a
+assert a["model.kv_channels"]["value"] == "128", a
+assert all(x["source"] for x in a.values()), a
+assert not any("multiple_of" in p or "num_layers" == p.split(".")[-1] for p in a), a
+text = open(sys.argv[2]).read()
+head = "assumed model values (the file leaves them out):"
+assert head in text, text[-500:]
+listed = text.split(head, 1)[1]
+for p, x in a.items():
+    assert "  %s = %s  (%s)" % (p, x["value"], x["source"]) in listed, p
+PYEOF
+then ok "llama2-7b r1.3.0: assumed K/V groups 32 and kv_channels 128 in --json and --explain"
+else bad "assumed list (exit $rc)"; fi
+
 if [ $fails -ne 0 ]; then echo "mindformers_cli: $fails failed"; exit 1; fi
 echo "mindformers_cli: all passed"
