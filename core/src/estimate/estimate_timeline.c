@@ -134,7 +134,8 @@ out:
 /* ---- the timeline of one stage ------------------------------------------------ */
 
 typedef struct mo_timeline {
-	mo_estimate *e;
+	const mo_estimate *e; /* read by every pass */
+	mo_estimate *out;     /* the estimate being built; NULL in a replay */
 	size_t s;
 	uint64_t state[MO_EST_BUCKETS];
 	uint64_t peak;
@@ -181,8 +182,8 @@ static void mo_timeline_emit(mo_timeline *t, mo_estimate_event_kind kind, int64_
 		return;
 	}
 	/* written in place: this runs for every layer of every micro-batch */
-	size_t *n = &t->e->n_events[t->s];
-	mo_estimate_event spill, *ev = *n < t->stored_cap ? &t->e->events[t->s][*n] : &spill;
+	size_t *n = &t->out->n_events[t->s];
+	mo_estimate_event spill, *ev = *n < t->stored_cap ? &t->out->events[t->s][*n] : &spill;
 	ev->kind = kind;
 	ev->micro_batch = mb;
 	ev->layer = layer;
@@ -193,7 +194,7 @@ static void mo_timeline_emit(mo_timeline *t, mo_estimate_event_kind kind, int64_
 	}
 	ev->total = total;
 	if (ev == &spill)
-		t->e->truncated = true;
+		t->out->truncated = true;
 	else
 		(*n)++;
 	if (total > t->peak || (t->peak == 0 && t->peak_ev.total == 0)) {
@@ -210,7 +211,7 @@ static size_t mo_timeline_type(const mo_estimate *e, int64_t id)
 static void mo_timeline_forward(mo_timeline *t, int64_t mb, const mo_est_chunk *c, bool first,
 			bool last)
 {
-	mo_estimate *e = t->e;
+	const mo_estimate *e = t->e;
 	uint64_t extra[MO_EST_BUCKETS];
 	if (first) {
 		t->state[MO_EST_ACTIVATIONS] += e->embed_k.kept;
@@ -266,7 +267,7 @@ static uint64_t mo_timeline_loss(const mo_estimate *e)
 static void mo_timeline_backward(mo_timeline *t, int64_t mb, const mo_est_chunk *c, bool first,
 			bool last)
 {
-	mo_estimate *e = t->e;
+	const mo_estimate *e = t->e;
 	uint64_t extra[MO_EST_BUCKETS] = {0};
 	if (last) {
 		extra[MO_EST_LOSS] = mo_timeline_loss(e);
@@ -414,7 +415,7 @@ static void mo_timeline_static_sums(const mo_estimate *e, size_t s, uint64_t out
 
 static void mo_timeline_static(mo_timeline *t)
 {
-	mo_estimate *e = t->e;
+	mo_estimate *e = t->out;
 	mo_estimate_stage *st = &e->stages[t->s];
 	uint64_t v[6] = {0};
 	mo_timeline_static_sums(e, t->s, v);
@@ -439,7 +440,7 @@ static const char *mo_timeline_name(mo_estimate *e, const mo_estimate_event *ev)
 /* Runs the schedule of mbn micro-batches; returns the most units in flight. */
 static int64_t mo_timeline_run(mo_timeline *t, int64_t mbn)
 {
-	mo_estimate *e = t->e;
+	const mo_estimate *e = t->e;
 	int64_t N = mbn * e->cfg.vpp;
 	int64_t W = mo_timeline_warmup(e, t->s, N), out = 0, max_out = 0;
 	for (int64_t k = 0; k < W; k++, out++)
@@ -462,7 +463,7 @@ static int64_t mo_timeline_run(mo_timeline *t, int64_t mbn)
 
 static void mo_timeline_stage(mo_timeline *t)
 {
-	mo_estimate *e = t->e;
+	mo_estimate *e = t->out;
 	mo_estimate_stage *st = &e->stages[t->s];
 	mo_timeline_static(t);
 	st->in_flight = mo_timeline_run(t, mo_timeline_mbs(e, t->s));
@@ -506,9 +507,9 @@ int mo_est_peak_alive(const mo_estimate *e, size_t s, mo_est_alive *out)
 		return -1;
 	bool tr;
 	int64_t mbn = mo_timeline_mbs_of(e, s, &tr), V = e->cfg.vpp;
-	/* the replay writes only into its own arrays: the cast is safe; it
-	 * reads no per-type gathered figures (pp_resident) */
-	mo_timeline t = {.e = (mo_estimate *)e, .s = s, .replay = true, .pp_resident = true};
+	/* the replay writes only into its own arrays (no .out); it reads no
+	 * per-type gathered figures (pp_resident) */
+	mo_timeline t = {.e = e, .s = s, .replay = true, .pp_resident = true};
 	const mo_estimate_event *ev = e->events[s];
 	for (size_t i = 0; i < e->n_events[s]; i++)
 		if (ev[i].total == e->stages[s].peak_bytes) {
@@ -556,8 +557,8 @@ int mo_est_timeline(mo_estimate *e, mo_error *err)
 		e->events[s] = malloc((n + 1) * sizeof(mo_estimate_event));
 		if (!e->events[s])
 			goto nomem;
-		mo_timeline t = {.e = e, .s = s, .stored_cap = n, .gathered = gathered,
-			   .pp_resident = e->cfg.pp > 1};
+		mo_timeline t = {.e = e, .out = e, .s = s, .stored_cap = n,
+				 .gathered = gathered, .pp_resident = e->cfg.pp > 1};
 		mo_timeline_stage(&t);
 		if (t.failed)
 			goto fail;
