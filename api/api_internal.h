@@ -66,6 +66,8 @@ int mo_api_validate(mo_api_response *out, const mo_api_request *rq,
 		    const mo_api_options *opt);
 int mo_api_expand(mo_api_response *out, const mo_api_request *rq,
 		  const mo_api_options *opt);
+int mo_api_migrate(mo_api_response *out, const mo_api_request *rq,
+		   const mo_api_options *opt);
 int mo_api_export(mo_api_response *out, const mo_api_request *rq,
 		  const mo_api_options *opt);
 int mo_api_estimate(mo_api_response *out, const mo_api_request *rq,

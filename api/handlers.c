@@ -1,4 +1,4 @@
-/* validate, expand, export and the model endpoints: JSON in, core, JSON out. */
+/* validate, expand, export, migrate and the model endpoints: JSON in, core, JSON out. */
 #include "api_internal.h"
 #include "json.h"
 
@@ -247,6 +247,50 @@ int mo_api_export(mo_api_response *out, const mo_api_request *rq,
 		  const mo_api_options *opt)
 {
 	static const mo_api_op op = {.needs_model = NULL, .result = mo_api_export_result};
+
+	return mo_api_config_op(out, rq, opt, &op);
+}
+
+/* migrate: the file with recompute_config rewritten (mo_migrate). Its
+ * no-equivalent warnings join the diagnostics; a refusal (no block, a
+ * section already there, a PyNative file) is valid: false with the reason
+ * as 'error', as `memopt migrate --json` answers. */
+static json_t *mo_api_migrate_result(mo_api_run *run, mo_api_response *out)
+{
+	mo_error err = {0};
+	char *yaml = NULL;
+	size_t len = 0;
+	if (mo_migrate(&yaml, &len, run->diags, run->cfg, &err) != 0) {
+		if (err.code != MO_ERR_INVALID) {
+			mo_api_reply_error(out, &err);
+			return NULL;
+		}
+		json_t *r = mo_json_diags(run->diags);
+		if (r && (json_object_set_new(r, "valid", json_false()) != 0 ||
+			  json_object_set_new(r, "error", json_string(err.text)) != 0)) {
+			json_decref(r);
+			r = NULL;
+		}
+		return r;
+	}
+	json_t *y = json_stringn(yaml, len);
+	free(yaml);
+	if (!y) {
+		mo_api_problem(out, 500, "internal", "the migrated file is not UTF-8 text");
+		return NULL;
+	}
+	json_t *r = mo_json_diags(run->diags);
+	if (!r || json_object_set_new(r, "yaml", y) != 0) {
+		json_decref(r);
+		return NULL;
+	}
+	return r;
+}
+
+int mo_api_migrate(mo_api_response *out, const mo_api_request *rq,
+		   const mo_api_options *opt)
+{
+	static const mo_api_op op = {.needs_model = NULL, .result = mo_api_migrate_result};
 
 	return mo_api_config_op(out, rq, opt, &op);
 }

@@ -105,6 +105,41 @@ def test_config_ops(port, preset):
         fail("export: no yaml for a valid config")
 
 
+def test_migrate(port, preset):
+    """POST /api/v1/migrate on a real graph-mode file: finetune_llama3_1_8b
+    (MindSpore Transformers master) has `recompute: True` over 32 layers on
+    one stage, and mp_comm_recompute / recompute_slice_activation True."""
+    path = "/api/v1/migrate"
+    with open(os.path.join(ROOT, "tests", "data", "mindformers", "master",
+                           "finetune_llama3_1_8b.yaml"), "rb") as f:
+        text = f.read()
+    _, _, data = call(port, "POST", path, text, YAML, expect=200)
+    m = as_json(data) or {}
+    out = m.get("yaml", "")
+    if (m.get("valid") is not True or "recompute_config" in out
+            or "recompute:\n  mode: full\n  full_recompute_layer: [0-31]\n" not in out):
+        fail("migrate: llama3_1_8b answered %s" % data[:300])
+    dropped = sorted(w.get("path") for w in m.get("warnings", [])
+                     if w.get("code") == "no-equivalent")
+    if dropped != ["recompute_config.mp_comm_recompute",
+                   "recompute_config.recompute_slice_activation"]:
+        fail("migrate: no-equivalent warnings %r" % (dropped,))
+    if out.replace("recompute:\n  mode: full\n  full_recompute_layer: [0-31]\n", "") != \
+            text.decode().replace("".join(text.decode().splitlines(True)[80:86]), ""):
+        fail("migrate: bytes outside the block changed")
+    _, _, data = call(port, "POST", path, cfg(text.decode()), JSON, expect=200)
+    if (as_json(data) or {}).get("yaml") != out:
+        fail("migrate: the JSON body answered differently from the YAML body")
+    _, _, data = call(port, "POST", path, cfg(GOOD, preset), JSON, expect=200)
+    r = as_json(data) or {}
+    if r.get("valid") is not False or "no top-level recompute_config" not in r.get("error", ""):
+        fail("migrate: a file without the block answered %s" % data[:300])
+    _, _, data = call(port, "POST", path, cfg(INVALID, preset), JSON, expect=200)
+    r = as_json(data) or {}
+    if r.get("valid") is not False or not r.get("errors") or "yaml" in r:
+        fail("migrate: an invalid config answered %s" % data[:300])
+
+
 def test_estimate(port, preset):
     path = "/api/v1/estimate"
     _, _, data = call(port, "POST", path, cfg(GOOD, preset), JSON, expect=200)
@@ -442,6 +477,7 @@ def main():
     try:
         preset = test_operations(srv.port)
         test_config_ops(srv.port, preset)
+        test_migrate(srv.port, preset)
         test_models(srv.port, preset)
         test_layout(srv.port, preset)
         test_estimate(srv.port, preset)
