@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { round2 } from './round2.mjs';
 import { ledgerScenarios } from './ledger.mjs';
+import { migrateScenarios } from './migrate.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const MEMOPT = process.env.MEMOPT || join(ROOT, 'build/memopt');
@@ -373,7 +374,8 @@ async function main() {
         && !(allowed && t.includes(`status of ${allowed}`))) check(false, `console error: ${t}`);
     });
     // BROWSER_ONLY=round2 runs only the issue-16 scenarios (to check them against another UI),
-    // BROWSER_ONLY=ledger only the trace panel's (issue 17)
+    // BROWSER_ONLY=ledger only the trace panel's (issue 17), BROWSER_ONLY=migrate
+    // only the graph-mode migrate offer's (issue 14)
     const only = process.env.BROWSER_ONLY;
     if (!only) await run(page, base);
     if (!only || only === 'round2') await round2(page, base, {
@@ -381,6 +383,9 @@ async function main() {
     });
     if (!only || only === 'ledger') await ledgerScenarios(page, base, {
       check, log, idle, axe, shot, ROOT, setStep: (s) => { step = s; }, allowStatus: (st) => { allowed = st; },
+    });
+    if (!only || only === 'migrate') await migrateScenarios(page, base, {
+      check, log, idle, axe, shot, ROOT, setStep: (s) => { step = s; },
     });
   } catch (err) {
     failures.push(`${step}: ${err.stack || err}`);

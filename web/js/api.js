@@ -38,6 +38,7 @@ export const api = {
   estimate: (req, signal) => call('POST', '/api/v1/estimate', req, 'application/json', signal),
   plan: (req) => call('POST', '/api/v1/plan', req, 'application/json'),
   exportConfig: (req) => call('POST', '/api/v1/export', req, 'application/json'),
+  migrate: (req) => call('POST', '/api/v1/migrate', req, 'application/json'),
 };
 
 // POST /api/v1/ledger through XMLHttpRequest, whose upload reports its

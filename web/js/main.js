@@ -9,7 +9,7 @@ import { emitYaml, fromSections, spliceTraining, encodeShare, decodeShare } from
 import {
   store, DEFAULT_PRESET, DEFAULT_YAML, record, undo, redo, resetHistory, historyState, onHistory, unrecorded,
 } from './store.js';
-import { editConfigText } from './edit.js';
+import { editConfigText, sectionsOf } from './edit.js';
 import { renderPlan, paintFlags, paintPreviews } from './controls.js';
 import { renderParallel, modelSummary, deviceCountUnknown } from './model.js';
 import { renderMap, renderLegend, renderDetail } from './layermap.js';
@@ -23,6 +23,7 @@ import { renderFit, planRequest, describeProposal } from './fit.js';
 import { renderDiff } from './diff.js';
 import { uploadStatus, adoptUpload } from './upload.js';
 import { copyText } from './copy.js';
+import { migrateSource, renderMigrate, droppedKeys, migratedText } from './migrate.js';
 import { renderLedger, ledgerRequest, traceSizeProblem, LEDGER_MAX_BODY, mib } from './ledger.js';
 
 const $ = (id) => document.getElementById(id);
@@ -109,6 +110,7 @@ async function run() {
       needLayout ? api.layout(req()) : null,
       api.expand(req({ all_paths: true })),
       estimateRequest(),
+      checkMigrate(),
     ]);
     if (lay && lay.ok) {
       store.layout = mergeLayout(lay.data);
@@ -511,6 +513,56 @@ async function acceptProposal() {
   $('fit-status').textContent = `Loaded the planner's proposal (Undo brings your plan back).`;
   announce($('fit-status').textContent);
   renderFitNow();
+  await applyYamlText();
+}
+
+// ---- migrate a graph-mode recompute_config (issue 14 item 4) -------------------------
+
+function renderMigrateNow() {
+  renderMigrate($('migrate'), store.migrate, acceptMigrate);
+}
+
+// Asks /migrate once per text that has a top-level recompute_config.
+async function checkMigrate() {
+  const src = migrateSource(store);
+  const key = src ? `${src.where}\n${src.text}` : '';
+  if ((store.migrate ? store.migrate.key : '') === key) return;
+  store.migrate = src ? { key, where: src.where, data: null } : null;
+  renderMigrateNow();
+  if (!src) return;
+  $('migrate-status').textContent = '';
+  const r = await api.migrate({ config: src.text });
+  if (!store.migrate || store.migrate.key !== key) return;
+  store.migrate.data = r.ok ? r.data : { valid: false, error: problemText(r) };
+  renderMigrateNow();
+}
+
+// Replaces the text with the migrated file: one step of the history.
+async function acceptMigrate() {
+  const m = store.migrate;
+  if (!m || !m.data || !m.data.yaml) return;
+  const text = m.data.yaml;
+  let lines = null;
+  if (m.where === 'training') {
+    const lay = await api.layout({ config: text, model: store.model.obj });
+    if (store.migrate !== m) return;
+    if (!lay.ok) {
+      $('migrate-status').textContent = `The migrated file could not be read: ${problemText(lay)}`;
+      return;
+    }
+    lines = lay.data.section_lines || {};
+  }
+  flushRecord();
+  if (m.where === 'training') {
+    store.training = { ...store.training, text, lines };
+    store.yaml = sectionsOf(text, lines) || DEFAULT_YAML;
+  } else {
+    store.yaml = text;
+  }
+  setYamlBox(store.yaml);
+  recordNow('migration of recompute_config');
+  $('migrate-status').textContent = migratedText(droppedKeys(m.data));
+  announce($('migrate-status').textContent);
   await applyYamlText();
 }
 

@@ -40,6 +40,9 @@ export const store = {
   // text, state: reading|sending|done|error, sent, total, key, data,
   // problem, estStage}; not part of the history or the share link
   ledger: null,
+  // the offer to migrate a graph-mode recompute_config (POST /migrate):
+  // {key, where: training|yaml, data}; data null while it is asked
+  migrate: null,
   // texts the diff view compares against
   baselines: { upload: null, export: null },
 };
