@@ -372,7 +372,8 @@ def make_body(rng, presets):
     return "application/yaml", mutate_text(rng, seed).encode("utf-8", "surrogatepass")
 
 
-PATHS = ["/api/v1/validate", "/api/v1/expand", "/api/v1/export", "/api/v1/models/import"]
+PATHS = ["/api/v1/validate", "/api/v1/expand", "/api/v1/export", "/api/v1/migrate",
+         "/api/v1/models/import"]
 
 
 def fuzz_worker(port, seed, count, presets, stats):

@@ -396,7 +396,7 @@ static void test_cached_presets(void **state)
 		request_body(GOOD, "no-such-preset", NULL),
 	};
 	static const char *const paths[] = {"/api/v1/validate", "/api/v1/expand", "/api/v1/export",
-					    "/api/v1/layout", "/api/v1/estimate"};
+					    "/api/v1/migrate", "/api/v1/layout", "/api/v1/estimate"};
 
 	for (size_t p = 0; p < sizeof paths / sizeof *paths; p++)
 		for (size_t i = 0; i < 4; i++) {
