@@ -11,6 +11,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const FILE = 'tests/data/mindformers/master/finetune_glm4_9b.yaml';
+// configs/llama3_1/finetune_llama3_1_8b.yaml (same commit): graph mode,
+// 32 layers on one stage, recompute_config (lines 81-86) `recompute: True`
+// -> 0-31.
+const PASTED = 'tests/data/mindformers/master/finetune_llama3_1_8b.yaml';
 
 // t: {check, log, idle, axe, shot, setStep, ROOT}
 export async function migrateScenarios(page, base, t) {
@@ -60,4 +64,26 @@ export async function migrateScenarios(page, base, t) {
   check(await page.evaluate(() => window.memopt.state.training.text) === original, 'Undo restores the uploaded file');
   check(await page.inputValue('#yaml-text') === uploaded, 'and the YAML panel as it was after the upload');
   check(await page.locator('#migrate-accept').isVisible(), 'and the offer is back');
+
+  t.setStep('migrate: a graph-mode llama3.1 file pasted into the YAML panel');
+  await page.goto('about:blank');
+  await page.goto(base);
+  await t.idle(page);
+  const pasted = readFileSync(join(t.ROOT, PASTED), 'utf8');
+  await page.locator('#yaml-text').focus();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.insertText(pasted);
+  await page.waitForFunction(() => window.memopt.state.migrate && window.memopt.state.migrate.data, null, { timeout: 20000 });
+  await t.idle(page);
+  check(await page.locator('#migrate-accept').isVisible(), 'the offer appears for the pasted file');
+  await page.click('#migrate-accept');
+  await page.waitForFunction(() => !/^recompute_config/m.test(document.querySelector('#yaml-text').value));
+  await t.idle(page);
+  const pl = pasted.split('\n');
+  const migrated = [...pl.slice(0, 80), 'recompute:', '  mode: full', '  full_recompute_layer: [0-31]', ...pl.slice(86)].join('\n');
+  check(pl[80] === 'recompute_config:' && await page.inputValue('#yaml-text') === migrated,
+    'the YAML panel holds the pasted file with the block replaced by recompute 0-31');
+  await page.keyboard.press('Control+Z');
+  await t.idle(page);
+  check(await page.inputValue('#yaml-text') === pasted, 'Ctrl+Z gives the pasted file back');
 }
