@@ -1,4 +1,4 @@
-/* validate, expand, export, migrate and the model endpoints: JSON in, core, JSON out. */
+/* validate, expand, export, migrate, models: JSON in, core, JSON out. */
 #include "api_internal.h"
 #include "json.h"
 
