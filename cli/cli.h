@@ -30,6 +30,8 @@ void mo_cli_usage(FILE *f);
 /* Reads a whole file (or stdin for "-") up to max bytes; caller frees. */
 char *mo_cli_read(const char *path, size_t *len, size_t max);
 bool mo_cli_is_preset(const char *name);
+/* The model alone with an empty config (plan, ledger without CONFIG). */
+int mo_cli_load_model_alone(mo_cli *c);
 /* Reads CONFIG (and --model), runs mo_check. Returns an exit status. */
 int mo_cli_load(mo_cli *c);
 /* FILE:LINE:COL: error[CODE]: message, the source line and a caret. */

@@ -114,6 +114,23 @@ static int mo_cli_write(const char *path, const char *text, size_t len)
 	return MO_EXIT_OK;
 }
 
+/* export's and migrate's answer: the diagnostics and the YAML (--json), or
+ * the diagnostics on stderr and the YAML to -o / stdout. Frees yaml. */
+static int mo_cli_answer_yaml(const mo_cli *c, char *yaml, size_t len)
+{
+	int rc;
+	if (c->json) {
+		json_t *j = mo_json_diags(c->diags);
+		json_object_set_new(j, "yaml", json_stringn(yaml, len));
+		rc = mo_cli_print_json(j);
+	} else {
+		mo_cli_print_diags(c);
+		rc = mo_cli_write(c->out_path, yaml, len);
+	}
+	free(yaml);
+	return rc;
+}
+
 static int mo_cli_export(mo_cli *c)
 {
 	if (mo_diags_errors(c->diags)) {
@@ -130,17 +147,7 @@ static int mo_cli_export(mo_cli *c)
 		fprintf(stderr, "memopt: %s\n", err.text);
 		return MO_EXIT_USAGE;
 	}
-	int rc;
-	if (c->json) {
-		json_t *j = mo_json_diags(c->diags);
-		json_object_set_new(j, "yaml", json_stringn(yaml, len));
-		rc = mo_cli_print_json(j);
-	} else {
-		mo_cli_print_diags(c);
-		rc = mo_cli_write(c->out_path, yaml, len);
-	}
-	free(yaml);
-	return rc;
+	return mo_cli_answer_yaml(c, yaml, len);
 }
 
 /* migrate: the file with recompute_config rewritten as the sections
@@ -174,17 +181,7 @@ static int mo_cli_migrate(mo_cli *c)
 		}
 		return MO_EXIT_INVALID;
 	}
-	int rc;
-	if (c->json) {
-		json_t *j = mo_json_diags(c->diags);
-		json_object_set_new(j, "yaml", json_stringn(yaml, len));
-		rc = mo_cli_print_json(j);
-	} else {
-		mo_cli_print_diags(c);
-		rc = mo_cli_write(c->out_path, yaml, len);
-	}
-	free(yaml);
-	return rc;
+	return mo_cli_answer_yaml(c, yaml, len);
 }
 
 static int mo_cli_presets(const mo_cli *c, const char *name)

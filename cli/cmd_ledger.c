@@ -103,42 +103,13 @@ static int mo_ledger_parse(mo_cli *c, mo_ledger_args *a, int argc, char **argv)
 	return -1;
 }
 
-/* The model alone (no CONFIG): its estimate with no optimisation. */
-static int mo_ledger_load_model(mo_cli *c)
-{
-	static const char none[] = "recompute:\n  mode: None\n";
-	c->config_path = "<none>";
-	c->config_text = strdup(none);
-	c->config_len = sizeof none - 1;
-	if (!c->config_text || mo_diags_new(&c->diags) != 0)
-		return MO_EXIT_USAGE;
-	mo_input in = {.config = none, .config_len = c->config_len, .config_name = "<none>",
-		       .devices = c->devices};
-	if (access(c->model_arg, R_OK) != 0 || mo_cli_is_preset(c->model_arg)) {
-		in.preset = c->model_arg;
-	} else {
-		c->model_text = mo_cli_read(c->model_arg, &c->model_len, 16u << 20);
-		if (!c->model_text)
-			return MO_EXIT_USAGE;
-		in.model = c->model_text;
-		in.model_len = c->model_len;
-		in.model_name = c->model_arg;
-	}
-	mo_error err = {0};
-	if (mo_check(&c->cfg, &c->model, c->diags, &in, &err) != 0) {
-		fprintf(stderr, "memopt: %s\n", err.text);
-		return MO_EXIT_USAGE;
-	}
-	return MO_EXIT_OK;
-}
-
 /* The estimate to compare with, when a model or CONFIG was given. */
 static int mo_ledger_estimate(mo_cli *c, mo_estimate **e)
 {
 	*e = NULL;
 	if (!c->config_path && !c->model_arg)
 		return MO_EXIT_OK;
-	int rc = c->config_path ? mo_cli_load(c) : mo_ledger_load_model(c);
+	int rc = c->config_path ? mo_cli_load(c) : mo_cli_load_model_alone(c);
 	if (rc != MO_EXIT_OK)
 		return rc;
 	if (mo_diags_errors(c->diags) || !c->model) {
