@@ -114,6 +114,16 @@ static int mo_cli_write(const char *path, const char *text, size_t len)
 	return MO_EXIT_OK;
 }
 
+/* export's and migrate's answer to a config with errors: the diagnostics. */
+static int mo_cli_answer_invalid(const mo_cli *c)
+{
+	if (c->json)
+		mo_cli_print_json(mo_json_diags(c->diags));
+	else
+		mo_cli_print_diags(c);
+	return MO_EXIT_INVALID;
+}
+
 /* export's and migrate's answer: the diagnostics and the YAML (--json), or
  * the diagnostics on stderr and the YAML to -o / stdout. Frees yaml. */
 static int mo_cli_answer_yaml(const mo_cli *c, char *yaml, size_t len)
@@ -133,13 +143,8 @@ static int mo_cli_answer_yaml(const mo_cli *c, char *yaml, size_t len)
 
 static int mo_cli_export(mo_cli *c)
 {
-	if (mo_diags_errors(c->diags)) {
-		if (c->json)
-			mo_cli_print_json(mo_json_diags(c->diags));
-		else
-			mo_cli_print_diags(c);
-		return MO_EXIT_INVALID;
-	}
+	if (mo_diags_errors(c->diags))
+		return mo_cli_answer_invalid(c);
 	char *yaml = NULL;
 	size_t len = 0;
 	mo_error err = {0};
@@ -154,13 +159,8 @@ static int mo_cli_export(mo_cli *c)
  * (mo_migrate); exit codes as export. */
 static int mo_cli_migrate(mo_cli *c)
 {
-	if (mo_diags_errors(c->diags)) {
-		if (c->json)
-			mo_cli_print_json(mo_json_diags(c->diags));
-		else
-			mo_cli_print_diags(c);
-		return MO_EXIT_INVALID;
-	}
+	if (mo_diags_errors(c->diags))
+		return mo_cli_answer_invalid(c);
 	char *yaml = NULL;
 	size_t len = 0;
 	mo_error err = {0};
