@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import { round2 } from './round2.mjs';
 import { ledgerScenarios } from './ledger.mjs';
 import { migrateScenarios } from './migrate.mjs';
+import { conflictScenarios } from './conflicts.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const MEMOPT = process.env.MEMOPT || join(ROOT, 'build/memopt');
@@ -375,11 +376,15 @@ async function main() {
     });
     // BROWSER_ONLY=round2 runs only the issue-16 scenarios (to check them against another UI),
     // BROWSER_ONLY=ledger only the trace panel's (issue 17), BROWSER_ONLY=migrate
-    // only the graph-mode migrate offer's (issue 14)
+    // only the graph-mode migrate offer's (issue 14), BROWSER_ONLY=conflicts every
+    // rule code on its control (issue 16 item 3)
     const only = process.env.BROWSER_ONLY;
     if (!only) await run(page, base);
     if (!only || only === 'round2') await round2(page, base, {
       check, log, idle, axe, shot, setNumber, cellText, ROOT, OUT, MEMOPT, setStep: (s) => { step = s; },
+    });
+    if (!only || only === 'conflicts') await conflictScenarios(page, base, {
+      check, log, idle, axe, shot, setNumber, ROOT, setStep: (s) => { step = s; },
     });
     if (!only || only === 'ledger') await ledgerScenarios(page, base, {
       check, log, idle, axe, shot, ROOT, setStep: (s) => { step = s; }, allowStatus: (st) => { allowed = st; },

@@ -3,7 +3,7 @@
 // list is a set of ranges, each a two-thumb slider with number inputs.
 import { el, clear, uid } from './util.js';
 import { RangeSlider } from './slider.js';
-import { targetKey, touches, where, PATTERN_CODES } from './diags.js';
+import { targetKey, touches, where } from './diags.js';
 
 // ctx: {state, layout(), analysis(), change(how), rebuild()}
 //   change('input'): values moved (debounced refresh)
@@ -173,8 +173,10 @@ function patternEntry(ctx, entry, opts) {
 }
 
 function patternList(ctx, entries, opts) {
-  // opts: {key, label, t, section, pkey, examples}
-  const box = el('div', { class: 'patterns' });
+  // opts: {key, label, t, section, pkey, examples, list}
+  const box = el('div', {
+    class: 'patterns', role: 'group', 'aria-label': opts.listLabel, dataset: { target: `list:${opts.t}` },
+  }, el('div', { class: 'entry-flags' }));
   entries.forEach((e, i) => {
     const tkey = (p) => (opts.t === 'opSwap' ? `opSwap:${i}` : `${opts.t}:${p}`);
     box.append(patternEntry(ctx, e, {
@@ -202,11 +204,12 @@ function patternList(ctx, entries, opts) {
   return box;
 }
 
-function checkbox(label, checked, key, on) {
+function checkbox(label, checked, key, on, target) {
   const id = uid('cb');
-  return el('div', { class: 'check' },
+  return el('div', { class: 'check', dataset: target ? { target } : {} },
     el('input', { type: 'checkbox', id, checked, dataset: { key }, on: { change: (e) => on(e.target.checked) } }),
-    el('label', { for: id, text: label }));
+    el('label', { for: id, text: label }),
+    el('div', { class: 'entry-flags' }));
 }
 
 export function renderPlan(root, ctx) {
@@ -220,6 +223,7 @@ export function renderPlan(root, ctx) {
   }
   // recompute
   const mode = el('fieldset', { class: 'modes', dataset: { target: 'mode' } }, el('legend', { text: 'Recompute mode' }));
+  const modeFlags = el('div', { class: 'entry-flags' });
   for (const m of ['None', 'full', 'select']) {
     const id = uid('mode');
     mode.append(el('span', { class: 'radio' },
@@ -229,23 +233,26 @@ export function renderPlan(root, ctx) {
       }),
       el('label', { for: id, text: m })));
   }
-  root.append(el('section', { class: 'sec', 'aria-labelledby': 'sec-rc' },
+  mode.append(modeFlags);
+  root.append(el('section', { class: 'sec', 'aria-labelledby': 'sec-rc', dataset: { target: 'section:recompute' } },
     el('h3', { id: 'sec-rc', text: 'recompute' }),
+    el('div', { class: 'entry-flags' }),
     mode,
     el('h4', { text: 'full_recompute_layer (whole layers)' }),
     el('div', { class: 'entry', dataset: { target: 'full', entryKey: 'full' } },
       el('div', { class: 'entry-flags' }),
       rangeList(ctx, r.full, { key: 'full', label: 'full_recompute_layer', target: 'full' })),
     el('h4', { text: 'select_module (modules recomputed)' }),
-    patternList(ctx, r.select, { key: 'sel', label: 'select_module pattern', t: 'select', section: 'recompute', pkey: 'select_module', examples: ['.*mlp', '.*self_attention', '.*core_attention', '.*input_layernorm'] }),
+    patternList(ctx, r.select, { key: 'sel', label: 'select_module pattern', listLabel: 'select_module', t: 'select', section: 'recompute', pkey: 'select_module', examples: ['.*mlp', '.*self_attention', '.*core_attention', '.*input_layernorm'] }),
     el('h4', { text: 'exclude_op (kept inside recomputed regions)' }),
-    patternList(ctx, r.exclude, { key: 'exc', label: 'exclude_op pattern', t: 'exclude', section: 'recompute', pkey: 'exclude_op', examples: ['.*activation_func', '.*linear_proj', '.*linear_qkv'] })));
+    patternList(ctx, r.exclude, { key: 'exc', label: 'exclude_op pattern', listLabel: 'exclude_op', t: 'exclude', section: 'recompute', pkey: 'exclude_op', examples: ['.*activation_func', '.*linear_proj', '.*linear_qkv'] })));
   // recompute_comm
   const c = cfg.comm;
-  root.append(el('section', { class: 'sec', 'aria-labelledby': 'sec-cm', dataset: { target: 'commEnable' } },
+  root.append(el('section', { class: 'sec', 'aria-labelledby': 'sec-cm', dataset: { target: 'section:recompute_comm' } },
     el('h3', { id: 'sec-cm', text: 'recompute_comm' }),
-    checkbox('enable communication recompute', c.enable, 'comm/enable', (v) => { c.enable = v; ctx.rebuild('comm/enable'); }),
-    patternList(ctx, c.select, { key: 'cm', label: 'recompute_comm pattern', t: 'comm', section: 'recompute_comm', pkey: 'select_module', examples: ['.*allgather', '.*reducescatter', '.*alltoall'] })));
+    el('div', { class: 'entry-flags' }),
+    checkbox('enable communication recompute', c.enable, 'comm/enable', (v) => { c.enable = v; ctx.rebuild('comm/enable'); }, 'commEnable'),
+    patternList(ctx, c.select, { key: 'cm', label: 'recompute_comm pattern', listLabel: 'recompute_comm select_module', t: 'comm', section: 'recompute_comm', pkey: 'select_module', examples: ['.*allgather', '.*reducescatter', '.*alltoall'] })));
   // swap
   const s = cfg.swap;
   const pfId = uid('pf');
@@ -258,9 +265,13 @@ export function renderPlan(root, ctx) {
       },
     },
   });
-  const groups = el('div', { class: 'patterns' });
+  const groups = el('div', {
+    class: 'patterns', role: 'group', 'aria-label': 'layer_swap', dataset: { target: 'list:layerSwap' },
+  }, el('div', { class: 'entry-flags' }));
   s.layerSwap.forEach((g, i) => {
-    groups.append(el('div', { class: 'entry', dataset: { target: `layerSwap:${i}`, entryKey: `ls/${i}` } },
+    groups.append(el('div', {
+      class: 'entry', role: 'group', 'aria-label': `layer_swap[${i}]`, dataset: { target: `layerSwap:${i}`, entryKey: `ls/${i}` },
+    },
       el('div', { class: 'entry-head' },
         el('span', { class: 'entry-title', text: `layer_swap[${i}]` }),
         el('button', {
@@ -282,23 +293,55 @@ export function renderPlan(root, ctx) {
       },
     },
   }));
-  root.append(el('section', { class: 'sec', 'aria-labelledby': 'sec-sw', dataset: { target: 'swapEnable' } },
+  root.append(el('section', { class: 'sec', 'aria-labelledby': 'sec-sw', dataset: { target: 'section:swap' } },
     el('h3', { id: 'sec-sw', text: 'swap' }),
-    checkbox('enable swap to host memory', s.enable, 'swap/enable', (v) => { s.enable = v; ctx.rebuild('swap/enable'); }),
+    el('div', { class: 'entry-flags' }),
+    checkbox('enable swap to host memory', s.enable, 'swap/enable', (v) => { s.enable = v; ctx.rebuild('swap/enable'); }, 'swapEnable'),
     el('div', { class: 'field inline', dataset: { target: 'prefetch' } },
       el('label', { for: pfId, text: 'default_prefetch' }), prefetch, el('div', { class: 'entry-flags' })),
     el('h4', { text: 'layer_swap (whole layers)' }),
     groups,
     el('h4', { text: 'op_swap (modules or ops)' }),
-    patternList(ctx, s.opSwap, { key: 'os', label: 'op_swap op_name', t: 'opSwap', section: 'swap', pkey: 'op_swap', examples: ['.*linear_fc1', '.*linear_fc2', '.*linear_proj'] })));
+    patternList(ctx, s.opSwap, { key: 'os', label: 'op_swap op_name', listLabel: 'op_swap', t: 'opSwap', section: 'swap', pkey: 'op_swap', examples: ['.*linear_fc1', '.*linear_fc2', '.*linear_proj'] })));
 }
 
 // ---- flags and previews, updated in place after each answer -------------------
 
+// The controls a holder owns (not those of a holder inside it): a range
+// row's thumbs and numbers, a field's input, the radios of the mode, an
+// entry's list of ranges (its pattern input is marked for findings about
+// the pattern only); a holder without any (a section, a list) is marked
+// itself.
+function ownControls(holder) {
+  const own = [...holder.querySelectorAll('input:not(.pattern), select, [role="slider"], .rangelist')]
+    .filter((n) => n.closest('[data-target]') === holder);
+  return own.length ? own : [holder];
+}
+
+const sevOf = (entries) => (entries.some((e) => e.severity === 'error') ? 'error' : 'warning');
+
+// Marks a holder: its class (the visible frame and sign), its message
+// box, and on its controls aria-invalid (errors) and aria-describedby
+// (the messages, errors and warnings).
+function markHolder(holder, box, sev, entries, only) {
+  holder.classList.add(`flag-${sev}`);
+  if (!box.id) box.id = uid('flags');
+  for (const e of entries) box.append(flagLine(e));
+  for (const n of only || ownControls(holder)) {
+    if (sev === 'error') n.setAttribute('aria-invalid', 'true');
+    const ids = (n.getAttribute('aria-describedby') || '').split(/\s+/).filter(Boolean);
+    if (!ids.includes(box.id)) n.setAttribute('aria-describedby', [...ids, box.id].join(' '));
+    n.dataset.flagged = '1';
+  }
+}
+
 export function paintFlags(root, analysis) {
   for (const n of root.querySelectorAll('.flag-error, .flag-warning')) n.classList.remove('flag-error', 'flag-warning');
   for (const n of root.querySelectorAll('.range-flags, .entry-flags')) clear(n);
-  for (const n of root.querySelectorAll('input.pattern[aria-invalid]')) n.removeAttribute('aria-invalid');
+  for (const n of root.querySelectorAll('[data-flagged]')) {
+    n.removeAttribute('aria-invalid');
+    delete n.dataset.flagged;
+  }
   if (!analysis) return;
   const seen = new Set();
   for (const holder of root.querySelectorAll('[data-target]')) {
@@ -308,27 +351,30 @@ export function paintFlags(root, analysis) {
       const lo = Number(holder.dataset.lo);
       const hi = Number(holder.dataset.hi);
       const i = Number(holder.dataset.item);
-      const mine = hits.filter((h) => !PATTERN_CODES.has(h.e.d.code) && touches(h, lo, hi, i));
+      const mine = hits.filter((h) => !h.e.pattern && touches(h, lo, hi, i));
       if (!mine.length) continue;
       const sev = mine.some((h) => h.e.severity === 'error') ? 'error' : 'warning';
-      holder.classList.add(`flag-${sev}`);
-      const box = holder.querySelector('.range-flags');
-      for (const h of mine) box.append(flagLine(h.e));
+      markHolder(holder, holder.querySelector('.range-flags'), sev, mine.map((h) => h.e));
       continue;
     }
-    // an entry, a fieldset or a section: list what is not shown on a range
+    // an entry, a fieldset, a list or a section: what is not shown on a range
     const box = holder.querySelector(':scope > .entry-flags');
     const rows = [...holder.querySelectorAll('.range-row')].filter((row) => row.dataset.target === holder.dataset.target);
+    const mine = [];
     for (const h of hits) {
-      const aboutPattern = PATTERN_CODES.has(h.e.d.code);
-      const onRange = !aboutPattern && rows.some((row) => touches(h, Number(row.dataset.lo), Number(row.dataset.hi), Number(row.dataset.item)));
-      if (aboutPattern) holder.querySelector('input.pattern')?.setAttribute('aria-invalid', 'true');
+      const onRange = !h.e.pattern && rows.some((row) => touches(h, Number(row.dataset.lo), Number(row.dataset.hi), Number(row.dataset.item)));
       const k = `${holder.dataset.target}|${h.e.d.message}`;
-      if ((onRange && rows.length) || seen.has(k)) continue;
+      if (onRange || seen.has(k)) continue;
       seen.add(k);
-      holder.classList.add(`flag-${h.e.severity}`);
-      (box || holder).append(flagLine(h.e));
+      mine.push(h.e);
     }
+    if (!mine.length) continue;
+    const pattern = holder.querySelector('input.pattern');
+    const own = pattern && pattern.closest('[data-target]') === holder ? pattern : null;
+    const aboutPattern = own ? mine.filter((e) => e.pattern) : [];
+    const others = mine.filter((e) => !aboutPattern.includes(e));
+    if (aboutPattern.length) markHolder(holder, box || holder, sevOf(aboutPattern), aboutPattern, [own]);
+    if (others.length) markHolder(holder, box || holder, sevOf(others), others, null);
   }
 }
 

@@ -4,7 +4,7 @@
 import { el, clear, gib } from './util.js';
 import { store } from './store.js';
 import { outOfMemory } from './memory.js';
-import { where } from './diags.js';
+import { where, targetKey, targetLabel } from './diags.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -19,7 +19,41 @@ function diagItem(sev, d, gotoAction) {
         type: 'button', class: 'link', text: where(d), 'aria-label': `Show ${where(d)} in the YAML`,
         on: { click: () => gotoLine(d.line, d.column) },
       }) : null),
-    d.hint ? el('span', { class: 'hint', text: ` — ${d.hint}` }) : null);
+    d.hint ? el('span', { class: 'hint', text: ` — ${d.hint}` }) : null,
+    markedAt(d));
+}
+
+// Where the finding is marked on the controls (a button that goes there),
+// or why no control shows it.
+function markedAt(d) {
+  const e = store.analysis && store.analysis.entryOf && store.analysis.entryOf.get(d);
+  if (!e) return null;
+  const targets = [...e.targets];
+  if (e.field) targets.push({ t: 'field', key: e.field });
+  if (!targets.length) {
+    return e.reason ? el('span', { class: 'no-control', text: ` Not on a control: ${e.reason}.` }) : null;
+  }
+  const seen = new Set();
+  const uniq = targets.filter((t) => !seen.has(targetKey(t)) && seen.add(targetKey(t)));
+  return el('span', { class: 'marked-at' }, ' Marked at ',
+    ...uniq.flatMap((t, i) => [i ? ', ' : '', el('button', {
+      type: 'button', class: 'link', text: targetLabel(t), dataset: { goto: targetKey(t) },
+      on: { click: () => showControl(t) },
+    })]));
+}
+
+function showControl(t) {
+  const holder = t.t === 'field' ? document.querySelector(`#parallel [data-key="par/${CSS.escape(t.key)}"]`)
+    : document.querySelector(`#plan [data-target="${CSS.escape(targetKey(t))}"]`);
+  if (!holder) return;
+  const n = holder.matches('input, select, [role="slider"]') ? holder
+    : holder.querySelector('[data-flagged]:is(input, select, [role="slider"])') || holder.querySelector('input, select, [role="slider"]');
+  if (n) n.focus();
+  else {
+    holder.setAttribute('tabindex', '-1');
+    holder.focus();
+  }
+  holder.scrollIntoView({ block: 'nearest' });
 }
 
 export function renderDiags() {

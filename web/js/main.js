@@ -4,7 +4,7 @@
 // goes through record() so that Undo covers it) and asks the renderers to
 // draw it. The edited state is also kept in the URL #hash.
 import { api, problemText, postLedger } from './api.js';
-import { el, announce } from './util.js';
+import { el, announce, uid } from './util.js';
 import { emitYaml, fromSections, spliceTraining, encodeShare, decodeShare } from './state.js';
 import {
   store, DEFAULT_PRESET, DEFAULT_YAML, record, undo, redo, resetHistory, historyState, onHistory, unrecorded,
@@ -103,6 +103,7 @@ async function run() {
   pendingSince = 0;
   const key = patternKey();
   sentKey = requestKey();
+  const sentYaml = store.yaml;
   const needLayout = force.layout || key !== store.layoutKey;
   $('results').setAttribute('aria-busy', 'true');
   try {
@@ -119,7 +120,7 @@ async function run() {
     if (est.status === 501) store.estimatorMissing = true;
     store.problem = exp.ok ? null : problemText(exp);
     store.result = exp.ok ? exp.data : null;
-    store.analysis = store.result ? analyze(store.result) : null;
+    store.analysis = store.result ? analyze(store.result, sentYaml) : null;
     store.estimate = est;
     if (est.ok && est.data && est.data.stages && est.data.stages.length) store.lastGoodEstimate = est;
     const t1 = performance.now();
@@ -247,14 +248,26 @@ function renderParallelNow(focusKey) {
 function paintModelFlags() {
   for (const n of document.querySelectorAll('#parallel .flag-error, #parallel .flag-warning')) n.classList.remove('flag-error', 'flag-warning');
   for (const n of document.querySelectorAll('#parallel .field-flag')) n.remove();
+  for (const n of document.querySelectorAll('#parallel [data-flagged]')) {
+    n.removeAttribute('aria-invalid');
+    n.setAttribute('aria-describedby', n.dataset.flagged === '-' ? '' : n.dataset.flagged);
+    if (!n.getAttribute('aria-describedby')) n.removeAttribute('aria-describedby');
+    delete n.dataset.flagged;
+  }
   if (!store.analysis) return;
+  const seen = new Set();
   for (const e of store.analysis.modelHits || []) {
     const input = document.querySelector(`#parallel [data-key="par/${e.field}"]`);
-    if (!input) continue;
-    const field = input.closest('.field') || input.parentNode;
+    if (!input || seen.has(`${e.field}|${e.d.message}`)) continue;
+    seen.add(`${e.field}|${e.d.message}`);
+    const field = input.closest('.field, .check') || input.parentNode;
     field.classList.add(`flag-${e.severity}`);
-    field.append(el('p', { class: `flag ${e.severity} field-flag` },
+    const id = uid('pflag');
+    field.append(el('p', { class: `flag ${e.severity} field-flag`, id },
       el('span', { class: 'sev', text: e.severity === 'error' ? '⚠' : '!' }), ` ${e.d.message}`));
+    if (input.dataset.flagged === undefined) input.dataset.flagged = input.getAttribute('aria-describedby') || '-';
+    if (e.severity === 'error') input.setAttribute('aria-invalid', 'true');
+    input.setAttribute('aria-describedby', `${input.getAttribute('aria-describedby') || ''} ${id}`.trim());
   }
 }
 
