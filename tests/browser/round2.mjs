@@ -14,6 +14,7 @@ export async function round2(page, base, t) {
     ['item 4: out of memory is a finding', item4OutOfMemory],
     ['item 5: a planner the user steers', item5Fit],
     ['item 6: edits keep the user\'s text', item6KeepText],
+    ['item 6: comments between list entries stay', item6EntryComments],
     ['item 7: new entries do not collide', item7NewEntries],
     ['item 8: every layer-map column visible', item8MapColumns],
     ['item 9: no silent failures', item9Feedback],
@@ -322,6 +323,73 @@ async function item6KeepText(page, base, t) {
   check(exported.includes("'self_attention.*'") || exported.includes('[0-14]'), 'the export has the slider\'s change');
   const v = spawnSync(MEMOPT, ['validate', out], { encoding: 'utf8' });
   check(v.status === 0, `memopt validate accepts the exported training YAML (exit ${v.status}): ${v.stdout}${v.stderr}`);
+}
+
+// MindSpore Transformers' pynative DeepSeek config with comments added between the
+// entries of its select_module and a swap section whose layer_swap and op_swap
+// entries have comments between and inside them: a slider rewrites its scalar only.
+async function item6EntryComments(page, base, t) {
+  const { check, ROOT } = t;
+  await fresh(page, base, t);
+  const real = readFileSync(join(ROOT, 'tests/data/real-configs/pynative_deepseek4.yaml'), 'utf8');
+  const select = '  select_module:\n    "layers.*.self_attention.*": [0-15]\n    "layers.*.mlp.*": [0-9]\n';
+  check(real.includes(select), 'the real file has the select_module this test edits');
+  const commented = real.replace(select, [
+    '  select_module:',
+    '    # attention of every layer: it holds the most activations',
+    '    "layers.*.self_attention.*": [0-15]  # all 16 decoder layers',
+    '    # the MLP of the first ten only',
+    '    "layers.*.mlp.*": [0-9]',
+    'swap:',
+    '  enable: True',
+    '  layer_swap:',
+    '    # the first layers wait longest for their backward',
+    '    - layers: [0-1]  # two layers',
+    '    # and two more',
+    '    - layers: [3-4]',
+    '  op_swap:',
+    '    # fc1 of the late layers',
+    "    - op_name: '.*linear_fc1'",
+    '      # which layers',
+    '      layers: [12-13]',
+    '',
+  ].join('\n'));
+  await page.setInputFiles('#file', { name: 'commented_deepseek4.yaml', mimeType: 'application/yaml', buffer: Buffer.from(commented) });
+  await page.waitForFunction(() => window.memopt.state.training && window.memopt.state.training.name === 'commented_deepseek4.yaml');
+  await t.idle(page);
+  const shown = await yamlOf(page);
+  check(shown.includes('    # the MLP of the first ten only\n') && shown.includes('    # and two more\n'), `the panel shows the sections with their comments: ${shown}`);
+  const comments = shown.split('\n').filter((l) => /#/.test(l));
+  check(comments.length === 9, `the sections have 9 lines with comments: ${JSON.stringify(comments)}`);
+  // a select_module entry: layers.*.mlp.* 0-9 -> 0-8
+  await page.locator('[data-key="sel/1/r/0/hi"]').focus();
+  await page.keyboard.press('ArrowLeft');
+  await t.idle(page);
+  let y = await yamlOf(page);
+  check(y === shown.replace('"layers.*.mlp.*": [0-9]', '"layers.*.mlp.*": [0-8]'), `the select_module slider changes its value only: ${JSON.stringify(y)}`);
+  // a layer_swap entry: 3-4 -> 3-5
+  await page.locator('[data-key="ls/1/r/0/hi"]').focus();
+  await page.keyboard.press('ArrowRight');
+  await t.idle(page);
+  y = await yamlOf(page);
+  const want = shown.replace('"layers.*.mlp.*": [0-9]', '"layers.*.mlp.*": [0-8]').replace('- layers: [3-4]', '- layers: [3-5]');
+  check(y === want, `the layer_swap slider changes its value only: ${JSON.stringify(y)}`);
+  // an op_swap entry's layers, by its number field
+  await t.setNumber(page, 'os/0/r/0/to', 14);
+  await t.idle(page);
+  y = await yamlOf(page);
+  check(y === want.replace('layers: [12-13]', 'layers: [12-14]'), `the op_swap range changes its value only: ${JSON.stringify(y)}`);
+  const lost = comments.filter((c) => !y.includes(c));
+  check(lost.length === 0, `every comment of the sections stays: lost ${JSON.stringify(lost)}`);
+  // deleting the first layer_swap entry removes its line only
+  await page.click('[data-key="ls/0/delete"]');
+  await t.idle(page);
+  y = await yamlOf(page);
+  check(!y.includes('- layers: [0-1]') && y.includes('    # the first layers wait longest for their backward\n    # and two more\n    - layers: [3-5]'),
+    `deleting an entry keeps the comments around it: ${JSON.stringify(y)}`);
+  await page.click('#undo');
+  await t.idle(page);
+  check((await yamlOf(page)).includes('- layers: [0-1]  # two layers'), 'Undo brings the entry back with its comment');
 }
 
 // ---- item 7 ---------------------------------------------------------------------------

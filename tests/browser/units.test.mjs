@@ -82,6 +82,73 @@ function cfgWith(f) {
     'the sections of a training YAML as written, without the comments that belong to what follows');
 }
 
+// comments between the entries of a list a control rewrites stay (issue 16 item 6)
+{
+  const text = [
+    'recompute:',
+    '  mode: select # selective recomputation',
+    '  select_module:',
+    '    # attention first: it holds the most',
+    '    "layers.*.self_attention.*": [0-15]  # all 16 layers',
+    '    # the MLP of the first ten',
+    '    "layers.*.mlp.*": [0-9]',
+    '    # end of select_module',
+    'swap:',
+    '  enable: True',
+    '  layer_swap:',
+    '    # the embedding side',
+    '    - layers: [16-17]  # two layers',
+    '    # the output side',
+    '    - layers:',
+    '        - 20-21',
+    '  op_swap:',
+    '    # fc1 of the late layers',
+    "    - op_name: '.*linear_fc1'  # the wide one",
+    '      # which layers',
+    '      layers: [22-23]',
+    '    # fc2',
+    "    - op_name: '.*linear_fc2'",
+    '      layers: [24]',
+    '',
+  ].join('\n');
+  const base = (c) => {
+    c.recompute.mode = 'select';
+    c.recompute.select = [{ pattern: 'layers.*.self_attention.*', ranges: [[0, 15]] }, { pattern: 'layers.*.mlp.*', ranges: [[0, 9]] }];
+    c.swap.enable = true;
+    c.swap.layerSwap = [{ ranges: [[16, 17]] }, { ranges: [[20, 21]] }];
+    c.swap.opSwap = [{ pattern: '.*linear_fc1', ranges: [[22, 23]] }, { pattern: '.*linear_fc2', ranges: [[24, 24]] }];
+  };
+  const before = cfgWith(base);
+  const edit = (f) => editConfigText(text, before, cfgWith((c) => { base(c); f(c); }));
+  eq(edit((c) => { c.recompute.select[1].ranges = [[0, 10]]; }),
+    text.replace('"layers.*.mlp.*": [0-9]', '"layers.*.mlp.*": [0-10]'),
+    'a select_module entry\'s slider rewrites its value only, every comment between the entries stays');
+  eq(edit((c) => { c.recompute.select[0].ranges = [[0, 14]]; }),
+    text.replace('[0-15]  # all 16 layers', '[0-14]  # all 16 layers'),
+    'the comment at the end of the entry stays');
+  eq(edit((c) => { c.swap.layerSwap[0].ranges = [[16, 18]]; }),
+    text.replace('- layers: [16-17]  # two layers', '- layers: [16-18]  # two layers'),
+    'a layer_swap entry\'s slider rewrites its layers only');
+  eq(edit((c) => { c.swap.layerSwap[1].ranges = [[20, 22]]; }),
+    text.replace('    - layers:\n        - 20-21\n', '    - layers: [20-22]\n'),
+    'a block list of layers becomes one flow list; the comments around the entry stay');
+  eq(edit((c) => { c.swap.opSwap[0].ranges = [[22, 24]]; }),
+    text.replace('      layers: [22-23]', '      layers: [22-24]'),
+    'an op_swap entry\'s layers: the comments inside the entry stay');
+  eq(edit((c) => { c.swap.opSwap[0].pattern = '.*linear_fc1.*'; }),
+    text.replace("- op_name: '.*linear_fc1'  # the wide one", "- op_name: '.*linear_fc1.*'  # the wide one"),
+    'an op_name edit rewrites the op_name only');
+  eq(edit((c) => { c.recompute.select[0].pattern = '.*self_attention'; }),
+    text.replace('"layers.*.self_attention.*": [0-15]  # all 16 layers', "'.*self_attention': [0-15]  # all 16 layers"),
+    'a renamed pattern rewrites its entry line, keeping its comment');
+  eq(edit((c) => { c.swap.layerSwap.splice(0, 1); }),
+    text.replace('    - layers: [16-17]  # two layers\n', ''),
+    'deleting an entry removes its lines only');
+  eq(edit((c) => { c.recompute.select.push({ pattern: '.*input_layernorm', ranges: [[16, 17]] }); }),
+    text.replace('    "layers.*.mlp.*": [0-9]\n', '    "layers.*.mlp.*": [0-9]\n    \'.*input_layernorm\': [16-17]\n'),
+    'a new entry goes after the last, before the comment that ends the list');
+}
+
 // ---- diff.js ---------------------------------------------------------------------------
 
 eq(lineDiff('a\nb\nc\n', 'a\nx\nc\n'), [{ op: ' ', text: 'a' }, { op: '-', text: 'b' }, { op: '+', text: 'x' }, { op: ' ', text: 'c' }],

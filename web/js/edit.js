@@ -86,6 +86,105 @@ function sectionKeys(lines, sec) {
   return { indent: indent ?? 2, keys };
 }
 
+// ---- entries of a list a control rewrites (issue 16: comments between
+// the entries of select_module, exclude_op, layer_swap, op_swap stay) ----
+
+const ENTRY_LISTS = {
+  'recompute.select_module': { get: (c) => c.recompute.select, kind: 'map' },
+  'recompute.exclude_op': { get: (c) => c.recompute.exclude, kind: 'map' },
+  'recompute_comm.select_module': { get: (c) => c.comm.select, kind: 'map' },
+  'swap.layer_swap': { get: (c) => c.swap.layerSwap, kind: 'layers' },
+  'swap.op_swap': { get: (c) => c.swap.opSwap, kind: 'op' },
+};
+
+// The lines [start, end) of each entry of a block key (a mapping's keys
+// or a sequence's items, one indent deeper than the key), or null when the
+// key holds its value on its own line (flow style) or is not laid out so.
+function entrySpans(lines, span) {
+  if (!/:\s*(#.*)?$/.test(lines[span.start])) return null;
+  let indent = null;
+  const out = [];
+  for (let i = span.start + 1; i < span.end; i += 1) {
+    if (blankOrComment(lines[i])) continue;
+    const n = indentOf(lines[i]);
+    if (indent === null) indent = n;
+    if (n < indent) return null;
+    if (n === indent) out.push({ start: i, end: blockEnd(lines, i, indent, span.end) });
+  }
+  return { indent, spans: out };
+}
+
+// A line `prefix value  # comment` with the value replaced (the comment kept);
+// null when the line holds no value (a block list follows).
+const KEY = String.raw`(?:'(?:[^']|'')*'|"(?:[^"\\]|\\.)*"|[^\s#'"][^#]*?)`;
+function withValue(line, keyRe, value) {
+  const m = new RegExp(`^(\\s*${keyRe}\\s*:\\s*)(\\[[^\\]#]*\\]|[^\\s#][^#]*?)(\\s+#.*)?$`).exec(line);
+  return m ? `${m[1]}${value}${m[3] || ''}` : null;
+}
+
+function entryLines(kind, e, indent) {
+  const pad = ' '.repeat(indent);
+  if (kind === 'map') return [`${pad}${quote(e.pattern)}: ${list(e.ranges)}`];
+  if (kind === 'layers') return [`${pad}- layers: ${list(e.ranges)}`];
+  return [`${pad}- op_name: ${quote(e.pattern)}`, `${pad}  layers: ${list(e.ranges)}`];
+}
+
+// The edits of one entry: only the scalar that changed is rewritten.
+function editEntry(lines, sp, kind, before, after, indent) {
+  const whole = { at: sp.start, remove: sp.end - sp.start, add: entryLines(kind, after, indent) };
+  const out = [];
+  if (kind === 'map') {
+    if (sp.end - sp.start !== 1) return [whole];
+    const key = before.pattern === after.pattern ? KEY : null;
+    const line = key ? withValue(lines[sp.start], key, list(after.ranges)) : null;
+    if (line === null) {
+      const m = /(\s+#.*)$/.exec(lines[sp.start]);
+      return [{ at: sp.start, remove: 1, add: [`${entryLines(kind, after, indent)[0]}${m && /[\]'"]\s+#/.test(lines[sp.start]) ? m[1] : ''}`] }];
+    }
+    return [{ at: sp.start, remove: 1, add: [line] }];
+  }
+  const scalars = [['layers', list(after.ranges), JSON.stringify(before.ranges) !== JSON.stringify(after.ranges)]];
+  if (kind === 'op') scalars.push(['op_name', quote(after.pattern), before.pattern !== after.pattern]);
+  for (const [name, value, changed] of scalars) {
+    if (!changed) continue;
+    let done = false;
+    for (let i = sp.start; i < sp.end && !done; i += 1) {
+      const line = withValue(lines[i], `(?:-\\s+)?${name}`, value);
+      if (line !== null) {
+        out.push({ at: i, remove: 1, add: [line] });
+        done = true;
+      }
+    }
+    if (!done) return [whole];
+  }
+  return out;
+}
+
+// The edits that turn the entries `before` into `after` in place, or null
+// (the key is then rewritten whole): the same entries with changed values,
+// one entry removed, or one added at the end.
+function editEntries(lines, span, kind, before, after) {
+  const layout = entrySpans(lines, span);
+  if (!layout || layout.spans.length !== before.length || !before.length) return null;
+  const { indent, spans } = layout;
+  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  if (after.length === before.length) {
+    const out = [];
+    before.forEach((b, i) => { if (!same(b, after[i])) out.push(...editEntry(lines, spans[i], kind, b, after[i], indent)); });
+    return out;
+  }
+  if (after.length === before.length - 1) {
+    let k = 0;
+    while (k < after.length && same(before[k], after[k])) k += 1;
+    if (!same(before.slice(k + 1), after.slice(k))) return null;
+    return [{ at: spans[k].start, remove: spans[k].end - spans[k].start, add: [] }];
+  }
+  if (after.length === before.length + 1 && same(before, after.slice(0, -1))) {
+    return [{ at: spans[spans.length - 1].end, remove: 0, add: entryLines(kind, after[after.length - 1], indent) }];
+  }
+  return null;
+}
+
 function reindent(text, indent) {
   if (indent === 2) return text;
   return text.replace(/^ {2}/gm, ' '.repeat(indent));
@@ -124,7 +223,11 @@ function editSection(lines, name, before, after) {
   for (const key of changed) {
     const text = reindent(keyText(after, name, key), layout.indent);
     const span = layout.keys.get(key);
-    if (span) {
+    const entries = ENTRY_LISTS[`${name}.${key}`];
+    const inPlace = span && entries && text
+      ? editEntries(lines, span, entries.kind, entries.get(before), entries.get(after)) : null;
+    if (inPlace) edits.push(...inPlace);
+    else if (span) {
       const next = span.end - span.start === 1 ? keepComment(lines[span.start], text) : text;
       edits.push({ at: span.start, remove: span.end - span.start, add: toLines(next) });
     } else if (text) {
