@@ -13,6 +13,7 @@ export async function round2(page, base, t) {
     ['item 3: conflicts on the control that causes them', item3Conflicts],
     ['item 4: out of memory is a finding', item4OutOfMemory],
     ['item 5: a planner the user steers', item5Fit],
+    ['item 5: headroom beside the budget', item5Headroom],
     ['item 6: edits keep the user\'s text', item6KeepText],
     ['item 6: comments between list entries stay', item6EntryComments],
     ['item 7: new entries do not collide', item7NewEntries],
@@ -272,6 +273,62 @@ async function item5Fit(page, base, t) {
   check(/fix it or choose "Start fresh"|fix them or choose "Start fresh"/.test(status), `from my plan it says how to go on: ${status}`);
   await t.axe(page, 'fit');
   await t.shot(page, '23-fit');
+}
+
+// The headroom (GiB or % below the device's capacity) and the budget follow
+// each other; the plan request carries the budget they say, in bytes.
+async function item5Headroom(page, base, t) {
+  const { check } = t;
+  await fresh(page, base, t); // llama2-7b on its device
+  const cap = await page.evaluate(() => window.memopt.state.estimate.data.capacity_bytes);
+  check(cap > 0, `the estimate gives the device's capacity: ${cap}`);
+  const GIB = 2 ** 30;
+  const two = (x) => String(Math.round(x * 100) / 100);
+  const value = (k) => page.inputValue(`[data-key="fit/${k}"]`);
+  const sent = async () => {
+    const [request] = await Promise.all([page.waitForRequest((r) => r.url().endsWith('/api/v1/plan')), fit(page, t)]);
+    return JSON.parse(request.postData());
+  };
+  check(await page.inputValue('[data-key="fit/headroom-unit"]') === '%', 'the headroom is in % of the capacity at first');
+  // 10 % headroom: the budget is 90 % of the capacity
+  await page.fill('[data-key="fit/headroom"]', '10');
+  check(await value('budget') === two((cap * 0.9) / GIB), `10 % headroom sets the budget to ${two((cap * 0.9) / GIB)} GiB: ${await value('budget')}`);
+  let body = await sent();
+  check(body.budget === Math.floor(cap * 0.9), `the request carries the budget in bytes, ${Math.floor(cap * 0.9)}: ${body.budget}`);
+  check(new RegExp(`budget of ${(Math.floor(cap * 0.9) / GIB).toFixed(2)} GiB`).test(await page.textContent('#fit-status')), `the result names that budget: ${await page.textContent('#fit-status')}`);
+  // the unit: the same budget, its headroom in GiB
+  await page.selectOption('[data-key="fit/headroom-unit"]', 'GiB');
+  check(await value('headroom') === two((cap - Number(two((cap * 0.9) / GIB)) * GIB) / GIB), `in GiB the headroom is ${await value('headroom')}`);
+  check(await value('budget') === two((cap * 0.9) / GIB), 'changing the unit keeps the budget');
+  // a budget typed in: the headroom follows
+  await page.fill('[data-key="fit/budget"]', '40');
+  check(await value('headroom') === two(cap / GIB - 40), `a 40 GiB budget leaves ${two(cap / GIB - 40)} GiB: ${await value('headroom')}`);
+  body = await sent();
+  check(body.budget === 40 * GIB, `the request carries the typed budget: ${body.budget}`);
+  await page.selectOption('[data-key="fit/headroom-unit"]', '%');
+  check(await value('headroom') === two((1 - (40 * GIB) / cap) * 100), `and in % ${two((1 - (40 * GIB) / cap) * 100)}: ${await value('headroom')}`);
+  // headroom in GiB
+  await page.selectOption('[data-key="fit/headroom-unit"]', 'GiB');
+  await page.fill('[data-key="fit/headroom"]', '8');
+  check(await value('budget') === two((cap - 8 * GIB) / GIB), `8 GiB headroom: budget ${await value('budget')}`);
+  body = await sent();
+  check(body.budget === cap - 8 * GIB, `the request carries capacity - 8 GiB: ${body.budget} (capacity ${cap})`);
+  // a headroom past the capacity is refused with a reason, and nothing is sent
+  await page.fill('[data-key="fit/headroom"]', String(Math.ceil(cap / GIB) + 1));
+  await page.click('#fit');
+  check(/below the capacity/.test(await page.textContent('#fit-status')), `too much headroom says why: ${await page.textContent('#fit-status')}`);
+  // emptying the headroom empties the budget: the planner uses the capacity
+  await page.fill('[data-key="fit/headroom"]', '');
+  check(await value('budget') === '', 'an empty headroom empties the budget');
+  body = await sent();
+  check(body.budget === undefined, `no budget is sent: ${JSON.stringify(body.budget)}`);
+  for (const width of [390, 1280]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.waitForTimeout(150);
+    await t.axe(page, `headroom ${width}px`);
+  }
+  await page.locator('#fit-panel').scrollIntoViewIfNeeded();
+  await t.shot(page, '26-fit-headroom');
 }
 
 // ---- item 6 ---------------------------------------------------------------------------

@@ -7,6 +7,7 @@ import { editConfigText, sectionsOf } from '../../web/js/edit.js';
 import { lineDiff } from '../../web/js/diff.js';
 import { addLayers, removeLayers } from '../../web/js/strip.js';
 import { freeRange } from '../../web/js/controls.js';
+import { analyze, pathAtLine, targetKey } from '../../web/js/diags.js';
 import { emptyConfig } from '../../web/js/state.js';
 import { thin, stepPath, traceSizeProblem, ledgerRequest } from '../../web/js/ledger.js';
 import { store, record, undo, redo, resetHistory, historyState } from '../../web/js/store.js';
@@ -147,6 +148,33 @@ function cfgWith(f) {
   eq(edit((c) => { c.recompute.select.push({ pattern: '.*input_layernorm', ranges: [[16, 17]] }); }),
     text.replace('    "layers.*.mlp.*": [0-9]\n', '    "layers.*.mlp.*": [0-9]\n    \'.*input_layernorm\': [16-17]\n'),
     'a new entry goes after the last, before the comment that ends the list');
+}
+
+// ---- diags.js: where a finding goes (the codes no page request produces) --------------
+
+{
+  const where = (d, text = '') => {
+    const e = analyze({ errors: [d], warnings: [] }, text).entryOf.get(d);
+    return { targets: e.targets.map(targetKey), field: e.field, reason: e.reason };
+  };
+  eq(where({ code: 'model-needed', file: 'config', path: 'recompute.full_recompute_layer', message: 'x' }),
+    { targets: ['full'], field: null, reason: null }, 'model-needed names full_recompute_layer');
+  eq(where({ code: 'internal', file: 'config', path: '', message: 'x' }).reason, 'an internal error of memopt: no setting causes it',
+    'an internal error says why it has no control');
+  const um = where({ code: 'unmodelled', file: 'model', path: 'context.mode', message: 'x' });
+  eq([um.targets, um.field, /model file's context\.mode/.test(um.reason)], [[], null, true], 'a model-file warning without a field says why');
+  eq(where({ code: 'parallel', file: 'model', path: 'training.micro_batch_num', message: 'x' }).field, 'micro_batch_num',
+    'a model finding on a field of the page marks that field');
+  const text = "recompute:\n  mode: select\n  select_module:\n    '.*mlp': [0-1]\n    '.*mlp': [2-3]\n";
+  eq(pathAtLine(text, 5), ['recompute', 'select_module', '.*mlp'], 'the keys of a line');
+  eq(where({ code: 'duplicate-key', file: 'config', path: '', line: 5, column: 5, message: 'x' }, text).targets, ['select:.*mlp'],
+    'a duplicate pattern is marked on its entry');
+  eq(where({ code: 'duplicate-key', file: 'config', path: '', line: 3, column: 1, message: 'x' }, 'swap:\n  enable: True\nswap:\n  enable: False\n').targets,
+    ['section:swap'], 'a duplicate section is marked on the section');
+  eq(where({ code: 'layer-range', file: 'config', path: 'swap.layer_swap[1].layers', message: "range '30-35' is, from layer 32 on, outside the model (layers 0-31)" }).targets,
+    ['layerSwap:1'], 'a range past the model goes on its entry');
+  const lr = analyze({ errors: [{ code: 'layer-range', file: 'config', path: 'recompute.full_recompute_layer', message: "layer '40' is outside the model (layers 0-31)" }] });
+  eq([lr.byTarget.get('full')[0].itemText, lr.byLayer.size], ['40', 0], 'the range is found by its text; the model\'s layers in the message are not marked');
 }
 
 // ---- diff.js ---------------------------------------------------------------------------

@@ -228,6 +228,13 @@ const FIELD_LABEL = {
   micro_batch_size: 'Micro-batch size', micro_batch_num: 'Micro-batches', seq_length: 'Sequence length', sp: 'Sequence parallel',
 };
 export function targetLabel(t) {
+  const base = baseLabel(t);
+  if (t.item !== undefined && t.item !== null) return `${base}, range ${Number(t.item) + 1}`;
+  if (t.itemText !== undefined) return `${base}, range ${t.itemText}`;
+  return base;
+}
+
+function baseLabel(t) {
   switch (t.t) {
     case 'full': return 'full_recompute_layer';
     case 'select': return `select_module '${t.key}'`;

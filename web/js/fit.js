@@ -10,15 +10,61 @@ const MECH_LABEL = {
   layer_swap: 'layer_swap', op_swap: 'op_swap',
 };
 
+const GIB = 2 ** 30;
+
+// The device's capacity in bytes, from the last estimate that has one.
+export function capacityOf(store) {
+  for (const e of [store.estimate, store.lastGoodEstimate]) {
+    if (e && e.ok && e.data && e.data.capacity_bytes) return e.data.capacity_bytes;
+  }
+  return null;
+}
+
+// The budget in bytes the two fields say: {bytes} (null: none given, the
+// planner uses the capacity) or {error}. Headroom is what stays free below
+// the capacity, in GiB or in % of it.
+export function budgetBytes(f, cap) {
+  if (f.from === 'headroom' && f.headroom !== '') {
+    const h = Number(f.headroom);
+    if (!cap) return { error: 'The headroom needs the device\'s capacity, which the estimate gives: set the Devices field, or give a budget.' };
+    if (f.headroomUnit === '%') {
+      if (!Number.isFinite(h) || h < 0 || h >= 100) return { error: 'The headroom must be at least 0 % and below 100 %.' };
+      return { bytes: Math.floor(cap * (1 - h / 100)) };
+    }
+    if (!Number.isFinite(h) || h < 0 || h * GIB >= cap) return { error: `The headroom must be at least 0 GiB and below the capacity, ${gib(cap)}.` };
+    return { bytes: Math.round(cap - h * GIB) };
+  }
+  if (f.budgetGiB === '') return { bytes: null };
+  const v = Number(f.budgetGiB);
+  if (!Number.isFinite(v) || v <= 0 || v > 1e6) return { error: 'The budget must be a positive number of GiB.' };
+  return { bytes: Math.round(v * GIB) };
+}
+
+const two = (x) => String(Math.round(x * 100) / 100);
+
+// The field the user did not set last, from the one set and the capacity.
+export function followFields(f, cap) {
+  if (f.from === 'headroom') {
+    if (f.headroom === '') {
+      f.budgetGiB = '';
+      return;
+    }
+    const b = budgetBytes(f, cap);
+    if (!b.error) f.budgetGiB = two(b.bytes / GIB);
+    return;
+  }
+  const b = budgetBytes(f, cap);
+  if (b.bytes === null || b.error || !cap) f.headroom = '';
+  else f.headroom = two(f.headroomUnit === '%' ? (1 - b.bytes / cap) * 100 : (cap - b.bytes) / GIB);
+}
+
 // {body, start, allow}: the request, or {error} when the settings cannot be sent.
 export function planRequest(store) {
   const f = store.fit;
   const body = { config: f.start === 'fresh' ? DEFAULT_YAML : store.yaml, model: store.model.obj };
-  if (f.budgetGiB !== '') {
-    const v = Number(f.budgetGiB);
-    if (!Number.isFinite(v) || v <= 0 || v > 1e6) return { error: 'The budget must be a positive number of GiB.' };
-    body.budget = Math.round(v * 2 ** 30);
-  }
+  const b = budgetBytes(f, capacityOf(store));
+  if (b.error) return { error: b.error };
+  if (b.bytes !== null) body.budget = b.bytes;
   if (!f.allow.length) return { error: 'Choose at least one mechanism the planner may use.' };
   if (f.allow.length < MECHANISMS.length) body.allow = [...f.allow];
   return { body, start: f.start, allow: body.allow || null };
@@ -64,11 +110,35 @@ export function describeProposal(current, p) {
 function buildForm(root, ctx) {
   const f = ctx.state.fit;
   const budgetId = uid('budget');
+  const headroomId = uid('headroom');
+  const unitId = uid('unit');
+  // each field follows the other as it is typed in
+  const sync = () => {
+    followFields(f, capacityOf(ctx.state));
+    if (f.from === 'headroom') root.querySelector('[data-key="fit/budget"]').value = f.budgetGiB;
+    else root.querySelector('[data-key="fit/headroom"]').value = f.headroom;
+  };
   const budget = el('input', {
     type: 'number', id: budgetId, min: 0.01, step: 0.01, class: 'num budget', value: f.budgetGiB,
     'aria-describedby': 'fit-budget-hint', dataset: { key: 'fit/budget' },
-    on: { input: (e) => { f.budgetGiB = e.target.value.trim(); } },
+    on: { input: (e) => { f.budgetGiB = e.target.value.trim(); f.from = 'budget'; sync(); } },
   });
+  const headroom = el('input', {
+    type: 'number', id: headroomId, min: 0, step: 0.01, class: 'num budget', value: f.headroom,
+    'aria-describedby': 'fit-budget-hint', dataset: { key: 'fit/headroom' },
+    on: { input: (e) => { f.headroom = e.target.value.trim(); f.from = 'headroom'; sync(); } },
+  });
+  const unit = el('select', {
+    id: unitId, 'aria-label': 'Headroom unit', dataset: { key: 'fit/headroom-unit' },
+    on: {
+      change: (e) => {
+        f.headroomUnit = e.target.value;
+        // the budget stays; the headroom is said in the other unit
+        if (f.from === 'headroom' && f.headroom !== '') f.from = 'budget';
+        sync();
+      },
+    },
+  }, ['%', 'GiB'].map((u) => el('option', { value: u, text: u === '%' ? '% of capacity' : 'GiB', selected: f.headroomUnit === u })));
   const allow = el('fieldset', { class: 'fit-allow' }, el('legend', { text: 'The planner may use' }));
   for (const m of MECHANISMS) {
     const id = uid('allow');
@@ -96,6 +166,8 @@ function buildForm(root, ctx) {
   root.append(el('div', { class: 'fit-form own-undo' },
     el('div', { class: 'field inline' },
       el('label', { for: budgetId, text: 'Budget per device (GiB)' }), budget,
+      el('span', { class: 'or', text: 'or' }),
+      el('label', { for: headroomId, text: 'headroom' }), headroom, unit,
       el('span', { id: 'fit-budget-hint', class: 'field-hint' })),
     allow, start,
     el('div', { class: 'fit-go' },
@@ -112,10 +184,16 @@ function figure(label, v) {
 export function renderFit(root, ctx) {
   if (!root.querySelector('.fit-form')) buildForm(root, ctx);
   const store = ctx.state;
-  const e = store.estimate;
-  const cap = e && e.ok && e.data && e.data.capacity_bytes;
+  const cap = capacityOf(store);
   const hint = root.querySelector('#fit-budget-hint');
-  hint.textContent = cap ? `empty: the device's capacity, ${gib(cap)}` : 'empty: the device\'s capacity';
+  hint.textContent = cap ? `headroom: what stays free below the device's ${gib(cap)}; both empty: the whole capacity`
+    : 'both empty: the device\'s capacity (the headroom needs it: set Devices)';
+  // a new capacity (another device or model): the field set last stays
+  followFields(store.fit, cap);
+  for (const [k, v] of [['fit/budget', store.fit.budgetGiB], ['fit/headroom', store.fit.headroom]]) {
+    const n = root.querySelector(`[data-key="${k}"]`);
+    if (n !== document.activeElement && n.value !== v) n.value = v;
+  }
   const box = clear(root.querySelector('#fit-proposal'));
   const p = store.fit.proposal;
   if (!p) return;

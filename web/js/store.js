@@ -35,7 +35,11 @@ export const store = {
   keepHash: false,   // a broken share link stays in the address bar until the user edits
   exportConfirmed: false, // the user confirmed downloading a config that runs out of memory
   // the planner (Fit to budget)
-  fit: { budgetGiB: '', allow: [...MECHANISMS], start: 'fresh', proposal: null },
+  // budgetGiB and headroom are the two fields as typed; `from` says which
+  // one the user set last (the other follows it and the device's capacity)
+  fit: {
+    budgetGiB: '', headroom: '', headroomUnit: '%', from: 'budget', allow: [...MECHANISMS], start: 'fresh', proposal: null,
+  },
   // a measured memory trace and its comparison (POST /ledger): {name, size,
   // text, state: reading|sending|done|error, sent, total, key, data,
   // problem, estStage}; not part of the history or the share link
