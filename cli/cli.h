@@ -39,6 +39,8 @@ void mo_cli_print_diags(const mo_cli *c);
 /* estimate / expand without a model: prints a `model-needed` error (JSON
  * or text) and returns the usage exit status. */
 int mo_cli_no_model(const mo_cli *c);
+/* Writes text to path (stdout when NULL). Returns an exit status. */
+int mo_cli_write(const char *path, const char *text, size_t len);
 /* Prints and releases j. */
 int mo_cli_print_json(json_t *j);
 void mo_cli_free(mo_cli *c);
@@ -60,6 +62,9 @@ int mo_cli_estimate(mo_cli *c, int argc, char **argv);
 int mo_cli_plan(mo_cli *c, int argc, char **argv);
 /* memopt ledger TRACE [--model M] [CONFIG]: a measured trace, and the estimate beside it. */
 int mo_cli_ledger(mo_cli *c, int argc, char **argv);
+/* memopt import FILE: a model description (Megatron-LM arguments, a model
+ * file, a training YAML, a config.json) as a memopt model file. */
+int mo_cli_import(mo_cli *c, int argc, char **argv);
 /* memopt launch CONFIG [options] -- CMD ARGS...: execs CMD or returns an exit status. */
 int mo_cli_launch(int argc, char **argv);
 

@@ -97,7 +97,7 @@ static int mo_cli_expand(mo_cli *c)
 	return rc;
 }
 
-static int mo_cli_write(const char *path, const char *text, size_t len)
+int mo_cli_write(const char *path, const char *text, size_t len)
 {
 	FILE *f = path ? fopen(path, "wb") : stdout;
 	if (!f) {

@@ -16,6 +16,9 @@ void mo_cli_usage(FILE *f)
 	      "  migrate CONFIG    a graph-mode file's recompute_config rewritten as the\n"
 	      "                    recompute / recompute_comm sections, every other byte kept\n"
 	      "  presets [NAME]    list the built-in models, or print one as a model file\n"
+	      "  import FILE       a model description as a memopt model file: Megatron-LM\n"
+	      "                    arguments (launch line, arguments file, model_config.yaml),\n"
+	      "                    a model file, a training YAML, a config.json\n"
 	      "  serve             HTTP API and web UI (memopt serve --help)\n"
 	      "  launch CONFIG [--max-memory SIZE] -- CMD ARGS...\n"
 	      "                    validate, then run CMD with MEMOPT_PLAN and MEMOPT_CONFIG\n"
@@ -75,6 +78,12 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "ledger")) {
 		mo_cli c = {.cmd = cmd};
 		int rc = mo_cli_ledger(&c, argc - 1, argv + 1);
+		mo_cli_free(&c);
+		return rc;
+	}
+	if (!strcmp(cmd, "import")) {
+		mo_cli c = {.cmd = cmd};
+		int rc = mo_cli_import(&c, argc - 1, argv + 1);
 		mo_cli_free(&c);
 		return rc;
 	}

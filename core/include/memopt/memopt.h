@@ -207,6 +207,23 @@ char *mo_model_to_yaml(const mo_model *m);
 /* The model as JSON text (same keys). Caller frees with free(). */
 char *mo_model_to_json(const mo_model *m);
 
+/* Megatron-LM arguments: a launch line (`torchrun ... pretrain_gpt.py
+ * --num-layers 32 ...`), an arguments file (one flag per line or shell
+ * continuation lines) or a functional-test model_config.yaml (MODEL_ARGS),
+ * read with the semantics of Megatron's arguments.py. mo_model_load reads
+ * such a text as a model itself; these two give the model file.
+ * mo_megatron_detect: 1 when the text looks like one of the three, else 0. */
+int mo_megatron_detect(const char *text, size_t len);
+/* The memopt model file the arguments describe (YAML, each key's source
+ * flag in a comment; the caller frees it). `devices` > 0 gives the device
+ * count when the text has none (torchrun's --nproc-per-node x --nnodes).
+ * Flags memopt does not read, defaults assumed and recompute flags go to
+ * diags, with line and column. Returns 0 with *out set (diags may hold
+ * errors: values out of range, a missing --num-layers), 1 when the text
+ * does not parse (diagnostics), -1 with err filled (limits, memory). */
+int mo_megatron_import(char **out, mo_diags *diags, const char *text, size_t len,
+		       const char *name, int64_t devices, const mo_limits *lim, mo_error *err);
+
 /* ---- configs ----------------------------------------------------------- */
 
 /* Opaque; created by mo_config_parse / mo_check, owned by the caller,

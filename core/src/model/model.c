@@ -155,6 +155,7 @@ static bool mo_model_copy_ext(mo_model *c, const mo_model *m)
 	to->global_batch_size = from->global_batch_size;
 	to->mbn_derived = from->mbn_derived;
 	to->dp_auto = from->dp_auto;
+	to->dp_follows_devices = from->dp_follows_devices;
 	to->graph_mode = from->graph_mode;
 	to->model_type = mo_model_copy_text(c, from->model_type, &failed);
 	return !failed && mo_model_copy_assumed(c, from);
@@ -299,7 +300,10 @@ void mo_model_set_devices(mo_model *m, int64_t devices)
 	bool free_dp = x->dp_auto || (!x->set[MF_DP] && !x->set[MF_DP_SHARD]);
 	m->world_size = devices;
 	x->set[MF_WORLD] = true;
-	if ((m->data_parallel < 0 || free_dp) && mp > 0) {
+	if (x->dp_follows_devices && mp > 0) {
+		/* DDP: the shard degree stays 1 */
+		m->data_parallel = devices / mp > 0 ? devices / mp : 1;
+	} else if ((m->data_parallel < 0 || free_dp) && mp > 0) {
 		/* not a multiple: the world-size check reports it */
 		m->data_parallel = devices / mp > 0 ? devices / mp : 1;
 		m->data_parallel_shard = m->data_parallel;
@@ -385,6 +389,8 @@ int mo_model_load(mo_model **out, mo_diags *diags, const char *text,
 		mo_limits_default(&dl);
 		lim = &dl;
 	}
+	if (!mo_model_text_is_json(text, len) && mo_megatron_detect(text, len))
+		return mo_model_load_megatron(out, diags, text, len, name, lim, err);
 	int rc = mo_model_text_is_json(text, len)
 			 ? mo_json_parse(&doc, diags, text, len, name, lim, err)
 			 : mo_yaml_parse(&doc, diags, text, len, name, lim, err);

@@ -79,6 +79,9 @@ struct mo_model_ext {
 	const char *model_type;      /* the type or config class the file names */
 	bool graph_mode;             /* a graph-mode (context.mode 0) YAML */
 	bool dp_auto;              /* data parallel from the device count */
+	/* a Megatron import without a device count: --devices sets
+	 * data_parallel, the DDP shard degree (1) stays */
+	bool dp_follows_devices;
 	/* the estimator's graphs and memo for this model (estimate_cache.c),
 	 * shared by the threads estimating it; estimator_lock guards the slot */
 	pthread_mutex_t estimator_lock;
@@ -171,6 +174,11 @@ void mo_model_assume(struct mo_rd *r, enum mo_mf f, const char *source);
 void mo_model_note_assumed(struct mo_rd *r);
 void mo_model_check_unmodelled(struct mo_rd *r, const mo_node *root);
 void mo_model_missing_layers(struct mo_rd *r, const mo_node *root);
+
+/* import_megatron.c: Megatron-LM arguments (a launch line, an arguments
+ * file, a functional-test model_config.yaml) as a model, as mo_model_load. */
+int mo_model_load_megatron(mo_model **out, mo_diags *diags, const char *text, size_t len,
+			   const char *name, const mo_limits *lim, mo_error *err);
 
 /* Limits on values read from files (hostile input). */
 #define MO_MODEL_MAX_LAYERS 100000

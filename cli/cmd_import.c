@@ -1,0 +1,110 @@
+/* memopt import FILE: what a user has (Megatron-LM arguments: a launch
+ * line, an arguments file, a functional-test model_config.yaml; or any
+ * model description mo_model_load reads) written as a memopt model file,
+ * so that it can be read, edited and passed to --model. Megatron arguments
+ * come out with each key's source flag in a comment (mo_megatron_import);
+ * other files as the canonical model file (mo_model_to_yaml). */
+#include "cli.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void mo_cli_import_usage(FILE *f)
+{
+	fputs("usage: memopt import FILE [--devices N] [-o OUT] [--json]\n"
+	      "  FILE   Megatron-LM arguments (torchrun ... pretrain_gpt.py "
+	      "--num-layers ...,\n"
+	      "         an arguments file, a functional-test "
+	      "model_config.yaml), a model file,\n"
+	      "         a training YAML or a config.json; - for stdin\n"
+	      "  --devices N  the device count when FILE has none (torchrun's\n"
+	      "         --nproc-per-node x --nnodes)\n"
+	      "Exit: 0 imported, 1 the file has errors, 2 usage or unreadable "
+	      "file.\n",
+	      f);
+}
+
+/* The model file of a text mo_model_load reads (not Megatron arguments). */
+static int mo_cli_import_model(mo_cli *c, char **yaml, mo_error *err)
+{
+	mo_model *m = NULL;
+	int rc = mo_model_load(&m, c->diags, c->model_text, c->model_len,
+			       c->model_arg, NULL, err);
+	if (rc == 1) {
+		snprintf(err->text, sizeof err->text, "%.200s holds no model",
+			 c->model_arg);
+		return -1;
+	}
+	if (rc != 0)
+		return -1;
+	if (c->devices > 0)
+		mo_model_set_devices(m, c->devices);
+	mo_model_check(m, c->diags);
+	*yaml = mo_model_to_yaml(m);
+	mo_model_free(m);
+	if (!*yaml)
+		snprintf(err->text, sizeof err->text, "out of memory");
+	return *yaml ? 0 : -1;
+}
+
+static int mo_cli_import_answer(mo_cli *c, char *yaml)
+{
+	bool invalid = mo_diags_errors(c->diags) > 0;
+	int rc;
+	mo_diags_sort(c->diags);
+	if (c->json) {
+		json_t *j = mo_json_diags(c->diags);
+		if (j && yaml)
+			json_object_set_new(j, "yaml", json_string(yaml));
+		rc = mo_cli_print_json(j);
+	} else {
+		mo_cli_print_diags(c);
+		rc = yaml && !invalid
+			 ? mo_cli_write(c->out_path, yaml, strlen(yaml))
+			 : MO_EXIT_OK;
+	}
+	free(yaml);
+	return rc != MO_EXIT_OK ? rc : invalid ? MO_EXIT_INVALID : MO_EXIT_OK;
+}
+
+int mo_cli_import(mo_cli *c, int argc, char **argv)
+{
+	mo_error err = {0};
+	char *yaml = NULL;
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			mo_cli_import_usage(stdout);
+			return MO_EXIT_OK;
+		}
+	int rc = mo_cli_parse_args(c, argc, argv);
+	if (rc >= 0)
+		return rc;
+	if (optind != argc - 1) {
+		mo_cli_import_usage(stderr);
+		return MO_EXIT_USAGE;
+	}
+	c->model_arg = c->config_path = argv[optind];
+	c->model_text = mo_cli_read(c->model_arg, &c->model_len, 16u << 20);
+	if (!c->model_text)
+		return MO_EXIT_USAGE;
+	if (mo_diags_new(&c->diags) != 0) {
+		fputs("memopt: out of memory\n", stderr);
+		return MO_EXIT_USAGE;
+	}
+	if (mo_megatron_detect(c->model_text, c->model_len))
+		rc = mo_megatron_import(&yaml, c->diags, c->model_text,
+					c->model_len, c->model_arg, c->devices,
+					NULL, &err);
+	else
+		rc = mo_cli_import_model(c, &yaml, &err);
+	if (rc == 1) /* the arguments do not parse: the diagnostics say where */
+		return mo_cli_import_answer(c, NULL);
+	if (rc < 0) {
+		mo_cli_print_diags(c);
+		fprintf(stderr, "memopt import: %s\n", err.text);
+		return MO_EXIT_USAGE;
+	}
+	return mo_cli_import_answer(c, yaml);
+}

@@ -1,0 +1,593 @@
+/* The Megatron-LM importer (core/src/model/import_megatron.c) on Megatron's
+ * own functional-test model_config.yaml files (tests/data/megatron/, source
+ * and commit in tests/data/megatron/SOURCES.md), on launch lines and
+ * arguments files written here, and on hostile input. Every expectation is
+ * written from reading the file and Megatron's arguments.py: the hand-made
+ * model files beside each model_config.yaml (tests/data/megatron/<case>.yaml,
+ * each key with its flag) are the reference the import must reproduce. */
+/* cmocka needs these first, in this order */
+/* clang-format off */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+/* clang-format on */
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model_internal.h"
+#include "yaml/yaml.h"
+
+#define DATA "tests/data/megatron/"
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	char *buf = calloc(1, 1 << 17);
+	assert_non_null(buf);
+	size_t n = fread(buf, 1, (1 << 17) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	return buf;
+}
+
+/* The import of text; the diagnostics stay in *diags. */
+static char *import_text(const char *text, const char *name, int64_t devices,
+			 mo_diags **diags)
+{
+	char *yaml = NULL;
+	mo_error err = {0};
+	assert_int_equal(mo_diags_new(diags), 0);
+	int rc = mo_megatron_import(&yaml, *diags, text, strlen(text), name,
+				    devices, NULL, &err);
+	if (rc != 0)
+		fprintf(stderr, "import: rc %d, %s\n", rc, err.text);
+	assert_int_equal(rc, 0);
+	assert_non_null(yaml);
+	return yaml;
+}
+
+static char *import_case(const char *c, int64_t devices, mo_diags **diags)
+{
+	char path[256];
+	snprintf(path, sizeof path, DATA "%s.model_config.yaml", c);
+	char *text = slurp(path, NULL);
+	char *yaml = import_text(text, path, devices, diags);
+	free(text);
+	return yaml;
+}
+
+static mo_doc *parse(const char *yaml)
+{
+	mo_doc *doc = NULL;
+	mo_error err = {0};
+	mo_diags *d = NULL;
+	assert_int_equal(mo_diags_new(&d), 0);
+	assert_int_equal(
+	    mo_yaml_parse(&doc, d, yaml, strlen(yaml), "import", NULL, &err),
+	    0);
+	assert_int_equal(mo_diags_errors(d), 0);
+	mo_diags_free(d);
+	return doc;
+}
+
+/* "section.key" in a parsed model file, or NULL. */
+static const mo_node *at(const mo_doc *doc, const char *path)
+{
+	char sect[32];
+	const char *dot = strchr(path, '.');
+	assert_non_null(dot);
+	snprintf(sect, sizeof sect, "%.*s", (int)(dot - path), path);
+	const mo_node *s = mo_map_get(doc->root, sect);
+	return s ? mo_map_get(s, dot + 1) : NULL;
+}
+
+static int64_t int_at(const mo_doc *doc, const char *path)
+{
+	const mo_node *v = at(doc, path);
+	int64_t i = -1;
+	bool ovf = false;
+	if (!v)
+		fail_msg("%s missing", path);
+	assert_true(mo_scalar_int(v, &i, &ovf));
+	return i;
+}
+
+static const char *str_at(const mo_doc *doc, const char *path)
+{
+	const mo_node *v = at(doc, path);
+	if (!v)
+		fail_msg("%s missing", path);
+	return v->value;
+}
+
+/* The diagnostic with this code whose path is `flag`, or NULL. */
+static const mo_diag *diag_for(const mo_diags *d, const char *code,
+			       const char *flag)
+{
+	for (size_t i = 0; i < mo_diags_count(d); i++) {
+		const mo_diag *x = mo_diags_get(d, i);
+		if (strcmp(x->code, code) == 0 &&
+		    (!flag || (x->path && strcmp(x->path, flag) == 0)))
+			return x;
+	}
+	return NULL;
+}
+
+static size_t count_code(const mo_diags *d, const char *code)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < mo_diags_count(d); i++)
+		n += strcmp(mo_diags_get(d, i)->code, code) == 0;
+	return n;
+}
+
+/* Two scalars equal as PyYAML types them (0.0 and 0 are the same number). */
+static bool same_scalar(const mo_node *a, const mo_node *b)
+{
+	double x, y;
+	int64_t i;
+	bool ovf;
+	bool na = mo_scalar_float(a, &x) ||
+		  (mo_scalar_int(a, &i, &ovf) && ((x = (double)i), 1));
+	bool nb = mo_scalar_float(b, &y) ||
+		  (mo_scalar_int(b, &i, &ovf) && ((y = (double)i), 1));
+	if (na && nb)
+		return x == y;
+	return a->len == b->len && memcmp(a->value, b->value, a->len) == 0;
+}
+
+/* Every key of the hand-made model file has the same value in the
+ * import. */
+static void assert_matches_hand_file(const char *c, const mo_doc *imported)
+{
+	char path[256];
+	snprintf(path, sizeof path, DATA "%s.yaml", c);
+	char *text = slurp(path, NULL);
+	mo_doc *hand = parse(text);
+	size_t keys = 0;
+	for (size_t s = 0; s + 1 < hand->root->n; s += 2) {
+		const mo_node *sect = hand->root->items[s + 1];
+		const mo_node *mine =
+		    mo_map_get(imported->root, hand->root->items[s]->value);
+		assert_non_null(mine);
+		for (size_t k = 0; k + 1 < sect->n; k += 2, keys++) {
+			const char *key = sect->items[k]->value;
+			const mo_node *v = mo_map_get(mine, key);
+			if (!v)
+				fail_msg("%s: %s.%s not imported", c,
+					 hand->root->items[s]->value, key);
+			if (!same_scalar(sect->items[k + 1], v))
+				fail_msg("%s: %s.%s is %s in the hand-made "
+					 "file, %s imported",
+					 c, hand->root->items[s]->value, key,
+					 sect->items[k + 1]->value, v->value);
+		}
+	}
+	assert_true(keys >= 30);
+	mo_doc_free(hand);
+	free(text);
+}
+
+/* The five cases of figures.tsv after the first: the import is the model
+ * file written by hand from the same model_config.yaml, key for key. */
+static void test_cases_match_hand_files(void **state)
+{
+	(void)state;
+	static const char *const cases[] = {
+	    "gpt3_7b_tp1_pp4_memory_speed",
+	    "gpt3_mcore_te_tp2_pp2_ep4_etp1_memory_speed",
+	    "gpt3_mcore_te_tp1_pp1_uniform_full_recompute",
+	    "gpt3_mcore_te_tp2_pp2_cp2",
+	    "gpt3_mcore_te_tp2_pp1_te_8experts2parallel_dist_optimizer"};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		mo_diags *d = NULL;
+		char *yaml = import_case(cases[i], 8, &d);
+		mo_doc *doc = parse(yaml);
+		assert_matches_hand_file(cases[i], doc);
+		/* nothing left unread: every flag of Megatron's CI file is
+		 * known */
+		assert_int_equal(count_code(d, "unread-key"), 0);
+		assert_int_equal(mo_diags_errors(d), 0);
+		mo_doc_free(doc);
+		free(yaml);
+		mo_diags_free(d);
+	}
+}
+
+/* gpt3_7b_tp1_pp4_memory_speed: --num-layers-per-virtual-pipeline-stage 1
+ * over PP 4 is 8 virtual stages; the memory flags memopt does not model
+ * are named at their lines. */
+static void test_tp1_pp4(void **state)
+{
+	(void)state;
+	mo_diags *d = NULL;
+	char *yaml = import_case("gpt3_7b_tp1_pp4_memory_speed", 8, &d);
+	mo_doc *doc = parse(yaml);
+	assert_int_equal(int_at(doc, "parallel.virtual_pipeline"), 8);
+	assert_int_equal(int_at(doc, "parallel.pipeline_parallel"), 4);
+	assert_int_equal(int_at(doc, "parallel.data_parallel"), 2);
+	assert_int_equal(int_at(doc, "parallel.data_parallel_shard"), 1);
+	assert_int_equal(int_at(doc, "model.ffn_hidden_size"), 16384);
+	assert_string_equal(str_at(doc, "model.position_embedding_type"),
+			    "learned_absolute");
+	assert_string_equal(str_at(doc, "training.grads_dtype"), "float32");
+	assert_string_equal(str_at(doc, "training.transformer_impl"),
+			    "transformer_engine");
+	const mo_diag *g = diag_for(d, "unmodelled", "--overlap-param-gather");
+	assert_non_null(g);
+	assert_int_equal(g->line, 51);
+	assert_int_equal(g->column, 3);
+	g = diag_for(d, "unmodelled", "--no-gradient-accumulation-fusion");
+	assert_non_null(g);
+	assert_int_equal(g->line, 53);
+	/* each key names its flag */
+	assert_non_null(strstr(
+	    yaml,
+	    "virtual_pipeline: 8  # --num-layers-per-virtual-pipeline-stage"));
+	assert_non_null(
+	    strstr(yaml, "num_query_groups: 8  # --num-query-groups"));
+	mo_doc_free(doc);
+	free(yaml);
+	mo_diags_free(d);
+}
+
+/* gpt3_7b_tp4_pp1_memory_speed at 1739859b: --vocab-size 131072 (the
+ * hand-made file's 131073 is the tokenizer of that commit, which added an
+ * EOD token; NullTokenizer since c9dfe347 keeps the size as given, and the
+ * import follows it), the rest as the hand-made file. */
+static void test_tp4_pp1(void **state)
+{
+	(void)state;
+	mo_diags *d = NULL;
+	char *yaml = import_case("gpt3_7b_tp4_pp1_memory_speed", 8, &d);
+	mo_doc *doc = parse(yaml);
+	assert_int_equal(int_at(doc, "model.vocab_size"), 131072);
+	assert_int_equal(int_at(doc, "parallel.tensor_parallel"), 4);
+	assert_int_equal(int_at(doc, "parallel.data_parallel"), 2);
+	assert_int_equal(int_at(doc, "model.num_query_groups"), 8);
+	assert_string_equal(str_at(doc, "model.hidden_act"), "gelu");
+	assert_string_equal(str_at(doc, "model.normalization"), "LayerNorm");
+	assert_string_equal(str_at(doc, "training.overlap_grad_reduce"),
+			    "true");
+	assert_string_equal(str_at(doc, "parallel.distributed_optimizer"),
+			    "true");
+	assert_string_equal(str_at(doc, "model.add_bias_linear"), "true");
+	mo_doc_free(doc);
+	free(yaml);
+	mo_diags_free(d);
+}
+
+/* The MoE memory test: MLA, MTP, the dense first layer of --moe-layer-freq
+ * ([0]*1+[1]*15), 4 virtual stages, the GPT-2 vocabulary assumed from
+ * --vocab-file, --expert-tensor-parallel-size 1 under TP 2 named. */
+static void test_moe_memory_speed(void **state)
+{
+	(void)state;
+	mo_diags *d = NULL;
+	char *yaml =
+	    import_case("gpt3_mcore_te_tp2_pp2_ep4_etp1_memory_speed", 8, &d);
+	mo_doc *doc = parse(yaml);
+	assert_int_equal(int_at(doc, "model.first_k_dense_replace"), 1);
+	assert_int_equal(int_at(doc, "model.mtp_num_layers"), 1);
+	assert_int_equal(int_at(doc, "model.q_lora_rank"), 1536);
+	assert_int_equal(int_at(doc, "model.qk_rope_head_dim"), 64);
+	assert_int_equal(int_at(doc, "model.make_vocab_size_divisible_by"),
+			 3232);
+	assert_int_equal(int_at(doc, "parallel.virtual_pipeline"), 4);
+	assert_int_equal(int_at(doc, "parallel.expert_parallel"), 4);
+	assert_string_equal(str_at(doc, "model.position_embedding_type"),
+			    "rope");
+	assert_string_equal(str_at(doc, "model.attention"), "eager");
+	assert_string_equal(str_at(doc, "model.add_qkv_bias"), "false");
+	const mo_diag *x =
+	    diag_for(d, "unmodelled", "--expert-tensor-parallel-size");
+	assert_non_null(x);
+	assert_int_equal(x->line, 16);
+	x = diag_for(d, "assumed", "--vocab-file");
+	assert_non_null(x);
+	assert_int_equal(x->line, 42);
+	mo_doc_free(doc);
+	free(yaml);
+	mo_diags_free(d);
+}
+
+/* --recompute-granularity full --recompute-method uniform
+ * --recompute-num-layers 1 over 12 layers: a warning at the flag whose
+ * hint is the config beside the case (full_recompute_layer [0-11]). */
+static void test_recompute_flags(void **state)
+{
+	(void)state;
+	mo_diags *d = NULL;
+	char *yaml =
+	    import_case("gpt3_mcore_te_tp1_pp1_uniform_full_recompute", 8, &d);
+	const mo_diag *r =
+	    diag_for(d, "megatron-recompute", "--recompute-granularity");
+	assert_non_null(r);
+	assert_int_equal(r->severity, MO_SEV_WARNING);
+	assert_int_equal(r->line, 42);
+	assert_non_null(r->hint);
+	assert_non_null(
+	    strstr(r->hint, "mode: full, full_recompute_layer: [0-11]"));
+	char *config = slurp(
+	    DATA "gpt3_mcore_te_tp1_pp1_uniform_full_recompute.config.yaml",
+	    NULL);
+	assert_non_null(strstr(config, "full_recompute_layer: [0-11]"));
+	free(config);
+	free(yaml);
+	mo_diags_free(d);
+}
+
+/* A launch line as users write it: environment, torchrun with 8 processes
+ * on 2 nodes, continuation lines, a quoted value, --flag=value, a
+ * redirection and a pipe after the arguments; block recompute over PP 2. */
+static void test_launch_line(void **state)
+{
+	(void)state;
+	static const char text[] =
+	    "#!/bin/bash\n"
+	    "CUDA_DEVICE_MAX_CONNECTIONS=1 torchrun --nproc_per_node 8 "
+	    "--nnodes=2 \\\n"
+	    "    pretrain_gpt.py \\\n"
+	    "    --num-layers 32 --hidden-size 4096 --ffn-hidden-size=14336 "
+	    "\\\n"
+	    "    --num-attention-heads 32 --group-query-attention "
+	    "--num-query-groups 8 \\\n"
+	    "    --seq-length 8192 --max-position-embeddings 8192 --swiglu \\\n"
+	    "    --position-embedding-type rope --normalization RMSNorm \\\n"
+	    "    --tokenizer-type NullTokenizer --vocab-size \"128256\" \\\n"
+	    "    --micro-batch-size 1 --global-batch-size 128 --bf16 \\\n"
+	    "    --tensor-model-parallel-size 4 --pipeline-model-parallel-size "
+	    "2 \\\n"
+	    "    --recompute-granularity full --recompute-method block "
+	    "--recompute-num-layers 4 \\\n"
+	    "    --data-path '/data/my corpus' --seq-length 4096 2>&1 | tee "
+	    "train.log\n";
+	mo_diags *d = NULL;
+	char *yaml = import_text(text, "launch.sh", 0, &d);
+	mo_doc *doc = parse(yaml);
+	assert_int_equal(int_at(doc, "parallel.world_size"), 16);
+	assert_int_equal(int_at(doc, "parallel.data_parallel"), 2);
+	assert_int_equal(int_at(doc, "model.ffn_hidden_size"), 14336);
+	assert_int_equal(int_at(doc, "model.vocab_size"), 128256);
+	/* argparse: the last --seq-length wins */
+	assert_int_equal(int_at(doc, "model.seq_length"), 4096);
+	assert_string_equal(str_at(doc, "model.hidden_act"), "swiglu");
+	/* --sequence-parallel not given */
+	assert_string_equal(str_at(doc, "parallel.sequence_parallel"), "false");
+	assert_string_equal(str_at(doc, "parallel.distributed_optimizer"),
+			    "false");
+	const mo_diag *r =
+	    diag_for(d, "megatron-recompute", "--recompute-granularity");
+	assert_non_null(r);
+	assert_int_equal(r->line, 11);
+	assert_int_equal(r->column, 5);
+	/* the first 4 layers of each of the 2 stages of 16 */
+	assert_non_null(strstr(r->hint, "[0-3, 16-19]"));
+	assert_int_equal(mo_diags_errors(d), 0);
+	assert_int_equal(count_code(d, "unread-key"), 0);
+	mo_doc_free(doc);
+	free(yaml);
+	mo_diags_free(d);
+}
+
+/* An arguments file, one flag per line with comments; Megatron's defaults
+ * fill the rest: FFN int(4h x 2/3 / 64) x 64 with --swiglu, one query
+ * group per head without --group-query-attention, fp16 keeps gradients in
+ * fp16, top-k 2. An unknown flag is reported at its line. */
+static void test_arguments_file(void **state)
+{
+	(void)state;
+	static const char text[] =
+	    "# model\n"
+	    "--num-layers 24\n"
+	    "--hidden-size 2048\n"
+	    "--num-attention-heads 16\n"
+	    "--num-query-groups 4\n"
+	    "--swiglu\n"
+	    "--seq-length 2048\n"
+	    "--max-position-embeddings 2048\n"
+	    "--vocab-size 32000\n"
+	    "--num-experts 8\n"
+	    "--micro-batch-size 2\n"
+	    "--fp16\n"
+	    "--use-distributed-optimizer\n"
+	    "--tensor-model-parallel-size 1 --sequence-parallel\n"
+	    "--my-own-flag x y\n";
+	mo_diags *d = NULL;
+	char *yaml = import_text(text, "args.txt", 4, &d);
+	mo_doc *doc = parse(yaml);
+	assert_int_equal(int_at(doc, "model.ffn_hidden_size"), 5440);
+	assert_int_equal(int_at(doc, "model.num_query_groups"), 16);
+	assert_int_equal(int_at(doc, "model.moe_router_topk"), 2);
+	assert_int_equal(int_at(doc, "model.moe_ffn_hidden_size"), 5440);
+	assert_string_equal(str_at(doc, "training.params_dtype"), "float16");
+	assert_string_equal(str_at(doc, "training.grads_dtype"), "float16");
+	/* --sequence-parallel is turned off at TP 1 */
+	assert_string_equal(str_at(doc, "parallel.sequence_parallel"), "false");
+	assert_int_equal(int_at(doc, "parallel.data_parallel"), 4);
+	assert_string_equal(str_at(doc, "model.position_embedding_type"),
+			    "learned_absolute");
+	const mo_diag *u = diag_for(d, "unread-key", "--my-own-flag");
+	assert_non_null(u);
+	assert_int_equal(u->line, 15);
+	assert_int_equal(u->column, 1);
+	mo_doc_free(doc);
+	free(yaml);
+	mo_diags_free(d);
+}
+
+/* --model FILE: mo_model_load reads a model_config.yaml itself; --devices 8
+ * gives DP 2 with the DDP shard degree kept at 1, and the `parallel` rule
+ * points at the flag in the user's file. */
+static void test_load_as_model(void **state)
+{
+	(void)state;
+	size_t len;
+	char *text = slurp(
+	    DATA
+	    "gpt3_mcore_te_tp2_pp2_ep4_etp1_memory_speed.model_config.yaml",
+	    &len);
+	mo_diags *d = NULL;
+	mo_model *m = NULL;
+	mo_error err = {0};
+	assert_int_equal(mo_diags_new(&d), 0);
+	assert_int_equal(
+	    mo_model_load(&m, d, text, len, "moe.yaml", NULL, &err), 0);
+	assert_int_equal(count_code(d, "model-needed"), 0);
+	mo_model_set_devices(m, 8);
+	assert_int_equal(m->data_parallel, 2);
+	assert_int_equal(m->data_parallel_shard, 1);
+	assert_int_equal(m->num_layers, 16);
+	assert_int_equal(m->mtp_num_layers, 1);
+	assert_true(m->multi_latent_attention);
+	assert_string_equal(m->framework, "pytorch");
+	mo_model_check(m, d);
+	/* memopt's EP rule (EP divides dp_shard x CP x TP) refuses Megatron's
+	 * expert-data-parallel layout; the error is at the flag */
+	const mo_diag *p =
+	    diag_for(d, "parallel", "--expert-model-parallel-size");
+	assert_non_null(p);
+	assert_int_equal(p->line, 14);
+	assert_int_equal(p->column, 3);
+	mo_model_free(m);
+	mo_diags_free(d);
+	free(text);
+}
+
+static void test_detect(void **state)
+{
+	(void)state;
+	static const char *const yes[] = {
+	    "MODEL_ARGS:\n  --num-layers: 2\n",
+	    "--num-layers 2 --hidden-size 8\n",
+	    "torchrun --nproc_per_node 2 pretrain_gpt.py --num-layers 2\n",
+	    "# comment\nX=1 python pretrain_gpt.py --hidden-size 8\n"};
+	static const char *const no[] = {
+	    "model:\n  num_layers: 2\n  hidden_size: 8\n",
+	    "{\"num_hidden_layers\": 2, \"hidden_size\": 8}",
+	    "---\nrecompute:\n  mode: None\n# --num-layers\n",
+	    "echo --num-layers\n"};
+	for (size_t i = 0; i < sizeof yes / sizeof *yes; i++)
+		assert_int_equal(mo_megatron_detect(yes[i], strlen(yes[i])), 1);
+	for (size_t i = 0; i < sizeof no / sizeof *no; i++)
+		assert_int_equal(mo_megatron_detect(no[i], strlen(no[i])), 0);
+	assert_int_equal(mo_megatron_detect(NULL, 0), 0);
+}
+
+/* One hostile text: import returns rc; the first error with this code is
+ * at this line and column. */
+static void assert_refused(const char *text, size_t len, int rc_want,
+			   const char *code, int line, int column)
+{
+	mo_diags *d = NULL;
+	char *yaml = NULL;
+	mo_error err = {0};
+	assert_int_equal(mo_diags_new(&d), 0);
+	int rc =
+	    mo_megatron_import(&yaml, d, text, len, "hostile", 0, NULL, &err);
+	assert_int_equal(rc, rc_want);
+	const mo_diag *e = NULL;
+	for (size_t i = 0; i < mo_diags_count(d) && !e; i++)
+		if (mo_diags_get(d, i)->severity == MO_SEV_ERROR &&
+		    strcmp(mo_diags_get(d, i)->code, code) == 0)
+			e = mo_diags_get(d, i);
+	if (!e)
+		fail_msg("no %s error for %.60s", code, text);
+	assert_int_equal(e->line, line);
+	assert_int_equal(e->column, column);
+	free(yaml);
+	mo_diags_free(d);
+}
+
+static void test_hostile(void **state)
+{
+	(void)state;
+	/* a number past int64 and one past the layer limit */
+	const char *t =
+	    "--num-layers 99999999999999999999999 --hidden-size 8\n";
+	assert_refused(t, strlen(t), 0, "type", 1, 14);
+	t = "--hidden-size 8\n--num-layers 100001\n";
+	assert_refused(t, strlen(t), 0, "type", 2, 14);
+	/* a missing value: the next word is a flag */
+	t = "--num-layers --hidden-size 8\n";
+	assert_refused(t, strlen(t), 0, "type", 1, 1);
+	/* two values for one */
+	t = "--num-layers 2 3 --hidden-size 8\n";
+	assert_refused(t, strlen(t), 0, "type", 1, 16);
+	/* a shell variable where memopt needs the number */
+	t = "--num-layers $LAYERS --hidden-size 8\n";
+	assert_refused(t, strlen(t), 0, "type", 1, 14);
+	/* a value not among Megatron's choices */
+	t = "--num-layers 2 --hidden-size 8 --normalization BatchNorm\n";
+	assert_refused(t, strlen(t), 0, "type", 1, 48);
+	/* an unterminated quote, at the quote */
+	t = "--num-layers 2 --hidden-size 8\n--data-path 'open\n";
+	assert_refused(t, strlen(t), 1, "megatron-syntax", 2, 13);
+	/* a 1 MB line: one argument over 4096 bytes, at its start */
+	size_t n = 1u << 20;
+	char *big = malloc(n + 64);
+	assert_non_null(big);
+	strcpy(big, "--num-layers 2 --hidden-size ");
+	memset(big + strlen(big), '7', n);
+	big[29 + n] = '\0';
+	assert_refused(big, strlen(big), 1, "megatron-syntax", 1, 30);
+	/* a 1 MB line of 250,000 short arguments: the argument count */
+	for (size_t i = 0; i + 4 <= n; i += 4)
+		memcpy(big + i, "-x  ", 4);
+	big[n] = '\0';
+	memcpy(big, "--hidden-size 8 --num-layers 2 ", 31);
+	/* words: 4, then "-x" at column 33 + 4j; the 20,001st is j = 19,996 */
+	assert_refused(big, n, 1, "megatron-syntax", 1, 33 + 4 * 19996);
+	free(big);
+	/* MODEL_ARGS that is not a mapping, and a mapping as a value */
+	t = "MODEL_ARGS: [--num-layers]\n--hidden-size: 1\n";
+	assert_refused(t, strlen(t), 0, "type", 1, 1);
+	t = "MODEL_ARGS:\n  --num-layers: {a: 1}\n  --hidden-size: 8\n";
+	assert_refused(t, strlen(t), 0, "type", 2, 17);
+}
+
+/* Larger than the limit: a hard error before any work. */
+static void test_size_limit(void **state)
+{
+	(void)state;
+	mo_limits lim;
+	mo_limits_default(&lim);
+	lim.max_bytes = 16;
+	mo_diags *d = NULL;
+	char *yaml = NULL;
+	mo_error err = {0};
+	const char *t = "--num-layers 2 --hidden-size 8\n";
+	assert_int_equal(mo_diags_new(&d), 0);
+	assert_int_equal(
+	    mo_megatron_import(&yaml, d, t, strlen(t), "big", 0, &lim, &err),
+	    -1);
+	assert_int_equal(err.code, MO_ERR_LIMIT);
+	assert_null(yaml);
+	mo_diags_free(d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_cases_match_hand_files),
+	    cmocka_unit_test(test_tp1_pp4),
+	    cmocka_unit_test(test_tp4_pp1),
+	    cmocka_unit_test(test_moe_memory_speed),
+	    cmocka_unit_test(test_recompute_flags),
+	    cmocka_unit_test(test_launch_line),
+	    cmocka_unit_test(test_arguments_file),
+	    cmocka_unit_test(test_load_as_model),
+	    cmocka_unit_test(test_detect),
+	    cmocka_unit_test(test_hostile),
+	    cmocka_unit_test(test_size_limit),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
