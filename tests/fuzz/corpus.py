@@ -12,6 +12,27 @@ import shutil
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MF = os.path.join(ROOT, "tests", "data", "mindformers")
 FIX = os.path.join(ROOT, "tests", "api", "fixtures")
+MEGATRON = os.path.join(ROOT, "tests", "data", "megatron")
+
+# Megatron-LM arguments: a launch line and hostile texts (the importer's
+# errors: a number past int64, a missing value, an unterminated quote, a
+# shell variable, a mapping as a value, a redirection after the arguments).
+MEGATRON_SEEDS = {
+    "launch-line.sh": "#!/bin/bash\nCUDA_DEVICE_MAX_CONNECTIONS=1 torchrun --nproc_per_node 8 "
+                      "--nnodes=2 \\\n  pretrain_gpt.py --num-layers 32 --hidden-size 4096 "
+                      "--num-attention-heads 32 --group-query-attention --num-query-groups 8 "
+                      "--seq-length 8192 --max-position-embeddings 8192 --swiglu "
+                      "--micro-batch-size 1 --global-batch-size 128 --bf16 "
+                      "--tensor-model-parallel-size 4 --pipeline-model-parallel-size 2 "
+                      "--recompute-granularity full --recompute-method block "
+                      "--recompute-num-layers 4 --data-path '/data/my corpus' 2>&1 | tee log\n",
+    "hostile-int64.txt": "--num-layers 99999999999999999999999 --hidden-size 8\n",
+    "hostile-missing-value.txt": "--num-layers --hidden-size\n",
+    "hostile-quote.txt": "--num-layers 2 --hidden-size 8\n--data-path 'open\n",
+    "hostile-variable.txt": "--num-layers $L --hidden-size ${H} --moe-layer-freq ([0]*9+[1]*-2)\n",
+    "hostile-map.yaml": "MODEL_ARGS:\n  --num-layers: {a: 1}\n  --hidden-size: [1, 2]\n"
+                        "  --num-layers-per-virtual-pipeline-stage: 0\n",
+}
 OUT = os.path.join(ROOT, "tests", "fuzz", "corpus")
 
 # Dense and MoE, PyNative and graph mode, pipelines, MTP, swap: one each.
@@ -60,6 +81,12 @@ def main():
         shutil.copy(os.path.join(MF, rel), os.path.join(d, stem(rel) + ".yaml"))
     shutil.copy(os.path.join(FIX, "hf-config.json"), os.path.join(d, "api-fixture-hf-config.json"))
     shutil.copy(os.path.join(FIX, "training.yaml"), os.path.join(d, "api-fixture-training.yaml"))
+    for name in sorted(os.listdir(MEGATRON)):
+        if name.endswith(".model_config.yaml"):
+            shutil.copy(os.path.join(MEGATRON, name), os.path.join(d, "megatron-" + name))
+    for name, text in MEGATRON_SEEDS.items():
+        with open(os.path.join(d, "megatron-" + name), "w") as f:
+            f.write(text)
 
     # api_request: byte 0 = route (bits 0-2: validate, expand, export,
     # estimate, plan, layout, models/import, ledger) and YAML body (bit 3)

@@ -3,7 +3,10 @@
  * errors is exported (YAML and JSON) and both exports must load again to
  * the same layer counts and parameters. Inputs: tests/fuzz/corpus/model
  * (real MindSpore Transformers configs, the HF config.json and the
- * training.yaml fixtures of tests/api/fixtures). */
+ * training.yaml fixtures of tests/api/fixtures, Megatron-LM's functional-test
+ * model_config.yaml files and hostile Megatron arguments). Megatron
+ * arguments are also imported as a model file (mo_megatron_import), which
+ * must load without errors to the model mo_model_load read from them. */
 #include "fuzz_common.h"
 
 #include <string.h>
@@ -36,6 +39,30 @@ free_text:
 	free(text);
 }
 
+/* The model file mo_megatron_import writes for Megatron arguments without
+ * errors loads without errors, to the same model as the arguments. */
+static void fuzz_megatron(const mo_model *m, const char *text, size_t size,
+			  const mo_limits *lim)
+{
+	mo_diags *diags = NULL;
+	char *yaml = NULL;
+	mo_error err = {0};
+
+	if (mo_diags_new(&diags) != 0)
+		return;
+	int rc =
+	    mo_megatron_import(&yaml, diags, text, size, "fuzz", 0, lim, &err);
+	if (rc < 0 && (err.code == MO_OK || !err.text[0]))
+		abort();
+	if (rc == 0 && !yaml)
+		abort();
+	if (rc == 0 && mo_diags_errors(diags) == 0 && m)
+		fuzz_reload(m, yaml, lim); /* frees yaml */
+	else
+		free(yaml);
+	mo_diags_free(diags);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	mo_limits lim;
@@ -63,6 +90,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    m, 64); /* the parallel rule on a device count */
 		mo_model_check(m, diags);
 	}
+	if (mo_megatron_detect((const char *)data, size))
+		fuzz_megatron(rc == 0 && mo_diags_errors(diags) == 0 ? m : NULL,
+			      (const char *)data, size, &lim);
 	mo_model_free(m);
 	mo_diags_free(diags);
 	return 0;

@@ -19,8 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api.h"
 #include "model/model_internal.h"
 #include "yaml/yaml.h"
+
+#include <jansson.h>
 
 #define DATA "tests/data/megatron/"
 
@@ -462,6 +465,48 @@ static void test_load_as_model(void **state)
 	free(text);
 }
 
+/* POST /api/v1/models/import with a model_config.yaml body: the model, and
+ * the warnings at the flags' lines. */
+static void test_api_import(void **state)
+{
+	(void)state;
+	mo_api_options opt;
+	mo_api_response res = {0};
+	size_t len;
+	char *text = slurp(
+	    DATA
+	    "gpt3_mcore_te_tp2_pp2_ep4_etp1_memory_speed.model_config.yaml",
+	    &len);
+	mo_api_options_default(&opt);
+	assert_int_equal(mo_api_handle(&res, "POST", "/api/v1/models/import",
+				       "application/yaml", text, len, &opt),
+			 0);
+	assert_int_equal(res.status, 200);
+	json_t *j = json_loads(res.body, 0, NULL);
+	assert_non_null(j);
+	json_t *model = json_object_get(j, "model");
+	assert_int_equal(json_integer_value(json_object_get(
+			     json_object_get(model, "model"), "num_layers")),
+			 16);
+	assert_int_equal(
+	    json_integer_value(json_object_get(
+		json_object_get(model, "parallel"), "expert_parallel")),
+	    4);
+	json_t *warnings = json_object_get(j, "warnings");
+	bool etp = false;
+	for (size_t i = 0; i < json_array_size(warnings); i++) {
+		json_t *w = json_array_get(warnings, i);
+		if (!strcmp(json_string_value(json_object_get(w, "code")),
+			    "unmodelled") &&
+		    json_integer_value(json_object_get(w, "line")) == 16)
+			etp = true;
+	}
+	assert_true(etp);
+	json_decref(j);
+	mo_api_response_free(&res);
+	free(text);
+}
+
 static void test_detect(void **state)
 {
 	(void)state;
@@ -585,6 +630,7 @@ int main(void)
 	    cmocka_unit_test(test_launch_line),
 	    cmocka_unit_test(test_arguments_file),
 	    cmocka_unit_test(test_load_as_model),
+	    cmocka_unit_test(test_api_import),
 	    cmocka_unit_test(test_detect),
 	    cmocka_unit_test(test_hostile),
 	    cmocka_unit_test(test_size_limit),
