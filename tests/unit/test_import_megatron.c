@@ -381,6 +381,36 @@ static void test_launch_line(void **state)
 	mo_diags_free(d);
 }
 
+/* A `*.py` value in an arguments file is a value, not the script; torchrun's
+ * own process count (gpu) leaves the device count to --devices. */
+static void test_launch_edges(void **state)
+{
+	(void)state;
+	static const char args[] =
+	    "--num-layers 2 --hidden-size 8 --num-attention-heads 2 "
+	    "--tokenizer-model tok.py --seq-length 16 --micro-batch-size 1\n";
+	mo_diags *d = NULL;
+	char *yaml = import_text(args, "args", 0, &d);
+	mo_doc *doc = parse(yaml);
+	assert_int_equal(int_at(doc, "model.num_layers"), 2);
+	assert_int_equal(int_at(doc, "model.seq_length"), 16);
+	assert_non_null(diag_for(d, "model-needed", NULL));
+	mo_doc_free(doc);
+	free(yaml);
+	mo_diags_free(d);
+	static const char line[] =
+	    "torchrun --nproc-per-node gpu pretrain_gpt.py --num-layers 2 "
+	    "--hidden-size 8 --num-attention-heads 2 --seq-length 16\n";
+	yaml = import_text(line, "line", 0, &d);
+	doc = parse(yaml);
+	assert_null(at(doc, "parallel.world_size"));
+	assert_non_null(diag_for(d, "model-needed", NULL));
+	assert_int_equal(count_code(d, "type"), 0);
+	mo_doc_free(doc);
+	free(yaml);
+	mo_diags_free(d);
+}
+
 /* An arguments file, one flag per line with comments; Megatron's defaults
  * fill the rest: FFN int(4h x 2/3 / 64) x 64 with --swiglu, one query
  * group per head without --group-query-attention, fp16 keeps gradients in
@@ -628,6 +658,7 @@ int main(void)
 	    cmocka_unit_test(test_moe_memory_speed),
 	    cmocka_unit_test(test_recompute_flags),
 	    cmocka_unit_test(test_launch_line),
+	    cmocka_unit_test(test_launch_edges),
 	    cmocka_unit_test(test_arguments_file),
 	    cmocka_unit_test(test_load_as_model),
 	    cmocka_unit_test(test_api_import),

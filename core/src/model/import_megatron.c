@@ -405,8 +405,11 @@ static int64_t mo_mg_launcher_count(struct mo_mg *g, const struct mo_mg_word *w,
 	char *end;
 	errno = 0;
 	long long v = strtoll(value, &end, 10);
-	if (strchr(value, '$')) {
-		g->launcher_unknown = true;
+	if (strchr(value, '$') || !strcmp(value, "auto") ||
+	    !strcmp(value, "gpu") || !strcmp(value, "cpu") ||
+	    !strcmp(value, "xpu")) {
+		g->launcher_unknown =
+		    true; /* a shell variable, or torchrun's own count */
 		return 0;
 	}
 	if (errno || end == value || (*end && *end != ':') || v < 1 ||
@@ -445,13 +448,15 @@ static void mo_mg_read_launcher(struct mo_mg *g, size_t script)
 }
 
 /* A launch line: the words after the first `*.py` are Megatron's; an
- * arguments file: every word is. */
+ * arguments file (its first word a flag): every word is, a `*.py` value
+ * included. */
 static bool mo_mg_read_words(struct mo_mg *g, const char *text, size_t len)
 {
 	if (!mo_mg_split_words(g, text, len))
 		return false;
 	size_t script = g->n_words;
-	for (size_t i = 0; i < g->n_words; i++)
+	bool arguments_file = g->n_words > 0 && mo_mg_is_flag(g->words[0].text);
+	for (size_t i = 0; i < g->n_words && !arguments_file; i++)
 		if (mo_mg_ends_with(g->words[i].text, ".py")) {
 			script = i;
 			break;
