@@ -1,0 +1,97 @@
+#!/bin/sh
+# `memopt import` and `--model` on Megatron-LM's functional-test
+# model_config.yaml files (tests/data/megatron, sources in SOURCES.md): the
+# model file printed reads with PyYAML to the hand-made model file of the
+# same case key for key (each written from reading the model_config.yaml),
+# reads back through `memopt import`, and `memopt estimate --model` takes
+# the model_config.yaml itself; the MoE memory case's layout is refused by
+# the `parallel` rule at its flag (figures.tsv says why). Hostile input
+# exits 1 with FILE:LINE:COL, an unreadable file 2.
+set -u
+cd "$(dirname "$0")/../.."
+MEMOPT=${MEMOPT:-$(pwd)/build/memopt}
+PY=/usr/bin/python3
+if [ ! -x "$MEMOPT" ]; then echo "FAIL: $MEMOPT not built"; exit 1; fi
+if ! "$PY" -c 'import yaml' 2>/dev/null; then echo "skipped: $PY has no yaml module"; exit 0; fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+ok() { echo "ok   $1"; }
+bad() { echo "FAIL $1"; fails=$((fails + 1)); }
+D=tests/data/megatron
+echo 'recompute: {mode: None}' > "$tmp/none.yaml"
+
+for c in gpt3_7b_tp1_pp4_memory_speed gpt3_mcore_te_tp2_pp2_ep4_etp1_memory_speed \
+	gpt3_mcore_te_tp1_pp1_uniform_full_recompute gpt3_mcore_te_tp2_pp2_cp2 \
+	gpt3_mcore_te_tp2_pp1_te_8experts2parallel_dist_optimizer; do
+	if ! "$MEMOPT" import --devices 8 "$D/$c.model_config.yaml" > "$tmp/$c.yaml" 2> "$tmp/$c.err"; then
+		bad "$c: import exit $?"; continue
+	fi
+	if "$PY" - "$D/$c.yaml" "$tmp/$c.yaml" <<'PYEOF'
+import sys, yaml
+hand = yaml.safe_load(open(sys.argv[1]))
+mine = yaml.safe_load(open(sys.argv[2]))
+for sect, keys in hand.items():
+    for k, v in keys.items():
+        got = mine.get(sect, {}).get(k)
+        if got != v:
+            sys.exit("%s.%s: hand-made %r, imported %r" % (sect, k, v, got))
+PYEOF
+	then ok "$c: the import is the hand-made model file (PyYAML)"; else bad "$c: differs"; fi
+	"$MEMOPT" import "$tmp/$c.yaml" > /dev/null 2> "$tmp/$c.back"
+	rc=$?
+	case $c in
+	*ep4_etp1*) # the same `parallel` refusal, and nothing else
+		if [ $rc -eq 1 ] && grep -q "1 error, 0 warnings" "$tmp/$c.back" &&
+			grep -q "error\[parallel\]: expert_parallel 4" "$tmp/$c.back"; then
+			ok "$c: the printed file reads back (the parallel rule's one error)"
+		else bad "$c: read back rc $rc"; fi ;;
+	*)
+		if [ $rc -eq 0 ]; then ok "$c: the printed file reads back"
+		else bad "$c: the printed file does not read back"; fi ;;
+	esac
+	"$MEMOPT" estimate --model "$D/$c.model_config.yaml" --devices 8 "$tmp/none.yaml" > "$tmp/$c.est" 2>&1
+	rc=$?
+	case $c in
+	*ep4_etp1*)
+		if [ $rc -eq 1 ] && grep -q "model_config.yaml:14:3: error\[parallel\]" "$tmp/$c.est"; then
+			ok "$c: estimate --model refused at --expert-model-parallel-size (14:3)"
+		else bad "$c: estimate rc $rc"; fi ;;
+	*)
+		if [ $rc -eq 0 ] && grep -q "^estimate (pytorch rules): peak" "$tmp/$c.est"; then
+			ok "$c: estimate --model model_config.yaml"
+		else bad "$c: estimate rc $rc"; fi ;;
+	esac
+done
+
+# --json: the diagnostics and the YAML
+if "$MEMOPT" import --json --devices 8 "$D/gpt3_mcore_te_tp1_pp1_uniform_full_recompute.model_config.yaml" |
+	"$PY" -c 'import json, sys, yaml
+j = json.load(sys.stdin)
+assert j["valid"] is True, j
+assert yaml.safe_load(j["yaml"])["model"]["num_layers"] == 12
+w = [x for x in j["warnings"] if x["code"] == "megatron-recompute"]
+assert w and w[0]["line"] == 42 and "[0-11]" in w[0]["hint"], w'; then
+	ok "--json: valid, yaml, the recompute warning at 42 with its config"
+else bad "--json"; fi
+
+# hostile: an unterminated quote (exit 1, at the quote), a number past
+# int64 (exit 1, at the value), a missing file (exit 2)
+printf -- '--num-layers 2 --hidden-size 8\n--data-path '"'"'open\n' > "$tmp/quote.txt"
+"$MEMOPT" import "$tmp/quote.txt" > /dev/null 2> "$tmp/quote.err"
+rc=$?
+if [ $rc -eq 1 ] && grep -q "quote.txt:2:13: error\[megatron-syntax\]" "$tmp/quote.err"; then
+	ok "unterminated quote: exit 1 at 2:13"
+else bad "unterminated quote: rc $rc"; cat "$tmp/quote.err"; fi
+printf -- '--num-layers 99999999999999999999 --hidden-size 8 --num-attention-heads 1\n' > "$tmp/big.txt"
+"$MEMOPT" import "$tmp/big.txt" > /dev/null 2> "$tmp/big.err"
+rc=$?
+if [ $rc -eq 1 ] && grep -q "big.txt:1:14: error\[type\]" "$tmp/big.err"; then
+	ok "a number past int64: exit 1 at 1:14"
+else bad "a number past int64: rc $rc"; cat "$tmp/big.err"; fi
+"$MEMOPT" import "$tmp/missing.txt" > /dev/null 2>&1
+rc=$?
+if [ $rc -eq 2 ]; then ok "unreadable file: exit 2"; else bad "unreadable file: rc $rc"; fi
+
+if [ $fails -ne 0 ]; then echo "megatron import: $fails failed"; exit 1; fi
+echo "megatron import: ok"
