@@ -482,17 +482,30 @@ static void test_load_as_model(void **state)
 	assert_int_equal(m->mtp_num_layers, 1);
 	assert_true(m->multi_latent_attention);
 	assert_string_equal(m->framework, "pytorch");
-	mo_model_check(m, d);
-	/* memopt's EP rule (EP divides dp_shard x CP x TP) refuses Megatron's
-	 * expert-data-parallel layout; the error is at the flag */
-	const mo_diag *p =
-	    diag_for(d, "parallel", "--expert-model-parallel-size");
-	assert_non_null(p);
-	assert_int_equal(p->line, 14);
-	assert_int_equal(p->column, 3);
 	mo_model_free(m);
 	mo_diags_free(d);
 	free(text);
+
+	/* a layout Megatron refuses (TP 3 does not divide 32 heads): the
+	 * `parallel` error is at the flag in the user's text, not in the YAML
+	 * the import wrote */
+	static const char bad[] =
+	    "torchrun --nproc-per-node 6 pretrain_gpt.py\n"
+	    "  --num-layers 4 --hidden-size 4096 --num-attention-heads 32\n"
+	    "  --seq-length 1024 --micro-batch-size 1\n"
+	    "  --tensor-model-parallel-size 3\n";
+	assert_int_equal(mo_diags_new(&d), 0);
+	assert_int_equal(
+	    mo_model_load(&m, d, bad, strlen(bad), "bad.sh", NULL, &err), 0);
+	mo_model_check(m, d);
+	const mo_diag *p =
+	    diag_for(d, "parallel", "--tensor-model-parallel-size");
+	assert_non_null(p);
+	assert_int_equal(p->line, 4);
+	assert_int_equal(p->column, 3);
+	assert_int_equal(m->world_size, 6);
+	mo_model_free(m);
+	mo_diags_free(d);
 }
 
 /* POST /api/v1/models/import with a model_config.yaml body: the model, and
