@@ -32,7 +32,10 @@ enum {
 	MO_C_EPCOMM = 1u << 12, /* the token dispatcher communicates */
 	MO_C_FUSEDACT = 1u << 13, /* hidden_act: fusedswiglu */
 	MO_C_GELU = 1u << 14,   /* hidden_act: gelu */
-	MO_C_P32 = 1u << 15     /* fp32 parameters, lower-precision compute */
+	MO_C_P32 = 1u << 15,    /* fp32 parameters, lower-precision compute */
+	MO_C_TEKV = 1u << 16,   /* Transformer Engine's fused attention copies K
+				 * and V (GQA, flash, no CP: ops_pytorch.c) */
+	MO_C_LPOS = 1u << 17    /* learned absolute position embeddings */
 };
 
 /* Collective an op performs (its bytes: the larger of input and output). */
@@ -211,6 +214,12 @@ typedef struct mo_est_cfg {
 	double gbytes;                  /* gradient buffers per param (grads_dtype) */
 	double fsdp_div, expert_div, opt_div, opt_expert_div;
 	double embed_params, head_params; /* per device after TP */
+	double pos_params;              /* learned position table (first stage, not split) */
+	double loss_bytes;              /* loss backward scratch per token x local vocab */
+	/* Megatron's distributed optimizer: its buffers are padded to
+	 * multiples of pad_multiple per bucket of bucket_params elements
+	 * (0: no padding) */
+	double pad_multiple, bucket_params;
 	double tok, vocab;               /* local tokens, local vocab */
 	bool no_recompute;               /* mindspore on one device */
 	bool late_grads;                 /* mindspore, fp32 params: gradients made in backward */
@@ -277,6 +286,9 @@ void mo_est_memo_put(mo_est_cache *c, const mo_memo_key *key, const mo_est_keep 
 		     const unsigned char *marks, size_t n_t);
 
 /* estimate_weights.c */
+/* Elements Megatron's distributed-optimizer buffers add by padding to a
+ * stage with `local` parameters (estimate_weights.c). */
+double mo_est_buffer_padding(const mo_est_cfg *c, double local);
 void mo_est_cfg_init(mo_est_cfg *cfg, const mo_model *m);
 void mo_est_type_params(mo_est_type *t, const mo_model *m, size_t type);
 /* Static bytes of a layer on its device: weights, grads, optimizer, and the

@@ -52,6 +52,11 @@ static unsigned mo_est_conditions(const mo_model *m)
 	c |= m->q_lora_rank > 0 ? MO_C_QLORA : 0;
 	c |= m->moe_shared_expert_intermediate_size > 0 ? MO_C_SHARED : 0;
 	c |= m->expert_parallel > 1 || tp ? MO_C_EPCOMM : 0;
+	c |= strcmp(m->transformer_impl, "transformer_engine") == 0 && (c & MO_C_FLASH) &&
+		     (c & MO_C_GQA) && !(c & MO_C_CP)
+	     ? MO_C_TEKV
+	     : 0;
+	c |= strcmp(m->position_embedding_type, "learned_absolute") == 0 ? MO_C_LPOS : 0;
 	c |= strcmp(m->params_dtype, "float32") == 0 &&
 		     strcmp(m->compute_dtype, "float32") != 0
 	     ? MO_C_P32

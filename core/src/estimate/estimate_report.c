@@ -62,9 +62,13 @@ void mo_est_explain_types(const mo_estimate *e, mo_buf *b)
 			      c->head_params, c->pbytes, head / MIB, c->fsdp_div,
 			      head * (1.0 - 1.0 / c->fsdp_div) / MIB);
 	} else {
-		mo_buf_printf(b, "  loss backward scratch: tokens %.0f x vocab %.0f x (4 + %.0f) B "
+		mo_buf_printf(b, "  loss backward scratch: tokens %.0f x vocab %.0f x %.0f B%s "
 				 "= %.3f MiB\n",
-			      c->tok, c->vocab, c->cbytes, c->tok * c->vocab * (4.0 + c->cbytes) / MIB);
+			      c->tok, c->vocab, c->loss_bytes,
+			      c->loss_bytes < 4.0 ? " (the gradient's cast; its fp32 plane is the "
+						    "kept softmax, written in place)"
+						  : " (fp32 gradient + its cast)",
+			      c->tok * c->vocab * c->loss_bytes / MIB);
 	}
 	if (e->cfg.no_recompute)
 		mo_buf_puts(b, "  one device: MindSpore Transformers PyNative skips recompute "
@@ -167,8 +171,9 @@ static void mo_estimate_text_assumptions(mo_buf *b, const mo_estimate *e)
 		      d->name ? d->name : "custom", d->memory_gib, d->reserved_gib, d->tflops,
 		      d->host_bandwidth_gbs, d->collective_bandwidth_gbs, d->comm_buffer_mib,
 		      d->fragmentation * 100.0);
-	mo_buf_puts(b, "  balanced MoE routing; gradients in the parameters' dtype; each "
-		       "recomputed layer's tensors all exist again during its backward\n");
+	mo_buf_printf(b, "  balanced MoE routing; gradients in %s; each "
+			 "recomputed layer's tensors all exist again during its backward\n",
+		      e->cfg.gbytes != e->cfg.pbytes ? "grads_dtype" : "the parameters' dtype");
 	if (e->truncated)
 		mo_buf_puts(b, "  the timeline was cut to the first micro-batches (the steady "
 			       "state repeats)\n");

@@ -259,7 +259,7 @@ static uint64_t mo_timeline_loss(const mo_estimate *e)
 {
 	const mo_est_cfg *c = &e->cfg;
 	if (!c->late_grads)
-		return mo_u64_of(c->tok * c->vocab * (4.0 + c->cbytes));
+		return mo_u64_of(c->tok * c->vocab * c->loss_bytes);
 	double head = c->head_params * c->pbytes;
 	return mo_u64_of(head + head * (1.0 - 1.0 / c->fsdp_div));
 }
@@ -397,10 +397,15 @@ static void mo_timeline_static_sums(const mo_estimate *e, size_t s, uint64_t out
 	if (count != small)
 		free(count);
 	const mo_est_cfg *cf = &e->cfg;
-	double extra = (s == 0 ? cf->embed_params : 0) +
+	double extra = (s == 0 ? cf->embed_params + cf->pos_params : 0) +
 		       (s + 1 == e->n_stages ? cf->head_params : 0);
 	w += extra / cf->fsdp_div * cf->pbytes;
 	g += extra / cf->fsdp_div * cf->gbytes;
+	/* the distributed optimizer's buffer padding: parameters and
+	 * gradients only (the optimizer's shards cover real elements) */
+	double pad = mo_est_buffer_padding(cf, w / cf->pbytes);
+	w += pad * cf->pbytes;
+	g += pad * cf->gbytes;
 	o += extra / cf->opt_div * cf->obytes;
 	out[0] = mo_u64_of(w);
 	out[1] = mo_u64_of(g);

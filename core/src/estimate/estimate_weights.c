@@ -8,6 +8,7 @@
  * copy when the parameters are not fp32. */
 #include "estimate/estimate.h"
 
+#include <math.h>
 #include <string.h>
 
 static double mo_est_max(double a, double b)
@@ -49,6 +50,49 @@ static void mo_est_cfg_div(mo_est_cfg *c, const mo_model *m)
 	c->expert_div = mo_est_max(1.0, shard * (double)c->tp / ep_eff);
 	c->opt_div = c->fsdp_div * over;
 	c->opt_expert_div = c->expert_div * over;
+}
+
+/* Megatron-LM's loss backward and gradient buffers (`framework: pytorch`). */
+static void mo_est_cfg_pytorch(mo_est_cfg *c, const mo_model *m)
+{
+	bool pytorch = strcmp(m->framework, "pytorch") == 0;
+	/* The loss backward: the unfused cross-entropy's fp32 gradient plane
+	 * and its cast to the compute dtype (first cut, mindspore). Megatron's
+	 * vocab_parallel_cross_entropy writes the gradient into its saved fp32
+	 * softmax in place (cross_entropy.py:91, :117 at 09eb91e5), so only the
+	 * cast is new; with fp32 logits `.float()` (:28) is the logits
+	 * themselves and nothing is cast. */
+	c->loss_bytes = 4.0 + c->cbytes;
+	if (pytorch)
+		c->loss_bytes = c->cbytes < 4.0 ? c->cbytes : 0.0;
+	/* Megatron's distributed optimizer pads each bucket of its parameter
+	 * and gradient buffers to a multiple of lcm(DP, 128) elements
+	 * (param_and_grad_buffer.py:839-856 at 09eb91e5); buckets hold
+	 * max(4e7, 1e6 x DP) elements with --overlap-grad-reduce, else the
+	 * whole buffer is one (distributed_data_parallel.py:65-68). */
+	c->pad_multiple = 0;
+	c->bucket_params = 0;
+	if (pytorch && m->distributed_optimizer && c->dp > 1) {
+		int64_t a = c->dp, b = 128;
+		while (b != 0) {
+			int64_t r = a % b;
+			a = b;
+			b = r;
+		}
+		c->pad_multiple = (double)(c->dp / a * 128);
+		c->bucket_params = m->overlap_grad_reduce ? mo_est_max(4e7, 1e6 * (double)c->dp) : 0;
+	}
+}
+
+/* Elements a stage's buffers gain from the padding above, for `local`
+ * parameters: each bucket's end rounded up (the buckets taken as equal). */
+double mo_est_buffer_padding(const mo_est_cfg *c, double local)
+{
+	if (c->pad_multiple <= 0 || local <= 0)
+		return 0;
+	double buckets = c->bucket_params > 0 ? ceil(local / c->bucket_params) : 1.0;
+	double each = ceil(local / buckets / c->pad_multiple) * c->pad_multiple;
+	return each * buckets - local;
 }
 
 void mo_est_cfg_init(mo_est_cfg *c, const mo_model *m)
@@ -102,11 +146,20 @@ void mo_est_cfg_init(mo_est_cfg *c, const mo_model *m)
 				 : 0.0;
 	double vpad = mo_est_vocab_padded(m), h = (double)m->hidden_size;
 	c->embed_params = vpad * h / (double)c->tp;
-	c->head_params = h + (m->untie_embeddings_and_output_weights || c->pp > 1
+	/* the final norm: weight (and LayerNorm's bias) */
+	double final_norm = strcmp(m->normalization, "LayerNorm") == 0 ? 2 * h : h;
+	c->head_params = final_norm + (m->untie_embeddings_and_output_weights || c->pp > 1
 				      ? vpad * h / (double)c->tp
 				      : 0.0);
+	/* Megatron's learned absolute position embeddings: a
+	 * torch.nn.Embedding(max_position_embeddings, hidden) on the first
+	 * stage, not split by TP (language_model_embedding.py:67) */
+	c->pos_params = strcmp(m->position_embedding_type, "learned_absolute") == 0
+				? (double)m->max_position_embeddings * h
+				: 0.0;
 	c->tok = mo_est_expr("tok", &d);
 	c->vocab = mo_est_expr("vocab", &d);
+	mo_est_cfg_pytorch(c, m);
 	c->dev = m->device;
 }
 
@@ -139,6 +192,30 @@ static double mo_est_mlp_params(const mo_model *m, double ffn, double tp)
 {
 	double h = (double)m->hidden_size, g = mo_est_is_gated(m) ? 2.0 : 1.0;
 	return h * g * ffn / tp + ffn / tp * h;
+}
+
+/* Megatron's linear biases (transformer_config.py:176-182 at 09eb91e5):
+ * QKV's when add_bias_linear or add_qkv_bias (attention.py builds
+ * linear_qkv with bias=add_bias_linear or add_qkv_bias), split by TP like
+ * its columns; the projection's and FC2's (row-parallel: the whole hidden
+ * width on every rank) and FC1's (split by TP) with add_bias_linear.
+ * Standard attention and the dense MLP only: MLA and expert biases are
+ * not counted. */
+static double mo_est_bias_params(const mo_model *m, bool moe)
+{
+	double h = (double)m->hidden_size, tp = (double)mo_est_pos(m->tensor_parallel);
+	double a = (double)m->num_attention_heads, g = (double)m->num_query_groups;
+	double d = (double)m->kv_channels, p = 0;
+	if (m->multi_latent_attention)
+		return 0;
+	if (m->add_bias_linear || m->add_qkv_bias)
+		p += (a + 2 * g) * d / tp;
+	if (!m->add_bias_linear)
+		return p;
+	p += h;
+	if (!moe)
+		p += (mo_est_is_gated(m) ? 2.0 : 1.0) * (double)m->ffn_hidden_size / tp + h;
+	return p;
 }
 
 /* The largest of an MLP's two weights (fc1 holds gate and up). */
@@ -181,6 +258,7 @@ void mo_est_type_params(mo_est_type *t, const mo_model *m, size_t type)
 	}
 	if (mtp)
 		dense += 3 * mo_est_norm_params(m) + 2 * h * h / tp;
+	dense += mo_est_bias_params(m, moe);
 	t->dense_params = dense;
 	t->expert_params = expert;
 	/* one tensor per Linear; GroupedMLP holds each of its two weights for
@@ -268,6 +346,18 @@ void mo_est_explain_weights(const mo_estimate *e, mo_buf *b)
 		      "  embedding %.0f params (first stage), output layer + final norm %.0f "
 		      "params (last stage), per device after TP, / %.0f by FSDP\n",
 		      c->embed_params, c->head_params, c->fsdp_div);
+	if (c->pos_params > 0)
+		mo_buf_printf(b,
+			      "  learned position embeddings %.0f params (first stage, not split by "
+			      "TP)\n",
+			      c->pos_params);
+	if (c->pad_multiple > 0)
+		mo_buf_printf(b,
+			      "  distributed optimizer: parameter and gradient buffers padded to "
+			      "multiples of %.0f elements per bucket (%s)\n",
+			      c->pad_multiple,
+			      c->bucket_params > 0 ? "buckets of max(4e7, 1e6 x DP) elements"
+						   : "one bucket");
 	if (c->pp_unsharded)
 		mo_buf_printf(b,
 			      "  PP with FSDP (HyperParallel unshards a stage for the whole step and "

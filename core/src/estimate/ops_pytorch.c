@@ -10,6 +10,15 @@
  *   repeat_interleave (which also keeps an int64 index per head), and Q
  *   copied when the split query is reshaped to heads;
  *   flash attention: Q, K, V, its output and the fp32 log-sum-exp.
+ * `training.transformer_impl` picks the modules: `local` is Megatron's own
+ * (plain autograd, what `make accuracy` measures); `transformer_engine`
+ * (Megatron's default) differs where Transformer Engine keeps other
+ * tensors than autograd would (MO_C_TEKV below); its LayerNormLinear keeps
+ * the norm's input, ln_out, mu and rsigma like the rows here
+ * (TransformerEngine layernorm_linear.py, prepare_for_saving(inputmat, ...,
+ * ln_out_to_save, mu, rsigma), commit d0067d0d). Sources: NVIDIA/Megatron-LM
+ * at 09eb91e5 (the commit of the CI golden values), NVIDIA/TransformerEngine
+ * at d0067d0d; notes/megatron-memory.md.
  * Split q/k/v are views of the fused QKV output: one storage. Under
  * sequence parallelism a column-parallel Linear keeps its local input shard
  * and all-gathers it again in backward (Megatron's
@@ -38,6 +47,8 @@
 #define C_SHARED MO_C_SHARED
 #define C_EP MO_C_EPCOMM
 #define C_GELU MO_C_GELU
+#define C_TEKV MO_C_TEKV
+#define C_LPOS MO_C_LPOS
 
 static const mo_op_row pt_norm_attn[] = {
 	{.path = "", .op = "input", .in = "", .out = "x:c:tsp*h", .save = KEEPS_NOTHING},
@@ -66,8 +77,21 @@ static const mo_op_row pt_attn[] = {
 	{.unless = C_CP, .path = "self_attention.core_attention", .op = "view", .in = "k v",
 	 .out = "kf@k vf@v", .save = KEEPS_NOTHING},
 	/* flash */
-	{.when = C_FLASH, .path = "self_attention.core_attention", .op = "flash_attention",
-	 .in = "q kf vf", .out = "ctx:c:tok*q lse:f32:b*hd*sq", .save = "q kf vf ctx lse",
+	{.when = C_FLASH, .unless = C_TEKV, .path = "self_attention.core_attention",
+	 .op = "flash_attention", .in = "q kf vf", .out = "ctx:c:tok*q lse:f32:b*hd*sq",
+	 .save = "q kf vf ctx lse", .flops = "4*b*hd*sq*s*d"},
+	/* Transformer Engine with GQA: K and V are strided views of the fused
+	 * QKV output and Q a copy (Megatron attention.py
+	 * get_query_key_value_tensors: SplitAlongDim, then query.reshape), a
+	 * layout get_qkv_layout does not support, so it makes all three
+	 * contiguous (TransformerEngine attention/dot_product_attention/
+	 * utils.py:2612-2616, "force q,k,v to be contiguous"); FusedAttnFunc
+	 * saves those copies, its output and the fp32 softmax statistics
+	 * (backends.py:1653-1664), and nothing keeps the fused QKV output. */
+	{.when = C_TEKV, .path = "self_attention.core_attention", .op = "contiguous",
+	 .in = "kf vf", .out = "kc:c:tok*kv vc:c:tok*kv", .save = KEEPS_NOTHING},
+	{.when = C_TEKV, .path = "self_attention.core_attention", .op = "fused_attention",
+	 .in = "q kc vc", .out = "ctx:c:tok*q lse:f32:b*hd*sq", .save = "q kc vc ctx lse",
 	 .flops = "4*b*hd*sq*s*d"},
 	/* eager (Megatron's DotProductAttention) */
 	{.when = C_GQA, .unless = C_FLASH, .path = "self_attention.core_attention",
@@ -272,8 +296,12 @@ static const mo_op_row pt_mtp_out[] = {
 	 .out = "y:c:tsp*h muf:f32:tsp rsf:f32:tsp", .save = "L.y muf rsf"},
 };
 
-/* Final norm, output layer (vocab-parallel), unfused cross-entropy in fp32:
- * log_softmax keeps its fp32 output plane. */
+/* Final norm, output layer (vocab-parallel), cross-entropy in fp32: the
+ * loss keeps one fp32 plane (Megatron's vocab_parallel_cross_entropy keeps
+ * its softmax, exp_logits: cross_entropy.py:187). Its backward writes the
+ * gradient into that plane in place (cross_entropy.py:91, grad_input =
+ * softmax; :117 mul_), so the loss backward adds only the gradient's cast
+ * to the logits' dtype (estimate_weights.c, loss_bytes). */
 static const mo_op_row pt_head[] = {
 	{.path = "", .op = "input", .in = "", .out = "y:c:tsp*h", .save = KEEPS_NOTHING},
 	{.unless = C_LN, .path = "final_layernorm", .op = "rms_norm", .in = "y",
@@ -293,9 +321,26 @@ static const mo_op_row pt_head[] = {
 	{.path = "loss", .op = "nll_loss", .in = "lsm", .out = "loss:f32:1", .save = KEEPS_NOTHING},
 };
 
+/* Megatron's LanguageModelEmbedding (language_model_embedding.py at
+ * 09eb91e5): word embeddings, learned absolute position embeddings added
+ * (:113-114), then the embedding dropout with hidden_dropout (:86, :150-152)
+ * keeping its bool mask on the (sequence-parallel) output. */
 static const mo_op_row pt_embed[] = {
 	{.path = "", .op = "input", .in = "", .out = "ids:i64:tok", .save = KEEPS_NOTHING},
-	{.path = "embedding", .op = "embedding", .in = "ids", .out = "x:c:tsp*h", .save = "ids"},
+	{.when = C_LPOS, .path = "", .op = "input", .in = "", .out = "pid:i64:tok",
+	 .save = KEEPS_NOTHING},
+	{.path = "embedding.word_embeddings", .op = "embedding", .in = "ids", .out = "we:c:tsp*h",
+	 .save = "ids"},
+	{.when = C_LPOS, .path = "embedding.position_embeddings", .op = "embedding", .in = "pid",
+	 .out = "pe:c:tsp*h", .save = "pid"},
+	{.when = C_LPOS, .path = "embedding", .op = "add", .in = "we pe", .out = "es:c:tsp*h",
+	 .save = KEEPS_NOTHING},
+	{.unless = C_LPOS, .path = "embedding", .op = "view", .in = "we", .out = "es@we",
+	 .save = KEEPS_NOTHING},
+	{.when = C_HDROP, .path = "embedding.embedding_dropout", .op = "dropout", .in = "es",
+	 .out = "x:c:tsp*h me:u8:tsp*h", .save = "me"},
+	{.unless = C_HDROP, .path = "embedding", .op = "view", .in = "es", .out = "x@es",
+	 .save = KEEPS_NOTHING},
 };
 
 #define BLK(name, rows) \

@@ -37,6 +37,8 @@ void mo_model_set_defaults(mo_model *m)
 	m->params_dtype = "float32";
 	m->optimizer = "adamw";
 	m->framework = "mindspore";
+	m->position_embedding_type = "rope";
+	m->transformer_impl = "transformer_engine";
 	m->data_parallel = 1;
 	m->data_parallel_shard = 0; /* = data_parallel unless given */
 	m->tensor_parallel = 1;
@@ -179,9 +181,11 @@ mo_model *mo_model_copy(const mo_model *m)
 	c->types = NULL;
 	c->n_types = 0;
 	c->type_of = NULL;
-	const char **texts[] = {&c->normalization, &c->hidden_act,    &c->attention,
-				&c->compute_dtype, &c->params_dtype, &c->optimizer,
-				&c->framework,     &c->device.name};
+	const char **texts[] = {&c->normalization,     &c->hidden_act,
+				&c->attention,         &c->compute_dtype,
+				&c->params_dtype,      &c->optimizer,
+				&c->framework,         &c->device.name,
+				&c->position_embedding_type, &c->transformer_impl};
 	for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
 		*texts[i] = mo_model_copy_text(c, *texts[i], &failed);
 	if (failed || !mo_model_copy_ext(c, m) || !mo_model_copy_stages(c, m) ||
@@ -269,6 +273,10 @@ void mo_model_derive(mo_model *m)
 		m->kv_channels = 1;
 	if (!x->set[MF_FFN])
 		m->ffn_hidden_size = 4 * m->hidden_size;
+	if (!x->set[MF_MAX_POS])
+		m->max_position_embeddings = m->seq_length;
+	if (!x->set[MF_QKV_BIAS])
+		m->add_qkv_bias = m->add_bias_linear;
 	if (m->num_moe_experts > 0 && !x->set[MF_MOE_FFN])
 		m->moe_ffn_hidden_size = m->ffn_hidden_size;
 	if (m->num_moe_experts > 0 && !x->set[MF_TOPK])
@@ -476,6 +484,15 @@ static void mo_model_items_model(const mo_model *m, struct mo_items *l)
 		IT_I(l, s, "qk_rope_head_dim", m->qk_rope_head_dim);
 		IT_I(l, s, "v_head_dim", m->v_head_dim);
 	}
+	/* Megatron's keys, written when they change the estimate */
+	if (strcmp(m->position_embedding_type, "rope") != 0) {
+		IT_S(l, s, "position_embedding_type", m->position_embedding_type);
+		IT_I(l, s, "max_position_embeddings", m->max_position_embeddings);
+	}
+	if (m->add_bias_linear || m->add_qkv_bias) {
+		IT_B(l, s, "add_bias_linear", m->add_bias_linear);
+		IT_B(l, s, "add_qkv_bias", m->add_qkv_bias);
+	}
 }
 
 static void mo_model_items(const mo_model *m, struct mo_items *l)
@@ -492,6 +509,10 @@ static void mo_model_items(const mo_model *m, struct mo_items *l)
 		IT_S(l, s, "grads_dtype", m->grads_dtype);
 	IT_S(l, s, "optimizer", m->optimizer);
 	IT_S(l, s, "framework", m->framework);
+	if (strcmp(m->framework, "pytorch") == 0) {
+		IT_S(l, s, "transformer_impl", m->transformer_impl);
+		IT_B(l, s, "overlap_grad_reduce", m->overlap_grad_reduce);
+	}
 	s = MO_SEC_PAR;
 	if (m->world_size > 0)
 		IT_I(l, s, "world_size", m->world_size);

@@ -56,6 +56,16 @@ struct mo_model {
 	int64_t q_lora_rank, kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim,
 		v_head_dim;
 	bool qk_layernorm;
+	/* Megatron-LM's position embeddings (--position-embedding-type):
+	 * "rope" (memopt's default: no parameters), "learned_absolute" (a
+	 * [max_position_embeddings, hidden] table on the first stage, not
+	 * split by TP: LanguageModelEmbedding) or "none" */
+	const char *position_embedding_type;
+	int64_t max_position_embeddings; /* the table's rows; seq_length */
+	/* biases on QKV, the attention projection, FC1 and FC2 (Megatron's
+	 * add_bias_linear, default true there; --disable-bias-linear), and on
+	 * QKV alone (add_qkv_bias, default add_bias_linear) */
+	bool add_bias_linear, add_qkv_bias;
 
 	/* training */
 	int64_t micro_batch_size, micro_batch_num;
@@ -67,6 +77,14 @@ struct mo_model {
 	const char *grads_dtype;
 	const char *optimizer;       /* adamw | muon */
 	const char *framework;       /* mindspore | pytorch */
+	/* framework pytorch: which saved-tensor rules apply (Megatron's
+	 * --transformer-impl): "transformer_engine" (Megatron's default,
+	 * transformer_config.py) or "local" (Megatron's own modules, plain
+	 * autograd: what `make accuracy` measures) */
+	const char *transformer_impl;
+	/* Megatron's --overlap-grad-reduce: gradients reduced per bucket
+	 * during backward (buckets of max(4e7, 1e6 x DP) elements) */
+	bool overlap_grad_reduce;
 
 	/* parallel; world_size 0 = unknown */
 	int64_t world_size, data_parallel, data_parallel_shard;

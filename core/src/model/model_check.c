@@ -40,6 +40,13 @@ static const char *const mo_model_canon_paths[MF_COUNT] = {
 	[MF_EP] = "parallel.expert_parallel",
 	[MF_CP] = "parallel.context_parallel",
 	[MF_STAGES] = "parallel.pipeline_parallel_layers_per_stage",
+	[MF_GDTYPE] = "training.grads_dtype",
+	[MF_POS_TYPE] = "model.position_embedding_type",
+	[MF_MAX_POS] = "model.max_position_embeddings",
+	[MF_BIAS] = "model.add_bias_linear",
+	[MF_QKV_BIAS] = "model.add_qkv_bias",
+	[MF_TE_IMPL] = "training.transformer_impl",
+	[MF_OVERLAP] = "training.overlap_grad_reduce",
 };
 
 const char *mo_model_field_path(const mo_model *m, enum mo_mf f)

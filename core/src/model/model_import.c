@@ -37,7 +37,10 @@ enum mo_conv {
 	CV_RMSNORM, /* rmsnorm: bool (GLM) */
 	CV_OFFSET,  /* offset: per-stage layer offsets (graph mode) */
 	CV_PPI,     /* pp_interleave_num (graph mode) */
-	CV_GA       /* gradient_accumulation_steps */
+	CV_GA,      /* gradient_accumulation_steps */
+	CV_POSEMB,  /* position_embedding_type */
+	CV_TEIMPL,  /* transformer_impl */
+	CV_ACCUM    /* accumulate_allreduce_grads_in_fp32: grads_dtype */
 };
 
 struct mo_mkey {
@@ -77,7 +80,10 @@ static const struct mo_mkey mo_model_keys[] = {
 	{"tie_word_embeddings", MF_UNTIE, CV_TIE, 0, 0},
 	{"seq_length", MF_SEQ, CV_INT, 1, I32},
 	{"seq_len", MF_SEQ, CV_INT, 1, I32},
-	{"max_position_embeddings", MF_SEQ, CV_MAXPOS, 1, I32},
+	{"max_position_embeddings", MF_MAX_POS, CV_MAXPOS, 1, I32},
+	{"position_embedding_type", MF_POS_TYPE, CV_POSEMB, 0, 0},
+	{"add_bias_linear", MF_BIAS, CV_BOOL, 0, 0},
+	{"add_qkv_bias", MF_QKV_BIAS, CV_BOOL, 0, 0},
 	{"normalization", MF_NORM, CV_NORM, 0, 0},
 	{"rmsnorm", MF_NORM, CV_RMSNORM, 0, 0},
 	{"hidden_act", MF_ACT, CV_ACT, 0, 0},
@@ -123,6 +129,9 @@ static const struct mo_mkey mo_model_keys[] = {
 	{"param_init_type", MF_PDTYPE, CV_DTYPE, 0, 0},
 	{"grads_dtype", MF_GDTYPE, CV_DTYPE, 0, 0},
 	{"main_grads_dtype", MF_GDTYPE, CV_DTYPE, 0, 0},
+	{"accumulate_allreduce_grads_in_fp32", MF_GDTYPE, CV_ACCUM, 0, 0},
+	{"transformer_impl", MF_TE_IMPL, CV_TEIMPL, 0, 0},
+	{"overlap_grad_reduce", MF_OVERLAP, CV_BOOL, 0, 0},
 	{"optimizer", MF_OPT, CV_OPT, 0, 0},
 	{"framework", MF_FRAMEWORK, CV_FRAME, 0, 0},
 	/* parallel */
@@ -265,6 +274,14 @@ static const char *const mo_dtype_names[] = {
 	"bfloat16", "bfloat16", "bf16", "bfloat16", "float16", "float16",
 	"fp16", "float16", "half", "float16", "float32", "float32",
 	"fp32", "float32", "float", "float32", NULL};
+/* Megatron's --position-embedding-type choices; yarn and mrope are rotary
+ * variants (no parameters, the same kept tensors as rope here) */
+static const char *const mo_posemb_names[] = {
+	"rope", "rope", "rotary", "rope", "yarn", "rope", "mrope", "rope",
+	"learned_absolute", "learned_absolute", "none", "none", NULL};
+static const char *const mo_teimpl_names[] = {
+	"transformer_engine", "transformer_engine", "te", "transformer_engine",
+	"local", "local", NULL};
 static const char *const mo_frame_names[] = {
 	"mindspore", "mindspore", "pytorch", "pytorch", "torch", "pytorch",
 	NULL};
@@ -356,6 +373,9 @@ static bool *mo_model_bool_field(mo_model *m, enum mo_mf f)
 	case MF_QK_LN: return &m->qk_layernorm;
 	case MF_SP: return &m->sequence_parallel;
 	case MF_DISTOPT: return &m->distributed_optimizer;
+	case MF_BIAS: return &m->add_bias_linear;
+	case MF_QKV_BIAS: return &m->add_qkv_bias;
+	case MF_OVERLAP: return &m->overlap_grad_reduce;
 	default: return NULL;
 	}
 }
@@ -371,6 +391,8 @@ static const char **mo_model_str_field(mo_model *m, enum mo_mf f)
 	case MF_GDTYPE: return &m->grads_dtype;
 	case MF_OPT: return &m->optimizer;
 	case MF_FRAMEWORK: return &m->framework;
+	case MF_POS_TYPE: return &m->position_embedding_type;
+	case MF_TE_IMPL: return &m->transformer_impl;
 	default: return NULL;
 	}
 }
@@ -582,9 +604,21 @@ static void mo_model_read_special(struct mo_rd *r, const struct mo_mkey *k,
 		if (mo_model_read_int(r, v, path, k->lo, k->hi, &i))
 			r->n_shared = i;
 		break;
-	case CV_MAXPOS:
-		if (mo_model_read_int(r, v, path, k->lo, k->hi, &i))
+	case CV_MAXPOS: /* the table's rows, and the sequence length of a file
+			 * that gives none (Hugging Face) */
+		if (mo_model_read_int(r, v, path, k->lo, k->hi, &i)) {
 			r->max_pos = i;
+			m->max_position_embeddings = i;
+			mo_model_mark(r, MF_MAX_POS, v, path);
+		}
+		break;
+	case CV_ACCUM: /* Megatron's flag for fp32 main_grad buffers: the
+			* same state as grads_dtype float32 (false: the
+			* parameters' dtype) */
+		if (mo_model_read_bool(r, v, path, &b)) {
+			m->grads_dtype = b ? "float32" : NULL;
+			mo_model_mark(r, MF_GDTYPE, v, path);
+		}
 		break;
 	case CV_DPREP:
 		if (mo_model_read_int(r, v, path, k->lo, k->hi, &i))
@@ -628,6 +662,10 @@ static const char *mo_model_enum_want(int conv, const char *const **names)
 		*names = mo_dtype_names;
 		return "bfloat16, float16 or float32";
 	case CV_FRAME: *names = mo_frame_names; return "mindspore or pytorch";
+	case CV_POSEMB:
+		*names = mo_posemb_names;
+		return "rope, learned_absolute or none";
+	case CV_TEIMPL: *names = mo_teimpl_names; return "transformer_engine or local";
 	default: *names = NULL; return NULL;
 	}
 }

@@ -55,6 +55,12 @@ enum mo_mf {
 	MF_DEVICE,
 	MF_GBS, /* global_batch_size (ext) */
 	MF_GDTYPE, /* grads_dtype */
+	MF_POS_TYPE, /* position_embedding_type */
+	MF_MAX_POS,  /* max_position_embeddings */
+	MF_BIAS,     /* add_bias_linear */
+	MF_QKV_BIAS, /* add_qkv_bias */
+	MF_TE_IMPL,  /* transformer_impl */
+	MF_OVERLAP,  /* overlap_grad_reduce */
 	MF_COUNT
 };
 
