@@ -186,6 +186,7 @@ training:
   compute_dtype: {'bfloat16' if c['dtype'] == torch.bfloat16 else 'float32'}
   params_dtype: {'bfloat16' if c['dtype'] == torch.bfloat16 else 'float32'}
   framework: pytorch
+  transformer_impl: local
 parallel:
   world_size: 1
   data_parallel: 1
