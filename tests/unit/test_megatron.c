@@ -4,13 +4,17 @@
  * bf16 parameters, the fp32 main_grad buffers and the distributed
  * optimizer's shards) and the step's peak (mem-max-allocated-bytes).
  * tests/data/megatron/gpt3_7b_tp4_pp1_memory_speed.yaml is that run as a
- * model file, with the source of every figure. */
+ * model file, with the source of every figure. Both figures within 3%;
+ * the Megatron keys (position table, biases, transformer_impl, the fp32
+ * gradient alias) each checked against hand-counted sizes
+ * (notes/megatron-memory.md). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,11 +152,131 @@ static void test_grads_dtype_key(void **state)
 	mo_diags_free(d);
 }
 
+/* Replaces the value of `key` (a whole "  key: value" line) in text. */
+static char *with_value(const char *text, const char *key, const char *value)
+{
+	const char *at = strstr(text, key);
+	assert_non_null(at);
+	const char *end = strchr(at, '\n');
+	assert_non_null(end);
+	size_t n = strlen(text) + strlen(value) + strlen(key) + 8;
+	char *out = malloc(n);
+	assert_non_null(out);
+	snprintf(out, n, "%.*s%s %s%s", (int)(at - text), text, key, value, end);
+	return out;
+}
+
+/* transformer_impl: Transformer Engine copies K and V ([16384, 256] bf16,
+ * 8 MiB each) and keeps no fused QKV output ([16384, 1536], 48 MiB), which
+ * autograd (`local`) keeps through the K/V views: 32 MiB less per layer. */
+static void test_transformer_impl(void **state)
+{
+	(void)state;
+	char *text = slurp(FIXTURE);
+	char *local = with_value(text, "transformer_impl:", "local");
+	mo_estimate *te = estimate_text(text), *plain = estimate_text(local);
+	const mo_estimate_layer *a = mo_estimate_layer_get(te, 0);
+	const mo_estimate_layer *b = mo_estimate_layer_get(plain, 0);
+	assert_int_equal(b->activation_bytes - a->activation_bytes, 32ull << 20);
+	assert_int_equal(a->activation_bytes, 976ull * 1048576 + 786432); /* 976.75 MiB */
+	mo_estimate_free(te);
+	mo_estimate_free(plain);
+	free(local);
+	free(text);
+}
+
+/* learned_absolute: the [8192, 4096] table, not split by TP, at 12 B per
+ * parameter (bf16 + fp32 main_grad + 12 / DP 2); rope has none. */
+static void test_position_table(void **state)
+{
+	(void)state;
+	char *text = slurp(FIXTURE);
+	char *rope = with_value(text, "position_embedding_type:", "rope");
+	mo_estimate *with = estimate_text(text), *without = estimate_text(rope);
+	double diff = parameter_state(with) - parameter_state(without);
+	/* the bucket padding may move by less than one 128-element multiple
+	 * per bucket (43 buckets of 4e7 elements at most) */
+	assert_true(fabs(diff - 8192.0 * 4096 * 12) < 128.0 * 43 * 6);
+	mo_estimate_free(with);
+	mo_estimate_free(without);
+	free(rope);
+	free(text);
+}
+
+static mo_model *load_model(const char *text, size_t *errors)
+{
+	mo_diags *d = NULL;
+	mo_model *m = NULL;
+	mo_error err = {0};
+	assert_int_equal(mo_diags_new(&d), 0);
+	mo_model_load(&m, d, text, strlen(text), "m.yaml", NULL, &err);
+	*errors = mo_diags_errors(d);
+	mo_diags_free(d);
+	return m;
+}
+
+/* The Megatron keys: read, written back, refused when malformed;
+ * accumulate_allreduce_grads_in_fp32 is grads_dtype float32. */
+static void test_megatron_keys(void **state)
+{
+	(void)state;
+	static const char *const base =
+		"model:\n  num_layers: 2\n  hidden_size: 256\n  num_attention_heads: 4\n"
+		"  vocab_size: 1000\n  seq_length: 128\n%s"
+		"training:\n  params_dtype: bfloat16\n  framework: pytorch\n%s"
+		"parallel:\n  world_size: 1\n";
+	char text[1024];
+	size_t errors;
+	snprintf(text, sizeof text, base,
+		 "  position_embedding_type: learned_absolute\n  max_position_embeddings: 512\n"
+		 "  add_bias_linear: true\n",
+		 "  accumulate_allreduce_grads_in_fp32: true\n  transformer_impl: local\n"
+		 "  overlap_grad_reduce: true\n");
+	mo_model *m = load_model(text, &errors);
+	assert_non_null(m);
+	assert_int_equal(errors, 0);
+	char *yaml = mo_model_to_yaml(m);
+	assert_non_null(strstr(yaml, "position_embedding_type: learned_absolute"));
+	assert_non_null(strstr(yaml, "max_position_embeddings: 512"));
+	assert_non_null(strstr(yaml, "add_bias_linear: true"));
+	assert_non_null(strstr(yaml, "add_qkv_bias: true")); /* its default */
+	assert_non_null(strstr(yaml, "grads_dtype: float32"));
+	assert_null(strstr(yaml, "accumulate_allreduce")); /* one state */
+	assert_non_null(strstr(yaml, "transformer_impl: local"));
+	assert_non_null(strstr(yaml, "overlap_grad_reduce: true"));
+	/* the written form reads back to the same */
+	mo_model *again = load_model(yaml, &errors);
+	assert_int_equal(errors, 0);
+	char *yaml2 = mo_model_to_yaml(again);
+	assert_string_equal(yaml, yaml2);
+	free(yaml2);
+	mo_model_free(again);
+	free(yaml);
+	mo_model_free(m);
+
+	static const char *const bad[][2] = {
+		{"  position_embedding_type: alibi\n", ""},
+		{"  max_position_embeddings: 0\n", ""},
+		{"  add_bias_linear: maybe\n", ""},
+		{"", "  transformer_impl: apex\n"},
+		{"", "  accumulate_allreduce_grads_in_fp32: 32\n"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		snprintf(text, sizeof text, base, bad[i][0], bad[i][1]);
+		m = load_model(text, &errors);
+		assert_true(errors > 0);
+		mo_model_free(m);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parameter_state),
 		cmocka_unit_test(test_peak),
+		cmocka_unit_test(test_transformer_impl),
+		cmocka_unit_test(test_position_table),
+		cmocka_unit_test(test_megatron_keys),
 		cmocka_unit_test(test_grads_dtype_key),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
