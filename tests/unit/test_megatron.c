@@ -203,6 +203,28 @@ static void test_position_table(void **state)
 	free(text);
 }
 
+/* Megatron's DDP under CP: parameters and gradients stay whole on every
+ * rank (no FSDP over CP), the distributed optimizer shards over DP x CP
+ * (distributed_data_parallel.py, intra_dp_cp_group): CP 2 on 16 devices
+ * gives 12 B / (DP 2 x CP 2) = 3 B per local parameter. */
+static void test_context_parallel(void **state)
+{
+	(void)state;
+	char *text = slurp(FIXTURE);
+	char *world = with_value(text, "world_size:", "16");
+	char *cp = with_value(world, "sequence_parallel:", "false\n  context_parallel: 2");
+	mo_estimate *e = estimate_text(cp);
+	const mo_estimate_stage *s = mo_estimate_stage_get(e, 0);
+	assert_true((double)s->optimizer_bytes == 3 * 1713299456.0);
+	assert_int_equal(s->gradients_bytes, 2 * s->weights_bytes);
+	assert_true((double)s->weights_bytes >= 2 * 1713299456.0);
+	assert_true((double)s->weights_bytes < 2 * (1713299456.0 + 256 * 43));
+	mo_estimate_free(e);
+	free(cp);
+	free(world);
+	free(text);
+}
+
 static mo_model *load_model(const char *text, size_t *errors)
 {
 	mo_diags *d = NULL;
@@ -277,6 +299,7 @@ int main(void)
 		cmocka_unit_test(test_transformer_impl),
 		cmocka_unit_test(test_position_table),
 		cmocka_unit_test(test_megatron_keys),
+		cmocka_unit_test(test_context_parallel),
 		cmocka_unit_test(test_grads_dtype_key),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -41,8 +41,29 @@ static double mo_est_ep_eff(const mo_model *m)
 	return (double)mo_est_pos(m->tensor_parallel);
 }
 
+/* Megatron-LM's DDP (`framework: pytorch`, data_parallel_shard 1): nothing
+ * is sharded but the distributed optimizer's state, over the data-parallel
+ * group with CP for dense parameters (distributed_data_parallel.py:294-296
+ * at 09eb91e5: buffers over intra_dp_cp_group) and over the expert
+ * data-parallel group (DP x CP x TP / EP ranks) for experts (:299-302,
+ * expt_dp_group). */
+static bool mo_est_cfg_div_megatron(mo_est_cfg *c, const mo_model *m)
+{
+	if (strcmp(m->framework, "pytorch") != 0 || c->dps != 1)
+		return false;
+	double dp_cp = (double)(c->dp * c->cp);
+	double edp = mo_est_max(1.0, dp_cp * (double)c->tp / mo_est_ep_eff(m));
+	c->fsdp_div = 1.0;
+	c->expert_div = 1.0;
+	c->opt_div = m->distributed_optimizer ? dp_cp : 1.0;
+	c->opt_expert_div = m->distributed_optimizer ? edp : 1.0;
+	return true;
+}
+
 static void mo_est_cfg_div(mo_est_cfg *c, const mo_model *m)
 {
+	if (mo_est_cfg_div_megatron(c, m))
+		return;
 	double shard = (double)(c->dps * c->cp);
 	double ep_eff = mo_est_ep_eff(m);
 	double over = c->dp > c->dps && m->distributed_optimizer ? (double)c->dp / (double)c->dps : 1.0;
@@ -66,20 +87,20 @@ static void mo_est_cfg_pytorch(mo_est_cfg *c, const mo_model *m)
 	if (pytorch)
 		c->loss_bytes = c->cbytes < 4.0 ? c->cbytes : 0.0;
 	/* Megatron's distributed optimizer pads each bucket of its parameter
-	 * and gradient buffers to a multiple of lcm(DP, 128) elements
+	 * and gradient buffers to a multiple of lcm(DP x CP, 128) elements
 	 * (param_and_grad_buffer.py:839-856 at 09eb91e5); buckets hold
 	 * max(4e7, 1e6 x DP) elements with --overlap-grad-reduce, else the
 	 * whole buffer is one (distributed_data_parallel.py:65-68). */
 	c->pad_multiple = 0;
 	c->bucket_params = 0;
-	if (pytorch && m->distributed_optimizer && c->dp > 1) {
-		int64_t a = c->dp, b = 128;
+	if (pytorch && m->distributed_optimizer && c->dp * c->cp > 1) {
+		int64_t a = c->dp * c->cp, b = 128;
 		while (b != 0) {
 			int64_t r = a % b;
 			a = b;
 			b = r;
 		}
-		c->pad_multiple = (double)(c->dp / a * 128);
+		c->pad_multiple = (double)(c->dp * c->cp / a * 128);
 		c->bucket_params = m->overlap_grad_reduce ? mo_est_max(4e7, 1e6 * (double)c->dp) : 0;
 	}
 }

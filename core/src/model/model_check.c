@@ -140,17 +140,23 @@ static void mo_model_check_ep(const mo_model *m, mo_diags *d)
 			      "expert_parallel %lld does not divide the %lld "
 			      "experts",
 			      (long long)ep, (long long)e);
-	if (m->data_parallel_shard <= 0)
+	/* Megatron-LM's DDP (pytorch, data_parallel_shard 1) forms expert
+	 * groups over all data-parallel ranks (its expert data parallel is
+	 * DP x CP x TP / (EP x expert TP)) */
+	bool megatron = strcmp(m->framework, "pytorch") == 0 && m->data_parallel_shard == 1;
+	int64_t shard = megatron ? m->data_parallel : m->data_parallel_shard;
+	if (shard <= 0)
 		return; /* -1: device count unknown */
-	int64_t g = mo_model_mul(mo_model_mul(m->data_parallel_shard,
+	int64_t g = mo_model_mul(mo_model_mul(shard,
 					      m->context_parallel),
 				 m->tensor_parallel);
 	if (g % ep != 0)
 		mo_model_flag(m, d, MF_EP,
 			      "expert_parallel %lld does not divide "
-			      "data_parallel_shard x context_parallel x "
+			      "%s x context_parallel x "
 			      "tensor_parallel = %lld",
-			      (long long)ep, (long long)g);
+			      (long long)ep, megatron ? "data_parallel" : "data_parallel_shard",
+			      (long long)g);
 }
 
 static void mo_model_check_pp(const mo_model *m, mo_diags *d)
