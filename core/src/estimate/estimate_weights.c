@@ -3,9 +3,12 @@
  * the TP mesh when EP is off: gpt/parallelize.py apply_moe_ep_tp), sharded
  * by FSDP over data_parallel_shard x CP (experts over dp_shard x CP x TP /
  * EP), optimizer states over DP when the optimizer is distributed.
- * Gradients are kept in the parameters' dtype; AdamW keeps fp32 m and v
- * (8 B/param), Muon an fp32 momentum (4 B/param), both plus an fp32 master
- * copy when the parameters are not fp32. */
+ * Gradients are kept in the parameters' dtype (or grads_dtype); AdamW keeps
+ * fp32 m and v (8 B/param), Muon an fp32 momentum (4 B/param), both plus an
+ * fp32 master copy when the parameters are not fp32. `framework: pytorch`
+ * with data_parallel_shard 1 is Megatron-LM's DDP: nothing sharded but the
+ * distributed optimizer's state, its buffers padded; Megatron's learned
+ * position table and linear biases counted when the model says so. */
 #include "estimate/estimate.h"
 
 #include <math.h>
@@ -93,7 +96,7 @@ static void mo_est_cfg_pytorch(mo_est_cfg *c, const mo_model *m)
 	 * whole buffer is one (distributed_data_parallel.py:65-68). */
 	c->pad_multiple = 0;
 	c->bucket_params = 0;
-	if (pytorch && m->distributed_optimizer && c->dp * c->cp > 1) {
+	if (pytorch && c->dps == 1 && m->distributed_optimizer && c->dp * c->cp > 1) {
 		int64_t a = c->dp * c->cp, b = 128;
 		while (b != 0) {
 			int64_t r = a % b;
