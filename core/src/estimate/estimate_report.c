@@ -174,6 +174,10 @@ static void mo_estimate_text_assumptions(mo_buf *b, const mo_estimate *e)
 	mo_buf_printf(b, "  balanced MoE routing; gradients in %s; each "
 			 "recomputed layer's tensors all exist again during its backward\n",
 		      e->cfg.gbytes != e->cfg.pbytes ? "grads_dtype" : "the parameters' dtype");
+	if (e->dims.cond & MO_C_TEKV)
+		mo_buf_puts(b, "  transformer_impl transformer_engine: its fused attention keeps "
+			       "contiguous copies of Q, K and V (grouped K/V), not the fused QKV "
+			       "output\n");
 	if (e->truncated)
 		mo_buf_puts(b, "  the timeline was cut to the first micro-batches (the steady "
 			       "state repeats)\n");
