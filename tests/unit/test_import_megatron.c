@@ -482,6 +482,12 @@ static void test_load_as_model(void **state)
 	assert_int_equal(m->mtp_num_layers, 1);
 	assert_true(m->multi_latent_attention);
 	assert_string_equal(m->framework, "pytorch");
+	/* the Megatron keys, read by the model reader */
+	assert_string_equal(m->position_embedding_type, "rope");
+	assert_string_equal(m->transformer_impl, "transformer_engine");
+	assert_false(m->add_bias_linear);
+	assert_true(m->overlap_grad_reduce);
+	assert_int_equal(m->max_position_embeddings, 4096);
 	mo_model_free(m);
 	mo_diags_free(d);
 	free(text);

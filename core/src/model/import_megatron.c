@@ -893,7 +893,8 @@ static void mo_mg_read_positions(struct mo_mg *g, struct mo_mg_out *o)
 			   "--max-position-embeddings is missing: Megatron "
 			   "requires it");
 	mo_mg_put_int(o, MG_MODEL, "max_position_embeddings",
-		      has_max ? max_pos : seq, -1, mp, "the sequence length");
+		      has_max ? max_pos : seq, MF_MAX_POS, mp,
+		      "the sequence length");
 	const struct mo_mg_arg *t = NULL;
 	const char *type = mo_mg_choice(g, "--position-embedding-type",
 					mo_mg_position_types, &t);
@@ -919,8 +920,8 @@ static void mo_mg_read_positions(struct mo_mg *g, struct mo_mg_out *o)
 			   "(it raises): use "
 			   "--position-embedding-type none");
 	}
-	mo_mg_put_str(o, MG_MODEL, "position_embedding_type", type, -1, t,
-		      "default learned_absolute");
+	mo_mg_put_str(o, MG_MODEL, "position_embedding_type", type, MF_POS_TYPE,
+		      t, "default learned_absolute");
 }
 
 static const char *const mo_mg_norms[] = {"LayerNorm", "RMSNorm", NULL};
@@ -948,11 +949,11 @@ static void mo_mg_read_layer(struct mo_mg *g, struct mo_mg_out *o,
 		      MF_ACT, s->swiglu ? sw : NULL,
 		      "default gelu (no --swiglu)");
 	bool nobias = mo_mg_flag(g, "--disable-bias-linear");
-	mo_mg_put_bool(o, MG_MODEL, "add_bias_linear", !nobias, -1,
+	mo_mg_put_bool(o, MG_MODEL, "add_bias_linear", !nobias, MF_BIAS,
 		       nobias ? mo_mg_find(g, "--disable-bias-linear") : NULL,
 		       "default (no --disable-bias-linear)");
 	bool qkv = mo_mg_flag(g, "--add-qkv-bias");
-	mo_mg_put_bool(o, MG_MODEL, "add_qkv_bias", qkv || !nobias, -1,
+	mo_mg_put_bool(o, MG_MODEL, "add_qkv_bias", qkv || !nobias, MF_QKV_BIAS,
 		       qkv ? mo_mg_find(g, "--add-qkv-bias") : NULL,
 		       nobias ? "default" : "follows add_bias_linear");
 	a = NULL;
@@ -1152,10 +1153,10 @@ static void mo_mg_read_training(struct mo_mg *g, struct mo_mg_out *o,
 	mo_mg_read_precision(g, o);
 	mo_mg_put_str(o, MG_TRAINING, "framework", "pytorch", MF_FRAMEWORK,
 		      NULL, "Megatron-LM runs on PyTorch");
-	mo_mg_put_str(o, MG_TRAINING, "transformer_impl", impl, -1, impl_src,
-		      "default transformer_engine");
+	mo_mg_put_str(o, MG_TRAINING, "transformer_impl", impl, MF_TE_IMPL,
+		      impl_src, "default transformer_engine");
 	mo_mg_put_flag(g, o, MG_TRAINING, "overlap_grad_reduce",
-		       "--overlap-grad-reduce", -1, "default");
+		       "--overlap-grad-reduce", MF_OVERLAP, "default");
 }
 
 /* --num-layers-per-virtual-pipeline-stage N: layers / PP / N chunks per
