@@ -71,7 +71,7 @@ class _Action(ctypes.Structure):           # mo_action
                 ("rule", _Rule)]
 
 
-MO_EST_BUCKETS = 8                         # enum mo_estimate_bucket
+MO_EST_BUCKETS = 9                         # enum mo_estimate_bucket (workspaces last)
 
 
 class _EstStage(ctypes.Structure):         # mo_estimate_stage

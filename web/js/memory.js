@@ -14,6 +14,7 @@ export const BUCKETS = [
   ['swap_buffers', 'swap buffers'],
   ['gathered_weights', 'gathered weights (FSDP)'],
   ['loss_scratch', 'loss scratch'],
+  ['workspaces', 'GEMM workspaces'],
 ];
 const LABEL = Object.fromEntries(BUCKETS);
 
@@ -64,6 +65,8 @@ function formula(key, s, est, model) {
       return `gathered weights = FSDP all-gathered parameters of the running layer (kept gathered under PP) = ${gib(b)}`;
     case 'loss_scratch':
       return `loss scratch = logits and fp32 log-softmax planes (s × b × vocab) on the last stage = ${gib(b)}`;
+    case 'workspaces':
+      return `GEMM workspaces = Transformer Engine's and PyTorch's two cuBLAS workspaces, allocated at the first GEMM and kept (the device's workspace_mib; 0 under the mindspore rules, where they are inside the calibrated figures) = ${gib(b)}`;
     default:
       return '';
   }
@@ -194,6 +197,7 @@ function timelineChart(s, est) {
 const HATCH = {
   weights: 'M0,6 L6,0', gradients: 'M0,0 L6,6', optimizer: 'M0,0 L6,6 M0,6 L6,0', activations: '',
   recomputed: 'M3,0 L3,6', swap_buffers: 'M0,3 L6,3', gathered_weights: 'M1,1 L2,2 M4,4 L5,5', loss_scratch: 'M0,3 L6,3 M3,0 L3,6',
+  workspaces: 'M0,2 L2,0 M4,6 L6,4',
 };
 
 // Per bucket a fill of its colour plus its own hatching: the buckets differ

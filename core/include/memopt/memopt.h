@@ -469,11 +469,15 @@ typedef enum mo_estimate_bucket {
 	MO_EST_SWAP_BUFFERS,  /* prefetched swap buffers (the prefetch window) */
 	MO_EST_GATHERED,      /* FSDP all-gathered weights (and unsharded grads) */
 	MO_EST_LOSS,          /* cross-entropy backward scratch */
+	MO_EST_WORKSPACES,    /* GEMM workspaces, from the first layer's forward
+			       * on (framework pytorch: the device's
+			       * workspace_mib; mindspore: 0, inside its rules) */
 	MO_EST_BUCKETS
 } mo_estimate_bucket;
 
 /* "weights", "gradients", "optimizer", "activations", "recomputed",
- * "swap_buffers", "gathered_weights", "loss_scratch". Static. */
+ * "swap_buffers", "gathered_weights", "loss_scratch", "workspaces".
+ * Static. */
 const char *mo_estimate_bucket_name(int bucket);
 
 typedef struct mo_estimate_stage {

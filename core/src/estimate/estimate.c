@@ -331,7 +331,8 @@ const char *mo_estimate_bucket_name(int bucket)
 {
 	static const char *const names[MO_EST_BUCKETS] = {
 		"weights",      "gradients",    "optimizer",        "activations",
-		"recomputed",   "swap_buffers", "gathered_weights", "loss_scratch"};
+		"recomputed",   "swap_buffers", "gathered_weights", "loss_scratch",
+		"workspaces"};
 	return bucket >= 0 && bucket < MO_EST_BUCKETS ? names[bucket] : NULL;
 }
 

@@ -228,6 +228,7 @@ typedef struct mo_est_cfg {
 	double opt_scratch;              /* bytes per parameter of the optimizer update's
 					  * temporaries (mindspore AdamW), 0 when none */
 	mo_device dev;
+	uint64_t workspace;              /* GEMM workspaces (bytes; pytorch only) */
 	const char *optimizer;
 } mo_est_cfg;
 

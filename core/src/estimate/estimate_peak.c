@@ -191,7 +191,7 @@ static uint64_t mo_peak_static(mo_buf *b, const mo_estimate_event *ev,
 			     const mo_estimate_stage *st)
 {
 	static const int buckets[] = {MO_EST_WEIGHTS, MO_EST_GRADIENTS, MO_EST_OPTIMIZER,
-				      MO_EST_GATHERED, MO_EST_LOSS};
+				      MO_EST_GATHERED, MO_EST_LOSS, MO_EST_WORKSPACES};
 	uint64_t sum = 0;
 	mo_buf_puts(b, "    ");
 	for (size_t i = 0; i < sizeof buckets / sizeof *buckets; i++) {

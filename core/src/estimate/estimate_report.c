@@ -79,7 +79,7 @@ void mo_est_explain_types(const mo_estimate *e, mo_buf *b)
 
 static void mo_estimate_text_bar(mo_buf *b, const mo_estimate *e, const mo_estimate_stage *st)
 {
-	static const char sym[MO_EST_BUCKETS] = {'W', 'G', 'O', 'A', 'R', 'S', 'F', 'L'};
+	static const char sym[MO_EST_BUCKETS] = {'W', 'G', 'O', 'A', 'R', 'S', 'F', 'L', 'K'};
 	const int width = 60;
 	double cap = e->capacity ? (double)e->capacity : 1.0;
 	int used = 0;
@@ -174,6 +174,11 @@ static void mo_estimate_text_assumptions(mo_buf *b, const mo_estimate *e)
 	mo_buf_printf(b, "  balanced MoE routing; gradients in %s; each "
 			 "recomputed layer's tensors all exist again during its backward\n",
 		      e->cfg.gbytes != e->cfg.pbytes ? "grads_dtype" : "the parameters' dtype");
+	if (e->cfg.workspace)
+		mo_buf_printf(b, "  GEMM workspaces %.3f MiB from the first layer's forward on "
+				 "(Transformer Engine's and PyTorch's two cuBLAS workspaces: the "
+				 "device's workspace_mib)\n",
+			      (double)e->cfg.workspace / MIB);
 	if (e->dims.cond & MO_C_TEKV)
 		mo_buf_puts(b, "  transformer_impl transformer_engine: its fused attention keeps "
 			       "contiguous copies of Q, K and V (grouped K/V), not the fused QKV "
@@ -198,7 +203,8 @@ char *mo_estimate_report(const mo_estimate *e, int explain)
 	for (size_t s = 0; s < e->n_stages; s++)
 		mo_estimate_text_stage(&b, e, &e->stages[s]);
 	mo_buf_puts(&b, "  (W weights, G gradients, O optimizer, A activations, R recomputed, "
-			"S swap buffers, F gathered weights, L loss scratch)\n");
+			"S swap buffers, F gathered weights, L loss scratch");
+	mo_buf_puts(&b, e->cfg.workspace ? ", K workspaces)\n" : ")\n");
 	mo_estimate_text_layers(&b, e);
 	mo_estimate_text_cost(&b, e);
 	mo_estimate_text_assumptions(&b, e);

@@ -226,6 +226,8 @@ static void mo_timeline_forward(mo_timeline *t, int64_t mb, const mo_est_chunk *
 		if (!t->pp_resident)
 			extra[MO_EST_GATHERED] = mo_u64_of(t->gathered[mo_timeline_type(e, c->ids[i])]);
 		t->state[MO_EST_ACTIVATIONS] = mo_u64_add(t->state[MO_EST_ACTIVATIONS], l->activation_bytes);
+		/* the first GEMM allocates the workspaces; they stay */
+		t->state[MO_EST_WORKSPACES] = e->cfg.workspace;
 		mo_timeline_track(t, mb, 1, 0, 0);
 		mo_timeline_emit(t, MO_EV_FORWARD, mb, c->ids[i], extra);
 	}

@@ -185,6 +185,12 @@ void mo_est_cfg_init(mo_est_cfg *c, const mo_model *m)
 	c->vocab = mo_est_expr("vocab", &d);
 	mo_est_cfg_pytorch(c, m);
 	c->dev = m->device;
+	/* PyTorch's GEMM workspaces (the device preset's workspace_mib, its
+	 * sources in model/presets.c), allocated at the first GEMM and kept;
+	 * MindSpore's workspace is inside its calibrated rules */
+	c->workspace = strcmp(m->framework, "pytorch") == 0
+			       ? mo_u64_of(m->device.workspace_mib * 1048576.0)
+			       : 0;
 }
 
 static double mo_est_norm_params(const mo_model *m)

@@ -591,7 +591,8 @@ static bool mo_model_device_is_preset(const mo_device *d)
 	       p.tflops == d->tflops && p.reserved_gib == d->reserved_gib &&
 	       p.collective_bandwidth_gbs == d->collective_bandwidth_gbs &&
 	       p.comm_buffer_mib == d->comm_buffer_mib &&
-	       p.fragmentation == d->fragmentation;
+	       p.fragmentation == d->fragmentation &&
+	       p.workspace_mib == d->workspace_mib;
 }
 
 static bool mo_model_yaml_device(const mo_model *m, mo_yaml_writer *w)
@@ -604,16 +605,19 @@ static bool mo_model_yaml_device(const mo_model *m, mo_yaml_writer *w)
 	const char *const keys[] = {"memory_gib",      "host_bandwidth_gbs",
 				    "tflops",          "reserved_gib",
 				    "collective_bandwidth_gbs", "comm_buffer_mib",
-				    "fragmentation"};
+				    "fragmentation", "workspace_mib"};
 	const double values[] = {d->memory_gib,  d->host_bandwidth_gbs,
 				 d->tflops,      d->reserved_gib,
 				 d->collective_bandwidth_gbs, d->comm_buffer_mib,
-				 d->fragmentation};
+				 d->fragmentation, d->workspace_mib};
 	if (!mo_yaml_write_mapping_start(w, NULL, false))
 		return false;
-	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+		if (values[i] == 0 && strcmp(keys[i], "workspace_mib") == 0)
+			continue; /* none: a mindspore device map reads as before */
 		if (!mo_yaml_write_plain(w, keys[i]) || !mo_model_yaml_double(w, values[i]))
 			return false;
+	}
 	return mo_yaml_write_mapping_end(w);
 }
 
@@ -691,13 +695,21 @@ static json_t *mo_model_json_device(const mo_model *m)
 	const mo_device *d = &m->device;
 	if (mo_model_device_is_preset(d))
 		return json_string(d->name);
-	return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "memory_gib",
-			 d->memory_gib, "host_bandwidth_gbs",
-			 d->host_bandwidth_gbs, "tflops", d->tflops,
-			 "reserved_gib", d->reserved_gib,
-			 "collective_bandwidth_gbs",
-			 d->collective_bandwidth_gbs, "comm_buffer_mib",
-			 d->comm_buffer_mib, "fragmentation", d->fragmentation);
+	json_t *o = json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "memory_gib",
+			      d->memory_gib, "host_bandwidth_gbs",
+			      d->host_bandwidth_gbs, "tflops", d->tflops,
+			      "reserved_gib", d->reserved_gib,
+			      "collective_bandwidth_gbs",
+			      d->collective_bandwidth_gbs, "comm_buffer_mib",
+			      d->comm_buffer_mib, "fragmentation", d->fragmentation);
+	/* workspace_mib only when there are workspaces (a mindspore device
+	 * map reads as before) */
+	if (o && d->workspace_mib != 0 &&
+	    json_object_set_new(o, "workspace_mib", json_real(d->workspace_mib)) != 0) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
 }
 
 char *mo_model_to_json(const mo_model *m)

@@ -33,6 +33,7 @@ typedef struct mo_device {
 	double collective_bandwidth_gbs;
 	double comm_buffer_mib; /* buffer each collective group holds */
 	double fragmentation;   /* pool reserved beyond the allocated peak */
+	double workspace_mib;   /* GEMM workspaces kept (framework pytorch) */
 } mo_device;
 
 struct mo_model {

@@ -35,17 +35,32 @@
  * fragmentation: share of the allocated peak the pool reserves on top
  *   (block rounding, freed blocks that cannot be reused): 5% (assumption;
  *   PyTorch's reserved/allocated ratio on steady training is typically
- *   1.02-1.10). */
+ *   1.02-1.10).
+ * workspace_mib: GEMM workspaces a PyTorch run allocates at its first GEMM
+ *   and keeps (through the caching allocator, so in memory_allocated); the
+ *   estimate adds them for framework pytorch only (MindSpore's workspace is
+ *   inside its calibrated rules: ascend-910b 0). Transformer Engine's one
+ *   GEMM workspace (NVIDIA/TransformerEngine d0067d0d,
+ *   transformer_engine/pytorch/cpp_extensions/gemm.py
+ *   get_cublas_workspace_size_bytes: 32 MiB + 1024 B on compute capability
+ *   >= 9, 4 MiB below) and PyTorch's cuBLAS workspace per (handle, stream)
+ *   (aten/src/ATen/cuda/CublasHandlePool.cpp, parseChosenWorkspaceSize:
+ *   CUBLAS_WORKSPACE_CONFIG=:4096:8, which Megatron-LM's CI sets and which
+ *   is Hopper's default, is 8 x 4096 KiB = 32 MiB), one for the forward's
+ *   thread and one for autograd's device thread:
+ *   A100 (sm80) 2 x 32 + 4 = 68; H100 / H200 (sm90) 2 x 32 + 32 MiB + 1 KiB.
+ *   (Without that variable an A100 takes :4096:2:16:8 = 8.125 MiB per
+ *   handle: set workspace_mib 20.25 in a device map.) */
 struct mo_device_row {
 	const char *name;
-	double mem, host, tflops, reserved, coll, buf, frag;
+	double mem, host, tflops, reserved, coll, buf, frag, ws;
 };
 
 static const struct mo_device_row mo_devices[] = {
-	{"ascend-910b", 64.0, 48.0, 220.0, 6.0, 196.0, 200.0, 0.05},
-	{"a100", 80.0, 25.0, 220.0, 1.0, 300.0, 32.0, 0.05},
-	{"h100", 79.6, 50.0, 690.0, 1.0, 450.0, 32.0, 0.05},
-	{"h200", 140.4, 50.0, 690.0, 1.0, 450.0, 32.0, 0.05},
+	{"ascend-910b", 64.0, 48.0, 220.0, 6.0, 196.0, 200.0, 0.05, 0.0},
+	{"a100", 80.0, 25.0, 220.0, 1.0, 300.0, 32.0, 0.05, 68.0},
+	{"h100", 79.6, 50.0, 690.0, 1.0, 450.0, 32.0, 0.05, 96.0 + 1.0 / 1024},
+	{"h200", 140.4, 50.0, 690.0, 1.0, 450.0, 32.0, 0.05, 96.0 + 1.0 / 1024},
 };
 
 #define MO_NDEV (sizeof(mo_devices) / sizeof(*mo_devices))
@@ -74,6 +89,7 @@ int mo_device_preset(mo_device *out, const char *name)
 		out->collective_bandwidth_gbs = d->coll;
 		out->comm_buffer_mib = d->buf;
 		out->fragmentation = d->frag;
+		out->workspace_mib = d->ws;
 		return 0;
 	}
 	return -1;
