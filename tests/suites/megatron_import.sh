@@ -32,6 +32,8 @@ import sys, yaml
 hand = yaml.safe_load(open(sys.argv[1]))
 mine = yaml.safe_load(open(sys.argv[2]))
 for sect, keys in hand.items():
+    if sect == "device":
+        continue  # from the golden values' file name (dgx_h100), not the arguments
     for k, v in keys.items():
         got = mine.get(sect, {}).get(k)
         if got != v:
