@@ -294,11 +294,10 @@ static void test_moe_memory_speed(void **state)
 			    "rope");
 	assert_string_equal(str_at(doc, "model.attention"), "eager");
 	assert_string_equal(str_at(doc, "model.add_qkv_bias"), "false");
-	const mo_diag *x =
-	    diag_for(d, "unmodelled", "--expert-tensor-parallel-size");
-	assert_non_null(x);
-	assert_int_equal(x->line, 16);
-	x = diag_for(d, "assumed", "--vocab-file");
+	/* --expert-tensor-parallel-size 1 (line 16) is the model key now */
+	assert_int_equal(int_at(doc, "parallel.expert_tensor_parallel"), 1);
+	assert_null(diag_for(d, "unmodelled", "--expert-tensor-parallel-size"));
+	const mo_diag *x = diag_for(d, "assumed", "--vocab-file");
 	assert_non_null(x);
 	assert_int_equal(x->line, 42);
 	mo_doc_free(doc);
@@ -545,16 +544,18 @@ static void test_api_import(void **state)
 	    json_integer_value(json_object_get(
 		json_object_get(model, "parallel"), "expert_parallel")),
 	    4);
+	/* --expert-tensor-parallel-size 1 (line 16): a key, not a warning */
+	assert_int_equal(
+	    json_integer_value(json_object_get(
+		json_object_get(model, "parallel"), "expert_tensor_parallel")),
+	    1);
 	json_t *warnings = json_object_get(j, "warnings");
-	bool etp = false;
 	for (size_t i = 0; i < json_array_size(warnings); i++) {
 		json_t *w = json_array_get(warnings, i);
-		if (!strcmp(json_string_value(json_object_get(w, "code")),
-			    "unmodelled") &&
-		    json_integer_value(json_object_get(w, "line")) == 16)
-			etp = true;
+		assert_false(!strcmp(json_string_value(json_object_get(w, "code")),
+				     "unmodelled") &&
+			     json_integer_value(json_object_get(w, "line")) == 16);
 	}
-	assert_true(etp);
 	json_decref(j);
 	mo_api_response_free(&res);
 	free(text);

@@ -215,6 +215,81 @@ static void test_workspaces(void **state)
 	assert_string_equal(mo_estimate_bucket_name(MO_EST_WORKSPACES), "workspaces");
 }
 
+#define EXPERTS "tests/data/megatron/gpt3_mcore_te_tp2_pp1_te_8experts2parallel_dist_optimizer.yaml"
+
+/* Megatron's --expert-tensor-parallel-size (default TP, arguments.py): the
+ * 8-expert run (TP 2, EP 2, DP 4, 12 MoE layers, h 512, expert FFN 2048,
+ * GeLU) holds 8 / EP 2 = 4 experts per layer, each 2 x 512 x 2048 =
+ * 2,097,152 parameters split over ETP. ETP 2 against ETP 1: half the expert
+ * parameters, 12 x 4 x 2,097,152 / 2 = 50,331,648 fewer, 2 B (bf16) each
+ * in weights and 4 B (fp32 main_grad) in gradients; the optimizer's expert
+ * shards are over the expert data-parallel group, 8 / (EP x ETP) = 2 ranks
+ * under ETP 2, 4 under ETP 1, so 12 B x 50,331,648 / 2 = 12 B x
+ * 100,663,296 / 4: the same bytes. */
+static void test_expert_tensor_parallel(void **state)
+{
+	(void)state;
+	char *text = slurp(EXPERTS);
+	char *one = with_value(text, "expert_parallel:", "2\n  expert_tensor_parallel: 1");
+	char *two = with_value(text, "expert_parallel:", "2\n  expert_tensor_parallel: 2");
+	mo_estimate *by_default = estimate_text(text), *e1 = estimate_text(one),
+		    *e2 = estimate_text(two);
+	const mo_estimate_stage *d = mo_estimate_stage_get(by_default, 0);
+	const mo_estimate_stage *s1 = mo_estimate_stage_get(e1, 0);
+	const mo_estimate_stage *s2 = mo_estimate_stage_get(e2, 0);
+	/* the default is TP's degree */
+	assert_int_equal(d->weights_bytes, s2->weights_bytes);
+	assert_int_equal(d->peak_bytes, s2->peak_bytes);
+	const double fewer = 12.0 * 4 * 2097152 / 2;
+	/* the buffers are padded to 128 elements (lcm(DP 4, 128), one bucket) */
+	assert_true(fabs((double)(s1->weights_bytes - s2->weights_bytes) - 2 * fewer) < 2 * 128);
+	assert_true(fabs((double)(s1->gradients_bytes - s2->gradients_bytes) - 4 * fewer) <
+		    4 * 128);
+	assert_int_equal(s1->optimizer_bytes, s2->optimizer_bytes);
+	mo_estimate_free(by_default);
+	mo_estimate_free(e1);
+	mo_estimate_free(e2);
+
+	/* the mindspore rules do not read it: the same answer, and a warning */
+	char *ms = with_value(two, "framework:", "mindspore");
+	char *ms_plain = with_value(text, "framework:", "mindspore");
+	mo_estimate *a = estimate_text(ms_plain);
+	mo_diags *diags = NULL;
+	mo_model *m = NULL;
+	mo_estimate *b = NULL;
+	mo_error err = {0};
+	assert_int_equal(mo_diags_new(&diags), 0);
+	assert_int_equal(mo_model_load(&m, diags, ms, strlen(ms), "ms.yaml", NULL, &err), 0);
+	mo_model_check(m, diags);
+	assert_int_equal(mo_diags_errors(diags), 0);
+	assert_int_equal(mo_diags_count(diags), 1); /* the warning */
+	assert_int_equal(mo_estimate_run(&b, NULL, m, &err), 0);
+	assert_int_equal(mo_estimate_stage_get(a, 0)->peak_bytes,
+			 mo_estimate_stage_get(b, 0)->peak_bytes);
+	assert_int_equal(mo_estimate_stage_get(a, 0)->weights_bytes,
+			 mo_estimate_stage_get(b, 0)->weights_bytes);
+	mo_estimate_free(a);
+	mo_estimate_free(b);
+	mo_model_free(m);
+	mo_diags_free(diags);
+	free(ms_plain);
+	free(ms);
+
+	/* an ETP that does not divide the expert FFN (2048) is refused */
+	char *bad = with_value(text, "expert_parallel:", "2\n  expert_tensor_parallel: 3");
+	assert_int_equal(mo_diags_new(&diags), 0);
+	m = NULL;
+	assert_int_equal(mo_model_load(&m, diags, bad, strlen(bad), "bad.yaml", NULL, &err), 0);
+	mo_model_check(m, diags);
+	assert_true(mo_diags_errors(diags) > 0);
+	mo_model_free(m);
+	mo_diags_free(diags);
+	free(bad);
+	free(two);
+	free(one);
+	free(text);
+}
+
 /* transformer_impl: Transformer Engine copies K and V ([16384, 256] bf16,
  * 8 MiB each) and keeps no fused QKV output ([16384, 1536], 48 MiB), which
  * autograd (`local`) keeps through the K/V views: 32 MiB less per layer. */
@@ -291,11 +366,7 @@ static const struct mo_figure_gap mo_figure_gaps[] = {
 	 "and the workspaces: not decoded"},
 	{"gpt3_mcore_te_tp1_pp1_uniform_full_recompute", NULL, NULL},
 	{"gpt3_mcore_te_tp2_pp2_cp2", NULL, NULL},
-	{"gpt3_mcore_te_tp2_pp1_te_8experts2parallel_dist_optimizer",
-	 "experts split over EP only: Megatron's expert tensor parallelism (default: TP) "
-	 "has no key",
-	 "experts split over EP only: Megatron's expert tensor parallelism (default: TP) "
-	 "has no key"},
+	{"gpt3_mcore_te_tp2_pp1_te_8experts2parallel_dist_optimizer", NULL, NULL},
 	{"gpt3_mcore_te_tp2_pp2_ep4_etp1_memory_speed",
 	 "MoE + MLA + MTP: the fused cross-entropy, the MTP head's loss, the fp32 router, "
 	 "the alltoall dispatcher's buffers and TE's unfused attention are not modelled",
@@ -471,6 +542,7 @@ int main(void)
 		cmocka_unit_test(test_figures),
 		cmocka_unit_test(test_grads_dtype_key),
 		cmocka_unit_test(test_workspaces),
+		cmocka_unit_test(test_expert_tensor_parallel),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -109,16 +109,28 @@ static void mo_est_dims_mlp(mo_est_dims *d, const mo_model *m, int64_t tp,
 	mo_est_dim(d, "f1", g * f);
 	mo_est_dim(d, "E", m->num_moe_experts);
 	mo_est_dim(d, "k", m->moe_router_topk);
+	mo_est_dim(d, "fs", fs);
+	mo_est_dim(d, "fs1", g * fs);
 	/* balanced routing: each device's experts see top-k copies of its
 	 * share of the tokens */
+	int64_t etp = mo_model_etp(m);
+	if (etp > 0) {
+		/* Megatron (pytorch): E / EP experts here, each expert's FFN
+		 * split over ETP, fed the routed tokens of its whole expert-TP
+		 * group (the dispatcher gathers them over ETP,
+		 * token_dispatcher.py) */
+		mo_est_dim(d, "rt", mo_est_div(tok * m->moe_router_topk * etp, tp));
+		mo_est_dim(d, "el", mo_est_div(m->num_moe_experts, m->expert_parallel));
+		mo_est_dim(d, "fe", mo_est_div(m->moe_ffn_hidden_size, etp));
+		mo_est_dim(d, "fe1", g * mo_est_div(m->moe_ffn_hidden_size, etp));
+		return;
+	}
 	mo_est_dim(d, "rt", mo_est_div(tok * m->moe_router_topk, tp));
 	/* experts on this device: EP, or the TP mesh when EP is off */
 	mo_est_dim(d, "el", mo_est_div(m->num_moe_experts,
 				       m->expert_parallel > 1 ? m->expert_parallel : tp));
 	mo_est_dim(d, "fe", m->moe_ffn_hidden_size);
 	mo_est_dim(d, "fe1", g * m->moe_ffn_hidden_size);
-	mo_est_dim(d, "fs", fs);
-	mo_est_dim(d, "fs1", g * fs);
 }
 
 void mo_est_dims_init(mo_est_dims *d, const mo_model *m)

@@ -36,9 +36,16 @@ static double mo_est_vocab_padded(const mo_model *m)
 	return (double)((m->vocab_size + mult - 1) / mult * mult);
 }
 
-/* The mesh experts are split over: EP, or TP when EP is off. */
+/* The ranks each layer's experts are split over. Megatron (framework
+ * pytorch): E / EP experts per rank, each expert's FFN split over the
+ * expert tensor-parallel size (mo_model_etp; moe/experts.py builds the
+ * expert Linears over the expert TP group): EP x ETP. The mindspore rules:
+ * EP, or the TP mesh when EP is off. */
 static double mo_est_ep_eff(const mo_model *m)
 {
+	int64_t etp = mo_model_etp(m);
+	if (etp > 0)
+		return (double)mo_est_pos(m->expert_parallel) * (double)etp;
 	if (m->expert_parallel > 1)
 		return (double)m->expert_parallel;
 	return (double)mo_est_pos(m->tensor_parallel);
@@ -48,8 +55,10 @@ static double mo_est_ep_eff(const mo_model *m)
  * is sharded but the distributed optimizer's state, over the data-parallel
  * group with CP for dense parameters (distributed_data_parallel.py:294-296
  * at 09eb91e5: buffers over intra_dp_cp_group) and over the expert
- * data-parallel group (DP x CP x TP / EP ranks) for experts (:299-302,
- * expt_dp_group). */
+ * data-parallel group for experts (:299-302, expt_dp_group): the ranks of
+ * a stage, DP x CP x TP, over EP x ETP (parallel_state.py:
+ * expert_data_parallel_size = world_size // (expert_tensor_parallel_size x
+ * expert_model_parallel_size x pipeline_model_parallel_size)). */
 static bool mo_est_cfg_div_megatron(mo_est_cfg *c, const mo_model *m)
 {
 	if (strcmp(m->framework, "pytorch") != 0 || c->dps != 1)

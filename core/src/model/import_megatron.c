@@ -1242,11 +1242,12 @@ static void mo_mg_read_parallel(struct mo_mg *g, struct mo_mg_out *o,
 	mo_mg_read_virtual(g, o, s);
 	const struct mo_mg_arg *a = NULL;
 	int64_t etp;
+	/* without the flag Megatron takes TP's degree (arguments.py), as the
+	 * model key's default does */
 	if (mo_mg_int(g, "--expert-tensor-parallel-size", 1,
-		      MO_MODEL_MAX_DEGREE, &etp, &a) &&
-	    etp != s->tp)
-		mo_mg_unmodelled(
-		    g, a, "an expert tensor-parallel degree other than TP's");
+		      MO_MODEL_MAX_DEGREE, &etp, &a))
+		mo_mg_put_int(o, MG_PARALLEL, "expert_tensor_parallel", etp, MF_ETP, a,
+			      "default: tensor_parallel");
 	const char *why;
 	int64_t world = mo_mg_world(g, devices, &why);
 	int64_t mp = mo_model_mul(mo_model_mul(deg[0], deg[1]), deg[2]);

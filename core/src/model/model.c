@@ -262,6 +262,15 @@ void mo_model_derive_batches(mo_model *m)
 	x->mbn_derived = true;
 }
 
+int64_t mo_model_etp(const mo_model *m)
+{
+	if (strcmp(m->framework, "pytorch") != 0)
+		return 0;
+	if (m->expert_tensor_parallel > 0)
+		return m->expert_tensor_parallel;
+	return m->tensor_parallel > 0 ? m->tensor_parallel : 1;
+}
+
 void mo_model_derive(mo_model *m)
 {
 	const struct mo_model_ext *x = m->ext;
@@ -523,6 +532,8 @@ static void mo_model_items(const mo_model *m, struct mo_items *l)
 	IT_I(l, s, "pipeline_parallel", m->pipeline_parallel);
 	IT_I(l, s, "virtual_pipeline", m->virtual_pipeline);
 	IT_I(l, s, "expert_parallel", m->expert_parallel);
+	if (m->expert_tensor_parallel > 0)
+		IT_I(l, s, "expert_tensor_parallel", m->expert_tensor_parallel);
 	IT_I(l, s, "context_parallel", m->context_parallel);
 	IT_B(l, s, "sequence_parallel", m->sequence_parallel);
 	IT_B(l, s, "distributed_optimizer", m->distributed_optimizer);

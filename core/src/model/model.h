@@ -91,6 +91,9 @@ struct mo_model {
 	int64_t world_size, data_parallel, data_parallel_shard;
 	int64_t tensor_parallel, pipeline_parallel, virtual_pipeline;
 	int64_t expert_parallel, context_parallel;
+	/* each expert's weights split over this many ranks (Megatron's
+	 * --expert-tensor-parallel-size); 0 = not given: mo_model_etp */
+	int64_t expert_tensor_parallel;
 	bool sequence_parallel, distributed_optimizer;
 	/* explicit per-stage layer lists (pipeline_parallel_layers_per_stage),
 	 * n_stage_layers = 0 for auto */
@@ -147,6 +150,15 @@ int mo_model_from_doc(mo_model **out, mo_diags *diags, const mo_doc *doc,
  * beside them, the layouts rebuilt; no estimator or resolve memo, no source
  * document (those stay with m). NULL when out of memory. */
 mo_model *mo_model_copy(const mo_model *m);
+
+/* The experts' tensor-parallel degree: expert_tensor_parallel when given;
+ * otherwise, for framework pytorch, tensor_parallel (Megatron's
+ * --expert-tensor-parallel-size defaults to it: megatron/training/
+ * arguments.py, `if args.expert_tensor_parallel_size is None:
+ * args.expert_tensor_parallel_size = args.tensor_model_parallel_size`).
+ * For framework mindspore 0: not applied (its rules split experts over EP,
+ * or over the TP mesh when EP is off). */
+int64_t mo_model_etp(const mo_model *m);
 
 /* Builds types/type_of from the fields (call after any field change). */
 int mo_model_build_layout(mo_model *m, mo_error *err);

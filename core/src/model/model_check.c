@@ -38,6 +38,7 @@ static const char *const mo_model_canon_paths[MF_COUNT] = {
 	[MF_PP] = "parallel.pipeline_parallel",
 	[MF_VPP] = "parallel.virtual_pipeline",
 	[MF_EP] = "parallel.expert_parallel",
+	[MF_ETP] = "parallel.expert_tensor_parallel",
 	[MF_CP] = "parallel.context_parallel",
 	[MF_STAGES] = "parallel.pipeline_parallel_layers_per_stage",
 	[MF_GDTYPE] = "training.grads_dtype",
@@ -150,13 +151,45 @@ static void mo_model_check_ep(const mo_model *m, mo_diags *d)
 	int64_t g = mo_model_mul(mo_model_mul(shard,
 					      m->context_parallel),
 				 m->tensor_parallel);
-	if (g % ep != 0)
+	int64_t etp = mo_model_etp(m) > 0 ? mo_model_etp(m) : 1;
+	int64_t group = mo_model_mul(ep, etp);
+	if (etp == 1 && g % ep != 0)
 		mo_model_flag(m, d, MF_EP,
 			      "expert_parallel %lld does not divide "
 			      "%s x context_parallel x "
 			      "tensor_parallel = %lld",
 			      (long long)ep, megatron ? "data_parallel" : "data_parallel_shard",
 			      (long long)g);
+	else if (etp > 1 && group > 0 && g % group != 0)
+		mo_model_flag(m, d, MF_EP,
+			      "expert_parallel %lld x expert_tensor_parallel %lld does not divide "
+			      "%s x context_parallel x "
+			      "tensor_parallel = %lld",
+			      (long long)ep, (long long)etp,
+			      megatron ? "data_parallel" : "data_parallel_shard", (long long)g);
+}
+
+/* expert_tensor_parallel splits each expert's FFN (framework pytorch); the
+ * mindspore rules do not read it. */
+static void mo_model_check_etp(const mo_model *m, mo_diags *d)
+{
+	int64_t etp = m->expert_tensor_parallel;
+	if (etp <= 0)
+		return;
+	if (strcmp(m->framework, "pytorch") != 0) {
+		if (etp > 1)
+			mo_model_warn(m, d, MF_ETP,
+				      "expert_tensor_parallel %lld is not applied under framework "
+				      "%s (its rules split experts over expert_parallel, or over "
+				      "tensor_parallel when expert_parallel is 1)",
+				      (long long)etp, m->framework);
+		return;
+	}
+	if (m->num_moe_experts > 0 && m->moe_ffn_hidden_size % etp != 0)
+		mo_model_flag(m, d, MF_ETP,
+			      "expert_tensor_parallel %lld does not divide the experts' FFN size "
+			      "%lld",
+			      (long long)etp, (long long)m->moe_ffn_hidden_size);
 }
 
 static void mo_model_check_pp(const mo_model *m, mo_diags *d)
@@ -293,6 +326,7 @@ void mo_model_check(const mo_model *m, mo_diags *diags)
 			      (long long)m->context_parallel,
 			      (long long)m->seq_length);
 	mo_model_check_ep(m, diags);
+	mo_model_check_etp(m, diags);
 	mo_model_check_pp(m, diags);
 	mo_model_check_stages(m, diags);
 	mo_model_check_world(m, diags);

@@ -148,6 +148,8 @@ static const struct mo_mkey mo_model_keys[] = {
 	{"virtual_pipeline_model_parallel_size", MF_VPP, CV_DEGREE, 1, DEG},
 	{"expert_parallel", MF_EP, CV_DEGREE, 1, DEG},
 	{"expert_model_parallel_size", MF_EP, CV_DEGREE, 1, DEG},
+	{"expert_tensor_parallel", MF_ETP, CV_DEGREE, 1, DEG},
+	{"expert_tensor_parallel_size", MF_ETP, CV_DEGREE, 1, DEG},
 	{"context_parallel", MF_CP, CV_DEGREE, 1, DEG},
 	{"sequence_parallel", MF_SP, CV_BOOL, 0, 0},
 	{"use_seq_parallel", MF_SP, CV_BOOL, 0, 0},
@@ -359,6 +361,7 @@ static int64_t *mo_model_int_field(mo_model *m, enum mo_mf f)
 	case MF_PP: return &m->pipeline_parallel;
 	case MF_VPP: return &m->virtual_pipeline;
 	case MF_EP: return &m->expert_parallel;
+	case MF_ETP: return &m->expert_tensor_parallel;
 	case MF_CP: return &m->context_parallel;
 	case MF_GBS: return &m->ext->global_batch_size;
 	default: return NULL;

@@ -61,6 +61,7 @@ enum mo_mf {
 	MF_QKV_BIAS, /* add_qkv_bias */
 	MF_TE_IMPL,  /* transformer_impl */
 	MF_OVERLAP,  /* overlap_grad_reduce */
+	MF_ETP,      /* expert_tensor_parallel */
 	MF_COUNT
 };
 
