@@ -2,7 +2,9 @@
 #   make            build libmemopt.a, libmemopt.so and the memopt binary in $(BUILD)
 #   make run        start the server with the web UI on 127.0.0.1:8080
 #   make test       install missing Debian packages (as root) and run every test
-#   make check      the same tests under ASan+UBSan (build in $(BUILD)-san)
+#   make check      the same tests under ASan+UBSan (build in $(BUILD)-san), then the unit
+#                   tests, fuzz replays, golden and hostile suites under clang's UBSan with
+#                   its integer checks (build in $(BUILD)-ubsan)
 #   make bench      benchmarks with ratios against baselines measured in the same run
 #   make accuracy   the estimator against PyTorch autograd (needs Debian's python3-torch)
 #   make install    PREFIX=/usr/local DESTDIR= (make uninstall with the same)
@@ -13,6 +15,7 @@ BUILD      ?= build
 PREFIX     ?= /usr/local
 PKG_CONFIG ?= pkg-config
 CC         ?= cc
+CLANG      ?= clang
 CFLAGS     ?= -O2 -g
 WERROR     ?= 1
 SAN        ?=
@@ -27,7 +30,7 @@ SRV_PKGS  := libmicrohttpd
 BUILD_PKGS  := build-essential pkg-config libyaml-dev libpcre2-dev libjansson-dev \
                libmicrohttpd-dev
 DEBIAN_PKGS := $(BUILD_PKGS) libcmocka-dev python3 python3-yaml curl wrk \
-               chromium nodejs npm
+               chromium nodejs npm clang libclang-rt-dev
 
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) $(SRV_PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
@@ -39,7 +42,22 @@ WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototyp
 ifeq ($(WERROR),1)
 WARN += -Werror
 endif
-ifneq ($(SAN),)
+# SAN=ubsan (with CC=clang): clang's UBSan with the checks GCC lacks, for a
+# wrong number from overflow; any finding stops the test (no recover).
+#   float-cast-overflow        a double -> integer conversion out of range
+#   float-divide-by-zero       an inf or NaN figure from a zero divisor
+#   unsigned-integer-overflow  a size, count or offset that wraps
+#   unsigned-shift-base        bits shifted out of an unsigned value (n << 20)
+#   implicit-conversion        an implicit conversion that changes the value
+#                              (truncation to a narrower type, sign change)
+# signed overflow, shifts, bounds and division by zero are in `undefined`.
+# Wrapping on purpose (hashes) is marked MO_WRAPS (core/src/util/util.h).
+# The libraries (libyaml, PCRE2, jansson, libmicrohttpd) are not instrumented.
+UBSAN_CHECKS := undefined,float-cast-overflow,float-divide-by-zero,unsigned-integer-overflow,$\
+                unsigned-shift-base,implicit-conversion
+ifeq ($(SAN),ubsan)
+SANFLAGS := -fsanitize=$(UBSAN_CHECKS) -fno-sanitize-recover=all -fno-omit-frame-pointer
+else ifneq ($(SAN),)
 # float-cast-overflow: an out-of-range double -> integer conversion (a byte
 # figure) is undefined and not part of -fsanitize=undefined in GCC
 SANFLAGS := -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer \
@@ -161,11 +179,19 @@ test: deps
 	$(MAKE) tests-build
 	BUILD=$(BUILD) sh tests/run.sh
 
+# The clang build runs the suites that drive sizes and counts to their limits
+# (golden, hostile, hostile_work) besides the units and the fuzz replays.
+UBSAN_SUITES := golden hostile hostile_work
+
 check: deps
 	$(MAKE) BUILD=$(BUILD)-san SAN=1 CFLAGS="-O1 -g" tests-build
 	BUILD=$(BUILD)-san sh tools/include_graph.sh
 	BUILD=$(BUILD)-san SAN=1 \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	sh tests/run.sh
+	$(MAKE) BUILD=$(BUILD)-ubsan SAN=ubsan CC=$(CLANG) CFLAGS="-O1 -g" tests-build
+	BUILD=$(BUILD)-ubsan SAN=ubsan SUITES="$(UBSAN_SUITES)" \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	sh tests/run.sh
 
@@ -222,6 +248,6 @@ format:
 	clang-format -i $(CORE_SRC) $(API_SRC) $(SERVER_SRC) $(CLI_SRC) core/include/memopt/*.h core/src/*/*.h
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-san
+	rm -rf $(BUILD) $(BUILD)-san $(BUILD)-ubsan
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -8,6 +8,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A function whose unsigned arithmetic wraps on purpose (a hash): the faces'
+ * copy of core/src/util/util.h's MO_WRAPS, which says why it exists. */
+#ifndef MO_WRAPS
+#if defined(__clang__)
+#define MO_WRAPS                                                               \
+	__attribute__((                                                        \
+	    no_sanitize("unsigned-integer-overflow", "unsigned-shift-base")))
+#else
+#define MO_WRAPS
+#endif
+#endif
+
 /* Routes, also the label set of the server's metrics. */
 typedef enum mo_api_route_id {
 	MO_ROUTE_VALIDATE = 0,

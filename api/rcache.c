@@ -45,7 +45,8 @@ struct mo_api_rcache {
 	atomic_ullong hits, misses, stores, evictions;
 };
 
-/* ---- SipHash-2-4 (Aumasson and Bernstein), over several pieces ---------- */
+/* ---- SipHash-2-4 (Aumasson and Bernstein), over several pieces ----------
+ * Its additions and rotations are modulo 2^64 by design (MO_WRAPS). */
 
 typedef struct mo_siphash {
 	uint64_t v0, v1, v2, v3;
@@ -55,7 +56,7 @@ typedef struct mo_siphash {
 
 #define MO_ROTL(x, b) (((x) << (b)) | ((x) >> (64 - (b))))
 
-static void mo_siphash_round(mo_siphash *s)
+static MO_WRAPS void mo_siphash_round(mo_siphash *s)
 {
 	s->v0 += s->v1;
 	s->v1 = MO_ROTL(s->v1, 13);
@@ -73,7 +74,7 @@ static void mo_siphash_round(mo_siphash *s)
 	s->v2 = MO_ROTL(s->v2, 32);
 }
 
-static void mo_siphash_init(mo_siphash *s, uint64_t k0, uint64_t k1)
+static MO_WRAPS void mo_siphash_init(mo_siphash *s, uint64_t k0, uint64_t k1)
 {
 	s->v0 = k0 ^ 0x736f6d6570736575ull;
 	s->v1 = k1 ^ 0x646f72616e646f6dull;
@@ -84,7 +85,7 @@ static void mo_siphash_init(mo_siphash *s, uint64_t k0, uint64_t k1)
 	s->total = 0;
 }
 
-static void mo_siphash_block(mo_siphash *s, uint64_t m)
+static MO_WRAPS void mo_siphash_block(mo_siphash *s, uint64_t m)
 {
 	s->v3 ^= m;
 	mo_siphash_round(s);
@@ -92,7 +93,8 @@ static void mo_siphash_block(mo_siphash *s, uint64_t m)
 	s->v0 ^= m;
 }
 
-static void mo_siphash_update(mo_siphash *s, const void *data, size_t len)
+static MO_WRAPS void mo_siphash_update(mo_siphash *s, const void *data,
+				       size_t len)
 {
 	const unsigned char *p = data;
 
@@ -116,7 +118,7 @@ static void mo_siphash_update(mo_siphash *s, const void *data, size_t len)
 		s->tail |= (uint64_t)*p++ << (8 * s->ntail++);
 }
 
-static uint64_t mo_siphash_final(mo_siphash *s)
+static MO_WRAPS uint64_t mo_siphash_final(mo_siphash *s)
 {
 	mo_siphash_block(s, s->tail | ((uint64_t)(s->total & 0xff) << 56));
 	s->v2 ^= 0xff;
@@ -127,7 +129,8 @@ static uint64_t mo_siphash_final(mo_siphash *s)
 
 /* ---- the cache ---------------------------------------------------------- */
 
-static void mo_response_cache_key(mo_api_rcache *c)
+/* The SipHash key (the fallback mixes the clock modulo 2^64: MO_WRAPS). */
+static MO_WRAPS void mo_response_cache_key(mo_api_rcache *c)
 {
 	uint64_t k[2];
 

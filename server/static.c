@@ -173,7 +173,7 @@ static enum MHD_Result mo_srv_from_disk(const mo_srv *srv,
 	return mo_srv_send(srv, c, rq, r, type, etag, (uint64_t)st.st_size);
 }
 
-static uint64_t mo_srv_fnv1a(const unsigned char *p, size_t n)
+static MO_WRAPS uint64_t mo_srv_fnv1a(const unsigned char *p, size_t n)
 {
 	uint64_t h = 0xcbf29ce484222325u;
 

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Runs one fuzz target under clang libFuzzer (+ASan+UBSan) for a while.
+# Runs one fuzz target under clang libFuzzer (+ASan+UBSan, with the integer
+# checks of `make check`'s clang build) for a while.
 # Not part of `make test` (which replays the corpora). Needs clang and
 # libclang-rt-*-dev.
 #   TARGET=config sh tests/fuzz/run-libfuzzer.sh [SECONDS] [JOBS]
@@ -18,6 +19,8 @@ OUT=${OUT:-build/fuzz}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 PKGS="yaml-0.1 libpcre2-8 jansson"
+# UBSan as in the Makefile's UBSAN_CHECKS: a wrapped size is a finding
+UB="undefined,float-cast-overflow,float-divide-by-zero,unsigned-integer-overflow,unsigned-shift-base,implicit-conversion"
 CFL="-std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer -Icore/include -Icore/src -Iapi $(pkg-config --cflags $PKGS)"
 mkdir -p "$OUT/obj" "$OUT/corpus-$TARGET"
 OUT=$(cd "$OUT" && pwd)
@@ -28,10 +31,10 @@ objs=""
 sh tools/embed.sh $(cat tools/embed.list) > "$OUT/embedded.c" || exit 1
 for src in core/src/*/*.c api/*.c "$OUT/embedded.c"; do
   o="$OUT/obj/$(echo "$src" | tr / _ | sed 's/\.c$//').o"
-  "$CLANG" $CFL -fsanitize=fuzzer-no-link,address,undefined -c "$src" -o "$o" || exit 1
+  "$CLANG" $CFL -fsanitize=fuzzer-no-link,address,$UB -fno-sanitize-recover=all -c "$src" -o "$o" || exit 1
   objs="$objs $o"
 done
-"$CLANG" $CFL -fsanitize=fuzzer,address,undefined -o "$OUT/fuzz_$TARGET" \
+"$CLANG" $CFL -fsanitize=fuzzer,address,$UB -fno-sanitize-recover=all -o "$OUT/fuzz_$TARGET" \
   "tests/fuzz/fuzz_$TARGET.c" $objs $(pkg-config --libs $PKGS) -lm -lpthread || exit 1
 echo "built $OUT/fuzz_$TARGET; fuzzing for ${SECS}s with $JOBS jobs"
 # -jobs writes fuzz-N.log into the working folder: run inside $OUT

@@ -2,7 +2,8 @@
 # Hostile input (tests/hostile/hostile.py): empty, garbage, huge, deep,
 # alias bombs, huge lists and keys, many and catastrophic patterns, several
 # documents, wrong roots, tags. Inputs are generated into a temporary folder.
-# MEMOPT = the binary to test; SAN=1 relaxes the limits for the ASan build.
+# MEMOPT = the binary to test; SAN (1: ASan, ubsan: clang UBSan) relaxes the
+# limits for the sanitizer builds.
 set -u
 MEMOPT=${MEMOPT:-build/memopt}
 PY=/usr/bin/python3

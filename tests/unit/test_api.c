@@ -585,8 +585,8 @@ static void test_estimate_answers(void **state)
 {
 	static const char *const configs[] = {
 		"recompute:\\n  mode: full\\n  full_recompute_layer: [0-1]\\n",
-		"recompute:\\n  mode: select\\n  select_module:\\n    '.*mlp': [0-3]\\n"
-		"swap:\\n  enable: True\\n  layer_swap:\\n    - layers: [4-5]\\n",
+		("recompute:\\n  mode: select\\n  select_module:\\n    '.*mlp': [0-3]\\n"
+		 "swap:\\n  enable: True\\n  layer_swap:\\n    - layers: [4-5]\\n"),
 		"recompute_comm:\\n  enable: True\\n  select_module:\\n    '.*': [0-2]\\n",
 	};
 	fixture *f = *state;

@@ -450,7 +450,8 @@ static void test_fronts_beam_bound(void **state)
 
 /* ---- the predicted peak is the estimator's ---------------------------------------- */
 
-static unsigned rnd(unsigned *s)
+/* An LCG: modulo 2^32 by design */
+static MO_WRAPS unsigned rnd(unsigned *s)
 {
 	*s = *s * 1103515245u + 12345u;
 	return (*s >> 16) & 0x7fff;

@@ -173,6 +173,24 @@ static bool mo_cfg_bool(mo_cfg_parser *p, const mo_node *v, const char *path, bo
 	return false;
 }
 
+/* A pattern text's hash, by its length and first and last eight bytes: a
+ * collision costs a memcmp, and the table holds at most 192 texts.
+ * Multiplicative, modulo 2^64 by design. */
+static MO_WRAPS uint32_t mo_cfg_text_hash(const char *text, size_t len)
+{
+	uint64_t x = 0, z = 0;
+	if (len >= 8) {
+		memcpy(&x, text, 8);
+		memcpy(&z, text + len - 8, 8);
+	} else {
+		for (size_t i = 0; i < len; i++)
+			x = x << 8 | (unsigned char)text[i];
+	}
+	uint64_t hh =
+	    x * 0x9E3779B97F4A7C15ull ^ (z + len) * 0xC2B2AE3D27D4EB4Full;
+	return (uint32_t)(hh ^ hh >> 32);
+}
+
 static void mo_cfg_compile(mo_cfg_parser *p, mo_pattern *pat)
 {
 	if (++p->n_patterns > p->c->lim.max_patterns) {
@@ -186,18 +204,7 @@ static void mo_cfg_compile(mo_cfg_parser *p, mo_pattern *pat)
 	const char *msg;
 	size_t off;
 	size_t len = pat->key->len;
-	/* hashed by length and first and last eight bytes: a collision
-	 * costs a memcmp, and the table holds at most 192 texts */
-	uint64_t x = 0, z = 0;
-	if (len >= 8) {
-		memcpy(&x, pat->regex, 8);
-		memcpy(&z, pat->regex + len - 8, 8);
-	} else {
-		for (size_t i = 0; i < len; i++)
-			x = x << 8 | (unsigned char)pat->regex[i];
-	}
-	uint64_t hh = x * 0x9E3779B97F4A7C15ull ^ (z + len) * 0xC2B2AE3D27D4EB4Full;
-	uint32_t h = (uint32_t)(hh ^ hh >> 32);
+	uint32_t h = mo_cfg_text_hash(pat->regex, len);
 	size_t slot = h & (MO_CFG_SEEN - 1);
 	for (; p->seen[slot]; slot = (slot + 1) & (MO_CFG_SEEN - 1)) {
 		const mo_pattern *q = p->seen[slot];

@@ -56,8 +56,8 @@ static int mo_est_types(mo_estimate *e, const mo_model *m, const mo_est_dims *d,
 }
 
 /* FNV-1a over (type, flags, actions): the key of a plan result. */
-static uint64_t mo_est_res_hash(size_t type, const mo_action_kind *act, size_t np, bool full,
-				bool swapped)
+static MO_WRAPS uint64_t mo_est_res_hash(size_t type, const mo_action_kind *act,
+					 size_t np, bool full, bool swapped)
 {
 	uint64_t h = 1469598103934665603ull;
 	h = (h ^ (uint64_t)type) * 1099511628211ull;

@@ -236,9 +236,9 @@ static void mo_graph_builder_fail(mo_graph_builder *b, const char *what, const c
 
 static int mo_graph_builder_find(const mo_graph_builder *b, const char *name)
 {
-	for (size_t i = b->g->n_t; i-- > 0;)
-		if (strcmp(b->g->t[i].name, name) == 0)
-			return (int)i;
+	for (size_t i = b->g->n_t; i > 0; i--)
+		if (strcmp(b->g->t[i - 1].name, name) == 0)
+			return (int)(i - 1);
 	return -1;
 }
 
@@ -247,11 +247,11 @@ static int mo_graph_builder_find(const mo_graph_builder *b, const char *name)
 static int mo_graph_builder_find_token(const mo_graph_builder *b, const char *s, size_t n)
 {
 	size_t pl = strlen(b->tprefix);
-	for (size_t i = b->g->n_t; i-- > 0;) {
-		const char *t = b->g->t[i].name;
+	for (size_t i = b->g->n_t; i > 0; i--) {
+		const char *t = b->g->t[i - 1].name;
 		if (strncmp(t, b->tprefix, pl) == 0 && strncmp(t + pl, s, n) == 0 &&
 		    t[pl + n] == '\0')
-			return (int)i;
+			return (int)(i - 1);
 	}
 	return -1;
 }

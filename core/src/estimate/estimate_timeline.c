@@ -244,8 +244,8 @@ static uint64_t mo_timeline_window(const mo_timeline *t, const mo_est_chunk *c, 
 {
 	uint64_t w = 0;
 	int64_t pf = t->e->cfg.prefetch;
-	for (size_t k = j + 1; k-- > 0 && (int64_t)(j - k) <= pf;)
-		w += t->e->layers[c->ids[k]].swap_bytes;
+	for (size_t back = 0; back <= j && (int64_t)back <= pf; back++)
+		w += t->e->layers[c->ids[j - back]].swap_bytes;
 	return w;
 }
 
@@ -277,7 +277,8 @@ static void mo_timeline_backward(mo_timeline *t, int64_t mb, const mo_est_chunk 
 		t->state[MO_EST_ACTIVATIONS] -= e->head_k.kept * (uint64_t)(1 + e->cfg.mtp);
 		mo_timeline_track(t, mb, 0, 0, 2);
 	}
-	for (size_t j = c->n; j-- > 0;) {
+	for (size_t left = c->n; left > 0; left--) {
+		size_t j = left - 1;
 		const mo_estimate_layer *l = &e->layers[c->ids[j]];
 		memset(extra, 0, sizeof extra);
 		extra[MO_EST_RECOMPUTED] = l->recomputed_bytes;

@@ -83,7 +83,7 @@ static bool mo_ledger_marker_hit(const mo_ledger_marker *m, bool *hit, const mo_
 
 /* ---- names ---------------------------------------------------------------- */
 
-static uint64_t mo_ledger_hash(const char *s, size_t n)
+static MO_WRAPS uint64_t mo_ledger_hash(const char *s, size_t n)
 {
 	uint64_t h = 1469598103934665603ull;
 	for (size_t i = 0; i < n; i++)

@@ -283,7 +283,7 @@ static const char *mo_layout_type_name(const mo_model *m, bool mtp, bool moe)
 
 /* FNV-1a over every type's name and path names: two models with the same
  * hash have the same path sets (what pattern matching depends on). */
-static uint64_t mo_layout_hash(const mo_model *m)
+static MO_WRAPS uint64_t mo_layout_hash(const mo_model *m)
 {
 	uint64_t h = 1469598103934665603ull;
 	for (size_t t = 0; t < m->n_types; t++) {

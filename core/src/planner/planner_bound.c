@@ -125,7 +125,8 @@ int mo_bound_build(mo_search *d)
 	lb->count = calloc((n + 1) * lb->n_cls + 1, sizeof(*lb->count));
 	if (!lb->count)
 		goto out;
-	for (size_t p = n; p-- > 0;) {
+	for (size_t left = n; left > 0; left--) {
+		size_t p = left - 1;
 		memcpy(lb->count + p * lb->n_cls, lb->count + (p + 1) * lb->n_cls,
 		       lb->n_cls * sizeof(*lb->count));
 		lb->count[p * lb->n_cls + lb->cls_of[p]]++;

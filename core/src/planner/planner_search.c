@@ -500,7 +500,8 @@ static int mo_search_prepare(mo_search *d)
 	for (size_t p = 0; p < n; p++)
 		if (mo_search_set(d, p) != 0)
 			return -1;
-	for (size_t p = n; p-- > 0;) {
+	for (size_t left = n; left > 0; left--) {
+		size_t p = left - 1;
 		uint64_t lo = UINT64_MAX;
 		for (size_t k = 0; k < d->sets[p].n; k++)
 			lo = d->sets[p].c[k].kept < lo ? d->sets[p].c[k].kept : lo;
@@ -580,7 +581,8 @@ static int mo_search_pass(mo_search *d, unsigned *what, uint64_t *peak, double *
 	if (d->failed || !mo_search_best(d, &bi, peak))
 		goto out;
 	*cost = d->front[d->sg->n - 1][bi].cost;
-	for (size_t p = d->sg->n; p-- > 0;) {
+	for (size_t left = d->sg->n; left > 0; left--) {
+		size_t p = left - 1;
 		const mo_search_state *s = &d->front[p][bi];
 		what[d->sg->ids[p]] = s->what;
 		bi = s->parent;

@@ -127,11 +127,11 @@ static int mo_staged_at(mo_staged *s, uint64_t k, uint64_t swap_end, mo_staged_r
 
 static void mo_staged_label(char *buf, size_t size, uint64_t k, uint64_t swap_end)
 {
-	uint64_t swap_hi = swap_end - 1;
 	if (!swap_end) {
 		snprintf(buf, size, "full 0-%llu", (unsigned long long)(k - 1));
 		return;
 	}
+	uint64_t swap_hi = swap_end - 1;
 	if (k)
 		snprintf(buf, size, "full 0-%llu + swap %llu-%llu (rest full)",
 			 (unsigned long long)(k - 1), (unsigned long long)k,

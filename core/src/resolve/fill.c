@@ -39,10 +39,15 @@ static void mo_first_match(const mo_pattern_ref **refs, size_t n, size_t type,
 			   const mo_pattern_ref **first, size_t np)
 {
 	memset(first, 0, np * sizeof(*first));
-	for (size_t i = n; i-- > 0;) /* the earliest ref writes last */
-		for (size_t w = 0; w < refs[i]->match[type].n_words; w++)
-			for (uint64_t bits = refs[i]->match[type].words[w]; bits; bits &= bits - 1)
-				first[w * 64 + (size_t)__builtin_ctzll(bits)] = refs[i];
+	for (size_t left = n; left > 0;
+	     left--) { /* the earliest ref writes last */
+		const mo_pattern_ref *ref = refs[left - 1];
+		for (size_t w = 0; w < ref->match[type].n_words; w++)
+			for (uint64_t bits = ref->match[type].words[w]; bits;
+			     bits &= bits - 1)
+				first[w * 64 + (size_t)__builtin_ctzll(bits)] =
+				    ref;
+	}
 }
 
 /* select: selected roots recompute, children inherit; full wins. */

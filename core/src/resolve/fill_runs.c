@@ -36,7 +36,9 @@ static inline __attribute__((always_inline)) size_t mo_next_bit(const uint64_t *
 	size_t w = from / 64;
 	if (w >= nw)
 		return SIZE_MAX;
-	uint64_t bits = u[w] & (~(uint64_t)0 << (from % 64));
+	uint64_t bits =
+	    u[w] >> (from % 64)
+			<< (from % 64); /* the bits below `from` cleared */
 	while (!bits) {
 		if (++w == nw)
 			return SIZE_MAX;

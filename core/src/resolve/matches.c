@@ -226,12 +226,18 @@ typedef struct mo_regex_seen {
 	size_t cap;
 } mo_regex_seen;
 
+/* Fibonacci hashing of the regex's address (modulo 2^64 by design). */
+static MO_WRAPS size_t mo_regex_seen_hash(uintptr_t key)
+{
+	return (size_t)((key >> 4) * 0x9E3779B97F4A7C15ull >> 20);
+}
+
 static const mo_pattern_ref *mo_regex_seen_find(const mo_regex_seen *seen,
 						const mo_resolve_matches *matches,
 						const mo_pattern_ref *ref, size_t *slot)
 {
 	uintptr_t key = (uintptr_t)ref->pattern->re ^ (ref->group == MO_GROUP_COMM);
-	*slot = (size_t)((key >> 4) * 0x9E3779B97F4A7C15ull >> 20) & (seen->cap - 1);
+	*slot = mo_regex_seen_hash(key) & (seen->cap - 1);
 	for (; seen->slots[*slot]; *slot = (*slot + 1) & (seen->cap - 1)) {
 		const mo_pattern_ref *o = &matches->refs[seen->slots[*slot] - 1];
 		if (o->pattern->re == ref->pattern->re &&

@@ -84,7 +84,8 @@ mo_resolve_paths *mo_path_memo_paths(struct mo_path_memo *memo)
 	return &memo->paths;
 }
 
-static uint64_t mo_text_hash(const char *t, size_t n, bool comm, const mo_limits *lim)
+static MO_WRAPS uint64_t mo_text_hash(const char *t, size_t n, bool comm,
+				      const mo_limits *lim)
 {
 	uint64_t h = 0x9E3779B97F4A7C15ull ^ n ^ (uint64_t)comm << 63, w;
 	size_t i = 0;

@@ -33,9 +33,11 @@ static bool mo_paths_subtrees(mo_resolve_paths *paths, const mo_layer_type *lt, 
 		end[p] = 1; /* the subtree size, for now */
 		ok = lt->paths[p].parent < (int)p;
 	}
-	for (size_t p = np; ok && p-- > 0;)
+	for (size_t left = np; ok && left > 0; left--) {
+		size_t p = left - 1;
 		if (lt->paths[p].parent >= 0)
 			end[lt->paths[p].parent] += end[p];
+	}
 	for (size_t p = 0; ok && p < np; p++)
 		end[p] += (uint32_t)p;
 	for (size_t q = 0; ok && q < np; q++)

@@ -34,8 +34,9 @@ static void mo_cuts_mark_config(uint8_t *mark, const mo_config *c, uint64_t n_la
 		mo_cuts_mark(mark, &c->op_swap[i].pat.layers, n_layers);
 }
 
-/* Marks are 0 or 1: eight at a time, their sum in the top byte. */
-static size_t mo_cuts_count(const uint8_t *mark, uint64_t n_layers)
+/* Marks are 0 or 1: eight at a time, their sum in the top byte (the
+ * multiply's carries past bit 63 are dropped by design: MO_WRAPS). */
+static MO_WRAPS size_t mo_cuts_count(const uint8_t *mark, uint64_t n_layers)
 {
 	size_t u = 0;
 	uint64_t id8 = 0;

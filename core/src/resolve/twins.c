@@ -45,7 +45,7 @@ static size_t mo_segment_key(const mo_resolve_active *act, const mo_seg *g, size
 	return n;
 }
 
-static uint64_t mo_key_hash(const uint32_t *key, size_t n)
+static MO_WRAPS uint64_t mo_key_hash(const uint32_t *key, size_t n)
 {
 	/* two words a step (the hash only pairs segments of one resolve) */
 	uint64_t h = 1469598103934665603ull;

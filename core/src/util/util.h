@@ -35,7 +35,8 @@ void *mo_arena_alloc_slow(mo_arena *a, size_t size);
 static inline void *mo_arena_alloc_raw(mo_arena *a, size_t size)
 {
 	struct mo_chunk *c;
-	if (a && (c = a->head) != NULL && size - 1 < c->size - c->used) {
+	if (a && (c = a->head) != NULL && size != 0 &&
+	    size <= c->size - c->used) {
 		void *p = c->data + c->used;
 		c->used += (size + MO_ARENA_ALIGN - 1) & ~(size_t)(MO_ARENA_ALIGN - 1);
 		return p;
@@ -152,6 +153,21 @@ static inline uint64_t mo_u64_mul(uint64_t a, uint64_t b)
 	uint64_t r;
 	return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
 }
+
+/* ---- arithmetic that wraps on purpose ---------------------------------------
+ * `make check` builds with clang's unsigned-integer-overflow and
+ * unsigned-shift-base checks (build-ubsan), so an unsigned size that wraps
+ * or loses bits to a shift stops the tests: sizes use the helpers above.
+ * MO_WRAPS marks the few functions whose arithmetic is modulo 2^64 by
+ * design (hashes: FNV-1a, multiplicative, SWAR sums) and nothing else.
+ * GCC has neither check (and warns about the unknown names). */
+#if defined(__clang__)
+#define MO_WRAPS                                                               \
+	__attribute__((                                                        \
+	    no_sanitize("unsigned-integer-overflow", "unsigned-shift-base")))
+#else
+#define MO_WRAPS
+#endif
 
 /* ---- the thread's work budget (budget.c) -------------------------------- */
 

@@ -274,7 +274,8 @@ bool mo_scalar_int(const mo_node *n, int64_t *out, bool *overflow)
 			*overflow = true;
 		return false;
 	}
-	*out = neg ? (int64_t)(0 - mag) : (int64_t)mag;
+	/* -2^63 has no positive twin: negated as -(2^63 - 1) - 1 */
+	*out = !neg ? (int64_t)mag : mag == 0 ? 0 : -(int64_t)(mag - 1) - 1;
 	return true;
 }
 

@@ -120,7 +120,7 @@ mo_node_new(mo_builder *b, mo_node_kind kind, const yaml_event_t *e, size_t extr
 	return n;
 }
 
-static uint64_t mo_hash(const char *s)
+static MO_WRAPS uint64_t mo_hash(const char *s)
 {
 	uint64_t h = 1469598103934665603ull;
 	while (*s)
@@ -315,7 +315,7 @@ static void mo_insertion_sort(mo_node ***keys, size_t m)
 
 /* A key's slot hash from its length and first and last eight bytes:
  * equal keys hash equal; a collision costs only a memcmp (<= 64 keys). */
-static uint64_t mo_bytes_hash(const char *s, size_t n)
+static MO_WRAPS uint64_t mo_bytes_hash(const char *s, size_t n)
 {
 	uint64_t a = 0, z = 0;
 	if (n >= 8) {
