@@ -2,6 +2,7 @@
 #include "srv_internal.h"
 
 #include <arpa/inet.h>
+#include <malloc.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -384,6 +385,27 @@ static bool mo_srv_heavy(mo_api_route_id route)
  * the worker this long at most. */
 #define MO_SRV_INLINE_MS 50u
 
+/* A body this big goes to the compute pool at once, whatever its route:
+ * its work grows with the body (a 1 MiB layout of 3,640 catastrophic
+ * patterns computes for 2 s, and does not poll the work budget, so it
+ * cannot be sliced); eight of them on the workers left /healthz
+ * answering 3 of 9 probes. Configs, even whole training YAMLs, are a few
+ * KiB. */
+#define MO_SRV_BIG_BODY ((size_t)64 << 10)
+
+/* Suspends the connection and queues the request for the pool, its work
+ * limit counting from now. */
+static enum MHD_Result mo_srv_to_pool(mo_srv *srv, struct MHD_Connection *c, mo_srv_req *rq,
+				      const char *content_type)
+{
+	rq->c = c;
+	rq->content_type = content_type;
+	rq->queued_us = mo_srv_now_us();
+	MHD_suspend_connection(c);
+	mo_srv_pool_push(&srv->pool, rq);
+	return MHD_YES;
+}
+
 /* A heavy request: computed here within MO_SRV_INLINE_MS; past that,
  * suspended and queued for the pool with the rest of its work limit. */
 static enum MHD_Result mo_srv_offload(mo_srv *srv, struct MHD_Connection *c, mo_srv_req *rq,
@@ -400,12 +422,7 @@ static enum MHD_Result mo_srv_offload(mo_srv *srv, struct MHD_Connection *c, mo_
 	if (how != 1 || slice == srv->cfg.work_ms)
 		return mo_srv_queue_api(srv, c, rq, &res); /* done, or its whole limit spent */
 	mo_api_response_free(&res); /* the slice ran out: the pool starts it over */
-	rq->c = c;
-	rq->content_type = content_type;
-	rq->queued_us = mo_srv_now_us();
-	MHD_suspend_connection(c);
-	mo_srv_pool_push(&srv->pool, rq);
-	return MHD_YES;
+	return mo_srv_to_pool(srv, c, rq, content_type);
 }
 
 /* The whole request is in: answer it. */
@@ -427,6 +444,8 @@ static enum MHD_Result mo_srv_finish(mo_srv *srv, struct MHD_Connection *c,
 	if (rq->route == MO_ROUTE_METRICS)
 		return mo_srv_metrics_page(srv, c, rq);
 	content_type = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type");
+	if (srv->pool.n && rq->len >= MO_SRV_BIG_BODY)
+		return mo_srv_to_pool(srv, c, rq, content_type);
 	if (srv->pool.n && mo_srv_heavy(rq->route))
 		return mo_srv_offload(srv, c, rq, content_type);
 	if (mo_srv_compute(srv, content_type, rq, &res, srv->cfg.work_ms, &how) != 0)
@@ -450,6 +469,30 @@ enum MHD_Result mo_srv_access(void *cls, struct MHD_Connection *c,
 	if (rq->answered)
 		return MHD_YES;
 	return mo_srv_finish(srv, c, rq);
+}
+
+/* A request that took this long (a big layout, estimate or plan) gives
+ * the memory it used back to the system when it ends. glibc keeps what is
+ * freed in its per-thread arenas: eight 1 MiB layouts at once left 588 MB
+ * resident, 58 MB after malloc_trim; a 60 MB timeline refused as
+ * answer-too-large, 474 MB (notes/server-survival.md). Ordinary requests
+ * (a few ms) never trim. */
+#define MO_SRV_TRIM_US 50000u
+
+/* malloc_trim(0) (every arena), once at a time: a request ending while
+ * another thread trims has that thread trim again. */
+static void mo_srv_trim(mo_srv *srv)
+{
+	atomic_store(&srv->trim_wanted, true);
+	for (;;) {
+		if (atomic_exchange(&srv->trimming, true))
+			return; /* the trimming thread sees trim_wanted */
+		while (atomic_exchange(&srv->trim_wanted, false))
+			malloc_trim(0);
+		atomic_store(&srv->trimming, false);
+		if (!atomic_load(&srv->trim_wanted))
+			return;
+	}
 }
 
 void mo_srv_completed(void *cls, struct MHD_Connection *c, void **req_cls,
@@ -477,4 +520,6 @@ void mo_srv_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 	free(rq->body);
 	free(rq);
 	*req_cls = NULL;
+	if (usec >= MO_SRV_TRIM_US)
+		mo_srv_trim(srv);
 }

@@ -168,6 +168,8 @@ struct mo_srv {
 	unsigned port;
 	atomic_bool quiescing;
 	atomic_bool cancel;         /* after the grace period: computations stop */
+	atomic_bool trimming;       /* a thread runs malloc_trim (handler.c) */
+	atomic_bool trim_wanted;    /* a heavy request ended since it began */
 	mo_srv_metrics metrics;
 	mo_srv_log log;             /* started when cfg.access_log is set */
 	mo_srv_conns conns;

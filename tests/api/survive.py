@@ -25,7 +25,15 @@ requires; exit status 0 when every one holds.
   (in flight back to 0, a 499 in the access log).
 - shutdown with a long computation in flight and `--grace 1`: the process
   exits 0 within grace + 4 s, the client gets a 503, the port is closed,
-  and the log has the signal line."""
+  and the log has the signal line.
+- memory comes back: a 2,000-stage estimate whose answer is refused as too
+  large peaks near 600 MB; 3 s after the answer the server's VmRSS must be
+  under 100 MB (glibc kept 474 MB in its arenas; not under ASan, whose
+  allocator is another).
+- 1 MiB layouts: four of 3,640 catastrophic patterns on `--threads 2
+  --compute-threads 2`: /healthz answers five probes within 0.5 s each (a
+  big body goes to the compute pool; on the workers they held both)."""
+import json
 import os
 import signal
 import socket
@@ -33,8 +41,11 @@ import sys
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "hostile"))
 from common import Server, _complete, parse_raw, raw, request  # noqa: E402
+import work  # noqa: E402  (its 60 MB timeline)
 
 FAILURES = []
 SAN = bool(os.environ.get("SAN"))
@@ -338,13 +349,90 @@ def test_shutdown_in_flight():
         srv.close()
 
 
+def layout_flood():
+    """A POST /api/v1/layout body just under the 1 MiB body limit: 3,640
+    patterns that backtrack catastrophically, over all 32 layers."""
+    lines = ["recompute:", "  mode: select", "  select_module:"]
+
+    def body():
+        return json.dumps({"config": "\n".join(lines) + "\n", "model": "llama2-7b"}).encode()
+    size = len(body())
+    while size <= 1048576:
+        lines.append("    '" + "(?:(.*)*(.*.*)*\\.)" * 14 + "z%05d': [0-31]" % (len(lines) - 3))
+        size += len(json.dumps(lines[-1] + "\n")) - 2  # the line as JSON escapes it
+    while len(body()) > 1048576 - 16:
+        lines.pop()
+    return body()
+
+
+def vm_rss_mb(srv):
+    with open("/proc/%d/status" % srv.proc.pid) as f:
+        for ln in f:
+            if ln.startswith("VmRSS:"):
+                return int(ln.split()[1]) // 1024
+    return None
+
+
+def test_memory_returned():
+    if SAN:
+        print("  (memory returned: skipped under the sanitizer build)")
+        return
+    srv = Server("--quiet")
+    try:
+        st, _, body = request(srv.port, "POST", "/api/v1/estimate", work.LONG_TIMELINE.encode(),
+                              {"Content-Type": "application/yaml"}, timeout=60)
+        if st != 422 or b"answer-too-large" not in body:
+            fail("memory returned: the 2,000-stage estimate answered %d %r" % (st, body[:120]))
+        rss = vm_rss_mb(srv)
+        t0 = time.time()
+        while rss >= 100 and time.time() - t0 < 3:
+            time.sleep(0.2)
+            rss = vm_rss_mb(srv)
+        if rss >= 100:
+            fail("memory returned: VmRSS %d MB 3 s after the answer" % rss)
+    finally:
+        srv.close()
+
+
+def post_layout(port, body):
+    s = connect(port)
+    s.sendall(b"POST /api/v1/layout HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+              b"Content-Length: %d\r\n\r\n" % len(body) + body)
+    return s
+
+
+def test_healthz_while_layouts():
+    srv = Server("--threads", "2", "--compute-threads", "2", "--quiet")
+    try:
+        flood = layout_flood()
+        socks = [post_layout(srv.port, flood) for _ in range(4)]
+        time.sleep(0.5)
+        answered = 0
+        for _ in range(5):  # within 0.5 s each (a layout holds a worker for about 1 s)
+            answered += healthz(srv.port, 0.5 * SLOW) == 200
+            time.sleep(0.1)
+        if answered != 5:
+            fail("/healthz while four 1 MiB layouts compute: %d of 5 answered" % answered)
+        statuses = []
+        for s in socks:
+            parsed = parse_raw(recv_answer(s, 30 * SLOW))
+            statuses.append(parsed and parsed[0])
+            s.close()
+        if not set(statuses) <= {200, 503} or 200 not in statuses:
+            fail("the four 1 MiB layouts: statuses %r" % statuses)
+    finally:
+        srv.close()
+
+
 def main():
     t0 = time.time()
     for name, step in (("connection waves", test_waves), ("slow clients", test_slow_clients),
                        ("per-client cap", test_per_client_cap), ("SIGHUP", test_sighup),
                        ("work limit", test_work_limit), ("client gone", test_client_gone),
                        ("healthz while computing", test_healthz_while_computing),
-                       ("shutdown in flight", test_shutdown_in_flight)):
+                       ("shutdown in flight", test_shutdown_in_flight),
+                       ("memory returned", test_memory_returned),
+                       ("healthz while layouts", test_healthz_while_layouts)):
         t = time.time()
         try:
             step()
