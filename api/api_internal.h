@@ -5,6 +5,7 @@
 #include "api.h"
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 typedef struct mo_api_request {
@@ -61,6 +62,9 @@ json_t *mo_api_json_body(mo_api_response *out, const mo_api_request *rq);
 int mo_api_reply_json(mo_api_response *out, json_t *o);
 /* out = a 500 problem for a hard core error. Returns 0/-1 as above. */
 int mo_api_reply_error(mo_api_response *out, const mo_error *err);
+/* out (freed first) = 422 answer-too-large: the answer would be len bytes
+ * (at_least: len is a floor), over max. */
+int mo_api_answer_too_large(mo_api_response *out, size_t len, size_t max, bool at_least);
 
 int mo_api_validate(mo_api_response *out, const mo_api_request *rq,
 		    const mo_api_options *opt);

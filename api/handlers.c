@@ -15,6 +15,7 @@ typedef struct mo_api_run {
 	mo_model *model;  /* owned; NULL when none was given or found */
 	mo_api_model_ref *ref; /* the cached preset borrowed, or NULL */
 	const mo_model *m;/* the model to use: model, or a cached preset */
+	const mo_api_options *opt;
 } mo_api_run;
 
 int mo_api_reply_json(mo_api_response *out, json_t *o)
@@ -117,6 +118,7 @@ static int mo_api_run_validate(mo_api_run *run, mo_api_response *out,
 			       const mo_api_options *opt)
 {
 	memset(run, 0, sizeof *run);
+	run->opt = opt;
 	if (mo_api_input_read(&run->in, out, rq, opt))
 		return 1;
 	if (mo_diags_new(&run->diags) != 0)
@@ -311,6 +313,12 @@ static json_t *mo_api_estimate_result(mo_api_run *run, mo_api_response *out)
 	mo_estimate *e = NULL;
 	if (mo_estimate_run(&e, run->cfg, run->m, &err) != 0) {
 		mo_api_estimate_error(out, &err);
+		return NULL;
+	}
+	size_t floor = mo_json_estimate_timeline_floor(e);
+	if (run->opt->max_answer && floor > run->opt->max_answer) {
+		mo_estimate_free(e);
+		mo_api_answer_too_large(out, floor, run->opt->max_answer, true);
 		return NULL;
 	}
 	json_t *j = mo_json_estimate(e, 1);

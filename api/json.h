@@ -21,6 +21,11 @@ json_t *mo_json_presets(void);
  * stage's "timeline": [{"event", "total_bytes", "bytes": {bucket: n}}]. New
  * ref. */
 json_t *mo_json_estimate(const mo_estimate *e, int with_timeline);
+/* A floor on the bytes of the timelines' JSON (every event at least as
+ * long as one with an empty name and zero bytes; SIZE_MAX past size_t):
+ * an answer certainly over the cap is refused before its tree is built
+ * (a 262,144-event timeline's tree took some 550 MB). */
+size_t mo_json_estimate_timeline_floor(const mo_estimate *e);
 /* The values the model import filled in (mo_model_assumed):
  * [{"path", "value", "source"}...], [] for none. New ref. */
 json_t *mo_json_assumed(const mo_model *m);

@@ -4,6 +4,9 @@
 #include "api_internal.h"
 #include "json.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 /* Keys are constant ASCII: set without jansson's UTF-8 check of each key,
  * and without json_pack's format parsing (an estimate answer holds ~1,250
  * values; building them was a quarter of an uncached request). */
@@ -110,6 +113,26 @@ static json_t *mo_json_est_timeline(const mo_estimate *e, size_t s)
 		json_array_append_new(a, o);
 	}
 	return a;
+}
+
+size_t mo_json_estimate_timeline_floor(const mo_estimate *e)
+{
+	static const uint64_t zero[MO_EST_BUCKETS];
+	json_t *o = json_object();
+	if (o) { /* as mo_json_est_timeline writes an event */
+		mo_json_set_text(o, "event", "");
+		mo_json_set_uint(o, "total_bytes", 0);
+		json_object_set_new_nocheck(o, "bytes", mo_json_buckets(zero));
+	}
+	char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+	size_t each = text ? strlen(text) : 0, events = 0, floor;
+
+	free(text);
+	json_decref(o);
+	for (size_t s = 0; s < mo_estimate_stage_count(e); s++)
+		if (__builtin_add_overflow(events, mo_estimate_event_count(e, s), &events))
+			return SIZE_MAX;
+	return __builtin_mul_overflow(events, each, &floor) ? SIZE_MAX : floor;
 }
 
 json_t *mo_json_estimate(const mo_estimate *e, int with_timeline)

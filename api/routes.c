@@ -81,20 +81,25 @@ void mo_api_options_default(mo_api_options *opt)
 	opt->limits.max_bytes = opt->max_body;
 }
 
+int mo_api_answer_too_large(mo_api_response *out, size_t len, size_t max, bool at_least)
+{
+	char detail[200];
+
+	snprintf(detail, sizeof detail,
+		 "the answer would be %s%zu bytes, over the server's limit of %zu: fewer pipeline "
+		 "stages or micro-batches make a shorter timeline",
+		 at_least ? "at least " : "", len, max);
+	mo_api_response_free(out);
+	return mo_api_problem(out, 422, "answer-too-large", detail);
+}
+
 /* An answer over opt->max_answer (a 700-byte estimate of a deep pipeline
  * can make a timeline of tens of MB) becomes a 422 saying so. */
 static void mo_api_cap_answer(mo_api_response *out, const mo_api_options *opt)
 {
-	char detail[200];
-
 	if (!opt->max_answer || out->len <= opt->max_answer || out->status != 200)
 		return;
-	snprintf(detail, sizeof detail,
-		 "the answer would be %zu bytes, over the server's limit of %zu: fewer pipeline "
-		 "stages or micro-batches make a shorter timeline",
-		 out->len, opt->max_answer);
-	mo_api_response_free(out);
-	mo_api_problem(out, 422, "answer-too-large", detail);
+	mo_api_answer_too_large(out, out->len, opt->max_answer, false);
 }
 
 const char *mo_api_route_name(mo_api_route_id id)

@@ -26,10 +26,11 @@ requires; exit status 0 when every one holds.
 - shutdown with a long computation in flight and `--grace 1`: the process
   exits 0 within grace + 4 s, the client gets a 503, the port is closed,
   and the log has the signal line.
-- memory comes back: a 2,000-stage estimate whose answer is refused as too
-  large peaks near 600 MB; 3 s after the answer the server's VmRSS must be
-  under 100 MB (glibc kept 474 MB in its arenas; not under ASan, whose
-  allocator is another).
+- memory: a 2,000-stage estimate whose 60 MB answer is refused as too
+  large must peak under 200 MB (its JSON tree took 593 MB before the
+  refusal), and 3 s after four 1 MiB layouts at once on the workers the
+  server's VmRSS must be under 100 MB (glibc kept some 300 MB in its
+  arenas). Not under ASan, whose allocator is another.
 - 1 MiB layouts: four of 3,640 catastrophic patterns on `--threads 2
   --compute-threads 2`: /healthz answers five probes within 0.5 s each (a
   big body goes to the compute pool; on the workers they held both)."""
@@ -365,10 +366,10 @@ def layout_flood():
     return body()
 
 
-def vm_rss_mb(srv):
+def vm_mb(srv, what="VmRSS"):
     with open("/proc/%d/status" % srv.proc.pid) as f:
         for ln in f:
-            if ln.startswith("VmRSS:"):
+            if ln.startswith(what + ":"):
                 return int(ln.split()[1]) // 1024
     return None
 
@@ -377,19 +378,28 @@ def test_memory_returned():
     if SAN:
         print("  (memory returned: skipped under the sanitizer build)")
         return
-    srv = Server("--quiet")
+    srv = Server("--compute-threads", "0", "--quiet")
     try:
         st, _, body = request(srv.port, "POST", "/api/v1/estimate", work.LONG_TIMELINE.encode(),
                               {"Content-Type": "application/yaml"}, timeout=60)
         if st != 422 or b"answer-too-large" not in body:
-            fail("memory returned: the 2,000-stage estimate answered %d %r" % (st, body[:120]))
-        rss = vm_rss_mb(srv)
-        t0 = time.time()
+            fail("memory: the 2,000-stage estimate answered %d %r" % (st, body[:120]))
+        if vm_mb(srv, "VmHWM") >= 200:
+            fail("memory: the refused 60 MB timeline peaked at %d MB" % vm_mb(srv, "VmHWM"))
+        flood = layout_flood()
+        threads = [threading.Thread(target=request, args=(srv.port, "POST", "/api/v1/layout", flood,
+                                                          {"Content-Type": "application/json"}, 60))
+                   for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        peak, rss, t0 = vm_mb(srv, "VmHWM"), vm_mb(srv), time.time()
         while rss >= 100 and time.time() - t0 < 3:
             time.sleep(0.2)
-            rss = vm_rss_mb(srv)
+            rss = vm_mb(srv)
         if rss >= 100:
-            fail("memory returned: VmRSS %d MB 3 s after the answer" % rss)
+            fail("memory: VmRSS %d MB 3 s after four 1 MiB layouts at once (peak %d MB)" % (rss, peak))
     finally:
         srv.close()
 
