@@ -26,7 +26,7 @@
 
 /* One flag as given: its first value (NULL when none), how many values
  * followed it, and where the flag and its values are. */
-struct mo_mg_arg {
+struct mo_megatron_arg {
 	const char *flag;
 	const char *value;
 	size_t n_values;
@@ -37,20 +37,20 @@ struct mo_mg_arg {
 };
 
 /* One shell word with its 1-based position. */
-struct mo_mg_word {
+struct mo_megatron_word {
 	const char *text;
 	int line, column;
 };
 
 /* The reader's state for one text. */
-struct mo_mg {
+struct mo_megatron_import {
 	mo_arena *arena;
 	mo_diags *diags;
 	const char *file;
 	mo_error *err;
-	struct mo_mg_arg *args;
+	struct mo_megatron_arg *args;
 	size_t n_args;
-	struct mo_mg_word *words;
+	struct mo_megatron_word *words;
 	size_t n_words;
 	int64_t launcher_procs, launcher_nodes; /* torchrun's, 0 = not given */
 	int procs_line, procs_column;
@@ -62,36 +62,41 @@ struct mo_mg {
 
 /* A value the import writes, with the flag it comes from (NULL: a default
  * or a derived value, said in `why`) and the model field it sets. */
-enum { MG_MODEL, MG_TRAINING, MG_PARALLEL, MG_NSECT };
-enum { MG_INT, MG_BOOL, MG_DBL, MG_STR };
+enum {
+	MEGATRON_MODEL,
+	MEGATRON_TRAINING,
+	MEGATRON_PARALLEL,
+	MEGATRON_SECTIONS
+};
+enum { MEGATRON_INT, MEGATRON_BOOL, MEGATRON_DOUBLE, MEGATRON_STR };
 
-struct mo_mg_item {
-	int sect, type;
+struct mo_megatron_item {
+	int section, type;
 	const char *key;
 	int64_t i;
 	double d;
 	const char *s;
 	int field; /* enum mo_mf, -1 for the keys the model reader skips */
-	const struct mo_mg_arg *src;
+	const struct mo_megatron_arg *src;
 	const char *why;
 };
 
-struct mo_mg_out {
-	struct mo_mg_item v[64];
+struct mo_megatron_out {
+	struct mo_megatron_item v[64];
 	size_t n;
 };
 
 /* ---- diagnostics ----------------------------------------------------------
  */
 
-static mo_diag *mo_mg_diag(struct mo_mg *g, mo_severity sev, const char *code,
-			   int line, int column, const char *path,
-			   const char *fmt, ...)
+static mo_diag *mo_megatron_diag(struct mo_megatron_import *g, mo_severity sev,
+				 const char *code, int line, int column,
+				 const char *path, const char *fmt, ...)
     __attribute__((format(printf, 7, 8)));
 
-static mo_diag *mo_mg_diag(struct mo_mg *g, mo_severity sev, const char *code,
-			   int line, int column, const char *path,
-			   const char *fmt, ...)
+static mo_diag *mo_megatron_diag(struct mo_megatron_import *g, mo_severity sev,
+				 const char *code, int line, int column,
+				 const char *path, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -101,8 +106,8 @@ static mo_diag *mo_mg_diag(struct mo_mg *g, mo_severity sev, const char *code,
 	return d;
 }
 
-static void mo_mg_fail(struct mo_mg *g, mo_error_code code, int line,
-		       int column, const char *msg)
+static void mo_megatron_fail(struct mo_megatron_import *g, mo_error_code code,
+			     int line, int column, const char *msg)
 {
 	if (!g->failed)
 		mo_error_set(g->err, code, line, column, "%s:%d:%d: %s",
@@ -113,13 +118,13 @@ static void mo_mg_fail(struct mo_mg *g, mo_error_code code, int line,
 /* ---- shell words (launch lines and arguments files) ------------------------
  */
 
-struct mo_mg_lexer {
+struct mo_megatron_lexer {
 	const char *p, *end;
 	int line, column;
 	mo_buf word;
 };
 
-static void mo_mg_advance(struct mo_mg_lexer *x)
+static void mo_megatron_advance(struct mo_megatron_lexer *x)
 {
 	if (*x->p == '\n') {
 		x->line++;
@@ -131,7 +136,7 @@ static void mo_mg_advance(struct mo_mg_lexer *x)
 }
 
 /* A backslash before a line break: the two go (a continuation line). */
-static bool mo_mg_continuation(struct mo_mg_lexer *x)
+static bool mo_megatron_continuation(struct mo_megatron_lexer *x)
 {
 	const char *q = x->p + 1;
 	if (q < x->end && *q == '\r')
@@ -139,70 +144,71 @@ static bool mo_mg_continuation(struct mo_mg_lexer *x)
 	if (q >= x->end || *q != '\n')
 		return false;
 	while (x->p <= q)
-		mo_mg_advance(x);
+		mo_megatron_advance(x);
 	return true;
 }
 
 /* Blanks, continuations and `#` comments before a word. */
-static void mo_mg_skip_blanks(struct mo_mg_lexer *x)
+static void mo_megatron_skip_blanks(struct mo_megatron_lexer *x)
 {
 	while (x->p < x->end) {
 		char c = *x->p;
 		if (c == ' ' || c == '\t' || c == '\r' || c == '\n')
-			mo_mg_advance(x);
-		else if (c == '\\' && mo_mg_continuation(x))
+			mo_megatron_advance(x);
+		else if (c == '\\' && mo_megatron_continuation(x))
 			continue;
 		else if (c == '#')
 			while (x->p < x->end && *x->p != '\n')
-				mo_mg_advance(x);
+				mo_megatron_advance(x);
 		else
 			break;
 	}
 }
 
 /* The inside of a quoted string; the lexer is on the opening quote. */
-static bool mo_mg_quoted(struct mo_mg *g, struct mo_mg_lexer *x)
+static bool mo_megatron_quoted(struct mo_megatron_import *g,
+			       struct mo_megatron_lexer *x)
 {
 	char q = *x->p;
 	int line = x->line, column = x->column;
-	mo_mg_advance(x);
+	mo_megatron_advance(x);
 	while (x->p < x->end && *x->p != q) {
 		if (q == '"' && *x->p == '\\' && x->p + 1 < x->end &&
 		    strchr("\"\\$`\n", x->p[1])) {
 			if (x->p[1] == '\n') {
-				mo_mg_advance(x);
-				mo_mg_advance(x);
+				mo_megatron_advance(x);
+				mo_megatron_advance(x);
 				continue;
 			}
-			mo_mg_advance(x);
+			mo_megatron_advance(x);
 		}
 		mo_buf_append(&x->word, x->p, 1);
-		mo_mg_advance(x);
+		mo_megatron_advance(x);
 	}
 	if (x->p >= x->end) {
-		mo_mg_diag(g, MO_SEV_ERROR, "megatron-syntax", line, column,
-			   NULL, "unterminated %s quote",
-			   q == '"' ? "double" : "single");
+		mo_megatron_diag(g, MO_SEV_ERROR, "megatron-syntax", line,
+				 column, NULL, "unterminated %s quote",
+				 q == '"' ? "double" : "single");
 		return false;
 	}
-	mo_mg_advance(x);
+	mo_megatron_advance(x);
 	return true;
 }
 
 /* An unquoted `|`, `;`, `&`, `<` or `>` ends the command (a `| tee log`,
  * a `2>&1`): what follows is not an argument. */
-static bool mo_mg_operator(char c)
+static bool mo_megatron_operator(char c)
 {
 	return c == '|' || c == ';' || c == '&' || c == '<' || c == '>';
 }
 
 /* One word into x->word. Returns 1 a word, 0 the end (or an operator), -1
  * an error (diagnostic or g->failed). */
-static int mo_mg_word(struct mo_mg *g, struct mo_mg_lexer *x, int *line,
-		      int *column)
+static int mo_megatron_word(struct mo_megatron_import *g,
+			    struct mo_megatron_lexer *x, int *line, int *column)
 {
-	mo_mg_skip_blanks(x);
-	if (x->p >= x->end || mo_mg_operator(*x->p))
+	mo_megatron_skip_blanks(x);
+	if (x->p >= x->end || mo_megatron_operator(*x->p))
 		return 0;
 	*line = x->line;
 	*column = x->column;
@@ -210,36 +216,37 @@ static int mo_mg_word(struct mo_mg *g, struct mo_mg_lexer *x, int *line,
 	while (x->p < x->end) {
 		char c = *x->p;
 		if (c == ' ' || c == '\t' || c == '\r' || c == '\n' ||
-		    mo_mg_operator(c))
+		    mo_megatron_operator(c))
 			break;
 		if (c == '\'' || c == '"') {
-			if (!mo_mg_quoted(g, x))
+			if (!mo_megatron_quoted(g, x))
 				return -1;
 			continue;
 		}
-		if (c == '\\' && mo_mg_continuation(x))
+		if (c == '\\' && mo_megatron_continuation(x))
 			continue;
 		if (c == '\\' && x->p + 1 < x->end)
-			mo_mg_advance(x);
+			mo_megatron_advance(x);
 		mo_buf_append(&x->word, x->p, 1);
-		mo_mg_advance(x);
+		mo_megatron_advance(x);
 		if (x->word.len > MO_MG_MAX_TOKEN) {
-			mo_mg_diag(g, MO_SEV_ERROR, "megatron-syntax", *line,
-				   *column, NULL,
-				   "an argument longer than %d bytes",
-				   MO_MG_MAX_TOKEN);
+			mo_megatron_diag(g, MO_SEV_ERROR, "megatron-syntax",
+					 *line, *column, NULL,
+					 "an argument longer than %d bytes",
+					 MO_MG_MAX_TOKEN);
 			return -1;
 		}
 	}
 	if (x->word.failed &&
 	    x->word.len + 1 >= MO_MG_MAX_TOKEN) { /* a long quoted part */
-		mo_mg_diag(g, MO_SEV_ERROR, "megatron-syntax", *line, *column,
-			   NULL, "an argument longer than %d bytes",
-			   MO_MG_MAX_TOKEN);
+		mo_megatron_diag(
+		    g, MO_SEV_ERROR, "megatron-syntax", *line, *column, NULL,
+		    "an argument longer than %d bytes", MO_MG_MAX_TOKEN);
 		return -1;
 	}
 	if (x->word.failed) {
-		mo_mg_fail(g, MO_ERR_NOMEM, *line, *column, "out of memory");
+		mo_megatron_fail(g, MO_ERR_NOMEM, *line, *column,
+				 "out of memory");
 		return -1;
 	}
 	/* `2>&1`, `1> log`: a file descriptor, the start of a redirection */
@@ -250,21 +257,22 @@ static int mo_mg_word(struct mo_mg *g, struct mo_mg_lexer *x, int *line,
 	return 1;
 }
 
-static bool mo_mg_push_word(struct mo_mg *g, const mo_buf *w, int line,
-			    int column, size_t *cap)
+static bool mo_megatron_push_word(struct mo_megatron_import *g, const mo_buf *w,
+				  int line, int column, size_t *cap)
 {
 	if (g->n_words == MO_MG_MAX_ARGS) {
-		mo_mg_diag(g, MO_SEV_ERROR, "megatron-syntax", line, column,
-			   NULL, "more than %d arguments", MO_MG_MAX_ARGS);
+		mo_megatron_diag(g, MO_SEV_ERROR, "megatron-syntax", line,
+				 column, NULL, "more than %d arguments",
+				 MO_MG_MAX_ARGS);
 		return false;
 	}
 	if (g->n_words == *cap) {
 		size_t n = *cap ? *cap * 2 : 256;
-		struct mo_mg_word *words =
+		struct mo_megatron_word *words =
 		    mo_arena_alloc(g->arena, n * sizeof(*words));
 		if (!words) {
-			mo_mg_fail(g, MO_ERR_NOMEM, line, column,
-				   "out of memory");
+			mo_megatron_fail(g, MO_ERR_NOMEM, line, column,
+					 "out of memory");
 			return false;
 		}
 		if (g->n_words)
@@ -274,25 +282,27 @@ static bool mo_mg_push_word(struct mo_mg *g, const mo_buf *w, int line,
 	}
 	char *text = mo_arena_strndup(g->arena, w->data ? w->data : "", w->len);
 	if (!text) {
-		mo_mg_fail(g, MO_ERR_NOMEM, line, column, "out of memory");
+		mo_megatron_fail(g, MO_ERR_NOMEM, line, column,
+				 "out of memory");
 		return false;
 	}
-	g->words[g->n_words++] = (struct mo_mg_word){text, line, column};
+	g->words[g->n_words++] = (struct mo_megatron_word){text, line, column};
 	return true;
 }
 
 /* The text as shell words, up to the first command separator. False on an
  * error (a diagnostic, or g->failed). */
-static bool mo_mg_split_words(struct mo_mg *g, const char *text, size_t len)
+static bool mo_megatron_split_words(struct mo_megatron_import *g,
+				    const char *text, size_t len)
 {
-	struct mo_mg_lexer x = {
+	struct mo_megatron_lexer x = {
 	    .p = text, .end = text + len, .line = 1, .column = 1};
 	size_t cap = 0;
 	int line = 0, column = 0, rc;
 	bool ok = true;
 	mo_buf_init(&x.word, MO_MG_MAX_TOKEN + 8);
-	while ((rc = mo_mg_word(g, &x, &line, &column)) == 1)
-		if (!mo_mg_push_word(g, &x.word, line, column, &cap)) {
+	while ((rc = mo_megatron_word(g, &x, &line, &column)) == 1)
+		if (!mo_megatron_push_word(g, &x.word, line, column, &cap)) {
 			ok = false;
 			break;
 		}
@@ -303,23 +313,25 @@ static bool mo_mg_split_words(struct mo_mg *g, const char *text, size_t len)
 /* ---- arguments
  * ---------------------------------------------------------------- */
 
-static bool mo_mg_is_flag(const char *w)
+static bool mo_megatron_is_flag(const char *w)
 {
 	return w[0] == '-' &&
 	       ((w[1] == '-' && w[2] != '\0') || (w[1] >= 'a' && w[1] <= 'z') ||
 		(w[1] >= 'A' && w[1] <= 'Z'));
 }
 
-static struct mo_mg_arg *mo_mg_new_arg(struct mo_mg *g, size_t *cap,
-				       const char *flag, int line, int column)
+static struct mo_megatron_arg *mo_megatron_new_arg(struct mo_megatron_import *g,
+						   size_t *cap,
+						   const char *flag, int line,
+						   int column)
 {
 	if (g->n_args == *cap) {
 		size_t n = *cap ? *cap * 2 : 128;
-		struct mo_mg_arg *args =
+		struct mo_megatron_arg *args =
 		    mo_arena_alloc(g->arena, n * sizeof(*args));
 		if (!args) {
-			mo_mg_fail(g, MO_ERR_NOMEM, line, column,
-				   "out of memory");
+			mo_megatron_fail(g, MO_ERR_NOMEM, line, column,
+					 "out of memory");
 			return NULL;
 		}
 		if (g->n_args)
@@ -327,17 +339,17 @@ static struct mo_mg_arg *mo_mg_new_arg(struct mo_mg *g, size_t *cap,
 		g->args = args;
 		*cap = n;
 	}
-	struct mo_mg_arg *a = &g->args[g->n_args++];
-	*a = (struct mo_mg_arg){.flag = flag,
-				.line = line,
-				.column = column,
-				.vline = line,
-				.vcolumn = column};
+	struct mo_megatron_arg *a = &g->args[g->n_args++];
+	*a = (struct mo_megatron_arg){.flag = flag,
+				      .line = line,
+				      .column = column,
+				      .vline = line,
+				      .vcolumn = column};
 	return a;
 }
 
-static void mo_mg_add_value(struct mo_mg_arg *a, const char *value, int line,
-			    int column)
+static void mo_megatron_add_value(struct mo_megatron_arg *a, const char *value,
+				  int line, int column)
 {
 	if (a->n_values == 0) {
 		a->value = value;
@@ -352,18 +364,18 @@ static void mo_mg_add_value(struct mo_mg_arg *a, const char *value, int line,
 
 /* `--flag value...` and `--flag=value` from words[from..]. A word before
  * any flag is a stray value (unread-key). */
-static bool mo_mg_words_to_args(struct mo_mg *g, size_t from)
+static bool mo_megatron_words_to_args(struct mo_megatron_import *g, size_t from)
 {
 	size_t cap = 0;
-	struct mo_mg_arg *cur = NULL;
+	struct mo_megatron_arg *cur = NULL;
 	for (size_t i = from; i < g->n_words; i++) {
-		const struct mo_mg_word *w = &g->words[i];
-		if (!mo_mg_is_flag(w->text)) {
+		const struct mo_megatron_word *w = &g->words[i];
+		if (!mo_megatron_is_flag(w->text)) {
 			if (cur)
-				mo_mg_add_value(cur, w->text, w->line,
-						w->column);
+				mo_megatron_add_value(cur, w->text, w->line,
+						      w->column);
 			else
-				mo_mg_diag(
+				mo_megatron_diag(
 				    g, MO_SEV_WARNING, "unread-key", w->line,
 				    w->column, NULL,
 				    "'%.80s' is not a flag's value: not read",
@@ -374,33 +386,35 @@ static bool mo_mg_words_to_args(struct mo_mg *g, size_t from)
 		const char *flag = eq ? mo_arena_strndup(g->arena, w->text,
 							 (size_t)(eq - w->text))
 				      : w->text;
-		if (!flag ||
-		    !(cur = mo_mg_new_arg(g, &cap, flag, w->line, w->column))) {
-			mo_mg_fail(g, MO_ERR_NOMEM, w->line, w->column,
-				   "out of memory");
+		if (!flag || !(cur = mo_megatron_new_arg(g, &cap, flag, w->line,
+							 w->column))) {
+			mo_megatron_fail(g, MO_ERR_NOMEM, w->line, w->column,
+					 "out of memory");
 			return false;
 		}
 		if (eq)
-			mo_mg_add_value(cur, eq + 1, w->line,
-					w->column + (int)(eq + 1 - w->text));
+			mo_megatron_add_value(cur, eq + 1, w->line,
+					      w->column +
+						  (int)(eq + 1 - w->text));
 	}
 	return true;
 }
 
-static bool mo_mg_ends_with_n(const char *s, size_t n, const char *tail)
+static bool mo_megatron_ends_with_n(const char *s, size_t n, const char *tail)
 {
 	size_t t = strlen(tail);
 	return n >= t && memcmp(s + n - t, tail, t) == 0;
 }
 
-static bool mo_mg_ends_with(const char *s, const char *tail)
+static bool mo_megatron_ends_with(const char *s, const char *tail)
 {
-	return mo_mg_ends_with_n(s, strlen(s), tail);
+	return mo_megatron_ends_with_n(s, strlen(s), tail);
 }
 
 /* A launcher count: a positive integer, or a shell variable (unknown). */
-static int64_t mo_mg_launcher_count(struct mo_mg *g, const struct mo_mg_word *w,
-				    const char *value)
+static int64_t mo_megatron_launcher_count(struct mo_megatron_import *g,
+					  const struct mo_megatron_word *w,
+					  const char *value)
 {
 	char *end;
 	errno = 0;
@@ -414,7 +428,7 @@ static int64_t mo_mg_launcher_count(struct mo_mg *g, const struct mo_mg_word *w,
 	}
 	if (errno || end == value || (*end && *end != ':') || v < 1 ||
 	    v > MO_MODEL_MAX_DEGREE) {
-		mo_mg_diag(
+		mo_megatron_diag(
 		    g, MO_SEV_ERROR, "type", w->line, w->column, w->text,
 		    "%s: '%.40s' is not a process or node count in [1, %d]",
 		    w->text, value, MO_MODEL_MAX_DEGREE);
@@ -425,10 +439,11 @@ static int64_t mo_mg_launcher_count(struct mo_mg *g, const struct mo_mg_word *w,
 
 /* torchrun's (python -m torch.distributed.run's) --nproc-per-node and
  * --nnodes, before the script. */
-static void mo_mg_read_launcher(struct mo_mg *g, size_t script)
+static void mo_megatron_read_launcher(struct mo_megatron_import *g,
+				      size_t script)
 {
 	for (size_t i = 0; i < script; i++) {
-		const struct mo_mg_word *w = &g->words[i];
+		const struct mo_megatron_word *w = &g->words[i];
 		const char *eq = strchr(w->text, '=');
 		size_t n = eq ? (size_t)(eq - w->text) : strlen(w->text);
 		const char *value =
@@ -438,11 +453,13 @@ static void mo_mg_read_launcher(struct mo_mg *g, size_t script)
 				 strncmp(w->text, "--nproc-per-node", n) == 0));
 		bool nodes = n == 8 && strncmp(w->text, "--nnodes", n) == 0;
 		if (procs) {
-			g->launcher_procs = mo_mg_launcher_count(g, w, value);
+			g->launcher_procs =
+			    mo_megatron_launcher_count(g, w, value);
 			g->procs_line = w->line;
 			g->procs_column = w->column;
 		} else if (nodes) {
-			g->launcher_nodes = mo_mg_launcher_count(g, w, value);
+			g->launcher_nodes =
+			    mo_megatron_launcher_count(g, w, value);
 		}
 	}
 }
@@ -450,39 +467,43 @@ static void mo_mg_read_launcher(struct mo_mg *g, size_t script)
 /* A launch line: the words after the first `*.py` are Megatron's; an
  * arguments file (its first word a flag): every word is, a `*.py` value
  * included. */
-static bool mo_mg_read_words(struct mo_mg *g, const char *text, size_t len)
+static bool mo_megatron_read_words(struct mo_megatron_import *g,
+				   const char *text, size_t len)
 {
-	if (!mo_mg_split_words(g, text, len))
+	if (!mo_megatron_split_words(g, text, len))
 		return false;
 	size_t script = g->n_words;
-	bool arguments_file = g->n_words > 0 && mo_mg_is_flag(g->words[0].text);
+	bool arguments_file =
+	    g->n_words > 0 && mo_megatron_is_flag(g->words[0].text);
 	for (size_t i = 0; i < g->n_words && !arguments_file; i++)
-		if (mo_mg_ends_with(g->words[i].text, ".py")) {
+		if (mo_megatron_ends_with(g->words[i].text, ".py")) {
 			script = i;
 			break;
 		}
 	if (script == g->n_words)
-		return mo_mg_words_to_args(g, 0);
-	mo_mg_read_launcher(g, script);
-	return mo_mg_words_to_args(g, script + 1);
+		return mo_megatron_words_to_args(g, 0);
+	mo_megatron_read_launcher(g, script);
+	return mo_megatron_words_to_args(g, script + 1);
 }
 
 /* A MODEL_ARGS value as the functional-test runner passes it: true is the
  * flag alone, false leaves the flag out, a list is its items, anything
  * else is its text. */
-static bool mo_mg_yaml_arg(struct mo_mg *g, const mo_node *key,
-			   const mo_node *v, size_t *cap)
+static bool mo_megatron_yaml_arg(struct mo_megatron_import *g,
+				 const mo_node *key, const mo_node *v,
+				 size_t *cap)
 {
 	bool b;
 	if (v->kind == MO_NODE_SCALAR && mo_scalar_bool(v, &b) && !b)
 		return true;
 	/* the document goes when MODEL_ARGS is read: the texts are copied */
 	const char *flag = mo_arena_strdup(g->arena, key->value);
-	struct mo_mg_arg *a =
-	    flag ? mo_mg_new_arg(g, cap, flag, key->line, key->column) : NULL;
+	struct mo_megatron_arg *a =
+	    flag ? mo_megatron_new_arg(g, cap, flag, key->line, key->column)
+		 : NULL;
 	if (!a) {
-		mo_mg_fail(g, MO_ERR_NOMEM, key->line, key->column,
-			   "out of memory");
+		mo_megatron_fail(g, MO_ERR_NOMEM, key->line, key->column,
+				 "out of memory");
 		return false;
 	}
 	size_t n = v->kind == MO_NODE_SEQ ? v->n : 1;
@@ -494,36 +515,39 @@ static bool mo_mg_yaml_arg(struct mo_mg *g, const mo_node *key,
 			continue;
 		const char *value = mo_arena_strdup(g->arena, x->value);
 		if (!value) {
-			mo_mg_fail(g, MO_ERR_NOMEM, x->line, x->column,
-				   "out of memory");
+			mo_megatron_fail(g, MO_ERR_NOMEM, x->line, x->column,
+					 "out of memory");
 			return false;
 		}
-		mo_mg_add_value(a, value, x->line, x->column);
+		mo_megatron_add_value(a, value, x->line, x->column);
 	}
 	if (v->kind == MO_NODE_MAP)
-		mo_mg_diag(g, MO_SEV_ERROR, "type", v->line, v->column, flag,
-			   "%s: a mapping is not a flag's value", flag);
+		mo_megatron_diag(g, MO_SEV_ERROR, "type", v->line, v->column,
+				 flag, "%s: a mapping is not a flag's value",
+				 flag);
 	return true;
 }
 
 /* Megatron-LM's functional-test model_config.yaml: MODEL_ARGS. */
-static bool mo_mg_read_model_config(struct mo_mg *g, const mo_doc *doc)
+static bool mo_megatron_read_model_config(struct mo_megatron_import *g,
+					  const mo_doc *doc)
 {
 	const mo_node *key = NULL;
 	const mo_node *ma = mo_map_get_kv(doc->root, "MODEL_ARGS", &key);
 	size_t cap = 0;
 	if (!ma || ma->kind != MO_NODE_MAP) {
-		mo_mg_diag(g, MO_SEV_ERROR, "type", key ? key->line : 1,
-			   key ? key->column : 1, "MODEL_ARGS",
-			   "MODEL_ARGS must be a mapping of --flag: value");
+		mo_megatron_diag(
+		    g, MO_SEV_ERROR, "type", key ? key->line : 1,
+		    key ? key->column : 1, "MODEL_ARGS",
+		    "MODEL_ARGS must be a mapping of --flag: value");
 		return true;
 	}
 	for (size_t i = 0; i + 1 < ma->n && !g->failed; i += 2) {
 		const mo_node *k = ma->items[i], *v = ma->items[i + 1];
 		if (k->kind != MO_NODE_SCALAR || strlen(k->value) != k->len)
 			continue;
-		if (!mo_mg_is_flag(k->value)) {
-			mo_mg_diag(
+		if (!mo_megatron_is_flag(k->value)) {
+			mo_megatron_diag(
 			    g, MO_SEV_WARNING, "unread-key", k->line, k->column,
 			    k->value,
 			    "MODEL_ARGS.%.80s is not a Megatron flag: not read",
@@ -531,12 +555,13 @@ static bool mo_mg_read_model_config(struct mo_mg *g, const mo_doc *doc)
 			continue;
 		}
 		if (g->n_args >= MO_MG_MAX_ARGS) {
-			mo_mg_diag(g, MO_SEV_ERROR, "megatron-syntax", k->line,
-				   k->column, NULL, "more than %d arguments",
-				   MO_MG_MAX_ARGS);
+			mo_megatron_diag(g, MO_SEV_ERROR, "megatron-syntax",
+					 k->line, k->column, NULL,
+					 "more than %d arguments",
+					 MO_MG_MAX_ARGS);
 			return false;
 		}
-		if (!mo_mg_yaml_arg(g, k, v, &cap))
+		if (!mo_megatron_yaml_arg(g, k, v, &cap))
 			return false;
 	}
 	return !g->failed;
@@ -547,9 +572,10 @@ static bool mo_mg_read_model_config(struct mo_mg *g, const mo_doc *doc)
 
 /* The last occurrence of a flag (argparse: the last one wins); every
  * occurrence is marked read. */
-static struct mo_mg_arg *mo_mg_find(struct mo_mg *g, const char *flag)
+static struct mo_megatron_arg *mo_megatron_find(struct mo_megatron_import *g,
+						const char *flag)
 {
-	struct mo_mg_arg *last = NULL;
+	struct mo_megatron_arg *last = NULL;
 	for (size_t i = 0; i < g->n_args; i++)
 		if (strcmp(g->args[i].flag, flag) == 0) {
 			g->args[i].used = true;
@@ -558,33 +584,35 @@ static struct mo_mg_arg *mo_mg_find(struct mo_mg *g, const char *flag)
 	return last;
 }
 
-static bool mo_mg_flag(struct mo_mg *g, const char *flag)
+static bool mo_megatron_flag(struct mo_megatron_import *g, const char *flag)
 {
-	struct mo_mg_arg *a = mo_mg_find(g, flag);
+	struct mo_megatron_arg *a = mo_megatron_find(g, flag);
 	if (a && a->n_values > 0)
-		mo_mg_diag(g, MO_SEV_ERROR, "type", a->vline, a->vcolumn, flag,
-			   "%s takes no value, got '%.40s'", flag, a->value);
+		mo_megatron_diag(g, MO_SEV_ERROR, "type", a->vline, a->vcolumn,
+				 flag, "%s takes no value, got '%.40s'", flag,
+				 a->value);
 	return a != NULL;
 }
 
 /* The flag's one value, or NULL (absent, or an error reported). */
-static const char *mo_mg_value(struct mo_mg *g, struct mo_mg_arg *a)
+static const char *mo_megatron_value(struct mo_megatron_import *g,
+				     struct mo_megatron_arg *a)
 {
 	if (!a)
 		return NULL;
 	if (a->n_values == 0) {
-		mo_mg_diag(g, MO_SEV_ERROR, "type", a->line, a->column, a->flag,
-			   "%s needs a value", a->flag);
+		mo_megatron_diag(g, MO_SEV_ERROR, "type", a->line, a->column,
+				 a->flag, "%s needs a value", a->flag);
 		return NULL;
 	}
 	if (a->n_values > 1) {
-		mo_mg_diag(g, MO_SEV_ERROR, "type", a->xline, a->xcolumn,
-			   a->flag, "%s takes one value, got %zu", a->flag,
-			   a->n_values);
+		mo_megatron_diag(g, MO_SEV_ERROR, "type", a->xline, a->xcolumn,
+				 a->flag, "%s takes one value, got %zu",
+				 a->flag, a->n_values);
 		return NULL;
 	}
 	if (strchr(a->value, '$')) {
-		mo_mg_diag(
+		mo_megatron_diag(
 		    g, MO_SEV_ERROR, "type", a->vline, a->vcolumn, a->flag,
 		    "%s: '%.80s' is a shell variable; memopt needs its value",
 		    a->flag, a->value);
@@ -594,25 +622,28 @@ static const char *mo_mg_value(struct mo_mg *g, struct mo_mg_arg *a)
 }
 
 /* An integer flag in [lo, hi]; *src is the argument when it was read. */
-static bool mo_mg_int(struct mo_mg *g, const char *flag, int64_t lo, int64_t hi,
-		      int64_t *out, const struct mo_mg_arg **src)
+static bool mo_megatron_int(struct mo_megatron_import *g, const char *flag,
+			    int64_t lo, int64_t hi, int64_t *out,
+			    const struct mo_megatron_arg **src)
 {
-	struct mo_mg_arg *a = mo_mg_find(g, flag);
-	const char *s = mo_mg_value(g, a);
+	struct mo_megatron_arg *a = mo_megatron_find(g, flag);
+	const char *s = mo_megatron_value(g, a);
 	char *end;
 	if (!s)
 		return false;
 	errno = 0;
 	long long v = strtoll(s, &end, 10);
 	if (end == s || *end) {
-		mo_mg_diag(g, MO_SEV_ERROR, "type", a->vline, a->vcolumn, flag,
-			   "%s must be an integer, got '%.40s'", flag, s);
+		mo_megatron_diag(g, MO_SEV_ERROR, "type", a->vline, a->vcolumn,
+				 flag, "%s must be an integer, got '%.40s'",
+				 flag, s);
 		return false;
 	}
 	if (errno == ERANGE || v < lo || v > hi) {
-		mo_mg_diag(g, MO_SEV_ERROR, "type", a->vline, a->vcolumn, flag,
-			   "%s must be an integer in [%lld, %lld], got %.40s",
-			   flag, (long long)lo, (long long)hi, s);
+		mo_megatron_diag(
+		    g, MO_SEV_ERROR, "type", a->vline, a->vcolumn, flag,
+		    "%s must be an integer in [%lld, %lld], got %.40s", flag,
+		    (long long)lo, (long long)hi, s);
 		return false;
 	}
 	*out = v;
@@ -621,19 +652,19 @@ static bool mo_mg_int(struct mo_mg *g, const char *flag, int64_t lo, int64_t hi,
 	return true;
 }
 
-static bool mo_mg_double(struct mo_mg *g, const char *flag, double *out,
-			 const struct mo_mg_arg **src)
+static bool mo_megatron_double(struct mo_megatron_import *g, const char *flag,
+			       double *out, const struct mo_megatron_arg **src)
 {
-	struct mo_mg_arg *a = mo_mg_find(g, flag);
-	const char *s = mo_mg_value(g, a);
+	struct mo_megatron_arg *a = mo_megatron_find(g, flag);
+	const char *s = mo_megatron_value(g, a);
 	char *end;
 	if (!s)
 		return false;
 	double v = strtod(s, &end);
 	if (end == s || *end || !(v >= 0.0 && v <= 1.0)) {
-		mo_mg_diag(g, MO_SEV_ERROR, "type", a->vline, a->vcolumn, flag,
-			   "%s must be a number in [0, 1], got '%.40s'", flag,
-			   s);
+		mo_megatron_diag(
+		    g, MO_SEV_ERROR, "type", a->vline, a->vcolumn, flag,
+		    "%s must be a number in [0, 1], got '%.40s'", flag, s);
 		return false;
 	}
 	*out = v;
@@ -642,12 +673,13 @@ static bool mo_mg_double(struct mo_mg *g, const char *flag, double *out,
 }
 
 /* A string flag whose value is one of `choices` (NULL-terminated). */
-static const char *mo_mg_choice(struct mo_mg *g, const char *flag,
-				const char *const *choices,
-				const struct mo_mg_arg **src)
+static const char *mo_megatron_choice(struct mo_megatron_import *g,
+				      const char *flag,
+				      const char *const *choices,
+				      const struct mo_megatron_arg **src)
 {
-	struct mo_mg_arg *a = mo_mg_find(g, flag);
-	const char *s = mo_mg_value(g, a);
+	struct mo_megatron_arg *a = mo_megatron_find(g, flag);
+	const char *s = mo_megatron_value(g, a);
 	if (!s)
 		return NULL;
 	for (size_t i = 0; choices[i]; i++)
@@ -655,9 +687,9 @@ static const char *mo_mg_choice(struct mo_mg *g, const char *flag,
 			*src = a;
 			return choices[i];
 		}
-	mo_diag *d =
-	    mo_mg_diag(g, MO_SEV_ERROR, "type", a->vline, a->vcolumn, flag,
-		       "%s: '%.40s' is not one of Megatron's choices", flag, s);
+	mo_diag *d = mo_megatron_diag(
+	    g, MO_SEV_ERROR, "type", a->vline, a->vcolumn, flag,
+	    "%s: '%.40s' is not one of Megatron's choices", flag, s);
 	size_t n = 0;
 	while (choices[n])
 		n++;
@@ -667,69 +699,74 @@ static const char *mo_mg_choice(struct mo_mg *g, const char *flag,
 	return NULL;
 }
 
-static void mo_mg_unmodelled(struct mo_mg *g, const struct mo_mg_arg *a,
-			     const char *what)
+static void mo_megatron_unmodelled(struct mo_megatron_import *g,
+				   const struct mo_megatron_arg *a,
+				   const char *what)
 {
-	mo_mg_diag(g, MO_SEV_WARNING, "unmodelled", a->line, a->column, a->flag,
-		   "%s: not in the estimate: %s", a->flag, what);
+	mo_megatron_diag(g, MO_SEV_WARNING, "unmodelled", a->line, a->column,
+			 a->flag, "%s: not in the estimate: %s", a->flag, what);
 }
 
 /* ---- what the import writes
  * ---------------------------------------------------- */
 
-static struct mo_mg_item *mo_mg_put(struct mo_mg_out *o, int sect,
-				    const char *key, int type, int field,
-				    const struct mo_mg_arg *src,
-				    const char *why)
+static struct mo_megatron_item *
+mo_megatron_put(struct mo_megatron_out *o, int section, const char *key,
+		int type, int field, const struct mo_megatron_arg *src,
+		const char *why)
 {
 	if (o->n >= sizeof o->v / sizeof *o->v)
 		return NULL;
-	struct mo_mg_item *it = &o->v[o->n++];
-	*it = (struct mo_mg_item){.sect = sect,
-				  .type = type,
-				  .key = key,
-				  .field = field,
-				  .src = src,
-				  .why = why};
+	struct mo_megatron_item *it = &o->v[o->n++];
+	*it = (struct mo_megatron_item){.section = section,
+					.type = type,
+					.key = key,
+					.field = field,
+					.src = src,
+					.why = why};
 	return it;
 }
 
-static void mo_mg_put_int(struct mo_mg_out *o, int sect, const char *key,
-			  int64_t v, int field, const struct mo_mg_arg *src,
-			  const char *why)
+static void mo_megatron_put_int(struct mo_megatron_out *o, int section,
+				const char *key, int64_t v, int field,
+				const struct mo_megatron_arg *src,
+				const char *why)
 {
-	struct mo_mg_item *it =
-	    mo_mg_put(o, sect, key, MG_INT, field, src, why);
+	struct mo_megatron_item *it =
+	    mo_megatron_put(o, section, key, MEGATRON_INT, field, src, why);
 	if (it)
 		it->i = v;
 }
 
-static void mo_mg_put_bool(struct mo_mg_out *o, int sect, const char *key,
-			   bool v, int field, const struct mo_mg_arg *src,
-			   const char *why)
+static void mo_megatron_put_bool(struct mo_megatron_out *o, int section,
+				 const char *key, bool v, int field,
+				 const struct mo_megatron_arg *src,
+				 const char *why)
 {
-	struct mo_mg_item *it =
-	    mo_mg_put(o, sect, key, MG_BOOL, field, src, why);
+	struct mo_megatron_item *it =
+	    mo_megatron_put(o, section, key, MEGATRON_BOOL, field, src, why);
 	if (it)
 		it->i = v;
 }
 
-static void mo_mg_put_dbl(struct mo_mg_out *o, int sect, const char *key,
-			  double v, int field, const struct mo_mg_arg *src,
-			  const char *why)
+static void mo_megatron_put_double(struct mo_megatron_out *o, int section,
+				   const char *key, double v, int field,
+				   const struct mo_megatron_arg *src,
+				   const char *why)
 {
-	struct mo_mg_item *it =
-	    mo_mg_put(o, sect, key, MG_DBL, field, src, why);
+	struct mo_megatron_item *it =
+	    mo_megatron_put(o, section, key, MEGATRON_DOUBLE, field, src, why);
 	if (it)
 		it->d = v;
 }
 
-static void mo_mg_put_str(struct mo_mg_out *o, int sect, const char *key,
-			  const char *v, int field, const struct mo_mg_arg *src,
-			  const char *why)
+static void mo_megatron_put_str(struct mo_megatron_out *o, int section,
+				const char *key, const char *v, int field,
+				const struct mo_megatron_arg *src,
+				const char *why)
 {
-	struct mo_mg_item *it =
-	    mo_mg_put(o, sect, key, MG_STR, field, src, why);
+	struct mo_megatron_item *it =
+	    mo_megatron_put(o, section, key, MEGATRON_STR, field, src, why);
 	if (it)
 		it->s = v;
 }
@@ -738,114 +775,123 @@ static void mo_mg_put_str(struct mo_mg_out *o, int sect, const char *key,
  * -------------------- */
 
 /* What later parts need from earlier ones. */
-struct mo_mg_shape {
+struct mo_megatron_shape {
 	int64_t layers, hidden, heads, ffn, tp, pp, vpp;
 	bool swiglu;
 };
 
-static int64_t mo_mg_required(struct mo_mg *g, const char *flag, int64_t lo,
-			      int64_t hi, int64_t fallback,
-			      const struct mo_mg_arg **src)
+static int64_t mo_megatron_required(struct mo_megatron_import *g,
+				    const char *flag, int64_t lo, int64_t hi,
+				    int64_t fallback,
+				    const struct mo_megatron_arg **src)
 {
 	int64_t v;
 	*src = NULL;
-	if (mo_mg_int(g, flag, lo, hi, &v, src))
+	if (mo_megatron_int(g, flag, lo, hi, &v, src))
 		return v;
-	if (!mo_mg_find(g, flag))
-		mo_mg_diag(g, MO_SEV_ERROR, "missing-key", 0, 0, flag,
-			   "%s is missing: Megatron requires it", flag);
+	if (!mo_megatron_find(g, flag))
+		mo_megatron_diag(g, MO_SEV_ERROR, "missing-key", 0, 0, flag,
+				 "%s is missing: Megatron requires it", flag);
 	return fallback;
 }
 
-static void mo_mg_read_shape(struct mo_mg *g, struct mo_mg_out *o,
-			     struct mo_mg_shape *s)
+static void mo_megatron_read_shape(struct mo_megatron_import *g,
+				   struct mo_megatron_out *o,
+				   struct mo_megatron_shape *s)
 {
-	const struct mo_mg_arg *a = NULL;
+	const struct mo_megatron_arg *a = NULL;
 	int64_t v;
-	s->layers =
-	    mo_mg_required(g, "--num-layers", 1, MO_MODEL_MAX_LAYERS, 1, &a);
-	mo_mg_put_int(o, MG_MODEL, "num_layers", s->layers, MF_NUM_LAYERS, a,
-		      NULL);
-	if (mo_mg_int(g, "--mtp-num-layers", 0, MO_MODEL_MAX_MTP, &v, &a) &&
+	s->layers = mo_megatron_required(g, "--num-layers", 1,
+					 MO_MODEL_MAX_LAYERS, 1, &a);
+	mo_megatron_put_int(o, MEGATRON_MODEL, "num_layers", s->layers,
+			    MF_NUM_LAYERS, a, NULL);
+	if (mo_megatron_int(g, "--mtp-num-layers", 0, MO_MODEL_MAX_MTP, &v,
+			    &a) &&
 	    v > 0)
-		mo_mg_put_int(o, MG_MODEL, "mtp_num_layers", v, MF_MTP, a,
-			      NULL);
-	s->hidden = mo_mg_required(g, "--hidden-size", 1, 1 << 24, 4096, &a);
-	mo_mg_put_int(o, MG_MODEL, "hidden_size", s->hidden, MF_HIDDEN, a,
-		      NULL);
-	s->swiglu = mo_mg_flag(g, "--swiglu");
+		mo_megatron_put_int(o, MEGATRON_MODEL, "mtp_num_layers", v,
+				    MF_MTP, a, NULL);
+	s->hidden =
+	    mo_megatron_required(g, "--hidden-size", 1, 1 << 24, 4096, &a);
+	mo_megatron_put_int(o, MEGATRON_MODEL, "hidden_size", s->hidden,
+			    MF_HIDDEN, a, NULL);
+	s->swiglu = mo_megatron_flag(g, "--swiglu");
 	a = NULL;
-	if (mo_mg_int(g, "--ffn-hidden-size", 1, 1 << 26, &v, &a))
+	if (mo_megatron_int(g, "--ffn-hidden-size", 1, 1 << 26, &v, &a))
 		s->ffn = v;
 	else
 		s->ffn = s->swiglu ? (4 * s->hidden * 2 / 3) / 64 * 64
 				   : 4 * s->hidden;
-	mo_mg_put_int(o, MG_MODEL, "ffn_hidden_size", s->ffn, MF_FFN, a,
-		      s->swiglu
-			  ? "default int(4 x hidden x 2/3 / 64) x 64 (--swiglu)"
-			  : "default 4 x hidden");
-	s->heads =
-	    mo_mg_required(g, "--num-attention-heads", 1, 1 << 20, 32, &a);
-	mo_mg_put_int(o, MG_MODEL, "num_attention_heads", s->heads, MF_HEADS, a,
-		      NULL);
-	bool gqa = mo_mg_flag(g, "--group-query-attention");
+	mo_megatron_put_int(
+	    o, MEGATRON_MODEL, "ffn_hidden_size", s->ffn, MF_FFN, a,
+	    s->swiglu ? "default int(4 x hidden x 2/3 / 64) x 64 (--swiglu)"
+		      : "default 4 x hidden");
+	s->heads = mo_megatron_required(g, "--num-attention-heads", 1, 1 << 20,
+					32, &a);
+	mo_megatron_put_int(o, MEGATRON_MODEL, "num_attention_heads", s->heads,
+			    MF_HEADS, a, NULL);
+	bool gqa = mo_megatron_flag(g, "--group-query-attention");
 	int64_t groups = 1;
 	a = NULL;
-	if (mo_mg_int(g, "--num-query-groups", 1, 1 << 20, &v, &a))
+	if (mo_megatron_int(g, "--num-query-groups", 1, 1 << 20, &v, &a))
 		groups = v;
 	if (gqa)
-		mo_mg_put_int(
-		    o, MG_MODEL, "num_query_groups", groups, MF_GROUPS, a,
+		mo_megatron_put_int(
+		    o, MEGATRON_MODEL, "num_query_groups", groups, MF_GROUPS, a,
 		    a ? NULL : "--group-query-attention, default 1 group");
 	else
-		mo_mg_put_int(o, MG_MODEL, "num_query_groups", s->heads,
-			      MF_GROUPS, NULL,
-			      "no --group-query-attention: one group per head");
-	if (mo_mg_int(g, "--kv-channels", 1, 1 << 20, &v, &a))
-		mo_mg_put_int(o, MG_MODEL, "kv_channels", v, MF_KV_CHANNELS, a,
-			      NULL);
+		mo_megatron_put_int(
+		    o, MEGATRON_MODEL, "num_query_groups", s->heads, MF_GROUPS,
+		    NULL, "no --group-query-attention: one group per head");
+	if (mo_megatron_int(g, "--kv-channels", 1, 1 << 20, &v, &a))
+		mo_megatron_put_int(o, MEGATRON_MODEL, "kv_channels", v,
+				    MF_KV_CHANNELS, a, NULL);
 }
 
-static const char *const mo_mg_tokenizers[] = {"BertWordPieceLowerCase",
-					       "BertWordPieceCase",
-					       "GPT2BPETokenizer",
-					       "SentencePieceTokenizer",
-					       "GPTSentencePieceTokenizer",
-					       "HuggingFaceTokenizer",
-					       "Llama2Tokenizer",
-					       "TikTokenizer",
-					       "MultimodalTokenizer",
-					       "NullTokenizer",
-					       "NullMultimodalTokenizer",
-					       "SFTTokenizer",
-					       NULL};
+static const char *const mo_megatron_tokenizers[] = {
+    "BertWordPieceLowerCase",
+    "BertWordPieceCase",
+    "GPT2BPETokenizer",
+    "SentencePieceTokenizer",
+    "GPTSentencePieceTokenizer",
+    "HuggingFaceTokenizer",
+    "Llama2Tokenizer",
+    "TikTokenizer",
+    "MultimodalTokenizer",
+    "NullTokenizer",
+    "NullMultimodalTokenizer",
+    "SFTTokenizer",
+    NULL};
 
 /* The GPT-2 BPE vocabulary (vocab.json) every GPT2BPETokenizer run loads. */
 #define MO_MG_GPT2_VOCAB 50257
 
-static void mo_mg_read_vocab(struct mo_mg *g, struct mo_mg_out *o)
+static void mo_megatron_read_vocab(struct mo_megatron_import *g,
+				   struct mo_megatron_out *o)
 {
-	const struct mo_mg_arg *a = NULL, *t = NULL;
+	const struct mo_megatron_arg *a = NULL, *t = NULL;
 	int64_t v;
-	const char *tok =
-	    mo_mg_choice(g, "--tokenizer-type", mo_mg_tokenizers, &t);
-	struct mo_mg_arg *file = mo_mg_find(g, "--vocab-file");
-	if (mo_mg_int(g, "--vocab-size", 1, 2147483647LL, &v, &a)) {
-		mo_mg_put_int(o, MG_MODEL, "vocab_size", v, MF_VOCAB, a, NULL);
+	const char *tok = mo_megatron_choice(g, "--tokenizer-type",
+					     mo_megatron_tokenizers, &t);
+	struct mo_megatron_arg *file = mo_megatron_find(g, "--vocab-file");
+	if (mo_megatron_int(g, "--vocab-size", 1, 2147483647LL, &v, &a)) {
+		mo_megatron_put_int(o, MEGATRON_MODEL, "vocab_size", v,
+				    MF_VOCAB, a, NULL);
 	} else if ((tok && strcmp(tok, "GPT2BPETokenizer") == 0) ||
 		   (!tok && file)) {
-		const struct mo_mg_arg *at = t ? t : file;
-		mo_mg_diag(g, MO_SEV_WARNING, "assumed", at->line, at->column,
-			   at->flag,
-			   "the vocabulary is in the tokenizer's vocab.json: "
-			   "the GPT-2 BPE "
-			   "vocabulary's %d entries assumed",
-			   MO_MG_GPT2_VOCAB);
-		mo_mg_put_int(
-		    o, MG_MODEL, "vocab_size", MO_MG_GPT2_VOCAB, MF_VOCAB, NULL,
+		const struct mo_megatron_arg *at = t ? t : file;
+		mo_megatron_diag(
+		    g, MO_SEV_WARNING, "assumed", at->line, at->column,
+		    at->flag,
+		    "the vocabulary is in the tokenizer's vocab.json: "
+		    "the GPT-2 BPE "
+		    "vocabulary's %d entries assumed",
+		    MO_MG_GPT2_VOCAB);
+		mo_megatron_put_int(
+		    o, MEGATRON_MODEL, "vocab_size", MO_MG_GPT2_VOCAB, MF_VOCAB,
+		    NULL,
 		    "GPT2BPETokenizer: the GPT-2 BPE vocab.json (assumed)");
 	} else {
-		mo_mg_diag(
+		mo_megatron_diag(
 		    g, MO_SEV_WARNING, "assumed", t ? t->line : 0,
 		    t ? t->column : 0, "--vocab-size",
 		    "the vocabulary size is not in the arguments (it is the "
@@ -853,54 +899,59 @@ static void mo_mg_read_vocab(struct mo_mg *g, struct mo_mg_out *o)
 		    "set model.vocab_size; memopt's default 32000 is used");
 	}
 	a = NULL;
-	if (!mo_mg_int(g, "--make-vocab-size-divisible-by", 1, 1 << 20, &v, &a))
+	if (!mo_megatron_int(g, "--make-vocab-size-divisible-by", 1, 1 << 20,
+			     &v, &a))
 		v = 128;
-	mo_mg_put_int(o, MG_MODEL, "make_vocab_size_divisible_by", v,
-		      MF_VOCAB_DIV, a, "default 128");
+	mo_megatron_put_int(o, MEGATRON_MODEL, "make_vocab_size_divisible_by",
+			    v, MF_VOCAB_DIV, a, "default 128");
 }
 
 /* A store_true flag as a model key: the flag when given, else the default. */
-static void mo_mg_put_flag(struct mo_mg *g, struct mo_mg_out *o, int sect,
-			   const char *key, const char *flag, int field,
-			   const char *why)
+static void mo_megatron_put_flag(struct mo_megatron_import *g,
+				 struct mo_megatron_out *o, int section,
+				 const char *key, const char *flag, int field,
+				 const char *why)
 {
-	bool on = mo_mg_flag(g, flag);
-	mo_mg_put_bool(o, sect, key, on, field, on ? mo_mg_find(g, flag) : NULL,
-		       why);
+	bool on = mo_megatron_flag(g, flag);
+	mo_megatron_put_bool(o, section, key, on, field,
+			     on ? mo_megatron_find(g, flag) : NULL, why);
 }
 
-static const char *const mo_mg_position_types[] = {
+static const char *const mo_megatron_position_types[] = {
     "learned_absolute", "rope", "mrope", "relative", "none", "yarn", NULL};
 
-static void mo_mg_read_positions(struct mo_mg *g, struct mo_mg_out *o)
+static void mo_megatron_read_positions(struct mo_megatron_import *g,
+				       struct mo_megatron_out *o)
 {
-	const struct mo_mg_arg *a = NULL, *mp = NULL;
+	const struct mo_megatron_arg *a = NULL, *mp = NULL;
 	int64_t seq = 0, max_pos = 0;
-	bool has_max = mo_mg_int(g, "--max-position-embeddings", 1,
-				 2147483647LL, &max_pos, &mp);
-	if (!mo_mg_int(g, "--seq-length", 1, 2147483647LL, &seq, &a)) {
-		if (!mo_mg_find(g, "--seq-length"))
-			mo_mg_diag(g, MO_SEV_ERROR, "missing-key", 0, 0,
-				   "--seq-length",
-				   "--seq-length is missing: the run's "
-				   "sequence length is needed");
+	bool has_max = mo_megatron_int(g, "--max-position-embeddings", 1,
+				       2147483647LL, &max_pos, &mp);
+	if (!mo_megatron_int(g, "--seq-length", 1, 2147483647LL, &seq, &a)) {
+		if (!mo_megatron_find(g, "--seq-length"))
+			mo_megatron_diag(g, MO_SEV_ERROR, "missing-key", 0, 0,
+					 "--seq-length",
+					 "--seq-length is missing: the run's "
+					 "sequence length is needed");
 		seq = has_max ? max_pos : 4096;
 	}
-	mo_mg_put_int(o, MG_MODEL, "seq_length", seq, MF_SEQ, a, NULL);
-	if (!has_max && !mo_mg_find(g, "--max-position-embeddings"))
-		mo_mg_diag(g, MO_SEV_ERROR, "missing-key", 0, 0,
-			   "--max-position-embeddings",
-			   "--max-position-embeddings is missing: Megatron "
-			   "requires it");
-	mo_mg_put_int(o, MG_MODEL, "max_position_embeddings",
-		      has_max ? max_pos : seq, MF_MAX_POS, mp,
-		      "the sequence length");
-	const struct mo_mg_arg *t = NULL;
-	const char *type = mo_mg_choice(g, "--position-embedding-type",
-					mo_mg_position_types, &t);
-	if (mo_mg_flag(g, "--use-rotary-position-embeddings")) {
+	mo_megatron_put_int(o, MEGATRON_MODEL, "seq_length", seq, MF_SEQ, a,
+			    NULL);
+	if (!has_max && !mo_megatron_find(g, "--max-position-embeddings"))
+		mo_megatron_diag(
+		    g, MO_SEV_ERROR, "missing-key", 0, 0,
+		    "--max-position-embeddings",
+		    "--max-position-embeddings is missing: Megatron "
+		    "requires it");
+	mo_megatron_put_int(o, MEGATRON_MODEL, "max_position_embeddings",
+			    has_max ? max_pos : seq, MF_MAX_POS, mp,
+			    "the sequence length");
+	const struct mo_megatron_arg *t = NULL;
+	const char *type = mo_megatron_choice(g, "--position-embedding-type",
+					      mo_megatron_position_types, &t);
+	if (mo_megatron_flag(g, "--use-rotary-position-embeddings")) {
 		type = "rope";
-		t = mo_mg_find(g, "--use-rotary-position-embeddings");
+		t = mo_megatron_find(g, "--use-rotary-position-embeddings");
 	}
 	if (!type)
 		type = "learned_absolute";
@@ -908,101 +959,110 @@ static void mo_mg_read_positions(struct mo_mg *g, struct mo_mg_out *o)
 		type = "rope"; /* rotary variants: no parameters, the same
 				  tensors */
 	} else if (strcmp(type, "relative") == 0) {
-		mo_mg_unmodelled(g, t, "the relative position bias");
+		mo_megatron_unmodelled(g, t, "the relative position bias");
 		type = "none";
 	}
-	if (mo_mg_flag(g, "--no-position-embedding") &&
+	if (mo_megatron_flag(g, "--no-position-embedding") &&
 	    strcmp(type, "rope") != 0) {
-		const struct mo_mg_arg *n =
-		    mo_mg_find(g, "--no-position-embedding");
-		mo_mg_diag(g, MO_SEV_ERROR, "type", n->line, n->column, n->flag,
-			   "--no-position-embedding is deprecated in Megatron "
-			   "(it raises): use "
-			   "--position-embedding-type none");
+		const struct mo_megatron_arg *n =
+		    mo_megatron_find(g, "--no-position-embedding");
+		mo_megatron_diag(
+		    g, MO_SEV_ERROR, "type", n->line, n->column, n->flag,
+		    "--no-position-embedding is deprecated in Megatron "
+		    "(it raises): use "
+		    "--position-embedding-type none");
 	}
-	mo_mg_put_str(o, MG_MODEL, "position_embedding_type", type, MF_POS_TYPE,
-		      t, "default learned_absolute");
+	mo_megatron_put_str(o, MEGATRON_MODEL, "position_embedding_type", type,
+			    MF_POS_TYPE, t, "default learned_absolute");
 }
 
-static const char *const mo_mg_norms[] = {"LayerNorm", "RMSNorm", NULL};
-static const char *const mo_mg_impls[] = {"transformer_engine", "local",
-					  "inference_optimized", NULL};
-static const char *const mo_mg_backends[] = {"auto",	"flash", "fused",
-					     "unfused", "local", NULL};
+static const char *const mo_megatron_norms[] = {"LayerNorm", "RMSNorm", NULL};
+static const char *const mo_megatron_impls[] = {"transformer_engine", "local",
+						"inference_optimized", NULL};
+static const char *const mo_megatron_backends[] = {"auto",    "flash", "fused",
+						   "unfused", "local", NULL};
 
-static void mo_mg_read_layer(struct mo_mg *g, struct mo_mg_out *o,
-			     const struct mo_mg_shape *s, const char **impl_out,
-			     const struct mo_mg_arg **impl_src)
+static void mo_megatron_read_layer(struct mo_megatron_import *g,
+				   struct mo_megatron_out *o,
+				   const struct mo_megatron_shape *s,
+				   const char **impl_out,
+				   const struct mo_megatron_arg **impl_src)
 {
-	const struct mo_mg_arg *a = NULL;
-	mo_mg_put_flag(g, o, MG_MODEL, "untie_embeddings_and_output_weights",
-		       "--untie-embeddings-and-output-weights", MF_UNTIE,
-		       "default: tied");
-	const char *norm = mo_mg_choice(g, "--normalization", mo_mg_norms, &a);
-	mo_mg_put_str(o, MG_MODEL, "normalization", norm ? norm : "LayerNorm",
-		      MF_NORM, norm ? a : NULL, "default LayerNorm");
-	const struct mo_mg_arg *sw = mo_mg_find(g, "--swiglu");
-	if (mo_mg_flag(g, "--squared-relu"))
-		mo_mg_unmodelled(g, mo_mg_find(g, "--squared-relu"),
-				 "squared ReLU (counted as GeLU)");
-	mo_mg_put_str(o, MG_MODEL, "hidden_act", s->swiglu ? "swiglu" : "gelu",
-		      MF_ACT, s->swiglu ? sw : NULL,
-		      "default gelu (no --swiglu)");
-	bool nobias = mo_mg_flag(g, "--disable-bias-linear");
-	mo_mg_put_bool(o, MG_MODEL, "add_bias_linear", !nobias, MF_BIAS,
-		       nobias ? mo_mg_find(g, "--disable-bias-linear") : NULL,
-		       "default (no --disable-bias-linear)");
-	bool qkv = mo_mg_flag(g, "--add-qkv-bias");
-	mo_mg_put_bool(o, MG_MODEL, "add_qkv_bias", qkv || !nobias, MF_QKV_BIAS,
-		       qkv ? mo_mg_find(g, "--add-qkv-bias") : NULL,
-		       nobias ? "default" : "follows add_bias_linear");
+	const struct mo_megatron_arg *a = NULL;
+	mo_megatron_put_flag(
+	    g, o, MEGATRON_MODEL, "untie_embeddings_and_output_weights",
+	    "--untie-embeddings-and-output-weights", MF_UNTIE, "default: tied");
+	const char *norm =
+	    mo_megatron_choice(g, "--normalization", mo_megatron_norms, &a);
+	mo_megatron_put_str(o, MEGATRON_MODEL, "normalization",
+			    norm ? norm : "LayerNorm", MF_NORM, norm ? a : NULL,
+			    "default LayerNorm");
+	const struct mo_megatron_arg *sw = mo_megatron_find(g, "--swiglu");
+	if (mo_megatron_flag(g, "--squared-relu"))
+		mo_megatron_unmodelled(g, mo_megatron_find(g, "--squared-relu"),
+				       "squared ReLU (counted as GeLU)");
+	mo_megatron_put_str(
+	    o, MEGATRON_MODEL, "hidden_act", s->swiglu ? "swiglu" : "gelu",
+	    MF_ACT, s->swiglu ? sw : NULL, "default gelu (no --swiglu)");
+	bool nobias = mo_megatron_flag(g, "--disable-bias-linear");
+	mo_megatron_put_bool(
+	    o, MEGATRON_MODEL, "add_bias_linear", !nobias, MF_BIAS,
+	    nobias ? mo_megatron_find(g, "--disable-bias-linear") : NULL,
+	    "default (no --disable-bias-linear)");
+	bool qkv = mo_megatron_flag(g, "--add-qkv-bias");
+	mo_megatron_put_bool(o, MEGATRON_MODEL, "add_qkv_bias", qkv || !nobias,
+			     MF_QKV_BIAS,
+			     qkv ? mo_megatron_find(g, "--add-qkv-bias") : NULL,
+			     nobias ? "default" : "follows add_bias_linear");
 	a = NULL;
 	const char *impl =
-	    mo_mg_choice(g, "--transformer-impl", mo_mg_impls, &a);
+	    mo_megatron_choice(g, "--transformer-impl", mo_megatron_impls, &a);
 	*impl_src = impl ? a : NULL;
 	if (impl && strcmp(impl, "inference_optimized") == 0)
-		mo_mg_unmodelled(g, a,
-				 "the inference-optimized implementation");
+		mo_megatron_unmodelled(
+		    g, a, "the inference-optimized implementation");
 	*impl_out =
 	    impl && strcmp(impl, "local") == 0 ? "local" : "transformer_engine";
-	const struct mo_mg_arg *b = NULL;
-	const char *backend =
-	    mo_mg_choice(g, "--attention-backend", mo_mg_backends, &b);
-	bool flash_attn = mo_mg_flag(g, "--use-flash-attn");
+	const struct mo_megatron_arg *b = NULL;
+	const char *backend = mo_megatron_choice(g, "--attention-backend",
+						 mo_megatron_backends, &b);
+	bool flash_attn = mo_megatron_flag(g, "--use-flash-attn");
 	bool eager = backend ? (strcmp(backend, "unfused") == 0 ||
 				strcmp(backend, "local") == 0)
 			     : (strcmp(*impl_out, "local") == 0 && !flash_attn);
-	mo_mg_put_str(
-	    o, MG_MODEL, "attention", eager ? "eager" : "flash", MF_ATTN,
-	    backend
-		? b
-		: (flash_attn ? mo_mg_find(g, "--use-flash-attn") : *impl_src),
+	mo_megatron_put_str(
+	    o, MEGATRON_MODEL, "attention", eager ? "eager" : "flash", MF_ATTN,
+	    backend ? b
+		    : (flash_attn ? mo_megatron_find(g, "--use-flash-attn")
+				  : *impl_src),
 	    eager ? "the local implementation's unfused attention"
 		  : "Transformer Engine's fused attention (--attention-backend "
 		    "auto)");
 	double d = 0.1;
 	a = NULL;
-	if (!mo_mg_double(g, "--hidden-dropout", &d, &a))
+	if (!mo_megatron_double(g, "--hidden-dropout", &d, &a))
 		d = 0.1;
-	mo_mg_put_dbl(o, MG_MODEL, "hidden_dropout", d, MF_HDROP, a,
-		      "default 0.1");
+	mo_megatron_put_double(o, MEGATRON_MODEL, "hidden_dropout", d, MF_HDROP,
+			       a, "default 0.1");
 	a = NULL;
-	if (!mo_mg_double(g, "--attention-dropout", &d, &a))
+	if (!mo_megatron_double(g, "--attention-dropout", &d, &a))
 		d = 0.1;
-	mo_mg_put_dbl(o, MG_MODEL, "attention_dropout", d, MF_ADROP, a,
-		      "default 0.1");
-	if (mo_mg_flag(g, "--qk-layernorm"))
-		mo_mg_put_bool(o, MG_MODEL, "qk_layernorm", true, MF_QK_LN,
-			       mo_mg_find(g, "--qk-layernorm"), NULL);
+	mo_megatron_put_double(o, MEGATRON_MODEL, "attention_dropout", d,
+			       MF_ADROP, a, "default 0.1");
+	if (mo_megatron_flag(g, "--qk-layernorm"))
+		mo_megatron_put_bool(
+		    o, MEGATRON_MODEL, "qk_layernorm", true, MF_QK_LN,
+		    mo_megatron_find(g, "--qk-layernorm"), NULL);
 }
 
 /* --moe-layer-freq: 1 (every layer), or ([0]*K+[1]*N) (K dense layers
  * first). Other patterns are not a first_k_dense_replace. */
-static void mo_mg_read_layer_freq(struct mo_mg *g, struct mo_mg_out *o,
-				  int64_t layers)
+static void mo_megatron_read_layer_freq(struct mo_megatron_import *g,
+					struct mo_megatron_out *o,
+					int64_t layers)
 {
-	struct mo_mg_arg *a = mo_mg_find(g, "--moe-layer-freq");
-	const char *s = mo_mg_value(g, a);
+	struct mo_megatron_arg *a = mo_megatron_find(g, "--moe-layer-freq");
+	const char *s = mo_megatron_value(g, a);
 	long long dense = 0, moe = 0;
 	int n = 0;
 	if (!s || strcmp(s, "1") == 0)
@@ -1011,46 +1071,48 @@ static void mo_mg_read_layer_freq(struct mo_mg *g, struct mo_mg_out *o,
 	    s[n] == '\0' && dense >= 0 && moe >= 0 &&
 	    dense <= MO_MODEL_MAX_LAYERS && moe <= MO_MODEL_MAX_LAYERS &&
 	    dense + moe == layers) {
-		mo_mg_put_int(o, MG_MODEL, "first_k_dense_replace", dense,
-			      MF_FIRST_DENSE, a, NULL);
+		mo_megatron_put_int(o, MEGATRON_MODEL, "first_k_dense_replace",
+				    dense, MF_FIRST_DENSE, a, NULL);
 		return;
 	}
-	mo_mg_unmodelled(g, a,
-			 "a MoE layer pattern other than K dense layers first");
+	mo_megatron_unmodelled(
+	    g, a, "a MoE layer pattern other than K dense layers first");
 }
 
-static void mo_mg_read_moe(struct mo_mg *g, struct mo_mg_out *o,
-			   const struct mo_mg_shape *s)
+static void mo_megatron_read_moe(struct mo_megatron_import *g,
+				 struct mo_megatron_out *o,
+				 const struct mo_megatron_shape *s)
 {
-	const struct mo_mg_arg *a = NULL;
+	const struct mo_megatron_arg *a = NULL;
 	int64_t experts = 0, v;
-	if (!mo_mg_int(g, "--num-experts", 0, 1 << 20, &experts, &a) ||
+	if (!mo_megatron_int(g, "--num-experts", 0, 1 << 20, &experts, &a) ||
 	    experts == 0) {
-		mo_mg_find(g, "--moe-router-topk");
-		mo_mg_find(g, "--moe-ffn-hidden-size");
+		mo_megatron_find(g, "--moe-router-topk");
+		mo_megatron_find(g, "--moe-ffn-hidden-size");
 		return;
 	}
-	mo_mg_put_int(o, MG_MODEL, "num_moe_experts", experts, MF_EXPERTS, a,
-		      NULL);
+	mo_megatron_put_int(o, MEGATRON_MODEL, "num_moe_experts", experts,
+			    MF_EXPERTS, a, NULL);
 	a = NULL;
-	if (!mo_mg_int(g, "--moe-router-topk", 1, 1 << 20, &v, &a))
+	if (!mo_megatron_int(g, "--moe-router-topk", 1, 1 << 20, &v, &a))
 		v = 2;
-	mo_mg_put_int(o, MG_MODEL, "moe_router_topk", v, MF_TOPK, a,
-		      "default 2");
+	mo_megatron_put_int(o, MEGATRON_MODEL, "moe_router_topk", v, MF_TOPK, a,
+			    "default 2");
 	a = NULL;
-	if (!mo_mg_int(g, "--moe-ffn-hidden-size", 1, 1 << 26, &v, &a))
+	if (!mo_megatron_int(g, "--moe-ffn-hidden-size", 1, 1 << 26, &v, &a))
 		v = s->ffn;
-	mo_mg_put_int(o, MG_MODEL, "moe_ffn_hidden_size", v, MF_MOE_FFN, a,
-		      "default ffn_hidden_size");
-	if (mo_mg_int(g, "--moe-shared-expert-intermediate-size", 0, 1 << 26,
-		      &v, &a))
-		mo_mg_put_int(o, MG_MODEL,
-			      "moe_shared_expert_intermediate_size", v,
-			      MF_SHARED_FFN, a, NULL);
-	mo_mg_read_layer_freq(g, o, s->layers);
+	mo_megatron_put_int(o, MEGATRON_MODEL, "moe_ffn_hidden_size", v,
+			    MF_MOE_FFN, a, "default ffn_hidden_size");
+	if (mo_megatron_int(g, "--moe-shared-expert-intermediate-size", 0,
+			    1 << 26, &v, &a))
+		mo_megatron_put_int(o, MEGATRON_MODEL,
+				    "moe_shared_expert_intermediate_size", v,
+				    MF_SHARED_FFN, a, NULL);
+	mo_megatron_read_layer_freq(g, o, s->layers);
 }
 
-static void mo_mg_read_mla(struct mo_mg *g, struct mo_mg_out *o)
+static void mo_megatron_read_mla(struct mo_megatron_import *g,
+				 struct mo_megatron_out *o)
 {
 	static const struct {
 		const char *flag, *key;
@@ -1062,142 +1124,154 @@ static void mo_mg_read_mla(struct mo_mg *g, struct mo_mg_out *o)
 	    {"--qk-head-dim", "qk_nope_head_dim", MF_QK_NOPE, 128},
 	    {"--qk-pos-emb-head-dim", "qk_rope_head_dim", MF_QK_ROPE, 64},
 	    {"--v-head-dim", "v_head_dim", MF_V_HEAD, 128}};
-	bool mla = mo_mg_flag(g, "--multi-latent-attention");
+	bool mla = mo_megatron_flag(g, "--multi-latent-attention");
 	if (mla)
-		mo_mg_put_bool(o, MG_MODEL, "multi_latent_attention", true,
-			       MF_MLA,
-			       mo_mg_find(g, "--multi-latent-attention"), NULL);
+		mo_megatron_put_bool(
+		    o, MEGATRON_MODEL, "multi_latent_attention", true, MF_MLA,
+		    mo_megatron_find(g, "--multi-latent-attention"), NULL);
 	for (size_t i = 0; i < sizeof dims / sizeof *dims; i++) {
-		const struct mo_mg_arg *a = NULL;
+		const struct mo_megatron_arg *a = NULL;
 		int64_t v;
-		if (!mo_mg_int(g, dims[i].flag, 0, 1 << 24, &v, &a))
+		if (!mo_megatron_int(g, dims[i].flag, 0, 1 << 24, &v, &a))
 			v = dims[i].def;
 		if (mla)
-			mo_mg_put_int(o, MG_MODEL, dims[i].key, v,
-				      dims[i].field, a, "Megatron's default");
+			mo_megatron_put_int(o, MEGATRON_MODEL, dims[i].key, v,
+					    dims[i].field, a,
+					    "Megatron's default");
 	}
 }
 
-static const char *const mo_mg_optimizers[] = {
+static const char *const mo_megatron_optimizers[] = {
     "adam", "sgd", "muon", "dist_muon", "lion", "soap", "adaptive_muon", NULL};
-static const char *const mo_mg_grad_dtypes[] = {"fp32", "bf16", NULL};
+static const char *const mo_megatron_grad_dtypes[] = {"fp32", "bf16", NULL};
 
 /* --bf16 / --fp16, and the main_grad buffers: fp32 with --bf16 (arguments.py
  * turns accumulate_allreduce_grads_in_fp32 on unless --grad-reduce-in-bf16
  * or --main-grads-dtype bf16), or with --accumulate-allreduce-grads-in-fp32;
  * otherwise the parameters' dtype. */
-static void mo_mg_read_precision(struct mo_mg *g, struct mo_mg_out *o)
+static void mo_megatron_read_precision(struct mo_megatron_import *g,
+				       struct mo_megatron_out *o)
 {
-	bool bf16 = mo_mg_flag(g, "--bf16"), fp16 = mo_mg_flag(g, "--fp16");
-	const struct mo_mg_arg *p = bf16   ? mo_mg_find(g, "--bf16")
-				    : fp16 ? mo_mg_find(g, "--fp16")
-					   : NULL;
+	bool bf16 = mo_megatron_flag(g, "--bf16"),
+	     fp16 = mo_megatron_flag(g, "--fp16");
+	const struct mo_megatron_arg *p = bf16	 ? mo_megatron_find(g, "--bf16")
+					  : fp16 ? mo_megatron_find(g, "--fp16")
+						 : NULL;
 	if (bf16 && fp16) {
-		const struct mo_mg_arg *f = mo_mg_find(g, "--fp16");
-		mo_mg_diag(
+		const struct mo_megatron_arg *f = mo_megatron_find(g, "--fp16");
+		mo_megatron_diag(
 		    g, MO_SEV_ERROR, "type", f->line, f->column, f->flag,
 		    "--fp16 and --bf16 together: Megatron refuses the pair");
 	}
 	const char *dtype = bf16 ? "bfloat16" : fp16 ? "float16" : "float32";
 	const char *why =
 	    bf16 || fp16 ? NULL : "default fp32 (no --bf16 / --fp16)";
-	mo_mg_put_str(o, MG_TRAINING, "compute_dtype", dtype, MF_CDTYPE, p,
-		      why);
-	mo_mg_put_str(o, MG_TRAINING, "params_dtype", dtype, MF_PDTYPE, p, why);
-	const struct mo_mg_arg *m = NULL;
-	const char *main =
-	    mo_mg_choice(g, "--main-grads-dtype", mo_mg_grad_dtypes, &m);
-	bool in_bf16 = mo_mg_flag(g, "--grad-reduce-in-bf16");
-	bool acc = mo_mg_flag(g, "--accumulate-allreduce-grads-in-fp32");
-	const struct mo_mg_arg *src = NULL;
+	mo_megatron_put_str(o, MEGATRON_TRAINING, "compute_dtype", dtype,
+			    MF_CDTYPE, p, why);
+	mo_megatron_put_str(o, MEGATRON_TRAINING, "params_dtype", dtype,
+			    MF_PDTYPE, p, why);
+	const struct mo_megatron_arg *m = NULL;
+	const char *main = mo_megatron_choice(g, "--main-grads-dtype",
+					      mo_megatron_grad_dtypes, &m);
+	bool in_bf16 = mo_megatron_flag(g, "--grad-reduce-in-bf16");
+	bool acc = mo_megatron_flag(g, "--accumulate-allreduce-grads-in-fp32");
+	const struct mo_megatron_arg *src = NULL;
 	const char *grads = dtype;
 	if (acc) {
 		grads = "float32";
-		src = mo_mg_find(g, "--accumulate-allreduce-grads-in-fp32");
+		src =
+		    mo_megatron_find(g, "--accumulate-allreduce-grads-in-fp32");
 	} else if (bf16 && in_bf16) {
-		src = mo_mg_find(g, "--grad-reduce-in-bf16");
+		src = mo_megatron_find(g, "--grad-reduce-in-bf16");
 	} else if (bf16 && main && strcmp(main, "bf16") == 0) {
 		src = m;
 	} else if (bf16) {
 		grads = "float32";
 	}
-	mo_mg_put_str(o, MG_TRAINING, "grads_dtype", grads, MF_GDTYPE, src,
-		      bf16 ? "--bf16: fp32 main_grad buffers "
-			     "(accumulate_allreduce_grads_in_fp32)"
-			   : "main_grad in the parameters' dtype");
-	const struct mo_mg_arg *a = NULL;
-	const char *opt = mo_mg_choice(g, "--optimizer", mo_mg_optimizers, &a);
+	mo_megatron_put_str(o, MEGATRON_TRAINING, "grads_dtype", grads,
+			    MF_GDTYPE, src,
+			    bf16 ? "--bf16: fp32 main_grad buffers "
+				   "(accumulate_allreduce_grads_in_fp32)"
+				 : "main_grad in the parameters' dtype");
+	const struct mo_megatron_arg *a = NULL;
+	const char *opt =
+	    mo_megatron_choice(g, "--optimizer", mo_megatron_optimizers, &a);
 	if (opt && strstr(opt, "muon")) {
-		mo_mg_put_str(o, MG_TRAINING, "optimizer", "muon", MF_OPT, a,
-			      NULL);
+		mo_megatron_put_str(o, MEGATRON_TRAINING, "optimizer", "muon",
+				    MF_OPT, a, NULL);
 		return;
 	}
 	if (opt && strcmp(opt, "adam") != 0)
-		mo_mg_unmodelled(g, a,
-				 "this optimizer's state (counted as Adam's)");
-	mo_mg_put_str(o, MG_TRAINING, "optimizer", "adamw", MF_OPT, a,
-		      "default adam (decoupled weight decay)");
+		mo_megatron_unmodelled(
+		    g, a, "this optimizer's state (counted as Adam's)");
+	mo_megatron_put_str(o, MEGATRON_TRAINING, "optimizer", "adamw", MF_OPT,
+			    a, "default adam (decoupled weight decay)");
 }
 
-static void mo_mg_read_training(struct mo_mg *g, struct mo_mg_out *o,
-				const char *impl,
-				const struct mo_mg_arg *impl_src)
+static void mo_megatron_read_training(struct mo_megatron_import *g,
+				      struct mo_megatron_out *o,
+				      const char *impl,
+				      const struct mo_megatron_arg *impl_src)
 {
-	const struct mo_mg_arg *a = NULL;
+	const struct mo_megatron_arg *a = NULL;
 	int64_t v;
-	v = mo_mg_required(g, "--micro-batch-size", 1, 1 << 20, 1, &a);
-	mo_mg_put_int(o, MG_TRAINING, "micro_batch_size", v, MF_MBS, a, NULL);
-	if (mo_mg_int(g, "--global-batch-size", 1, 1LL << 40, &v, &a))
-		mo_mg_put_int(o, MG_TRAINING, "global_batch_size", v, MF_GBS, a,
-			      NULL);
-	mo_mg_read_precision(g, o);
-	mo_mg_put_str(o, MG_TRAINING, "framework", "pytorch", MF_FRAMEWORK,
-		      NULL, "Megatron-LM runs on PyTorch");
-	mo_mg_put_str(o, MG_TRAINING, "transformer_impl", impl, MF_TE_IMPL,
-		      impl_src, "default transformer_engine");
-	mo_mg_put_flag(g, o, MG_TRAINING, "overlap_grad_reduce",
-		       "--overlap-grad-reduce", MF_OVERLAP, "default");
+	v = mo_megatron_required(g, "--micro-batch-size", 1, 1 << 20, 1, &a);
+	mo_megatron_put_int(o, MEGATRON_TRAINING, "micro_batch_size", v, MF_MBS,
+			    a, NULL);
+	if (mo_megatron_int(g, "--global-batch-size", 1, 1LL << 40, &v, &a))
+		mo_megatron_put_int(o, MEGATRON_TRAINING, "global_batch_size",
+				    v, MF_GBS, a, NULL);
+	mo_megatron_read_precision(g, o);
+	mo_megatron_put_str(o, MEGATRON_TRAINING, "framework", "pytorch",
+			    MF_FRAMEWORK, NULL, "Megatron-LM runs on PyTorch");
+	mo_megatron_put_str(o, MEGATRON_TRAINING, "transformer_impl", impl,
+			    MF_TE_IMPL, impl_src, "default transformer_engine");
+	mo_megatron_put_flag(g, o, MEGATRON_TRAINING, "overlap_grad_reduce",
+			     "--overlap-grad-reduce", MF_OVERLAP, "default");
 }
 
 /* --num-layers-per-virtual-pipeline-stage N: layers / PP / N chunks per
  * rank; --num-virtual-stages-per-pipeline-rank: that count. */
-static void mo_mg_read_virtual(struct mo_mg *g, struct mo_mg_out *o,
-			       struct mo_mg_shape *s)
+static void mo_megatron_read_virtual(struct mo_megatron_import *g,
+				     struct mo_megatron_out *o,
+				     struct mo_megatron_shape *s)
 {
-	const struct mo_mg_arg *a = NULL;
+	const struct mo_megatron_arg *a = NULL;
 	int64_t v;
-	if (mo_mg_int(g, "--num-virtual-stages-per-pipeline-rank", 1,
-		      MO_MODEL_MAX_DEGREE, &v, &a)) {
+	if (mo_megatron_int(g, "--num-virtual-stages-per-pipeline-rank", 1,
+			    MO_MODEL_MAX_DEGREE, &v, &a)) {
 		s->vpp = v;
 		if (v > 1)
-			mo_mg_put_int(o, MG_PARALLEL, "virtual_pipeline", v,
-				      MF_VPP, a, NULL);
-		mo_mg_find(g, "--num-layers-per-virtual-pipeline-stage");
+			mo_megatron_put_int(o, MEGATRON_PARALLEL,
+					    "virtual_pipeline", v, MF_VPP, a,
+					    NULL);
+		mo_megatron_find(g, "--num-layers-per-virtual-pipeline-stage");
 		return;
 	}
-	if (!mo_mg_int(g, "--num-layers-per-virtual-pipeline-stage", 1,
-		       MO_MODEL_MAX_LAYERS, &v, &a))
+	if (!mo_megatron_int(g, "--num-layers-per-virtual-pipeline-stage", 1,
+			     MO_MODEL_MAX_LAYERS, &v, &a))
 		return;
 	int64_t per_stage = s->pp > 0 ? s->layers / s->pp : 0;
 	if (s->layers % s->pp != 0 || per_stage % v != 0) {
-		mo_mg_diag(g, MO_SEV_ERROR, "parallel", a->vline, a->vcolumn,
-			   a->flag,
-			   "%s %lld: the %lld layers per pipeline stage (%lld "
-			   "/ PP %lld) are not "
-			   "a multiple of it (Megatron refuses)",
-			   a->flag, (long long)v, (long long)per_stage,
-			   (long long)s->layers, (long long)s->pp);
+		mo_megatron_diag(
+		    g, MO_SEV_ERROR, "parallel", a->vline, a->vcolumn, a->flag,
+		    "%s %lld: the %lld layers per pipeline stage (%lld "
+		    "/ PP %lld) are not "
+		    "a multiple of it (Megatron refuses)",
+		    a->flag, (long long)v, (long long)per_stage,
+		    (long long)s->layers, (long long)s->pp);
 		return;
 	}
 	s->vpp = per_stage / v;
 	if (per_stage / v > 1)
-		mo_mg_put_int(o, MG_PARALLEL, "virtual_pipeline", per_stage / v,
-			      MF_VPP, a,
-			      "layers / PP / layers per virtual stage");
+		mo_megatron_put_int(o, MEGATRON_PARALLEL, "virtual_pipeline",
+				    per_stage / v, MF_VPP, a,
+				    "layers / PP / layers per virtual stage");
 }
 
 /* The device count: the caller's, or torchrun's processes x nodes. */
-static int64_t mo_mg_world(struct mo_mg *g, int64_t devices, const char **why)
+static int64_t mo_megatron_world(struct mo_megatron_import *g, int64_t devices,
+				 const char **why)
 {
 	*why = "the caller's device count";
 	if (devices > 0)
@@ -1208,17 +1282,20 @@ static int64_t mo_mg_world(struct mo_mg *g, int64_t devices, const char **why)
 							   ? g->launcher_nodes
 							   : 1);
 	if (!g->quiet_world)
-		mo_mg_diag(g, MO_SEV_WARNING, "model-needed", g->procs_line,
-			   g->procs_column, NULL,
-			   "the arguments do not give the device count "
-			   "(torchrun --nproc-per-node x "
-			   "--nnodes): give it (--devices N); until then data "
-			   "parallel is 1");
+		mo_megatron_diag(
+		    g, MO_SEV_WARNING, "model-needed", g->procs_line,
+		    g->procs_column, NULL,
+		    "the arguments do not give the device count "
+		    "(torchrun --nproc-per-node x "
+		    "--nnodes): give it (--devices N); until then data "
+		    "parallel is 1");
 	return 0;
 }
 
-static void mo_mg_read_parallel(struct mo_mg *g, struct mo_mg_out *o,
-				struct mo_mg_shape *s, int64_t devices)
+static void mo_megatron_read_parallel(struct mo_megatron_import *g,
+				      struct mo_megatron_out *o,
+				      struct mo_megatron_shape *s,
+				      int64_t devices)
 {
 	static const struct {
 		const char *flag, *key;
@@ -1230,50 +1307,53 @@ static void mo_mg_read_parallel(struct mo_mg *g, struct mo_mg_out *o,
 	    {"--expert-model-parallel-size", "expert_parallel", MF_EP}};
 	int64_t deg[4];
 	for (size_t i = 0; i < 4; i++) {
-		const struct mo_mg_arg *a = NULL;
-		if (!mo_mg_int(g, degrees[i].flag, 1, MO_MODEL_MAX_DEGREE,
-			       &deg[i], &a))
+		const struct mo_megatron_arg *a = NULL;
+		if (!mo_megatron_int(g, degrees[i].flag, 1, MO_MODEL_MAX_DEGREE,
+				     &deg[i], &a))
 			deg[i] = 1;
-		mo_mg_put_int(o, MG_PARALLEL, degrees[i].key, deg[i],
-			      degrees[i].field, a, "default 1");
+		mo_megatron_put_int(o, MEGATRON_PARALLEL, degrees[i].key,
+				    deg[i], degrees[i].field, a, "default 1");
 	}
 	s->tp = deg[0];
 	s->pp = deg[1];
-	mo_mg_read_virtual(g, o, s);
-	const struct mo_mg_arg *a = NULL;
+	mo_megatron_read_virtual(g, o, s);
+	const struct mo_megatron_arg *a = NULL;
 	int64_t etp;
 	/* without the flag Megatron takes TP's degree (arguments.py), as the
 	 * model key's default does */
-	if (mo_mg_int(g, "--expert-tensor-parallel-size", 1,
-		      MO_MODEL_MAX_DEGREE, &etp, &a))
-		mo_mg_put_int(o, MG_PARALLEL, "expert_tensor_parallel", etp, MF_ETP, a,
-			      "default: tensor_parallel");
+	if (mo_megatron_int(g, "--expert-tensor-parallel-size", 1,
+			    MO_MODEL_MAX_DEGREE, &etp, &a))
+		mo_megatron_put_int(o, MEGATRON_PARALLEL,
+				    "expert_tensor_parallel", etp, MF_ETP, a,
+				    "default: tensor_parallel");
 	const char *why;
-	int64_t world = mo_mg_world(g, devices, &why);
+	int64_t world = mo_megatron_world(g, devices, &why);
 	int64_t mp = mo_model_mul(mo_model_mul(deg[0], deg[1]), deg[2]);
 	if (world > 0 && world % mp != 0)
-		mo_mg_diag(
+		mo_megatron_diag(
 		    g, MO_SEV_ERROR, "parallel", g->procs_line, g->procs_column,
 		    NULL,
 		    "%lld devices are not a multiple of TP x PP x CP = %lld",
 		    (long long)world, (long long)mp);
 	if (world > 0 && world % mp == 0) {
-		mo_mg_put_int(o, MG_PARALLEL, "world_size", world, MF_WORLD,
-			      NULL, why);
-		mo_mg_put_int(o, MG_PARALLEL, "data_parallel", world / mp,
-			      MF_DP, NULL, "devices / (TP x PP x CP)");
+		mo_megatron_put_int(o, MEGATRON_PARALLEL, "world_size", world,
+				    MF_WORLD, NULL, why);
+		mo_megatron_put_int(o, MEGATRON_PARALLEL, "data_parallel",
+				    world / mp, MF_DP, NULL,
+				    "devices / (TP x PP x CP)");
 	}
-	mo_mg_put_int(o, MG_PARALLEL, "data_parallel_shard", 1, MF_DP_SHARD,
-		      NULL, "DDP: parameters are not sharded");
-	bool sp = mo_mg_flag(g, "--sequence-parallel");
-	mo_mg_put_bool(
-	    o, MG_PARALLEL, "sequence_parallel", sp && s->tp > 1, MF_SP,
-	    sp && s->tp > 1 ? mo_mg_find(g, "--sequence-parallel") : NULL,
+	mo_megatron_put_int(o, MEGATRON_PARALLEL, "data_parallel_shard", 1,
+			    MF_DP_SHARD, NULL,
+			    "DDP: parameters are not sharded");
+	bool sp = mo_megatron_flag(g, "--sequence-parallel");
+	mo_megatron_put_bool(
+	    o, MEGATRON_PARALLEL, "sequence_parallel", sp && s->tp > 1, MF_SP,
+	    sp && s->tp > 1 ? mo_megatron_find(g, "--sequence-parallel") : NULL,
 	    sp ? "--sequence-parallel is off at TP 1 (arguments.py)"
 	       : "default");
-	mo_mg_put_flag(g, o, MG_PARALLEL, "distributed_optimizer",
-		       "--use-distributed-optimizer", MF_DISTOPT,
-		       "default (no --use-distributed-optimizer)");
+	mo_megatron_put_flag(g, o, MEGATRON_PARALLEL, "distributed_optimizer",
+			     "--use-distributed-optimizer", MF_DISTOPT,
+			     "default (no --use-distributed-optimizer)");
 }
 
 /* ---- recompute: a memopt config, not the model
@@ -1281,8 +1361,9 @@ static void mo_mg_read_parallel(struct mo_mg *g, struct mo_mg_out *o,
 
 /* The layers --recompute-method block N recomputes: the first N of every
  * pipeline chunk (PP x VPP chunks of equal size). */
-static void mo_mg_block_layers(mo_buf *b, const struct mo_mg_shape *s,
-			       int64_t chunks, int64_t n)
+static void mo_megatron_block_layers(mo_buf *b,
+				     const struct mo_megatron_shape *s,
+				     int64_t chunks, int64_t n)
 {
 	int64_t per = chunks > 0 ? s->layers / chunks : s->layers;
 	int64_t shown = chunks < 16 ? chunks : 16;
@@ -1299,28 +1380,30 @@ static void mo_mg_block_layers(mo_buf *b, const struct mo_mg_shape *s,
 		mo_buf_puts(b, ", ...");
 }
 
-static const char *const mo_mg_granularities[] = {"full", "selective", NULL};
-static const char *const mo_mg_methods[] = {"uniform", "block", NULL};
+static const char *const mo_megatron_granularities[] = {"full", "selective",
+							NULL};
+static const char *const mo_megatron_methods[] = {"uniform", "block", NULL};
 
 /* Megatron's recompute flags, as the recompute section that does the same
  * (a warning: the model file does not carry it). */
-static void mo_mg_read_recompute(struct mo_mg *g, const struct mo_mg_shape *s,
-				 int64_t vpp)
+static void mo_megatron_read_recompute(struct mo_megatron_import *g,
+				       const struct mo_megatron_shape *s,
+				       int64_t vpp)
 {
-	const struct mo_mg_arg *a = NULL, *m = NULL, *n = NULL;
-	const char *gran =
-	    mo_mg_choice(g, "--recompute-granularity", mo_mg_granularities, &a);
-	const char *method =
-	    mo_mg_choice(g, "--recompute-method", mo_mg_methods, &m);
+	const struct mo_megatron_arg *a = NULL, *m = NULL, *n = NULL;
+	const char *gran = mo_megatron_choice(g, "--recompute-granularity",
+					      mo_megatron_granularities, &a);
+	const char *method = mo_megatron_choice(g, "--recompute-method",
+						mo_megatron_methods, &m);
 	int64_t count = 1;
-	mo_mg_int(g, "--recompute-num-layers", 1, MO_MODEL_MAX_LAYERS, &count,
-		  &n);
-	if (mo_mg_flag(g, "--recompute-activations")) {
+	mo_megatron_int(g, "--recompute-num-layers", 1, MO_MODEL_MAX_LAYERS,
+			&count, &n);
+	if (mo_megatron_flag(g, "--recompute-activations")) {
 		gran = "selective";
-		a = mo_mg_find(g, "--recompute-activations");
+		a = mo_megatron_find(g, "--recompute-activations");
 	}
-	mo_mg_find(g, "--recompute-modules");
-	mo_mg_find(g, "--distribute-saved-activations");
+	mo_megatron_find(g, "--recompute-modules");
+	mo_megatron_find(g, "--distribute-saved-activations");
 	if (!gran)
 		return;
 	mo_buf b;
@@ -1334,7 +1417,8 @@ static void mo_mg_read_recompute(struct mo_mg *g, const struct mo_mg_shape *s,
 	} else if (method && strcmp(method, "block") == 0) {
 		mo_buf_puts(&b,
 			    "recompute: {mode: full, full_recompute_layer: [");
-		mo_mg_block_layers(&b, s, mo_model_mul(s->pp, vpp), count);
+		mo_megatron_block_layers(&b, s, mo_model_mul(s->pp, vpp),
+					 count);
 		mo_buf_puts(&b, "]}");
 	} else {
 		mo_buf_printf(
@@ -1342,7 +1426,7 @@ static void mo_mg_read_recompute(struct mo_mg *g, const struct mo_mg_shape *s,
 		    "recompute: {mode: full, full_recompute_layer: [0-%lld]}",
 		    (long long)s->layers - 1);
 	}
-	mo_diag *d = mo_mg_diag(
+	mo_diag *d = mo_megatron_diag(
 	    g, MO_SEV_WARNING, "megatron-recompute", a->line, a->column,
 	    a->flag,
 	    "%s %s: recompute belongs in the memopt config, not the model "
@@ -1360,7 +1444,7 @@ static void mo_mg_read_recompute(struct mo_mg *g, const struct mo_mg_shape *s,
 /* Flags that do not change what a training step keeps in device memory:
  * logging, schedules, data, checkpoints, initialisation, numerics, fused
  * kernels that keep the same tensors, router balancing. */
-static const char *const mo_mg_irrelevant[] = {
+static const char *const mo_megatron_irrelevant[] = {
     "--use-mcore-models",
     "--use-legacy-models",
     "--distributed-backend",
@@ -1432,7 +1516,7 @@ static const char *const mo_mg_irrelevant[] = {
     "--micro-batch-size",
     NULL};
 
-static const char *const mo_mg_irrelevant_prefixes[] = {
+static const char *const mo_megatron_irrelevant_prefixes[] = {
     "--log",
     "--lr",
     "--min-lr",
@@ -1465,7 +1549,7 @@ static const char *const mo_mg_irrelevant_prefixes[] = {
 /* Flags that change device memory in a way the estimate does not model. */
 static const struct {
 	const char *flag, *what;
-} mo_mg_unmodelled_flags[] = {
+} mo_megatron_unmodelled_flags[] = {
     {"--overlap-param-gather",
      "the all-gather buffers of overlapped parameter gathering"},
     {"--no-gradient-accumulation-fusion",
@@ -1504,39 +1588,42 @@ static const struct {
     {"--moe-layer-recompute", "MoE layer recompute"},
     {NULL, NULL}};
 
-static bool mo_mg_known_irrelevant(const char *flag)
+static bool mo_megatron_known_irrelevant(const char *flag)
 {
-	for (size_t i = 0; mo_mg_irrelevant[i]; i++)
-		if (strcmp(flag, mo_mg_irrelevant[i]) == 0)
+	for (size_t i = 0; mo_megatron_irrelevant[i]; i++)
+		if (strcmp(flag, mo_megatron_irrelevant[i]) == 0)
 			return true;
-	for (size_t i = 0; mo_mg_irrelevant_prefixes[i]; i++)
-		if (strncmp(flag, mo_mg_irrelevant_prefixes[i],
-			    strlen(mo_mg_irrelevant_prefixes[i])) == 0)
+	for (size_t i = 0; mo_megatron_irrelevant_prefixes[i]; i++)
+		if (strncmp(flag, mo_megatron_irrelevant_prefixes[i],
+			    strlen(mo_megatron_irrelevant_prefixes[i])) == 0)
 			return true;
 	/* --no-X-fusion / --X-fusion: fused kernels keep the same tensors */
-	return mo_mg_ends_with(flag, "-fusion") &&
+	return mo_megatron_ends_with(flag, "-fusion") &&
 	       strcmp(flag, "--no-gradient-accumulation-fusion");
 }
 
-static void mo_mg_account(struct mo_mg *g)
+static void mo_megatron_account(struct mo_megatron_import *g)
 {
 	for (size_t i = 0; i < g->n_args; i++) {
-		struct mo_mg_arg *a = &g->args[i];
+		struct mo_megatron_arg *a = &g->args[i];
 		if (a->used)
 			continue;
 		size_t k = 0;
-		while (mo_mg_unmodelled_flags[k].flag &&
-		       strcmp(mo_mg_unmodelled_flags[k].flag, a->flag) != 0)
+		while (mo_megatron_unmodelled_flags[k].flag &&
+		       strcmp(mo_megatron_unmodelled_flags[k].flag, a->flag) !=
+			   0)
 			k++;
-		if (mo_mg_unmodelled_flags[k].flag)
-			mo_mg_unmodelled(g, a, mo_mg_unmodelled_flags[k].what);
-		else if (!mo_mg_known_irrelevant(a->flag))
-			mo_mg_diag(g, MO_SEV_WARNING, "unread-key", a->line,
-				   a->column, a->flag,
-				   "%.200s: a Megatron flag memopt does not "
-				   "read (not known to "
-				   "leave memory unchanged)",
-				   a->flag);
+		if (mo_megatron_unmodelled_flags[k].flag)
+			mo_megatron_unmodelled(
+			    g, a, mo_megatron_unmodelled_flags[k].what);
+		else if (!mo_megatron_known_irrelevant(a->flag))
+			mo_megatron_diag(
+			    g, MO_SEV_WARNING, "unread-key", a->line, a->column,
+			    a->flag,
+			    "%.200s: a Megatron flag memopt does not "
+			    "read (not known to "
+			    "leave memory unchanged)",
+			    a->flag);
 		a->used = true;
 	}
 }
@@ -1544,7 +1631,7 @@ static void mo_mg_account(struct mo_mg *g)
 /* ---- the whole text
  * --------------------------------------------------------------- */
 
-static bool mo_mg_is_model_config(const char *text, size_t len)
+static bool mo_megatron_is_model_config(const char *text, size_t len)
 {
 	static const char key[] = "MODEL_ARGS:";
 	for (size_t i = 0; i + sizeof key - 1 <= len; i++) {
@@ -1559,13 +1646,14 @@ static bool mo_mg_is_model_config(const char *text, size_t len)
 	return false;
 }
 
-static bool mo_mg_contains(const char *text, size_t len, const char *s)
+static bool mo_megatron_contains(const char *text, size_t len, const char *s)
 {
 	return memmem(text, len, s, strlen(s)) != NULL;
 }
 
 /* The first word of the text, past blank and comment lines. */
-static size_t mo_mg_first_word(const char *text, size_t len, const char **word)
+static size_t mo_megatron_first_word(const char *text, size_t len,
+				     const char **word)
 {
 	size_t i = 0;
 	for (;;) {
@@ -1588,7 +1676,7 @@ static size_t mo_mg_first_word(const char *text, size_t len, const char **word)
 	return n;
 }
 
-static bool mo_mg_word_is(const char *w, size_t n, const char *s)
+static bool mo_megatron_word_is(const char *w, size_t n, const char *s)
 {
 	return n == strlen(s) && memcmp(w, s, n) == 0;
 }
@@ -1597,32 +1685,34 @@ int mo_megatron_detect(const char *text, size_t len)
 {
 	if (!text)
 		return false;
-	if (!mo_mg_contains(text, len, "--num-layers") &&
-	    !mo_mg_contains(text, len, "--hidden-size"))
+	if (!mo_megatron_contains(text, len, "--num-layers") &&
+	    !mo_megatron_contains(text, len, "--hidden-size"))
 		return false;
-	if (mo_mg_is_model_config(text, len))
+	if (mo_megatron_is_model_config(text, len))
 		return true;
 	const char *w;
-	size_t n = mo_mg_first_word(text, len, &w);
+	size_t n = mo_megatron_first_word(text, len, &w);
 	if (n > 2 && w[0] == '-' && w[1] == '-' &&
 	    ((w[2] >= 'a' && w[2] <= 'z') || (w[2] >= 'A' && w[2] <= 'Z')))
 		return true; /* an arguments file */
 	const char *eq = n ? memchr(w, '=', n) : NULL;
-	return mo_mg_word_is(w, n, "torchrun") ||
-	       mo_mg_word_is(w, n, "python") ||
-	       mo_mg_word_is(w, n, "python3") ||
-	       mo_mg_word_is(w, n, "deepspeed") ||
-	       mo_mg_word_is(w, n, "srun") || mo_mg_word_is(w, n, "exec") ||
-	       (n > 3 && mo_mg_ends_with_n(w, n, ".py")) || (eq && eq > w);
+	return mo_megatron_word_is(w, n, "torchrun") ||
+	       mo_megatron_word_is(w, n, "python") ||
+	       mo_megatron_word_is(w, n, "python3") ||
+	       mo_megatron_word_is(w, n, "deepspeed") ||
+	       mo_megatron_word_is(w, n, "srun") ||
+	       mo_megatron_word_is(w, n, "exec") ||
+	       (n > 3 && mo_megatron_ends_with_n(w, n, ".py")) ||
+	       (eq && eq > w);
 }
 
 /* Reads the arguments into g (words or MODEL_ARGS). 0, 1 (the text does
  * not parse: diagnostics), -1 (err). */
-static int mo_mg_read_text(struct mo_mg *g, const char *text, size_t len,
-			   const mo_limits *lim)
+static int mo_megatron_read_text(struct mo_megatron_import *g, const char *text,
+				 size_t len, const mo_limits *lim)
 {
-	if (!mo_mg_is_model_config(text, len)) {
-		bool ok = mo_mg_read_words(g, text, len);
+	if (!mo_megatron_is_model_config(text, len)) {
+		bool ok = mo_megatron_read_words(g, text, len);
 		return g->failed ? -1 : ok ? 0 : 1;
 	}
 	mo_doc *doc = NULL;
@@ -1633,46 +1723,48 @@ static int mo_mg_read_text(struct mo_mg *g, const char *text, size_t len,
 		mo_doc_free(doc);
 		return 1;
 	}
-	bool ok = mo_mg_read_model_config(g, doc);
+	bool ok = mo_megatron_read_model_config(g, doc);
 	mo_doc_free(doc);
 	return g->failed ? -1 : ok ? 0 : 1;
 }
 
 /* Every part of the model from the arguments read. */
-static void mo_mg_interpret(struct mo_mg *g, struct mo_mg_out *o,
-			    int64_t devices)
+static void mo_megatron_interpret(struct mo_megatron_import *g,
+				  struct mo_megatron_out *o, int64_t devices)
 {
-	struct mo_mg_shape s = {.vpp = 1};
+	struct mo_megatron_shape s = {.vpp = 1};
 	const char *impl = NULL;
-	const struct mo_mg_arg *impl_src = NULL;
-	mo_mg_read_shape(g, o, &s);
-	mo_mg_read_vocab(g, o);
-	mo_mg_read_positions(g, o);
-	mo_mg_read_layer(g, o, &s, &impl, &impl_src);
-	mo_mg_read_moe(g, o, &s);
-	mo_mg_read_mla(g, o);
-	mo_mg_read_training(g, o, impl, impl_src);
-	mo_mg_read_parallel(g, o, &s, devices);
-	mo_mg_read_recompute(g, &s, s.vpp);
-	mo_mg_account(g);
+	const struct mo_megatron_arg *impl_src = NULL;
+	mo_megatron_read_shape(g, o, &s);
+	mo_megatron_read_vocab(g, o);
+	mo_megatron_read_positions(g, o);
+	mo_megatron_read_layer(g, o, &s, &impl, &impl_src);
+	mo_megatron_read_moe(g, o, &s);
+	mo_megatron_read_mla(g, o);
+	mo_megatron_read_training(g, o, impl, impl_src);
+	mo_megatron_read_parallel(g, o, &s, devices);
+	mo_megatron_read_recompute(g, &s, s.vpp);
+	mo_megatron_account(g);
 }
 
-static const char *const mo_mg_sections[MG_NSECT] = {"model", "training",
-						     "parallel"};
+static const char *const mo_megatron_sections[MEGATRON_SECTIONS] = {
+    "model", "training", "parallel"};
 
-static bool mo_mg_write_item(mo_yaml_writer *w, const struct mo_mg_item *it)
+static bool mo_megatron_write_item(mo_yaml_writer *w,
+				   const struct mo_megatron_item *it)
 {
 	char text[40];
 	if (!mo_yaml_write_plain(w, it->key))
 		return false;
 	switch (it->type) {
-	case MG_INT:
+	case MEGATRON_INT:
 		snprintf(text, sizeof text, "%lld", (long long)it->i);
 		break;
-	case MG_BOOL:
+	case MEGATRON_BOOL:
 		snprintf(text, sizeof text, "%s", it->i ? "true" : "false");
 		break;
-	case MG_DBL: /* the shortest text that reads back the same value */
+	case MEGATRON_DOUBLE: /* the shortest text that reads back the same
+				 value */
 		snprintf(text, sizeof text, "%.15g", it->d);
 		if (strtod(text, NULL) != it->d)
 			snprintf(text, sizeof text, "%.17g", it->d);
@@ -1684,32 +1776,32 @@ static bool mo_mg_write_item(mo_yaml_writer *w, const struct mo_mg_item *it)
 }
 
 /* The items in the order they are written (section by section). */
-static size_t mo_mg_order(const struct mo_mg_out *o,
-			  const struct mo_mg_item **order)
+static size_t mo_megatron_order(const struct mo_megatron_out *o,
+				const struct mo_megatron_item **order)
 {
 	size_t n = 0;
-	for (int s = 0; s < MG_NSECT; s++)
+	for (int s = 0; s < MEGATRON_SECTIONS; s++)
 		for (size_t i = 0; i < o->n; i++)
-			if (o->v[i].sect == s)
+			if (o->v[i].section == s)
 				order[n++] = &o->v[i];
 	return n;
 }
 
-static int mo_mg_write_yaml(const struct mo_mg_out *o, mo_buf *body,
-			    mo_error *err)
+static int mo_megatron_write_yaml(const struct mo_megatron_out *o, mo_buf *body,
+				  mo_error *err)
 {
-	const struct mo_mg_item *order[64];
-	size_t n = mo_mg_order(o, order), k = 0;
+	const struct mo_megatron_item *order[64];
+	size_t n = mo_megatron_order(o, order), k = 0;
 	mo_yaml_writer *w = NULL;
 	if (mo_yaml_writer_new(&w, MO_YAML_BREAK_LF, "megatron import", err) !=
 	    0)
 		return -1;
 	bool ok = mo_yaml_write_mapping_start(w, NULL, false);
-	for (int s = 0; s < MG_NSECT && ok; s++) {
-		ok = mo_yaml_write_plain(w, mo_mg_sections[s]) &&
+	for (int s = 0; s < MEGATRON_SECTIONS && ok; s++) {
+		ok = mo_yaml_write_plain(w, mo_megatron_sections[s]) &&
 		     mo_yaml_write_mapping_start(w, NULL, false);
-		for (; ok && k < n && order[k]->sect == s; k++)
-			ok = mo_mg_write_item(w, order[k]);
+		for (; ok && k < n && order[k]->section == s; k++)
+			ok = mo_megatron_write_item(w, order[k]);
 		ok = ok && mo_yaml_write_mapping_end(w);
 	}
 	ok = ok && mo_yaml_write_mapping_end(w);
@@ -1722,12 +1814,14 @@ static int mo_mg_write_yaml(const struct mo_mg_out *o, mo_buf *body,
 }
 
 /* The emitted text with each key's source as a trailing comment: the
- * writer puts one item per line, `  key: value`, in mo_mg_order's order. */
-static bool mo_mg_annotate(const struct mo_mg_out *o, const mo_buf *body,
-			   const char *name, mo_buf *dst)
+ * writer puts one item per line, `  key: value`, in mo_megatron_order's order.
+ */
+static bool mo_megatron_annotate(const struct mo_megatron_out *o,
+				 const mo_buf *body, const char *name,
+				 mo_buf *dst)
 {
-	const struct mo_mg_item *order[64];
-	size_t n = mo_mg_order(o, order), k = 0;
+	const struct mo_megatron_item *order[64];
+	size_t n = mo_megatron_order(o, order), k = 0;
 	mo_buf_printf(
 	    dst,
 	    "# A memopt model file imported from the Megatron-LM arguments in "
@@ -1741,7 +1835,7 @@ static bool mo_mg_annotate(const struct mo_mg_out *o, const mo_buf *body,
 		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
 		mo_buf_append(dst, p, len);
 		if (len > 2 && p[0] == ' ' && p[1] == ' ' && k < n) {
-			const struct mo_mg_item *it = order[k++];
+			const struct mo_megatron_item *it = order[k++];
 			const char *src = it->src ? it->src->flag : it->why;
 			if (src)
 				mo_buf_printf(dst, "  # %s", src);
@@ -1753,8 +1847,9 @@ static bool mo_mg_annotate(const struct mo_mg_out *o, const mo_buf *body,
 }
 
 /* The whole import into g and o. 0, 1 (the text does not parse), -1. */
-static int mo_mg_run(struct mo_mg *g, struct mo_mg_out *o, const char *text,
-		     size_t len, int64_t devices, const mo_limits *lim)
+static int mo_megatron_run(struct mo_megatron_import *g,
+			   struct mo_megatron_out *o, const char *text,
+			   size_t len, int64_t devices, const mo_limits *lim)
 {
 	mo_limits dl;
 	if (!lim) {
@@ -1768,10 +1863,10 @@ static int mo_mg_run(struct mo_mg *g, struct mo_mg_out *o, const char *text,
 			     g->file, len, lim->max_bytes);
 		return -1;
 	}
-	int rc = mo_mg_read_text(g, text, len, lim);
+	int rc = mo_megatron_read_text(g, text, len, lim);
 	if (rc != 0)
 		return rc;
-	mo_mg_interpret(g, o, devices);
+	mo_megatron_interpret(g, o, devices);
 	return g->failed ? -1 : 0;
 }
 
@@ -1779,7 +1874,7 @@ int mo_megatron_import(char **out, mo_diags *diags, const char *text,
 		       size_t len, const char *name, int64_t devices,
 		       const mo_limits *lim, mo_error *err)
 {
-	struct mo_mg_out o = {.n = 0};
+	struct mo_megatron_out o = {.n = 0};
 	mo_buf body, dst;
 	int rc = -1;
 	if (out)
@@ -1789,23 +1884,23 @@ int mo_megatron_import(char **out, mo_diags *diags, const char *text,
 			     "mo_megatron_import: no text");
 		return -1;
 	}
-	struct mo_mg g = {.arena = mo_arena_new(),
-			  .diags = diags,
-			  .file = name ? name : "<megatron>",
-			  .err = err};
+	struct mo_megatron_import g = {.arena = mo_arena_new(),
+				       .diags = diags,
+				       .file = name ? name : "<megatron>",
+				       .err = err};
 	if (!g.arena) {
 		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		return -1;
 	}
 	mo_buf_init(&body, 0);
 	mo_buf_init(&dst, 0);
-	rc = mo_mg_run(&g, &o, text, len, devices, lim);
+	rc = mo_megatron_run(&g, &o, text, len, devices, lim);
 	if (rc != 0)
 		goto out_free_buffers;
 	rc = -1;
-	if (mo_mg_write_yaml(&o, &body, err) != 0)
+	if (mo_megatron_write_yaml(&o, &body, err) != 0)
 		goto out_free_buffers;
-	if (!mo_mg_annotate(&o, &body, g.file, &dst)) {
+	if (!mo_megatron_annotate(&o, &body, g.file, &dst)) {
 		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		goto out_free_buffers;
 	}
@@ -1822,14 +1917,14 @@ out_free_buffers:
 /* The model's positions are the flags' (the `parallel` rule points at
  * --tensor-model-parallel-size in the user's file, not at the YAML the
  * import wrote); a field from a default has none. */
-static bool mo_mg_positions(mo_model *m, const struct mo_mg_out *o)
+static bool mo_megatron_positions(mo_model *m, const struct mo_megatron_out *o)
 {
 	struct mo_model_ext *x = m->ext;
 	bool world = false;
 	for (int f = 0; f < MF_COUNT; f++)
 		x->pos[f] = (struct mo_model_pos){0, 0, NULL};
 	for (size_t i = 0; i < o->n; i++) {
-		const struct mo_mg_item *it = &o->v[i];
+		const struct mo_megatron_item *it = &o->v[i];
 		world |= it->field == MF_WORLD;
 		if (it->field < 0 || !it->src)
 			continue;
@@ -1847,26 +1942,26 @@ int mo_model_load_megatron(mo_model **out, mo_diags *diags, const char *text,
 			   size_t len, const char *name, const mo_limits *lim,
 			   mo_error *err)
 {
-	struct mo_mg_out o = {.n = 0};
+	struct mo_megatron_out o = {.n = 0};
 	mo_doc *doc = NULL;
 	mo_buf body;
 	int rc;
 	*out = NULL;
-	struct mo_mg g = {.arena = mo_arena_new(),
-			  .diags = diags,
-			  .file = name ? name : "<megatron>",
-			  .err = err,
-			  .quiet_world = true};
+	struct mo_megatron_import g = {.arena = mo_arena_new(),
+				       .diags = diags,
+				       .file = name ? name : "<megatron>",
+				       .err = err,
+				       .quiet_world = true};
 	if (!g.arena) {
 		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		return -1;
 	}
 	mo_buf_init(&body, 0);
-	rc = mo_mg_run(&g, &o, text, len, 0, lim);
+	rc = mo_megatron_run(&g, &o, text, len, 0, lim);
 	if (rc == 1)
 		mo_error_set(err, MO_ERR_INVALID, 0, 0,
 			     "%s: the Megatron arguments do not parse", g.file);
-	if (rc != 0 || mo_mg_write_yaml(&o, &body, err) != 0)
+	if (rc != 0 || mo_megatron_write_yaml(&o, &body, err) != 0)
 		goto out_fail;
 	/* the written file parses: it is memopt's own text */
 	if (mo_yaml_parse(&doc, diags, body.data, body.len, g.file, lim, err) !=
@@ -1874,7 +1969,7 @@ int mo_model_load_megatron(mo_model **out, mo_diags *diags, const char *text,
 	    !doc)
 		goto out_fail;
 	rc = mo_model_from_doc(out, diags, doc, err);
-	if (rc == 0 && !mo_mg_positions(*out, &o)) {
+	if (rc == 0 && !mo_megatron_positions(*out, &o)) {
 		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		mo_model_free(*out);
 		*out = NULL;
