@@ -215,6 +215,7 @@ typedef struct mo_est_cfg {
 	double fsdp_div, expert_div, opt_div, opt_expert_div;
 	double embed_params, head_params; /* per device after TP */
 	double pos_params;              /* learned position table (first stage, not split) */
+	double mtp_embed_params;        /* the MTP layers' copy of the embedding (last stage) */
 	double loss_bytes;              /* loss backward scratch per token x local vocab */
 	/* Megatron's distributed optimizer: its buffers are padded to
 	 * multiples of pad_multiple per bucket of bucket_params elements

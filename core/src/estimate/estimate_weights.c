@@ -103,6 +103,12 @@ static void mo_est_cfg_pytorch(mo_est_cfg *c, const mo_model *m)
 	 * (param_and_grad_buffer.py:839-856 at 09eb91e5); buckets hold
 	 * max(4e7, 1e6 x DP) elements with --overlap-grad-reduce, else the
 	 * whole buffer is one (distributed_data_parallel.py:65-68). */
+	/* Megatron builds the embedding on every stage that runs the MTP
+	 * layers too (gpt_model.py:144-147 at 11debfa7, `if self.pre_process or
+	 * self.mtp_process`): with PP > 1 the last stage holds a second copy,
+	 * its weight tied to the first stage's like a shared output layer
+	 * (:772), so with its own gradient and optimizer state */
+	c->mtp_embed_params = pytorch && c->mtp > 0 && c->pp > 1 ? c->embed_params : 0.0;
 	c->pad_multiple = 0;
 	c->bucket_params = 0;
 	if (pytorch && c->dps == 1 && m->distributed_optimizer && c->dp * c->cp > 1) {
@@ -385,6 +391,10 @@ void mo_est_explain_weights(const mo_estimate *e, mo_buf *b)
 		      "  embedding %.0f params (first stage), output layer + final norm %.0f "
 		      "params (last stage), per device after TP, / %.0f by FSDP\n",
 		      c->embed_params, c->head_params, c->fsdp_div);
+	if (c->mtp_embed_params > 0)
+		mo_buf_printf(b, "  the MTP layers' embedding %.0f params (last stage, tied to the first "
+				 "stage's)\n",
+			      c->mtp_embed_params);
 	if (c->pos_params > 0)
 		mo_buf_printf(b,
 			      "  learned position embeddings %.0f params (first stage, not split by "
