@@ -230,6 +230,7 @@ typedef struct mo_est_cfg {
 					  * temporaries (mindspore AdamW), 0 when none */
 	mo_device dev;
 	uint64_t workspace;              /* GEMM workspaces (bytes; pytorch only) */
+	bool grouped_workspaces;         /* with TE GroupedLinear's 4 (moe_grouped_gemm) */
 	const char *optimizer;
 } mo_est_cfg;
 

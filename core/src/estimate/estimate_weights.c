@@ -206,6 +206,16 @@ void mo_est_cfg_init(mo_est_cfg *c, const mo_model *m)
 	c->workspace = strcmp(m->framework, "pytorch") == 0
 			       ? mo_u64_of(m->device.workspace_mib * 1048576.0)
 			       : 0;
+	/* Transformer Engine's GroupedLinear (Megatron's --moe-grouped-gemm
+	 * with transformer_engine) runs its GEMMs on 4 streams, each with its
+	 * own workspace, allocated at the first grouped GEMM and kept
+	 * (gemm.py:49-65 lru_cache, general_grouped_gemm :415; the count
+	 * common/util/multi_stream.cpp:53, TransformerEngine d0067d0d) */
+	if (c->workspace && m->moe_grouped_gemm && m->num_moe_experts > 0 &&
+	    strcmp(m->transformer_impl, "transformer_engine") == 0) {
+		c->grouped_workspaces = true;
+		c->workspace += mo_u64_of(4.0 * m->device.gemm_workspace_mib * 1048576.0);
+	}
 }
 
 static double mo_est_norm_params(const mo_model *m)
