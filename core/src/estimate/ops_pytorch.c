@@ -138,8 +138,12 @@ static const mo_op_row pt_attn_mla[] = {
 	 .op = "allgather", .in = "qn", .out = "qng:c:tok*ql", .save = KEEPS_NOTHING, .comm = AG},
 	{.when = C_QLORA, .unless = C_SP, .path = "self_attention.linear_qb", .op = "view",
 	 .in = "qn", .out = "qng@qn", .save = KEEPS_NOTHING},
+	/* the up projections are column-parallel: under SP they keep their
+	 * local input and gather it again in backward (TransformerEngine
+	 * layernorm_linear.py:469, ln_out_to_save = ln_out, the gathered copy
+	 * cleared at :430-435; Megatron's own Linear the same) */
 	{.when = C_QLORA, .path = "self_attention.linear_qb", .op = "matmul", .in = "qng",
-	 .out = "qf:c:tok*qhd", .save = "qng", .flops = "2*tok*ql*qhd"},
+	 .out = "qf:c:tok*qhd", .save = "qn", .flops = "2*tok*ql*qhd"},
 	{.unless = C_QLORA, .path = "self_attention.linear_qkv", .op = "matmul_q", .in = "ln1",
 	 .out = "qf:c:tok*qhd", .save = "ln1", .flops = "2*tok*h*qhd"},
 	{.path = "self_attention.k_layernorm", .op = "rms_norm", .in = "kvlv",
@@ -149,7 +153,7 @@ static const mo_op_row pt_attn_mla[] = {
 	{.unless = C_SP, .path = "self_attention.linear_kvb", .op = "view", .in = "kvn",
 	 .out = "kvng@kvn", .save = KEEPS_NOTHING},
 	{.path = "self_attention.linear_kvb", .op = "matmul", .in = "kvng", .out = "kvf:c:tok*kvbd",
-	 .save = "kvng", .flops = "2*tok*kvl*kvbd"},
+	 .save = "kvn", .flops = "2*tok*kvl*kvbd"},
 	{.when = C_SP, .path = "self_attention.apply_rotary_emb_k.input.allgather",
 	 .op = "allgather", .in = "kpe", .out = "kpeg:c:tok*rope", .save = KEEPS_NOTHING,
 	 .comm = AG},
