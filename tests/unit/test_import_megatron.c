@@ -294,6 +294,8 @@ static void test_moe_memory_speed(void **state)
 			    "rope");
 	assert_string_equal(str_at(doc, "model.attention"), "eager");
 	assert_string_equal(str_at(doc, "model.add_qkv_bias"), "false");
+	/* --moe-grouped-gemm (line 85): TE GroupedLinear's own workspaces */
+	assert_string_equal(str_at(doc, "training.moe_grouped_gemm"), "true");
 	/* --expert-tensor-parallel-size 1 (line 16) is the model key now */
 	assert_int_equal(int_at(doc, "parallel.expert_tensor_parallel"), 1);
 	assert_null(diag_for(d, "unmodelled", "--expert-tensor-parallel-size"));

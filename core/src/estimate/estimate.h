@@ -215,6 +215,7 @@ typedef struct mo_est_cfg {
 	double fsdp_div, expert_div, opt_div, opt_expert_div;
 	double embed_params, head_params; /* per device after TP */
 	double pos_params;              /* learned position table (first stage, not split) */
+	double mtp_embed_params;        /* the MTP layers' copy of the embedding (last stage) */
 	double loss_bytes;              /* loss backward scratch per token x local vocab */
 	/* Megatron's distributed optimizer: its buffers are padded to
 	 * multiples of pad_multiple per bucket of bucket_params elements
@@ -229,6 +230,7 @@ typedef struct mo_est_cfg {
 					  * temporaries (mindspore AdamW), 0 when none */
 	mo_device dev;
 	uint64_t workspace;              /* GEMM workspaces (bytes; pytorch only) */
+	bool grouped_workspaces;         /* with TE GroupedLinear's 4 (moe_grouped_gemm) */
 	const char *optimizer;
 } mo_est_cfg;
 

@@ -91,6 +91,7 @@ static void mo_est_dims_attn(mo_est_dims *d, const mo_model *m, int64_t tp)
 	mo_est_dim(d, "rope", m->qk_rope_head_dim);
 	mo_est_dim(d, "dqk", dqk);
 	mo_est_dim(d, "dqkv", dqk + m->v_head_dim);
+	mo_est_dim(d, "dv", m->v_head_dim);
 	mo_est_dim(d, "qhd", hd * dqk);
 	mo_est_dim(d, "kvbd", hd * (m->qk_nope_head_dim + m->v_head_dim));
 	mo_est_dim(d, "vh", hd * m->v_head_dim);

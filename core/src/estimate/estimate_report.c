@@ -177,8 +177,11 @@ static void mo_estimate_text_assumptions(mo_buf *b, const mo_estimate *e)
 	if (e->cfg.workspace)
 		mo_buf_printf(b, "  GEMM workspaces %.3f MiB from the first layer's forward on "
 				 "(Transformer Engine's and PyTorch's two cuBLAS workspaces: the "
-				 "device's workspace_mib)\n",
-			      (double)e->cfg.workspace / MIB);
+				 "device's workspace_mib%s)\n",
+			      (double)e->cfg.workspace / MIB,
+			      e->cfg.grouped_workspaces ? "; with moe_grouped_gemm 4 x its "
+							   "gemm_workspace_mib"
+							 : "");
 	if (e->dims.cond & MO_C_TEKV)
 		mo_buf_puts(b, "  transformer_impl transformer_engine: its fused attention keeps "
 			       "contiguous copies of Q, K and V (grouped K/V), not the fused QKV "

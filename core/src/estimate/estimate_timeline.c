@@ -401,7 +401,7 @@ static void mo_timeline_static_sums(const mo_estimate *e, size_t s, uint64_t out
 		free(count);
 	const mo_est_cfg *cf = &e->cfg;
 	double extra = (s == 0 ? cf->embed_params + cf->pos_params : 0) +
-		       (s + 1 == e->n_stages ? cf->head_params : 0);
+		       (s + 1 == e->n_stages ? cf->head_params + cf->mtp_embed_params : 0);
 	w += extra / cf->fsdp_div * cf->pbytes;
 	g += extra / cf->fsdp_div * cf->gbytes;
 	/* the distributed optimizer's buffer padding: parameters and

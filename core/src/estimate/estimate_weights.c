@@ -103,6 +103,12 @@ static void mo_est_cfg_pytorch(mo_est_cfg *c, const mo_model *m)
 	 * (param_and_grad_buffer.py:839-856 at 09eb91e5); buckets hold
 	 * max(4e7, 1e6 x DP) elements with --overlap-grad-reduce, else the
 	 * whole buffer is one (distributed_data_parallel.py:65-68). */
+	/* Megatron builds the embedding on every stage that runs the MTP
+	 * layers too (gpt_model.py:144-147 at 11debfa7, `if self.pre_process or
+	 * self.mtp_process`): with PP > 1 the last stage holds a second copy,
+	 * its weight tied to the first stage's like a shared output layer
+	 * (:772), so with its own gradient and optimizer state */
+	c->mtp_embed_params = pytorch && c->mtp > 0 && c->pp > 1 ? c->embed_params : 0.0;
 	c->pad_multiple = 0;
 	c->bucket_params = 0;
 	if (pytorch && c->dps == 1 && m->distributed_optimizer && c->dp * c->cp > 1) {
@@ -200,6 +206,16 @@ void mo_est_cfg_init(mo_est_cfg *c, const mo_model *m)
 	c->workspace = strcmp(m->framework, "pytorch") == 0
 			       ? mo_u64_of(m->device.workspace_mib * 1048576.0)
 			       : 0;
+	/* Transformer Engine's GroupedLinear (Megatron's --moe-grouped-gemm
+	 * with transformer_engine) runs its GEMMs on 4 streams, each with its
+	 * own workspace, allocated at the first grouped GEMM and kept
+	 * (gemm.py:49-65 lru_cache, general_grouped_gemm :415; the count
+	 * common/util/multi_stream.cpp:53, TransformerEngine d0067d0d) */
+	if (c->workspace && m->moe_grouped_gemm && m->num_moe_experts > 0 &&
+	    strcmp(m->transformer_impl, "transformer_engine") == 0) {
+		c->grouped_workspaces = true;
+		c->workspace += mo_u64_of(4.0 * m->device.gemm_workspace_mib * 1048576.0);
+	}
 }
 
 static double mo_est_norm_params(const mo_model *m)
@@ -385,6 +401,10 @@ void mo_est_explain_weights(const mo_estimate *e, mo_buf *b)
 		      "  embedding %.0f params (first stage), output layer + final norm %.0f "
 		      "params (last stage), per device after TP, / %.0f by FSDP\n",
 		      c->embed_params, c->head_params, c->fsdp_div);
+	if (c->mtp_embed_params > 0)
+		mo_buf_printf(b, "  the MTP layers' embedding %.0f params (last stage, tied to the first "
+				 "stage's)\n",
+			      c->mtp_embed_params);
 	if (c->pos_params > 0)
 		mo_buf_printf(b,
 			      "  learned position embeddings %.0f params (first stage, not split by "

@@ -124,7 +124,7 @@ static const mo_op_row pt_attn[] = {
 	 .out = "attn@po0", .save = KEEPS_NOTHING},
 };
 
-/* Multi-latent attention (flash core): down projections on the local
+/* Multi-latent attention (flash or unfused core): down projections on the local
  * shard, normed latents gathered under SP for the head-sharded up
  * projections, rotary parts concatenated to the heads. */
 static const mo_op_row pt_attn_mla[] = {
@@ -138,8 +138,12 @@ static const mo_op_row pt_attn_mla[] = {
 	 .op = "allgather", .in = "qn", .out = "qng:c:tok*ql", .save = KEEPS_NOTHING, .comm = AG},
 	{.when = C_QLORA, .unless = C_SP, .path = "self_attention.linear_qb", .op = "view",
 	 .in = "qn", .out = "qng@qn", .save = KEEPS_NOTHING},
+	/* the up projections are column-parallel: under SP they keep their
+	 * local input and gather it again in backward (TransformerEngine
+	 * layernorm_linear.py:469, ln_out_to_save = ln_out, the gathered copy
+	 * cleared at :430-435; Megatron's own Linear the same) */
 	{.when = C_QLORA, .path = "self_attention.linear_qb", .op = "matmul", .in = "qng",
-	 .out = "qf:c:tok*qhd", .save = "qng", .flops = "2*tok*ql*qhd"},
+	 .out = "qf:c:tok*qhd", .save = "qn", .flops = "2*tok*ql*qhd"},
 	{.unless = C_QLORA, .path = "self_attention.linear_qkv", .op = "matmul_q", .in = "ln1",
 	 .out = "qf:c:tok*qhd", .save = "ln1", .flops = "2*tok*h*qhd"},
 	{.path = "self_attention.k_layernorm", .op = "rms_norm", .in = "kvlv",
@@ -149,7 +153,7 @@ static const mo_op_row pt_attn_mla[] = {
 	{.unless = C_SP, .path = "self_attention.linear_kvb", .op = "view", .in = "kvn",
 	 .out = "kvng@kvn", .save = KEEPS_NOTHING},
 	{.path = "self_attention.linear_kvb", .op = "matmul", .in = "kvng", .out = "kvf:c:tok*kvbd",
-	 .save = "kvng", .flops = "2*tok*kvl*kvbd"},
+	 .save = "kvn", .flops = "2*tok*kvl*kvbd"},
 	{.when = C_SP, .path = "self_attention.apply_rotary_emb_k.input.allgather",
 	 .op = "allgather", .in = "kpe", .out = "kpeg:c:tok*rope", .save = KEEPS_NOTHING,
 	 .comm = AG},
@@ -163,13 +167,36 @@ static const mo_op_row pt_attn_mla[] = {
 	 .out = "qa:c:tok*qhd ka:c:tok*qhd", .save = KEEPS_NOTHING},
 	{.path = "self_attention", .op = "split", .in = "kvf", .out = "va@kvf",
 	 .save = KEEPS_NOTHING},
+	/* Megatron makes value, a slice of the up-projected kv, contiguous
+	 * before the core attention (multi_latent_attention.py:796-798 and
+	 * :260-265 at 11debfa7): a copy, and nothing then keeps kv */
+	{.path = "self_attention", .op = "contiguous", .in = "va", .out = "vc:c:tok*vh",
+	 .save = KEEPS_NOTHING},
 	{.when = C_CP, .path = "self_attention.core_attention.input.allgather", .op = "allgather",
-	 .in = "ka va", .out = "kaf:c:b*s*qhd vaf:c:b*s*vh", .save = KEEPS_NOTHING, .comm = AG},
-	{.unless = C_CP, .path = "self_attention.core_attention", .op = "view", .in = "ka va",
-	 .out = "kaf@ka vaf@va", .save = KEEPS_NOTHING},
-	{.path = "self_attention.core_attention", .op = "flash_attention", .in = "qa kaf vaf",
-	 .out = "ctx:c:tok*vh lse:f32:b*hd*sq", .save = "qa kaf vaf ctx lse",
-	 .flops = "2*b*hd*sq*s*dqkv"},
+	 .in = "ka vc", .out = "kaf:c:b*s*qhd vaf:c:b*s*vh", .save = KEEPS_NOTHING, .comm = AG},
+	{.unless = C_CP, .path = "self_attention.core_attention", .op = "view", .in = "ka vc",
+	 .out = "kaf@ka vaf@vc", .save = KEEPS_NOTHING},
+	{.when = C_FLASH, .path = "self_attention.core_attention", .op = "flash_attention",
+	 .in = "qa kaf vaf", .out = "ctx:c:tok*vh lse:f32:b*hd*sq",
+	 .save = "qa kaf vaf ctx lse", .flops = "2*b*hd*sq*s*dqkv"},
+	/* unfused (Megatron's --attention-backend unfused: Transformer
+	 * Engine's UnfusedDotProductAttention, backends.py at d0067d0d, or
+	 * Megatron's DotProductAttention): baddbmm keeps Q and K, the fused
+	 * scale-mask-softmax (ScaledUpperTriangMaskedSoftmax, causal) keeps
+	 * only its output, the probabilities, which bmm keeps with V; the
+	 * scores are freed after the softmax */
+	{.unless = C_FLASH, .path = "self_attention.core_attention", .op = "baddbmm",
+	 .in = "qa kaf", .out = "sc:c:b*hd*sq*s", .save = "qa kaf", .flops = "2*b*hd*sq*s*dqk"},
+	{.unless = C_FLASH, .path = "self_attention.core_attention", .op = "softmax", .in = "sc",
+	 .out = "pr:c:b*hd*sq*s", .save = "pr"},
+	{.when = C_ADROP, .unless = C_FLASH, .path = "self_attention.core_attention",
+	 .op = "dropout", .in = "pr", .out = "prd:c:b*hd*sq*s am:u8:b*hd*sq*s", .save = "am"},
+	{.unless = C_FLASH | C_ADROP, .path = "self_attention.core_attention", .op = "view",
+	 .in = "pr", .out = "prd@pr", .save = KEEPS_NOTHING},
+	{.unless = C_FLASH, .path = "self_attention.core_attention", .op = "bmm", .in = "prd vaf",
+	 .out = "ctx0:c:tok*vh", .save = "prd vaf", .flops = "2*b*hd*sq*s*dv"},
+	{.unless = C_FLASH, .path = "self_attention.core_attention", .op = "permute",
+	 .in = "ctx0", .out = "ctx:c:tok*vh", .save = KEEPS_NOTHING},
 	{.path = "self_attention.linear_proj", .op = "matmul", .in = "ctx", .out = "po0:c:tok*h",
 	 .save = "ctx", .flops = "2*tok*vh*h"},
 	{.when = C_SP, .path = "self_attention.linear_proj.output.reducescatter",

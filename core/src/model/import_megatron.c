@@ -1228,6 +1228,10 @@ static void mo_megatron_read_training(struct mo_megatron_import *g,
 			    MF_TE_IMPL, impl_src, "default transformer_engine");
 	mo_megatron_put_flag(g, o, MEGATRON_TRAINING, "overlap_grad_reduce",
 			     "--overlap-grad-reduce", MF_OVERLAP, "default");
+	if (mo_megatron_flag(g, "--moe-grouped-gemm"))
+		mo_megatron_put_bool(o, MEGATRON_TRAINING, "moe_grouped_gemm", true,
+				     MF_GROUPED,
+				     mo_megatron_find(g, "--moe-grouped-gemm"), NULL);
 }
 
 /* --num-layers-per-virtual-pipeline-stage N: layers / PP / N chunks per
@@ -1490,7 +1494,6 @@ static const char *const mo_megatron_irrelevant[] = {
     "--moe-router-group-topk",
     "--moe-router-num-groups",
     "--moe-token-dispatcher-type",
-    "--moe-grouped-gemm",
     "--moe-router-dtype",
     "--moe-input-jitter-eps",
     "--use-cpu-initialization",

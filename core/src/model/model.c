@@ -521,6 +521,8 @@ static void mo_model_items(const mo_model *m, struct mo_items *l)
 	if (strcmp(m->framework, "pytorch") == 0) {
 		IT_S(l, s, "transformer_impl", m->transformer_impl);
 		IT_B(l, s, "overlap_grad_reduce", m->overlap_grad_reduce);
+		if (m->moe_grouped_gemm)
+			IT_B(l, s, "moe_grouped_gemm", true);
 	}
 	s = MO_SEC_PAR;
 	if (m->world_size > 0)
@@ -603,7 +605,8 @@ static bool mo_model_device_is_preset(const mo_device *d)
 	       p.collective_bandwidth_gbs == d->collective_bandwidth_gbs &&
 	       p.comm_buffer_mib == d->comm_buffer_mib &&
 	       p.fragmentation == d->fragmentation &&
-	       p.workspace_mib == d->workspace_mib;
+	       p.workspace_mib == d->workspace_mib &&
+	       p.gemm_workspace_mib == d->gemm_workspace_mib;
 }
 
 static bool mo_model_yaml_device(const mo_model *m, mo_yaml_writer *w)
@@ -616,15 +619,15 @@ static bool mo_model_yaml_device(const mo_model *m, mo_yaml_writer *w)
 	const char *const keys[] = {"memory_gib",      "host_bandwidth_gbs",
 				    "tflops",          "reserved_gib",
 				    "collective_bandwidth_gbs", "comm_buffer_mib",
-				    "fragmentation", "workspace_mib"};
+				    "fragmentation", "workspace_mib", "gemm_workspace_mib"};
 	const double values[] = {d->memory_gib,  d->host_bandwidth_gbs,
 				 d->tflops,      d->reserved_gib,
 				 d->collective_bandwidth_gbs, d->comm_buffer_mib,
-				 d->fragmentation, d->workspace_mib};
+				 d->fragmentation, d->workspace_mib, d->gemm_workspace_mib};
 	if (!mo_yaml_write_mapping_start(w, NULL, false))
 		return false;
 	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
-		if (values[i] == 0 && strcmp(keys[i], "workspace_mib") == 0)
+		if (values[i] == 0 && strstr(keys[i], "workspace_mib"))
 			continue; /* none: a mindspore device map reads as before */
 		if (!mo_yaml_write_plain(w, keys[i]) || !mo_model_yaml_double(w, values[i]))
 			return false;
@@ -717,6 +720,11 @@ static json_t *mo_model_json_device(const mo_model *m)
 	 * map reads as before) */
 	if (o && d->workspace_mib != 0 &&
 	    json_object_set_new(o, "workspace_mib", json_real(d->workspace_mib)) != 0) {
+		json_decref(o);
+		return NULL;
+	}
+	if (o && d->gemm_workspace_mib != 0 &&
+	    json_object_set_new(o, "gemm_workspace_mib", json_real(d->gemm_workspace_mib)) != 0) {
 		json_decref(o);
 		return NULL;
 	}

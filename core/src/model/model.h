@@ -34,6 +34,7 @@ typedef struct mo_device {
 	double comm_buffer_mib; /* buffer each collective group holds */
 	double fragmentation;   /* pool reserved beyond the allocated peak */
 	double workspace_mib;   /* GEMM workspaces kept (framework pytorch) */
+	double gemm_workspace_mib; /* one Transformer Engine GEMM workspace */
 } mo_device;
 
 struct mo_model {
@@ -86,6 +87,10 @@ struct mo_model {
 	/* Megatron's --overlap-grad-reduce: gradients reduced per bucket
 	 * during backward (buckets of max(4e7, 1e6 x DP) elements) */
 	bool overlap_grad_reduce;
+	/* Megatron's --moe-grouped-gemm: the experts run as one grouped GEMM
+	 * (Transformer Engine's GroupedLinear, which keeps its own cuBLAS
+	 * workspaces: the device's gemm_workspace_mib each) */
+	bool moe_grouped_gemm;
 
 	/* parallel; world_size 0 = unknown */
 	int64_t world_size, data_parallel, data_parallel_shard;

@@ -48,6 +48,7 @@ static const char *const mo_model_canon_paths[MF_COUNT] = {
 	[MF_QKV_BIAS] = "model.add_qkv_bias",
 	[MF_TE_IMPL] = "training.transformer_impl",
 	[MF_OVERLAP] = "training.overlap_grad_reduce",
+	[MF_GROUPED] = "training.moe_grouped_gemm",
 };
 
 const char *mo_model_field_path(const mo_model *m, enum mo_mf f)

@@ -132,6 +132,7 @@ static const struct mo_mkey mo_model_keys[] = {
 	{"accumulate_allreduce_grads_in_fp32", MF_GDTYPE, CV_ACCUM, 0, 0},
 	{"transformer_impl", MF_TE_IMPL, CV_TEIMPL, 0, 0},
 	{"overlap_grad_reduce", MF_OVERLAP, CV_BOOL, 0, 0},
+	{"moe_grouped_gemm", MF_GROUPED, CV_BOOL, 0, 0},
 	{"optimizer", MF_OPT, CV_OPT, 0, 0},
 	{"framework", MF_FRAMEWORK, CV_FRAME, 0, 0},
 	/* parallel */
@@ -379,6 +380,7 @@ static bool *mo_model_bool_field(mo_model *m, enum mo_mf f)
 	case MF_BIAS: return &m->add_bias_linear;
 	case MF_QKV_BIAS: return &m->add_qkv_bias;
 	case MF_OVERLAP: return &m->overlap_grad_reduce;
+	case MF_GROUPED: return &m->moe_grouped_gemm;
 	default: return NULL;
 	}
 }
@@ -495,11 +497,12 @@ static void mo_model_read_device_map(struct mo_rd *r, const mo_node *v,
 	static const char *const keys[] = {
 		"memory_gib", "host_bandwidth_gbs", "tflops", "reserved_gib",
 		"collective_bandwidth_gbs", "comm_buffer_mib", "fragmentation",
-		"workspace_mib"};
+		"workspace_mib", "gemm_workspace_mib"};
 	mo_device *d = &r->m->device;
 	double *dst[] = {&d->memory_gib, &d->host_bandwidth_gbs, &d->tflops,
 			 &d->reserved_gib, &d->collective_bandwidth_gbs,
-			 &d->comm_buffer_mib, &d->fragmentation, &d->workspace_mib};
+			 &d->comm_buffer_mib, &d->fragmentation, &d->workspace_mib,
+			 &d->gemm_workspace_mib};
 	const mo_node *base = mo_map_get(v, "preset");
 	const char *bn = base ? mo_model_str(base) : NULL;
 	if (bn && mo_device_preset(d, bn) != 0)

@@ -62,6 +62,7 @@ enum mo_mf {
 	MF_TE_IMPL,  /* transformer_impl */
 	MF_OVERLAP,  /* overlap_grad_reduce */
 	MF_ETP,      /* expert_tensor_parallel */
+	MF_GROUPED,  /* moe_grouped_gemm */
 	MF_COUNT
 };
 

@@ -50,17 +50,22 @@
  *   thread and one for autograd's device thread:
  *   A100 (sm80) 2 x 32 + 4 = 68; H100 / H200 (sm90) 2 x 32 + 32 MiB + 1 KiB.
  *   (Without that variable an A100 takes :4096:2:16:8 = 8.125 MiB per
- *   handle: set workspace_mib 20.25 in a device map.) */
+ *   handle: set workspace_mib 20.25 in a device map.)
+ * gemm_workspace_mib: that one Transformer Engine workspace; a run whose
+ *   experts are a grouped GEMM (Megatron's --moe-grouped-gemm, TE's
+ *   GroupedLinear) keeps 4 more of it (gemm.py get_cublas_workspace with
+ *   grouped_gemm: one per tex.get_num_cublas_streams(), which is
+ *   nvte_get_num_compute_streams, 4: common/util/multi_stream.cpp:53). */
 struct mo_device_row {
 	const char *name;
-	double mem, host, tflops, reserved, coll, buf, frag, ws;
+	double mem, host, tflops, reserved, coll, buf, frag, ws, gemm_ws;
 };
 
 static const struct mo_device_row mo_devices[] = {
-	{"ascend-910b", 64.0, 48.0, 220.0, 6.0, 196.0, 200.0, 0.05, 0.0},
-	{"a100", 80.0, 25.0, 220.0, 1.0, 300.0, 32.0, 0.05, 68.0},
-	{"h100", 79.6, 50.0, 690.0, 1.0, 450.0, 32.0, 0.05, 96.0 + 1.0 / 1024},
-	{"h200", 140.4, 50.0, 690.0, 1.0, 450.0, 32.0, 0.05, 96.0 + 1.0 / 1024},
+	{"ascend-910b", 64.0, 48.0, 220.0, 6.0, 196.0, 200.0, 0.05, 0.0, 0.0},
+	{"a100", 80.0, 25.0, 220.0, 1.0, 300.0, 32.0, 0.05, 68.0, 4.0},
+	{"h100", 79.6, 50.0, 690.0, 1.0, 450.0, 32.0, 0.05, 96.0 + 1.0 / 1024, 32.0 + 1.0 / 1024},
+	{"h200", 140.4, 50.0, 690.0, 1.0, 450.0, 32.0, 0.05, 96.0 + 1.0 / 1024, 32.0 + 1.0 / 1024},
 };
 
 #define MO_NDEV (sizeof(mo_devices) / sizeof(*mo_devices))
@@ -90,6 +95,7 @@ int mo_device_preset(mo_device *out, const char *name)
 		out->comm_buffer_mib = d->buf;
 		out->fragmentation = d->frag;
 		out->workspace_mib = d->ws;
+		out->gemm_workspace_mib = d->gemm_ws;
 		return 0;
 	}
 	return -1;
