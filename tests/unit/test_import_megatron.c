@@ -675,6 +675,295 @@ static void test_size_limit(void **state)
 	mo_diags_free(d);
 }
 
+/* ---- Megatron-LM's own training scripts (tests/data/megatron/scripts/) ---- */
+
+static char *import_script(const char *file, int64_t devices, mo_diags **d)
+{
+	char path[256];
+	snprintf(path, sizeof path, DATA "scripts/%s", file);
+	char *text = slurp(path, NULL);
+	assert_int_equal(mo_megatron_detect(text, strlen(text)), 1);
+	char *yaml = import_text(text, path, devices, d);
+	free(text);
+	return yaml;
+}
+
+/* The diagnostics with this code are exactly at these lines (column 1). */
+static void assert_lines(const mo_diags *d, const char *code,
+			 const int *lines, size_t n)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < mo_diags_count(d); i++) {
+		const mo_diag *x = mo_diags_get(d, i);
+		if (strcmp(x->code, code) != 0)
+			continue;
+		if (k >= n)
+			fail_msg("an extra %s at %d:%d", code, x->line,
+				 x->column);
+		assert_int_equal(x->line, lines[k]);
+		assert_int_equal(x->column, 1);
+		k++;
+	}
+	assert_int_equal(k, n);
+}
+
+/* examples/gpt3/train_gpt3_175b_distributed.sh: GPT_MODEL_ARGS 96 x 12288,
+ * 96 heads, 2048 positions; TRAINING_ARGS micro-batch 1, global 1536,
+ * --fp16; MODEL_PARALLEL_ARGS TP 8, PP 16; DISTRIBUTED_ARGS
+ * --nproc_per_node $GPUS_PER_NODE (8) --nnodes $NUM_NODES (1). As shipped
+ * (one node: "Change for multinode config") TP x PP = 128 is more than 8
+ * devices: the parallel rule at --nproc_per_node in DISTRIBUTED_ARGS. */
+static void test_script_gpt3_175b(void **state)
+{
+	(void)state;
+	char path[256];
+	snprintf(path, sizeof path, DATA "scripts/%s",
+		 "train_gpt3_175b_distributed.sh");
+	char *text = slurp(path, NULL);
+	mo_diags *d = NULL;
+	char *yaml = NULL;
+	mo_error err = {0};
+	assert_int_equal(mo_diags_new(&d), 0);
+	/* the import is written; the diagnostics carry the error */
+	assert_int_equal(mo_megatron_import(&yaml, d, text, strlen(text), path,
+					    0, NULL, &err),
+			 0);
+	free(yaml);
+	const mo_diag *e = NULL;
+	for (size_t i = 0; i < mo_diags_count(d) && !e; i++)
+		if (mo_diags_get(d, i)->severity == MO_SEV_ERROR)
+			e = mo_diags_get(d, i);
+	assert_non_null(e);
+	assert_string_equal(e->code, "parallel");
+	assert_int_equal(e->line, 22);
+	assert_int_equal(e->column, 5);
+	assert_non_null(strstr(e->message, "128"));
+	mo_diags_free(d);
+	free(text);
+
+	/* on 16 nodes of 8 */
+	yaml = import_script("train_gpt3_175b_distributed.sh", 128, &d);
+	mo_doc *doc = parse(yaml);
+	assert_int_equal(int_at(doc, "model.num_layers"), 96);
+	assert_int_equal(int_at(doc, "model.hidden_size"), 12288);
+	assert_int_equal(int_at(doc, "model.num_attention_heads"), 96);
+	assert_int_equal(int_at(doc, "model.ffn_hidden_size"), 4 * 12288);
+	assert_int_equal(int_at(doc, "model.seq_length"), 2048);
+	assert_int_equal(int_at(doc, "model.max_position_embeddings"), 2048);
+	/* --vocab-file $VOCAB_FILE ($3): the GPT-2 vocabulary, assumed */
+	assert_int_equal(int_at(doc, "model.vocab_size"), 50257);
+	assert_int_equal(int_at(doc, "training.micro_batch_size"), 1);
+	assert_int_equal(int_at(doc, "training.global_batch_size"), 1536);
+	assert_string_equal(str_at(doc, "training.compute_dtype"), "float16");
+	assert_int_equal(int_at(doc, "parallel.tensor_parallel"), 8);
+	assert_int_equal(int_at(doc, "parallel.pipeline_parallel"), 16);
+	assert_int_equal(int_at(doc, "parallel.world_size"), 128);
+	assert_int_equal(int_at(doc, "parallel.data_parallel"), 1);
+	assert_int_equal(mo_diags_errors(d), 0);
+	/* the flag's own line in TRAINING_ARGS */
+	const mo_diag *u = diag_for(d, "unread-key", "--step-batch-size-schedule");
+	assert_non_null(u);
+	assert_int_equal(u->line, 40);
+	assert_int_equal(u->column, 5);
+	assert_int_equal(count_code(d, "megatron-script"), 0);
+	mo_doc_free(doc);
+	free(yaml);
+	mo_diags_free(d);
+}
+
+/* examples/mixtral/train_mixtral_8x7b_distributed.sh: 32 x 4096, FFN 14336,
+ * 32 heads in 8 groups, sequence 4096 of 32768 positions, 8 experts top-2;
+ * TP 1, PP 4, EP 8, distributed optimizer, --sequence-parallel (off at TP
+ * 1); bf16; 8 GPUs x NNODES=${SLURM_NNODES:-"1"}: 8 devices, DP 2. The
+ * `if [ -n "${WANDB_API_KEY}" ]` block is skipped with a warning. */
+static void test_script_mixtral(void **state)
+{
+	(void)state;
+	mo_diags *d = NULL;
+	char *yaml = import_script("train_mixtral_8x7b_distributed.sh", 0, &d);
+	mo_doc *doc = parse(yaml);
+	assert_int_equal(int_at(doc, "model.num_layers"), 32);
+	assert_int_equal(int_at(doc, "model.hidden_size"), 4096);
+	assert_int_equal(int_at(doc, "model.ffn_hidden_size"), 14336);
+	assert_int_equal(int_at(doc, "model.num_attention_heads"), 32);
+	assert_int_equal(int_at(doc, "model.num_query_groups"), 8);
+	assert_int_equal(int_at(doc, "model.seq_length"), 4096);
+	assert_int_equal(int_at(doc, "model.max_position_embeddings"), 32768);
+	assert_string_equal(str_at(doc, "model.normalization"), "RMSNorm");
+	assert_string_equal(str_at(doc, "model.hidden_act"), "swiglu");
+	assert_string_equal(str_at(doc, "model.add_bias_linear"), "false");
+	assert_int_equal(int_at(doc, "model.num_moe_experts"), 8);
+	assert_int_equal(int_at(doc, "model.moe_router_topk"), 2);
+	assert_int_equal(int_at(doc, "training.global_batch_size"), 256);
+	assert_string_equal(str_at(doc, "training.compute_dtype"), "bfloat16");
+	assert_int_equal(int_at(doc, "parallel.tensor_parallel"), 1);
+	assert_int_equal(int_at(doc, "parallel.pipeline_parallel"), 4);
+	assert_int_equal(int_at(doc, "parallel.expert_parallel"), 8);
+	assert_int_equal(int_at(doc, "parallel.world_size"), 8);
+	assert_int_equal(int_at(doc, "parallel.data_parallel"), 2);
+	assert_string_equal(str_at(doc, "parallel.distributed_optimizer"),
+			    "true");
+	assert_string_equal(str_at(doc, "parallel.sequence_parallel"), "false");
+	assert_int_equal(mo_diags_errors(d), 0);
+	static const int ifs[] = {102};
+	assert_lines(d, "megatron-script", ifs, 1);
+	const mo_diag *u = diag_for(d, "unmodelled", "--overlap-param-gather");
+	assert_non_null(u);
+	assert_int_equal(u->line, 57);
+	assert_int_equal(count_code(d, "unread-key"), 0);
+	mo_doc_free(doc);
+	free(yaml);
+	mo_diags_free(d);
+}
+
+/* examples/llama/train_llama3_8b_h100_fp8.sh: the numbers are variables
+ * (NUM_LAYERS=32, SEQ_LENGTH=8192, GLOBAL_BATCH_SIZE=128, TP_SIZE=1,
+ * CP_SIZE=1), the distributed optimizer comes from
+ * TRAINING_ARGS+=("${DDP_ARGS[@]}"), the FP8 and tokenizer arrays are
+ * filled in `if` blocks (skipped: no --vocab-size, no FP8 flags). mkdir
+ * and set are not run (warnings). */
+static void test_script_llama3(void **state)
+{
+	(void)state;
+	mo_diags *d = NULL;
+	char *yaml = import_script("train_llama3_8b_h100_fp8.sh", 0, &d);
+	mo_doc *doc = parse(yaml);
+	assert_int_equal(int_at(doc, "model.num_layers"), 32);
+	assert_int_equal(int_at(doc, "model.hidden_size"), 4096);
+	assert_int_equal(int_at(doc, "model.kv_channels"), 128);
+	assert_int_equal(int_at(doc, "model.num_query_groups"), 8);
+	assert_int_equal(int_at(doc, "model.seq_length"), 8192);
+	assert_int_equal(int_at(doc, "training.global_batch_size"), 128);
+	assert_string_equal(str_at(doc, "training.grads_dtype"), "bfloat16");
+	assert_string_equal(str_at(doc, "training.overlap_grad_reduce"),
+			    "true");
+	assert_int_equal(int_at(doc, "parallel.context_parallel"), 1);
+	assert_int_equal(int_at(doc, "parallel.world_size"), 8);
+	assert_int_equal(int_at(doc, "parallel.data_parallel"), 8);
+	assert_string_equal(str_at(doc, "parallel.distributed_optimizer"),
+			    "true");
+	assert_int_equal(mo_diags_errors(d), 0);
+	/* mkdir x 3, three ifs, set +x */
+	static const int lines[] = {18, 19, 45, 106, 135, 180, 196};
+	assert_lines(d, "megatron-script", lines, 7);
+	/* --overlap-param-gather comes through "${DDP_ARGS[@]}": its line */
+	const mo_diag *u = diag_for(d, "unmodelled", "--overlap-param-gather");
+	assert_non_null(u);
+	assert_int_equal(u->line, 128);
+	assert_null(diag_for(d, "unmodelled", "--fp8-format"));
+	mo_doc_free(doc);
+	free(yaml);
+	mo_diags_free(d);
+}
+
+/* Expansion rules on a script written here: ${N:-default} with N unset,
+ * empty and set; $1 and $(...) kept as written (a path is fine); an
+ * unquoted ${A[@]} splits an item at blanks, a quoted one does not (the
+ * two-word item then is a stray flag value). */
+static void test_script_expansion(void **state)
+{
+	(void)state;
+	static const char text[] =
+	    "L=${LAYERS:-4}\n"
+	    "EMPTY=\n"
+	    "H=${EMPTY:-\"16\"}\n"
+	    "L=${L:-99}\n"
+	    "CKPT=$1\n"
+	    "NOW=$(date +%s)\n"
+	    "M=( --num-layers $L --hidden-size ${H} \"--num-attention-heads 2\" "
+	    "--seq-length 8 --max-position-embeddings 8 )\n"
+	    "D=( --save $CKPT/x --load $NOW )\n"
+	    "export NODES=2\n"
+	    "torchrun --nproc_per_node 4 --nnodes $NODES train.py ${M[@]} "
+	    "\"${D[@]}\" --micro-batch-size 1\n";
+	mo_diags *d = NULL;
+	assert_int_equal(mo_megatron_detect(text, strlen(text)), 1);
+	char *yaml = import_text(text, "x.sh", 0, &d);
+	mo_doc *doc = parse(yaml);
+	assert_int_equal(int_at(doc, "model.num_layers"), 4);
+	assert_int_equal(int_at(doc, "model.hidden_size"), 16);
+	assert_int_equal(int_at(doc, "model.num_attention_heads"), 2);
+	assert_int_equal(int_at(doc, "parallel.world_size"), 8);
+	assert_int_equal(mo_diags_errors(d), 0);
+	/* "$(date +%s)" stays one word in the quoted "${D[@]}" */
+	assert_int_equal(count_code(d, "unread-key"), 0);
+	mo_doc_free(doc);
+	free(yaml);
+	mo_diags_free(d);
+
+	/* a number from $1: an error at the value where it is used */
+	static const char positional[] =
+	    "N=$1\nA=( --num-layers $N --hidden-size 8 )\n"
+	    "torchrun x.py ${A[@]}\n";
+	assert_refused(positional, strlen(positional), 0, "type", 2, 18);
+}
+
+/* Hostile scripts: every one an error at its line and column, none runs
+ * long. */
+static void test_script_hostile(void **state)
+{
+	(void)state;
+	/* an array doubling itself: 2 x 2^14 words pass the 20,000 a
+	 * command or array may have, at line 16's second ${A[@]} */
+	mo_buf b;
+	mo_buf_init(&b, 0);
+	mo_buf_append(&b, "A=( x )\n", 8);
+	for (int i = 0; i < 40; i++)
+		mo_buf_append(&b, "A=( ${A[@]} ${A[@]} )\n", 22);
+	mo_buf_append(&b, "torchrun x.py --num-layers 2 ${A[@]}\n", 37);
+	assert_refused(b.data, b.len, 1, "limit", 16, 13);
+	/* long words doubling: 4001 x (2^(k+1) - 2) bytes after k doublings
+	 * pass the 1 MiB expansion budget at line 9 (k = 8), its first ${A[@]} */
+	b.len = 0;
+	mo_buf_append(&b, "A=( ", 4);
+	for (int i = 0; i < 4000; i++)
+		mo_buf_append(&b, "y", 1);
+	mo_buf_append(&b, " )\n", 3);
+	for (int i = 0; i < 40; i++)
+		mo_buf_append(&b, "A=( ${A[@]} ${A[@]} )\n", 22);
+	assert_refused(b.data, b.len, 1, "limit", 9, 5);
+	/* a text doubling itself: the 4096-byte argument at line 14 */
+	b.len = 0;
+	mo_buf_append(&b, "A=x\n", 4);
+	for (int i = 0; i < 40; i++)
+		mo_buf_append(&b, "A=$A$A\n", 7);
+	mo_buf_append(&b, "# ${A[@]}\n", 10);
+	assert_refused(b.data, b.len, 1, "megatron-syntax", 14, 3);
+	/* defaults nested 9 deep: at the ninth */
+	b.len = 0;
+	mo_buf_append(&b, "B=", 2);
+	for (int i = 0; i < 9; i++)
+		mo_buf_append(&b, "${X:-", 5);
+	mo_buf_append(&b, "1", 1);
+	for (int i = 0; i < 9; i++)
+		mo_buf_append(&b, "}", 1);
+	mo_buf_append(&b, "\n# ${A[@]}\n", 11);
+	assert_refused(b.data, b.len, 1, "limit", 1, 43);
+	mo_buf_free(&b);
+	/* syntax this reader does not model, at its place */
+	const char *t = "A=( --num-layers 2\n# ${A[@]}\n";
+	assert_refused(t, strlen(t), 1, "megatron-script", 1, 3);
+	t = "A=${B/x/y}\n# ${A[@]}\n";
+	assert_refused(t, strlen(t), 1, "megatron-script", 1, 3);
+	t = "A=( 1 )\nrm -rf /tmp/x\ntorchrun x.py ${A[@]}\n";
+	assert_refused(t, strlen(t), 1, "megatron-script", 2, 1);
+	t = "A=( 1 )\ntorchrun x.py --num-layers=${A[@]}x\n";
+	assert_refused(t, strlen(t), 1, "megatron-script", 2, 28);
+	t = "A=( --num-layers 2 )\nB=${A[@]}\n";
+	assert_refused(t, strlen(t), 1, "megatron-script", 2, 3);
+	/* no launch command: at the start */
+	t = "A=( --num-layers 2 )\necho ${A[@]}\n";
+	assert_refused(t, strlen(t), 1, "megatron-script", 1, 1);
+	t = "A=( 1 )\ntorchrun x.py ${A[@]}\npython y.py ${A[@]}\n";
+	assert_refused(t, strlen(t), 1, "megatron-script", 3, 1);
+	t = "A=( 1 )\nif true; then\n  A=( 2 )\n# ${A[@]}\n";
+	assert_refused(t, strlen(t), 1, "megatron-script", 2, 1);
+	t = "A=( $(echo \n# ${A[@]}\n";
+	assert_refused(t, strlen(t), 1, "megatron-script", 1, 5);
+	t = "A=( 1 )\ntorchrun x.py ${A[@]} (\n";
+	assert_refused(t, strlen(t), 1, "megatron-script", 2, 23);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -691,6 +980,11 @@ int main(void)
 	    cmocka_unit_test(test_detect),
 	    cmocka_unit_test(test_hostile),
 	    cmocka_unit_test(test_size_limit),
+	    cmocka_unit_test(test_script_gpt3_175b),
+	    cmocka_unit_test(test_script_mixtral),
+	    cmocka_unit_test(test_script_llama3),
+	    cmocka_unit_test(test_script_expansion),
+	    cmocka_unit_test(test_script_hostile),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -824,8 +824,6 @@ static bool mo_megatron_words_push(struct mo_megatron_import *g,
 				 MO_MG_MAX_ARGS);
 		return false;
 	}
-	if (!mo_megatron_budget(g, len, line, column))
-		return false;
 	if (w->n == w->cap) {
 		size_t n = w->cap ? w->cap * 2 : 64;
 		struct mo_megatron_word *v =
@@ -854,12 +852,24 @@ static bool mo_megatron_words_push(struct mo_megatron_import *g,
  * each split at blanks as the shell does ("--fp8-format hybrid" is two). */
 static bool mo_megatron_push_splice(struct mo_megatron_import *g,
 				    struct mo_megatron_words *w,
-				    const struct mo_megatron_lexer *x)
+				    const struct mo_megatron_lexer *x, int line,
+				    int column)
 {
 	if (!x->splice)
 		return true;
 	const struct mo_megatron_words *items = &x->splice->items;
 	size_t n = items->n; /* `A+=( ${A[@]} )` reads the old words */
+	size_t bytes = 0;
+	for (size_t i = 0; i < n; i++)
+		bytes += strlen(items->v[i].text) + 1;
+	if (w->n + n > MO_MG_MAX_ARGS) {
+		mo_megatron_diag(g, MO_SEV_ERROR, "limit", line, column, NULL,
+				 "more than %d words in one array or command",
+				 MO_MG_MAX_ARGS);
+		return false;
+	}
+	if (!mo_megatron_budget(g, bytes, line, column))
+		return false;
 	for (size_t i = 0; i < n; i++) {
 		const struct mo_megatron_word *it = &items->v[i];
 		const char *t = it->text;
@@ -890,7 +900,8 @@ static int mo_megatron_script_words(struct mo_megatron_import *g,
 {
 	int line = 0, column = 0, rc;
 	while ((rc = mo_megatron_word(g, x, &line, &column)) > 0) {
-		bool ok = rc == 2 ? mo_megatron_push_splice(g, w, x)
+		bool ok = rc == 2 ? mo_megatron_push_splice(g, w, x, line,
+							    column)
 				  : mo_megatron_words_push(
 					g, w, x->word.data ? x->word.data : "",
 					x->word.len, line, column);
@@ -1003,9 +1014,13 @@ static bool mo_megatron_assignment(struct mo_megatron_import *g,
 		rc = mo_megatron_word(g, x, &wl, &wc);
 	if (rc < 0)
 		return false;
-	if (rc == 2)
-		return mo_megatron_script_error(g, x,
-						"an array assigned to a text");
+	if (rc == 2) {
+		mo_megatron_diag(g, MO_SEV_ERROR, "megatron-script", wl, wc,
+				 NULL,
+				 "an array assigned to a text (this reader is "
+				 "not a shell)");
+		return false;
+	}
 	size_t keep = append && old ? strlen(old->value) : 0;
 	size_t add = rc == 1 ? x->word.len : 0;
 	if (!mo_megatron_budget(g, keep + add, line, column))
