@@ -32,6 +32,17 @@ MEGATRON_SEEDS = {
     "hostile-variable.txt": "--num-layers $L --hidden-size ${H} --moe-layer-freq ([0]*9+[1]*-2)\n",
     "hostile-map.yaml": "MODEL_ARGS:\n  --num-layers: {a: 1}\n  --hidden-size: [1, 2]\n"
                         "  --num-layers-per-virtual-pipeline-stage: 0\n",
+    # training scripts (bash arrays, ${NAME[@]}): the doubling array and the
+    # nested defaults the reader must refuse, and its expansion forms
+    "hostile-script-doubling.sh": "A=( --num-layers 2 )\n" + "A=( ${A[@]} ${A[@]} )\n" * 20
+                                  + "torchrun x.py ${A[@]}\n",
+    "hostile-script-nested.sh": "B=" + "${X:-" * 12 + "1" + "}" * 12
+                                + "\nA=( --num-layers $B --hidden-size 8 )\ntorchrun x.py ${A[@]}\n",
+    "script-forms.sh": "L=${LAYERS:-4}\nCKPT=$1\nNOW=$(date +%s)\n"
+                       "M=( --num-layers $L --hidden-size ${L} \"--num-attention-heads 2\" )\n"
+                       "D=( --save $CKPT --load $NOW )\nM+=( --seq-length 8 )\n"
+                       "if [ -n \"$X\" ]; then\n  M+=( --bf16 )\nfi\nexport NODES=2\n"
+                       "torchrun --nproc_per_node 4 --nnodes $NODES train.py ${M[@]} \"${D[@]}\"\n",
 }
 OUT = os.path.join(ROOT, "tests", "fuzz", "corpus")
 
@@ -84,6 +95,8 @@ def main():
     for name in sorted(os.listdir(MEGATRON)):
         if name.endswith(".model_config.yaml"):
             shutil.copy(os.path.join(MEGATRON, name), os.path.join(d, "megatron-" + name))
+    for name in sorted(os.listdir(os.path.join(MEGATRON, "scripts"))):
+        shutil.copy(os.path.join(MEGATRON, "scripts", name), os.path.join(d, "megatron-script-" + name))
     for name, text in MEGATRON_SEEDS.items():
         with open(os.path.join(d, "megatron-" + name), "w") as f:
             f.write(text)
