@@ -73,6 +73,34 @@ assert w and w[0]["line"] == 42 and "[0-11]" in w[0]["hint"], w'; then
 	ok "--json: valid, yaml, the recompute warning at 42 with its config"
 else bad "--json"; fi
 
+# Megatron-LM's training scripts (tests/data/megatron/scripts): the GPT-3
+# 175B one as shipped (one node of 8) is refused by the parallel rule at
+# --nproc_per_node in DISTRIBUTED_ARGS (22:5); on 128 devices it imports;
+# Mixtral's gives 8 devices (GPUS_PER_NODE=8 x ${SLURM_NNODES:-"1"}), DP 2
+S=$D/scripts
+"$MEMOPT" import "$S/train_gpt3_175b_distributed.sh" > /dev/null 2> "$tmp/gpt3.err"
+rc=$?
+if [ $rc -eq 1 ] && grep -q "train_gpt3_175b_distributed.sh:22:5: error\[parallel\]" "$tmp/gpt3.err"; then
+	ok "gpt3 175B script on its one node: exit 1 at 22:5"
+else bad "gpt3 175B script: rc $rc"; cat "$tmp/gpt3.err"; fi
+if "$MEMOPT" import --devices 128 "$S/train_gpt3_175b_distributed.sh" 2> /dev/null |
+	"$PY" -c 'import sys, yaml
+m = yaml.safe_load(sys.stdin)
+assert (m["model"]["num_layers"], m["model"]["hidden_size"], m["model"]["num_attention_heads"]) == (96, 12288, 96), m
+assert (m["parallel"]["tensor_parallel"], m["parallel"]["pipeline_parallel"], m["parallel"]["data_parallel"]) == (8, 16, 1), m
+assert m["training"]["compute_dtype"] == "float16", m'; then
+	ok "gpt3 175B script on 128 devices: 96 x 12288, TP 8, PP 16, fp16"
+else bad "gpt3 175B script on 128 devices"; fi
+if "$MEMOPT" import "$S/train_mixtral_8x7b_distributed.sh" 2> "$tmp/mixtral.err" |
+	"$PY" -c 'import sys, yaml
+m = yaml.safe_load(sys.stdin)
+p = m["parallel"]
+assert (p["world_size"], p["pipeline_parallel"], p["expert_parallel"], p["data_parallel"]) == (8, 4, 8, 2), p
+assert m["model"]["num_moe_experts"] == 8 and m["model"]["num_query_groups"] == 8, m' &&
+	grep -q "train_mixtral_8x7b_distributed.sh:102:1: warning\[megatron-script\]" "$tmp/mixtral.err"; then
+	ok "mixtral script: 8 devices, PP 4, EP 8, DP 2; its if block skipped (102:1)"
+else bad "mixtral script"; cat "$tmp/mixtral.err"; fi
+
 # hostile: an unterminated quote (exit 1, at the quote), a number past
 # int64 (exit 1, at the value), a missing file (exit 2)
 printf -- '--num-layers 2 --hidden-size 8\n--data-path '"'"'open\n' > "$tmp/quote.txt"

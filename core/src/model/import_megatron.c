@@ -1,8 +1,11 @@
 /* What a Megatron-LM user has is not a model file but the arguments of a
  * run: a launch line (`torchrun ... pretrain_gpt.py --num-layers 32 ...`),
- * an arguments file (one flag per line, or shell continuation lines), or a
- * functional-test model_config.yaml (its MODEL_ARGS mapping of
- * `--flag: value`). This file reads them with the semantics of Megatron's
+ * an arguments file (one flag per line, or shell continuation lines), a
+ * training script as Megatron-LM ships them (flags in bash arrays, launched
+ * as `torchrun ${DISTRIBUTED_ARGS[@]} pretrain_gpt.py ${MODEL_ARGS[@]}`:
+ * a small, bounded expansion of assignments and `$NAME` forms, not a
+ * shell; see "training scripts" below), or a functional-test
+ * model_config.yaml (its MODEL_ARGS mapping of `--flag: value`). This file reads them with the semantics of Megatron's
  * megatron/training/arguments.py (NVIDIA/Megatron-LM d98e8a64: the
  * defaults where a flag is absent, the derived values, the flags it forces)
  * and writes the memopt model file they describe, each key with the flag it
