@@ -554,9 +554,10 @@ static void test_api_import(void **state)
 	json_t *warnings = json_object_get(j, "warnings");
 	for (size_t i = 0; i < json_array_size(warnings); i++) {
 		json_t *w = json_array_get(warnings, i);
-		assert_false(!strcmp(json_string_value(json_object_get(w, "code")),
-				     "unmodelled") &&
-			     json_integer_value(json_object_get(w, "line")) == 16);
+		assert_false(
+		    !strcmp(json_string_value(json_object_get(w, "code")),
+			    "unmodelled") &&
+		    json_integer_value(json_object_get(w, "line")) == 16);
 	}
 	json_decref(j);
 	mo_api_response_free(&res);
@@ -675,7 +676,8 @@ static void test_size_limit(void **state)
 	mo_diags_free(d);
 }
 
-/* ---- Megatron-LM's own training scripts (tests/data/megatron/scripts/) ---- */
+/* ---- Megatron-LM's own training scripts (tests/data/megatron/scripts/) ----
+ */
 
 static char *import_script(const char *file, int64_t devices, mo_diags **d)
 {
@@ -689,8 +691,8 @@ static char *import_script(const char *file, int64_t devices, mo_diags **d)
 }
 
 /* The diagnostics with this code are exactly at these lines (column 1). */
-static void assert_lines(const mo_diags *d, const char *code,
-			 const int *lines, size_t n)
+static void assert_lines(const mo_diags *d, const char *code, const int *lines,
+			 size_t n)
 {
 	size_t k = 0;
 	for (size_t i = 0; i < mo_diags_count(d); i++) {
@@ -761,7 +763,8 @@ static void test_script_gpt3_175b(void **state)
 	assert_int_equal(int_at(doc, "parallel.data_parallel"), 1);
 	assert_int_equal(mo_diags_errors(d), 0);
 	/* the flag's own line in TRAINING_ARGS */
-	const mo_diag *u = diag_for(d, "unread-key", "--step-batch-size-schedule");
+	const mo_diag *u =
+	    diag_for(d, "unread-key", "--step-batch-size-schedule");
 	assert_non_null(u);
 	assert_int_equal(u->line, 40);
 	assert_int_equal(u->column, 5);
@@ -870,7 +873,8 @@ static void test_script_expansion(void **state)
 	    "L=${L:-99}\n"
 	    "CKPT=$1\n"
 	    "NOW=$(date +%s)\n"
-	    "M=( --num-layers $L --hidden-size ${H} \"--num-attention-heads 2\" "
+	    "M=( --num-layers $L --hidden-size ${H} \"--num-attention-heads "
+	    "2\" "
 	    "--seq-length 8 --max-position-embeddings 8 )\n"
 	    "D=( --save $CKPT/x --load $NOW )\n"
 	    "export NODES=2\n"
@@ -913,7 +917,8 @@ static void test_script_hostile(void **state)
 	mo_buf_append(&b, "torchrun x.py --num-layers 2 ${A[@]}\n", 37);
 	assert_refused(b.data, b.len, 1, "limit", 16, 13);
 	/* long words doubling: 4001 x (2^(k+1) - 2) bytes after k doublings
-	 * pass the 1 MiB expansion budget at line 9 (k = 8), its first ${A[@]} */
+	 * pass the 1 MiB expansion budget at line 9 (k = 8), its first ${A[@]}
+	 */
 	b.len = 0;
 	mo_buf_append(&b, "A=( ", 4);
 	for (int i = 0; i < 4000; i++)

@@ -5,16 +5,16 @@
  * as `torchrun ${DISTRIBUTED_ARGS[@]} pretrain_gpt.py ${MODEL_ARGS[@]}`:
  * a small, bounded expansion of assignments and `$NAME` forms, not a
  * shell; see "training scripts" below), or a functional-test
- * model_config.yaml (its MODEL_ARGS mapping of `--flag: value`). This file reads them with the semantics of Megatron's
- * megatron/training/arguments.py (NVIDIA/Megatron-LM d98e8a64: the
- * defaults where a flag is absent, the derived values, the flags it forces)
- * and writes the memopt model file they describe, each key with the flag it
- * comes from in a comment. Every flag is accounted for: read, known not to
- * change device memory, known to change it in a way the estimate does not
- * model (`unmodelled`), or reported as `unread-key` with its position.
- * mo_model_load reads such a text through here, so `--model FILE` and POST
- * /api/v1/models/import take it as they take any model file. Sources and
- * the flag table: docs/megatron-import.md. */
+ * model_config.yaml (its MODEL_ARGS mapping of `--flag: value`). This file
+ * reads them with the semantics of Megatron's megatron/training/arguments.py
+ * (NVIDIA/Megatron-LM d98e8a64: the defaults where a flag is absent, the
+ * derived values, the flags it forces) and writes the memopt model file they
+ * describe, each key with the flag it comes from in a comment. Every flag is
+ * accounted for: read, known not to change device memory, known to change it in
+ * a way the estimate does not model (`unmodelled`), or reported as `unread-key`
+ * with its position. mo_model_load reads such a text through here, so `--model
+ * FILE` and POST /api/v1/models/import take it as they take any model file.
+ * Sources and the flag table: docs/megatron-import.md. */
 #include "model/model_internal.h"
 
 #include <errno.h>
@@ -291,10 +291,9 @@ static int mo_megatron_word(struct mo_megatron_import *g,
 			break;
 	}
 	if (x->word.len > MO_MG_MAX_TOKEN) {
-		mo_megatron_diag(g, MO_SEV_ERROR, "megatron-syntax", *line,
-				 *column, NULL,
-				 "an argument longer than %d bytes",
-				 MO_MG_MAX_TOKEN);
+		mo_megatron_diag(
+		    g, MO_SEV_ERROR, "megatron-syntax", *line, *column, NULL,
+		    "an argument longer than %d bytes", MO_MG_MAX_TOKEN);
 		return -1;
 	}
 	if (x->word.failed &&
@@ -564,9 +563,9 @@ static bool mo_megatron_read_words(struct mo_megatron_import *g,
  * is read). Everything an expansion adds counts against one budget, so a
  * self-referencing or doubling array is refused, not followed. */
 
-#define MO_MG_MAX_VARS 128		/* variables in one script */
-#define MO_MG_MAX_EXPANDED (1u << 20)	/* bytes expansions add, all told */
-#define MO_MG_MAX_DEPTH 8		/* nested ${NAME:-default} */
+#define MO_MG_MAX_VARS 128	      /* variables in one script */
+#define MO_MG_MAX_EXPANDED (1u << 20) /* bytes expansions add, all told */
+#define MO_MG_MAX_DEPTH 8	      /* nested ${NAME:-default} */
 
 static bool mo_megatron_name_start(char c)
 {
@@ -578,8 +577,8 @@ static size_t mo_megatron_name_len(const char *p, const char *end)
 	size_t n = 0;
 	if (p >= end || !mo_megatron_name_start(*p))
 		return 0;
-	while (p + n < end && (mo_megatron_name_start(p[n]) ||
-			       (p[n] >= '0' && p[n] <= '9')))
+	while (p + n < end &&
+	       (mo_megatron_name_start(p[n]) || (p[n] >= '0' && p[n] <= '9')))
 		n++;
 	return n;
 }
@@ -595,8 +594,8 @@ mo_megatron_var_find(struct mo_megatron_import *g, const char *name, size_t n)
 }
 
 /* n more bytes (or words) from an expansion: false past the budget. */
-static bool mo_megatron_budget(struct mo_megatron_import *g, size_t n,
-			       int line, int column)
+static bool mo_megatron_budget(struct mo_megatron_import *g, size_t n, int line,
+			       int column)
 {
 	g->expanded += n + 1;
 	if (g->expanded <= MO_MG_MAX_EXPANDED)
@@ -693,8 +692,7 @@ static bool mo_megatron_default(struct mo_megatron_import *g,
 static bool mo_megatron_unsupported(struct mo_megatron_import *g, int line,
 				    int column)
 {
-	mo_megatron_diag(g, MO_SEV_ERROR, "megatron-script", line, column,
-			 NULL,
+	mo_megatron_diag(g, MO_SEV_ERROR, "megatron-script", line, column, NULL,
 			 "an expansion this reader does not model: it reads "
 			 "$NAME, ${NAME}, ${NAME:-default} and ${NAME[@]} as "
 			 "a whole word (it is not a shell)");
@@ -741,8 +739,7 @@ static bool mo_megatron_braced(struct mo_megatron_import *g,
 	}
 	return true;
 array:
-	mo_megatron_diag(g, MO_SEV_ERROR, "megatron-script", line, column,
-			 NULL,
+	mo_megatron_diag(g, MO_SEV_ERROR, "megatron-script", line, column, NULL,
 			 "an array here: this reader expands ${NAME[@]} as a "
 			 "whole word only (it is not a shell)");
 	return false;
@@ -762,9 +759,9 @@ static bool mo_megatron_dollar(struct mo_megatron_import *g,
 		return mo_megatron_braced(g, x);
 	size_t n = mo_megatron_name_len(p, x->end);
 	if (n == 0) /* $1, $@, $$: kept as written; a lone `$` is itself */
-		return mo_megatron_copy(
-		    g, x, strchr("0123456789@*#?!$-", *p) ? 2 : 1, line,
-		    column);
+		return mo_megatron_copy(g, x,
+					strchr("0123456789@*#?!$-", *p) ? 2 : 1,
+					line, column);
 	const struct mo_megatron_var *v = mo_megatron_var_find(g, p, n);
 	if (!v) /* not assigned here (the environment): as written */
 		return mo_megatron_copy(g, x, n + 1, line, column);
@@ -804,11 +801,12 @@ static int mo_megatron_splice(struct mo_megatron_import *g,
 		return -1;
 	}
 	if (!x->splice)
-		mo_megatron_diag(g, MO_SEV_WARNING, "megatron-script", x->line,
-				 x->column, NULL,
-				 "%.*s is not an array this script assigns (outside "
-				 "an if): it expands to nothing",
-				 (int)n, p + 2);
+		mo_megatron_diag(
+		    g, MO_SEV_WARNING, "megatron-script", x->line, x->column,
+		    NULL,
+		    "%.*s is not an array this script assigns (outside "
+		    "an if): it expands to nothing",
+		    (int)n, p + 2);
 	size_t len = (size_t)(q - x->p);
 	for (size_t i = 0; i < len; i++)
 		mo_megatron_advance(x);
@@ -903,11 +901,11 @@ static int mo_megatron_script_words(struct mo_megatron_import *g,
 {
 	int line = 0, column = 0, rc;
 	while ((rc = mo_megatron_word(g, x, &line, &column)) > 0) {
-		bool ok = rc == 2 ? mo_megatron_push_splice(g, w, x, line,
-							    column)
-				  : mo_megatron_words_push(
-					g, w, x->word.data ? x->word.data : "",
-					x->word.len, line, column);
+		bool ok = rc == 2
+			      ? mo_megatron_push_splice(g, w, x, line, column)
+			      : mo_megatron_words_push(
+				    g, w, x->word.data ? x->word.data : "",
+				    x->word.len, line, column);
 		if (!ok)
 			return -1;
 	}
@@ -918,9 +916,8 @@ static bool mo_megatron_script_error(struct mo_megatron_import *g,
 				     const struct mo_megatron_lexer *x,
 				     const char *what)
 {
-	mo_megatron_diag(g, MO_SEV_ERROR, "megatron-script", x->line,
-			 x->column, NULL, "%s (this reader is not a shell)",
-			 what);
+	mo_megatron_diag(g, MO_SEV_ERROR, "megatron-script", x->line, x->column,
+			 NULL, "%s (this reader is not a shell)", what);
 	return false;
 }
 
@@ -942,9 +939,9 @@ static bool mo_megatron_statement_end(struct mo_megatron_import *g,
 	return mo_megatron_script_error(g, x, "more text after an array");
 }
 
-static struct mo_megatron_var *
-mo_megatron_var_add(struct mo_megatron_import *g, const char *name, size_t n,
-		    int line, int column)
+static struct mo_megatron_var *mo_megatron_var_add(struct mo_megatron_import *g,
+						   const char *name, size_t n,
+						   int line, int column)
 {
 	struct mo_megatron_var *v = mo_megatron_var_find(g, name, n);
 	if (v)
@@ -987,7 +984,8 @@ static bool mo_megatron_array(struct mo_megatron_import *g,
 		return false;
 	}
 	mo_megatron_advance(x);
-	struct mo_megatron_var *v = mo_megatron_var_add(g, name, n, line, column);
+	struct mo_megatron_var *v =
+	    mo_megatron_var_add(g, name, n, line, column);
 	if (!v)
 		return false;
 	v->array = true;
@@ -1007,7 +1005,8 @@ static bool mo_megatron_assignment(struct mo_megatron_import *g,
 	for (size_t i = 0; i < n + 1 + append; i++)
 		mo_megatron_advance(x);
 	if (x->p < x->end && *x->p == '(')
-		return mo_megatron_array(g, x, name, n, append && old && old->array);
+		return mo_megatron_array(g, x, name, n,
+					 append && old && old->array);
 	if (old && old->array)
 		return mo_megatron_script_error(g, x,
 						"a text assigned to an array");
@@ -1039,7 +1038,8 @@ static bool mo_megatron_assignment(struct mo_megatron_import *g,
 	if (add)
 		memcpy(value + keep, x->word.data, add);
 	value[keep + add] = '\0';
-	struct mo_megatron_var *v = mo_megatron_var_add(g, name, n, line, column);
+	struct mo_megatron_var *v =
+	    mo_megatron_var_add(g, name, n, line, column);
 	if (!v)
 		return false;
 	v->value = value;
@@ -1070,15 +1070,15 @@ static bool mo_megatron_skip_conditional(struct mo_megatron_import *g,
 		if (x->p < x->end)
 			mo_megatron_advance(x);
 	}
-	mo_megatron_diag(g, MO_SEV_ERROR, "megatron-script", line, column,
-			 NULL, "an 'if' without its 'fi' at its own line's start");
+	mo_megatron_diag(g, MO_SEV_ERROR, "megatron-script", line, column, NULL,
+			 "an 'if' without its 'fi' at its own line's start");
 	return false;
 }
 
 static bool mo_megatron_is_launcher(const struct mo_megatron_words *w)
 {
-	static const char *const launchers[] = {"torchrun", "python",
-						"python3", "deepspeed"};
+	static const char *const launchers[] = {"torchrun", "python", "python3",
+						"deepspeed"};
 	for (size_t i = 0; i < sizeof launchers / sizeof *launchers; i++)
 		if (w->n && !strcmp(w->v[0].text, launchers[i]))
 			return true;
@@ -1944,9 +1944,9 @@ static void mo_megatron_read_training(struct mo_megatron_import *g,
 	mo_megatron_put_flag(g, o, MEGATRON_TRAINING, "overlap_grad_reduce",
 			     "--overlap-grad-reduce", MF_OVERLAP, "default");
 	if (mo_megatron_flag(g, "--moe-grouped-gemm"))
-		mo_megatron_put_bool(o, MEGATRON_TRAINING, "moe_grouped_gemm", true,
-				     MF_GROUPED,
-				     mo_megatron_find(g, "--moe-grouped-gemm"), NULL);
+		mo_megatron_put_bool(
+		    o, MEGATRON_TRAINING, "moe_grouped_gemm", true, MF_GROUPED,
+		    mo_megatron_find(g, "--moe-grouped-gemm"), NULL);
 }
 
 /* --num-layers-per-virtual-pipeline-stage N: layers / PP / N chunks per
