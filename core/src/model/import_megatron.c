@@ -624,7 +624,7 @@ static bool mo_megatron_copy(struct mo_megatron_import *g,
 {
 	if (!mo_megatron_append(g, x, x->p, n, line, column))
 		return false;
-	while (n--)
+	for (size_t i = 0; i < n; i++)
 		mo_megatron_advance(x);
 	return true;
 }
