@@ -64,10 +64,20 @@ def read(path):
         return f.read()
 
 
+def found_by_fuzzer(name):
+    """Inputs a libFuzzer run found (lf-<sha1>, or <prefix>-lf-<what>) are
+    kept as regression inputs: they are not generated here."""
+    return name.startswith("lf-") or "-lf-" in name
+
+
 def fresh(name):
+    """The target's corpus folder with every generated seed removed (what
+    main() writes again), the fuzzer's finds kept."""
     d = os.path.join(OUT, name)
-    shutil.rmtree(d, ignore_errors=True)
-    os.makedirs(d)
+    os.makedirs(d, exist_ok=True)
+    for entry in os.listdir(d):
+        if not found_by_fuzzer(entry):
+            os.remove(os.path.join(d, entry))
     return d
 
 
@@ -95,6 +105,9 @@ def main():
     for name in sorted(os.listdir(MEGATRON)):
         if name.endswith(".model_config.yaml"):
             shutil.copy(os.path.join(MEGATRON, name), os.path.join(d, "megatron-" + name))
+    # one model file with every Megatron key memopt reads
+    shutil.copy(os.path.join(MEGATRON, "gpt3_7b_tp4_pp1_memory_speed.yaml"),
+                os.path.join(d, "megatron-gpt3_7b_tp4_pp1_memory_speed.yaml"))
     for name in sorted(os.listdir(os.path.join(MEGATRON, "scripts"))):
         shutil.copy(os.path.join(MEGATRON, "scripts", name), os.path.join(d, "megatron-script-" + name))
     for name, text in MEGATRON_SEEDS.items():
