@@ -12,6 +12,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "test_files.h"
+
 #include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
@@ -66,22 +68,6 @@ static const cal_row k_rows[] = {
 	{"held-out B 8 layers CP 2 none", "dsv3-8l-cp2.yaml", "none.yaml", 0, 20119.4, 0, HELDOUT},
 };
 
-static char *slurp(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "rb");
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	long len = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *s = malloc((size_t)len + 1);
-	assert_non_null(s);
-	assert_int_equal(fread(s, 1, (size_t)len, f), (size_t)len);
-	s[len] = '\0';
-	fclose(f);
-	*n = (size_t)len;
-	return s;
-}
-
 static mo_model *load(const char *name, mo_diags *d)
 {
 	mo_model *m = NULL;
@@ -93,7 +79,7 @@ static mo_model *load(const char *name, mo_diags *d)
 	char path[256];
 	size_t n;
 	snprintf(path, sizeof path, CAL "%s", name);
-	char *text = slurp(path, &n);
+	char *text = test_read_file(path, &n);
 	int rc = mo_model_load(&m, d, text, n, path, NULL, &err);
 	if (rc != 0)
 		fprintf(stderr, "%s: %s\n", path, err.text);
@@ -119,7 +105,7 @@ static void est_open(est_run *r, const char *model, const char *config)
 	assert_int_equal(mo_diags_new(&r->d), 0);
 	r->m = load(model, r->d);
 	snprintf(path, sizeof path, CAL "%s", config);
-	char *text = slurp(path, &n);
+	char *text = test_read_file(path, &n);
 	assert_int_equal(mo_config_parse(&r->c, r->d, text, n, path, NULL, &err), 0);
 	free(text);
 	assert_int_equal(mo_validate(r->d, r->c, r->m), 0);

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
+
+#include "test_files.h"
 /* clang-format on */
 
 #include <math.h>
@@ -26,20 +28,6 @@
 #include <jansson.h>
 
 #define DATA "tests/data/megatron/"
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	assert_non_null(f);
-	char *buf = calloc(1, 1 << 17);
-	assert_non_null(buf);
-	size_t n = fread(buf, 1, (1 << 17) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	if (len)
-		*len = n;
-	return buf;
-}
 
 /* The import of text; the diagnostics stay in *diags. */
 static char *import_text(const char *text, const char *name, int64_t devices,
@@ -61,7 +49,7 @@ static char *import_case(const char *c, int64_t devices, mo_diags **diags)
 {
 	char path[256];
 	snprintf(path, sizeof path, DATA "%s.model_config.yaml", c);
-	char *text = slurp(path, NULL);
+	char *text = test_read_file(path, NULL);
 	char *yaml = import_text(text, path, devices, diags);
 	free(text);
 	return yaml;
@@ -153,7 +141,7 @@ static void assert_matches_hand_file(const char *c, const mo_doc *imported)
 {
 	char path[256];
 	snprintf(path, sizeof path, DATA "%s.yaml", c);
-	char *text = slurp(path, NULL);
+	char *text = test_read_file(path, NULL);
 	mo_doc *hand = parse(text);
 	size_t keys = 0;
 	for (size_t s = 0; s + 1 < hand->root->n; s += 2) {
@@ -324,7 +312,7 @@ static void test_recompute_flags(void **state)
 	assert_non_null(r->hint);
 	assert_non_null(
 	    strstr(r->hint, "mode: full, full_recompute_layer: [0-11]"));
-	char *config = slurp(
+	char *config = test_read_file(
 	    DATA "gpt3_mcore_te_tp1_pp1_uniform_full_recompute.config.yaml",
 	    NULL);
 	assert_non_null(strstr(config, "full_recompute_layer: [0-11]"));
@@ -469,7 +457,7 @@ static void test_load_as_model(void **state)
 {
 	(void)state;
 	size_t len;
-	char *text = slurp(
+	char *text = test_read_file(
 	    DATA
 	    "gpt3_mcore_te_tp2_pp2_ep4_etp1_memory_speed.model_config.yaml",
 	    &len);
@@ -527,7 +515,7 @@ static void test_api_import(void **state)
 	mo_api_options opt;
 	mo_api_response res = {0};
 	size_t len;
-	char *text = slurp(
+	char *text = test_read_file(
 	    DATA
 	    "gpt3_mcore_te_tp2_pp2_ep4_etp1_memory_speed.model_config.yaml",
 	    &len);
@@ -683,7 +671,7 @@ static char *import_script(const char *file, int64_t devices, mo_diags **d)
 {
 	char path[256];
 	snprintf(path, sizeof path, DATA "scripts/%s", file);
-	char *text = slurp(path, NULL);
+	char *text = test_read_file(path, NULL);
 	assert_int_equal(mo_megatron_detect(text, strlen(text)), 1);
 	char *yaml = import_text(text, path, devices, d);
 	free(text);
@@ -721,7 +709,7 @@ static void test_script_gpt3_175b(void **state)
 	char path[256];
 	snprintf(path, sizeof path, DATA "scripts/%s",
 		 "train_gpt3_175b_distributed.sh");
-	char *text = slurp(path, NULL);
+	char *text = test_read_file(path, NULL);
 	mo_diags *d = NULL;
 	char *yaml = NULL;
 	mo_error err = {0};

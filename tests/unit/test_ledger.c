@@ -8,6 +8,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "test_files.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,17 +53,6 @@ static const mo_ledger_group *find_group(const mo_ledger *l, mo_ledger_grouping 
 			return x;
 	}
 	return NULL;
-}
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	assert_non_null(f);
-	char *buf = calloc(1, 1 << 16);
-	size_t n = fread(buf, 1, (1 << 16) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	return buf;
 }
 
 /* ---- real ledgers ------------------------------------------------------------ */
@@ -522,7 +513,7 @@ static void test_compare_matches_explained_tensors(void **state)
 static void test_real_select_ffn_vs_estimate(void **state)
 {
 	(void)state;
-	char *model = slurp("tests/calibration/dsv3-8l.yaml");
+	char *model = test_read_file("tests/calibration/dsv3-8l.yaml", NULL);
 	mo_estimate *e = estimate_of(model);
 	mo_ledger_options opt = {.layer_start = "Empty:7.5", .first_layer = -1};
 	mo_ledger *l = NULL;
@@ -558,7 +549,7 @@ static void test_real_select_ffn_vs_estimate(void **state)
 static void test_real_pp2_vs_estimate(void **state)
 {
 	(void)state;
-	char *model = slurp(DATA "dsv3-8l-pp2.yaml");
+	char *model = test_read_file(DATA "dsv3-8l-pp2.yaml", NULL);
 	mo_estimate *e = estimate_of(model);
 	mo_ledger *l = NULL;
 	mo_ledger_compare *c = NULL;
@@ -603,7 +594,7 @@ static void test_real_pp2_full_recompute(void **state)
 {
 	(void)state;
 	static const char cfg_text[] = "recompute:\n  mode: full\n  full_recompute_layer: [0-3]\n";
-	char *model = slurp(DATA "dsv3-8l-pp2.yaml");
+	char *model = test_read_file(DATA "dsv3-8l-pp2.yaml", NULL);
 	mo_diags *d = NULL;
 	mo_config *cfg = NULL;
 	mo_model *m = NULL;

@@ -14,6 +14,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "test_files.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,17 +27,6 @@
 /* golden_values_dev_dgx_h100.json, steps 2-25 */
 #define MEM_ALLOCATED 20663519232.0
 #define MEM_MAX_ALLOCATED 57143791616.0
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	assert_non_null(f);
-	char *buf = calloc(1, 1 << 16);
-	size_t n = fread(buf, 1, (1 << 16) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	return buf;
-}
 
 static mo_estimate *estimate_text(const char *text)
 {
@@ -71,7 +62,7 @@ static double parameter_state(const mo_estimate *e)
 static void test_parameter_state(void **state)
 {
 	(void)state;
-	char *text = slurp(FIXTURE);
+	char *text = test_read_file(FIXTURE, NULL);
 	mo_estimate *e = estimate_text(text);
 	const mo_estimate_stage *s = mo_estimate_stage_get(e, 0);
 	/* the local parameters, counted from the run's arguments: embedding
@@ -113,7 +104,7 @@ static void test_parameter_state(void **state)
 static void test_peak(void **state)
 {
 	(void)state;
-	char *text = slurp(FIXTURE);
+	char *text = test_read_file(FIXTURE, NULL);
 	mo_estimate *e = estimate_text(text);
 	const mo_estimate_stage *s = mo_estimate_stage_get(e, 0);
 	double err = (double)s->peak_bytes / MEM_MAX_ALLOCATED - 1.0;
@@ -187,7 +178,7 @@ static void test_workspaces(void **state)
 		{"a100", 2 * 33554432ull + 4194304},
 		{"ascend-910b", 0},
 	};
-	char *text = slurp(FIXTURE);
+	char *text = test_read_file(FIXTURE, NULL);
 	for (size_t i = 0; i < sizeof devices / sizeof *devices; i++) {
 		char *on = with_value(text, "device:", devices[i].device);
 		mo_estimate *e = estimate_text(on);
@@ -229,7 +220,7 @@ static void test_workspaces(void **state)
 static void test_expert_tensor_parallel(void **state)
 {
 	(void)state;
-	char *text = slurp(EXPERTS);
+	char *text = test_read_file(EXPERTS, NULL);
 	char *one = with_value(text, "expert_parallel:", "2\n  expert_tensor_parallel: 1");
 	char *two = with_value(text, "expert_parallel:", "2\n  expert_tensor_parallel: 2");
 	mo_estimate *by_default = estimate_text(text), *e1 = estimate_text(one),
@@ -311,7 +302,7 @@ static void test_expert_tensor_parallel(void **state)
 static void test_moe_mla_unfused(void **state)
 {
 	(void)state;
-	char *text = slurp(MOE_MLA);
+	char *text = test_read_file(MOE_MLA, NULL);
 	char *flash = with_value(text, "  attention:", "flash");
 	char *plain = with_value(text, "moe_grouped_gemm:", "false");
 	mo_estimate *e = estimate_text(text), *f = estimate_text(flash),
@@ -349,7 +340,7 @@ static void test_moe_mla_unfused(void **state)
 static void test_transformer_impl(void **state)
 {
 	(void)state;
-	char *text = slurp(FIXTURE);
+	char *text = test_read_file(FIXTURE, NULL);
 	char *local = with_value(text, "transformer_impl:", "local");
 	mo_estimate *te = estimate_text(text), *plain = estimate_text(local);
 	const mo_estimate_layer *a = mo_estimate_layer_get(te, 0);
@@ -367,7 +358,7 @@ static void test_transformer_impl(void **state)
 static void test_position_table(void **state)
 {
 	(void)state;
-	char *text = slurp(FIXTURE);
+	char *text = test_read_file(FIXTURE, NULL);
 	char *rope = with_value(text, "position_embedding_type:", "rope");
 	mo_estimate *with = estimate_text(text), *without = estimate_text(rope);
 	double diff = parameter_state(with) - parameter_state(without);
@@ -387,7 +378,7 @@ static void test_position_table(void **state)
 static void test_context_parallel(void **state)
 {
 	(void)state;
-	char *text = slurp(FIXTURE);
+	char *text = test_read_file(FIXTURE, NULL);
 	char *world = with_value(text, "world_size:", "16");
 	char *cp = with_value(world, "sequence_parallel:", "false\n  context_parallel: 2");
 	mo_estimate *e = estimate_text(cp);
@@ -440,13 +431,13 @@ static mo_estimate *estimate_case(const char *dir, const char *name)
 {
 	char path[512];
 	snprintf(path, sizeof path, "%s/%s.yaml", dir, name);
-	char *model = slurp(path);
+	char *model = test_read_file(path, NULL);
 	snprintf(path, sizeof path, "%s/%s.config.yaml", dir, name);
 	FILE *f = fopen(path, "rb");
 	char *config = NULL;
 	if (f) {
 		fclose(f);
-		config = slurp(path);
+		config = test_read_file(path, NULL);
 	}
 	mo_diags *d = NULL;
 	mo_model *m = NULL;
