@@ -31,27 +31,7 @@ INTERVAL=${INTERVAL:-10}
 command -v wrk >/dev/null 2>&1 || { echo "bench/rss_probe.sh: wrk is not installed" >&2; exit 1; }
 [ -x "$MEMOPT" ] || { echo "bench/rss_probe.sh: $MEMOPT not built" >&2; exit 1; }
 
-tmp=$(mktemp -d)
-pids=
-cleanup() {
-  for p in $pids; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
-  [ -n "${KEEP:-}" ] || rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
-
-start() { # name [serve options]: sets $port and $pid
-  name=$1; shift
-  "$MEMOPT" serve --port 0 --quiet "$@" 2>"$tmp/$name.log" </dev/null >/dev/null &
-  pid=$!
-  pids="$pids $pid"
-  port=
-  for _ in $(seq 100); do
-    port=$(sed -n 's/^listening on http:\/\/.*:\([0-9][0-9]*\)$/\1/p' "$tmp/$name.log" 2>/dev/null || :)
-    [ -n "$port" ] && break
-    sleep 0.05
-  done
-  [ -n "$port" ] || { echo "bench/rss_probe.sh: the $name server did not start" >&2; exit 1; }
-}
+. bench/lib/servers.sh
 rss_kb() { sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$1/status"; }
 hwm_kb() { sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$1/status"; }
 
