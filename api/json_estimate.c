@@ -58,6 +58,7 @@ static json_t *mo_json_est_stage(const mo_estimate_stage *s)
 	mo_json_set_int(o, "in_flight", s->in_flight);
 	mo_json_set_real(o, "compute_seconds", s->compute_seconds);
 	mo_json_set_real(o, "overhead_seconds", s->overhead_seconds);
+	mo_json_set_uint(o, "between_steps_bytes", s->between_steps_bytes);
 	return o;
 }
 

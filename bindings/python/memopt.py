@@ -71,7 +71,7 @@ class _Action(ctypes.Structure):           # mo_action
                 ("rule", _Rule)]
 
 
-MO_EST_BUCKETS = 9                         # enum mo_estimate_bucket (workspaces last)
+MO_EST_BUCKETS = 10                        # enum mo_estimate_bucket (pipeline_inputs last)
 
 
 class _EstStage(ctypes.Structure):         # mo_estimate_stage
@@ -89,7 +89,8 @@ class _EstStage(ctypes.Structure):         # mo_estimate_stage
                 ("num_layers", ctypes.c_int64),
                 ("in_flight", ctypes.c_int64),
                 ("compute_seconds", ctypes.c_double),
-                ("overhead_seconds", ctypes.c_double)]
+                ("overhead_seconds", ctypes.c_double),
+                ("between_steps_bytes", ctypes.c_uint64)]
 
 
 class _EstLayer(ctypes.Structure):         # mo_estimate_layer
@@ -403,7 +404,7 @@ def estimate(config_text, model=None, devices=None, name="config", time_limit=No
     "peak_bytes", "reserved_peak_bytes", "peak_event", "weights_bytes",
     "gradients_bytes", "optimizer_bytes", "activations_bytes",
     "swap_buffer_bytes", "peak_by_bucket", "first_layer", "num_layers",
-    "in_flight"}], "layers": [{"layer", "stage", "type", "activation_bytes",
+    "in_flight", "between_steps_bytes"}], "layers": [{"layer", "stage", "type", "activation_bytes",
     "baseline_activation_bytes", "recompute_flops", "swap_bytes",
     "recomputed_bytes"}], "warnings"} (SPEC 5). Raises InvalidConfig when the
     config has errors, MemoptError when no estimate can be made (no model, an
@@ -443,7 +444,8 @@ def estimate(config_text, model=None, devices=None, name="config", time_limit=No
                     "peak_by_bucket": {_s(_estimate_bucket_name(k)): st.peak_by_bucket[k]
                                        for k in range(MO_EST_BUCKETS)},
                     "first_layer": st.first_layer, "num_layers": st.num_layers,
-                    "in_flight": st.in_flight})
+                    "in_flight": st.in_flight,
+                    "between_steps_bytes": st.between_steps_bytes})
             layers = []
             for i in range(_estimate_layer_count(est)):
                 ly = _estimate_layer_get(est, i).contents

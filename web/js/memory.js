@@ -15,6 +15,7 @@ export const BUCKETS = [
   ['gathered_weights', 'gathered weights (FSDP)'],
   ['loss_scratch', 'loss scratch'],
   ['workspaces', 'GEMM workspaces'],
+  ['pipeline_inputs', 'pipeline inputs'],
 ];
 const LABEL = Object.fromEntries(BUCKETS);
 
@@ -67,6 +68,8 @@ function formula(key, s, est, model) {
       return `loss scratch = logits and fp32 log-softmax planes (s × b × vocab) on the last stage = ${gib(b)}`;
     case 'workspaces':
       return `GEMM workspaces = Transformer Engine's and PyTorch's two cuBLAS workspaces, allocated at the first GEMM and kept (the device's workspace_mib; 0 under the mindspore rules, where they are inside the calibrated figures) = ${gib(b)}`;
+    case 'pipeline_inputs':
+      return `pipeline inputs = per model chunk that receives its input from the previous stage, the last one and its gradient (Megatron's set_input_tensor keeps them until the chunk's next forward): 2 × s/CP (/TP under SP) × b × h × compute bytes each = ${gib(b)}`;
     default:
       return '';
   }
@@ -75,7 +78,7 @@ function formula(key, s, est, model) {
 function peakFormula(s, est) {
   const bk = stageBuckets(s);
   const terms = BUCKETS.filter(([k]) => bk[k]).map(([k]) => `${LABEL[k]} ${gib(bk[k])}`);
-  return `stage ${s.stage} peak = ${terms.join(' + ')} = ${gib(s.peak_bytes)} at "${s.peak_event}"; capacity ${gib(est.capacity_bytes)} (device memory minus the runtime's reserve); reserved pool at the peak ${gib(s.reserved_peak_bytes)}`;
+  return `stage ${s.stage} peak = ${terms.join(' + ')} = ${gib(s.peak_bytes)} at "${s.peak_event}"; capacity ${gib(est.capacity_bytes)} (device memory minus the runtime's reserve); reserved pool at the peak ${gib(s.reserved_peak_bytes)}${s.between_steps_bytes !== undefined ? `; between steps ${gib(s.between_steps_bytes)} stay allocated (parameter state, workspaces, pipeline inputs)` : ''}`;
 }
 
 function bar(s, est, model, scale) {
@@ -198,6 +201,7 @@ const HATCH = {
   weights: 'M0,6 L6,0', gradients: 'M0,0 L6,6', optimizer: 'M0,0 L6,6 M0,6 L6,0', activations: '',
   recomputed: 'M3,0 L3,6', swap_buffers: 'M0,3 L6,3', gathered_weights: 'M1,1 L2,2 M4,4 L5,5', loss_scratch: 'M0,3 L6,3 M3,0 L3,6',
   workspaces: 'M0,2 L2,0 M4,6 L6,4',
+  pipeline_inputs: 'M0,1 L6,1 M0,4 L6,4',
 };
 
 // Per bucket a fill of its colour plus its own hatching: the buckets differ

@@ -472,12 +472,16 @@ typedef enum mo_estimate_bucket {
 	MO_EST_WORKSPACES,    /* GEMM workspaces, from the first layer's forward
 			       * on (framework pytorch: the device's
 			       * workspace_mib; mindspore: 0, inside its rules) */
+	MO_EST_PIPELINE_INPUTS, /* pipeline parallel, framework pytorch: each
+				 * model chunk that receives its input from the
+				 * previous stage keeps the last one and its
+				 * gradient until its next forward */
 	MO_EST_BUCKETS
 } mo_estimate_bucket;
 
 /* "weights", "gradients", "optimizer", "activations", "recomputed",
- * "swap_buffers", "gathered_weights", "loss_scratch", "workspaces".
- * Static. */
+ * "swap_buffers", "gathered_weights", "loss_scratch", "workspaces",
+ * "pipeline_inputs". Static. */
 const char *mo_estimate_bucket_name(int bucket);
 
 typedef struct mo_estimate_stage {
@@ -493,6 +497,10 @@ typedef struct mo_estimate_stage {
 	int64_t in_flight;            /* micro-batches in flight (1F1B) */
 	double compute_seconds;       /* one step, no optimisation */
 	double overhead_seconds;      /* extra time of the plan */
+	/* allocated after the optimizer step, until the next step's first
+	 * forward: the parameter state kept across steps, the workspaces and
+	 * the pipeline inputs (Megatron logs it as mem-allocated-bytes) */
+	uint64_t between_steps_bytes;
 } mo_estimate_stage;
 
 size_t mo_estimate_stage_count(const mo_estimate *e);

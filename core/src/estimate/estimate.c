@@ -332,7 +332,7 @@ const char *mo_estimate_bucket_name(int bucket)
 	static const char *const names[MO_EST_BUCKETS] = {
 		"weights",      "gradients",    "optimizer",        "activations",
 		"recomputed",   "swap_buffers", "gathered_weights", "loss_scratch",
-		"workspaces"};
+		"workspaces",   "pipeline_inputs"};
 	return bucket >= 0 && bucket < MO_EST_BUCKETS ? names[bucket] : NULL;
 }
 

@@ -231,6 +231,9 @@ typedef struct mo_est_cfg {
 	mo_device dev;
 	uint64_t workspace;              /* GEMM workspaces (bytes; pytorch only) */
 	bool grouped_workspaces;         /* with TE GroupedLinear's 4 (moe_grouped_gemm) */
+	uint64_t pp_input;               /* one activation received from the previous
+					  * pipeline stage, kept with its gradient by
+					  * its model chunk (pytorch, PP > 1; else 0) */
 	const char *optimizer;
 } mo_est_cfg;
 
@@ -338,7 +341,8 @@ typedef struct mo_est_fixed {
 	uint64_t loss;   /* loss backward scratch (last stage) */
 	uint64_t grads;  /* gradients made during backward (not in base): held
 			  * at the layer events, not at the loss */
-	uint64_t opt;    /* the optimizer update's scratch: the optimizer step
+	uint64_t opt;    /* the optimizer update's scratch and the pipeline
+			  * inputs kept to the next step: the optimizer step
 			  * holds base + grads + opt (no activations) */
 	bool last;       /* the last stage */
 	int64_t others;  /* complete micro-batches in flight besides the current */

@@ -79,7 +79,7 @@ void mo_est_explain_types(const mo_estimate *e, mo_buf *b)
 
 static void mo_estimate_text_bar(mo_buf *b, const mo_estimate *e, const mo_estimate_stage *st)
 {
-	static const char sym[MO_EST_BUCKETS] = {'W', 'G', 'O', 'A', 'R', 'S', 'F', 'L', 'K'};
+	static const char sym[MO_EST_BUCKETS] = {'W', 'G', 'O', 'A', 'R', 'S', 'F', 'L', 'K', 'I'};
 	const int width = 60;
 	double cap = e->capacity ? (double)e->capacity : 1.0;
 	int used = 0;
@@ -110,7 +110,8 @@ static void mo_estimate_text_stage(mo_buf *b, const mo_estimate *e, const mo_est
 		if (st->peak_by_bucket[k])
 			mo_buf_printf(b, " %s %.2f GiB", mo_estimate_bucket_name(k),
 				      (double)st->peak_by_bucket[k] / GIB);
-	mo_buf_puts(b, "\n");
+	mo_buf_printf(b, "\n  between steps %.2f GiB allocated\n",
+		      (double)st->between_steps_bytes / GIB);
 }
 
 static bool mo_estimate_text_same(const mo_estimate_layer *a, const mo_estimate_layer *b)
@@ -182,6 +183,11 @@ static void mo_estimate_text_assumptions(mo_buf *b, const mo_estimate *e)
 			      e->cfg.grouped_workspaces ? "; with moe_grouped_gemm 4 x its "
 							   "gemm_workspace_mib"
 							 : "");
+	if (e->cfg.pp_input)
+		mo_buf_printf(b, "  pipeline: each model chunk that receives its input from the "
+				 "previous stage keeps the last one and its gradient (2 x %.3f MiB) "
+				 "until its next forward (Megatron's set_input_tensor)\n",
+			      (double)e->cfg.pp_input / MIB);
 	if (e->dims.cond & MO_C_TEKV)
 		mo_buf_puts(b, "  transformer_impl transformer_engine: its fused attention keeps "
 			       "contiguous copies of Q, K and V (grouped K/V), not the fused QKV "
@@ -207,7 +213,8 @@ char *mo_estimate_report(const mo_estimate *e, int explain)
 		mo_estimate_text_stage(&b, e, &e->stages[s]);
 	mo_buf_puts(&b, "  (W weights, G gradients, O optimizer, A activations, R recomputed, "
 			"S swap buffers, F gathered weights, L loss scratch");
-	mo_buf_puts(&b, e->cfg.workspace ? ", K workspaces)\n" : ")\n");
+	mo_buf_puts(&b, e->cfg.workspace ? ", K workspaces" : "");
+	mo_buf_puts(&b, e->cfg.pp_input ? ", I pipeline inputs)\n" : ")\n");
 	mo_estimate_text_layers(&b, e);
 	mo_estimate_text_cost(&b, e);
 	mo_estimate_text_assumptions(&b, e);

@@ -145,6 +145,8 @@ typedef struct mo_timeline {
 	bool pp_resident;  /* FSDP weights stay gathered (PP > 1) */
 	uint64_t grads;    /* gradients made in backward (cfg.late_grads) */
 	uint64_t opt_scratch; /* the optimizer update's temporaries, at its step */
+	uint64_t unsharded_grads; /* PP with FSDP: reduce-scattered after the step */
+	int64_t last_mb;   /* the last micro-batch simulated */
 	bool failed;
 	/* replay (explain): track what is alive, stop at `want`, store nothing */
 	bool replay, got;
@@ -213,6 +215,10 @@ static void mo_timeline_forward(mo_timeline *t, int64_t mb, const mo_est_chunk *
 {
 	const mo_estimate *e = t->e;
 	uint64_t extra[MO_EST_BUCKETS];
+	/* the chunk's first forward of the step replaces the input (and its
+	 * gradient) it kept from the previous step */
+	if (!first && mb == 0)
+		t->state[MO_EST_PIPELINE_INPUTS] -= 2 * e->cfg.pp_input;
 	if (first) {
 		t->state[MO_EST_ACTIVATIONS] += e->embed_k.kept;
 		mo_timeline_track(t, mb, 0, 1, 0);
@@ -296,6 +302,9 @@ static void mo_timeline_backward(mo_timeline *t, int64_t mb, const mo_est_chunk 
 		mo_timeline_emit(t, MO_EV_EMBED_BACKWARD, mb, -1, extra);
 		t->state[MO_EST_ACTIVATIONS] -= e->embed_k.kept;
 		mo_timeline_track(t, mb, 0, 0, 1);
+	} else if (mb == t->last_mb) {
+		/* the chunk keeps its last input and that input's gradient */
+		t->state[MO_EST_PIPELINE_INPUTS] += 2 * e->cfg.pp_input;
 	}
 }
 
@@ -369,6 +378,14 @@ static int64_t mo_timeline_mbs(mo_estimate *e, size_t s)
 	return m;
 }
 
+/* Pipeline inputs stage s keeps between steps: an input and its gradient
+ * per chunk that receives one (all but the first stage's first chunk). */
+static uint64_t mo_timeline_inputs_kept(const mo_estimate *e, size_t s)
+{
+	uint64_t chunks = (uint64_t)e->cfg.vpp - (s == 0 ? 1 : 0);
+	return chunks * 2 * e->cfg.pp_input;
+}
+
 /* Weights, gradients, optimizer states, resident gathered weights and
  * (PP with FSDP) unsharded gradients of stage s, as the timeline starts it:
  * out[0..4]; out[5]: the optimizer update's scratch, for the stage's largest
@@ -436,6 +453,9 @@ static void mo_timeline_static(mo_timeline *t)
 	t->state[MO_EST_OPTIMIZER] = st->optimizer_bytes;
 	t->state[MO_EST_GATHERED] = t->pp_resident ? v[3] : 0;
 	t->opt_scratch = v[5];
+	t->unsharded_grads = v[4];
+	/* the previous step's pipeline inputs, one per receiving chunk */
+	t->state[MO_EST_PIPELINE_INPUTS] = mo_timeline_inputs_kept(e, t->s);
 }
 
 static const char *mo_timeline_name(mo_estimate *e, const mo_estimate_event *ev)
@@ -450,6 +470,7 @@ static int64_t mo_timeline_run(mo_timeline *t, int64_t mbn)
 {
 	const mo_estimate *e = t->e;
 	int64_t N = mbn * e->cfg.vpp;
+	t->last_mb = mbn - 1;
 	int64_t W = mo_timeline_warmup(e, t->s, N), out = 0, max_out = 0;
 	for (int64_t k = 0; k < W; k++, out++)
 		mo_timeline_do(t, k, mbn, true);
@@ -469,6 +490,19 @@ static int64_t mo_timeline_run(mo_timeline *t, int64_t mbn)
 	return max_out;
 }
 
+/* What stays allocated after the optimizer step: the parameter state (not
+ * the gradients MindSpore makes during backward and drops after the step,
+ * nor FSDP's gathered weights and unsharded gradients, resharded after
+ * the last backward), the workspaces and the pipeline inputs. */
+static uint64_t mo_timeline_between_steps(const mo_timeline *t)
+{
+	const mo_estimate_stage *st = &t->out->stages[t->s];
+	uint64_t sum = mo_u64_add(st->weights_bytes, st->optimizer_bytes);
+	sum = mo_u64_add(sum, t->state[MO_EST_GRADIENTS] - t->unsharded_grads);
+	sum = mo_u64_add(sum, t->state[MO_EST_WORKSPACES]);
+	return mo_u64_add(sum, t->state[MO_EST_PIPELINE_INPUTS]);
+}
+
 static void mo_timeline_stage(mo_timeline *t)
 {
 	mo_estimate *e = t->out;
@@ -482,6 +516,7 @@ static void mo_timeline_stage(mo_timeline *t)
 	st->peak_event = mo_timeline_name(e, &t->peak_ev);
 	if (!st->peak_event)
 		t->failed = true;
+	st->between_steps_bytes = mo_timeline_between_steps(t);
 }
 
 /* The replay keeps a counter per (micro-batch, chunk): a model file asking
@@ -622,7 +657,9 @@ void mo_est_stage_fixed(const mo_estimate *e, size_t s, mo_est_fixed *out)
 	mo_timeline_static_sums(e, s, v);
 	out->base = v[0] + v[2] + v[3] + v[4] + (e->cfg.late_grads ? 0 : v[1]);
 	out->grads = e->cfg.late_grads ? v[1] : 0;
-	out->opt = v[5];
+	/* the pipeline inputs are kept from each chunk's last backward to its
+	 * next forward: with one chunk, at the optimizer step only */
+	out->opt = v[5] + mo_timeline_inputs_kept(e, s);
 	out->embed = s == 0 ? e->embed_k.kept : 0;
 	if (s + 1 == e->n_stages) {
 		out->head = e->head_k.kept * (uint64_t)(1 + e->cfg.mtp);

@@ -216,6 +216,15 @@ void mo_est_cfg_init(mo_est_cfg *c, const mo_model *m)
 		c->grouped_workspaces = true;
 		c->workspace += mo_u64_of(4.0 * m->device.gemm_workspace_mib * 1048576.0);
 	}
+	/* Megatron's pipeline schedules hand each model chunk the activation
+	 * received from the previous stage through set_input_tensor
+	 * (transformer_block.py: self.input_tensor = input_tensor) and
+	 * backward_step retains its gradient (schedules.py: x.retain_grad()),
+	 * so the chunk keeps both until its next forward replaces them. One
+	 * received tensor: [s / CP (/ TP under SP), b, h] in the compute dtype
+	 * (p2p_communication.py, get_tensor_shapes). */
+	if (strcmp(m->framework, "pytorch") == 0 && c->pp > 1)
+		c->pp_input = mo_u64_of(mo_est_expr("tsp", &d) * (double)m->hidden_size * c->cbytes);
 }
 
 static double mo_est_norm_params(const mo_model *m)
