@@ -216,8 +216,8 @@ static void mo_timeline_forward(mo_timeline *t, int64_t mb, const mo_est_chunk *
 	const mo_estimate *e = t->e;
 	uint64_t extra[MO_EST_BUCKETS];
 	/* the chunk's first forward of the step replaces the input (and its
-	 * gradient) it kept from the previous step */
-	if (!first && mb == 0)
+	 * gradient) it kept from the previous step (a replay keeps no figures) */
+	if (!first && mb == 0 && !t->replay)
 		t->state[MO_EST_PIPELINE_INPUTS] -= 2 * e->cfg.pp_input;
 	if (first) {
 		t->state[MO_EST_ACTIVATIONS] += e->embed_k.kept;
@@ -302,7 +302,7 @@ static void mo_timeline_backward(mo_timeline *t, int64_t mb, const mo_est_chunk 
 		mo_timeline_emit(t, MO_EV_EMBED_BACKWARD, mb, -1, extra);
 		t->state[MO_EST_ACTIVATIONS] -= e->embed_k.kept;
 		mo_timeline_track(t, mb, 0, 0, 1);
-	} else if (mb == t->last_mb) {
+	} else if (mb == t->last_mb && !t->replay) {
 		/* the chunk keeps its last input and that input's gradient */
 		t->state[MO_EST_PIPELINE_INPUTS] += 2 * e->cfg.pp_input;
 	}
