@@ -49,6 +49,8 @@ export async function ledgerScenarios(page, base, t) {
   t.check(total && total[1] === '10246.24 MiB', `the total row's measured figure is the peak: ${total}`);
   const trans = buckets.find((r) => /transient/.test(r[0]));
   t.check(trans && trans[1] === '3535.00 MiB', `four 883.75 MiB temporaries are the transients: ${trans}`);
+  const between = await page.textContent('#ledger .between-steps');
+  t.check(/^Between steps/.test(between || '') && /estimated \d+\.\d\d MiB/.test(between || ''), `the between-steps line beside the buckets: ${between}`);
   const um = await rowsOf(page, 'unexplained-measured');
   const big = um.filter((r) => r[1] === '883.75 MiB');
   const count = big.reduce((a, r) => a + Number(r[2]), 0);

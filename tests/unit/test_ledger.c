@@ -505,6 +505,65 @@ static void test_compare_matches_explained_tensors(void **state)
 	mo_estimate_free(e);
 }
 
+/* Between steps: each step's allocation just before its first row, and
+ * in the comparison the first step after a whole one beside the estimate's
+ * between_steps_bytes. The trace: parameters (100 KB, never freed), a
+ * tensor each step leaves to the next (8 KB, freed early in the next
+ * step), activations freed within the step. */
+static void test_between_steps(void **state)
+{
+	(void)state;
+	mo_ledger_options opt = {.step_start = "Step:1"};
+	mo_ledger *l = read_text(HDR "param,100,0,N/A\n"
+				 "Step,1,10,11\nact,20,12,30\nleft,8,40,115\n"
+				 "Step,1,110,111\nact,20,112,130\nleft,8,140,215\n"
+				 "Step,1,210,211\nact,20,212,230\n",
+				 &opt);
+	assert_int_equal(mo_ledger_step_count(l), 4); /* the prologue and 3 steps */
+	assert_int_equal(mo_ledger_step_get(l, 0)->start_bytes, 0);
+	assert_int_equal(mo_ledger_step_get(l, 1)->start_bytes, KB(100));
+	assert_int_equal(mo_ledger_step_get(l, 2)->start_bytes, KB(108));
+	assert_int_equal(mo_ledger_step_get(l, 3)->start_bytes, KB(108));
+	mo_estimate *e = estimate_of(dense);
+	mo_ledger_compare *c = NULL;
+	mo_error err = {0};
+	assert_int_equal(mo_ledger_compare_run(&c, l, e, 0, &err), 0);
+	char *text = mo_ledger_json(l, c, "steps");
+	json_t *j = json_loads(text, 0, NULL);
+	free(text);
+	json_t *between = json_object_get(json_object_get(j, "compare"), "between_steps");
+	/* the peak (128 KB, the first step's) is in step 0, which no whole
+	 * step precedes: step 1 */
+	assert_int_equal(json_integer_value(json_object_get(between, "step")), 1);
+	assert_int_equal(json_integer_value(json_object_get(between, "measured_bytes")),
+			 (json_int_t)KB(108));
+	assert_int_equal(json_integer_value(json_object_get(between, "estimated_bytes")),
+			 (json_int_t)mo_estimate_stage_get(e, 0)->between_steps_bytes);
+	assert_int_equal(json_integer_value(json_object_get(
+				 json_array_get(json_object_get(j, "steps"), 2), "start_bytes")),
+			 (json_int_t)KB(108));
+	char *report = mo_ledger_report(l, c, "steps");
+	assert_non_null(strstr(report, "between steps (allocated when step 1 starts)"));
+	free(report);
+	json_decref(j);
+	mo_ledger_compare_free(c);
+	mo_ledger_free(l);
+
+	/* no step markers: one step, nothing after a whole one */
+	l = read_text(HDR "param,100,0,N/A\nact,20,12,30\n", NULL);
+	assert_int_equal(mo_ledger_compare_run(&c, l, e, 0, &err), 0);
+	text = mo_ledger_json(l, c, "one");
+	j = json_loads(text, 0, NULL);
+	free(text);
+	between = json_object_get(json_object_get(j, "compare"), "between_steps");
+	assert_true(json_is_null(json_object_get(between, "step")));
+	assert_true(json_is_null(json_object_get(between, "measured_bytes")));
+	json_decref(j);
+	mo_ledger_compare_free(c);
+	mo_ledger_free(l);
+	mo_estimate_free(e);
+}
+
 /* select_ffn's layer 0 against the mindspore rules on the same run
  * (tests/calibration/dsv3-8l.yaml: DSv3-mini, 8 layers, FSDP 2, micro-batch
  * 1, no recompute): the 42 kept rows are the estimate's kept tensors, each
@@ -657,6 +716,7 @@ int main(void)
 		cmocka_unit_test(test_csv_quoting),
 		cmocka_unit_test(test_compare_matches_explained_tensors),
 		cmocka_unit_test(test_compare_bad_stage),
+		cmocka_unit_test(test_between_steps),
 		cmocka_unit_test(test_real_select_ffn_vs_estimate),
 		cmocka_unit_test(test_real_pp2_vs_estimate),
 		cmocka_unit_test(test_real_pp2_full_recompute),

@@ -167,6 +167,15 @@ function comparison(data) {
   const box = el('div', { class: 'ledger-compare' });
   box.append(table('Bucket by bucket at the two peaks', ['bucket', 'measured', 'estimated', 'measured − estimated'],
     c.buckets.map((b) => [b.bucket, mib(b.measured_bytes), mib(b.estimated_bytes), diff(b.measured_bytes, b.estimated_bytes)]), 'buckets'));
+  const bs = c.between_steps;
+  if (bs) {
+    box.append(el('p', {
+      class: 'note between-steps',
+      text: bs.step === null
+        ? `Between steps: the trace has no step after a whole one (estimated ${mib(bs.estimated_bytes)}).`
+        : `Between steps (allocated when step ${bs.step} starts): measured ${mib(bs.measured_bytes)}, estimated ${mib(bs.estimated_bytes)}, measured − estimated ${diff(bs.measured_bytes, bs.estimated_bytes)}.`,
+    }));
+  }
   const um = c.unexplained_measured || [];
   const ue = c.unexplained_estimated || [];
   const sumM = um.reduce((a, x) => a + x.size * x.count, 0);

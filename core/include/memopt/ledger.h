@@ -128,6 +128,9 @@ typedef struct mo_ledger_step {
 	uint64_t rows;
 	uint64_t peak_bytes;      /* as mo_ledger_peak.bytes, within the step */
 	double peak_us;
+	uint64_t start_bytes;     /* allocated just before the step's first row:
+				   * what the step before it left (the figure
+				   * an estimate calls between steps) */
 } mo_ledger_step;
 size_t mo_ledger_step_count(const mo_ledger *l);
 const mo_ledger_step *mo_ledger_step_get(const mo_ledger *l, size_t i);

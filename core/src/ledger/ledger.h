@@ -141,6 +141,11 @@ struct mo_ledger_compare {
 	size_t n_est_layers;
 	/* measured figures per row of the comparison table */
 	uint64_t m_persistent, m_step_other, m_activations, m_transient;
+	/* between steps: the estimate's, and the measured allocation when
+	 * step between_step starts (-1: the trace has no step after a whole
+	 * one) */
+	uint64_t est_between, m_between;
+	int64_t between_step;
 };
 
 /* ledger_report.c: "earlier steps", "this step", "transient". */

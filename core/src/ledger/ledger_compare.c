@@ -185,6 +185,24 @@ static void mo_comparison_match(mo_ledger_compare *c, const mo_ledger *l)
 	c->m_transient = p->transient_bytes - by_class[MO_LEDGER_TRANSIENT];
 }
 
+/* ---- between steps ------------------------------------------------------------
+ * What a step leaves allocated for the next: the allocation when a step
+ * after a whole one starts (index >= 1), the peak's step if it is one, else
+ * the first such step. */
+static void mo_comparison_between(mo_ledger_compare *c, const mo_ledger *l)
+{
+	const mo_ledger_step *pick = NULL;
+	for (size_t i = 0; i < l->n_steps; i++) {
+		const mo_ledger_step *s = &l->steps[i];
+		if (s->index < 1)
+			continue;
+		if (!pick || s->index == l->peak.step)
+			pick = s;
+	}
+	c->between_step = pick ? pick->index : -1;
+	c->m_between = pick ? pick->start_bytes : 0;
+}
+
 int mo_ledger_compare_run(mo_ledger_compare **out, const mo_ledger *l, const mo_estimate *e,
 			  int64_t stage, mo_error *err)
 {
@@ -223,6 +241,8 @@ int mo_ledger_compare_run(mo_ledger_compare **out, const mo_ledger *l, const mo_
 	c->n_groups = n_groups;
 	c->est_peak = e->stages[s].peak_bytes;
 	memcpy(c->est_bucket, ev->bytes, sizeof c->est_bucket);
+	c->est_between = e->stages[s].between_steps_bytes;
+	mo_comparison_between(c, l);
 	snprintf(c->event, sizeof c->event, "%s", e->stages[s].peak_event);
 	mo_comparison_match(c, l);
 	*out = c;
@@ -308,6 +328,15 @@ void mo_ledger_report_compare(mo_buf *b, const mo_ledger *l, const mo_ledger_com
 			      ((double)r[i].measured - (double)r[i].estimated) / MIB);
 	mo_buf_printf(b, "  matched: %.3f MiB of rows to %.3f MiB of estimated tensors\n",
 		      (double)c->matched_bytes / MIB, (double)c->matched_est / MIB);
+	if (c->between_step >= 0)
+		mo_buf_printf(b, "  between steps (allocated when step %lld starts)     %10.3f %12.3f %+12.3f\n",
+			      (long long)c->between_step, (double)c->m_between / MIB,
+			      (double)c->est_between / MIB,
+			      ((double)c->m_between - (double)c->est_between) / MIB);
+	else
+		mo_buf_printf(b, "  between steps: no step after a whole one in the trace "
+				 "(estimated %.3f MiB)\n",
+			      (double)c->est_between / MIB);
 	mo_comparison_report_layers(b, l, c);
 	mo_buf_puts(b, "unexplained measured rows (no estimated tensor of their size):\n");
 	const mo_ledger_group_list *g = &l->groups[MO_LEDGER_BY_OP_SIZE];
@@ -380,6 +409,14 @@ json_t *mo_ledger_json_compare(const mo_ledger *l, const mo_ledger_compare *c)
 		json_object_set_new(o, "unexplained_measured", um);
 		json_object_set_new(o, "unexplained_estimated", ue);
 		json_object_set_new(o, "layers", ly);
+		json_object_set_new(
+			o, "between_steps",
+			c->between_step >= 0
+				? json_pack("{s:I, s:I, s:I}", "step", (json_int_t)c->between_step,
+					    "measured_bytes", (json_int_t)c->m_between,
+					    "estimated_bytes", (json_int_t)c->est_between)
+				: json_pack("{s:n, s:n, s:I}", "step", "measured_bytes",
+					    "estimated_bytes", (json_int_t)c->est_between));
 	} else {
 		json_decref(ly);
 		json_decref(rows);

@@ -62,14 +62,15 @@ static void mo_ledger_report_groups(mo_buf *b, const mo_ledger *l)
 static void mo_ledger_report_steps(mo_buf *b, const mo_ledger *l)
 {
 	mo_buf_printf(b, "\nsteps (%s):\n  step    start s      end s     rows    peak MiB"
-			 "     at s\n",
+			 "     at s   at start MiB\n",
 		      l->step_marker[0] ? l->step_marker : "no --step-start: the whole trace");
 	for (size_t i = 0; i < l->n_steps; i++) {
 		const mo_ledger_step *s = &l->steps[i];
-		mo_buf_printf(b, "  %4lld %10.6f %10.6f %8llu %11.3f %10.6f\n", (long long)s->index,
-			      mo_ledger_since(l, s->start_us), mo_ledger_since(l, s->end_us),
-			      (unsigned long long)s->rows, (double)s->peak_bytes / MIB,
-			      mo_ledger_since(l, s->peak_us));
+		mo_buf_printf(b, "  %4lld %10.6f %10.6f %8llu %11.3f %10.6f %14.3f\n",
+			      (long long)s->index, mo_ledger_since(l, s->start_us),
+			      mo_ledger_since(l, s->end_us), (unsigned long long)s->rows,
+			      (double)s->peak_bytes / MIB, mo_ledger_since(l, s->peak_us),
+			      (double)s->start_bytes / MIB);
 	}
 }
 
@@ -163,11 +164,12 @@ static json_t *mo_ledger_json_steps(const mo_ledger *l)
 	json_t *a = json_array();
 	for (size_t i = 0; a && i < l->n_steps; i++) {
 		const mo_ledger_step *s = &l->steps[i];
-		json_array_append_new(a, json_pack("{s:I, s:f, s:f, s:I, s:I, s:f}", "index",
+		json_array_append_new(a, json_pack("{s:I, s:f, s:f, s:I, s:I, s:f, s:I}", "index",
 						   (json_int_t)s->index, "start_us", s->start_us,
 						   "end_us", s->end_us, "rows", (json_int_t)s->rows,
 						   "peak_bytes", (json_int_t)s->peak_bytes,
-						   "peak_us", s->peak_us));
+						   "peak_us", s->peak_us, "start_bytes",
+						   (json_int_t)s->start_bytes));
 	}
 	return a;
 }

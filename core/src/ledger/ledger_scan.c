@@ -281,6 +281,15 @@ static int mo_ledger_pass_peak(mo_ledger_state *st, mo_ledger_reader *r, mo_erro
 
 /* ---- pass 2: steps, layers, the alive set at the peak ----------------------- */
 
+/* Allocated just before this row (its own bytes not yet counted). */
+static uint64_t mo_ledger_before(const mo_ledger_state *st, const mo_ledger_row *row)
+{
+	if (row->total_bytes >= 0)
+		return (uint64_t)row->total_bytes > row->bytes ? (uint64_t)row->total_bytes - row->bytes
+							      : 0;
+	return (uint64_t)(st->base > 0 ? st->base : 0) + st->alive_bytes;
+}
+
 static int mo_ledger_step_begin(mo_ledger_state *st, const mo_ledger_row *row, int64_t index,
 			mo_error *err)
 {
@@ -298,7 +307,8 @@ static int mo_ledger_step_begin(mo_ledger_state *st, const mo_ledger_row *row, i
 	l->steps = s;
 	if (l->n_steps)
 		s[l->n_steps - 1].end_us = mo_ledger_us(row->alloc_ns);
-	s[l->n_steps] = (mo_ledger_step){.index = index, .start_us = mo_ledger_us(row->alloc_ns)};
+	s[l->n_steps] = (mo_ledger_step){.index = index, .start_us = mo_ledger_us(row->alloc_ns),
+					 .start_bytes = mo_ledger_before(st, row)};
 	st->step = (int32_t)l->n_steps++;
 	st->layer = -1;
 	st->step_layers = 0;
