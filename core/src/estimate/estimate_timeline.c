@@ -210,6 +210,12 @@ static size_t mo_timeline_type(const mo_estimate *e, int64_t id)
 	return e->res[e->layer_res[id]].type;
 }
 
+/* One received pipeline input and its gradient. */
+static uint64_t mo_timeline_input_pair(const mo_estimate *e)
+{
+	return mo_u64_mul(2, e->cfg.pp_input);
+}
+
 static void mo_timeline_forward(mo_timeline *t, int64_t mb, const mo_est_chunk *c, bool first,
 			bool last)
 {
@@ -217,8 +223,10 @@ static void mo_timeline_forward(mo_timeline *t, int64_t mb, const mo_est_chunk *
 	uint64_t extra[MO_EST_BUCKETS];
 	/* the chunk's first forward of the step replaces the input (and its
 	 * gradient) it kept from the previous step (a replay keeps no figures) */
-	if (!first && mb == 0 && !t->replay)
-		t->state[MO_EST_PIPELINE_INPUTS] -= 2 * e->cfg.pp_input;
+	if (!first && mb == 0 && !t->replay) {
+		uint64_t pair = mo_timeline_input_pair(e), *held = &t->state[MO_EST_PIPELINE_INPUTS];
+		*held = *held > pair ? *held - pair : 0;
+	}
 	if (first) {
 		t->state[MO_EST_ACTIVATIONS] += e->embed_k.kept;
 		mo_timeline_track(t, mb, 0, 1, 0);
@@ -304,7 +312,8 @@ static void mo_timeline_backward(mo_timeline *t, int64_t mb, const mo_est_chunk 
 		mo_timeline_track(t, mb, 0, 0, 1);
 	} else if (mb == t->last_mb && !t->replay) {
 		/* the chunk keeps its last input and that input's gradient */
-		t->state[MO_EST_PIPELINE_INPUTS] += 2 * e->cfg.pp_input;
+		t->state[MO_EST_PIPELINE_INPUTS] =
+			mo_u64_add(t->state[MO_EST_PIPELINE_INPUTS], mo_timeline_input_pair(e));
 	}
 }
 
@@ -383,7 +392,7 @@ static int64_t mo_timeline_mbs(mo_estimate *e, size_t s)
 static uint64_t mo_timeline_inputs_kept(const mo_estimate *e, size_t s)
 {
 	uint64_t chunks = (uint64_t)e->cfg.vpp - (s == 0 ? 1 : 0);
-	return chunks * 2 * e->cfg.pp_input;
+	return mo_u64_mul(chunks, mo_timeline_input_pair(e));
 }
 
 /* Weights, gradients, optimizer states, resident gathered weights and
@@ -498,7 +507,8 @@ static uint64_t mo_timeline_between_steps(const mo_timeline *t)
 {
 	const mo_estimate_stage *st = &t->out->stages[t->s];
 	uint64_t sum = mo_u64_add(st->weights_bytes, st->optimizer_bytes);
-	sum = mo_u64_add(sum, t->state[MO_EST_GRADIENTS] - t->unsharded_grads);
+	uint64_t grads = t->state[MO_EST_GRADIENTS];
+	sum = mo_u64_add(sum, grads > t->unsharded_grads ? grads - t->unsharded_grads : 0);
 	sum = mo_u64_add(sum, t->state[MO_EST_WORKSPACES]);
 	return mo_u64_add(sum, t->state[MO_EST_PIPELINE_INPUTS]);
 }
@@ -659,7 +669,7 @@ void mo_est_stage_fixed(const mo_estimate *e, size_t s, mo_est_fixed *out)
 	out->grads = e->cfg.late_grads ? v[1] : 0;
 	/* the pipeline inputs are kept from each chunk's last backward to its
 	 * next forward: with one chunk, at the optimizer step only */
-	out->opt = v[5] + mo_timeline_inputs_kept(e, s);
+	out->opt = mo_u64_add(v[5], mo_timeline_inputs_kept(e, s));
 	out->embed = s == 0 ? e->embed_k.kept : 0;
 	if (s + 1 == e->n_stages) {
 		out->head = e->head_k.kept * (uint64_t)(1 + e->cfg.mtp);
