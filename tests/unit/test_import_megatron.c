@@ -220,6 +220,13 @@ static void test_tp1_pp4(void **state)
 	assert_non_null(g);
 	assert_int_equal(g->line, 51);
 	assert_int_equal(g->column, 3);
+	/* --no-gradient-accumulation-fusion (line 53): the model key off,
+	 * and the weight gradient it then makes before main_grad named as
+	 * not modelled at its line */
+	assert_string_equal(str_at(doc, "training.gradient_accumulation_fusion"),
+			    "false");
+	assert_non_null(strstr(yaml, "gradient_accumulation_fusion: false  # "
+				     "--no-gradient-accumulation-fusion"));
 	g = diag_for(d, "unmodelled", "--no-gradient-accumulation-fusion");
 	assert_non_null(g);
 	assert_int_equal(g->line, 53);
@@ -284,6 +291,10 @@ static void test_moe_memory_speed(void **state)
 	assert_string_equal(str_at(doc, "model.add_qkv_bias"), "false");
 	/* --moe-grouped-gemm (line 85): TE GroupedLinear's own workspaces */
 	assert_string_equal(str_at(doc, "training.moe_grouped_gemm"), "true");
+	/* no --no-gradient-accumulation-fusion: Megatron's default, on */
+	assert_string_equal(str_at(doc, "training.gradient_accumulation_fusion"),
+			    "true");
+	assert_non_null(strstr(yaml, "gradient_accumulation_fusion: true  # default"));
 	/* --expert-tensor-parallel-size 1 (line 16) is the model key now */
 	assert_int_equal(int_at(doc, "parallel.expert_tensor_parallel"), 1);
 	assert_null(diag_for(d, "unmodelled", "--expert-tensor-parallel-size"));

@@ -369,6 +369,9 @@ static void test_pipeline_inputs(void **state)
  * 2: the first step with every optimizer state, before the routing drifts
  * (the running peak, never reset, reaches 60,111,630,336 at step 39) */
 #define MOE_MLA_STEP2_PEAK 57803964416.0
+/* Transformer Engine's dummy weight gradients on its last stage (the sum in
+ * test_dummy_wgrads) */
+#define MOE_MLA_LAST_DUMMY_WGRADS 84541440ULL
 
 /* The MoE + MLA + MTP memory test (TP 2, SP, PP 2 x 4 virtual, EP 4, ETP 1,
  * micro-batch 4 x seq 4096, 32 heads, `--attention-backend unfused`), each
@@ -399,8 +402,11 @@ static void test_moe_mla_unfused(void **state)
 	const mo_estimate_stage *last = mo_estimate_stage_get(e, mo_estimate_stage_count(e) - 1);
 	const mo_estimate_stage *last_plain =
 		mo_estimate_stage_get(p, mo_estimate_stage_count(p) - 1);
-	assert_int_equal(last->peak_by_bucket[MO_EST_WORKSPACES], 234881024ULL + 5 * 1024);
-	assert_int_equal(last_plain->peak_by_bucket[MO_EST_WORKSPACES], 100663296ULL + 1024);
+	/* with Transformer Engine's dummy weight gradients (test_dummy_wgrads) */
+	assert_int_equal(last->peak_by_bucket[MO_EST_WORKSPACES],
+			 234881024ULL + 5 * 1024 + MOE_MLA_LAST_DUMMY_WGRADS);
+	assert_int_equal(last_plain->peak_by_bucket[MO_EST_WORKSPACES],
+			 100663296ULL + 1024 + MOE_MLA_LAST_DUMMY_WGRADS);
 	char *report = mo_estimate_report(e, 1);
 	assert_non_null(strstr(report, "the MTP layers' embedding 26476544 params"));
 	free(report);
@@ -414,6 +420,72 @@ static void test_moe_mla_unfused(void **state)
 	mo_estimate_free(p);
 	free(plain);
 	free(flash);
+	free(text);
+}
+
+/* Transformer Engine's dummy weight gradients (gradient_accumulation_fusion,
+ * Megatron's default, on in the MoE/MLA/MTP run): each TE Linear, and
+ * Megatron's output layer, hands autograd a torch.empty of its weight's
+ * shape cached per (rows, cols, dtype) and never freed (TE module/base.py
+ * get_dummy_wgrad). Counted by hand from its model_config.yaml (hidden
+ * 1024, 32 heads, TP 2, ETP 1, q_lora 1536, kv_lora 512, qk 128 + rope 64,
+ * v 128, SwiGLU, shared expert 1024, expert FFN 1024, dense FFN 4096,
+ * vocab 51712 padded; bf16), local [out, in]:
+ *   output layer 25856 x 1024                 52,953,088
+ *   linear_q_down_proj 1536 x 1024 (whole)     3,145,728
+ *   linear_q_up_proj 32 x 192 / 2 x 1536       9,437,184
+ *   linear_kv_down_proj 576 x 1024 (whole)     1,179,648
+ *   linear_kv_up_proj 32 x 256 / 2 x 512       4,194,304
+ *   linear_proj 1024 x 32 x 128 / 2            4,194,304
+ *   shared fc1 2 x 1024 / 2 x 1024 = expert fc2 1024 x 1024: one  2,097,152
+ *   shared fc2 1024 x 512                      1,048,576
+ *   expert fc1 2 x 1024 x 1024 (all 8 local experts: one)  4,194,304
+ *   MTP eh_proj 1024 / 2 x 2048                2,097,152
+ * The last stage (8 MoE layers and the MTP layer): 84,541,440. Stage 0
+ * (the dense layer 0 and 7 MoE layers): the layers' shapes without the
+ * output layer and eh_proj, plus the dense fc1 2 x 4096 / 2 x 1024
+ * (8,388,608; its fc2 1024 x 2048 is linear_proj's shape): 37,879,808.
+ * Kept from the first step on: in every event, the first stage's
+ * embedding forward too (before the GEMM workspaces); the peak and the
+ * between-steps bytes grow by the same. None without the
+ * fusion, with transformer_impl local, or under the mindspore rules. */
+static void test_dummy_wgrads(void **state)
+{
+	(void)state;
+	char *text = test_read_file(MOE_MLA, NULL);
+	char *off = with_value(text, "gradient_accumulation_fusion:", "false");
+	char *local = with_value(text, "transformer_impl:", "local");
+	mo_estimate *e = estimate_text(text), *o = estimate_text(off), *l = estimate_text(local);
+	const uint64_t stage0 = 37879808ULL, ws = 234881024ULL + 5 * 1024;
+	assert_int_equal(mo_estimate_stage_count(e), 2);
+	const uint64_t want[2] = {stage0, MOE_MLA_LAST_DUMMY_WGRADS};
+	for (size_t s = 0; s < 2; s++) {
+		const mo_estimate_stage *on = mo_estimate_stage_get(e, s),
+					*no = mo_estimate_stage_get(o, s);
+		assert_int_equal(on->between_steps_bytes - no->between_steps_bytes, want[s]);
+		assert_int_equal(on->peak_bytes - no->peak_bytes, want[s]);
+		size_t n = mo_estimate_event_count(e, s);
+		for (size_t k = 0; k < n; k++) {
+			const mo_estimate_event *ev = mo_estimate_event_get(e, s, k);
+			uint64_t expect = want[s] + (s == 0 && k == 0 ? 0 : ws);
+			assert_int_equal(ev->bytes[MO_EST_WORKSPACES], expect);
+		}
+		/* local: the dense GEMMs' workspaces only (no GroupedLinear) */
+		assert_int_equal(mo_estimate_stage_get(l, s)->peak_by_bucket[MO_EST_WORKSPACES],
+				 100663296ULL + 1024);
+	}
+	assert_int_equal(mo_estimate_event_get(e, 0, 0)->kind, MO_EV_EMBED_FORWARD);
+	mo_estimate_free(l);
+	mo_estimate_free(o);
+	mo_estimate_free(e);
+	char *ms = with_value(text, "framework:", "mindspore");
+	e = estimate_text(ms);
+	for (size_t s = 0; s < mo_estimate_stage_count(e); s++)
+		assert_int_equal(mo_estimate_stage_get(e, s)->peak_by_bucket[MO_EST_WORKSPACES], 0);
+	mo_estimate_free(e);
+	free(ms);
+	free(local);
+	free(off);
 	free(text);
 }
 
@@ -635,7 +707,8 @@ static void test_megatron_keys(void **state)
 		 "  position_embedding_type: learned_absolute\n  max_position_embeddings: 512\n"
 		 "  add_bias_linear: true\n",
 		 "  accumulate_allreduce_grads_in_fp32: true\n  transformer_impl: local\n"
-		 "  overlap_grad_reduce: true\n  moe_grouped_gemm: true\n");
+		 "  overlap_grad_reduce: true\n  moe_grouped_gemm: true\n"
+		 "  gradient_accumulation_fusion: true\n");
 	mo_model *m = load_model(text, &errors);
 	assert_non_null(m);
 	assert_int_equal(errors, 0);
@@ -649,6 +722,7 @@ static void test_megatron_keys(void **state)
 	assert_non_null(strstr(yaml, "transformer_impl: local"));
 	assert_non_null(strstr(yaml, "overlap_grad_reduce: true"));
 	assert_non_null(strstr(yaml, "moe_grouped_gemm: true"));
+	assert_non_null(strstr(yaml, "gradient_accumulation_fusion: true"));
 	/* the written form reads back to the same */
 	mo_model *again = load_model(yaml, &errors);
 	assert_int_equal(errors, 0);
@@ -666,6 +740,7 @@ static void test_megatron_keys(void **state)
 		{"", "  transformer_impl: apex\n"},
 		{"", "  accumulate_allreduce_grads_in_fp32: 32\n"},
 		{"", "  moe_grouped_gemm: 3\n"},
+		{"", "  gradient_accumulation_fusion: often\n"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		snprintf(text, sizeof text, base, bad[i][0], bad[i][1]);
@@ -690,6 +765,7 @@ int main(void)
 		cmocka_unit_test(test_expert_tensor_parallel),
 		cmocka_unit_test(test_moe_mla_unfused),
 		cmocka_unit_test(test_pipeline_inputs),
+		cmocka_unit_test(test_dummy_wgrads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -469,9 +469,14 @@ typedef enum mo_estimate_bucket {
 	MO_EST_SWAP_BUFFERS,  /* prefetched swap buffers (the prefetch window) */
 	MO_EST_GATHERED,      /* FSDP all-gathered weights (and unsharded grads) */
 	MO_EST_LOSS,          /* cross-entropy backward scratch */
-	MO_EST_WORKSPACES,    /* GEMM workspaces, from the first layer's forward
-			       * on (framework pytorch: the device's
-			       * workspace_mib; mindspore: 0, inside its rules) */
+	MO_EST_WORKSPACES,    /* GEMM workspaces and kept caches: the
+			       * workspaces from the first layer's forward on
+			       * (framework pytorch: the device's
+			       * workspace_mib; mindspore: 0, inside its
+			       * rules); caches allocated in the first step
+			       * and never freed (pytorch: Transformer
+			       * Engine's dummy weight gradients under
+			       * gradient accumulation fusion) in every event */
 	MO_EST_PIPELINE_INPUTS, /* pipeline parallel, framework pytorch: each
 				 * model chunk that receives its input from the
 				 * previous stage keeps the last one and its

@@ -192,12 +192,23 @@ typedef struct mo_est_res {
 	uint64_t hash;             /* of (type, flags, actions) */
 } mo_est_res;
 
+/* The weights of a layer type whose gradient Transformer Engine replaces
+ * by a cached dummy under gradient accumulation fusion (estimate_weights.c
+ * mo_est_type_params): their local shapes, one per Linear (a grouped
+ * Linear's per-expert weight once). */
+#define MO_EST_MAX_WGRADS 12
+typedef struct mo_est_wgrad {
+	int64_t rows, cols;
+} mo_est_wgrad;
+
 typedef struct mo_est_type {
 	const char *name;
 	mo_est_graph g;
 	double dense_params;  /* per device after TP, before FSDP */
 	double expert_params; /* per device after EP, before FSDP */
 	double max_dense, max_expert; /* its largest parameter tensors (same units) */
+	mo_est_wgrad wgrads[MO_EST_MAX_WGRADS];
+	size_t n_wgrads;      /* 0 without dummy wgrads (cfg.dummy_wgrads) */
 } mo_est_type;
 
 /* A pipeline stage: v chunks of layer ids. */
@@ -234,6 +245,12 @@ typedef struct mo_est_cfg {
 	uint64_t pp_input;               /* one activation received from the previous
 					  * pipeline stage, kept with its gradient by
 					  * its model chunk (pytorch, PP > 1; else 0) */
+	/* Transformer Engine's dummy weight gradients (pytorch, Megatron's DDP,
+	 * transformer_engine, gradient_accumulation_fusion): one per distinct
+	 * weight shape of a stage's Linears, params dtype, and of the output
+	 * layer's weight (head_wgrad, compute dtype) on the last stage */
+	bool dummy_wgrads;
+	mo_est_wgrad head_wgrad;
 	const char *optimizer;
 } mo_est_cfg;
 
@@ -306,6 +323,10 @@ void mo_est_layer_static(const mo_estimate *e, const mo_est_type *t, double *w,
  * its unsharded gradients (`*grads`). */
 void mo_est_layer_pp_resident(const mo_estimate *e, const mo_est_type *t, double *gathered,
 			      double *grads);
+/* Bytes of Transformer Engine's dummy weight gradients a stage keeps:
+ * one per distinct (shape, dtype) over the layer types with count[t] > 0
+ * and, on the last stage (`last`), the output layer's. */
+uint64_t mo_est_dummy_wgrads(const mo_estimate *e, const size_t *count, bool last);
 /* Elements of the largest local parameter tensor of a layer type. */
 double mo_est_type_max_local(const mo_estimate *e, const mo_est_type *t);
 void mo_est_explain_weights(const mo_estimate *e, mo_buf *b);
@@ -349,6 +370,9 @@ typedef struct mo_est_fixed {
 	size_t chunks;   /* virtual pipeline chunks */
 } mo_est_fixed;
 void mo_est_stage_fixed(const mo_estimate *e, size_t s, mo_est_fixed *out);
+/* Caches stage s keeps from the first step on, in its `workspaces`
+ * bucket beside the GEMM workspaces (framework pytorch; 0 otherwise). */
+uint64_t mo_est_stage_caches(const mo_estimate *e, size_t s);
 uint64_t mo_est_layer_gathered(const mo_estimate *e, int64_t id, bool backward);
 
 /* estimate_cost.c */

@@ -183,6 +183,17 @@ static void mo_estimate_text_assumptions(mo_buf *b, const mo_estimate *e)
 			      e->cfg.grouped_workspaces ? "; with moe_grouped_gemm 4 x its "
 							   "gemm_workspace_mib"
 							 : "");
+	if (e->cfg.dummy_wgrads) {
+		mo_buf_puts(b, "  gradient_accumulation_fusion: Transformer Engine hands autograd a "
+			       "dummy weight gradient cached per (shape, dtype) and never freed "
+			       "(get_dummy_wgrad): one per distinct weight shape of a stage's "
+			       "Linears and the output layer's, kept from the first step on "
+			       "(workspaces bucket):");
+		for (size_t s = 0; s < e->n_stages; s++)
+			mo_buf_printf(b, " stage %zu %.3f MiB%s", s,
+				      (double)mo_est_stage_caches(e, s) / MIB,
+				      s + 1 < e->n_stages ? "," : "\n");
+	}
 	if (e->cfg.pp_input)
 		mo_buf_printf(b, "  pipeline: each model chunk that receives its input from the "
 				 "previous stage keeps the last one and its gradient (2 x %.3f MiB) "
@@ -213,7 +224,8 @@ char *mo_estimate_report(const mo_estimate *e, int explain)
 		mo_estimate_text_stage(&b, e, &e->stages[s]);
 	mo_buf_puts(&b, "  (W weights, G gradients, O optimizer, A activations, R recomputed, "
 			"S swap buffers, F gathered weights, L loss scratch");
-	mo_buf_puts(&b, e->cfg.workspace ? ", K workspaces" : "");
+	mo_buf_puts(&b, e->cfg.workspace || e->cfg.dummy_wgrads ? ", K workspaces and kept caches"
+								 : "");
 	mo_buf_puts(&b, e->cfg.pp_input ? ", I pipeline inputs)\n" : ")\n");
 	mo_estimate_text_layers(&b, e);
 	mo_estimate_text_cost(&b, e);

@@ -146,6 +146,7 @@ typedef struct mo_timeline {
 	uint64_t grads;    /* gradients made in backward (cfg.late_grads) */
 	uint64_t opt_scratch; /* the optimizer update's temporaries, at its step */
 	uint64_t unsharded_grads; /* PP with FSDP: reduce-scattered after the step */
+	uint64_t caches;   /* kept caches (workspaces bucket), from the step's start */
 	int64_t last_mb;   /* the last micro-batch simulated */
 	bool failed;
 	/* replay (explain): track what is alive, stop at `want`, store nothing */
@@ -241,7 +242,7 @@ static void mo_timeline_forward(mo_timeline *t, int64_t mb, const mo_est_chunk *
 			extra[MO_EST_GATHERED] = mo_u64_of(t->gathered[mo_timeline_type(e, c->ids[i])]);
 		t->state[MO_EST_ACTIVATIONS] = mo_u64_add(t->state[MO_EST_ACTIVATIONS], l->activation_bytes);
 		/* the first GEMM allocates the workspaces; they stay */
-		t->state[MO_EST_WORKSPACES] = e->cfg.workspace;
+		t->state[MO_EST_WORKSPACES] = mo_u64_add(e->cfg.workspace, t->caches);
 		mo_timeline_track(t, mb, 1, 0, 0);
 		mo_timeline_emit(t, MO_EV_FORWARD, mb, c->ids[i], extra);
 	}
@@ -395,6 +396,36 @@ static uint64_t mo_timeline_inputs_kept(const mo_estimate *e, size_t s)
 	return mo_u64_mul(chunks, mo_timeline_input_pair(e));
 }
 
+/* The layers of each type on stage s: count[type] (n_types entries). */
+static void mo_timeline_type_counts(const mo_estimate *e, size_t s, size_t *count)
+{
+	size_t V = (size_t)e->cfg.vpp;
+	memset(count, 0, e->n_types * sizeof(size_t));
+	for (size_t c = 0; c < V; c++) {
+		const mo_est_chunk *ch = &e->chunks[s * V + c];
+		for (size_t i = 0; i < ch->n; i++)
+			count[mo_timeline_type(e, ch->ids[i])]++;
+	}
+}
+
+/* Caches stage s keeps from the first step on (the `workspaces` bucket
+ * besides the GEMM workspaces; framework pytorch): Transformer Engine's
+ * dummy weight gradients (estimate_weights.c mo_est_dummy_wgrads).
+ * Allocated in the first step and never freed, so in every event of a
+ * later step (the figures they are compared with are steps >= 2). 0 when
+ * out of memory. */
+uint64_t mo_est_stage_caches(const mo_estimate *e, size_t s)
+{
+	size_t T = e->n_types, small[16], *count = T <= 16 ? small : calloc(T, sizeof(size_t));
+	if (!count)
+		return 0;
+	mo_timeline_type_counts(e, s, count);
+	uint64_t sum = mo_est_dummy_wgrads(e, count, s + 1 == e->n_stages);
+	if (count != small)
+		free(count);
+	return sum;
+}
+
 /* Weights, gradients, optimizer states, resident gathered weights and
  * (PP with FSDP) unsharded gradients of stage s, as the timeline starts it:
  * out[0..4]; out[5]: the optimizer update's scratch, for the stage's largest
@@ -403,16 +434,11 @@ static uint64_t mo_timeline_inputs_kept(const mo_estimate *e, size_t s)
 static void mo_timeline_static_sums(const mo_estimate *e, size_t s, uint64_t out[6])
 {
 	double w = 0, g = 0, o = 0, ga = 0, ug = 0, big = 0;
-	size_t V = (size_t)e->cfg.vpp, T = e->n_types;
+	size_t T = e->n_types;
 	size_t small[16], *count = T <= 16 ? small : calloc(T, sizeof(size_t));
 	if (!count)
 		return; /* out[] keeps the zeros the caller gave it */
-	memset(count, 0, T * sizeof(size_t));
-	for (size_t c = 0; c < V; c++) {
-		const mo_est_chunk *ch = &e->chunks[s * V + c];
-		for (size_t i = 0; i < ch->n; i++)
-			count[mo_timeline_type(e, ch->ids[i])]++;
-	}
+	mo_timeline_type_counts(e, s, count);
 	for (size_t k = 0; k < T; k++) { /* per type once, times its layers */
 		if (!count[k])
 			continue;
@@ -465,6 +491,10 @@ static void mo_timeline_static(mo_timeline *t)
 	t->unsharded_grads = v[4];
 	/* the previous step's pipeline inputs, one per receiving chunk */
 	t->state[MO_EST_PIPELINE_INPUTS] = mo_timeline_inputs_kept(e, t->s);
+	/* the caches the first step allocated; the workspaces join them at
+	 * the first GEMM */
+	t->caches = mo_est_stage_caches(e, t->s);
+	t->state[MO_EST_WORKSPACES] = t->caches;
 }
 
 static const char *mo_timeline_name(mo_estimate *e, const mo_estimate_event *ev)
@@ -665,7 +695,11 @@ void mo_est_stage_fixed(const mo_estimate *e, size_t s, mo_est_fixed *out)
 	bool tr;
 	memset(out, 0, sizeof(*out));
 	mo_timeline_static_sums(e, s, v);
-	out->base = v[0] + v[2] + v[3] + v[4] + (e->cfg.late_grads ? 0 : v[1]);
+	/* the workspaces and kept caches are in every event but the first
+	 * stage's first (the embedding's forward, before the first GEMM),
+	 * which a layer's forward always tops */
+	out->base = v[0] + v[2] + v[3] + v[4] + (e->cfg.late_grads ? 0 : v[1]) +
+		    e->cfg.workspace + mo_est_stage_caches(e, s);
 	out->grads = e->cfg.late_grads ? v[1] : 0;
 	/* the pipeline inputs are kept from each chunk's last backward to its
 	 * next forward: with one chunk, at the optimizer step only */

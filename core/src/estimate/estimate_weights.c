@@ -51,6 +51,29 @@ static double mo_est_ep_eff(const mo_model *m)
 	return (double)mo_est_pos(m->tensor_parallel);
 }
 
+/* Transformer Engine's dummy weight gradients. With Megatron's gradient
+ * accumulation fusion (its default; --no-gradient-accumulation-fusion,
+ * arguments.py:2377-2381 at Megatron 11debfa7) every TE Linear passes
+ * fuse_wgrad_accumulation (extensions/transformer_engine.py:618 TELinear,
+ * :820 TELayerNormColumnParallelLinear, :1508 TEGroupedLinear), writes its
+ * weight gradient into main_grad and hands autograd a dummy so that the
+ * DDP hook still fires (Megatron's DDP marks every parameter
+ * grad_added_to_main_grad, distributed_data_parallel.py:118):
+ * get_dummy_wgrad(main_grad.shape, weight.dtype) (TransformerEngine
+ * c188b533 module/linear.py:953-962, layernorm_linear.py:1002-1011,
+ * grouped_linear.py:488-499), a torch.empty kept in the module-global dict
+ * _dummy_wgrads per (rows, cols, dtype) and never freed (module/base.py:64,
+ * :79-92). Megatron's own output layer (ColumnParallelLinear) takes the
+ * same cache when TE is installed, in its input's dtype
+ * (tensor_parallel/layers.py:587-604). Megatron's DDP only (FSDP keeps no
+ * main_grad); allocated at each shape's first backward, then kept. */
+static bool mo_est_fused_wgrads(const mo_model *m)
+{
+	return strcmp(m->framework, "pytorch") == 0 && mo_est_pos(m->data_parallel_shard) == 1 &&
+	       strcmp(m->transformer_impl, "transformer_engine") == 0 &&
+	       m->gradient_accumulation_fusion;
+}
+
 /* Megatron-LM's DDP (`framework: pytorch`, data_parallel_shard 1): nothing
  * is sharded but the distributed optimizer's state, over the data-parallel
  * group with CP for dense parameters (distributed_data_parallel.py:294-296
@@ -225,6 +248,9 @@ void mo_est_cfg_init(mo_est_cfg *c, const mo_model *m)
 	 * (p2p_communication.py, get_tensor_shapes). */
 	if (strcmp(m->framework, "pytorch") == 0 && c->pp > 1)
 		c->pp_input = mo_u64_of(mo_est_expr("tsp", &d) * (double)m->hidden_size * c->cbytes);
+	/* the output layer's dummy wgrad: [padded vocab / TP, hidden] */
+	c->dummy_wgrads = mo_est_fused_wgrads(m);
+	c->head_wgrad = (mo_est_wgrad){(int64_t)(vpad / (double)c->tp), m->hidden_size};
 }
 
 static double mo_est_norm_params(const mo_model *m)
@@ -306,6 +332,109 @@ static double mo_est_attn_max(const mo_model *m)
 	return mo_est_max(v, ql > 0 ? ql * a * dqk / tp : h * a * dqk / tp);
 }
 
+static void mo_est_wgrad_add(mo_est_type *t, int64_t rows, int64_t cols)
+{
+	if (rows > 0 && cols > 0 && t->n_wgrads < MO_EST_MAX_WGRADS)
+		t->wgrads[t->n_wgrads++] = (mo_est_wgrad){rows, cols};
+}
+
+/* The local [out, in] weights of a layer's Transformer Engine Linears as
+ * Megatron's TE spec builds them (Megatron 11debfa7): attention
+ * linear_qkv + linear_proj (gpt_layer_specs.py:147-149); MLA
+ * linear_q_down_proj (duplicated) + linear_q_up_proj, or linear_q_proj
+ * without q_lora_rank, linear_kv_down_proj (duplicated), linear_kv_up_proj,
+ * linear_proj (:122-127; shapes multi_latent_attention.py:364-468); the
+ * MLP's fc1 (gate and up) + fc2; a MoE layer's shared expert (split by TP)
+ * and its experts' per-expert fc1 + fc2 (split by ETP; GroupedLinear's
+ * weight{i}, one shape for all); the MTP layer's eh_proj, 2h -> h
+ * column-parallel (multi_token_prediction.py:576-586). The router's
+ * weight gets a real gradient (moe_utils.py:998-1023), the norms' too. */
+static void mo_est_type_wgrads(mo_est_type *t, const mo_model *m, bool moe, bool mtp)
+{
+	int64_t h = m->hidden_size, tp = mo_est_pos(m->tensor_parallel);
+	int64_t a = m->num_attention_heads, gated = mo_est_is_gated(m) ? 2 : 1;
+	t->n_wgrads = 0;
+	if (!mo_est_fused_wgrads(m))
+		return;
+	if (m->multi_latent_attention) {
+		int64_t ql = m->q_lora_rank, kvl = m->kv_lora_rank, vd = m->v_head_dim;
+		int64_t dqk = m->qk_nope_head_dim + m->qk_rope_head_dim;
+		if (ql > 0) {
+			mo_est_wgrad_add(t, ql, h);
+			mo_est_wgrad_add(t, a * dqk / tp, ql);
+		} else {
+			mo_est_wgrad_add(t, a * dqk / tp, h);
+		}
+		mo_est_wgrad_add(t, kvl + m->qk_rope_head_dim, h);
+		mo_est_wgrad_add(t, a * (m->qk_nope_head_dim + vd) / tp, kvl);
+		mo_est_wgrad_add(t, h, a * vd / tp);
+	} else {
+		int64_t g = m->num_query_groups, d = m->kv_channels;
+		mo_est_wgrad_add(t, (a + 2 * g) * d / tp, h);
+		mo_est_wgrad_add(t, h, a * d / tp);
+	}
+	if (moe) {
+		int64_t sh = m->moe_shared_expert_intermediate_size, f = m->moe_ffn_hidden_size;
+		int64_t etp = mo_est_pos(mo_model_etp(m));
+		mo_est_wgrad_add(t, gated * sh / tp, h);
+		mo_est_wgrad_add(t, h, sh / tp);
+		mo_est_wgrad_add(t, gated * f / etp, h);
+		mo_est_wgrad_add(t, h, f / etp);
+	} else {
+		mo_est_wgrad_add(t, gated * m->ffn_hidden_size / tp, h);
+		mo_est_wgrad_add(t, h, m->ffn_hidden_size / tp);
+	}
+	if (mtp)
+		mo_est_wgrad_add(t, h / tp, 2 * h);
+}
+
+static bool mo_est_wgrad_same(mo_est_wgrad a, mo_est_wgrad b)
+{
+	return a.rows == b.rows && a.cols == b.cols;
+}
+
+/* Whether shape k of type t appeared before it: in an earlier counted
+ * type or earlier in t. */
+static bool mo_est_wgrad_seen(const mo_estimate *e, const size_t *count, size_t t, size_t k)
+{
+	for (size_t u = 0; u <= t; u++) {
+		if (!count[u])
+			continue;
+		size_t n = u == t ? k : e->types[u].n_wgrads;
+		for (size_t j = 0; j < n; j++)
+			if (mo_est_wgrad_same(e->types[u].wgrads[j], e->types[t].wgrads[k]))
+				return true;
+	}
+	return false;
+}
+
+uint64_t mo_est_dummy_wgrads(const mo_estimate *e, const size_t *count, bool last)
+{
+	const mo_est_cfg *c = &e->cfg;
+	if (!c->dummy_wgrads)
+		return 0;
+	/* the layers' in the params dtype, one per distinct shape */
+	uint64_t sum = 0;
+	for (size_t t = 0; t < e->n_types; t++)
+		for (size_t k = 0; count[t] && k < e->types[t].n_wgrads; k++)
+			if (!mo_est_wgrad_seen(e, count, t, k))
+				sum = mo_u64_add(sum, mo_u64_of((double)e->types[t].wgrads[k].rows *
+								(double)e->types[t].wgrads[k].cols *
+								c->pbytes));
+	if (!last)
+		return sum;
+	/* the output layer's in the compute dtype: its own key unless a
+	 * layer's weight has its shape and that dtype too */
+	bool shared = false;
+	for (size_t t = 0; t < e->n_types && c->cbytes == c->pbytes; t++)
+		for (size_t k = 0; count[t] && k < e->types[t].n_wgrads; k++)
+			shared |= mo_est_wgrad_same(e->types[t].wgrads[k], c->head_wgrad);
+	if (shared)
+		return sum;
+	return mo_u64_add(sum, mo_u64_of((double)c->head_wgrad.rows * (double)c->head_wgrad.cols *
+					 c->cbytes));
+}
+
 void mo_est_type_params(mo_est_type *t, const mo_model *m, size_t type)
 {
 	const char *name = m->types[type].name;
@@ -340,6 +469,7 @@ void mo_est_type_params(mo_est_type *t, const mo_model *m, size_t type)
 		mx = mo_est_max(mx, 2 * h * h / tp);
 	t->max_dense = mx;
 	t->max_expert = ex;
+	mo_est_type_wgrads(t, m, moe, mtp);
 }
 
 /* The largest parameter tensor of a layer type on its device (elements of

@@ -1947,6 +1947,25 @@ static void mo_megatron_read_training(struct mo_megatron_import *g,
 		mo_megatron_put_bool(
 		    o, MEGATRON_TRAINING, "moe_grouped_gemm", true, MF_GROUPED,
 		    mo_megatron_find(g, "--moe-grouped-gemm"), NULL);
+	/* Megatron's default is on (arguments.py
+	 * --no-gradient-accumulation-fusion, store_false into
+	 * gradient_accumulation_fusion); the flag still leaves out the weight
+	 * gradient each Linear then makes before DDP adds it to main_grad (a
+	 * transient the estimate does not count) */
+	bool no_fusion =
+	    mo_megatron_flag(g, "--no-gradient-accumulation-fusion");
+	const struct mo_megatron_arg *nf =
+	    no_fusion ? mo_megatron_find(g, "--no-gradient-accumulation-fusion")
+		      : NULL;
+	mo_megatron_put_bool(o, MEGATRON_TRAINING,
+			     "gradient_accumulation_fusion", !no_fusion,
+			     MF_GRAD_FUSION, nf,
+			     "default (no --no-gradient-accumulation-fusion)");
+	if (nf)
+		mo_megatron_unmodelled(
+		    g, nf,
+		    "the weight gradient computed into a temporary before "
+		    "main_grad");
 }
 
 /* --num-layers-per-virtual-pipeline-stage N: layers / PP / N chunks per
@@ -2270,8 +2289,6 @@ static const struct {
 } mo_megatron_unmodelled_flags[] = {
     {"--overlap-param-gather",
      "the all-gather buffers of overlapped parameter gathering"},
-    {"--no-gradient-accumulation-fusion",
-     "the weight gradient computed into a temporary before main_grad"},
     {"--fp8-format", "FP8 weights and activations"},
     {"--fp8-recipe", "FP8 weights and activations"},
     {"--fp8-param-gather", "FP8 parameters"},
@@ -2315,9 +2332,9 @@ static bool mo_megatron_known_irrelevant(const char *flag)
 		if (strncmp(flag, mo_megatron_irrelevant_prefixes[i],
 			    strlen(mo_megatron_irrelevant_prefixes[i])) == 0)
 			return true;
-	/* --no-X-fusion / --X-fusion: fused kernels keep the same tensors */
-	return mo_megatron_ends_with(flag, "-fusion") &&
-	       strcmp(flag, "--no-gradient-accumulation-fusion");
+	/* --no-X-fusion / --X-fusion: fused kernels keep the same tensors
+	 * (--no-gradient-accumulation-fusion is read: a model key) */
+	return mo_megatron_ends_with(flag, "-fusion");
 }
 
 static void mo_megatron_account(struct mo_megatron_import *g)

@@ -523,6 +523,8 @@ static void mo_model_items(const mo_model *m, struct mo_items *l)
 		IT_B(l, s, "overlap_grad_reduce", m->overlap_grad_reduce);
 		if (m->moe_grouped_gemm)
 			IT_B(l, s, "moe_grouped_gemm", true);
+		if (m->gradient_accumulation_fusion)
+			IT_B(l, s, "gradient_accumulation_fusion", true);
 	}
 	s = MO_SEC_PAR;
 	if (m->world_size > 0)

@@ -91,6 +91,13 @@ struct mo_model {
 	 * (Transformer Engine's GroupedLinear, which keeps its own cuBLAS
 	 * workspaces: the device's gemm_workspace_mib each) */
 	bool moe_grouped_gemm;
+	/* Megatron's gradient accumulation fusion (its default; turned off by
+	 * --no-gradient-accumulation-fusion): weight gradients are written
+	 * into main_grad and Transformer Engine hands autograd a dummy wgrad
+	 * it caches per weight shape (module/base.py get_dummy_wgrad).
+	 * memopt's default is false, so a file without the key keeps its
+	 * answers; `memopt import` writes Megatron's value. */
+	bool gradient_accumulation_fusion;
 
 	/* parallel; world_size 0 = unknown */
 	int64_t world_size, data_parallel, data_parallel_shard;

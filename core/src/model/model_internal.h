@@ -63,6 +63,7 @@ enum mo_mf {
 	MF_OVERLAP,  /* overlap_grad_reduce */
 	MF_ETP,      /* expert_tensor_parallel */
 	MF_GROUPED,  /* moe_grouped_gemm */
+	MF_GRAD_FUSION, /* gradient_accumulation_fusion */
 	MF_COUNT
 };
 
