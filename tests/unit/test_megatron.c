@@ -372,6 +372,9 @@ static void test_pipeline_inputs(void **state)
 /* Transformer Engine's dummy weight gradients on its last stage (the sum in
  * test_dummy_wgrads) */
 #define MOE_MLA_LAST_DUMMY_WGRADS 84541440ULL
+/* with Megatron's global buffer of the output layer's gathered input
+ * under SP (test_head_gather): [4096, 4, 1024] bf16 */
+#define MOE_MLA_LAST_KEPT_CACHES (MOE_MLA_LAST_DUMMY_WGRADS + 33554432ULL)
 
 /* The MoE + MLA + MTP memory test (TP 2, SP, PP 2 x 4 virtual, EP 4, ETP 1,
  * micro-batch 4 x seq 4096, 32 heads, `--attention-backend unfused`), each
@@ -404,9 +407,9 @@ static void test_moe_mla_unfused(void **state)
 		mo_estimate_stage_get(p, mo_estimate_stage_count(p) - 1);
 	/* with Transformer Engine's dummy weight gradients (test_dummy_wgrads) */
 	assert_int_equal(last->peak_by_bucket[MO_EST_WORKSPACES],
-			 234881024ULL + 5 * 1024 + MOE_MLA_LAST_DUMMY_WGRADS);
+			 234881024ULL + 5 * 1024 + MOE_MLA_LAST_KEPT_CACHES);
 	assert_int_equal(last_plain->peak_by_bucket[MO_EST_WORKSPACES],
-			 100663296ULL + 1024 + MOE_MLA_LAST_DUMMY_WGRADS);
+			 100663296ULL + 1024 + MOE_MLA_LAST_KEPT_CACHES);
 	char *report = mo_estimate_report(e, 1);
 	assert_non_null(strstr(report, "the MTP layers' embedding 26476544 params"));
 	free(report);
@@ -459,6 +462,9 @@ static void test_dummy_wgrads(void **state)
 	const uint64_t stage0 = 37879808ULL, ws = 234881024ULL + 5 * 1024;
 	assert_int_equal(mo_estimate_stage_count(e), 2);
 	const uint64_t want[2] = {stage0, MOE_MLA_LAST_DUMMY_WGRADS};
+	/* the workspaces bucket also holds the last stage's gathered-input
+	 * buffer (test_head_gather) */
+	const uint64_t other[2] = {0, MOE_MLA_LAST_KEPT_CACHES - MOE_MLA_LAST_DUMMY_WGRADS};
 	for (size_t s = 0; s < 2; s++) {
 		const mo_estimate_stage *on = mo_estimate_stage_get(e, s),
 					*no = mo_estimate_stage_get(o, s);
@@ -467,12 +473,12 @@ static void test_dummy_wgrads(void **state)
 		size_t n = mo_estimate_event_count(e, s);
 		for (size_t k = 0; k < n; k++) {
 			const mo_estimate_event *ev = mo_estimate_event_get(e, s, k);
-			uint64_t expect = want[s] + (s == 0 && k == 0 ? 0 : ws);
+			uint64_t expect = want[s] + other[s] + (s == 0 && k == 0 ? 0 : ws);
 			assert_int_equal(ev->bytes[MO_EST_WORKSPACES], expect);
 		}
 		/* local: the dense GEMMs' workspaces only (no GroupedLinear) */
 		assert_int_equal(mo_estimate_stage_get(l, s)->peak_by_bucket[MO_EST_WORKSPACES],
-				 100663296ULL + 1024);
+				 100663296ULL + 1024 + other[s]);
 	}
 	assert_int_equal(mo_estimate_event_get(e, 0, 0)->kind, MO_EV_EMBED_FORWARD);
 	mo_estimate_free(l);
@@ -487,6 +493,81 @@ static void test_dummy_wgrads(void **state)
 	free(local);
 	free(off);
 	free(text);
+}
+
+#define CP2 "tests/data/megatron/gpt3_mcore_te_tp2_pp2_cp2.yaml"
+
+/* Under sequence parallelism Megatron's output layer gathers its input
+ * [s / CP / TP, b, h] into its global "mpu" buffer, one per dtype, never
+ * freed (tensor_parallel/layers.py LinearWithGradAccumulationAndAsync-
+ * Communication, utils.py GlobalMemoryBuffer), and saves only its local
+ * input. The last stage keeps [s / CP, b, h] bf16 from the first step on:
+ *   MoE/MLA/MTP run: 4096 x 4 x 1024 x 2 = 33,554,432 (TP 2, SP)
+ *   CP 2 run:        1024 / 2 x 4 x 512 x 2 = 2,097,152 (TP 2, SP)
+ *   8-expert run:    1024 x 4 x 512 x 2 = 4,194,304 (TP 2, SP, PP 1)
+ *   7B PP 4 run:     none (TP 1)
+ * At the optimizer step the workspaces bucket holds it beside the device's
+ * GEMM workspaces (h100: 3 x 32 MiB + 1 KiB, with --moe-grouped-gemm
+ * 4 x (32 MiB + 1 KiB) more; a100: 2 x 32 + 4 MiB) and the dummy weight
+ * gradients (the MoE run only). Each loss region of the MoE run keeps the
+ * final norm's input y [4096 / 2, 4, 1024] (16 MiB) and its fp32 rstd
+ * (32 KiB), the output layer's local input (16 MiB, not the gathered
+ * 32 MiB) and the fp32 softmax [16384, 25856] (1,694,498,816 B); the MTP
+ * layer's region is the same: 2 x 1,728,086,016 at its loss forward. */
+static void test_head_gather(void **state)
+{
+	(void)state;
+	const uint64_t h100 = 3 * 33554432ull + 1024, grouped = 4 * (33554432ull + 1024);
+	static const struct {
+		const char *file;
+		uint64_t gather;
+	} runs[] = {
+		{MOE_MLA, 4096ull * 4 * 1024 * 2},
+		{CP2, 512ull * 4 * 512 * 2},
+		{EXPERTS, 1024ull * 4 * 512 * 2},
+		{PP4, 0},
+	};
+	const uint64_t ws[] = {h100 + grouped + MOE_MLA_LAST_DUMMY_WGRADS, h100,
+			       2 * 33554432ull + 4194304, h100};
+	for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
+		char *text = test_read_file(runs[i].file, NULL);
+		mo_estimate *e = estimate_text(text);
+		size_t last = mo_estimate_stage_count(e) - 1;
+		size_t n = mo_estimate_event_count(e, last);
+		const mo_estimate_event *opt = mo_estimate_event_get(e, last, n - 1);
+		assert_int_equal(opt->kind, MO_EV_OPTIMIZER);
+		assert_int_equal(opt->bytes[MO_EST_WORKSPACES], ws[i] + runs[i].gather);
+		/* not on the other stages (no output layer) */
+		if (last > 0) {
+			size_t n0 = mo_estimate_event_count(e, 0);
+			uint64_t first_ws = mo_estimate_event_get(e, 0, n0 - 1)->bytes[MO_EST_WORKSPACES];
+			char *off = with_value(text, "sequence_parallel:", "false");
+			mo_estimate *o = estimate_text(off);
+			size_t m0 = mo_estimate_event_count(o, 0);
+			if (runs[i].gather)
+				assert_int_equal(first_ws, mo_estimate_event_get(o, 0, m0 - 1)
+								   ->bytes[MO_EST_WORKSPACES]);
+			mo_estimate_free(o);
+			free(off);
+		}
+		if (i == 0) { /* the MoE/MLA/MTP run */
+			size_t k = 1;
+			while (mo_estimate_event_get(e, last, k)->kind != MO_EV_LOSS_FORWARD)
+				k++;
+			uint64_t at = mo_estimate_event_get(e, last, k)->bytes[MO_EST_ACTIVATIONS],
+				 before = mo_estimate_event_get(e, last, k - 1)->bytes[MO_EST_ACTIVATIONS];
+			assert_int_equal(at - before, 2 * 1728086016ull);
+		}
+		/* the mindspore rules keep none */
+		char *ms = with_value(text, "framework:", "mindspore");
+		mo_estimate *m = estimate_text(ms);
+		for (size_t s = 0; s < mo_estimate_stage_count(m); s++)
+			assert_int_equal(mo_estimate_stage_get(m, s)->peak_by_bucket[MO_EST_WORKSPACES], 0);
+		mo_estimate_free(m);
+		free(ms);
+		mo_estimate_free(e);
+		free(text);
+	}
 }
 
 /* transformer_impl: Transformer Engine copies K and V ([16384, 256] bf16,
@@ -766,6 +847,7 @@ int main(void)
 		cmocka_unit_test(test_moe_mla_unfused),
 		cmocka_unit_test(test_pipeline_inputs),
 		cmocka_unit_test(test_dummy_wgrads),
+		cmocka_unit_test(test_head_gather),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

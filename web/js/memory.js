@@ -67,7 +67,7 @@ function formula(key, s, est, model) {
     case 'loss_scratch':
       return `loss scratch = logits and fp32 log-softmax planes (s × b × vocab) on the last stage = ${gib(b)}`;
     case 'workspaces':
-      return `GEMM workspaces and kept caches = Transformer Engine's and PyTorch's two cuBLAS workspaces, allocated at the first GEMM and kept (the device's workspace_mib; 0 under the mindspore rules, where they are inside the calibrated figures), and the caches the first step allocates and never frees (with gradient_accumulation_fusion: Transformer Engine's dummy weight gradients, one per distinct weight shape of the stage's Linears and the output layer) = ${gib(b)}`;
+      return `GEMM workspaces and kept caches = Transformer Engine's and PyTorch's two cuBLAS workspaces, allocated at the first GEMM and kept (the device's workspace_mib; 0 under the mindspore rules, where they are inside the calibrated figures), and the caches the first step allocates and never frees (with gradient_accumulation_fusion: Transformer Engine's dummy weight gradients, one per distinct weight shape of the stage's Linears and the output layer; with sequence parallelism: the output layer's gathered input, s/CP × b × h, in Megatron's global buffer on the last stage) = ${gib(b)}`;
     case 'pipeline_inputs':
       return `pipeline inputs = per model chunk that receives its input from the previous stage, the last one and its gradient (Megatron's set_input_tensor keeps them until the chunk's next forward): 2 × s/CP (/TP under SP) × b × h × compute bytes each = ${gib(b)}`;
     default:

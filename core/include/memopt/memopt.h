@@ -476,7 +476,9 @@ typedef enum mo_estimate_bucket {
 			       * rules); caches allocated in the first step
 			       * and never freed (pytorch: Transformer
 			       * Engine's dummy weight gradients under
-			       * gradient accumulation fusion) in every event */
+			       * gradient accumulation fusion, Megatron's
+			       * buffer of the output layer's gathered input
+			       * under SP) in every event */
 	MO_EST_PIPELINE_INPUTS, /* pipeline parallel, framework pytorch: each
 				 * model chunk that receives its input from the
 				 * previous stage keeps the last one and its

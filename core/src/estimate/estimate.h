@@ -251,6 +251,10 @@ typedef struct mo_est_cfg {
 	 * layer's weight (head_wgrad, compute dtype) on the last stage */
 	bool dummy_wgrads;
 	mo_est_wgrad head_wgrad;
+	/* Megatron's global "mpu" buffer the output layer gathers its input
+	 * into under SP: [s / CP, b, h] in the compute dtype, kept by the last
+	 * stage (pytorch; else 0) */
+	uint64_t head_gather;
 	const char *optimizer;
 } mo_est_cfg;
 

@@ -183,12 +183,18 @@ static void mo_estimate_text_assumptions(mo_buf *b, const mo_estimate *e)
 			      e->cfg.grouped_workspaces ? "; with moe_grouped_gemm 4 x its "
 							   "gemm_workspace_mib"
 							 : "");
-	if (e->cfg.dummy_wgrads) {
+	if (e->cfg.dummy_wgrads)
 		mo_buf_puts(b, "  gradient_accumulation_fusion: Transformer Engine hands autograd a "
 			       "dummy weight gradient cached per (shape, dtype) and never freed "
 			       "(get_dummy_wgrad): one per distinct weight shape of a stage's "
-			       "Linears and the output layer's, kept from the first step on "
-			       "(workspaces bucket):");
+			       "Linears and the output layer's\n");
+	if (e->cfg.head_gather)
+		mo_buf_printf(b, "  sequence parallel: the output layer gathers its input into "
+				 "Megatron's global \"mpu\" buffer, never freed (%.3f MiB, last "
+				 "stage); each micro-batch keeps its local input\n",
+			      (double)e->cfg.head_gather / MIB);
+	if (e->cfg.dummy_wgrads || e->cfg.head_gather) {
+		mo_buf_puts(b, "  kept caches from the first step on (workspaces bucket):");
 		for (size_t s = 0; s < e->n_stages; s++)
 			mo_buf_printf(b, " stage %zu %.3f MiB%s", s,
 				      (double)mo_est_stage_caches(e, s) / MIB,
@@ -224,8 +230,9 @@ char *mo_estimate_report(const mo_estimate *e, int explain)
 		mo_estimate_text_stage(&b, e, &e->stages[s]);
 	mo_buf_puts(&b, "  (W weights, G gradients, O optimizer, A activations, R recomputed, "
 			"S swap buffers, F gathered weights, L loss scratch");
-	mo_buf_puts(&b, e->cfg.workspace || e->cfg.dummy_wgrads ? ", K workspaces and kept caches"
-								 : "");
+	mo_buf_puts(&b, e->cfg.workspace || e->cfg.dummy_wgrads || e->cfg.head_gather
+				? ", K workspaces and kept caches"
+				: "");
 	mo_buf_puts(&b, e->cfg.pp_input ? ", I pipeline inputs)\n" : ")\n");
 	mo_estimate_text_layers(&b, e);
 	mo_estimate_text_cost(&b, e);

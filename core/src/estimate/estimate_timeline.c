@@ -410,20 +410,22 @@ static void mo_timeline_type_counts(const mo_estimate *e, size_t s, size_t *coun
 
 /* Caches stage s keeps from the first step on (the `workspaces` bucket
  * besides the GEMM workspaces; framework pytorch): Transformer Engine's
- * dummy weight gradients (estimate_weights.c mo_est_dummy_wgrads).
- * Allocated in the first step and never freed, so in every event of a
- * later step (the figures they are compared with are steps >= 2). 0 when
- * out of memory. */
+ * dummy weight gradients (estimate_weights.c mo_est_dummy_wgrads) and, on
+ * the last stage, Megatron's global buffer of the output layer's gathered
+ * input (cfg.head_gather). Allocated in the first step and never freed,
+ * so in every event of a later step (the figures they are compared with
+ * are steps >= 2). 0 when out of memory. */
 uint64_t mo_est_stage_caches(const mo_estimate *e, size_t s)
 {
 	size_t T = e->n_types, small[16], *count = T <= 16 ? small : calloc(T, sizeof(size_t));
 	if (!count)
 		return 0;
 	mo_timeline_type_counts(e, s, count);
-	uint64_t sum = mo_est_dummy_wgrads(e, count, s + 1 == e->n_stages);
+	bool last = s + 1 == e->n_stages;
+	uint64_t sum = mo_est_dummy_wgrads(e, count, last);
 	if (count != small)
 		free(count);
-	return sum;
+	return mo_u64_add(sum, last ? e->cfg.head_gather : 0);
 }
 
 /* Weights, gradients, optimizer states, resident gathered weights and

@@ -251,6 +251,20 @@ void mo_est_cfg_init(mo_est_cfg *c, const mo_model *m)
 	/* the output layer's dummy wgrad: [padded vocab / TP, hidden] */
 	c->dummy_wgrads = mo_est_fused_wgrads(m);
 	c->head_wgrad = (mo_est_wgrad){(int64_t)(vpad / (double)c->tp), m->hidden_size};
+	/* Under sequence parallelism Megatron's output layer (its own
+	 * ColumnParallelLinear, whatever transformer_impl) gathers its input
+	 * [s / CP / TP, b, h] over TP into get_global_memory_buffer()
+	 * .get_tensor(dim_size, input.dtype, "mpu") (tensor_parallel/
+	 * layers.py:478-484, again in backward :514-521, at Megatron
+	 * 11debfa7; :474 at adc69dba, :620 at 93ebf8d7), and GlobalMemoryBuffer
+	 * keeps one tensor per (name, dtype), grown to the largest request and
+	 * never freed (utils.py:625-651 at 11debfa7). The MTP layers' logits
+	 * reuse it (same shape). Megatron's all-gather MoE dispatcher gathers
+	 * into the same buffer (token_dispatcher.py:259-261 at adc69dba), which
+	 * can make it larger: not modelled (no dispatcher key). */
+	if (strcmp(m->framework, "pytorch") == 0 && (d.cond & MO_C_SP))
+		c->head_gather = mo_u64_of(mo_est_expr("tok", &d) * (double)m->hidden_size *
+					   c->cbytes);
 }
 
 static double mo_est_norm_params(const mo_model *m)

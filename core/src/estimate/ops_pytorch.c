@@ -328,7 +328,13 @@ static const mo_op_row pt_mtp_out[] = {
  * its softmax, exp_logits: cross_entropy.py:187). Its backward writes the
  * gradient into that plane in place (cross_entropy.py:91, grad_input =
  * softmax; :117 mul_), so the loss backward adds only the gradient's cast
- * to the logits' dtype (estimate_weights.c, loss_bytes). */
+ * to the logits' dtype (estimate_weights.c, loss_bytes). Under SP the
+ * output layer (Megatron's ColumnParallelLinear) saves its local input
+ * and gathers it into Megatron's global "mpu" buffer, one for the run,
+ * kept (LinearWithGradAccumulationAndAsyncCommunication.forward,
+ * tensor_parallel/layers.py:465 save_for_backward(input, weight), :478-484
+ * at 11debfa7): the gathered input is a kept cache of the last stage
+ * (estimate_weights.c head_gather), not a per-micro-batch activation. */
 static const mo_op_row pt_head[] = {
 	{.path = "", .op = "input", .in = "", .out = "y:c:tsp*h", .save = KEEPS_NOTHING},
 	{.unless = C_LN, .path = "final_layernorm", .op = "rms_norm", .in = "y",
@@ -340,7 +346,7 @@ static const mo_op_row pt_head[] = {
 	{.unless = C_SP, .path = "output_layer", .op = "view", .in = "yn", .out = "yng@yn",
 	 .save = KEEPS_NOTHING},
 	{.path = "output_layer", .op = "matmul", .in = "yng", .out = "logits:c:tok*vocab",
-	 .save = "yng", .flops = "2*tok*h*vocab"},
+	 .save = "yn", .flops = "2*tok*h*vocab"},
 	{.path = "loss", .op = "cast", .in = "logits", .out = "l32:f32:tok*vocab",
 	 .save = KEEPS_NOTHING},
 	{.path = "loss", .op = "log_softmax", .in = "l32", .out = "lsm:f32:tok*vocab",
