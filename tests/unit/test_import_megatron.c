@@ -225,6 +225,8 @@ static void test_tp1_pp4(void **state)
 	 * not modelled at its line */
 	assert_string_equal(str_at(doc, "training.gradient_accumulation_fusion"),
 			    "false");
+	/* no MLA: no rope-fusion key */
+	assert_null(strstr(yaml, "apply_rope_fusion"));
 	assert_non_null(strstr(yaml, "gradient_accumulation_fusion: false  # "
 				     "--no-gradient-accumulation-fusion"));
 	g = diag_for(d, "unmodelled", "--no-gradient-accumulation-fusion");
@@ -295,6 +297,9 @@ static void test_moe_memory_speed(void **state)
 	assert_string_equal(str_at(doc, "training.gradient_accumulation_fusion"),
 			    "true");
 	assert_non_null(strstr(yaml, "gradient_accumulation_fusion: true  # default"));
+	/* --no-rope-fusion (line 31): MLA keeps its YaRN tables of 4096
+	 * positions */
+	assert_string_equal(str_at(doc, "training.apply_rope_fusion"), "false");
 	/* --expert-tensor-parallel-size 1 (line 16) is the model key now */
 	assert_int_equal(int_at(doc, "parallel.expert_tensor_parallel"), 1);
 	assert_null(diag_for(d, "unmodelled", "--expert-tensor-parallel-size"));

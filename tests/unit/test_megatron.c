@@ -372,9 +372,13 @@ static void test_pipeline_inputs(void **state)
 /* Transformer Engine's dummy weight gradients on its last stage (the sum in
  * test_dummy_wgrads) */
 #define MOE_MLA_LAST_DUMMY_WGRADS 84541440ULL
-/* with Megatron's global buffer of the output layer's gathered input
- * under SP (test_head_gather): [4096, 4, 1024] bf16 */
-#define MOE_MLA_LAST_KEPT_CACHES (MOE_MLA_LAST_DUMMY_WGRADS + 33554432ULL)
+/* Megatron's global buffer of the output layer's gathered input under SP
+ * (test_head_gather): [4096, 4, 1024] bf16 */
+#define MOE_MLA_LAST_GATHER 33554432ULL
+/* MLA's YaRN tables (test_mla_rope): 9 attention modules x 2 MiB */
+#define MOE_MLA_LAST_ROPE 18874368ULL
+#define MOE_MLA_LAST_KEPT_CACHES \
+	(MOE_MLA_LAST_DUMMY_WGRADS + MOE_MLA_LAST_GATHER + MOE_MLA_LAST_ROPE)
 
 /* The MoE + MLA + MTP memory test (TP 2, SP, PP 2 x 4 virtual, EP 4, ETP 1,
  * micro-batch 4 x seq 4096, 32 heads, `--attention-backend unfused`), each
@@ -462,9 +466,11 @@ static void test_dummy_wgrads(void **state)
 	const uint64_t stage0 = 37879808ULL, ws = 234881024ULL + 5 * 1024;
 	assert_int_equal(mo_estimate_stage_count(e), 2);
 	const uint64_t want[2] = {stage0, MOE_MLA_LAST_DUMMY_WGRADS};
-	/* the workspaces bucket also holds the last stage's gathered-input
-	 * buffer (test_head_gather) */
-	const uint64_t other[2] = {0, MOE_MLA_LAST_KEPT_CACHES - MOE_MLA_LAST_DUMMY_WGRADS};
+	/* the workspaces bucket also holds the YaRN tables (8 attention
+	 * modules on stage 0, test_mla_rope) and the last stage's
+	 * gathered-input buffer (test_head_gather) */
+	const uint64_t other[2] = {8 * 2097152ULL,
+				   MOE_MLA_LAST_KEPT_CACHES - MOE_MLA_LAST_DUMMY_WGRADS};
 	for (size_t s = 0; s < 2; s++) {
 		const mo_estimate_stage *on = mo_estimate_stage_get(e, s),
 					*no = mo_estimate_stage_get(o, s);
@@ -527,7 +533,7 @@ static void test_head_gather(void **state)
 		{EXPERTS, 1024ull * 4 * 512 * 2},
 		{PP4, 0},
 	};
-	const uint64_t ws[] = {h100 + grouped + MOE_MLA_LAST_DUMMY_WGRADS, h100,
+	const uint64_t ws[] = {h100 + grouped + MOE_MLA_LAST_DUMMY_WGRADS + MOE_MLA_LAST_ROPE, h100,
 			       2 * 33554432ull + 4194304, h100};
 	for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
 		char *text = test_read_file(runs[i].file, NULL);
@@ -568,6 +574,65 @@ static void test_head_gather(void **state)
 		mo_estimate_free(e);
 		free(text);
 	}
+}
+
+/* Multi-latent attention's YaRN rotary tables (Megatron: rope_type yarn,
+ * MLA's default): each attention module registers cos/sin buffers of
+ * original_max_position_embeddings 4096 positions x qk_pos_emb_head_dim 64,
+ * cast to bf16 with the model (2 x 4096 x 64 x 2 = 1 MiB), and its
+ * lru_cache'd forward (maxsize 32, one cache per process) keeps the fp32
+ * embedding [s / CP, 1, 1, 64] (4096 x 64 x 4 = 1 MiB) of the last 32
+ * modules called. The MoE/MLA/MTP run (--no-rope-fusion, seq 4096): 9
+ * modules on the last stage (8 layers + MTP) = 18,874,368, 8 on stage 0.
+ * With rope fusion (Megatron's default) the first call remakes cos/sin in
+ * the compute dtype at the run's length: the same at seq 4096; at seq 2048
+ * 2 x 2048 x 64 x 2 + 2048 x 64 x 4 = 1 MiB a module, without fusion
+ * 1 MiB + 512 KiB. 64 layers (33 modules on the last stage): 33 x 1 MiB of
+ * tables + 32 x 1 MiB of cached embeddings. */
+static void test_mla_rope(void **state)
+{
+	(void)state;
+	const uint64_t others = 234881024ULL + 5 * 1024 + MOE_MLA_LAST_DUMMY_WGRADS +
+				MOE_MLA_LAST_GATHER;
+	char *text = test_read_file(MOE_MLA, NULL);
+	mo_estimate *e = estimate_text(text);
+	assert_int_equal(mo_estimate_stage_get(e, 1)->peak_by_bucket[MO_EST_WORKSPACES],
+			 others + MOE_MLA_LAST_ROPE);
+	mo_estimate_free(e);
+
+	char *fused = with_value(text, "apply_rope_fusion:", "true");
+	e = estimate_text(fused);
+	assert_int_equal(mo_estimate_stage_get(e, 1)->peak_by_bucket[MO_EST_WORKSPACES],
+			 others + MOE_MLA_LAST_ROPE);
+	mo_estimate_free(e);
+
+	/* seq 2048: the run's length decides the fused tables; the buffer of
+	 * the gathered input halves too */
+	const uint64_t half = others - MOE_MLA_LAST_GATHER / 2;
+	char *s2048 = with_value(text, "  seq_length:", "2048");
+	char *s2048f = with_value(s2048, "apply_rope_fusion:", "true");
+	e = estimate_text(s2048);
+	assert_int_equal(mo_estimate_stage_get(e, 1)->peak_by_bucket[MO_EST_WORKSPACES],
+			 half + 9 * (1048576ULL + 524288ULL));
+	mo_estimate_free(e);
+	e = estimate_text(s2048f);
+	assert_int_equal(mo_estimate_stage_get(e, 1)->peak_by_bucket[MO_EST_WORKSPACES],
+			 half + 9 * 1048576ULL);
+	mo_estimate_free(e);
+
+	/* 64 layers: 8 a chunk, the last stage 32 + the MTP layer */
+	char *deep = with_value(text, "  num_layers:", "64");
+	e = estimate_text(deep);
+	const mo_estimate_stage *last = mo_estimate_stage_get(e, 1);
+	assert_int_equal(last->num_layers, 33);
+	assert_int_equal(last->peak_by_bucket[MO_EST_WORKSPACES],
+			 others + 33 * 1048576ULL + 32 * 1048576ULL);
+	mo_estimate_free(e);
+	free(deep);
+	free(s2048f);
+	free(s2048);
+	free(fused);
+	free(text);
 }
 
 /* transformer_impl: Transformer Engine copies K and V ([16384, 256] bf16,
@@ -789,7 +854,7 @@ static void test_megatron_keys(void **state)
 		 "  add_bias_linear: true\n",
 		 "  accumulate_allreduce_grads_in_fp32: true\n  transformer_impl: local\n"
 		 "  overlap_grad_reduce: true\n  moe_grouped_gemm: true\n"
-		 "  gradient_accumulation_fusion: true\n");
+		 "  gradient_accumulation_fusion: true\n  apply_rope_fusion: false\n");
 	mo_model *m = load_model(text, &errors);
 	assert_non_null(m);
 	assert_int_equal(errors, 0);
@@ -804,6 +869,7 @@ static void test_megatron_keys(void **state)
 	assert_non_null(strstr(yaml, "overlap_grad_reduce: true"));
 	assert_non_null(strstr(yaml, "moe_grouped_gemm: true"));
 	assert_non_null(strstr(yaml, "gradient_accumulation_fusion: true"));
+	assert_non_null(strstr(yaml, "apply_rope_fusion: false"));
 	/* the written form reads back to the same */
 	mo_model *again = load_model(yaml, &errors);
 	assert_int_equal(errors, 0);
@@ -822,6 +888,7 @@ static void test_megatron_keys(void **state)
 		{"", "  accumulate_allreduce_grads_in_fp32: 32\n"},
 		{"", "  moe_grouped_gemm: 3\n"},
 		{"", "  gradient_accumulation_fusion: often\n"},
+		{"", "  apply_rope_fusion: 2\n"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		snprintf(text, sizeof text, base, bad[i][0], bad[i][1]);
@@ -848,6 +915,7 @@ int main(void)
 		cmocka_unit_test(test_pipeline_inputs),
 		cmocka_unit_test(test_dummy_wgrads),
 		cmocka_unit_test(test_head_gather),
+		cmocka_unit_test(test_mla_rope),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

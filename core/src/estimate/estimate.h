@@ -197,6 +197,9 @@ typedef struct mo_est_res {
  * mo_est_type_params): their local shapes, one per Linear (a grouped
  * Linear's per-expert weight once). */
 #define MO_EST_MAX_WGRADS 12
+/* YarnRotaryEmbedding.forward's @lru_cache(maxsize=32), one cache for the
+ * process (Megatron yarn_rotary_pos_embedding.py:105) */
+#define MO_EST_ROPE_LRU 32
 typedef struct mo_est_wgrad {
 	int64_t rows, cols;
 } mo_est_wgrad;
@@ -255,6 +258,11 @@ typedef struct mo_est_cfg {
 	 * into under SP: [s / CP, b, h] in the compute dtype, kept by the last
 	 * stage (pytorch; else 0) */
 	uint64_t head_gather;
+	/* multi-latent attention's YaRN rotary tables (pytorch; else 0): per
+	 * attention module its cos/sin buffers, and the embedding its
+	 * lru_cache'd forward keeps (at most MO_EST_ROPE_LRU modules a rank) */
+	uint64_t mla_rope_module, mla_rope_lru;
+	bool rope_fusion;            /* apply_rope_fusion (for the report) */
 	const char *optimizer;
 } mo_est_cfg;
 

@@ -193,7 +193,15 @@ static void mo_estimate_text_assumptions(mo_buf *b, const mo_estimate *e)
 				 "Megatron's global \"mpu\" buffer, never freed (%.3f MiB, last "
 				 "stage); each micro-batch keeps its local input\n",
 			      (double)e->cfg.head_gather / MIB);
-	if (e->cfg.dummy_wgrads || e->cfg.head_gather) {
+	if (e->cfg.mla_rope_module)
+		mo_buf_printf(b, "  multi-latent attention: each attention module keeps its YaRN "
+				 "cos/sin tables (%.3f MiB, %s) and, for the last %d called, the "
+				 "lru-cached fp32 embedding (%.3f MiB)\n",
+			      (double)e->cfg.mla_rope_module / MIB,
+			      e->cfg.rope_fusion ? "rope fusion: the run's length"
+						     : "4096 positions",
+			      MO_EST_ROPE_LRU, (double)e->cfg.mla_rope_lru / MIB);
+	if (e->cfg.dummy_wgrads || e->cfg.head_gather || e->cfg.mla_rope_module) {
 		mo_buf_puts(b, "  kept caches from the first step on (workspaces bucket):");
 		for (size_t s = 0; s < e->n_stages; s++)
 			mo_buf_printf(b, " stage %zu %.3f MiB%s", s,
@@ -230,7 +238,8 @@ char *mo_estimate_report(const mo_estimate *e, int explain)
 		mo_estimate_text_stage(&b, e, &e->stages[s]);
 	mo_buf_puts(&b, "  (W weights, G gradients, O optimizer, A activations, R recomputed, "
 			"S swap buffers, F gathered weights, L loss scratch");
-	mo_buf_puts(&b, e->cfg.workspace || e->cfg.dummy_wgrads || e->cfg.head_gather
+	mo_buf_puts(&b, e->cfg.workspace || e->cfg.dummy_wgrads || e->cfg.head_gather ||
+				e->cfg.mla_rope_module
 				? ", K workspaces and kept caches"
 				: "");
 	mo_buf_puts(&b, e->cfg.pp_input ? ", I pipeline inputs)\n" : ")\n");

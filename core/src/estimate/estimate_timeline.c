@@ -410,9 +410,9 @@ static void mo_timeline_type_counts(const mo_estimate *e, size_t s, size_t *coun
 
 /* Caches stage s keeps from the first step on (the `workspaces` bucket
  * besides the GEMM workspaces; framework pytorch): Transformer Engine's
- * dummy weight gradients (estimate_weights.c mo_est_dummy_wgrads) and, on
- * the last stage, Megatron's global buffer of the output layer's gathered
- * input (cfg.head_gather). Allocated in the first step and never freed,
+ * dummy weight gradients (estimate_weights.c mo_est_dummy_wgrads), MLA's
+ * YaRN rotary tables (cfg.mla_rope_*) and, on the last stage, Megatron's
+ * global buffer of the output layer's gathered input (cfg.head_gather). Allocated in the first step and never freed,
  * so in every event of a later step (the figures they are compared with
  * are steps >= 2). 0 when out of memory. */
 uint64_t mo_est_stage_caches(const mo_estimate *e, size_t s)
@@ -422,9 +422,16 @@ uint64_t mo_est_stage_caches(const mo_estimate *e, size_t s)
 		return 0;
 	mo_timeline_type_counts(e, s, count);
 	bool last = s + 1 == e->n_stages;
-	uint64_t sum = mo_est_dummy_wgrads(e, count, last);
+	uint64_t sum = mo_est_dummy_wgrads(e, count, last), layers = 0;
+	for (size_t t = 0; t < T; t++)
+		layers += count[t];
 	if (count != small)
 		free(count);
+	/* MLA's YaRN tables: every attention module's cos/sin, the embedding
+	 * of the last 32 called (cfg.mla_rope_*) */
+	uint64_t cached = layers < MO_EST_ROPE_LRU ? layers : MO_EST_ROPE_LRU;
+	sum = mo_u64_add(sum, mo_u64_mul(layers, e->cfg.mla_rope_module));
+	sum = mo_u64_add(sum, mo_u64_mul(cached, e->cfg.mla_rope_lru));
 	return mo_u64_add(sum, last ? e->cfg.head_gather : 0);
 }
 

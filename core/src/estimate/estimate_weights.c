@@ -157,6 +157,37 @@ double mo_est_buffer_padding(const mo_est_cfg *c, double local)
 	return each * buckets - local;
 }
 
+/* Multi-latent attention's YaRN rotary tables (Megatron 11debfa7): MLA
+ * builds its own YarnRotaryEmbedding per attention module (rope_type
+ * defaults to "yarn" for MLA, transformer_config.py:1814;
+ * multi_latent_attention.py:126-145), whose __init__ registers cos_cached
+ * and sin_cached buffers of original_max_position_embeddings (default
+ * 4096, transformer_config.py:1826; no argument at 11debfa7) positions x
+ * qk_rope_head_dim in the default dtype (yarn_rotary_pos_embedding.py:
+ * 97-99, 164-176), cast with the model by Float16Module under --bf16 /
+ * --fp16 (module.py:401-407): the parameters' dtype. Its forward is
+ * @lru_cache(maxsize=32) (:105), one cache for every instance, so it keeps
+ * the fp32 embedding [rotary_seq_len = s (x TP under SP x CP,
+ * rotary_pos_embedding.py:219-228), 1, 1, rope dim] (:142-157), sliced to
+ * the rank's s / CP under CP (:158-161), of the 32 modules called last.
+ * Without rope fusion MLA calls that forward every step
+ * (multi_latent_attention.py:532); with it (Megatron's default)
+ * get_cached_cos_sin (:521-523), which on its first call finds the cached
+ * dtype (the default, fp32) unlike the compute dtype and remakes the
+ * buffers through the same forward at the run's length
+ * (yarn_rotary_pos_embedding.py:178-189): cos/sin of s / CP positions in
+ * the compute dtype, and the cached embedding. */
+static void mo_est_cfg_mla_rope(mo_est_cfg *c, const mo_model *m, const mo_est_dims *d)
+{
+	if (strcmp(m->framework, "pytorch") != 0 || !m->multi_latent_attention)
+		return;
+	double rope = (double)m->qk_rope_head_dim, sq = mo_est_expr("sq", d);
+	c->rope_fusion = m->apply_rope_fusion;
+	c->mla_rope_lru = mo_u64_of(sq * rope * 4.0);
+	c->mla_rope_module = mo_u64_of(2.0 * rope *
+				       (m->apply_rope_fusion ? sq * c->cbytes : 4096.0 * c->pbytes));
+}
+
 void mo_est_cfg_init(mo_est_cfg *c, const mo_model *m)
 {
 	mo_est_dims d;
@@ -265,6 +296,7 @@ void mo_est_cfg_init(mo_est_cfg *c, const mo_model *m)
 	if (strcmp(m->framework, "pytorch") == 0 && (d.cond & MO_C_SP))
 		c->head_gather = mo_u64_of(mo_est_expr("tok", &d) * (double)m->hidden_size *
 					   c->cbytes);
+	mo_est_cfg_mla_rope(c, m, &d);
 }
 
 static double mo_est_norm_params(const mo_model *m)

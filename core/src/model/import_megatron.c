@@ -1966,6 +1966,17 @@ static void mo_megatron_read_training(struct mo_megatron_import *g,
 		    g, nf,
 		    "the weight gradient computed into a temporary before "
 		    "main_grad");
+	/* rope fusion (default on; --no-rope-fusion, arguments.py, store_false
+	 * into apply_rope_fusion) decides which YaRN tables multi-latent
+	 * attention keeps: written for MLA runs */
+	if (mo_megatron_find(g, "--multi-latent-attention")) {
+		bool no_rope = mo_megatron_flag(g, "--no-rope-fusion");
+		mo_megatron_put_bool(
+		    o, MEGATRON_TRAINING, "apply_rope_fusion", !no_rope,
+		    MF_ROPE_FUSION,
+		    no_rope ? mo_megatron_find(g, "--no-rope-fusion") : NULL,
+		    "default (no --no-rope-fusion)");
+	}
 }
 
 /* --num-layers-per-virtual-pipeline-stage N: layers / PP / N chunks per

@@ -39,6 +39,7 @@ void mo_model_set_defaults(mo_model *m)
 	m->framework = "mindspore";
 	m->position_embedding_type = "rope";
 	m->transformer_impl = "transformer_engine";
+	m->apply_rope_fusion = true; /* Megatron's default */
 	m->data_parallel = 1;
 	m->data_parallel_shard = 0; /* = data_parallel unless given */
 	m->tensor_parallel = 1;
@@ -525,6 +526,8 @@ static void mo_model_items(const mo_model *m, struct mo_items *l)
 			IT_B(l, s, "moe_grouped_gemm", true);
 		if (m->gradient_accumulation_fusion)
 			IT_B(l, s, "gradient_accumulation_fusion", true);
+		if (!m->apply_rope_fusion)
+			IT_B(l, s, "apply_rope_fusion", false);
 	}
 	s = MO_SEC_PAR;
 	if (m->world_size > 0)

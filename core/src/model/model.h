@@ -98,6 +98,10 @@ struct mo_model {
 	 * memopt's default is false, so a file without the key keeps its
 	 * answers; `memopt import` writes Megatron's value. */
 	bool gradient_accumulation_fusion;
+	/* Megatron's rope fusion (its default; --no-rope-fusion turns it off):
+	 * with multi-latent attention, which YaRN cos/sin tables each
+	 * attention module keeps (estimate_weights.c mla_rope) */
+	bool apply_rope_fusion;
 
 	/* parallel; world_size 0 = unknown */
 	int64_t world_size, data_parallel, data_parallel_shard;

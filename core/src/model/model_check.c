@@ -50,6 +50,7 @@ static const char *const mo_model_canon_paths[MF_COUNT] = {
 	[MF_OVERLAP] = "training.overlap_grad_reduce",
 	[MF_GROUPED] = "training.moe_grouped_gemm",
 	[MF_GRAD_FUSION] = "training.gradient_accumulation_fusion",
+	[MF_ROPE_FUSION] = "training.apply_rope_fusion",
 };
 
 const char *mo_model_field_path(const mo_model *m, enum mo_mf f)

@@ -134,6 +134,7 @@ static const struct mo_mkey mo_model_keys[] = {
 	{"overlap_grad_reduce", MF_OVERLAP, CV_BOOL, 0, 0},
 	{"moe_grouped_gemm", MF_GROUPED, CV_BOOL, 0, 0},
 	{"gradient_accumulation_fusion", MF_GRAD_FUSION, CV_BOOL, 0, 0},
+	{"apply_rope_fusion", MF_ROPE_FUSION, CV_BOOL, 0, 0},
 	{"optimizer", MF_OPT, CV_OPT, 0, 0},
 	{"framework", MF_FRAMEWORK, CV_FRAME, 0, 0},
 	/* parallel */
@@ -383,6 +384,7 @@ static bool *mo_model_bool_field(mo_model *m, enum mo_mf f)
 	case MF_OVERLAP: return &m->overlap_grad_reduce;
 	case MF_GROUPED: return &m->moe_grouped_gemm;
 	case MF_GRAD_FUSION: return &m->gradient_accumulation_fusion;
+	case MF_ROPE_FUSION: return &m->apply_rope_fusion;
 	default: return NULL;
 	}
 }

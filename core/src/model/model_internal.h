@@ -64,6 +64,7 @@ enum mo_mf {
 	MF_ETP,      /* expert_tensor_parallel */
 	MF_GROUPED,  /* moe_grouped_gemm */
 	MF_GRAD_FUSION, /* gradient_accumulation_fusion */
+	MF_ROPE_FUSION, /* apply_rope_fusion */
 	MF_COUNT
 };
 
