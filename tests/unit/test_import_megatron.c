@@ -300,6 +300,11 @@ static void test_moe_memory_speed(void **state)
 	/* --no-rope-fusion (line 31): MLA keeps its YaRN tables of 4096
 	 * positions */
 	assert_string_equal(str_at(doc, "training.apply_rope_fusion"), "false");
+	/* lines 83, 93, 94: what the alltoall dispatcher keeps */
+	assert_string_equal(str_at(doc, "training.moe_token_dispatcher_type"),
+			    "alltoall");
+	assert_string_equal(str_at(doc, "training.moe_router_dtype"), "float32");
+	assert_string_equal(str_at(doc, "training.moe_permute_fusion"), "true");
 	/* --expert-tensor-parallel-size 1 (line 16) is the model key now */
 	assert_int_equal(int_at(doc, "parallel.expert_tensor_parallel"), 1);
 	assert_null(diag_for(d, "unmodelled", "--expert-tensor-parallel-size"));

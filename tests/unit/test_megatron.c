@@ -377,8 +377,13 @@ static void test_pipeline_inputs(void **state)
 #define MOE_MLA_LAST_GATHER 33554432ULL
 /* MLA's YaRN tables (test_mla_rope): 9 attention modules x 2 MiB */
 #define MOE_MLA_LAST_ROPE 18874368ULL
-#define MOE_MLA_LAST_KEPT_CACHES \
-	(MOE_MLA_LAST_DUMMY_WGRADS + MOE_MLA_LAST_GATHER + MOE_MLA_LAST_ROPE)
+/* the alltoall dispatcher's last routing (test_dispatcher_state): 9 MoE
+ * layers x 3,440,640 */
+#define MOE_MLA_DISPATCH_LAYER 3440640ULL
+#define MOE_MLA_LAST_DISPATCH (9 * MOE_MLA_DISPATCH_LAYER)
+#define MOE_MLA_LAST_KEPT_CACHES                                                       \
+	(MOE_MLA_LAST_DUMMY_WGRADS + MOE_MLA_LAST_GATHER + MOE_MLA_LAST_ROPE +        \
+	 MOE_MLA_LAST_DISPATCH)
 
 /* The MoE + MLA + MTP memory test (TP 2, SP, PP 2 x 4 virtual, EP 4, ETP 1,
  * micro-batch 4 x seq 4096, 32 heads, `--attention-backend unfused`), each
@@ -469,7 +474,7 @@ static void test_dummy_wgrads(void **state)
 	/* the workspaces bucket also holds the YaRN tables (8 attention
 	 * modules on stage 0, test_mla_rope) and the last stage's
 	 * gathered-input buffer (test_head_gather) */
-	const uint64_t other[2] = {8 * 2097152ULL,
+	const uint64_t other[2] = {8 * 2097152ULL + 7 * MOE_MLA_DISPATCH_LAYER,
 				   MOE_MLA_LAST_KEPT_CACHES - MOE_MLA_LAST_DUMMY_WGRADS};
 	for (size_t s = 0; s < 2; s++) {
 		const mo_estimate_stage *on = mo_estimate_stage_get(e, s),
@@ -533,7 +538,9 @@ static void test_head_gather(void **state)
 		{EXPERTS, 1024ull * 4 * 512 * 2},
 		{PP4, 0},
 	};
-	const uint64_t ws[] = {h100 + grouped + MOE_MLA_LAST_DUMMY_WGRADS + MOE_MLA_LAST_ROPE, h100,
+	const uint64_t ws[] = {h100 + grouped + MOE_MLA_LAST_DUMMY_WGRADS + MOE_MLA_LAST_ROPE +
+				       MOE_MLA_LAST_DISPATCH,
+			       h100,
 			       2 * 33554432ull + 4194304, h100};
 	for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
 		char *text = test_read_file(runs[i].file, NULL);
@@ -550,9 +557,13 @@ static void test_head_gather(void **state)
 			char *off = with_value(text, "sequence_parallel:", "false");
 			mo_estimate *o = estimate_text(off);
 			size_t m0 = mo_estimate_event_count(o, 0);
+			/* without SP the MoE run's dispatcher routes twice the
+			 * tokens a rank (test_dispatcher_state): 7 MoE layers */
+			uint64_t routing = i == 0 ? 7 * MOE_MLA_DISPATCH_LAYER : 0;
 			if (runs[i].gather)
-				assert_int_equal(first_ws, mo_estimate_event_get(o, 0, m0 - 1)
-								   ->bytes[MO_EST_WORKSPACES]);
+				assert_int_equal(first_ws + routing,
+						 mo_estimate_event_get(o, 0, m0 - 1)
+							 ->bytes[MO_EST_WORKSPACES]);
 			mo_estimate_free(o);
 			free(off);
 		}
@@ -593,7 +604,7 @@ static void test_mla_rope(void **state)
 {
 	(void)state;
 	const uint64_t others = 234881024ULL + 5 * 1024 + MOE_MLA_LAST_DUMMY_WGRADS +
-				MOE_MLA_LAST_GATHER;
+				MOE_MLA_LAST_GATHER + MOE_MLA_LAST_DISPATCH;
 	char *text = test_read_file(MOE_MLA, NULL);
 	mo_estimate *e = estimate_text(text);
 	assert_int_equal(mo_estimate_stage_get(e, 1)->peak_by_bucket[MO_EST_WORKSPACES],
@@ -607,8 +618,8 @@ static void test_mla_rope(void **state)
 	mo_estimate_free(e);
 
 	/* seq 2048: the run's length decides the fused tables; the buffer of
-	 * the gathered input halves too */
-	const uint64_t half = others - MOE_MLA_LAST_GATHER / 2;
+	 * the gathered input and the dispatcher's routing halve too */
+	const uint64_t half = others - MOE_MLA_LAST_GATHER / 2 - MOE_MLA_LAST_DISPATCH / 2;
 	char *s2048 = with_value(text, "  seq_length:", "2048");
 	char *s2048f = with_value(s2048, "apply_rope_fusion:", "true");
 	e = estimate_text(s2048);
@@ -626,12 +637,56 @@ static void test_mla_rope(void **state)
 	const mo_estimate_stage *last = mo_estimate_stage_get(e, 1);
 	assert_int_equal(last->num_layers, 33);
 	assert_int_equal(last->peak_by_bucket[MO_EST_WORKSPACES],
-			 others + 33 * 1048576ULL + 32 * 1048576ULL);
+			 others - MOE_MLA_LAST_DISPATCH + 33 * MOE_MLA_DISPATCH_LAYER +
+				 33 * 1048576ULL + 32 * 1048576ULL);
 	mo_estimate_free(e);
 	free(deep);
 	free(s2048f);
 	free(s2048);
 	free(fused);
+	free(text);
+}
+
+/* Megatron's alltoall dispatcher keeps its last micro-batch's routing on
+ * each MoE layer (token_dispatcher.py dispatch_preprocess: self.probs,
+ * self.routing_map, self.reversed_local_input_permutation_mapping). The
+ * MoE/MLA/MTP run (8192 local tokens under SP, 32 experts, top-4,
+ * --moe-router-dtype fp32, --moe-permute-fusion), per MoE layer:
+ *   probs fp32 [8192, 32]                  1,048,576
+ *   routing map bool [8192, 32]              262,144
+ *   TE row_id_map int32 [8192, 2 x 32 + 1] 2,129,920
+ * = 3,440,640; 9 MoE layers on the last stage (8 + MTP), 7 on stage 0.
+ * Unfused permutation: int64 sorted indices [8192 x 4] (262,144) instead
+ * of the row_id_map: 1,572,864. The router in the compute dtype: bf16
+ * probs (524,288): 2,916,352. The all-gather dispatcher: none counted. */
+static void test_dispatcher_state(void **state)
+{
+	(void)state;
+	char *text = test_read_file(MOE_MLA, NULL);
+	char *gather = with_value(text, "moe_token_dispatcher_type:", "allgather");
+	char *unfused = with_value(text, "moe_permute_fusion:", "false");
+	char *bf16 = with_value(text, "moe_router_dtype:", "bfloat16");
+	static const uint64_t per_layer[] = {3440640ULL, 1572864ULL, 2916352ULL};
+	const char *variants[] = {text, unfused, bf16};
+	mo_estimate *g = estimate_text(gather);
+	for (size_t v = 0; v < 3; v++) {
+		mo_estimate *e = estimate_text(variants[v]);
+		const uint64_t layers[2] = {7, 9};
+		for (size_t s = 0; s < 2; s++) {
+			const mo_estimate_stage *on = mo_estimate_stage_get(e, s),
+						*off = mo_estimate_stage_get(g, s);
+			assert_int_equal(on->peak_by_bucket[MO_EST_WORKSPACES] -
+						 off->peak_by_bucket[MO_EST_WORKSPACES],
+					 layers[s] * per_layer[v]);
+			assert_int_equal(on->between_steps_bytes - off->between_steps_bytes,
+					 layers[s] * per_layer[v]);
+		}
+		mo_estimate_free(e);
+	}
+	mo_estimate_free(g);
+	free(bf16);
+	free(unfused);
+	free(gather);
 	free(text);
 }
 
@@ -854,7 +909,9 @@ static void test_megatron_keys(void **state)
 		 "  add_bias_linear: true\n",
 		 "  accumulate_allreduce_grads_in_fp32: true\n  transformer_impl: local\n"
 		 "  overlap_grad_reduce: true\n  moe_grouped_gemm: true\n"
-		 "  gradient_accumulation_fusion: true\n  apply_rope_fusion: false\n");
+		 "  gradient_accumulation_fusion: true\n  apply_rope_fusion: false\n"
+		 "  moe_token_dispatcher_type: alltoall\n  moe_router_dtype: fp32\n"
+		 "  moe_permute_fusion: true\n");
 	mo_model *m = load_model(text, &errors);
 	assert_non_null(m);
 	assert_int_equal(errors, 0);
@@ -870,6 +927,9 @@ static void test_megatron_keys(void **state)
 	assert_non_null(strstr(yaml, "moe_grouped_gemm: true"));
 	assert_non_null(strstr(yaml, "gradient_accumulation_fusion: true"));
 	assert_non_null(strstr(yaml, "apply_rope_fusion: false"));
+	assert_non_null(strstr(yaml, "moe_token_dispatcher_type: alltoall"));
+	assert_non_null(strstr(yaml, "moe_router_dtype: float32")); /* fp32 */
+	assert_non_null(strstr(yaml, "moe_permute_fusion: true"));
 	/* the written form reads back to the same */
 	mo_model *again = load_model(yaml, &errors);
 	assert_int_equal(errors, 0);
@@ -889,6 +949,9 @@ static void test_megatron_keys(void **state)
 		{"", "  moe_grouped_gemm: 3\n"},
 		{"", "  gradient_accumulation_fusion: often\n"},
 		{"", "  apply_rope_fusion: 2\n"},
+		{"", "  moe_token_dispatcher_type: deepep\n"},
+		{"", "  moe_router_dtype: fp64\n"},
+		{"", "  moe_permute_fusion: yes please\n"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		snprintf(text, sizeof text, base, bad[i][0], bad[i][1]);
@@ -916,6 +979,7 @@ int main(void)
 		cmocka_unit_test(test_dummy_wgrads),
 		cmocka_unit_test(test_head_gather),
 		cmocka_unit_test(test_mla_rope),
+		cmocka_unit_test(test_dispatcher_state),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -478,8 +478,9 @@ typedef enum mo_estimate_bucket {
 			       * Engine's dummy weight gradients under
 			       * gradient accumulation fusion, Megatron's
 			       * buffer of the output layer's gathered input
-			       * under SP, MLA's YaRN rotary tables) in every
-			       * event */
+			       * under SP, MLA's YaRN rotary tables, the
+			       * alltoall MoE dispatcher's last routing) in
+			       * every event */
 	MO_EST_PIPELINE_INPUTS, /* pipeline parallel, framework pytorch: each
 				 * model chunk that receives its input from the
 				 * previous stage keeps the last one and its

@@ -263,6 +263,9 @@ typedef struct mo_est_cfg {
 	 * lru_cache'd forward keeps (at most MO_EST_ROPE_LRU modules a rank) */
 	uint64_t mla_rope_module, mla_rope_lru;
 	bool rope_fusion;            /* apply_rope_fusion (for the report) */
+	/* what Megatron's alltoall MoE dispatcher keeps of its last
+	 * micro-batch, per MoE layer (pytorch; else 0) */
+	uint64_t dispatcher_state;
 	const char *optimizer;
 } mo_est_cfg;
 

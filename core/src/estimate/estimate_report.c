@@ -201,7 +201,12 @@ static void mo_estimate_text_assumptions(mo_buf *b, const mo_estimate *e)
 			      e->cfg.rope_fusion ? "rope fusion: the run's length"
 						     : "4096 positions",
 			      MO_EST_ROPE_LRU, (double)e->cfg.mla_rope_lru / MIB);
-	if (e->cfg.dummy_wgrads || e->cfg.head_gather || e->cfg.mla_rope_module) {
+	if (e->cfg.dispatcher_state)
+		mo_buf_printf(b, "  alltoall dispatcher: each MoE layer keeps its last micro-batch's "
+				 "router probabilities, routing map and permutation map (%.3f MiB)\n",
+			      (double)e->cfg.dispatcher_state / MIB);
+	if (e->cfg.dummy_wgrads || e->cfg.head_gather || e->cfg.mla_rope_module ||
+	    e->cfg.dispatcher_state) {
 		mo_buf_puts(b, "  kept caches from the first step on (workspaces bucket):");
 		for (size_t s = 0; s < e->n_stages; s++)
 			mo_buf_printf(b, " stage %zu %.3f MiB%s", s,
@@ -239,7 +244,7 @@ char *mo_estimate_report(const mo_estimate *e, int explain)
 	mo_buf_puts(&b, "  (W weights, G gradients, O optimizer, A activations, R recomputed, "
 			"S swap buffers, F gathered weights, L loss scratch");
 	mo_buf_puts(&b, e->cfg.workspace || e->cfg.dummy_wgrads || e->cfg.head_gather ||
-				e->cfg.mla_rope_module
+				e->cfg.mla_rope_module || e->cfg.dispatcher_state
 				? ", K workspaces and kept caches"
 				: "");
 	mo_buf_puts(&b, e->cfg.pp_input ? ", I pipeline inputs)\n" : ")\n");

@@ -411,7 +411,8 @@ static void mo_timeline_type_counts(const mo_estimate *e, size_t s, size_t *coun
 /* Caches stage s keeps from the first step on (the `workspaces` bucket
  * besides the GEMM workspaces; framework pytorch): Transformer Engine's
  * dummy weight gradients (estimate_weights.c mo_est_dummy_wgrads), MLA's
- * YaRN rotary tables (cfg.mla_rope_*) and, on the last stage, Megatron's
+ * YaRN rotary tables (cfg.mla_rope_*), the alltoall dispatcher's last
+ * routing per MoE layer (cfg.dispatcher_state) and, on the last stage, Megatron's
  * global buffer of the output layer's gathered input (cfg.head_gather). Allocated in the first step and never freed,
  * so in every event of a later step (the figures they are compared with
  * are steps >= 2). 0 when out of memory. */
@@ -422,9 +423,11 @@ uint64_t mo_est_stage_caches(const mo_estimate *e, size_t s)
 		return 0;
 	mo_timeline_type_counts(e, s, count);
 	bool last = s + 1 == e->n_stages;
-	uint64_t sum = mo_est_dummy_wgrads(e, count, last), layers = 0;
-	for (size_t t = 0; t < T; t++)
+	uint64_t sum = mo_est_dummy_wgrads(e, count, last), layers = 0, moe = 0;
+	for (size_t t = 0; t < T; t++) {
 		layers += count[t];
+		moe += strstr(e->types[t].name, "moe") ? count[t] : 0;
+	}
 	if (count != small)
 		free(count);
 	/* MLA's YaRN tables: every attention module's cos/sin, the embedding
@@ -432,6 +435,8 @@ uint64_t mo_est_stage_caches(const mo_estimate *e, size_t s)
 	uint64_t cached = layers < MO_EST_ROPE_LRU ? layers : MO_EST_ROPE_LRU;
 	sum = mo_u64_add(sum, mo_u64_mul(layers, e->cfg.mla_rope_module));
 	sum = mo_u64_add(sum, mo_u64_mul(cached, e->cfg.mla_rope_lru));
+	/* the alltoall dispatcher's last micro-batch, per MoE layer */
+	sum = mo_u64_add(sum, mo_u64_mul(moe, e->cfg.dispatcher_state));
 	return mo_u64_add(sum, last ? e->cfg.head_gather : 0);
 }
 

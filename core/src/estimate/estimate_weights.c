@@ -188,6 +188,33 @@ static void mo_est_cfg_mla_rope(mo_est_cfg *c, const mo_model *m, const mo_est_d
 				       (m->apply_rope_fusion ? sq * c->cbytes : 4096.0 * c->pbytes));
 }
 
+/* Megatron's alltoall MoE dispatcher keeps its last micro-batch's routing
+ * on the module: dispatch_preprocess stores self.probs (the router's
+ * probabilities, [tokens, experts] in the router's dtype: the input's
+ * unless --moe-router-dtype, router.py:94-99 gating, and the score
+ * functions keep it, moe_utils.py:591-603 type_as(logits)),
+ * self.routing_map (bool [tokens, experts]) and
+ * self.reversed_local_input_permutation_mapping (token_dispatcher.py:610-611,
+ * 636 at Megatron 11debfa7), and nothing clears them after the step (only
+ * tokens_per_expert, :743). The mapping is what permute returns: with
+ * --moe-permute-fusion TransformerEngine's row_id_map, int32 [tokens,
+ * 2 x experts + 1] (TE c188b533 triton/permutation.py:52,
+ * permutation.py:575), else the int64 sorted_indices of the routed copies,
+ * tokens x top-k (moe_utils.py permute, masked_select). Tokens: the MoE
+ * layer's input on this rank, [s / CP (/ TP under SP), b]. */
+static void mo_est_cfg_dispatcher(mo_est_cfg *c, const mo_model *m, const mo_est_dims *d)
+{
+	if (strcmp(m->framework, "pytorch") != 0 || m->num_moe_experts <= 0 ||
+	    strcmp(m->moe_token_dispatcher_type, "alltoall") != 0)
+		return;
+	double tokens = mo_est_expr("tsp", d), experts = (double)m->num_moe_experts;
+	double router = m->moe_router_dtype ? (double)mo_est_dtype_bytes(m->moe_router_dtype, d)
+					    : c->cbytes;
+	double map = m->moe_permute_fusion ? (2.0 * experts + 1.0) * 4.0
+					   : (double)m->moe_router_topk * 8.0;
+	c->dispatcher_state = mo_u64_of(tokens * (experts * router + experts + map));
+}
+
 void mo_est_cfg_init(mo_est_cfg *c, const mo_model *m)
 {
 	mo_est_dims d;
@@ -297,6 +324,7 @@ void mo_est_cfg_init(mo_est_cfg *c, const mo_model *m)
 		c->head_gather = mo_u64_of(mo_est_expr("tok", &d) * (double)m->hidden_size *
 					   c->cbytes);
 	mo_est_cfg_mla_rope(c, m, &d);
+	mo_est_cfg_dispatcher(c, m, &d);
 }
 
 static double mo_est_norm_params(const mo_model *m)

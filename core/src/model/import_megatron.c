@@ -1923,6 +1923,42 @@ static void mo_megatron_read_precision(struct mo_megatron_import *g,
 			    a, "default adam (decoupled weight decay)");
 }
 
+/* The MoE token dispatcher, router dtype and fused permutation
+ * (arguments.py at 11debfa7: --moe-token-dispatcher-type choices
+ * allgather, alltoall, flex, default allgather; --moe-router-dtype fp32 or
+ * fp64, default None: the input's dtype; --moe-permute-fusion store_true):
+ * what the alltoall dispatcher keeps of its last micro-batch. */
+static void mo_megatron_read_dispatch(struct mo_megatron_import *g,
+				      struct mo_megatron_out *o)
+{
+	static const char *const dispatchers[] = {"allgather", "alltoall",
+						  "flex", NULL};
+	static const char *const router_dtypes[] = {"fp32", "fp64", NULL};
+	const struct mo_megatron_arg *a = NULL;
+	const char *d = mo_megatron_choice(g, "--moe-token-dispatcher-type",
+					   dispatchers, &a);
+	if (d && strcmp(d, "allgather") != 0)
+		mo_megatron_put_str(o, MEGATRON_TRAINING,
+				    "moe_token_dispatcher_type", d,
+				    MF_DISPATCHER, a, NULL);
+	a = NULL;
+	const char *r =
+	    mo_megatron_choice(g, "--moe-router-dtype", router_dtypes, &a);
+	if (r && strcmp(r, "fp32") == 0)
+		mo_megatron_put_str(o, MEGATRON_TRAINING, "moe_router_dtype",
+				    "float32", MF_ROUTER_DTYPE, a, NULL);
+	else if (r)
+		mo_megatron_unmodelled(g, a,
+				       "the fp64 router's probabilities the "
+				       "alltoall dispatcher keeps (counted in "
+				       "the compute dtype)");
+	if (mo_megatron_flag(g, "--moe-permute-fusion"))
+		mo_megatron_put_bool(o, MEGATRON_TRAINING, "moe_permute_fusion",
+				     true, MF_PERMUTE_FUSION,
+				     mo_megatron_find(g, "--moe-permute-fusion"),
+				     NULL);
+}
+
 static void mo_megatron_read_training(struct mo_megatron_import *g,
 				      struct mo_megatron_out *o,
 				      const char *impl,
@@ -1966,6 +2002,7 @@ static void mo_megatron_read_training(struct mo_megatron_import *g,
 		    g, nf,
 		    "the weight gradient computed into a temporary before "
 		    "main_grad");
+	mo_megatron_read_dispatch(g, o);
 	/* rope fusion (default on; --no-rope-fusion, arguments.py, store_false
 	 * into apply_rope_fusion) decides which YaRN tables multi-latent
 	 * attention keeps: written for MLA runs */
@@ -2238,8 +2275,6 @@ static const char *const mo_megatron_irrelevant[] = {
     "--moe-router-bias-update-rate",
     "--moe-router-group-topk",
     "--moe-router-num-groups",
-    "--moe-token-dispatcher-type",
-    "--moe-router-dtype",
     "--moe-input-jitter-eps",
     "--use-cpu-initialization",
     "--dataloader-type",

@@ -40,6 +40,7 @@ void mo_model_set_defaults(mo_model *m)
 	m->position_embedding_type = "rope";
 	m->transformer_impl = "transformer_engine";
 	m->apply_rope_fusion = true; /* Megatron's default */
+	m->moe_token_dispatcher_type = "allgather"; /* Megatron's default */
 	m->data_parallel = 1;
 	m->data_parallel_shard = 0; /* = data_parallel unless given */
 	m->tensor_parallel = 1;
@@ -186,7 +187,8 @@ mo_model *mo_model_copy(const mo_model *m)
 				&c->attention,         &c->compute_dtype,
 				&c->params_dtype,      &c->optimizer,
 				&c->framework,         &c->device.name,
-				&c->position_embedding_type, &c->transformer_impl};
+				&c->position_embedding_type, &c->transformer_impl,
+				&c->moe_token_dispatcher_type, &c->moe_router_dtype};
 	for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
 		*texts[i] = mo_model_copy_text(c, *texts[i], &failed);
 	if (failed || !mo_model_copy_ext(c, m) || !mo_model_copy_stages(c, m) ||
@@ -528,6 +530,12 @@ static void mo_model_items(const mo_model *m, struct mo_items *l)
 			IT_B(l, s, "gradient_accumulation_fusion", true);
 		if (!m->apply_rope_fusion)
 			IT_B(l, s, "apply_rope_fusion", false);
+		if (strcmp(m->moe_token_dispatcher_type, "allgather") != 0)
+			IT_S(l, s, "moe_token_dispatcher_type", m->moe_token_dispatcher_type);
+		if (m->moe_router_dtype)
+			IT_S(l, s, "moe_router_dtype", m->moe_router_dtype);
+		if (m->moe_permute_fusion)
+			IT_B(l, s, "moe_permute_fusion", true);
 	}
 	s = MO_SEC_PAR;
 	if (m->world_size > 0)

@@ -102,6 +102,14 @@ struct mo_model {
 	 * with multi-latent attention, which YaRN cos/sin tables each
 	 * attention module keeps (estimate_weights.c mla_rope) */
 	bool apply_rope_fusion;
+	/* Megatron's MoE token dispatcher (--moe-token-dispatcher-type:
+	 * "allgather", its default, "alltoall" or "flex"), router dtype
+	 * (--moe-router-dtype: NULL = the compute dtype) and fused permutation
+	 * (--moe-permute-fusion): what the alltoall dispatcher keeps of its
+	 * last micro-batch (estimate_weights.c dispatcher_state) */
+	const char *moe_token_dispatcher_type;
+	const char *moe_router_dtype;
+	bool moe_permute_fusion;
 
 	/* parallel; world_size 0 = unknown */
 	int64_t world_size, data_parallel, data_parallel_shard;

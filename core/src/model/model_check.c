@@ -51,6 +51,9 @@ static const char *const mo_model_canon_paths[MF_COUNT] = {
 	[MF_GROUPED] = "training.moe_grouped_gemm",
 	[MF_GRAD_FUSION] = "training.gradient_accumulation_fusion",
 	[MF_ROPE_FUSION] = "training.apply_rope_fusion",
+	[MF_DISPATCHER] = "training.moe_token_dispatcher_type",
+	[MF_ROUTER_DTYPE] = "training.moe_router_dtype",
+	[MF_PERMUTE_FUSION] = "training.moe_permute_fusion",
 };
 
 const char *mo_model_field_path(const mo_model *m, enum mo_mf f)

@@ -40,6 +40,7 @@ enum mo_conv {
 	CV_GA,      /* gradient_accumulation_steps */
 	CV_POSEMB,  /* position_embedding_type */
 	CV_TEIMPL,  /* transformer_impl */
+	CV_DISPATCH, /* moe_token_dispatcher_type */
 	CV_ACCUM    /* accumulate_allreduce_grads_in_fp32: grads_dtype */
 };
 
@@ -135,6 +136,9 @@ static const struct mo_mkey mo_model_keys[] = {
 	{"moe_grouped_gemm", MF_GROUPED, CV_BOOL, 0, 0},
 	{"gradient_accumulation_fusion", MF_GRAD_FUSION, CV_BOOL, 0, 0},
 	{"apply_rope_fusion", MF_ROPE_FUSION, CV_BOOL, 0, 0},
+	{"moe_token_dispatcher_type", MF_DISPATCHER, CV_DISPATCH, 0, 0},
+	{"moe_router_dtype", MF_ROUTER_DTYPE, CV_DTYPE, 0, 0},
+	{"moe_permute_fusion", MF_PERMUTE_FUSION, CV_BOOL, 0, 0},
 	{"optimizer", MF_OPT, CV_OPT, 0, 0},
 	{"framework", MF_FRAMEWORK, CV_FRAME, 0, 0},
 	/* parallel */
@@ -287,6 +291,9 @@ static const char *const mo_posemb_names[] = {
 static const char *const mo_teimpl_names[] = {
 	"transformer_engine", "transformer_engine", "te", "transformer_engine",
 	"local", "local", NULL};
+/* Megatron's --moe-token-dispatcher-type choices */
+static const char *const mo_dispatch_names[] = {
+	"allgather", "allgather", "alltoall", "alltoall", "flex", "flex", NULL};
 static const char *const mo_frame_names[] = {
 	"mindspore", "mindspore", "pytorch", "pytorch", "torch", "pytorch",
 	NULL};
@@ -385,6 +392,7 @@ static bool *mo_model_bool_field(mo_model *m, enum mo_mf f)
 	case MF_GROUPED: return &m->moe_grouped_gemm;
 	case MF_GRAD_FUSION: return &m->gradient_accumulation_fusion;
 	case MF_ROPE_FUSION: return &m->apply_rope_fusion;
+	case MF_PERMUTE_FUSION: return &m->moe_permute_fusion;
 	default: return NULL;
 	}
 }
@@ -402,6 +410,8 @@ static const char **mo_model_str_field(mo_model *m, enum mo_mf f)
 	case MF_FRAMEWORK: return &m->framework;
 	case MF_POS_TYPE: return &m->position_embedding_type;
 	case MF_TE_IMPL: return &m->transformer_impl;
+	case MF_DISPATCHER: return &m->moe_token_dispatcher_type;
+	case MF_ROUTER_DTYPE: return &m->moe_router_dtype;
 	default: return NULL;
 	}
 }
@@ -677,6 +687,7 @@ static const char *mo_model_enum_want(int conv, const char *const **names)
 		*names = mo_posemb_names;
 		return "rope, learned_absolute or none";
 	case CV_TEIMPL: *names = mo_teimpl_names; return "transformer_engine or local";
+	case CV_DISPATCH: *names = mo_dispatch_names; return "allgather, alltoall or flex";
 	default: *names = NULL; return NULL;
 	}
 }

@@ -65,6 +65,9 @@ enum mo_mf {
 	MF_GROUPED,  /* moe_grouped_gemm */
 	MF_GRAD_FUSION, /* gradient_accumulation_fusion */
 	MF_ROPE_FUSION, /* apply_rope_fusion */
+	MF_DISPATCHER, /* moe_token_dispatcher_type */
+	MF_ROUTER_DTYPE, /* moe_router_dtype */
+	MF_PERMUTE_FUSION, /* moe_permute_fusion */
 	MF_COUNT
 };
 
