@@ -276,7 +276,7 @@ static size_t mo_comparison_rows(const mo_ledger *l, const mo_ledger_compare *c,
 	r[0] = (mo_comparison_row){"weights + optimizer + workspaces (persistent)",
 			    c->m_persistent,
 			    b[MO_EST_WEIGHTS] + b[MO_EST_OPTIMIZER] + b[MO_EST_WORKSPACES]};
-	r[1] = (mo_comparison_row){"gradients, gathered, loss, swap, pipeline inputs (other step rows)",
+	r[1] = (mo_comparison_row){"gradients, gathered, loss, swap, pipeline inputs",
 			    c->m_step_other,
 			    b[MO_EST_GRADIENTS] + b[MO_EST_GATHERED] + b[MO_EST_LOSS] +
 				    b[MO_EST_SWAP_BUFFERS] + b[MO_EST_PIPELINE_INPUTS]};
