@@ -162,27 +162,10 @@ static void mo_estimate_text_cost(mo_buf *b, const mo_estimate *e)
 		      c->step_seconds_baseline, c->step_seconds, c->overhead_percent);
 }
 
-static void mo_estimate_text_assumptions(mo_buf *b, const mo_estimate *e)
+/* The caches Megatron-LM and Transformer Engine keep from the first step
+ * on (framework pytorch; estimate_weights.c has their sources). */
+static void mo_estimate_text_kept(mo_buf *b, const mo_estimate *e)
 {
-	const mo_device *d = &e->cfg.dev;
-	mo_buf_printf(b, "\nassumptions: %s.\n", e->fw->note);
-	mo_buf_printf(b, "  device %s: %.1f GiB, %.1f GiB kept by the runtime, %.0f TFLOP/s "
-			 "sustained, host link %.0f GB/s, collectives %.0f GB/s, %.0f MiB "
-			 "buffer per collective group, %.0f%% pool fragmentation\n",
-		      d->name ? d->name : "custom", d->memory_gib, d->reserved_gib, d->tflops,
-		      d->host_bandwidth_gbs, d->collective_bandwidth_gbs, d->comm_buffer_mib,
-		      d->fragmentation * 100.0);
-	mo_buf_printf(b, "  balanced MoE routing; gradients in %s; each "
-			 "recomputed layer's tensors all exist again during its backward\n",
-		      e->cfg.gbytes != e->cfg.pbytes ? "grads_dtype" : "the parameters' dtype");
-	if (e->cfg.workspace)
-		mo_buf_printf(b, "  GEMM workspaces %.3f MiB from the first layer's forward on "
-				 "(Transformer Engine's and PyTorch's two cuBLAS workspaces: the "
-				 "device's workspace_mib%s)\n",
-			      (double)e->cfg.workspace / MIB,
-			      e->cfg.grouped_workspaces ? "; with moe_grouped_gemm 4 x its "
-							   "gemm_workspace_mib"
-							 : "");
 	if (e->cfg.dummy_wgrads)
 		mo_buf_puts(b, "  gradient_accumulation_fusion: Transformer Engine hands autograd a "
 			       "dummy weight gradient cached per (shape, dtype) and never freed "
@@ -208,11 +191,37 @@ static void mo_estimate_text_assumptions(mo_buf *b, const mo_estimate *e)
 	if (e->cfg.dummy_wgrads || e->cfg.head_gather || e->cfg.mla_rope_module ||
 	    e->cfg.dispatcher_state) {
 		mo_buf_puts(b, "  kept caches from the first step on (workspaces bucket):");
-		for (size_t s = 0; s < e->n_stages; s++)
+		size_t shown = e->n_stages <= 16 ? e->n_stages : 16;
+		for (size_t s = 0; s < shown; s++)
 			mo_buf_printf(b, " stage %zu %.3f MiB%s", s,
 				      (double)mo_est_stage_caches(e, s) / MIB,
-				      s + 1 < e->n_stages ? "," : "\n");
+				      s + 1 < shown ? "," : "");
+		mo_buf_puts(b, shown < e->n_stages ? ", ...\n" : "\n");
 	}
+}
+
+static void mo_estimate_text_assumptions(mo_buf *b, const mo_estimate *e)
+{
+	const mo_device *d = &e->cfg.dev;
+	mo_buf_printf(b, "\nassumptions: %s.\n", e->fw->note);
+	mo_buf_printf(b, "  device %s: %.1f GiB, %.1f GiB kept by the runtime, %.0f TFLOP/s "
+			 "sustained, host link %.0f GB/s, collectives %.0f GB/s, %.0f MiB "
+			 "buffer per collective group, %.0f%% pool fragmentation\n",
+		      d->name ? d->name : "custom", d->memory_gib, d->reserved_gib, d->tflops,
+		      d->host_bandwidth_gbs, d->collective_bandwidth_gbs, d->comm_buffer_mib,
+		      d->fragmentation * 100.0);
+	mo_buf_printf(b, "  balanced MoE routing; gradients in %s; each "
+			 "recomputed layer's tensors all exist again during its backward\n",
+		      e->cfg.gbytes != e->cfg.pbytes ? "grads_dtype" : "the parameters' dtype");
+	if (e->cfg.workspace)
+		mo_buf_printf(b, "  GEMM workspaces %.3f MiB from the first layer's forward on "
+				 "(Transformer Engine's and PyTorch's two cuBLAS workspaces: the "
+				 "device's workspace_mib%s)\n",
+			      (double)e->cfg.workspace / MIB,
+			      e->cfg.grouped_workspaces ? "; with moe_grouped_gemm 4 x its "
+							   "gemm_workspace_mib"
+							 : "");
+	mo_estimate_text_kept(b, e);
 	if (e->cfg.pp_input)
 		mo_buf_printf(b, "  pipeline: each model chunk that receives its input from the "
 				 "previous stage keeps the last one and its gradient (2 x %.3f MiB) "
