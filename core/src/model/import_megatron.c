@@ -83,20 +83,8 @@ struct mo_megatron_import {
 
 /* A value the import writes, with the flag it comes from (NULL: a default
  * or a derived value, said in `why`) and the model field it sets. */
-enum {
-	MEGATRON_MODEL,
-	MEGATRON_TRAINING,
-	MEGATRON_PARALLEL,
-	MEGATRON_SECTIONS
-};
-enum { MEGATRON_INT, MEGATRON_BOOL, MEGATRON_DOUBLE, MEGATRON_STR };
-
 struct mo_megatron_item {
-	int section, type;
-	const char *key;
-	int64_t i;
-	double d;
-	const char *s;
+	struct mo_item item; /* section, key and value, as model.c writes them */
 	int field; /* enum mo_mf, -1 for the keys the model reader skips */
 	const struct mo_megatron_arg *src;
 	const char *why;
@@ -1433,9 +1421,7 @@ mo_megatron_put(struct mo_megatron_out *o, int section, const char *key,
 	if (o->n >= sizeof o->v / sizeof *o->v)
 		return NULL;
 	struct mo_megatron_item *it = &o->v[o->n++];
-	*it = (struct mo_megatron_item){.section = section,
-					.type = type,
-					.key = key,
+	*it = (struct mo_megatron_item){.item = {.sect = section, .type = type, .key = key},
 					.field = field,
 					.src = src,
 					.why = why};
@@ -1448,9 +1434,9 @@ static void mo_megatron_put_int(struct mo_megatron_out *o, int section,
 				const char *why)
 {
 	struct mo_megatron_item *it =
-	    mo_megatron_put(o, section, key, MEGATRON_INT, field, src, why);
+	    mo_megatron_put(o, section, key, MO_IT_INT, field, src, why);
 	if (it)
-		it->i = v;
+		it->item.i = v;
 }
 
 static void mo_megatron_put_bool(struct mo_megatron_out *o, int section,
@@ -1459,9 +1445,9 @@ static void mo_megatron_put_bool(struct mo_megatron_out *o, int section,
 				 const char *why)
 {
 	struct mo_megatron_item *it =
-	    mo_megatron_put(o, section, key, MEGATRON_BOOL, field, src, why);
+	    mo_megatron_put(o, section, key, MO_IT_BOOL, field, src, why);
 	if (it)
-		it->i = v;
+		it->item.i = v;
 }
 
 static void mo_megatron_put_double(struct mo_megatron_out *o, int section,
@@ -1470,9 +1456,9 @@ static void mo_megatron_put_double(struct mo_megatron_out *o, int section,
 				   const char *why)
 {
 	struct mo_megatron_item *it =
-	    mo_megatron_put(o, section, key, MEGATRON_DOUBLE, field, src, why);
+	    mo_megatron_put(o, section, key, MO_IT_DBL, field, src, why);
 	if (it)
-		it->d = v;
+		it->item.d = v;
 }
 
 static void mo_megatron_put_str(struct mo_megatron_out *o, int section,
@@ -1481,9 +1467,9 @@ static void mo_megatron_put_str(struct mo_megatron_out *o, int section,
 				const char *why)
 {
 	struct mo_megatron_item *it =
-	    mo_megatron_put(o, section, key, MEGATRON_STR, field, src, why);
+	    mo_megatron_put(o, section, key, MO_IT_STR, field, src, why);
 	if (it)
-		it->s = v;
+		it->item.s = v;
 }
 
 /* ---- the model (arguments.py's defaults and derived values)
@@ -1518,16 +1504,16 @@ static void mo_megatron_read_shape(struct mo_megatron_import *g,
 	int64_t v;
 	s->layers = mo_megatron_required(g, "--num-layers", 1,
 					 MO_MODEL_MAX_LAYERS, 1, &a);
-	mo_megatron_put_int(o, MEGATRON_MODEL, "num_layers", s->layers,
+	mo_megatron_put_int(o, MO_SEC_MODEL, "num_layers", s->layers,
 			    MF_NUM_LAYERS, a, NULL);
 	if (mo_megatron_int(g, "--mtp-num-layers", 0, MO_MODEL_MAX_MTP, &v,
 			    &a) &&
 	    v > 0)
-		mo_megatron_put_int(o, MEGATRON_MODEL, "mtp_num_layers", v,
+		mo_megatron_put_int(o, MO_SEC_MODEL, "mtp_num_layers", v,
 				    MF_MTP, a, NULL);
 	s->hidden =
 	    mo_megatron_required(g, "--hidden-size", 1, 1 << 24, 4096, &a);
-	mo_megatron_put_int(o, MEGATRON_MODEL, "hidden_size", s->hidden,
+	mo_megatron_put_int(o, MO_SEC_MODEL, "hidden_size", s->hidden,
 			    MF_HIDDEN, a, NULL);
 	s->swiglu = mo_megatron_flag(g, "--swiglu");
 	a = NULL;
@@ -1537,12 +1523,12 @@ static void mo_megatron_read_shape(struct mo_megatron_import *g,
 		s->ffn = s->swiglu ? (4 * s->hidden * 2 / 3) / 64 * 64
 				   : 4 * s->hidden;
 	mo_megatron_put_int(
-	    o, MEGATRON_MODEL, "ffn_hidden_size", s->ffn, MF_FFN, a,
+	    o, MO_SEC_MODEL, "ffn_hidden_size", s->ffn, MF_FFN, a,
 	    s->swiglu ? "default int(4 x hidden x 2/3 / 64) x 64 (--swiglu)"
 		      : "default 4 x hidden");
 	s->heads = mo_megatron_required(g, "--num-attention-heads", 1, 1 << 20,
 					32, &a);
-	mo_megatron_put_int(o, MEGATRON_MODEL, "num_attention_heads", s->heads,
+	mo_megatron_put_int(o, MO_SEC_MODEL, "num_attention_heads", s->heads,
 			    MF_HEADS, a, NULL);
 	bool gqa = mo_megatron_flag(g, "--group-query-attention");
 	int64_t groups = 1;
@@ -1551,14 +1537,14 @@ static void mo_megatron_read_shape(struct mo_megatron_import *g,
 		groups = v;
 	if (gqa)
 		mo_megatron_put_int(
-		    o, MEGATRON_MODEL, "num_query_groups", groups, MF_GROUPS, a,
+		    o, MO_SEC_MODEL, "num_query_groups", groups, MF_GROUPS, a,
 		    a ? NULL : "--group-query-attention, default 1 group");
 	else
 		mo_megatron_put_int(
-		    o, MEGATRON_MODEL, "num_query_groups", s->heads, MF_GROUPS,
+		    o, MO_SEC_MODEL, "num_query_groups", s->heads, MF_GROUPS,
 		    NULL, "no --group-query-attention: one group per head");
 	if (mo_megatron_int(g, "--kv-channels", 1, 1 << 20, &v, &a))
-		mo_megatron_put_int(o, MEGATRON_MODEL, "kv_channels", v,
+		mo_megatron_put_int(o, MO_SEC_MODEL, "kv_channels", v,
 				    MF_KV_CHANNELS, a, NULL);
 }
 
@@ -1589,7 +1575,7 @@ static void mo_megatron_read_vocab(struct mo_megatron_import *g,
 					     mo_megatron_tokenizers, &t);
 	struct mo_megatron_arg *file = mo_megatron_find(g, "--vocab-file");
 	if (mo_megatron_int(g, "--vocab-size", 1, 2147483647LL, &v, &a)) {
-		mo_megatron_put_int(o, MEGATRON_MODEL, "vocab_size", v,
+		mo_megatron_put_int(o, MO_SEC_MODEL, "vocab_size", v,
 				    MF_VOCAB, a, NULL);
 	} else if ((tok && strcmp(tok, "GPT2BPETokenizer") == 0) ||
 		   (!tok && file)) {
@@ -1602,7 +1588,7 @@ static void mo_megatron_read_vocab(struct mo_megatron_import *g,
 		    "vocabulary's %d entries assumed",
 		    MO_MG_GPT2_VOCAB);
 		mo_megatron_put_int(
-		    o, MEGATRON_MODEL, "vocab_size", MO_MG_GPT2_VOCAB, MF_VOCAB,
+		    o, MO_SEC_MODEL, "vocab_size", MO_MG_GPT2_VOCAB, MF_VOCAB,
 		    NULL,
 		    "GPT2BPETokenizer: the GPT-2 BPE vocab.json (assumed)");
 	} else {
@@ -1617,7 +1603,7 @@ static void mo_megatron_read_vocab(struct mo_megatron_import *g,
 	if (!mo_megatron_int(g, "--make-vocab-size-divisible-by", 1, 1 << 20,
 			     &v, &a))
 		v = 128;
-	mo_megatron_put_int(o, MEGATRON_MODEL, "make_vocab_size_divisible_by",
+	mo_megatron_put_int(o, MO_SEC_MODEL, "make_vocab_size_divisible_by",
 			    v, MF_VOCAB_DIV, a, "default 128");
 }
 
@@ -1650,7 +1636,7 @@ static void mo_megatron_read_positions(struct mo_megatron_import *g,
 					 "sequence length is needed");
 		seq = has_max ? max_pos : 4096;
 	}
-	mo_megatron_put_int(o, MEGATRON_MODEL, "seq_length", seq, MF_SEQ, a,
+	mo_megatron_put_int(o, MO_SEC_MODEL, "seq_length", seq, MF_SEQ, a,
 			    NULL);
 	if (!has_max && !mo_megatron_find(g, "--max-position-embeddings"))
 		mo_megatron_diag(
@@ -1658,7 +1644,7 @@ static void mo_megatron_read_positions(struct mo_megatron_import *g,
 		    "--max-position-embeddings",
 		    "--max-position-embeddings is missing: Megatron "
 		    "requires it");
-	mo_megatron_put_int(o, MEGATRON_MODEL, "max_position_embeddings",
+	mo_megatron_put_int(o, MO_SEC_MODEL, "max_position_embeddings",
 			    has_max ? max_pos : seq, MF_MAX_POS, mp,
 			    "the sequence length");
 	const struct mo_megatron_arg *t = NULL;
@@ -1687,7 +1673,7 @@ static void mo_megatron_read_positions(struct mo_megatron_import *g,
 		    "(it raises): use "
 		    "--position-embedding-type none");
 	}
-	mo_megatron_put_str(o, MEGATRON_MODEL, "position_embedding_type", type,
+	mo_megatron_put_str(o, MO_SEC_MODEL, "position_embedding_type", type,
 			    MF_POS_TYPE, t, "default learned_absolute");
 }
 
@@ -1705,11 +1691,11 @@ static void mo_megatron_read_layer(struct mo_megatron_import *g,
 {
 	const struct mo_megatron_arg *a = NULL;
 	mo_megatron_put_flag(
-	    g, o, MEGATRON_MODEL, "untie_embeddings_and_output_weights",
+	    g, o, MO_SEC_MODEL, "untie_embeddings_and_output_weights",
 	    "--untie-embeddings-and-output-weights", MF_UNTIE, "default: tied");
 	const char *norm =
 	    mo_megatron_choice(g, "--normalization", mo_megatron_norms, &a);
-	mo_megatron_put_str(o, MEGATRON_MODEL, "normalization",
+	mo_megatron_put_str(o, MO_SEC_MODEL, "normalization",
 			    norm ? norm : "LayerNorm", MF_NORM, norm ? a : NULL,
 			    "default LayerNorm");
 	const struct mo_megatron_arg *sw = mo_megatron_find(g, "--swiglu");
@@ -1717,15 +1703,15 @@ static void mo_megatron_read_layer(struct mo_megatron_import *g,
 		mo_megatron_unmodelled(g, mo_megatron_find(g, "--squared-relu"),
 				       "squared ReLU (counted as GeLU)");
 	mo_megatron_put_str(
-	    o, MEGATRON_MODEL, "hidden_act", s->swiglu ? "swiglu" : "gelu",
+	    o, MO_SEC_MODEL, "hidden_act", s->swiglu ? "swiglu" : "gelu",
 	    MF_ACT, s->swiglu ? sw : NULL, "default gelu (no --swiglu)");
 	bool nobias = mo_megatron_flag(g, "--disable-bias-linear");
 	mo_megatron_put_bool(
-	    o, MEGATRON_MODEL, "add_bias_linear", !nobias, MF_BIAS,
+	    o, MO_SEC_MODEL, "add_bias_linear", !nobias, MF_BIAS,
 	    nobias ? mo_megatron_find(g, "--disable-bias-linear") : NULL,
 	    "default (no --disable-bias-linear)");
 	bool qkv = mo_megatron_flag(g, "--add-qkv-bias");
-	mo_megatron_put_bool(o, MEGATRON_MODEL, "add_qkv_bias", qkv || !nobias,
+	mo_megatron_put_bool(o, MO_SEC_MODEL, "add_qkv_bias", qkv || !nobias,
 			     MF_QKV_BIAS,
 			     qkv ? mo_megatron_find(g, "--add-qkv-bias") : NULL,
 			     nobias ? "default" : "follows add_bias_linear");
@@ -1746,7 +1732,7 @@ static void mo_megatron_read_layer(struct mo_megatron_import *g,
 				strcmp(backend, "local") == 0)
 			     : (strcmp(*impl_out, "local") == 0 && !flash_attn);
 	mo_megatron_put_str(
-	    o, MEGATRON_MODEL, "attention", eager ? "eager" : "flash", MF_ATTN,
+	    o, MO_SEC_MODEL, "attention", eager ? "eager" : "flash", MF_ATTN,
 	    backend ? b
 		    : (flash_attn ? mo_megatron_find(g, "--use-flash-attn")
 				  : *impl_src),
@@ -1757,16 +1743,16 @@ static void mo_megatron_read_layer(struct mo_megatron_import *g,
 	a = NULL;
 	if (!mo_megatron_double(g, "--hidden-dropout", &d, &a))
 		d = 0.1;
-	mo_megatron_put_double(o, MEGATRON_MODEL, "hidden_dropout", d, MF_HDROP,
+	mo_megatron_put_double(o, MO_SEC_MODEL, "hidden_dropout", d, MF_HDROP,
 			       a, "default 0.1");
 	a = NULL;
 	if (!mo_megatron_double(g, "--attention-dropout", &d, &a))
 		d = 0.1;
-	mo_megatron_put_double(o, MEGATRON_MODEL, "attention_dropout", d,
+	mo_megatron_put_double(o, MO_SEC_MODEL, "attention_dropout", d,
 			       MF_ADROP, a, "default 0.1");
 	if (mo_megatron_flag(g, "--qk-layernorm"))
 		mo_megatron_put_bool(
-		    o, MEGATRON_MODEL, "qk_layernorm", true, MF_QK_LN,
+		    o, MO_SEC_MODEL, "qk_layernorm", true, MF_QK_LN,
 		    mo_megatron_find(g, "--qk-layernorm"), NULL);
 }
 
@@ -1786,7 +1772,7 @@ static void mo_megatron_read_layer_freq(struct mo_megatron_import *g,
 	    s[n] == '\0' && dense >= 0 && moe >= 0 &&
 	    dense <= MO_MODEL_MAX_LAYERS && moe <= MO_MODEL_MAX_LAYERS &&
 	    dense + moe == layers) {
-		mo_megatron_put_int(o, MEGATRON_MODEL, "first_k_dense_replace",
+		mo_megatron_put_int(o, MO_SEC_MODEL, "first_k_dense_replace",
 				    dense, MF_FIRST_DENSE, a, NULL);
 		return;
 	}
@@ -1806,21 +1792,21 @@ static void mo_megatron_read_moe(struct mo_megatron_import *g,
 		mo_megatron_find(g, "--moe-ffn-hidden-size");
 		return;
 	}
-	mo_megatron_put_int(o, MEGATRON_MODEL, "num_moe_experts", experts,
+	mo_megatron_put_int(o, MO_SEC_MODEL, "num_moe_experts", experts,
 			    MF_EXPERTS, a, NULL);
 	a = NULL;
 	if (!mo_megatron_int(g, "--moe-router-topk", 1, 1 << 20, &v, &a))
 		v = 2;
-	mo_megatron_put_int(o, MEGATRON_MODEL, "moe_router_topk", v, MF_TOPK, a,
+	mo_megatron_put_int(o, MO_SEC_MODEL, "moe_router_topk", v, MF_TOPK, a,
 			    "default 2");
 	a = NULL;
 	if (!mo_megatron_int(g, "--moe-ffn-hidden-size", 1, 1 << 26, &v, &a))
 		v = s->ffn;
-	mo_megatron_put_int(o, MEGATRON_MODEL, "moe_ffn_hidden_size", v,
+	mo_megatron_put_int(o, MO_SEC_MODEL, "moe_ffn_hidden_size", v,
 			    MF_MOE_FFN, a, "default ffn_hidden_size");
 	if (mo_megatron_int(g, "--moe-shared-expert-intermediate-size", 0,
 			    1 << 26, &v, &a))
-		mo_megatron_put_int(o, MEGATRON_MODEL,
+		mo_megatron_put_int(o, MO_SEC_MODEL,
 				    "moe_shared_expert_intermediate_size", v,
 				    MF_SHARED_FFN, a, NULL);
 	mo_megatron_read_layer_freq(g, o, s->layers);
@@ -1842,7 +1828,7 @@ static void mo_megatron_read_mla(struct mo_megatron_import *g,
 	bool mla = mo_megatron_flag(g, "--multi-latent-attention");
 	if (mla)
 		mo_megatron_put_bool(
-		    o, MEGATRON_MODEL, "multi_latent_attention", true, MF_MLA,
+		    o, MO_SEC_MODEL, "multi_latent_attention", true, MF_MLA,
 		    mo_megatron_find(g, "--multi-latent-attention"), NULL);
 	for (size_t i = 0; i < sizeof dims / sizeof *dims; i++) {
 		const struct mo_megatron_arg *a = NULL;
@@ -1850,7 +1836,7 @@ static void mo_megatron_read_mla(struct mo_megatron_import *g,
 		if (!mo_megatron_int(g, dims[i].flag, 0, 1 << 24, &v, &a))
 			v = dims[i].def;
 		if (mla)
-			mo_megatron_put_int(o, MEGATRON_MODEL, dims[i].key, v,
+			mo_megatron_put_int(o, MO_SEC_MODEL, dims[i].key, v,
 					    dims[i].field, a,
 					    "Megatron's default");
 	}
@@ -1881,9 +1867,9 @@ static void mo_megatron_read_precision(struct mo_megatron_import *g,
 	const char *dtype = bf16 ? "bfloat16" : fp16 ? "float16" : "float32";
 	const char *why =
 	    bf16 || fp16 ? NULL : "default fp32 (no --bf16 / --fp16)";
-	mo_megatron_put_str(o, MEGATRON_TRAINING, "compute_dtype", dtype,
+	mo_megatron_put_str(o, MO_SEC_TRAIN, "compute_dtype", dtype,
 			    MF_CDTYPE, p, why);
-	mo_megatron_put_str(o, MEGATRON_TRAINING, "params_dtype", dtype,
+	mo_megatron_put_str(o, MO_SEC_TRAIN, "params_dtype", dtype,
 			    MF_PDTYPE, p, why);
 	const struct mo_megatron_arg *m = NULL;
 	const char *main = mo_megatron_choice(g, "--main-grads-dtype",
@@ -1903,7 +1889,7 @@ static void mo_megatron_read_precision(struct mo_megatron_import *g,
 	} else if (bf16) {
 		grads = "float32";
 	}
-	mo_megatron_put_str(o, MEGATRON_TRAINING, "grads_dtype", grads,
+	mo_megatron_put_str(o, MO_SEC_TRAIN, "grads_dtype", grads,
 			    MF_GDTYPE, src,
 			    bf16 ? "--bf16: fp32 main_grad buffers "
 				   "(accumulate_allreduce_grads_in_fp32)"
@@ -1912,14 +1898,14 @@ static void mo_megatron_read_precision(struct mo_megatron_import *g,
 	const char *opt =
 	    mo_megatron_choice(g, "--optimizer", mo_megatron_optimizers, &a);
 	if (opt && strstr(opt, "muon")) {
-		mo_megatron_put_str(o, MEGATRON_TRAINING, "optimizer", "muon",
+		mo_megatron_put_str(o, MO_SEC_TRAIN, "optimizer", "muon",
 				    MF_OPT, a, NULL);
 		return;
 	}
 	if (opt && strcmp(opt, "adam") != 0)
 		mo_megatron_unmodelled(
 		    g, a, "this optimizer's state (counted as Adam's)");
-	mo_megatron_put_str(o, MEGATRON_TRAINING, "optimizer", "adamw", MF_OPT,
+	mo_megatron_put_str(o, MO_SEC_TRAIN, "optimizer", "adamw", MF_OPT,
 			    a, "default adam (decoupled weight decay)");
 }
 
@@ -1938,14 +1924,14 @@ static void mo_megatron_read_dispatch(struct mo_megatron_import *g,
 	const char *d = mo_megatron_choice(g, "--moe-token-dispatcher-type",
 					   dispatchers, &a);
 	if (d && strcmp(d, "allgather") != 0)
-		mo_megatron_put_str(o, MEGATRON_TRAINING,
+		mo_megatron_put_str(o, MO_SEC_TRAIN,
 				    "moe_token_dispatcher_type", d,
 				    MF_DISPATCHER, a, NULL);
 	a = NULL;
 	const char *r =
 	    mo_megatron_choice(g, "--moe-router-dtype", router_dtypes, &a);
 	if (r && strcmp(r, "fp32") == 0)
-		mo_megatron_put_str(o, MEGATRON_TRAINING, "moe_router_dtype",
+		mo_megatron_put_str(o, MO_SEC_TRAIN, "moe_router_dtype",
 				    "float32", MF_ROUTER_DTYPE, a, NULL);
 	else if (r)
 		mo_megatron_unmodelled(g, a,
@@ -1953,7 +1939,7 @@ static void mo_megatron_read_dispatch(struct mo_megatron_import *g,
 				       "alltoall dispatcher keeps (counted in "
 				       "the compute dtype)");
 	if (mo_megatron_flag(g, "--moe-permute-fusion"))
-		mo_megatron_put_bool(o, MEGATRON_TRAINING, "moe_permute_fusion",
+		mo_megatron_put_bool(o, MO_SEC_TRAIN, "moe_permute_fusion",
 				     true, MF_PERMUTE_FUSION,
 				     mo_megatron_find(g, "--moe-permute-fusion"),
 				     NULL);
@@ -1967,21 +1953,21 @@ static void mo_megatron_read_training(struct mo_megatron_import *g,
 	const struct mo_megatron_arg *a = NULL;
 	int64_t v;
 	v = mo_megatron_required(g, "--micro-batch-size", 1, 1 << 20, 1, &a);
-	mo_megatron_put_int(o, MEGATRON_TRAINING, "micro_batch_size", v, MF_MBS,
+	mo_megatron_put_int(o, MO_SEC_TRAIN, "micro_batch_size", v, MF_MBS,
 			    a, NULL);
 	if (mo_megatron_int(g, "--global-batch-size", 1, 1LL << 40, &v, &a))
-		mo_megatron_put_int(o, MEGATRON_TRAINING, "global_batch_size",
+		mo_megatron_put_int(o, MO_SEC_TRAIN, "global_batch_size",
 				    v, MF_GBS, a, NULL);
 	mo_megatron_read_precision(g, o);
-	mo_megatron_put_str(o, MEGATRON_TRAINING, "framework", "pytorch",
+	mo_megatron_put_str(o, MO_SEC_TRAIN, "framework", "pytorch",
 			    MF_FRAMEWORK, NULL, "Megatron-LM runs on PyTorch");
-	mo_megatron_put_str(o, MEGATRON_TRAINING, "transformer_impl", impl,
+	mo_megatron_put_str(o, MO_SEC_TRAIN, "transformer_impl", impl,
 			    MF_TE_IMPL, impl_src, "default transformer_engine");
-	mo_megatron_put_flag(g, o, MEGATRON_TRAINING, "overlap_grad_reduce",
+	mo_megatron_put_flag(g, o, MO_SEC_TRAIN, "overlap_grad_reduce",
 			     "--overlap-grad-reduce", MF_OVERLAP, "default");
 	if (mo_megatron_flag(g, "--moe-grouped-gemm"))
 		mo_megatron_put_bool(
-		    o, MEGATRON_TRAINING, "moe_grouped_gemm", true, MF_GROUPED,
+		    o, MO_SEC_TRAIN, "moe_grouped_gemm", true, MF_GROUPED,
 		    mo_megatron_find(g, "--moe-grouped-gemm"), NULL);
 	/* Megatron's default is on (arguments.py
 	 * --no-gradient-accumulation-fusion, store_false into
@@ -1993,7 +1979,7 @@ static void mo_megatron_read_training(struct mo_megatron_import *g,
 	const struct mo_megatron_arg *nf =
 	    no_fusion ? mo_megatron_find(g, "--no-gradient-accumulation-fusion")
 		      : NULL;
-	mo_megatron_put_bool(o, MEGATRON_TRAINING,
+	mo_megatron_put_bool(o, MO_SEC_TRAIN,
 			     "gradient_accumulation_fusion", !no_fusion,
 			     MF_GRAD_FUSION, nf,
 			     "default (no --no-gradient-accumulation-fusion)");
@@ -2009,7 +1995,7 @@ static void mo_megatron_read_training(struct mo_megatron_import *g,
 	if (mo_megatron_find(g, "--multi-latent-attention")) {
 		bool no_rope = mo_megatron_flag(g, "--no-rope-fusion");
 		mo_megatron_put_bool(
-		    o, MEGATRON_TRAINING, "apply_rope_fusion", !no_rope,
+		    o, MO_SEC_TRAIN, "apply_rope_fusion", !no_rope,
 		    MF_ROPE_FUSION,
 		    no_rope ? mo_megatron_find(g, "--no-rope-fusion") : NULL,
 		    "default (no --no-rope-fusion)");
@@ -2028,7 +2014,7 @@ static void mo_megatron_read_virtual(struct mo_megatron_import *g,
 			    MO_MODEL_MAX_DEGREE, &v, &a)) {
 		s->vpp = v;
 		if (v > 1)
-			mo_megatron_put_int(o, MEGATRON_PARALLEL,
+			mo_megatron_put_int(o, MO_SEC_PAR,
 					    "virtual_pipeline", v, MF_VPP, a,
 					    NULL);
 		mo_megatron_find(g, "--num-layers-per-virtual-pipeline-stage");
@@ -2050,7 +2036,7 @@ static void mo_megatron_read_virtual(struct mo_megatron_import *g,
 	}
 	s->vpp = per_stage / v;
 	if (per_stage / v > 1)
-		mo_megatron_put_int(o, MEGATRON_PARALLEL, "virtual_pipeline",
+		mo_megatron_put_int(o, MO_SEC_PAR, "virtual_pipeline",
 				    per_stage / v, MF_VPP, a,
 				    "layers / PP / layers per virtual stage");
 }
@@ -2097,7 +2083,7 @@ static void mo_megatron_read_parallel(struct mo_megatron_import *g,
 		if (!mo_megatron_int(g, degrees[i].flag, 1, MO_MODEL_MAX_DEGREE,
 				     &deg[i], &a))
 			deg[i] = 1;
-		mo_megatron_put_int(o, MEGATRON_PARALLEL, degrees[i].key,
+		mo_megatron_put_int(o, MO_SEC_PAR, degrees[i].key,
 				    deg[i], degrees[i].field, a, "default 1");
 	}
 	s->tp = deg[0];
@@ -2109,7 +2095,7 @@ static void mo_megatron_read_parallel(struct mo_megatron_import *g,
 	 * model key's default does */
 	if (mo_megatron_int(g, "--expert-tensor-parallel-size", 1,
 			    MO_MODEL_MAX_DEGREE, &etp, &a))
-		mo_megatron_put_int(o, MEGATRON_PARALLEL,
+		mo_megatron_put_int(o, MO_SEC_PAR,
 				    "expert_tensor_parallel", etp, MF_ETP, a,
 				    "default: tensor_parallel");
 	const char *why;
@@ -2122,22 +2108,22 @@ static void mo_megatron_read_parallel(struct mo_megatron_import *g,
 		    "%lld devices are not a multiple of TP x PP x CP = %lld",
 		    (long long)world, (long long)mp);
 	if (world > 0 && world % mp == 0) {
-		mo_megatron_put_int(o, MEGATRON_PARALLEL, "world_size", world,
+		mo_megatron_put_int(o, MO_SEC_PAR, "world_size", world,
 				    MF_WORLD, NULL, why);
-		mo_megatron_put_int(o, MEGATRON_PARALLEL, "data_parallel",
+		mo_megatron_put_int(o, MO_SEC_PAR, "data_parallel",
 				    world / mp, MF_DP, NULL,
 				    "devices / (TP x PP x CP)");
 	}
-	mo_megatron_put_int(o, MEGATRON_PARALLEL, "data_parallel_shard", 1,
+	mo_megatron_put_int(o, MO_SEC_PAR, "data_parallel_shard", 1,
 			    MF_DP_SHARD, NULL,
 			    "DDP: parameters are not sharded");
 	bool sp = mo_megatron_flag(g, "--sequence-parallel");
 	mo_megatron_put_bool(
-	    o, MEGATRON_PARALLEL, "sequence_parallel", sp && s->tp > 1, MF_SP,
+	    o, MO_SEC_PAR, "sequence_parallel", sp && s->tp > 1, MF_SP,
 	    sp && s->tp > 1 ? mo_megatron_find(g, "--sequence-parallel") : NULL,
 	    sp ? "--sequence-parallel is off at TP 1 (arguments.py)"
 	       : "default");
-	mo_megatron_put_flag(g, o, MEGATRON_PARALLEL, "distributed_optimizer",
+	mo_megatron_put_flag(g, o, MO_SEC_PAR, "distributed_optimizer",
 			     "--use-distributed-optimizer", MF_DISTOPT,
 			     "default (no --use-distributed-optimizer)");
 }
@@ -2531,42 +2517,14 @@ static void mo_megatron_interpret(struct mo_megatron_import *g,
 	mo_megatron_account(g);
 }
 
-static const char *const mo_megatron_sections[MEGATRON_SECTIONS] = {
-    "model", "training", "parallel"};
-
-static bool mo_megatron_write_item(mo_yaml_writer *w,
-				   const struct mo_megatron_item *it)
-{
-	char text[40];
-	if (!mo_yaml_write_plain(w, it->key))
-		return false;
-	switch (it->type) {
-	case MEGATRON_INT:
-		snprintf(text, sizeof text, "%lld", (long long)it->i);
-		break;
-	case MEGATRON_BOOL:
-		snprintf(text, sizeof text, "%s", it->i ? "true" : "false");
-		break;
-	case MEGATRON_DOUBLE: /* the shortest text that reads back the same
-				 value */
-		snprintf(text, sizeof text, "%.15g", it->d);
-		if (strtod(text, NULL) != it->d)
-			snprintf(text, sizeof text, "%.17g", it->d);
-		break;
-	default:
-		return mo_yaml_write_plain(w, it->s); /* enumeration values */
-	}
-	return mo_yaml_write_plain(w, text);
-}
-
 /* The items in the order they are written (section by section). */
 static size_t mo_megatron_order(const struct mo_megatron_out *o,
 				const struct mo_megatron_item **order)
 {
 	size_t n = 0;
-	for (int s = 0; s < MEGATRON_SECTIONS; s++)
+	for (int s = 0; s < MO_NSEC; s++)
 		for (size_t i = 0; i < o->n; i++)
-			if (o->v[i].section == s)
+			if (o->v[i].item.sect == s)
 				order[n++] = &o->v[i];
 	return n;
 }
@@ -2581,11 +2539,11 @@ static int mo_megatron_write_yaml(const struct mo_megatron_out *o, mo_buf *body,
 	    0)
 		return -1;
 	bool ok = mo_yaml_write_mapping_start(w, NULL, false);
-	for (int s = 0; s < MEGATRON_SECTIONS && ok; s++) {
-		ok = mo_yaml_write_plain(w, mo_megatron_sections[s]) &&
+	for (int s = 0; s < MO_NSEC && ok; s++) {
+		ok = mo_yaml_write_plain(w, mo_sec_names[s]) &&
 		     mo_yaml_write_mapping_start(w, NULL, false);
-		for (; ok && k < n && order[k]->section == s; k++)
-			ok = mo_megatron_write_item(w, order[k]);
+		for (; ok && k < n && order[k]->item.sect == s; k++)
+			ok = mo_model_write_item(w, &order[k]->item);
 		ok = ok && mo_yaml_write_mapping_end(w);
 	}
 	ok = ok && mo_yaml_write_mapping_end(w);

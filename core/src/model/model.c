@@ -430,17 +430,6 @@ int mo_model_load(mo_model **out, mo_diags *diags, const char *text,
 
 /* ---- canonical forms ------------------------------------------------------ */
 
-enum { MO_IT_INT, MO_IT_BOOL, MO_IT_DBL, MO_IT_STR };
-enum { MO_SEC_MODEL, MO_SEC_TRAIN, MO_SEC_PAR, MO_NSEC };
-
-struct mo_item {
-	int sect, type;
-	const char *key;
-	int64_t i;
-	double d;
-	const char *s;
-};
-
 struct mo_items {
 	struct mo_item v[64];
 	size_t n;
@@ -554,18 +543,19 @@ static void mo_model_items(const mo_model *m, struct mo_items *l)
 	IT_B(l, s, "distributed_optimizer", m->distributed_optimizer);
 }
 
-static const char *const mo_sec_names[MO_NSEC] = {"model", "training",
-						   "parallel"};
+const char *const mo_sec_names[MO_NSEC] = {"model", "training", "parallel"};
 
-/* A %.17g double: the shortest text that reads back the same value. */
+/* The shortest text that reads back the same value: %.15g, else %.17g. */
 static bool mo_model_yaml_double(mo_yaml_writer *w, double d)
 {
 	char text[40];
-	snprintf(text, sizeof text, "%.17g", d);
+	snprintf(text, sizeof text, "%.15g", d);
+	if (strtod(text, NULL) != d)
+		snprintf(text, sizeof text, "%.17g", d);
 	return mo_yaml_write_plain(w, text);
 }
 
-static bool mo_model_yaml_item(mo_yaml_writer *w, const struct mo_item *it)
+bool mo_model_write_item(mo_yaml_writer *w, const struct mo_item *it)
 {
 	char text[32];
 	if (!mo_yaml_write_plain(w, it->key))
@@ -658,7 +648,7 @@ static bool mo_model_yaml_sections(const mo_model *m, const struct mo_items *l,
 		    !mo_yaml_write_mapping_start(w, NULL, false))
 			return false;
 		for (size_t i = 0; i < l->n; i++)
-			if (l->v[i].sect == s && !mo_model_yaml_item(w, &l->v[i]))
+			if (l->v[i].sect == s && !mo_model_write_item(w, &l->v[i]))
 				return false;
 		if (s == MO_SEC_PAR && !mo_model_yaml_stages(m, w))
 			return false;

@@ -188,6 +188,22 @@ void mo_model_note_assumed(struct mo_rd *r);
 void mo_model_check_unmodelled(struct mo_rd *r, const mo_node *root);
 void mo_model_missing_layers(struct mo_rd *r, const mo_node *root);
 
+/* model.c: one model-file key and its value, as mo_model_to_yaml and the
+ * Megatron import write them (section by section, one writer). */
+enum { MO_IT_INT, MO_IT_BOOL, MO_IT_DBL, MO_IT_STR };
+enum { MO_SEC_MODEL, MO_SEC_TRAIN, MO_SEC_PAR, MO_NSEC };
+struct mo_item {
+	int sect, type;
+	const char *key;
+	int64_t i;
+	double d;
+	const char *s;
+};
+extern const char *const mo_sec_names[MO_NSEC]; /* "model", "training", "parallel" */
+/* `key: value` into w; a double as the shortest text that reads back the
+ * same value; strings are canonical enumeration values (plain-safe). */
+bool mo_model_write_item(struct mo_yaml_writer *w, const struct mo_item *it);
+
 /* import_megatron.c: Megatron-LM arguments (a launch line, an arguments
  * file, a functional-test model_config.yaml) as a model, as mo_model_load. */
 int mo_model_load_megatron(mo_model **out, mo_diags *diags, const char *text, size_t len,
