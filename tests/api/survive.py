@@ -237,11 +237,28 @@ HUGE_ESTIMATE = LONG_ESTIMATE.replace(b"pipeline_parallel: 2000, micro_batch_num
 HUGE_ESTIMATE = HUGE_ESTIMATE.replace(b"num_hidden_layers: 2000", b"num_hidden_layers: 20000")
 
 
-def post_raw(port, body, path="/api/v1/estimate"):
+def post_raw(port, body, path="/api/v1/estimate", ctype="application/yaml"):
     s = connect(port)
-    s.sendall(b"POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/yaml\r\n"
-              b"Content-Length: %d\r\n\r\n" % (path.encode(), len(body)) + body)
+    s.sendall(b"POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: %s\r\n"
+              b"Content-Length: %d\r\n\r\n" % (path.encode(), ctype.encode(), len(body)) + body)
     return s
+
+
+def healthz_beside(port, socks, settle, budget, pause, answer_budget):
+    """/healthz five times while the requests on socks compute (after
+    `settle` s; each within `budget` s, `pause` s apart), then those
+    requests' statuses: (healthz answers, statuses)."""
+    time.sleep(settle)
+    answered = 0
+    for _ in range(5):
+        answered += healthz(port, budget) == 200
+        time.sleep(pause)
+    statuses = []
+    for s in socks:
+        parsed = parse_raw(recv_answer(s, answer_budget))
+        statuses.append(parsed and parsed[0])
+        s.close()
+    return answered, statuses
 
 
 def test_work_limit():
@@ -298,18 +315,9 @@ def test_healthz_while_computing():
     srv = Server("--threads", "2", "--compute-threads", "1", "--work-limit", "2000", "--quiet")
     try:
         socks = [post_raw(srv.port, HUGE_ESTIMATE) for _ in range(4)]
-        time.sleep(0.3)
-        answered = 0
-        for _ in range(5):
-            answered += healthz(srv.port, 1) == 200
-            time.sleep(0.2)
+        answered, statuses = healthz_beside(srv.port, socks, 0.3, 1, 0.2, 10 * SLOW)
         if answered != 5:
             fail("/healthz while four estimates compute: %d of 5 answered" % answered)
-        statuses = []
-        for s in socks:
-            parsed = parse_raw(recv_answer(s, 10 * SLOW))
-            statuses.append(parsed and parsed[0])
-            s.close()
         if sorted(set(statuses)) not in ([422], [422, 503], [503]):
             fail("the four long estimates: statuses %r" % statuses)
     finally:
@@ -404,30 +412,15 @@ def test_memory_returned():
         srv.close()
 
 
-def post_layout(port, body):
-    s = connect(port)
-    s.sendall(b"POST /api/v1/layout HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-              b"Content-Length: %d\r\n\r\n" % len(body) + body)
-    return s
-
-
 def test_healthz_while_layouts():
     srv = Server("--threads", "2", "--compute-threads", "2", "--quiet")
     try:
         flood = layout_flood()
-        socks = [post_layout(srv.port, flood) for _ in range(4)]
-        time.sleep(0.5)
-        answered = 0
-        for _ in range(5):  # within 0.5 s each (a layout holds a worker for about 1 s)
-            answered += healthz(srv.port, 0.5 * SLOW) == 200
-            time.sleep(0.1)
+        socks = [post_raw(srv.port, flood, "/api/v1/layout", "application/json") for _ in range(4)]
+        # each /healthz within 0.5 s (a layout holds a worker for about 1 s)
+        answered, statuses = healthz_beside(srv.port, socks, 0.5, 0.5 * SLOW, 0.1, 30 * SLOW)
         if answered != 5:
             fail("/healthz while four 1 MiB layouts compute: %d of 5 answered" % answered)
-        statuses = []
-        for s in socks:
-            parsed = parse_raw(recv_answer(s, 30 * SLOW))
-            statuses.append(parsed and parsed[0])
-            s.close()
         if not set(statuses) <= {200, 503} or 200 not in statuses:
             fail("the four 1 MiB layouts: statuses %r" % statuses)
     finally:

@@ -162,6 +162,13 @@ static void mo_estimate_text_cost(mo_buf *b, const mo_estimate *e)
 		      c->step_seconds_baseline, c->step_seconds, c->overhead_percent);
 }
 
+/* Whether any cache kept from the first step on applies (pytorch). */
+static bool mo_estimate_has_caches(const mo_estimate *e)
+{
+	return e->cfg.dummy_wgrads || e->cfg.head_gather || e->cfg.mla_rope_module ||
+	       e->cfg.dispatcher_state;
+}
+
 /* The caches Megatron-LM and Transformer Engine keep from the first step
  * on (framework pytorch; estimate_weights.c has their sources). */
 static void mo_estimate_text_kept(mo_buf *b, const mo_estimate *e)
@@ -188,8 +195,7 @@ static void mo_estimate_text_kept(mo_buf *b, const mo_estimate *e)
 		mo_buf_printf(b, "  alltoall dispatcher: each MoE layer keeps its last micro-batch's "
 				 "router probabilities, routing map and permutation map (%.3f MiB)\n",
 			      (double)e->cfg.dispatcher_state / MIB);
-	if (e->cfg.dummy_wgrads || e->cfg.head_gather || e->cfg.mla_rope_module ||
-	    e->cfg.dispatcher_state) {
+	if (mo_estimate_has_caches(e)) {
 		mo_buf_puts(b, "  kept caches from the first step on (workspaces bucket):");
 		size_t shown = e->n_stages <= 16 ? e->n_stages : 16;
 		for (size_t s = 0; s < shown; s++)
@@ -252,10 +258,8 @@ char *mo_estimate_report(const mo_estimate *e, int explain)
 		mo_estimate_text_stage(&b, e, &e->stages[s]);
 	mo_buf_puts(&b, "  (W weights, G gradients, O optimizer, A activations, R recomputed, "
 			"S swap buffers, F gathered weights, L loss scratch");
-	mo_buf_puts(&b, e->cfg.workspace || e->cfg.dummy_wgrads || e->cfg.head_gather ||
-				e->cfg.mla_rope_module || e->cfg.dispatcher_state
-				? ", K workspaces and kept caches"
-				: "");
+	mo_buf_puts(&b, e->cfg.workspace || mo_estimate_has_caches(e) ? ", K workspaces and kept caches"
+								       : "");
 	mo_buf_puts(&b, e->cfg.pp_input ? ", I pipeline inputs)\n" : ")\n");
 	mo_estimate_text_layers(&b, e);
 	mo_estimate_text_cost(&b, e);
