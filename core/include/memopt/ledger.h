@@ -26,6 +26,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <memopt/errors.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -70,10 +71,12 @@ int mo_ledger_read_file(mo_ledger **out, const char *path, const mo_ledger_optio
 /* The same from memory (the data is not kept). */
 int mo_ledger_read_buffer(mo_ledger **out, const char *data, size_t len,
 			  const mo_ledger_options *opt, struct mo_error *err);
+/* Frees the ledger; NULL is fine. */
 void mo_ledger_free(mo_ledger *l);
 
 /* "mindspore-csv" or "memopt-trace". Static. */
 const char *mo_ledger_format(const mo_ledger *l);
+/* Allocation rows read. */
 uint64_t mo_ledger_rows(const mo_ledger *l);
 
 /* The measured peak. Times are microseconds as the trace prints them. */
@@ -95,6 +98,7 @@ typedef struct mo_ledger_peak {
 	 * shorter */
 	uint64_t earlier_bytes, step_bytes, transient_bytes;
 } mo_ledger_peak;
+/* The peak; borrowed from l. */
 const mo_ledger_peak *mo_ledger_get_peak(const mo_ledger *l);
 
 /* The alive rows at the peak grouped by op (size 0) or by size (op NULL)
@@ -117,9 +121,12 @@ typedef enum mo_ledger_grouping {
 	MO_LEDGER_BY_SIZE,
 	MO_LEDGER_BY_OP_SIZE
 } mo_ledger_grouping;
+/* How many groups the grouping has. */
 size_t mo_ledger_group_count(const mo_ledger *l, mo_ledger_grouping g);
+/* Group i of the grouping; borrowed from l, NULL out of range. */
 const mo_ledger_group *mo_ledger_group_get(const mo_ledger *l, mo_ledger_grouping g, size_t i);
 
+/* One training step of the trace. */
 typedef struct mo_ledger_step {
 	int64_t index;            /* 0-based; -1: the rows before the first
 				   * step start */
@@ -132,7 +139,9 @@ typedef struct mo_ledger_step {
 				   * what the step before it left (the figure
 				   * an estimate calls between steps) */
 } mo_ledger_step;
+/* How many steps the trace has (the rows before the first step included). */
 size_t mo_ledger_step_count(const mo_ledger *l);
+/* Step i; borrowed from l, NULL out of range. */
 const mo_ledger_step *mo_ledger_step_get(const mo_ledger *l, size_t i);
 
 /* Per step and layer (layer_start given): the rows allocated between the
@@ -147,7 +156,9 @@ typedef struct mo_ledger_layer {
 	int complete;
 	uint64_t kept_bytes, kept_rows;
 } mo_ledger_layer;
+/* How many (step, layer) entries there are. */
 size_t mo_ledger_layer_count(const mo_ledger *l);
+/* Entry i; borrowed from l, NULL out of range. */
 const mo_ledger_layer *mo_ledger_layer_get(const mo_ledger *l, size_t i);
 
 /* Measured against an estimate (mo_estimate_run) on one pipeline stage:
@@ -158,10 +169,12 @@ const mo_ledger_layer *mo_ledger_layer_get(const mo_ledger *l, size_t i);
  * micro-batch). */
 typedef struct mo_ledger_compare mo_ledger_compare;
 
-/* stage -1: the estimate's busiest stage. Returns 0 with *out set, or -1
+/* Compares the trace with estimate e on stage `stage` (-1: the estimate's
+ * busiest stage). Returns 0 with *out set, or -1
  * with err (MO_ERR_USAGE: no such stage; MO_ERR_NOMEM). */
 int mo_ledger_compare_run(mo_ledger_compare **out, const mo_ledger *l,
 			  const struct mo_estimate *e, int64_t stage, struct mo_error *err);
+/* Frees the comparison; NULL is fine. */
 void mo_ledger_compare_free(mo_ledger_compare *c);
 
 /* Human table (paste into a bug report): the trace, its peak, what is

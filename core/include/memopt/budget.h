@@ -1,0 +1,42 @@
+/*
+ * memopt — the work budget: a deadline and a cancel callback per thread.
+ * Part of the public API; include <memopt/memopt.h> for all of it
+ * (conventions there).
+ */
+#ifndef MEMOPT_API_BUDGET_H
+#define MEMOPT_API_BUDGET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#pragma GCC visibility push(default)
+
+/* Bounds the work of the estimate and planner calls (mo_estimate_run,
+ * mo_planner_run, mo_planner_maximize) made by the calling thread between
+ * mo_budget_begin and mo_budget_end: their loops poll it, and a call whose
+ * budget runs out fails with MO_ERR_BUDGET (text "work-limit: ..." at the
+ * deadline, "cancelled: ..." when the callback asked to stop). */
+typedef struct mo_budget {
+	uint64_t max_ms;             /* wall-clock limit from mo_budget_begin; 0: none */
+	int (*cancelled)(void *arg); /* may be NULL; polled, nonzero stops the work */
+	void *arg;
+} mo_budget;
+
+/* Applies *b (copied; NULL: no budget) to this thread's calls until
+ * mo_budget_end. A new begin replaces the previous budget. */
+void mo_budget_begin(const mo_budget *b);
+/* Ends it. Returns 1 when it ran out at its deadline, 2 when it was
+ * cancelled (a call may then have failed with MO_ERR_BUDGET), else 0. */
+int mo_budget_end(void);
+
+#pragma GCC visibility pop
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

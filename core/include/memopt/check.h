@@ -1,0 +1,69 @@
+/*
+ * memopt — checking: every rule against a model, and mo_check, the one call the faces make.
+ * Part of the public API; include <memopt/memopt.h> for all of it
+ * (conventions there).
+ */
+#ifndef MEMOPT_API_CHECK_H
+#define MEMOPT_API_CHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <memopt/errors.h>
+#include <memopt/diags.h>
+#include <memopt/limits.h>
+#include <memopt/model.h>
+#include <memopt/config.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#pragma GCC visibility push(default)
+
+/* Every rule of the configuration language against the model (NULL: checks that need one
+ * report `model-needed`). Appends to diags. Returns the number of errors
+ * appended. */
+size_t mo_validate(mo_diags *diags, const mo_config *c, const mo_model *m);
+
+/* One call for the faces: config + model + every rule. */
+
+/* Caller-owned, usually on the stack; only read during the call. Initialise
+ * it with designated initialisers or = {0}: later versions may append
+ * fields, and a zero field always means its default. (Bindings that mirror
+ * the struct, like bindings/python, must follow it field for field.) */
+typedef struct mo_input {
+	const char *config;      /* config text (required) */
+	size_t config_len;
+	const char *config_name; /* label for diagnostics */
+	const char *preset;      /* a preset name, or NULL */
+	const char *model;       /* model file text, or NULL */
+	size_t model_len;
+	const char *model_name;
+	int64_t devices;         /* 0 = as the model says */
+	const mo_limits *limits; /* NULL = defaults */
+	/* A loaded model to check against instead (borrowed, read-only, its
+	 * devices already applied: e.g. a server's cached preset). *model
+	 * stays NULL then. */
+	const mo_model *shared_model;
+} mo_input;
+
+/* Parses the config, takes the model from the preset, the model text or
+ * else the config file itself (a training YAML), applies devices, and runs
+ * every rule (the model's `parallel` checks included). *cfg and *model are
+ * set when available (model may stay NULL: then `model-needed` applies).
+ * Returns 0 (diags tell whether it is valid), or -1 on a hard error: an
+ * unknown preset (MO_ERR_USAGE), limits, memory.
+ * Ownership: the caller owns diags (appended to), and on return 0 owns *cfg
+ * and *model whenever they are non-NULL, valid or not: free them with
+ * mo_config_free / mo_model_free. On -1 both are NULL. Every text in *in is
+ * copied; *in may go away after the call. */
+int mo_check(mo_config **cfg, mo_model **model, mo_diags *diags, const mo_input *in,
+	     mo_error *err);
+
+#pragma GCC visibility pop
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
