@@ -1,4 +1,5 @@
-/* validate, expand, export, migrate, presets. */
+/* validate, expand, export, migrate, presets: the commands that read one
+ * CONFIG (presets: none) with the common options. */
 #include "cli.h"
 
 #include <errno.h>
@@ -6,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int mo_cli_validate(mo_cli *c)
+static int mo_cli_validate_answer(mo_cli *c)
 {
 	bool valid = mo_diags_errors(c->diags) == 0;
 	if (c->json)
@@ -64,7 +65,7 @@ static int mo_cli_expand_table(const mo_cli *c, const mo_plan *p)
 	return MO_EXIT_OK;
 }
 
-static int mo_cli_expand(mo_cli *c)
+static int mo_cli_expand_answer(mo_cli *c)
 {
 	if (!c->model && !mo_diags_errors(c->diags))
 		return mo_cli_no_model(c);
@@ -141,7 +142,7 @@ static int mo_cli_answer_yaml(const mo_cli *c, char *yaml, size_t len)
 	return rc;
 }
 
-static int mo_cli_export(mo_cli *c)
+static int mo_cli_export_answer(mo_cli *c)
 {
 	if (mo_diags_errors(c->diags))
 		return mo_cli_answer_invalid(c);
@@ -157,7 +158,7 @@ static int mo_cli_export(mo_cli *c)
 
 /* migrate: the file with recompute_config rewritten as the sections
  * (mo_migrate); exit codes as export. */
-static int mo_cli_migrate(mo_cli *c)
+static int mo_cli_migrate_answer(mo_cli *c)
 {
 	if (mo_diags_errors(c->diags))
 		return mo_cli_answer_invalid(c);
@@ -184,7 +185,7 @@ static int mo_cli_migrate(mo_cli *c)
 	return mo_cli_answer_yaml(c, yaml, len);
 }
 
-static int mo_cli_presets(const mo_cli *c, const char *name)
+static int mo_cli_presets_answer(const mo_cli *c, const char *name)
 {
 	if (!name) {
 		if (c->json)
@@ -202,27 +203,50 @@ static int mo_cli_presets(const mo_cli *c, const char *name)
 	return MO_EXIT_USAGE;
 }
 
-int mo_cli_check_command(mo_cli *c, int argc, char **argv)
+/* The common options, then exactly one CONFIG, read and checked. Returns
+ * -1 to go on, else an exit status. */
+static int mo_cli_one_config(mo_cli *c, int argc, char **argv)
 {
-	int rc = mo_cli_parse_args(c, argc, argv);
+	int rc = mo_cli_parse(c, mo_cli_common_options, NULL, argc, argv);
 	if (rc >= 0)
 		return rc;
-	if (strcmp(c->cmd, "presets") == 0)
-		return mo_cli_presets(c, optind < argc ? argv[optind] : NULL);
 	if (optind + 1 != argc) {
 		fprintf(stderr, "memopt %s: give exactly one CONFIG (or - for stdin)\n", c->cmd);
 		return MO_EXIT_USAGE;
 	}
 	c->config_path = argv[optind];
 	rc = mo_cli_load(c);
-	if (rc != MO_EXIT_OK)
-		return rc;
-	if (strcmp(c->cmd, "validate") == 0)
-		return mo_cli_validate(c);
-	if (strcmp(c->cmd, "expand") == 0)
-		return mo_cli_expand(c);
-	if (strcmp(c->cmd, "migrate") == 0)
-		return mo_cli_migrate(c);
-	return mo_cli_export(c);
+	return rc == MO_EXIT_OK ? -1 : rc;
 }
 
+int mo_cli_validate(mo_cli *c, int argc, char **argv)
+{
+	int rc = mo_cli_one_config(c, argc, argv);
+	return rc >= 0 ? rc : mo_cli_validate_answer(c);
+}
+
+int mo_cli_expand(mo_cli *c, int argc, char **argv)
+{
+	int rc = mo_cli_one_config(c, argc, argv);
+	return rc >= 0 ? rc : mo_cli_expand_answer(c);
+}
+
+int mo_cli_export(mo_cli *c, int argc, char **argv)
+{
+	int rc = mo_cli_one_config(c, argc, argv);
+	return rc >= 0 ? rc : mo_cli_export_answer(c);
+}
+
+int mo_cli_migrate(mo_cli *c, int argc, char **argv)
+{
+	int rc = mo_cli_one_config(c, argc, argv);
+	return rc >= 0 ? rc : mo_cli_migrate_answer(c);
+}
+
+int mo_cli_presets(mo_cli *c, int argc, char **argv)
+{
+	int rc = mo_cli_parse(c, mo_cli_common_options, NULL, argc, argv);
+	if (rc >= 0)
+		return rc;
+	return mo_cli_presets_answer(c, optind < argc ? argv[optind] : NULL);
+}

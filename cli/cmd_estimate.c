@@ -74,7 +74,7 @@ static int mo_cli_estimate_print(const mo_cli *c, const mo_estimate *e)
 
 int mo_cli_estimate(mo_cli *c, int argc, char **argv)
 {
-	int rc = mo_cli_parse_args(c, argc, argv);
+	int rc = mo_cli_parse(c, mo_cli_common_options, NULL, argc, argv);
 	if (rc >= 0)
 		return rc;
 	if (optind + 1 != argc) {

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void mo_cli_import_usage(FILE *f)
+void mo_cli_import_usage(FILE *f)
 {
 	fputs("usage: memopt import FILE [--devices N] [-o OUT] [--json]\n"
 	      "  FILE   Megatron-LM arguments (torchrun ... pretrain_gpt.py "
@@ -73,12 +73,7 @@ int mo_cli_import(mo_cli *c, int argc, char **argv)
 {
 	mo_error err = {0};
 	char *yaml = NULL;
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			mo_cli_import_usage(stdout);
-			return MO_EXIT_OK;
-		}
-	int rc = mo_cli_parse_args(c, argc, argv);
+	int rc = mo_cli_parse(c, mo_cli_common_options, NULL, argc, argv);
 	if (rc >= 0)
 		return rc;
 	if (optind != argc - 1) {

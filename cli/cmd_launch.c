@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -40,48 +41,33 @@ typedef struct mo_launch {
 	char config_path[4096 + 16];
 } mo_launch;
 
+void mo_cli_launch_usage(FILE *f)
+{
+	fputs(mo_launch_usage, f);
+}
+
+static int mo_launch_max_memory(mo_cli *c, void *own, const char *arg)
+{
+	mo_launch *l = own;
+	(void)c;
+	l->max_memory_arg = arg;
+	return mo_parse_size(&l->max_memory, arg) != 0 || l->max_memory == 0 ? -1 : 0;
+}
+
+static const mo_cli_option mo_launch_options[] = {
+	MO_CLI_OPT_MODEL,
+	MO_CLI_OPT_DEVICES,
+	{"max-memory", 0, MO_ARG_CALL, true, 0, 0, 0, "a size such as 58GiB, 64GB, 1024 bytes",
+	 mo_launch_max_memory},
+	MO_CLI_OPT_WORK_LIMIT,
+	MO_CLI_OPT_HELP,
+	MO_CLI_OPT_END};
+
 static int mo_launch_args(mo_cli *c, mo_launch *l, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"model", required_argument, NULL, 'm'},
-		{"devices", required_argument, NULL, 'd'},
-		{"max-memory", required_argument, NULL, 'M'},
-		{"work-limit", required_argument, NULL, 'W'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0}};
-	int ch;
-	optind = 0; /* full re-initialisation (glibc) */
-	while ((ch = getopt_long(argc, argv, "m:d:h", opts, NULL)) != -1) {
-		char *end;
-		switch (ch) {
-		case 'm': c->model_arg = optarg; break;
-		case 'd':
-			errno = 0;
-			c->devices = strtoll(optarg, &end, 10);
-			if (errno || *end || c->devices < 1 || c->devices > 1000000) {
-				fputs("memopt launch: --devices takes a count from 1 to 1000000\n",
-				      stderr);
-				return MO_EXIT_USAGE;
-			}
-			break;
-		case 'M':
-			l->max_memory_arg = optarg;
-			if (mo_parse_size(&l->max_memory, optarg) != 0 || l->max_memory == 0) {
-				fprintf(stderr,
-					"memopt launch: --max-memory takes a size such as 58GiB, "
-					"not '%s'\n",
-					optarg);
-				return MO_EXIT_USAGE;
-			}
-			break;
-		case 'W':
-			if (mo_cli_work_limit(c, "launch", optarg) != 0)
-				return MO_EXIT_USAGE;
-			break;
-		case 'h': fputs(mo_launch_usage, stdout); return MO_EXIT_OK;
-		default: fputs(mo_launch_usage, stderr); return MO_EXIT_USAGE;
-		}
-	}
+	int rc = mo_cli_parse(c, mo_launch_options, l, argc, argv);
+	if (rc >= 0)
+		return rc;
 	if (optind + 1 != argc) {
 		fputs("memopt launch: give exactly one CONFIG (or - for stdin) before `--`\n",
 		      stderr);
@@ -285,7 +271,7 @@ static int mo_launch_estimate(mo_estimate **out, const mo_cli *c, const mo_launc
 	return -1;
 }
 
-int mo_cli_launch(int argc, char **argv)
+int mo_cli_launch(mo_cli *c, int argc, char **argv)
 {
 	/* split at the first "--": options and CONFIG before, CMD after */
 	int dash = -1;
@@ -307,48 +293,47 @@ int mo_cli_launch(int argc, char **argv)
 		return MO_EXIT_USAGE;
 	}
 
-	mo_cli c = {.cmd = "launch"};
 	mo_launch l = {0};
-	int rc = mo_launch_args(&c, &l, dash, argv);
+	int rc = mo_launch_args(c, &l, dash, argv);
 	if (rc >= 0)
 		return rc;
-	rc = mo_cli_load(&c);
+	rc = mo_cli_load(c);
 	if (rc != MO_EXIT_OK)
-		goto out;
-	mo_cli_print_diags(&c);
-	if (mo_diags_errors(c.diags)) {
+		return rc;
+	mo_cli_print_diags(c);
+	if (mo_diags_errors(c->diags)) {
 		fprintf(stderr, "memopt launch: refusing to run %s: %s has errors\n", argv[dash + 1],
-			c.config_path);
+			c->config_path);
 		rc = MO_EXIT_INVALID;
-		goto out;
+		return rc;
 	}
-	if (!c.model) {
+	if (!c->model) {
 		fputs("memopt launch: needs a model: pass --model (a preset or a model file)\n",
 		      stderr);
 		rc = MO_EXIT_USAGE;
-		goto out;
+		return rc;
 	}
 	mo_plan *p = NULL;
 	mo_error err = {0};
-	if (mo_expand(&p, c.cfg, c.model, &err) != 0) {
+	if (mo_expand(&p, c->cfg, c->model, &err) != 0) {
 		fprintf(stderr, "memopt launch: %s\n", err.text);
 		rc = MO_EXIT_USAGE;
-		goto out;
+		return rc;
 	}
 	mo_estimate *est = NULL;
-	rc = mo_launch_estimate(&est, &c, &l, argv[dash + 1]);
+	rc = mo_launch_estimate(&est, c, &l, argv[dash + 1]);
 	if (rc >= 0) {
 		mo_estimate_free(est);
 		mo_plan_free(p);
-		goto out;
+		return rc;
 	}
-	rc = mo_launch_files(&l, &c, p, est);
+	rc = mo_launch_files(&l, c, p, est);
 	mo_estimate_free(est);
 	if (rc != 0) {
 		mo_plan_free(p);
 		mo_launch_cleanup(&l);
 		rc = MO_EXIT_USAGE;
-		goto out;
+		return rc;
 	}
 	mo_plan_free(p);
 	if (setenv("MEMOPT_PLAN", l.plan_path, 1) != 0 ||
@@ -356,11 +341,11 @@ int mo_cli_launch(int argc, char **argv)
 		fputs("memopt launch: cannot set the environment\n", stderr);
 		mo_launch_cleanup(&l);
 		rc = MO_EXIT_USAGE;
-		goto out;
+		return rc;
 	}
 	fprintf(stderr, "memopt launch: MEMOPT_PLAN=%s MEMOPT_CONFIG=%s; running %s\n",
 		l.plan_path, l.config_path, argv[dash + 1]);
-	mo_cli_free(&c);
+	mo_cli_free(c); /* CMD replaces this process: nothing of memopt's stays */
 	fflush(stdout);
 	fflush(stderr);
 	execvp(argv[dash + 1], argv + dash + 1);
@@ -368,7 +353,4 @@ int mo_cli_launch(int argc, char **argv)
 	fprintf(stderr, "memopt launch: cannot run %s: %s\n", argv[dash + 1], strerror(e));
 	mo_launch_cleanup(&l);
 	return MO_EXIT_USAGE;
-out:
-	mo_cli_free(&c);
-	return rc;
 }

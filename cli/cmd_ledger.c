@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,7 +17,7 @@ typedef struct mo_ledger_args {
 	const char *trace;
 } mo_ledger_args;
 
-static void mo_ledger_usage(FILE *f)
+void mo_cli_ledger_usage(FILE *f)
 {
 	fputs("usage: memopt ledger TRACE [--model M] [CONFIG] [options]\n"
 	      "  TRACE                a MindSpore memory-tracker CSV, or a memopt trace\n"
@@ -35,63 +36,30 @@ static void mo_ledger_usage(FILE *f)
 	      f);
 }
 
-static int mo_ledger_number(double *out, const char *text, double lo, double hi,
-			    const char *what)
-{
-	char *end;
-	errno = 0;
-	*out = strtod(text, &end);
-	if (errno || *end || !(*out >= lo && *out <= hi)) {
-		fprintf(stderr, "memopt ledger: %s takes a number from %g to %g\n", what, lo, hi);
-		return -1;
-	}
-	return 0;
-}
+static const mo_cli_option mo_ledger_cli_options[] = {
+	MO_CLI_OPT_MODEL,
+	MO_CLI_OPT_DEVICES,
+	MO_CLI_OPT_JSON,
+	MO_CLI_OPT_HELP,
+	{"stage", 0, MO_ARG_INT, true, offsetof(mo_ledger_args, stage), 0, 100000,
+	 "a number from 0 to 100000", NULL},
+	{"step-start", 0, MO_ARG_TEXT, true, offsetof(mo_ledger_args, opt.step_start), 0, 0, NULL,
+	 NULL},
+	{"layer-start", 0, MO_ARG_TEXT, true, offsetof(mo_ledger_args, opt.layer_start), 0, 0, NULL,
+	 NULL},
+	{"transient-ms", 0, MO_ARG_REAL, true, offsetof(mo_ledger_args, opt.transient_ms), 0.001,
+	 1e8, "a number from 0.001 to 1e+08", NULL},
+	{"first-layer", 0, MO_ARG_INT, true, offsetof(mo_ledger_args, opt.first_layer), -1000000,
+	 1000000, "a number from -1e+06 to 1e+06", NULL},
+	MO_CLI_OPT_END};
 
 static int mo_ledger_parse(mo_cli *c, mo_ledger_args *a, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"model", required_argument, NULL, 'm'},  {"devices", required_argument, NULL, 'd'},
-		{"json", no_argument, NULL, 'j'},         {"help", no_argument, NULL, 'h'},
-		{"stage", required_argument, NULL, 'S'},  {"step-start", required_argument, NULL, 's'},
-		{"layer-start", required_argument, NULL, 'l'},
-		{"transient-ms", required_argument, NULL, 't'},
-		{"first-layer", required_argument, NULL, 'F'}, {NULL, 0, NULL, 0}};
-	int ch;
-	double v;
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "m:d:jh", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'm': c->model_arg = optarg; break;
-		case 'd':
-			if (mo_ledger_number(&v, optarg, 1, 1000000, "--devices") != 0)
-				return MO_EXIT_USAGE;
-			c->devices = (int64_t)v;
-			break;
-		case 'j': c->json = true; break;
-		case 'h': mo_ledger_usage(stdout); return MO_EXIT_OK;
-		case 'S':
-			if (mo_ledger_number(&v, optarg, 0, 100000, "--stage") != 0)
-				return MO_EXIT_USAGE;
-			a->stage = (int64_t)v;
-			break;
-		case 's': a->opt.step_start = optarg; break;
-		case 'l': a->opt.layer_start = optarg; break;
-		case 'F':
-			if (mo_ledger_number(&v, optarg, -1000000, 1000000, "--first-layer") != 0)
-				return MO_EXIT_USAGE;
-			a->opt.first_layer = (int64_t)v;
-			break;
-		case 't':
-			if (mo_ledger_number(&a->opt.transient_ms, optarg, 0.001, 1e8,
-					     "--transient-ms") != 0)
-				return MO_EXIT_USAGE;
-			break;
-		default: mo_ledger_usage(stderr); return MO_EXIT_USAGE;
-		}
-	}
+	int rc = mo_cli_parse(c, mo_ledger_cli_options, a, argc, argv);
+	if (rc >= 0)
+		return rc;
 	if (optind >= argc || argc - optind > 2) {
-		mo_ledger_usage(stderr);
+		mo_cli_ledger_usage(stderr);
 		return MO_EXIT_USAGE;
 	}
 	a->trace = argv[optind];

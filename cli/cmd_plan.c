@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,7 +17,7 @@ typedef struct mo_plan_opts {
 	int64_t limit;
 } mo_plan_opts;
 
-static void mo_plan_usage(FILE *f)
+void mo_cli_plan_usage(FILE *f)
 {
 	fputs("usage: memopt plan --model M [--devices N] [--budget SIZE]\n"
 	      "                   [--allow select,full,exclude,comm,layer_swap,op_swap]\n"
@@ -28,61 +29,32 @@ static void mo_plan_usage(FILE *f)
 	      f);
 }
 
-static int mo_plan_opt(mo_cli *c, mo_plan_opts *o, int ch, const char *arg)
+static int mo_plan_allow(mo_cli *c, void *own, const char *arg)
 {
-	char *end;
-	switch (ch) {
-	case 'm': c->model_arg = arg; return -1;
-	case 'j': c->json = true; return -1;
-	case 'o': c->out_path = arg; return -1;
-	case 'x': o->maximize = arg; return -1;
-	case 'W': return mo_cli_work_limit(c, "plan", arg) == 0 ? -1 : MO_EXIT_USAGE;
-	case 'd':
-	case 'L':
-		errno = 0;
-		long long v = strtoll(arg, &end, 10);
-		if (errno || *end || v < 1 || v > (ch == 'd' ? 1000000 : 100000000)) {
-			fprintf(stderr, "memopt plan: --%s takes a positive count\n",
-				ch == 'd' ? "devices" : "limit");
-			return MO_EXIT_USAGE;
-		}
-		*(ch == 'd' ? &c->devices : &o->limit) = v;
-		return -1;
-	case 'b':
-		if (mo_parse_size(&o->budget, arg) != 0 || !o->budget) {
-			fprintf(stderr, "memopt plan: --budget takes a size such as 58GiB, 64GB, "
-					"1024 (B, KB, MB, GB, KiB, MiB, GiB)\n");
-			return MO_EXIT_USAGE;
-		}
-		return -1;
-	case 'a':
-		if (mo_planner_parse_allow(&o->allow, arg) != 0) {
-			fprintf(stderr, "memopt plan: --allow takes a list of select, full, exclude, "
-					"comm, layer_swap, op_swap (or all)\n");
-			return MO_EXIT_USAGE;
-		}
-		return -1;
-	case 'h': mo_plan_usage(stdout); return MO_EXIT_OK;
-	default: mo_plan_usage(stderr); return MO_EXIT_USAGE;
-	}
+	(void)c;
+	return mo_planner_parse_allow(&((mo_plan_opts *)own)->allow, arg);
 }
+
+static const mo_cli_option mo_plan_options[] = {
+	MO_CLI_OPT_MODEL,
+	MO_CLI_OPT_DEVICES,
+	MO_CLI_OPT_JSON,
+	MO_CLI_OPT_OUTPUT,
+	{"budget", 'b', MO_ARG_BYTES, true, offsetof(mo_plan_opts, budget), 1, 18446744073709551615.0,
+	 "a size such as 58GiB, 64GB, 1024 (B, KB, MB, GB, KiB, MiB, GiB)", NULL},
+	{"allow", 0, MO_ARG_CALL, true, 0, 0, 0,
+	 "a list of select, full, exclude, comm, layer_swap, op_swap (or all)", mo_plan_allow},
+	{"maximize", 0, MO_ARG_TEXT, true, offsetof(mo_plan_opts, maximize), 0, 0, NULL, NULL},
+	{"limit", 0, MO_ARG_INT, true, offsetof(mo_plan_opts, limit), 1, 100000000, NULL, NULL},
+	MO_CLI_OPT_WORK_LIMIT,
+	MO_CLI_OPT_HELP,
+	MO_CLI_OPT_END};
 
 static int mo_plan_args(mo_cli *c, mo_plan_opts *o, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"model", required_argument, NULL, 'm'},  {"devices", required_argument, NULL, 'd'},
-		{"json", no_argument, NULL, 'j'},         {"output", required_argument, NULL, 'o'},
-		{"budget", required_argument, NULL, 'b'}, {"allow", required_argument, NULL, 'a'},
-		{"maximize", required_argument, NULL, 'x'}, {"limit", required_argument, NULL, 'L'},
-		{"work-limit", required_argument, NULL, 'W'},
-		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
-	int ch;
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "m:d:jo:b:h", opts, NULL)) != -1) {
-		int rc = mo_plan_opt(c, o, ch, optarg);
-		if (rc >= 0)
-			return rc;
-	}
+	int rc = mo_cli_parse(c, mo_plan_options, o, argc, argv);
+	if (rc >= 0)
+		return rc;
 	if (o->maximize && strcmp(o->maximize, "micro_batch_size") != 0 &&
 	    strcmp(o->maximize, "seq_length") != 0) {
 		fprintf(stderr, "memopt plan: --maximize takes micro_batch_size or seq_length\n");

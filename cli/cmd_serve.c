@@ -1,9 +1,10 @@
 /* memopt serve: the HTTP API and the web UI. */
-#include "memopt/memopt.h"
+#include "cli.h"
 #include "server.h"
 
-#include <errno.h>
+#include <getopt.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,70 +56,19 @@ static const char mo_serve_usage[] =
 	"answers 503 to the rest, and exits 0 (1 if a computation had to be\n"
 	"abandoned).\n";
 
-static int mo_serve_uint(unsigned *out, const char *text, unsigned lo,
-			 unsigned hi)
+void mo_cli_serve_usage(FILE *f)
 {
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	if (!text || *text < '0' || *text > '9')
-		return -1;
-	v = strtoul(text, &end, 10);
-	if (errno || *end || v < lo || v > hi)
-		return -1;
-	*out = (unsigned)v;
-	return 0;
-}
-
-static int mo_serve_count(size_t *out, const char *text, unsigned hi)
-{
-	unsigned v;
-
-	if (mo_serve_uint(&v, text, 0, hi) != 0)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-/* A size as mo_parse_size reads it (1048576, 512KiB, 1MiB), 1 KiB..1 GiB. */
-static int mo_serve_size(size_t *out, const char *text)
-{
-	uint64_t v;
-
-	if (!text || mo_parse_size(&v, text) != 0 || v < 1024 || v > ((uint64_t)1 << 30))
-		return -1;
-	*out = (size_t)v;
-	return 0;
-}
-
-/* --name VALUE or --name=VALUE: the value, advancing *i; NULL if none. */
-static const char *mo_serve_value(int argc, char **argv, int *i, const char *name)
-{
-	size_t n = strlen(name);
-	const char *a = argv[*i];
-
-	if (strncmp(a, name, n) != 0)
-		return NULL;
-	if (a[n] == '=')
-		return a + n + 1;
-	if (a[n] != '\0' || *i + 1 >= argc)
-		return NULL;
-	return argv[++*i];
-}
-
-static int mo_serve_bad(const char *opt)
-{
-	fprintf(stderr, "memopt serve: bad or missing value for %s\n%s", opt, mo_serve_usage);
-	return 2;
+	fputs(mo_serve_usage, f);
 }
 
 /* --allowed-host NAME, kept in a fixed table (argv's strings). */
 #define MO_SERVE_MAX_HOSTS 64
 static const char *mo_serve_hosts[MO_SERVE_MAX_HOSTS];
 
-static int mo_serve_host(mo_srv_config *cfg, const char *name)
+static int mo_serve_host(mo_cli *c, void *own, const char *name)
 {
+	mo_srv_config *cfg = own;
+	(void)c;
 	if (cfg->allowed_host_count == MO_SERVE_MAX_HOSTS || !name[0] || strlen(name) > 255 ||
 	    strpbrk(name, ":/[] \t"))
 		return -1;
@@ -127,55 +77,40 @@ static int mo_serve_host(mo_srv_config *cfg, const char *name)
 	return 0;
 }
 
-static int mo_serve_option(mo_srv_config *cfg, int argc, char **argv, int *i)
-{
-	const char *a = argv[*i], *v;
-	int bad = 0;
+#define MO_SERVE_TEXT(name, field)                                                          \
+	{name, 0, MO_ARG_TEXT, true, offsetof(mo_srv_config, field), 0, 0, NULL, NULL}
+#define MO_SERVE_UINT(name, field, lo, hi, takes)                                           \
+	{name, 0, MO_ARG_UINT, true, offsetof(mo_srv_config, field), lo, hi, takes, NULL}
+#define MO_SERVE_BYTES(name, field)                                                         \
+	{name, 0, MO_ARG_BYTES_Z, true, offsetof(mo_srv_config, field), 1024, 1073741824.0,   \
+	 "a size from 1KiB to 1GiB, such as 1MiB", NULL}
 
-	if ((v = mo_serve_value(argc, argv, i, "--host")))
-		cfg->host = v;
-	else if ((v = mo_serve_value(argc, argv, i, "--port")))
-		bad = mo_serve_uint(&cfg->port, v, 0, 65535);
-	else if ((v = mo_serve_value(argc, argv, i, "--threads")))
-		bad = mo_serve_uint(&cfg->threads, v, 1, 256);
-	else if ((v = mo_serve_value(argc, argv, i, "--compute-threads")))
-		bad = mo_serve_uint(&cfg->compute_threads, v, 0, 256);
-	else if ((v = mo_serve_value(argc, argv, i, "--max-body")))
-		bad = mo_serve_size(&cfg->max_body, v);
-	else if ((v = mo_serve_value(argc, argv, i, "--max-answer")))
-		bad = mo_serve_size(&cfg->max_answer, v);
-	else if ((v = mo_serve_value(argc, argv, i, "--web-root")))
-		cfg->web_root = v;
-	else if ((v = mo_serve_value(argc, argv, i, "--cors-origin")))
-		cfg->cors_origin = v;
-	else if ((v = mo_serve_value(argc, argv, i, "--allowed-host")))
-		bad = mo_serve_host(cfg, v);
-	else if ((v = mo_serve_value(argc, argv, i, "--max-connections")))
-		bad = mo_serve_uint(&cfg->max_connections, v, 1, 1000000);
-	else if ((v = mo_serve_value(argc, argv, i, "--max-per-client")))
-		bad = mo_serve_uint(&cfg->max_per_client, v, 1, 1000000);
-	else if ((v = mo_serve_value(argc, argv, i, "--header-timeout")))
-		bad = mo_serve_uint(&cfg->header_timeout_s, v, 1, 3600);
-	else if ((v = mo_serve_value(argc, argv, i, "--deadline")))
-		bad = mo_serve_uint(&cfg->deadline_s, v, 1, 3600);
-	else if ((v = mo_serve_value(argc, argv, i, "--grace")))
-		bad = mo_serve_uint(&cfg->grace_s, v, 0, 3600);
-	else if ((v = mo_serve_value(argc, argv, i, "--work-limit")))
-		bad = mo_serve_uint(&cfg->work_ms, v, 0, 3600000);
-	else if ((v = mo_serve_value(argc, argv, i, "--max-inflight")))
-		bad = mo_serve_uint(&cfg->max_inflight, v, 1, 1000000);
-	else if ((v = mo_serve_value(argc, argv, i, "--timeout")))
-		bad = mo_serve_uint(&cfg->timeout_s, v, 1, 3600);
-	else if ((v = mo_serve_value(argc, argv, i, "--cache-entries")))
-		bad = mo_serve_count(&cfg->cache_entries, v, 1000000);
-	else if ((v = mo_serve_value(argc, argv, i, "--cache-bytes")))
-		bad = mo_serve_size(&cfg->cache_bytes, v);
-	else if (strcmp(a, "--quiet") == 0)
-		cfg->access_log = 0;
-	else
-		bad = -1;
-	return bad ? mo_serve_bad(a) : 0;
-}
+static const mo_cli_option mo_serve_options[] = {
+	MO_SERVE_TEXT("host", host),
+	MO_SERVE_UINT("port", port, 0, 65535, NULL),
+	MO_SERVE_UINT("threads", threads, 1, 256, NULL),
+	MO_SERVE_UINT("compute-threads", compute_threads, 0, 256, NULL),
+	MO_SERVE_BYTES("max-body", max_body),
+	MO_SERVE_BYTES("max-answer", max_answer),
+	MO_SERVE_TEXT("web-root", web_root),
+	MO_SERVE_TEXT("cors-origin", cors_origin),
+	{"allowed-host", 0, MO_ARG_CALL, true, 0, 0, 0,
+	 "a host name (at most 64 of them; no ':', '/', '[', ']' or blanks)", mo_serve_host},
+	MO_SERVE_UINT("max-connections", max_connections, 1, 1000000, NULL),
+	MO_SERVE_UINT("max-per-client", max_per_client, 1, 1000000, NULL),
+	MO_SERVE_UINT("header-timeout", header_timeout_s, 1, 3600, "seconds from 1 to 3600"),
+	MO_SERVE_UINT("deadline", deadline_s, 1, 3600, "seconds from 1 to 3600"),
+	MO_SERVE_UINT("grace", grace_s, 0, 3600, "seconds from 0 to 3600"),
+	MO_SERVE_UINT("work-limit", work_ms, 0, 3600000,
+		      "milliseconds from 0 (none) to 3600000"),
+	MO_SERVE_UINT("max-inflight", max_inflight, 1, 1000000, NULL),
+	MO_SERVE_UINT("timeout", timeout_s, 1, 3600, "seconds from 1 to 3600"),
+	{"cache-entries", 0, MO_ARG_COUNT, true, offsetof(mo_srv_config, cache_entries), 0,
+	 1000000, NULL, NULL},
+	MO_SERVE_BYTES("cache-bytes", cache_bytes),
+	{"quiet", 0, MO_ARG_OFF, true, offsetof(mo_srv_config, access_log), 0, 0, NULL, NULL},
+	MO_CLI_OPT_HELP,
+	MO_CLI_OPT_END};
 
 /* An installed memopt (PREFIX/bin/memopt) serves PREFIX/share/memopt/web,
  * found from the executable's own path so DESTDIR and relocated trees
@@ -205,18 +140,18 @@ static const char *mo_serve_installed_root(void)
 	return ok ? path : NULL;
 }
 
-int mo_cli_serve(int argc, char **argv)
+int mo_cli_serve(mo_cli *c, int argc, char **argv)
 {
 	mo_srv_config cfg;
 
 	mo_srv_config_default(&cfg);
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			fputs(mo_serve_usage, stdout);
-			return 0;
-		}
-		if (mo_serve_option(&cfg, argc, argv, &i) != 0)
-			return 2;
+	int rc = mo_cli_parse(c, mo_serve_options, &cfg, argc, argv);
+	if (rc >= 0)
+		return rc;
+	if (optind < argc) {
+		fprintf(stderr, "memopt serve: takes no operand, not '%s'\n%s", argv[optind],
+			mo_serve_usage);
+		return MO_EXIT_USAGE;
 	}
 	if (!cfg.web_root)
 		cfg.web_root = mo_serve_installed_root();

@@ -3,7 +3,6 @@
 #include "cli.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -172,21 +171,10 @@ void mo_cli_free(mo_cli *c)
 	mo_diags_free(c->diags);
 	free(c->config_text);
 	free(c->model_text);
-}
-
-int mo_cli_work_limit(mo_cli *c, const char *cmd, const char *arg)
-{
-	char *end;
-
-	errno = 0;
-	unsigned long long v = strtoull(arg, &end, 10);
-	if (errno || *end || arg[0] < '0' || arg[0] > '9' || v > 86400000ull) {
-		fprintf(stderr, "memopt %s: --work-limit takes milliseconds from 0 (none) to "
-				"86400000\n", cmd);
-		return MO_EXIT_USAGE;
-	}
-	c->work_ms = v;
-	return 0;
+	c->cfg = NULL;
+	c->model = NULL;
+	c->diags = NULL;
+	c->config_text = c->model_text = NULL;
 }
 
 void mo_cli_budget_begin(const mo_cli *c)
@@ -194,43 +182,6 @@ void mo_cli_budget_begin(const mo_cli *c)
 	mo_budget b = {.max_ms = c->work_ms};
 
 	mo_budget_begin(c->work_ms ? &b : NULL);
-}
-
-int mo_cli_parse_args(mo_cli *c, int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{"model", required_argument, NULL, 'm'}, {"devices", required_argument, NULL, 'd'},
-		{"json", no_argument, NULL, 'j'},        {"output", required_argument, NULL, 'o'},
-		{"paths", no_argument, NULL, 'P'},       {"help", no_argument, NULL, 'h'},
-		{"explain", no_argument, NULL, 'E'},     {"work-limit", required_argument, NULL, 'W'},
-		{NULL, 0, NULL, 0}};
-	int ch;
-	optind = 1;
-	while ((ch = getopt_long(argc, argv, "m:d:jo:h", opts, NULL)) != -1) {
-		char *end;
-		switch (ch) {
-		case 'm': c->model_arg = optarg; break;
-		case 'd':
-			errno = 0;
-			c->devices = strtoll(optarg, &end, 10);
-			if (errno || *end || c->devices < 1 || c->devices > 1000000) {
-				fprintf(stderr, "memopt: --devices takes a count from 1 to 1000000\n");
-				return MO_EXIT_USAGE;
-			}
-			break;
-		case 'j': c->json = true; break;
-		case 'o': c->out_path = optarg; break;
-		case 'P': c->all_paths = true; break;
-		case 'E': c->explain = true; break;
-		case 'W':
-			if (mo_cli_work_limit(c, c->cmd ? c->cmd : "estimate", optarg) != 0)
-				return MO_EXIT_USAGE;
-			break;
-		case 'h': mo_cli_usage(stdout); exit(MO_EXIT_OK);
-		default: mo_cli_usage(stderr); return MO_EXIT_USAGE;
-		}
-	}
-	return -1;
 }
 
 

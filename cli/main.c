@@ -5,31 +5,61 @@
 #include <stdlib.h>
 #include <string.h>
 
+void mo_cli_usage(FILE *f);
+
+/* Every command, in the order `memopt --help` lists them.
+ *
+ * Adding a command is one entry here: its name, its function (declared in
+ * cli.h, written in its own cmd_NAME.c), the usage it prints for -h and
+ * after a bad option, and its lines for `memopt --help`. The function gets
+ * a zeroed mo_cli (main frees it afterwards) and argv from the command's
+ * name on; it lists its options as a mo_cli_option array (cli.h) and calls
+ * mo_cli_parse with it, the one option parser. Options that the common
+ * ones already cover (-m -d -j -o ...) are reused from
+ * mo_cli_common_options; a command's own values go in its own struct,
+ * passed to mo_cli_parse as `own`. */
+static const mo_cli_command mo_cli_commands[] = {
+	{"validate", mo_cli_validate, mo_cli_usage,
+	 "  validate CONFIG   check every rule; diagnostics as FILE:LINE:COL\n"},
+	{"expand", mo_cli_expand, mo_cli_usage,
+	 "  expand CONFIG     per layer, what each path does and which rule says so\n"},
+	{"export", mo_cli_export, mo_cli_usage,
+	 "  export CONFIG     canonical YAML (a whole training YAML keeps every other byte)\n"},
+	{"migrate", mo_cli_migrate, mo_cli_usage,
+	 "  migrate CONFIG    a graph-mode file's recompute_config rewritten as the\n"
+	 "                    recompute / recompute_comm sections, every other byte kept\n"},
+	{"presets", mo_cli_presets, mo_cli_usage,
+	 "  presets [NAME]    list the built-in models, or print one as a model file\n"},
+	{"import", mo_cli_import, mo_cli_import_usage,
+	 "  import FILE       a model description as a memopt model file: Megatron-LM\n"
+	 "                    arguments (launch line, arguments file, model_config.yaml),\n"
+	 "                    a model file, a training YAML, a config.json\n"},
+	{"serve", mo_cli_serve, mo_cli_serve_usage,
+	 "  serve             HTTP API and web UI (memopt serve --help)\n"},
+	{"launch", mo_cli_launch, mo_cli_launch_usage,
+	 "  launch CONFIG [--max-memory SIZE] -- CMD ARGS...\n"
+	 "                    validate, then run CMD with MEMOPT_PLAN and MEMOPT_CONFIG\n"
+	 "                    (memopt launch --help)\n"},
+	{"estimate", mo_cli_estimate, mo_cli_usage,
+	 "  estimate CONFIG   memory per stage and layer, the peak event, the cost\n"},
+	{"plan", mo_cli_plan, mo_cli_plan_usage,
+	 "  plan [CONFIG]     the cheapest recompute / swap config that fits a budget\n"
+	 "                    (memopt plan --help)\n"},
+	{"ledger", mo_cli_ledger, mo_cli_ledger_usage,
+	 "  ledger TRACE [CONFIG]\n"
+	 "                    a measured memory trace: peak, alive set, steps, layers;\n"
+	 "                    with --model, beside the estimate (memopt ledger --help)\n"},
+};
+
 void mo_cli_usage(FILE *f)
 {
 	fputs("usage: memopt <command> [options] [CONFIG]\n"
 	      "\n"
-	      "commands:\n"
-	      "  validate CONFIG   check every rule; diagnostics as FILE:LINE:COL\n"
-	      "  expand CONFIG     per layer, what each path does and which rule says so\n"
-	      "  export CONFIG     canonical YAML (a whole training YAML keeps every other byte)\n"
-	      "  migrate CONFIG    a graph-mode file's recompute_config rewritten as the\n"
-	      "                    recompute / recompute_comm sections, every other byte kept\n"
-	      "  presets [NAME]    list the built-in models, or print one as a model file\n"
-	      "  import FILE       a model description as a memopt model file: Megatron-LM\n"
-	      "                    arguments (launch line, arguments file, model_config.yaml),\n"
-	      "                    a model file, a training YAML, a config.json\n"
-	      "  serve             HTTP API and web UI (memopt serve --help)\n"
-	      "  launch CONFIG [--max-memory SIZE] -- CMD ARGS...\n"
-	      "                    validate, then run CMD with MEMOPT_PLAN and MEMOPT_CONFIG\n"
-	      "                    (memopt launch --help)\n"
-	      "  estimate CONFIG   memory per stage and layer, the peak event, the cost\n"
-	      "  plan [CONFIG]     the cheapest recompute / swap config that fits a budget\n"
-	      "                    (memopt plan --help)\n"
-	      "  ledger TRACE [CONFIG]\n"
-	      "                    a measured memory trace: peak, alive set, steps, layers;\n"
-	      "                    with --model, beside the estimate (memopt ledger --help)\n"
-	      "\n"
+	      "commands:\n",
+	      f);
+	for (size_t i = 0; i < sizeof mo_cli_commands / sizeof mo_cli_commands[0]; i++)
+		fputs(mo_cli_commands[i].help, f);
+	fputs("\n"
 	      "options:\n"
 	      "  -m, --model M     a preset name or a model file (YAML/JSON, HF config.json,\n"
 	      "                    training YAML); default: the model in CONFIG itself\n"
@@ -46,6 +76,14 @@ void mo_cli_usage(FILE *f)
 	      f);
 }
 
+static const mo_cli_command *mo_cli_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof mo_cli_commands / sizeof mo_cli_commands[0]; i++)
+		if (strcmp(mo_cli_commands[i].name, name) == 0)
+			return &mo_cli_commands[i];
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	/* diagnostics can run to thousands of lines: buffer stderr (flushed
@@ -56,51 +94,23 @@ int main(int argc, char **argv)
 		mo_cli_usage(stderr);
 		return MO_EXIT_USAGE;
 	}
-	const char *cmd = argv[1];
-	if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V") || !strcmp(cmd, "version")) {
+	const char *name = argv[1];
+	if (!strcmp(name, "--version") || !strcmp(name, "-V") || !strcmp(name, "version")) {
 		printf("memopt %s\n", MO_VERSION_STRING);
 		return MO_EXIT_OK;
 	}
-	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+	if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
 		mo_cli_usage(stdout);
 		return MO_EXIT_OK;
 	}
-	if (!strcmp(cmd, "serve"))
-		return mo_cli_serve(argc - 1, argv + 1);
-	if (!strcmp(cmd, "launch"))
-		return mo_cli_launch(argc - 1, argv + 1);
-	if (!strcmp(cmd, "estimate")) {
-		mo_cli c = {.cmd = cmd};
-		int rc = mo_cli_estimate(&c, argc - 1, argv + 1);
-		mo_cli_free(&c);
-		return rc;
-	}
-	if (!strcmp(cmd, "ledger")) {
-		mo_cli c = {.cmd = cmd};
-		int rc = mo_cli_ledger(&c, argc - 1, argv + 1);
-		mo_cli_free(&c);
-		return rc;
-	}
-	if (!strcmp(cmd, "import")) {
-		mo_cli c = {.cmd = cmd};
-		int rc = mo_cli_import(&c, argc - 1, argv + 1);
-		mo_cli_free(&c);
-		return rc;
-	}
-	if (!strcmp(cmd, "plan")) {
-		mo_cli c = {.cmd = cmd};
-		int rc = mo_cli_plan(&c, argc - 1, argv + 1);
-		mo_cli_free(&c);
-		return rc;
-	}
-	if (strcmp(cmd, "validate") && strcmp(cmd, "expand") && strcmp(cmd, "export") &&
-	    strcmp(cmd, "migrate") && strcmp(cmd, "presets")) {
-		fprintf(stderr, "memopt: unknown command '%s'\n", cmd);
+	const mo_cli_command *cmd = mo_cli_find(name);
+	if (!cmd) {
+		fprintf(stderr, "memopt: unknown command '%s'\n", name);
 		mo_cli_usage(stderr);
 		return MO_EXIT_USAGE;
 	}
-	mo_cli c = {.cmd = cmd};
-	int rc = mo_cli_check_command(&c, argc - 1, argv + 1);
+	mo_cli c = {.cmd = cmd->name, .command = cmd};
+	int rc = cmd->run(&c, argc - 1, argv + 1);
 	mo_cli_free(&c);
 	return rc;
 }

@@ -54,7 +54,4 @@ size_t mo_srv_stop(mo_srv *srv);
  * ends the process with _exit(1) when mo_srv_stop abandoned requests. */
 int mo_srv_run(const mo_srv_config *cfg);
 
-/* `memopt serve [options]`, argv[0] = "serve". Exit status. */
-int mo_cli_serve(int argc, char **argv);
-
 #endif
