@@ -17,6 +17,7 @@
 
 #include "planner/planner.h"
 #include "planner/planner_search.h"
+#include "unit/test_files.h"
 
 #define NL 6
 
@@ -672,6 +673,92 @@ static void test_start_kept(void **state)
 	mo_model_free(m);
 }
 
+/* ---- real files: an interleaved pipeline, a graph-mode recompute_config ------ */
+
+static mo_model *file_model(const char *path)
+{
+	size_t len = 0;
+	char *text = test_read_file(path, &len);
+	mo_diags *d = NULL;
+	mo_model *m = NULL;
+	assert_int_equal(mo_diags_new(&d), 0);
+	assert_int_equal(mo_model_load(&m, d, text, len, path, NULL, NULL), 0);
+	mo_model_check(m, d);
+	assert_int_equal(mo_diags_errors(d), 0);
+	mo_diags_free(d);
+	free(text);
+	return m;
+}
+
+/* Megatron-LM's gpt3_7b_tp1_pp4 memory test runs 32 layers over PP 4 with
+ * one layer per virtual stage (VPP 8): each stage's 8 chunks are alike.
+ * Selecting the MLP on every layer brings the estimate to 41.61 GiB, so a
+ * 45 GiB budget has a plan; the planner must find one that the estimate
+ * confirms, recomputing on every stage (not only the last's layers), and
+ * its prediction must not be below the estimate (a safe bound). */
+static void test_virtual_pipeline_fits(void **state)
+{
+	(void)state;
+	mo_model *m = file_model("tests/data/megatron/gpt3_7b_tp1_pp4_memory_speed.yaml");
+	mo_planner_input in = {.model = m, .budget = (uint64_t)45 << 30, .no_staged = true};
+	mo_planner_result *r = NULL;
+	assert_int_equal(mo_planner_run(&r, &in, NULL), 0);
+	const mo_estimate *e = mo_planner_estimate(r);
+	assert_true(mo_planner_fits(r));
+	assert_true(mo_estimate_peak_bytes(e) <= in.budget);
+	assert_true(mo_planner_predicted_peak(r) >= mo_estimate_peak_bytes(e));
+	mo_plan *p = NULL;
+	assert_int_equal(mo_expand(&p, mo_planner_config(r), m, NULL), 0);
+	for (int64_t stage = 0; stage < 4; stage++) {
+		bool rec = false; /* layer stage + 4k is on stage `stage` */
+		for (int64_t id = stage; id < 32; id += 4)
+			for (size_t i = 0; i < mo_plan_action_count(p, id); i++)
+				rec |= mo_plan_action(p, id, i)->action == MO_ACT_RECOMPUTE;
+		assert_true(rec);
+	}
+	mo_plan_free(p);
+	mo_planner_result_free(r);
+	mo_model_free(m);
+}
+
+/* A graph-mode MindSpore Transformers file (Qwen2.5 7B, recompute_config
+ * recompute [7, 7] and select_recompute of 4 feed-forward ops on [14, 14]):
+ * the plan replaces the block, so its "none" baseline is the file without
+ * it (no recompute, 0% overhead), the block's layers are not kept in the
+ * plan, and the plan says so. */
+static void test_graph_mode_start_replaced(void **state)
+{
+	(void)state;
+	const char *path = "tests/data/mindformers/master/finetune_qwen2_5_7b_8k.yaml";
+	mo_model *m = file_model(path);
+	size_t len = 0;
+	char *text = test_read_file(path, &len);
+	mo_diags *d = NULL;
+	mo_config *c = NULL;
+	assert_int_equal(mo_diags_new(&d), 0);
+	assert_int_equal(mo_config_parse(&c, d, text, len, path, NULL, NULL), 0);
+	mo_estimate *e = NULL;
+	assert_int_equal(mo_estimate_run(&e, c, m, NULL), 0);
+	assert_true(mo_estimate_overhead_percent(e) > 1.0); /* the block costs */
+	mo_planner_input in = {.model = m, .start = c, .budget = (uint64_t)200 << 30};
+	mo_planner_result *r = NULL;
+	assert_int_equal(mo_planner_run(&r, &in, NULL), 0);
+	assert_true(mo_planner_fits(r));
+	/* the whole model fits 200 GiB unoptimised: nothing recomputed */
+	assert_true(mo_estimate_overhead_percent(mo_planner_estimate(r)) < 1e-9);
+	const mo_planner_step *none = mo_planner_staged_get(r, 0);
+	assert_non_null(none);
+	assert_true(none->overhead_percent < 1e-9);
+	assert_non_null(strstr(mo_planner_yaml(r), "replace the file's recompute_config"));
+	assert_null(strstr(mo_planner_yaml(r), "full_recompute_layer"));
+	mo_planner_result_free(r);
+	mo_estimate_free(e);
+	mo_config_free(c);
+	mo_diags_free(d);
+	free(text);
+	mo_model_free(m);
+}
+
 static void test_presets_valid(void **state)
 {
 	(void)state;
@@ -745,6 +832,8 @@ int main(void)
 		cmocka_unit_test(test_no_fit),
 		cmocka_unit_test(test_optimizer_floor),
 		cmocka_unit_test(test_start_kept),
+		cmocka_unit_test(test_virtual_pipeline_fits),
+		cmocka_unit_test(test_graph_mode_start_replaced),
 		cmocka_unit_test(test_presets_valid),
 		cmocka_unit_test(test_maximize),
 	};

@@ -6,6 +6,7 @@
 #include "planner/planner_result.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -163,6 +164,33 @@ static int mo_planner_min_peak(const mo_planner_problem *pl, mo_planner_solution
 
 /* ---- the config made real --------------------------------------------------------- */
 
+/* A plan for a graph-mode file whose recompute_config switched something on
+ * says, above its sections, that they replace that block (the search did
+ * not keep it, so its overhead is no part of the baseline). */
+static int mo_planner_note_replaced(mo_planner_result *r, const mo_planner_problem *pl,
+				    mo_error *err)
+{
+	if (!pl->start || mo_planner_start_keeps_recompute(pl->start))
+		return 0;
+	double was = pl->start_est ? mo_estimate_overhead_percent(pl->start_est) : 0;
+	char *note = NULL;
+	int n = asprintf(&note,
+			 "# these sections replace the file's recompute_config (graph mode), "
+			 "which this plan does\n"
+			 "# not keep: delete that block and put them in its place "
+			 "(memopt migrate rewrites the\n"
+			 "# file's own plan the same way); the file's plan costs %.2f%% overhead\n"
+			 "%s",
+			 was, r->yaml);
+	if (n < 0) {
+		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		return -1;
+	}
+	free(r->yaml);
+	r->yaml = note;
+	return 0;
+}
+
 static int mo_planner_realise(mo_planner_result *r, const mo_planner_problem *pl,
 			      const mo_planner_solution *best, mo_error *err)
 {
@@ -184,7 +212,8 @@ static int mo_planner_realise(mo_planner_result *r, const mo_planner_problem *pl
 		goto out;
 	}
 	if (mo_export_sections(&r->yaml, NULL, r->cfg, err) != 0 ||
-	    mo_estimate_run(&r->est, r->cfg, r->model, err) != 0)
+	    mo_estimate_run(&r->est, r->cfg, r->model, err) != 0 ||
+	    mo_planner_note_replaced(r, pl, err) != 0)
 		goto out;
 	rc = 0;
 out:

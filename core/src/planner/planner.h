@@ -112,6 +112,12 @@ int mo_planner_choice_of(const mo_planner_problem *pl, uint64_t id, int64_t pref
 double mo_planner_choice_cost(const mo_planner_problem *pl, const mo_planner_choice *c, double fwd,
 			      int64_t prefetch);
 
+/* Whether the plan keeps the starting config's recompute and recompute_comm
+ * settings: not when they come from a graph-mode recompute_config, which
+ * the plan's sections replace (a plan on top of it would price its
+ * overhead as the baseline's). */
+bool mo_planner_start_keeps_recompute(const mo_config *c);
+
 /* planner_search.c: the best solution under the budget at one prefetch (sol
  * allocated by the caller: what[n_layers], stage_peak[stages]). Budget 0:
  * the plan of the smallest peak on every stage instead. bound: with one

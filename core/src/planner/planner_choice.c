@@ -277,6 +277,11 @@ int mo_planner_layer_choices(const mo_planner_problem *pl, uint64_t id, int64_t 
 
 /* ---- the starting config -------------------------------------------------- */
 
+bool mo_planner_start_keeps_recompute(const mo_config *c)
+{
+	return c && !c->from_recompute_config;
+}
+
 static void mo_planner_mark(mo_planner_problem *pl, const mo_layers *l, unsigned char how)
 {
 	for (size_t i = 0; i < l->n; i++)
@@ -294,16 +299,19 @@ static void mo_planner_mark_list(mo_planner_problem *pl, const mo_pattern_list *
 
 /* Layers the starting config names keep its settings: they may only become
  * full (not when swapped or under its exclude_op). Sections it leaves off
- * (mode None, enable False) do nothing and are dropped. */
+ * (mode None, enable False) do nothing and are dropped. A graph-mode
+ * recompute_config is no section of the file: the plan replaces it, so its
+ * layers are free (mo_planner_start_keeps_recompute). */
 static void mo_planner_start(mo_planner_problem *pl)
 {
 	const mo_config *c = pl->start;
-	if (c->mode != MO_MODE_NONE) {
+	bool keep = mo_planner_start_keeps_recompute(c);
+	if (keep && c->mode != MO_MODE_NONE) {
 		mo_planner_mark(pl, &c->full, 1);
 		mo_planner_mark_list(pl, &c->select, 1);
 		mo_planner_mark_list(pl, &c->exclude, 2);
 	}
-	if (c->comm_enable)
+	if (keep && c->comm_enable)
 		mo_planner_mark_list(pl, &c->comm, 1);
 	if (c->swap_enable) {
 		for (size_t i = 0; i < c->n_layer_swap; i++)

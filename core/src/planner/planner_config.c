@@ -72,12 +72,13 @@ static void mo_planner_config_patterns(mo_planner_config_spec *y, mo_planner_pat
 
 static void mo_planner_config_start(mo_planner_config_spec *y, const mo_config *c)
 {
-	if (c->mode != MO_MODE_NONE) {
+	bool keep = mo_planner_start_keeps_recompute(c);
+	if (keep && c->mode != MO_MODE_NONE) {
 		mo_planner_config_layers(y, y->full, &c->full);
 		mo_planner_config_patterns(y, &y->sel, &c->select);
 		mo_planner_config_patterns(y, &y->exc, &c->exclude);
 	}
-	if (c->comm_enable)
+	if (keep && c->comm_enable)
 		mo_planner_config_patterns(y, &y->comm, &c->comm);
 	if (!c->swap_enable)
 		return;
@@ -185,7 +186,7 @@ static mo_mode mo_planner_config_mode(const mo_planner_config_spec *y)
 {
 	bool sel = mo_planner_config_list_any(y, &y->sel), full = mo_planner_config_any(y, y->full);
 	const mo_config *c = y->pl->start;
-	if (full && (!sel || (c && c->mode == MO_MODE_FULL)))
+	if (full && (!sel || (mo_planner_start_keeps_recompute(c) && c->mode == MO_MODE_FULL)))
 		return MO_MODE_FULL;
 	return sel ? MO_MODE_SELECT : MO_MODE_NONE;
 }

@@ -21,8 +21,12 @@
  * swap (the only thing crossing layers) needs PP 1, and the step time is
  * the slowest stage's, so the least overhead is each stage's least.
  * With virtual pipeline (several chunks per stage) the in-flight terms
- * mix chunks; there the planner bounds the other chunks' micro-batches by
- * their unoptimised size (a safe plan, not claimed optimal). */
+ * mix chunks. When a stage's chunks are alike (as many layers, of the same
+ * types at each position, none named by the starting config) one chunk is
+ * solved as the template of all: each chunk in flight then keeps the
+ * template's K, and the 1F1B formula with `others` counting chunks bounds
+ * the peak. Otherwise the planner bounds the other chunks' micro-batches by
+ * their unoptimised size. Either way a safe plan, not claimed optimal. */
 #include "planner/planner_search.h"
 
 #include <math.h>
@@ -556,8 +560,7 @@ static bool mo_search_best(const mo_search *d, size_t *best, uint64_t *peak)
 static uint64_t mo_search_most_kept(const mo_search_segment_problem *sg, uint64_t budget)
 {
 	uint64_t tail = sg->last ? sg->head + sg->loss : 0;
-	uint64_t fixed = sg->base + sg->embed + (uint64_t)sg->others * (sg->embed + sg->head) +
-			 (sg->grads > tail ? sg->grads : tail);
+	uint64_t fixed = sg->base + sg->embed + sg->held + (sg->grads > tail ? sg->grads : tail);
 	if (budget < sg->floor)
 		return 0;
 	return budget > fixed ? (budget - fixed) / (uint64_t)(sg->others + 1) : 0;
@@ -679,13 +682,157 @@ static mo_search_segment_problem mo_planner_segment_of(const mo_planner_problem 
 					.grads = fx->grads,
 					.floor = fx->base + fx->grads + fx->opt,
 					.others = fx->others,
+					.held = (uint64_t)fx->others * (fx->embed + fx->head),
 					.last = fx->last};
 	if (fx->chunks > 1) {
+		sg.held = 0;
 		sg.base += mo_planner_virtual_pipeline_reserve(pl, s, fx);
 		sg.others = 0;
 		sg.last = fx->last && c + 1 == fx->chunks;
 	}
 	return sg;
+}
+
+/* Whether every chunk of stage s has the layer types of its first chunk,
+ * position by position, and no layer the starting config names: then one
+ * plan fits them all. */
+static bool mo_planner_chunks_alike(const mo_planner_problem *pl, size_t s, size_t chunks)
+{
+	const mo_est_chunk *first = &pl->base->chunks[s * chunks];
+	for (size_t c = 0; c < chunks; c++) {
+		const mo_est_chunk *ch = &pl->base->chunks[s * chunks + c];
+		if (ch->n != first->n)
+			return false;
+		for (size_t i = 0; i < ch->n; i++)
+			if (pl->fixed[ch->ids[i]] ||
+			    pl->m->type_of[ch->ids[i]] != pl->m->type_of[first->ids[i]])
+				return false;
+	}
+	return true;
+}
+
+/* The chunk of unit k of an interleaved step of mbn micro-batches, forward
+ * or backward: Megatron's order, as the estimator's timeline walks it
+ * (estimate_timeline.c, mo_timeline_unit). */
+static int64_t mo_planner_unit_chunk(int64_t P, int64_t V, int64_t mbn, int64_t k, bool fwd)
+{
+	int64_t chunk = mbn % P == 0 ? (k % (P * V)) / P : k % V;
+	return fwd ? chunk : V - 1 - chunk;
+}
+
+/* The most units of the first chunk (*first) and of the last (*last) in
+ * flight at once on stage s besides the one running, over the estimator's
+ * schedule (warmup forwards, one forward one backward, cool-down): those
+ * hold an embedding or a loss region. The order only depends on mbn % P, so
+ * a long step is walked over a shorter one of the same remainder (its
+ * steady state repeats). */
+static void mo_planner_in_flight_ends(const mo_estimate *e, size_t s, int64_t *first,
+				      int64_t *last)
+{
+	int64_t P = e->cfg.pp, V = e->cfg.vpp, mbn = e->cfg.mbn;
+	if (mbn > 64 * P)
+		mbn = 64 * P + mbn % P;
+	int64_t N = mbn * V, r = (int64_t)s;
+	int64_t W = (P - r - 1) * 2 + (V - 1) * P;
+	W = W < N ? W : N;
+	int64_t in[2] = {0, 0}; /* in flight: first-chunk units, last-chunk units */
+	*first = *last = 0;
+	for (int64_t t = 0; t < N + (N - W); t++) {
+		/* step t: the warmup forwards, then forward W+i and backward i in
+		 * turn, then the remaining backwards */
+		bool fwd = t < W || (t < W + 2 * (N - W) && (t - W) % 2 == 0);
+		int64_t k = t < W ? t : t < W + 2 * (N - W) ? (fwd ? W + (t - W) / 2 : (t - W) / 2)
+							      : t - (N - W);
+		int64_t c = mo_planner_unit_chunk(P, V, mbn, k, fwd);
+		int64_t is_first = c == 0, is_last = c == V - 1;
+		if (fwd) { /* the others at its forward, then it joins them */
+			*first = in[0] > *first ? in[0] : *first;
+			*last = in[1] > *last ? in[1] : *last;
+			in[0] += is_first;
+			in[1] += is_last;
+		} else { /* it leaves, then the others at its backward */
+			in[0] -= is_first;
+			in[1] -= is_last;
+			*first = in[0] > *first ? in[0] : *first;
+			*last = in[1] > *last ? in[1] : *last;
+		}
+	}
+}
+
+/* The template problem of a stage of alike chunks: its first chunk's
+ * layers, with every chunk in flight (`others` counts chunks) holding the
+ * template's kept bytes, and as many embeddings and loss regions as the
+ * schedule ever has first and last chunks in flight besides the running
+ * one. */
+static mo_search_segment_problem mo_planner_template_of(const mo_planner_problem *pl, size_t s,
+							const mo_est_fixed *fx)
+{
+	const mo_est_chunk *ch = &pl->base->chunks[s * fx->chunks];
+	int64_t first, last;
+	mo_planner_in_flight_ends(pl->base, s, &first, &last);
+	return (mo_search_segment_problem){.ids = ch->ids,
+					   .n = ch->n,
+					   .base = fx->base,
+					   .embed = fx->embed,
+					   .head = fx->head,
+					   .loss = fx->loss,
+					   .grads = fx->grads,
+					   .floor = fx->base + fx->grads + fx->opt,
+					   .others = fx->others,
+					   .held = (uint64_t)first * fx->embed + (uint64_t)last * fx->head,
+					   .last = fx->last};
+}
+
+/* The template's choices copied to the same positions of every chunk. */
+static void mo_planner_template_copy(const mo_planner_problem *pl, size_t s, size_t chunks,
+				     unsigned *what)
+{
+	const mo_est_chunk *first = &pl->base->chunks[s * chunks];
+	for (size_t c = 1; c < chunks; c++) {
+		const mo_est_chunk *ch = &pl->base->chunks[s * chunks + c];
+		for (size_t i = 0; i < ch->n; i++)
+			what[ch->ids[i]] = what[first->ids[i]];
+	}
+}
+
+/* One stage of alike virtual-pipeline chunks: 1 found, 0 none, -1 memory. */
+static int mo_planner_solve_template(const mo_planner_problem *pl, size_t s,
+				     const mo_est_fixed *fx, uint64_t budget, int64_t prefetch,
+				     mo_planner_solution *sol)
+{
+	mo_search_segment_problem sg = mo_planner_template_of(pl, s, fx);
+	uint64_t pk = 0;
+	double cost = 0;
+	bool inexact = false;
+	int rc = mo_search_segment(pl, &sg, budget, prefetch, INFINITY, sol->what, &pk, &cost,
+				   &inexact);
+	if (rc <= 0)
+		return rc;
+	mo_planner_template_copy(pl, s, fx->chunks, sol->what);
+	sol->cost += cost * (double)fx->chunks;
+	sol->stage_peak[s] = pk;
+	return 1;
+}
+
+/* One stage chunk by chunk: 1 found, 0 none, -1 memory. */
+static int mo_planner_solve_chunks(const mo_planner_problem *pl, size_t s, const mo_est_fixed *fx,
+				   uint64_t budget, int64_t prefetch, double bound,
+				   mo_planner_solution *sol)
+{
+	for (size_t c = 0; c < fx->chunks; c++) {
+		mo_search_segment_problem sg = mo_planner_segment_of(pl, s, c, fx);
+		uint64_t pk = 0;
+		double cost = 0;
+		bool inexact = false;
+		int rc = mo_search_segment(pl, &sg, budget, prefetch, bound, sol->what, &pk, &cost,
+					   &inexact);
+		sol->exact &= !inexact;
+		if (rc <= 0)
+			return rc;
+		sol->cost += cost;
+		sol->stage_peak[s] = pk > sol->stage_peak[s] ? pk : sol->stage_peak[s];
+	}
+	return 1;
 }
 
 int mo_planner_solve(const mo_planner_problem *pl, uint64_t budget, int64_t prefetch, double bound,
@@ -704,22 +851,16 @@ int mo_planner_solve(const mo_planner_problem *pl, uint64_t budget, int64_t pref
 		mo_est_stage_fixed(e, s, &fx);
 		sol->exact &= fx.chunks == 1;
 		sol->stage_peak[s] = 0;
-		for (size_t c = 0; c < fx.chunks; c++) {
-			mo_search_segment_problem sg = mo_planner_segment_of(pl, s, c, &fx);
-			uint64_t pk = 0;
-			double cost = 0;
-			bool inexact = false;
-			int rc = mo_search_segment(pl, &sg, budget, prefetch, bound, sol->what, &pk,
-						   &cost, &inexact);
-			sol->exact &= !inexact;
-			if (rc < 0)
-				return -1;
-			if (rc == 0) {
-				sol->feasible = false;
-				return 0;
-			}
-			sol->cost += cost;
-			sol->stage_peak[s] = pk > sol->stage_peak[s] ? pk : sol->stage_peak[s];
+		int rc = 0;
+		if (fx.chunks > 1 && mo_planner_chunks_alike(pl, s, fx.chunks))
+			rc = mo_planner_solve_template(pl, s, &fx, budget, prefetch, sol);
+		if (rc == 0) /* unlike chunks, or no template plan fits */
+			rc = mo_planner_solve_chunks(pl, s, &fx, budget, prefetch, bound, sol);
+		if (rc < 0)
+			return -1;
+		if (rc == 0) {
+			sol->feasible = false;
+			return 0;
 		}
 		sol->peak = sol->stage_peak[s] > sol->peak ? sol->stage_peak[s] : sol->peak;
 	}
@@ -728,14 +869,15 @@ int mo_planner_solve(const mo_planner_problem *pl, uint64_t budget, int64_t pref
 
 /* ---- prediction of a given assignment ------------------------------------------------ */
 
-static int mo_planner_predict_segment(const mo_planner_problem *pl,
-				      const mo_search_segment_problem *sg, const unsigned *what,
-				      int64_t pf, uint64_t *peak)
+/* The kept bytes (*K) and the largest P + local (*M) of a given assignment
+ * over a run of layers. */
+static int mo_planner_predict_run(const mo_planner_problem *pl, const int64_t *ids, size_t n,
+				  const unsigned *what, int64_t pf, uint64_t *K, uint64_t *M_out)
 {
 	uint64_t P = 0, M = 0, hist[MO_SEARCH_MAX_SLOTS + 1] = {0};
-	for (size_t p = 0; p < sg->n; p++) {
+	for (size_t p = 0; p < n; p++) {
 		mo_planner_choice c;
-		int64_t id = sg->ids[p];
+		int64_t id = ids[p];
 		if (mo_planner_choice_of(pl, (uint64_t)id, pf, what[id], &c) != 0)
 			return -1;
 		uint64_t prior = 0;
@@ -750,7 +892,45 @@ static int mo_planner_predict_segment(const mo_planner_problem *pl,
 		M = fwd > M ? fwd : M;
 		M = bwd > M ? bwd : M;
 	}
-	*peak = mo_search_peak(sg, P, M);
+	*K = P;
+	*M_out = M;
+	return 0;
+}
+
+/* A stage of alike chunks as mo_planner_solve_template prices it: every
+ * chunk in flight holds the most any chunk keeps. */
+static int mo_planner_predict_template(const mo_planner_problem *pl, size_t s,
+				       const mo_est_fixed *fx, const unsigned *what, int64_t pf,
+				       uint64_t *peak)
+{
+	mo_search_segment_problem sg = mo_planner_template_of(pl, s, fx);
+	uint64_t Kmax = 0, Mmax = 0;
+	for (size_t c = 0; c < fx->chunks; c++) {
+		const mo_est_chunk *ch = &pl->base->chunks[s * fx->chunks + c];
+		uint64_t K, M;
+		if (mo_planner_predict_run(pl, ch->ids, ch->n, what, pf, &K, &M) != 0)
+			return -1;
+		Kmax = K > Kmax ? K : Kmax;
+		Mmax = M > Mmax ? M : Mmax;
+	}
+	*peak = mo_search_peak(&sg, Kmax, Mmax);
+	return 0;
+}
+
+/* A stage chunk by chunk, as mo_planner_solve_chunks prices it. */
+static int mo_planner_predict_chunks(const mo_planner_problem *pl, size_t s,
+				     const mo_est_fixed *fx, const unsigned *what, int64_t pf,
+				     uint64_t *peak)
+{
+	*peak = 0;
+	for (size_t c = 0; c < fx->chunks; c++) {
+		mo_search_segment_problem sg = mo_planner_segment_of(pl, s, c, fx);
+		uint64_t K, M;
+		if (mo_planner_predict_run(pl, sg.ids, sg.n, what, pf, &K, &M) != 0)
+			return -1;
+		uint64_t pk = mo_search_peak(&sg, K, M);
+		*peak = pk > *peak ? pk : *peak;
+	}
 	return 0;
 }
 
@@ -761,14 +941,17 @@ int mo_planner_predict(const mo_planner_problem *pl, const unsigned *what, int64
 	for (size_t s = 0; s < e->n_stages; s++) {
 		mo_est_fixed fx;
 		mo_est_stage_fixed(e, s, &fx);
-		stage_peak[s] = 0;
-		for (size_t c = 0; c < fx.chunks; c++) {
-			mo_search_segment_problem sg = mo_planner_segment_of(pl, s, c, &fx);
-			uint64_t pk;
-			if (mo_planner_predict_segment(pl, &sg, what, prefetch, &pk) != 0)
+		uint64_t chunked, pk;
+		if (mo_planner_predict_chunks(pl, s, &fx, what, prefetch, &chunked) != 0)
+			return -1;
+		pk = chunked;
+		/* alike chunks: the lower of the two safe bounds */
+		if (fx.chunks > 1 && mo_planner_chunks_alike(pl, s, fx.chunks)) {
+			if (mo_planner_predict_template(pl, s, &fx, what, prefetch, &pk) != 0)
 				return -1;
-			stage_peak[s] = pk > stage_peak[s] ? pk : stage_peak[s];
+			pk = pk < chunked ? pk : chunked;
 		}
+		stage_peak[s] = pk;
 	}
 	return 0;
 }

@@ -22,8 +22,10 @@ typedef struct mo_search_state {
 typedef struct mo_search_segment_problem {
 	const int64_t *ids;
 	size_t n;
-	uint64_t base, embed, head, loss; /* peak = base + embed + others*(embed+K+head) */
+	uint64_t base, embed, head, loss; /* peak = base + embed + others*K + held */
 	uint64_t grads;			  /*  + max(grads+M, last ? K+head+loss : 0) */
+	uint64_t held; /* the embeddings and loss regions the others hold: with one
+			* chunk per stage others * (embed + head) */
 	uint64_t floor;			  /* the optimizer step: base + grads + its
 					   * scratch; the peak is never below it */
 	int64_t others;
@@ -101,7 +103,7 @@ static inline uint64_t mo_search_peak(const mo_search_segment_problem *sg, uint6
 {
 	uint64_t tail = sg->last ? K + sg->head + sg->loss : 0;
 	M += sg->grads;
-	uint64_t pk = sg->base + sg->embed + (uint64_t)sg->others * (sg->embed + K + sg->head) +
+	uint64_t pk = sg->base + sg->embed + (uint64_t)sg->others * K + sg->held +
 		      (M > tail ? M : tail);
 	return pk > sg->floor ? pk : sg->floor;
 }
