@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 """Byte-compares the HTTP API answers of two memopt binaries over a corpus:
-every YAML under tests/, examples/ and ../shared/real-configs, through
-each route, with several model choices. Used to show that a refactoring
-changes no answer (issue 15): run it with the binary of the commit before
-and the binary after.
+every YAML under tests/ and examples/ (the real configs of
+tests/data/real-configs among them), through each route, with several model
+choices. A refactoring must change no answer, and this shows it: run it with
+the binary of the commit before and the binary after.
 
     /usr/bin/python3 tools/compare_answers.py OLD/memopt NEW/memopt [--routes a,b]
 
@@ -38,8 +38,7 @@ def post(base, route, body):
 
 def corpus(root):
     files = []
-    for pat in ("tests/**/*.yaml", "tests/**/*.yml", "examples/**/*.yaml",
-                "../shared/real-configs/*.yaml"):
+    for pat in ("tests/**/*.yaml", "tests/**/*.yml", "examples/**/*.yaml"):
         files += glob.glob(os.path.join(root, pat), recursive=True)
     return sorted(f for f in files if "node_modules" not in f)
 

@@ -1,5 +1,5 @@
 /* The `mindspore` rules against the measured Ascend 910B peaks of
- * ../shared/calibration/ascend-910b.md (MindSpore Transformers PyNative,
+ * tests/calibration/ascend-910b.md (MindSpore Transformers PyNative,
  * max_memory_allocated on the busiest device): each figure is a test with
  * its 3% tolerance (held-out runs: 5%). The model files and configs are the YAML files of tests/calibration/
  * (run from the repository root, as tests/run.sh does); a preset name is
