@@ -305,7 +305,7 @@ static void mo_api_estimate_error(mo_api_response *out, const mo_error *err)
 		mo_api_reply_error(out, err);
 }
 
-/* The estimate's keys (SPEC 5, timeline included) and the model's
+/* The estimate's keys (the shape every face shares, timeline included) and the model's
  * assumed values. */
 static json_t *mo_api_estimate_result(mo_api_run *run, mo_api_response *out)
 {

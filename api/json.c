@@ -1,4 +1,5 @@
-/* Serializers for the shapes every face shares (SPEC 5). */
+/* Serializers for the shapes every face shares (docs/api.md): one writer,
+ * so the CLI's --json, the API and the binding cannot drift apart. */
 #include "json.h"
 
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* JSON shapes of SPEC 5, shared by the CLI's --json and the HTTP API. */
+/* The JSON shapes of docs/api.md, shared by the CLI's --json and the HTTP API. */
 #ifndef MEMOPT_API_JSON_H
 #define MEMOPT_API_JSON_H
 
@@ -15,7 +15,7 @@ json_t *mo_json_diag(const mo_diag *d);
 json_t *mo_json_plan(const mo_plan *p, const mo_model *m, int all_paths);
 /* {"presets": [{"name","description"}...]}. New ref. */
 json_t *mo_json_presets(void);
-/* The estimate (SPEC 5): {"peak_bytes", "reserved_peak_bytes",
+/* The estimate: {"peak_bytes", "reserved_peak_bytes",
  * "capacity_bytes", "framework", "stages": [...], "layers": [...],
  * "overhead_percent", "cost", "timeline_truncated"}; with_timeline adds each
  * stage's "timeline": [{"event", "total_bytes", "bytes": {bucket: n}}]. New
@@ -30,8 +30,8 @@ size_t mo_json_estimate_timeline_floor(const mo_estimate *e);
  * [{"path", "value", "source"}...], [] for none. New ref. */
 json_t *mo_json_assumed(const mo_model *m);
 /* The planner's result: {"config": YAML, "fits", "exact", "budget_bytes",
- * "predicted_peak_bytes", "overhead_percent", "estimate": {SPEC 5, no
- * timeline}, "staged": {"steps": [{"label", "config", "peak_bytes",
+ * "predicted_peak_bytes", "overhead_percent", "estimate": {as mo_json_estimate,
+ * no timeline}, "staged": {"steps": [{"label", "config", "peak_bytes",
  * "overhead_percent", "fits"}], "answer": index|null, "overhead_percent"}}.
  * New ref. */
 json_t *mo_json_planner(const mo_planner_result *r);

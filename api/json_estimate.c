@@ -1,4 +1,4 @@
-/* The estimate as JSON (SPEC 5 shape, more keys welcome): peak, reserved,
+/* The estimate as JSON (docs/api.md's shape; clients ignore keys they do not know): peak, reserved,
  * capacity, per stage (with the peak event and its buckets), per layer,
  * cost, and optionally each stage's timeline. */
 #include "api_internal.h"

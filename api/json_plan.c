@@ -1,4 +1,4 @@
-/* The planner's answer (issue 6), shared by `memopt plan --json` and
+/* The planner's answer, one writer shared by `memopt plan --json` and
  * POST /api/v1/plan. */
 #include "json.h"
 

@@ -2,7 +2,8 @@
  * 1,000-layer MoE config with 100 patterns (mo_config_parse + mo_validate +
  * mo_estimate_run against an already-loaded model) against validate alone
  * (mo_config_parse + mo_validate) on the same text. Median of many runs.
- * Target (issue 3, "Speed"): ratio <= 1.5 (layer types are simulated once
+ * Target: ratio <= 1.5, an estimate about as cheap as the validation it
+ * follows (layer types are simulated once
  * per distinct plan segment, not per layer). The model keeps its layer
  * graphs and a memo of plan results across estimates (estimate_cache.c), so
  * the first estimate (cold: graphs built, every segment simulated) is

@@ -49,7 +49,7 @@ static void sb_printf(sbuf *b, const char *fmt, ...)
 	}
 }
 
-/* A SPEC-4 model: 1,000 MoE layers, TP 2 (+SP) and EP 4, so the
+/* A model file (docs/model-file.md): 1,000 MoE layers, TP 2 (+SP) and EP 4, so the
  * communication paths (allgather, reducescatter, alltoall...) exist. */
 static char *model_text(void)
 {

@@ -1,5 +1,6 @@
 /* bench_ledger: `memopt ledger` on a 100 MB MindSpore memory-tracker ledger
- * (issue 17: "a 100 MB trace reads in seconds with bounded memory"). The
+ * (target: a 100 MB trace, a long real run, reads in seconds with bounded
+ * memory, since traces grow with the run and the machine is the user's). The
  * ledger is written here in the tracker's 15-column format: steps of 60
  * layers, each allocating 40 kept activations (freed in the backward, in
  * reverse order) and 160 temporaries, with the allocator's running total.

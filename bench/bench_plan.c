@@ -1,4 +1,5 @@
-/* bench_plan: the planner (issue 6, "Speed") on a 128-layer dense model and a
+/* bench_plan: the planner's speed (it runs inside an interactive "fit to
+ * budget" request) on a 128-layer dense model and a
  * 1,000-layer MoE model, each at a budget that needs real work (70% of the
  * unoptimised peak). Prints the planner's time (search, config made real and
  * estimated; the staged escalation is left out: it is the comparison, not

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The web UI's 128-layer slider round trip (issue 5: target 100 ms from a
+# The web UI's 128-layer slider round trip (target 100 ms from a
 # keypress to the answers rendered): runs the browser suite, which measures
 # it (12 keypresses, median) into test-output/slider-roundtrip.json, and
 # prints the figure against the target. Skips, saying so, when the browser

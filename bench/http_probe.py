@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""The issue 18 probe round's heavy requests, each against a fresh server:
+"""The heaviest valid requests (what a hostile or careless client can ask),
+each against a fresh server:
 the answer, its size, the time it took and the server's memory (VmHWM: the
 peak; VmRSS right after the answer and 2 s later); then eight of the
 deepest estimates at once while /healthz is probed nine times, and eight

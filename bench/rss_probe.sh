@@ -1,5 +1,5 @@
 #!/bin/sh
-# Long-run RSS probe (issue 18): does the release server's memory stay flat
+# Long-run RSS probe (a server runs for weeks): does the release server's memory stay flat
 # under hours of mixed traffic? Two servers, the default one (response
 # cache on) and one with --cache-entries 0 (every answer computed), each
 # under wrk for SECONDS with a rotation of requests (bench/rss_mix.py):

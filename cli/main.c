@@ -64,7 +64,7 @@ void mo_cli_usage(FILE *f)
 	      "  -m, --model M     a preset name or a model file (YAML/JSON, HF config.json,\n"
 	      "                    training YAML); default: the model in CONFIG itself\n"
 	      "  -d, --devices N   device count for files that lack it\n"
-	      "  -j, --json        machine-readable output (SPEC 5 shapes)\n"
+	      "  -j, --json        machine-readable output (the shapes of docs/api.md)\n"
 	      "  -o, --output FILE write the export / migrate there instead of stdout\n"
 	      "      --paths       expand: list every path's action\n"
 	      "      --explain     estimate: the formula and tensors behind each figure, and\n"

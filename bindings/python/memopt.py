@@ -7,7 +7,7 @@
         plan = memopt.expand(text, model="llama2-7b")        # {"layers": [...], "warnings": [...]}
 
 The shapes are those of `memopt validate --json` and `memopt expand --json`
-(SPEC 5); memopt.estimate(...) gives that of `memopt estimate --json`, and
+(docs/api.md); memopt.estimate(...) gives that of `memopt estimate --json`, and
 takes time_limit= (seconds) and cancel= (a callable) to bound its work:
     memopt.estimate(text, time_limit=2.0)                 # WorkLimit after 2 s The
 library is found through $MEMOPT_LIB, else ./build/libmemopt.so (a source
@@ -212,7 +212,7 @@ _plan_action_count = _fn("mo_plan_action_count", ctypes.c_size_t, _handle, ctype
 _plan_action = _fn("mo_plan_action", _P(_Action), _handle, ctypes.c_int64, ctypes.c_size_t)
 _plan_prefetch = _fn("mo_plan_prefetch", ctypes.c_int64, _handle)
 _action_name = _fn("mo_action_name", ctypes.c_char_p, ctypes.c_int)
-# the estimator (issue 3): present in newer builds only
+# the estimator: present in newer builds only (an older libmemopt still loads)
 _estimate_run = _fn("mo_estimate_run", ctypes.c_int, _P(_handle), _handle, _handle, _P(_Error),
                     required=False)
 if _estimate_run is not None:
@@ -227,7 +227,7 @@ if _estimate_run is not None:
     _estimate_layer_count = _fn("mo_estimate_layer_count", ctypes.c_size_t, _handle)
     _estimate_layer_get = _fn("mo_estimate_layer_get", _P(_EstLayer), _handle, ctypes.c_int64)
     _estimate_bucket_name = _fn("mo_estimate_bucket_name", ctypes.c_char_p, ctypes.c_int)
-# the work budget (issue 18): newer builds only
+# the work budget: newer builds only (an older libmemopt still loads)
 _budget_begin = _fn("mo_budget_begin", None, _P(_Budget), required=False)
 _budget_end = _fn("mo_budget_end", ctypes.c_int, required=False)
 
@@ -406,7 +406,7 @@ def estimate(config_text, model=None, devices=None, name="config", time_limit=No
     "swap_buffer_bytes", "peak_by_bucket", "first_layer", "num_layers",
     "in_flight", "between_steps_bytes"}], "layers": [{"layer", "stage", "type", "activation_bytes",
     "baseline_activation_bytes", "recompute_flops", "swap_bytes",
-    "recomputed_bytes"}], "warnings"} (SPEC 5). Raises InvalidConfig when the
+    "recomputed_bytes"}], "warnings"} (docs/api.md). Raises InvalidConfig when the
     config has errors, MemoptError when no estimate can be made (no model, an
     unknown device count: pass devices=), Unavailable when the loaded
     libmemopt has no estimator.

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""The server survives its users (issue 18): connection floods past the
+"""The server survives its users (a shared service meets floods, slow and
+careless clients, and restarts): connection floods past the
 connection limit, slow headers and slow uploads, and shutdown on SIGTERM
 and SIGHUP with requests still in flight. Each check names what it
 requires; exit status 0 when every one holds.

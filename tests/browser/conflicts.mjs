@@ -1,5 +1,5 @@
 // Every rule code memopt emits, marked on the control that causes it
-// (issue 16 item 3, "for every diagnostic"): one config per code, from the
+// (a finding a user cannot locate cannot be fixed): one config per code, from the
 // golden cases (tests/golden/invalid/<code>/<case>/config.yaml with the
 // model file the case names), loaded into the page, and where the finding
 // must show: which control (section, list, entry, range row, pattern

@@ -1,4 +1,4 @@
-// Browser tests of the "Measured against estimated" panel (issue 17): a
+// Browser tests of the "Measured against estimated" panel: a
 // real trimmed MindSpore ledger (tests/data/ledger/pp2-stage0-optimizer.csv,
 // DSv3-mini pp 2 stage 0, see its README) picked with the model file of its
 // run. The expected figures come from the README and

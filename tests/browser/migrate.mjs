@@ -1,4 +1,4 @@
-// Browser test of the migrate offer (issue 14 item 4) on a real graph-mode
+// Browser test of the migrate offer on a real graph-mode
 // file: tests/data/mindformers/master/finetune_glm4_9b.yaml (MindSpore
 // Transformers configs/glm4/finetune_glm4_9b.yaml at f52743ca, see
 // SOURCES.tsv). Read from the file: context.mode 0 (graph), 40 layers,

@@ -1,6 +1,6 @@
-// Browser tests of the web UI's second round (issue 16): one scenario per
-// numbered item of the issue, each from a fresh page, each written so that
-// it fails on the UI before the fix (the item's words say what was wrong).
+// Browser tests of the web UI's second round of fixes: one scenario per
+// defect found in review, each from a fresh page, each written so that it
+// fails on the UI before the fix (its comment says what was wrong).
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -616,7 +616,7 @@ async function item10Small(page, base, t) {
   await t.axe(page, 'small-items');
 }
 
-// ---- the layer strip (issue 16, "What to build") ------------------------------------------
+// ---- the layer strip ------------------------------------------------------------------------
 
 async function dragLane(page, col, from, to, n) {
   const box = await page.locator(`.strip-lane[data-col="${col}"] .strip-cells`).boundingBox();

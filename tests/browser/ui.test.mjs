@@ -374,10 +374,10 @@ async function main() {
       else if (msg.type() === 'error' && !/status of 501/.test(t)
         && !(allowed && t.includes(`status of ${allowed}`))) check(false, `console error: ${t}`);
     });
-    // BROWSER_ONLY=round2 runs only the issue-16 scenarios (to check them against another UI),
-    // BROWSER_ONLY=ledger only the trace panel's (issue 17), BROWSER_ONLY=migrate
-    // only the graph-mode migrate offer's (issue 14), BROWSER_ONLY=conflicts every
-    // rule code on its control (issue 16 item 3)
+    // BROWSER_ONLY=round2 runs only the second-round scenarios (to check them against another UI),
+    // BROWSER_ONLY=ledger only the trace panel's, BROWSER_ONLY=migrate
+    // only the graph-mode migrate offer's, BROWSER_ONLY=conflicts every
+    // rule code on its control
     const only = process.env.BROWSER_ONLY;
     if (!only) await run(page, base);
     if (!only || only === 'round2') await round2(page, base, {

@@ -83,7 +83,7 @@ function cfgWith(f) {
     'the sections of a training YAML as written, without the comments that belong to what follows');
 }
 
-// comments between the entries of a list a control rewrites stay (issue 16 item 6)
+// comments between the entries of a list a control rewrites stay (they are the user's)
 {
   const text = [
     'recompute:',

@@ -7,7 +7,7 @@
 Layout (relative to tests/golden/):
   valid/<case>/config.yaml          a config that must validate (exit 0, "valid": true)
   invalid/<code>/<case>/config.yaml a config with findings, in the folder of the
-                   rule code (SPEC 2.3) it tests: that code must be among the
+                   rule code (docs/rules.md) it tests: that code must be among the
                    case's expected diagnostics; invalid/several-rules/ holds
                    cases about findings of several rules at once
   <case>/model     one line: a file relative to the case folder, a file
@@ -17,7 +17,7 @@ Layout (relative to tests/golden/):
   <case>/expect    optional for valid cases: one diagnostic per line,
                    `CODE LINE COLUMN [error|warning]`; '#' starts a comment.
                    The severity defaults to warning for the warning codes of
-                   SPEC 2.3 and to error otherwise. The multiset of
+                   docs/rules.md and to error otherwise. The multiset of
                    (code, line, column, severity) must equal memopt's, so a
                    missing or an extra diagnostic fails. The expected exit
                    status is 1 when an error is expected, else 0.

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Requests that are valid but hostile to the estimator and the planner
-(issue 18 items 2-5), through the CLI and the HTTP API. Each case says what
+(sizes at and past every bound, so a request cannot make the server run
+unbounded or crash), through the CLI and the HTTP API. Each case says what
 it requires; under SAN=1 (`make check`: ASan, UBSan with float-cast-overflow)
 any sanitizer report is a failure too.
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Valid but hostile estimator / planner requests (issue 18 items 2-5): sizes
+# Valid but hostile estimator / planner requests (work stays bounded): sizes
 # out of range, MoE swap plans, odd pattern keys, bad `allow`, answers over
 # the size cap (tests/hostile/work.py), through the CLI and the HTTP API.
 set -eu

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The server survives its users (issue 18): floods past the connection
+# The server survives its users (a shared service): floods past the connection
 # limit, slow headers and uploads, per-client caps, shutdown on SIGTERM and
 # SIGHUP with work in flight (tests/api/survive.py).
 set -eu

@@ -159,7 +159,7 @@ static void test_specs_order(void **state)
 }
 
 /* A scalar or a mapping where a list is expected: `type`; a scalar gets a
- * hint (SPEC 2.1: "an error with a hint"). */
+ * hint showing the list form (a scalar must never read as something else). */
 static void test_specs_scalar_for_list(void **state)
 {
 	(void)state;
@@ -312,7 +312,7 @@ static void test_regex_offsets(void **state)
 	}
 }
 
-/* Full-match semantics (SPEC 2.2). */
+/* Full-match semantics: a pattern matches the whole path (Python's re.fullmatch). */
 static void test_fullmatch(void **state)
 {
 	(void)state;

@@ -1,5 +1,5 @@
 /* Megatron-LM's published memory figures against the `pytorch` rules
- * (issue 17, part 2). Its CI test gpt3_7b_tp4_pp1_memory_speed logs, after
+ * (the only public measurements of its memory). Its CI test gpt3_7b_tp4_pp1_memory_speed logs, after
  * every step, the bytes allocated between steps (mem-allocated-bytes: the
  * bf16 parameters, the fp32 main_grad buffers and the distributed
  * optimizer's shards) and the step's peak (mem-max-allocated-bytes).

@@ -1,4 +1,4 @@
-/* The planner (issue 6): optimal against brute force on 6-layer models
+/* The planner: optimal against brute force on 6-layer models
  * (every combination of the allowed per-layer choices: each config's YAML
  * written here, validated, estimated; the fitting ones' least overhead) at
  * several budgets, dense and MoE, with and without TP (comm ops), PP 1 and 2;

@@ -1,5 +1,5 @@
-/* Rules that need the model, precedence and the expanded plan (SPEC 2.3,
- * 2.4), through the public API. */
+/* Rules that need the model, precedence and the expanded plan
+ * (docs/rules.md, docs/config-language.md), through the public API. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

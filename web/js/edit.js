@@ -1,4 +1,5 @@
-// Edits of the YAML text made by the controls (issue 16 item 6): a control
+// Edits of the YAML text made by the controls (the text is the user's: a
+// control touches nothing else): a control
 // rewrites only the keys it changed (`mode`, `full_recompute_layer`,
 // `select_module`, ...), in place, so the user's comments, key order and
 // untouched keys (`swap: enable: False`) stay. The text is then checked by
@@ -86,7 +87,7 @@ function sectionKeys(lines, sec) {
   return { indent: indent ?? 2, keys };
 }
 
-// ---- entries of a list a control rewrites (issue 16: comments between
+// ---- entries of a list a control rewrites (the user's comments between
 // the entries of select_module, exclude_op, layer_swap, op_swap stay) ----
 
 const ENTRY_LISTS = {

@@ -1,4 +1,4 @@
-// The measured-vs-estimated panel (issue 17): a MindSpore memory-tracker
+// The measured-vs-estimated panel: a MindSpore memory-tracker
 // ledger CSV or a memopt trace (JSON lines) is sent with the current model
 // and config to POST /api/v1/ledger; this module draws its answer from
 // store.ledger — the two peaks, the bucket table, what is unexplained on

@@ -529,7 +529,7 @@ async function acceptProposal() {
   await applyYamlText();
 }
 
-// ---- migrate a graph-mode recompute_config (issue 14 item 4) -------------------------
+// ---- migrate a graph-mode recompute_config ------------------------------------------
 
 function renderMigrateNow() {
   renderMigrate($('migrate'), store.migrate, acceptMigrate);
@@ -633,7 +633,7 @@ async function upload(file) {
   announce(`${file.name} loaded`);
 }
 
-// ---- measured against estimated: a memory trace (issue 17) ----------------------------
+// ---- measured against estimated: a memory trace ---------------------------------------
 
 function renderLedgerNow() {
   const lg = store.ledger;

@@ -1,5 +1,4 @@
-// The web UI's offer to migrate a graph-mode recompute_config (issue 14
-// item 4): a training YAML whose top-level recompute_config MindSpore
+// The web UI's offer to migrate a graph-mode recompute_config: a training YAML whose top-level recompute_config MindSpore
 // Transformers applies in graph mode can be rewritten, through POST
 // /api/v1/migrate (`memopt migrate`), as the recompute / recompute_comm
 // sections that mean the same plan. This module finds the text that

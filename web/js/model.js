@@ -1,5 +1,5 @@
 // Parallel and batch settings: they edit the request's `model` object
-// (SPEC 4 keys). DP follows the device count: devices / (TP · PP · CP).
+// (the model file's keys, docs/model-file.md). DP follows the device count: devices / (TP · PP · CP).
 import { el, clear, uid } from './util.js';
 import { DEVICES } from './state.js';
 

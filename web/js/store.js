@@ -1,4 +1,4 @@
-// The web UI's whole state, owned here (issue 15 step 7): what the user
+// The web UI's whole state, owned here (one owner, so no two views disagree): what the user
 // edits (model, training YAML, config text and its structured form), what
 // the server answered for it, the view settings, the planner's settings
 // and proposal, and the editing history. Renderers read `store`; only the
@@ -11,7 +11,7 @@ export const MECHANISMS = ['select', 'full', 'exclude', 'comm', 'layer_swap', 'o
 
 export const store = {
   // edited by the user
-  model: null,       // {label, preset, obj}: obj is the request's `model` (SPEC 4 keys)
+  model: null,       // {label, preset, obj}: obj is the request's `model` (model-file keys)
   training: null,    // {name, text, lines}: an uploaded whole training YAML
   yaml: DEFAULT_YAML, // the config text the server checks (the YAML panel)
   cfg: emptyConfig(), // the controls' structured form of `yaml`
