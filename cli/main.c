@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void mo_cli_usage(FILE *f);
-
 /* Every command, in the order `memopt --help` lists them.
  *
  * Adding a command is one entry here: its name, its function (declared in
