@@ -73,7 +73,10 @@ int mo_srv_conns_init(mo_srv_conns *t, unsigned header_timeout_s,
 					  "the request did not arrive in time", &t->answer_408_len);
 	t->answer_503 = mo_srv_raw_answer(503, "shutting-down",
 					  "the server is shutting down", &t->answer_503_len);
-	if (!t->answer_408 || !t->answer_503)
+	t->answer_413 = mo_srv_raw_answer(413, "body-too-large",
+					  "the request body is over the size limit",
+					  &t->answer_413_len);
+	if (!t->answer_408 || !t->answer_503 || !t->answer_413)
 		goto free_answers;
 	t->header_us = (uint64_t)header_timeout_s * 1000000u;
 	t->body_us = (uint64_t)body_deadline_s * 1000000u;
@@ -88,6 +91,7 @@ destroy_lock:
 free_answers:
 	free(t->answer_408);
 	free(t->answer_503);
+	free(t->answer_413);
 	return -1;
 }
 
@@ -275,6 +279,14 @@ void mo_srv_conns_destroy(mo_srv_conns *t)
 	free(t->polls);
 	free(t->answer_408);
 	free(t->answer_503);
+	free(t->answer_413);
+}
+
+void mo_srv_conn_refuse_body(const mo_srv_conns *t, mo_srv_conn *rec)
+{
+	(void)!send(rec->fd, t->answer_413, t->answer_413_len, MSG_NOSIGNAL | MSG_DONTWAIT);
+	shutdown(rec->fd, SHUT_WR);
+	mo_srv_conn_enter(t, rec, MO_SRV_PHASE_ANSWERED, mo_srv_now_us());
 }
 
 static void mo_srv_conn_started(mo_srv_conns *t, struct MHD_Connection *c,

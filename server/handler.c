@@ -7,9 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
-/* Body bytes over the cap read (and dropped) before giving up on a 413. */
+/* Body bytes over the cap read (and dropped) before answering 413 at
+ * once rather than at the end of the body (a chunked body of unannounced
+ * size; an announced one over the cap is refused before it is read). */
 #define MO_SRV_MAX_DISCARD ((uint64_t)64 * 1024 * 1024)
 
 uint64_t mo_srv_now_us(void)
@@ -76,6 +79,8 @@ enum MHD_Result mo_srv_queue(const mo_srv *srv, struct MHD_Connection *c,
 	if (!r)
 		return MHD_NO;
 	mo_srv_common_headers(srv, r);
+	if (rq->close && !atomic_load(&srv->quiescing))
+		MHD_add_response_header(r, "Connection", "close");
 	ret = MHD_queue_response(c, (unsigned)status, r);
 	MHD_destroy_response(r);
 	rq->answered = true;
@@ -175,6 +180,90 @@ static size_t mo_srv_value_bytes(struct MHD_Connection *c, enum MHD_ValueKind ki
 	return total;
 }
 
+/* The framing headers of a request, all of them (a header may be sent
+ * more than once). */
+typedef struct mo_srv_framing {
+	const char *length;  /* the first Content-Length value */
+	bool lengths_differ; /* another Content-Length value, or a list of differing ones */
+	bool has_te;         /* any Transfer-Encoding */
+	bool te_not_chunked; /* a coding other than one final "chunked" */
+} mo_srv_framing;
+
+/* A Content-Length value differs from `first` (a list "2, 44" counts as
+ * its items; equal items are allowed by RFC 9112 section 6.3). */
+static bool mo_srv_length_differs(const char *first, const char *value)
+{
+	size_t n = strcspn(first, ", \t");
+
+	for (const char *p = value; *p;) {
+		p += strspn(p, ", \t");
+		size_t m = strcspn(p, ", \t");
+
+		if (m && (m != n || strncmp(p, first, n) != 0))
+			return true;
+		p += m;
+	}
+	return false;
+}
+
+static enum MHD_Result mo_srv_framing_add(void *cls, enum MHD_ValueKind kind, const char *key,
+					  size_t key_size, const char *value, size_t value_size)
+{
+	mo_srv_framing *f = cls;
+
+	(void)kind;
+	(void)value_size;
+	if (key_size == 14 && strcasecmp(key, "Content-Length") == 0) {
+		if (!f->length)
+			f->length = value;
+		if (mo_srv_length_differs(f->length, value))
+			f->lengths_differ = true;
+	} else if (key_size == 17 && strcasecmp(key, "Transfer-Encoding") == 0) {
+		/* only one coding is implemented, chunked, and it must be the
+		 * only one: another coding under it would reach the handler
+		 * still encoded */
+		f->te_not_chunked |= f->has_te || strcasecmp(value, "chunked") != 0;
+		f->has_te = true;
+	}
+	return MHD_YES;
+}
+
+/* RFC 9112 section 6: a request whose body length is ambiguous is refused
+ * with 400 and the connection closed (another hop may read the length
+ * differently and take the bytes after the body for a second request);
+ * a transfer coding other than chunked is 501 (MHD 0.9.75 would wait for
+ * the body until the client closed, answering nothing); HTTP/1.1 requires
+ * Host (section 3.2). Returns the status to refuse with, or 0. */
+static int mo_srv_framing_refusal(struct MHD_Connection *c, const char *version,
+				  const char **code, const char **detail)
+{
+	mo_srv_framing f = {0};
+
+	MHD_get_connection_values_n(c, MHD_HEADER_KIND, mo_srv_framing_add, &f);
+	if (f.has_te && f.length) {
+		*code = "bad-framing";
+		*detail = "a request may not carry both Content-Length and Transfer-Encoding";
+		return 400;
+	}
+	if (f.lengths_differ) {
+		*code = "bad-framing";
+		*detail = "the request carries different Content-Length values";
+		return 400;
+	}
+	if (f.te_not_chunked) {
+		*code = "transfer-coding";
+		*detail = "the only transfer coding accepted is chunked, alone";
+		return 501;
+	}
+	if (version && strcmp(version, MHD_HTTP_VERSION_1_1) == 0 &&
+	    !MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host")) {
+		*code = "host-required";
+		*detail = "an HTTP/1.1 request must carry a Host header";
+		return 400;
+	}
+	return 0;
+}
+
 static enum MHD_Result mo_srv_preflight(const mo_srv *srv,
 					struct MHD_Connection *c,
 					mo_srv_req *rq)
@@ -195,11 +284,17 @@ static enum MHD_Result mo_srv_preflight(const mo_srv *srv,
  * it answers at once, and an orchestrator must not restart a server that
  * is merely busy (or being fed slow uploads). */
 static enum MHD_Result mo_srv_headers(mo_srv *srv, struct MHD_Connection *c,
-				      mo_srv_req *rq)
+				      mo_srv_req *rq, const char *version)
 {
 	mo_api_response res = {0};
 	int_fast64_t n = atomic_fetch_add(&srv->metrics.in_flight, 1) + 1;
+	const char *code = NULL, *detail = NULL;
+	int refusal = mo_srv_framing_refusal(c, version, &code, &detail);
 
+	if (refusal) {
+		rq->close = true;
+		return mo_srv_problem(srv, c, rq, refusal, code, detail);
+	}
 	if (!mo_srv_host_allowed(&srv->cfg,
 				 MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host")))
 		return mo_srv_problem(srv, c, rq, 421, "host-not-allowed",
@@ -236,7 +331,7 @@ static enum MHD_Result mo_srv_headers(mo_srv *srv, struct MHD_Connection *c,
 
 static enum MHD_Result mo_srv_begin(mo_srv *srv, struct MHD_Connection *c,
 				    const char *url, const char *method,
-				    void **req_cls)
+				    const char *version, void **req_cls)
 {
 	mo_srv_req *rq = calloc(1, sizeof *rq);
 
@@ -251,7 +346,7 @@ static enum MHD_Result mo_srv_begin(mo_srv *srv, struct MHD_Connection *c,
 	if (srv->cfg.access_log) /* only the log line shows it */
 		mo_srv_remote(rq, c);
 	*req_cls = rq;
-	return mo_srv_headers(srv, c, rq);
+	return mo_srv_headers(srv, c, rq, version);
 }
 
 static bool mo_srv_grow(mo_srv_req *rq, size_t need, size_t max)
@@ -291,7 +386,13 @@ static enum MHD_Result mo_srv_body(const mo_srv *srv, mo_srv_req *rq,
 	if (rq->too_big || n > srv->api.max_body - rq->len) {
 		rq->too_big = true;
 		rq->discarded += n;
-		return rq->discarded > MO_SRV_MAX_DISCARD ? MHD_NO : MHD_YES;
+		if (rq->discarded <= MO_SRV_MAX_DISCARD || rq->status == 413)
+			return MHD_YES;
+		if (!rq->conn)
+			return MHD_NO;
+		mo_srv_conn_refuse_body(&srv->conns, rq->conn);
+		rq->status = 413;
+		return MHD_YES;
 	}
 	if (rq->len + n > rq->cap && !mo_srv_grow(rq, rq->len + n, srv->api.max_body))
 		return MHD_NO;
@@ -436,6 +537,8 @@ static enum MHD_Result mo_srv_finish(mo_srv *srv, struct MHD_Connection *c,
 	if (rq->computed) /* back from the compute pool */
 		return mo_srv_queue_api(srv, c, rq, &rq->res);
 	mo_srv_conn_enter(&srv->conns, rq->conn, MO_SRV_PHASE_WORKING, 0);
+	if (rq->too_big && rq->status == 413)
+		return MHD_NO; /* answered on the socket already (conn.c) */
 	if (rq->too_big)
 		return mo_srv_problem(srv, c, rq, 413, "body-too-large",
 				      "the request body is over the size limit");
@@ -461,9 +564,8 @@ enum MHD_Result mo_srv_access(void *cls, struct MHD_Connection *c,
 	mo_srv *srv = cls;
 	mo_srv_req *rq = *req_cls;
 
-	(void)version;
 	if (!rq)
-		return mo_srv_begin(srv, c, url, method, req_cls);
+		return mo_srv_begin(srv, c, url, method, version, req_cls);
 	if (*upload_data_size)
 		return mo_srv_body(srv, rq, upload_data, upload_data_size);
 	if (rq->answered)

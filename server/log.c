@@ -1,16 +1,21 @@
 /* JSON lines on stderr: one per request, and MHD's own errors.
  *
- * Access lines are buffered: a write(2) per request cost about a third of
- * a /healthz answer (7-10 us of server CPU against 20). Request threads
- * append whole lines to a 64 KiB buffer under a mutex; a writer thread
- * hands the buffer to write(2) every 20 ms, or a request thread does when
- * it is full. Two buffers take turns, so one is written while the other
- * fills; only one is ever being written, so chunks (and lines) keep their
- * order and never interleave. Stopping the server writes what is left.
- * MHD's error lines, rare, are written at once. */
+ * Lines are buffered: a write(2) per request cost about a third of a
+ * /healthz answer (7-10 us of server CPU against 20). Request threads
+ * append whole lines to a 64 KiB buffer under a mutex; only the writer
+ * thread calls write(2), every 20 ms or at once when the buffer fills.
+ * Two buffers take turns, so one is written while the other fills; lines
+ * keep their order and never interleave. A request thread never waits for
+ * the sink: when both buffers are full (stderr is a pipe nobody reads, a
+ * stuck terminal) the line is dropped and counted
+ * (memopt_log_lines_dropped_total). Before, a stderr pipe left unread
+ * froze every request thread, /healthz included, after about 62 KB of
+ * log. The writer waits for the sink with poll(2) so that stopping the
+ * server gives up on a stuck sink after MO_SRV_LOG_STOP_MS. */
 #include "srv_internal.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,10 +85,42 @@ static void mo_srv_write_all(int fd, const char *buf, size_t n)
 	}
 }
 
-static void mo_srv_write_line(char *buf, size_t pos)
+/* How long a stopping server still waits for a stuck sink. */
+#define MO_SRV_LOG_STOP_MS 1000
+/* Writes of at most a pipe's atomic size after poll(2) said there is
+ * room, so a write never waits long for a reader. */
+#define MO_SRV_LOG_PIECE 4096
+
+/* The writer's write: waits for room in pieces, checking l->stop; once
+ * stopping, gives up on a sink that takes nothing for
+ * MO_SRV_LOG_STOP_MS. Called without the lock. */
+static void mo_srv_log_write(mo_srv_log *l, const char *buf, size_t n)
 {
-	buf[pos++] = '\n';
-	mo_srv_write_all(STDERR_FILENO, buf, pos);
+	int idle_ms = 0;
+
+	while (n > 0) {
+		struct pollfd pf = {l->fd, POLLOUT, 0};
+		int r = poll(&pf, 1, 100);
+		ssize_t w;
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 || (pf.revents & (POLLERR | POLLNVAL)))
+			return; /* the sink is gone */
+		if (r == 0) {
+			if (atomic_load(&l->stopping) && (idle_ms += 100) >= MO_SRV_LOG_STOP_MS)
+				return;
+			continue;
+		}
+		w = write(l->fd, buf, n < MO_SRV_LOG_PIECE ? n : MO_SRV_LOG_PIECE);
+		if (w < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (w <= 0)
+			return;
+		idle_ms = 0;
+		buf += w;
+		n -= (size_t)w;
+	}
 }
 
 /* ---- the access log buffer ------------------------------------------------ */
@@ -101,10 +138,9 @@ static void mo_srv_log_drain(mo_srv_log *l)
 	l->spare = NULL;
 	l->len = 0;
 	pthread_mutex_unlock(&l->lock);
-	mo_srv_write_all(l->fd, b, n);
+	mo_srv_log_write(l, b, n);
 	pthread_mutex_lock(&l->lock);
 	l->spare = b;
-	pthread_cond_broadcast(&l->room);
 }
 
 static void *mo_srv_log_run(void *arg)
@@ -121,20 +157,20 @@ static void *mo_srv_log_run(void *arg)
 			until.tv_sec++;
 			until.tv_nsec -= 1000000000L;
 		}
-		pthread_cond_timedwait(&l->wake, &l->lock, &until);
+		if (l->len < MO_SRV_LOG_BUF / 2)
+			pthread_cond_timedwait(&l->wake, &l->lock, &until);
 		mo_srv_log_drain(l);
 	}
-	while (l->len > 0 && !l->spare) /* a request thread is writing */
-		pthread_cond_wait(&l->room, &l->lock);
 	mo_srv_log_drain(l);
 	pthread_mutex_unlock(&l->lock);
 	return NULL;
 }
 
-int mo_srv_log_start(mo_srv_log *l, int fd)
+int mo_srv_log_start(mo_srv_log *l, int fd, atomic_uint_fast64_t *dropped)
 {
 	memset(l, 0, sizeof *l);
 	l->fd = fd;
+	l->dropped = dropped;
 	l->buf = malloc(MO_SRV_LOG_BUF);
 	l->spare = malloc(MO_SRV_LOG_BUF);
 	if (!l->buf || !l->spare)
@@ -143,14 +179,10 @@ int mo_srv_log_start(mo_srv_log *l, int fd)
 		goto fail;
 	if (pthread_cond_init(&l->wake, NULL) != 0)
 		goto fail_lock;
-	if (pthread_cond_init(&l->room, NULL) != 0)
-		goto fail_wake;
 	if (pthread_create(&l->thread, NULL, mo_srv_log_run, l) != 0)
-		goto fail_room;
+		goto fail_wake;
 	l->started = true;
 	return 0;
-fail_room:
-	pthread_cond_destroy(&l->room);
 fail_wake:
 	pthread_cond_destroy(&l->wake);
 fail_lock:
@@ -168,10 +200,10 @@ void mo_srv_log_stop(mo_srv_log *l)
 		return;
 	pthread_mutex_lock(&l->lock);
 	l->stop = true;
+	atomic_store(&l->stopping, true);
 	pthread_cond_signal(&l->wake);
 	pthread_mutex_unlock(&l->lock);
 	pthread_join(l->thread, NULL);
-	pthread_cond_destroy(&l->room);
 	pthread_cond_destroy(&l->wake);
 	pthread_mutex_destroy(&l->lock);
 	free(l->buf);
@@ -179,20 +211,24 @@ void mo_srv_log_stop(mo_srv_log *l)
 	memset(l, 0, sizeof *l);
 }
 
-/* One whole line into the buffer; a full buffer is written first (by
- * this thread, or by the one already writing). */
+/* One whole line into the buffer, or dropped (and counted) when the
+ * buffer is full and the other one is still being written. Wakes the
+ * writer once the buffer is half full. */
 static void mo_srv_log_append(mo_srv_log *l, const char *line, size_t n)
 {
+	bool full;
+
 	pthread_mutex_lock(&l->lock);
-	while (l->len + n > MO_SRV_LOG_BUF) {
-		if (l->spare)
-			mo_srv_log_drain(l);
-		else
-			pthread_cond_wait(&l->room, &l->lock);
+	full = l->len + n > MO_SRV_LOG_BUF;
+	if (!full) {
+		memcpy(l->buf + l->len, line, n);
+		l->len += n;
 	}
-	memcpy(l->buf + l->len, line, n);
-	l->len += n;
+	if (full || l->len >= MO_SRV_LOG_BUF / 2)
+		pthread_cond_signal(&l->wake);
 	pthread_mutex_unlock(&l->lock);
+	if (full && l->dropped)
+		atomic_fetch_add_explicit(l->dropped, 1, memory_order_relaxed);
 }
 
 static size_t mo_srv_put(char *buf, size_t pos, size_t cap, const char *s)
@@ -234,10 +270,10 @@ void mo_srv_log_access(mo_srv_log *l, const mo_srv_req *rq, uint64_t usec)
 
 void mo_srv_log_mhd(void *cls, const char *fmt, va_list ap)
 {
+	mo_srv_log *l = cls;
 	char msg[512], buf[MO_SRV_LOG_LINE], ts[40];
 	size_t pos = 0, n;
 
-	(void)cls;
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	n = strlen(msg);
 	while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == '\r'))
@@ -248,5 +284,9 @@ void mo_srv_log_mhd(void *cls, const char *fmt, va_list ap)
 	pos = mo_srv_put(buf, pos, sizeof buf, "\",\"level\":\"error\",\"source\":\"libmicrohttpd\",\"message\":");
 	pos = mo_srv_json_str(buf, pos, sizeof buf - 8, msg, sizeof msg);
 	pos = mo_srv_put(buf, pos, sizeof buf - 1, "}");
-	mo_srv_write_line(buf, pos);
+	buf[pos++] = '\n';
+	if (l && l->started)
+		mo_srv_log_append(l, buf, pos);
+	else
+		mo_srv_write_all(STDERR_FILENO, buf, pos);
 }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -112,7 +113,7 @@ static struct MHD_Daemon *mo_srv_daemon(mo_srv *srv)
 
 	return MHD_start_daemon(
 		flags, 0, NULL, NULL, mo_srv_access, srv,
-		MHD_OPTION_EXTERNAL_LOGGER, mo_srv_log_mhd, srv,
+		MHD_OPTION_EXTERNAL_LOGGER, mo_srv_log_mhd, &srv->log,
 		MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)srv->cfg.threads,
 		MHD_OPTION_CONNECTION_LIMIT, mhd_limit,
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)srv->cfg.max_per_client,
@@ -145,6 +146,39 @@ static int mo_srv_open(mo_srv *srv, struct sockaddr_storage *ss, socklen_t len, 
 	}
 	srv->port = mo_srv_listen_port(&srv->listener);
 	return 0;
+}
+
+/* Room for the descriptors that are not connections: the listening
+ * socket and its wake-up pipe, MHD's per-worker wake-up pipes, the web
+ * root, stdio, files opened for static answers. */
+#define MO_SRV_SPARE_FDS 64u
+
+/* Raises the soft descriptor limit toward the hard one when it is below
+ * --max-connections plus MO_SRV_SPARE_FDS, and says so when it stays
+ * below: the listener then stops at EMFILE well before the limit the
+ * operator asked for, and new connections wait in the backlog. */
+static void mo_srv_check_fd_limit(const mo_srv_config *cfg)
+{
+	struct rlimit rl;
+	rlim_t need = (rlim_t)cfg->max_connections + MO_SRV_SPARE_FDS;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur >= need)
+		return;
+	if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max > rl.rlim_cur) {
+		rl.rlim_cur = rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need ? rl.rlim_max : need;
+		if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+			(void)getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (rl.rlim_cur >= need)
+		return;
+	fprintf(stderr, "{\"level\":\"warning\",\"message\":\"the open file limit (%llu, "
+		"ulimit -n) is below --max-connections %u plus %u: connections past about %llu "
+		"wait in the backlog; raise the limit or lower --max-connections\"}\n",
+		(unsigned long long)rl.rlim_cur, cfg->max_connections, MO_SRV_SPARE_FDS,
+		rl.rlim_cur > MO_SRV_SPARE_FDS ? (unsigned long long)(rl.rlim_cur - MO_SRV_SPARE_FDS)
+					       : 0ull);
+	fflush(stderr);
 }
 
 int mo_srv_start(mo_srv **out, const mo_srv_config *cfg)
@@ -183,8 +217,10 @@ int mo_srv_start(mo_srv **out, const mo_srv_config *cfg)
 		goto stop_conns;
 	signal(SIGPIPE, SIG_IGN);
 	json_object_seed(0);
-	if (cfg->access_log && mo_srv_log_start(&srv->log, STDERR_FILENO) != 0)
+	/* started with --quiet too: MHD's error lines go through it */
+	if (mo_srv_log_start(&srv->log, STDERR_FILENO, &srv->metrics.log_dropped) != 0)
 		fprintf(stderr, "memopt serve: the access log is unbuffered (no writer thread)\n");
+	mo_srv_check_fd_limit(cfg);
 	if (mo_srv_open(srv, &ss, len, v6) != 0)
 		goto stop_log;
 	*out = srv;
@@ -260,6 +296,25 @@ static void mo_srv_print_listening(const mo_srv_config *cfg, unsigned port)
 	fflush(stderr);
 }
 
+/* A supervisor may start the server with stdin, stdout or stderr closed
+ * (`<&- >&- 2>&-`): the next descriptors opened would take their numbers,
+ * and the log lines written to "stderr" would land in whatever got fd 2
+ * (libmicrohttpd's wake-up pipe did: the server then accepted nothing).
+ * Each closed one is opened on /dev/null first. */
+static void mo_srv_sound_stdio(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+			continue;
+		int got = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+
+		if (got >= 0 && got != fd) { /* cannot happen: open takes the lowest free */
+			dup2(got, fd);
+			close(got);
+		}
+	}
+}
+
 int mo_srv_run(const mo_srv_config *cfg)
 {
 	sigset_t set, old;
@@ -267,6 +322,7 @@ int mo_srv_run(const mo_srv_config *cfg)
 	size_t abandoned;
 	int sig = 0;
 
+	mo_srv_sound_stdio();
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);

@@ -26,6 +26,7 @@ typedef struct mo_srv_metrics {
 	atomic_uint_fast64_t sum_us[MO_ROUTE_COUNT];
 	atomic_int_fast64_t in_flight;
 	atomic_uint_fast64_t rejected; /* 503 for the in-flight cap */
+	atomic_uint_fast64_t log_dropped; /* access log lines dropped: the sink was stuck */
 } mo_srv_metrics;
 
 void mo_srv_metrics_observe(mo_srv_metrics *m, mo_api_route_id route,
@@ -40,18 +41,19 @@ char *mo_srv_metrics_render(mo_srv_metrics *m, struct mo_srv_conns *conns,
 
 typedef struct mo_srv_log {
 	pthread_mutex_t lock;
-	pthread_cond_t wake;  /* the writer's timer; signalled to stop */
-	pthread_cond_t room;  /* a buffer came back from write(2) */
+	pthread_cond_t wake;  /* the writer's timer; signalled when a buffer fills or to stop */
 	char *buf, *spare;    /* filling / free (NULL while being written) */
 	size_t len;
 	int fd;
 	bool stop, started;
+	atomic_bool stopping; /* read by the writer outside the lock */
+	atomic_uint_fast64_t *dropped; /* lines dropped for want of room */
 	pthread_t thread;
 } mo_srv_log;
 
-/* Starts the writer thread for fd. 0 or -1 (then lines are written at
- * once). */
-int mo_srv_log_start(mo_srv_log *l, int fd);
+/* Starts the writer thread for fd; lines that find no room are counted in
+ * *dropped. 0 or -1 (then lines are written at once). */
+int mo_srv_log_start(mo_srv_log *l, int fd, atomic_uint_fast64_t *dropped);
 /* Writes what is buffered and stops the thread (after the last request). */
 void mo_srv_log_stop(mo_srv_log *l);
 
@@ -82,10 +84,10 @@ typedef struct mo_srv_conns {
 	atomic_uint open;          /* handed to MHD and not yet closed */
 	atomic_uint_fast64_t timed_out; /* connections cut at a deadline */
 	uint64_t header_us, body_us, idle_us;
-	char *answer_408, *answer_503; /* canned answers for cut connections */
+	char *answer_408, *answer_503, *answer_413; /* canned answers for cut connections */
 	struct pollfd *polls;      /* the sweeper's (under the lock) */
 	size_t poll_cap;
-	size_t answer_408_len, answer_503_len;
+	size_t answer_408_len, answer_503_len, answer_413_len;
 	bool stop, started;
 	pthread_t thread;
 } mo_srv_conns;
@@ -106,6 +108,12 @@ void mo_srv_conns_destroy(mo_srv_conns *t);
 void mo_srv_notify_connection(void *cls, struct MHD_Connection *c,
 			      void **socket_context,
 			      enum MHD_ConnectionNotificationCode toe);
+/* A body that goes on past the server's patience (chunked, so the size
+ * was not announced): answers 413 straight on the socket, which MHD has
+ * not written to, ends the sending side, and gives the client the body
+ * deadline to stop sending (the rest is read and dropped meanwhile, so
+ * the answer is not lost to a reset). */
+void mo_srv_conn_refuse_body(const mo_srv_conns *t, mo_srv_conn *rec);
 /* The record of c, or NULL. */
 mo_srv_conn *mo_srv_conn_of(struct MHD_Connection *c);
 /* rec (may be NULL) enters phase at from_us; sets its deadline. */
@@ -188,6 +196,7 @@ typedef struct mo_srv_req {
 	uint64_t discarded;       /* body bytes dropped over the cap */
 	bool too_big;             /* body over the cap: answer 413 at the end */
 	bool answered;            /* a response is queued */
+	bool close;               /* the answer closes the connection (bad framing) */
 	int status;               /* for the log and the metrics */
 	uint64_t bytes;           /* response body size */
 	mo_srv_conn *conn;        /* the connection's record, or NULL */
@@ -233,7 +242,8 @@ enum MHD_Result mo_srv_static(const mo_srv *srv, struct MHD_Connection *c,
 /* One JSON line on stderr for a finished request (through l's buffer
  * when it is started). */
 void mo_srv_log_access(mo_srv_log *l, const mo_srv_req *rq, uint64_t usec);
-/* MHD's error log, as JSON lines. */
+/* MHD's error log, as JSON lines (cls: the mo_srv_log, through its
+ * buffer when it is started). */
 void mo_srv_log_mhd(void *cls, const char *fmt, va_list ap);
 
 uint64_t mo_srv_now_us(void);

@@ -30,11 +30,11 @@ def memopt_binary():
 class Server:
     """`memopt serve --port 0` in the background; stderr goes to a file."""
 
-    def __init__(self, *args):
+    def __init__(self, *args, preexec_fn=None):
         self.log = tempfile.NamedTemporaryFile(prefix="memopt-serve-", suffix=".log", delete=False)
         self.proc = subprocess.Popen([memopt_binary(), "serve", "--port", "0", *args],
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                     stderr=self.log, cwd=ROOT)
+                                     stderr=self.log, cwd=ROOT, preexec_fn=preexec_fn)
         self.port = self._wait_port()
 
     def _wait_port(self):
