@@ -132,6 +132,18 @@ int mo_api_precheck(mo_api_response *out, const char *method,
 int mo_api_handle(mo_api_response *out, const char *method, const char *path,
 		  const char *content_type, const char *body, size_t len,
 		  const mo_api_options *opt);
+/* The response cache's answer to the request: 1 with *out filled, or 0
+ * (a miss, counted; or a request the cache does not hold). Cheap: the
+ * server asks on its connection thread before handing a request to the
+ * compute pool, which then calls mo_api_handle_missed (same as
+ * mo_api_handle without looking in the cache again; the answer is still
+ * stored). */
+int mo_api_cached(mo_api_response *out, const char *method, const char *path,
+		  const char *content_type, const char *body, size_t len,
+		  const mo_api_options *opt);
+int mo_api_handle_missed(mo_api_response *out, const char *method, const char *path,
+			 const char *content_type, const char *body, size_t len,
+			 const mo_api_options *opt);
 
 
 /* An application/problem+json answer (RFC 9457). `code` names the problem

@@ -279,9 +279,48 @@ static int mo_api_cacheable(const mo_api_route *r, const char *content_type,
 	return opt->responses && r->bodies && content_type;
 }
 
-int mo_api_handle(mo_api_response *out, const char *method, const char *path,
+int mo_api_cached(mo_api_response *out, const char *method, const char *path,
 		  const char *content_type, const char *body, size_t len,
 		  const mo_api_options *opt)
+{
+	const mo_api_route *r;
+	const char *tail;
+	mo_api_response refusal;
+
+	memset(out, 0, sizeof *out);
+	if (mo_api_precheck(&refusal, method, path, content_type, (long long)len, opt)) {
+		mo_api_response_free(&refusal); /* mo_api_handle answers it */
+		return 0;
+	}
+	r = mo_api_find(path, &tail);
+	return r->fn && mo_api_cacheable(r, content_type, opt) &&
+	       mo_api_rcache_get(opt->responses, out, r->id, content_type, body ? body : "", len);
+}
+
+/* Every route stops at the caller's work budget (mo_budget): an answer
+ * computed while it was spent is partial (a pattern that ran out of budget
+ * matched nothing) and is replaced by the refusal (422 work-limit, or 503
+ * cancelled), never cached. Estimate and plan fail with MO_ERR_BUDGET
+ * themselves and are left as they answered. 0, or -1 out of memory. */
+static int mo_api_budget_refusal(mo_api_response *out)
+{
+	int how = mo_budget_status();
+
+	if (how == 0 || (out->body && (strstr(out->body, "urn:memopt:problem:work-limit") ||
+				       strstr(out->body, "urn:memopt:problem:cancelled"))))
+		return 0;
+	mo_api_response_free(out);
+	return how == 2 ? mo_api_problem(out, 503, "cancelled",
+					 "cancelled: the computation was stopped")
+			: mo_api_problem(out, 422, "work-limit",
+					 "work-limit: the request took more work than its limit "
+					 "(time, or backtracking patterns)");
+}
+
+/* mo_api_handle, and mo_api_handle_missed when !lookup. */
+static int mo_api_answer(mo_api_response *out, const char *method, const char *path,
+			 const char *content_type, const char *body, size_t len,
+			 const mo_api_options *opt, int lookup)
 {
 	mo_api_request rq = {.path = path, .body = body ? body : "", .len = len};
 	const mo_api_route *r;
@@ -295,11 +334,13 @@ int mo_api_handle(mo_api_response *out, const char *method, const char *path,
 		return out->body ? 0 : -1;
 	}
 	cacheable = mo_api_cacheable(r, content_type, opt);
-	if (cacheable && mo_api_rcache_get(opt->responses, out, r->id, content_type,
-					   rq.body, len))
+	if (lookup && cacheable &&
+	    mo_api_rcache_get(opt->responses, out, r->id, content_type, rq.body, len))
 		return 0;
 	rq.kind = r->bodies ? mo_api_media(content_type) : 0;
 	if (r->fn(out, &rq, opt) != 0 && !out->body)
+		return -1;
+	if (mo_api_budget_refusal(out) != 0)
 		return -1;
 	mo_api_cap_answer(out, opt);
 	if (!out->body)
@@ -308,4 +349,18 @@ int mo_api_handle(mo_api_response *out, const char *method, const char *path,
 	if (cacheable)
 		mo_api_rcache_put(opt->responses, r->id, content_type, rq.body, len, out);
 	return 0;
+}
+
+int mo_api_handle(mo_api_response *out, const char *method, const char *path,
+		  const char *content_type, const char *body, size_t len,
+		  const mo_api_options *opt)
+{
+	return mo_api_answer(out, method, path, content_type, body, len, opt, 1);
+}
+
+int mo_api_handle_missed(mo_api_response *out, const char *method, const char *path,
+			 const char *content_type, const char *body, size_t len,
+			 const mo_api_options *opt)
+{
+	return mo_api_answer(out, method, path, content_type, body, len, opt, 0);
 }

@@ -15,10 +15,10 @@ static const char mo_serve_usage[] =
 	"  --host ADDR            address to bind (default 127.0.0.1)\n"
 	"  --port N               port (default 8080; 0 picks a free one)\n"
 	"  --threads N            worker threads (default: 4 per online CPU, at most 64)\n"
-	"  --compute-threads N    threads for long estimates and plans and bodies of\n"
-	"                         64 KiB or more, so /healthz and the rest never wait\n"
-	"                         behind them (default: 1 per online CPU; 0: on the\n"
-	"                         worker threads)\n"
+	"  --compute-threads N    threads for every request that computes (validate,\n"
+	"                         expand, layout, estimate, plan, ...), so /healthz\n"
+	"                         and the rest never wait behind them (default: 1 per\n"
+	"                         online CPU; 0: on the worker threads)\n"
 	"  --max-body SIZE        request body limit, e.g. 1MiB (default 1MiB)\n"
 	"  --max-answer SIZE      answer limit: a bigger answer is a 422\n"
 	"                         answer-too-large (default 16MiB)\n"
@@ -31,9 +31,12 @@ static const char mo_serve_usage[] =
 	"                         work, other names get 421 (DNS rebinding)\n"
 	"  --max-connections N    concurrent connections (default 4096)\n"
 	"  --max-per-client N     concurrent connections from one address\n"
-	"                         (default 1024)\n"
+	"                         (default: an eighth of --max-connections)\n"
 	"  --max-inflight N       requests handled at once; 503 above, /healthz\n"
 	"                         excepted (default 1024)\n"
+	"  --max-inflight-per-client N\n"
+	"                         requests from one address handled at once; 429\n"
+	"                         above (default: an eighth of --max-inflight)\n"
 	"  --timeout SECONDS      idle connection timeout (default 10)\n"
 	"  --header-timeout SECONDS\n"
 	"                         a request's headers must arrive within this, else\n"
@@ -42,9 +45,10 @@ static const char mo_serve_usage[] =
 	"                         within this (default 30)\n"
 	"  --grace SECONDS        on SIGTERM, SIGINT or SIGHUP: how long requests in\n"
 	"                         flight may finish (default 10)\n"
-	"  --work-limit MS        a request's computation stops after this many\n"
-	"                         milliseconds with a 422 work-limit (default 10000;\n"
-	"                         0: none); it also stops when the client hangs up\n"
+	"  --work-limit MS        a request's computation, on any route, stops after\n"
+	"                         this many milliseconds with a 422 work-limit\n"
+	"                         (default 10000; 0: none); it also stops when the\n"
+	"                         client hangs up\n"
 	"  --cache-entries N      response cache: answers kept for identical POST\n"
 	"                         requests (same route, Content-Type and body);\n"
 	"                         0 disables it (default 1024)\n"
@@ -104,6 +108,7 @@ static const mo_cli_option mo_serve_options[] = {
 	MO_SERVE_UINT("work-limit", work_ms, 0, 3600000,
 		      "milliseconds from 0 (none) to 3600000"),
 	MO_SERVE_UINT("max-inflight", max_inflight, 1, 1000000, NULL),
+	MO_SERVE_UINT("max-inflight-per-client", max_inflight_per_client, 1, 1000000, NULL),
 	MO_SERVE_UINT("timeout", timeout_s, 1, 3600, "seconds from 1 to 3600"),
 	{"cache-entries", 0, MO_ARG_COUNT, true, offsetof(mo_srv_config, cache_entries), 0,
 	 1000000, NULL, NULL},

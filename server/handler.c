@@ -126,12 +126,16 @@ enum MHD_Result mo_srv_problem(const mo_srv *srv, struct MHD_Connection *c,
 	return mo_srv_queue_api(srv, c, rq, &res);
 }
 
-static void mo_srv_remote(mo_srv_req *rq, struct MHD_Connection *c)
+static const struct sockaddr *mo_srv_peer(struct MHD_Connection *c)
 {
 	const union MHD_ConnectionInfo *ci =
 		MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-	const struct sockaddr *sa = ci ? ci->client_addr : NULL;
 
+	return ci ? ci->client_addr : NULL;
+}
+
+static void mo_srv_remote(mo_srv_req *rq, const struct sockaddr *sa)
+{
 	if (sa && sa->sa_family == AF_INET)
 		inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)sa)->sin_addr,
 			  rq->remote, sizeof rq->remote);
@@ -311,6 +315,12 @@ static enum MHD_Result mo_srv_headers(mo_srv *srv, struct MHD_Connection *c,
 		return mo_srv_problem(srv, c, rq, 503, "overloaded",
 				      "too many requests in flight; retry shortly");
 	}
+	if (rq->client_over && rq->route != MO_ROUTE_HEALTHZ) {
+		atomic_fetch_add(&srv->metrics.client_rejected, 1);
+		return mo_srv_problem(srv, c, rq, 429, "client-overloaded",
+				      "this address has its share of the requests in flight; "
+				      "retry shortly");
+	}
 	if (srv->cfg.cors_origin && strcmp(rq->method, "OPTIONS") == 0 &&
 	    rq->route != MO_ROUTE_STATIC)
 		return mo_srv_preflight(srv, c, rq);
@@ -334,6 +344,7 @@ static enum MHD_Result mo_srv_begin(mo_srv *srv, struct MHD_Connection *c,
 				    const char *version, void **req_cls)
 {
 	mo_srv_req *rq = calloc(1, sizeof *rq);
+	const struct sockaddr *sa;
 
 	if (!rq)
 		return MHD_NO;
@@ -343,8 +354,10 @@ static enum MHD_Result mo_srv_begin(mo_srv *srv, struct MHD_Connection *c,
 	rq->route = mo_api_route_of(url);
 	rq->conn = mo_srv_conn_of(c);
 	mo_srv_conn_enter(&srv->conns, rq->conn, MO_SRV_PHASE_BODY, rq->start_us);
+	sa = mo_srv_peer(c);
+	rq->client = mo_srv_client_enter(&srv->clients, sa, &rq->client_over);
 	if (srv->cfg.access_log) /* only the log line shows it */
-		mo_srv_remote(rq, c);
+		mo_srv_remote(rq, sa);
 	*req_cls = rq;
 	return mo_srv_headers(srv, c, rq, version);
 }
@@ -447,7 +460,8 @@ static int mo_srv_compute(mo_srv *srv, const char *content_type, mo_srv_req *rq,
 	int rc;
 
 	mo_budget_begin(&b);
-	rc = mo_api_handle(res, rq->method, rq->url, content_type, rq->body, rq->len, &srv->api);
+	rc = (rq->cache_checked ? mo_api_handle_missed : mo_api_handle)(
+		res, rq->method, rq->url, content_type, rq->body, rq->len, &srv->api);
 	*how = mo_budget_end();
 	return rc;
 }
@@ -470,13 +484,27 @@ void mo_srv_compute_job(mo_srv *srv, mo_srv_req *rq)
 	    !rq->res.body)
 		mo_api_problem(&rq->res, 500, "internal", "out of memory");
 	rq->computed = true;
+	/* before the resume: the request (and its client's entry) may be
+	 * gone once MHD has it back */
+	mo_srv_client_run(&srv->clients, rq->client, -1);
 	MHD_resume_connection(rq->c); /* MHD calls mo_srv_access again */
 }
 
-/* Routes whose work can take seconds: the compute pool's (work.c). */
+/* Routes whose work polls the budget (mo_budget), so a slice of it on
+ * the worker can be cut short (mo_srv_offload). */
 static bool mo_srv_heavy(mo_api_route_id route)
 {
-	return route == MO_ROUTE_ESTIMATE || route == MO_ROUTE_PLAN; /* what polls mo_budget */
+	return route == MO_ROUTE_ESTIMATE || route == MO_ROUTE_PLAN;
+}
+
+/* Routes answered on the worker: fixed or small answers that compute
+ * nothing in proportion to the request. Every other route goes to the
+ * compute pool. */
+static bool mo_srv_computes(mo_api_route_id route)
+{
+	return route != MO_ROUTE_HEALTHZ && route != MO_ROUTE_PRESETS &&
+	       route != MO_ROUTE_PRESET && route != MO_ROUTE_OPENAPI &&
+	       route != MO_ROUTE_UNKNOWN;
 }
 
 /* How long a heavy request may compute on the worker before it is handed
@@ -486,12 +514,8 @@ static bool mo_srv_heavy(mo_api_route_id route)
  * the worker this long at most. */
 #define MO_SRV_INLINE_MS 50u
 
-/* A body this big goes to the compute pool at once, whatever its route:
- * its work grows with the body (a 1 MiB layout of 3,640 catastrophic
- * patterns computes for 2 s, and does not poll the work budget, so it
- * cannot be sliced); eight of them on the workers left /healthz
- * answering 3 of 9 probes. Configs, even whole training YAMLs, are a few
- * KiB. */
+/* A body this big skips the worker slice even on a route that polls the
+ * budget: parsing it alone can take longer than the slice. */
 #define MO_SRV_BIG_BODY ((size_t)64 << 10)
 
 /* Suspends the connection and queues the request for the pool, its work
@@ -502,9 +526,11 @@ static enum MHD_Result mo_srv_to_pool(mo_srv *srv, struct MHD_Connection *c, mo_
 	rq->c = c;
 	rq->content_type = content_type;
 	rq->queued_us = mo_srv_now_us();
-	MHD_suspend_connection(c);
-	mo_srv_pool_push(&srv->pool, rq);
-	return MHD_YES;
+	if (mo_srv_pool_push(&srv->pool, rq, c))
+		return MHD_YES;
+	atomic_fetch_add(&srv->metrics.rejected, 1);
+	return mo_srv_problem(srv, c, rq, 503, "overloaded",
+			      "the compute queue is full; retry shortly");
 }
 
 /* A heavy request: computed here within MO_SRV_INLINE_MS; past that,
@@ -547,10 +573,15 @@ static enum MHD_Result mo_srv_finish(mo_srv *srv, struct MHD_Connection *c,
 	if (rq->route == MO_ROUTE_METRICS)
 		return mo_srv_metrics_page(srv, c, rq);
 	content_type = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type");
-	if (srv->pool.n && rq->len >= MO_SRV_BIG_BODY)
+	if (srv->pool.n && mo_srv_computes(rq->route)) {
+		if (mo_api_cached(&res, rq->method, rq->url, content_type, rq->body, rq->len,
+				  &srv->api))
+			return mo_srv_queue_api(srv, c, rq, &res);
+		rq->cache_checked = true;
+		if (mo_srv_heavy(rq->route) && rq->len < MO_SRV_BIG_BODY)
+			return mo_srv_offload(srv, c, rq, content_type);
 		return mo_srv_to_pool(srv, c, rq, content_type);
-	if (srv->pool.n && mo_srv_heavy(rq->route))
-		return mo_srv_offload(srv, c, rq, content_type);
+	}
 	if (mo_srv_compute(srv, content_type, rq, &res, srv->cfg.work_ms, &how) != 0)
 		return mo_srv_problem(srv, c, rq, 500, "internal", "out of memory");
 	return mo_srv_queue_api(srv, c, rq, &res);
@@ -618,6 +649,7 @@ void mo_srv_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 	if (srv->cfg.access_log)
 		mo_srv_log_access(&srv->log, rq, usec);
 	atomic_fetch_sub(&srv->metrics.in_flight, 1);
+	mo_srv_client_leave(&srv->clients, rq->client);
 	mo_api_response_free(&rq->res); /* a computed answer never queued */
 	free(rq->body);
 	free(rq);

@@ -142,6 +142,10 @@ char *mo_srv_metrics_render(mo_srv_metrics *m, mo_srv_conns *conns, mo_api_rcach
 		   "# TYPE memopt_http_rejected_total counter\n"
 		   "memopt_http_rejected_total %llu\n",
 		(unsigned long long)mo_srv_load(&m->rejected));
+	fprintf(f, "# HELP memopt_http_client_rejected_total Requests refused with 429 (one address's share of the in-flight cap).\n"
+		   "# TYPE memopt_http_client_rejected_total counter\n"
+		   "memopt_http_client_rejected_total %llu\n",
+		(unsigned long long)mo_srv_load(&m->client_rejected));
 	fprintf(f, "# HELP memopt_log_lines_dropped_total Log lines dropped: stderr took nothing.\n"
 		   "# TYPE memopt_log_lines_dropped_total counter\n"
 		   "memopt_log_lines_dropped_total %llu\n",

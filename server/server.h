@@ -19,8 +19,11 @@ typedef struct mo_srv_config {
 					   * literals and localhost ("*": any); host.c */
 	size_t allowed_host_count;
 	unsigned max_connections;  /* concurrent connections (default 4096) */
-	unsigned max_per_client;   /* concurrent connections from one address (default 1024) */
+	unsigned max_per_client;   /* concurrent connections from one address (default 0:
+				    * an eighth of max_connections) */
 	unsigned max_inflight;     /* requests being handled; 503 above it (default 1024) */
+	unsigned max_inflight_per_client; /* requests from one address being handled; 429
+					   * above it (default 0: an eighth of max_inflight) */
 	unsigned timeout_s;        /* idle connection timeout (default 10 s) */
 	unsigned header_timeout_s; /* a request's headers must arrive within this (default 10 s) */
 	unsigned deadline_s;       /* a request's body, and then its answer, must go

@@ -26,6 +26,7 @@ typedef struct mo_srv_metrics {
 	atomic_uint_fast64_t sum_us[MO_ROUTE_COUNT];
 	atomic_int_fast64_t in_flight;
 	atomic_uint_fast64_t rejected; /* 503 for the in-flight cap */
+	atomic_uint_fast64_t client_rejected; /* 429 for a client's share of it */
 	atomic_uint_fast64_t log_dropped; /* access log lines dropped: the sink was stuck */
 } mo_srv_metrics;
 
@@ -145,13 +146,36 @@ void mo_srv_listen_stop(mo_srv_listener *l);
 /* Stops accepting if needed and closes the socket. */
 void mo_srv_listen_close(mo_srv_listener *l);
 
+/* ---- requests in flight per client address (clients.c) ------------------ */
+
+#define MO_SRV_CLIENT_BUCKETS 1024
+
+typedef struct mo_srv_client mo_srv_client;
+typedef struct mo_srv_clients {
+	pthread_mutex_t lock;
+	mo_srv_client *buckets[MO_SRV_CLIENT_BUCKETS];
+	unsigned max_in_flight; /* a client's share; 0: no cap */
+} mo_srv_clients;
+
+int mo_srv_clients_init(mo_srv_clients *t, unsigned max_in_flight);
+void mo_srv_clients_destroy(mo_srv_clients *t);
+/* Counts a request from sa in; *over when the client is now past its
+ * share. The client's entry, or NULL (no address, no memory: uncounted). */
+mo_srv_client *mo_srv_client_enter(mo_srv_clients *t, const struct sockaddr *sa, bool *over);
+/* Counts it out (e may be NULL). */
+void mo_srv_client_leave(mo_srv_clients *t, mo_srv_client *e);
+/* Jobs of the client a pool thread is computing; delta +1 / -1. */
+unsigned mo_srv_client_running(mo_srv_clients *t, const mo_srv_client *e);
+void mo_srv_client_run(mo_srv_clients *t, mo_srv_client *e, int delta);
+
 /* ---- the compute pool (work.c) ------------------------------------------ */
 
 struct mo_srv_req;
 typedef struct mo_srv_pool {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
-	struct mo_srv_req *head, *tail; /* jobs waiting, first in first out */
+	struct mo_srv_req *head, *tail; /* jobs waiting, oldest first */
+	size_t queued;
 	pthread_t *threads;
 	size_t n;                       /* threads started; 0: no pool */
 	bool stop, inited;
@@ -160,8 +184,9 @@ typedef struct mo_srv_pool {
 /* Starts n threads (0: none, estimates and plans stay on MHD's workers).
  * 0 or -1. */
 int mo_srv_pool_start(mo_srv *srv, unsigned n);
-/* Queues rq (its connection suspended) for a pool thread. */
-void mo_srv_pool_push(mo_srv_pool *p, struct mo_srv_req *rq);
+/* Suspends c and queues rq for a pool thread; false (c untouched) when
+ * the queue is full. */
+bool mo_srv_pool_push(mo_srv_pool *p, struct mo_srv_req *rq, struct MHD_Connection *c);
 /* Stops and joins the threads once the queue is empty. */
 void mo_srv_pool_stop(mo_srv_pool *p);
 
@@ -181,6 +206,7 @@ struct mo_srv {
 	mo_srv_metrics metrics;
 	mo_srv_log log;             /* started when cfg.access_log is set */
 	mo_srv_conns conns;
+	mo_srv_clients clients;
 	mo_srv_pool pool;
 };
 
@@ -200,6 +226,8 @@ typedef struct mo_srv_req {
 	int status;               /* for the log and the metrics */
 	uint64_t bytes;           /* response body size */
 	mo_srv_conn *conn;        /* the connection's record, or NULL */
+	mo_srv_client *client;    /* its address's count, or NULL */
+	bool client_over;         /* that address is past its share of in-flight requests */
 	/* a job of the compute pool: the suspended connection, its
 	 * Content-Type (valid while suspended), the answer computed */
 	struct MHD_Connection *c;
@@ -208,6 +236,7 @@ typedef struct mo_srv_req {
 	mo_api_response res;
 	uint64_t queued_us;
 	bool computed;
+	bool cache_checked;       /* the response cache missed already (mo_api_cached) */
 } mo_srv_req;
 
 /* Computes rq's answer on a pool thread and resumes its connection. */

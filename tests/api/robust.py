@@ -263,8 +263,11 @@ def test_slow_clients(port, timeout_s):
 def test_many_connections(port, n=1000):
     sel = selectors.DefaultSelector()
     socks = []
-    for _ in range(n):
-        s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    for i in range(n):
+        # from 8 addresses: one address may hold an eighth of the
+        # connections (--max-per-client)
+        s = socket.create_connection(("127.0.0.1", port), timeout=10,
+                                     source_address=("127.0.0.%d" % (2 + i % 8), 0))
         socks.append(s)
     for s in socks:
         s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")

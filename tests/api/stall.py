@@ -19,7 +19,18 @@ notes/server-survival.md.
   chunked: 501 at once (no answer at all before); HTTP/1.1 without Host:
   400 (HTTP/1.0 without Host stays 200); every refusal problem+json.
 - chunked over the limit: a chunked body that goes on past the body cap
-  gets a 413 problem (it was reset after 64 MiB with no answer)."""
+  gets a 413 problem (it was reset after 64 MiB with no answer).
+- client shares: one address gets an eighth of --max-inflight (429 past
+  it) and of --max-connections: 16 slow uploads from one address under
+  --max-inflight 16 leave room for another address (503 before), and 500
+  idle connections from 5 addresses under --max-connections 400 leave
+  /healthz answering within 1 s (it waited for the idle timeout).
+- small bodies off the workers: four 15 KB validate/expand/layout bodies
+  of backtracking patterns on --threads 2: /healthz answers each probe
+  within 1 s (bodies under 64 KiB were computed on the workers).
+- work limit on every route: --work-limit 500, validate, expand and
+  layout of 1,250 backtracking patterns are 422 work-limit; a validate
+  whose client hangs up stops (in flight back to 0 within 2 s)."""
 import json
 import os
 import resource
@@ -251,6 +262,177 @@ def test_chunked_over_limit():
         srv.close()
 
 
+def connect_from(port, source):
+    return socket.create_connection(("127.0.0.1", port), timeout=5,
+                                    source_address=(source, 0))
+
+
+def request_from(port, source, method, path, body=None, headers=None, timeout=5):
+    import http.client
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout,
+                                      source_address=(source, 0))
+    try:
+        conn.request(method, path, body=body, headers=headers or {})
+        r = conn.getresponse()
+        return r.status, r.read()
+    finally:
+        conn.close()
+
+
+def test_client_share_inflight():
+    """16 slow uploads from one address fill --max-inflight 16: another
+    address must still be served (its share is its own)."""
+    srv = Server("--quiet", "--max-inflight", "16", "--max-connections", "256",
+                 "--deadline", "20")
+    socks = []
+    try:
+        for _ in range(16):
+            s = connect_from(srv.port, "127.0.0.1")
+            s.sendall(POST + b"Content-Length: 1000\r\n\r\n{")
+            socks.append(s)
+        time.sleep(0.5)
+        refused = 0
+        for s in socks:
+            s.settimeout(0.2)
+            try:
+                refused += s.recv(4096).startswith(b"HTTP/1.1 429")
+            except OSError:
+                pass
+        try:
+            st, _ = request_from(srv.port, "127.0.0.2", "POST", "/api/v1/validate",
+                                 body=b'{"config": "{}"}',
+                                 headers={"Content-Type": "application/json"})
+        except OSError as e:
+            st = repr(e)
+        if st != 200 or refused < 14:
+            fail("client share: another address got %r beside 16 slow uploads from one "
+                 "(%d of them refused 429; want 200 and >= 14)" % (st, refused))
+        print("  client share: other address %r, %d of 16 uploads 429" % (st, refused))
+    finally:
+        for s in socks:
+            s.close()
+        srv.close()
+
+
+def test_client_share_connections():
+    """500 idle connections from 5 addresses under --max-connections 400:
+    /healthz from a sixth must answer within 1 s (each address keeps to an
+    eighth of the connections)."""
+    srv = Server("--quiet", "--max-connections", "400")
+    socks = []
+    try:
+        for a in range(2, 7):
+            for _ in range(100):
+                try:
+                    socks.append(connect_from(srv.port, "127.0.0.%d" % a))
+                except OSError:
+                    pass
+        time.sleep(0.5)
+        t = time.time()
+        st = healthz(srv.port, 5.0)
+        took = time.time() - t
+        if st != 200 or took > 1.0:
+            fail("client share: /healthz %r after %.1f s beside 500 idle connections from "
+                 "5 addresses (want 200 within 1 s)" % (st, took))
+        print("  idle connections: /healthz %r in %.2f s" % (st, took))
+    finally:
+        for s in socks:
+            s.close()
+        srv.close()
+
+
+def backtracking(n):
+    """A validate/expand/layout body of n patterns that backtrack to PCRE2's
+    match limit on every layer path: about 10 ms of matching each (40 take
+    0.28 s to validate on main at 2f3d5fc), in 49 bytes apiece."""
+    lines = ["recompute:", "  mode: select", "  select_module:"]
+    lines += ["    '(?:.*.*.*.*.*.*.*.*.*.*)*z%05d': [0-31]" % i for i in range(n)]
+    return json.dumps({"config": "\n".join(lines) + "\n", "model": "llama2-7b"}).encode()
+
+
+def post_open(port, path, body, ctype="application/json"):
+    s = socket.create_connection(("127.0.0.1", port), timeout=60)
+    s.sendall(b"POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: %s\r\n"
+              b"Content-Length: %d\r\n\r\n" % (path.encode(), ctype.encode(), len(body)) + body)
+    return s
+
+
+def test_small_bodies_off_workers():
+    """Four 15 KB validates of backtracking patterns on --threads 2: every
+    /healthz probe within 1 s (small bodies computed on the workers and
+    held both)."""
+    srv = Server("--quiet", "--threads", "2", "--compute-threads", "1", "--cache-entries", "0")
+    body = backtracking(300)
+    socks = []
+    try:
+        for route in ("validate", "expand", "layout", "validate"):
+            socks.append(post_open(srv.port, "/api/v1/" + route, body))
+        time.sleep(0.3)
+        slow = []
+        for _ in range(5):
+            t = time.time()
+            st = healthz(srv.port, 3.0)
+            if st != 200 or time.time() - t > 1.0:
+                slow.append((st, round(time.time() - t, 2)))
+            time.sleep(0.1)
+        if slow:
+            fail("small bodies: /healthz beside four 15 KB backtracking requests: %r "
+                 "(want 5 of 5 within 1 s)" % slow)
+    finally:
+        for s in socks:
+            s.close()
+        srv.close()
+
+
+def in_flight(port):
+    return metric(port, "memopt_http_requests_in_flight")
+
+
+def test_work_limit_every_route():
+    """--work-limit 500: validate, expand and layout of 1,250 backtracking
+    patterns (61 KB) are 422 work-limit (they were 200 after seconds, 12.8
+    to 19.9 s under load in the issue's probe)."""
+    srv = Server("--quiet", "--work-limit", "500", "--cache-entries", "0")
+    body = backtracking(1250)
+    try:
+        for route in ("validate", "expand", "layout"):
+            t = time.time()
+            st, _, data = request(srv.port, "POST", "/api/v1/" + route, body,
+                                  {"Content-Type": "application/json"}, timeout=120)
+            took = time.time() - t
+            print("  work limit: %s %d in %.2f s" % (route, st, took))
+            if st != 422 or b"work-limit" not in data:
+                fail("work limit: %s of 1,250 backtracking patterns answered %d %r in %.1f s "
+                     "(want 422 work-limit)" % (route, st, data[:100], took))
+    finally:
+        srv.close()
+
+
+def test_hang_up_stops_validate():
+    """A validate computing for seconds (no work limit) stops once its
+    client hangs up: in flight back to 0 within 2 s (it computed on)."""
+    srv = Server("--quiet", "--work-limit", "0", "--cache-entries", "0")
+    try:
+        s = post_open(srv.port, "/api/v1/validate", backtracking(20000))
+        time.sleep(1.0)
+        busy = in_flight(srv.port)
+        s.close()
+        t = time.time()
+        n = busy
+        while time.time() - t < 2.0:
+            n = in_flight(srv.port)
+            if n == 1:  # this /metrics request itself
+                break
+            time.sleep(0.1)
+        print("  hang-up: in flight %r while computing, %r %.1f s after the hang-up"
+              % (busy, n, time.time() - t))
+        if busy != 2 or n != 1:
+            fail("hang-up: in flight %r while computing, %r 2 s after the client hung up "
+                 "(want 2, then 1: the /metrics request itself)" % (busy, n))
+    finally:
+        srv.close()
+
+
 def main():
     t0 = time.time()
     only = sys.argv[1:]
@@ -258,7 +440,12 @@ def main():
                        ("stderr stuck", test_stderr_stuck),
                        ("fd limit warning", test_fd_limit_warning),
                        ("framing", test_framing),
-                       ("chunked over limit", test_chunked_over_limit)):
+                       ("chunked over limit", test_chunked_over_limit),
+                       ("client share inflight", test_client_share_inflight),
+                       ("client share conns", test_client_share_connections),
+                       ("small bodies off workers", test_small_bodies_off_workers),
+                       ("work limit every route", test_work_limit_every_route),
+                       ("hang-up stops validate", test_hang_up_stops_validate)):
         if only and name not in only:
             continue
         t = time.time()

@@ -16,7 +16,8 @@ extern "C" {
 #pragma GCC visibility push(default)
 
 /* Bounds the work of the estimate and planner calls (mo_estimate_run,
- * mo_planner_run, mo_planner_maximize) made by the calling thread between
+ * mo_planner_run, mo_planner_maximize) and of every pattern match (PCRE2,
+ * in validate, expand, layout and the rest) made by the calling thread between
  * mo_budget_begin and mo_budget_end: their loops poll it, and a call whose
  * budget runs out fails with MO_ERR_BUDGET (text "work-limit: ..." at the
  * deadline, "cancelled: ..." when the callback asked to stop). */
@@ -32,6 +33,11 @@ void mo_budget_begin(const mo_budget *b);
 /* Ends it. Returns 1 when it ran out at its deadline, 2 when it was
  * cancelled (a call may then have failed with MO_ERR_BUDGET), else 0. */
 int mo_budget_end(void);
+/* What mo_budget_end would return, without ending it: 1 spent at its
+ * deadline (or by backtracking patterns), 2 cancelled, else 0. A caller
+ * whose call succeeded while it was spent got a partial answer (a pattern
+ * matched nothing because the budget ran out) and must not use it. */
+int mo_budget_status(void);
 
 #pragma GCC visibility pop
 

@@ -253,6 +253,26 @@ static int mo_pcre2_result(int rc)
 	return rc == PCRE2_ERROR_NOMATCH ? 0 : -1;
 }
 
+/* One PCRE2 match under the thread's work budget: none once it is spent
+ * (-1, as a limit hit), and a call that runs into its match, depth or heap
+ * limit is charged to it. Each call is bounded by its own limits; the
+ * budget bounds the calls of a request together, so thousands of
+ * backtracking patterns stop at the work limit (or at a client's hang-up)
+ * instead of costing seconds each batch. */
+static int mo_pcre2_run(const pcre2_code *code, const char *subject, size_t len,
+			uint32_t options, pcre2_match_data *md, pcre2_match_context *mctx)
+{
+	int rc;
+
+	if (mo_budget_spent_now())
+		return -1;
+	rc = pcre2_match(code, (PCRE2_SPTR)subject, len, 0, options, md, mctx);
+	if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
+	    rc == PCRE2_ERROR_HEAPLIMIT)
+		mo_budget_limit_hit();
+	return mo_pcre2_result(rc);
+}
+
 /* A shape's pattern against a subject outside ASCII: PCRE2 decides, with
  * code compiled for this call (layout paths are ASCII: this is for the
  * library's other callers). */
@@ -263,9 +283,7 @@ static int mo_shape_fallback(mo_matcher *mt, const mo_regex *re, const char *sub
 	PCRE2_SIZE eoff;
 	pcre2_code *code = mo_pcre2_compile(re->pattern, re->len, &ec, &eoff);
 	pcre2_match_context *mctx = code ? mo_match_context(re) : NULL;
-	int rc = mctx ? mo_pcre2_result(pcre2_match(code, (PCRE2_SPTR)subject, len, 0, 0,
-						    mt->md, mctx))
-		      : -1;
+	int rc = mctx ? mo_pcre2_run(code, subject, len, 0, mt->md, mctx) : -1;
 
 	pcre2_match_context_free(mctx);
 	pcre2_code_free(code);
@@ -276,8 +294,7 @@ int mo_matcher_match_plain(mo_matcher *mt, const mo_regex *re, const char *subje
 {
 	if (re->shape != MO_SHAPE_PCRE2)
 		return mo_shape_match(re, subject, len);
-	return mo_pcre2_result(pcre2_match(re->code, (PCRE2_SPTR)subject, len, 0,
-					   PCRE2_NO_UTF_CHECK, mt->md, re->mctx));
+	return mo_pcre2_run(re->code, subject, len, PCRE2_NO_UTF_CHECK, mt->md, re->mctx);
 }
 
 int mo_matcher_match(mo_matcher *mt, const mo_regex *re, const char *subject, size_t len)
@@ -288,8 +305,8 @@ int mo_matcher_match(mo_matcher *mt, const mo_regex *re, const char *subject, si
 		return plain ? mo_shape_match(re, subject, len)
 			     : mo_shape_fallback(mt, re, subject, len);
 	/* printable ASCII is valid UTF-8: skip PCRE2's per-call UTF check */
-	return mo_pcre2_result(pcre2_match(re->code, (PCRE2_SPTR)subject, len, 0,
-					   plain ? PCRE2_NO_UTF_CHECK : 0, mt->md, re->mctx));
+	return mo_pcre2_run(re->code, subject, len, plain ? PCRE2_NO_UTF_CHECK : 0, mt->md,
+			    re->mctx);
 }
 
 void mo_regex_ends(const mo_regex *re, int *first, int *last)

@@ -1,8 +1,10 @@
 /* The work budget of the calls a thread makes (memopt.h, mo_budget): the
  * estimate's simulation and the planner's search poll it in their loops,
- * so a request that would compute for minutes stops at its deadline, or
- * when its caller cancels it (a server whose client hung up, or that is
- * shutting down). Thread-local: each server worker, CLI or binding thread
+ * and every PCRE2 match looks at it first (match.c), so a request that
+ * would compute for minutes stops at its deadline, or when its caller
+ * cancels it (a server whose client hung up, or that is shutting down),
+ * whatever route it came by: validate, expand and layout spend their
+ * time matching patterns. Thread-local: each server worker, CLI or binding thread
  * sets its own around the calls it makes, and nothing in the core's
  * structures has to carry it. */
 #include "util/util.h"
@@ -13,11 +15,19 @@
  * counter increment; 256 of the cheapest (a timeline event) take ~10 us. */
 #define MO_BUDGET_STRIDE 256u
 
+/* PCRE2 matches that may run into their per-call match or depth limit
+ * under one budget. Each such call costs the whole per-call limit (some
+ * 10 ms for 100,000 steps of backtracking); 1,474 patterns of that shape
+ * in a 63 KB body computed for 13.5 s. Past this many the budget is
+ * spent: the request stops with work-limit. A config with a handful of
+ * over-complex patterns still gets its diagnostics. */
+#define MO_BUDGET_LIMIT_HITS 256u
+
 typedef struct mo_budget_state {
 	mo_budget b;
 	uint64_t until_ns; /* monotonic; 0: no deadline */
-	unsigned polls;
-	bool active, spent, cancelled;
+	unsigned polls, limit_hits;
+	bool active, spent, cancelled, patterns;
 } mo_budget_state;
 
 static _Thread_local mo_budget_state mo_budget_now;
@@ -43,6 +53,11 @@ void mo_budget_begin(const mo_budget *b)
 	if (b->max_ms)
 		s->until_ns = mo_budget_clock_ns() +
 			      (b->max_ms < (1ull << 32) ? b->max_ms : (1ull << 32)) * 1000000u;
+}
+
+int mo_budget_status(void)
+{
+	return mo_budget_now.cancelled ? 2 : mo_budget_now.spent ? 1 : 0;
 }
 
 int mo_budget_end(void)
@@ -77,6 +92,23 @@ bool mo_budget_spent(void)
 	return mo_budget_look(s);
 }
 
+bool mo_budget_spent_now(void)
+{
+	mo_budget_state *s = &mo_budget_now;
+
+	return s->active && (s->spent || mo_budget_look(s));
+}
+
+void mo_budget_limit_hit(void)
+{
+	mo_budget_state *s = &mo_budget_now;
+
+	if (s->active && ++s->limit_hits >= MO_BUDGET_LIMIT_HITS && !s->spent) {
+		s->spent = true;
+		s->patterns = true;
+	}
+}
+
 bool mo_budget_error(mo_error *err)
 {
 	mo_budget_state *s = &mo_budget_now;
@@ -85,6 +117,11 @@ bool mo_budget_error(mo_error *err)
 		return false;
 	if (s->cancelled)
 		mo_error_set(err, MO_ERR_BUDGET, 0, 0, "cancelled: the caller stopped the computation");
+	else if (s->patterns)
+		mo_error_set(err, MO_ERR_BUDGET, 0, 0,
+			     "work-limit: %u pattern matches ran into the match limit "
+			     "(backtracking patterns); the request stopped",
+			     s->limit_hits);
 	else
 		mo_error_set(err, MO_ERR_BUDGET, 0, 0,
 			     "work-limit: the computation took longer than its limit of %llu ms",

@@ -174,6 +174,12 @@ static inline uint64_t mo_u64_mul(uint64_t a, uint64_t b)
 /* True once this thread's budget is spent (cheap: looks at the clock every
  * few hundred calls). Loops poll it and stop. */
 bool mo_budget_spent(void);
+/* mo_budget_spent looking at the clock and the callback on every call:
+ * for a poll before work that may take milliseconds (a PCRE2 match). */
+bool mo_budget_spent_now(void);
+/* A PCRE2 match ran into its per-call limit: counted against the budget,
+ * which is spent after a few dozen. */
+void mo_budget_limit_hit(void);
 /* Fills err (MO_ERR_BUDGET) and returns true when the budget is spent. */
 bool mo_budget_error(mo_error *err);
 
