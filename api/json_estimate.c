@@ -99,6 +99,37 @@ static json_t *mo_json_est_cost(const mo_estimate_cost *c)
 	return o;
 }
 
+/* The step time and its breakdown (seconds of one step; they add up to
+ * step_seconds), tokens per second per device and MFU. */
+static json_t *mo_json_est_time(const mo_estimate_time *t)
+{
+	json_t *o = json_object();
+	if (!o)
+		return NULL;
+	mo_json_set_real(o, "step_seconds", t->step_seconds);
+	mo_json_set_real(o, "compute_seconds", t->compute_seconds);
+	mo_json_set_real(o, "gemm_seconds", t->gemm_seconds);
+	mo_json_set_real(o, "attention_seconds", t->attention_seconds);
+	mo_json_set_real(o, "memory_bound_seconds", t->memory_bound_seconds);
+	mo_json_set_real(o, "comm_tp_seconds", t->comm_tp_seconds);
+	mo_json_set_real(o, "comm_cp_seconds", t->comm_cp_seconds);
+	mo_json_set_real(o, "comm_ep_seconds", t->comm_ep_seconds);
+	mo_json_set_real(o, "comm_pp_seconds", t->comm_pp_seconds);
+	mo_json_set_real(o, "comm_dp_seconds", t->comm_dp_seconds);
+	mo_json_set_real(o, "bubble_seconds", t->bubble_seconds);
+	mo_json_set_real(o, "optimizer_seconds", t->optimizer_seconds);
+	mo_json_set_real(o, "recompute_seconds", t->recompute_seconds);
+	mo_json_set_real(o, "swap_seconds", t->swap_seconds);
+	mo_json_set_real(o, "fixed_seconds", t->fixed_seconds);
+	mo_json_set_real(o, "kernels", t->kernels);
+	mo_json_set_uint(o, "slowest_stage", t->slowest_stage);
+	mo_json_set_real(o, "tokens_per_second_per_device", t->tokens_per_second_per_device);
+	mo_json_set_real(o, "model_flops", t->model_flops);
+	mo_json_set_real(o, "mfu", t->mfu);
+	mo_json_set_text(o, "largest_term", t->largest_term ? t->largest_term : "");
+	return o;
+}
+
 static json_t *mo_json_est_timeline(const mo_estimate *e, size_t s)
 {
 	json_t *a = json_array();
@@ -161,6 +192,7 @@ json_t *mo_json_estimate(const mo_estimate *e, int with_timeline)
 	json_object_set_new_nocheck(o, "layers", layers);
 	mo_json_set_real(o, "overhead_percent", mo_estimate_overhead_percent(e));
 	json_object_set_new_nocheck(o, "cost", mo_json_est_cost(mo_estimate_get_cost(e)));
+	json_object_set_new_nocheck(o, "time", mo_json_est_time(mo_estimate_get_time(e)));
 	json_object_set_new_nocheck(o, "timeline_truncated",
 				    json_boolean(mo_estimate_timeline_truncated(e) != 0));
 	return o;

@@ -177,6 +177,39 @@ typedef struct mo_estimate_cost {
 /* The plan's cost; borrowed from e, NULL for a NULL estimate. */
 const mo_estimate_cost *mo_estimate_get_cost(const mo_estimate *e);
 
+/* The step time from the per-op time model (estimate_time.c): every op
+ * of the op tables priced on the device (GEMMs at a size-dependent
+ * efficiency, attention at its own rate, memory-bound ops at HBM
+ * bandwidth, a launch cost per kernel), the collectives of the layout
+ * (alpha-beta per link kind), the pipeline schedule from per-stage
+ * times, the optimizer step, recompute, swap and the per-step fixed cost.
+ * The terms are seconds of one step and add up to step_seconds; they are
+ * the slowest stage's (the one the schedule waits on). step_seconds here
+ * equals mo_estimate_cost.step_seconds. */
+typedef struct mo_estimate_time {
+	double step_seconds;
+	double compute_seconds;     /* GEMMs, attention, memory-bound ops */
+	double gemm_seconds, attention_seconds, memory_bound_seconds; /* of compute */
+	double comm_tp_seconds;     /* exposed TP all-gather / reduce-scatter / all-reduce */
+	double comm_cp_seconds;     /* exposed context-parallel exchange */
+	double comm_ep_seconds;     /* exposed expert-parallel dispatch / combine */
+	double comm_pp_seconds;     /* pipeline send / receive on the critical path */
+	double comm_dp_seconds;     /* exposed gradient reduce / parameter gather */
+	double bubble_seconds;      /* pipeline fill and drain */
+	double optimizer_seconds;   /* the optimizer step (memory-bound) */
+	double recompute_seconds;   /* ops re-run in backward */
+	double swap_seconds;        /* exposed host-link transfers */
+	double fixed_seconds;       /* launch-bound kernels and the per-step cost */
+	double kernels;             /* kernels the slowest stage issues a step */
+	size_t slowest_stage;
+	double tokens_per_second_per_device;
+	double model_flops;         /* per step, whole job: 6 x params x tokens
+				     * + attention (causal) */
+	double mfu;                 /* model_flops / (step x devices x peak) */
+	const char *largest_term;   /* name of the largest term */
+} mo_estimate_time;
+const mo_estimate_time *mo_estimate_get_time(const mo_estimate *e);
+
 /* Human report: per stage a bar of weights / gradients / optimizer /
  * activations / swap buffers against capacity, the peak event, per layer
  * before and after, the cost and the assumptions. explain: the formula

@@ -252,6 +252,10 @@ static int mo_est_build(mo_estimate *e, const mo_config *c, const mo_model *m, m
 	    mo_est_stages(e, m, err) != 0 || mo_est_timeline(e, err) != 0)
 		return -1;
 	mo_est_cost(e);
+	if (mo_est_time(e, m) != 0) {
+		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		return -1;
+	}
 	mo_est_reserved(e);
 	return mo_est_in_range(e, err);
 }

@@ -296,6 +296,8 @@ struct mo_estimate {
 	size_t *n_events;
 	bool truncated;
 	mo_estimate_cost cost;
+	mo_estimate_time time;
+	double *type_fwd_s, *type_bwd_s; /* per layer type: seconds a micro-batch */
 	uint64_t capacity;
 	size_t peak_stage;
 };
@@ -392,6 +394,16 @@ uint64_t mo_est_layer_gathered(const mo_estimate *e, int64_t id, bool backward);
 
 /* estimate_cost.c */
 void mo_est_cost(mo_estimate *e);
+/* estimate_time.c: the step time (e->time, the cost's step seconds);
+ * -1 when out of memory */
+int mo_est_time(mo_estimate *e, const mo_model *m);
+/* Extra seconds per micro-batch of one layer of a type: recomputing
+ * recompute_flops of its forward and comm_bytes of its collectives; the
+ * swap of swap_bytes the prefetch window leaves exposed. The estimate's
+ * step time and the planner price plans with these. */
+double mo_est_time_recompute(const mo_estimate *e, size_t type, double recompute_flops,
+			     uint64_t comm_bytes);
+double mo_est_time_swap(const mo_estimate *e, size_t type, uint64_t swap_bytes, int64_t prefetch);
 
 /* estimate_report.c */
 void mo_est_explain_types(const mo_estimate *e, mo_buf *b);

@@ -598,6 +598,33 @@ static bool mo_model_yaml_stages(const mo_model *m, mo_yaml_writer *w)
 	return mo_yaml_write_sequence_end(w);
 }
 
+static bool mo_model_device_times_equal(mo_device *a, const mo_device *b)
+{
+	double *x[] = {MO_DEVICE_TIME_FIELDS(a)};
+	mo_device bc = *b;
+	double *y[] = {MO_DEVICE_TIME_FIELDS(&bc)};
+	for (size_t i = 0; i < MO_DEVICE_TIME_COUNT; i++)
+		if (*x[i] != *y[i])
+			return false;
+	return true;
+}
+
+/* The time model's constants a custom device sets (0: the model's
+ * fallback), after the memory keys. */
+static bool mo_model_yaml_device_times(const mo_device *d, mo_yaml_writer *w)
+{
+	static const char *const keys[] = {MO_DEVICE_TIME_KEYS};
+	mo_device c = *d;
+	double *v[] = {MO_DEVICE_TIME_FIELDS(&c)};
+	for (size_t i = 0; i < MO_DEVICE_TIME_COUNT; i++) {
+		if (*v[i] == 0)
+			continue;
+		if (!mo_yaml_write_plain(w, keys[i]) || !mo_model_yaml_double(w, *v[i]))
+			return false;
+	}
+	return true;
+}
+
 static bool mo_model_device_is_preset(const mo_device *d)
 {
 	mo_device p;
@@ -609,7 +636,7 @@ static bool mo_model_device_is_preset(const mo_device *d)
 	       p.comm_buffer_mib == d->comm_buffer_mib &&
 	       p.fragmentation == d->fragmentation &&
 	       p.workspace_mib == d->workspace_mib &&
-	       p.gemm_workspace_mib == d->gemm_workspace_mib;
+	       p.gemm_workspace_mib == d->gemm_workspace_mib && mo_model_device_times_equal(&p, d);
 }
 
 static bool mo_model_yaml_device(const mo_model *m, mo_yaml_writer *w)
@@ -635,7 +662,7 @@ static bool mo_model_yaml_device(const mo_model *m, mo_yaml_writer *w)
 		if (!mo_yaml_write_plain(w, keys[i]) || !mo_model_yaml_double(w, values[i]))
 			return false;
 	}
-	return mo_yaml_write_mapping_end(w);
+	return mo_model_yaml_device_times(d, w) && mo_yaml_write_mapping_end(w);
 }
 
 static bool mo_model_yaml_sections(const mo_model *m, const struct mo_items *l,
@@ -731,6 +758,14 @@ static json_t *mo_model_json_device(const mo_model *m)
 		json_decref(o);
 		return NULL;
 	}
+	static const char *const keys[] = {MO_DEVICE_TIME_KEYS};
+	mo_device c = *d;
+	double *v[] = {MO_DEVICE_TIME_FIELDS(&c)};
+	for (size_t i = 0; o && i < MO_DEVICE_TIME_COUNT; i++)
+		if (*v[i] != 0 && json_object_set_new(o, keys[i], json_real(*v[i])) != 0) {
+			json_decref(o);
+			return NULL;
+		}
 	return o;
 }
 

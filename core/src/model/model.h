@@ -35,7 +35,32 @@ typedef struct mo_device {
 	double fragmentation;   /* pool reserved beyond the allocated peak */
 	double workspace_mib;   /* GEMM workspaces kept (framework pytorch) */
 	double gemm_workspace_mib; /* one Transformer Engine GEMM workspace */
+	/* the time model (estimate_time.c; presets.c gives each source) */
+	double peak_tflops;        /* dense 16-bit tensor peak */
+	double gemm_efficiency;    /* of peak, large GEMMs */
+	double attention_efficiency; /* of peak, fused attention fwd + bwd */
+	double hbm_gbs;            /* memory-bound kernels' achieved bandwidth */
+	double intra_node_gbs;     /* collective bus bandwidth inside a node */
+	double inter_node_gbs;     /* per device across nodes */
+	double link_latency_us;    /* per collective step (alpha) */
+	double launch_us;          /* host cost of one kernel */
+	double step_overhead_ms;   /* per-step host work of the framework */
+	double devices_per_node;
+	double compute_units;      /* SMs / AI cores: GEMM wave quantisation */
+	double gemm_tile;          /* output tile edge of the GEMM kernels */
 } mo_device;
+
+/* The time model's keys of a `device:` map, in mo_device's order. */
+#define MO_DEVICE_TIME_KEYS                                                          \
+	"peak_tflops", "gemm_efficiency", "attention_efficiency", "hbm_gbs",         \
+		"intra_node_gbs", "inter_node_gbs", "link_latency_us", "launch_us",  \
+		"step_overhead_ms", "devices_per_node", "compute_units", "gemm_tile"
+#define MO_DEVICE_TIME_FIELDS(d)                                                     \
+	&(d)->peak_tflops, &(d)->gemm_efficiency, &(d)->attention_efficiency,        \
+		&(d)->hbm_gbs, &(d)->intra_node_gbs, &(d)->inter_node_gbs,           \
+		&(d)->link_latency_us, &(d)->launch_us, &(d)->step_overhead_ms,      \
+		&(d)->devices_per_node, &(d)->compute_units, &(d)->gemm_tile
+#define MO_DEVICE_TIME_COUNT 12
 
 struct mo_model {
 	mo_arena *arena;

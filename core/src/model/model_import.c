@@ -511,12 +511,12 @@ static void mo_model_read_device_map(struct mo_rd *r, const mo_node *v,
 	static const char *const keys[] = {
 		"memory_gib", "host_bandwidth_gbs", "tflops", "reserved_gib",
 		"collective_bandwidth_gbs", "comm_buffer_mib", "fragmentation",
-		"workspace_mib", "gemm_workspace_mib"};
+		"workspace_mib", "gemm_workspace_mib", MO_DEVICE_TIME_KEYS};
 	mo_device *d = &r->m->device;
 	double *dst[] = {&d->memory_gib, &d->host_bandwidth_gbs, &d->tflops,
 			 &d->reserved_gib, &d->collective_bandwidth_gbs,
 			 &d->comm_buffer_mib, &d->fragmentation, &d->workspace_mib,
-			 &d->gemm_workspace_mib};
+			 &d->gemm_workspace_mib, MO_DEVICE_TIME_FIELDS(d)};
 	const mo_node *base = mo_map_get(v, "preset");
 	const char *bn = base ? mo_model_str(base) : NULL;
 	if (bn && mo_device_preset(d, bn) != 0)

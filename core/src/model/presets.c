@@ -70,6 +70,86 @@ static const struct mo_device_row mo_devices[] = {
 
 #define MO_NDEV (sizeof(mo_devices) / sizeof(*mo_devices))
 
+/* ---- the time model's constants (estimate_time.c) ---------------------------
+ * peak_tflops: dense 16-bit tensor peak (datasheets, without sparsity):
+ *   H100 SXM5 989.4, A100 SXM 312, H200 SXM 989.4; Ascend 910B 313
+ *   (Atlas 800T A2: 8 x 910B = 2.5 PFLOPS fp16).
+ * gemm_efficiency: share of the peak a large bf16 GEMM reaches; the
+ *   FlashAttention-2 paper (Dao 2023, section 1) puts optimized GEMMs at
+ *   80-90% of the A100's peak (0.80 here); Hopper cuBLAS bf16 GEMMs run
+ *   below their higher clock-for-clock peak (0.75: an assumption inside
+ *   the 70-80% range published for H100 bf16 GEMMs; `memopt calibrate`
+ *   refits it from measured steps). Small GEMMs lose more by wave
+ *   quantisation over compute_units and by the HBM roofline (below).
+ * attention_efficiency: fused (flash / cuDNN) attention forward +
+ *   backward: FlashAttention-2 on A100 reaches 50-73% of peak with causal
+ *   masks at head dim 64-128 (Dao 2023, figures 4-5: 0.60); FlashAttention-3
+ *   (Shah et al. 2024, figures 5-7) shows cuDNN / FA3 forward at 60-75%
+ *   and backward at 45-55% of the H100 peak with causal masks (0.50).
+ * hbm_gbs: achieved by streaming kernels: 90% of the datasheet bandwidth
+ *   (STREAM-like copies reach 88-92%): H100 SXM5 3350 -> 3015, A100 80GB
+ *   2039 -> 1835, H200 4800 -> 4320; 910B 1600 (HBM2e; assumption: public
+ *   figures vary) -> 1440.
+ * intra_node_gbs: the collective bus bandwidth inside a node, as
+ *   nccl-tests report it for ring all-reduce on 8 GPUs: DGX A100 about
+ *   230 GB/s (NVLink3, 300 GB/s a direction), DGX H100 about 360 GB/s
+ *   (NVLink4, 450 GB/s a direction, without NVLS); 910B: HCCS 196 GB/s a
+ *   direction x 0.75 -> 147 (assumption, the NVLink ratio).
+ * inter_node_gbs: one NIC per device at 90%: DGX H100 ConnectX-7
+ *   400 Gb/s -> 45 GB/s; DGX A100 HDR 200 Gb/s -> 22.5; Atlas 800T A2
+ *   RoCE 200 Gb/s -> 22.5.
+ * link_latency_us: one ring step of a collective (NCCL's per-hop latency
+ *   on NVLink is a few microseconds; 5 here, an assumption).
+ * launch_us: host time of one op of the op tables under PyTorch eager
+ *   (Python module call, autograd, the kernels' launches): where an op's
+ *   device time is shorter the step is host-bound. A named measurement,
+ *   not a datasheet figure: the median over the Megatron-LM CI runs in
+ *   tests/data/megatron/steptime of (measured step - modelled device
+ *   time) / ops, rounded: 150 us on the DGX H100 CI hosts, 230 us on the
+ *   DGX A100 ones (notes/step-time.md; H200 assumed as H100). MindSpore
+ *   Transformers runs graph mode (whole graphs issued at once): 0.
+ * step_overhead_ms: per-step host work of the framework outside the
+ *   kernels the op tables name (data loading, loss averaging, gradient
+ *   norm and clipping, logging): 0 unless a calibration names it.
+ * devices_per_node: 8 (DGX A100 / H100 / H200, Atlas 800T A2).
+ * compute_units: SMs (A100 108, H100 SXM5 132, H200 132) or AI cores
+ *   (910B: 24 cube units, assumption: 910B2); gemm_tile: the output tile
+ *   of one unit, 128 x 256 (cuBLAS / CUTLASS bf16 kernels' largest
+ *   common tile). */
+struct mo_device_time_row {
+	const char *name;
+	double peak, gemm, attn, hbm, intra, inter, lat, launch, fixed, per_node, units, tile;
+};
+
+static const struct mo_device_time_row mo_device_times[] = {
+	{"ascend-910b", 313.0, 0.75, 0.50, 1440.0, 147.0, 22.5, 5.0, 0.0, 0.0, 8, 24, 128},
+	{"a100", 312.0, 0.80, 0.60, 1835.0, 230.0, 22.5, 5.0, 230.0, 0.0, 8, 108, 128},
+	{"h100", 989.4, 0.75, 0.50, 3015.0, 360.0, 45.0, 5.0, 150.0, 0.0, 8, 132, 128},
+	{"h200", 989.4, 0.75, 0.50, 4320.0, 360.0, 45.0, 5.0, 150.0, 0.0, 8, 132, 128},
+};
+
+static void mo_device_time_preset(mo_device *out, const char *name)
+{
+	for (size_t i = 0; i < sizeof mo_device_times / sizeof *mo_device_times; i++) {
+		const struct mo_device_time_row *t = &mo_device_times[i];
+		if (strcasecmp(name, t->name) != 0)
+			continue;
+		out->peak_tflops = t->peak;
+		out->gemm_efficiency = t->gemm;
+		out->attention_efficiency = t->attn;
+		out->hbm_gbs = t->hbm;
+		out->intra_node_gbs = t->intra;
+		out->inter_node_gbs = t->inter;
+		out->link_latency_us = t->lat;
+		out->launch_us = t->launch;
+		out->step_overhead_ms = t->fixed;
+		out->devices_per_node = t->per_node;
+		out->compute_units = t->units;
+		out->gemm_tile = t->tile;
+		return;
+	}
+}
+
 size_t mo_device_preset_count(void)
 {
 	return MO_NDEV;
@@ -96,6 +176,7 @@ int mo_device_preset(mo_device *out, const char *name)
 		out->fragmentation = d->frag;
 		out->workspace_mib = d->ws;
 		out->gemm_workspace_mib = d->gemm_ws;
+		mo_device_time_preset(out, d->name);
 		return 0;
 	}
 	return -1;

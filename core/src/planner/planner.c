@@ -44,7 +44,7 @@ static int64_t mo_planner_prefetch_saturation(const mo_planner_problem *pl)
 	double need = 1;
 	for (size_t t = 0; t < pl->m->n_types; t++) {
 		const mo_planner_layer_type *pt = &pl->types[t];
-		double fwd = pl->flops_rate > 0 ? pt->fwd_flops / pl->flops_rate : 0;
+		double fwd = pl->base->type_fwd_s[t];
 		for (size_t k = 0; k < pt->all.n; k++) {
 			if (!pt->all.c[k].swapped || pl->host_rate <= 0)
 				continue;

@@ -108,9 +108,10 @@ int mo_planner_layer_choices(const mo_planner_problem *pl, uint64_t id, int64_t 
  * the layer has no such choice. */
 int mo_planner_choice_of(const mo_planner_problem *pl, uint64_t id, int64_t prefetch, unsigned what,
 			 mo_planner_choice *out);
-/* Per-micro-batch extra seconds of a choice on a layer of forward FLOPs fwd. */
-double mo_planner_choice_cost(const mo_planner_problem *pl, const mo_planner_choice *c, double fwd,
-			      int64_t prefetch);
+/* Per-micro-batch extra seconds of a choice on a layer of a type (the
+ * estimate's time model: mo_est_time_recompute, mo_est_time_swap). */
+double mo_planner_choice_cost(const mo_planner_problem *pl, const mo_planner_choice *c,
+			      size_t type, int64_t prefetch);
 
 /* Whether the plan keeps the starting config's recompute and recompute_comm
  * settings: not when they come from a graph-mode recompute_config, which

@@ -199,16 +199,10 @@ out:
 }
 
 double mo_planner_choice_cost(const mo_planner_problem *pl, const mo_planner_choice *c,
-			      double fwd_flops, int64_t prefetch)
+			      size_t type, int64_t prefetch)
 {
-	double pf = (double)prefetch;
-	double fwd = pl->flops_rate > 0 ? fwd_flops / pl->flops_rate : 0.0;
-	double rc = pl->flops_rate > 0 ? c->recompute_flops / pl->flops_rate : 0.0;
-	double comm = pl->coll_rate > 0 ? (double)c->comm_bytes / pl->coll_rate : 0.0;
-	double xfer = pl->host_rate > 0 ? (double)c->swapped / pl->host_rate : 0.0;
-	double h1 = xfer < pf * fwd ? xfer : pf * fwd;
-	double h2 = xfer < pf * 2.0 * fwd ? xfer : pf * 2.0 * fwd;
-	return rc + comm + (2.0 * xfer - (h1 + h2));
+	return mo_est_time_recompute(pl->base, type, c->recompute_flops, c->comm_bytes) +
+	       mo_est_time_swap(pl->base, type, c->swapped, prefetch);
 }
 
 static bool mo_planner_dominates(const mo_planner_choice *b, const mo_planner_choice *a)
@@ -270,7 +264,7 @@ int mo_planner_layer_choices(const mo_planner_problem *pl, uint64_t id, int64_t 
 		out->c[out->n++] = pt->all.c[i];
 	}
 	for (size_t i = 0; i < out->n; i++)
-		out->c[i].cost = mo_planner_choice_cost(pl, &out->c[i], pt->fwd_flops, prefetch);
+		out->c[i].cost = mo_planner_choice_cost(pl, &out->c[i], (size_t)(pt - pl->types), prefetch);
 	mo_planner_prune(out);
 	return 0;
 }
@@ -381,6 +375,6 @@ int mo_planner_choice_of(const mo_planner_problem *pl, uint64_t id, int64_t pref
 			rc = 0;
 		}
 	if (rc == 0)
-		out->cost = mo_planner_choice_cost(pl, out, pt->fwd_flops, prefetch);
+		out->cost = mo_planner_choice_cost(pl, out, (size_t)(pt - pl->types), prefetch);
 	return rc;
 }

@@ -1,0 +1,509 @@
+/* The step time: every op of the op tables the memory estimate walks,
+ * priced on the device (struct mo_device, presets.c gives each constant's
+ * source), then the pipeline schedule, the data-parallel collectives, the
+ * optimizer step and the per-step fixed cost. docs/estimator.md states the
+ * model; notes/step-time.md holds it against measured iteration times.
+ *
+ * Per op of a layer's graph, one micro-batch:
+ *  - a GEMM (an op with FLOPs and one input): m, n, k from its tensors
+ *    (in = m x k, out = m x n, FLOPs = 2mnk); its time is the larger of
+ *    FLOPs at peak x gemm_efficiency x wave efficiency (output tiles of
+ *    gemm_tile x 2 gemm_tile over compute_units: a partial last wave idles
+ *    units) and its bytes (inputs, weight, output) at HBM bandwidth;
+ *    grouped expert GEMMs split m over the local experts. Backward: two
+ *    GEMMs of the same shape (data and weight gradients);
+ *  - fused attention (flash / cuDNN): causal, so half the table's FLOPs
+ *    forward and 2.5 times that backward (FlashAttention-2's backward does
+ *    5 matmuls to the forward's 2) at peak x attention_efficiency;
+ *  - an op without FLOPs that writes a tensor (norms, activations,
+ *    dropout, softmax, adds, casts, permutes, rotary): the bytes it reads
+ *    and writes at HBM bandwidth; backward twice the bytes;
+ *  - a collective: ring alpha-beta over its group (TP, CP for attention's
+ *    exchange, EP for the dispatcher's all-to-all), at the intra-node bus
+ *    bandwidth when the group's ranks fit in one node (Megatron's rank
+ *    order tp-cp-ep-dp-pp), else the inter-node bandwidth; backward runs
+ *    the dual collective of the same bytes. TP collectives are on the
+ *    compute stream (exposed); the CP exchange overlaps its attention
+ *    (only what exceeds the attention's time shows); EP dispatch is
+ *    exposed;
+ *  - every kernel costs at least launch_us of host time: an op whose
+ *    device time is shorter is launch-bound, the difference is "fixed".
+ * Recompute re-runs the forward of what it recomputes: its FLOPs share of
+ * the layer's forward time. Swap: bytes over the host link each way, the
+ * offload hidden behind the next default_prefetch layers' forward, the
+ * prefetch behind their backward.
+ * Pipeline: per stage and micro-batch T_s = forward + backward + the
+ * activation send/receive; a step of m micro-batches is m x max T_s plus
+ * the fill and drain (sum T_s - max T_s) / v (1F1B; interleaved with v
+ * virtual chunks per stage).
+ * After the last backward: the data-parallel gradient reduce-scatter
+ * (distributed optimizer) or all-reduce over DP x CP, and the parameter
+ * all-gather; with overlap_grad_reduce the buckets overlap the last
+ * micro-batch's backward (and the gather the next forward): only what
+ * exceeds it, and at least one bucket, is exposed. The optimizer step
+ * reads and writes its local state at HBM bandwidth. */
+#include "estimate/estimate.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef struct mo_tdev {
+	double peak, gemm_eff, attn_eff, hbm, intra, inter, lat, launch, fixed;
+	double per_node, units, tile;
+} mo_tdev;
+
+/* Seconds of one micro-batch, by kind (forward + backward of a layer). */
+typedef struct mo_tparts {
+	double gemm, attn, mem;
+	double tp, cp, ep;              /* collectives (cp: before overlap) */
+	double dev_fwd;                 /* the forward's device seconds */
+	double host, host_fwd;          /* launch cost: all kernels, the forward's */
+	double launch;                  /* host time beyond the device time */
+	double fwd;                     /* the forward, host-bound or not */
+	double kernels;
+} mo_tparts;
+
+static void mo_tdev_init(mo_tdev *t, const mo_device *d)
+{
+	double peak = d->peak_tflops > 0 ? d->peak_tflops : d->tflops / 0.7;
+	t->peak = peak * 1e12;
+	t->gemm_eff = d->gemm_efficiency > 0 ? d->gemm_efficiency : 0.7;
+	t->attn_eff = d->attention_efficiency > 0 ? d->attention_efficiency : 0.5;
+	t->hbm = (d->hbm_gbs > 0 ? d->hbm_gbs : 1000.0) * 1e9;
+	t->intra = (d->intra_node_gbs > 0 ? d->intra_node_gbs : d->collective_bandwidth_gbs) * 1e9;
+	t->inter = (d->inter_node_gbs > 0 ? d->inter_node_gbs : 20.0) * 1e9;
+	t->lat = d->link_latency_us * 1e-6;
+	t->launch = d->launch_us * 1e-6;
+	t->fixed = d->step_overhead_ms * 1e-3;
+	t->per_node = d->devices_per_node > 0 ? d->devices_per_node : 8;
+	t->units = d->compute_units > 0 ? d->compute_units : 0;
+	t->tile = d->gemm_tile > 0 ? d->gemm_tile : 128;
+	if (t->intra <= 0)
+		t->intra = 100e9;
+}
+
+static double mo_t_max(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+/* Ring collective of `bytes` (the full tensor) over n ranks spanning
+ * `span` consecutive ranks. */
+static double mo_t_coll(const mo_tdev *d, mo_est_comm kind, double bytes, double n, double span)
+{
+	if (n <= 1 || bytes <= 0)
+		return 0.0;
+	double bw = span <= d->per_node ? d->intra : d->inter;
+	double steps = n - 1, share = (n - 1) / n;
+	if (kind == MO_COMM_ALLREDUCE) {
+		steps *= 2;
+		share *= 2;
+	}
+	return share * bytes / bw + steps * d->lat;
+}
+
+/* Wave efficiency: output tiles over the compute units. */
+static double mo_t_waves(const mo_tdev *d, double m, double n)
+{
+	if (d->units <= 0 || m <= 0 || n <= 0)
+		return 1.0;
+	double tiles = ceil(m / d->tile) * ceil(n / (2 * d->tile));
+	double waves = ceil(tiles / d->units);
+	return tiles / (waves * d->units);
+}
+
+static double mo_t_gemm(const mo_tdev *d, double flops, double a_el, double c_el,
+			double groups, double esize)
+{
+	double m = a_el * c_el / (flops / 2.0); /* in = m k, out = m n, F = 2 m n k */
+	if (!(m >= 1.0))
+		return flops / (d->peak * d->gemm_eff);
+	double k = a_el / m, n = c_el / m;
+	double mg = m / (groups > 1 ? groups : 1);
+	double eff = d->gemm_eff * mo_t_waves(d, mg, n);
+	double bytes = esize * (a_el + c_el + k * n * (groups > 1 ? groups : 1));
+	return mo_t_max(flops / (d->peak * eff), bytes / d->hbm);
+}
+
+static double mo_t_tensor_bytes(const mo_est_graph *g, const int *v, size_t n, bool new_only)
+{
+	double s = 0;
+	for (size_t i = 0; i < n; i++) {
+		const mo_est_tensor *t = &g->t[v[i]];
+		if (!new_only || t->storage == v[i])
+			s += (double)t->bytes;
+	}
+	return s;
+}
+
+typedef struct mo_tctx {
+	const mo_estimate *e;
+	mo_tdev d;
+	double tp, cp, ep, etp, groups; /* group sizes, local experts */
+	double esize;                   /* compute dtype bytes */
+} mo_tctx;
+
+/* Device seconds of one kernel forward and its backward; the host's
+ * launch cost accumulates beside them (mo_t_host_excess). */
+static void mo_t_kernel(const mo_tctx *x, mo_tparts *p, double *slot, double fwd, double bwd,
+			double kf, double kb)
+{
+	*slot += fwd + bwd;
+	p->dev_fwd += fwd;
+	p->host_fwd += kf * x->d.launch;
+	p->host += (kf + kb) * x->d.launch;
+	p->kernels += kf + kb;
+}
+
+/* A collective and its backward dual: group by what it exchanges. Its
+ * host cost shows where it exceeds the transfer (launch-bound). */
+static void mo_t_comm(const mo_tctx *x, mo_tparts *p, const mo_est_op *op)
+{
+	double b = (double)op->comm_bytes, t, *slot;
+	if (op->comm == MO_COMM_ALLTOALL) {
+		t = mo_t_coll(&x->d, op->comm, b, x->ep, x->ep * x->etp);
+		slot = &p->ep;
+	} else if (op->name && strstr(op->name, "core_attention")) {
+		t = mo_t_coll(&x->d, op->comm, b, x->cp, x->cp * x->tp);
+		slot = &p->cp;
+	} else {
+		t = mo_t_coll(&x->d, op->comm, b, x->tp, x->tp);
+		slot = &p->tp;
+	}
+	mo_t_kernel(x, p, slot, t, t, 1, 1);
+}
+
+static void mo_t_op(const mo_tctx *x, const mo_est_graph *g, const mo_est_op *op, mo_tparts *p)
+{
+	const mo_tdev *d = &x->d;
+	if (op->comm != MO_COMM_NONE) {
+		mo_t_comm(x, p, op);
+		return;
+	}
+	if (op->flops > 0 && op->name && strstr(op->name, "attention")) {
+		double f = 0.5 * op->flops / (d->peak * d->attn_eff);
+		mo_t_kernel(x, p, &p->attn, f, 2.5 * f, 1, 1);
+		return;
+	}
+	if (op->flops > 0) {
+		double groups = op->name && strstr(op->name, "grouped") ? x->groups : 1;
+		double a = op->n_in == 1 ? mo_t_tensor_bytes(g, op->in, 1, false) / x->esize : 0;
+		double c = op->n_out >= 1 ? (double)g->t[op->out[0]].bytes / x->esize : 0;
+		double f = a > 0 ? mo_t_gemm(d, op->flops, a, c, groups, x->esize)
+				 : op->flops / (d->peak * d->gemm_eff);
+		mo_t_kernel(x, p, &p->gemm, f, 2 * f, 1, 2);
+		return;
+	}
+	double w = mo_t_tensor_bytes(g, op->out, op->n_out, true);
+	if (w <= 0)
+		return; /* a view: no kernel */
+	double t = (mo_t_tensor_bytes(g, op->in, op->n_in, false) + w) / d->hbm;
+	mo_t_kernel(x, p, &p->mem, t, 2 * t, 1, 1);
+}
+
+/* The host issues kernels ahead of the device (asynchronous launches):
+ * a layer is host-bound when its launch cost exceeds its device time;
+ * the difference is the launch-bound excess. */
+static void mo_t_graph(const mo_tctx *x, const mo_est_graph *g, mo_tparts *p)
+{
+	memset(p, 0, sizeof(*p));
+	for (size_t i = 0; i < g->n_ops; i++)
+		mo_t_op(x, g, &g->ops[i], p);
+	double dev = p->gemm + p->attn + p->mem + p->tp + p->cp + p->ep;
+	p->launch = mo_t_max(0, p->host - dev);
+	p->fwd = mo_t_max(p->dev_fwd, p->host_fwd);
+}
+
+static double mo_t_compute(const mo_tparts *p)
+{
+	return p->gemm + p->attn + p->mem;
+}
+
+/* The CP exchange overlaps the attention kernels: what exceeds them. */
+static double mo_t_cp_exposed(const mo_tparts *p)
+{
+	return mo_t_max(0, p->cp - p->attn);
+}
+
+static double mo_t_total(const mo_tparts *p)
+{
+	return mo_t_compute(p) + p->launch + p->tp + mo_t_cp_exposed(p) + p->ep;
+}
+
+static void mo_t_add(mo_tparts *a, const mo_tparts *b, double k)
+{
+	a->gemm += k * b->gemm;
+	a->attn += k * b->attn;
+	a->mem += k * b->mem;
+	a->launch += k * b->launch;
+	a->dev_fwd += k * b->dev_fwd;
+	a->host += k * b->host;
+	a->host_fwd += k * b->host_fwd;
+	a->tp += k * b->tp;
+	a->cp += k * b->cp;
+	a->ep += k * b->ep;
+	a->fwd += k * b->fwd;
+	a->kernels += k * b->kernels;
+}
+
+/* One stage's per-micro-batch figures. */
+typedef struct mo_tstage {
+	mo_tparts p;
+	double recompute, swap, p2p, fwd, bwd_last;
+	double per_mb;       /* T_s */
+	double per_mb_base;  /* T_s without recompute and swap */
+	double dp, opt;      /* after the last backward */
+} mo_tstage;
+
+static void mo_t_ctx_init(mo_tctx *x, const mo_estimate *e, const mo_model *m)
+{
+	memset(x, 0, sizeof(*x));
+	x->e = e;
+	mo_tdev_init(&x->d, &e->cfg.dev);
+	x->tp = (double)e->cfg.tp;
+	x->cp = (double)e->cfg.cp;
+	x->ep = (double)e->cfg.ep;
+	x->etp = (double)mo_model_etp(m);
+	if (x->etp < 1)
+		x->etp = 1;
+	x->groups = mo_est_expr("el", &e->dims);
+	if (!(x->groups >= 1))
+		x->groups = 1;
+	x->esize = e->cfg.cbytes > 0 ? e->cfg.cbytes : 2;
+}
+
+/* Seconds of swap the prefetch window leaves exposed (one micro-batch). */
+static double mo_t_swap(const mo_device *dev, double swap_bytes, double pf, double fwd, double bwd)
+{
+	double host = dev->host_bandwidth_gbs * 1e9;
+	if (swap_bytes <= 0 || host <= 0)
+		return 0;
+	double xfer = swap_bytes / host;
+	double hidden = fmin(xfer, pf * fwd) + fmin(xfer, pf * bwd);
+	return mo_t_max(0, 2 * xfer - hidden);
+}
+
+double mo_est_time_recompute(const mo_estimate *e, size_t type, double recompute_flops,
+			     uint64_t comm_bytes)
+{
+	double ff = e->types[type].g.flops, t = 0;
+	if (recompute_flops > 0 && ff > 0)
+		t += e->type_fwd_s[type] * fmin(1.0, recompute_flops / ff);
+	if (comm_bytes > 0) {
+		mo_tdev d;
+		mo_tdev_init(&d, &e->cfg.dev);
+		t += mo_t_coll(&d, MO_COMM_ALLGATHER, (double)comm_bytes, (double)e->cfg.tp,
+			       (double)e->cfg.tp);
+	}
+	return t;
+}
+
+double mo_est_time_swap(const mo_estimate *e, size_t type, uint64_t swap_bytes, int64_t prefetch)
+{
+	return mo_t_swap(&e->cfg.dev, (double)swap_bytes, (double)prefetch, e->type_fwd_s[type],
+			 e->type_bwd_s[type]);
+}
+
+static void mo_t_layers(const mo_tctx *x, const mo_tparts *types, mo_tstage *st)
+{
+	const mo_estimate *e = x->e;
+	for (size_t i = 0; i < e->n_layers; i++) {
+		const mo_estimate_layer *l = &e->layers[i];
+		size_t t = e->res[e->layer_res[i]].type;
+		mo_tstage *s = &st[l->stage];
+		mo_t_add(&s->p, &types[t], 1.0);
+		s->recompute += mo_est_time_recompute(e, t, l->recompute_flops, l->comm_recompute_bytes);
+		s->swap += mo_est_time_swap(e, t, l->swap_bytes, e->cfg.prefetch);
+	}
+}
+
+/* Gradient reduce and parameter gather over DP x CP after the backward. */
+static double mo_t_dp(const mo_tctx *x, const mo_model *m, const mo_estimate_stage *es,
+		      const mo_tstage *s)
+{
+	const mo_estimate *e = x->e;
+	double n = (double)(e->cfg.dp * e->cfg.cp), span = n * x->tp;
+	if (e->cfg.dps > 1)
+		n *= (double)e->cfg.dps;
+	if (n <= 1)
+		return 0;
+	double grads = (double)es->gradients_bytes, params = (double)es->weights_bytes;
+	bool dist = m->distributed_optimizer || e->cfg.dps > 1;
+	double red = mo_t_coll(&x->d, dist ? MO_COMM_REDUCESCATTER : MO_COMM_ALLREDUCE,
+			       dist && e->cfg.dps <= 1 ? grads : grads * (double)e->cfg.dps, n, span);
+	double gat = dist ? mo_t_coll(&x->d, MO_COMM_ALLGATHER,
+				      e->cfg.dps > 1 ? params * (double)e->cfg.dps : params, n, span)
+			  : 0;
+	if (!m->overlap_grad_reduce)
+		return red + gat;
+	double local = grads / (e->cfg.gbytes > 0 ? e->cfg.gbytes : 4);
+	double buckets = e->cfg.bucket_params > 0 ? ceil(local / e->cfg.bucket_params) : 1;
+	if (buckets < 1)
+		buckets = 1;
+	return mo_t_max(red - s->bwd_last, red / buckets) + mo_t_max(gat - s->fwd, gat / buckets);
+}
+
+/* The optimizer step: its state read and written, the gradients read,
+ * the compute-dtype parameters written. */
+static double mo_t_opt(const mo_tctx *x, const mo_estimate_stage *es)
+{
+	double bytes = 2.0 * (double)es->optimizer_bytes + (double)es->gradients_bytes +
+		       (double)es->weights_bytes;
+	return bytes / x->d.hbm;
+}
+
+static void mo_t_ends(const mo_tctx *x, const mo_tparts *embed, const mo_tparts *head,
+		      mo_tstage *st, size_t n)
+{
+	const mo_estimate *e = x->e;
+	mo_t_add(&st[0].p, embed, 1.0);
+	mo_t_add(&st[n - 1].p, head, (double)(1 + e->cfg.mtp));
+	if (e->cfg.pp <= 1)
+		return;
+	double b = mo_est_expr("tsp", &e->dims) * mo_est_expr("h", &e->dims) * x->esize;
+	double span = (double)e->cfg.world / (double)e->cfg.pp;
+	double t = mo_t_coll(&x->d, MO_COMM_ALLGATHER, 2.0 * b, 2, span * 2);
+	for (size_t s = 0; s < n; s++)
+		st[s].p2p = (s > 0 ? t : 0) + (s + 1 < n ? t : 0);
+}
+
+static const char *mo_t_largest(const mo_estimate_time *t)
+{
+	const char *names[] = {"compute", "tp communication", "cp communication",
+			       "ep communication", "pp communication", "dp communication",
+			       "pipeline bubble", "optimizer", "recompute", "swap", "fixed"};
+	double v[] = {t->compute_seconds, t->comm_tp_seconds, t->comm_cp_seconds,
+		      t->comm_ep_seconds, t->comm_pp_seconds, t->comm_dp_seconds,
+		      t->bubble_seconds, t->optimizer_seconds, t->recompute_seconds,
+		      t->swap_seconds, t->fixed_seconds};
+	size_t best = 0;
+	for (size_t i = 1; i < sizeof v / sizeof *v; i++)
+		if (v[i] > v[best])
+			best = i;
+	return names[best];
+}
+
+/* The model's FLOPs of one step over the whole job: 3 x forward (the
+ * tables count attention unmasked, as Megatron's MFU formula does). */
+static double mo_t_model_flops(const mo_estimate *e)
+{
+	double per_device = 0;
+	for (size_t i = 0; i < e->n_layers; i++)
+		per_device += e->layers[i].forward_flops;
+	per_device += (double)(1 + e->cfg.mtp) * e->head.flops;
+	/* each layer lives on world / PP devices, each computing its share */
+	double per_stage = (double)e->cfg.world / (double)(e->cfg.pp > 0 ? e->cfg.pp : 1);
+	return 3.0 * (double)e->cfg.mbn * per_device * per_stage;
+}
+
+static void mo_t_schedule(const mo_tctx *x, const mo_model *m, mo_tstage *st, size_t n,
+			  mo_estimate_time *out, double *base)
+{
+	const mo_estimate *e = x->e;
+	double mb = (double)e->cfg.mbn, v = (double)(e->cfg.vpp > 0 ? e->cfg.vpp : 1);
+	double sum = 0, sum_base = 0, maxt = 0, maxb = 0, tail = 0;
+	size_t slow = 0;
+	for (size_t s = 0; s < n; s++) {
+		mo_tstage *t = &st[s];
+		double work = mo_t_total(&t->p);
+		t->fwd = t->p.fwd;
+		t->bwd_last = work - t->p.fwd + t->recompute;
+		t->per_mb = work + t->recompute + t->swap + t->p2p;
+		t->per_mb_base = work + t->p2p;
+		t->dp = mo_t_dp(x, m, &e->stages[s], t);
+		t->opt = mo_t_opt(x, &e->stages[s]);
+		sum += t->per_mb;
+		sum_base += t->per_mb_base;
+		if (t->per_mb > maxt) {
+			maxt = t->per_mb;
+			slow = s;
+		}
+		maxb = mo_t_max(maxb, t->per_mb_base);
+		tail = mo_t_max(tail, t->dp + t->opt);
+	}
+	const mo_tstage *w = &st[slow];
+	out->slowest_stage = slow;
+	out->gemm_seconds = mb * w->p.gemm;
+	out->attention_seconds = mb * w->p.attn;
+	out->memory_bound_seconds = mb * w->p.mem;
+	out->compute_seconds = mb * mo_t_compute(&w->p);
+	out->comm_tp_seconds = mb * w->p.tp;
+	out->comm_cp_seconds = mb * mo_t_cp_exposed(&w->p);
+	out->comm_ep_seconds = mb * w->p.ep;
+	out->comm_pp_seconds = mb * w->p2p;
+	out->recompute_seconds = mb * w->recompute;
+	out->swap_seconds = mb * w->swap;
+	out->bubble_seconds = (sum - maxt) / v;
+	out->comm_dp_seconds = 0;
+	out->optimizer_seconds = 0;
+	for (size_t s = 0; s < n; s++)
+		if (st[s].dp + st[s].opt >= tail) {
+			out->comm_dp_seconds = st[s].dp;
+			out->optimizer_seconds = st[s].opt;
+			break;
+		}
+	out->fixed_seconds = mb * w->p.launch + x->d.fixed;
+	out->kernels = mb * w->p.kernels;
+	out->step_seconds = mb * maxt + out->bubble_seconds + tail + x->d.fixed;
+	*base = mb * maxb + (sum_base - maxb) / v + tail + x->d.fixed;
+}
+
+static void mo_t_rates(const mo_estimate *e, const mo_model *m, mo_estimate_time *t)
+{
+	double world = (double)(e->cfg.world > 0 ? e->cfg.world : 1);
+	double dp = world / (double)(e->cfg.tp * e->cfg.cp * (e->cfg.pp > 0 ? e->cfg.pp : 1));
+	double tokens = (double)e->cfg.mbn * (double)m->micro_batch_size *
+			(double)m->seq_length * dp;
+	double peak = (e->cfg.dev.peak_tflops > 0 ? e->cfg.dev.peak_tflops
+						  : e->cfg.dev.tflops / 0.7) * 1e12;
+	t->model_flops = mo_t_model_flops(e);
+	if (t->step_seconds > 0) {
+		t->tokens_per_second_per_device = tokens / t->step_seconds / world;
+		t->mfu = t->model_flops / (t->step_seconds * world * peak);
+	}
+	t->largest_term = mo_t_largest(t);
+}
+
+/* Writes e->time, the stages' compute / overhead seconds and the cost's
+ * step seconds. */
+int mo_est_time(mo_estimate *e, const mo_model *m)
+{
+	mo_tctx x;
+	mo_t_ctx_init(&x, e, m);
+	size_t n = e->n_stages;
+	mo_tparts *types = mo_arena_alloc(e->a, (e->n_types + 2) * sizeof(*types));
+	mo_tstage *st = mo_arena_alloc(e->a, n * sizeof(*st));
+	if (!types || !st || n == 0)
+		return -1;
+	memset(st, 0, n * sizeof(*st));
+	e->type_fwd_s = mo_arena_alloc(e->a, (e->n_types + 1) * sizeof(double));
+	e->type_bwd_s = mo_arena_alloc(e->a, (e->n_types + 1) * sizeof(double));
+	if (!e->type_fwd_s || !e->type_bwd_s)
+		return -1;
+	for (size_t t = 0; t < e->n_types; t++) {
+		mo_t_graph(&x, &e->types[t].g, &types[t]);
+		e->type_fwd_s[t] = types[t].fwd;
+		e->type_bwd_s[t] = mo_t_total(&types[t]) - types[t].fwd;
+	}
+	mo_t_graph(&x, &e->embed, &types[e->n_types]);
+	mo_t_graph(&x, &e->head, &types[e->n_types + 1]);
+	mo_t_layers(&x, types, st);
+	mo_t_ends(&x, &types[e->n_types], &types[e->n_types + 1], st, n);
+	double base = 0;
+	memset(&e->time, 0, sizeof(e->time));
+	mo_t_schedule(&x, m, st, n, &e->time, &base);
+	mo_t_rates(e, m, &e->time);
+	for (size_t s = 0; s < n; s++) {
+		e->stages[s].compute_seconds = (double)e->cfg.mbn * st[s].per_mb_base;
+		e->stages[s].overhead_seconds = (double)e->cfg.mbn * (st[s].recompute + st[s].swap);
+	}
+	e->cost.step_seconds = e->time.step_seconds;
+	e->cost.step_seconds_baseline = base;
+	e->cost.overhead_percent = base > 0 ? (e->time.step_seconds - base) / base * 100.0 : 0;
+	return 0;
+}
+
+const mo_estimate_time *mo_estimate_get_time(const mo_estimate *e)
+{
+	return e ? &e->time : NULL;
+}
