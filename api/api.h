@@ -33,6 +33,7 @@ typedef enum mo_api_route_id {
 	MO_ROUTE_PRESET,
 	MO_ROUTE_IMPORT,
 	MO_ROUTE_LEDGER,
+	MO_ROUTE_CALIBRATE,
 	MO_ROUTE_OPENAPI,
 	MO_ROUTE_HEALTHZ,
 	MO_ROUTE_METRICS, /* answered by the server (its counters) */

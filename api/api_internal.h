@@ -89,6 +89,8 @@ int mo_api_import(mo_api_response *out, const mo_api_request *rq,
 int mo_api_plan(mo_api_response *out, const mo_api_request *rq, const mo_api_options *opt);
 /* api/ledger.c: POST /api/v1/ledger, a measured trace (and the estimate). */
 int mo_api_ledger(mo_api_response *out, const mo_api_request *rq, const mo_api_options *opt);
+/* POST /api/v1/calibrate (calibrate.c) */
+int mo_api_calibrate(mo_api_response *out, const mo_api_request *rq, const mo_api_options *opt);
 int mo_api_not_implemented(mo_api_response *out, const mo_api_request *rq,
 			   const mo_api_options *opt);
 int mo_api_healthz(mo_api_response *out, const mo_api_request *rq,

@@ -135,6 +135,9 @@ int mo_cli_serve(mo_cli *c, int argc, char **argv);
 void mo_cli_serve_usage(FILE *f);
 int mo_cli_estimate(mo_cli *c, int argc, char **argv);
 /* memopt plan [options] [CONFIG]: the cheapest config that fits a budget. */
+/* calibrate: device constants fitted to measured step times */
+int mo_cli_calibrate(mo_cli *c, int argc, char **argv);
+void mo_cli_calibrate_usage(FILE *f);
 int mo_cli_plan(mo_cli *c, int argc, char **argv);
 void mo_cli_plan_usage(FILE *f);
 /* memopt ledger TRACE [--model M] [CONFIG]: a measured trace, and the estimate beside it. */

@@ -43,6 +43,9 @@ static const mo_cli_command mo_cli_commands[] = {
 	{"plan", mo_cli_plan, mo_cli_plan_usage,
 	 "  plan [CONFIG]     the cheapest recompute / swap config that fits a budget\n"
 	 "                    (memopt plan --help)\n"},
+	{"calibrate", mo_cli_calibrate, mo_cli_calibrate_usage,
+	 "  calibrate RUNS    the time model's device constants fitted to measured step\n"
+	 "                    times; writes a device: map (memopt calibrate --help)\n"},
 	{"ledger", mo_cli_ledger, mo_cli_ledger_usage,
 	 "  ledger TRACE [CONFIG]\n"
 	 "                    a measured memory trace: peak, alive set, steps, layers;\n"

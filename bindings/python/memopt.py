@@ -93,6 +93,21 @@ class _EstStage(ctypes.Structure):         # mo_estimate_stage
                 ("between_steps_bytes", ctypes.c_uint64)]
 
 
+_TIME_TERMS = ("step_seconds", "compute_seconds", "gemm_seconds", "attention_seconds",
+               "memory_bound_seconds", "comm_tp_seconds", "comm_cp_seconds",
+               "comm_ep_seconds", "comm_pp_seconds", "comm_dp_seconds", "bubble_seconds",
+               "optimizer_seconds", "recompute_seconds", "swap_seconds", "fixed_seconds",
+               "kernels")
+
+
+class _EstTime(ctypes.Structure):          # mo_estimate_time
+    _fields_ = [(n, ctypes.c_double) for n in _TIME_TERMS] + [
+        ("slowest_stage", ctypes.c_size_t),
+        ("tokens_per_second_per_device", ctypes.c_double),
+        ("model_flops", ctypes.c_double), ("mfu", ctypes.c_double),
+        ("largest_term", ctypes.c_char_p)]
+
+
 class _EstLayer(ctypes.Structure):         # mo_estimate_layer
     _fields_ = [("layer", ctypes.c_int64),
                 ("stage", ctypes.c_int64),
@@ -227,6 +242,7 @@ if _estimate_run is not None:
     _estimate_layer_count = _fn("mo_estimate_layer_count", ctypes.c_size_t, _handle)
     _estimate_layer_get = _fn("mo_estimate_layer_get", _P(_EstLayer), _handle, ctypes.c_int64)
     _estimate_bucket_name = _fn("mo_estimate_bucket_name", ctypes.c_char_p, ctypes.c_int)
+    _estimate_get_time = _fn("mo_estimate_get_time", _P(_EstTime), _handle, required=False)
 # the work budget: newer builds only (an older libmemopt still loads)
 _budget_begin = _fn("mo_budget_begin", None, _P(_Budget), required=False)
 _budget_end = _fn("mo_budget_end", ctypes.c_int, required=False)
@@ -406,7 +422,11 @@ def estimate(config_text, model=None, devices=None, name="config", time_limit=No
     "swap_buffer_bytes", "peak_by_bucket", "first_layer", "num_layers",
     "in_flight", "between_steps_bytes"}], "layers": [{"layer", "stage", "type", "activation_bytes",
     "baseline_activation_bytes", "recompute_flops", "swap_bytes",
-    "recomputed_bytes"}], "warnings"} (docs/api.md). Raises InvalidConfig when the
+    "recomputed_bytes"}], "time": {the step time and its breakdown:
+    "step_seconds", "compute_seconds", ..., "fixed_seconds",
+    "tokens_per_second_per_device", "mfu", "largest_term"}, "warnings"}
+    (docs/api.md; "time" is None with a libmemopt that has no time model).
+    Raises InvalidConfig when the
     config has errors, MemoptError when no estimate can be made (no model, an
     unknown device count: pass devices=), Unavailable when the loaded
     libmemopt has no estimator.
@@ -455,11 +475,20 @@ def estimate(config_text, model=None, devices=None, name="config", time_limit=No
                     "baseline_activation_bytes": ly.baseline_activation_bytes,
                     "recompute_flops": ly.recompute_flops, "swap_bytes": ly.swap_bytes,
                     "recomputed_bytes": ly.recomputed_bytes})
+            time = None
+            if _estimate_get_time is not None:
+                t = _estimate_get_time(est).contents
+                time = {n: getattr(t, n) for n in _TIME_TERMS}
+                time.update({"slowest_stage": t.slowest_stage,
+                             "tokens_per_second_per_device": t.tokens_per_second_per_device,
+                             "model_flops": t.model_flops, "mfu": t.mfu,
+                             "largest_term": _s(t.largest_term)})
             return {"peak_bytes": _estimate_peak(est),
                     "reserved_peak_bytes": _estimate_reserved(est),
                     "capacity_bytes": _estimate_capacity(est),
                     "framework": _s(_estimate_framework(est)),
                     "overhead_percent": _estimate_overhead(est),
-                    "stages": stages, "layers": layers, "warnings": res["warnings"]}
+                    "stages": stages, "layers": layers, "time": time,
+                    "warnings": res["warnings"]}
         finally:
             _estimate_free(est)

@@ -303,6 +303,37 @@ def test_ledger(port, preset):
     call(port, "POST", "/api/v1/ledger", "trace: x\n", YAML, expect=415)
 
 
+STEPTIME = os.path.join(ROOT, "tests", "data", "megatron", "steptime")
+
+
+def test_calibrate(port):
+    """POST /api/v1/calibrate: two Megatron-LM CI runs on H100 (measured
+    iteration times, tests/data/megatron/steptime/measured.tsv); launch_us
+    moves, the other constants stay, the fitted map names the preset."""
+    runs = []
+    for case, seconds in (("gpt3_mcore_te_tp2_pp2_cp2", 0.29062),
+                          ("gpt3_mcore_te_tp1_pp4_vp1", 0.09183)):
+        with open(os.path.join(STEPTIME, case + ".h100.yaml")) as f:
+            runs.append({"model": f.read(), "measured_seconds": seconds})
+    _, _, data = call(port, "POST", "/api/v1/calibrate",
+                      json.dumps({"runs": runs, "constants": ["launch_us"]}), JSON, expect=200)
+    data = as_json(data) or {"constants": [], "device_yaml": "", "runs": []}
+    k = {c["name"]: c for c in data["constants"]}
+    if "gemm_efficiency" not in k:
+        fail("calibrate: no constants in %r" % data)
+        return
+    if k["gemm_efficiency"]["after"] != k["gemm_efficiency"]["before"]:
+        fail("calibrate: gemm_efficiency moved though only launch_us was named")
+    if "preset: h100" not in data["device_yaml"] or len(data["runs"]) != 2:
+        fail("calibrate: %r" % data)
+    call(port, "POST", "/api/v1/calibrate", json.dumps({"runs": []}), JSON, expect=422)
+    call(port, "POST", "/api/v1/calibrate",
+         json.dumps({"runs": runs, "constants": ["peak"]}), JSON, expect=422)
+    call(port, "POST", "/api/v1/calibrate", json.dumps({"runs": [{"model": "llama2-7b"}]}),
+         JSON, expect=422)
+    call(port, "POST", "/api/v1/calibrate", "{", JSON, expect=400)
+
+
 def raw_call(port, data, path, expect):
     resp = parse_raw(raw(port, data, timeout=20))
     if not resp or resp[0] != expect:
@@ -483,6 +514,7 @@ def main():
         test_estimate(srv.port, preset)
         test_plan(srv.port, preset)
         test_ledger(srv.port, preset)
+        test_calibrate(srv.port)
         test_problems(srv.port, preset)
         test_not_found_and_methods(srv.port)
         test_static(srv.port, embedded=False)

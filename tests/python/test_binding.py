@@ -237,6 +237,11 @@ class Binding(unittest.TestCase):
             self.assertEqual(cli[k], mine[k], k)
         self.assertEqual([l["activation_bytes"] for l in cli["layers"]],
                          [l["activation_bytes"] for l in mine["layers"]])
+        # the step time and its breakdown, as the CLI's JSON answer gives them
+        for k in ("step_seconds", "compute_seconds", "bubble_seconds", "mfu",
+                  "tokens_per_second_per_device", "largest_term"):
+            self.assertEqual(cli["time"][k], mine["time"][k], k)
+        self.assertEqual(mine["time"]["step_seconds"], cli["cost"]["step_seconds"])
 
     @unittest.skipUnless(os.path.exists(REAL), "no real training YAML")
     def test_estimate_needs_devices(self):

@@ -210,6 +210,48 @@ typedef struct mo_estimate_time {
 } mo_estimate_time;
 const mo_estimate_time *mo_estimate_get_time(const mo_estimate *e);
 
+/* ---- calibrate ---------------------------------------------------------------
+ * The time model's named device constants fitted to measured step times
+ * (docs/estimator.md "Calibrate"). Each run: a model (its device; every run
+ * on the same device), its config (NULL: no plan) and the measured step. */
+#define MO_CALIB_MAX_RUNS 256
+enum {
+	MO_CALIB_GEMM = 0,   /* gemm_efficiency */
+	MO_CALIB_ATTN,       /* attention_efficiency */
+	MO_CALIB_LAUNCH,     /* launch_us */
+	MO_CALIB_INTRA,      /* intra_node_gbs */
+	MO_CALIB_INTER,      /* inter_node_gbs */
+	MO_CALIB_N
+};
+typedef struct mo_calibrate_run {
+	const mo_model *model;   /* borrowed */
+	const mo_config *config; /* borrowed; NULL: no plan */
+	double measured_seconds;
+} mo_calibrate_run;
+typedef struct mo_calibrate_result {
+	const char *preset;      /* the runs' device preset ("custom": a map) */
+	const char *names[MO_CALIB_N];
+	double before[MO_CALIB_N], after[MO_CALIB_N]; /* each constant */
+	double *est_before, *est_after; /* per run, seconds (n of them) */
+	size_t n;
+	double median_error_before, median_error_after; /* |est - measured| / measured */
+} mo_calibrate_result;
+/* which: bits 1 << MO_CALIB_* (0: all). Returns 0, or -1 with err
+ * (MO_ERR_USAGE: no runs, too many, runs on different devices, a measured
+ * time out of range; an estimate's error). Free with
+ * mo_calibrate_result_free. */
+int mo_calibrate(mo_calibrate_result *out, const mo_calibrate_run *runs, size_t n,
+		 unsigned which, mo_error *err);
+void mo_calibrate_result_free(mo_calibrate_result *r);
+/* "gemm_efficiency,launch_us" (any of the names, comma separated; "all")
+ * into bits; -1 on an unknown name. */
+int mo_calibrate_constant_parse(unsigned *out, const char *text);
+/* The fitted device as a model file's `device:` map (the preset and the
+ * fitted constants, each with its value before in a comment). Caller
+ * frees; NULL when out of memory. */
+char *mo_calibrate_device_yaml(const mo_calibrate_result *r);
+const char *mo_calibrate_constant_name(int i);
+
 /* Human report: per stage a bar of weights / gradients / optimizer /
  * activations / swap buffers against capacity, the peak event, per layer
  * before and after, the cost and the assumptions. explain: the formula

@@ -75,6 +75,29 @@ void mo_est_explain_types(const mo_estimate *e, mo_buf *b)
 			       "(world_size > 1 gate), so recompute changes nothing here\n");
 }
 
+/* The step's breakdown (the slowest stage's; the terms add up to the
+ * step), throughput and MFU. */
+static void mo_estimate_text_time(mo_buf *b, const mo_estimate_time *t)
+{
+	mo_buf_printf(b, "  stage %zu: compute %.3f s (GEMM %.3f, attention %.3f, memory-bound "
+			 "%.3f)",
+		      t->slowest_stage, t->compute_seconds, t->gemm_seconds, t->attention_seconds,
+		      t->memory_bound_seconds);
+	const char *names[] = {"TP", "CP", "EP", "PP", "DP"};
+	double comm[] = {t->comm_tp_seconds, t->comm_cp_seconds, t->comm_ep_seconds,
+			 t->comm_pp_seconds, t->comm_dp_seconds};
+	for (size_t i = 0; i < 5; i++)
+		if (comm[i] > 0)
+			mo_buf_printf(b, ", %s comm %.3f s", names[i], comm[i]);
+	mo_buf_printf(b, ", bubble %.3f s, optimizer %.3f s, recompute %.3f s, swap %.3f s, "
+			 "fixed %.3f s\n",
+		      t->bubble_seconds, t->optimizer_seconds, t->recompute_seconds,
+		      t->swap_seconds, t->fixed_seconds);
+	mo_buf_printf(b, "  %.0f tokens/s per device, MFU %.1f%% (largest term: %s)\n",
+		      t->tokens_per_second_per_device, t->mfu * 100.0,
+		      t->largest_term ? t->largest_term : "-");
+}
+
 /* ---- the report ------------------------------------------------------------------ */
 
 static void mo_estimate_text_bar(mo_buf *b, const mo_estimate *e, const mo_estimate_stage *st)
@@ -160,6 +183,7 @@ static void mo_estimate_text_cost(mo_buf *b, const mo_estimate *e)
 			      (long long)e->cfg.prefetch);
 	mo_buf_printf(b, "\nstep time %.3f s -> %.3f s: overhead %.2f%%\n",
 		      c->step_seconds_baseline, c->step_seconds, c->overhead_percent);
+	mo_estimate_text_time(b, &e->time);
 }
 
 /* Whether any cache kept from the first step on applies (pytorch). */

@@ -201,15 +201,35 @@ static void mo_t_op(const mo_tctx *x, const mo_est_graph *g, const mo_est_op *op
 	mo_t_kernel(x, p, &p->mem, t, 2 * t, 1, 1);
 }
 
+/* Whether the layer's forward waits for the device: Megatron's MoE token
+ * dispatchers copy the tokens per expert to the host (allgather:
+ * token_dispatcher.py:320 `.cpu()`; alltoall: _maybe_dtoh_and_synchronize
+ * at its cuda_sync_point), so the host stops issuing until the device has
+ * run everything queued before. */
+static bool mo_t_syncs(const mo_est_graph *g)
+{
+	for (size_t i = 0; i < g->n_ops; i++)
+		if (g->ops[i].name && strstr(g->ops[i].name, "mlp.router"))
+			return true;
+	return false;
+}
+
 /* The host issues kernels ahead of the device (asynchronous launches):
  * a layer is host-bound when its launch cost exceeds its device time;
- * the difference is the launch-bound excess. */
+ * the difference is the launch-bound excess. A forward that synchronises
+ * serialises host and device: its host time adds to its device time. */
 static void mo_t_graph(const mo_tctx *x, const mo_est_graph *g, mo_tparts *p)
 {
 	memset(p, 0, sizeof(*p));
 	for (size_t i = 0; i < g->n_ops; i++)
 		mo_t_op(x, g, &g->ops[i], p);
 	double dev = p->gemm + p->attn + p->mem + p->tp + p->cp + p->ep;
+	if (mo_t_syncs(g)) {
+		double bwd = mo_t_max(dev - p->dev_fwd, p->host - p->host_fwd);
+		p->fwd = p->dev_fwd + p->host_fwd;
+		p->launch = p->fwd + bwd - dev;
+		return;
+	}
 	p->launch = mo_t_max(0, p->host - dev);
 	p->fwd = mo_t_max(p->dev_fwd, p->host_fwd);
 }
