@@ -26,9 +26,9 @@ SONAME_MAJOR := 0
 VERSION      := 0.1.0
 
 PKGS      := yaml-0.1 libpcre2-8 jansson
-SRV_PKGS  := libmicrohttpd
+SRV_PKGS  := libmicrohttpd zlib
 BUILD_PKGS  := build-essential pkg-config libyaml-dev libpcre2-dev libjansson-dev \
-               libmicrohttpd-dev
+               libmicrohttpd-dev zlib1g-dev
 DEBIAN_PKGS := $(BUILD_PKGS) libcmocka-dev python3 python3-yaml curl wrk \
                chromium nodejs npm clang libclang-rt-dev
 

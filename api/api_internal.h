@@ -29,6 +29,7 @@ typedef struct mo_api_input {
 	size_t model_len;
 	int64_t devices;         /* 0 when absent */
 	int all_paths;           /* expand: list every path's action */
+	int per_layer;           /* expand: list each layer (1), not (0), by the count (-1) */
 } mo_api_input;
 
 /* The preset's model with the device count applied, borrowed from the

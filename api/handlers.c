@@ -206,6 +206,48 @@ free_run:
 	return rc;
 }
 
+/* Layers listed one by one when per_layer is not given. The web UI's
+ * layer strip reads the listing; a model this deep is one it can draw. */
+#define MO_API_LAYERS_LISTED 1024
+/* At most this many layers listed even when asked: past it the listing
+ * is tens of MB saying what the segments say in a few lines. */
+#define MO_API_LAYERS_LISTED_MAX 16384
+
+/* The expand answer: segments always; the per-layer listing when asked
+ * (per_layer true) or by default up to MO_API_LAYERS_LISTED layers, and
+ * refused before it is built when it would pass the answer cap. */
+static json_t *mo_api_expand_json(mo_api_run *run, const mo_plan *plan, mo_api_response *out)
+{
+	size_t layers = mo_plan_layer_count(plan);
+	bool listed = run->in.per_layer > 0 ||
+		      (run->in.per_layer < 0 && layers <= MO_API_LAYERS_LISTED);
+	json_t *o;
+
+	if (listed && layers > MO_API_LAYERS_LISTED_MAX) {
+		char detail[160];
+
+		snprintf(detail, sizeof detail,
+			 "a per-layer listing of %zu layers is refused (at most %d); the answer "
+			 "without per_layer gives the same plan as segments",
+			 layers, MO_API_LAYERS_LISTED_MAX);
+		mo_api_problem(out, 422, "answer-too-large", detail);
+		return NULL;
+	}
+	if (listed && run->opt->max_answer) {
+		size_t bytes = mo_json_plan_bytes(plan, run->m, run->in.all_paths);
+
+		if (bytes > run->opt->max_answer) {
+			mo_api_answer_too_large(out, bytes, run->opt->max_answer, true);
+			return NULL;
+		}
+	}
+	o = listed ? mo_json_plan(plan, run->m, run->in.all_paths)
+		   : json_pack("{s:I}", "default_prefetch", (json_int_t)mo_plan_prefetch(plan));
+	if (o)
+		json_object_set_new(o, "segments", mo_json_plan_segments(plan, run->m));
+	return o;
+}
+
 static json_t *mo_api_expand_result(mo_api_run *run, mo_api_response *out)
 {
 	mo_error err = {0};
@@ -214,7 +256,7 @@ static json_t *mo_api_expand_result(mo_api_run *run, mo_api_response *out)
 		mo_api_reply_error(out, &err);
 		return NULL;
 	}
-	json_t *p = mo_json_plan(plan, run->m, run->in.all_paths);
+	json_t *p = mo_api_expand_json(run, plan, out);
 	mo_plan_free(plan);
 	return p;
 }

@@ -2,6 +2,7 @@
  * so the CLI's --json, the API and the binding cannot drift apart. */
 #include "json.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -107,6 +108,79 @@ json_t *mo_json_plan(const mo_plan *p, const mo_model *m, int all_paths)
 		json_array_append_new(layers, mo_json_layer(p, m, (int64_t)l, all_paths));
 	return json_pack("{s:o, s:I}", "layers", layers, "default_prefetch",
 			 (json_int_t)mo_plan_prefetch(p));
+}
+
+/* ---- the expand answer: segments, per-layer listing on request --------- */
+
+static bool mo_json_same_action(const mo_action *x, const mo_action *y)
+{
+	return x->action == y->action && x->rule.line == y->rule.line &&
+	       strcmp(x->path, y->path) == 0 && strcmp(x->rule.key, y->rule.key) == 0 &&
+	       strcmp(x->rule.section, y->rule.section) == 0;
+}
+
+/* Layers a and b have the same type, the same mtp flag and the same
+ * actions (in order). */
+static bool mo_json_same_layer(const mo_plan *p, const mo_model *m, int64_t a, int64_t b)
+{
+	size_t n = mo_plan_action_count(p, a);
+	int64_t nl = mo_model_num_layers(m);
+
+	if (mo_model_layer_type_of(m, a) != mo_model_layer_type_of(m, b) || (a >= nl) != (b >= nl) ||
+	    n != mo_plan_action_count(p, b))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!mo_json_same_action(mo_plan_action(p, a, i), mo_plan_action(p, b, i)))
+			return false;
+	return true;
+}
+
+static json_t *mo_json_segment(const mo_plan *p, const mo_model *m, int64_t first, int64_t last)
+{
+	json_t *o = mo_json_layer(p, m, first, 0);
+
+	if (!o)
+		return NULL;
+	json_object_del(o, "layer");
+	json_object_set_new(o, "first", json_integer((json_int_t)first));
+	json_object_set_new(o, "last", json_integer((json_int_t)last));
+	return o;
+}
+
+json_t *mo_json_plan_segments(const mo_plan *p, const mo_model *m)
+{
+	json_t *segs = json_array();
+	int64_t n = (int64_t)mo_plan_layer_count(p), first = 0;
+
+	for (int64_t l = 1; segs && l <= n; l++) {
+		if (l < n && mo_json_same_layer(p, m, first, l))
+			continue;
+		if (json_array_append_new(segs, mo_json_segment(p, m, first, l - 1)) != 0) {
+			json_decref(segs);
+			return NULL;
+		}
+		first = l;
+	}
+	return segs;
+}
+
+size_t mo_json_plan_bytes(const mo_plan *p, const mo_model *m, int all_paths)
+{
+	size_t total = 64;
+
+	for (size_t l = 0; l < mo_plan_layer_count(p); l++) {
+		size_t t = mo_model_layer_type_of(m, (int64_t)l);
+
+		total += 64 + strlen(mo_model_layer_type_name(m, t));
+		for (size_t i = 0; i < mo_plan_action_count(p, (int64_t)l); i++) {
+			const mo_action *a = mo_plan_action(p, (int64_t)l, i);
+
+			total += 80 + strlen(a->path) + strlen(a->rule.key) + strlen(a->rule.section);
+		}
+		for (size_t i = 0; all_paths && i < mo_model_path_count(m, t); i++)
+			total += 8 + strlen(mo_model_path(m, t, i));
+	}
+	return total;
 }
 
 json_t *mo_json_presets(void)

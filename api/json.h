@@ -13,6 +13,13 @@ json_t *mo_json_diag(const mo_diag *d);
 /* {"layers": [{"layer","type","actions":[{"path","action","rule":{...}}]}]}.
  * With all_paths, every path's effective action is listed. New ref. */
 json_t *mo_json_plan(const mo_plan *p, const mo_model *m, int all_paths);
+/* Runs of consecutive layers with the same type and actions, as
+ * {first, last, type, mtp, actions}: an expand answer sized by what it
+ * says, not by the layer count (100,000 identical layers are one). */
+json_t *mo_json_plan_segments(const mo_plan *p, const mo_model *m);
+/* A lower bound on the bytes of mo_json_plan's text, to refuse a listing
+ * over the answer cap before building it. */
+size_t mo_json_plan_bytes(const mo_plan *p, const mo_model *m, int all_paths);
 /* {"presets": [{"name","description"}...]}. New ref. */
 json_t *mo_json_presets(void);
 /* The estimate: {"peak_bytes", "reserved_peak_bytes",

@@ -102,12 +102,15 @@ static int mo_api_read_devices(mo_api_input *in, mo_api_response *out,
 }
 
 static int mo_api_read_flag(int *flag, mo_api_response *out,
-			    const json_t *v)
+			    const json_t *v, const char *name)
 {
+	char detail[64];
+
 	if (!v || json_is_null(v))
 		return 0;
+	snprintf(detail, sizeof detail, "'%s' must be true or false", name);
 	if (!json_is_boolean(v))
-		return mo_api_unprocessable(out, "'all_paths' must be true or false");
+		return mo_api_unprocessable(out, detail);
 	*flag = json_is_true(v);
 	return 0;
 }
@@ -122,11 +125,12 @@ static int mo_api_check_keys(mo_api_response *out, json_t *root)
 
 		if (!strcmp(key, "config") || !strcmp(key, "model") ||
 		    !strcmp(key, "devices") || !strcmp(key, "all_paths") ||
+		    !strcmp(key, "per_layer") ||
 		    !strcmp(key, "budget") || !strcmp(key, "allow"))
 			continue;
 		snprintf(detail, sizeof detail,
 			 "unknown member '%.60s' (expected config, model, devices, all_paths, "
-			 "budget, allow)", key);
+			 "per_layer, budget, allow)", key);
 		return mo_api_unprocessable(out, detail);
 	}
 	return 0;
@@ -151,7 +155,11 @@ static int mo_api_read_json(mo_api_input *in, mo_api_response *out,
 	in->config_len = json_string_length(config);
 	if (mo_api_read_model(in, out, json_object_get(in->root, "model")))
 		return 1;
-	if (mo_api_read_flag(&in->all_paths, out, json_object_get(in->root, "all_paths")))
+	if (mo_api_read_flag(&in->all_paths, out, json_object_get(in->root, "all_paths"),
+			     "all_paths"))
+		return 1;
+	if (mo_api_read_flag(&in->per_layer, out, json_object_get(in->root, "per_layer"),
+			     "per_layer"))
 		return 1;
 	return mo_api_read_devices(in, out, json_object_get(in->root, "devices"));
 }
@@ -161,6 +169,7 @@ int mo_api_input_read(mo_api_input *in, mo_api_response *out,
 {
 	(void)opt;
 	memset(in, 0, sizeof *in);
+	in->per_layer = -1;
 	if (rq->kind == MO_API_BODY_JSON)
 		return mo_api_read_json(in, out, rq);
 	in->config = rq->body ? rq->body : "";

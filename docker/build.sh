@@ -12,7 +12,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 
-BUILD_DEPS="build-essential pkg-config libyaml-dev libpcre2-dev libjansson-dev libmicrohttpd-dev"
+BUILD_DEPS="build-essential pkg-config libyaml-dev libpcre2-dev libjansson-dev libmicrohttpd-dev zlib1g-dev"
 deps=1
 build=build
 out=/out

@@ -237,6 +237,8 @@ typedef struct mo_srv_req {
 	uint64_t queued_us;
 	bool computed;
 	bool cache_checked;       /* the response cache missed already (mo_api_cached) */
+	bool gzip;                /* the client accepts gzip */
+	bool gzipped;             /* res's body is gzip (compressed on the pool thread) */
 } mo_srv_req;
 
 /* Computes rq's answer on a pool thread and resumes its connection. */
@@ -260,6 +262,20 @@ enum MHD_Result mo_srv_queue(const mo_srv *srv, struct MHD_Connection *c,
 enum MHD_Result mo_srv_problem(const mo_srv *srv, struct MHD_Connection *c,
 			       mo_srv_req *rq, int status, const char *code,
 			       const char *detail);
+
+/* ---- gzip (gzip.c) ------------------------------------------------------- */
+
+/* The Accept-Encoding value (NULL: none) takes gzip (or *) with q > 0. */
+bool mo_srv_accepts_gzip(const char *accept_encoding);
+/* An answer this long is worth compressing. */
+bool mo_srv_gzip_worth(size_t len);
+/* Replaces *body (malloc'ed, *len bytes) by its gzip. 0, or -1 (left as
+ * it was: out of memory, or no smaller). */
+int mo_srv_gzip(char **body, size_t *len);
+
+/* True when If-None-Match lists etag (or is "*"); weak comparison
+ * (static.c). */
+bool mo_srv_etag_match(struct MHD_Connection *c, const char *etag);
 
 /* 1 when the Host header value (NULL: none) may be answered (host.c). */
 int mo_srv_host_allowed(const mo_srv_config *cfg, const char *value);

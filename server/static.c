@@ -94,8 +94,7 @@ static int mo_srv_open_beneath(int root_fd, const char *rel)
 	return fd;
 }
 
-/* True when If-None-Match lists etag (or is "*"); weak comparison. */
-static bool mo_srv_etag_match(struct MHD_Connection *c, const char *etag)
+bool mo_srv_etag_match(struct MHD_Connection *c, const char *etag)
 {
 	const char *inm = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 						      MHD_HTTP_HEADER_IF_NONE_MATCH);
@@ -141,6 +140,30 @@ static enum MHD_Result mo_srv_not_modified(const mo_srv *srv,
 	return mo_srv_send(srv, c, rq, r, NULL, etag, 0);
 }
 
+/* The web root was removed and made again (a deploy that replaces the
+ * folder): the descriptor still names the removed one, where nothing is
+ * found. When --web-root now names another directory, it takes the old
+ * one's descriptor number (dup3 swaps it at once for every thread; a
+ * lookup in flight sees one or the other). True when it did. */
+static bool mo_srv_reopen_root(const mo_srv *srv)
+{
+	struct stat was, now;
+	int fd;
+
+	if (fstat(srv->web_fd, &was) != 0 || stat(srv->cfg.web_root, &now) != 0 ||
+	    !S_ISDIR(now.st_mode) || (was.st_dev == now.st_dev && was.st_ino == now.st_ino))
+		return false;
+	fd = open(srv->cfg.web_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	if (dup3(fd, srv->web_fd, O_CLOEXEC) < 0) {
+		close(fd);
+		return false;
+	}
+	close(fd);
+	return true;
+}
+
 static enum MHD_Result mo_srv_from_disk(const mo_srv *srv,
 					struct MHD_Connection *c,
 					mo_srv_req *rq, const char *rel,
@@ -150,6 +173,9 @@ static enum MHD_Result mo_srv_from_disk(const mo_srv *srv,
 	struct MHD_Response *r;
 	char etag[64];
 	int fd = mo_srv_open_beneath(srv->web_fd, rel);
+
+	if (fd < 0 && errno == ENOENT && mo_srv_reopen_root(srv))
+		fd = mo_srv_open_beneath(srv->web_fd, rel);
 
 	if (fd < 0)
 		return mo_srv_problem(srv, c, rq, 404, "not-found", "no such file");

@@ -30,7 +30,14 @@ notes/server-survival.md.
   within 1 s (bodies under 64 KiB were computed on the workers).
 - work limit on every route: --work-limit 500, validate, expand and
   layout of 1,250 backtracking patterns are 422 work-limit; a validate
-  whose client hangs up stops (in flight back to 0 within 2 s)."""
+  whose client hangs up stops (in flight back to 0 within 2 s).
+- expand by segments: a 187-byte expand of 100,000 identical layers is
+  answered as one segment, under 64 KiB (it listed every layer: 15.8 MB);
+  per_layer true for it is 422 answer-too-large before anything is built.
+- web root recreated: removed and made again, the new files are served at
+  once (404 until a restart before).
+- gzip and ETag: an expand answer is gzip'ed for a client that takes it;
+  a GET answer has an ETag and a repeat naming it gets 304."""
 import json
 import os
 import resource
@@ -391,7 +398,7 @@ def in_flight(port):
 def test_work_limit_every_route():
     """--work-limit 500: validate, expand and layout of 1,250 backtracking
     patterns (61 KB) are 422 work-limit (they were 200 after seconds, 12.8
-    to 19.9 s under load in the issue's probe)."""
+    to 19.9 s under load when first measured)."""
     srv = Server("--quiet", "--work-limit", "500", "--cache-entries", "0")
     body = backtracking(1250)
     try:
@@ -433,6 +440,95 @@ def test_hang_up_stops_validate():
         srv.close()
 
 
+DEEP = (b"model:\n  model_config:\n    type: LlamaConfig\n    num_layers: 100000\n"
+        b"    hidden_size: 4096\n    num_heads: 32\n    seq_length: 4096\n    vocab_size: 32000\n"
+        b"recompute_config:\n  recompute: True\n")
+
+
+def test_expand_by_segments():
+    """A 187-byte expand of 100,000 identical layers: an answer of segments
+    (it listed every layer: 15.8 MB, 243 MB peak); a per-layer listing of
+    them, asked for, is refused before it is built."""
+    srv = Server("--quiet", "--cache-entries", "0")
+    try:
+        t = time.time()
+        st, _, data = request(srv.port, "POST", "/api/v1/expand", DEEP,
+                              {"Content-Type": "application/yaml"}, timeout=120)
+        took = time.time() - t
+        segs = json.loads(data).get("segments") if st == 200 else None
+        print("  expand of 100,000 layers: %d, %d bytes in %.2f s" % (st, len(data), took))
+        if st != 200 or len(data) > 65536 or not segs or segs[0].get("last") != 99999:
+            fail("expand by segments: %d, %d bytes, segments %r (want 200 under 64 KiB, one "
+                 "segment 0-99999)" % (st, len(data), (segs or [])[:1]))
+        body = json.dumps({"config": DEEP.decode(), "per_layer": True}).encode()
+        st, _, data = request(srv.port, "POST", "/api/v1/expand", body,
+                              {"Content-Type": "application/json"}, timeout=120)
+        if st != 422 or b"answer-too-large" not in data:
+            fail("expand per_layer of 100,000 layers: %d %r (want 422 answer-too-large)"
+                 % (st, data[:100]))
+    finally:
+        srv.close()
+
+
+def test_web_root_recreated():
+    """The web root removed and made again (a deploy): served again at
+    once (it was 404 until a restart)."""
+    import shutil
+    import tempfile
+    root = tempfile.mkdtemp(prefix="memopt-web-")
+    web = os.path.join(root, "web")
+    os.mkdir(web)
+    with open(os.path.join(web, "index.html"), "w") as f:
+        f.write("<!doctype html><title>one</title>\n")
+    srv = Server("--quiet", "--web-root", web)
+    try:
+        st1 = request(srv.port, "GET", "/", timeout=5)[0]
+        shutil.rmtree(web)
+        os.mkdir(web)
+        with open(os.path.join(web, "index.html"), "w") as f:
+            f.write("<!doctype html><title>two</title>\n")
+        st2, _, data = request(srv.port, "GET", "/", timeout=5)
+        if st1 != 200 or st2 != 200 or b"two" not in data:
+            fail("web root recreated: %r then %r %r (want 200 and the new page)"
+                 % (st1, st2, data[:60]))
+    finally:
+        srv.close()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_gzip_and_etag():
+    """An expand answer for a client that takes gzip comes gzip'ed (and
+    reads back the same); a GET answer carries an ETag and a repeated
+    request naming it gets 304 with no body (both were always sent whole)."""
+    import gzip as gz
+    srv = Server("--quiet")
+    try:
+        body = json.dumps({"config": "recompute:\n  mode: full\n  full_recompute_layer: [0-31]\n",
+                           "model": "llama2-7b", "all_paths": True}).encode()
+        hdrs = {"Content-Type": "application/json"}
+        st, h, plain = request(srv.port, "POST", "/api/v1/expand", body, hdrs)
+        st2, h2, packed = request(srv.port, "POST", "/api/v1/expand", body,
+                                  dict(hdrs, **{"Accept-Encoding": "gzip"}))
+        try:
+            same = h2.get("content-encoding") == "gzip" and gz.decompress(packed) == plain
+        except OSError:
+            same = False
+        print("  gzip: expand %d bytes -> %d gzip" % (len(plain), len(packed)))
+        if st != 200 or st2 != 200 or not same or len(packed) * 4 > len(plain):
+            fail("gzip: expand %d/%d, %d bytes -> %d, Content-Encoding %r (want gzip, a quarter "
+                 "or less, reading back the same)" % (st, st2, len(plain), len(packed),
+                                                       h2.get("content-encoding")))
+        st, h, data = request(srv.port, "GET", "/api/v1/presets")
+        etag = h.get("etag")
+        st2, h2, data2 = request(srv.port, "GET", "/api/v1/presets",
+                                 headers={"If-None-Match": etag or '"none"'})
+        if st != 200 or not etag or st2 != 304 or data2:
+            fail("etag: presets %d ETag %r, again with If-None-Match: %d %r (want 304, empty)"
+                 % (st, etag, st2, data2[:40]))
+    finally:
+        srv.close()
+
+
 def main():
     t0 = time.time()
     only = sys.argv[1:]
@@ -445,7 +541,10 @@ def main():
                        ("client share conns", test_client_share_connections),
                        ("small bodies off workers", test_small_bodies_off_workers),
                        ("work limit every route", test_work_limit_every_route),
-                       ("hang-up stops validate", test_hang_up_stops_validate)):
+                       ("hang-up stops validate", test_hang_up_stops_validate),
+                       ("expand by segments", test_expand_by_segments),
+                       ("web root recreated", test_web_root_recreated),
+                       ("gzip and etag", test_gzip_and_etag)):
         if only and name not in only:
             continue
         t = time.time()
