@@ -52,6 +52,8 @@ sys.path.insert(0, HERE)
 from common import Server, memopt_binary, parse_raw, raw, request  # noqa: E402
 
 FAILURES = []
+SAN = bool(os.environ.get("SAN"))
+SLOW = 3 if SAN else 1  # the sanitizer builds are slower: wider time bounds
 
 
 def fail(msg):
@@ -67,7 +69,7 @@ def free_port():
     return port
 
 
-def healthz(port, budget=1.0):
+def healthz(port, budget=1.0 * SLOW):
     """The status of GET /healthz within budget seconds, or the error."""
     try:
         return request(port, "GET", "/healthz", timeout=budget)[0]
@@ -119,7 +121,7 @@ def test_stderr_stuck():
             fail("stderr stuck: the server did not start")
             return
         import http.client
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2 * SLOW)
         answered = 0
         try:
             for _ in range(3000):
@@ -132,7 +134,7 @@ def test_stderr_stuck():
         finally:
             conn.close()
         t = time.time()
-        st = healthz(port, 1.0)
+        st = healthz(port)
         if st != 200:
             fail("stderr stuck: /healthz %r after %.1f s" % (st, time.time() - t))
         dropped = metric(port, "memopt_log_lines_dropped_total")
@@ -187,13 +189,13 @@ def expect(port, name, data, status, close=True, problem=True):
     """Sends data; the answer must be `status` as problem+json (unless not
     problem), and the connection closed when close (at most one answer)."""
     t = time.time()
-    out = raw(port, data, timeout=3.0)
+    out = raw(port, data, timeout=3.0 * SLOW)
     took = time.time() - t
     st, hdrs, code = problem_of(out)
     if st != status or (problem and (not code or "problem+json" not in
                                      (hdrs or {}).get("content-type", ""))):
         fail("framing %s: %r (want %d problem+json) %r" % (name, st, status, out[:160]))
-    elif close and (took > 2.0 or b"/healthz" in out or b'"status":"ok"' in out):
+    elif close and (took > 2.0 * SLOW or b"/healthz" in out or b'"status":"ok"' in out):
         fail("framing %s: connection open %.1f s, %r (must close at once, no second answer)"
              % (name, took, out[-200:]))
 
@@ -338,7 +340,7 @@ def test_client_share_connections():
         t = time.time()
         st = healthz(srv.port, 5.0)
         took = time.time() - t
-        if st != 200 or took > 1.0:
+        if st != 200 or took > 1.0 * SLOW:
             fail("client share: /healthz %r after %.1f s beside 500 idle connections from "
                  "5 addresses (want 200 within 1 s)" % (st, took))
         print("  idle connections: /healthz %r in %.2f s" % (st, took))
@@ -378,8 +380,8 @@ def test_small_bodies_off_workers():
         slow = []
         for _ in range(5):
             t = time.time()
-            st = healthz(srv.port, 3.0)
-            if st != 200 or time.time() - t > 1.0:
+            st = healthz(srv.port, 3.0 * SLOW)
+            if st != 200 or time.time() - t > 1.0 * SLOW:
                 slow.append((st, round(time.time() - t, 2)))
             time.sleep(0.1)
         if slow:
@@ -426,7 +428,7 @@ def test_hang_up_stops_validate():
         s.close()
         t = time.time()
         n = busy
-        while time.time() - t < 2.0:
+        while time.time() - t < 2.0 * SLOW:
             n = in_flight(srv.port)
             if n == 1:  # this /metrics request itself
                 break
