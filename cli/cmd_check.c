@@ -177,8 +177,11 @@ static int mo_cli_migrate_answer(mo_cli *c)
 			mo_cli_print_json(j);
 		} else {
 			mo_cli_print_diags(c);
-			fprintf(stderr, "%s:%d:%d: error[migrate]: %s\n", c->config_path, err.line,
-				err.column, err.text);
+			if (err.line > 0)
+				fprintf(stderr, "%s:%d:%d: error[migrate]: %s\n", c->config_path,
+					err.line, err.column, err.text);
+			else /* the file as a whole (no recompute_config): no position */
+				fprintf(stderr, "%s: error[migrate]: %s\n", c->config_path, err.text);
 		}
 		return MO_EXIT_INVALID;
 	}
