@@ -54,14 +54,18 @@ CASES = [
 # Deliberate differences of the command-table change against the build
 # before it (the one option parser names the command and the range in every
 # bad-value message; serve's errors no longer repeat its usage; migrate's
-# "no recompute_config" has no 0:0 position): shown with --show, not
-# counted. Empty it to compare two builds where nothing should change.
+# "no recompute_config" has no 0:0 position; the usage's --json line):
+# shown with --show, not counted. Empty it to compare two builds where
+# nothing should change.
 EXPECTED_CHANGES = {
     ("validate", "-d", "0", GOOD), ("validate", "-d", "x", GOOD),
     ("plan", "--limit", "0", "--model", "llama2-7b"),
     ("launch", "--max-memory", "lots", GOOD, "--", "true"),
     ("serve", "--port", "x"), ("serve", "--nosuch"), ("serve", "extra"),
     ("migrate", GOOD),
+    # memopt --help's --json line names docs/api.md instead of an outside document
+    (), ("--help",), ("-h",), ("help",), ("nosuch",), ("validate", "--nosuch", GOOD),
+    ("validate", "-h"),
 }
 
 
