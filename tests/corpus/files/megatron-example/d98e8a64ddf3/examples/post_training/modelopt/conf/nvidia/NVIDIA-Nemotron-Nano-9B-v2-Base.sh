@@ -1,0 +1,1 @@
+NVIDIA-Nemotron-Nano-9B-v2.sh
