@@ -1,9 +1,11 @@
 #!/bin/sh
 # The include edges between folders (core/src/<subsystem>, the faces, the
 # public header), printed one "from -> to" a line. Fails when the folders'
-# graph has a cycle or when a face (api, server, cli, bench, examples, fuzz
-# harnesses, tools) includes a core-private header: the faces are built
-# against core/include/memopt/ only. When the core's objects are built
+# graph has a cycle, when a face (api, server, cli, bench, examples, fuzz
+# harnesses, tools) includes a core-private header (the faces are built
+# against core/include/memopt/ only), or when a core folder includes another
+# core folder's internal header: each folder's face is core/src/<f>/<f>.h,
+# every other header in it is its own. When the core's objects are built
 # ($BUILD/obj/core/src, BUILD defaults to build), the same for the symbols
 # each core folder's objects take from another's: a function declared in
 # the wrong header cannot hide a cycle. Run by `make check`; by hand:
@@ -56,6 +58,13 @@ bad=$(awk '$1 !~ /^core\// && $3 ~ /^core\// {print "  " $4 " includes " $5}' "$
 if [ -n "$bad" ]; then
   echo "FAIL: faces include core-private headers:"; echo "$bad"; status=1
 fi
+# a core folder may include another core folder's face only
+internal=$(awk '$1 ~ /^core\// && $3 ~ /^core\// {
+    n = split($5, p, "/"); face = substr($3, 6) ".h"
+    if (p[n] != face) print "  " $4 " includes " $5 " (the face is " substr($3, 6) "/" face ")" }' "$edges")
+if [ -n "$internal" ]; then
+  echo "FAIL: core folders include another folder's internal header:"; echo "$internal"; status=1
+fi
 unresolved=$(awk '$3 ~ /^\?/ {print "  " $4 ": " $5}' "$edges")
 if [ -n "$unresolved" ]; then
   echo "FAIL: includes that resolve to no file:"; echo "$unresolved"; status=1
@@ -66,7 +75,7 @@ if [ -s "$edges.loop" ]; then
   echo "FAIL: the folders' include graph has a cycle:"; sed 's/^/  /' "$edges.loop"; status=1
 fi
 rm -f "$edges.loop"
-[ $status -eq 0 ] && echo "ok: no cycle between folders; the faces include only the public header and each other"
+[ $status -eq 0 ] && echo "ok: no cycle between folders; the faces include only the public header and each other; core folders include only each other's face"
 
 # link edges: undefined symbols of a folder's objects defined by another's
 objdir=${BUILD:-build}/obj/core/src

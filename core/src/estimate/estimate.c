@@ -1,7 +1,7 @@
 /* The estimate (SPEC 3): layer types simulated once per distinct plan
  * segment (never per layer), per-layer figures filled from the segments,
  * pipeline stages, the timeline of one step, the cost; accessors. */
-#include "estimate/estimate.h"
+#include "estimate/estimate_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

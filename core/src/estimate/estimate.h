@@ -1,42 +1,16 @@
-/* Private to the estimator (estimate*.c, ops*.c): the op tables each
- * framework's save rules are written in, the per-layer-type tensor graph
- * built from them, and the figures the stages and the timeline are made of.
- *
- * An op table is data: one row per op of a layer block, with the module path
- * that owns it (what recompute / swap act on), its input and output tensors
- * (shapes as products of named dimensions), what autograd keeps for its
- * backward and its forward FLOPs. `framework: pytorch` rows name the saved
- * tensors (autograd's minimal sets); `framework: mindspore` rows leave `save`
- * NULL: the op keeps every input and its outputs. */
+/* estimate: the face the other core folders use (the planner prices its
+ * choices and the ledger explains a measured peak with these): an estimate's
+ * state (struct mo_estimate, its per-type tensor graphs, stages and
+ * chunks), what one layer keeps under a segment's actions
+ * (mo_est_keep_eval), the plan-independent parts of a stage and what is
+ * alive at its peak. How the estimator builds them (op tables per
+ * framework, named dimensions, the graph builder, the per-model cache, the
+ * weights, timeline, cost and report code) is in estimate_internal.h,
+ * private to this folder. */
 #ifndef MEMOPT_ESTIMATE_H
 #define MEMOPT_ESTIMATE_H
 
 #include "resolve/resolve.h"
-
-/* ---- op tables ------------------------------------------------------------ */
-
-/* Conditions a row needs (`when`, all of them) or forbids (`unless`). */
-enum {
-	MO_C_GATED = 1u << 0,   /* swiglu / fusedswiglu */
-	MO_C_LN = 1u << 1,      /* LayerNorm (else RMSNorm) */
-	MO_C_FLASH = 1u << 2,   /* flash attention (else eager) */
-	MO_C_HDROP = 1u << 3,   /* hidden_dropout > 0 */
-	MO_C_ADROP = 1u << 4,   /* attention_dropout > 0 */
-	MO_C_GQA = 1u << 5,     /* query groups < heads */
-	MO_C_SP = 1u << 6,      /* TP > 1 with sequence parallel */
-	MO_C_TP = 1u << 7,      /* TP > 1 */
-	MO_C_CP = 1u << 8,      /* CP > 1 */
-	MO_C_QKLN = 1u << 9,    /* qk_layernorm */
-	MO_C_QLORA = 1u << 10,  /* MLA with q_lora_rank */
-	MO_C_SHARED = 1u << 11, /* MoE shared experts */
-	MO_C_EPCOMM = 1u << 12, /* the token dispatcher communicates */
-	MO_C_FUSEDACT = 1u << 13, /* hidden_act: fusedswiglu */
-	MO_C_GELU = 1u << 14,   /* hidden_act: gelu */
-	MO_C_P32 = 1u << 15,    /* fp32 parameters, lower-precision compute */
-	MO_C_TEKV = 1u << 16,   /* Transformer Engine's fused attention copies K
-				 * and V (GQA, flash, no CP: ops_pytorch.c) */
-	MO_C_LPOS = 1u << 17    /* learned absolute position embeddings */
-};
 
 /* Collective an op performs (its bytes: the larger of input and output). */
 typedef enum mo_est_comm {
@@ -46,60 +20,6 @@ typedef enum mo_est_comm {
 	MO_COMM_ALLREDUCE,
 	MO_COMM_ALLTOALL
 } mo_est_comm;
-
-/* One op of a block. Tables write rows with designated initialisers; a
- * field left out is 0 / NULL: no condition, no FLOPs, no collective. `save`
- * is always written, with one of the two names below or a list. */
-typedef struct mo_op_row {
-	unsigned when, unless;
-	const char *path;  /* owning path relative to the block; "" = the layer */
-	const char *op;    /* op name */
-	const char *in;    /* space-separated tensor names */
-	const char *out;   /* "name:dtype:dim*dim" or "name@base" (a view) */
-	const char *save;  /* saved tensor names, or one of the two below */
-	const char *flops; /* forward FLOPs as a product, or NULL */
-	mo_est_comm comm;
-} mo_op_row;
-
-/* `save` of an op that keeps every input and every output for its backward
- * (MindSpore's first-cut rule) / that keeps nothing (views, casts whose
- * backward reads nothing). */
-#define KEEPS_INPUTS_AND_OUTPUTS NULL
-#define KEEPS_NOTHING ""
-
-typedef struct mo_op_block {
-	const char *name;
-	const mo_op_row *rows;
-	size_t n;
-} mo_op_block;
-
-/* Blocks of a layer; a framework provides every one. */
-typedef enum mo_block_id {
-	MO_BLK_NORM_ATTN,  /* x -> ln1 */
-	MO_BLK_ATTN,       /* ln1 -> attn (standard MHA / GQA) */
-	MO_BLK_ATTN_MLA,   /* ln1 -> attn (multi-latent) */
-	MO_BLK_RESID_ATTN, /* x, attn -> x2, ln2 */
-	MO_BLK_MLP,        /* ln2 -> mlp */
-	MO_BLK_MOE,        /* ln2 -> mlp */
-	MO_BLK_RESID_MLP,  /* x2, mlp -> y */
-	MO_BLK_MTP_IN,     /* x, emb -> x (of the inner layer) */
-	MO_BLK_MTP_OUT,    /* y -> y */
-	MO_BLK_HEAD,       /* y -> loss (final norm, output layer, cross-entropy) */
-	MO_BLK_EMBED,      /* ids -> x */
-	MO_BLK_COUNT
-} mo_block_id;
-
-typedef struct mo_framework {
-	const char *name;
-	uint64_t align;                      /* allocator rounding (bytes) */
-	bool recompute_needs_world;          /* recompute off on one device */
-	const mo_op_block *blocks[MO_BLK_COUNT];
-	const char *note;                    /* one line for the report */
-} mo_framework;
-
-/* ops_pytorch.c, ops_mindspore.c */
-extern const mo_framework mo_ops_pytorch;
-extern const mo_framework mo_ops_mindspore;
 
 /* ---- the tensor graph of one layer type ------------------------------------ */
 
@@ -141,18 +61,6 @@ typedef struct mo_est_dims {
 	const char *cdtype, *pdtype;
 } mo_est_dims;
 
-void mo_est_dims_init(mo_est_dims *d, const mo_model *m);
-int64_t mo_est_dtype_bytes(const char *dtype, const mo_est_dims *d);
-/* Product of '*'-separated dimension names and integers; -1 when a name is
- * unknown. */
-double mo_est_expr(const char *expr, const mo_est_dims *d);
-
-/* Builds the graph of a layer type, or of the head / embedding (type
- * SIZE_MAX with blk MO_BLK_HEAD / MO_BLK_EMBED). Returns 0, or -1 with err. */
-int mo_est_graph_build(mo_est_graph *g, mo_arena *a, const mo_framework *fw,
-		       const mo_model *m, const mo_est_dims *d, size_t type,
-		       int blk, mo_error *err);
-
 /* What one layer keeps under one segment's actions (per micro-batch). */
 typedef struct mo_est_keep {
 	uint64_t kept;        /* on device between forward and backward */
@@ -164,21 +72,23 @@ typedef struct mo_est_keep {
 	size_t comm_ops;      /* extra collectives */
 } mo_est_keep;
 
-/* act: per layout path (NULL = keep everything); full / swapped: the whole
- * layer. no_recompute: recompute actions are ignored (one device). */
 /* Per storage, what the evaluation decided: kept on device, swapped to the
  * host, saved by some op with no optimisation (BASE && !KEPT && !SWAP: it
  * exists again in the layer's backward). */
 enum { MO_K_KEPT = 1, MO_K_SWAP = 2, MO_K_BASE = 4 };
 
+/* What one layer of graph g keeps under a segment's actions into *k. act:
+ * per layout path (NULL = keep everything); full / swapped: the whole
+ * layer. no_recompute: recompute actions are ignored (one device).
+ * Returns 0, or -1 when out of memory. */
+int mo_est_keep_eval(mo_est_keep *k, const mo_est_graph *g,
+		     const mo_layer_type *lt, const mo_action_kind *act,
+		     bool full, bool swapped, bool no_recompute);
 /* As mo_est_keep_eval, also copying the per-storage marks to `marks`
  * (g->n_t bytes) when it is not NULL. */
 int mo_est_keep_eval_marks(mo_est_keep *k, const mo_est_graph *g, const mo_layer_type *lt,
 			   const mo_action_kind *act, bool full, bool swapped,
 			   bool no_recompute, unsigned char *marks);
-int mo_est_keep_eval(mo_est_keep *k, const mo_est_graph *g,
-		     const mo_layer_type *lt, const mo_action_kind *act,
-		     bool full, bool swapped, bool no_recompute);
 
 /* ---- the estimate ----------------------------------------------------------- */
 
@@ -271,7 +181,7 @@ typedef struct mo_est_cfg {
 
 struct mo_estimate {
 	mo_arena *a;
-	const mo_framework *fw;
+	const struct mo_framework *fw;
 	struct mo_est_cache *cache; /* the model's graphs (borrowed) and memo: a reference */
 	mo_est_cfg cfg;
 	mo_est_type *types;
@@ -302,56 +212,6 @@ struct mo_estimate {
 	size_t peak_stage;
 };
 
-/* estimate_cache.c: the graphs of a model and a memo of plan results, kept
- * with the model across estimates (see the file's comment). */
-typedef struct mo_est_cache mo_est_cache;
-typedef struct mo_memo_key {
-	uint64_t hash;
-	size_t type, np;
-	unsigned char flags;         /* full | swapped << 1 | no_recompute << 2 */
-	const mo_action_kind *act;   /* np, or NULL */
-} mo_memo_key;
-/* A reference to the model's cache for these dimensions (built on first
- * use); NULL with err when out of memory. */
-mo_est_cache *mo_est_cache_get(const mo_model *m, const mo_framework *fw, const mo_est_dims *d,
-			       mo_error *err);
-void mo_est_cache_release(mo_est_cache *c);
-const mo_est_graph *mo_est_cache_graph(const mo_est_cache *c, size_t type);
-const mo_est_graph *mo_est_cache_head(const mo_est_cache *c);
-const mo_est_graph *mo_est_cache_embed(const mo_est_cache *c);
-/* Copies a memoised result (k, n_t marks) out; false when absent. */
-bool mo_est_memo_find(mo_est_cache *c, const mo_memo_key *key, mo_est_keep *k,
-		      unsigned char *marks, size_t n_t);
-void mo_est_memo_put(mo_est_cache *c, const mo_memo_key *key, const mo_est_keep *k,
-		     const unsigned char *marks, size_t n_t);
-
-/* estimate_weights.c */
-/* Elements Megatron's distributed-optimizer buffers add by padding to a
- * stage with `local` parameters (estimate_weights.c). */
-double mo_est_buffer_padding(const mo_est_cfg *c, double local);
-void mo_est_cfg_init(mo_est_cfg *cfg, const mo_model *m);
-void mo_est_type_params(mo_est_type *t, const mo_model *m, size_t type);
-/* Static bytes of a layer on its device: weights, grads, optimizer, and the
- * FSDP all-gather of its full weights minus the local shard. */
-void mo_est_layer_static(const mo_estimate *e, const mo_est_type *t, double *w,
-			 double *g, double *o, double *gathered);
-/* What a stage keeps for the whole step per layer of type t under PP with
- * FSDP (HyperParallel): its all-gathered weights and, with cfg.pp_unsharded,
- * its unsharded gradients (`*grads`). */
-void mo_est_layer_pp_resident(const mo_estimate *e, const mo_est_type *t, double *gathered,
-			      double *grads);
-/* Bytes of Transformer Engine's dummy weight gradients a stage keeps:
- * one per distinct (shape, dtype) over the layer types with count[t] > 0
- * and, on the last stage (`last`), the output layer's. */
-uint64_t mo_est_dummy_wgrads(const mo_estimate *e, const size_t *count, bool last);
-/* Elements of the largest local parameter tensor of a layer type. */
-double mo_est_type_max_local(const mo_estimate *e, const mo_est_type *t);
-void mo_est_explain_weights(const mo_estimate *e, mo_buf *b);
-
-/* estimate_timeline.c */
-int mo_est_stages(mo_estimate *e, const mo_model *m, mo_error *err);
-int mo_est_timeline(mo_estimate *e, mo_error *err);
-
 /* What is alive at a stage's peak event, replayed from its schedule: per
  * (micro-batch, chunk) slot (mb * vpp + chunk) the number of the chunk's
  * first layers holding activations, and per micro-batch whether the
@@ -362,14 +222,12 @@ typedef struct mo_est_alive {
 	int64_t *layers;  /* [mbn * vpp] */
 	unsigned char *ends; /* [mbn] */
 } mo_est_alive;
+/* Fills *out for stage s: 0, or -1 when out of memory. */
 int mo_est_peak_alive(const mo_estimate *e, size_t s, mo_est_alive *out);
+/* Frees the arrays of *a (not a itself). */
 void mo_est_alive_free(mo_est_alive *a);
-/* Writes the tensors alive at stage s's peak event; returns their total
- * bytes (which equals the stage's peak), or 0 when out of memory. */
 /* The name ("path:op") of the first op saving a storage, or NULL. */
 const char *mo_est_saver(const mo_est_graph *g, int storage);
-uint64_t mo_est_explain_peak(const mo_estimate *e, size_t s, mo_buf *b);
-
 /* The plan-independent parts of one stage's timeline (for the planner;
  * estimate_timeline.c explains how the peak is made of them). */
 typedef struct mo_est_fixed {
@@ -386,26 +244,19 @@ typedef struct mo_est_fixed {
 	int64_t others;  /* complete micro-batches in flight besides the current */
 	size_t chunks;   /* virtual pipeline chunks */
 } mo_est_fixed;
+/* Fills *out with stage s's plan-independent parts. */
 void mo_est_stage_fixed(const mo_estimate *e, size_t s, mo_est_fixed *out);
-/* Caches stage s keeps from the first step on, in its `workspaces`
- * bucket beside the GEMM workspaces (framework pytorch; 0 otherwise). */
-uint64_t mo_est_stage_caches(const mo_estimate *e, size_t s);
+/* FSDP gathered weights a layer event of layer `id` adds (forward, or
+ * backward: twice that); 0 under PP, where they stay resident and count in
+ * the base. */
 uint64_t mo_est_layer_gathered(const mo_estimate *e, int64_t id, bool backward);
 
-/* estimate_cost.c */
-void mo_est_cost(mo_estimate *e);
-/* estimate_time.c: the step time (e->time, the cost's step seconds);
- * -1 when out of memory */
-int mo_est_time(mo_estimate *e, const mo_model *m);
 /* Extra seconds per micro-batch of one layer of a type: recomputing
  * recompute_flops of its forward and comm_bytes of its collectives; the
  * swap of swap_bytes the prefetch window leaves exposed. The estimate's
- * step time and the planner price plans with these. */
+ * step time and the planner price plans with these (estimate_time.c). */
 double mo_est_time_recompute(const mo_estimate *e, size_t type, double recompute_flops,
 			     uint64_t comm_bytes);
 double mo_est_time_swap(const mo_estimate *e, size_t type, uint64_t swap_bytes, int64_t prefetch);
-
-/* estimate_report.c */
-void mo_est_explain_types(const mo_estimate *e, mo_buf *b);
 
 #endif

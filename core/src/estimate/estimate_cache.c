@@ -13,7 +13,7 @@
  * release frees. Threads: the model's estimator lock guards which cache the model
  * holds, the cache's own lock guards its memo; graphs never change once
  * built. */
-#include "estimate/estimate.h"
+#include "estimate/estimate_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

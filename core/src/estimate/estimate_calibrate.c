@@ -7,7 +7,7 @@
  * best, then narrows the factors; a constant stays within a factor
  * MO_CALIB_RANGE of its starting value. Work: rounds x constants x factors x
  * runs estimates, bounded by MO_CALIB_MAX_RUNS. */
-#include "estimate/estimate.h"
+#include "estimate/estimate_internal.h"
 
 #include <math.h>
 #include <stdlib.h>

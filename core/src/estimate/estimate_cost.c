@@ -10,7 +10,7 @@
  * report's cost lines); the step time, its breakdown and the stages'
  * seconds come from the per-op time model (estimate_time.c), which runs
  * after this. */
-#include "estimate/estimate.h"
+#include "estimate/estimate_internal.h"
 
 #include <string.h>
 

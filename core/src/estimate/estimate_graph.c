@@ -3,7 +3,7 @@
  * MLA change them), shape expressions, and one op record per table row whose
  * conditions hold. Views share their base's storage, so a tensor saved by
  * several ops, or through several views, counts once. */
-#include "estimate/estimate.h"
+#include "estimate/estimate_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * replay of the stage's schedule up to the peak event (mo_est_peak_alive);
  * the activation tensors are those the plan keeps (per layer type and plan
  * segment); the listed bytes add up to the stage's peak. */
-#include "estimate/estimate.h"
+#include "estimate/estimate_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
  * of the buckets against capacity and the peak event, per layer before and
  * after, the cost, the assumptions; with explain, the formula and the
  * tensors behind each figure. */
-#include "estimate/estimate.h"
+#include "estimate/estimate_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
  *    input) instead of the gathered tensor it produced;
  *  - a swapped op's saved tensors go to host memory.
  * Storages are counted once, whichever op or view keeps them. */
-#include "estimate/estimate.h"
+#include "estimate/estimate_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -42,7 +42,7 @@
  * micro-batch's backward (and the gather the next forward): only what
  * exceeds it, and at least one bucket, is exposed. The optimizer step
  * reads and writes its local state at HBM bandwidth. */
-#include "estimate/estimate.h"
+#include "estimate/estimate_internal.h"
 
 #include <math.h>
 #include <string.h>

@@ -5,7 +5,7 @@
  * layer its tensors exist again, prefetched swap buffers are resident, and
  * FSDP's all-gathered weights (resident under PP, where reshard_after_forward
  * resolves to never) are held. */
-#include "estimate/estimate.h"
+#include "estimate/estimate_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

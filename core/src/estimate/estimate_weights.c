@@ -9,7 +9,7 @@
  * with data_parallel_shard 1 is Megatron-LM's DDP: nothing sharded but the
  * distributed optimizer's state, its buffers padded; Megatron's learned
  * position table and linear biases counted when the model says so. */
-#include "estimate/estimate.h"
+#include "estimate/estimate_internal.h"
 
 #include <math.h>
 #include <string.h>

@@ -17,7 +17,7 @@
  * tests/unit/test_calibration.c). Split / reshape / transpose are views
  * (MindSpore 2.3+ view ops). The residual add of a layer does not keep its
  * output: that tensor is the next layer's input and is counted there once. */
-#include "estimate/estimate.h"
+#include "estimate/estimate_internal.h"
 
 #define N(x) (sizeof(x) / sizeof(*(x)))
 #define AG MO_COMM_ALLGATHER

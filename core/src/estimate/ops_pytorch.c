@@ -26,7 +26,7 @@
  * Shapes: tsp = local tokens of a sequence-parallel tensor, tok = local
  * tokens (b * s / CP), q/kv/qkv = local projection widths (TP), f/f1 =
  * local FFN widths (f1 doubled for gated units), rt = routed tokens. */
-#include "estimate/estimate.h"
+#include "estimate/estimate_internal.h"
 
 #define N(x) (sizeof(x) / sizeof(*(x)))
 #define AG MO_COMM_ALLGATHER
