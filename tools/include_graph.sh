@@ -8,7 +8,9 @@
 # every other header in it is its own. When the core's objects are built
 # ($BUILD/obj/core/src, BUILD defaults to build), the same for the symbols
 # each core folder's objects take from another's: a function declared in
-# the wrong header cannot hide a cycle. Run by `make check`; by hand:
+# the wrong header cannot hide a cycle; and inside each core folder, the
+# circles of files that call each other (more than two fails). Run by
+# `make check`; by hand:
 #   sh tools/include_graph.sh        (from the repository root)
 set -eu
 cd "$(dirname "$0")/.."
@@ -98,5 +100,62 @@ if [ -d "$objdir" ] && command -v nm >/dev/null 2>&1; then
     echo "ok: no cycle in the link graph"
   fi
   rm -f "$edges.defs" "$edges.uses" "$edges.links" "$edges.loop"
+  # inside a folder, files that call each other in a circle: two may (a
+  # module and its helper), three or more are a knot to untangle
+  echo "circles of files inside a core folder (symbols each file takes from the next):"
+  if python3 - "$objdir" <<'EOF'
+import subprocess, sys, os, glob, collections
+objdir = sys.argv[1]
+status = 0
+for d in sorted(glob.glob(objdir + '/*/')):
+    # objects of sources that exist (a build dir may keep a moved file's)
+    objs = sorted(o for o in glob.glob(d + '*.o') if os.path.exists(
+        os.path.join('core/src', os.path.basename(d.rstrip('/')), os.path.basename(o)[:-2] + '.c')))
+    defs, uses = {}, collections.defaultdict(set)
+    for o in objs:
+        name = os.path.basename(o)[:-2]
+        out = subprocess.run(['nm', o], capture_output=True, text=True).stdout
+        for line in out.splitlines():
+            p = line.split()
+            if len(p) == 3 and p[1] in 'TDBR':
+                defs[p[2]] = name
+            elif len(p) == 2 and p[0] == 'U':
+                uses[name].add(p[1])
+    g = {os.path.basename(o)[:-2]: set() for o in objs}
+    for f, syms in uses.items():
+        for s in syms:
+            if s in defs and defs[s] != f:
+                g[f].add(defs[s])
+    # Tarjan
+    idx, low, on, st, out, n = {}, {}, set(), [], [], [0]
+    def sc(v):
+        idx[v] = low[v] = n[0]; n[0] += 1; st.append(v); on.add(v)
+        for w in g[v]:
+            if w not in idx:
+                sc(w); low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], idx[w])
+        if low[v] == idx[v]:
+            c = []
+            while True:
+                w = st.pop(); on.discard(w); c.append(w)
+                if w == v: break
+            out.append(sorted(c))
+    for v in sorted(g):
+        if v not in idx:
+            sc(v)
+    folder = os.path.basename(d.rstrip('/'))
+    for c in out:
+        if len(c) > 1:
+            print('  core/%s: %s' % (folder, ' <-> '.join(c)))
+        if len(c) > 2:
+            status = 1
+sys.exit(status)
+EOF
+  then
+    echo "ok: no circle of more than two files inside a core folder"
+  else
+    echo "FAIL: a circle of more than two files inside a core folder"; status=1
+  fi
 fi
 exit $status

@@ -1,4 +1,4 @@
-/* The Megatron-LM importer (core/src/model/import_megatron.c) on Megatron's
+/* The Megatron-LM importer (core/src/import/megatron*.c) on Megatron's
  * own functional-test model_config.yaml files (tests/data/megatron/, source
  * and commit in tests/data/megatron/SOURCES.md), on launch lines and
  * arguments files written here, and on hostile input. Every expectation is

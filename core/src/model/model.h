@@ -1,12 +1,16 @@
-/* model: the model a config is applied to (SPEC 4): its fields, its layer
- * types with their module paths, presets, and the readers of model files,
- * training YAMLs and Hugging Face config.json. */
+/* model: the model handle a config is applied to: its fields, its layer
+ * types with their module paths (layout.c), the `parallel` rules its
+ * settings follow (model_check.c), parameter counts (params.c), the preset
+ * and device tables (presets.c) and its canonical YAML and JSON forms
+ * (model_write.c). Reading models from files is import/'s; choosing the
+ * source (preset, model file, training YAML, Megatron arguments) is
+ * load/'s. */
 #ifndef MEMOPT_MODEL_H
 #define MEMOPT_MODEL_H
 
 #include "config/config.h"
 
-/* ---- model layouts (SPEC 4) ----------------------------------------------
+/* ---- model layouts ----------------------------------------------
  * A layer type is a tree of paths relative to the layer. Each path has a
  * kind and the index of its parent path (-1 for top level). Paths are
  * stored parent-before-child. */
@@ -66,7 +70,7 @@ struct mo_model {
 	mo_arena *arena;
 	const char *name;       /* preset name or file label */
 
-	/* model (SPEC 4 spelling) */
+	/* model (the model file's spelling) */
 	int64_t num_layers, mtp_num_layers;
 	int64_t hidden_size, ffn_hidden_size;
 	int64_t num_attention_heads, num_query_groups, kv_channels;
@@ -186,15 +190,6 @@ mo_attachment *mo_model_estimator_slot(const mo_model *m);
 pthread_mutex_t *mo_model_resolve_lock(const mo_model *m);
 mo_attachment *mo_model_resolve_slot(const mo_model *m);
 
-/* Reads a model from a parsed document: a model file (SPEC 4, either
- * spelling), a PyNative or graph-mode training YAML, or a Hugging Face
- * config.json. Returns 0 with *out set, 1 when the document holds no model,
- * -1 on a hard error. Diagnostics (type errors in model keys, `parallel`)
- * go to diags with the document's name as file. The model keeps no pointer
- * into doc after return except through m->doc when keep_doc is true. */
-int mo_model_from_doc(mo_model **out, mo_diags *diags, const mo_doc *doc,
-		      mo_error *err);
-
 /* A copy of m in its own arena: every field and what the model modules keep
  * beside them, the layouts rebuilt; no estimator or resolve memo, no source
  * document (those stay with m). NULL when out of memory. */
@@ -211,5 +206,154 @@ int64_t mo_model_etp(const mo_model *m);
 
 /* Builds types/type_of from the fields (call after any field change). */
 int mo_model_build_layout(mo_model *m, mo_error *err);
+
+/* ---- filling a model (the importers, import/) ------------------------------
+ * What an importer sets beside the fields: which fields the file gave, where,
+ * and which values it assumed; the typed items a model file is written in. */
+
+/* Every model field a file can set; positions are kept per field so the
+ * `parallel` rule can point at the offending key. */
+enum mo_mf {
+	MF_NUM_LAYERS,
+	MF_MTP,
+	MF_HIDDEN,
+	MF_FFN,
+	MF_HEADS,
+	MF_GROUPS,
+	MF_KV_CHANNELS,
+	MF_VOCAB,
+	MF_VOCAB_DIV,
+	MF_UNTIE,
+	MF_SEQ,
+	MF_NORM,
+	MF_ACT,
+	MF_ATTN,
+	MF_HDROP,
+	MF_ADROP,
+	MF_EXPERTS,
+	MF_TOPK,
+	MF_MOE_FFN,
+	MF_SHARED_FFN,
+	MF_FIRST_DENSE,
+	MF_MLA,
+	MF_Q_LORA,
+	MF_KV_LORA,
+	MF_QK_NOPE,
+	MF_QK_ROPE,
+	MF_V_HEAD,
+	MF_QK_LN,
+	MF_MBS,
+	MF_MBN,
+	MF_CDTYPE,
+	MF_PDTYPE,
+	MF_OPT,
+	MF_FRAMEWORK,
+	MF_WORLD,
+	MF_DP,
+	MF_DP_SHARD,
+	MF_TP,
+	MF_PP,
+	MF_VPP,
+	MF_EP,
+	MF_CP,
+	MF_SP,
+	MF_DISTOPT,
+	MF_STAGES,
+	MF_DEVICE,
+	MF_GBS, /* global_batch_size (ext) */
+	MF_GDTYPE, /* grads_dtype */
+	MF_POS_TYPE, /* position_embedding_type */
+	MF_MAX_POS,  /* max_position_embeddings */
+	MF_BIAS,     /* add_bias_linear */
+	MF_QKV_BIAS, /* add_qkv_bias */
+	MF_TE_IMPL,  /* transformer_impl */
+	MF_OVERLAP,  /* overlap_grad_reduce */
+	MF_ETP,      /* expert_tensor_parallel */
+	MF_GROUPED,  /* moe_grouped_gemm */
+	MF_GRAD_FUSION, /* gradient_accumulation_fusion */
+	MF_ROPE_FUSION, /* apply_rope_fusion */
+	MF_DISPATCHER, /* moe_token_dispatcher_type */
+	MF_ROUTER_DTYPE, /* moe_router_dtype */
+	MF_PERMUTE_FUSION, /* moe_permute_fusion */
+	MF_COUNT
+};
+
+/* Where a field came from: 1-based position of its value node (0 when
+ * not from a document) and the key path as written. */
+struct mo_model_pos {
+	int line, column;
+	const char *path;
+};
+
+struct mo_model_ext {
+	struct mo_model_pos pos[MF_COUNT];
+	int64_t global_batch_size; /* 0 = not given */
+	bool set[MF_COUNT];        /* the file gave the field */
+	bool mbn_derived;          /* micro_batch_num from global batch */
+	/* where each field's value came from when the file did not give it
+	 * (a model type's published default, a rule); NULL: memopt's own
+	 * default or derived (import/accounting.c lists them) */
+	const char *assumed_from[MF_COUNT];
+	struct mo_assumed *assumed;  /* the list, built once by the import */
+	size_t n_assumed;
+	const char *model_type;      /* the type or config class the file names */
+	bool graph_mode;             /* a graph-mode (context.mode 0) YAML */
+	bool dp_auto;              /* data parallel from the device count */
+	/* a Megatron import without a device count: --devices sets
+	 * data_parallel, the DDP shard degree (1) stays */
+	bool dp_follows_devices;
+	/* the estimator's graphs and memo for this model (estimate_cache.c),
+	 * shared by the threads estimating it; estimator_lock guards the slot */
+	pthread_mutex_t estimator_lock;
+	mo_attachment estimator_memo;
+	/* resolve's path info and match memo for this model (resolve/
+	 * path_memo.c); resolve_lock guards the slot */
+	pthread_mutex_t resolve_lock;
+	mo_attachment resolve_memo;
+};
+
+/* One value the import filled in: the field as the file would spell it,
+ * the value, and where the value comes from. */
+struct mo_assumed {
+	const char *path, *value, *source;
+};
+
+/* model_write.c: one model-file key and its value, as mo_model_to_yaml and the
+ * Megatron import write them (section by section, one writer). */
+enum { MO_IT_INT, MO_IT_BOOL, MO_IT_DBL, MO_IT_STR };
+enum { MO_SEC_MODEL, MO_SEC_TRAIN, MO_SEC_PAR, MO_NSEC };
+struct mo_item {
+	int sect, type;
+	const char *key;
+	int64_t i;
+	double d;
+	const char *s;
+};
+extern const char *const mo_sec_names[MO_NSEC]; /* "model", "training", "parallel" */
+/* `key: value` into w; a double as the shortest text that reads back the
+ * same value; strings are canonical enumeration values (plain-safe). */
+bool mo_model_write_item(struct mo_yaml_writer *w, const struct mo_item *it);
+
+/* Limits on values read from files (hostile input). */
+#define MO_MODEL_MAX_LAYERS 100000
+#define MO_MODEL_MAX_MTP 1000
+#define MO_MODEL_MAX_DEGREE 1048576
+
+/* model.c: a new model with memopt's defaults; NULL when out of memory. */
+mo_model *mo_model_alloc(const char *name);
+/* Fills derived defaults (kv_channels, groups, world size, ...). */
+void mo_model_derive(mo_model *m);
+/* a * b, saturating at INT64_MAX; both non-negative. */
+int64_t mo_model_mul(int64_t a, int64_t b);
+
+/* presets.c */
+/* Fills *out from a device preset name (case-insensitive). 0 or -1. */
+int mo_device_preset(mo_device *out, const char *name);
+size_t mo_device_preset_count(void);
+const char *mo_device_preset_name(size_t i);
+
+/* model_check.c: the name of a field as the diagnostics print it when
+ * the model has no position for it. */
+const char *mo_model_field_path(const mo_model *m, enum mo_mf f);
 
 #endif

@@ -1,27 +1,9 @@
 /* mo_check: the sequence every face runs (CLI, HTTP API, launcher), kept in
  * one place so the faces cannot drift. */
+#include "load/load.h"
 #include "resolve/resolve.h"
 
 #include <string.h>
-
-static int mo_check_model(mo_model **model, mo_diags *diags, const mo_config *c,
-			  const mo_input *in, mo_error *err)
-{
-	if (in->preset)
-		return mo_model_preset(model, in->preset, err);
-	if (in->model) {
-		int rc = mo_model_load(model, diags, in->model, in->model_len,
-				       in->model_name ? in->model_name : "<model>", in->limits, err);
-		if (rc == 1) {
-			mo_error_set(err, MO_ERR_USAGE, 0, 0, "%s holds no model",
-				     in->model_name ? in->model_name : "the model text");
-			return -1;
-		}
-		return rc < 0 ? -1 : 0;
-	}
-	int rc = mo_config_model(model, diags, c, err);
-	return rc < 0 ? -1 : 0;
-}
 
 int mo_check(mo_config **cfg, mo_model **model, mo_diags *diags, const mo_input *in,
 	     mo_error *err)
@@ -41,7 +23,7 @@ int mo_check(mo_config **cfg, mo_model **model, mo_diags *diags, const mo_input 
 		mo_diags_sort(diags);
 		return 0;
 	}
-	if (mo_check_model(model, diags, *cfg, in, err) != 0) {
+	if (mo_load_model(model, diags, *cfg, in, err) != 0) {
 		mo_config_free(*cfg);
 		*cfg = NULL;
 		return -1;

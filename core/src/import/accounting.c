@@ -1,11 +1,11 @@
 /* Every key of a model description is accounted for: read (the tables in
- * model_import.c and import_graph.c), known not to change the memory a
+ * model_file.c and graph_mode.c), known not to change the memory a
  * training step needs (the list below), known to change it in a way the
  * estimate does not model (`unmodelled`, named), or reported as
  * `unread-key` with its position. Every value the import fills in because
  * the file left it out is listed (mo_model_assumed), with where the value
  * comes from. */
-#include "model/model_internal.h"
+#include "import/import_internal.h"
 
 #include <stdio.h>
 #include <string.h>

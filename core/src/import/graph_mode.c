@@ -4,7 +4,7 @@
  * groups), `moe_config`, `offset` / `pp_interleave_num` (LayerSetting's
  * stage split), and the published defaults of the model type a
  * `use_legacy: False` file names. Sources: docs/model-import.md. */
-#include "model/model_internal.h"
+#include "import/import_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -87,18 +87,18 @@ void mo_model_graph_begin(struct mo_rd *r, const mo_node *root,
 	}
 }
 
-void mo_model_graph_key(struct mo_rd *r, int which, int64_t lo, int64_t hi,
+void mo_model_graph_key(struct mo_rd *r, enum mo_conv which, int64_t lo, int64_t hi,
 			const mo_node *v, const char *path)
 {
 	bool b;
 	int64_t i;
 	double d;
-	switch ((enum mo_graph_key)which) {
-	case GK_MULTIPLE_OF:
+	switch (which) {
+	case CV_MULOF:
 		if (mo_model_read_int(r, v, path, lo, hi, &r->multiple_of))
 			r->multiple_of_set = true;
 		break;
-	case GK_FFN_MULT:
+	case CV_FFNMULT:
 		if (mo_model_is_null(v))
 			break;
 		if (!mo_graph_number(v, &d) || d <= 0.0 || d > 64.0)
@@ -106,31 +106,33 @@ void mo_model_graph_key(struct mo_rd *r, int which, int64_t lo, int64_t hi,
 		else
 			r->ffn_mult = d, r->ffn_mult_set = true;
 		break;
-	case GK_MQA:
+	case CV_MQA:
 		if (mo_model_read_bool(r, v, path, &r->mqa))
 			r->mqa_set = true;
 		break;
-	case GK_MQ_GROUPS:
+	case CV_MQG:
 		if (mo_model_read_int(r, v, path, lo, hi, &i))
 			r->mq_groups = i;
 		break;
-	case GK_RMSNORM:
+	case CV_RMSNORM:
 		if (mo_model_read_bool(r, v, path, &b)) {
 			r->m->normalization = b ? "RMSNorm" : "LayerNorm";
 			mo_model_mark(r, MF_NORM, v, path);
 		}
 		break;
-	case GK_OFFSET:
+	case CV_OFFSET:
 		r->offset = v;
 		r->offset_path = path;
 		break;
-	case GK_INTERLEAVE:
+	case CV_PPI:
 		if (mo_model_read_int(r, v, path, lo, hi, &i))
 			r->interleave = i;
 		break;
-	case GK_GA_STEPS:
+	case CV_GA:
 		if (mo_model_read_int(r, v, path, lo, hi, &i))
 			r->ga_steps = i;
+		break;
+	default: /* the key table hands only the keys above to this reader */
 		break;
 	}
 }

@@ -4,45 +4,12 @@
  * + `optimizer`), the older graph-mode YAML (`model.model_config`,
  * `parallel_config`, `runner_config`) and a Hugging Face config.json (flat
  * keys). Unknown keys are ignored: real files carry many. */
-#include "model/model_internal.h"
+#include "import/import_internal.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-
-enum mo_conv {
-	CV_INT,     /* int64 field, range lo..hi */
-	CV_BOOL,    /* bool field */
-	CV_DBL,     /* double field, 0..1 */
-	CV_NORM,    /* normalization name */
-	CV_ACT,     /* hidden_act */
-	CV_ATTN,    /* attention: flash | eager */
-	CV_FLASH,   /* use_flash_attention: bool -> attention */
-	CV_DTYPE,   /* dtype names */
-	CV_FRAME,   /* framework */
-	CV_OPT,     /* optimizer: a name or {type: name} */
-	CV_TIE,     /* tie_word_embeddings: !untie */
-	CV_STAGES,  /* pipeline_parallel_layers_per_stage */
-	CV_DEVICE,  /* device preset name or mapping */
-	CV_NSHARED, /* n_shared_experts (count; x moe ffn) */
-	CV_GLU,     /* gated_linear_unit */
-	CV_MAXPOS,  /* max_position_embeddings (seq default) */
-	CV_DPREP,   /* data_parallel_replicate (multiplies dp) */
-	CV_DEGREE,  /* int >= 1 (or -1 for data_parallel_shard) */
-	CV_MULOF,   /* multiple_of (legacy FFN rounding) */
-	CV_FFNMULT, /* ffn_dim_multiplier (legacy FFN rounding) */
-	CV_MQA,     /* multi_query_attention (GLM) */
-	CV_MQG,     /* multi_query_group_num (GLM) */
-	CV_RMSNORM, /* rmsnorm: bool (GLM) */
-	CV_OFFSET,  /* offset: per-stage layer offsets (graph mode) */
-	CV_PPI,     /* pp_interleave_num (graph mode) */
-	CV_GA,      /* gradient_accumulation_steps */
-	CV_POSEMB,  /* position_embedding_type */
-	CV_TEIMPL,  /* transformer_impl */
-	CV_DISPATCH, /* moe_token_dispatcher_type */
-	CV_ACCUM    /* accumulate_allreduce_grads_in_fp32: grads_dtype */
-};
 
 struct mo_mkey {
 	const char *key;
@@ -179,63 +146,6 @@ static const struct mo_mkey *mo_model_key_find(const char *key)
 	return NULL;
 }
 
-void mo_model_type_err(struct mo_rd *r, const mo_node *v,
-			      const char *path, const char *want)
-{
-	mo_diags_add_at(r->diags, MO_SEV_ERROR, "type", r->file, v, path,
-			"%s must be %s, got %s", path, want,
-			mo_node_type_name(v));
-}
-
-bool mo_model_is_null(const mo_node *v)
-{
-	return v->kind == MO_NODE_SCALAR &&
-	       mo_scalar_resolve(v) == MO_SCALAR_NULL;
-}
-
-/* A string scalar (quoted or plain) or NULL. */
-const char *mo_model_str(const mo_node *v)
-{
-	if (v->kind != MO_NODE_SCALAR)
-		return NULL;
-	mo_scalar_type t = mo_scalar_resolve(v);
-	if (t != MO_SCALAR_STR)
-		return NULL;
-	if (strlen(v->value) != v->len)
-		return NULL;
-	return v->value;
-}
-
-bool mo_model_read_int(struct mo_rd *r, const mo_node *v,
-			      const char *path, int64_t lo, int64_t hi,
-			      int64_t *out)
-{
-	bool overflow = false;
-	int64_t x;
-	if (!mo_scalar_int(v, &x, &overflow) && !overflow) {
-		mo_model_type_err(r, v, path, "an integer");
-		return false;
-	}
-	if (overflow || x < lo || x > hi) {
-		mo_diags_add_at(r->diags, MO_SEV_ERROR, "type", r->file, v,
-				path, "%s must be an integer in [%lld, %lld]",
-				path, (long long)lo, (long long)hi);
-		return false;
-	}
-	*out = x;
-	return true;
-}
-
-bool mo_model_read_bool(struct mo_rd *r, const mo_node *v,
-			       const char *path, bool *out)
-{
-	if (!mo_scalar_bool(v, out)) {
-		mo_model_type_err(r, v, path, "a boolean");
-		return false;
-	}
-	return true;
-}
-
 static bool mo_model_read_dbl(struct mo_rd *r, const mo_node *v,
 			      const char *path, double *out)
 {
@@ -327,17 +237,6 @@ static const char *mo_model_read_enum(struct mo_rd *r, const mo_node *v,
 	return c;
 }
 
-void mo_model_mark(struct mo_rd *r, enum mo_mf f, const mo_node *v,
-			  const char *path)
-{
-	struct mo_model_ext *x = r->m->ext;
-	x->set[f] = true;
-	x->pos[f].line = v->line;
-	x->pos[f].column = v->column;
-	x->pos[f].path = mo_arena_strdup(r->m->arena, path);
-	if (!x->pos[f].path)
-		r->failed = true;
-}
 
 static int64_t *mo_model_int_field(mo_model *m, enum mo_mf f)
 {
@@ -656,7 +555,7 @@ static void mo_model_read_special(struct mo_rd *r, const struct mo_mkey *k,
 	case CV_OFFSET:
 	case CV_PPI:
 	case CV_GA:
-		mo_model_graph_key(r, k->conv - CV_MULOF, k->lo, k->hi, v, path);
+		mo_model_graph_key(r, (enum mo_conv)k->conv, k->lo, k->hi, v, path);
 		break;
 	case CV_STAGES:
 		mo_model_read_stages(r, v, path);
@@ -905,7 +804,7 @@ int mo_model_from_doc(mo_model **out, mo_diags *diags, const mo_doc *doc,
 /* A training YAML whose model_config names no architecture (the
  * `configs/general` templates: it comes from pretrained_model_dir's
  * config.json at run time). */
-static void mo_model_no_architecture(mo_diags *diags, const mo_doc *doc)
+void mo_model_no_architecture(mo_diags *diags, const mo_doc *doc)
 {
 	const mo_node *key = NULL;
 	const mo_node *model = mo_model_get_map(doc->root, "model");
@@ -925,15 +824,4 @@ static void mo_model_no_architecture(mo_diags *diags, const mo_doc *doc)
 				 "the run takes it from pretrained_model_dir "
 				 "(%.200s): pass its config.json with --model",
 				 ds);
-}
-
-int mo_config_model(mo_model **out, mo_diags *diags, const mo_config *c, mo_error *err)
-{
-	*out = NULL;
-	if (!c || !c->doc || !c->doc->root || !c->training_yaml)
-		return 1;
-	int rc = mo_model_from_doc(out, diags, c->doc, err);
-	if (rc == 1)
-		mo_model_no_architecture(diags, c->doc);
-	return rc;
 }

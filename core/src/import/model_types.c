@@ -4,7 +4,7 @@
  * field equal to the configuration class's default; a legacy file names
  * its config class in `type`. Each row cites the class it comes from
  * (MindSpore Transformers master f52743c unless said otherwise). */
-#include "model/model_internal.h"
+#include "import/import_internal.h"
 
 #include <strings.h>
 

@@ -1,0 +1,110 @@
+/* Private to the importers (the import/ files): the reader's state for one
+ * document, the key conversions, the helpers the readers share, and the
+ * published defaults of model types. */
+#ifndef MEMOPT_IMPORT_INTERNAL_H
+#define MEMOPT_IMPORT_INTERNAL_H
+
+#include "import/import.h"
+
+/* How a key's value is read (the key table in model_file.c). The keys of
+ * the graph-mode YAML's own rules (CV_MULOF .. CV_GA) are handed to
+ * graph_mode.c with their conversion, which it switches on. */
+enum mo_conv {
+	CV_INT,     /* int64 field, range lo..hi */
+	CV_BOOL,    /* bool field */
+	CV_DBL,     /* double field, 0..1 */
+	CV_NORM,    /* normalization name */
+	CV_ACT,     /* hidden_act */
+	CV_ATTN,    /* attention: flash | eager */
+	CV_FLASH,   /* use_flash_attention: bool -> attention */
+	CV_DTYPE,   /* dtype names */
+	CV_FRAME,   /* framework */
+	CV_OPT,     /* optimizer: a name or {type: name} */
+	CV_TIE,     /* tie_word_embeddings: !untie */
+	CV_STAGES,  /* pipeline_parallel_layers_per_stage */
+	CV_DEVICE,  /* device preset name or mapping */
+	CV_NSHARED, /* n_shared_experts (count; x moe ffn) */
+	CV_GLU,     /* gated_linear_unit */
+	CV_MAXPOS,  /* max_position_embeddings (seq default) */
+	CV_DPREP,   /* data_parallel_replicate (multiplies dp) */
+	CV_DEGREE,  /* int >= 1 (or -1 for data_parallel_shard) */
+	CV_MULOF,   /* multiple_of (legacy FFN rounding) */
+	CV_FFNMULT, /* ffn_dim_multiplier (legacy FFN rounding) */
+	CV_MQA,     /* multi_query_attention (GLM) */
+	CV_MQG,     /* multi_query_group_num (GLM) */
+	CV_RMSNORM, /* rmsnorm: bool (GLM) */
+	CV_OFFSET,  /* offset: per-stage layer offsets (graph mode) */
+	CV_PPI,     /* pp_interleave_num (graph mode) */
+	CV_GA,      /* gradient_accumulation_steps */
+	CV_POSEMB,  /* position_embedding_type */
+	CV_TEIMPL,  /* transformer_impl */
+	CV_DISPATCH, /* moe_token_dispatcher_type */
+	CV_ACCUM    /* accumulate_allreduce_grads_in_fp32: grads_dtype */
+};
+
+/* Published defaults of a model type (model_types.c): what a file that
+ * names the type and leaves a field out gets. 0 = no default. */
+struct mo_type_defaults {
+	const char *name;   /* model_type, or the legacy config class */
+	const char *source; /* the configuration class it comes from */
+	int64_t layers, hidden, ffn, heads, kv, head_dim, vocab, seq;
+	int64_t experts, topk, moe_ffn, n_shared, first_dense, mtp;
+	int64_t q_lora, kv_lora, qk_nope, qk_rope, v_head;
+	bool tied, qk_layernorm;
+	bool legacy_ffn;    /* FFN from multiple_of rounding when absent */
+	bool legacy_moe_ffn; /* experts use moe_config.moe_intermediate_size */
+};
+const struct mo_type_defaults *mo_model_type_find(const char *name);
+
+/* Reader state for one document (model_file.c, graph_mode.c,
+ * accounting.c). */
+struct mo_rd {
+	mo_model *m;
+	mo_diags *diags;
+	const char *file;
+	int64_t n_shared, dp_replicate, max_pos;
+	bool glu, glu_set, hf; /* hf: flat Hugging Face config */
+	bool failed;           /* out of memory */
+	/* graph-mode YAML */
+	bool graph, legacy;    /* legacy: not `use_legacy: False` */
+	bool layers_default;   /* the layer count is the type's default */
+	const struct mo_type_defaults *type;
+	const mo_node *model_at; /* model.model_config */
+	int64_t multiple_of, interleave, ga_steps, mq_groups;
+	double ffn_mult, shared_count;
+	bool ffn_mult_set, multiple_of_set, mqa, mqa_set, interleave_on;
+	int64_t moe_ffn, first_dense; /* moe_config, -1 when absent */
+	const mo_node *offset, *moe_at;
+	const char *offset_path;
+};
+
+/* read.c: helpers every reader shares. */
+void mo_model_type_err(struct mo_rd *r, const mo_node *v, const char *path,
+		       const char *want);
+bool mo_model_is_null(const mo_node *v);
+const char *mo_model_str(const mo_node *v);
+bool mo_model_read_int(struct mo_rd *r, const mo_node *v, const char *path,
+		       int64_t lo, int64_t hi, int64_t *out);
+bool mo_model_read_bool(struct mo_rd *r, const mo_node *v, const char *path,
+			bool *out);
+void mo_model_mark(struct mo_rd *r, enum mo_mf f, const mo_node *v,
+		   const char *path);
+
+/* graph_mode.c: the graph-mode YAML's own names and rules. */
+bool mo_model_graph_names_type(const mo_node *model_config);
+void mo_model_graph_begin(struct mo_rd *r, const mo_node *root,
+			  const mo_node *model_config);
+void mo_model_graph_key(struct mo_rd *r, enum mo_conv which, int64_t lo, int64_t hi,
+			const mo_node *v, const char *path);
+void mo_model_graph_moe(struct mo_rd *r, const mo_node *moe_config);
+void mo_model_graph_finish(struct mo_rd *r);
+
+/* accounting.c: every key accounted for, every default listed. */
+void mo_model_account_key(struct mo_rd *r, const mo_node *key,
+			  const mo_node *v, const char *path);
+void mo_model_assume(struct mo_rd *r, enum mo_mf f, const char *source);
+void mo_model_note_assumed(struct mo_rd *r);
+void mo_model_check_unmodelled(struct mo_rd *r, const mo_node *root);
+void mo_model_missing_layers(struct mo_rd *r, const mo_node *root);
+
+#endif

@@ -1,0 +1,541 @@
+/* Megatron-LM arguments: the diagnostics every part reports with, the
+ * arguments as flags with values and positions (from shell words or a
+ * functional-test model_config.yaml), reading one flag with argparse's
+ * rules, and every flag the model does not read accounted for. */
+#include "import/megatron_internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* ---- diagnostics ----------------------------------------------------------
+ */
+
+mo_diag *mo_megatron_diag(struct mo_megatron_import *g, mo_severity sev,
+				 const char *code, int line, int column,
+				 const char *path, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	mo_diag *d = mo_diags_vadd(g->diags, sev, code, g->file, line, column,
+				   path, fmt, ap);
+	va_end(ap);
+	return d;
+}
+
+void mo_megatron_fail(struct mo_megatron_import *g, mo_error_code code,
+			     int line, int column, const char *msg)
+{
+	if (!g->failed)
+		mo_error_set(g->err, code, line, column, "%s:%d:%d: %s",
+			     g->file, line, column, msg);
+	g->failed = true;
+}
+
+/* ---- arguments
+ * ---------------------------------------------------------------- */
+
+bool mo_megatron_is_flag(const char *w)
+{
+	return w[0] == '-' &&
+	       ((w[1] == '-' && w[2] != '\0') || (w[1] >= 'a' && w[1] <= 'z') ||
+		(w[1] >= 'A' && w[1] <= 'Z'));
+}
+
+struct mo_megatron_arg *mo_megatron_new_arg(struct mo_megatron_import *g,
+						   size_t *cap,
+						   const char *flag, int line,
+						   int column)
+{
+	if (g->n_args == *cap) {
+		size_t n = *cap ? *cap * 2 : 128;
+		struct mo_megatron_arg *args =
+		    mo_arena_alloc(g->arena, n * sizeof(*args));
+		if (!args) {
+			mo_megatron_fail(g, MO_ERR_NOMEM, line, column,
+					 "out of memory");
+			return NULL;
+		}
+		if (g->n_args)
+			memcpy(args, g->args, g->n_args * sizeof(*args));
+		g->args = args;
+		*cap = n;
+	}
+	struct mo_megatron_arg *a = &g->args[g->n_args++];
+	*a = (struct mo_megatron_arg){.flag = flag,
+				      .line = line,
+				      .column = column,
+				      .vline = line,
+				      .vcolumn = column};
+	return a;
+}
+
+void mo_megatron_add_value(struct mo_megatron_arg *a, const char *value,
+				  int line, int column)
+{
+	if (a->n_values == 0) {
+		a->value = value;
+		a->vline = line;
+		a->vcolumn = column;
+	} else if (a->n_values == 1) {
+		a->xline = line;
+		a->xcolumn = column;
+	}
+	a->n_values++;
+}
+
+/* `--flag value...` and `--flag=value` from words[from..]. A word before
+ * any flag is a stray value (unread-key). */
+static bool mo_megatron_words_to_args(struct mo_megatron_import *g, size_t from)
+{
+	size_t cap = 0;
+	struct mo_megatron_arg *cur = NULL;
+	for (size_t i = from; i < g->n_words; i++) {
+		const struct mo_megatron_word *w = &g->words[i];
+		if (!mo_megatron_is_flag(w->text)) {
+			if (cur)
+				mo_megatron_add_value(cur, w->text, w->line,
+						      w->column);
+			else
+				mo_megatron_diag(
+				    g, MO_SEV_WARNING, "unread-key", w->line,
+				    w->column, NULL,
+				    "'%.80s' is not a flag's value: not read",
+				    w->text);
+			continue;
+		}
+		const char *eq = strchr(w->text, '=');
+		const char *flag = eq ? mo_arena_strndup(g->arena, w->text,
+							 (size_t)(eq - w->text))
+				      : w->text;
+		if (!flag || !(cur = mo_megatron_new_arg(g, &cap, flag, w->line,
+							 w->column))) {
+			mo_megatron_fail(g, MO_ERR_NOMEM, w->line, w->column,
+					 "out of memory");
+			return false;
+		}
+		if (eq)
+			mo_megatron_add_value(cur, eq + 1, w->line,
+					      w->column +
+						  (int)(eq + 1 - w->text));
+	}
+	return true;
+}
+
+bool mo_megatron_ends_with_n(const char *s, size_t n, const char *tail)
+{
+	size_t t = strlen(tail);
+	return n >= t && memcmp(s + n - t, tail, t) == 0;
+}
+
+bool mo_megatron_ends_with(const char *s, const char *tail)
+{
+	return mo_megatron_ends_with_n(s, strlen(s), tail);
+}
+
+/* A launcher count: a positive integer, or a shell variable (unknown). */
+static int64_t mo_megatron_launcher_count(struct mo_megatron_import *g,
+					  const struct mo_megatron_word *w,
+					  const char *value)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(value, &end, 10);
+	if (strchr(value, '$') || !strcmp(value, "auto") ||
+	    !strcmp(value, "gpu") || !strcmp(value, "cpu") ||
+	    !strcmp(value, "xpu")) {
+		g->launcher_unknown =
+		    true; /* a shell variable, or torchrun's own count */
+		return 0;
+	}
+	if (errno || end == value || (*end && *end != ':') || v < 1 ||
+	    v > MO_MODEL_MAX_DEGREE) {
+		mo_megatron_diag(
+		    g, MO_SEV_ERROR, "type", w->line, w->column, w->text,
+		    "%s: '%.40s' is not a process or node count in [1, %d]",
+		    w->text, value, MO_MODEL_MAX_DEGREE);
+		return 0;
+	}
+	return v;
+}
+
+/* torchrun's (python -m torch.distributed.run's) --nproc-per-node and
+ * --nnodes, before the script. */
+static void mo_megatron_read_launcher(struct mo_megatron_import *g,
+				      size_t script)
+{
+	for (size_t i = 0; i < script; i++) {
+		const struct mo_megatron_word *w = &g->words[i];
+		const char *eq = strchr(w->text, '=');
+		size_t n = eq ? (size_t)(eq - w->text) : strlen(w->text);
+		const char *value =
+		    eq ? eq + 1 : (i + 1 < script ? g->words[i + 1].text : "");
+		bool procs =
+		    (n == 16 && (strncmp(w->text, "--nproc_per_node", n) == 0 ||
+				 strncmp(w->text, "--nproc-per-node", n) == 0));
+		bool nodes = n == 8 && strncmp(w->text, "--nnodes", n) == 0;
+		if (procs) {
+			g->launcher_procs =
+			    mo_megatron_launcher_count(g, w, value);
+			g->procs_line = w->line;
+			g->procs_column = w->column;
+		} else if (nodes) {
+			g->launcher_nodes =
+			    mo_megatron_launcher_count(g, w, value);
+		}
+	}
+}
+
+/* A launch line: the words after the first `*.py` are Megatron's; an
+ * arguments file (its first word a flag): every word is, a `*.py` value
+ * included. */
+bool mo_megatron_classify_words(struct mo_megatron_import *g)
+{
+	size_t script = g->n_words;
+	bool arguments_file =
+	    g->n_words > 0 && mo_megatron_is_flag(g->words[0].text);
+	for (size_t i = 0; i < g->n_words && !arguments_file; i++)
+		if (mo_megatron_ends_with(g->words[i].text, ".py")) {
+			script = i;
+			break;
+		}
+	if (script == g->n_words)
+		return mo_megatron_words_to_args(g, 0);
+	mo_megatron_read_launcher(g, script);
+	return mo_megatron_words_to_args(g, script + 1);
+}
+
+bool mo_megatron_read_words(struct mo_megatron_import *g,
+				   const char *text, size_t len)
+{
+	return mo_megatron_split_words(g, text, len) &&
+	       mo_megatron_classify_words(g);
+}
+
+/* ---- reading one flag
+ * ----------------------------------------------------------- */
+
+/* The last occurrence of a flag (argparse: the last one wins); every
+ * occurrence is marked read. */
+struct mo_megatron_arg *mo_megatron_find(struct mo_megatron_import *g,
+						const char *flag)
+{
+	struct mo_megatron_arg *last = NULL;
+	for (size_t i = 0; i < g->n_args; i++)
+		if (strcmp(g->args[i].flag, flag) == 0) {
+			g->args[i].used = true;
+			last = &g->args[i];
+		}
+	return last;
+}
+
+bool mo_megatron_flag(struct mo_megatron_import *g, const char *flag)
+{
+	struct mo_megatron_arg *a = mo_megatron_find(g, flag);
+	if (a && a->n_values > 0)
+		mo_megatron_diag(g, MO_SEV_ERROR, "type", a->vline, a->vcolumn,
+				 flag, "%s takes no value, got '%.40s'", flag,
+				 a->value);
+	return a != NULL;
+}
+
+/* The flag's one value, or NULL (absent, or an error reported). */
+const char *mo_megatron_value(struct mo_megatron_import *g,
+				     struct mo_megatron_arg *a)
+{
+	if (!a)
+		return NULL;
+	if (a->n_values == 0) {
+		mo_megatron_diag(g, MO_SEV_ERROR, "type", a->line, a->column,
+				 a->flag, "%s needs a value", a->flag);
+		return NULL;
+	}
+	if (a->n_values > 1) {
+		mo_megatron_diag(g, MO_SEV_ERROR, "type", a->xline, a->xcolumn,
+				 a->flag, "%s takes one value, got %zu",
+				 a->flag, a->n_values);
+		return NULL;
+	}
+	if (strchr(a->value, '$')) {
+		mo_megatron_diag(
+		    g, MO_SEV_ERROR, "type", a->vline, a->vcolumn, a->flag,
+		    "%s: '%.80s' is a shell variable; memopt needs its value",
+		    a->flag, a->value);
+		return NULL;
+	}
+	return a->value;
+}
+
+/* An integer flag in [lo, hi]; *src is the argument when it was read. */
+bool mo_megatron_int(struct mo_megatron_import *g, const char *flag,
+			    int64_t lo, int64_t hi, int64_t *out,
+			    const struct mo_megatron_arg **src)
+{
+	struct mo_megatron_arg *a = mo_megatron_find(g, flag);
+	const char *s = mo_megatron_value(g, a);
+	char *end;
+	if (!s)
+		return false;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (end == s || *end) {
+		mo_megatron_diag(g, MO_SEV_ERROR, "type", a->vline, a->vcolumn,
+				 flag, "%s must be an integer, got '%.40s'",
+				 flag, s);
+		return false;
+	}
+	if (errno == ERANGE || v < lo || v > hi) {
+		mo_megatron_diag(
+		    g, MO_SEV_ERROR, "type", a->vline, a->vcolumn, flag,
+		    "%s must be an integer in [%lld, %lld], got %.40s", flag,
+		    (long long)lo, (long long)hi, s);
+		return false;
+	}
+	*out = v;
+	if (src)
+		*src = a;
+	return true;
+}
+
+bool mo_megatron_double(struct mo_megatron_import *g, const char *flag,
+			       double *out, const struct mo_megatron_arg **src)
+{
+	struct mo_megatron_arg *a = mo_megatron_find(g, flag);
+	const char *s = mo_megatron_value(g, a);
+	char *end;
+	if (!s)
+		return false;
+	double v = strtod(s, &end);
+	if (end == s || *end || !(v >= 0.0 && v <= 1.0)) {
+		mo_megatron_diag(
+		    g, MO_SEV_ERROR, "type", a->vline, a->vcolumn, flag,
+		    "%s must be a number in [0, 1], got '%.40s'", flag, s);
+		return false;
+	}
+	*out = v;
+	*src = a;
+	return true;
+}
+
+/* A string flag whose value is one of `choices` (NULL-terminated). */
+const char *mo_megatron_choice(struct mo_megatron_import *g,
+				      const char *flag,
+				      const char *const *choices,
+				      const struct mo_megatron_arg **src)
+{
+	struct mo_megatron_arg *a = mo_megatron_find(g, flag);
+	const char *s = mo_megatron_value(g, a);
+	if (!s)
+		return NULL;
+	for (size_t i = 0; choices[i]; i++)
+		if (strcmp(s, choices[i]) == 0) {
+			*src = a;
+			return choices[i];
+		}
+	mo_diag *d = mo_megatron_diag(
+	    g, MO_SEV_ERROR, "type", a->vline, a->vcolumn, flag,
+	    "%s: '%.40s' is not one of Megatron's choices", flag, s);
+	size_t n = 0;
+	while (choices[n])
+		n++;
+	const char *best = mo_did_you_mean(s, choices, n);
+	if (d && best)
+		mo_diag_set_hint(g->diags, d, "did you mean '%s'?", best);
+	return NULL;
+}
+
+void mo_megatron_unmodelled(struct mo_megatron_import *g,
+				   const struct mo_megatron_arg *a,
+				   const char *what)
+{
+	mo_megatron_diag(g, MO_SEV_WARNING, "unmodelled", a->line, a->column,
+			 a->flag, "%s: not in the estimate: %s", a->flag, what);
+}
+
+/* ---- every other flag accounted for
+ * --------------------------------------------- */
+
+/* Flags that do not change what a training step keeps in device memory:
+ * logging, schedules, data, checkpoints, initialisation, numerics, fused
+ * kernels that keep the same tensors, router balancing. */
+static const char *const mo_megatron_irrelevant[] = {
+    "--use-mcore-models",
+    "--use-legacy-models",
+    "--distributed-backend",
+    "--distributed-timeout-minutes",
+    "--train-iters",
+    "--train-samples",
+    "--split",
+    "--mock-data",
+    "--tokenizer-model",
+    "--merge-file",
+    "--seed",
+    "--init-method-std",
+    "--weight-decay",
+    "--clip-grad",
+    "--norm-epsilon",
+    "--rotary-base",
+    "--rotary-percent",
+    "--rotary-scaling-factor",
+    "--rotary-seq-len-interpolation-factor",
+    "--mscale",
+    "--mscale-all-dim",
+    "--attention-softmax-in-fp32",
+    "--apply-query-key-layer-scaling",
+    "--deterministic-mode",
+    "--manual-gc",
+    "--manual-gc-interval",
+    "--no-check-for-nan-in-loss-and-grad",
+    "--check-for-nan-in-loss-and-grad",
+    "--use-persistent-ckpt-worker",
+    "--async-save",
+    "--exit-interval",
+    "--exit-duration-in-mins",
+    "--exit-signal-handler",
+    "--mtp-loss-scaling-factor",
+    "--moe-aux-loss-coeff",
+    "--moe-z-loss-coeff",
+    "--moe-router-load-balancing-type",
+    "--moe-router-score-function",
+    "--moe-router-pre-softmax",
+    "--moe-router-topk-scaling-factor",
+    "--moe-router-enable-expert-bias",
+    "--moe-router-bias-update-rate",
+    "--moe-router-group-topk",
+    "--moe-router-num-groups",
+    "--moe-input-jitter-eps",
+    "--use-cpu-initialization",
+    "--dataloader-type",
+    "--num-workers",
+    "--no-create-attention-mask-in-dataloader",
+    "--reset-position-ids",
+    "--reset-attention-mask",
+    "--eod-mask-loss",
+    "--calculate-per-token-loss",
+    "--ddp-average-in-collective",
+    "--decoupled-lr",
+    "--decoupled-min-lr",
+    "--num-dataset-builder-threads",
+    "--te-rng-tracker",
+    "--cross-entropy-loss-fusion",
+    "--cross-entropy-fusion-impl",
+    "--logging-level",
+    "--vocab-file",
+    "--init-model-with-meta-device",
+    "--use-flash-attn",
+    "--no-persist-layer-norm",
+    "--micro-batch-size",
+    NULL};
+
+static const char *const mo_megatron_irrelevant_prefixes[] = {
+    "--log",
+    "--lr",
+    "--min-lr",
+    "--save",
+    "--load",
+    "--eval-",
+    "--tensorboard",
+    "--wandb",
+    "--data-",
+    "--ckpt-",
+    "--dist-ckpt",
+    "--timing-",
+    "--adam-",
+    "--sgd-",
+    "--no-load",
+    "--no-save",
+    "--profile",
+    "--rerun-",
+    "--straggler",
+    "--use-dist-ckpt",
+    "--pretrained-checkpoint",
+    "--finetune",
+    "--override-opt",
+    "--ft-",
+    "--one-logger",
+    "--null-tokenizer-",
+    "--tokenizer-",
+    NULL};
+
+/* Flags that change device memory in a way the estimate does not model. */
+static const struct {
+	const char *flag, *what;
+} mo_megatron_unmodelled_flags[] = {
+    {"--overlap-param-gather",
+     "the all-gather buffers of overlapped parameter gathering"},
+    {"--fp8-format", "FP8 weights and activations"},
+    {"--fp8-recipe", "FP8 weights and activations"},
+    {"--fp8-param-gather", "FP8 parameters"},
+    {"--optimizer-cpu-offload", "optimizer states in host memory"},
+    {"--use-torch-fsdp2", "FSDP instead of DDP"},
+    {"--use-megatron-fsdp", "FSDP instead of DDP"},
+    {"--data-parallel-sharding-strategy", "FSDP instead of DDP"},
+    {"--cpu-offloading", "activation offloading"},
+    {"--fine-grained-activation-offloading", "activation offloading"},
+    {"--tp-comm-overlap", "the user buffers of TP communication overlap"},
+    {"--moe-expert-capacity-factor", "expert capacity padding"},
+    {"--moe-pad-expert-input-to-capacity", "expert capacity padding"},
+    {"--account-for-embedding-in-pipeline-split", "an uneven pipeline split"},
+    {"--account-for-loss-in-pipeline-split", "an uneven pipeline split"},
+    {"--decoder-first-pipeline-num-layers", "an uneven pipeline split"},
+    {"--decoder-last-pipeline-num-layers", "an uneven pipeline split"},
+    {"--pipeline-model-parallel-layout", "a custom pipeline layout"},
+    {"--cuda-graph-impl", "CUDA graphs' static buffers"},
+    {"--enable-cuda-graph", "CUDA graphs' static buffers"},
+    {"--external-cuda-graph", "CUDA graphs' static buffers"},
+    {"--num-distributed-optimizer-instances",
+     "several distributed optimizer instances"},
+    {"--overlap-param-gather-with-optimizer-step",
+     "overlapped parameter gathering"},
+    {"--use-precision-aware-optimizer",
+     "optimizer states in a lower precision"},
+    {"--main-params-dtype", "master parameters in another dtype"},
+    {"--exp-avg-dtype", "optimizer states in a lower precision"},
+    {"--exp-avg-sq-dtype", "optimizer states in a lower precision"},
+    {"--hybrid-override-pattern", "hybrid (Mamba) layers"},
+    {"--hybrid-layer-pattern", "hybrid (Mamba) layers"},
+    {"--moe-layer-recompute", "MoE layer recompute"},
+    {NULL, NULL}};
+
+static bool mo_megatron_known_irrelevant(const char *flag)
+{
+	for (size_t i = 0; mo_megatron_irrelevant[i]; i++)
+		if (strcmp(flag, mo_megatron_irrelevant[i]) == 0)
+			return true;
+	for (size_t i = 0; mo_megatron_irrelevant_prefixes[i]; i++)
+		if (strncmp(flag, mo_megatron_irrelevant_prefixes[i],
+			    strlen(mo_megatron_irrelevant_prefixes[i])) == 0)
+			return true;
+	/* --no-X-fusion / --X-fusion: fused kernels keep the same tensors
+	 * (--no-gradient-accumulation-fusion is read: a model key) */
+	return mo_megatron_ends_with(flag, "-fusion");
+}
+
+void mo_megatron_account(struct mo_megatron_import *g)
+{
+	for (size_t i = 0; i < g->n_args; i++) {
+		struct mo_megatron_arg *a = &g->args[i];
+		if (a->used)
+			continue;
+		size_t k = 0;
+		while (mo_megatron_unmodelled_flags[k].flag &&
+		       strcmp(mo_megatron_unmodelled_flags[k].flag, a->flag) !=
+			   0)
+			k++;
+		if (mo_megatron_unmodelled_flags[k].flag)
+			mo_megatron_unmodelled(
+			    g, a, mo_megatron_unmodelled_flags[k].what);
+		else if (!mo_megatron_known_irrelevant(a->flag))
+			mo_megatron_diag(
+			    g, MO_SEV_WARNING, "unread-key", a->line, a->column,
+			    a->flag,
+			    "%.200s: a Megatron flag memopt does not "
+			    "read (not known to "
+			    "leave memory unchanged)",
+			    a->flag);
+		a->used = true;
+	}
+}

@@ -1,0 +1,212 @@
+/* What a Megatron-LM user has is not a model file but the arguments of a
+ * run: a launch line (`torchrun ... pretrain_gpt.py --num-layers 32 ...`),
+ * an arguments file (one flag per line, or shell continuation lines), a
+ * training script as Megatron-LM ships them (flags in bash arrays, launched
+ * as `torchrun ${DISTRIBUTED_ARGS[@]} pretrain_gpt.py ${MODEL_ARGS[@]}`:
+ * a small, bounded expansion of assignments and `$NAME` forms, not a
+ * shell; see megatron_shell.c), or a functional-test
+ * model_config.yaml (its MODEL_ARGS mapping of `--flag: value`). These files
+ * read them with the semantics of Megatron's megatron/training/arguments.py
+ * (NVIDIA/Megatron-LM d98e8a64: the defaults where a flag is absent, the
+ * derived values, the flags it forces) and write the memopt model file they
+ * describe, each key with the flag it comes from in a comment. Every flag is
+ * accounted for: read, known not to change device memory, known to change it in
+ * a way the estimate does not model (`unmodelled`), or reported as `unread-key`
+ * with its position. mo_model_load reads such a text through here, so `--model
+ * FILE` and POST /api/v1/models/import take it as they take any model file.
+ * Sources and the flag table: docs/megatron-import.md.
+ *
+ * Private to the Megatron reader (the import/megatron*.c files): its state, the
+ * arguments, the items it writes, and what each of its files gives the
+ * others. */
+#ifndef MEMOPT_IMPORT_MEGATRON_INTERNAL_H
+#define MEMOPT_IMPORT_MEGATRON_INTERNAL_H
+
+#include "import/import_internal.h"
+
+#define MO_MG_MAX_ARGS 20000 /* flags and values in one text */
+#define MO_MG_MAX_TOKEN 4096 /* bytes in one argument */
+
+/* One flag as given: its first value (NULL when none), how many values
+ * followed it, and where the flag and its values are. */
+struct mo_megatron_arg {
+	const char *flag;
+	const char *value;
+	size_t n_values;
+	int line, column;   /* the flag */
+	int vline, vcolumn; /* its first value (the flag's when none) */
+	int xline, xcolumn; /* its second value */
+	bool used;
+};
+
+/* One shell word with its 1-based position. */
+struct mo_megatron_word {
+	const char *text;
+	int line, column;
+};
+
+/* A growing list of words. */
+struct mo_megatron_words {
+	struct mo_megatron_word *v;
+	size_t n, cap;
+};
+
+/* A training script's variable: a text (`NAME=value`) or an array
+ * (`NAME=( words )`, each word where it was written). */
+struct mo_megatron_var {
+	const char *name;
+	const char *value;
+	struct mo_megatron_words items;
+	bool array;
+};
+
+/* The reader's state for one text. */
+struct mo_megatron_import {
+	mo_arena *arena;
+	mo_diags *diags;
+	const char *file;
+	mo_error *err;
+	struct mo_megatron_arg *args;
+	size_t n_args;
+	struct mo_megatron_word *words;
+	size_t n_words;
+	int64_t launcher_procs, launcher_nodes; /* torchrun's, 0 = not given */
+	int procs_line, procs_column;
+	bool launcher_unknown; /* a launcher count is a shell variable */
+	bool quiet_world;      /* no warning for an unknown device count (the
+				* loader's model follows --devices) */
+	bool failed;	       /* out of memory or a limit (err set) */
+	struct mo_megatron_var *vars; /* a training script's */
+	size_t n_vars;
+	size_t expanded; /* bytes and words expansions made, all told */
+};
+
+/* A value the import writes, with the flag it comes from (NULL: a default
+ * or a derived value, said in `why`) and the model field it sets. */
+struct mo_megatron_item {
+	struct mo_item
+	    item;  /* section, key and value, as model_write.c writes them */
+	int field; /* enum mo_mf, -1 for the keys the model reader skips */
+	const struct mo_megatron_arg *src;
+	const char *why;
+};
+
+struct mo_megatron_out {
+	struct mo_megatron_item v[64];
+	size_t n;
+};
+
+/* What later parts need from earlier ones. */
+/* What later parts need from earlier ones. */
+struct mo_megatron_shape {
+	int64_t layers, hidden, heads, ffn, tp, pp, vpp;
+	bool swiglu;
+};
+
+/* The lexer of shell words (megatron_shell.c). */
+struct mo_megatron_lexer;
+
+/* megatron_args.c */
+mo_diag *mo_megatron_diag(struct mo_megatron_import *g, mo_severity sev,
+			  const char *code, int line, int column,
+			  const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 7, 8)));
+void mo_megatron_fail(struct mo_megatron_import *g, mo_error_code code,
+		      int line, int column, const char *msg);
+bool mo_megatron_is_flag(const char *w);
+struct mo_megatron_arg *mo_megatron_new_arg(struct mo_megatron_import *g,
+					    size_t *cap, const char *flag,
+					    int line, int column);
+void mo_megatron_add_value(struct mo_megatron_arg *a, const char *value,
+			   int line, int column);
+bool mo_megatron_ends_with_n(const char *s, size_t n, const char *tail);
+bool mo_megatron_ends_with(const char *s, const char *tail);
+bool mo_megatron_classify_words(struct mo_megatron_import *g);
+bool mo_megatron_read_words(struct mo_megatron_import *g, const char *text,
+			    size_t len);
+struct mo_megatron_arg *mo_megatron_find(struct mo_megatron_import *g,
+					 const char *flag);
+bool mo_megatron_flag(struct mo_megatron_import *g, const char *flag);
+const char *mo_megatron_value(struct mo_megatron_import *g,
+			      struct mo_megatron_arg *a);
+bool mo_megatron_int(struct mo_megatron_import *g, const char *flag, int64_t lo,
+		     int64_t hi, int64_t *out,
+		     const struct mo_megatron_arg **src);
+bool mo_megatron_double(struct mo_megatron_import *g, const char *flag,
+			double *out, const struct mo_megatron_arg **src);
+const char *mo_megatron_choice(struct mo_megatron_import *g, const char *flag,
+			       const char *const *choices,
+			       const struct mo_megatron_arg **src);
+void mo_megatron_unmodelled(struct mo_megatron_import *g,
+			    const struct mo_megatron_arg *a, const char *what);
+void mo_megatron_account(struct mo_megatron_import *g);
+
+/* megatron_shell.c */
+int mo_megatron_word(struct mo_megatron_import *g, struct mo_megatron_lexer *x,
+		     int *line, int *column);
+bool mo_megatron_split_words(struct mo_megatron_import *g, const char *text,
+			     size_t len);
+bool mo_megatron_read_script(struct mo_megatron_import *g, const char *text,
+			     size_t len);
+bool mo_megatron_is_script(const char *text, size_t len);
+bool mo_megatron_read_model_config(struct mo_megatron_import *g,
+				   const mo_doc *doc);
+
+/* megatron_model.c */
+void mo_megatron_read_shape(struct mo_megatron_import *g,
+			    struct mo_megatron_out *o,
+			    struct mo_megatron_shape *s);
+void mo_megatron_read_vocab(struct mo_megatron_import *g,
+			    struct mo_megatron_out *o);
+void mo_megatron_put_flag(struct mo_megatron_import *g,
+			  struct mo_megatron_out *o, int section,
+			  const char *key, const char *flag, int field,
+			  const char *why);
+void mo_megatron_read_positions(struct mo_megatron_import *g,
+				struct mo_megatron_out *o);
+void mo_megatron_read_layer(struct mo_megatron_import *g,
+			    struct mo_megatron_out *o,
+			    const struct mo_megatron_shape *s,
+			    const char **impl_out,
+			    const struct mo_megatron_arg **impl_src);
+void mo_megatron_read_mla(struct mo_megatron_import *g,
+			  struct mo_megatron_out *o);
+void mo_megatron_read_training(struct mo_megatron_import *g,
+			       struct mo_megatron_out *o, const char *impl,
+			       const struct mo_megatron_arg *impl_src);
+
+/* megatron_moe.c */
+void mo_megatron_read_moe(struct mo_megatron_import *g,
+			  struct mo_megatron_out *o,
+			  const struct mo_megatron_shape *s);
+void mo_megatron_read_dispatch(struct mo_megatron_import *g,
+			       struct mo_megatron_out *o);
+
+/* megatron_layout.c */
+void mo_megatron_read_parallel(struct mo_megatron_import *g,
+			       struct mo_megatron_out *o,
+			       struct mo_megatron_shape *s, int64_t devices);
+
+/* megatron_recompute.c */
+void mo_megatron_read_recompute(struct mo_megatron_import *g,
+				const struct mo_megatron_shape *s, int64_t vpp);
+
+/* megatron_write.c */
+void mo_megatron_put_int(struct mo_megatron_out *o, int section,
+			 const char *key, int64_t v, int field,
+			 const struct mo_megatron_arg *src, const char *why);
+void mo_megatron_put_bool(struct mo_megatron_out *o, int section,
+			  const char *key, bool v, int field,
+			  const struct mo_megatron_arg *src, const char *why);
+void mo_megatron_put_double(struct mo_megatron_out *o, int section,
+			    const char *key, double v, int field,
+			    const struct mo_megatron_arg *src, const char *why);
+void mo_megatron_put_str(struct mo_megatron_out *o, int section,
+			 const char *key, const char *v, int field,
+			 const struct mo_megatron_arg *src, const char *why);
+int mo_megatron_write_yaml(const struct mo_megatron_out *o, mo_buf *body,
+			   mo_error *err);
+bool mo_megatron_annotate(const struct mo_megatron_out *o, const mo_buf *body,
+			  const char *name, mo_buf *dst);
+
+#endif

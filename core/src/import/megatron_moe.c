@@ -1,0 +1,102 @@
+/* Megatron-LM arguments: mixture of experts (experts, router, shared
+ * experts, dense layers first, the token dispatcher). */
+#include "import/megatron_internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* --moe-layer-freq: 1 (every layer), or ([0]*K+[1]*N) (K dense layers
+ * first). Other patterns are not a first_k_dense_replace. */
+static void mo_megatron_read_layer_freq(struct mo_megatron_import *g,
+					struct mo_megatron_out *o,
+					int64_t layers)
+{
+	struct mo_megatron_arg *a = mo_megatron_find(g, "--moe-layer-freq");
+	const char *s = mo_megatron_value(g, a);
+	long long dense = 0, moe = 0;
+	int n = 0;
+	if (!s || strcmp(s, "1") == 0)
+		return;
+	if (sscanf(s, "([0]*%lld+[1]*%lld)%n", &dense, &moe, &n) == 2 &&
+	    s[n] == '\0' && dense >= 0 && moe >= 0 &&
+	    dense <= MO_MODEL_MAX_LAYERS && moe <= MO_MODEL_MAX_LAYERS &&
+	    dense + moe == layers) {
+		mo_megatron_put_int(o, MO_SEC_MODEL, "first_k_dense_replace",
+				    dense, MF_FIRST_DENSE, a, NULL);
+		return;
+	}
+	mo_megatron_unmodelled(
+	    g, a, "a MoE layer pattern other than K dense layers first");
+}
+
+void mo_megatron_read_moe(struct mo_megatron_import *g,
+				 struct mo_megatron_out *o,
+				 const struct mo_megatron_shape *s)
+{
+	const struct mo_megatron_arg *a = NULL;
+	int64_t experts = 0, v;
+	if (!mo_megatron_int(g, "--num-experts", 0, 1 << 20, &experts, &a) ||
+	    experts == 0) {
+		mo_megatron_find(g, "--moe-router-topk");
+		mo_megatron_find(g, "--moe-ffn-hidden-size");
+		return;
+	}
+	mo_megatron_put_int(o, MO_SEC_MODEL, "num_moe_experts", experts,
+			    MF_EXPERTS, a, NULL);
+	a = NULL;
+	if (!mo_megatron_int(g, "--moe-router-topk", 1, 1 << 20, &v, &a))
+		v = 2;
+	mo_megatron_put_int(o, MO_SEC_MODEL, "moe_router_topk", v, MF_TOPK, a,
+			    "default 2");
+	a = NULL;
+	if (!mo_megatron_int(g, "--moe-ffn-hidden-size", 1, 1 << 26, &v, &a))
+		v = s->ffn;
+	mo_megatron_put_int(o, MO_SEC_MODEL, "moe_ffn_hidden_size", v,
+			    MF_MOE_FFN, a, "default ffn_hidden_size");
+	if (mo_megatron_int(g, "--moe-shared-expert-intermediate-size", 0,
+			    1 << 26, &v, &a))
+		mo_megatron_put_int(o, MO_SEC_MODEL,
+				    "moe_shared_expert_intermediate_size", v,
+				    MF_SHARED_FFN, a, NULL);
+	mo_megatron_read_layer_freq(g, o, s->layers);
+}
+
+/* The MoE token dispatcher, router dtype and fused permutation
+ * (arguments.py at 11debfa7: --moe-token-dispatcher-type choices
+ * allgather, alltoall, flex, default allgather; --moe-router-dtype fp32 or
+ * fp64, default None: the input's dtype; --moe-permute-fusion store_true):
+ * what the alltoall dispatcher keeps of its last micro-batch. */
+void mo_megatron_read_dispatch(struct mo_megatron_import *g,
+				      struct mo_megatron_out *o)
+{
+	static const char *const dispatchers[] = {"allgather", "alltoall",
+						  "flex", NULL};
+	static const char *const router_dtypes[] = {"fp32", "fp64", NULL};
+	const struct mo_megatron_arg *a = NULL;
+	const char *d = mo_megatron_choice(g, "--moe-token-dispatcher-type",
+					   dispatchers, &a);
+	if (d && strcmp(d, "allgather") != 0)
+		mo_megatron_put_str(o, MO_SEC_TRAIN,
+				    "moe_token_dispatcher_type", d,
+				    MF_DISPATCHER, a, NULL);
+	a = NULL;
+	const char *r =
+	    mo_megatron_choice(g, "--moe-router-dtype", router_dtypes, &a);
+	if (r && strcmp(r, "fp32") == 0)
+		mo_megatron_put_str(o, MO_SEC_TRAIN, "moe_router_dtype",
+				    "float32", MF_ROUTER_DTYPE, a, NULL);
+	else if (r)
+		mo_megatron_unmodelled(g, a,
+				       "the fp64 router's probabilities the "
+				       "alltoall dispatcher keeps (counted in "
+				       "the compute dtype)");
+	if (mo_megatron_flag(g, "--moe-permute-fusion"))
+		mo_megatron_put_bool(o, MO_SEC_TRAIN, "moe_permute_fusion",
+				     true, MF_PERMUTE_FUSION,
+				     mo_megatron_find(g, "--moe-permute-fusion"),
+				     NULL);
+}

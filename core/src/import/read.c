@@ -1,0 +1,76 @@
+/* The readers' shared helpers (model_file.c, graph_mode.c, accounting.c):
+ * a value read as an integer, boolean or string with the `type` finding at
+ * its position when it is not one, and a field marked as given by the
+ * file. */
+#include "import/import_internal.h"
+
+#include <string.h>
+
+void mo_model_type_err(struct mo_rd *r, const mo_node *v,
+			      const char *path, const char *want)
+{
+	mo_diags_add_at(r->diags, MO_SEV_ERROR, "type", r->file, v, path,
+			"%s must be %s, got %s", path, want,
+			mo_node_type_name(v));
+}
+
+bool mo_model_is_null(const mo_node *v)
+{
+	return v->kind == MO_NODE_SCALAR &&
+	       mo_scalar_resolve(v) == MO_SCALAR_NULL;
+}
+
+/* A string scalar (quoted or plain) or NULL. */
+const char *mo_model_str(const mo_node *v)
+{
+	if (v->kind != MO_NODE_SCALAR)
+		return NULL;
+	mo_scalar_type t = mo_scalar_resolve(v);
+	if (t != MO_SCALAR_STR)
+		return NULL;
+	if (strlen(v->value) != v->len)
+		return NULL;
+	return v->value;
+}
+
+bool mo_model_read_int(struct mo_rd *r, const mo_node *v,
+			      const char *path, int64_t lo, int64_t hi,
+			      int64_t *out)
+{
+	bool overflow = false;
+	int64_t x;
+	if (!mo_scalar_int(v, &x, &overflow) && !overflow) {
+		mo_model_type_err(r, v, path, "an integer");
+		return false;
+	}
+	if (overflow || x < lo || x > hi) {
+		mo_diags_add_at(r->diags, MO_SEV_ERROR, "type", r->file, v,
+				path, "%s must be an integer in [%lld, %lld]",
+				path, (long long)lo, (long long)hi);
+		return false;
+	}
+	*out = x;
+	return true;
+}
+
+bool mo_model_read_bool(struct mo_rd *r, const mo_node *v,
+			       const char *path, bool *out)
+{
+	if (!mo_scalar_bool(v, out)) {
+		mo_model_type_err(r, v, path, "a boolean");
+		return false;
+	}
+	return true;
+}
+
+void mo_model_mark(struct mo_rd *r, enum mo_mf f, const mo_node *v,
+			  const char *path)
+{
+	struct mo_model_ext *x = r->m->ext;
+	x->set[f] = true;
+	x->pos[f].line = v->line;
+	x->pos[f].column = v->column;
+	x->pos[f].path = mo_arena_strdup(r->m->arena, path);
+	if (!x->pos[f].path)
+		r->failed = true;
+}
