@@ -2,8 +2,11 @@
 """Byte-compares the HTTP API answers of two memopt binaries over a corpus:
 every YAML under tests/ and examples/ (the real configs of
 tests/data/real-configs among them), through each route, with several model
-choices. A refactoring must change no answer, and this shows it: run it with
-the binary of the commit before and the binary after.
+choices; and every model text under tests/data/megatron,
+tests/fuzz/corpus/model, tests/golden (*model*) and examples (*.json)
+(Megatron arguments, model files, HF config.json) imported and used as the
+model of two small configs. A refactoring must change no answer, and this
+shows it: run it with the binary of the commit before and the binary after.
 
     /usr/bin/python3 tools/compare_answers.py OLD/memopt NEW/memopt [--routes a,b]
 
@@ -26,9 +29,9 @@ def serve(binary):
     return p, line.split("listening on ", 1)[1].strip()
 
 
-def post(base, route, body):
+def post(base, route, body, content_type="application/json"):
     rq = urllib.request.Request(base + "/api/v1/" + route, data=body,
-                                headers={"Content-Type": "application/json"})
+                                headers={"Content-Type": content_type})
     try:
         with urllib.request.urlopen(rq, timeout=120) as r:
             return r.status, r.read()
@@ -41,6 +44,48 @@ def corpus(root):
     for pat in ("tests/**/*.yaml", "tests/**/*.yml", "examples/**/*.yaml"):
         files += glob.glob(os.path.join(root, pat), recursive=True)
     return sorted(f for f in files if "node_modules" not in f)
+
+
+def model_corpus(root):
+    """Model texts the loader reads (Megatron arguments and scripts, model
+    files, training YAMLs, HF config.json), sent as "model" beside a few
+    configs and alone to /api/v1/models/import."""
+    files = []
+    for pat in ("tests/data/megatron/*", "tests/fuzz/corpus/model/*", "tests/golden/**/*model*",
+                "examples/**/*.json"):
+        files += glob.glob(os.path.join(root, pat), recursive=True)
+    return sorted(f for f in files if os.path.isfile(f))
+
+
+MODEL_CONFIGS = ["recompute:\n  select_module:\n    '.*mlp': [0-1]\n",
+                 "swap:\n  layer_swap:\n    - layers: [0]\n"]
+MODEL_ROUTES = ["validate", "estimate", "layout"]
+
+
+def compare_models(root, bo, bn):
+    n = diff = 0
+    for f in model_corpus(root):
+        with open(f, "rb") as fh:
+            raw = fh.read()
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        ct = "application/json" if f.endswith(".json") else "application/yaml"
+        a, b = post(bo, "models/import", raw, ct), post(bn, "models/import", raw, ct)
+        n += 1
+        if a != b:
+            diff += 1
+            print("DIFF models/import %s: %d vs %d" % (os.path.relpath(f, root), a[0], b[0]))
+        for cfg in MODEL_CONFIGS:
+            data = json.dumps({"config": cfg, "model": text, "devices": 8}).encode()
+            for route in MODEL_ROUTES:
+                a, b = post(bo, route, data), post(bn, route, data)
+                n += 1
+                if a != b:
+                    diff += 1
+                    print("DIFF %s model=%s: %d vs %d" % (route, os.path.relpath(f, root), a[0], b[0]))
+    return n, diff
 
 
 def main():
@@ -71,6 +116,8 @@ def main():
                     if a != b:
                         diff += 1
                         print("DIFF %s %s model=%s: %d vs %d" % (route, os.path.relpath(f, root), model, a[0], b[0]))
+        mn, md = compare_models(root, bo, bn)
+        n += mn; diff += md
     finally:
         po.terminate(); pn.terminate()
     print("%d answers compared, %d differ" % (n, diff))

@@ -87,8 +87,11 @@ bool mo_model_read_int(struct mo_rd *r, const mo_node *v, const char *path,
 		       int64_t lo, int64_t hi, int64_t *out);
 bool mo_model_read_bool(struct mo_rd *r, const mo_node *v, const char *path,
 			bool *out);
+/* The file gave field f: at v (mo_model_mark) or at line, column, under
+ * the key path `path`. */
 void mo_model_mark(struct mo_rd *r, enum mo_mf f, const mo_node *v,
 		   const char *path);
+void mo_model_mark_at(struct mo_rd *r, enum mo_mf f, int line, int column, const char *path);
 
 /* graph_mode.c: the graph-mode YAML's own names and rules. */
 bool mo_model_graph_names_type(const mo_node *model_config);
@@ -106,5 +109,16 @@ void mo_model_assume(struct mo_rd *r, enum mo_mf f, const char *source);
 void mo_model_note_assumed(struct mo_rd *r);
 void mo_model_check_unmodelled(struct mo_rd *r, const mo_node *root);
 void mo_model_missing_layers(struct mo_rd *r, const mo_node *root);
+
+/* model_file.c: a model filled from an importer's typed items (the keys
+ * and sections of a model file, mo_model_write_item's), each through the
+ * same store as a document's key, with where it was written (a finding
+ * points there; 0 when from a default). Returns 0 with *out set, or -1. */
+struct mo_import_item {
+	const struct mo_item *item;
+	int line, column;
+};
+int mo_model_from_items(mo_model **out, mo_diags *diags, const struct mo_import_item *v,
+			size_t n, const char *name, mo_error *err);
 
 #endif

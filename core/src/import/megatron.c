@@ -224,14 +224,24 @@ static bool mo_megatron_positions(mo_model *m, const struct mo_megatron_out *o)
 	return true;
 }
 
+/* The model the items describe, each value at the flag it comes from. */
+static int mo_megatron_fill(mo_model **out, const struct mo_megatron_import *g,
+			    const struct mo_megatron_out *o)
+{
+	const struct mo_megatron_item *order[64];
+	struct mo_import_item v[64];
+	size_t n = mo_megatron_order(o, order);
+	for (size_t i = 0; i < n; i++)
+		v[i] = (struct mo_import_item){&order[i]->item, order[i]->src ? order[i]->src->line : 0,
+					       order[i]->src ? order[i]->src->column : 0};
+	return mo_model_from_items(out, g->diags, v, n, g->file, g->err);
+}
+
 int mo_model_load_megatron(mo_model **out, mo_diags *diags, const char *text,
 			   size_t len, const char *name, const mo_limits *lim,
 			   mo_error *err)
 {
 	struct mo_megatron_out o = {.n = 0};
-	mo_doc *doc = NULL;
-	mo_buf body;
-	int rc;
 	*out = NULL;
 	struct mo_megatron_import g = {.arena = mo_arena_new(),
 				       .diags = diags,
@@ -242,32 +252,18 @@ int mo_model_load_megatron(mo_model **out, mo_diags *diags, const char *text,
 		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		return -1;
 	}
-	mo_buf_init(&body, 0);
-	rc = mo_megatron_run(&g, &o, text, len, 0, lim);
+	int rc = mo_megatron_run(&g, &o, text, len, 0, lim);
 	if (rc == 1)
 		mo_error_set(err, MO_ERR_INVALID, 0, 0,
 			     "%s: the Megatron arguments do not parse", g.file);
-	if (rc != 0 || mo_megatron_write_yaml(&o, &body, err) != 0)
-		goto out_fail;
-	/* the written file parses: it is memopt's own text */
-	if (mo_yaml_parse(&doc, diags, body.data, body.len, g.file, lim, err) !=
-		0 ||
-	    !doc)
-		goto out_fail;
-	rc = mo_model_from_doc(out, diags, doc, err);
+	if (rc == 0)
+		rc = mo_megatron_fill(out, &g, &o);
 	if (rc == 0 && !mo_megatron_positions(*out, &o)) {
 		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		mo_model_free(*out);
 		*out = NULL;
 		rc = -1;
 	}
-	mo_doc_free(doc);
-	mo_buf_free(&body);
 	mo_arena_free(g.arena);
 	return rc == 0 ? 0 : -1;
-out_fail:
-	mo_doc_free(doc);
-	mo_buf_free(&body);
-	mo_arena_free(g.arena);
-	return -1;
 }

@@ -192,6 +192,9 @@ void mo_megatron_read_recompute(struct mo_megatron_import *g,
 				const struct mo_megatron_shape *s, int64_t vpp);
 
 /* megatron_write.c */
+/* The items in the order they are written (section by section) into
+ * order (room for 64); returns how many. */
+size_t mo_megatron_order(const struct mo_megatron_out *o, const struct mo_megatron_item **order);
 void mo_megatron_put_int(struct mo_megatron_out *o, int section,
 			 const char *key, int64_t v, int field,
 			 const struct mo_megatron_arg *src, const char *why);

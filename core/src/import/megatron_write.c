@@ -73,7 +73,7 @@ void mo_megatron_put_str(struct mo_megatron_out *o, int section,
 }
 
 /* The items in the order they are written (section by section). */
-static size_t mo_megatron_order(const struct mo_megatron_out *o,
+size_t mo_megatron_order(const struct mo_megatron_out *o,
 				const struct mo_megatron_item **order)
 {
 	size_t n = 0;

@@ -7,6 +7,7 @@
 #include "import/import_internal.h"
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -146,28 +147,6 @@ static const struct mo_mkey *mo_model_key_find(const char *key)
 	return NULL;
 }
 
-static bool mo_model_read_dbl(struct mo_rd *r, const mo_node *v,
-			      const char *path, double *out)
-{
-	double x;
-	int64_t i;
-	bool overflow;
-	if (mo_scalar_float(v, &x)) {
-	} else if (mo_scalar_int(v, &i, &overflow)) {
-		x = (double)i;
-	} else {
-		mo_model_type_err(r, v, path, "a number");
-		return false;
-	}
-	if (!(x >= 0.0 && x <= 1.0)) {
-		mo_diags_add_at(r->diags, MO_SEV_ERROR, "type", r->file, v,
-				path, "%s must be a number in [0, 1]", path);
-		return false;
-	}
-	*out = x;
-	return true;
-}
-
 /* Case-insensitive lookup of s in a NULL-terminated list of
  * {spelling, canonical} pairs. */
 static const char *mo_model_canon(const char *s, const char *const *pairs)
@@ -223,20 +202,6 @@ static const char *mo_model_opt_name(const char *s)
 		return "adamw";
 	return NULL;
 }
-
-static const char *mo_model_read_enum(struct mo_rd *r, const mo_node *v,
-				      const char *path,
-				      const char *const *names,
-				      const char *want)
-{
-	const char *s = mo_model_str(v);
-	const char *c = s ? mo_model_canon(s, names) : NULL;
-	if (!c)
-		mo_diags_add_at(r->diags, MO_SEV_ERROR, "type", r->file, v,
-				path, "%s must be %s", path, want);
-	return c;
-}
-
 
 static int64_t *mo_model_int_field(mo_model *m, enum mo_mf f)
 {
@@ -494,59 +459,12 @@ static void mo_model_read_opt(struct mo_rd *r, const mo_node *v,
 	mo_model_mark(r, MF_OPT, t, path);
 }
 
-/* Special conversions that are not a plain field store. */
+/* The conversions of a document's value that are not one typed value (a
+ * list of stage layers, a device, the graph-mode YAML's own keys). */
 static void mo_model_read_special(struct mo_rd *r, const struct mo_mkey *k,
 				  const mo_node *v, const char *path)
 {
-	mo_model *m = r->m;
-	bool b;
-	int64_t i;
 	switch (k->conv) {
-	case CV_FLASH:
-		if (mo_model_read_bool(r, v, path, &b)) {
-			m->attention = b ? "flash" : "eager";
-			mo_model_mark(r, MF_ATTN, v, path);
-		}
-		break;
-	case CV_TIE:
-		if (mo_model_read_bool(r, v, path, &b)) {
-			m->untie_embeddings_and_output_weights = !b;
-			mo_model_mark(r, MF_UNTIE, v, path);
-		}
-		break;
-	case CV_GLU:
-		if (mo_model_read_bool(r, v, path, &b)) {
-			r->glu = b;
-			r->glu_set = true;
-		}
-		break;
-	case CV_NSHARED:
-		if (mo_model_read_int(r, v, path, k->lo, k->hi, &i))
-			r->n_shared = i;
-		break;
-	case CV_MAXPOS: /* the table's rows, and the sequence length of a file
-			 * that gives none (Hugging Face) */
-		if (mo_model_read_int(r, v, path, k->lo, k->hi, &i)) {
-			r->max_pos = i;
-			m->max_position_embeddings = i;
-			mo_model_mark(r, MF_MAX_POS, v, path);
-		}
-		break;
-	case CV_ACCUM: /* Megatron's flag for fp32 main_grad buffers: the
-			* same state as grads_dtype float32 (false: the
-			* parameters' dtype) */
-		if (mo_model_read_bool(r, v, path, &b)) {
-			m->grads_dtype = b ? "float32" : NULL;
-			mo_model_mark(r, MF_GDTYPE, v, path);
-		}
-		break;
-	case CV_DPREP:
-		if (mo_model_read_int(r, v, path, k->lo, k->hi, &i))
-			r->dp_replicate = i;
-		break;
-	case CV_OPT:
-		mo_model_read_opt(r, v, path);
-		break;
 	case CV_MULOF:
 	case CV_FFNMULT:
 	case CV_MQA:
@@ -591,40 +509,217 @@ static const char *mo_model_enum_want(int conv, const char *const **names)
 	}
 }
 
-static void mo_model_read_key(struct mo_rd *r, const struct mo_mkey *k,
-			      const mo_node *v, const char *path)
+/* The type of value a conversion takes (MO_IT_*), -1 for the ones
+ * mo_model_read_special reads from the document itself. */
+static int mo_model_conv_type(int conv)
+{
+	switch (conv) {
+	case CV_INT:
+	case CV_DEGREE:
+	case CV_NSHARED:
+	case CV_MAXPOS:
+	case CV_DPREP:
+		return MO_IT_INT;
+	case CV_BOOL:
+	case CV_FLASH:
+	case CV_TIE:
+	case CV_GLU:
+	case CV_ACCUM:
+		return MO_IT_BOOL;
+	case CV_DBL:
+		return MO_IT_DBL;
+	case CV_NORM:
+	case CV_ACT:
+	case CV_ATTN:
+	case CV_DTYPE:
+	case CV_FRAME:
+	case CV_POSEMB:
+	case CV_TEIMPL:
+	case CV_DISPATCH:
+	case CV_OPT:
+		return MO_IT_STR;
+	default:
+		return -1;
+	}
+}
+
+/* A `type` finding at line, column. */
+static void mo_model_value_err(struct mo_rd *r, int line, int column, const char *path,
+			       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void mo_model_value_err(struct mo_rd *r, int line, int column, const char *path,
+			       const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	mo_diags_vadd(r->diags, MO_SEV_ERROR, "type", r->file, line, column, path, fmt, ap);
+	va_end(ap);
+}
+
+static void mo_model_range_err(struct mo_rd *r, const struct mo_mkey *k, const char *path,
+			       int line, int column)
+{
+	mo_model_value_err(r, line, column, path, "%s must be an integer in [%lld, %lld]", path,
+			   (long long)k->lo, (long long)k->hi);
+}
+
+static bool mo_model_in_range(struct mo_rd *r, const struct mo_mkey *k, int64_t i,
+			      const char *path, int line, int column)
+{
+	if (i >= k->lo && i <= k->hi)
+		return true;
+	mo_model_range_err(r, k, path, line, column);
+	return false;
+}
+
+/* Stores one typed value (it->type as mo_model_conv_type says) into the
+ * field of key k, with the range of an integer, [0, 1] of a fraction and
+ * the spellings of a choice checked; findings at line, column. The one
+ * place a key's value meets the model: for a document's scalar
+ * (mo_model_read_key decodes it first) and for an importer's item
+ * (mo_model_from_items). */
+static void mo_model_store(struct mo_rd *r, const struct mo_mkey *k, const struct mo_item *it,
+			   const char *path, int line, int column)
 {
 	mo_model *m = r->m;
 	enum mo_mf f = (enum mo_mf)k->field;
 	const char *const *names;
 	const char *want = mo_model_enum_want(k->conv, &names);
-	int64_t i;
+	int64_t i = it->i;
+	bool b = it->i != 0;
+	switch (k->conv) {
+	case CV_INT:
+	case CV_DEGREE:
+		if (!mo_model_in_range(r, k, i, path, line, column))
+			return;
+		if (k->conv == CV_DEGREE && i == 0 && k->lo < 0)
+			i = -1;
+		*mo_model_int_field(m, f) = i;
+		break;
+	case CV_NSHARED:
+		if (mo_model_in_range(r, k, i, path, line, column))
+			r->n_shared = i;
+		return;
+	case CV_DPREP:
+		if (mo_model_in_range(r, k, i, path, line, column))
+			r->dp_replicate = i;
+		return;
+	case CV_MAXPOS: /* the table's rows, and the sequence length of a file
+			 * that gives none (Hugging Face) */
+		if (!mo_model_in_range(r, k, i, path, line, column))
+			return;
+		r->max_pos = i;
+		m->max_position_embeddings = i;
+		break;
+	case CV_BOOL:
+		*mo_model_bool_field(m, f) = b;
+		break;
+	case CV_FLASH:
+		m->attention = b ? "flash" : "eager";
+		f = MF_ATTN;
+		break;
+	case CV_TIE:
+		m->untie_embeddings_and_output_weights = !b;
+		f = MF_UNTIE;
+		break;
+	case CV_GLU:
+		r->glu = b;
+		r->glu_set = true;
+		return;
+	case CV_ACCUM: /* Megatron's flag for fp32 main_grad buffers: the
+			* same state as grads_dtype float32 (false: the
+			* parameters' dtype) */
+		m->grads_dtype = b ? "float32" : NULL;
+		f = MF_GDTYPE;
+		break;
+	case CV_DBL:
+		if (!(it->d >= 0.0 && it->d <= 1.0)) {
+			mo_model_value_err(r, line, column, path, "%s must be a number in [0, 1]",
+					   path);
+			return;
+		}
+		*(f == MF_HDROP ? &m->hidden_dropout : &m->attention_dropout) = it->d;
+		break;
+	case CV_OPT: {
+		const char *c = it->s ? mo_model_opt_name(it->s) : NULL;
+		if (!c) {
+			mo_model_value_err(r, line, column, path, "%s must be adamw or muon", path);
+			return;
+		}
+		m->optimizer = c;
+		break;
+	}
+	default: {
+		const char *c = want && it->s ? mo_model_canon(it->s, names) : NULL;
+		if (!want)
+			return;
+		if (!c) {
+			mo_model_value_err(r, line, column, path, "%s must be %s", path, want);
+			return;
+		}
+		*mo_model_str_field(m, f) = c;
+		break;
+	}
+	}
+	mo_model_mark_at(r, f, line, column, path);
+}
+
+/* A document's value as the typed value its key's conversion takes: false
+ * (with the `type` finding at the node) when it is not one. *at is the
+ * node the value is (an optimizer's `type` inside its mapping). */
+static bool mo_model_decode(struct mo_rd *r, const struct mo_mkey *k, const mo_node *v,
+			    const char *path, struct mo_item *it, const mo_node **at)
+{
+	bool overflow = false, b;
+	*at = v;
+	switch (mo_model_conv_type(k->conv)) {
+	case MO_IT_INT:
+		if (mo_scalar_int(v, &it->i, &overflow))
+			return true;
+		if (overflow)
+			mo_model_range_err(r, k, path, v->line, v->column);
+		else
+			mo_model_type_err(r, v, path, "an integer");
+		return false;
+	case MO_IT_BOOL:
+		if (!mo_scalar_bool(v, &b)) {
+			mo_model_type_err(r, v, path, "a boolean");
+			return false;
+		}
+		it->i = b;
+		return true;
+	case MO_IT_DBL:
+		if (mo_scalar_float(v, &it->d))
+			return true;
+		if (mo_scalar_int(v, &it->i, &overflow)) {
+			it->d = (double)it->i;
+			return true;
+		}
+		mo_model_type_err(r, v, path, "a number");
+		return false;
+	case MO_IT_STR:
+		if (k->conv == CV_OPT && v->kind == MO_NODE_MAP) {
+			*at = mo_map_get(v, "type");
+			if (!*at)
+				return false;
+		}
+		it->s = mo_model_str(*at); /* NULL: not a string, said by the store */
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void mo_model_read_key(struct mo_rd *r, const struct mo_mkey *k,
+			      const mo_node *v, const char *path)
+{
+	struct mo_item it = {.type = mo_model_conv_type(k->conv)};
+	const mo_node *at;
 	if (mo_model_is_null(v) && k->conv != CV_STAGES)
 		return; /* HF writes null for "not used" (q_lora_rank) */
-	if (k->conv == CV_INT || k->conv == CV_DEGREE) {
-		if (mo_model_read_int(r, v, path, k->lo, k->hi, &i)) {
-			if (k->conv == CV_DEGREE && i == 0 && k->lo < 0)
-				i = -1;
-			*mo_model_int_field(m, f) = i;
-			mo_model_mark(r, f, v, path);
-		}
-	} else if (k->conv == CV_BOOL) {
-		if (mo_model_read_bool(r, v, path, mo_model_bool_field(m, f)))
-			mo_model_mark(r, f, v, path);
-	} else if (k->conv == CV_DBL) {
-		double *d = f == MF_HDROP ? &m->hidden_dropout
-					  : &m->attention_dropout;
-		if (mo_model_read_dbl(r, v, path, d))
-			mo_model_mark(r, f, v, path);
-	} else if (want) {
-		const char *c = mo_model_read_enum(r, v, path, names, want);
-		if (c) {
-			*mo_model_str_field(m, f) = c;
-			mo_model_mark(r, f, v, path);
-		}
-	} else {
+	if (it.type < 0)
 		mo_model_read_special(r, k, v, path);
-	}
+	else if (mo_model_decode(r, k, v, path, &it, &at))
+		mo_model_store(r, k, &it, path, at->line, at->column);
 }
 
 /* Reads every known key of one mapping; `sect` prefixes the paths. With
@@ -755,6 +850,37 @@ static void mo_model_apply_temps(struct mo_rd *r, bool pynative)
 		m->sequence_parallel = true;
 }
 
+/* What every reader does once the keys are read: the graph-mode rules, the
+ * values kept aside, the derived values, the assumed values listed, the
+ * layouts. root: the document (NULL for an importer's items). Returns 0
+ * with *out set, or -1 (m freed). */
+static int mo_model_finish(mo_model **out, struct mo_rd *r, const mo_node *root, bool pynative,
+			   mo_error *err)
+{
+	mo_model *m = r->m;
+	if (r->graph)
+		mo_model_graph_finish(r);
+	if (!m->ext->set[MF_NUM_LAYERS] && !r->layers_default)
+		mo_model_missing_layers(r, root);
+	mo_model_apply_temps(r, pynative);
+	mo_model_derive(m);
+	mo_model_note_assumed(r);
+	mo_model_check_unmodelled(r, root);
+	if (r->failed) {
+		mo_model_free(m);
+		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		return -1;
+	}
+	if (mo_model_build_layout(m, err) != 0) {
+		mo_model_free(m);
+		return -1;
+	}
+	/* the `parallel` rule runs in mo_model_check, once the device count
+	 * is known (mo_check calls it after --devices) */
+	*out = m;
+	return 0;
+}
+
 int mo_model_from_doc(mo_model **out, mo_diags *diags, const mo_doc *doc,
 		      mo_error *err)
 {
@@ -778,27 +904,41 @@ int mo_model_from_doc(mo_model **out, mo_diags *diags, const mo_doc *doc,
 		return -1;
 	}
 	bool pynative = mo_map_get(doc->root, "parallelism") != NULL;
-	if (r.graph)
-		mo_model_graph_finish(&r);
-	if (!m->ext->set[MF_NUM_LAYERS] && !r.layers_default)
-		mo_model_missing_layers(&r, doc->root);
-	mo_model_apply_temps(&r, pynative);
-	mo_model_derive(m);
-	mo_model_note_assumed(&r);
-	mo_model_check_unmodelled(&r, doc->root);
+	return mo_model_finish(out, &r, doc->root, pynative, err);
+}
+
+int mo_model_from_items(mo_model **out, mo_diags *diags, const struct mo_import_item *v,
+			size_t n, const char *name, mo_error *err)
+{
+	*out = NULL;
+	mo_model *m = mo_model_alloc(name ? name : "<model>");
+	if (!m) {
+		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		return -1;
+	}
+	struct mo_rd r = {.m = m, .diags = diags, .file = m->name};
+	for (size_t i = 0; i < n && !r.failed; i++) {
+		const struct mo_item *it = v[i].item;
+		const struct mo_mkey *k = mo_model_key_find(it->key);
+		char *path = mo_arena_printf(m->arena, "%s.%s", mo_sec_names[it->sect], it->key);
+		if (!path) {
+			r.failed = true;
+			break;
+		}
+		if (!k || mo_model_conv_type(k->conv) != it->type) { /* an importer's bug */
+			mo_model_free(m);
+			mo_error_set(err, MO_ERR_INTERNAL, 0, 0,
+				     "%s: not a model-file key of that type", path);
+			return -1;
+		}
+		mo_model_store(&r, k, it, path, v[i].line, v[i].column);
+	}
 	if (r.failed) {
 		mo_model_free(m);
 		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		return -1;
 	}
-	if (mo_model_build_layout(m, err) != 0) {
-		mo_model_free(m);
-		return -1;
-	}
-	/* the `parallel` rule runs in mo_model_check, once the device count
-	 * is known (mo_check calls it after --devices) */
-	*out = m;
-	return 0;
+	return mo_model_finish(out, &r, NULL, false, err);
 }
 
 /* A training YAML whose model_config names no architecture (the

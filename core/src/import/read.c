@@ -63,14 +63,18 @@ bool mo_model_read_bool(struct mo_rd *r, const mo_node *v,
 	return true;
 }
 
-void mo_model_mark(struct mo_rd *r, enum mo_mf f, const mo_node *v,
-			  const char *path)
+void mo_model_mark_at(struct mo_rd *r, enum mo_mf f, int line, int column, const char *path)
 {
 	struct mo_model_ext *x = r->m->ext;
 	x->set[f] = true;
-	x->pos[f].line = v->line;
-	x->pos[f].column = v->column;
+	x->pos[f].line = line;
+	x->pos[f].column = column;
 	x->pos[f].path = mo_arena_strdup(r->m->arena, path);
 	if (!x->pos[f].path)
 		r->failed = true;
+}
+
+void mo_model_mark(struct mo_rd *r, enum mo_mf f, const mo_node *v, const char *path)
+{
+	mo_model_mark_at(r, f, v->line, v->column, path);
 }
