@@ -62,30 +62,57 @@ MODEL_CONFIGS = ["recompute:\n  select_module:\n    '.*mlp': [0-1]\n",
 MODEL_ROUTES = ["validate", "estimate", "layout"]
 
 
-def compare_models(root, bo, bn):
-    n = diff = 0
-    for f in model_corpus(root):
-        with open(f, "rb") as fh:
-            raw = fh.read()
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            continue
-        ct = "application/json" if f.endswith(".json") else "application/yaml"
-        a, b = post(bo, "models/import", raw, ct), post(bn, "models/import", raw, ct)
-        n += 1
+def read_text(path):
+    """The file's bytes and text, or (bytes, None) when it is not UTF-8."""
+    with open(path, "rb") as fh:
+        raw = fh.read()
+    try:
+        return raw, raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw, None
+
+
+class Compare:
+    """Posts each request to both servers and counts the answers that differ."""
+
+    def __init__(self, bo, bn):
+        self.bo, self.bn, self.n, self.diff = bo, bn, 0, 0
+
+    def same(self, route, data, label, content_type="application/json"):
+        a = post(self.bo, route, data, content_type)
+        b = post(self.bn, route, data, content_type)
+        self.n += 1
         if a != b:
-            diff += 1
-            print("DIFF models/import %s: %d vs %d" % (os.path.relpath(f, root), a[0], b[0]))
+            self.diff += 1
+            print("DIFF %s %s: %d vs %d" % (route, label, a[0], b[0]))
+
+
+def compare_configs(cmp, root, routes):
+    for f in corpus(root):
+        _, text = read_text(f)
+        if text is None:
+            continue
+        for model in MODELS:
+            body = {"config": text}
+            if model:
+                body["model"] = model
+            data = json.dumps(body).encode()
+            for route in routes:
+                cmp.same(route, data, "%s model=%s" % (os.path.relpath(f, root), model))
+
+
+def compare_models(cmp, root):
+    for f in model_corpus(root):
+        raw, text = read_text(f)
+        if text is None:
+            continue
+        label = os.path.relpath(f, root)
+        ct = "application/json" if f.endswith(".json") else "application/yaml"
+        cmp.same("models/import", raw, label, ct)
         for cfg in MODEL_CONFIGS:
             data = json.dumps({"config": cfg, "model": text, "devices": 8}).encode()
             for route in MODEL_ROUTES:
-                a, b = post(bo, route, data), post(bn, route, data)
-                n += 1
-                if a != b:
-                    diff += 1
-                    print("DIFF %s model=%s: %d vs %d" % (route, os.path.relpath(f, root), a[0], b[0]))
-    return n, diff
+                cmp.same(route, data, "model=" + label)
 
 
 def main():
@@ -96,30 +123,13 @@ def main():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     po, bo = serve(old)
     pn, bn = serve(new)
-    n = diff = 0
+    cmp = Compare(bo, bn)
     try:
-        for f in corpus(root):
-            with open(f, "rb") as fh:
-                text = fh.read()
-            try:
-                text = text.decode("utf-8")
-            except UnicodeDecodeError:
-                continue
-            for model in MODELS:
-                body = {"config": text}
-                if model:
-                    body["model"] = model
-                data = json.dumps(body).encode()
-                for route in routes:
-                    a, b = post(bo, route, data), post(bn, route, data)
-                    n += 1
-                    if a != b:
-                        diff += 1
-                        print("DIFF %s %s model=%s: %d vs %d" % (route, os.path.relpath(f, root), model, a[0], b[0]))
-        mn, md = compare_models(root, bo, bn)
-        n += mn; diff += md
+        compare_configs(cmp, root, routes)
+        compare_models(cmp, root)
     finally:
         po.terminate(); pn.terminate()
+    n, diff = cmp.n, cmp.diff
     print("%d answers compared, %d differ" % (n, diff))
     return 1 if diff else 0
 

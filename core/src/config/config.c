@@ -176,18 +176,9 @@ static bool mo_cfg_bool(mo_cfg_parser *p, const mo_node *v, const char *path, bo
 /* A pattern text's hash, by its length and first and last eight bytes: a
  * collision costs a memcmp, and the table holds at most 192 texts.
  * Multiplicative, modulo 2^64 by design. */
-static MO_WRAPS uint32_t mo_cfg_text_hash(const char *text, size_t len)
+static uint32_t mo_cfg_text_hash(const char *text, size_t len)
 {
-	uint64_t x = 0, z = 0;
-	if (len >= 8) {
-		memcpy(&x, text, 8);
-		memcpy(&z, text + len - 8, 8);
-	} else {
-		for (size_t i = 0; i < len; i++)
-			x = x << 8 | (unsigned char)text[i];
-	}
-	uint64_t hh =
-	    x * 0x9E3779B97F4A7C15ull ^ (z + len) * 0xC2B2AE3D27D4EB4Full;
+	uint64_t hh = mo_hash_sampled(text, len);
 	return (uint32_t)(hh ^ hh >> 32);
 }
 

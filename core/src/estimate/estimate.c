@@ -56,14 +56,13 @@ static int mo_est_types(mo_estimate *e, const mo_model *m, const mo_est_dims *d,
 }
 
 /* FNV-1a over (type, flags, actions): the key of a plan result. */
-static MO_WRAPS uint64_t mo_est_res_hash(size_t type, const mo_action_kind *act,
-					 size_t np, bool full, bool swapped)
+static uint64_t mo_est_res_hash(size_t type, const mo_action_kind *act, size_t np, bool full,
+				bool swapped)
 {
-	uint64_t h = 1469598103934665603ull;
-	h = (h ^ (uint64_t)type) * 1099511628211ull;
-	h = (h ^ (uint64_t)(full | swapped << 1)) * 1099511628211ull;
+	uint64_t h = mo_hash_u64(MO_HASH_SEED, (uint64_t)type);
+	h = mo_hash_u64(h, (uint64_t)(full | swapped << 1));
 	for (size_t i = 0; act && i < np; i++)
-		h = (h ^ (uint64_t)act[i]) * 1099511628211ull;
+		h = mo_hash_u64(h, (uint64_t)act[i]);
 	return h;
 }
 

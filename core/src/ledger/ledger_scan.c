@@ -83,12 +83,9 @@ static bool mo_ledger_marker_hit(const mo_ledger_marker *m, bool *hit, const mo_
 
 /* ---- names ---------------------------------------------------------------- */
 
-static MO_WRAPS uint64_t mo_ledger_hash(const char *s, size_t n)
+static uint64_t mo_ledger_hash(const char *s, size_t n)
 {
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-	return h;
+	return mo_hash_bytes(MO_HASH_SEED, s, n);
 }
 
 static int mo_ledger_grow_names(mo_ledger_state *st, mo_error *err)

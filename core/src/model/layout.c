@@ -283,20 +283,18 @@ static const char *mo_layout_type_name(const mo_model *m, bool mtp, bool moe)
 
 /* FNV-1a over every type's name and path names: two models with the same
  * hash have the same path sets (what pattern matching depends on). */
-static MO_WRAPS uint64_t mo_layout_hash(const mo_model *m)
+static uint64_t mo_layout_hash(const mo_model *m)
 {
-	uint64_t h = 1469598103934665603ull;
+	uint64_t h = MO_HASH_SEED;
 	for (size_t t = 0; t < m->n_types; t++) {
 		const mo_layer_type *lt = &m->types[t];
-		for (const char *c = lt->name; *c; c++)
-			h = (h ^ (unsigned char)*c) * 1099511628211ull;
+		h = mo_hash_str(h, lt->name);
 		for (size_t p = 0; p < lt->n_paths; p++) {
-			h = (h ^ 0x1f) * 1099511628211ull;
-			for (const char *c = lt->paths[p].name; *c; c++)
-				h = (h ^ (unsigned char)*c) * 1099511628211ull;
-			h = (h ^ (unsigned)lt->paths[p].kind) * 1099511628211ull;
+			h = mo_hash_u64(h, 0x1f);
+			h = mo_hash_str(h, lt->paths[p].name);
+			h = mo_hash_u64(h, (unsigned)lt->paths[p].kind);
 		}
-		h = (h ^ 0x1e) * 1099511628211ull;
+		h = mo_hash_u64(h, 0x1e);
 	}
 	return h;
 }

@@ -84,20 +84,13 @@ mo_resolve_paths *mo_path_memo_paths(struct mo_path_memo *memo)
 	return &memo->paths;
 }
 
-static MO_WRAPS uint64_t mo_text_hash(const char *t, size_t n, bool comm,
-				      const mo_limits *lim)
+/* A pattern text's key: the text, whether it acts on communication paths,
+ * and the PCRE2 limits it was matched under. */
+static uint64_t mo_text_hash(const char *t, size_t n, bool comm, const mo_limits *lim)
 {
-	uint64_t h = 0x9E3779B97F4A7C15ull ^ n ^ (uint64_t)comm << 63, w;
-	size_t i = 0;
-	for (; i + 8 <= n; i += 8) {
-		memcpy(&w, t + i, 8);
-		h = (h ^ w) * 0xC2B2AE3D27D4EB4Full;
-		h ^= h >> 29;
-	}
-	for (; i < n; i++)
-		h = (h ^ (unsigned char)t[i]) * 1099511628211ull;
-	h ^= (uint64_t)lim->match_limit << 32 | lim->depth_limit;
-	h *= 0x9E3779B97F4A7C15ull;
+	uint64_t h = mo_hash_bytes(MO_HASH_SEED, t, n);
+	h = mo_hash_u64(h, comm);
+	h = mo_hash_u64(h, (uint64_t)lim->match_limit << 32 | lim->depth_limit);
 	return h ^ h >> 32;
 }
 

@@ -45,15 +45,15 @@ static size_t mo_segment_key(const mo_resolve_active *act, const mo_seg *g, size
 	return n;
 }
 
-static MO_WRAPS uint64_t mo_key_hash(const uint32_t *key, size_t n)
+static uint64_t mo_key_hash(const uint32_t *key, size_t n)
 {
 	/* two words a step (the hash only pairs segments of one resolve) */
-	uint64_t h = 1469598103934665603ull;
+	uint64_t h = MO_HASH_SEED;
 	size_t i = 0;
 	for (; i + 2 <= n; i += 2)
-		h = (h ^ (key[i] | (uint64_t)key[i + 1] << 32)) * 1099511628211ull;
+		h = mo_hash_u64(h, key[i] | (uint64_t)key[i + 1] << 32);
 	if (i < n)
-		h = (h ^ key[i]) * 1099511628211ull;
+		h = mo_hash_u64(h, key[i]);
 	return h ^ h >> 32;
 }
 

@@ -169,6 +169,20 @@ static inline uint64_t mo_u64_mul(uint64_t a, uint64_t b)
 #define MO_WRAPS
 #endif
 
+/* ---- hashing (hash.c): the one hash of the tables and memos ---------------- */
+
+/* FNV-1a's offset basis: the h to start from. */
+#define MO_HASH_SEED 1469598103934665603ull
+/* One FNV-1a step over a 64-bit value (a count, an enum, two packed words). */
+uint64_t mo_hash_u64(uint64_t h, uint64_t v);
+/* FNV-1a over n bytes / a NUL-terminated string, continuing from h. */
+uint64_t mo_hash_bytes(uint64_t h, const void *p, size_t n);
+uint64_t mo_hash_str(uint64_t h, const char *s);
+/* For keys that may be long: the length and the first and last eight bytes
+ * only (equal keys hash equal; a collision costs a memcmp). Fold the high
+ * bits down before masking (h ^ h >> 29). */
+uint64_t mo_hash_sampled(const void *p, size_t n);
+
 /* ---- the thread's work budget (budget.c) -------------------------------- */
 
 /* True once this thread's budget is spent (cheap: looks at the clock every

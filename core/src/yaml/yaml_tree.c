@@ -120,19 +120,11 @@ mo_node_new(mo_builder *b, mo_node_kind kind, const yaml_event_t *e, size_t extr
 	return n;
 }
 
-static MO_WRAPS uint64_t mo_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-	return h;
-}
-
 static mo_anchor *mo_anchor_slot(mo_builder *b, const char *name)
 {
 	if (!b->anchor_cap)
 		return NULL;
-	size_t i = mo_hash(name) & (b->anchor_cap - 1);
+	size_t i = mo_hash_str(MO_HASH_SEED, name) & (b->anchor_cap - 1);
 	while (b->anchors[i].name && strcmp(b->anchors[i].name, name) != 0)
 		i = (i + 1) & (b->anchor_cap - 1);
 	return &b->anchors[i];
@@ -313,19 +305,11 @@ static void mo_insertion_sort(mo_node ***keys, size_t m)
 	}
 }
 
-/* A key's slot hash from its length and first and last eight bytes:
- * equal keys hash equal; a collision costs only a memcmp (<= 64 keys). */
-static MO_WRAPS uint64_t mo_bytes_hash(const char *s, size_t n)
+/* A key's slot hash: sampled (a collision costs only a memcmp, <= 64
+ * keys). */
+static uint64_t mo_bytes_hash(const char *s, size_t n)
 {
-	uint64_t a = 0, z = 0;
-	if (n >= 8) {
-		memcpy(&a, s, 8);
-		memcpy(&z, s + n - 8, 8);
-	} else {
-		for (size_t i = 0; i < n; i++)
-			a = a << 8 | (unsigned char)s[i];
-	}
-	uint64_t h = a * 0x9E3779B97F4A7C15ull ^ (z + n) * 0xC2B2AE3D27D4EB4Full;
+	uint64_t h = mo_hash_sampled(s, n);
 	return h ^ h >> 29;
 }
 
