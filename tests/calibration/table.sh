@@ -1,6 +1,6 @@
 #!/bin/sh
 # Prints the README's "Calibration (Ascend 910B)" table: each measured peak
-# of ../shared/calibration/ascend-910b.md against `memopt estimate --json`
+# of tests/calibration/ascend-910b.md against `memopt estimate --json`
 # (the stage's allocated peak). Run from the repository root:
 #   tests/calibration/table.sh [MEMOPT]             the calibration rows
 #   tests/calibration/table.sh --heldout [MEMOPT]   runs the rules were NOT

@@ -1,4 +1,4 @@
-/* The three sections (SPEC 2): structure, types and patterns. Everything that
+/* The three sections (docs/config-language.md): structure, types and patterns. Everything that
  * needs no model is checked here; model-dependent rules are in validate.c. */
 #include "config/config.h"
 

@@ -9,7 +9,7 @@
 
 #include <pthread.h>
 
-/* ---- layer specs (SPEC 2.1) --------------------------------------------- */
+/* ---- layer specs (docs/config-language.md, layer lists) ----------------- */
 
 typedef struct mo_range {
 	uint64_t lo, hi;   /* inclusive; UINT64_MAX when past 2^64 */

@@ -1,4 +1,4 @@
-/* YAML export (SPEC 5, issue 2 item 7): the canonical text of the three
+/* YAML export: the canonical text of the three
  * sections, written with libyaml's emitter (yaml/yaml_writer.c), and the
  * splice of that text into a whole training YAML where every byte outside
  * the sections stays as it was.

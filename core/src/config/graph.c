@@ -1,4 +1,4 @@
-/* Graph-mode `recompute_config` (SPEC 2.5): what a MindSpore Transformers
+/* Graph-mode `recompute_config`: what a MindSpore Transformers
  * graph-mode run (context.mode 0) applies, read with the semantics of its
  * LayerSetting (mindformers/models/utils.py, r1.x; mindformers/
  * parallel_core/training_graph/transformer/utils.py, master) and turned

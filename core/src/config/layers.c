@@ -1,4 +1,4 @@
-/* Layer specs (SPEC 2.1): a list of N or "a-b" items, strictly ascending,
+/* Layer specs: a list of N or "a-b" items, strictly ascending,
  * never overlapping. YAML 1.1 quirks are caught with a hint. Ids past 2^64
  * saturate to UINT64_MAX so the range check reports them. */
 #include "config/config.h"

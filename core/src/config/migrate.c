@@ -1,4 +1,4 @@
-/* memopt migrate (issue 14 item 4): a graph-mode file's recompute_config
+/* memopt migrate: a graph-mode file's recompute_config
  * rewritten as the recompute / recompute_comm sections that mean the same
  * plan. The plan is the one graph.c read from the block (the config's
  * recompute fields); export.c writes it in canonical form in the block's

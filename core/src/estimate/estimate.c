@@ -1,4 +1,4 @@
-/* The estimate (SPEC 3): layer types simulated once per distinct plan
+/* The estimate (docs/estimator.md): layer types simulated once per distinct plan
  * segment (never per layer), per-layer figures filled from the segments,
  * pipeline stages, the timeline of one step, the cost; accessors. */
 #include "estimate/estimate_internal.h"

@@ -1,4 +1,4 @@
-/* The plan's effect on one layer's graph (SPEC 3):
+/* The plan's effect on one layer's graph:
  *  - a kept op keeps what its framework's rule saves;
  *  - a recomputed region (a recomputed module and everything under it, or
  *    the whole layer) keeps only its inputs: tensors its ops read that come

@@ -13,7 +13,7 @@
  *  - bf16 parameters (`unless` B16): the first cut, where every op keeps its
  *    inputs and output (KEEPS_INPUTS_AND_OUTPUTS), calibrated by the `std` runs' per-layer
  *    law (728 MiB).
- * Change rows here, not the estimator (../shared/calibration/ascend-910b.md,
+ * Change rows here, not the estimator (tests/calibration/ascend-910b.md,
  * tests/unit/test_calibration.c). Split / reshape / transpose are views
  * (MindSpore 2.3+ view ops). The residual add of a layer does not keep its
  * output: that tensor is the next layer's input and is counted there once. */

@@ -1,7 +1,7 @@
 /* `framework: pytorch`: what PyTorch autograd keeps for backward in a
  * Megatron-style layer ([s, b, h] layout, fused norms that save fp32
  * statistics, fused SwiGLU, torch.native_dropout's 1-byte masks). Each row's
- * `save` is the op's minimal saved set (SPEC 3):
+ * `save` is the op's minimal saved set (what PyTorch autograd keeps):
  *   Linear: its input (the weight is a parameter);
  *   LayerNorm: input + fp32 mean and rstd; RMSNorm: input + fp32 rstd;
  *   GeLU / SiLU / fused SwiGLU: their input; dropout: the bool mask;

@@ -16,7 +16,7 @@
  * bases and scaling), kernel and layout choices that keep the same
  * tensors, loss weights, router balancing, names. The dtypes of norm,
  * softmax, rotary and router compute are the op tables' assumption
- * (fp32 copies, SPEC 3). */
+ * (fp32 copies, docs/estimator.md). */
 static const char *const mo_irrelevant_keys[] = {
 	"type", "auto_register", "model_type", "architectures", "net_name",
 	"checkpoint_name_or_path", "batch_size", "use_past", "use_past_shard",

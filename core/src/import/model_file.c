@@ -1,4 +1,4 @@
-/* Reads a model from a parsed document: the SPEC 4 model file (Megatron or
+/* Reads a model from a parsed document: the model file (docs/model-file.md; Megatron or
  * Hugging Face key names, both accepted everywhere), a MindSpore
  * Transformers PyNative training YAML (`model` + `parallelism` + `training`
  * + `optimizer`), the older graph-mode YAML (`model.model_config`,

@@ -1,4 +1,4 @@
-/* The `parallel` rule (SPEC 2.3): parallel settings that cannot run. Each
+/* The `parallel` rule: parallel settings that cannot run. Each
  * finding points at the value of the key that carries the setting when the
  * model came from a document (0/0 and the canonical path otherwise). */
 #include "model/model_internal.h"

@@ -1,4 +1,4 @@
-/* Built-in model presets (model files in SPEC 4 spelling, parsed by the same
+/* Built-in model presets (model files in docs/model-file.md's spelling, parsed by the same
  * reader as user files) and device presets. */
 #include "model/model_internal.h"
 

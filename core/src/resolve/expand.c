@@ -1,4 +1,4 @@
-/* The expanded plan (SPEC 2.4): per layer, the root decisions and the
+/* The expanded plan (docs/config-language.md, what wins): per layer, the root decisions and the
  * effective action of every path, shared by segments of identical layers. */
 #include "resolve/resolve.h"
 

@@ -1,5 +1,5 @@
 /* The fill: the per-path actions of each segment, with the rule that
- * caused each one (SPEC 2.4), in the order the sections apply:
+ * caused each one, in the order the sections apply (what wins):
  * full_recompute_layer or select (recompute, children inherit), exclude_op
  * (kept inside a recomputed region), recompute_comm (comm ops outside
  * recomputed regions), then swap (whole layer, or op_swap paths that no

@@ -1,4 +1,4 @@
-/* The entry points: the config applied to a model (SPEC 2.4). mo_resolve
+/* The entry points: the config applied to a model. mo_resolve
  * runs the concepts of this folder in order, each owning its part of the
  * state (resolve_internal.h lists them): the model's path info, the
  * patterns' matches, the segments and their active patterns, the fill of

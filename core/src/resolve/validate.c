@@ -1,4 +1,4 @@
-/* Every rule of SPEC 2.3 that config.c cannot check alone: the needs-rules,
+/* Every rule of docs/rules.md that config.c cannot check alone: the needs-rules,
  * layer ranges against the model, overlaps between mechanisms (on layer
  * ranges, no per-layer loops), swap limits and the model's own settings.
  * Path-level rules run with the fill (fill.c, findings.c, no_match.c). */
