@@ -10,6 +10,13 @@
  * printed apart from the median (warm: what a server or the web UI sees
  * for a loaded model).
  *
+ * Then the long steps: a 406-byte file asking for 100,000 pipeline stages
+ * and 2^31-1 micro-batches (the pipeline was walked micro-batch by
+ * micro-batch: 10 s of server work, minutes in the CLI; now refused at the
+ * bound of stages), and the same at the bound, 4,096 stages of 100,000
+ * layers (the stages' peaks from the schedule's closed form). Target: each
+ * file loaded and estimated in under 50 ms.
+ *
  *   build/bench/bench_estimate [ITERATIONS]      (default 41)
  */
 #include <memopt/memopt.h>
@@ -55,6 +62,62 @@ out:
 	return t;
 }
 
+static const char long_step[] =
+	"training: {local_batch_size: 1, global_batch_size: 8}\n"
+	"parallelism: {data_parallel_shard: 1, tensor_parallel: 1, pipeline_parallel: %d, "
+	"micro_batch_num: 2147483647}\n"
+	"model: {model_type: llama, vocab_size: 32000, seq_length: 4096, hidden_size: 2048,\n"
+	"  intermediate_size: 5632, num_hidden_layers: 100000, num_attention_heads: 16, "
+	"num_key_value_heads: 16}\n"
+	"recompute: {mode: full, full_recompute_layer: [0-3]}\n";
+
+/* This process's CPU time, us: the long steps are timed by the work they
+ * take, which a loaded machine does not change. */
+static double cpu_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+/* One long-step file: load its model and config, estimate; CPU us (the
+ * estimate's error code in *code, 0 when it answered). */
+static double long_step_once(const char *text, size_t len, int *code)
+{
+	double t0 = cpu_us();
+	mo_diags *d = NULL;
+	mo_model *m = NULL;
+	mo_config *c = NULL;
+	mo_estimate *e = NULL;
+	mo_error err = {0};
+	*code = -1;
+	if (mo_diags_new(&d) == 0 && mo_model_load(&m, d, text, len, "long.yaml", NULL, &err) == 0 &&
+	    mo_config_parse(&c, d, text, len, "long.yaml", NULL, &err) == 0)
+		*code = mo_estimate_run(&e, c, m, &err) == 0 ? 0 : (int)err.code;
+	double t = cpu_us() - t0;
+	mo_estimate_free(e);
+	mo_config_free(c);
+	mo_model_free(m);
+	mo_diags_free(d);
+	return t;
+}
+
+static void long_steps(void)
+{
+	static const int stages[] = {100000, 4096};
+	for (size_t i = 0; i < 2; i++) {
+		char text[1024];
+		int n = snprintf(text, sizeof text, long_step, stages[i]), code = 0;
+		double tv[5];
+		for (size_t k = 0; k < 5; k++)
+			tv[k] = long_step_once(text, (size_t)n, &code);
+		printf("estimate: long step, %d stages x 2^31-1 micro-batches (%d B): %s in %.1f ms "
+		       "CPU (target 50; median of 5)\n",
+		       stages[i], n, code == 0 ? "answered" : code == MO_ERR_LIMIT ? "limit error" : "FAILED",
+		       median(tv, 5) / 1000.0);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	int iters = argc > 1 ? atoi(argv[1]) : 41;
@@ -93,6 +156,7 @@ int main(int argc, char **argv)
 	printf("estimate: first estimate of the model (cold) %.0f us, ratio %.2f to validate "
 	       "alone\n",
 	       cold, cold / v);
+	long_steps();
 	free(tv);
 	free(te);
 	free(ctext);

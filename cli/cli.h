@@ -19,6 +19,7 @@ typedef struct mo_cli {
 	const char *out_path;
 	int64_t devices;
 	uint64_t work_ms; /* --work-limit: estimate / plan stop after this (0: none) */
+	bool work_set;    /* --work-limit given; else MO_CLI_WORK_MS */
 	bool json, all_paths, explain;
 	char *config_text, *model_text;
 	size_t config_len, model_len;
@@ -118,6 +119,10 @@ int mo_cli_print_json(json_t *j);
 /* Releases what c holds and clears it (a second call does nothing). */
 void mo_cli_free(mo_cli *c);
 
+/* The work limit of estimate, plan and launch without --work-limit: the
+ * server's default (a request's computation stops after 10 s), so that no
+ * input keeps a command busy for minutes. */
+#define MO_CLI_WORK_MS 10000
 /* The estimate or plan call that follows runs under c's work limit (if
  * any) until mo_budget_end. */
 void mo_cli_budget_begin(const mo_cli *c);

@@ -12,6 +12,7 @@ static int mo_cli_estimate_error(const mo_cli *c, const mo_error *err)
 	const char *text = err->text;
 	const char *code = strncmp(text, "model-needed: ", 14) == 0 ? "model-needed"
 			   : err->code == MO_ERR_BUDGET              ? "work-limit"
+			   : err->code == MO_ERR_LIMIT               ? "limit"
 								     : "estimate";
 	int line = err->line, column = err->column;
 	const char *path = "parallel.world_size";

@@ -26,7 +26,7 @@ static const char mo_launch_usage[] =
 	"      --max-memory SIZE  refuse when the estimated peak is above SIZE\n"
 	"                         (e.g. 58GiB, 64GB, bytes)\n"
 	"      --work-limit MS    stop the estimate after MS milliseconds and refuse\n"
-	"                         (exit 2; default: no limit)\n"
+	"                         (exit 2; default 10000, 0: no limit)\n"
 	"  -h, --help             this text\n"
 	"Validates CONFIG, prints the estimate (the allocated peak of the busiest stage), then runs CMD with MEMOPT_PLAN (the\n"
 	"expanded plan, JSON) and MEMOPT_CONFIG (the validated YAML) in its\n"

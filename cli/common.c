@@ -179,11 +179,11 @@ void mo_cli_free(mo_cli *c)
 
 void mo_cli_budget_begin(const mo_cli *c)
 {
-	mo_budget b = {.max_ms = c->work_ms};
+	uint64_t ms = c->work_set ? c->work_ms : MO_CLI_WORK_MS;
+	mo_budget b = {.max_ms = ms};
 
-	mo_budget_begin(c->work_ms ? &b : NULL);
+	mo_budget_begin(ms ? &b : NULL);
 }
-
 
 /* estimate / expand without a model: a `model-needed` error in both
  * forms, at the model section when the core found one without an

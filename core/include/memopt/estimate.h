@@ -150,8 +150,9 @@ typedef struct mo_estimate_event {
 } mo_estimate_event;
 
 /* The stage's timeline: every event of one step in 1F1B order, then the
- * optimizer step. Long steps are cut to the first micro-batches that
- * reach the steady state (mo_estimate_timeline_truncated says so).
+ * optimizer step. Of long steps only the first events are listed
+ * (mo_estimate_timeline_truncated says so); the stages' peaks and figures
+ * are those of the whole step all the same.
  * How many events stage `stage` has; 0 out of range. */
 size_t mo_estimate_event_count(const mo_estimate *e, size_t stage);
 /* Event i of stage `stage`; borrowed from e, NULL out of range. */

@@ -11,9 +11,21 @@ static const mo_framework *mo_est_framework(const mo_model *m)
 	return strcmp(m->framework, "pytorch") == 0 ? &mo_ops_pytorch : &mo_ops_mindspore;
 }
 
-/* The device count must be known: FSDP shards and DP divide by it. */
+/* The device count must be known: FSDP shards and DP divide by it. And the
+ * answer lists every pipeline stage (its figures, its peak event, its
+ * timeline), so the stage count is bounded here, where it enters the
+ * estimate: every other cost of the estimate is bounded by the model's
+ * layers (at most 100,000) and does not grow with the micro-batch count
+ * (estimate_schedule.c). */
 static int mo_est_check(const mo_model *m, mo_error *err)
 {
+	if (m->pipeline_parallel > MO_EST_MAX_STAGES) {
+		mo_error_set(err, MO_ERR_LIMIT, 0, 0,
+			     "pipeline_parallel is %lld, over the bound of %d pipeline stages an "
+			     "estimate answers for",
+			     (long long)m->pipeline_parallel, MO_EST_MAX_STAGES);
+		return -1;
+	}
 	if (m->world_size > 0 && m->data_parallel > 0 && m->data_parallel_shard > 0)
 		return 0;
 	mo_error_set(err, MO_ERR_INVALID, 0, 0,

@@ -204,6 +204,7 @@ struct mo_estimate {
 	size_t n_stages;
 	mo_estimate_event **events;
 	size_t *n_events;
+	mo_estimate_event *peak_events; /* per stage: its peak event (listed or not) */
 	bool truncated;
 	mo_estimate_cost cost;
 	mo_estimate_time time;
@@ -228,6 +229,9 @@ int mo_est_peak_alive(const mo_estimate *e, size_t s, mo_est_alive *out);
 void mo_est_alive_free(mo_est_alive *a);
 /* The name ("path:op") of the first op saving a storage, or NULL. */
 const char *mo_est_saver(const mo_est_graph *g, int storage);
+/* Stage s's peak event (of a long step it may not be among the listed
+ * ones); NULL when s is out of range. */
+const mo_estimate_event *mo_est_peak_event(const mo_estimate *e, size_t s);
 /* The plan-independent parts of one stage's timeline (for the planner;
  * estimate_timeline.c explains how the peak is made of them). */
 typedef struct mo_est_fixed {

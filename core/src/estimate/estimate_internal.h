@@ -154,6 +154,8 @@ void mo_est_explain_weights(const mo_estimate *e, mo_buf *b);
 /* estimate_timeline.c */
 int mo_est_stages(mo_estimate *e, const mo_model *m, mo_error *err);
 int mo_est_timeline(mo_estimate *e, mo_error *err);
+/* Pipeline stages an estimate answers for (estimate.c mo_est_check). */
+#define MO_EST_MAX_STAGES 4096
 
 /* Writes the tensors alive at stage s's peak event; returns their total
  * bytes (which equals the stage's peak), or 0 when out of memory. */

@@ -223,10 +223,7 @@ uint64_t mo_est_explain_peak(const mo_estimate *e, size_t s, mo_buf *b)
 			      s);
 		goto out;
 	}
-	const mo_estimate_event *ev = NULL;
-	for (size_t i = 0; i < e->n_events[s] && !ev; i++)
-		if (e->events[s][i].total == st->peak_bytes)
-			ev = &e->events[s][i];
+	const mo_estimate_event *ev = mo_est_peak_event(e, s);
 	mo_buf_printf(b, "  stage %zu at its peak \"%s\": %.3f MiB allocated\n", s,
 		      st->peak_event, (double)st->peak_bytes / MIB);
 	sum += mo_peak_static(b, ev, st);

@@ -262,8 +262,8 @@ static void mo_estimate_text_assumptions(mo_buf *b, const mo_estimate *e)
 			       "contiguous copies of Q, K and V (grouped K/V), not the fused QKV "
 			       "output\n");
 	if (e->truncated)
-		mo_buf_puts(b, "  the timeline was cut to the first micro-batches (the steady "
-			       "state repeats)\n");
+		mo_buf_puts(b, "  the timeline lists the step's first events only; the peaks come "
+			       "from the schedule's closed form (its steady state repeats)\n");
 }
 
 char *mo_estimate_report(const mo_estimate *e, int explain)

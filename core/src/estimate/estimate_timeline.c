@@ -6,13 +6,13 @@
  * FSDP's all-gathered weights (resident under PP, where reshard_after_forward
  * resolves to never) are held. */
 #include "estimate/estimate_internal.h"
+#include "estimate/estimate_timeline.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MO_EST_MAX_EVENTS (1u << 18)    /* stored events over all stages */
-#define MO_EST_MAX_SIM (1ull << 24)     /* simulated events per stage */
 
 /* ---- stages ------------------------------------------------------------------ */
 
@@ -133,28 +133,6 @@ out:
 
 /* ---- the timeline of one stage ------------------------------------------------ */
 
-typedef struct mo_timeline {
-	const mo_estimate *e; /* read by every pass */
-	mo_estimate *out;     /* the estimate being built; NULL in a replay */
-	size_t s;
-	uint64_t state[MO_EST_BUCKETS];
-	uint64_t peak;
-	mo_estimate_event peak_ev;
-	size_t stored_cap;
-	double *gathered;  /* per layer type */
-	bool pp_resident;  /* FSDP weights stay gathered (PP > 1) */
-	uint64_t grads;    /* gradients made in backward (cfg.late_grads) */
-	uint64_t opt_scratch; /* the optimizer update's temporaries, at its step */
-	uint64_t unsharded_grads; /* PP with FSDP: reduce-scattered after the step */
-	uint64_t caches;   /* kept caches (workspaces bucket), from the step's start */
-	int64_t last_mb;   /* the last micro-batch simulated */
-	bool failed;
-	/* replay (explain): track what is alive, stop at `want`, store nothing */
-	bool replay, got;
-	mo_estimate_event want;
-	size_t slot;       /* mb * vpp + chunk of the unit being run */
-	mo_est_alive now, *snap;
-} mo_timeline;
 
 static void mo_timeline_track(mo_timeline *t, int64_t mb, int layers, unsigned set, unsigned clear)
 {
@@ -184,9 +162,12 @@ static void mo_timeline_emit(mo_timeline *t, mo_estimate_event_kind kind, int64_
 		mo_timeline_watch(t, kind, mb, layer);
 		return;
 	}
+	if (t->full)
+		return;
 	/* written in place: this runs for every layer of every micro-batch */
 	size_t *n = &t->out->n_events[t->s];
-	mo_estimate_event spill, *ev = *n < t->stored_cap ? &t->out->events[t->s][*n] : &spill;
+	mo_estimate_event spill, *ev = t->probe || *n >= t->stored_cap ? &spill
+								   : &t->out->events[t->s][*n];
 	ev->kind = kind;
 	ev->micro_batch = mb;
 	ev->layer = layer;
@@ -196,10 +177,18 @@ static void mo_timeline_emit(mo_timeline *t, mo_estimate_event_kind kind, int64_
 		total = mo_u64_add(total, ev->bytes[b]);
 	}
 	ev->total = total;
-	if (ev == &spill)
-		t->out->truncated = true;
-	else
-		(*n)++;
+	if (t->probe) { /* the unit's first highest event */
+		if (!t->probe_events++ || total > t->peak) {
+			t->peak = total;
+			t->peak_ev = *ev;
+		}
+		return;
+	}
+	if (ev == &spill) { /* the rest of the step is not listed */
+		t->full = true;
+		return;
+	}
+	(*n)++;
 	if (total > t->peak || (t->peak == 0 && t->peak_ev.total == 0)) {
 		t->peak = total;
 		t->peak_ev = *ev;
@@ -211,8 +200,7 @@ static size_t mo_timeline_type(const mo_estimate *e, int64_t id)
 	return e->res[e->layer_res[id]].type;
 }
 
-/* One received pipeline input and its gradient. */
-static uint64_t mo_timeline_input_pair(const mo_estimate *e)
+uint64_t mo_timeline_input_pair(const mo_estimate *e)
 {
 	return mo_u64_mul(2, e->cfg.pp_input);
 }
@@ -318,7 +306,8 @@ static void mo_timeline_backward(mo_timeline *t, int64_t mb, const mo_est_chunk 
 	}
 }
 
-/* Unit k of N (micro-batch x chunk) in Megatron's interleaved order. */
+/* Unit k of N (micro-batch x chunk) in Megatron's interleaved order
+ * (estimate_schedule.c counts the units of each chunk the same way). */
 static void mo_timeline_unit(const mo_estimate *e, int64_t k, int64_t mbn, bool fwd, int64_t *mb,
 		       int64_t *chunk)
 {
@@ -339,15 +328,15 @@ static void mo_timeline_unit(const mo_estimate *e, int64_t k, int64_t mbn, bool 
 		*chunk = V - 1 - *chunk;
 }
 
-static void mo_timeline_do(mo_timeline *t, int64_t k, int64_t mbn, bool fwd)
+void mo_timeline_do(mo_timeline *t, int64_t k, bool fwd)
 {
 	const mo_estimate *e = t->e;
 	int64_t mb, ch;
-	if (!t->replay && (t->failed || mo_budget_spent())) {
+	if (!t->probe && (t->failed || mo_budget_spent())) {
 		t->failed = true; /* the work budget ran out: mo_est_timeline says so */
 		return;
 	}
-	mo_timeline_unit(e, k, mbn, fwd, &mb, &ch);
+	mo_timeline_unit(e, k, t->mbn, fwd, &mb, &ch);
 	const mo_est_chunk *c = &e->chunks[t->s * (size_t)e->cfg.vpp + (size_t)ch];
 	t->slot = (size_t)mb * (size_t)e->cfg.vpp + (size_t)ch;
 	bool first = t->s == 0 && ch == 0;
@@ -358,39 +347,16 @@ static void mo_timeline_do(mo_timeline *t, int64_t k, int64_t mbn, bool fwd)
 		mo_timeline_backward(t, mb, c, first, last);
 }
 
-static int64_t mo_timeline_warmup(const mo_estimate *e, size_t s, int64_t units)
+int64_t mo_timeline_warmup(const mo_estimate *e, size_t s, int64_t units)
 {
 	int64_t P = e->cfg.pp, V = e->cfg.vpp, r = (int64_t)s;
 	int64_t w = V == 1 ? P - r - 1 : (P - r - 1) * 2 + (V - 1) * P;
 	return w < units ? w : units;
 }
 
-/* Micro-batches simulated: all of them, unless the step is so long that
- * the steady state (which repeats) is reached well before its end. */
-static int64_t mo_timeline_mbs_of(const mo_estimate *e, size_t s, bool *truncated)
-{
-	int64_t m = e->cfg.mbn, P = e->cfg.pp;
-	double per = 2.0 * ((double)e->stages[s].num_layers + 2.0);
-	*truncated = false;
-	if ((double)m * per <= (double)MO_EST_MAX_SIM)
-		return m;
-	*truncated = true;
-	int64_t keep = 2 * P;
-	return keep < m ? keep : m;
-}
-
-static int64_t mo_timeline_mbs(mo_estimate *e, size_t s)
-{
-	bool tr;
-	int64_t m = mo_timeline_mbs_of(e, s, &tr);
-	if (tr)
-		e->truncated = true;
-	return m;
-}
-
 /* Pipeline inputs stage s keeps between steps: an input and its gradient
  * per chunk that receives one (all but the first stage's first chunk). */
-static uint64_t mo_timeline_inputs_kept(const mo_estimate *e, size_t s)
+uint64_t mo_timeline_inputs_kept(const mo_estimate *e, size_t s)
 {
 	uint64_t chunks = (uint64_t)e->cfg.vpp - (s == 0 ? 1 : 0);
 	return mo_u64_mul(chunks, mo_timeline_input_pair(e));
@@ -487,6 +453,26 @@ static void mo_timeline_static_sums(const mo_estimate *e, size_t s, uint64_t out
 	out[5] = mo_u64_of((tbl > big ? tbl : big) * cf->opt_scratch);
 }
 
+/* The stage's static state in t: weights, gradients, optimizer states,
+ * resident gathered weights, the pipeline inputs kept from the previous
+ * step and the caches the first step allocated (the workspaces join them
+ * at the first GEMM). v: mo_timeline_static_sums. */
+static void mo_timeline_static_state(mo_timeline *t, const uint64_t v[6])
+{
+	const mo_estimate *e = t->e;
+	memset(t->state, 0, sizeof t->state);
+	t->state[MO_EST_WEIGHTS] = v[0];
+	t->state[MO_EST_GRADIENTS] = (e->cfg.late_grads ? 0 : v[1]) + v[4];
+	t->grads = e->cfg.late_grads ? v[1] : 0;
+	t->state[MO_EST_OPTIMIZER] = v[2];
+	t->state[MO_EST_GATHERED] = t->pp_resident ? v[3] : 0;
+	t->opt_scratch = v[5];
+	t->unsharded_grads = v[4];
+	t->state[MO_EST_PIPELINE_INPUTS] = mo_timeline_inputs_kept(e, t->s);
+	t->caches = mo_est_stage_caches(e, t->s);
+	t->state[MO_EST_WORKSPACES] = t->caches;
+}
+
 static void mo_timeline_static(mo_timeline *t)
 {
 	mo_estimate *e = t->out;
@@ -496,19 +482,28 @@ static void mo_timeline_static(mo_timeline *t)
 	st->weights_bytes = v[0];
 	st->gradients_bytes = v[1] + v[4];
 	st->optimizer_bytes = v[2];
-	t->state[MO_EST_WEIGHTS] = st->weights_bytes;
-	t->state[MO_EST_GRADIENTS] = (e->cfg.late_grads ? 0 : v[1]) + v[4];
-	t->grads = e->cfg.late_grads ? v[1] : 0;
-	t->state[MO_EST_OPTIMIZER] = st->optimizer_bytes;
-	t->state[MO_EST_GATHERED] = t->pp_resident ? v[3] : 0;
-	t->opt_scratch = v[5];
-	t->unsharded_grads = v[4];
-	/* the previous step's pipeline inputs, one per receiving chunk */
-	t->state[MO_EST_PIPELINE_INPUTS] = mo_timeline_inputs_kept(e, t->s);
-	/* the caches the first step allocated; the workspaces join them at
-	 * the first GEMM */
-	t->caches = mo_est_stage_caches(e, t->s);
-	t->state[MO_EST_WORKSPACES] = t->caches;
+	mo_timeline_static_state(t, v);
+}
+
+int mo_est_stage_closed_form(const mo_estimate *e, size_t s, mo_sched_peak *out)
+{
+	uint64_t v[6] = {0};
+	if (s >= e->n_stages)
+		return -1;
+	mo_timeline_static_sums(e, s, v);
+	double *gathered = calloc(e->n_types + 1, sizeof(double));
+	if (!gathered)
+		return -1;
+	for (size_t i = 0; i < e->n_types; i++) {
+		double w, g, o;
+		mo_est_layer_static(e, &e->types[i], &w, &g, &o, &gathered[i]);
+	}
+	mo_timeline t = {.e = e, .out = (mo_estimate *)e, .s = s, .mbn = e->cfg.mbn,
+			 .gathered = gathered, .pp_resident = e->cfg.pp > 1};
+	mo_timeline_static_state(&t, v);
+	int rc = mo_sched_stage_peak(&t, out);
+	free(gathered);
+	return rc;
 }
 
 static const char *mo_timeline_name(mo_estimate *e, const mo_estimate_event *ev)
@@ -518,29 +513,49 @@ static const char *mo_timeline_name(mo_estimate *e, const mo_estimate_event *ev)
 	return mo_arena_strdup(e->a, buf);
 }
 
-/* Runs the schedule of mbn micro-batches; returns the most units in flight. */
-static int64_t mo_timeline_run(mo_timeline *t, int64_t mbn)
+void mo_timeline_optimizer(mo_timeline *t)
 {
-	const mo_estimate *e = t->e;
-	int64_t N = mbn * e->cfg.vpp;
-	t->last_mb = mbn - 1;
-	int64_t W = mo_timeline_warmup(e, t->s, N), out = 0, max_out = 0;
-	for (int64_t k = 0; k < W; k++, out++)
-		mo_timeline_do(t, k, mbn, true);
-	for (int64_t i = 0; i < N - W; i++) {
-		mo_timeline_do(t, W + i, mbn, true);
-		max_out = out + 1 > max_out ? out + 1 : max_out;
-		mo_timeline_do(t, i, mbn, false);
-	}
-	for (int64_t k = N - W > 0 ? N - W : 0; k < N; k++)
-		mo_timeline_do(t, k, mbn, false);
-	if (W >= N)
-		max_out = N;
 	uint64_t extra[MO_EST_BUCKETS] = {0};
 	extra[MO_EST_GRADIENTS] = t->grads;
 	extra[MO_EST_OPTIMIZER] = t->opt_scratch;
 	mo_timeline_emit(t, MO_EV_OPTIMIZER, -1, -1, extra);
-	return max_out;
+}
+
+/* The walk stops when its store is full (and, since a unit without
+ * layers stores nothing, after twice as many units), in a replay at the
+ * event it looks for, and when the work budget is spent. */
+static bool mo_timeline_stopped(mo_timeline *t, int64_t units)
+{
+	if (!t->replay && (uint64_t)units > 2 * (uint64_t)t->stored_cap + 16)
+		t->full = true;
+	return t->full || t->failed || (t->replay && t->got);
+}
+
+/* Walks the schedule of t->mbn micro-batches, unit by unit. */
+static void mo_timeline_run(mo_timeline *t)
+{
+	const mo_estimate *e = t->e;
+	int64_t N = t->mbn * e->cfg.vpp, units = 0;
+	t->last_mb = t->mbn - 1;
+	int64_t W = mo_timeline_warmup(e, t->s, N);
+	for (int64_t k = 0; k < W && !mo_timeline_stopped(t, units); k++, units++)
+		mo_timeline_do(t, k, true);
+	for (int64_t i = 0; i < N - W && !mo_timeline_stopped(t, units); i++, units += 2) {
+		mo_timeline_do(t, W + i, true);
+		mo_timeline_do(t, i, false);
+	}
+	for (int64_t k = N - W > 0 ? N - W : 0; k < N && !mo_timeline_stopped(t, units); k++, units++)
+		mo_timeline_do(t, k, false);
+	if (!mo_timeline_stopped(t, units))
+		mo_timeline_optimizer(t);
+}
+
+/* Micro-batches in flight: the warm-up's forwards and the steady state's
+ * own one (1F1B), or every unit when the warm-up covers the step. */
+static int64_t mo_timeline_in_flight(const mo_estimate *e, size_t s, int64_t mbn)
+{
+	int64_t N = mbn * e->cfg.vpp, W = mo_timeline_warmup(e, s, N);
+	return W >= N ? N : W + 1;
 }
 
 /* What stays allocated after the optimizer step: the parameter state (not
@@ -557,12 +572,35 @@ static uint64_t mo_timeline_between_steps(const mo_timeline *t)
 	return mo_u64_add(sum, t->state[MO_EST_PIPELINE_INPUTS]);
 }
 
+/* The stage's peak: the walk's own when it covered the whole step, else
+ * the closed form's (which the walk's agrees with: test_schedule). */
+static int mo_timeline_peak(mo_timeline *t, const mo_timeline *tmpl)
+{
+	if (!t->full)
+		return 0;
+	mo_sched_peak pk;
+	if (mo_sched_stage_peak(tmpl, &pk) != 0)
+		return -1;
+	t->peak = pk.ev.total;
+	t->peak_ev = pk.ev;
+	memcpy(t->state, pk.end, sizeof t->state);
+	t->out->truncated = true;
+	return 0;
+}
+
 static void mo_timeline_stage(mo_timeline *t)
 {
 	mo_estimate *e = t->out;
 	mo_estimate_stage *st = &e->stages[t->s];
 	mo_timeline_static(t);
-	st->in_flight = mo_timeline_run(t, mo_timeline_mbs(e, t->s));
+	mo_timeline tmpl = *t;
+	mo_timeline_run(t);
+	if (t->failed || mo_timeline_peak(t, &tmpl) != 0) {
+		t->failed = true;
+		return;
+	}
+	st->in_flight = mo_timeline_in_flight(e, t->s, t->mbn);
+	e->peak_events[t->s] = t->peak_ev;
 	st->peak_bytes = t->peak;
 	memcpy(st->peak_by_bucket, t->peak_ev.bytes, sizeof st->peak_by_bucket);
 	st->activations_bytes = t->peak_ev.bytes[MO_EST_ACTIVATIONS];
@@ -602,22 +640,16 @@ int mo_est_peak_alive(const mo_estimate *e, size_t s, mo_est_alive *out)
 	memset(out, 0, sizeof(*out));
 	if (s >= e->n_stages || !e->n_events[s])
 		return -1;
-	bool tr;
-	int64_t mbn = mo_timeline_mbs_of(e, s, &tr), V = e->cfg.vpp;
+	int64_t mbn = e->cfg.mbn, V = e->cfg.vpp;
 	/* the replay writes only into its own arrays (no .out); it reads no
 	 * per-type gathered figures (pp_resident) */
-	mo_timeline t = {.e = e, .s = s, .replay = true, .pp_resident = true};
-	const mo_estimate_event *ev = e->events[s];
-	for (size_t i = 0; i < e->n_events[s]; i++)
-		if (ev[i].total == e->stages[s].peak_bytes) {
-			t.want = ev[i];
-			break;
-		}
+	mo_timeline t = {.e = e, .s = s, .replay = true, .pp_resident = true, .mbn = mbn};
+	t.want = e->peak_events[s];
 	t.snap = out;
 	int rc = -1;
 	if (!mo_timeline_alive_new(&t.now, mbn, V) || !mo_timeline_alive_new(out, mbn, V))
 		goto out;
-	mo_timeline_run(&t, mbn);
+	mo_timeline_run(&t);
 	rc = t.got ? 0 : -1;
 out:
 	mo_est_alive_free(&t.now);
@@ -630,8 +662,9 @@ static int mo_timeline_alloc(mo_estimate *e, double **gathered)
 {
 	e->events = mo_arena_alloc(e->a, e->n_stages * sizeof(*e->events));
 	e->n_events = mo_arena_alloc(e->a, e->n_stages * sizeof(*e->n_events));
+	e->peak_events = mo_arena_alloc(e->a, e->n_stages * sizeof(*e->peak_events));
 	*gathered = mo_arena_alloc(e->a, (e->n_types + 1) * sizeof(double));
-	if (!e->events || !e->n_events || !*gathered)
+	if (!e->events || !e->n_events || !e->peak_events || !*gathered)
 		return -1;
 	for (size_t i = 0; i < e->n_types; i++) {
 		double w, g, o;
@@ -647,14 +680,17 @@ int mo_est_timeline(mo_estimate *e, mo_error *err)
 		goto nomem;
 	size_t cap = MO_EST_MAX_EVENTS / (e->n_stages ? e->n_stages : 1);
 	for (size_t s = 0; s < e->n_stages; s++) {
-		size_t want = (size_t)(2 * (e->stages[s].num_layers + 2) * e->cfg.mbn * e->cfg.vpp + 1);
-		size_t n = want < cap ? want : cap;
+		/* at most (layers + 2) events per unit, two units per micro-batch
+		 * and chunk, and the optimizer step */
+		double want = 2.0 * ((double)e->stages[s].num_layers + 2.0) * (double)e->cfg.mbn *
+				      (double)e->cfg.vpp + 1.0;
+		size_t n = want < (double)cap ? (size_t)want : cap;
 		/* malloc, not the (zeroing) arena: every stored event is written
 		 * before it is read; mo_estimate_free releases them */
 		e->events[s] = malloc((n + 1) * sizeof(mo_estimate_event));
 		if (!e->events[s])
 			goto nomem;
-		mo_timeline t = {.e = e, .out = e, .s = s, .stored_cap = n,
+		mo_timeline t = {.e = e, .out = e, .s = s, .stored_cap = n, .mbn = e->cfg.mbn,
 				 .gathered = gathered, .pp_resident = e->cfg.pp > 1};
 		mo_timeline_stage(&t);
 		if (t.failed)
@@ -668,6 +704,11 @@ fail:
 	if (!mo_budget_error(err))
 		goto nomem;
 	return -1;
+}
+
+const mo_estimate_event *mo_est_peak_event(const mo_estimate *e, size_t s)
+{
+	return e && e->peak_events && s < e->n_stages ? &e->peak_events[s] : NULL;
 }
 
 char *mo_estimate_event_name(const mo_estimate_event *ev, char *buf, size_t size)
@@ -706,7 +747,6 @@ char *mo_estimate_event_name(const mo_estimate_event *ev, char *buf, size_t size
 void mo_est_stage_fixed(const mo_estimate *e, size_t s, mo_est_fixed *out)
 {
 	uint64_t v[6] = {0};
-	bool tr;
 	memset(out, 0, sizeof(*out));
 	mo_timeline_static_sums(e, s, v);
 	/* the workspaces and kept caches are in every event but the first
@@ -724,7 +764,7 @@ void mo_est_stage_fixed(const mo_estimate *e, size_t s, mo_est_fixed *out)
 		out->loss = mo_timeline_loss(e);
 		out->last = true;
 	}
-	int64_t N = mo_timeline_mbs_of(e, s, &tr) * e->cfg.vpp;
+	int64_t N = e->cfg.mbn * e->cfg.vpp;
 	int64_t W = mo_timeline_warmup(e, s, N);
 	out->others = W < N ? W : N - 1;
 	if (out->others < 0)

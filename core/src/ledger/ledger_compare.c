@@ -101,10 +101,7 @@ static void mo_comparison_count(const mo_estimate *e, size_t s, const mo_est_ali
 
 static const mo_estimate_event *mo_comparison_event(const mo_estimate *e, size_t s)
 {
-	for (size_t i = 0; i < e->n_events[s]; i++)
-		if (e->events[s][i].total == e->stages[s].peak_bytes)
-			return &e->events[s][i];
-	return NULL;
+	return mo_est_peak_event(e, s);
 }
 
 /* The estimate's items at stage s's peak. 0 or -1 (out of memory). */

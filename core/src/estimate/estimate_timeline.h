@@ -1,0 +1,68 @@
+/* The timeline of one pipeline stage, shared by the walk that lists its
+ * events (estimate_timeline.c) and the closed form of its peak
+ * (estimate_schedule.c), which runs single units of the same walk. */
+#ifndef MO_ESTIMATE_TIMELINE_H
+#define MO_ESTIMATE_TIMELINE_H
+
+#include "estimate/estimate_internal.h"
+
+typedef struct mo_timeline {
+	const mo_estimate *e; /* read by every pass */
+	mo_estimate *out;     /* the estimate being built; NULL in a replay */
+	size_t s;
+	uint64_t state[MO_EST_BUCKETS];
+	uint64_t peak;
+	mo_estimate_event peak_ev;
+	size_t stored_cap;
+	double *gathered;  /* per layer type */
+	bool pp_resident;  /* FSDP weights stay gathered (PP > 1) */
+	uint64_t grads;    /* gradients made in backward (cfg.late_grads) */
+	uint64_t opt_scratch; /* the optimizer update's temporaries, at its step */
+	uint64_t unsharded_grads; /* PP with FSDP: reduce-scattered after the step */
+	uint64_t caches;   /* kept caches (workspaces bucket), from the step's start */
+	int64_t last_mb;   /* the step's last micro-batch */
+	int64_t mbn;       /* the step's micro-batches */
+	bool failed;
+	/* the walk stops when its event store is full (the rest of the step is
+	 * not listed; the peak then comes from the closed form) */
+	bool full;
+	/* probe (closed form): run one unit, keep its first highest event */
+	bool probe;
+	size_t probe_events;
+	/* replay (explain): track what is alive, stop at `want`, store nothing */
+	bool replay, got;
+	mo_estimate_event want;
+	size_t slot;       /* mb * vpp + chunk of the unit being run */
+	mo_est_alive now, *snap;
+} mo_timeline;
+
+/* Runs forward (fwd) or backward unit k of the stage's schedule of
+ * t->mbn micro-batches, from the state t holds. */
+void mo_timeline_do(mo_timeline *t, int64_t k, bool fwd);
+/* The optimizer step's event, after the last unit. */
+void mo_timeline_optimizer(mo_timeline *t);
+/* Forward units stage s runs before its first backward (of `units`). */
+int64_t mo_timeline_warmup(const mo_estimate *e, size_t s, int64_t units);
+/* One received pipeline input and its gradient. */
+uint64_t mo_timeline_input_pair(const mo_estimate *e);
+/* Pipeline inputs stage s keeps between steps. */
+uint64_t mo_timeline_inputs_kept(const mo_estimate *e, size_t s);
+
+/* estimate_schedule.c: the closed form of the schedule. t holds the
+ * stage's static state (weights, gradients, optimizer, gathered weights,
+ * caches; mo_timeline_static). Finds the stage's first highest event as the
+ * walk of every unit would (one unit run per stretch of the schedule whose
+ * figures rise or fall evenly), its in-flight units, and the state after
+ * the last unit (`end`: what is held at the optimizer step). -1 when out of
+ * memory. */
+typedef struct mo_sched_peak {
+	mo_estimate_event ev;
+	int64_t in_flight;
+	uint64_t end[MO_EST_BUCKETS];
+} mo_sched_peak;
+int mo_sched_stage_peak(const mo_timeline *tmpl, mo_sched_peak *out);
+/* The closed form for stage s of a finished estimate (tests compare it
+ * with the walk). */
+int mo_est_stage_closed_form(const mo_estimate *e, size_t s, mo_sched_peak *out);
+
+#endif

@@ -1,0 +1,246 @@
+/* The closed form of a stage's schedule (estimate_schedule.c) finds the
+ * same first highest event, with the same figures per bucket, the same
+ * micro-batches in flight and the same state at the optimizer step as the
+ * walk of every unit (estimate_timeline.c), on random models: 1F1B and
+ * interleaved (micro-batch counts that fill whole rounds of P and others),
+ * uneven stage lists, empty chunks, MTP, both frameworks, FSDP, recompute,
+ * swap. And it does so for a step of 2^31-1 micro-batches on 100,000
+ * stages, which the walk could not: its figures are those of a short step
+ * with the same warm-up, since the steady state repeats. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "estimate/estimate_timeline.h"
+
+/* An LCG: modulo 2^32 by design */
+static MO_WRAPS unsigned rnd(unsigned *s)
+{
+	*s = *s * 1103515245u + 12345u;
+	return (*s >> 16) & 0x7fff;
+}
+
+static mo_model *load_model(const char *text)
+{
+	mo_diags *d = NULL;
+	mo_model *m = NULL;
+	assert_int_equal(mo_diags_new(&d), 0);
+	int rc = mo_model_load(&m, d, text, strlen(text), "sched", NULL, NULL);
+	if (rc == 0)
+		mo_model_check(m, d);
+	bool bad = rc != 0 || mo_diags_errors(d) > 0;
+	mo_diags_free(d);
+	if (bad) {
+		mo_model_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+static mo_config *load_config(const char *text)
+{
+	mo_diags *d = NULL;
+	mo_config *c = NULL;
+	assert_int_equal(mo_diags_new(&d), 0);
+	int rc = mo_config_parse(&c, d, text, strlen(text), "sched", NULL, NULL);
+	mo_diags_free(d);
+	return rc == 0 ? c : NULL;
+}
+
+/* "[[0-2], [3], ...]": nv virtual stages over L layers, uneven, some
+ * possibly empty when `empty`. */
+static void stage_lists(char *buf, size_t n, unsigned *seed, int L, int nv, bool empty)
+{
+	int cut[64], at = 0;
+	for (int k = 0; k < nv - 1; k++) {
+		int left = L - at, need = empty ? 0 : nv - 1 - k;
+		int most = left - need - (empty ? 0 : 1);
+		int take = most > 0 ? (int)(rnd(seed) % (unsigned)(most + 1)) : 0;
+		if (!empty && take < 1)
+			take = 1;
+		cut[k] = take;
+		at += take;
+	}
+	cut[nv - 1] = L - at;
+	size_t o = (size_t)snprintf(buf, n, "  pipeline_parallel_layers_per_stage: [");
+	at = 0;
+	for (int k = 0; k < nv; k++) {
+		if (cut[k] == 0)
+			o += (size_t)snprintf(buf + o, n - o, "%s[]", k ? ", " : "");
+		else
+			o += (size_t)snprintf(buf + o, n - o, "%s['%d-%d']", k ? ", " : "", at,
+					      at + cut[k] - 1);
+		at += cut[k];
+	}
+	snprintf(buf + o, n - o, "]\n");
+}
+
+static void expect_same(const mo_estimate *e, size_t s)
+{
+	mo_sched_peak pk;
+	const mo_estimate_stage *st = mo_estimate_stage_get(e, s);
+	assert_int_equal(mo_est_stage_closed_form(e, s, &pk), 0);
+	char a[96], b[96];
+	mo_estimate_event_name(&pk.ev, a, sizeof a);
+	if (pk.ev.total != st->peak_bytes || strcmp(a, st->peak_event) != 0)
+		fprintf(stderr, "stage %zu: walk %llu at \"%s\", closed form %llu at \"%s\"\n", s,
+			(unsigned long long)st->peak_bytes, st->peak_event,
+			(unsigned long long)pk.ev.total, a);
+	assert_int_equal(pk.ev.total, st->peak_bytes);
+	assert_string_equal(a, st->peak_event);
+	assert_memory_equal(pk.ev.bytes, st->peak_by_bucket, sizeof pk.ev.bytes);
+	assert_int_equal(pk.in_flight, st->in_flight);
+	/* the state at the optimizer step, as the walk's last event holds it */
+	size_t n = mo_estimate_event_count(e, s);
+	const mo_estimate_event *last = mo_estimate_event_get(e, s, n - 1);
+	assert_int_equal(last->kind, MO_EV_OPTIMIZER);
+	for (int k = 0; k < MO_EST_BUCKETS; k++)
+		if (k != MO_EST_GRADIENTS && k != MO_EST_OPTIMIZER) /* + the step's extras */
+			assert_int_equal(pk.end[k], last->bytes[k]);
+	(void)b;
+}
+
+static const char *const model_fmt =
+	"model:\n  num_layers: %d\n  hidden_size: 256\n  ffn_hidden_size: 512\n"
+	"  num_attention_heads: 4\n  vocab_size: 2000\n  seq_length: 256\n"
+	"  hidden_act: swiglu\n  attention: flash\n%s"
+	"training:\n  micro_batch_size: 1\n  micro_batch_num: %d\n  framework: %s\n"
+	"  params_dtype: %s\n"
+	"parallel:\n  world_size: %d\n  data_parallel: %d\n  pipeline_parallel: %d\n"
+	"  virtual_pipeline: %d\n%s";
+
+static int random_case(unsigned *seed)
+{
+	int P = 1 + (int)(rnd(seed) % 5), V = 1 + (int)(rnd(seed) % 3);
+	if (P == 1)
+		V = 1;
+	int mtp = rnd(seed) % 4 == 0 ? 1 : 0;
+	int L = P * V + (int)(rnd(seed) % 7);
+	int mbn = 1 + (int)(rnd(seed) % 13);
+	if (rnd(seed) % 2)
+		mbn = P * (1 + (int)(rnd(seed) % 4)); /* whole rounds: interleaved order */
+	bool pytorch = rnd(seed) % 2, lists = rnd(seed) % 2, empty = rnd(seed) % 3 == 0;
+	int dp = 1 + (int)(rnd(seed) % 2);
+	char extra[64] = "", stages[1024] = "";
+	if (mtp)
+		snprintf(extra, sizeof extra, "  mtp_num_layers: 1\n");
+	if (lists)
+		stage_lists(stages, sizeof stages, seed, L, P * V, empty);
+	char text[4096];
+	snprintf(text, sizeof text, model_fmt, L, extra, mbn, pytorch ? "pytorch" : "mindspore",
+		 rnd(seed) % 2 ? "float32" : "bfloat16", P * dp, dp, P, V, stages);
+	mo_model *m = load_model(text);
+	if (!m)
+		return 0;
+	char cfg[512];
+	int lo = (int)(rnd(seed) % (unsigned)L), hi = lo + (int)(rnd(seed) % 3);
+	hi = hi < L ? hi : L - 1;
+	switch (rnd(seed) % 4) {
+	case 0: snprintf(cfg, sizeof cfg, "recompute:\n  mode: None\n"); break;
+	case 1:
+		snprintf(cfg, sizeof cfg, "recompute:\n  mode: full\n  full_recompute_layer: [%d-%d]\n",
+			 lo, hi);
+		break;
+	case 2:
+		snprintf(cfg, sizeof cfg, "recompute:\n  mode: None\nswap:\n  enable: True\n"
+					  "  default_prefetch: %d\n  layer_swap:\n    - layers: [%d-%d]\n",
+			 1 + (int)(rnd(seed) % 2), lo, hi);
+		break;
+	default:
+		snprintf(cfg, sizeof cfg, "recompute:\n  mode: selective\n  select_module:\n"
+					  "    '.*mlp': [%d-%d]\n", lo, hi);
+	}
+	mo_config *c = load_config(cfg);
+	mo_estimate *e = NULL;
+	int ran = 0;
+	if (mo_estimate_run(&e, c, m, NULL) == 0 && !mo_estimate_timeline_truncated(e)) {
+		for (size_t s = 0; s < mo_estimate_stage_count(e); s++)
+			expect_same(e, s);
+		ran = 1;
+	}
+	mo_estimate_free(e);
+	mo_config_free(c);
+	mo_model_free(m);
+	return ran;
+}
+
+static void test_random_models(void **state)
+{
+	(void)state;
+	unsigned seed = 20261202;
+	int ran = 0;
+	for (int i = 0; i < 600; i++)
+		ran += random_case(&seed);
+	fprintf(stderr, "closed form = walk on %d random estimates\n", ran);
+	assert_true(ran > 300);
+}
+
+static void test_presets(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < mo_presets_count(); i++) {
+		mo_model *m = NULL;
+		mo_estimate *e = NULL;
+		assert_int_equal(mo_model_preset(&m, mo_preset_name(i), NULL), 0);
+		assert_int_equal(mo_estimate_run(&e, NULL, m, NULL), 0);
+		if (!mo_estimate_timeline_truncated(e))
+			for (size_t s = 0; s < mo_estimate_stage_count(e); s++)
+				expect_same(e, s);
+		mo_estimate_free(e);
+		mo_model_free(m);
+	}
+}
+
+/* 2^31-1 micro-batches: the stage's figures are those of the same schedule
+ * with a few rounds of micro-batches (the warm-up fills, then the steady
+ * state repeats). A micro-batch keeps over 2^34 bytes per stage here, so
+ * the bytes the step's micro-batches make, counted whole, would pass 2^64. */
+static void test_long_step(void **state)
+{
+	(void)state;
+	static const char fmt[] =
+		"model:\n  num_layers: 8\n  hidden_size: 4096\n  ffn_hidden_size: 11008\n"
+		"  num_attention_heads: 32\n  vocab_size: 32000\n  seq_length: 65536\n"
+		"training:\n  micro_batch_size: 1\n  micro_batch_num: %lld\n"
+		"parallel:\n  world_size: 4\n  pipeline_parallel: 4\n  virtual_pipeline: %d\n";
+	for (int V = 1; V <= 2; V++) {
+		char a[1024], b[1024];
+		snprintf(a, sizeof a, fmt, 2147483647LL, V);
+		snprintf(b, sizeof b, fmt, 13LL, V);
+		mo_model *ml = load_model(a), *ms = load_model(b);
+		assert_non_null(ml);
+		assert_non_null(ms);
+		mo_estimate *el = NULL, *es = NULL;
+		assert_int_equal(mo_estimate_run(&el, NULL, ml, NULL), 0);
+		assert_int_equal(mo_estimate_run(&es, NULL, ms, NULL), 0);
+		assert_true(mo_estimate_timeline_truncated(el));
+		for (size_t s = 0; s < 4; s++) {
+			const mo_estimate_stage *l = mo_estimate_stage_get(el, s),
+						*sh = mo_estimate_stage_get(es, s);
+			assert_true(sh->peak_by_bucket[MO_EST_ACTIVATIONS] > (1ull << 34));
+			assert_int_equal(l->peak_bytes, sh->peak_bytes);
+			assert_int_equal(l->in_flight, sh->in_flight);
+			assert_int_equal(l->between_steps_bytes, sh->between_steps_bytes);
+		}
+		mo_estimate_free(el);
+		mo_estimate_free(es);
+		mo_model_free(ml);
+		mo_model_free(ms);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_random_models),
+		cmocka_unit_test(test_presets),
+		cmocka_unit_test(test_long_step),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
