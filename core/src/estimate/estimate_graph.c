@@ -48,7 +48,9 @@ static unsigned mo_est_conditions(const mo_model *m)
 	c |= tp && m->sequence_parallel ? MO_C_SP : 0;
 	c |= tp ? MO_C_TP : 0;
 	c |= m->context_parallel > 1 ? MO_C_CP : 0;
-	c |= m->qk_layernorm ? MO_C_QKLN : 0;
+	/* Megatron's local q/k norms are not modelled (ops_pytorch.c) */
+	c |= m->qk_layernorm && strcmp(m->transformer_impl, "transformer_engine") == 0 ? MO_C_QKLN
+										      : 0;
 	c |= m->q_lora_rank > 0 ? MO_C_QLORA : 0;
 	c |= m->moe_shared_expert_intermediate_size > 0 ? MO_C_SHARED : 0;
 	c |= m->expert_parallel > 1 || tp ? MO_C_EPCOMM : 0;
@@ -85,6 +87,7 @@ static void mo_est_dims_attn(mo_est_dims *d, const mo_model *m, int64_t tp)
 	mo_est_dim(d, "d", dh);
 	mo_est_dim(d, "q", hd * dh);
 	mo_est_dim(d, "kv", kvh * dh);
+	mo_est_dim(d, "kvh", kvh);
 	mo_est_dim(d, "qkv", (hd + 2 * kvh) * dh);
 	mo_est_dim(d, "ql", m->q_lora_rank);
 	mo_est_dim(d, "kvl", m->kv_lora_rank);

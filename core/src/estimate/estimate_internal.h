@@ -27,7 +27,7 @@ enum {
 	MO_C_SP = 1u << 6,      /* TP > 1 with sequence parallel */
 	MO_C_TP = 1u << 7,      /* TP > 1 */
 	MO_C_CP = 1u << 8,      /* CP > 1 */
-	MO_C_QKLN = 1u << 9,    /* qk_layernorm */
+	MO_C_QKLN = 1u << 9,    /* qk_layernorm under transformer_engine */
 	MO_C_QLORA = 1u << 10,  /* MLA with q_lora_rank */
 	MO_C_SHARED = 1u << 11, /* MoE shared experts */
 	MO_C_EPCOMM = 1u << 12, /* the token dispatcher communicates */

@@ -49,6 +49,7 @@
 #define C_GELU MO_C_GELU
 #define C_TEKV MO_C_TEKV
 #define C_LPOS MO_C_LPOS
+#define C_QKLN MO_C_QKLN
 
 static const mo_op_row pt_norm_attn[] = {
 	{.path = "", .op = "input", .in = "", .out = "x:c:tsp*h", .save = KEEPS_NOTHING},
@@ -68,10 +69,40 @@ static const mo_op_row pt_attn[] = {
 	 .save = "ln1", .flops = "2*tok*h*qkv"},
 	/* GQA: reshaping the query slice of [s, b, g, (a/g + 2) hn] to
 	 * [s, b, a, hn] copies it (Megatron's get_query_key_value_tensors) */
-	{.unless = C_GQA, .path = "self_attention", .op = "split_qkv", .in = "qkv",
+	{.unless = C_GQA | C_QKLN, .path = "self_attention", .op = "split_qkv", .in = "qkv",
 	 .out = "q@qkv k@qkv v@qkv", .save = KEEPS_NOTHING},
-	{.when = C_GQA, .path = "self_attention", .op = "split_qkv", .in = "qkv",
+	{.when = C_GQA, .unless = C_QKLN, .path = "self_attention", .op = "split_qkv", .in = "qkv",
 	 .out = "q:c:tok*q k@qkv v@qkv", .save = KEEPS_NOTHING},
+	/* qk_layernorm (Transformer Engine: Megatron's TENorm is
+	 * te.pytorch.LayerNorm / RMSNorm over the head dimension; attention.py
+	 * get_query_key_value_tensors applies it to the split query [s, b, np,
+	 * hn] and key [s, b, ng, hn], Megatron adc69dba attention.py:1093-1107,
+	 * transformer_engine.py:217-235). The norm op makes its input contiguous
+	 * and saves that copy with its fp32 statistics per row (tokens x heads):
+	 * TE c188b533 ops/basic/layer_norm.py:199,205,221 (x, means, rstdevs),
+	 * rmsnorm.py:182,202 (x, rstdevs). The split query and key are strided
+	 * views of the fused QKV output, so both are copied (with GQA the query
+	 * was copied by its reshape already); the normed query and key are new
+	 * tensors the core attention saves, while V still keeps the fused
+	 * output. Megatron's local implementation is not modelled. */
+	{.when = C_QKLN, .unless = C_GQA, .path = "self_attention", .op = "split_qkv",
+	 .in = "qkv", .out = "q0@qkv k0@qkv v@qkv", .save = KEEPS_NOTHING},
+	{.when = C_QKLN | C_GQA, .path = "self_attention", .op = "split_qkv", .in = "qkv",
+	 .out = "q0:c:tok*q k0@qkv v@qkv", .save = KEEPS_NOTHING},
+	{.when = C_QKLN, .unless = C_GQA, .path = "self_attention.q_layernorm", .op = "contiguous",
+	 .in = "q0", .out = "qx:c:tok*q", .save = KEEPS_NOTHING},
+	{.when = C_QKLN | C_GQA, .path = "self_attention.q_layernorm", .op = "view", .in = "q0",
+	 .out = "qx@q0", .save = KEEPS_NOTHING},
+	{.when = C_QKLN | C_LN, .path = "self_attention.q_layernorm", .op = "layer_norm",
+	 .in = "qx", .out = "q:c:tok*q qmu:f32:tok*hd qrs:f32:tok*hd", .save = "qx qmu qrs"},
+	{.when = C_QKLN, .unless = C_LN, .path = "self_attention.q_layernorm", .op = "rms_norm",
+	 .in = "qx", .out = "q:c:tok*q qrs:f32:tok*hd", .save = "qx qrs"},
+	{.when = C_QKLN, .path = "self_attention.k_layernorm", .op = "contiguous", .in = "k0",
+	 .out = "kx0:c:tok*kv", .save = KEEPS_NOTHING},
+	{.when = C_QKLN | C_LN, .path = "self_attention.k_layernorm", .op = "layer_norm",
+	 .in = "kx0", .out = "k:c:tok*kv kmu:f32:tok*kvh krs:f32:tok*kvh", .save = "kx0 kmu krs"},
+	{.when = C_QKLN, .unless = C_LN, .path = "self_attention.k_layernorm", .op = "rms_norm",
+	 .in = "kx0", .out = "k:c:tok*kv krs:f32:tok*kvh", .save = "kx0 krs"},
 	{.when = C_CP, .path = "self_attention.core_attention.input.allgather", .op = "allgather",
 	 .in = "k v", .out = "kf:c:b*s*kv vf:c:b*s*kv", .save = KEEPS_NOTHING, .comm = AG},
 	{.unless = C_CP, .path = "self_attention.core_attention", .op = "view", .in = "k v",
@@ -88,8 +119,12 @@ static const mo_op_row pt_attn[] = {
 	 * utils.py:2612-2616, "force q,k,v to be contiguous"); FusedAttnFunc
 	 * saves those copies, its output and the fp32 softmax statistics
 	 * (backends.py:1653-1664), and nothing keeps the fused QKV output. */
-	{.when = C_TEKV, .path = "self_attention.core_attention", .op = "contiguous",
-	 .in = "kf vf", .out = "kc:c:tok*kv vc:c:tok*kv", .save = KEEPS_NOTHING},
+	{.when = C_TEKV, .unless = C_QKLN, .path = "self_attention.core_attention",
+	 .op = "contiguous", .in = "kf vf", .out = "kc:c:tok*kv vc:c:tok*kv",
+	 .save = KEEPS_NOTHING},
+	/* the normed K is contiguous already: only V is copied */
+	{.when = C_TEKV | C_QKLN, .path = "self_attention.core_attention", .op = "contiguous",
+	 .in = "kf vf", .out = "kc@kf vc:c:tok*kv", .save = KEEPS_NOTHING},
 	{.when = C_TEKV, .path = "self_attention.core_attention", .op = "fused_attention",
 	 .in = "q kc vc", .out = "ctx:c:tok*q lse:f32:b*hd*sq", .save = "q kc vc ctx lse",
 	 .flops = "4*b*hd*sq*s*d"},
