@@ -37,6 +37,8 @@ notes/server-survival.md.
   per_layer true for it is 422 answer-too-large before anything is built.
 - web root recreated: removed and made again, the new files are served at
   once (404 until a restart before).
+- 100,001 layers: refused as out of range, no longer also reported as "the
+  model has no layer count".
 - gzip and ETag: an expand answer is gzip'ed for a client that takes it;
   a GET answer has an ETag and a repeat naming it gets 304."""
 import json
@@ -512,6 +514,26 @@ def test_expand_by_segments():
         srv.close()
 
 
+def test_layer_count_over_limit():
+    """A model of 100,001 layers is refused for its layer count being out of
+    range, not reported as having none ("the model has no layer count")."""
+    srv = Server("--quiet")
+    try:
+        body = json.dumps({"config": "recompute:\n  mode: full\n  full_recompute_layer: [0-3]\n",
+                           "model": {"num_layers": 100001, "hidden_size": 4096, "num_heads": 32,
+                                     "seq_length": 4096, "vocab_size": 32000}}).encode()
+        st, _, data = request(srv.port, "POST", "/api/v1/validate", body,
+                              {"Content-Type": "application/json"})
+        errors = json.loads(data).get("errors", []) if st == 200 else []
+        codes = [e.get("code") for e in errors]
+        if st != 200 or "missing-key" in codes or not any(
+                e.get("code") == "type" and "100000" in e.get("message", "") for e in errors):
+            fail("100,001 layers: %d %r (want the range error, no missing-key)"
+                 % (st, [(e.get("code"), e.get("message")) for e in errors]))
+    finally:
+        srv.close()
+
+
 def test_web_root_recreated():
     """The web root removed and made again (a deploy): served again at
     once (it was 404 until a restart)."""
@@ -587,6 +609,7 @@ def main():
                        ("hang-up stops validate", test_hang_up_stops_validate),
                        ("expand by segments", test_expand_by_segments),
                        ("web root recreated", test_web_root_recreated),
+                       ("layer count over limit", test_layer_count_over_limit),
                        ("gzip and etag", test_gzip_and_etag)):
         if only and name not in only:
             continue

@@ -68,6 +68,7 @@ struct mo_rd {
 	/* graph-mode YAML */
 	bool graph, legacy;    /* legacy: not `use_legacy: False` */
 	bool layers_default;   /* the layer count is the type's default */
+	bool layers_given;     /* a layer count key is there (refused when out of range) */
 	const struct mo_type_defaults *type;
 	const mo_node *model_at; /* model.model_config */
 	int64_t multiple_of, interleave, ga_steps, mq_groups;

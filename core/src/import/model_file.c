@@ -716,6 +716,8 @@ static void mo_model_read_key(struct mo_rd *r, const struct mo_mkey *k,
 	const mo_node *at;
 	if (mo_model_is_null(v) && k->conv != CV_STAGES)
 		return; /* HF writes null for "not used" (q_lora_rank) */
+	if (k->field == MF_NUM_LAYERS)
+		r->layers_given = true; /* its own error says what is wrong with it */
 	if (it.type < 0)
 		mo_model_read_special(r, k, v, path);
 	else if (mo_model_decode(r, k, v, path, &it, &at))
@@ -860,7 +862,7 @@ static int mo_model_finish(mo_model **out, struct mo_rd *r, const mo_node *root,
 	mo_model *m = r->m;
 	if (r->graph)
 		mo_model_graph_finish(r);
-	if (!m->ext->set[MF_NUM_LAYERS] && !r->layers_default)
+	if (!m->ext->set[MF_NUM_LAYERS] && !r->layers_default && !r->layers_given)
 		mo_model_missing_layers(r, root);
 	mo_model_apply_temps(r, pynative);
 	mo_model_derive(m);
