@@ -145,6 +145,9 @@ int mo_cli_calibrate(mo_cli *c, int argc, char **argv);
 void mo_cli_calibrate_usage(FILE *f);
 int mo_cli_plan(mo_cli *c, int argc, char **argv);
 void mo_cli_plan_usage(FILE *f);
+/* memopt size --model M --devices N --global-batch G: layouts and plans. */
+int mo_cli_size(mo_cli *c, int argc, char **argv);
+void mo_cli_size_usage(FILE *f);
 /* memopt ledger TRACE [--model M] [CONFIG]: a measured trace, and the estimate beside it. */
 int mo_cli_ledger(mo_cli *c, int argc, char **argv);
 void mo_cli_ledger_usage(FILE *f);

@@ -46,6 +46,9 @@ static const mo_cli_command mo_cli_commands[] = {
 	{"calibrate", mo_cli_calibrate, mo_cli_calibrate_usage,
 	 "  calibrate RUNS    the time model's device constants fitted to measured step\n"
 	 "                    times; writes a device: map (memopt calibrate --help)\n"},
+	{"size", mo_cli_size, mo_cli_size_usage,
+	 "  size              the fastest parallel layouts and plans that fit N devices\n"
+	 "                    (memopt size --help)\n"},
 	{"ledger", mo_cli_ledger, mo_cli_ledger_usage,
 	 "  ledger TRACE [CONFIG]\n"
 	 "                    a measured memory trace: peak, alive set, steps, layers;\n"

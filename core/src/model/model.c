@@ -309,6 +309,16 @@ void mo_model_derive(mo_model *m)
 	mo_model_derive_batches(m);
 }
 
+void mo_model_set_batches(mo_model *m, int64_t micro_batch_num, int64_t global_batch_size)
+{
+	struct mo_model_ext *x = m->ext;
+	m->micro_batch_num = micro_batch_num;
+	x->global_batch_size = global_batch_size;
+	x->set[MF_MBN] = true;
+	x->set[MF_WORLD] = true;
+	x->mbn_derived = false;
+}
+
 void mo_model_set_devices(mo_model *m, int64_t devices)
 {
 	if (!m || devices < 1 || devices > MO_MODEL_MAX_DEGREE)

@@ -204,6 +204,10 @@ mo_model *mo_model_copy(const mo_model *m);
  * or over the TP mesh when EP is off). */
 int64_t mo_model_etp(const mo_model *m);
 
+/* States the micro-batch count and the global batch (both written by
+ * mo_model_to_yaml): a layout search sets them with the parallel fields. */
+void mo_model_set_batches(mo_model *m, int64_t micro_batch_num, int64_t global_batch_size);
+
 /* Builds types/type_of from the fields (call after any field change). */
 int mo_model_build_layout(mo_model *m, mo_error *err);
 

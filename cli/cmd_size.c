@@ -1,0 +1,182 @@
+/* size: the fastest parallel layouts, each with the cheapest recompute /
+ * swap plan that fits, for a model, N devices (or a range) and a global
+ * batch. */
+#include "cli.h"
+
+#include <getopt.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct mo_size_opts {
+	int64_t devices, devices_max, global_batch, per_node;
+	uint64_t budget;
+	double headroom;
+	size_t top;
+	bool top_set;
+} mo_size_opts;
+
+void mo_cli_size_usage(FILE *f)
+{
+	fputs("usage: memopt size --model M --devices N|LOW-HIGH --global-batch G\n"
+	      "                   [--devices-per-node K] [--budget SIZE | --headroom PCT]\n"
+	      "                   [--top K|all] [--work-limit MS] [--json]\n"
+	      "Every layout the model's framework accepts (TP, CP, PP and virtual chunks,\n"
+	      "EP, expert TP, DP, sequence parallel, distributed optimizer, micro-batch\n"
+	      "size and count), each with the planner's cheapest recompute / swap plan,\n"
+	      "ranked by the estimate's step time; the rejected layouts counted by reason.\n"
+	      "A range answers the smallest count that fits and the fastest per device.\n"
+	      "Exit: 0 a layout fits, 1 none fits, 2 usage.\n",
+	      f);
+}
+
+/* N, or LOW-HIGH */
+static int mo_size_devices(mo_cli *c, void *own, const char *arg)
+{
+	(void)c;
+	mo_size_opts *o = own;
+	char *end = NULL;
+	long long lo = strtoll(arg, &end, 10), hi = lo;
+	if (end && *end == '-')
+		hi = strtoll(end + 1, &end, 10);
+	if (!end || *end || lo < 1 || hi < lo || hi > 1048576)
+		return -1;
+	o->devices = lo;
+	o->devices_max = hi > lo ? hi : 0;
+	return 0;
+}
+
+static int mo_size_top(mo_cli *c, void *own, const char *arg)
+{
+	(void)c;
+	mo_size_opts *o = own;
+	o->top_set = true;
+	if (strcmp(arg, "all") == 0) {
+		o->top = SIZE_MAX;
+		return 0;
+	}
+	char *end = NULL;
+	long long n = strtoll(arg, &end, 10);
+	if (!end || *end || n < 1 || n > 1000000)
+		return -1;
+	o->top = (size_t)n;
+	return 0;
+}
+
+static const mo_cli_option mo_size_options[] = {
+	MO_CLI_OPT_MODEL,
+	MO_CLI_OPT_JSON,
+	{"devices", 'd', MO_ARG_CALL, true, 0, 0, 0,
+	 "a count from 1 to 1048576, or a range LOW-HIGH", mo_size_devices},
+	{"global-batch", 'g', MO_ARG_INT, true, offsetof(mo_size_opts, global_batch), 1, 16777216,
+	 NULL, NULL},
+	{"devices-per-node", 0, MO_ARG_INT, true, offsetof(mo_size_opts, per_node), 1, 1048576,
+	 NULL, NULL},
+	{"budget", 'b', MO_ARG_BYTES, true, offsetof(mo_size_opts, budget), 1, 18446744073709551615.0,
+	 "a size such as 58GiB, 64GB, 1024 (B, KB, MB, GB, KiB, MiB, GiB)", NULL},
+	{"headroom", 0, MO_ARG_REAL, true, offsetof(mo_size_opts, headroom), 0, 99, NULL, NULL},
+	{"top", 'k', MO_ARG_CALL, true, 0, 0, 0, "a count from 1 to 1000000, or all", mo_size_top},
+	MO_CLI_OPT_WORK_LIMIT,
+	MO_CLI_OPT_HELP,
+	MO_CLI_OPT_END};
+
+static int mo_size_args(mo_cli *c, mo_size_opts *o, int argc, char **argv)
+{
+	int rc = mo_cli_parse(c, mo_size_options, o, argc, argv);
+	if (rc >= 0)
+		return rc;
+	if (!c->model_arg || !o->devices || !o->global_batch) {
+		fputs("memopt size: give --model, --devices and --global-batch\n", stderr);
+		return MO_EXIT_USAGE;
+	}
+	if (o->budget && o->headroom > 0) {
+		fputs("memopt size: give --budget or --headroom, not both\n", stderr);
+		return MO_EXIT_USAGE;
+	}
+	if (optind < argc) {
+		fputs("memopt size: takes no operand\n", stderr);
+		return MO_EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* ---- text output ---------------------------------------------------------------- */
+
+static void mo_size_print_layout(size_t rank, const mo_size_layout *l)
+{
+	char etp[24] = "-";
+	if (l->expert_tensor_parallel > 0)
+		snprintf(etp, sizeof etp, "%lld", (long long)l->expert_tensor_parallel);
+	printf("%4zu %5lld %3lld %3lld %3lld %3lld %3lld %3s %5lld %3s %3s %4lld %5lld %9.2f %9.3f "
+	       "%10.0f %-4s %s%s\n",
+	       rank, (long long)l->devices, (long long)l->tensor_parallel,
+	       (long long)l->pipeline_parallel, (long long)l->virtual_pipeline,
+	       (long long)l->context_parallel, (long long)l->expert_parallel, etp,
+	       (long long)l->data_parallel, l->sequence_parallel ? "on" : "off",
+	       l->distributed_optimizer ? "on" : "off", (long long)l->micro_batch_size,
+	       (long long)l->micro_batch_num, (double)l->peak_bytes / 1073741824.0,
+	       l->step_seconds, l->tokens_per_second_per_device, l->fits ? "fits" : "over",
+	       l->plan, l->pareto ? "  (front)" : "");
+}
+
+static void mo_size_print(const mo_size_result *r, const mo_size_opts *o)
+{
+	printf("size: %llu layouts accepted, %llu estimated, %llu planned%s\n",
+	       (unsigned long long)mo_size_accepted(r), (unsigned long long)mo_size_estimated(r),
+	       (unsigned long long)mo_size_planned(r),
+	       mo_size_complete(r) ? "" : " (stopped by the work limit: the best found so far)");
+	if (o->devices_max)
+		printf("smallest device count with a layout that fits: %lld\n",
+		       (long long)mo_size_smallest_devices(r));
+	printf("rank   dev  TP  PP VPP  CP  EP ETP    DP  SP  DO    B     M  peak GiB    step s "
+	       "tok/s/dev      plan\n");
+	for (size_t i = 0; i < mo_size_count(r); i++)
+		mo_size_print_layout(i + 1, mo_size_get(r, i));
+	if (mo_size_rejected_count(r))
+		puts("rejected:");
+	for (size_t i = 0; i < mo_size_rejected_count(r); i++) {
+		const char *why;
+		uint64_t n;
+		if (mo_size_rejected_get(r, i, &why, &n) == 0)
+			printf("  %10llu  %s\n", (unsigned long long)n, why);
+	}
+	const mo_size_layout *best = mo_size_get(r, 0);
+	if (best && best->fits)
+		printf("\nthe fastest layout's plan:\n%s", best->config_yaml);
+}
+
+int mo_cli_size(mo_cli *c, int argc, char **argv)
+{
+	mo_size_opts o = {0};
+	int rc = mo_size_args(c, &o, argc, argv);
+	if (rc >= 0)
+		return rc;
+	rc = mo_cli_load_model_alone(c);
+	if (rc != MO_EXIT_OK || !c->model) {
+		if (c->diags)
+			mo_cli_print_diags(c);
+		return rc != MO_EXIT_OK ? rc : MO_EXIT_USAGE;
+	}
+	mo_size_input in = {.model = c->model, .devices = o.devices, .devices_max = o.devices_max,
+			    .global_batch = o.global_batch, .devices_per_node = o.per_node,
+			    .budget = o.budget, .headroom_percent = o.headroom, .top = o.top};
+	mo_size_result *r = NULL;
+	mo_error err = {0};
+	mo_cli_budget_begin(c);
+	int run = mo_size_run(&r, &in, &err);
+	mo_budget_end();
+	if (run != 0) {
+		fprintf(stderr, "memopt size: %s\n", err.text);
+		return MO_EXIT_USAGE;
+	}
+	const mo_size_layout *best = mo_size_get(r, 0);
+	int fits = best && best->fits;
+	if (c->json)
+		rc = mo_cli_print_json(mo_json_size(r));
+	else
+		mo_size_print(r, &o);
+	mo_size_result_free(r);
+	if (rc != MO_EXIT_OK && rc != 0)
+		return rc;
+	return fits ? MO_EXIT_OK : MO_EXIT_INVALID;
+}

@@ -1,0 +1,672 @@
+/* The search: for each device count, the layouts the framework accepts
+ * (size_layouts.c), each estimated once with no recompute or swap on one
+ * working copy of the model (consecutive layouts share the layer shapes,
+ * so the estimator's graphs and plan memo kept on that copy serve them),
+ * then bounded and planned best first:
+ *
+ *  - memory: the parameter state (weights, gradients, optimizer) of the
+ *    busiest stage is a floor no recompute or swap lowers: above the
+ *    budget, the layout is rejected before any planning; the layouts after
+ *    it that differ only in sequence parallel and micro-batch size share
+ *    that state and are rejected with it, unestimated;
+ *  - time: a plan only adds to the step (the estimate's overhead is never
+ *    negative), so the no-plan step time is a floor. Layouts are planned in
+ *    the order of that floor, and the search stops once the top K fitting
+ *    layouts are all faster than the next floor: the top K are then exact.
+ *
+ * Ranking reads one figure, mo_size_step_seconds, the estimate's step time;
+ * across device counts the time per token per device (step x devices /
+ * tokens), the inverse of tokens per second per device. */
+#include "size/size.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The step time a layout is ranked by. */
+static double mo_size_step_seconds(const mo_estimate *e)
+{
+	return mo_estimate_get_cost(e)->step_seconds;
+}
+
+/* A layout that got a plan (or needed none). */
+typedef struct mo_size_final {
+	mo_size_cand c;
+	uint64_t peak;
+	double step, score; /* score: step x devices, lower is better */
+	bool fits;
+	mo_planner_result *plan; /* kept for the returned ones; NULL until then */
+} mo_size_final;
+
+typedef struct mo_size_list {
+	mo_size_final *v;
+	size_t n, cap;
+} mo_size_list;
+
+struct mo_size_result {
+	mo_size_layout *v;
+	size_t n;
+	mo_size_reasons rej;
+	uint64_t accepted, estimated, planned;
+	int complete;
+	int64_t smallest;
+	mo_arena *a;
+};
+
+typedef struct mo_search {
+	const mo_size_input *in;
+	size_t top;
+	mo_size_reasons *rej;
+	mo_size_list fit, unfit; /* each at most `top`, best first */
+	double *points;          /* (peak, step) of every fitting layout */
+	size_t n_points, cap_points;
+	mo_size_result *r;
+	bool stopped; /* the work budget ran out */
+	const char *none_yaml; /* the three sections of no plan, canonical */
+	uint64_t budget; /* bytes per device (the last estimate's capacity
+			  * less the headroom when the input gives none) */
+} mo_search;
+
+static uint64_t mo_size_budget_for(const mo_size_input *in, const mo_estimate *e)
+{
+	if (in->budget)
+		return in->budget;
+	double cap = (double)mo_estimate_capacity_bytes(e);
+	return mo_u64_of(cap * (1.0 - in->headroom_percent / 100.0));
+}
+
+static uint64_t mo_size_state_bytes(const mo_estimate *e)
+{
+	uint64_t worst = 0;
+	for (size_t s = 0; s < mo_estimate_stage_count(e); s++) {
+		const mo_estimate_stage *st = mo_estimate_stage_get(e, s);
+		uint64_t b = mo_u64_add(mo_u64_add(st->weights_bytes, st->gradients_bytes),
+					st->optimizer_bytes);
+		if (b > worst)
+			worst = b;
+	}
+	return worst;
+}
+
+/* ---- the kept lists ------------------------------------------------------------ */
+
+static double mo_size_score(const mo_size_cand *c, double step)
+{
+	return step * (double)c->n;
+}
+
+/* Inserts f in order of score, keeping at most `top`; returns false when
+ * out of memory. What falls off the end has its plan freed. */
+static bool mo_size_keep(mo_size_list *l, size_t top, const mo_size_final *f)
+{
+	if (l->n == top && top > 0 && f->score >= l->v[l->n - 1].score)
+		return true;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 16;
+		mo_size_final *v = realloc(l->v, cap * sizeof *v);
+		if (!v)
+			return false;
+		l->v = v;
+		l->cap = cap;
+	}
+	size_t at = l->n;
+	while (at > 0 && l->v[at - 1].score > f->score)
+		at--;
+	memmove(&l->v[at + 1], &l->v[at], (l->n - at) * sizeof *l->v);
+	l->v[at] = *f;
+	l->n++;
+	if (l->n > top) {
+		mo_planner_result_free(l->v[l->n - 1].plan);
+		l->n--;
+	}
+	return true;
+}
+
+static void mo_size_list_free(mo_size_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		mo_planner_result_free(l->v[i].plan);
+	free(l->v);
+}
+
+static bool mo_size_point(mo_search *s, uint64_t peak, double step)
+{
+	if (s->n_points + 2 > s->cap_points) {
+		size_t cap = s->cap_points ? 2 * s->cap_points : 64;
+		double *v = realloc(s->points, cap * sizeof *v);
+		if (!v)
+			return false;
+		s->points = v;
+		s->cap_points = cap;
+	}
+	s->points[s->n_points++] = (double)peak;
+	s->points[s->n_points++] = step;
+	return true;
+}
+
+/* ---- one device count ----------------------------------------------------------- */
+
+/* Drops the candidates the `parallel` rule refuses (the expert groups,
+ * expert tensor parallel), each counted under the rule's message. */
+static int mo_size_check_rules(mo_search *s, mo_model *wm, mo_size_cands *cands, mo_error *err)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < cands->n; i++) {
+		mo_size_cand *c = &cands->v[i];
+		mo_size_apply(wm, c, s->in->global_batch);
+		mo_diags *d = NULL;
+		if (mo_diags_new(&d) != 0) {
+			mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+			return -1;
+		}
+		mo_model_check(wm, d);
+		const mo_diag *bad = NULL;
+		for (size_t k = 0; k < mo_diags_count(d) && !bad; k++)
+			if (mo_diags_get(d, k)->severity == MO_SEV_ERROR)
+				bad = mo_diags_get(d, k);
+		if (bad)
+			mo_size_reject(s->rej, 1, "%s", bad->message);
+		else
+			cands->v[kept++] = *c;
+		mo_diags_free(d);
+	}
+	cands->n = kept;
+	return 0;
+}
+
+/* Estimates c with no plan. Returns 0, 1 when the budget stopped it, -1. */
+static int mo_size_estimate_one(mo_search *s, mo_model *wm, mo_size_cand *c, mo_error *err)
+{
+	mo_size_apply(wm, c, s->in->global_batch);
+	mo_estimate *e = NULL;
+	if (mo_estimate_run(&e, NULL, wm, err) != 0)
+		return err->code == MO_ERR_BUDGET ? 1 : -1;
+	s->r->estimated++;
+	c->base_peak = mo_estimate_peak_bytes(e);
+	c->state_bytes = mo_size_state_bytes(e);
+	c->base_step = mo_size_step_seconds(e);
+	c->estimated = true;
+	s->budget = mo_size_budget_for(s->in, e);
+	mo_estimate_free(e);
+	return 0;
+}
+
+#define MO_CMP(a, b)                                                                      \
+	do {                                                                              \
+		if ((a) != (b))                                                           \
+			return (a) < (b) ? -1 : 1;                                        \
+	} while (0)
+
+/* What fixes the parameter state: sequence parallel and the micro-batch
+ * change activations only. */
+static int mo_size_cmp_state(const void *a, const void *b)
+{
+	const mo_size_cand *x = a, *y = b;
+	MO_CMP(x->tp, y->tp);
+	MO_CMP(x->cp, y->cp);
+	MO_CMP(x->ep, y->ep);
+	MO_CMP(x->etp, y->etp);
+	MO_CMP(x->pp, y->pp);
+	MO_CMP(x->vpp, y->vpp);
+	MO_CMP(x->dopt, y->dopt);
+	return 0;
+}
+
+/* The state order, then the first of each state with the same activation
+ * settings (SP off, the smallest micro-batch): consecutive representatives
+ * share the layer shapes. */
+static int mo_size_cmp_state_first(const void *a, const void *b)
+{
+	int c = mo_size_cmp_state(a, b);
+	if (c)
+		return c;
+	const mo_size_cand *x = a, *y = b;
+	MO_CMP(x->sp, y->sp);
+	MO_CMP(x->mbs, y->mbs);
+	return 0;
+}
+
+/* What fixes the layer shapes (the estimator's graphs and memo on the
+ * working model): consecutive estimates in this order reuse them. */
+static int mo_size_cmp_shape(const void *a, const void *b)
+{
+	const mo_size_cand *x = a, *y = b;
+	MO_CMP(x->tp, y->tp);
+	MO_CMP(x->cp, y->cp);
+	MO_CMP(x->ep, y->ep);
+	MO_CMP(x->etp, y->etp);
+	MO_CMP(x->sp, y->sp);
+	MO_CMP(x->mbs, y->mbs);
+	MO_CMP(x->pp, y->pp);
+	MO_CMP(x->vpp, y->vpp);
+	MO_CMP(x->dopt, y->dopt);
+	return 0;
+}
+
+/* The memory floor: one estimate per parameter state; a state above the
+ * budget rejects every layout that shares it, unestimated. */
+static int mo_size_cut_states(mo_search *s, mo_model *wm, mo_size_cands *cands, mo_error *err)
+{
+	qsort(cands->v, cands->n, sizeof *cands->v, mo_size_cmp_state_first);
+	size_t kept = 0;
+	for (size_t i = 0; i < cands->n;) {
+		size_t j = i + 1;
+		while (j < cands->n && mo_size_cmp_state(&cands->v[i], &cands->v[j]) == 0)
+			j++;
+		int rc = mo_budget_spent() ? 1 : mo_size_estimate_one(s, wm, &cands->v[i], err);
+		if (rc != 0) {
+			/* the groups not reached stay, unestimated */
+			memmove(&cands->v[kept], &cands->v[i], (cands->n - i) * sizeof *cands->v);
+			cands->n = kept + (cands->n - i);
+			return rc;
+		}
+		if (cands->v[i].state_bytes > s->budget)
+			mo_size_reject(s->rej, j - i,
+				       "weights, gradients and optimizer state alone exceed the budget");
+		else
+			for (size_t k = i; k < j; k++)
+				cands->v[kept++] = cands->v[k];
+		i = j;
+	}
+	cands->n = kept;
+	return 0;
+}
+
+/* After the work limit: the candidates estimated so far go on to the
+ * planning (those that fit with no plan need no more work); the rest are
+ * counted. */
+static void mo_size_keep_estimated(mo_search *s, mo_size_cands *cands)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < cands->n; i++)
+		if (cands->v[i].estimated && cands->v[i].state_bytes <= s->budget)
+			cands->v[kept++] = cands->v[i];
+		else if (!cands->v[i].estimated)
+			mo_size_reject(s->rej, 1, "not estimated: the work limit ran out");
+	cands->n = kept;
+}
+
+/* Estimates every candidate with no plan (the floors of the planning
+ * order). Returns 0, 1 when the budget stopped it, -1 with err. */
+static int mo_size_estimate_all(mo_search *s, mo_model *wm, mo_size_cands *cands, mo_error *err)
+{
+	if (mo_size_check_rules(s, wm, cands, err) != 0)
+		return -1;
+	int rc = mo_size_cut_states(s, wm, cands, err);
+	if (rc == 0) {
+		qsort(cands->v, cands->n, sizeof *cands->v, mo_size_cmp_shape);
+		for (size_t i = 0; i < cands->n && rc == 0; i++) {
+			if (cands->v[i].estimated)
+				continue;
+			rc = mo_budget_spent() ? 1 : mo_size_estimate_one(s, wm, &cands->v[i], err);
+		}
+	}
+	if (rc == 1)
+		mo_size_keep_estimated(s, cands);
+	return rc;
+}
+
+static int mo_size_cmp_floor(const void *a, const void *b)
+{
+	const mo_size_cand *x = a, *y = b;
+	double sx = mo_size_score(x, x->base_step), sy = mo_size_score(y, y->base_step);
+	if (sx != sy)
+		return sx < sy ? -1 : 1;
+	return x->base_peak < y->base_peak ? -1 : x->base_peak > y->base_peak;
+}
+
+/* Plans one candidate; fills f. Returns 0, 1 when the budget stopped it,
+ * -1 with err. */
+static int mo_size_plan_one(mo_search *s, mo_model *wm, const mo_size_cand *c, mo_size_final *f,
+			    mo_error *err)
+{
+	if (c->base_peak <= s->budget) {
+		/* fits with nothing: no plan has less overhead */
+		*f = (mo_size_final){.c = *c, .peak = c->base_peak, .step = c->base_step,
+				     .fits = true};
+		f->score = mo_size_score(c, f->step);
+		return 0;
+	}
+	if (mo_budget_spent())
+		return 1;
+	mo_size_apply(wm, c, s->in->global_batch);
+	mo_planner_input pin = {.model = wm, .budget = s->budget, .no_staged = 1};
+	mo_planner_result *pr = NULL;
+	if (mo_planner_run(&pr, &pin, err) != 0)
+		return err->code == MO_ERR_BUDGET ? 1 : -1;
+	s->r->planned++;
+	const mo_estimate *e = mo_planner_estimate(pr);
+	*f = (mo_size_final){.c = *c, .peak = mo_estimate_peak_bytes(e),
+			     .step = mo_size_step_seconds(e), .fits = mo_planner_fits(pr) != 0,
+			     .plan = pr};
+	f->score = mo_size_score(c, f->step);
+	return 0;
+}
+
+/* Plans the live candidates best first until the top are settled. */
+static int mo_size_plan_all(mo_search *s, mo_model *wm, mo_size_cand *live, size_t n_live,
+			    mo_error *err)
+{
+	qsort(live, n_live, sizeof *live, mo_size_cmp_floor);
+	for (size_t i = 0; i < n_live; i++) {
+		const mo_size_cand *c = &live[i];
+		if (s->fit.n == s->top &&
+		    mo_size_score(c, c->base_step) >= s->fit.v[s->fit.n - 1].score) {
+			mo_size_reject(s->rej, n_live - i,
+				       "slower than the layouts returned even with no plan (not planned)");
+			return 0;
+		}
+		mo_size_final f;
+		int rc = mo_size_plan_one(s, wm, c, &f, err);
+		if (rc == 1) {
+			/* out of work: the layouts that fit with no plan still count */
+			s->stopped = true;
+			mo_size_reject(s->rej, 1, "not planned: the work limit ran out");
+			continue;
+		}
+		if (rc != 0)
+			return -1;
+		if (f.fits && !mo_size_point(s, f.peak, f.step)) {
+			mo_planner_result_free(f.plan);
+			mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+			return -1;
+		}
+		if (!f.fits)
+			mo_size_reject(s->rej, 1, "no recompute or swap plan fits the budget");
+		if (!mo_size_keep(f.fits ? &s->fit : &s->unfit, s->top, &f)) {
+			mo_planner_result_free(f.plan);
+			mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int mo_size_count_one(mo_search *s, int64_t devices, mo_error *err)
+{
+	const mo_size_input *in = s->in;
+	mo_size_question q = {in->model, devices, in->global_batch,
+			      in->devices_per_node > 0 ? in->devices_per_node : 8};
+	mo_size_cands cands = {0};
+	int rc = mo_size_enumerate(&cands, s->rej, &q, err);
+	mo_model *wm = rc == 0 ? mo_model_copy(in->model) : NULL;
+	if (rc == 0 && !wm) {
+		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		rc = -1;
+	}
+	if (rc == 0) {
+		s->r->accepted += cands.n;
+		rc = mo_size_estimate_all(s, wm, &cands, err);
+		if (rc == 1)
+			s->stopped = true;
+		if (rc >= 0)
+			rc = mo_size_plan_all(s, wm, cands.v, cands.n, err);
+	}
+	mo_model_free(wm);
+	free(cands.v);
+	return rc;
+}
+
+/* ---- the answer ----------------------------------------------------------------- */
+
+/* "none", or what the plan recomputes and swaps, in layers. */
+static const char *mo_size_plan_words(mo_arena *a, const mo_estimate *e)
+{
+	size_t rc = 0, sw = 0, n = mo_estimate_layer_count(e);
+	for (size_t i = 0; i < n; i++) {
+		const mo_estimate_layer *l = mo_estimate_layer_get(e, (int64_t)i);
+		rc += l->recompute_flops > 0 || l->comm_recompute_bytes > 0;
+		sw += l->swap_bytes > 0;
+	}
+	char text[128];
+	if (!rc && !sw)
+		snprintf(text, sizeof text, "none");
+	else if (!sw)
+		snprintf(text, sizeof text, "recompute in %zu of %zu layers", rc, n);
+	else if (!rc)
+		snprintf(text, sizeof text, "swap in %zu of %zu layers", sw, n);
+	else
+		snprintf(text, sizeof text, "recompute in %zu, swap in %zu of %zu layers", rc, sw, n);
+	return mo_arena_strdup(a, text);
+}
+
+static bool mo_size_on_front(const mo_search *s, uint64_t peak, double step)
+{
+	for (size_t i = 0; i + 1 < s->n_points; i += 2) {
+		double p = s->points[i], t = s->points[i + 1];
+		if (p <= (double)peak && t <= step && (p < (double)peak || t < step))
+			return false;
+	}
+	return true;
+}
+
+static int mo_size_layout_fill(mo_search *s, mo_size_layout *o, const mo_size_final *f,
+			       const mo_model *base)
+{
+	mo_size_result *r = s->r;
+	const mo_size_cand *c = &f->c;
+	*o = (mo_size_layout){.devices = c->n, .tensor_parallel = c->tp,
+			      .pipeline_parallel = c->pp, .virtual_pipeline = c->vpp,
+			      .context_parallel = c->cp, .expert_parallel = c->ep,
+			      .expert_tensor_parallel = c->etp, .data_parallel = c->dp,
+			      .data_parallel_shard = c->dps, .sequence_parallel = c->sp,
+			      .distributed_optimizer = c->dopt, .micro_batch_size = c->mbs,
+			      .micro_batch_num = c->mbn, .peak_bytes = f->peak,
+			      .budget_bytes = s->budget, .step_seconds = f->step,
+			      .fits = f->fits};
+	double tokens = (double)s->in->global_batch * (double)base->seq_length;
+	o->tokens_per_second_per_device = f->step > 0 ? tokens / f->step / (double)c->n : 0;
+	o->pareto = f->fits && mo_size_on_front(s, f->peak, f->step);
+	o->plan = f->plan ? mo_size_plan_words(r->a, mo_planner_estimate(f->plan))
+			  : mo_arena_strdup(r->a, "none");
+	o->config_yaml = f->plan ? mo_arena_strdup(r->a, mo_planner_yaml(f->plan)) : s->none_yaml;
+	mo_model *wm = mo_model_copy(base);
+	char *y = NULL;
+	if (wm) {
+		mo_size_apply(wm, c, s->in->global_batch);
+		y = mo_model_to_yaml(wm);
+	}
+	o->model_yaml = y ? mo_arena_strdup(r->a, y) : NULL;
+	free(y);
+	mo_model_free(wm);
+	return o->plan && o->config_yaml && o->model_yaml ? 0 : -1;
+}
+
+static int mo_size_answer(mo_search *s, mo_error *err)
+{
+	mo_size_result *r = s->r;
+	size_t n = s->fit.n + s->unfit.n;
+	r->v = calloc(n ? n : 1, sizeof *r->v);
+	if (!r->v)
+		goto nomem;
+	for (size_t i = 0; i < s->fit.n; i++)
+		if (mo_size_layout_fill(s, &r->v[r->n++], &s->fit.v[i], s->in->model) != 0)
+			goto nomem;
+	for (size_t i = 0; i < s->unfit.n && r->n < s->top; i++)
+		if (mo_size_layout_fill(s, &r->v[r->n++], &s->unfit.v[i], s->in->model) != 0)
+			goto nomem;
+	return 0;
+nomem:
+	mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+	return -1;
+}
+
+static int mo_size_check_input(const mo_size_input *in, mo_error *err)
+{
+	if (!in || !in->model) {
+		mo_error_set(err, MO_ERR_USAGE, 0, 0, "size needs a model");
+		return -1;
+	}
+	int64_t hi = in->devices_max > 0 ? in->devices_max : in->devices;
+	if (in->devices < 1 || hi < in->devices || hi > MO_SIZE_MAX_DEVICES) {
+		mo_error_set(err, MO_ERR_USAGE, 0, 0, "devices must be 1 to %d (a range low-high)",
+			     MO_SIZE_MAX_DEVICES);
+		return -1;
+	}
+	if (in->global_batch < 1 || in->global_batch > MO_SIZE_MAX_BATCH) {
+		mo_error_set(err, MO_ERR_USAGE, 0, 0, "global batch must be 1 to %d",
+			     MO_SIZE_MAX_BATCH);
+		return -1;
+	}
+	if (in->devices_per_node < 0 || in->devices_per_node > MO_SIZE_MAX_DEVICES ||
+	    !(in->headroom_percent >= 0 && in->headroom_percent < 100)) {
+		mo_error_set(err, MO_ERR_USAGE, 0, 0,
+			     "devices per node must be 1 to %d, headroom 0 to 99 percent",
+			     MO_SIZE_MAX_DEVICES);
+		return -1;
+	}
+	return 0;
+}
+
+/* The device counts of the question: one, or the range's multiples of a
+ * node (every count below one node). */
+static int64_t mo_size_next_count(const mo_size_input *in, int64_t n)
+{
+	int64_t node = in->devices_per_node > 0 ? in->devices_per_node : 8;
+	if (n < node)
+		return n + 1;
+	return (n / node + 1) * node;
+}
+
+static int64_t mo_size_first_count(const mo_size_input *in)
+{
+	int64_t node = in->devices_per_node > 0 ? in->devices_per_node : 8;
+	if (in->devices_max <= 0 || in->devices <= node || in->devices % node == 0)
+		return in->devices;
+	return (in->devices / node + 1) * node;
+}
+
+static int mo_size_search(mo_search *s, mo_error *err)
+{
+	const mo_size_input *in = s->in;
+	int64_t hi = in->devices_max > 0 ? in->devices_max : in->devices;
+	for (int64_t n = mo_size_first_count(in); n <= hi && !s->stopped;
+	     n = mo_size_next_count(in, n)) {
+		size_t before = s->fit.n, points = s->n_points;
+		if (mo_size_count_one(s, n, err) != 0)
+			return -1;
+		if (!s->r->smallest && (s->n_points > points || s->fit.n > before))
+			s->r->smallest = n;
+	}
+	s->r->complete = !s->stopped;
+	return 0;
+}
+
+/* The config of a layout that needs no plan, as the planner writes it. */
+static int mo_size_none_yaml(mo_search *s, mo_error *err)
+{
+	static const char none[] = "recompute:\n  mode: None\n";
+	mo_config *c = NULL;
+	char *y = NULL;
+	int rc = mo_config_parse(&c, NULL, none, sizeof none - 1, "<none>", NULL, err);
+	if (rc == 0)
+		rc = mo_export_sections(&y, NULL, c, err);
+	if (rc == 0 && !(s->none_yaml = mo_arena_strdup(s->r->a, y))) {
+		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		rc = -1;
+	}
+	free(y);
+	mo_config_free(c);
+	return rc;
+}
+
+int mo_size_run(mo_size_result **out, const mo_size_input *in, mo_error *err)
+{
+	mo_error dummy;
+	if (!err)
+		err = &dummy;
+	memset(err, 0, sizeof *err);
+	if (!out) {
+		mo_error_set(err, MO_ERR_USAGE, 0, 0, "no result pointer");
+		return -1;
+	}
+	*out = NULL;
+	if (mo_size_check_input(in, err) != 0)
+		return -1;
+	mo_size_result *r = calloc(1, sizeof *r);
+	if (!r || !(r->a = mo_arena_new())) {
+		free(r);
+		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		return -1;
+	}
+	mo_search s = {.in = in, .top = in->top ? in->top : 10, .rej = &r->rej, .r = r};
+	int rc = mo_size_none_yaml(&s, err);
+	if (rc == 0)
+		rc = mo_size_search(&s, err);
+	if (rc == 0)
+		rc = mo_size_answer(&s, err);
+	mo_size_list_free(&s.fit);
+	mo_size_list_free(&s.unfit);
+	free(s.points);
+	if (rc != 0) {
+		mo_size_result_free(r);
+		return -1;
+	}
+	*out = r;
+	return 0;
+}
+
+void mo_size_result_free(mo_size_result *r)
+{
+	if (!r)
+		return;
+	mo_size_reasons_free(&r->rej);
+	free(r->v);
+	mo_arena_free(r->a);
+	free(r);
+}
+
+size_t mo_size_count(const mo_size_result *r)
+{
+	return r ? r->n : 0;
+}
+
+const mo_size_layout *mo_size_get(const mo_size_result *r, size_t i)
+{
+	return r && i < r->n ? &r->v[i] : NULL;
+}
+
+size_t mo_size_rejected_count(const mo_size_result *r)
+{
+	return r ? r->rej.n + (r->rej.other > 0) : 0;
+}
+
+int mo_size_rejected_get(const mo_size_result *r, size_t i, const char **reason,
+			 uint64_t *count)
+{
+	if (!r || i >= mo_size_rejected_count(r))
+		return -1;
+	if (i == r->rej.n) {
+		*reason = "other reasons";
+		*count = r->rej.other;
+		return 0;
+	}
+	*reason = r->rej.text[i];
+	*count = r->rej.count[i];
+	return 0;
+}
+
+uint64_t mo_size_accepted(const mo_size_result *r)
+{
+	return r ? r->accepted : 0;
+}
+
+uint64_t mo_size_estimated(const mo_size_result *r)
+{
+	return r ? r->estimated : 0;
+}
+
+uint64_t mo_size_planned(const mo_size_result *r)
+{
+	return r ? r->planned : 0;
+}
+
+int mo_size_complete(const mo_size_result *r)
+{
+	return r ? r->complete : 0;
+}
+
+int64_t mo_size_smallest_devices(const mo_size_result *r)
+{
+	return r ? r->smallest : 0;
+}

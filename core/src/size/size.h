@@ -1,0 +1,70 @@
+/* size: the layout search (memopt/size.h). size_layouts.c enumerates the
+ * layouts a framework accepts and counts the rejected ones by reason;
+ * size.c estimates, bounds, plans and ranks them. */
+#ifndef MEMOPT_SIZE_INTERNAL_H
+#define MEMOPT_SIZE_INTERNAL_H
+
+#include "model/model.h"
+#include "util/util.h"
+
+/* One candidate layout and what the search learned about it. */
+typedef struct mo_size_cand {
+	int64_t n, tp, cp, pp, vpp, ep, etp, dp, dps, mbs, mbn;
+	bool sp, dopt;
+	/* the estimate with no recompute or swap */
+	uint64_t base_peak;   /* allocated peak */
+	uint64_t state_bytes; /* weights + gradients + optimizer, busiest
+			       * stage: no plan lowers it */
+	double base_step;     /* step time: no plan is faster */
+	bool estimated;
+} mo_size_cand;
+
+/* Rejections by reason (the text names the rule and its numbers). */
+#define MO_SIZE_MAX_REASONS 512
+typedef struct mo_size_reasons {
+	char *text[MO_SIZE_MAX_REASONS];
+	uint64_t count[MO_SIZE_MAX_REASONS];
+	size_t n;
+	uint64_t other; /* reasons past the table */
+} mo_size_reasons;
+
+/* Counts `count` layouts under reason (formatted). */
+void mo_size_reject(mo_size_reasons *r, uint64_t count, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void mo_size_reasons_free(mo_size_reasons *r);
+
+/* The candidates of one device count. */
+typedef struct mo_size_cands {
+	mo_size_cand *v;
+	size_t n, cap;
+} mo_size_cands;
+
+/* The question for one device count. */
+typedef struct mo_size_question {
+	const mo_model *base;
+	int64_t devices, global_batch, per_node;
+} mo_size_question;
+
+/* Layouts never enumerated: beyond these a question is refused
+ * (MO_ERR_LIMIT) rather than searched. */
+#define MO_SIZE_MAX_CANDIDATES 2000000u
+/* The largest micro-batch searched: activations grow with it, and a
+ * larger one only lengthens the pipeline bubble; counted as a reason. */
+#define MO_SIZE_MAX_MBS 16
+/* The most model chunks per stage searched: each halves the bubble
+ * again but holds more micro-batches in flight and adds a pipeline
+ * send per chunk (Megatron-LM's CI runs go to 8); counted as a reason. */
+#define MO_SIZE_MAX_VPP 8
+/* The largest question: devices (a range's top) and global batch. */
+#define MO_SIZE_MAX_DEVICES 1048576
+#define MO_SIZE_MAX_BATCH 16777216
+
+/* Enumerates the layouts of q->devices devices into out; counts the
+ * rejected ones in rej. Returns 0, or -1 with err (memory, limit). */
+int mo_size_enumerate(mo_size_cands *out, mo_size_reasons *rej, const mo_size_question *q,
+		      mo_error *err);
+
+/* Puts c's layout on the working model m (a copy of the base). */
+void mo_size_apply(mo_model *m, const mo_size_cand *c, int64_t global_batch);
+
+#endif

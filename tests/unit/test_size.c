@@ -1,0 +1,313 @@
+/* memopt size: every returned layout re-estimates (its model file and its
+ * config, loaded again as a user would) to the peak and step time it was
+ * returned with; each Megatron-LM CI run kept in tests/data/megatron is
+ * among the feasible layouts of its own device count and batch; the
+ * rejection counts follow the enumeration's definition; bad questions are
+ * refused and a cancelled search returns its best so far. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "test_files.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "memopt/memopt.h"
+
+static mo_model *load_model(const char *text, const char *name)
+{
+	mo_diags *d = NULL;
+	mo_model *m = NULL;
+	mo_error err = {0};
+	assert_int_equal(mo_diags_new(&d), 0);
+	assert_int_equal(mo_model_load(&m, d, text, strlen(text), name, NULL, &err), 0);
+	mo_model_check(m, d);
+	if (mo_diags_errors(d))
+		fail_msg("%s: %s", name, mo_diags_get(d, 0)->message);
+	mo_diags_free(d);
+	return m;
+}
+
+static mo_size_result *size(const mo_model *m, int64_t devices, int64_t batch, size_t top)
+{
+	mo_size_input in = {.model = m, .devices = devices, .global_batch = batch, .top = top};
+	mo_size_result *r = NULL;
+	mo_error err = {0};
+	if (mo_size_run(&r, &in, &err) != 0)
+		fail_msg("size: %s", err.text);
+	assert_true(mo_size_complete(r));
+	return r;
+}
+
+/* The layout's model file and config, read back and estimated. */
+static void check_reestimate(const mo_size_layout *l)
+{
+	mo_model *m = load_model(l->model_yaml, "layout.yaml");
+	mo_diags *d = NULL;
+	mo_config *c = NULL;
+	mo_error err = {0};
+	assert_int_equal(mo_diags_new(&d), 0);
+	assert_int_equal(mo_config_parse(&c, d, l->config_yaml, strlen(l->config_yaml), "plan.yaml",
+					 NULL, &err),
+			 0);
+	assert_int_equal(mo_validate(d, c, m), 0);
+	mo_estimate *e = NULL;
+	assert_int_equal(mo_estimate_run(&e, c, m, &err), 0);
+	assert_int_equal(mo_estimate_peak_bytes(e), l->peak_bytes);
+	assert_true(mo_estimate_get_cost(e)->step_seconds == l->step_seconds);
+	assert_int_equal(l->fits, l->peak_bytes <= l->budget_bytes);
+	mo_estimate_free(e);
+	mo_config_free(c);
+	mo_diags_free(d);
+	mo_model_free(m);
+}
+
+static void check_all(const mo_size_result *r)
+{
+	assert_true(mo_size_count(r) > 0);
+	for (size_t i = 0; i < mo_size_count(r); i++) {
+		const mo_size_layout *l = mo_size_get(r, i);
+		check_reestimate(l);
+		if (i == 0)
+			continue;
+		/* fitting first, each group by step time */
+		const mo_size_layout *p = mo_size_get(r, i - 1);
+		assert_true(p->fits >= l->fits);
+		if (p->fits == l->fits)
+			assert_true(p->step_seconds <= l->step_seconds);
+	}
+}
+
+static void test_reestimate_dense(void **state)
+{
+	(void)state;
+	mo_model *m = NULL;
+	assert_int_equal(mo_model_preset(&m, "llama3-70b", NULL), 0);
+	mo_size_result *r = size(m, 64, 64, 10);
+	check_all(r);
+	assert_true(mo_size_get(r, 0)->fits);
+	assert_true(mo_size_get(r, 0)->pareto); /* the fastest is on the front */
+	mo_size_result_free(r);
+	mo_model_free(m);
+}
+
+static void test_reestimate_moe(void **state)
+{
+	(void)state;
+	mo_model *m = NULL;
+	assert_int_equal(mo_model_preset(&m, "mixtral-8x7b", NULL), 0);
+	mo_size_result *r = size(m, 16, 32, 10);
+	check_all(r);
+	mo_size_result_free(r);
+	mo_model_free(m);
+}
+
+/* ---- the Megatron-LM CI runs --------------------------------------------------- */
+
+static const char *const megatron_runs[] = {
+	"gpt3_7b_tp1_pp4_memory_speed",
+	"gpt3_7b_tp4_pp1_memory_speed",
+	"gpt3_mcore_te_tp1_pp1_uniform_full_recompute",
+	"gpt3_mcore_te_tp2_pp1_te_8experts2parallel_dist_optimizer",
+	"gpt3_mcore_te_tp2_pp2_cp2",
+	"gpt3_mcore_te_tp2_pp2_ep4_etp1_memory_speed",
+};
+
+static int64_t key_int(json_t *root, const char *sect, const char *key, int64_t dflt)
+{
+	json_t *v = json_object_get(json_object_get(root, sect), key);
+	return json_is_integer(v) ? (int64_t)json_integer_value(v) : dflt;
+}
+
+static bool key_bool(json_t *root, const char *sect, const char *key)
+{
+	return json_is_true(json_object_get(json_object_get(root, sect), key));
+}
+
+static bool same_layout(const mo_size_layout *l, json_t *run)
+{
+	int64_t tp = key_int(run, "parallel", "tensor_parallel", 1);
+	int64_t ep = key_int(run, "parallel", "expert_parallel", 1);
+	/* Megatron's expert tensor parallel defaults to TP (arguments.py);
+	 * a dense run has none */
+	int64_t etp = ep > 1 || key_int(run, "model", "num_moe_experts", 0) > 0
+			      ? key_int(run, "parallel", "expert_tensor_parallel", tp)
+			      : l->expert_tensor_parallel;
+	return l->tensor_parallel == tp &&
+	       l->pipeline_parallel == key_int(run, "parallel", "pipeline_parallel", 1) &&
+	       l->virtual_pipeline == key_int(run, "parallel", "virtual_pipeline", 1) &&
+	       l->context_parallel == key_int(run, "parallel", "context_parallel", 1) &&
+	       l->expert_parallel == ep && l->expert_tensor_parallel == etp &&
+	       l->data_parallel == key_int(run, "parallel", "data_parallel", 1) &&
+	       l->sequence_parallel == key_bool(run, "parallel", "sequence_parallel") &&
+	       l->distributed_optimizer == key_bool(run, "parallel", "distributed_optimizer") &&
+	       l->micro_batch_size == key_int(run, "training", "micro_batch_size", 1);
+}
+
+static void check_megatron_run(const char *name)
+{
+	char path[256];
+	snprintf(path, sizeof path, "tests/data/megatron/%s.yaml", name);
+	char *text = test_read_file(path, NULL);
+	mo_model *m = load_model(text, path);
+	char *js = mo_model_to_json(m);
+	json_t *run = json_loads(js, 0, NULL);
+	assert_non_null(run);
+	int64_t devices = key_int(run, "parallel", "world_size", 0);
+	int64_t batch = key_int(run, "training", "global_batch_size", 0);
+	assert_true(devices > 0 && batch > 0);
+	mo_size_result *r = size(m, devices, batch, SIZE_MAX);
+	const mo_size_layout *own = NULL;
+	for (size_t i = 0; i < mo_size_count(r) && !own; i++)
+		if (same_layout(mo_size_get(r, i), run))
+			own = mo_size_get(r, i);
+	if (!own || !own->fits)
+		fail_msg("%s: its own layout is %s", name, own ? "returned but does not fit" : "not returned");
+	check_reestimate(own);
+	mo_size_result_free(r);
+	json_decref(run);
+	free(js);
+	mo_model_free(m);
+	free(text);
+}
+
+static void test_megatron_own_layouts(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof megatron_runs / sizeof megatron_runs[0]; i++)
+		check_megatron_run(megatron_runs[i]);
+}
+
+/* ---- rejections ------------------------------------------------------------------ */
+
+static uint64_t rejected(const mo_size_result *r, const char *reason)
+{
+	for (size_t i = 0; i < mo_size_rejected_count(r); i++) {
+		const char *why;
+		uint64_t n;
+		assert_int_equal(mo_size_rejected_get(r, i, &why, &n), 0);
+		if (strcmp(why, reason) == 0)
+			return n;
+	}
+	return 0;
+}
+
+/* std-gqa: 32 heads, 8 KV groups, 8 layers, framework mindspore. On 16
+ * devices with 16 a node, TP 16 leaves CP 1, PP 1 (so VPP 1), DP 1, EP 1,
+ * and below it the distributed optimizer (2), sequence parallel (2, TP >
+ * 1) and the micro-batch sizes dividing 16 / DP = 16 (1, 2, 4, 8, 16):
+ * 20 layouts, each cut by the KV groups. */
+static void test_rejected_counts(void **state)
+{
+	(void)state;
+	mo_model *m = NULL;
+	assert_int_equal(mo_model_preset(&m, "std-gqa", NULL), 0);
+	mo_size_input in = {.model = m, .devices = 16, .global_batch = 16, .devices_per_node = 16};
+	mo_size_result *r = NULL;
+	assert_int_equal(mo_size_run(&r, &in, NULL), 0);
+	assert_int_equal(rejected(r, "tensor_parallel 16 does not divide the 8 query groups (KV heads)"),
+			 20);
+	assert_int_equal(rejected(r, "tensor_parallel 16 spans more than a node of 16 devices"), 0);
+	mo_size_result_free(r);
+	/* the same with 8 a node: TP 16 is cut by the node first */
+	in.devices_per_node = 8;
+	assert_int_equal(mo_size_run(&r, &in, NULL), 0);
+	assert_int_equal(rejected(r, "tensor_parallel 16 spans more than a node of 8 devices"), 20);
+	mo_size_result_free(r);
+	mo_model_free(m);
+}
+
+static void test_bad_questions(void **state)
+{
+	(void)state;
+	mo_model *m = NULL;
+	mo_size_result *r = NULL;
+	mo_error err = {0};
+	assert_int_equal(mo_model_preset(&m, "llama2-7b", NULL), 0);
+	mo_size_input in = {.model = m, .devices = 0, .global_batch = 8};
+	assert_int_equal(mo_size_run(&r, &in, &err), -1);
+	assert_int_equal(err.code, MO_ERR_USAGE);
+	assert_null(r);
+	in.devices = 8;
+	in.global_batch = 0;
+	assert_int_equal(mo_size_run(&r, &in, &err), -1);
+	in.global_batch = 8;
+	in.devices_max = 4; /* a range that ends below its start */
+	assert_int_equal(mo_size_run(&r, &in, &err), -1);
+	in.devices_max = 0;
+	in.model = NULL;
+	assert_int_equal(mo_size_run(&r, &in, &err), -1);
+	mo_model_free(m);
+}
+
+static int stop_now(void *arg)
+{
+	(void)arg;
+	return 1;
+}
+
+/* A search cancelled from the start returns what it has (nothing), marked
+ * incomplete, and no error. */
+static void test_cancelled(void **state)
+{
+	(void)state;
+	mo_model *m = NULL;
+	assert_int_equal(mo_model_preset(&m, "llama2-7b", NULL), 0);
+	mo_budget b = {.cancelled = stop_now};
+	mo_budget_begin(&b);
+	mo_size_input in = {.model = m, .devices = 8, .global_batch = 8};
+	mo_size_result *r = NULL;
+	assert_int_equal(mo_size_run(&r, &in, NULL), 0);
+	assert_int_equal(mo_budget_end(), 2);
+	assert_false(mo_size_complete(r));
+	mo_size_result_free(r);
+	mo_model_free(m);
+}
+
+/* A device range: the smallest count with a fitting layout, and the
+ * layouts ordered by tokens per second per device. */
+static void test_device_range(void **state)
+{
+	(void)state;
+	mo_model *m = NULL;
+	assert_int_equal(mo_model_preset(&m, "llama2-7b", NULL), 0);
+	mo_size_input in = {.model = m, .devices = 1, .devices_max = 16, .global_batch = 16,
+			    .top = 5};
+	mo_size_result *r = NULL;
+	assert_int_equal(mo_size_run(&r, &in, NULL), 0);
+	int64_t smallest = mo_size_smallest_devices(r);
+	assert_true(smallest >= 1 && smallest <= 16);
+	/* no smaller count fits: each alone has no fitting layout */
+	for (int64_t n = 1; n < smallest; n++) {
+		mo_size_result *one = size(m, n, 16, 1);
+		assert_true(mo_size_count(one) == 0 || !mo_size_get(one, 0)->fits);
+		mo_size_result_free(one);
+	}
+	for (size_t i = 1; i < mo_size_count(r); i++)
+		if (mo_size_get(r, i)->fits)
+			assert_true(mo_size_get(r, i - 1)->tokens_per_second_per_device >=
+				    mo_size_get(r, i)->tokens_per_second_per_device * (1 - 1e-12));
+	mo_size_result_free(r);
+	mo_model_free(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reestimate_dense),
+		cmocka_unit_test(test_reestimate_moe),
+		cmocka_unit_test(test_megatron_own_layouts),
+		cmocka_unit_test(test_rejected_counts),
+		cmocka_unit_test(test_bad_questions),
+		cmocka_unit_test(test_cancelled),
+		cmocka_unit_test(test_device_range),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
