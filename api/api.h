@@ -34,6 +34,7 @@ typedef enum mo_api_route_id {
 	MO_ROUTE_IMPORT,
 	MO_ROUTE_LEDGER,
 	MO_ROUTE_CALIBRATE,
+	MO_ROUTE_SIZE,
 	MO_ROUTE_OPENAPI,
 	MO_ROUTE_HEALTHZ,
 	MO_ROUTE_METRICS, /* answered by the server (its counters) */
@@ -72,6 +73,8 @@ typedef struct mo_api_response {
 	size_t len;
 	mo_api_route_id route;
 	int cached;               /* replayed from the response cache */
+	int no_store;             /* not for the response cache: a partial
+				   * answer the work limit cut short */
 } mo_api_response;
 
 /* Defaults: max_body 1 MiB, mo_limits_default, max_bytes = max_body, no

@@ -88,6 +88,8 @@ int mo_api_import(mo_api_response *out, const mo_api_request *rq,
 		  const mo_api_options *opt);
 /* POST /api/v1/plan: the ConfigRequest plus "budget" and "allow". */
 int mo_api_plan(mo_api_response *out, const mo_api_request *rq, const mo_api_options *opt);
+/* api/size.c: POST /api/v1/size, layouts and plans for N devices. */
+int mo_api_size(mo_api_response *out, const mo_api_request *rq, const mo_api_options *opt);
 /* api/ledger.c: POST /api/v1/ledger, a measured trace (and the estimate). */
 int mo_api_ledger(mo_api_response *out, const mo_api_request *rq, const mo_api_options *opt);
 /* POST /api/v1/calibrate (calibrate.c) */

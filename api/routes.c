@@ -45,6 +45,8 @@ static const mo_api_route mo_api_routes[] = {
 	 MO_API_BODY_JSON, mo_api_ledger},
 	{MO_ROUTE_CALIBRATE, MO_API_PATH("/api/v1/calibrate"), 0, "POST", "POST",
 	 MO_API_BODY_JSON, mo_api_calibrate},
+	{MO_ROUTE_SIZE, MO_API_PATH("/api/v1/size"), 0, "POST", "POST", MO_API_BODY_JSON,
+	 mo_api_size},
 	{MO_ROUTE_OPENAPI, MO_API_PATH("/api/v1/openapi.yaml"), 0, "GET", "GET, HEAD",
 	 0, mo_api_openapi},
 	{MO_ROUTE_HEALTHZ, MO_API_PATH("/healthz"), 0, "GET", "GET, HEAD",
@@ -67,6 +69,7 @@ static const char *const mo_api_route_names[MO_ROUTE_COUNT] = {
 	[MO_ROUTE_IMPORT] = "/api/v1/models/import",
 	[MO_ROUTE_LEDGER] = "/api/v1/ledger",
 	[MO_ROUTE_CALIBRATE] = "/api/v1/calibrate",
+	[MO_ROUTE_SIZE] = "/api/v1/size",
 	[MO_ROUTE_OPENAPI] = "/api/v1/openapi.yaml",
 	[MO_ROUTE_HEALTHZ] = "/healthz",
 	[MO_ROUTE_METRICS] = "/metrics",
@@ -349,7 +352,7 @@ static int mo_api_answer(mo_api_response *out, const char *method, const char *p
 	if (!out->body)
 		return -1;
 	out->route = r->id;
-	if (cacheable)
+	if (cacheable && !out->no_store)
 		mo_api_rcache_put(opt->responses, r->id, content_type, rq.body, len, out);
 	return 0;
 }

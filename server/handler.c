@@ -554,7 +554,7 @@ void mo_srv_compute_job(mo_srv *srv, mo_srv_req *rq)
  * the worker can be cut short (mo_srv_offload). */
 static bool mo_srv_heavy(mo_api_route_id route)
 {
-	return route == MO_ROUTE_ESTIMATE || route == MO_ROUTE_PLAN;
+	return route == MO_ROUTE_ESTIMATE || route == MO_ROUTE_PLAN || route == MO_ROUTE_SIZE;
 }
 
 /* Routes answered on the worker: fixed or small answers that compute

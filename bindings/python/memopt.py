@@ -20,7 +20,7 @@ import ctypes
 import ctypes.util
 import os
 
-__all__ = ["validate", "expand", "estimate", "presets", "has_estimator",
+__all__ = ["validate", "expand", "estimate", "size", "presets", "has_estimator",
            "MemoptError", "InvalidConfig", "Unavailable", "WorkLimit", "library_path"]
 __version__ = "0.1.0"
 
@@ -492,3 +492,105 @@ def estimate(config_text, model=None, devices=None, name="config", time_limit=No
                     "warnings": res["warnings"]}
         finally:
             _estimate_free(est)
+
+
+# ---- sizing a job (memopt/size.h): newer builds only --------------------------
+
+class _SizeInput(ctypes.Structure):        # mo_size_input
+    _fields_ = [("model", _handle), ("devices", ctypes.c_int64),
+                ("devices_max", ctypes.c_int64), ("global_batch", ctypes.c_int64),
+                ("devices_per_node", ctypes.c_int64), ("budget", ctypes.c_uint64),
+                ("headroom_percent", ctypes.c_double), ("top", ctypes.c_size_t)]
+
+
+class _SizeLayout(ctypes.Structure):       # mo_size_layout
+    _fields_ = [("devices", ctypes.c_int64), ("tensor_parallel", ctypes.c_int64),
+                ("pipeline_parallel", ctypes.c_int64), ("virtual_pipeline", ctypes.c_int64),
+                ("context_parallel", ctypes.c_int64), ("expert_parallel", ctypes.c_int64),
+                ("expert_tensor_parallel", ctypes.c_int64), ("data_parallel", ctypes.c_int64),
+                ("data_parallel_shard", ctypes.c_int64), ("sequence_parallel", ctypes.c_int),
+                ("distributed_optimizer", ctypes.c_int), ("micro_batch_size", ctypes.c_int64),
+                ("micro_batch_num", ctypes.c_int64), ("peak_bytes", ctypes.c_uint64),
+                ("budget_bytes", ctypes.c_uint64), ("step_seconds", ctypes.c_double),
+                ("tokens_per_second_per_device", ctypes.c_double), ("fits", ctypes.c_int),
+                ("pareto", ctypes.c_int), ("plan", ctypes.c_char_p),
+                ("config_yaml", ctypes.c_char_p), ("model_yaml", ctypes.c_char_p)]
+
+
+_size_run = _fn("mo_size_run", ctypes.c_int, _P(_handle), _P(_SizeInput), _P(_Error),
+                required=False)
+if _size_run is not None:
+    _size_free = _fn("mo_size_result_free", None, _handle)
+    _size_count = _fn("mo_size_count", ctypes.c_size_t, _handle)
+    _size_get = _fn("mo_size_get", _P(_SizeLayout), _handle, ctypes.c_size_t)
+    _size_rej_count = _fn("mo_size_rejected_count", ctypes.c_size_t, _handle)
+    _size_rej_get = _fn("mo_size_rejected_get", ctypes.c_int, _handle, ctypes.c_size_t,
+                        _P(ctypes.c_char_p), _P(ctypes.c_uint64))
+    _size_accepted = _fn("mo_size_accepted", ctypes.c_uint64, _handle)
+    _size_estimated = _fn("mo_size_estimated", ctypes.c_uint64, _handle)
+    _size_planned = _fn("mo_size_planned", ctypes.c_uint64, _handle)
+    _size_complete = _fn("mo_size_complete", ctypes.c_int, _handle)
+    _size_smallest = _fn("mo_size_smallest_devices", ctypes.c_int64, _handle)
+
+
+def _size_layout(l):
+    par = {"world_size": l.devices, "data_parallel": l.data_parallel,
+           "data_parallel_shard": l.data_parallel_shard, "tensor_parallel": l.tensor_parallel,
+           "pipeline_parallel": l.pipeline_parallel, "virtual_pipeline": l.virtual_pipeline,
+           "expert_parallel": l.expert_parallel}
+    if l.expert_tensor_parallel > 0:
+        par["expert_tensor_parallel"] = l.expert_tensor_parallel
+    par.update({"context_parallel": l.context_parallel,
+                "sequence_parallel": bool(l.sequence_parallel),
+                "distributed_optimizer": bool(l.distributed_optimizer)})
+    return {"parallel": par,
+            "training": {"micro_batch_size": l.micro_batch_size,
+                         "micro_batch_num": l.micro_batch_num},
+            "peak_bytes": l.peak_bytes, "budget_bytes": l.budget_bytes,
+            "step_seconds": l.step_seconds,
+            "tokens_per_second_per_device": l.tokens_per_second_per_device,
+            "fits": bool(l.fits), "pareto": bool(l.pareto), "plan": _s(l.plan),
+            "config": _s(l.config_yaml), "model": _s(l.model_yaml)}
+
+
+def size(model, devices, global_batch, devices_per_node=None, budget=None, headroom=None,
+         top=10, time_limit=None, cancel=None):
+    """The fastest parallel layouts, each with the cheapest plan that fits:
+    the shape of `memopt size --json` ({"layouts": [...], "rejected":
+    {reason: count}, "accepted", "estimated", "planned", "complete",
+    "smallest_devices"}). devices: a count or a (low, high) range; budget:
+    bytes per device (None: the capacity less headroom percent); top: a
+    count or "all". time_limit / cancel as for estimate(): the search then
+    stops with the best layouts so far ("complete": False)."""
+    if _size_run is None:
+        raise Unavailable("this libmemopt (%s) has no layout search (mo_size_run)" % library_path)
+    lo, hi = (devices if isinstance(devices, (tuple, list)) else (devices, 0))
+    inp = _SizeInput(devices=int(lo), devices_max=int(hi), global_batch=int(global_batch),
+                     devices_per_node=int(devices_per_node or 0), budget=int(budget or 0),
+                     headroom_percent=float(headroom or 0),
+                     top=(2**64 - 1 if top == "all" else int(top)))
+    bud = _budget(time_limit, cancel)
+    with _Checked("recompute:\n  mode: None\n", model, None, "<none>") as c:
+        res = c.result()
+        if not res["valid"] or not c.model:
+            raise InvalidConfig(res)
+        inp.model = c.model
+        r, err = _handle(), _Error()
+        if _run_budgeted(bud, _size_run, ctypes.byref(r), ctypes.byref(inp),
+                         ctypes.byref(err)) != 0:
+            raise MemoptError(_s(err.text), err.code)
+        try:
+            rejected = {}
+            for i in range(_size_rej_count(r)):
+                why, n = ctypes.c_char_p(), ctypes.c_uint64()
+                if _size_rej_get(r, i, ctypes.byref(why), ctypes.byref(n)) == 0:
+                    rejected[_s(why.value)] = n.value
+            smallest = _size_smallest(r)
+            return {"layouts": [_size_layout(_size_get(r, i).contents)
+                                for i in range(_size_count(r))],
+                    "rejected": rejected, "accepted": _size_accepted(r),
+                    "estimated": _size_estimated(r), "planned": _size_planned(r),
+                    "complete": bool(_size_complete(r)),
+                    "smallest_devices": smallest if smallest > 0 else None}
+        finally:
+            _size_free(r)

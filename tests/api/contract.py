@@ -195,6 +195,37 @@ def test_plan(port, preset):
     call(port, "POST", path, cfg("swap:\n  enable: False\n"), JSON, expect=422)
 
 
+def test_size(port):
+    """POST /api/v1/size: the layouts of llama2-7b over 8 devices; the first
+    fits and is the fastest; each layout's model file and config estimate
+    again to its peak; bad questions are 422."""
+    path = "/api/v1/size"
+    body = json.dumps({"model": "llama2-7b", "devices": 8, "global_batch": 16, "top": 3})
+    _, _, data = call(port, "POST", path, body, JSON, expect=200)
+    r = as_json(data) or {}
+    lays = r.get("layouts") or []
+    if not lays or lays[0].get("fits") is not True or r.get("complete") is not True:
+        fail("size: llama2-7b over 8 devices answered %s" % data[:300])
+    steps = [l["step_seconds"] for l in lays if l.get("fits")]
+    if steps != sorted(steps):
+        fail("size: fitting layouts not ordered by step time: %r" % steps)
+    for l in lays:
+        _, _, est = call(port, "POST", "/api/v1/estimate", cfg(l["config"], l["model"]), JSON,
+                         expect=200)
+        peak = ((as_json(est) or {}).get("estimate") or as_json(est) or {}).get("peak_bytes")
+        if peak != l["peak_bytes"]:
+            fail("size: a layout re-estimates to %r, not %r" % (peak, l["peak_bytes"]))
+    body = json.dumps({"model": "llama2-7b", "devices": "4-16", "global_batch": 16, "top": 2})
+    _, _, data = call(port, "POST", path, body, JSON, expect=200)
+    if not isinstance((as_json(data) or {}).get("smallest_devices"), int):
+        fail("size: a device range answered no smallest count: %s" % data[:300])
+    call(port, "POST", path, json.dumps({"model": "llama2-7b", "devices": 0, "global_batch": 8}),
+         JSON, expect=422)
+    call(port, "POST", path, json.dumps({"model": "llama2-7b", "devices": 8}), JSON, expect=422)
+    call(port, "POST", path, json.dumps({"model": "llama2-7b", "devices": 8, "global_batch": 8,
+                                         "teleport": 1}), JSON, expect=422)
+
+
 def test_layout(port, preset):
     """The layout the web UI builds on: types, per-layer types, matches, sections."""
     lay = "/api/v1/layout"
@@ -513,6 +544,7 @@ def main():
         test_layout(srv.port, preset)
         test_estimate(srv.port, preset)
         test_plan(srv.port, preset)
+        test_size(srv.port)
         test_ledger(srv.port, preset)
         test_calibrate(srv.port)
         test_problems(srv.port, preset)

@@ -49,6 +49,9 @@ class Binding(unittest.TestCase):
         if memopt.has_estimator():
             structs["mo_estimate_stage"] = memopt._EstStage
             structs["mo_estimate_layer"] = memopt._EstLayer
+        if memopt._size_run is not None:
+            structs["mo_size_input"] = memopt._SizeInput
+            structs["mo_size_layout"] = memopt._SizeLayout
         lines = ["#include <memopt/memopt.h>", "#include <stddef.h>", "#include <stdio.h>",
                  "int main(void) {"]
         for cname, py in structs.items():
@@ -275,6 +278,28 @@ class Binding(unittest.TestCase):
         for bad in (0, -1, float("nan")):
             with self.assertRaises(ValueError):
                 memopt.estimate(GOOD, model="llama2-7b", time_limit=bad)
+
+
+class Size(unittest.TestCase):
+    def test_size_matches_the_cli(self):
+        """memopt.size() gives `memopt size --json`'s answer, and its first
+        layout re-estimates to its peak through memopt.estimate()."""
+        import json
+        r = memopt.size("llama2-7b", 8, 16, top=3)
+        cli = json.loads(subprocess.run(
+            [MEMOPT, "size", "--model", "llama2-7b", "--devices", "8", "--global-batch", "16",
+             "--top", "3", "--json"], capture_output=True, text=True, check=True).stdout)
+        self.assertEqual(r, cli)
+        best = r["layouts"][0]
+        self.assertTrue(best["fits"])
+        e = memopt.estimate(best["config"], model=best["model"])
+        self.assertEqual(e["peak_bytes"], best["peak_bytes"])
+
+    def test_size_range_and_bad_input(self):
+        r = memopt.size("llama2-7b", (4, 16), 16, top=2)
+        self.assertIsInstance(r["smallest_devices"], int)
+        with self.assertRaises(memopt.MemoptError):
+            memopt.size("llama2-7b", 0, 16)
 
 
 # At the estimate's bounds (tests/hostile/work.py has the same for the CLI).

@@ -20,7 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MO_SIZE_MAX_DIVISORS 1024
+/* no count up to 2^24 has more than 448 divisors */
+#define MO_SIZE_MAX_DIVISORS 512
 
 typedef struct mo_divs {
 	int64_t v[MO_SIZE_MAX_DIVISORS];
