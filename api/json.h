@@ -47,7 +47,8 @@ json_t *mo_json_planner(const mo_planner_result *r);
  * L = {"parallel": {the model file's parallel keys}, "training":
  * {"micro_batch_size", "micro_batch_num"}, "peak_bytes", "budget_bytes",
  * "step_seconds", "tokens_per_second_per_device", "fits", "pareto",
- * "plan", "config": the three sections, "model": the model file}. New ref. */
+ * "plan", "config": the three sections, "model": the model file,
+ * "megatron_args"? (framework pytorch)}. New ref. */
 json_t *mo_json_size(const mo_size_result *r);
 json_t *mo_json_size_layout(const mo_size_layout *l);
 

@@ -38,6 +38,8 @@ json_t *mo_json_size_layout(const mo_size_layout *l)
 	json_object_set_new(o, "plan", json_string(l->plan));
 	json_object_set_new(o, "config", json_string(l->config_yaml));
 	json_object_set_new(o, "model", json_string(l->model_yaml));
+	if (l->megatron_args)
+		json_object_set_new(o, "megatron_args", json_string(l->megatron_args));
 	return o;
 }
 

@@ -141,6 +141,8 @@ static void mo_size_print(const mo_size_result *r, const mo_size_opts *o)
 			printf("  %10llu  %s\n", (unsigned long long)n, why);
 	}
 	const mo_size_layout *best = mo_size_get(r, 0);
+	if (best && best->fits && best->megatron_args)
+		printf("\nthe fastest layout as Megatron-LM arguments:\n%s\n", best->megatron_args);
 	if (best && best->fits)
 		printf("\nthe fastest layout's plan:\n%s", best->config_yaml);
 }

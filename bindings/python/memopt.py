@@ -514,7 +514,8 @@ class _SizeLayout(ctypes.Structure):       # mo_size_layout
                 ("budget_bytes", ctypes.c_uint64), ("step_seconds", ctypes.c_double),
                 ("tokens_per_second_per_device", ctypes.c_double), ("fits", ctypes.c_int),
                 ("pareto", ctypes.c_int), ("plan", ctypes.c_char_p),
-                ("config_yaml", ctypes.c_char_p), ("model_yaml", ctypes.c_char_p)]
+                ("config_yaml", ctypes.c_char_p), ("model_yaml", ctypes.c_char_p),
+                ("megatron_args", ctypes.c_char_p)]
 
 
 _size_run = _fn("mo_size_run", ctypes.c_int, _P(_handle), _P(_SizeInput), _P(_Error),
@@ -543,14 +544,17 @@ def _size_layout(l):
     par.update({"context_parallel": l.context_parallel,
                 "sequence_parallel": bool(l.sequence_parallel),
                 "distributed_optimizer": bool(l.distributed_optimizer)})
-    return {"parallel": par,
-            "training": {"micro_batch_size": l.micro_batch_size,
-                         "micro_batch_num": l.micro_batch_num},
-            "peak_bytes": l.peak_bytes, "budget_bytes": l.budget_bytes,
-            "step_seconds": l.step_seconds,
-            "tokens_per_second_per_device": l.tokens_per_second_per_device,
-            "fits": bool(l.fits), "pareto": bool(l.pareto), "plan": _s(l.plan),
-            "config": _s(l.config_yaml), "model": _s(l.model_yaml)}
+    out = {"parallel": par,
+           "training": {"micro_batch_size": l.micro_batch_size,
+                        "micro_batch_num": l.micro_batch_num},
+           "peak_bytes": l.peak_bytes, "budget_bytes": l.budget_bytes,
+           "step_seconds": l.step_seconds,
+           "tokens_per_second_per_device": l.tokens_per_second_per_device,
+           "fits": bool(l.fits), "pareto": bool(l.pareto), "plan": _s(l.plan),
+           "config": _s(l.config_yaml), "model": _s(l.model_yaml)}
+    if l.megatron_args:
+        out["megatron_args"] = _s(l.megatron_args)
+    return out
 
 
 def size(model, devices, global_batch, devices_per_node=None, budget=None, headroom=None,

@@ -151,6 +151,50 @@ static bool same_layout(const mo_size_layout *l, json_t *run)
 	       l->micro_batch_size == key_int(run, "training", "micro_batch_size", 1);
 }
 
+/* The value model_config.yaml gives a flag ("  --flag: value"), or NULL. */
+static const char *mc_value(const char *mc, const char *flag, char *buf, size_t n)
+{
+	char key[96];
+	snprintf(key, sizeof key, "  %s: ", flag);
+	const char *at = strstr(mc, key);
+	if (!at)
+		return NULL;
+	at += strlen(key);
+	size_t len = strcspn(at, " \n#");
+	snprintf(buf, n, "%.*s", (int)(len < n ? len : n - 1), at);
+	return buf;
+}
+
+/* Every flag of the layout's Megatron-LM arguments that the run's own
+ * model_config.yaml sets has the run's value, and the run's switches
+ * (sequence parallel, distributed optimizer) are in the arguments. */
+static void check_megatron_args(const char *args, const char *mc)
+{
+	static const char *const valued[] = {
+		"--tensor-model-parallel-size", "--pipeline-model-parallel-size",
+		"--context-parallel-size", "--micro-batch-size", "--global-batch-size",
+		"--num-layers-per-virtual-pipeline-stage", "--expert-model-parallel-size",
+		"--expert-tensor-parallel-size"};
+	static const char *const switches[] = {"--sequence-parallel", "--use-distributed-optimizer"};
+	assert_non_null(args);
+	for (size_t i = 0; i < sizeof valued / sizeof valued[0]; i++) {
+		char want[64], got[64], key[96];
+		snprintf(key, sizeof key, "%s ", valued[i]);
+		const char *at = strstr(args, key);
+		if (!mc_value(mc, valued[i], want, sizeof want) || !at)
+			continue;
+		snprintf(got, sizeof got, "%.*s", (int)strcspn(at + strlen(key), " "), at + strlen(key));
+		if (strcmp(got, want) != 0)
+			fail_msg("%s: %s, the run has %s", valued[i], got, want);
+	}
+	for (size_t i = 0; i < sizeof switches / sizeof switches[0]; i++) {
+		char v[16];
+		bool run_on = mc_value(mc, switches[i], v, sizeof v) && strcmp(v, "true") == 0;
+		if (run_on != (strstr(args, switches[i]) != NULL))
+			fail_msg("%s: the run has it %s", switches[i], run_on ? "on" : "off");
+	}
+}
+
 static void check_megatron_run(const char *name)
 {
 	char path[256];
@@ -171,6 +215,10 @@ static void check_megatron_run(const char *name)
 	if (!own || !own->fits)
 		fail_msg("%s: its own layout is %s", name, own ? "returned but does not fit" : "not returned");
 	check_reestimate(own);
+	snprintf(path, sizeof path, "tests/data/megatron/%s.model_config.yaml", name);
+	char *mc = test_read_file(path, NULL);
+	check_megatron_args(own->megatron_args, mc);
+	free(mc);
 	mo_size_result_free(r);
 	json_decref(run);
 	free(js);

@@ -56,6 +56,10 @@ typedef struct mo_size_layout {
 				  * "recompute 12 layers, swap 3", ...) */
 	const char *config_yaml; /* the three sections (canonical YAML) */
 	const char *model_yaml;  /* the whole model file with this layout */
+	/* framework pytorch: the layout as Megatron-LM arguments
+	 * ("--tensor-model-parallel-size 2 ..."; parallel and batch flags
+	 * only, the plan is in config_yaml); NULL for other frameworks */
+	const char *megatron_args;
 } mo_size_layout;
 
 /* Opaque, owned by the caller, freed with mo_size_result_free. */

@@ -146,32 +146,17 @@ static bool mo_size_point(mo_search *s, uint64_t peak, double step)
 
 /* ---- one device count ----------------------------------------------------------- */
 
-/* Drops the candidates the `parallel` rule refuses (the expert groups,
- * expert tensor parallel), each counted under the rule's message. */
-static int mo_size_check_rules(mo_search *s, mo_model *wm, mo_size_cands *cands, mo_error *err)
+/* The first error the `parallel` rule finds in the layout on wm (the
+ * expert groups, expert tensor parallel), or NULL; *d holds it. */
+static const char *mo_size_rule_error(mo_model *wm, mo_diags **d)
 {
-	size_t kept = 0;
-	for (size_t i = 0; i < cands->n; i++) {
-		mo_size_cand *c = &cands->v[i];
-		mo_size_apply(wm, c, s->in->global_batch);
-		mo_diags *d = NULL;
-		if (mo_diags_new(&d) != 0) {
-			mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
-			return -1;
-		}
-		mo_model_check(wm, d);
-		const mo_diag *bad = NULL;
-		for (size_t k = 0; k < mo_diags_count(d) && !bad; k++)
-			if (mo_diags_get(d, k)->severity == MO_SEV_ERROR)
-				bad = mo_diags_get(d, k);
-		if (bad)
-			mo_size_reject(s->rej, 1, "%s", bad->message);
-		else
-			cands->v[kept++] = *c;
-		mo_diags_free(d);
-	}
-	cands->n = kept;
-	return 0;
+	if (mo_diags_new(d) != 0)
+		return NULL;
+	mo_model_check(wm, *d);
+	for (size_t k = 0; k < mo_diags_count(*d); k++)
+		if (mo_diags_get(*d, k)->severity == MO_SEV_ERROR)
+			return mo_diags_get(*d, k)->message;
+	return NULL;
 }
 
 /* Estimates c with no plan. Returns 0, 1 when the budget stopped it, -1. */
@@ -253,6 +238,23 @@ static int mo_size_cut_states(mo_search *s, mo_model *wm, mo_size_cands *cands, 
 		size_t j = i + 1;
 		while (j < cands->n && mo_size_cmp_state(&cands->v[i], &cands->v[j]) == 0)
 			j++;
+		/* the `parallel` rule reads none of what differs inside a
+		 * state (SP, the micro-batch): one check a state */
+		mo_size_apply(wm, &cands->v[i], s->in->global_batch);
+		mo_diags *d = NULL;
+		const char *bad = mo_size_rule_error(wm, &d);
+		if (!d) {
+			mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+			return -1;
+		}
+		if (bad) {
+			mo_size_reject(s->rej, j - i, "%s", bad);
+			s->r->accepted -= j - i;
+			mo_diags_free(d);
+			i = j;
+			continue;
+		}
+		mo_diags_free(d);
 		int rc = mo_budget_spent() ? 1 : mo_size_estimate_one(s, wm, &cands->v[i], err);
 		if (rc != 0) {
 			/* the groups not reached stay, unestimated */
@@ -290,8 +292,6 @@ static void mo_size_keep_estimated(mo_search *s, mo_size_cands *cands)
  * order). Returns 0, 1 when the budget stopped it, -1 with err. */
 static int mo_size_estimate_all(mo_search *s, mo_model *wm, mo_size_cands *cands, mo_error *err)
 {
-	if (mo_size_check_rules(s, wm, cands, err) != 0)
-		return -1;
 	int rc = mo_size_cut_states(s, wm, cands, err);
 	if (rc == 0) {
 		qsort(cands->v, cands->n, sizeof *cands->v, mo_size_cmp_shape);
@@ -430,6 +430,31 @@ static const char *mo_size_plan_words(mo_arena *a, const mo_estimate *e)
 	return mo_arena_strdup(a, text);
 }
 
+/* The layout in Megatron-LM's argument names (megatron/training/
+ * arguments.py); virtual chunks as layers per chunk. */
+static const char *mo_size_megatron_args(mo_arena *a, const mo_size_cand *c,
+					 const mo_model *base, int64_t global_batch)
+{
+	char t[512];
+	int n = snprintf(t, sizeof t,
+			 "--tensor-model-parallel-size %lld --pipeline-model-parallel-size %lld "
+			 "--context-parallel-size %lld --micro-batch-size %lld --global-batch-size %lld",
+			 (long long)c->tp, (long long)c->pp, (long long)c->cp, (long long)c->mbs,
+			 (long long)global_batch);
+	if (c->vpp > 1 && n > 0 && (size_t)n < sizeof t)
+		n += snprintf(t + n, sizeof t - (size_t)n, " --num-layers-per-virtual-pipeline-stage %lld",
+			      (long long)(base->num_layers / c->pp / c->vpp));
+	if (base->num_moe_experts > 0 && n > 0 && (size_t)n < sizeof t)
+		n += snprintf(t + n, sizeof t - (size_t)n,
+			      " --expert-model-parallel-size %lld --expert-tensor-parallel-size %lld",
+			      (long long)c->ep, (long long)c->etp);
+	if (c->sp && n > 0 && (size_t)n < sizeof t)
+		n += snprintf(t + n, sizeof t - (size_t)n, " --sequence-parallel");
+	if (c->dopt && n > 0 && (size_t)n < sizeof t)
+		snprintf(t + n, sizeof t - (size_t)n, " --use-distributed-optimizer");
+	return mo_arena_strdup(a, t);
+}
+
 static bool mo_size_on_front(const mo_search *s, uint64_t peak, double step)
 {
 	for (size_t i = 0; i + 1 < s->n_points; i += 2) {
@@ -467,6 +492,9 @@ static int mo_size_layout_fill(mo_search *s, mo_size_layout *o, const mo_size_fi
 		y = mo_model_to_yaml(wm);
 	}
 	o->model_yaml = y ? mo_arena_strdup(r->a, y) : NULL;
+	if (strcmp(base->framework, "pytorch") == 0 &&
+	    !(o->megatron_args = mo_size_megatron_args(r->a, c, base, s->in->global_batch)))
+		o->model_yaml = NULL; /* out of memory: reported below */
 	free(y);
 	mo_model_free(wm);
 	return o->plan && o->config_yaml && o->model_yaml ? 0 : -1;
