@@ -11,6 +11,7 @@ import { analyze, pathAtLine, targetKey } from '../../web/js/diags.js';
 import { emptyConfig } from '../../web/js/state.js';
 import { thin, stepPath, traceSizeProblem, ledgerRequest } from '../../web/js/ledger.js';
 import { store, record, undo, redo, resetHistory, historyState } from '../../web/js/store.js';
+import { sizeRequest, sortedRows } from '../../web/js/size.js';
 
 let failures = 0;
 let count = 0;
@@ -228,6 +229,22 @@ eq(/a\.csv is 1025 KiB: the server takes at most 1024 KiB/.test(traceSizeProblem
 eq(traceSizeProblem('e.csv', 0), 'e.csv is empty.', 'an empty trace');
 eq(ledgerRequest('T', { preset: 'llama2-7b', obj: {} }, 'Y', null), { trace: 'T', config: 'Y', model: 'llama2-7b' }, 'a preset goes by name, no stage');
 eq(ledgerRequest('T', { preset: null, obj: { a: 1 } }, 'Y', 0), { trace: 'T', config: 'Y', model: '{"a":1}', stage: 0 }, 'an uploaded model goes as its JSON text, stage 0 kept');
+
+// size.js: the request the panel sends, and the table's sort
+{
+  const m = { model: { num_layers: 2 } };
+  eq(sizeRequest({ devices: '64', batch: '16', budget: '', top: '5' }, m).body,
+    { model: m, devices: 64, global_batch: 16, top: 5 }, 'a device count goes as a number');
+  eq(sizeRequest({ devices: '64-1024', batch: '16', budget: '40', top: '' }, m).body,
+    { model: m, devices: '64-1024', global_batch: 16, top: 10, budget: 40 * 2 ** 30 }, 'a range as its text, a budget in bytes');
+  eq(Boolean(sizeRequest({ devices: '0', batch: '16', budget: '', top: '' }, m).error), true, 'no device is an error');
+  eq(Boolean(sizeRequest({ devices: '8', batch: '1.5', budget: '', top: '' }, m).error), true, 'a fractional batch is an error');
+  const lay = (rank, peak) => ({ rank, peak_bytes: peak, parallel: {}, training: {} });
+  const st = { layouts: [lay(1, 30), lay(2, 10), lay(3, 20)], sort: { key: 'peak', dir: 'ascending' } };
+  eq(sortedRows(st).map((l) => l.rank), [2, 3, 1], 'sorted by peak, ascending');
+  st.sort.dir = 'descending';
+  eq(sortedRows(st).map((l) => l.rank), [1, 3, 2], 'and descending');
+}
 
 console.log(failures ? `units: ${failures} of ${count} checks failed` : `units: ${count} checks passed`);
 process.exit(failures ? 1 : 0);

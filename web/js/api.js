@@ -37,6 +37,7 @@ export const api = {
   expand: (req, signal) => call('POST', '/api/v1/expand', req, 'application/json', signal),
   estimate: (req, signal) => call('POST', '/api/v1/estimate', req, 'application/json', signal),
   plan: (req) => call('POST', '/api/v1/plan', req, 'application/json'),
+  size: (req) => call('POST', '/api/v1/size', req, 'application/json'),
   exportConfig: (req) => call('POST', '/api/v1/export', req, 'application/json'),
   migrate: (req) => call('POST', '/api/v1/migrate', req, 'application/json'),
 };

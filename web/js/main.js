@@ -20,6 +20,7 @@ import {
   renderDiags, renderYamlErrors, renderGutter, renderExport, renderNotice,
 } from './findings.js';
 import { renderFit, planRequest, describeProposal } from './fit.js';
+import { mountSize } from './size.js';
 import { renderDiff } from './diff.js';
 import { uploadStatus, adoptUpload } from './upload.js';
 import { copyText } from './copy.js';
@@ -898,6 +899,7 @@ async function start(first) {
 
 async function main() {
   wire();
+  mountSize($('size-panel'), () => store.model.obj, (body) => api.size(body));
   const pr = await api.presets();
   const sel = $('preset');
   sel.append(el('option', { value: '', text: '(uploaded model)' }));

@@ -197,15 +197,25 @@ static int mo_size_cmp_state(const void *a, const void *b)
 	return 0;
 }
 
-/* The state order, then the first of each state with the same activation
- * settings (SP off, the smallest micro-batch): consecutive representatives
- * share the layer shapes. */
+/* The order the parameter states are visited in: the most sharded
+ * weights (TP x EP) first, so that a search the work limit stops has
+ * seen the states most likely to fit; each (TP, CP, EP, ETP) block
+ * together (the layer shapes of its representatives are the same, and
+ * the estimator's graphs on the working model serve the whole block),
+ * deeper pipelines and the distributed optimizer first inside it. Then
+ * the first of each state with the same activation settings (SP off, the
+ * smallest micro-batch). */
 static int mo_size_cmp_state_first(const void *a, const void *b)
 {
-	int c = mo_size_cmp_state(a, b);
-	if (c)
-		return c;
 	const mo_size_cand *x = a, *y = b;
+	MO_CMP(y->tp * y->ep, x->tp * x->ep);
+	MO_CMP(x->tp, y->tp);
+	MO_CMP(x->cp, y->cp);
+	MO_CMP(x->ep, y->ep);
+	MO_CMP(x->etp, y->etp);
+	MO_CMP(y->pp, x->pp);
+	MO_CMP(x->vpp, y->vpp);
+	MO_CMP(y->dopt, x->dopt);
 	MO_CMP(x->sp, y->sp);
 	MO_CMP(x->mbs, y->mbs);
 	return 0;
