@@ -27,7 +27,7 @@ for f in bin/memopt lib/libmemopt.a lib/libmemopt.so.0.1.0 include/memopt/memopt
          share/man/man1/memopt.1; do
   [ -f "$U/$f" ] && ok "installed $f" || bad "missing $f"
 done
-for c in validate expand export presets serve launch estimate plan ledger; do
+for c in validate expand export presets serve launch estimate plan ledger size; do
   [ -f "$U/share/man/man1/memopt-$c.1" ] || bad "missing man page memopt-$c.1"
 done
 [ "$(readlink "$U/lib/libmemopt.so")" = libmemopt.so.0 ] && ok "libmemopt.so -> libmemopt.so.0" || bad "libmemopt.so link"

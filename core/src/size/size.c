@@ -96,11 +96,14 @@ static double mo_size_score(const mo_size_cand *c, double step)
 }
 
 /* Inserts f in order of score, keeping at most `top`; returns false when
- * out of memory. What falls off the end has its plan freed. */
+ * out of memory (f's plan is then the caller's). The list owns the plans
+ * it keeps: what it does not keep, f's own included, is freed. */
 static bool mo_size_keep(mo_size_list *l, size_t top, const mo_size_final *f)
 {
-	if (l->n == top && top > 0 && f->score >= l->v[l->n - 1].score)
+	if (l->n == top && top > 0 && f->score >= l->v[l->n - 1].score) {
+		mo_planner_result_free(f->plan);
 		return true;
+	}
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? 2 * l->cap : 16;
 		mo_size_final *v = realloc(l->v, cap * sizeof *v);

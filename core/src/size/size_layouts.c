@@ -38,9 +38,9 @@ static void mo_divisors(mo_divs *d, int64_t x)
 		d->v[d->n++] = i;
 	}
 	size_t low = d->n;
-	for (size_t k = low; k-- > 0;) {
-		int64_t o = x / d->v[k];
-		if (o != d->v[k] && d->n < MO_SIZE_MAX_DIVISORS)
+	for (size_t k = low; k > 0; k--) {
+		int64_t o = x / d->v[k - 1];
+		if (o != d->v[k - 1] && d->n < MO_SIZE_MAX_DIVISORS)
 			d->v[d->n++] = o;
 	}
 }
