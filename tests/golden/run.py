@@ -39,7 +39,7 @@ import sys
 from collections import Counter
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-WARNING_CODES = {"legacy-key", "no-match", "exclude-no-effect", "redundant",
+WARNING_CODES = {"legacy-key", "no-match", "exclude-no-effect", "no-effect", "redundant",
                  "unread-key", "unmodelled",
                  "single-device"}
 TIMEOUT = 20

@@ -72,6 +72,52 @@ static const mo_node *mo_validation_first_list(const mo_config *c, const char **
 	return best;
 }
 
+/* no-effect: a list the section's switch leaves unused. The file reads
+ * as if it recomputed or swapped those layers, and an edit of the list
+ * changes nothing; the hint names the switch that would use it. */
+static void mo_validation_unused(mo_validation *v, const mo_node *at, const char *path,
+				 const char *why, const char *fix)
+{
+	mo_diag *d = mo_diags_add_at(v->diags, MO_SEV_WARNING, "no-effect", v->file, at, path,
+				     "%s does nothing: %s", path, why);
+	mo_diag_set_hint(v->diags, d, "%s", fix);
+}
+
+/* The file says mode: None itself (an absent or misspelt mode has its
+ * own finding; the lists then show what the writer meant). */
+static bool mo_validation_says_none(const mo_config *c)
+{
+	const mo_node *m = c->mode_at;
+	return c->mode == MO_MODE_NONE && m && m->kind == MO_NODE_SCALAR && m->value &&
+	       strcmp(m->value, "None") == 0;
+}
+
+static void mo_validation_no_effect(mo_validation *v)
+{
+	const mo_config *c = v->c;
+	bool none = mo_validation_says_none(c);
+	if (none && mo_layers_present(&c->full))
+		mo_validation_unused(v, c->full.at, "recompute.full_recompute_layer",
+				     "mode is None, nothing is recomputed",
+				     "set mode: full, or remove full_recompute_layer");
+	if (none && c->select.n)
+		mo_validation_unused(v, c->select.at, "recompute.select_module",
+				     "mode is None, nothing is recomputed",
+				     "set mode: select, or remove select_module");
+	if (c->has_swap && !c->swap_enable && c->n_layer_swap)
+		mo_validation_unused(v, c->layer_swap_at, "swap.layer_swap",
+				     "swap.enable is False, nothing is swapped",
+				     "set enable: True in swap, or remove layer_swap");
+	if (c->has_swap && !c->swap_enable && c->n_op_swap)
+		mo_validation_unused(v, c->op_swap_at, "swap.op_swap",
+				     "swap.enable is False, nothing is swapped",
+				     "set enable: True in swap, or remove op_swap");
+	if (!c->comm_enable && c->comm.n)
+		mo_validation_unused(v, c->comm.at, "recompute_comm.select_module",
+				     "recompute_comm.enable is False, no communication is recomputed",
+				     "set enable: True in recompute_comm, or remove select_module");
+}
+
 static void mo_validation_needs(mo_validation *v)
 {
 	const mo_config *c = v->c;
@@ -99,6 +145,7 @@ static void mo_validation_needs(mo_validation *v)
 					     "recompute_comm.enable: True needs a non-empty select_module");
 		mo_diag_set_hint(v->diags, d, "add select_module: {'.*allgather': [0-3]}");
 	}
+	mo_validation_no_effect(v);
 	if (c->mode == MO_MODE_NONE && c->exclude.n) {
 		mo_diag *d = mo_diags_add_at(v->diags, MO_SEV_WARNING, "exclude-no-effect", v->file,
 					     c->exclude.at, "recompute.exclude_op",
