@@ -30,6 +30,10 @@ typedef struct mo_api_input {
 	int64_t devices;         /* 0 when absent */
 	int all_paths;           /* expand: list every path's action */
 	int per_layer;           /* expand: list each layer (1), not (0), by the count (-1) */
+	int as_written;          /* export: the checked text itself, not the
+				    canonical sections ("form": "as-written") */
+	unsigned detail;         /* estimate: MO_JSON_EST_* parts beyond the
+				    summary ("detail"; a YAML body: all) */
 } mo_api_input;
 
 /* The preset's model with the device count applied, borrowed from the

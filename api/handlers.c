@@ -269,11 +269,26 @@ int mo_api_expand(mo_api_response *out, const mo_api_request *rq,
 	return mo_api_config_op(out, rq, opt, &op);
 }
 
+/* The checked text itself: a caller that keeps the writer's comments
+ * inside the sections (the web UI) downloads what was validated. */
+static json_t *mo_api_export_as_written(const mo_api_run *run, mo_api_response *out)
+{
+	json_t *y = json_stringn(run->in.config, run->in.config_len);
+
+	if (!y) {
+		mo_api_problem(out, 500, "internal", "the config is not UTF-8 text");
+		return NULL;
+	}
+	return json_pack("{s:o}", "yaml", y);
+}
+
 static json_t *mo_api_export_result(mo_api_run *run, mo_api_response *out)
 {
 	mo_error err = {0};
 	char *yaml = NULL;
 	size_t len = 0;
+	if (run->in.as_written)
+		return mo_api_export_as_written(run, out);
 	if (mo_export(&yaml, &len, run->cfg, &err) != 0) {
 		mo_api_reply_error(out, &err);
 		return NULL;
@@ -357,13 +372,13 @@ static json_t *mo_api_estimate_result(mo_api_run *run, mo_api_response *out)
 		mo_api_estimate_error(out, &err);
 		return NULL;
 	}
-	size_t floor = mo_json_estimate_timeline_floor(e);
+	size_t floor = (run->in.detail & MO_JSON_EST_TIMELINE) ? mo_json_estimate_timeline_floor(e) : 0;
 	if (run->opt->max_answer && floor > run->opt->max_answer) {
 		mo_estimate_free(e);
 		mo_api_answer_too_large(out, floor, run->opt->max_answer, true);
 		return NULL;
 	}
-	json_t *j = mo_json_estimate(e, 1);
+	json_t *j = mo_json_estimate_parts(e, run->in.detail);
 	mo_estimate_free(e);
 	if (j)
 		json_object_set_new(j, "assumed", mo_json_assumed(run->m));

@@ -189,5 +189,9 @@ json_t *mo_json_presets(void)
 	for (size_t i = 0; i < mo_presets_count(); i++)
 		json_array_append_new(arr, json_pack("{s:s, s:s}", "name", mo_preset_name(i),
 						     "description", mo_preset_description(i)));
-	return json_pack("{s:o}", "presets", arr);
+	json_t *devices = json_array();
+	for (size_t i = 0; i < mo_device_preset_count(); i++)
+		json_array_append_new(devices, json_pack("{s:s, s:f}", "name", mo_device_preset_name(i),
+							 "memory_gib", mo_device_preset_memory_gib(i)));
+	return json_pack("{s:o, s:o}", "presets", arr, "devices", devices);
 }

@@ -28,6 +28,14 @@ json_t *mo_json_presets(void);
  * stage's "timeline": [{"event", "total_bytes", "bytes": {bucket: n}}]. New
  * ref. */
 json_t *mo_json_estimate(const mo_estimate *e, int with_timeline);
+/* The parts of an estimate answer beyond its summary (peaks, capacity,
+ * stages without their timelines, cost). */
+#define MO_JSON_EST_LAYERS 1u   /* "layers": per-layer figures */
+#define MO_JSON_EST_TIMELINE 2u /* each stage's "timeline" */
+#define MO_JSON_EST_ALL (MO_JSON_EST_LAYERS | MO_JSON_EST_TIMELINE)
+/* The estimate with the summary and the parts asked for; "detail" lists
+ * them (["layers", "timeline"], [] for the summary). New ref. */
+json_t *mo_json_estimate_parts(const mo_estimate *e, unsigned parts);
 /* A floor on the bytes of the timelines' JSON (every event at least as
  * long as one with an empty name and zero bytes; SIZE_MAX past size_t):
  * an answer certainly over the cap is refused before its tree is built

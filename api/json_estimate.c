@@ -167,18 +167,38 @@ size_t mo_json_estimate_timeline_floor(const mo_estimate *e)
 	return __builtin_mul_overflow(events, each, &floor) ? SIZE_MAX : floor;
 }
 
+static json_t *mo_json_est_detail(unsigned parts)
+{
+	json_t *a = json_array();
+	if (a && (parts & MO_JSON_EST_LAYERS))
+		json_array_append_new(a, json_string("layers"));
+	if (a && (parts & MO_JSON_EST_TIMELINE))
+		json_array_append_new(a, json_string("timeline"));
+	return a;
+}
+
 json_t *mo_json_estimate(const mo_estimate *e, int with_timeline)
 {
-	json_t *stages = json_array(), *layers = json_array(), *o = json_object();
+	json_t *o = mo_json_estimate_parts(e, MO_JSON_EST_LAYERS |
+					   (with_timeline ? MO_JSON_EST_TIMELINE : 0));
+	if (o)
+		json_object_del(o, "detail");
+	return o;
+}
+
+json_t *mo_json_estimate_parts(const mo_estimate *e, unsigned parts)
+{
+	json_t *stages = json_array(), *o = json_object();
+	json_t *layers = (parts & MO_JSON_EST_LAYERS) ? json_array() : NULL;
 	for (size_t s = 0; stages && s < mo_estimate_stage_count(e); s++) {
 		json_t *stage = mo_json_est_stage(mo_estimate_stage_get(e, s));
-		if (stage && with_timeline)
+		if (stage && (parts & MO_JSON_EST_TIMELINE))
 			json_object_set_new_nocheck(stage, "timeline", mo_json_est_timeline(e, s));
 		json_array_append_new(stages, stage);
 	}
 	for (size_t l = 0; layers && l < mo_estimate_layer_count(e); l++)
 		json_array_append_new(layers, mo_json_est_layer(mo_estimate_layer_get(e, (int64_t)l)));
-	if (!o || !stages || !layers) {
+	if (!o || !stages || ((parts & MO_JSON_EST_LAYERS) && !layers)) {
 		json_decref(stages);
 		json_decref(layers);
 		json_decref(o);
@@ -189,7 +209,9 @@ json_t *mo_json_estimate(const mo_estimate *e, int with_timeline)
 	mo_json_set_uint(o, "capacity_bytes", mo_estimate_capacity_bytes(e));
 	mo_json_set_text(o, "framework", mo_estimate_framework(e));
 	json_object_set_new_nocheck(o, "stages", stages);
-	json_object_set_new_nocheck(o, "layers", layers);
+	if (layers)
+		json_object_set_new_nocheck(o, "layers", layers);
+	json_object_set_new_nocheck(o, "detail", mo_json_est_detail(parts));
 	mo_json_set_real(o, "overhead_percent", mo_estimate_overhead_percent(e));
 	json_object_set_new_nocheck(o, "cost", mo_json_est_cost(mo_estimate_get_cost(e)));
 	json_object_set_new_nocheck(o, "time", mo_json_est_time(mo_estimate_get_time(e)));

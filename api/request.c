@@ -1,5 +1,6 @@
 /* Request bodies: {"config", "model", "devices"} JSON or a whole YAML. */
 #include "api_internal.h"
+#include "json.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,14 +127,72 @@ static int mo_api_check_keys(mo_api_response *out, json_t *root)
 		if (!strcmp(key, "config") || !strcmp(key, "model") ||
 		    !strcmp(key, "devices") || !strcmp(key, "all_paths") ||
 		    !strcmp(key, "per_layer") ||
-		    !strcmp(key, "budget") || !strcmp(key, "allow"))
+		    !strcmp(key, "budget") || !strcmp(key, "allow") || !strcmp(key, "form") ||
+		    !strcmp(key, "detail"))
 			continue;
 		snprintf(detail, sizeof detail,
 			 "unknown member '%.60s' (expected config, model, devices, all_paths, "
-			 "per_layer, budget, allow)", key);
+			 "per_layer, budget, allow, form, detail)", key);
 		return mo_api_unprocessable(out, detail);
 	}
 	return 0;
+}
+
+/* "form": "canonical" (the default) or "as-written". */
+static int mo_api_read_form(int *as_written, mo_api_response *out, const json_t *v)
+{
+	const char *s = json_string_value(v);
+
+	if (!v || json_is_null(v))
+		return 0;
+	if (s && !strcmp(s, "canonical"))
+		return 0;
+	if (s && !strcmp(s, "as-written")) {
+		*as_written = 1;
+		return 0;
+	}
+	return mo_api_unprocessable(out, "'form' must be \"canonical\" or \"as-written\"");
+}
+
+#define MO_API_DETAIL_WORDS "summary, layers, timeline or full"
+
+static int mo_api_detail_word(unsigned *parts, const char *s)
+{
+	if (!s)
+		return -1;
+	if (!strcmp(s, "summary"))
+		return 0;
+	if (!strcmp(s, "layers"))
+		*parts |= MO_JSON_EST_LAYERS;
+	else if (!strcmp(s, "timeline"))
+		*parts |= MO_JSON_EST_TIMELINE;
+	else if (!strcmp(s, "full"))
+		*parts |= MO_JSON_EST_ALL;
+	else
+		return -1;
+	return 0;
+}
+
+/* "detail": one word or a list of them (summary, layers, timeline, full):
+ * what an estimate answers beyond its summary; absent: the summary. */
+static int mo_api_read_detail(unsigned *parts, mo_api_response *out, const json_t *v)
+{
+	*parts = 0;
+	if (!v || json_is_null(v))
+		return 0;
+	if (json_is_string(v)) {
+		if (mo_api_detail_word(parts, json_string_value(v)) == 0)
+			return 0;
+	} else if (json_is_array(v)) {
+		size_t i;
+		for (i = 0; i < json_array_size(v); i++)
+			if (mo_api_detail_word(parts, json_string_value(json_array_get(v, i))) != 0)
+				break;
+		if (i == json_array_size(v))
+			return 0;
+	}
+	return mo_api_unprocessable(out, "'detail' is one of " MO_API_DETAIL_WORDS
+				    ", or a list of them");
 }
 
 static int mo_api_read_json(mo_api_input *in, mo_api_response *out,
@@ -161,6 +220,10 @@ static int mo_api_read_json(mo_api_input *in, mo_api_response *out,
 	if (mo_api_read_flag(&in->per_layer, out, json_object_get(in->root, "per_layer"),
 			     "per_layer"))
 		return 1;
+	if (mo_api_read_form(&in->as_written, out, json_object_get(in->root, "form")))
+		return 1;
+	if (mo_api_read_detail(&in->detail, out, json_object_get(in->root, "detail")))
+		return 1;
 	return mo_api_read_devices(in, out, json_object_get(in->root, "devices"));
 }
 
@@ -174,6 +237,7 @@ int mo_api_input_read(mo_api_input *in, mo_api_response *out,
 		return mo_api_read_json(in, out, rq);
 	in->config = rq->body ? rq->body : "";
 	in->config_len = rq->len;
+	in->detail = MO_JSON_EST_ALL; /* a whole YAML body has no members to ask with */
 	return 0;
 }
 

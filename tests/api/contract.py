@@ -143,6 +143,10 @@ def test_migrate(port, preset):
 def test_estimate(port, preset):
     path = "/api/v1/estimate"
     _, _, data = call(port, "POST", path, cfg(GOOD, preset), JSON, expect=200)
+    summary = as_json(data) or {}
+    if "layers" in summary or any("timeline" in s for s in summary.get("stages") or []):
+        fail("estimate: the default answer is the summary, without layers or timelines")
+    _, _, data = call(port, "POST", path, cfg(GOOD, preset, detail="full"), JSON, expect=200)
     e = as_json(data) or {}
     if e.get("valid") is not True or not e.get("peak_bytes") or not e.get("capacity_bytes"):
         fail("estimate: a valid config answered %s" % data[:300])

@@ -31,6 +31,8 @@ const CASES = [
   { code: 'legacy-key', golden: 'legacy-key/legacy-swap-config', reason: /swap_config is not one of the three sections the controls edit/ },
   { code: 'missing-key', golden: 'missing-key/missing-layers-layer-swap', at: [{ holder: 'layerSwap:0' }] },
   { code: 'mode-invalid', golden: 'mode-invalid/mode-capitalised', at: [{ holder: 'mode' }] },
+  { code: 'no-effect', golden: 'no-effect/full-mode-none', at: [{ holder: 'mode' }] },
+  { code: 'no-effect', golden: 'no-effect/layer-swap-disabled', at: [{ holder: 'swapEnable' }] },
   { code: 'no-match', golden: 'no-match/no-match-leaf', at: [{ holder: 'select:linear_fc1', row: 0 }], strip: { lane: 'select:linear_fc1', layers: [0, 1, 2, 3] } },
   { code: 'op-recompute-swap', golden: 'op-recompute-swap/op-recompute-swap-same', at: [{ holder: 'opSwap:0', row: 0 }], strip: { lane: 'opSwap', layers: [3] } },
   // TP 3 on 16 heads: the golden case's model file (dense8-tp3.yaml) is refused at upload,

@@ -12,6 +12,7 @@ import { round2 } from './round2.mjs';
 import { ledgerScenarios } from './ledger.mjs';
 import { migrateScenarios } from './migrate.mjs';
 import { conflictScenarios } from './conflicts.mjs';
+import { fileScenarios } from './files.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const MEMOPT = process.env.MEMOPT || join(ROOT, 'build/memopt');
@@ -38,7 +39,7 @@ function log(msg) {
 
 function startServer() {
   return new Promise((resolveP, reject) => {
-    const proc = spawn(MEMOPT, ['serve', '--port', '0', '--web-root', 'web'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    const proc = spawn(MEMOPT, ['serve', '--port', '0', '--web-root', process.env.WEB_ROOT || 'web'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
     let err = '';
     const timer = setTimeout(() => reject(new Error(`no "listening on" line from ${MEMOPT} serve:\n${err}`)), 15000);
     proc.stderr.on('data', (d) => {
@@ -372,7 +373,7 @@ async function main() {
       const t = msg.text();
       if (/Content Security Policy|Refused to/.test(t)) check(false, `CSP violation: ${t}`);
       else if (msg.type() === 'error' && !/status of 501/.test(t)
-        && !(allowed && t.includes(`status of ${allowed}`))) check(false, `console error: ${t}`);
+        && !(allowed && (t.includes(`status of ${allowed}`) || t.includes(String(allowed))))) check(false, `console error: ${t}`);
     });
     // BROWSER_ONLY=round2 runs only the second-round scenarios (to check them against another UI),
     // BROWSER_ONLY=ledger only the trace panel's, BROWSER_ONLY=migrate
@@ -391,6 +392,10 @@ async function main() {
     });
     if (!only || only === 'migrate') await migrateScenarios(page, base, {
       check, log, idle, axe, shot, ROOT, setStep: (s) => { step = s; },
+    });
+    // BROWSER_ONLY=files: files read as the CLI reads them (WEB_ROOT=DIR serves another UI)
+    if (!only || only === 'files') await fileScenarios(page, base, {
+      check, log, idle, axe, shot, ROOT, OUT, MEMOPT, setStep: (s) => { step = s; }, allowStatus: (st) => { allowed = st; },
     });
   } catch (err) {
     failures.push(`${step}: ${err.stack || err}`);

@@ -3,7 +3,7 @@
 // diff (diff.js), the strip's range arithmetic (strip.js), where a new
 // range goes (controls.js) and the undo history (store.js). Expected texts
 // are written by hand from the YAML they edit.
-import { editConfigText, sectionsOf } from '../../web/js/edit.js';
+import { editConfigText } from '../../web/js/edit.js';
 import { lineDiff } from '../../web/js/diff.js';
 import { addLayers, removeLayers } from '../../web/js/strip.js';
 import { freeRange } from '../../web/js/controls.js';
@@ -78,10 +78,13 @@ function cfgWith(f) {
   eq(editConfigText(text, before, after), 'recompute:\n  mode: None\nrecompute_comm:\n  enable: True\n', 'an absent section is appended');
 }
 {
+  // a whole training YAML: the controls edit its section in place, every other line stays
   const training = 'a: 1\nrecompute:\n  mode: select # why\n  select_module:\n    "x": [0]\n\n# about b\nb: 2\nswap:\n  enable: False\n';
-  eq(sectionsOf(training, { recompute: { start: 2, end: 8 }, swap: { start: 9, end: 11 } }),
-    'recompute:\n  mode: select # why\n  select_module:\n    "x": [0]\nswap:\n  enable: False\n',
-    'the sections of a training YAML as written, without the comments that belong to what follows');
+  const before = cfgWith((c) => { c.recompute.mode = 'select'; c.recompute.select = [{ pattern: 'x', ranges: [[0, 0]] }]; });
+  const after = cfgWith((c) => { c.recompute.mode = 'select'; c.recompute.select = [{ pattern: 'x', ranges: [[0, 3]] }]; });
+  eq(editConfigText(training, before, after),
+    'a: 1\nrecompute:\n  mode: select # why\n  select_module:\n    "x": [0-3]\n\n# about b\nb: 2\nswap:\n  enable: False\n',
+    'a whole training YAML keeps its other keys and comments when a control edits one entry');
 }
 
 // comments between the entries of a list a control rewrites stay (they are the user's)

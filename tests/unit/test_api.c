@@ -245,6 +245,82 @@ static void test_expand_export(void **state)
 	free(nomodel);
 }
 
+/* An estimate answers what was asked: the summary by default (stages
+ * without timelines, no per-layer list), layers and timeline on request,
+ * everything for a whole YAML body; a word it does not know is a 422. */
+static void test_estimate_detail(void **state)
+{
+	static const struct {
+		const char *extra;
+		bool layers, timeline;
+		size_t parts;
+	} cases[] = {
+		{NULL, false, false, 0},
+		{"{\"detail\": \"summary\"}", false, false, 0},
+		{"{\"detail\": \"layers\"}", true, false, 1},
+		{"{\"detail\": [\"timeline\"]}", false, true, 1},
+		{"{\"detail\": [\"layers\", \"timeline\"]}", true, true, 2},
+		{"{\"detail\": \"full\"}", true, true, 2},
+	};
+	fixture *f = *state;
+
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char *body = request_body(GOOD, mo_preset_name(0), cases[i].extra);
+
+		handle(f, "POST", "/api/v1/estimate", "application/json", body);
+		assert_int_equal(f->res.status, 200);
+		json_t *stage = json_array_get(json_object_get(f->json, "stages"), 0);
+		assert_non_null(json_object_get(stage, "peak_event"));
+		assert_int_equal(json_object_get(f->json, "layers") != NULL, cases[i].layers);
+		assert_int_equal(json_object_get(stage, "timeline") != NULL, cases[i].timeline);
+		assert_int_equal(json_array_size(json_object_get(f->json, "detail")), cases[i].parts);
+		free(body);
+	}
+	/* a YAML body: the preset's model file with the sections after it */
+	size_t n = strlen(mo_preset_yaml(0)) + sizeof GOOD + 1;
+	char *yaml = malloc(n);
+	assert_non_null(yaml);
+	snprintf(yaml, n, "%s\n%s", mo_preset_yaml(0), GOOD);
+	handle(f, "POST", "/api/v1/estimate", "application/yaml", yaml);
+	assert_int_equal(f->res.status, 200);
+	assert_non_null(json_object_get(f->json, "layers"));
+	assert_int_equal(json_array_size(json_object_get(f->json, "detail")), 2);
+	free(yaml);
+	char *bad = request_body(GOOD, mo_preset_name(0), "{\"detail\": [\"layers\", \"paths\"]}");
+	handle(f, "POST", "/api/v1/estimate", "application/json", bad);
+	assert_problem(f, 422, "urn:memopt:problem:invalid-request");
+	free(bad);
+}
+
+/* "form": "as-written" answers the checked text itself (its comments and
+ * range spelling kept), the default form the canonical sections; an
+ * invalid config has no yaml in either form. */
+static void test_export_forms(void **state)
+{
+	static const char text[] = "recompute:\n  mode: full  # all four\n  full_recompute_layer: [0-1, 2-3]\n";
+	fixture *f = *state;
+	char *written = request_body(text, mo_preset_name(0), "{\"form\": \"as-written\"}");
+	char *canonical = request_body(text, mo_preset_name(0), "{\"form\": \"canonical\"}");
+	char *bad = request_body(BAD, mo_preset_name(0), "{\"form\": \"as-written\"}");
+	char *unknown = request_body(text, mo_preset_name(0), "{\"form\": \"pretty\"}");
+
+	handle(f, "POST", "/api/v1/export", "application/json", written);
+	assert_diags_shape(f, 1);
+	assert_string_equal(json_string_value(json_object_get(f->json, "yaml")), text);
+	handle(f, "POST", "/api/v1/export", "application/json", canonical);
+	assert_string_equal(json_string_value(json_object_get(f->json, "yaml")),
+			    "recompute:\n  mode: full\n  full_recompute_layer: [0-3]\n");
+	handle(f, "POST", "/api/v1/export", "application/json", bad);
+	assert_diags_shape(f, 0);
+	assert_null(json_object_get(f->json, "yaml"));
+	handle(f, "POST", "/api/v1/export", "application/json", unknown);
+	assert_int_equal(f->res.status, 422);
+	free(written);
+	free(canonical);
+	free(bad);
+	free(unknown);
+}
+
 static void test_presets_and_import(void **state)
 {
 	fixture *f = *state;
@@ -252,6 +328,12 @@ static void test_presets_and_import(void **state)
 
 	assert_int_equal(handle(f, "GET", "/api/v1/presets", NULL, NULL), 200);
 	assert_true(json_array_size(json_object_get(f->json, "presets")) >= 1);
+	/* the devices a model may name, first the Ascend 910B (64 GiB) */
+	json_t *devices = json_object_get(f->json, "devices");
+	assert_int_equal(json_array_size(devices), mo_device_preset_count());
+	assert_string_equal(json_string_value(json_object_get(json_array_get(devices, 0), "name")),
+			    "ascend-910b");
+	assert_true(json_real_value(json_object_get(json_array_get(devices, 0), "memory_gib")) == 64.0);
 	snprintf(path, sizeof path, "/api/v1/presets/%s", mo_preset_name(0));
 	assert_int_equal(handle(f, "GET", path, NULL, NULL), 200);
 	assert_non_null(f->json);
@@ -602,7 +684,8 @@ static void test_estimate_answers(void **state)
 						     .kind = MO_API_BODY_JSON, .body = body};
 
 				snprintf(body, sizeof body,
-					 "{\"config\": \"%s\", \"model\": \"%s\", \"devices\": %d}",
+					 "{\"config\": \"%s\", \"model\": \"%s\", \"devices\": %d, "
+					 "\"detail\": \"full\"}",
 					 configs[c], mo_preset_name(p), devices);
 				rq.len = strlen(body);
 				assert_int_equal(mo_api_estimate(&res, &rq, &f->opt), 0);
@@ -630,6 +713,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_wrong_shapes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_validate, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_expand_export, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_export_forms, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_estimate_detail, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_presets_and_import, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cached_presets, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_charset, setup, teardown),

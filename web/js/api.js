@@ -15,7 +15,8 @@ async function call(method, path, body, contentType, signal) {
     res = await fetch(path, init);
   } catch (err) {
     if (err.name === 'AbortError') throw err;
-    return { ok: false, status: 0, problem: { title: 'the server does not answer', detail: String(err) } };
+    // the browser's own words ("TypeError: Failed to fetch") tell a user nothing
+    return { ok: false, status: 0, problem: { title: 'The server does not answer (it stopped, or the network is down)' } };
   }
   const type = res.headers.get('Content-Type') || '';
   let data = null;
@@ -51,7 +52,7 @@ export function postLedger(body, onProgress) {
     xhr.open('POST', '/api/v1/ledger');
     xhr.setRequestHeader('Content-Type', 'application/json');
     xhr.upload.onprogress = (e) => { if (onProgress) onProgress(e.loaded, e.total); };
-    xhr.onerror = () => resolve({ ok: false, status: 0, problem: { title: 'the server does not answer' }, ms: performance.now() - t0 });
+    xhr.onerror = () => resolve({ ok: false, status: 0, problem: { title: 'The server does not answer (it stopped, or the network is down)' }, ms: performance.now() - t0 });
     xhr.onload = () => {
       const type = xhr.getResponseHeader('Content-Type') || '';
       let data = xhr.responseText;

@@ -82,6 +82,11 @@ function targetsInMessage(d) {
   const ls = /\blayer_swap\[(\d+)\]/.exec(msg);
   if (ls && !/^swap\.layer_swap/.test(d.path || '')) out.push({ t: 'layerSwap', key: ls[1] });
   if (d.code === 'full-op-swap' || d.code === 'redundant') out.push({ t: 'full' });
+  // a list its section's switch leaves unused: the switch is the fix
+  if (d.code === 'no-effect') {
+    const sw = { recompute: 'mode', recompute_comm: 'commEnable', swap: 'swapEnable' }[(d.path || '').split('.')[0]];
+    if (sw) out.push({ t: sw });
+  }
   // a swapped layer too close to the end: default_prefetch is the other half
   if (d.code === 'prefetch-range' && /^swap\.layer_swap/.test(d.path || '')) out.push({ t: 'prefetch' });
   return out;

@@ -264,16 +264,3 @@ export function editConfigText(text, before, after) {
   if (!/\S/.test(out)) return emitYaml(after).text;
   return out;
 }
-
-// The three sections as they are written in a whole training YAML (its
-// comments included), from the layout endpoint's section_lines.
-export function sectionsOf(text, sectionLines) {
-  const src = text.split('\n');
-  const parts = [];
-  const spans = Object.values(sectionLines || {}).sort((a, b) => a.start - b.start);
-  for (const s of spans) {
-    const end = blockEnd(src, s.start - 1, 0, Math.min(s.end - 1, src.length));
-    parts.push(src.slice(s.start - 1, end).join('\n'));
-  }
-  return parts.length ? `${parts.join('\n')}\n` : '';
-}

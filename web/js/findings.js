@@ -14,7 +14,8 @@ function diagItem(sev, d, gotoAction) {
     el('span', { class: 'sev', text: sev === 'error' ? '⚠ error' : '! warning' }),
     el('code', { class: 'code', text: d.code }), ' ',
     el('span', { class: 'msg', text: d.message }), ' ',
-    gotoAction || (fromModel ? el('span', { class: 'where', text: `(model${d.line ? ` line ${d.line}` : ''})` })
+    gotoAction || (d.from ? el('span', { class: 'where', text: `(${d.from}${d.line ? `, line ${d.line}` : ''})` })
+      : fromModel ? el('span', { class: 'where', text: `(model${d.line ? ` line ${d.line}` : ''})` })
       : d.line ? el('button', {
         type: 'button', class: 'link', text: where(d), 'aria-label': `Show ${where(d)} in the YAML`,
         on: { click: () => gotoLine(d.line, d.column) },
@@ -56,17 +57,55 @@ function showControl(t) {
   holder.scrollIntoView({ block: 'nearest' });
 }
 
+// Warnings the check of the config does not repeat: the model import's
+// (an uploaded file's unmodelled keys, graph mode) and the estimate's own.
+export function extraWarnings(r) {
+  const seen = new Set((r.warnings || []).map((d) => `${d.code}|${d.message}`));
+  const out = [];
+  const est = store.estimate;
+  const sources = [
+    [store.model.importWarnings || [], `model import of ${store.model.source || store.model.label}`],
+    [est && est.ok && est.data ? est.data.warnings || [] : [], 'estimate'],
+  ];
+  for (const [list, from] of sources) {
+    for (const d of list) {
+      const k = `${d.code}|${d.message}`;
+      if (seen.has(k)) continue;
+      seen.add(k);
+      out.push({ ...d, from });
+    }
+  }
+  return out;
+}
+
+// main.js sets what "Retry now" does (the refresh lives there).
+let retry = () => {};
+export function onRetry(fn) {
+  retry = fn;
+}
+
 export function renderDiags() {
   const box = clear($('diags'));
   const modelBox = clear($('model-diags'));
   const r = store.result;
+  if (!store.model.obj && store.model.needed) {
+    box.append(el('p', { class: 'flag warning', id: 'model-needed', role: 'note' },
+      el('span', { class: 'sev', text: '⚠ model-needed' }), ` ${store.model.needed}`));
+  }
+  if (store.offline) {
+    box.append(el('div', { class: 'flag error offline', id: 'offline', role: 'alert' },
+      el('span', { class: 'sev', text: '⚠ no server' }),
+      ' The server does not answer (it stopped, or the network is down): the findings and figures below are from its last answer. The page asks again every few seconds. ',
+      el('button', { type: 'button', id: 'retry', class: 'small', text: 'Retry now', on: { click: () => retry() } })));
+  }
   if (store.problem) {
     box.append(el('p', { class: 'flag error', role: 'alert' }, el('span', { class: 'sev', text: '⚠ request refused' }), ` ${store.problem}`));
   }
   if (!r) return;
   const oom = r.valid ? outOfMemory(store.estimate) : [];
+  const extra = extraWarnings(r);
   const nErr = (r.errors || []).length;
-  const nWarn = (r.warnings || []).length;
+  const nWarn = (r.warnings || []).length + extra.length;
   const status = nErr ? `⚠ ${nErr} error${nErr === 1 ? '' : 's'}`
     : oom.length ? `⚠ valid, but out of memory on ${oom.length === 1 ? `stage ${oom[0].stage}` : `${oom.length} stages`}` : '✓ valid';
   box.append(el('p', { class: `diag-summary ${nErr || oom.length ? 'error' : 'ok'}`, id: 'diag-summary' },
@@ -82,7 +121,8 @@ export function renderDiags() {
       type: 'button', class: 'link', text: 'Show the memory', on: { click: () => $('peak-figure')?.focus() },
     })));
   }
-  for (const [sev, d] of [...(r.errors || []).map((d) => ['error', d]), ...(r.warnings || []).map((d) => ['warning', d])]) {
+  for (const [sev, d] of [...(r.errors || []).map((d) => ['error', d]), ...(r.warnings || []).map((d) => ['warning', d]),
+    ...extra.map((d) => ['warning', d])]) {
     const li = diagItem(sev, d);
     ul.append(li);
     if (d.file === 'model') modelList.append(li.cloneNode(true));
@@ -136,6 +176,14 @@ export function renderExport() {
   const r = store.result;
   const errs = r ? r.errors || [] : [];
   let why = '';
+  if (store.offline) {
+    btn.disabled = !store.lastValid;
+    reason.textContent = store.lastValid
+      ? `The server does not answer: Download gives ${store.lastValid.name} as it last checked it valid${store.lastValid.yaml === store.yaml ? '' : ' (without your edits since)'}.`
+      : 'The server does not answer and has checked nothing valid yet: nothing to download.';
+    reason.className = 'export-reason blocked';
+    return false;
+  }
   if (store.problem) why = `Export is blocked: the server refused the request (${store.problem}).`;
   else if (!r) why = 'Export is blocked until the config has been checked.';
   else if (errs.length) {
@@ -144,7 +192,7 @@ export function renderExport() {
   }
   btn.disabled = !!why;
   const oom = !why ? outOfMemory(store.estimate) : [];
-  const tail = store.training ? ` Exports ${store.training.name} with these sections in place of its own (comments kept).` : '';
+  const tail = store.training ? ` Downloads ${store.training.name} as the server checked it, your edits and comments included.` : '';
   if (why) reason.textContent = why;
   else if (oom.length) {
     reason.textContent = `Valid, but it runs out of memory: stage ${oom[0].stage} needs ${gib(oom[0].peak)} of ${gib(oom[0].capacity)}. Download asks you to confirm.${tail}`;

@@ -262,8 +262,12 @@ export function renderDetail(box, l, layout, plan) {
   if (l === null || l === undefined) return;
   const head = el('h3', { tabindex: -1, id: 'detail-heading', text: `Layer ${l}${l >= layout.num_layers ? ' (MTP)' : ''} — ${layout.types[layout.layer_types[l]].name}` });
   box.append(head);
-  if (!plan || !plan[l] || !plan[l].paths) {
+  if (!plan || !plan[l]) {
     box.append(el('p', { class: 'note', text: 'The config has errors: fix them to see what every path of this layer does.' }));
+    return head;
+  }
+  if (!plan[l].paths) { // asked for once a layer is opened (the answer is light without them)
+    box.append(el('p', { class: 'note', text: 'Reading every path of this layer…' }));
     return head;
   }
   const groups = {};

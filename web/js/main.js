@@ -5,19 +5,19 @@
 // draw it. The edited state is also kept in the URL #hash.
 import { api, problemText, postLedger } from './api.js';
 import { el, announce, uid } from './util.js';
-import { emitYaml, fromSections, spliceTraining, encodeShare, decodeShare } from './state.js';
+import { emitYaml, fromSections, encodeShare, decodeShare, emptyConfig } from './state.js';
 import {
   store, DEFAULT_PRESET, DEFAULT_YAML, record, undo, redo, resetHistory, historyState, onHistory, unrecorded,
 } from './store.js';
-import { editConfigText, sectionsOf } from './edit.js';
+import { editConfigText } from './edit.js';
 import { renderPlan, paintFlags, paintPreviews } from './controls.js';
-import { renderParallel, modelSummary, deviceCountUnknown } from './model.js';
+import { renderParallel, modelSummary, deviceCountUnknown, devices } from './model.js';
 import { renderMap, renderLegend, renderDetail } from './layermap.js';
 import { renderStrip } from './strip.js';
 import { renderMemory, outOfMemory } from './memory.js';
 import { analyze } from './diags.js';
 import {
-  renderDiags, renderYamlErrors, renderGutter, renderExport, renderNotice,
+  renderDiags, renderYamlErrors, renderGutter, renderExport, renderNotice, onRetry,
 } from './findings.js';
 import { renderFit, planRequest, describeProposal } from './fit.js';
 import { mountSize } from './size.js';
@@ -89,9 +89,26 @@ function refresh(force = {}) {
 // The estimate needs a device count: without one the server answers 422
 // on every request, so the page says what to set instead of asking.
 function estimateRequest() {
+  if (!store.model.obj) return Promise.resolve({ ok: false, status: 0, modelNeeded: true, ms: 0 });
   if (deviceCountUnknown(store.model.obj)) return Promise.resolve({ ok: false, status: 0, devicesUnknown: true, ms: 0 });
   if (store.estimatorMissing) return Promise.resolve({ ok: false, status: 501, ms: 0 });
-  return api.estimate(req());
+  return api.estimate(req({ detail: estimateDetail() }));
+}
+
+// The page asks only for what it shows: the per-layer figures (the layer
+// map and the stage formulas), the timelines while the Timeline tab or a
+// trace comparison shows them, every path of each layer while a layer's
+// detail is open.
+function estimateDetail() {
+  return store.ui.tab === 'timeline' || store.ledger ? ['layers', 'timeline'] : ['layers'];
+}
+
+function hasTimeline(est) {
+  return !!(est && est.ok && est.data && est.data.stages && est.data.stages.every((s) => s.timeline));
+}
+
+function wantsPaths() {
+  return store.detailLayer !== null && store.detailLayer !== undefined;
 }
 
 async function run() {
@@ -105,12 +122,14 @@ async function run() {
   const key = patternKey();
   sentKey = requestKey();
   const sentYaml = store.yaml;
-  const needLayout = force.layout || key !== store.layoutKey;
+  const noModel = !store.model.obj;
+  const needLayout = !noModel && (force.layout || key !== store.layoutKey);
   $('results').setAttribute('aria-busy', 'true');
   try {
     const [lay, exp, est] = await Promise.all([
       needLayout ? api.layout(req()) : null,
-      api.expand(req({ all_paths: true })),
+      // without a model only the structure is checked (the CLI's validate)
+      noModel ? api.validate(req()) : api.expand(req({ all_paths: wantsPaths() })),
       estimateRequest(),
       checkMigrate(),
     ]);
@@ -118,11 +137,15 @@ async function run() {
       store.layout = mergeLayout(lay.data);
       store.layoutKey = key;
     }
+    if (noModel) store.layout = null;
     if (est.status === 501) store.estimatorMissing = true;
-    store.problem = exp.ok ? null : problemText(exp);
-    store.result = exp.ok ? exp.data : null;
-    store.analysis = store.result ? analyze(store.result, sentYaml) : null;
-    store.estimate = est;
+    store.offline = exp.status === 0;
+    store.problem = exp.ok || store.offline ? null : problemText(exp);
+    if (store.offline) retrySoon();
+    else store.result = exp.ok ? exp.data : null;
+    if (exp.ok && exp.data.valid) store.lastValid = { yaml: sentYaml, name: store.training ? store.training.name : 'memopt.yaml' };
+    store.analysis = store.result ? analyze(store.result, store.offline ? store.yaml : sentYaml) : null;
+    if (!store.offline) store.estimate = est;
     if (est.ok && est.data && est.data.stages && est.data.stages.length) store.lastGoodEstimate = est;
     const t1 = performance.now();
     renderResults();
@@ -150,6 +173,21 @@ async function run() {
   const w = waiters;
   waiters = [];
   for (const resolve of w) resolve();
+}
+
+// While the server is away the page asks again every few seconds (and at
+// once on "Retry now"); the last answers stay on show, marked.
+let retryTimer = null;
+const RETRY_MS = 4000;
+function retrySoon() {
+  clearTimeout(retryTimer);
+  retryTimer = setTimeout(() => { retryTimer = null; refresh({ layout: true }); }, RETRY_MS);
+}
+
+function retryNow() {
+  clearTimeout(retryTimer);
+  retryTimer = null;
+  return refresh({ layout: true });
 }
 
 // After the next frame has been painted.
@@ -192,6 +230,7 @@ function flushRecord() {
 
 // The controls changed store.cfg: only the keys they own are rewritten.
 function controlsChanged(key, settled) {
+  if (migrationFirst()) return;
   store.planFresh = false;
   const before = JSON.parse(store.cfgSynced);
   // a text that is not YAML cannot be edited in place: the controls write it anew (Undo has the old one)
@@ -202,6 +241,22 @@ function controlsChanged(key, settled) {
   if (settled) recordNow(labelOf(key));
   else recordSoon(labelOf(key));
   schedule();
+}
+
+// A graph-mode file's plan is its recompute_config: an edit of the
+// sections would be a plan the run ignores, so the controls ask for the
+// migration first and put the edit back.
+function migrationFirst() {
+  const m = store.migrate;
+  if (!m || !m.data || !m.data.yaml) return false;
+  store.cfg = JSON.parse(store.cfgSynced);
+  renderControls();
+  renderStripNow();
+  const text = 'This graph-mode file\'s plan is its recompute_config, which the run applies and the recompute sections do not change: migrate it first (the button above), then edit.';
+  $('migrate-status').textContent = text;
+  announce(text);
+  $('migrate-accept')?.focus();
+  return true;
 }
 
 function planCtx() {
@@ -221,6 +276,10 @@ function planCtx() {
 
 function renderControls(focusKey) {
   const key = focusKey || (document.activeElement && document.activeElement.dataset && document.activeElement.dataset.key);
+  if (!store.model.obj) {
+    $('plan').replaceChildren(el('p', { class: 'note', role: 'note', text: 'The plan controls need the model (the layers they place): upload it, or edit the YAML panel meanwhile.' }));
+    return;
+  }
   renderPlan($('plan'), planCtx());
   paintPreviews($('plan'), store.layout, store.analysis);
   paintFlags($('plan'), store.analysis);
@@ -273,11 +332,20 @@ function paintModelFlags() {
 }
 
 function renderMapNow() {
+  if (!store.model.obj) {
+    $('map-wrap').replaceChildren(el('p', { class: 'note', text: `No layer map without a model. ${store.model.needed || ''}` }));
+    return;
+  }
   const r = store.result;
   const plan = r && r.valid && r.layers && sameLayers() ? r.layers : null;
   renderMap($('map-wrap'), {
     cfg: store.cfg, layout: store.layout, plan: store.planFresh ? plan : null, analysis: store.analysis,
-    onDetail: (l) => { store.detailLayer = l; renderDetailNow(true); },
+    onDetail: (l) => {
+      store.detailLayer = l;
+      renderDetailNow(true);
+      const r = store.result;
+      if (r && r.valid && r.layers && r.layers[l] && !r.layers[l].paths) refresh().then(() => renderDetailNow(true));
+    },
   });
 }
 
@@ -330,18 +398,25 @@ function renderResults() {
 
 function renderMemoryNow() {
   renderMemory($('memory'), {
-    estimate: store.estimate, lastGood: store.lastGoodEstimate, model: store.model.obj, ui: store.ui,
+    estimate: store.estimate, lastGood: store.lastGoodEstimate, model: store.model.obj, ui: store.ui, needed: store.model.needed,
     valid: !!(store.result && store.result.valid),
     focusDevices: () => document.querySelector('[data-key="par/world_size"]')?.focus(),
-    uiChanged: () => { renderMemoryNow(); saveShare(); },
+    uiChanged: () => {
+      renderMemoryNow();
+      saveShare();
+      if (store.ui.tab === 'timeline' && !hasTimeline(store.estimate)) refresh();
+    },
   });
 }
 
 function renderModelLabel() {
-  $('model-label').textContent = `Model: ${store.model.label}${store.training ? ` (training YAML ${store.training.name})` : ''}`;
+  const t = store.training;
+  const model = store.model.obj ? `Model: ${store.model.label}` : 'Model: none (model-needed)';
+  const file = t ? (t.ownModel && store.model.source === t.name ? ' (from the training YAML)' : ` · training YAML ${t.name}`) : '';
+  $('model-label').textContent = `${model}${file}`;
   $('preset').value = store.model.preset || '';
-  $('yaml-note').textContent = store.training
-    ? `The recompute, recompute_comm and swap sections of ${store.training.name}; the export is that file with them in place of its own.`
+  $('yaml-note').textContent = t
+    ? `The whole of ${t.name}, as the server reads it: the controls edit its recompute, recompute_comm and swap sections in place; the download is the server's export of it.`
     : 'The three sections; edit here or with the controls.';
 }
 
@@ -392,7 +467,8 @@ function adoptSections(lay) {
 async function applyYamlText() {
   hooks.busy = true;
   const text = store.yaml;
-  const lay = await api.layout(req());
+  // without a model there is no layout to read (the server answers model-needed)
+  const lay = store.model.obj ? await api.layout(req()) : { ok: false };
   if (text !== store.yaml) return;
   if (lay.ok) {
     store.layout = mergeLayout(lay.data);
@@ -518,9 +594,10 @@ function currentFigures() {
 
 async function acceptProposal() {
   const p = store.fit.proposal;
-  if (!p) return;
+  if (!p || migrationFirst()) return;
   flushRecord();
-  store.yaml = p.config;
+  // a whole training YAML keeps every other line: the proposal's sections go in place
+  store.yaml = store.training && p.cfg ? editConfigText(store.yaml, JSON.parse(store.cfgSynced), p.cfg) : p.config;
   store.fit.proposal = null;
   setYamlBox(store.yaml);
   recordNow('Fit to budget');
@@ -555,24 +632,8 @@ async function checkMigrate() {
 async function acceptMigrate() {
   const m = store.migrate;
   if (!m || !m.data || !m.data.yaml) return;
-  const text = m.data.yaml;
-  let lines = null;
-  if (m.where === 'training') {
-    const lay = await api.layout({ config: text, model: store.model.obj });
-    if (store.migrate !== m) return;
-    if (!lay.ok) {
-      $('migrate-status').textContent = `The migrated file could not be read: ${problemText(lay)}`;
-      return;
-    }
-    lines = lay.data.section_lines || {};
-  }
   flushRecord();
-  if (m.where === 'training') {
-    store.training = { ...store.training, text, lines };
-    store.yaml = sectionsOf(text, lines) || DEFAULT_YAML;
-  } else {
-    store.yaml = text;
-  }
+  store.yaml = m.data.yaml;
   setYamlBox(store.yaml);
   recordNow('migration of recompute_config');
   $('migrate-status').textContent = migratedText(droppedKeys(m.data));
@@ -604,8 +665,8 @@ async function loadPreset(name) {
     return;
   }
   flushRecord();
-  store.model = { label: name, preset: name, obj: r.data };
-  store.training = null;
+  store.model = { label: name, preset: name, obj: r.data, importWarnings: [] };
+  store.lastGoodEstimate = null; // figures of another model are no figures of this one
   store.fit.proposal = null;
   renderModelLabel();
   renderParallelNow();
@@ -625,10 +686,12 @@ async function upload(file) {
   const text = await file.text();
   if (!(await adoptUpload(file.name, text))) return;
   flushRecord();
+  store.lastGoodEstimate = null; // figures of another model are no figures of this one
   store.fit.proposal = null;
   setYamlBox(store.yaml);
   renderModelLabel();
   renderParallelNow();
+  renderControls();
   recordNow(`upload of ${file.name}`);
   await applyYamlText();
   announce(`${file.name} loaded`);
@@ -728,11 +791,10 @@ function flash(node, text) {
   node.flashTimer = setTimeout(() => { node.textContent = ''; }, 8000);
 }
 
-// The text downloaded: the YAML panel, or the training YAML with the
-// panel's sections in place of its own. The server checks that very text
-// (POST /export); it is saved as written, so comments stay.
+// The text the server checks and exports: the YAML panel (a whole
+// training YAML, or the three sections).
 function exportText() {
-  return store.training ? spliceTraining(store.training.text, store.training.lines, store.yaml) : store.yaml;
+  return store.yaml;
 }
 
 async function doExport() {
@@ -743,14 +805,20 @@ async function doExport() {
     return;
   }
   hideConfirm();
+  if (store.offline) {
+    downloadLastValid(status);
+    return;
+  }
   const config = exportText();
-  const r = await api.exportConfig({ config, model: store.model.obj });
+  // the server's export of the checked text, comments inside the sections kept
+  const r = await api.exportConfig({ config, model: store.model.obj, form: 'as-written' });
   if (!r.ok || !r.data.valid || typeof r.data.yaml !== 'string') {
     flash(status, `Export failed: ${r.ok ? (r.data.errors[0] || {}).message : problemText(r)}`);
     return;
   }
   const name = store.training ? store.training.name : 'memopt.yaml';
-  const blob = new Blob([config.endsWith('\n') ? config : `${config}\n`], { type: 'application/yaml' });
+  const yaml = r.data.yaml;
+  const blob = new Blob([yaml.endsWith('\n') ? yaml : `${yaml}\n`], { type: 'application/yaml' });
   const a = el('a', { href: URL.createObjectURL(blob), download: name });
   document.body.append(a);
   a.click();
@@ -760,6 +828,24 @@ async function doExport() {
   renderDiffNow();
   flash(status, `✓ Downloaded ${name} (checked by the server: valid).`);
   announce(`${name} downloaded`);
+}
+
+// The server is away: the last text it checked valid is still the user's
+// to keep (the page never writes YAML itself).
+function downloadLastValid(status) {
+  const last = store.lastValid;
+  if (!last) {
+    flash(status, 'The server does not answer and has not checked any text valid yet: nothing to download.');
+    return;
+  }
+  const blob = new Blob([last.yaml.endsWith('\n') ? last.yaml : `${last.yaml}\n`], { type: 'application/yaml' });
+  const a = el('a', { href: URL.createObjectURL(blob), download: last.name });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+  flash(status, `✓ Downloaded ${last.name}: the last text the server checked valid${last.yaml === store.yaml ? '' : ' (your edits since are not in it)'}.`);
+  announce(`${last.name} downloaded`);
 }
 
 function shareObject() {
@@ -788,9 +874,9 @@ async function restore(hash) {
   } catch {
     s = null;
   }
-  if (!s || s.v !== 1 || !s.model || !s.model.obj) return 'broken';
+  if (!s || s.v !== 1 || !s.model || (!s.model.obj && !s.model.needed)) return 'broken';
   store.model = s.model;
-  store.training = s.training || null;
+  store.training = s.training ? { name: s.training.name, ownModel: s.training.ownModel !== false } : null;
   store.yaml = typeof s.yaml === 'string' ? s.yaml : DEFAULT_YAML;
   store.ui.tab = (s.ui && s.ui.tab) || 'stages';
   store.ui.stage = (s.ui && s.ui.stage) || 0;
@@ -844,6 +930,7 @@ function wireTips() {
 // ---- start ----------------------------------------------------------------------------------
 
 function wire() {
+  onRetry(retryNow);
   $('preset').addEventListener('change', (e) => { if (e.target.value) loadPreset(e.target.value); });
   $('file').addEventListener('change', (e) => upload(e.target.files[0]));
   const drop = $('drop');
@@ -904,10 +991,11 @@ async function main() {
   const sel = $('preset');
   sel.append(el('option', { value: '', text: '(uploaded model)' }));
   for (const p of (pr.ok ? pr.data.presets : [])) sel.append(el('option', { value: p.name, text: `${p.name} — ${p.description}` }));
+  devices.list = pr.ok && Array.isArray(pr.data.devices) ? pr.data.devices : [];
   const restored = await restore(location.hash);
   if (restored !== true) {
     const r = await api.preset(DEFAULT_PRESET);
-    store.model = { label: DEFAULT_PRESET, preset: DEFAULT_PRESET, obj: r.data };
+    store.model = { label: DEFAULT_PRESET, preset: DEFAULT_PRESET, obj: r.data, importWarnings: [] };
     if (restored === 'broken') brokenLink();
   }
   await start(true);

@@ -25,7 +25,7 @@ export function outOfMemory(res) {
   if (!res || !res.ok || !res.data || !res.data.stages) return [];
   const est = res.data;
   return est.stages.filter((s) => s.peak_bytes > est.capacity_bytes).map((s) => ({
-    stage: s.stage, layers: stageLayers(s) || '?', peak: s.peak_bytes, capacity: est.capacity_bytes, event: s.peak_event,
+    stage: s.stage, layers: stageLayers(s, est) || '?', peak: s.peak_bytes, capacity: est.capacity_bytes, event: s.peak_event,
   }));
 }
 
@@ -37,7 +37,20 @@ function stageBuckets(s) {
   };
 }
 
-function stageLayers(s) {
+// The layers a stage holds: from the per-layer figures when the answer has
+// them (under VPP a stage holds several chunks: "4-7, 12-15"), else the
+// stage's first layer and count.
+export function stageLayers(s, est) {
+  const mine = est && est.layers ? est.layers.filter((l) => l.stage === s.stage).map((l) => l.layer) : null;
+  if (mine && mine.length) {
+    const ranges = [];
+    for (const l of mine.sort((a, b) => a - b)) {
+      const last = ranges[ranges.length - 1];
+      if (last && l === last[1] + 1) last[1] = l;
+      else ranges.push([l, l]);
+    }
+    return rangesText(ranges);
+  }
   if (s.num_layers === undefined || s.first_layer === undefined) return '';
   return s.num_layers ? rangesText([[s.first_layer, s.first_layer + s.num_layers - 1]]) : 'none';
 }
@@ -46,7 +59,7 @@ function formula(key, s, est, model) {
   const p = (model && model.parallel) || {};
   const t = (model && model.training) || {};
   const b = stageBuckets(s)[key] || 0;
-  const layers = stageLayers(s);
+  const layers = stageLayers(s, est);
   const stageL = (est.layers || []).filter((l) => l.stage === s.stage);
   const act1 = stageL.reduce((a, l) => a + (l.activation_bytes || 0), 0);
   switch (key) {
@@ -138,7 +151,7 @@ function stagesPanel(est, model) {
     box.append(el('div', { class: `stage${over ? ' over' : ''}`, dataset: { stage: s.stage } },
       el('div', { class: 'stage-label' },
         el('strong', { text: `Stage ${s.stage}` }),
-        ` layers ${stageLayers(s) || '?'}`,
+        ` layers ${stageLayers(s, est) || '?'}`,
         s.in_flight !== undefined ? ` · ${s.in_flight} micro-batch${s.in_flight === 1 ? '' : 'es'} in flight` : ''),
       bar(s, est, model, scale),
       el('div', { class: 'stage-value' },
@@ -283,6 +296,11 @@ export function renderMemory(root, ctx) {
   clear(root);
   if (!res || res.pending) {
     root.append(el('p', { class: 'note', text: 'Estimating…' }));
+    return;
+  }
+  if (res.modelNeeded) {
+    root.append(el('p', { class: 'note unavailable', role: 'note', id: 'memory-model-needed' },
+      el('strong', { text: 'model-needed: no estimate. ' }), ctx.needed || 'Upload the model, or pick a preset.'));
     return;
   }
   if (res.devicesUnknown) {

@@ -7,13 +7,11 @@ import { el, clear } from './util.js';
 
 const BLOCK = /^recompute_config[ \t]*:/m;
 
-// The text with a top-level recompute_config: the uploaded training YAML
-// ({where: 'training'}) or the YAML panel's own text ({where: 'yaml'},
-// a whole file pasted there); null when neither has one.
+// The YAML panel's text when it has a top-level recompute_config (an
+// uploaded or pasted graph-mode training YAML: the panel holds the whole
+// file), else null.
 export function migrateSource(state) {
-  if (state.training && BLOCK.test(state.training.text)) return { where: 'training', text: state.training.text };
-  if (BLOCK.test(state.yaml)) return { where: 'yaml', text: state.yaml };
-  return null;
+  return BLOCK.test(state.yaml) ? { where: 'yaml', text: state.yaml } : null;
 }
 
 // The warnings of a migrate answer for the keys it dropped.

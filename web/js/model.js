@@ -1,7 +1,10 @@
 // Parallel and batch settings: they edit the request's `model` object
 // (the model file's keys, docs/model-file.md). DP follows the device count: devices / (TP · PP · CP).
 import { el, clear, uid } from './util.js';
-import { DEVICES } from './state.js';
+
+// The devices a model may name, as the server lists them (GET
+// /api/v1/presets: devices); set once at start.
+export const devices = { list: [] };
 
 const FIELDS = [
   { sec: 'parallel', key: 'world_size', label: 'Devices', min: 1 },
@@ -48,6 +51,10 @@ export function renderParallel(root, ctx) {
   const obj = ctx.state.model.obj;
   clear(root);
   root.append(el('legend', { text: 'Parallelism and batch' }));
+  if (!obj) {
+    root.append(el('p', { class: 'note', text: 'They come with the model: none is loaded.' }));
+    return;
+  }
   const grid = el('div', { class: 'pgrid' });
   for (const f of FIELDS) {
     const id = uid('p');
@@ -92,8 +99,9 @@ export function renderParallel(root, ctx) {
     on: { change: (e) => { obj.device = e.target.value; ctx.modelChanged('par/device'); } },
   });
   const current = typeof obj.device === 'string' ? obj.device : 'custom';
-  for (const d of DEVICES) dev.append(el('option', { value: d, text: d, selected: d === current }));
-  if (!DEVICES.includes(current)) dev.append(el('option', { value: current, text: current, selected: true }));
+  const names = devices.list.map((d) => d.name);
+  for (const d of devices.list) dev.append(el('option', { value: d.name, text: `${d.name} (${d.memory_gib} GiB)`, selected: d.name === current }));
+  if (!names.includes(current)) dev.append(el('option', { value: current, text: current, selected: true }));
   grid.append(el('div', { class: 'field' }, el('label', { for: devId, text: 'Device' }), dev));
   const p = obj.parallel || {};
   grid.append(el('p', { class: 'derived' },

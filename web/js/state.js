@@ -2,8 +2,6 @@
 // share link (#hash). The YAML text is what the server validates; the
 // controls are its structured form.
 
-export const DEVICES = ['ascend-910b', 'a100', 'h100', 'h200'];
-
 export function emptyConfig() {
   return {
     recompute: { mode: 'None', full: [], select: [], exclude: [] },
@@ -71,34 +69,6 @@ export function emitYaml(cfg) {
   };
   const text = sections.recompute + sections.recompute_comm + sections.swap;
   return { text: text || 'recompute:\n  mode: None\n', sections };
-}
-
-// The uploaded training YAML with its three sections replaced by `text`
-// (the YAML panel's sections). `lines` are the layout endpoint's
-// section_lines for the original; a span loses its trailing blank and
-// comment lines (they belong to what follows). The new sections go where
-// the first old one was, or at the end; every other line stays as it was
-// (POST /export then canonicalises the sections and keeps the rest).
-export function spliceTraining(original, lines, text) {
-  const src = original.split('\n');
-  const spans = [];
-  for (const name of ['recompute', 'recompute_comm', 'swap']) {
-    const s = lines[name];
-    if (!s) continue;
-    let end = Math.min(s.end, src.length + 1);
-    while (end - 1 > s.start && /^\s*(#.*)?$/.test(src[end - 2] ?? '')) end -= 1;
-    spans.push({ start: s.start, end });
-  }
-  const body = text.replace(/\n$/, '').split('\n');
-  if (!spans.length) {
-    let out = original;
-    if (out && !out.endsWith('\n')) out += '\n';
-    return out + body.join('\n') + '\n';
-  }
-  spans.sort((x, y) => y.start - x.start);
-  const first = spans[spans.length - 1].start;
-  for (const sp of spans) src.splice(sp.start - 1, sp.end - sp.start, ...(sp.start === first ? body : []));
-  return src.join('\n');
 }
 
 // Top-level keys of a YAML text (block style), to tell a model file

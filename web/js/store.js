@@ -23,6 +23,8 @@ export const store = {
   layoutKey: '',
   result: null,      // POST /expand answer (diagnostics and, when valid, layers)
   problem: null,     // a request the server refused (problem text)
+  offline: false,    // the server did not answer the last request (the page retries)
+  lastValid: null,   // {yaml, name}: the last text the server checked valid (downloadable while it is away)
   analysis: null,    // diags.analyze(result)
   estimate: null,    // POST /estimate answer ({ok, status, data, ...})
   lastGoodEstimate: null, // the last estimate with stages (kept while the config has errors)

@@ -31,6 +31,14 @@ const char *mo_preset_description(size_t i);
 /* Preset i's model file as YAML text; static, NULL when out of range. */
 const char *mo_preset_yaml(size_t i);
 
+/* How many built-in devices there are (the names a model's `device:` takes). */
+size_t mo_device_preset_count(void);
+/* Device i's name (e.g. "ascend-910b"); static, NULL when out of range. */
+const char *mo_device_preset_name(size_t i);
+/* Device i's whole memory in GiB, before the runtime's reserve; 0 when out
+ * of range. */
+double mo_device_preset_memory_gib(size_t i);
+
 /* Loads a preset by name. Returns 0 with *out set (caller frees with
  * mo_model_free), or -1 with err filled. */
 int mo_model_preset(mo_model **out, const char *name, mo_error *err);

@@ -353,8 +353,6 @@ int64_t mo_model_mul(int64_t a, int64_t b);
 /* presets.c */
 /* Fills *out from a device preset name (case-insensitive). 0 or -1. */
 int mo_device_preset(mo_device *out, const char *name);
-size_t mo_device_preset_count(void);
-const char *mo_device_preset_name(size_t i);
 
 /* model_check.c: the name of a field as the diagnostics print it when
  * the model has no position for it. */

@@ -160,6 +160,11 @@ const char *mo_device_preset_name(size_t i)
 	return i < MO_NDEV ? mo_devices[i].name : NULL;
 }
 
+double mo_device_preset_memory_gib(size_t i)
+{
+	return i < MO_NDEV ? mo_devices[i].mem : 0.0;
+}
+
 int mo_device_preset(mo_device *out, const char *name)
 {
 	for (size_t i = 0; i < MO_NDEV; i++) {

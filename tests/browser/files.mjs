@@ -1,0 +1,288 @@
+// Browser tests: the page reads files the way the CLI does. Real MindSpore
+// Transformers files (tests/data/mindformers/SOURCES.tsv gives repository,
+// path and commit); what each one says was read from the file:
+//  - master/finetune_llama3_1_8b.yaml (research/llama3_1/llama3_1_8b at
+//    f52743ca): graph mode (context.mode 0, line 99), 32 layers on one
+//    stage, recompute_config (lines 81-86) `recompute: True` -> layers 0-31
+//    recomputed in full; recompute_slice_activation True (line 86).
+//  - r1.5.0/finetune_deepseek3_671b.yaml (research/deepseek3 at ece44cc4):
+//    graph mode with a recompute_config.
+//  - master/finetune_qwen3.yaml (configs/qwen3 at f52743ca): no layer count
+//    in model.model_config (line 132); the model is read by the run from
+//    pretrained_model_dir "/path/to/Qwen3-32B" (line 12).
+// The page must agree with `memopt estimate --json` on the same file (run
+// here): the same peak, every warning the CLI gives.
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const LLAMA = 'tests/data/mindformers/master/finetune_llama3_1_8b.yaml';
+const DSV3 = 'tests/data/mindformers/r1.5.0/finetune_deepseek3_671b.yaml';
+const QWEN3 = 'tests/data/mindformers/master/finetune_qwen3.yaml';
+const HF = 'tests/api/fixtures/hf-config.json';
+
+function cli(t, args) {
+  const r = spawnSync(t.MEMOPT, args, { cwd: t.ROOT, encoding: 'utf8', maxBuffer: 1 << 26 });
+  return JSON.parse(r.stdout);
+}
+
+async function fresh(page, base, t) {
+  await page.goto('about:blank');
+  await page.goto(base);
+  await t.idle(page);
+}
+
+async function upload(page, t, file) {
+  const name = file.split('/').pop();
+  await page.setInputFiles('#file', join(t.ROOT, file));
+  await page.waitForFunction((n) => window.memopt.state.training && window.memopt.state.training.name === n, name);
+  await t.idle(page);
+}
+
+// The page's headline peak in bytes (its estimate answer) and its text.
+async function pagePeak(page) {
+  return page.evaluate(() => {
+    const e = window.memopt.state.estimate;
+    return { bytes: e && e.ok && e.data ? e.data.peak_bytes : null, text: (document.querySelector('#peak-figure') || {}).textContent || '' };
+  });
+}
+
+async function graphMode(page, base, t, file) {
+  const { check } = t;
+  t.setStep(`files: ${file} priced as the CLI prices it`);
+  await fresh(page, base, t);
+  await upload(page, t, file);
+  const want = cli(t, ['estimate', '--json', file]);
+  const got = await pagePeak(page);
+  check(got.bytes === want.peak_bytes, `the page's peak ${got.bytes} (${got.text}) is the CLI's ${want.peak_bytes}`);
+  const gib = (want.peak_bytes / 2 ** 30).toFixed(2);
+  check(got.text.includes(gib), `the headline shows ${gib} GiB: ${got.text}`);
+  const findings = await page.textContent('#diags');
+  for (const w of want.warnings) {
+    check(findings.includes(w.message), `the findings show the CLI's ${w.code} warning (${w.path}): ${w.message.slice(0, 80)}`);
+  }
+  return want;
+}
+
+async function llamaGraph(page, base, t) {
+  const { check } = t;
+  await graphMode(page, base, t, LLAMA);
+  const full = await page.$$eval('#layer-map tbody tr', (trs) => trs.filter((tr) => /recompute/.test((tr.querySelector('td[data-col="full"]') || {}).textContent || '')).length);
+  check(full === 32, `recompute_config recompute: True recomputes all 32 layers on the map: ${full}`);
+  check(/finetune_llama3_1_8b\.yaml/.test(await page.textContent('#model-label')), `the model is the file's: ${await page.textContent('#model-label')}`);
+  await t.axe(page, 'graph-mode file');
+  await t.shot(page, 'files-graph-mode');
+
+  t.setStep('files: a graph-mode file asks for the migration before an edit');
+  const text = await page.inputValue('#yaml-text');
+  check(await page.locator('#migrate-accept').isVisible(), 'the migration is offered');
+  await page.click('[data-key="mode/select"]');
+  await t.idle(page);
+  check(await page.inputValue('#yaml-text') === text, 'the edit is not made: the text is the file as uploaded');
+  check(/migrate it first/.test(await page.textContent('#migrate-status')), `the page says to migrate first: ${await page.textContent('#migrate-status')}`);
+}
+
+async function modelNeeded(page, base, t) {
+  const { check } = t;
+  t.setStep('files: a training YAML without a model is model-needed');
+  await fresh(page, base, t);
+  const calls = [];
+  const listen = (rq) => { if (/\/api\/v1\/(estimate|expand|plan)$/.test(rq.url())) calls.push(rq.postData() || ''); };
+  page.on('request', listen);
+  t.allowStatus(422); // the import's answer: the file has no model
+  await upload(page, t, QWEN3);
+  t.allowStatus(null);
+  page.off('request', listen);
+  const label = await page.textContent('#model-label');
+  check(!/llama2-7b/.test(label), `the last model shown is not kept: ${label}`);
+  check(/model-needed/.test(label), `the label says model-needed: ${label}`);
+  const needed = await page.textContent('#diags');
+  check(/model-needed/.test(needed) && /\/path\/to\/Qwen3-32B\/config\.json/.test(needed), `Findings say what to upload: ${needed.slice(0, 300)}`);
+  check(await page.locator('#memory-model-needed').count() === 1, 'the memory panel says model-needed, with no figure');
+  check(await page.locator('#peak-figure').count() === 0, 'no peak is shown');
+  check(calls.length === 0, `nothing is priced while no model is given: ${calls.length} estimate/expand/plan requests`);
+  await t.axe(page, 'model-needed');
+  await t.shot(page, 'files-model-needed');
+
+  t.setStep('files: the model given for the model-less file');
+  await page.setInputFiles('#file', join(t.ROOT, HF));
+  await page.waitForFunction(() => window.memopt.state.model.label === 'hf-config.json');
+  await t.idle(page);
+  check(await page.evaluate(() => window.memopt.state.training && window.memopt.state.training.name) === 'finetune_qwen3.yaml', 'the training file stays');
+  const want = cli(t, ['estimate', '--json', '--model', HF, QWEN3]);
+  const got = await pagePeak(page);
+  check(got.bytes === want.peak_bytes, `priced as the CLI with --model ${HF}: ${got.bytes} vs ${want.peak_bytes}`);
+}
+
+async function serverExport(page, base, t) {
+  const { check } = t;
+  t.setStep('files: the download is the server\'s export');
+  await fresh(page, base, t);
+  const text = 'recompute:\n  mode: full   # every layer\n  full_recompute_layer: [0-15, 16-31]\n';
+  await page.fill('#yaml-text', text);
+  await t.idle(page);
+  // the server's answer is marked on its way: the file downloaded must be that answer
+  const mark = '# exported by the server\n';
+  let asked = null;
+  await page.route('**/api/v1/export', async (route) => {
+    asked = JSON.parse(route.request().postData());
+    const res = await route.fetch();
+    const body = await res.json();
+    await route.fulfill({ response: res, json: { ...body, yaml: mark + body.yaml } });
+  });
+  const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 10000 }), page.click('#export')]);
+  const got = readFileSync(await dl.path(), 'utf8');
+  await page.unroute('**/api/v1/export');
+  check(got === mark + text, `the file downloaded is POST /export's answer (as written, comment kept): ${JSON.stringify(got)}`);
+  check(asked && asked.config === text && asked.form === 'as-written', `the request asks for the text as written: ${JSON.stringify(asked)}`);
+  const canon = await (await fetch(`${base}api/v1/export`, {
+    method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ config: text, model: 'llama2-7b' }),
+  })).json();
+  check(canon.yaml === 'recompute:\n  mode: full\n  full_recompute_layer: [0-31]\n', `the canonical form merges the ranges: ${JSON.stringify(canon.yaml)}`);
+}
+
+async function deviceList(page, base, t) {
+  const { check } = t;
+  t.setStep('files: the device list is the server\'s');
+  await fresh(page, base, t);
+  const pr = await (await fetch(`${base}api/v1/presets`)).json();
+  const names = (pr.devices || []).map((d) => d.name);
+  check(names.length > 0, `GET /api/v1/presets lists the devices: ${JSON.stringify(pr.devices)}`);
+  const options = await page.$$eval('[data-key="par/device"] option', (os) => os.map((o) => [o.value, o.textContent]));
+  check(JSON.stringify(options.map((o) => o[0])) === JSON.stringify(names),
+    `the device select offers the server's devices ${JSON.stringify(names)}: ${JSON.stringify(options)}`);
+  for (const d of pr.devices || []) {
+    const o = options.find((x) => x[0] === d.name);
+    check(o && o[1].includes(`${d.memory_gib} GiB`), `${d.name} is shown with the server's ${d.memory_gib} GiB: ${o && o[1]}`);
+  }
+}
+
+async function emptyFile(page, base, t) {
+  const { check } = t;
+  t.setStep('files: an empty file is refused');
+  await fresh(page, base, t);
+  await page.setInputFiles('#file', { name: 'empty.yaml', mimeType: 'application/yaml', buffer: Buffer.from('') });
+  await page.waitForFunction(() => document.querySelector('#upload-status').textContent !== '');
+  const s = await page.textContent('#upload-status');
+  check(/error/.test(s) && /empty/.test(s) && !/✓/.test(s), `an empty file gets an error, not a tick: ${s}`);
+}
+
+// Settings that do nothing (mode None with a full range, a swap list with
+// swap disabled): the core's no-effect warning, with its fix, on the page.
+async function noEffect(page, base, t) {
+  const { check } = t;
+  t.setStep('files: a list that does nothing says so, with its fix');
+  await fresh(page, base, t);
+  await page.fill('#yaml-text', 'recompute:\n  mode: None\n  full_recompute_layer: [0-3]\nswap:\n  enable: False\n  layer_swap:\n    - layers: [8-9]\n');
+  await t.idle(page);
+  const items = await page.$$eval('#diags li[data-code="no-effect"]', (lis) => lis.map((li) => li.textContent));
+  check(items.length === 2, `two no-effect findings: ${JSON.stringify(items)}`);
+  check(items.some((x) => /full_recompute_layer does nothing/.test(x) && /set mode: full/.test(x)), `the full range, with "set mode: full": ${items[0]}`);
+  check(items.some((x) => /layer_swap does nothing/.test(x) && /set enable: True/.test(x)), `the layer_swap list, with "set enable: True": ${items[1]}`);
+  check(!/✓ valid$/.test(await page.textContent('#diag-summary')), `the summary counts the warnings: ${await page.textContent('#diag-summary')}`);
+  check(await page.locator('[data-target="mode"].flag-warning, [data-target="mode"] .flag').count() > 0, 'the recompute mode control is flagged');
+  await t.axe(page, 'no-effect');
+}
+
+// One keyboard step of a range slider on a 128-layer model in 8 pipeline
+// stages: the bytes on the wire (the encoded length of every answer, as
+// Chromium received it), at most 64 KiB a step; written to
+// test-output/slider-wire.json for bench/browser.sh.
+async function sliderWire(page, base, t) {
+  const { check } = t;
+  t.setStep('files: one slider step on a 128-layer, 8-stage model is light');
+  await fresh(page, base, t);
+  const m = await (await fetch(`${base}api/v1/presets/llama2-7b`)).json();
+  m.model.num_layers = 128;
+  Object.assign(m.parallel, { world_size: 64, pipeline_parallel: 8, data_parallel: 8, data_parallel_shard: 8 });
+  await page.setInputFiles('#file', { name: 'big-pp8.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(m)) });
+  await page.waitForFunction(() => window.memopt.state.model.label === 'big-pp8.json');
+  await t.idle(page);
+  await page.fill('#yaml-text', 'recompute:\n  mode: full\n  full_recompute_layer: [0-10]\n');
+  await t.idle(page);
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.enable');
+  const urls = new Map();
+  let bytes = 0;
+  cdp.on('Network.requestWillBeSent', (e) => urls.set(e.requestId, e.request.url));
+  cdp.on('Network.loadingFinished', (e) => { if (/\/api\//.test(urls.get(e.requestId) || '')) bytes += e.encodedDataLength; });
+  const thumb = page.locator('[data-key="full/0/hi"]');
+  await thumb.focus();
+  const steps = [];
+  for (let i = 0; i < 6; i += 1) {
+    bytes = 0;
+    await page.keyboard.press(i % 2 ? 'ArrowLeft' : 'ArrowRight');
+    await t.idle(page);
+    await new Promise((r) => setTimeout(r, 50)); // the last loadingFinished event
+    steps.push(bytes);
+  }
+  await cdp.detach();
+  const max = Math.max(...steps);
+  t.log(`slider step on 128 layers, 8 stages: ${steps.join(', ')} bytes on the wire (max ${max})`);
+  writeFileSync(join(t.OUT || join(t.ROOT, 'test-output'), 'slider-wire.json'), JSON.stringify({ steps, max_bytes: max, limit_bytes: 65536 }));
+  check(steps.every((b) => b > 0), 'every step asked the server');
+  check(max <= 65536, `at most 64 KiB a step: ${max} bytes`);
+  check(await page.evaluate(() => window.memopt.state.estimate.data.stages.length) === 8, 'the estimate has 8 stages');
+}
+
+// Stage labels under VPP: 16 layers, PP 2, VPP 2 are four chunks of four
+// layers dealt round the stages (Megatron's and MindSpore's interleaved
+// schedule): stage 0 holds 0-3 and 8-11, stage 1 holds 4-7 and 12-15.
+async function vppLabels(page, base, t) {
+  const { check } = t;
+  t.setStep('files: stage labels under VPP');
+  await fresh(page, base, t);
+  const m = await (await fetch(`${base}api/v1/presets/llama2-7b`)).json();
+  m.model.num_layers = 16;
+  Object.assign(m.parallel, { world_size: 16, pipeline_parallel: 2, virtual_pipeline: 2, data_parallel: 8, data_parallel_shard: 8 });
+  await page.setInputFiles('#file', { name: 'vpp.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(m)) });
+  await page.waitForFunction(() => window.memopt.state.model.label === 'vpp.json');
+  await t.idle(page);
+  const text = await page.textContent('#memory');
+  check(/Stage 0\s*layers 0-3, 8-11/.test(text), `stage 0 holds 0-3 and 8-11: ${text.slice(0, 300)}`);
+  check(/Stage 1\s*layers 4-7, 12-15/.test(text), `stage 1 holds 4-7 and 12-15: ${text.slice(0, 300)}`);
+}
+
+// The server goes away (every API request fails as a refused connection
+// does): a plain message with a retry, the last valid text still
+// downloadable; when it is back the page recovers by itself.
+async function serverGone(page, base, t) {
+  const { check } = t;
+  t.setStep('files: the server goes away and comes back');
+  await fresh(page, base, t);
+  const valid = 'recompute:\n  mode: full\n  full_recompute_layer: [0-7]\n';
+  await page.fill('#yaml-text', valid);
+  await t.idle(page);
+  t.allowStatus('net::ERR_');
+  await page.route('**/api/**', (route) => route.abort('connectionrefused'));
+  await page.fill('#yaml-text', `${valid}  # edited while the server is away\n`);
+  await page.waitForSelector('#offline', { timeout: 15000 });
+  const text = await page.textContent('#diags');
+  check(!/TypeError|Failed to fetch/.test(text), `no browser internals in the message: ${text.slice(0, 200)}`);
+  check(/does not answer/.test(text) && await page.locator('#retry').isVisible(), 'it says the server does not answer, with Retry now');
+  check(!(await page.isDisabled('#export')), 'Download stays possible');
+  const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 10000 }), page.click('#export')]);
+  check(readFileSync(await dl.path(), 'utf8') === valid, 'the download is the last text the server checked valid');
+  await t.axe(page, 'server gone');
+  await t.shot(page, 'files-server-gone');
+  await page.unroute('**/api/**');
+  t.allowStatus(null);
+  await page.waitForSelector('#offline', { state: 'detached', timeout: 15000 });
+  await t.idle(page);
+  check(/valid/.test(await page.textContent('#diag-summary')), `back: the edited text is checked: ${await page.textContent('#diag-summary')}`);
+}
+
+// t: {check, log, idle, axe, shot, setStep, allowStatus, ROOT, MEMOPT}
+export async function fileScenarios(page, base, t) {
+  const scenarios = [() => llamaGraph(page, base, t), () => graphMode(page, base, t, DSV3), () => modelNeeded(page, base, t),
+    () => serverExport(page, base, t), () => deviceList(page, base, t), () => emptyFile(page, base, t), () => noEffect(page, base, t), () => sliderWire(page, base, t),
+    () => vppLabels(page, base, t), () => serverGone(page, base, t)];
+  // each scenario starts afresh: one that throws does not hide the others
+  for (const s of scenarios) {
+    try {
+      await s();
+    } catch (err) {
+      t.check(false, `threw: ${String(err.message || err).split('\n')[0]}`);
+    }
+  }
+}
