@@ -36,6 +36,12 @@ json_t *mo_json_estimate(const mo_estimate *e, int with_timeline);
 /* The estimate with the summary and the parts asked for; "detail" lists
  * them (["layers", "timeline"], [] for the summary). New ref. */
 json_t *mo_json_estimate_parts(const mo_estimate *e, unsigned parts);
+/* How well the estimate's rules did on measured runs (api/accuracy.tsv,
+ * tools/accuracy_table.py): {"rules", "note", "runs": [{"run", "set",
+ * "measured_mib", "estimated_mib", "error_percent", "source"}...],
+ * "median_abs_error_percent", "max_abs_error_percent", "worst_run"}; no
+ * runs when the table has none for these rules. New ref. */
+json_t *mo_json_accuracy(const mo_estimate *e);
 /* A floor on the bytes of the timelines' JSON (every event at least as
  * long as one with an empty name and zero bytes; SIZE_MAX past size_t):
  * an answer certainly over the cap is refused before its tree is built

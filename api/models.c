@@ -81,7 +81,9 @@ int mo_api_preset(mo_api_response *out, const mo_api_request *rq,
 	return rc;
 }
 
-/* {"model": {...}, "valid", "errors", "warnings"} for a loaded model. */
+/* {"model": {...}, "valid", "errors", "warnings", "assumed"} for a loaded
+ * model: the values it filled in stay known after the model is written
+ * out whole (a client that sends the model back gets an empty "assumed"). */
 static int mo_api_reply_import(mo_api_response *out, const mo_model *m,
 			       mo_diags *diags)
 {
@@ -94,7 +96,8 @@ static int mo_api_reply_import(mo_api_response *out, const mo_model *m,
 		return mo_api_problem(out, 500, "internal", "could not serialize the model");
 	mo_diags_sort(diags);
 	o = mo_json_diags(diags);
-	if (!o || json_object_set_new(o, "model", model) != 0) {
+	if (!o || json_object_set_new(o, "model", model) != 0 ||
+	    json_object_set_new(o, "assumed", mo_json_assumed(m)) != 0) {
 		json_decref(o);
 		return mo_api_problem(out, 500, "internal", "out of memory");
 	}

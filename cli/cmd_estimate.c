@@ -48,6 +48,30 @@ static void mo_cli_estimate_assumed(const mo_model *m)
 	}
 }
 
+/* How the rules in use did on measured runs: one line (the runs are in
+ * --json's "accuracy"). */
+static void mo_cli_estimate_accuracy(const mo_estimate *e)
+{
+	json_t *a = mo_json_accuracy(e);
+	size_t n = json_array_size(json_object_get(a, "runs"));
+
+	if (n)
+		printf("
+measured accuracy of the %s rules: %zu runs, median |error| %.2f%%, "
+		       "worst %.2f%% (%s); every run with --json (accuracy)
+",
+		       json_string_value(json_object_get(a, "rules")), n,
+		       json_real_value(json_object_get(a, "median_abs_error_percent")),
+		       json_real_value(json_object_get(a, "max_abs_error_percent")),
+		       json_string_value(json_object_get(a, "worst_run")));
+	else if (a)
+		printf("
+measured accuracy of the %s rules: no measured run
+",
+		       json_string_value(json_object_get(a, "rules")));
+	json_decref(a);
+}
+
 static int mo_cli_estimate_print(const mo_cli *c, const mo_estimate *e)
 {
 	if (c->json) {
@@ -57,6 +81,8 @@ static int mo_cli_estimate_print(const mo_cli *c, const mo_estimate *e)
 			json_object_set(j, "warnings", json_object_get(d, "warnings"));
 		if (j)
 			json_object_set_new(j, "assumed", mo_json_assumed(c->model));
+		if (j)
+			json_object_set_new(j, "accuracy", mo_json_accuracy(e));
 		json_decref(d);
 		return mo_cli_print_json(j);
 	}
@@ -68,6 +94,7 @@ static int mo_cli_estimate_print(const mo_cli *c, const mo_estimate *e)
 	}
 	fputs(text, stdout);
 	free(text);
+	mo_cli_estimate_accuracy(e);
 	if (c->explain)
 		mo_cli_estimate_assumed(c->model);
 	return MO_EXIT_OK;

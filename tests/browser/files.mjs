@@ -64,11 +64,33 @@ async function graphMode(page, base, t, file) {
   return want;
 }
 
+// How far to trust the figure: the measured runs of the rules in use (the
+// rows of api/accuracy.tsv, from tests/calibration and the Megatron
+// figures), the values the import assumed and what the estimate leaves out,
+// as the CLI's JSON gives them.
+async function trustSignals(page, t, cli) {
+  const { check } = t;
+  t.setStep('files: trust signals');
+  const rows = readFileSync(join(t.ROOT, 'api/accuracy.tsv'), 'utf8').split('\n').filter((l) => l.startsWith(`${cli.framework}\t`));
+  check(cli.accuracy && cli.accuracy.runs.length === rows.length && rows.length > 0,
+    `the CLI's JSON has the ${rows.length} measured runs of the ${cli.framework} rules: ${cli.accuracy && cli.accuracy.runs.length}`);
+  await page.click('#trust summary');
+  const text = await page.textContent('#trust');
+  check(new RegExp(`Measured accuracy of the ${cli.framework} rules: median error [0-9.]+% on ${rows.length} runs`).test(text), `the page says how the rules did: ${text.slice(0, 200)}`);
+  check(await page.locator('#trust .trust-runs tbody tr').count() === rows.length, 'one row a measured run');
+  const worst = cli.accuracy.worst_run;
+  check(text.includes(worst), `the worst run is named: ${worst}`);
+  for (const a of cli.assumed) check(text.includes(`${a.path} = ${a.value}`), `the assumed ${a.path} = ${a.value} is listed`);
+  for (const w of cli.warnings.filter((x) => x.code === 'unmodelled')) check(text.includes(w.path), `left out: ${w.path}`);
+  await t.axe(page, 'trust signals');
+}
+
 async function llamaGraph(page, base, t) {
   const { check } = t;
-  await graphMode(page, base, t, LLAMA);
+  const want = await graphMode(page, base, t, LLAMA);
   const full = await page.$$eval('#layer-map tbody tr', (trs) => trs.filter((tr) => /recompute/.test((tr.querySelector('td[data-col="full"]') || {}).textContent || '')).length);
   check(full === 32, `recompute_config recompute: True recomputes all 32 layers on the map: ${full}`);
+  await trustSignals(page, t, want);
   check(/finetune_llama3_1_8b\.yaml/.test(await page.textContent('#model-label')), `the model is the file's: ${await page.textContent('#model-label')}`);
   await t.axe(page, 'graph-mode file');
   await t.shot(page, 'files-graph-mode');
@@ -272,11 +294,69 @@ async function serverGone(page, base, t) {
   check(/valid/.test(await page.textContent('#diag-summary')), `back: the edited text is checked: ${await page.textContent('#diag-summary')}`);
 }
 
+// The headline tells the truth: a config with an error has no figure of
+// its own, and the last valid one is labelled as such, never a ticked Peak.
+async function honestHeadline(page, base, t) {
+  const { check } = t;
+  t.setStep('files: an honest headline');
+  await fresh(page, base, t);
+  await page.fill('#yaml-text', 'recompute:\n  mode: full\n  full_recompute_layer: [0-7]\n');
+  await t.idle(page);
+  check(/^✓ Peak/.test(await page.textContent('#peak-figure')), 'a valid config: ✓ Peak');
+  await page.fill('#yaml-text', 'recompute:\n  mode: full\n  full_recompute_layer: [0-99]\n');
+  await t.idle(page);
+  const head = await page.textContent('#peak-figure');
+  check(!/✓/.test(head) && /^Last valid plan: peak/.test(head), `with an error the headline is the last valid plan's, unticked: ${head}`);
+  check(await page.locator('#peak-figure.stale-figure').count() === 1, 'and styled as such');
+}
+
+// A phone: the result comes first, long names wrap, the map's column
+// headers keep their words whole.
+async function phone(page, base, t) {
+  const { check } = t;
+  t.setStep('files: a phone (390 px)');
+  await page.setViewportSize({ width: 390, height: 800 });
+  try {
+    await fresh(page, base, t);
+    const long = `${'a_very_long_model_file_name_from_a_pipeline_'.repeat(4)}config.json`;
+    await page.setInputFiles('#file', { name: long, mimeType: 'application/json', buffer: readFileSync(join(t.ROOT, HF)) });
+    await page.waitForFunction((n) => window.memopt.state.model.label === n, long);
+    await t.idle(page);
+    const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+    check(wide <= 390, `a ${long.length}-character file name does not widen the page: ${wide} px`);
+    const tops = await page.evaluate(() => ['#memory', '#diags', '#plan'].map((q) => document.querySelector(q).getBoundingClientRect().top + window.scrollY));
+    check(tops[0] < tops[2] && tops[1] < tops[2], `the findings and the memory come before the plan controls: ${JSON.stringify(tops)}`);
+    check(tops[0] < 1000, `the memory headline is within the first screens: ${tops[0]} px down`);
+    await page.fill('#yaml-text', "recompute:\n  mode: select\n  select_module:\n    'layers.*.self_attention.core_attention': [0-7]\n");
+    await t.idle(page);
+    const broken = await page.$$eval('table.map thead th', (ths) => ths.flatMap((th) => {
+      const out = [];
+      for (const word of th.textContent.split(/\s+/).filter(Boolean)) {
+        const probe = document.createElement('span');
+        probe.style.whiteSpace = 'nowrap';
+        probe.textContent = word;
+        th.append(probe);
+        const w = probe.getBoundingClientRect().width;
+        probe.remove();
+        const cs = getComputedStyle(th);
+        if (w > th.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) + 0.5) out.push(word);
+      }
+      return out;
+    }));
+    check(broken.length === 0, `no column header breaks inside a word: ${JSON.stringify(broken)}`);
+    await t.axe(page, 'phone');
+    await t.shot(page, 'files-phone');
+  } finally {
+    await page.setViewportSize({ width: 1280, height: 900 });
+  }
+}
+
 // t: {check, log, idle, axe, shot, setStep, allowStatus, ROOT, MEMOPT}
 export async function fileScenarios(page, base, t) {
   const scenarios = [() => llamaGraph(page, base, t), () => graphMode(page, base, t, DSV3), () => modelNeeded(page, base, t),
     () => serverExport(page, base, t), () => deviceList(page, base, t), () => emptyFile(page, base, t), () => noEffect(page, base, t), () => sliderWire(page, base, t),
-    () => vppLabels(page, base, t), () => serverGone(page, base, t)];
+    () => vppLabels(page, base, t), () => serverGone(page, base, t), () => honestHeadline(page, base, t),
+    () => phone(page, base, t)];
   // each scenario starts afresh: one that throws does not hide the others
   for (const s of scenarios) {
     try {

@@ -17,7 +17,7 @@ import { renderStrip } from './strip.js';
 import { renderMemory, outOfMemory } from './memory.js';
 import { analyze } from './diags.js';
 import {
-  renderDiags, renderYamlErrors, renderGutter, renderExport, renderNotice, onRetry,
+  renderDiags, renderYamlErrors, renderGutter, renderExport, renderNotice, onRetry, extraWarnings,
 } from './findings.js';
 import { renderFit, planRequest, describeProposal } from './fit.js';
 import { mountSize } from './size.js';
@@ -396,9 +396,17 @@ function renderResults() {
   $('model-summary').textContent = store.layout ? modelSummary(store.model.obj, store.layout) : '';
 }
 
+// The unmodelled findings of the config, the model import and the estimate.
+function leftOut() {
+  const r = store.result;
+  const all = r ? [...(r.warnings || []), ...extraWarnings(r)] : [];
+  return all.filter((d) => d.code === 'unmodelled');
+}
+
 function renderMemoryNow() {
   renderMemory($('memory'), {
     estimate: store.estimate, lastGood: store.lastGoodEstimate, model: store.model.obj, ui: store.ui, needed: store.model.needed,
+    leftOut: leftOut(), assumed: store.model.assumed,
     valid: !!(store.result && store.result.valid),
     focusDevices: () => document.querySelector('[data-key="par/world_size"]')?.focus(),
     uiChanged: () => {

@@ -290,6 +290,43 @@ function layersPanel(est) {
 // stages), model, ui ({tab, stage}, in the store), valid, focusDevices(),
 // uiChanged()}. While the config has errors the last estimate stays,
 // marked as such, so the page does not jump.
+// How far to trust the figures: the rules' measured accuracy (which runs,
+// what error), what they assume, the values the model import filled in,
+// and what the estimate leaves out (its unmodelled findings).
+function trustPanel(est, leftOut, importAssumed) {
+  const a = est.accuracy || {};
+  const runs = a.runs || [];
+  const box = el('details', { class: 'trust', id: 'trust' });
+  const head = runs.length
+    ? `Measured accuracy of the ${a.rules} rules: median error ${pct(a.median_abs_error_percent, 2)} on ${runs.length} runs, worst ${pct(a.max_abs_error_percent, 2)} (${a.worst_run})`
+    : `The ${a.rules || est.framework} rules: no measured run to compare with`;
+  box.append(el('summary', { text: head }));
+  if (a.note) box.append(el('p', { class: 'note', text: `These rules: ${a.note}.` }));
+  if (runs.length) {
+    const table = el('table', { class: 'trust-runs' },
+      el('caption', { class: 'vh', text: 'Measured runs against the estimate' }),
+      el('thead', {}, el('tr', {}, ...['Run', 'Set', 'Measured MiB', 'Estimated MiB', 'Error'].map((t) => el('th', { scope: 'col', text: t })))));
+    const body = el('tbody');
+    for (const r of runs) {
+      body.append(el('tr', {}, el('th', { scope: 'row', text: r.run }), el('td', { text: r.set }),
+        el('td', { class: 'num', text: r.measured_mib.toFixed(1) }), el('td', { class: 'num', text: r.estimated_mib.toFixed(1) }),
+        el('td', { class: 'num', text: `${r.error_percent > 0 ? '+' : ''}${r.error_percent.toFixed(2)}%` })));
+    }
+    table.append(body);
+    box.append(el('div', { class: 'trust-wrap' }, table), el('p', { class: 'note', text: `Sources: ${[...new Set(runs.map((r) => r.source))].join('; ')}.` }));
+  }
+  // an uploaded model is sent back whole: what its import assumed is the import's to say
+  const assumed = importAssumed && importAssumed.length ? importAssumed : est.assumed || [];
+  box.append(el('p', { class: 'note', text: assumed.length ? 'Values the model file leaves out, assumed:' : 'The model file leaves no value to assume.' }));
+  if (assumed.length) {
+    box.append(el('ul', { class: 'assumed' }, ...assumed.map((x) => el('li', {}, el('code', { text: x.path }), ` = ${x.value} (${x.source})`))));
+  }
+  box.append(el('p', { class: 'note', text: leftOut.length
+    ? `Left out of the estimate (unmodelled, see Findings): ${leftOut.map((d) => d.path || d.code).join(', ')}.`
+    : 'Nothing in this file is known to be left out of the estimate.' }));
+  return box;
+}
+
 export function renderMemory(root, ctx) {
   const res = ctx.estimate;
   const focusKey = document.activeElement && root.contains(document.activeElement) ? document.activeElement.dataset.key : null;
@@ -338,9 +375,10 @@ export function renderMemory(root, ctx) {
   const cost = est.cost || {};
   const summary = el('div', { class: `msummary${stale ? ' stale' : ''}` },
     el('span', {
-      class: `figure big${over ? ' over' : ''}`, tabindex: 0, id: 'peak-figure',
+      class: `figure big${over ? ' over' : ''}${stale ? ' stale-figure' : ''}`, tabindex: 0, id: 'peak-figure',
       dataset: { formula: `peak = the highest allocated total over every stage's timeline = ${gib(est.peak_bytes)}; capacity = ${gib(est.capacity_bytes)}; reserved pool at the peak ${gib(est.reserved_peak_bytes)}` },
-    }, `${over ? '⚠ Out of memory: peak ' : '✓ Peak '}${gib(est.peak_bytes)} of ${gib(est.capacity_bytes)}`),
+    // a config with errors has no figure of its own: the last valid one is labelled as such, never ticked
+    }, `${stale ? 'Last valid plan: peak ' : over ? '⚠ Out of memory: peak ' : '✓ Peak '}${gib(est.peak_bytes)} of ${gib(est.capacity_bytes)}`),
     el('span', {
       class: 'figure', tabindex: 0, id: 'overhead-figure',
       dataset: { formula: `overhead = (step with plan − step without) / step without = (${(cost.step_seconds ?? 0).toFixed(3)} s − ${(cost.step_seconds_baseline ?? 0).toFixed(3)} s) / ${(cost.step_seconds_baseline ?? 0).toFixed(3)} s; recompute ${(cost.recompute_seconds ?? 0).toFixed(3)} s, comm recompute ${(cost.comm_recompute_seconds ?? 0).toFixed(3)} s, swap ${(cost.swap_seconds ?? 0).toFixed(3)} s of which ${(cost.swap_hidden_seconds ?? 0).toFixed(3)} s hidden by prefetch` },
@@ -349,6 +387,7 @@ export function renderMemory(root, ctx) {
     // height while a drag passes through an error
     el('span', { class: 'mstate' }, stale ? el('span', { class: 'stale-note', id: 'memory-stale', role: 'note', title: stale, text: stale }) : ''));
   root.append(summary);
+  root.append(trustPanel(est, ctx.leftOut || [], ctx.assumed));
   const names = [['stages', 'Stages'], ['timeline', 'Timeline'], ['layers', 'Per layer']];
   if (!names.some(([id]) => id === ui.tab)) ui.tab = 'stages';
   root.append(tabs(names, ui.tab, (id) => { ui.tab = id; ctx.uiChanged(); }, 'Memory views', 'mtab'));

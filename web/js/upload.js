@@ -66,7 +66,7 @@ async function adoptJson(name, text) {
   const warnings = r.data.warnings || [];
   // the YAML panel keeps its text (a training YAML is priced with this model)
   const forFile = store.training ? store.training.name : null;
-  store.model = { label: name, preset: null, obj: r.data.model, importWarnings: warnings, source: name };
+  store.model = { label: name, preset: null, obj: r.data.model, importWarnings: warnings, source: name, assumed: r.data.assumed || [] };
   uploadStatus('ok', `Loaded the model from ${name}${forFile ? ` for ${forFile}` : ''}.${warningsNote(warnings.length)}`, [], text);
   return true;
 }
@@ -93,7 +93,7 @@ export async function adoptUpload(name, text) {
       return false;
     }
     const warnings = imp.data.warnings || [];
-    store.model = { label: name, preset: null, obj: imp.data.model, importWarnings: warnings, source: name };
+    store.model = { label: name, preset: null, obj: imp.data.model, importWarnings: warnings, source: name, assumed: imp.data.assumed || [] };
     if (!training) {
       store.training = null;
       uploadStatus('ok', `Loaded the model from ${name}.${warningsNote(warnings.length)}`, [], text);

@@ -50,6 +50,9 @@ uint64_t mo_estimate_capacity_bytes(const mo_estimate *e);
 double mo_estimate_overhead_percent(const mo_estimate *e);
 /* The framework whose save rules were used: "mindspore" or "pytorch". */
 const char *mo_estimate_framework(const mo_estimate *e);
+/* What those rules assume and where they are known to miss, in one
+ * sentence (static; the CLI's "assumptions:" line). */
+const char *mo_estimate_rules_note(const mo_estimate *e);
 
 /* Timeline buckets: what the bytes at an event are for. */
 typedef enum mo_estimate_bucket {

@@ -342,6 +342,11 @@ const char *mo_estimate_framework(const mo_estimate *e)
 	return e ? e->fw->name : NULL;
 }
 
+const char *mo_estimate_rules_note(const mo_estimate *e)
+{
+	return e ? e->fw->note : NULL;
+}
+
 const char *mo_estimate_bucket_name(int bucket)
 {
 	static const char *const names[MO_EST_BUCKETS] = {
