@@ -56,18 +56,14 @@ static void mo_cli_estimate_accuracy(const mo_estimate *e)
 	size_t n = json_array_size(json_object_get(a, "runs"));
 
 	if (n)
-		printf("
-measured accuracy of the %s rules: %zu runs, median |error| %.2f%%, "
-		       "worst %.2f%% (%s); every run with --json (accuracy)
-",
+		printf("\nmeasured accuracy of the %s rules: %zu runs, median |error| %.2f%%, "
+		       "worst |error| %.2f%% (%s); every run with --json (accuracy)\n",
 		       json_string_value(json_object_get(a, "rules")), n,
 		       json_real_value(json_object_get(a, "median_abs_error_percent")),
 		       json_real_value(json_object_get(a, "max_abs_error_percent")),
 		       json_string_value(json_object_get(a, "worst_run")));
 	else if (a)
-		printf("
-measured accuracy of the %s rules: no measured run
-",
+		printf("\nmeasured accuracy of the %s rules: no measured run\n",
 		       json_string_value(json_object_get(a, "rules")));
 	json_decref(a);
 }
