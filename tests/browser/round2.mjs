@@ -131,7 +131,10 @@ async function item2Layout(page, base, t) {
   for (const width of [360, 390, 768]) {
     const c = await columnsAt(page, width, t);
     check(c.overflow <= 0, `${width} px: the page is ${c.overflow} px wider than the window`);
-    check(c.main.top >= c.controls.bottom - 1 && c.yaml.top >= c.main.bottom - 1, `${width} px: the panels stack in one column`);
+    // below 600 px the results come first (a phone), then the controls
+    const stacked = width < 600 ? c.controls.top >= c.main.bottom - 1 && c.yaml.top >= c.controls.bottom - 1
+      : c.main.top >= c.controls.bottom - 1 && c.yaml.top >= c.main.bottom - 1;
+    check(stacked, `${width} px: the panels stack in one column`);
     for (const [name, r] of [['controls', c.controls], ['results', c.main], ['YAML', c.yaml]]) {
       check(r.width >= width - 40, `${width} px: the ${name} panel is ${Math.round(r.width)} px wide`);
     }
@@ -621,6 +624,8 @@ async function item10Small(page, base, t) {
 // ---- the layer strip ------------------------------------------------------------------------
 
 async function dragLane(page, col, from, to, n) {
+  // the mouse reaches only what is in view
+  await page.locator(`.strip-lane[data-col="${col}"] .strip-cells`).scrollIntoViewIfNeeded();
   const box = await page.locator(`.strip-lane[data-col="${col}"] .strip-cells`).boundingBox();
   const x = (l) => box.x + ((l + 0.5) / n) * box.width;
   const y = box.y + box.height / 2;

@@ -234,8 +234,10 @@ export function renderMap(wrap, ctx) {
   }
   table.caption.textContent = `What each of the ${n} layers does${plan ? ' after expansion' : ' as the ranges ask (not expanded: the config has errors or is being checked)'}`;
   const rows = table.tBodies[0].rows;
+  const mem = memByLayer(ctx.memory, n);
   for (let l = 0; l < n; l += 1) {
     const type = layout.layer_types[l];
+    paintMemory(rows[l].cells[1], layout.types[type].name, mem.layers[l], mem.max);
     const mtp = l >= layout.num_layers;
     const flags = (analysis && analysis.byLayer.get(l)) || [];
     const rowSev = flags.some((f) => f.e.severity === 'error') ? 'error' : flags.length ? 'warning' : '';
@@ -247,6 +249,44 @@ export function renderMap(wrap, ctx) {
   }
 }
 
+// Per layer, what the estimate keeps of it for one micro-batch (the
+// estimate's per-layer figures), and the largest, for the bars.
+function memByLayer(layers, n) {
+  const out = { layers: new Array(n).fill(null), max: 0 };
+  for (const x of layers || []) {
+    if (x.layer < 0 || x.layer >= n) continue;
+    out.layers[x.layer] = x;
+    out.max = Math.max(out.max, x.activation_bytes, x.baseline_activation_bytes || 0);
+  }
+  return out;
+}
+
+const mib = (b) => `${(b / 1048576).toFixed(b < 10 * 1048576 ? 2 : 0)} MiB`;
+
+// The type cell carries the layer's kept memory: a bar (its share of the
+// largest layer's, before the plan as a lighter bar) and the figure in
+// words for screen readers and on hover.
+function paintMemory(td, typeName, x, max) {
+  const sig = x ? `${x.activation_bytes}|${x.baseline_activation_bytes}|${max}` : '';
+  if (td.dataset.mem === sig) return;
+  td.dataset.mem = sig;
+  clear(td);
+  td.append(typeName);
+  if (!x || !max) {
+    td.removeAttribute('title');
+    td.style.removeProperty('--mem');
+    td.style.removeProperty('--mem0');
+    td.classList.remove('mem');
+    return;
+  }
+  const words = `keeps ${mib(x.activation_bytes)} a micro-batch${x.baseline_activation_bytes !== x.activation_bytes ? ` (${mib(x.baseline_activation_bytes)} without the plan)` : ''}`;
+  td.classList.add('mem');
+  td.style.setProperty('--mem', `${(100 * x.activation_bytes / max).toFixed(1)}%`);
+  td.style.setProperty('--mem0', `${(100 * (x.baseline_activation_bytes || 0) / max).toFixed(1)}%`);
+  td.title = `Layer ${x.layer} ${words}`;
+  td.append(el('span', { class: 'vh', text: `, ${words}` }));
+}
+
 export function renderLegend(p) {
   clear(p);
   for (const [act, tag] of Object.entries(TAG)) {
@@ -254,7 +294,8 @@ export function renderLegend(p) {
   }
   p.append(el('span', { class: 'lg flag-error' }, '⚠ conflict'), ' ',
     el('span', { class: 'lg muted' }, 'named, no effect'), ' ',
-    el('span', { class: 'lg' }, el('span', { class: 'badge mtp-badge', text: 'MTP' }), ' multi-token prediction layer'));
+    el('span', { class: 'lg' }, el('span', { class: 'badge mtp-badge', text: 'MTP' }), ' multi-token prediction layer'), ' ',
+    el('span', { class: 'lg' }, el('span', { class: 'mem-key', 'aria-hidden': 'true' }), ' bar under the type: what the layer keeps for one micro-batch (light: without the plan)'));
 }
 
 export function renderDetail(box, l, layout, plan) {

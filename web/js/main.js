@@ -338,8 +338,10 @@ function renderMapNow() {
   }
   const r = store.result;
   const plan = r && r.valid && r.layers && sameLayers() ? r.layers : null;
+  const est = store.estimate;
   renderMap($('map-wrap'), {
     cfg: store.cfg, layout: store.layout, plan: store.planFresh ? plan : null, analysis: store.analysis,
+    memory: est && est.ok && est.data && est.data.layers && store.planFresh ? est.data.layers : null,
     onDetail: (l) => {
       store.detailLayer = l;
       renderDetailNow(true);
