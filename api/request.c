@@ -122,7 +122,7 @@ static int mo_api_check_keys(mo_api_response *out, json_t *root)
 	json_t *v;
 
 	json_object_foreach(root, key, v) {
-		char detail[160];
+		char detail[224];
 
 		if (!strcmp(key, "config") || !strcmp(key, "model") ||
 		    !strcmp(key, "devices") || !strcmp(key, "all_paths") ||
