@@ -18,10 +18,73 @@ created and freed inside the call.
 
 import ctypes
 import ctypes.util
+import json
 import os
+import sys
+from typing import Any, Callable, Dict, List, Optional, Union
 
-__all__ = ["validate", "expand", "estimate", "size", "presets", "has_estimator",
-           "MemoptError", "InvalidConfig", "Unavailable", "WorkLimit", "library_path"]
+if sys.version_info >= (3, 8):
+    from typing import TypedDict
+else:  # pragma: no cover - the typed results need 3.8; older pythons get plain dicts
+    TypedDict = dict
+
+# ---- the results' types (what each call returns; plain dicts, typed) ------
+
+
+class Diagnostic(TypedDict, total=False):
+    code: str          # the rule code (docs/rules.md)
+    message: str
+    line: int          # 1-based; 0 when the finding has no position
+    column: int
+    path: str          # e.g. "recompute.select_module['.*mlp'][0]"
+    file: str          # "config" or "model" (or the name given)
+    hint: str
+    layers: str        # "8-11, 14"
+
+
+class CheckResult(TypedDict):
+    valid: bool
+    errors: List[Diagnostic]
+    warnings: List[Diagnostic]
+
+
+class ExpandResult(TypedDict):
+    layers: List[Dict[str, Any]]   # {"layer", "type", "mtp", "actions": [...]}
+    prefetch: int
+    warnings: List[Diagnostic]
+
+
+class Estimate(TypedDict):
+    peak_bytes: int
+    reserved_peak_bytes: int
+    capacity_bytes: int
+    framework: str
+    overhead_percent: float
+    stages: List[Dict[str, Any]]
+    layers: List[Dict[str, Any]]
+    warnings: List[Diagnostic]
+
+
+class PlanResult(TypedDict):
+    fits: bool
+    exact: bool
+    budget_bytes: int
+    peak_bytes: int
+    overhead_percent: float
+    config: str        # the plan as the three sections (canonical YAML)
+    warnings: List[Diagnostic]
+
+
+class MigrateResult(TypedDict):
+    yaml: str          # the file with recompute_config replaced by the sections
+    warnings: List[Diagnostic]   # what had no equivalent (no-equivalent)
+
+Model = Union[str, bytes, None]
+
+__all__ = ["validate", "expand", "estimate", "size", "plan", "migrate", "ledger", "presets",
+           "has_estimator", "MemoptError", "InvalidConfig", "Unavailable", "WorkLimit",
+           "library_path", "parse_size", "Diagnostic", "CheckResult", "ExpandResult", "Estimate",
+           "PlanResult", "MigrateResult"]
 __version__ = "0.1.0"
 
 # ---- the C API's structures (memopt.h), field for field ---------------------
@@ -246,6 +309,51 @@ if _estimate_run is not None:
 # the work budget: newer builds only (an older libmemopt still loads)
 _budget_begin = _fn("mo_budget_begin", None, _P(_Budget), required=False)
 _budget_end = _fn("mo_budget_end", ctypes.c_int, required=False)
+_migrate = _fn("mo_migrate", ctypes.c_int, _P(ctypes.c_void_p), _P(ctypes.c_size_t), _handle,
+               _handle, _P(_Error), required=False)
+_planner_run = _fn("mo_planner_run", ctypes.c_int, _P(_handle), ctypes.c_void_p, _P(_Error),
+                   required=False)
+if _planner_run is not None:
+    _planner_free = _fn("mo_planner_result_free", None, _handle)
+    _planner_fits = _fn("mo_planner_fits", ctypes.c_int, _handle)
+    _planner_exact = _fn("mo_planner_exact", ctypes.c_int, _handle)
+    _planner_budget = _fn("mo_planner_budget", ctypes.c_uint64, _handle)
+    _planner_yaml = _fn("mo_planner_yaml", ctypes.c_char_p, _handle)
+    _planner_estimate = _fn("mo_planner_estimate", _handle, _handle)
+_parse_size = _fn("mo_parse_size", ctypes.c_int, _P(ctypes.c_uint64), ctypes.c_char_p)
+_ledger_read = _fn("mo_ledger_read_buffer", ctypes.c_int, _P(_handle), ctypes.c_char_p,
+                   ctypes.c_size_t, ctypes.c_void_p, _P(_Error), required=False)
+if _ledger_read is not None:
+    _ledger_free = _fn("mo_ledger_free", None, _handle)
+    _ledger_json = _fn("mo_ledger_json", ctypes.c_void_p, _handle, _handle, ctypes.c_char_p)
+    _ledger_compare = _fn("mo_ledger_compare_run", ctypes.c_int, _P(_handle), _handle, _handle,
+                          ctypes.c_int64, _P(_Error))
+    _ledger_compare_free = _fn("mo_ledger_compare_free", None, _handle)
+# the C library's free(), for the char * the library hands over
+_libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+_libc.free.argtypes = [ctypes.c_void_p]
+_libc.free.restype = None
+
+
+class _PlannerInput(ctypes.Structure):     # mo_planner_input
+    _fields_ = [("model", ctypes.c_void_p),
+                ("budget", ctypes.c_uint64),
+                ("start", ctypes.c_void_p),
+                ("allow", ctypes.c_uint),
+                ("no_staged", ctypes.c_int),
+                ("max_prefetch", ctypes.c_int64)]
+
+
+def _taken(ptr, length=None):
+    """The text of a malloc'd char * the library handed over, freed."""
+    if not ptr:
+        raise MemoptError("out of memory", 1)
+    try:
+        return ctypes.string_at(ptr, length).decode("utf-8") if length is not None \
+            else ctypes.string_at(ptr).decode("utf-8")
+    finally:
+        _libc.free(ptr)
+
 
 
 def _s(b):
@@ -598,3 +706,110 @@ def size(model, devices, global_batch, devices_per_node=None, budget=None, headr
                     "smallest_devices": smallest if smallest > 0 else None}
         finally:
             _size_free(r)
+
+
+# ---- migrate, plan, ledger ----------------------------------------------------
+
+
+def migrate(config_text: Union[str, bytes], name: str = "config") -> MigrateResult:
+    """A graph-mode training YAML with its top-level recompute_config written
+    as the recompute / recompute_comm sections that mean the same plan, every
+    other byte kept (`memopt migrate`). warnings lists what had no
+    equivalent (code no-equivalent). Raises InvalidConfig when the file has
+    errors, MemoptError (with the reason) when there is nothing to migrate."""
+    if _migrate is None:
+        raise Unavailable("this libmemopt (%s) has no mo_migrate" % library_path)
+    with _Checked(config_text, None, None, name) as c:
+        res = c.result()
+        if not res["valid"]:
+            raise InvalidConfig(res)
+        out, n, err = ctypes.c_void_p(), ctypes.c_size_t(), _Error()
+        if _migrate(ctypes.byref(out), ctypes.byref(n), c.diags, c.cfg, ctypes.byref(err)) != 0:
+            raise MemoptError(_s(err.text), err.code)
+        text = _taken(out.value, n.value)
+        _diags_sort(c.diags)
+        return {"yaml": text, "warnings": c.result()["warnings"]}
+
+
+def parse_size(text: Union[str, int]) -> int:
+    """Bytes of a size such as "58GiB", "64GB" or 1024 (as the CLI reads them)."""
+    return _budget_bytes(text)
+
+
+def _budget_bytes(budget):
+    if budget is None:
+        return 0
+    if isinstance(budget, int):
+        if budget <= 0:
+            raise ValueError("budget must be a positive byte count")
+        return budget
+    v = ctypes.c_uint64()
+    if _parse_size(ctypes.byref(v), _b(str(budget))) != 0 or v.value == 0:
+        raise ValueError("budget must be bytes or a size such as '58GiB': %r" % (budget,))
+    return v.value
+
+
+def plan(config_text: Union[str, bytes], model: Model = None, budget: Union[int, str, None] = None,
+         devices: Optional[int] = None, name: str = "config") -> PlanResult:
+    """The cheapest plan that fits `budget` per device (bytes, or a size
+    such as "58GiB"; None: the device's capacity), keeping what the config
+    already recomputes or swaps (`memopt plan`). config: the plan as the
+    three sections. Raises InvalidConfig, MemoptError (no model)."""
+    if _planner_run is None:
+        raise Unavailable("this libmemopt (%s) has no planner (mo_planner_run)" % library_path)
+    want = _budget_bytes(budget)
+    with _Checked(config_text, model, devices, name) as c:
+        res = c.result()
+        if not res["valid"]:
+            raise InvalidConfig(res)
+        if not c.model:
+            raise MemoptError("plan needs a model: pass model=", 4)
+        inp = _PlannerInput(model=c.model.value, budget=want, start=c.cfg.value)
+        r, err = _handle(), _Error()
+        if _planner_run(ctypes.byref(r), ctypes.byref(inp), ctypes.byref(err)) != 0:
+            raise MemoptError(_s(err.text), err.code)
+        try:
+            e = _planner_estimate(r)
+            return {"fits": bool(_planner_fits(r)), "exact": bool(_planner_exact(r)),
+                    "budget_bytes": _planner_budget(r), "peak_bytes": _estimate_peak(e),
+                    "overhead_percent": _estimate_overhead(e), "config": _s(_planner_yaml(r)),
+                    "warnings": res["warnings"]}
+        finally:
+            _planner_free(r)
+
+
+def ledger(trace: Union[str, bytes], config_text: Union[str, bytes, None] = None,
+           model: Model = None, stage: Optional[int] = None, devices: Optional[int] = None,
+           name: str = "trace") -> Dict[str, Any]:
+    """A measured memory trace (a MindSpore memory-tracker CSV or a memopt
+    trace, JSON lines) read as `memopt ledger --json` reads it: its peak,
+    what is alive there, its steps; with config_text and model, compared
+    with their estimate on `stage` (None: the busiest) under "compare".
+    Raises MemoptError with the line and column of a malformed trace."""
+    if _ledger_read is None:
+        raise Unavailable("this libmemopt (%s) has no ledger reader" % library_path)
+    data = _b(trace)
+    led, err = _handle(), _Error()
+    if _ledger_read(ctypes.byref(led), data, len(data), None, ctypes.byref(err)) != 0:
+        where = " (line %d, column %d)" % (err.line, err.column) if err.line else ""
+        raise MemoptError(_s(err.text) + where, err.code)
+    est, cmp_ = _handle(), _handle()
+    try:
+        if config_text is not None:
+            with _Checked(config_text, model, devices, "config") as c:
+                res = c.result()
+                if not res["valid"]:
+                    raise InvalidConfig(res)
+                if not c.model:
+                    raise MemoptError("the comparison needs a model: pass model=", 4)
+                if _estimate_run(ctypes.byref(est), c.cfg, c.model, ctypes.byref(err)) != 0:
+                    raise MemoptError(_s(err.text), err.code)
+                if _ledger_compare(ctypes.byref(cmp_), led, est,
+                                   -1 if stage is None else int(stage), ctypes.byref(err)) != 0:
+                    raise MemoptError(_s(err.text), err.code)
+        return json.loads(_taken(_ledger_json(led, cmp_, _b(name))))
+    finally:
+        _ledger_compare_free(cmp_)
+        if est:
+            _estimate_free(est)
+        _ledger_free(led)
