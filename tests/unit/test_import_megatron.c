@@ -978,6 +978,87 @@ static void test_script_hostile(void **state)
 	assert_refused(t, strlen(t), 1, "megatron-script", 2, 23);
 }
 
+/* The way MindSpeed-LLM and pre-2024 Megatron-LM examples write it: flags in
+ * quoted texts, expanded unquoted (split at blanks as the shell splits them),
+ * one through ${NAME[@]}; MindSpeed-LLM's --padded-vocab-size and memory
+ * flags; the split flags keep the place of their expansion. */
+static void test_script_text_variables(void **state)
+{
+	(void)state;
+	static const char text[] =
+	    "#!/bin/bash\n"
+	    "export CUDA_DEVICE_MAX_CONNECTIONS=1\n"
+	    "NPUS_PER_NODE=8\n"
+	    "TP=2\n"
+	    "GPT_ARGS=\"\n"
+	    "    --num-layers 4 \\\n"
+	    "    --hidden-size 64 \\\n"
+	    "    --num-attention-heads 4 \\\n"
+	    "    --tensor-model-parallel-size ${TP} \\\n"
+	    "    --seq-length 32 --max-position-embeddings 32 \\\n"
+	    "    --padded-vocab-size 1000 \\\n"
+	    "    --tokenizer-type PretrainedFromHF\n"
+	    "\"\n"
+	    "MEM_ARGS=\"--swap-attention --reuse-fp32-param\"\n"
+	    "torchrun --nproc_per_node $NPUS_PER_NODE pretrain_gpt.py \\\n"
+	    "    $GPT_ARGS \\\n"
+	    "    ${MEM_ARGS[@]} \\\n"
+	    "    --micro-batch-size 1\n";
+	mo_diags *d = NULL;
+	assert_int_equal(mo_megatron_detect(text, strlen(text)), 1);
+	char *yaml = import_text(text, "x.sh", 0, &d);
+	mo_doc *doc = parse(yaml);
+	assert_int_equal(int_at(doc, "model.num_layers"), 4);
+	assert_int_equal(int_at(doc, "model.hidden_size"), 64);
+	assert_int_equal(int_at(doc, "model.vocab_size"), 1000);
+	assert_int_equal(int_at(doc, "model.make_vocab_size_divisible_by"), 1);
+	assert_int_equal(int_at(doc, "parallel.tensor_parallel"), 2);
+	assert_int_equal(int_at(doc, "parallel.world_size"), 8);
+	assert_int_equal(mo_diags_errors(d), 0);
+	const mo_diag *sw = diag_for(d, "unmodelled", "--swap-attention");
+	assert_non_null(sw);
+	assert_int_equal(sw->line, 17); /* the ${MEM_ARGS[@]} that brings it */
+	assert_int_equal(sw->column, 5);
+	assert_non_null(diag_for(d, "unmodelled", "--reuse-fp32-param"));
+	mo_doc_free(doc);
+	free(yaml);
+	mo_diags_free(d);
+}
+
+/* Entry points and layer patterns of models memopt does not price: an
+ * `unsupported` error at them, not a GPT priced in their place. */
+static void test_unsupported_models(void **state)
+{
+	(void)state;
+	static const char *const texts[] = {
+	    "torchrun pretrain_bert.py --num-layers 2 --hidden-size 8 "
+	    "--num-attention-heads 2 --seq-length 8 "
+	    "--max-position-embeddings 8 --micro-batch-size 1\n",
+	    "python pretrain_mamba.py --num-layers 2 --hidden-size 8 "
+	    "--num-attention-heads 2 --seq-length 8 "
+	    "--hybrid-override-pattern M*M- --micro-batch-size 1\n"};
+	static const int columns[] = {10, 8};
+	for (size_t i = 0; i < 2; i++) {
+		mo_diags *d = NULL;
+		char *yaml = NULL;
+		mo_error err = {0};
+		assert_int_equal(mo_diags_new(&d), 0);
+		int rc = mo_megatron_import(&yaml, d, texts[i], strlen(texts[i]), "x",
+					    8, NULL, &err);
+		assert_true(rc != 0 || mo_diags_errors(d) > 0);
+		const mo_diag *u = NULL;
+		for (size_t k = 0; k < mo_diags_count(d) && !u; k++)
+			if (strcmp(mo_diags_get(d, k)->code, "unsupported") == 0)
+				u = mo_diags_get(d, k);
+		assert_non_null(u);
+		assert_int_equal(u->severity, MO_SEV_ERROR);
+		assert_int_equal(u->line, 1);
+		assert_int_equal(u->column, columns[i]);
+		free(yaml);
+		mo_diags_free(d);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -998,6 +1079,8 @@ int main(void)
 	    cmocka_unit_test(test_script_mixtral),
 	    cmocka_unit_test(test_script_llama3),
 	    cmocka_unit_test(test_script_expansion),
+	    cmocka_unit_test(test_script_text_variables),
+	    cmocka_unit_test(test_unsupported_models),
 	    cmocka_unit_test(test_script_hostile),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -98,6 +98,9 @@ void mo_model_graph_key(struct mo_rd *r, enum mo_conv which, int64_t lo, int64_t
 		if (mo_model_read_int(r, v, path, lo, hi, &r->multiple_of))
 			r->multiple_of_set = true;
 		break;
+	case CV_EXPAND:
+		mo_model_read_int(r, v, path, lo, hi, &r->expand_ratio);
+		break;
 	case CV_FFNMULT:
 		if (mo_model_is_null(v))
 			break;
@@ -208,6 +211,54 @@ static void mo_graph_default(struct mo_rd *r, enum mo_mf f, int64_t *field,
 	x->assumed_from[f] = r->type->source;
 }
 
+/* A field the file leaves out takes the class's value. */
+static void mo_graph_default_str(struct mo_rd *r, enum mo_mf f, const char **field,
+				 const char *value)
+{
+	struct mo_model_ext *x = r->m->ext;
+	if (x->set[f] || !value)
+		return;
+	*field = value;
+	x->set[f] = true;
+	x->assumed_from[f] = r->type->source;
+}
+
+static void mo_graph_default_bool(struct mo_rd *r, enum mo_mf f, bool *field, bool value)
+{
+	struct mo_model_ext *x = r->m->ext;
+	if (x->set[f])
+		return;
+	*field = value;
+	x->set[f] = true;
+	x->assumed_from[f] = r->type->source;
+}
+
+/* GPT-2-like classes (GPT2Config, BloomConfig, GLMConfig, WizardCoderConfig):
+ * a non-gated GeLU FFN of expand_ratio x hidden, LayerNorm, biases on every
+ * linear, the vocabulary unpadded, their own positions. */
+static void mo_graph_gpt_defaults(struct mo_rd *r, const struct mo_type_defaults *t)
+{
+	mo_model *m = r->m;
+	struct mo_model_ext *x = m->ext;
+	int64_t ratio = r->expand_ratio > 0 ? r->expand_ratio : t->expand_ratio;
+	if (ratio > 0 && !x->set[MF_FFN] && m->hidden_size > 0 &&
+	    m->hidden_size <= (1 << 20)) {
+		m->ffn_hidden_size = ratio * m->hidden_size;
+		x->set[MF_FFN] = true;
+		x->assumed_from[MF_FFN] = t->source;
+	}
+	if (!t->gpt)
+		return;
+	mo_graph_default_str(r, MF_NORM, &m->normalization, "LayerNorm");
+	mo_graph_default_str(r, MF_ACT, &m->hidden_act, "gelu");
+	mo_graph_default_bool(r, MF_BIAS, &m->add_bias_linear, true);
+	mo_graph_default_bool(r, MF_QKV_BIAS, &m->add_qkv_bias, true);
+	mo_graph_default(r, MF_VOCAB_DIV, &m->make_vocab_size_divisible_by, 1);
+	mo_graph_default_str(r, MF_POS_TYPE, &m->position_embedding_type, t->positions);
+	if (t->positions && strcmp(t->positions, "learned_absolute") == 0)
+		mo_graph_default(r, MF_MAX_POS, &m->max_position_embeddings, m->seq_length);
+}
+
 static void mo_graph_type_defaults(struct mo_rd *r)
 {
 	const struct mo_type_defaults *t = r->type;
@@ -238,6 +289,7 @@ static void mo_graph_type_defaults(struct mo_rd *r)
 		m->qk_layernorm = true;
 		x->assumed_from[MF_QK_LN] = t->source;
 	}
+	mo_graph_gpt_defaults(r, t);
 	if (r->legacy) /* legacy MoE is moe_config's (MoEConfig defaults) */
 		return;
 	mo_graph_default(r, MF_EXPERTS, &m->num_moe_experts, t->experts);

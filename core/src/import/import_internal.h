@@ -30,6 +30,7 @@ enum mo_conv {
 	CV_DEGREE,  /* int >= 1 (or -1 for data_parallel_shard) */
 	CV_MULOF,   /* multiple_of (legacy FFN rounding) */
 	CV_FFNMULT, /* ffn_dim_multiplier (legacy FFN rounding) */
+	CV_EXPAND,  /* expand_ratio (GPT-2's FFN: the ratio x hidden) */
 	CV_MQA,     /* multi_query_attention (GLM) */
 	CV_MQG,     /* multi_query_group_num (GLM) */
 	CV_RMSNORM, /* rmsnorm: bool (GLM) */
@@ -51,6 +52,9 @@ struct mo_type_defaults {
 	int64_t experts, topk, moe_ffn, n_shared, first_dense, mtp;
 	int64_t q_lora, kv_lora, qk_nope, qk_rope, v_head;
 	bool tied, qk_layernorm;
+	int64_t expand_ratio; /* FFN = expand_ratio x hidden, not gated */
+	bool gpt;	    /* LayerNorm, GeLU, biases, no vocabulary padding */
+	const char *positions; /* position_embedding_type (NULL: rope) */
 	bool legacy_ffn;    /* FFN from multiple_of rounding when absent */
 	bool legacy_moe_ffn; /* experts use moe_config.moe_intermediate_size */
 };
@@ -74,6 +78,7 @@ struct mo_rd {
 	int64_t multiple_of, interleave, ga_steps, mq_groups;
 	double ffn_mult, shared_count;
 	bool ffn_mult_set, multiple_of_set, mqa, mqa_set, interleave_on;
+	int64_t expand_ratio; /* the file's expand_ratio, 0 when absent */
 	int64_t moe_ffn, first_dense; /* moe_config, -1 when absent */
 	const mo_node *offset, *moe_at;
 	const char *offset_path;

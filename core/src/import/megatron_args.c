@@ -189,6 +189,58 @@ static void mo_megatron_read_launcher(struct mo_megatron_import *g,
 	}
 }
 
+/* Megatron-LM's entry points of models memopt does not price (it prices
+ * the decoder-only transformer of pretrain_gpt.py): what each trains. */
+static const struct {
+	const char *script, *what;
+} mo_megatron_unsupported_entries[] = {
+    {"pretrain_bert.py", "BERT, an encoder"},
+    {"pretrain_ict.py", "an ICT retriever (BERT encoders)"},
+    {"pretrain_t5.py", "T5, an encoder-decoder"},
+    {"pretrain_retro.py", "RETRO, a retrieval-augmented model"},
+    {"pretrain_mamba.py", "a hybrid Mamba model"},
+    {"run_mamba_text_generation_server.py", "a hybrid Mamba model"},
+    {"pretrain_vlm.py", "a vision-language model"},
+    {"pretrain_vision_classify.py", "a vision transformer"},
+    {"pretrain_vision_dino.py", "a vision transformer"},
+    {"pretrain_vision_inpaint.py", "a vision transformer"},
+    {NULL, NULL}};
+
+/* An entry point of a model memopt does not price: an `unsupported` error at
+ * it (the arguments are still read, for what else they say). */
+static void mo_megatron_check_entry(struct mo_megatron_import *g,
+				    const struct mo_megatron_word *w)
+{
+	const char *base = strrchr(w->text, '/');
+	base = base ? base + 1 : w->text;
+	for (size_t i = 0; mo_megatron_unsupported_entries[i].script; i++)
+		if (strcmp(base, mo_megatron_unsupported_entries[i].script) == 0)
+			mo_megatron_diag(
+			    g, MO_SEV_ERROR, "unsupported", w->line, w->column,
+			    NULL,
+			    "%s trains %s: memopt prices decoder-only "
+			    "transformers (pretrain_gpt.py and its kin)",
+			    base, mo_megatron_unsupported_entries[i].what);
+}
+
+/* A hybrid layer pattern (Mamba, attention and MLP layers in one stack,
+ * sized by the pattern, not by --num-layers): an `unsupported` error at it. */
+static void mo_megatron_check_hybrid(struct mo_megatron_import *g)
+{
+	for (size_t i = 0; i < g->n_args; i++) {
+		struct mo_megatron_arg *a = &g->args[i];
+		if (strcmp(a->flag, "--hybrid-override-pattern") != 0 &&
+		    strcmp(a->flag, "--hybrid-layer-pattern") != 0)
+			continue;
+		a->used = true;
+		mo_megatron_diag(g, MO_SEV_ERROR, "unsupported", a->line,
+				 a->column, a->flag,
+				 "%s: a hybrid Mamba model; memopt prices "
+				 "transformer layers only",
+				 a->flag);
+	}
+}
+
 /* A launch line: the words after the first `*.py` are Megatron's; an
  * arguments file (its first word a flag): every word is, a `*.py` value
  * included. */
@@ -202,10 +254,14 @@ bool mo_megatron_classify_words(struct mo_megatron_import *g)
 			script = i;
 			break;
 		}
-	if (script == g->n_words)
-		return mo_megatron_words_to_args(g, 0);
-	mo_megatron_read_launcher(g, script);
-	return mo_megatron_words_to_args(g, script + 1);
+	if (script < g->n_words) {
+		mo_megatron_check_entry(g, &g->words[script]);
+		mo_megatron_read_launcher(g, script);
+	}
+	if (!mo_megatron_words_to_args(g, script < g->n_words ? script + 1 : 0))
+		return false;
+	mo_megatron_check_hybrid(g);
+	return true;
 }
 
 bool mo_megatron_read_words(struct mo_megatron_import *g,
@@ -498,6 +554,18 @@ static const struct {
     {"--hybrid-override-pattern", "hybrid (Mamba) layers"},
     {"--hybrid-layer-pattern", "hybrid (Mamba) layers"},
     {"--moe-layer-recompute", "MoE layer recompute"},
+    /* MindSpeed-LLM's memory features (its README's memory section) */
+    {"--swap-attention", "attention activations swapped to host memory"},
+    {"--swap-optimizer", "optimizer states swapped to host memory"},
+    {"--recompute-activation-function", "the activation function recomputed"},
+    {"--recompute-activation-function-num-layers",
+     "the activation function recomputed"},
+    {"--recompute-norm", "the norms recomputed"},
+    {"--reuse-fp32-param", "fp32 master parameters sharing memory with the "
+			   "bf16 ones"},
+    {"--noop-layers", "no-op layers in the pipeline split"},
+    {"--schedules-method", "another pipeline schedule (dualpipev)"},
+    {"--moe-zero-memory", "MoE activations dropped and recomputed"},
     {NULL, NULL}};
 
 static bool mo_megatron_known_irrelevant(const char *flag)

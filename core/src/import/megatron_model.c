@@ -93,6 +93,8 @@ static const char *const mo_megatron_tokenizers[] = {
     "NullTokenizer",
     "NullMultimodalTokenizer",
     "SFTTokenizer",
+    "PretrainedFromHF",	 /* MindSpeed-LLM's Hugging Face tokenizer */
+    "MagistralTokenizer", /* MindSpeed-LLM's (Mistral's Tekken) */
     NULL};
 
 /* The GPT-2 BPE vocabulary (vocab.json) every GPT2BPETokenizer run loads. */
@@ -106,6 +108,16 @@ void mo_megatron_read_vocab(struct mo_megatron_import *g,
 	const char *tok = mo_megatron_choice(g, "--tokenizer-type",
 					     mo_megatron_tokenizers, &t);
 	struct mo_megatron_arg *file = mo_megatron_find(g, "--vocab-file");
+	if (mo_megatron_int(g, "--padded-vocab-size", 1, 2147483647LL, &v, &a)) {
+		/* MindSpeed-LLM: the embedding's rows as given, padded no
+		 * further (make_vocab_size_divisible_by 1 below) */
+		mo_megatron_put_int(o, MO_SEC_MODEL, "vocab_size", v,
+				    MF_VOCAB, a, NULL);
+		mo_megatron_put_int(o, MO_SEC_MODEL,
+				    "make_vocab_size_divisible_by", 1,
+				    MF_VOCAB_DIV, a, NULL);
+		return;
+	}
 	if (mo_megatron_int(g, "--vocab-size", 1, 2147483647LL, &v, &a)) {
 		mo_megatron_put_int(o, MO_SEC_MODEL, "vocab_size", v,
 				    MF_VOCAB, a, NULL);

@@ -73,13 +73,20 @@ void mo_megatron_read_moe(struct mo_megatron_import *g,
 void mo_megatron_read_dispatch(struct mo_megatron_import *g,
 				      struct mo_megatron_out *o)
 {
+	/* alltoall_seq: a choice of Megatron-LM core_r0.9 to core_r0.12
+	 * (MindSpeed-LLM keeps it), the alltoall dispatcher's sequence-parallel
+	 * variant: its last routing is not modelled */
 	static const char *const dispatchers[] = {"allgather", "alltoall",
-						  "flex", NULL};
+						  "flex", "alltoall_seq", NULL};
 	static const char *const router_dtypes[] = {"fp32", "fp64", NULL};
 	const struct mo_megatron_arg *a = NULL;
 	const char *d = mo_megatron_choice(g, "--moe-token-dispatcher-type",
 					   dispatchers, &a);
-	if (d && strcmp(d, "allgather") != 0)
+	if (d && strcmp(d, "alltoall_seq") == 0)
+		mo_megatron_unmodelled(g, a,
+				       "the alltoall_seq dispatcher's kept "
+				       "routing (priced as allgather's)");
+	else if (d && strcmp(d, "allgather") != 0)
 		mo_megatron_put_str(o, MO_SEC_TRAIN,
 				    "moe_token_dispatcher_type", d,
 				    MF_DISPATCHER, a, NULL);

@@ -22,6 +22,9 @@ struct mo_megatron_lexer {
 	int depth;     /* nested `${NAME:-...}` defaults */
 	const struct mo_megatron_var *splice; /* a `${NAME[@]}` word */
 	bool splice_quoted;		      /* "${NAME[@]}" */
+	bool in_dquote; /* inside "...": an expansion stays one word */
+	bool split;	/* the word has an unquoted expansion of a text the
+			 * script assigns: the shell splits it at blanks */
 };
 
 static bool mo_megatron_dollar(struct mo_megatron_import *g,
@@ -79,6 +82,7 @@ static bool mo_megatron_quoted(struct mo_megatron_import *g,
 	char q = *x->p;
 	int line = x->line, column = x->column;
 	mo_megatron_advance(x);
+	x->in_dquote = q == '"';
 	while (x->p < x->end && *x->p != q) {
 		if (q == '"' && *x->p == '\\' && x->p + 1 < x->end &&
 		    strchr("\"\\$`\n", x->p[1])) {
@@ -91,11 +95,13 @@ static bool mo_megatron_quoted(struct mo_megatron_import *g,
 		} else if (q == '"' && *x->p == '$' && x->script) {
 			if (!mo_megatron_dollar(g, x))
 				return false;
+			x->in_dquote = true; /* a nested default may have left it */
 			continue;
 		}
 		mo_buf_append(&x->word, x->p, 1);
 		mo_megatron_advance(x);
 	}
+	x->in_dquote = false;
 	if (x->p >= x->end) {
 		mo_megatron_diag(g, MO_SEV_ERROR, "megatron-syntax", line,
 				 column, NULL, "unterminated %s quote",
@@ -125,6 +131,7 @@ int mo_megatron_word(struct mo_megatron_import *g,
 	*line = x->line;
 	*column = x->column;
 	x->word.len = 0;
+	x->split = false;
 	if (x->script) {
 		int rc = mo_megatron_splice(g, x);
 		if (rc != 0)
@@ -322,6 +329,20 @@ static bool mo_megatron_copy(struct mo_megatron_import *g,
 	return true;
 }
 
+/* A text variable's value where `$NAME` stands; outside double quotes the
+ * shell splits it at blanks (`GPT_ARGS="--num-layers 2 ..."` then
+ * `torchrun ... $GPT_ARGS`): the word is marked to be split. */
+static bool mo_megatron_append_value(struct mo_megatron_import *g,
+				     struct mo_megatron_lexer *x,
+				     const struct mo_megatron_var *v, int line,
+				     int column)
+{
+	if (!x->in_dquote)
+		x->split = true;
+	return mo_megatron_append(g, x, v->value, strlen(v->value), line,
+				  column);
+}
+
 /* `$(command)` or `$((arithmetic))`: kept as written. */
 static bool mo_megatron_substitution(struct mo_megatron_import *g,
 				     struct mo_megatron_lexer *x)
@@ -413,8 +434,7 @@ static bool mo_megatron_braced(struct mo_megatron_import *g,
 			return mo_megatron_copy(g, x, n + 3, line, column);
 		for (size_t i = 0; i < n + 3; i++)
 			mo_megatron_advance(x);
-		return mo_megatron_append(g, x, v->value, strlen(v->value),
-					  line, column);
+		return mo_megatron_append_value(g, x, v, line, column);
 	}
 	if (*q == '[')
 		goto array;
@@ -427,8 +447,7 @@ static bool mo_megatron_braced(struct mo_megatron_import *g,
 		return false;
 	if (v && v->value[0]) { /* set, not empty: its value */
 		x->word.len = mark;
-		return mo_megatron_append(g, x, v->value, strlen(v->value),
-					  line, column);
+		return mo_megatron_append_value(g, x, v, line, column);
 	}
 	return true;
 array:
@@ -462,8 +481,7 @@ static bool mo_megatron_dollar(struct mo_megatron_import *g,
 		return mo_megatron_unsupported(g, line, column);
 	for (size_t i = 0; i < n + 1; i++)
 		mo_megatron_advance(x);
-	return mo_megatron_append(g, x, v->value, strlen(v->value), line,
-				  column);
+	return mo_megatron_append_value(g, x, v, line, column);
 }
 
 /* Is the text at x->p a whole word `${NAME[@]}` or `"${NAME[@]}"`? Then
@@ -488,10 +506,17 @@ static int mo_megatron_splice(struct mo_megatron_import *g,
 		return 0;
 	x->splice = mo_megatron_var_find(g, p + 2, n);
 	if (x->splice && !x->splice->array) {
-		mo_megatron_diag(g, MO_SEV_ERROR, "megatron-script", x->line,
-				 x->column, NULL,
-				 "%.*s is a text, not an array", (int)n, p + 2);
-		return -1;
+		/* the shell gives a text's ${NAME[@]} as the text itself */
+		const struct mo_megatron_var *v = x->splice;
+		size_t len = (size_t)(q - x->p);
+		x->splice = NULL;
+		for (size_t i = 0; i < len; i++)
+			mo_megatron_advance(x);
+		x->split = !quoted;
+		return mo_megatron_append(g, x, v->value, strlen(v->value),
+					  x->line, x->column)
+			   ? 1
+			   : -1;
 	}
 	if (!x->splice)
 		mo_megatron_diag(
@@ -539,6 +564,25 @@ static bool mo_megatron_words_push(struct mo_megatron_import *g,
 		return false;
 	}
 	w->v[w->n++] = (struct mo_megatron_word){copy, line, column};
+	return true;
+}
+
+/* A word the shell splits at blanks (an unquoted expansion): its fields,
+ * each at the word's place. */
+static bool mo_megatron_push_fields(struct mo_megatron_import *g,
+				    struct mo_megatron_words *w, const char *t,
+				    size_t n, int line, int column)
+{
+	for (size_t k = 0; k < n;) {
+		while (k < n && strchr(" \t\n", t[k]))
+			k++;
+		size_t len = 0;
+		while (k + len < n && !strchr(" \t\n", t[k + len]))
+			len++;
+		if (len && !mo_megatron_words_push(g, w, t + k, len, line, column))
+			return false;
+		k += len;
+	}
 	return true;
 }
 
@@ -594,11 +638,12 @@ static int mo_megatron_script_words(struct mo_megatron_import *g,
 {
 	int line = 0, column = 0, rc;
 	while ((rc = mo_megatron_word(g, x, &line, &column)) > 0) {
-		bool ok = rc == 2
-			      ? mo_megatron_push_splice(g, w, x, line, column)
-			      : mo_megatron_words_push(
-				    g, w, x->word.data ? x->word.data : "",
-				    x->word.len, line, column);
+		const char *t = x->word.data ? x->word.data : "";
+		bool ok = rc == 2    ? mo_megatron_push_splice(g, w, x, line, column)
+			  : x->split ? mo_megatron_push_fields(g, w, t, x->word.len,
+							       line, column)
+				     : mo_megatron_words_push(g, w, t, x->word.len,
+							      line, column);
 		if (!ok)
 			return -1;
 	}
@@ -888,10 +933,29 @@ bool mo_megatron_read_script(struct mo_megatron_import *g,
 	return mo_megatron_classify_words(g);
 }
 
-/* A script: it has a `${NAME[@]}`. */
+/* Does a line start with `NAME="` or `NAME='` (a text assignment)? */
+static bool mo_megatron_has_text_assignment(const char *text, size_t len)
+{
+	for (size_t i = 0; i < len;) {
+		size_t n = mo_megatron_name_len(text + i, text + len);
+		if (n && i + n + 1 < len && text[i + n] == '=' &&
+		    (text[i + n + 1] == '"' || text[i + n + 1] == '\''))
+			return true;
+		const char *nl = memchr(text + i, '\n', len - i);
+		if (!nl)
+			break;
+		i = (size_t)(nl - text) + 1;
+	}
+	return false;
+}
+
+/* A script: it has a `${NAME[@]}`, a `#!` line, or a line assigning a
+ * quoted text (`GPT_ARGS="..."`, expanded later as `$GPT_ARGS`). */
 bool mo_megatron_is_script(const char *text, size_t len)
 {
-	return memmem(text, len, "[@]}", 4) != NULL;
+	return memmem(text, len, "[@]}", 4) != NULL ||
+	       (len > 2 && text[0] == '#' && text[1] == '!') ||
+	       mo_megatron_has_text_assignment(text, len);
 }
 
 /* A MODEL_ARGS value as the functional-test runner passes it: true is the

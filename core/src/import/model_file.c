@@ -37,6 +37,7 @@ static const struct mo_mkey mo_model_keys[] = {
 	{"multi_query_group_num", MF_GROUPS, CV_MQG, 1, 1 << 20},
 	{"multiple_of", MF_FFN, CV_MULOF, 1, 1 << 20},
 	{"ffn_dim_multiplier", MF_FFN, CV_FFNMULT, 0, 0},
+	{"expand_ratio", MF_FFN, CV_EXPAND, 1, 64},
 	{"num_query_groups", MF_GROUPS, CV_INT, 1, 1 << 20},
 	{"num_key_value_heads", MF_GROUPS, CV_INT, 1, 1 << 20},
 	{"n_kv_heads", MF_GROUPS, CV_INT, 1, 1 << 20},
@@ -467,6 +468,7 @@ static void mo_model_read_special(struct mo_rd *r, const struct mo_mkey *k,
 	switch (k->conv) {
 	case CV_MULOF:
 	case CV_FFNMULT:
+	case CV_EXPAND:
 	case CV_MQA:
 	case CV_MQG:
 	case CV_RMSNORM:

@@ -12,6 +12,30 @@
 
 static const struct mo_type_defaults mo_types[] = {
 	/* legacy config classes (r1.x `type:`) */
+	{.name = "GPT2Config",
+	 .source = "GPT2Config (mindformers/models/gpt2/gpt2_config.py, r1.0.0: "
+		   "expand_ratio 4, LayerNorm, GeLU, tied head, learned positions)",
+	 .layers = 12, .hidden = 768, .heads = 12, .vocab = 50257, .seq = 1024,
+	 .expand_ratio = 4, .tied = true, .gpt = true,
+	 .positions = "learned_absolute"},
+	{.name = "BloomConfig",
+	 .source = "BloomConfig (mindformers/models/bloom/bloom_config.py, r1.0.0: "
+		   "FFN 4h, LayerNorm, GeLU, tied head, ALiBi)",
+	 .layers = 30, .hidden = 4096, .heads = 32, .vocab = 250880, .seq = 2048,
+	 .expand_ratio = 4, .tied = true, .gpt = true, .positions = "none"},
+	{.name = "GLMConfig",
+	 .source = "GLMConfig (mindformers/models/glm/glm_config.py, r1.0.0: "
+		   "ChatGLM-6B, FFN 4h, LayerNorm, GeLU; GLMHead keeps its own "
+		   "weight: glm.py lm_head(output_states))",
+	 .layers = 28, .hidden = 4096, .heads = 32, .vocab = 130528, .seq = 512,
+	 .expand_ratio = 4, .gpt = true},
+	{.name = "WizardCoderConfig",
+	 .source = "WizardCoderConfig (research/wizardcoder/wizardcoder_config.py, "
+		   "r1.0.0: StarCoder, multi-query attention, FFN 4h, LayerNorm, GeLU, "
+		   "tied head, learned positions)",
+	 .layers = 40, .hidden = 6144, .heads = 48, .kv = 1, .vocab = 49153,
+	 .seq = 8192, .expand_ratio = 4, .tied = true, .gpt = true,
+	 .positions = "learned_absolute"},
 	{.name = "LlamaConfig",
 	 .source = "LlamaConfig (mindformers/models/llama/llama_config.py)",
 	 .layers = 32, .hidden = 4096, .heads = 32, .vocab = 32000,
