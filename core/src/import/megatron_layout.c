@@ -108,7 +108,12 @@ void mo_megatron_read_parallel(struct mo_megatron_import *g,
 	const char *why;
 	int64_t world = mo_megatron_world(g, devices, &why);
 	int64_t mp = mo_model_mul(mo_model_mul(deg[0], deg[1]), deg[2]);
-	if (world > 0 && world % mp != 0)
+	if (world > 0 && world % mp != 0 && g->quiet_world) {
+		/* the loader: the caller's --devices may replace this count;
+		 * the model's parallel check judges whichever stands */
+		mo_megatron_put_int(o, MO_SEC_PAR, "world_size", world,
+				    MF_WORLD, NULL, why);
+	} else if (world > 0 && world % mp != 0)
 		mo_megatron_diag(
 		    g, MO_SEV_ERROR, "parallel", g->procs_line, g->procs_column,
 		    NULL,
