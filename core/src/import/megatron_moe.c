@@ -53,16 +53,31 @@ void mo_megatron_read_moe(struct mo_megatron_import *g,
 	mo_megatron_put_int(o, MO_SEC_MODEL, "moe_router_topk", v, MF_TOPK, a,
 			    "default 2");
 	a = NULL;
-	if (!mo_megatron_int(g, "--moe-ffn-hidden-size", 1, 1 << 26, &v, &a))
+	/* MindSpeed-LLM names the expert FFN --moe-intermediate-size */
+	if (!mo_megatron_int(g, "--moe-ffn-hidden-size", 1, 1 << 26, &v, &a) &&
+	    !mo_megatron_int(g, "--moe-intermediate-size", 1, 1 << 26, &v, &a))
 		v = s->ffn;
 	mo_megatron_put_int(o, MO_SEC_MODEL, "moe_ffn_hidden_size", v,
 			    MF_MOE_FFN, a, "default ffn_hidden_size");
+	int64_t expert_ffn = v, shared;
 	if (mo_megatron_int(g, "--moe-shared-expert-intermediate-size", 0,
 			    1 << 26, &v, &a))
 		mo_megatron_put_int(o, MO_SEC_MODEL,
 				    "moe_shared_expert_intermediate_size", v,
 				    MF_SHARED_FFN, a, NULL);
-	mo_megatron_read_layer_freq(g, o, s->layers);
+	else if (mo_megatron_int(g, "--n-shared-experts", 0, 1024, &shared, &a))
+		/* MindSpeed-LLM: that many shared experts of the expert FFN */
+		mo_megatron_put_int(o, MO_SEC_MODEL,
+				    "moe_shared_expert_intermediate_size",
+				    shared * expert_ffn, MF_SHARED_FFN, a, NULL);
+	a = NULL;
+	/* MindSpeed-LLM's; -1 (its scripts' way of saying none) is 0 */
+	if (mo_megatron_int(g, "--first-k-dense-replace", -1,
+			    MO_MODEL_MAX_LAYERS, &v, &a) && v >= 0)
+		mo_megatron_put_int(o, MO_SEC_MODEL, "first_k_dense_replace", v,
+				    MF_FIRST_DENSE, a, NULL);
+	else
+		mo_megatron_read_layer_freq(g, o, s->layers);
 }
 
 /* The MoE token dispatcher, router dtype and fused permutation
