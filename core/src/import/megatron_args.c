@@ -223,21 +223,33 @@ static void mo_megatron_check_entry(struct mo_megatron_import *g,
 			    base, mo_megatron_unsupported_entries[i].what);
 }
 
-/* A hybrid layer pattern (Mamba, attention and MLP layers in one stack,
- * sized by the pattern, not by --num-layers): an `unsupported` error at it. */
+/* Flags of layers that are not transformer layers: a hybrid layer pattern
+ * (Mamba, attention and MLP layers in one stack, sized by the pattern, not
+ * by --num-layers) and MindSpeed-LLM's linear-attention (Gated DeltaNet)
+ * layers. */
+static const char *const mo_megatron_hybrid_flags[] = {
+    "--hybrid-override-pattern", "--hybrid-layer-pattern",
+    "--full-attention-interval", "--linear-num-key-heads", "--mamba-expand",
+    NULL};
+
+/* The first such flag: an `unsupported` error at it. */
 static void mo_megatron_check_hybrid(struct mo_megatron_import *g)
 {
 	for (size_t i = 0; i < g->n_args; i++) {
 		struct mo_megatron_arg *a = &g->args[i];
-		if (strcmp(a->flag, "--hybrid-override-pattern") != 0 &&
-		    strcmp(a->flag, "--hybrid-layer-pattern") != 0)
+		size_t k = 0;
+		while (mo_megatron_hybrid_flags[k] &&
+		       strcmp(a->flag, mo_megatron_hybrid_flags[k]) != 0)
+			k++;
+		if (!mo_megatron_hybrid_flags[k])
 			continue;
 		a->used = true;
 		mo_megatron_diag(g, MO_SEV_ERROR, "unsupported", a->line,
 				 a->column, a->flag,
-				 "%s: a hybrid Mamba model; memopt prices "
-				 "transformer layers only",
+				 "%s: Mamba or linear-attention layers; memopt "
+				 "prices transformer layers only",
 				 a->flag);
+		return;
 	}
 }
 
