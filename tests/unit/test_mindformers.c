@@ -315,10 +315,56 @@ static void test_corpus(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/* r1.x model_config classes read their way (the corpus's GPT-2 files):
+ * GPT2Config's FFN is expand_ratio x hidden, not gated, with LayerNorm,
+ * biases, a tied head and learned positions (gpt2.py r1.0.0): GPT-2 small
+ * is 124.4M parameters (Hugging Face: 124,439,808). BertConfig is an
+ * encoder: an `unsupported` error at its type. */
+static void test_legacy_classes(void **state)
+{
+	(void)state;
+	static const char gpt2[] =
+	    "run_mode: 'train'\n"
+	    "model:\n  model_config:\n    type: GPT2Config\n    seq_length: 1024\n"
+	    "    vocab_size: 50257\n    hidden_size: 768\n    num_layers: 12\n"
+	    "    num_heads: 12\n    expand_ratio: 4\n    hidden_act: \"gelu\"\n"
+	    "  arch:\n    type: GPT2LMHeadModel\n";
+	mo_diags *d = NULL;
+	mo_model *m = NULL;
+	assert_int_equal(mo_diags_new(&d), 0);
+	assert_int_equal(mo_model_load(&m, d, gpt2, strlen(gpt2), "gpt2", NULL, NULL), 0);
+	assert_int_equal(mo_diags_errors(d), 0);
+	assert_int_equal(m->ffn_hidden_size, 3072);
+	assert_string_equal(m->normalization, "LayerNorm");
+	assert_false(m->untie_embeddings_and_output_weights);
+	double got = (double)mo_model_parameters(m);
+	assert_true(fabs(got - 124439808.0) / 124439808.0 < 0.01);
+	mo_model_free(m);
+	mo_diags_free(d);
+	static const char bert[] =
+	    "run_mode: 'train'\n"
+	    "model:\n  model_config:\n    type: BertConfig\n    num_layers: 12\n"
+	    "    hidden_size: 768\n    num_heads: 12\n    vocab_size: 30522\n"
+	    "  arch:\n    type: BertForPreTraining\n";
+	assert_int_equal(mo_diags_new(&d), 0);
+	int rc = mo_model_load(&m, d, bert, strlen(bert), "bert", NULL, NULL);
+	const mo_diag *u = NULL;
+	for (size_t i = 0; i < mo_diags_count(d) && !u; i++)
+		if (strcmp(mo_diags_get(d, i)->code, "unsupported") == 0)
+			u = mo_diags_get(d, i);
+	assert_non_null(u);
+	assert_int_equal(u->severity, MO_SEV_ERROR);
+	assert_int_equal(u->line, 4);
+	if (rc == 0)
+		mo_model_free(m);
+	mo_diags_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_corpus),
+		cmocka_unit_test(test_legacy_classes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

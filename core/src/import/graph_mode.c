@@ -29,6 +29,33 @@ static const char *mo_graph_type_name(const mo_node *mc)
 	return s;
 }
 
+/* MindSpore Transformers' config classes of models memopt does not price
+ * (it prices decoder-only transformers): what each is. */
+static const struct {
+	const char *type, *what;
+} mo_graph_unsupported[] = {
+    {"BertConfig", "BERT, an encoder"},
+    {"T5Config", "T5, an encoder-decoder"},
+    {"ViTConfig", "a vision transformer"},
+    {"ViTMAEConfig", "a masked autoencoder (vision)"},
+    {"SwinConfig", "a Swin vision transformer"},
+    {"CLIPConfig", "CLIP (vision and text encoders)"},
+    {"WhisperConfig", "Whisper, a speech encoder-decoder"},
+    {"Blip2Config", "BLIP-2, a vision-language model"},
+    {NULL, NULL}};
+
+/* A model_config of such a class: an `unsupported` error at its type. */
+static void mo_graph_check_supported(struct mo_rd *r, const mo_node *mc, const char *tn)
+{
+	const mo_node *t = mo_graph_get(mc, "type");
+	for (size_t i = 0; tn && t && mo_graph_unsupported[i].type; i++)
+		if (strcmp(tn, mo_graph_unsupported[i].type) == 0)
+			mo_diags_add_at(r->diags, MO_SEV_ERROR, "unsupported", r->file, t,
+					"model.model_config.type",
+					"%s is %s: memopt prices decoder-only transformers",
+					tn, mo_graph_unsupported[i].what);
+}
+
 bool mo_model_graph_names_type(const mo_node *model_config)
 {
 	const char *s = mo_graph_type_name(model_config);
@@ -73,6 +100,7 @@ void mo_model_graph_begin(struct mo_rd *r, const mo_node *root,
 		r->interleave_on = false;
 	const char *tn = mo_graph_type_name(model_config);
 	r->type = tn ? mo_model_type_find(tn) : NULL;
+	mo_graph_check_supported(r, model_config, tn);
 	x->model_type = tn ? mo_arena_strdup(r->m->arena, tn) : NULL;
 	/* the Megatron dataset's sequence length; model_config's wins */
 	const mo_node *dl = mo_graph_get(mo_graph_get(root, "train_dataset"),
