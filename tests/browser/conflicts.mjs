@@ -62,6 +62,7 @@ const NOT_FROM_THE_PAGE = {
   internal: 'an internal error of the core, no input causes it',
   unmodelled: 'a finding of the model import (context.mode, micro_batch_interleave_num): the page sends the imported model, without those keys',
   'no-equivalent': 'a finding of POST /api/v1/migrate, listed by the migrate offer (migrate.mjs)',
+  unsupported: 'a finding of the model import (an entry point, layer flag or config class of a model memopt does not price): the page sends a model it imported',
 };
 
 // The rule codes the core emits: the literals passed to mo_diags_add /

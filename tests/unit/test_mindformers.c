@@ -358,6 +358,19 @@ static void test_legacy_classes(void **state)
 	if (rc == 0)
 		mo_model_free(m);
 	mo_diags_free(d);
+	/* TeleChat r1.1.0: ffn_dim_multiplier is the FFN width itself */
+	static const char telechat[] =
+	    "run_mode: 'train'\n"
+	    "model:\n  model_config:\n    type: TelechatConfig\n    num_layers: 30\n"
+	    "    hidden_size: 4096\n    num_heads: 32\n    vocab_size: 160256\n"
+	    "    ffn_dim_multiplier: 12288\n"
+	    "  arch:\n    type: TelechatForCausalLM\n";
+	assert_int_equal(mo_diags_new(&d), 0);
+	assert_int_equal(mo_model_load(&m, d, telechat, strlen(telechat), "telechat", NULL, NULL), 0);
+	assert_int_equal(mo_diags_errors(d), 0);
+	assert_int_equal(m->ffn_hidden_size, 12288);
+	mo_model_free(m);
+	mo_diags_free(d);
 }
 
 int main(void)

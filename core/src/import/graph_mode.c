@@ -115,6 +115,23 @@ void mo_model_graph_begin(struct mo_rd *r, const mo_node *root,
 	}
 }
 
+/* TeleChat's r1.1.0 FeedForward (research/telechat/telechat_layer.py) takes
+ * ffn_dim_multiplier, when intermediate_size is None, as the FFN width
+ * itself (its 7B and 12B files: 12288): an integer above any multiplier is
+ * that width. */
+static bool mo_graph_telechat_width(struct mo_rd *r, const mo_node *v, const char *path)
+{
+	int64_t w;
+	bool ovf = false;
+	if (!r->type || strcmp(r->type->name, "TelechatConfig") != 0 ||
+	    !mo_scalar_int(v, &w, &ovf) || ovf || w <= 64 || w > (1 << 26) ||
+	    r->m->ext->set[MF_FFN])
+		return false;
+	r->m->ffn_hidden_size = w;
+	mo_model_mark(r, MF_FFN, v, path);
+	return true;
+}
+
 void mo_model_graph_key(struct mo_rd *r, enum mo_conv which, int64_t lo, int64_t hi,
 			const mo_node *v, const char *path)
 {
@@ -131,6 +148,8 @@ void mo_model_graph_key(struct mo_rd *r, enum mo_conv which, int64_t lo, int64_t
 		break;
 	case CV_FFNMULT:
 		if (mo_model_is_null(v))
+			break;
+		if (mo_graph_telechat_width(r, v, path))
 			break;
 		if (!mo_graph_number(v, &d) || d <= 0.0 || d > 64.0)
 			mo_model_type_err(r, v, path, "a number in (0, 64]");
