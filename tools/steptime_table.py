@@ -46,6 +46,7 @@ def main():
     print(f'\n{len(errs)} runs: median |error| {statistics.median(errs):.1f}%, '
           f'largest {max(errs):.1f}%, within 15%: {sum(e <= 15 for e in errs)}')
     mfu_table(memopt)
+    ascend_table(memopt)
 
 
 def mfu_table(memopt):
@@ -69,6 +70,24 @@ def mfu_table(memopt):
               f"{t['mfu'] * 100:.1f}% | {err:+.1f}% | {big} |")
     print(f'\n{len(errs)} rows: median |error| {statistics.median(errs):.1f}%, '
           f'largest {max(errs):.1f}%, within 10%: {sum(e <= 10 for e in errs)}')
+
+
+def ascend_table(memopt):
+    """MindFormers' published tokens/s/p on Ascend (tests/data/mindformers-steptime) beside the
+    estimate of the configuration it names (the training YAML as model and config)."""
+    root = os.path.join(HERE, '..', 'tests', 'data')
+    rows = list(csv.DictReader(open(os.path.join(root, 'mindformers-steptime', 'published.tsv')),
+                               delimiter='\t'))
+    print('\n| config | published tokens/s/p | estimated | error | largest term |')
+    print('|---|---:|---:|---:|---|')
+    for r in rows:
+        path = os.path.join(root, 'mindformers', 'r1.3.0', r['config'] + '.yaml')
+        out = subprocess.run([memopt, 'estimate', '--json', path], capture_output=True, text=True)
+        t = json.loads(out.stdout)['time']
+        pub = float(r['tokens_per_second_per_device'])
+        est = t['tokens_per_second_per_device']
+        big = max(TERMS, key=lambda k: t[k + '_seconds'])
+        print(f"| {r['config']} | {pub:.0f} | {est:.0f} | {(est - pub) / pub * 100:+.1f}% | {big} |")
 
 
 if __name__ == '__main__':

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MO_CALIB_ROUNDS 5
+#define MO_CALIB_ROUNDS 8
 #define MO_CALIB_FACTORS 7
 /* each constant stays within this factor of where it started */
 #define MO_CALIB_RANGE 2.0
