@@ -66,6 +66,7 @@ typedef struct mo_tparts {
 static void mo_tdev_init(mo_tdev *t, const mo_device *d)
 {
 	double peak = d->peak_tflops > 0 ? d->peak_tflops : d->tflops / 0.7;
+	/* no compute rate at all: compute is not priced (mo_t_div) */
 	t->peak = peak * 1e12;
 	t->gemm_eff = d->gemm_efficiency > 0 ? d->gemm_efficiency : 0.7;
 	t->attn_eff = d->attention_efficiency > 0 ? d->attention_efficiency : 0.5;
@@ -87,6 +88,13 @@ static double mo_t_max(double a, double b)
 	return a > b ? a : b;
 }
 
+/* amount / rate; 0 when the device has no such rate (a device map may set
+ * any constant to 0: that part is then not priced, as the cost pass does) */
+static double mo_t_div(double amount, double rate)
+{
+	return rate > 0 ? amount / rate : 0.0;
+}
+
 /* Ring collective of `bytes` (the full tensor) over n ranks spanning
  * `span` consecutive ranks. */
 static double mo_t_coll(const mo_tdev *d, mo_est_comm kind, double bytes, double n, double span)
@@ -99,7 +107,7 @@ static double mo_t_coll(const mo_tdev *d, mo_est_comm kind, double bytes, double
 		steps *= 2;
 		share *= 2;
 	}
-	return share * bytes / bw + steps * d->lat;
+	return mo_t_div(share * bytes, bw) + steps * d->lat;
 }
 
 /* Wave efficiency: output tiles over the compute units. */
@@ -117,12 +125,12 @@ static double mo_t_gemm(const mo_tdev *d, double flops, double a_el, double c_el
 {
 	double m = a_el * c_el / (flops / 2.0); /* in = m k, out = m n, F = 2 m n k */
 	if (!(m >= 1.0))
-		return flops / (d->peak * d->gemm_eff);
+		return mo_t_div(flops, d->peak * d->gemm_eff);
 	double k = a_el / m, n = c_el / m;
 	double mg = m / (groups > 1 ? groups : 1);
 	double eff = d->gemm_eff * mo_t_waves(d, mg, n);
 	double bytes = esize * (a_el + c_el + k * n * (groups > 1 ? groups : 1));
-	return mo_t_max(flops / (d->peak * eff), bytes / d->hbm);
+	return mo_t_max(mo_t_div(flops, d->peak * eff), mo_t_div(bytes, d->hbm));
 }
 
 static double mo_t_tensor_bytes(const mo_est_graph *g, const int *v, size_t n, bool new_only)
@@ -181,7 +189,7 @@ static void mo_t_op(const mo_tctx *x, const mo_est_graph *g, const mo_est_op *op
 		return;
 	}
 	if (op->flops > 0 && op->name && strstr(op->name, "attention")) {
-		double f = 0.5 * op->flops / (d->peak * d->attn_eff);
+		double f = mo_t_div(0.5 * op->flops, d->peak * d->attn_eff);
 		mo_t_kernel(x, p, &p->attn, f, 2.5 * f, 1, 1);
 		return;
 	}
@@ -190,14 +198,14 @@ static void mo_t_op(const mo_tctx *x, const mo_est_graph *g, const mo_est_op *op
 		double a = op->n_in == 1 ? mo_t_tensor_bytes(g, op->in, 1, false) / x->esize : 0;
 		double c = op->n_out >= 1 ? (double)g->t[op->out[0]].bytes / x->esize : 0;
 		double f = a > 0 ? mo_t_gemm(d, op->flops, a, c, groups, x->esize)
-				 : op->flops / (d->peak * d->gemm_eff);
+				 : mo_t_div(op->flops, d->peak * d->gemm_eff);
 		mo_t_kernel(x, p, &p->gemm, f, 2 * f, 1, 2);
 		return;
 	}
 	double w = mo_t_tensor_bytes(g, op->out, op->n_out, true);
 	if (w <= 0)
 		return; /* a view: no kernel */
-	double t = (mo_t_tensor_bytes(g, op->in, op->n_in, false) + w) / d->hbm;
+	double t = mo_t_div(mo_t_tensor_bytes(g, op->in, op->n_in, false) + w, d->hbm);
 	mo_t_kernel(x, p, &p->mem, t, 2 * t, 1, 1);
 }
 
@@ -369,7 +377,7 @@ static double mo_t_opt(const mo_tctx *x, const mo_estimate_stage *es)
 {
 	double bytes = 2.0 * (double)es->optimizer_bytes + (double)es->gradients_bytes +
 		       (double)es->weights_bytes;
-	return bytes / x->d.hbm;
+	return mo_t_div(bytes, x->d.hbm);
 }
 
 static void mo_t_ends(const mo_tctx *x, const mo_tparts *embed, const mo_tparts *head,
@@ -471,15 +479,16 @@ static void mo_t_schedule(const mo_tctx *x, const mo_model *m, mo_tstage *st, si
 static void mo_t_rates(const mo_estimate *e, const mo_model *m, mo_estimate_time *t)
 {
 	double world = (double)(e->cfg.world > 0 ? e->cfg.world : 1);
-	double dp = world / (double)(e->cfg.tp * e->cfg.cp * (e->cfg.pp > 0 ? e->cfg.pp : 1));
+	double dp = mo_t_div(world, (double)e->cfg.tp * (double)e->cfg.cp *
+					(double)(e->cfg.pp > 0 ? e->cfg.pp : 1));
 	double tokens = (double)e->cfg.mbn * (double)m->micro_batch_size *
 			(double)m->seq_length * dp;
 	double peak = (e->cfg.dev.peak_tflops > 0 ? e->cfg.dev.peak_tflops
 						  : e->cfg.dev.tflops / 0.7) * 1e12;
 	t->model_flops = mo_t_model_flops(e);
 	if (t->step_seconds > 0) {
-		t->tokens_per_second_per_device = tokens / t->step_seconds / world;
-		t->mfu = t->model_flops / (t->step_seconds * world * peak);
+		t->tokens_per_second_per_device = mo_t_div(tokens / t->step_seconds, world);
+		t->mfu = mo_t_div(t->model_flops, t->step_seconds * world * peak);
 	}
 	t->largest_term = mo_t_largest(t);
 }
