@@ -36,7 +36,6 @@ int mo_api_reply_error(mo_api_response *out, const mo_error *err)
 {
 	int status = 422;
 	const char *code = "invalid-request";
-	bool cancelled;
 
 	switch (err->code) {
 	case MO_ERR_NOMEM:
@@ -49,10 +48,15 @@ int mo_api_reply_error(mo_api_response *out, const mo_error *err)
 	case MO_ERR_LIMIT:
 		code = "limit";
 		break;
-	case MO_ERR_BUDGET: /* mo_budget: "work-limit: ..." or "cancelled: ..." */
-		cancelled = strncmp(err->text, "cancelled", 9) == 0;
-		status = cancelled ? 503 : 422;
-		code = cancelled ? "cancelled" : "work-limit";
+	case MO_ERR_BUDGET:
+		code = "work-limit";
+		break;
+	case MO_ERR_CANCELLED:
+		status = 503;
+		code = "cancelled";
+		break;
+	case MO_ERR_MODEL_NEEDED:
+		code = "model-needed";
 		break;
 	case MO_ERR_USAGE:
 	case MO_ERR_INVALID:
@@ -354,14 +358,6 @@ int mo_api_migrate(mo_api_response *out, const mo_api_request *rq,
 	return mo_api_config_op(out, rq, opt, &op);
 }
 
-static void mo_api_estimate_error(mo_api_response *out, const mo_error *err)
-{
-	if (strncmp(err->text, "model-needed", 12) == 0)
-		mo_api_problem(out, 422, "model-needed", err->text);
-	else
-		mo_api_reply_error(out, err);
-}
-
 /* The estimate's keys (the shape every face shares, timeline included) and the model's
  * assumed values. */
 static json_t *mo_api_estimate_result(mo_api_run *run, mo_api_response *out)
@@ -369,7 +365,7 @@ static json_t *mo_api_estimate_result(mo_api_run *run, mo_api_response *out)
 	mo_error err = {0};
 	mo_estimate *e = NULL;
 	if (mo_estimate_run(&e, run->cfg, run->m, &err) != 0) {
-		mo_api_estimate_error(out, &err);
+		mo_api_reply_error(out, &err);
 		return NULL;
 	}
 	size_t floor = (run->in.detail & MO_JSON_EST_TIMELINE) ? mo_json_estimate_timeline_floor(e) : 0;
@@ -462,10 +458,7 @@ static json_t *mo_api_plan_result(mo_api_run *run, mo_api_response *out)
 	if (mo_api_plan_options(&in, run->in.root, out) != 0)
 		return NULL;
 	if (mo_planner_run(&r, &in, &err) != 0) {
-		if (strncmp(err.text, "model-needed", 12) == 0)
-			mo_api_problem(out, 422, "model-needed", err.text);
-		else
-			mo_api_reply_error(out, &err);
+		mo_api_reply_error(out, &err);
 		return NULL;
 	}
 	json_t *j = mo_json_planner(r);

@@ -158,10 +158,9 @@ static int mo_api_ledger_estimate(mo_estimate **e, const mo_api_ledger_req *rq,
 		goto out_free;
 	}
 	if (mo_estimate_run(e, cfg, m, &err) != 0) {
-		if (strncmp(err.text, "model-needed", 12) == 0)
-			mo_api_problem(out, 422, "model-needed", err.text);
-		else /* the work limit, out of memory, ... as every route says them */
-			mo_api_reply_error(out, &err);
+		/* model-needed, the work limit, out of memory, ... as every
+		 * route says them */
+		mo_api_reply_error(out, &err);
 		goto out_free;
 	}
 	rc = 0;

@@ -306,17 +306,17 @@ int mo_api_cached(mo_api_response *out, const char *method, const char *path,
 /* Every route stops at the caller's work budget (mo_budget): an answer
  * computed while it was spent is partial (a pattern that ran out of budget
  * matched nothing) and is replaced by the refusal (422 work-limit, or 503
- * cancelled), never cached. Estimate and plan fail with MO_ERR_BUDGET
+ * cancelled), never cached. Estimate and plan fail with MO_ERR_BUDGET / MO_ERR_CANCELLED
  * themselves and are left as they answered. 0, or -1 out of memory. */
 static int mo_api_budget_refusal(mo_api_response *out)
 {
-	int how = mo_budget_status();
+	mo_error_code how = mo_budget_status();
 
-	if (how == 0 || (out->body && (strstr(out->body, "urn:memopt:problem:work-limit") ||
+	if (how == MO_OK || (out->body && (strstr(out->body, "urn:memopt:problem:work-limit") ||
 				       strstr(out->body, "urn:memopt:problem:cancelled"))))
 		return 0;
 	mo_api_response_free(out);
-	return how == 2 ? mo_api_problem(out, 503, "cancelled",
+	return how == MO_ERR_CANCELLED ? mo_api_problem(out, 503, "cancelled",
 					 "cancelled: the computation was stopped")
 			: mo_api_problem(out, 422, "work-limit",
 					 "work-limit: the request took more work than its limit "

@@ -10,6 +10,10 @@
 #include <stdio.h>
 
 enum { MO_EXIT_OK = 0, MO_EXIT_INVALID = 1, MO_EXIT_USAGE = 2 };
+/* The exit status of a failed estimate or plan: MO_EXIT_INVALID when the
+ * input is the problem (invalid, or the model leaves the device count
+ * open), MO_EXIT_USAGE otherwise. */
+int mo_cli_exit_of(const mo_error *err);
 
 /* One invocation: options, inputs and what mo_check made of them. */
 typedef struct mo_cli {

@@ -9,15 +9,18 @@
  * is unknown) in the diagnostics' shape. */
 static int mo_cli_estimate_error(const mo_cli *c, const mo_error *err)
 {
+	static const char model_needed[] = "model-needed: ";
 	const char *text = err->text;
-	const char *code = strncmp(text, "model-needed: ", 14) == 0 ? "model-needed"
-			   : err->code == MO_ERR_BUDGET              ? "work-limit"
-			   : err->code == MO_ERR_LIMIT               ? "limit"
-								     : "estimate";
+	const char *code = err->code == MO_ERR_MODEL_NEEDED ? "model-needed"
+			   : err->code == MO_ERR_BUDGET      ? "work-limit"
+			   : err->code == MO_ERR_LIMIT       ? "limit"
+							     : "estimate";
 	int line = err->line, column = err->column;
 	const char *path = "parallel.world_size";
-	if (strcmp(code, "model-needed") == 0) {
-		text += 14;
+	if (err->code == MO_ERR_MODEL_NEEDED) {
+		/* the code is printed beside the message: not twice */
+		if (strncmp(text, model_needed, sizeof model_needed - 1) == 0)
+			text += sizeof model_needed - 1;
 		mo_model_devices_position(c->model, &line, &column, &path);
 	}
 	if (c->json) {
@@ -32,7 +35,7 @@ static int mo_cli_estimate_error(const mo_cli *c, const mo_error *err)
 	} else {
 		fprintf(stderr, "%s: error[%s]: %s\n", c->config_path, code, text);
 	}
-	return err->code == MO_ERR_INVALID ? MO_EXIT_INVALID : MO_EXIT_USAGE;
+	return mo_cli_exit_of(err);
 }
 
 /* --explain: the values the model import filled in, with their source. */

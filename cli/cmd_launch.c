@@ -236,9 +236,9 @@ static int mo_launch_estimate(mo_estimate **out, const mo_cli *c, const mo_launc
 				"memopt launch: refusing to run %s: --max-memory needs an estimate, "
 				"and there is none: %s\n",
 				cmd, err.text);
-			return err.code == MO_ERR_INVALID ? MO_EXIT_INVALID : MO_EXIT_USAGE;
+			return mo_cli_exit_of(&err);
 		}
-		if (err.code != MO_ERR_INVALID) {
+		if (mo_cli_exit_of(&err) != MO_EXIT_INVALID) {
 			fprintf(stderr, "memopt launch: estimate: %s\n", err.text);
 			return MO_EXIT_USAGE;
 		}

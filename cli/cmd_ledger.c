@@ -89,7 +89,7 @@ static int mo_ledger_estimate(mo_cli *c, mo_estimate **e)
 	mo_error err = {0};
 	if (mo_estimate_run(e, c->cfg, c->model, &err) != 0) {
 		fprintf(stderr, "memopt ledger: estimate: %s\n", err.text);
-		return err.code == MO_ERR_INVALID ? MO_EXIT_INVALID : MO_EXIT_USAGE;
+		return mo_cli_exit_of(&err);
 	}
 	return MO_EXIT_OK;
 }

@@ -180,7 +180,7 @@ static int mo_plan_print(const mo_cli *c, const mo_planner_result *r, json_t *ex
 static int mo_plan_error(const mo_error *err)
 {
 	fprintf(stderr, "memopt plan: %s\n", err->text);
-	return err->code == MO_ERR_INVALID ? MO_EXIT_INVALID : MO_EXIT_USAGE;
+	return mo_cli_exit_of(err);
 }
 
 static int mo_plan_maximize(mo_cli *c, const mo_planner_input *in, const mo_plan_opts *o)

@@ -253,3 +253,14 @@ int mo_cli_load_model_alone(mo_cli *c)
 	}
 	return MO_EXIT_OK;
 }
+
+int mo_cli_exit_of(const mo_error *err)
+{
+	switch (err->code) {
+	case MO_ERR_INVALID:
+	case MO_ERR_MODEL_NEEDED:
+		return MO_EXIT_INVALID;
+	default:
+		return MO_EXIT_USAGE;
+	}
+}

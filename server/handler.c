@@ -510,9 +510,9 @@ static int mo_srv_work_cancelled(void *arg)
 }
 
 /* An api/ answer computed within the request's work budget (max_ms; 0:
- * none). *how: mo_budget_end's (1: the deadline, 2: cancelled). */
+ * none). *how: mo_budget_end's (MO_ERR_BUDGET: the deadline, MO_ERR_CANCELLED). */
 static int mo_srv_compute(mo_srv *srv, const char *content_type, mo_srv_req *rq,
-			  mo_api_response *res, uint64_t max_ms, int *how)
+			  mo_api_response *res, uint64_t max_ms, mo_error_code *how)
 {
 	mo_srv_work w = {srv, rq};
 	mo_budget b = {.max_ms = max_ms, .cancelled = mo_srv_work_cancelled, .arg = &w};
@@ -531,7 +531,7 @@ static int mo_srv_compute(mo_srv *srv, const char *content_type, mo_srv_req *rq,
 void mo_srv_compute_job(mo_srv *srv, mo_srv_req *rq)
 {
 	uint64_t waited_ms = (mo_srv_now_us() - rq->queued_us) / 1000u, max_ms = 0;
-	int how;
+	mo_error_code how;
 
 	if (srv->cfg.work_ms && waited_ms >= srv->cfg.work_ms)
 		mo_api_problem(&rq->res, 503, "overloaded",
@@ -602,11 +602,11 @@ static enum MHD_Result mo_srv_offload(mo_srv *srv, struct MHD_Connection *c, mo_
 	uint64_t slice = srv->cfg.work_ms && srv->cfg.work_ms < MO_SRV_INLINE_MS
 				 ? srv->cfg.work_ms
 				 : MO_SRV_INLINE_MS;
-	int how;
+	mo_error_code how;
 
 	if (mo_srv_compute(srv, content_type, rq, &res, slice, &how) != 0 && !res.body)
 		return mo_srv_problem(srv, c, rq, 500, "internal", "out of memory");
-	if (how != 1 || slice == srv->cfg.work_ms)
+	if (how != MO_ERR_BUDGET || slice == srv->cfg.work_ms)
 		return mo_srv_queue_api(srv, c, rq, &res); /* done, or its whole limit spent */
 	mo_api_response_free(&res); /* the slice ran out: the pool starts it over */
 	return mo_srv_to_pool(srv, c, rq, content_type);
@@ -618,7 +618,7 @@ static enum MHD_Result mo_srv_finish(mo_srv *srv, struct MHD_Connection *c,
 {
 	mo_api_response res = {0};
 	const char *content_type;
-	int how;
+	mo_error_code how;
 
 	if (rq->computed) /* back from the compute pool */
 		return mo_srv_queue_api(srv, c, rq, &rq->res);

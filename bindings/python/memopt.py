@@ -186,6 +186,8 @@ class _EstLayer(ctypes.Structure):         # mo_estimate_layer
 
 MO_SEV_ERROR = 0
 MO_ERR_BUDGET = 7
+MO_ERR_CANCELLED = 8
+MO_ERR_MODEL_NEEDED = 9
 _CANCEL = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)
 
 
@@ -218,8 +220,8 @@ class InvalidConfig(MemoptError):
 
 class WorkLimit(MemoptError):
     """The call's time_limit ran out, or its cancel() asked it to stop
-    (mo_budget; .code is MO_ERR_BUDGET, the text starts "work-limit:" or
-    "cancelled:")."""
+    (mo_budget; .code is MO_ERR_BUDGET at the deadline, MO_ERR_CANCELLED
+    when cancelled)."""
 
 
 class Unavailable(MemoptError):
@@ -555,7 +557,7 @@ def estimate(config_text, model=None, devices=None, name="config", time_limit=No
         est, err = _handle(), _Error()
         if _run_budgeted(budget, _estimate_run, ctypes.byref(est), c.cfg, c.model,
                          ctypes.byref(err)) != 0:
-            raise (WorkLimit if err.code == MO_ERR_BUDGET else MemoptError)(_s(err.text),
+            raise (WorkLimit if err.code in (MO_ERR_BUDGET, MO_ERR_CANCELLED) else MemoptError)(_s(err.text),
                                                                             err.code)
         try:
             stages = []

@@ -61,7 +61,8 @@ class Binding(unittest.TestCase):
                              % (cname, f[0], cname, f[0]))
         if memopt.has_estimator():
             lines.append('printf("MO_EST_BUCKETS %d\\n", (int)MO_EST_BUCKETS);')
-        lines.append('printf("MO_ERR_BUDGET %d\\n", (int)MO_ERR_BUDGET);')
+        for code in ("MO_ERR_BUDGET", "MO_ERR_CANCELLED", "MO_ERR_MODEL_NEEDED"):
+            lines.append('printf("%s %%d\\n", (int)%s);' % (code, code))
         lines.append("return 0; }")
         with tempfile.TemporaryDirectory() as d:
             src, exe = os.path.join(d, "layout.c"), os.path.join(d, "layout")
@@ -78,7 +79,8 @@ class Binding(unittest.TestCase):
                                  getattr(py, f[0]).offset, "%s.%s" % (cname, f[0]))
         if memopt.has_estimator():
             self.assertEqual(int(got["MO_EST_BUCKETS"]), memopt.MO_EST_BUCKETS)
-        self.assertEqual(int(got["MO_ERR_BUDGET"]), memopt.MO_ERR_BUDGET)
+        for code in ("MO_ERR_BUDGET", "MO_ERR_CANCELLED", "MO_ERR_MODEL_NEEDED"):
+            self.assertEqual(int(got[code]), getattr(memopt, code), code)
 
     def test_presets(self):
         names = [p["name"] for p in memopt.presets()]
@@ -272,6 +274,7 @@ class Binding(unittest.TestCase):
         with self.assertRaises(memopt.WorkLimit) as cm:
             memopt.estimate(DEEP, cancel=lambda: polls.append(1) or len(polls) > 2)
         self.assertTrue(str(cm.exception).startswith("cancelled:"), str(cm.exception))
+        self.assertEqual(cm.exception.code, memopt.MO_ERR_CANCELLED)
         self.assertEqual(len(polls), 3)
         self.assertEqual(memopt.estimate(GOOD, model="llama2-7b", time_limit=60)["peak_bytes"],
                          memopt.estimate(GOOD, model="llama2-7b")["peak_bytes"])

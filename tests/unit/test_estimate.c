@@ -332,7 +332,7 @@ static void test_model_needed(void **state)
 	assert_int_equal(mo_diags_new(&d), 0);
 	mo_model *m = load_model(model, d);
 	assert_int_equal(mo_estimate_run(&e, NULL, m, &err), -1);
-	assert_int_equal(err.code, MO_ERR_INVALID);
+	assert_int_equal(err.code, MO_ERR_MODEL_NEEDED);
 	assert_non_null(strstr(err.text, "model-needed"));
 	assert_non_null(strstr(err.text, "--devices"));
 	mo_model_set_devices(m, 4);

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <memopt/errors.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -19,8 +20,9 @@ extern "C" {
  * mo_planner_run, mo_planner_maximize) and of every pattern match (PCRE2,
  * in validate, expand, layout and the rest) made by the calling thread between
  * mo_budget_begin and mo_budget_end: their loops poll it, and a call whose
- * budget runs out fails with MO_ERR_BUDGET (text "work-limit: ..." at the
- * deadline, "cancelled: ..." when the callback asked to stop). */
+ * budget runs out fails with MO_ERR_BUDGET at the deadline (or when
+ * backtracking patterns used it up), or MO_ERR_CANCELLED when the callback
+ * asked to stop. */
 typedef struct mo_budget {
 	uint64_t max_ms;             /* wall-clock limit from mo_budget_begin; 0: none */
 	int (*cancelled)(void *arg); /* may be NULL; polled, nonzero stops the work */
@@ -30,14 +32,14 @@ typedef struct mo_budget {
 /* Applies *b (copied; NULL: no budget) to this thread's calls until
  * mo_budget_end. A new begin replaces the previous budget. */
 void mo_budget_begin(const mo_budget *b);
-/* Ends it. Returns 1 when it ran out at its deadline, 2 when it was
- * cancelled (a call may then have failed with MO_ERR_BUDGET), else 0. */
-int mo_budget_end(void);
-/* What mo_budget_end would return, without ending it: 1 spent at its
- * deadline (or by backtracking patterns), 2 cancelled, else 0. A caller
- * whose call succeeded while it was spent got a partial answer (a pattern
- * matched nothing because the budget ran out) and must not use it. */
-int mo_budget_status(void);
+/* Ends it. Returns how it ended: MO_OK, MO_ERR_BUDGET when its deadline
+ * passed (or backtracking patterns used it up), MO_ERR_CANCELLED when the
+ * callback stopped it (a call may then have failed with that code). */
+mo_error_code mo_budget_end(void);
+/* What mo_budget_end would return, without ending it. A caller whose call
+ * succeeded while it was spent got a partial answer (a pattern matched
+ * nothing because the budget ran out) and must not use it. */
+mo_error_code mo_budget_status(void);
 
 #pragma GCC visibility pop
 

@@ -29,9 +29,9 @@ typedef struct mo_estimate mo_estimate;
 
 /* Runs the estimate of model m under config c (NULL: no optimisation; c
  * must have validated without errors). Returns 0 with *out set (free with
- * mo_estimate_free), or -1 with err filled: MO_ERR_INVALID with a text
- * starting "model-needed:" when the device count is unknown
- * (data_parallel_shard -1 without --devices / world_size), MO_ERR_NOMEM,
+ * mo_estimate_free), or -1 with err filled: MO_ERR_MODEL_NEEDED when the
+ * device count is unknown (data_parallel_shard -1 without --devices /
+ * world_size), MO_ERR_BUDGET / MO_ERR_CANCELLED (mo_budget), MO_ERR_NOMEM,
  * MO_ERR_USAGE for NULL arguments. The estimate does not borrow c or m. */
 int mo_estimate_run(mo_estimate **out, const mo_config *c, const mo_model *m,
 		    mo_error *err);

@@ -69,8 +69,9 @@ typedef struct mo_planner_result mo_planner_result;
 
 /* Plans. Returns 0 with *out set (also when nothing fits: then the result
  * is the plan with the smallest peak any plan reaches), or -1 with err:
- * MO_ERR_USAGE (no model), MO_ERR_INVALID ("model-needed: ..." as
- * mo_estimate_run), MO_ERR_NOMEM. The result does not borrow the input. */
+ * MO_ERR_USAGE (no model), MO_ERR_MODEL_NEEDED (as mo_estimate_run),
+ * MO_ERR_BUDGET / MO_ERR_CANCELLED, MO_ERR_NOMEM. The result does not
+ * borrow the input. */
 int mo_planner_run(mo_planner_result **out, const mo_planner_input *in, mo_error *err);
 /* Frees the result; NULL is fine. */
 void mo_planner_result_free(mo_planner_result *r);

@@ -28,7 +28,7 @@ static int mo_est_check(const mo_model *m, mo_error *err)
 	}
 	if (m->world_size > 0 && m->data_parallel > 0 && m->data_parallel_shard > 0)
 		return 0;
-	mo_error_set(err, MO_ERR_INVALID, 0, 0,
+	mo_error_set(err, MO_ERR_MODEL_NEEDED, 0, 0,
 		     "model-needed: the device count is unknown (data_parallel_shard: -1 "
 		     "and no world size), so FSDP and data-parallel shards cannot be sized: "
 		     "pass --devices N (API: \"devices\") or set parallel.world_size");

@@ -55,14 +55,16 @@ void mo_budget_begin(const mo_budget *b)
 			      (b->max_ms < (1ull << 32) ? b->max_ms : (1ull << 32)) * 1000000u;
 }
 
-int mo_budget_status(void)
+mo_error_code mo_budget_status(void)
 {
-	return mo_budget_now.cancelled ? 2 : mo_budget_now.spent ? 1 : 0;
+	return mo_budget_now.cancelled ? MO_ERR_CANCELLED : mo_budget_now.spent ? MO_ERR_BUDGET : MO_OK;
 }
 
-int mo_budget_end(void)
+mo_error_code mo_budget_end(void)
 {
-	int how = mo_budget_now.cancelled ? 2 : mo_budget_now.spent ? 1 : 0;
+	mo_error_code how = mo_budget_now.cancelled ? MO_ERR_CANCELLED
+			    : mo_budget_now.spent   ? MO_ERR_BUDGET
+						    : MO_OK;
 
 	memset(&mo_budget_now, 0, sizeof mo_budget_now);
 	return how;
@@ -116,7 +118,7 @@ bool mo_budget_error(mo_error *err)
 	if (!s->active || !(s->spent || mo_budget_look(s)))
 		return false;
 	if (s->cancelled)
-		mo_error_set(err, MO_ERR_BUDGET, 0, 0, "cancelled: the caller stopped the computation");
+		mo_error_set(err, MO_ERR_CANCELLED, 0, 0, "cancelled: the caller stopped the computation");
 	else if (s->patterns)
 		mo_error_set(err, MO_ERR_BUDGET, 0, 0,
 			     "work-limit: %u pattern matches ran into the match limit "

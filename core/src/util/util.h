@@ -194,7 +194,9 @@ bool mo_budget_spent_now(void);
 /* A PCRE2 match ran into its per-call limit: counted against the budget,
  * which is spent after a few dozen. */
 void mo_budget_limit_hit(void);
-/* Fills err (MO_ERR_BUDGET) and returns true when the budget is spent. */
+/* Fills err (MO_ERR_BUDGET when its deadline passed or patterns used it up,
+ * MO_ERR_CANCELLED when the callback stopped it) and returns true when the
+ * budget is spent. */
 bool mo_budget_error(mo_error *err);
 
 /* The va_list form of mo_diags_add (for modules that add their own
