@@ -81,14 +81,27 @@ rm -f "$edges.loop"
 
 # link edges: undefined symbols of a folder's objects defined by another's
 objdir=${BUILD:-build}/obj/core/src
+# a folder's objects whose source still exists (a build dir keeps the
+# objects of a file that moved to another folder)
+objects_of() { # objdir/folder/
+  for o in "$1"*.o; do
+    if [ -f "core/src/$(basename "$1")/$(basename "$o" .o).c" ]; then echo "$o"; fi
+  done
+}
 if [ -d "$objdir" ] && command -v nm >/dev/null 2>&1; then
   for d in "$objdir"/*/; do
     f=core/$(basename "$d")
-    nm -g --defined-only "$d"*.o 2>/dev/null | awk -v f="$f" 'NF == 3 {print $3, f}'
+    objs=$(objects_of "$d")
+    [ -n "$objs" ] || continue
+    # shellcheck disable=SC2086 # one word an object path
+    nm -g --defined-only $objs 2>/dev/null | awk -v f="$f" 'NF == 3 {print $3, f}'
   done | LC_ALL=C sort >"$edges.defs"
   for d in "$objdir"/*/; do
     f=core/$(basename "$d")
-    nm -u "$d"*.o 2>/dev/null | awk -v f="$f" 'NF == 2 {print $2, f}'
+    objs=$(objects_of "$d")
+    [ -n "$objs" ] || continue
+    # shellcheck disable=SC2086
+    nm -u $objs 2>/dev/null | awk -v f="$f" 'NF == 2 {print $2, f}'
   done | LC_ALL=C sort -u >"$edges.uses"
   LC_ALL=C join "$edges.uses" "$edges.defs" | awk '$2 != $3 {print $2, $3}' | LC_ALL=C sort -u >"$edges.links"
   echo "link edges between core folders (symbols a folder's objects use from another's):"
