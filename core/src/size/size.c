@@ -168,7 +168,7 @@ static int mo_size_estimate_one(mo_search *s, mo_model *wm, mo_size_cand *c, mo_
 	mo_size_apply(wm, c, s->in->global_batch);
 	mo_estimate *e = NULL;
 	if (mo_estimate_run(&e, NULL, wm, err) != 0)
-		return err->code == MO_ERR_BUDGET ? 1 : -1;
+		return err->code == MO_ERR_BUDGET || err->code == MO_ERR_CANCELLED ? 1 : -1;
 	s->r->estimated++;
 	c->base_peak = mo_estimate_peak_bytes(e);
 	c->state_bytes = mo_size_state_bytes(e);
@@ -346,7 +346,7 @@ static int mo_size_plan_one(mo_search *s, mo_model *wm, const mo_size_cand *c, m
 	mo_planner_input pin = {.model = wm, .budget = s->budget, .no_staged = 1};
 	mo_planner_result *pr = NULL;
 	if (mo_planner_run(&pr, &pin, err) != 0)
-		return err->code == MO_ERR_BUDGET ? 1 : -1;
+		return err->code == MO_ERR_BUDGET || err->code == MO_ERR_CANCELLED ? 1 : -1;
 	s->r->planned++;
 	const mo_estimate *e = mo_planner_estimate(pr);
 	*f = (mo_size_final){.c = *c, .peak = mo_estimate_peak_bytes(e),
