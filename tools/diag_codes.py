@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Lists the diagnostic codes the core can emit: the code argument of every
-call to mo_diags_add / mo_diags_add_at, and of every core function that
+call to diags_add / diags_add_at, and of every core function that
 takes a `const char *code` and passes it on (found by its parameter list),
 read from core/src/**/*.c. A code argument that is a variable contributes
 the literals its callers pass; string literals inside it (a ternary) are
@@ -44,8 +44,8 @@ def split_args(text, start):
 
 
 def emitters(sources):
-    """{function: index of its `code` parameter}, mo_diags_add* included."""
-    found = {"mo_diags_add": 2, "mo_diags_add_at": 2}
+    """{function: index of its `code` parameter}, diags_add* included."""
+    found = {"diags_add": 2, "diags_add_at": 2}
     decl = re.compile(r"\b(\w+)\s*\(([^;{)]*const char \*code\b[^;{)]*)\)\s*(?:\{|__attribute__)")
     for text in sources.values():
         for m in decl.finditer(text):

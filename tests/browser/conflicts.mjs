@@ -65,14 +65,14 @@ const NOT_FROM_THE_PAGE = {
   unsupported: 'a finding of the model import (an entry point, layer flag or config class of a model memopt does not price): the page sends a model it imported',
 };
 
-// The rule codes the core emits: the literals passed to mo_diags_add /
-// mo_diags_add_at as the code, and to mo_findings_add (the resolver's
+// The rule codes the core emits: the literals passed to diags_add /
+// diags_add_at as the code, and to findings_add (the resolver's
 // findings, reported later with their code).
 function coreCodes(root) {
   const codes = new Set();
   const code = '"([a-z]+(?:-[a-z]+)*)"';
-  const direct = new RegExp(`mo_diags_add(?:_at)?\\s*\\(\\s*[^,()]+,\\s*(?:MO_SEV_\\w+|sev),\\s*(?:\\w+\\s*\\?\\s*${code}\\s*:\\s*)?${code}`, 'g');
-  const found = new RegExp(`mo_findings_add(?:_segment)?\\s*\\([^;]*?${code}`, 'g');
+  const direct = new RegExp(`diags_add(?:_at)?\\s*\\(\\s*[^,()]+,\\s*(?:MO_SEV_\\w+|sev),\\s*(?:\\w+\\s*\\?\\s*${code}\\s*:\\s*)?${code}`, 'g');
+  const found = new RegExp(`findings_add(?:_segment)?\\s*\\([^;]*?${code}`, 'g');
   const walk = (dir) => {
     for (const f of readdirSync(dir, { withFileTypes: true })) {
       const p = join(dir, f.name);

@@ -17,7 +17,7 @@
 static mo_config_builder *builder(void)
 {
 	mo_config_builder *b = NULL;
-	assert_int_equal(mo_config_builder_new(&b, "built", NULL), 0);
+	assert_int_equal(config_builder_new(&b, "built", NULL), 0);
 	assert_non_null(b);
 	return b;
 }
@@ -26,7 +26,7 @@ static mo_config *finish(mo_config_builder *b)
 {
 	mo_config *c = NULL;
 	mo_error err = {0};
-	assert_int_equal(mo_config_builder_finish(&c, b, &err), 0);
+	assert_int_equal(config_builder_finish(&c, b, &err), 0);
 	assert_non_null(c);
 	return c;
 }
@@ -48,17 +48,17 @@ static mo_config *every_key(void)
 	const mo_range swapped[] = {{.lo = 12, .hi = 13}};
 	const mo_range op[] = {{.lo = 14, .hi = 15}};
 	mo_config_builder *b = builder();
-	mo_config_build_mode(b, MO_MODE_SELECT);
-	mo_config_build_full(b, full, 2);
-	mo_config_build_pattern(b, MO_CONFIG_SELECT_MODULE, ".*mlp", mlp, 1);
-	mo_config_build_pattern(b, MO_CONFIG_SELECT_MODULE, ".*self_attention", attention, 1);
-	mo_config_build_pattern(b, MO_CONFIG_EXCLUDE_OP, ".*allgather", full, 1);
-	mo_config_build_comm(b, true);
-	mo_config_build_pattern(b, MO_CONFIG_COMM_SELECT_MODULE, ".*reducescatter", comm, 1);
-	mo_config_build_swap(b, true);
-	mo_config_build_prefetch(b, 2);
-	mo_config_build_layer_swap(b, swapped, 1);
-	mo_config_build_op_swap(b, ".*mlp", op, 1);
+	config_build_mode(b, MO_MODE_SELECT);
+	config_build_full(b, full, 2);
+	config_build_pattern(b, MO_CONFIG_SELECT_MODULE, ".*mlp", mlp, 1);
+	config_build_pattern(b, MO_CONFIG_SELECT_MODULE, ".*self_attention", attention, 1);
+	config_build_pattern(b, MO_CONFIG_EXCLUDE_OP, ".*allgather", full, 1);
+	config_build_comm(b, true);
+	config_build_pattern(b, MO_CONFIG_COMM_SELECT_MODULE, ".*reducescatter", comm, 1);
+	config_build_swap(b, true);
+	config_build_prefetch(b, 2);
+	config_build_layer_swap(b, swapped, 1);
+	config_build_op_swap(b, ".*mlp", op, 1);
 	return finish(b);
 }
 
@@ -164,8 +164,8 @@ static void test_regex_kept(void **state)
 	const char regex[] = "a'b\nc";
 	const mo_range one[] = {{.lo = 1, .hi = 1}};
 	mo_config_builder *b = builder();
-	mo_config_build_mode(b, MO_MODE_SELECT);
-	mo_config_build_pattern(b, MO_CONFIG_SELECT_MODULE, regex, one, 1);
+	config_build_mode(b, MO_MODE_SELECT);
+	config_build_pattern(b, MO_CONFIG_SELECT_MODULE, regex, one, 1);
 	mo_config *c = finish(b);
 	assert_string_equal(c->select.p[0].regex, regex);
 	char *text = export(c);
@@ -202,11 +202,11 @@ static void test_bad_regex(void **state)
 	(void)state;
 	const mo_range one[] = {{.lo = 0, .hi = 0}};
 	mo_config_builder *b = builder();
-	mo_config_build_mode(b, MO_MODE_SELECT);
-	mo_config_build_pattern(b, MO_CONFIG_SELECT_MODULE, "(", one, 1);
+	config_build_mode(b, MO_MODE_SELECT);
+	config_build_pattern(b, MO_CONFIG_SELECT_MODULE, "(", one, 1);
 	mo_config *c = (mo_config *)1;
 	mo_error err = {0};
-	assert_int_equal(mo_config_builder_finish(&c, b, &err), -1);
+	assert_int_equal(config_builder_finish(&c, b, &err), -1);
 	assert_null(c);
 	assert_int_equal(err.code, MO_ERR_INVALID);
 	assert_non_null(strstr(err.text, "built config: regex: pattern '(' does not compile"));
@@ -218,10 +218,10 @@ static void test_no_such_list(void **state)
 	(void)state;
 	const mo_range one[] = {{.lo = 0, .hi = 0}};
 	mo_config_builder *b = builder();
-	mo_config_build_pattern(b, (mo_config_list)7, ".*mlp", one, 1);
+	config_build_pattern(b, (mo_config_list)7, ".*mlp", one, 1);
 	mo_config *c = NULL;
 	mo_error err = {0};
-	assert_int_equal(mo_config_builder_finish(&c, b, &err), -1);
+	assert_int_equal(config_builder_finish(&c, b, &err), -1);
 	assert_null(c);
 	assert_int_equal(err.code, MO_ERR_USAGE);
 }

@@ -205,12 +205,12 @@ static void test_long_layer_list(void **state)
 {
 	(void)state;
 	mo_buf b;
-	mo_buf_init(&b, 0);
-	mo_buf_puts(&b, "recompute:\n  mode: full\n  full_recompute_layer: [");
+	buf_init(&b, 0);
+	buf_puts(&b, "recompute:\n  mode: full\n  full_recompute_layer: [");
 	for (int i = 0; i < 200000; i++)
 		if (i != 5000)
-			mo_buf_printf(&b, "%s%d", i ? ", " : "", i);
-	mo_buf_puts(&b, "]\n");
+			buf_printf(&b, "%s%d", i ? ", " : "", i);
+	buf_puts(&b, "]\n");
 	assert_false(b.failed);
 	mo_config *c = parse_text(b.data, b.len, "long", true);
 	char *got = export_text(c, false, NULL);
@@ -218,7 +218,7 @@ static void test_long_layer_list(void **state)
 				 "  full_recompute_layer: [0-4999, 5001-199999]\n");
 	free(got);
 	mo_config_free(c);
-	mo_buf_free(&b);
+	buf_free(&b);
 }
 
 static void test_quoting(void **state)

@@ -62,7 +62,7 @@ static mo_doc *parse(const char *yaml)
 	mo_diags *d = NULL;
 	assert_int_equal(mo_diags_new(&d), 0);
 	assert_int_equal(
-	    mo_yaml_parse(&doc, d, yaml, strlen(yaml), "import", NULL, &err),
+	    yaml_tree_parse(&doc, d, yaml, strlen(yaml), "import", NULL, &err),
 	    0);
 	assert_int_equal(mo_diags_errors(d), 0);
 	mo_diags_free(d);
@@ -76,8 +76,8 @@ static const mo_node *at(const mo_doc *doc, const char *path)
 	const char *dot = strchr(path, '.');
 	assert_non_null(dot);
 	snprintf(sect, sizeof sect, "%.*s", (int)(dot - path), path);
-	const mo_node *s = mo_map_get(doc->root, sect);
-	return s ? mo_map_get(s, dot + 1) : NULL;
+	const mo_node *s = map_get(doc->root, sect);
+	return s ? map_get(s, dot + 1) : NULL;
 }
 
 static int64_t int_at(const mo_doc *doc, const char *path)
@@ -87,7 +87,7 @@ static int64_t int_at(const mo_doc *doc, const char *path)
 	bool ovf = false;
 	if (!v)
 		fail_msg("%s missing", path);
-	assert_true(mo_scalar_int(v, &i, &ovf));
+	assert_true(scalar_int(v, &i, &ovf));
 	return i;
 }
 
@@ -126,10 +126,10 @@ static bool same_scalar(const mo_node *a, const mo_node *b)
 	double x, y;
 	int64_t i;
 	bool ovf;
-	bool na = mo_scalar_float(a, &x) ||
-		  (mo_scalar_int(a, &i, &ovf) && ((x = (double)i), 1));
-	bool nb = mo_scalar_float(b, &y) ||
-		  (mo_scalar_int(b, &i, &ovf) && ((y = (double)i), 1));
+	bool na = scalar_float(a, &x) ||
+		  (scalar_int(a, &i, &ovf) && ((x = (double)i), 1));
+	bool nb = scalar_float(b, &y) ||
+		  (scalar_int(b, &i, &ovf) && ((y = (double)i), 1));
 	if (na && nb)
 		return x == y;
 	return a->len == b->len && memcmp(a->value, b->value, a->len) == 0;
@@ -151,11 +151,11 @@ static void assert_matches_hand_file(const char *c, const mo_doc *imported)
 		if (strcmp(hand->root->items[s]->value, "device") == 0)
 			continue;
 		const mo_node *mine =
-		    mo_map_get(imported->root, hand->root->items[s]->value);
+		    map_get(imported->root, hand->root->items[s]->value);
 		assert_non_null(mine);
 		for (size_t k = 0; k + 1 < sect->n; k += 2, keys++) {
 			const char *key = sect->items[k]->value;
-			const mo_node *v = mo_map_get(mine, key);
+			const mo_node *v = map_get(mine, key);
 			if (!v)
 				fail_msg("%s: %s.%s not imported", c,
 					 hand->root->items[s]->value, key);
@@ -167,7 +167,7 @@ static void assert_matches_hand_file(const char *c, const mo_doc *imported)
 		}
 	}
 	assert_true(keys >= 30);
-	mo_doc_free(hand);
+	doc_free(hand);
 	free(text);
 }
 
@@ -191,7 +191,7 @@ static void test_cases_match_hand_files(void **state)
 		 * known */
 		assert_int_equal(count_code(d, "unread-key"), 0);
 		assert_int_equal(mo_diags_errors(d), 0);
-		mo_doc_free(doc);
+		doc_free(doc);
 		free(yaml);
 		mo_diags_free(d);
 	}
@@ -238,7 +238,7 @@ static void test_tp1_pp4(void **state)
 	    "virtual_pipeline: 8  # --num-layers-per-virtual-pipeline-stage"));
 	assert_non_null(
 	    strstr(yaml, "num_query_groups: 8  # --num-query-groups"));
-	mo_doc_free(doc);
+	doc_free(doc);
 	free(yaml);
 	mo_diags_free(d);
 }
@@ -264,7 +264,7 @@ static void test_tp4_pp1(void **state)
 	assert_string_equal(str_at(doc, "parallel.distributed_optimizer"),
 			    "true");
 	assert_string_equal(str_at(doc, "model.add_bias_linear"), "true");
-	mo_doc_free(doc);
+	doc_free(doc);
 	free(yaml);
 	mo_diags_free(d);
 }
@@ -311,7 +311,7 @@ static void test_moe_memory_speed(void **state)
 	const mo_diag *x = diag_for(d, "assumed", "--vocab-file");
 	assert_non_null(x);
 	assert_int_equal(x->line, 42);
-	mo_doc_free(doc);
+	doc_free(doc);
 	free(yaml);
 	mo_diags_free(d);
 }
@@ -390,7 +390,7 @@ static void test_launch_line(void **state)
 	assert_non_null(strstr(r->hint, "[0-3, 16-19]"));
 	assert_int_equal(mo_diags_errors(d), 0);
 	assert_int_equal(count_code(d, "unread-key"), 0);
-	mo_doc_free(doc);
+	doc_free(doc);
 	free(yaml);
 	mo_diags_free(d);
 }
@@ -409,7 +409,7 @@ static void test_launch_edges(void **state)
 	assert_int_equal(int_at(doc, "model.num_layers"), 2);
 	assert_int_equal(int_at(doc, "model.seq_length"), 16);
 	assert_non_null(diag_for(d, "model-needed", NULL));
-	mo_doc_free(doc);
+	doc_free(doc);
 	free(yaml);
 	mo_diags_free(d);
 	static const char line[] =
@@ -420,7 +420,7 @@ static void test_launch_edges(void **state)
 	assert_null(at(doc, "parallel.world_size"));
 	assert_non_null(diag_for(d, "model-needed", NULL));
 	assert_int_equal(count_code(d, "type"), 0);
-	mo_doc_free(doc);
+	doc_free(doc);
 	free(yaml);
 	mo_diags_free(d);
 }
@@ -466,7 +466,7 @@ static void test_arguments_file(void **state)
 	assert_non_null(u);
 	assert_int_equal(u->line, 15);
 	assert_int_equal(u->column, 1);
-	mo_doc_free(doc);
+	doc_free(doc);
 	free(yaml);
 	mo_diags_free(d);
 }
@@ -778,7 +778,7 @@ static void test_script_gpt3_175b(void **state)
 	assert_int_equal(u->line, 40);
 	assert_int_equal(u->column, 5);
 	assert_int_equal(count_code(d, "megatron-script"), 0);
-	mo_doc_free(doc);
+	doc_free(doc);
 	free(yaml);
 	mo_diags_free(d);
 }
@@ -823,7 +823,7 @@ static void test_script_mixtral(void **state)
 	assert_non_null(u);
 	assert_int_equal(u->line, 57);
 	assert_int_equal(count_code(d, "unread-key"), 0);
-	mo_doc_free(doc);
+	doc_free(doc);
 	free(yaml);
 	mo_diags_free(d);
 }
@@ -863,7 +863,7 @@ static void test_script_llama3(void **state)
 	assert_non_null(u);
 	assert_int_equal(u->line, 128);
 	assert_null(diag_for(d, "unmodelled", "--fp8-format"));
-	mo_doc_free(doc);
+	doc_free(doc);
 	free(yaml);
 	mo_diags_free(d);
 }
@@ -900,7 +900,7 @@ static void test_script_expansion(void **state)
 	assert_int_equal(mo_diags_errors(d), 0);
 	/* "$(date +%s)" stays one word in the quoted "${D[@]}" */
 	assert_int_equal(count_code(d, "unread-key"), 0);
-	mo_doc_free(doc);
+	doc_free(doc);
 	free(yaml);
 	mo_diags_free(d);
 
@@ -919,41 +919,41 @@ static void test_script_hostile(void **state)
 	/* an array doubling itself: 2 x 2^14 words pass the 20,000 a
 	 * command or array may have, at line 16's second ${A[@]} */
 	mo_buf b;
-	mo_buf_init(&b, 0);
-	mo_buf_append(&b, "A=( x )\n", 8);
+	buf_init(&b, 0);
+	buf_append(&b, "A=( x )\n", 8);
 	for (int i = 0; i < 40; i++)
-		mo_buf_append(&b, "A=( ${A[@]} ${A[@]} )\n", 22);
-	mo_buf_append(&b, "torchrun x.py --num-layers 2 ${A[@]}\n", 37);
+		buf_append(&b, "A=( ${A[@]} ${A[@]} )\n", 22);
+	buf_append(&b, "torchrun x.py --num-layers 2 ${A[@]}\n", 37);
 	assert_refused(b.data, b.len, 1, "limit", 16, 13);
 	/* long words doubling: 4001 x (2^(k+1) - 2) bytes after k doublings
 	 * pass the 1 MiB expansion budget at line 9 (k = 8), its first ${A[@]}
 	 */
 	b.len = 0;
-	mo_buf_append(&b, "A=( ", 4);
+	buf_append(&b, "A=( ", 4);
 	for (int i = 0; i < 4000; i++)
-		mo_buf_append(&b, "y", 1);
-	mo_buf_append(&b, " )\n", 3);
+		buf_append(&b, "y", 1);
+	buf_append(&b, " )\n", 3);
 	for (int i = 0; i < 40; i++)
-		mo_buf_append(&b, "A=( ${A[@]} ${A[@]} )\n", 22);
+		buf_append(&b, "A=( ${A[@]} ${A[@]} )\n", 22);
 	assert_refused(b.data, b.len, 1, "limit", 9, 5);
 	/* a text doubling itself: the 4096-byte argument at line 14 */
 	b.len = 0;
-	mo_buf_append(&b, "A=x\n", 4);
+	buf_append(&b, "A=x\n", 4);
 	for (int i = 0; i < 40; i++)
-		mo_buf_append(&b, "A=$A$A\n", 7);
-	mo_buf_append(&b, "# ${A[@]}\n", 10);
+		buf_append(&b, "A=$A$A\n", 7);
+	buf_append(&b, "# ${A[@]}\n", 10);
 	assert_refused(b.data, b.len, 1, "megatron-syntax", 14, 3);
 	/* defaults nested 9 deep: at the ninth */
 	b.len = 0;
-	mo_buf_append(&b, "B=", 2);
+	buf_append(&b, "B=", 2);
 	for (int i = 0; i < 9; i++)
-		mo_buf_append(&b, "${X:-", 5);
-	mo_buf_append(&b, "1", 1);
+		buf_append(&b, "${X:-", 5);
+	buf_append(&b, "1", 1);
 	for (int i = 0; i < 9; i++)
-		mo_buf_append(&b, "}", 1);
-	mo_buf_append(&b, "\n# ${A[@]}\n", 11);
+		buf_append(&b, "}", 1);
+	buf_append(&b, "\n# ${A[@]}\n", 11);
 	assert_refused(b.data, b.len, 1, "limit", 1, 43);
-	mo_buf_free(&b);
+	buf_free(&b);
 	/* syntax this reader does not model, at its place */
 	const char *t = "A=( --num-layers 2\n# ${A[@]}\n";
 	assert_refused(t, strlen(t), 1, "megatron-script", 1, 3);
@@ -1020,7 +1020,7 @@ static void test_script_text_variables(void **state)
 	assert_int_equal(sw->line, 17); /* the ${MEM_ARGS[@]} that brings it */
 	assert_int_equal(sw->column, 5);
 	assert_non_null(diag_for(d, "unmodelled", "--reuse-fp32-param"));
-	mo_doc_free(doc);
+	doc_free(doc);
 	free(yaml);
 	mo_diags_free(d);
 }

@@ -62,41 +62,41 @@ static void test_simple_equals_pcre2(void **state)
 	(void)state;
 	mo_limits lim;
 	mo_limits_default(&lim);
-	mo_arena *a = mo_arena_new();
+	mo_arena *a = arena_new();
 	mo_matcher *mt = mo_matcher_new();
 	for (size_t i = 0; i < sizeof patterns / sizeof *patterns; i++) {
 		const char *msg;
 		size_t off;
-		mo_regex *re = mo_regex_compile(patterns[i], strlen(patterns[i]), &lim, a, &msg, &off);
+		mo_regex *re = regex_compile(patterns[i], strlen(patterns[i]), &lim, a, &msg, &off);
 		assert_non_null(re);
 		for (size_t j = 0; j < sizeof subjects / sizeof *subjects; j++) {
 			int want = pcre2_full(patterns[i], subjects[j]);
-			int got = mo_matcher_match(mt, re, subjects[j], strlen(subjects[j]));
+			int got = matcher_match(mt, re, subjects[j], strlen(subjects[j]));
 			if (want != got)
 				fail_msg("pattern '%s' subject '%s': pcre2 %d, memopt %d", patterns[i],
 					 subjects[j], want, got);
 		}
-		mo_regex_free(re);
+		regex_free(re);
 	}
 	mo_matcher_free(mt);
-	mo_arena_free(a);
+	arena_free(a);
 }
 
-/* mo_regex_ends only rules out subjects that PCRE2 does not match. */
+/* regex_ends only rules out subjects that PCRE2 does not match. */
 static void test_ends_filter(void **state)
 {
 	(void)state;
 	mo_limits lim;
 	mo_limits_default(&lim);
-	mo_arena *a = mo_arena_new();
+	mo_arena *a = arena_new();
 	size_t ruled_out = 0;
 	for (size_t i = 0; i < sizeof patterns / sizeof *patterns; i++) {
 		const char *msg;
 		size_t off;
-		mo_regex *re = mo_regex_compile(patterns[i], strlen(patterns[i]), &lim, a, &msg, &off);
+		mo_regex *re = regex_compile(patterns[i], strlen(patterns[i]), &lim, a, &msg, &off);
 		assert_non_null(re);
 		int first, last;
-		mo_regex_ends(re, &first, &last);
+		regex_ends(re, &first, &last);
 		for (size_t j = 0; j < sizeof subjects / sizeof *subjects; j++) {
 			const char *sj = subjects[j];
 			size_t n = strlen(sj);
@@ -106,10 +106,10 @@ static void test_ends_filter(void **state)
 				fail_msg("pattern '%s' rules out '%s', which it matches", patterns[i], sj);
 			ruled_out += out;
 		}
-		mo_regex_free(re);
+		regex_free(re);
 	}
 	assert_true(ruled_out > 100);
-	mo_arena_free(a);
+	arena_free(a);
 }
 
 static void test_errors_and_limits(void **state)
@@ -117,24 +117,24 @@ static void test_errors_and_limits(void **state)
 	(void)state;
 	mo_limits lim;
 	mo_limits_default(&lim);
-	mo_arena *a = mo_arena_new();
+	mo_arena *a = arena_new();
 	const char *msg;
 	size_t off;
-	assert_null(mo_regex_compile("(", 1, &lim, a, &msg, &off));
+	assert_null(regex_compile("(", 1, &lim, a, &msg, &off));
 	assert_non_null(strstr(msg, "missing closing parenthesis"));
 	assert_int_equal(off, 1);
 	/* pieces of an alternation are checked alone: '.' + '*a' is no '.*a' */
-	assert_null(mo_regex_compile(".(?:*a|b)", 9, &lim, a, &msg, &off));
-	assert_null(mo_regex_compile("a|*b", 4, &lim, a, &msg, &off));
+	assert_null(regex_compile(".(?:*a|b)", 9, &lim, a, &msg, &off));
+	assert_null(regex_compile("a|*b", 4, &lim, a, &msg, &off));
 	/* catastrophic backtracking ends at the match limit, not in a hang */
 	lim.match_limit = 10000;
 	const char *bad = "(\\w+\\s?)*";
-	mo_regex *re = mo_regex_compile(bad, strlen(bad), &lim, a, &msg, &off);
+	mo_regex *re = regex_compile(bad, strlen(bad), &lim, a, &msg, &off);
 	assert_non_null(re);
 	const char *subject = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!";
-	assert_int_equal(mo_regex_match(re, subject, strlen(subject)), -1);
-	mo_regex_free(re);
-	mo_arena_free(a);
+	assert_int_equal(regex_match(re, subject, strlen(subject)), -1);
+	regex_free(re);
+	arena_free(a);
 }
 
 int main(void)

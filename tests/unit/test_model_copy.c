@@ -1,4 +1,4 @@
-/* mo_model_copy (model/model.c), the planner's copy of a model: every
+/* model_copy (model/model.c), the planner's copy of a model: every
  * field and what the model modules keep beside them survive the original
  * being freed (the copy owns its strings, stage lists and layouts), the
  * copy estimates as the original does, and it derives as the original
@@ -51,14 +51,14 @@ static void test_copy_outlives_original(void **state)
 	char *yaml = mo_model_to_yaml(m), *json = mo_model_to_json(m);
 	mo_estimate *e = NULL;
 	assert_int_equal(mo_estimate_run(&e, NULL, m, NULL), 0);
-	mo_model *c = mo_model_copy(m);
+	mo_model *c = model_copy(m);
 	assert_non_null(c);
 	assert_ptr_not_equal(c->arena, m->arena);
 	assert_ptr_not_equal(c->stage_layers, m->stage_layers);
 	assert_ptr_not_equal(c->types, m->types);
 	assert_int_equal(c->layout_hash, m->layout_hash);
-	assert_null(mo_model_resolve_slot(c)->data);
-	assert_null(mo_model_estimator_slot(c)->data);
+	assert_null(model_resolve_slot(c)->data);
+	assert_null(model_estimator_slot(c)->data);
 	mo_model_free(m); /* ASan: the copy must read nothing of it */
 	assert_string_equal(c->name, "copy-me");
 	assert_string_equal(c->normalization, "LayerNorm");
@@ -89,7 +89,7 @@ static void test_copy_derives_alike(void **state)
 	(void)state;
 	mo_model *m = load();
 	mo_model_set_devices(m, 4);
-	mo_model *c = mo_model_copy(m);
+	mo_model *c = model_copy(m);
 	assert_non_null(c);
 	mo_model_set_devices(m, 8);
 	mo_model_set_devices(c, 8);
@@ -117,7 +117,7 @@ static void test_copy_graph_mode(void **state)
 	assert_int_equal(mo_model_load(&m, d, text, n, GRAPH_MODE_FILE, NULL, NULL), 0);
 	assert_true(m->ext->graph_mode);
 	assert_true(mo_model_assumed_count(m) > 0);
-	mo_model *c = mo_model_copy(m);
+	mo_model *c = model_copy(m);
 	assert_non_null(c);
 	assert_true(c->ext->graph_mode);
 	assert_string_equal(c->ext->model_type, m->ext->model_type);

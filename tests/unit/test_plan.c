@@ -50,7 +50,7 @@ static mo_model *checked_model(const char *text, const char *name)
 /* framework pytorch on an H100 with Megatron's gradient accumulation
  * fusion: every event but the first stage's first holds the GEMM
  * workspaces and Transformer Engine's dummy weight gradients (the
- * `workspaces` bucket), which mo_est_stage_fixed counts in its base */
+ * `workspaces` bucket), which est_stage_fixed counts in its base */
 static const char *const kept_fmt =
 	"model:\n  num_layers: 6\n  hidden_size: 256\n  ffn_hidden_size: 1024\n"
 	"  num_attention_heads: 4\n  vocab_size: 2000\n  seq_length: 512\n"
@@ -416,7 +416,7 @@ static void fronts_case(const mo_model *m, uint64_t budget, unsigned allow)
 	mo_planner_result *merged = NULL, *sorted = NULL;
 	assert_int_equal(mo_planner_run(&merged, &in, NULL), 0);
 	const mo_planner_options by_sorting = {.sort_fronts = true};
-	int rc = mo_planner_run_opts(&sorted, &in, &by_sorting, NULL);
+	int rc = planner_run_opts(&sorted, &in, &by_sorting, NULL);
 	assert_int_equal(rc, 0);
 	assert_string_equal(mo_planner_yaml(merged), mo_planner_yaml(sorted));
 	assert_int_equal(mo_planner_predicted_peak(merged), mo_planner_predicted_peak(sorted));
@@ -476,7 +476,7 @@ static MO_WRAPS unsigned rnd(unsigned *s)
 static void predict_case(const mo_model *m, unsigned *seed)
 {
 	mo_planner_problem pl;
-	assert_int_equal(mo_planner_problem_init(&pl, m, NULL, 0, NULL), 0);
+	assert_int_equal(planner_problem_init(&pl, m, NULL, 0, NULL), 0);
 	unsigned *what = calloc(pl.n_layers, sizeof(*what));
 	uint64_t sp[16];
 	assert_non_null(what);
@@ -484,16 +484,16 @@ static void predict_case(const mo_model *m, unsigned *seed)
 		int64_t pf = 1 + (int64_t)(rnd(seed) % 2);
 		for (uint64_t id = 0; id < pl.n_layers; id++) {
 			mo_planner_choice_set set;
-			assert_int_equal(mo_planner_layer_choices(&pl, id, pf, &set), 0);
+			assert_int_equal(planner_layer_choices(&pl, id, pf, &set), 0);
 			what[id] = set.c[rnd(seed) % set.n].what;
 			free(set.c);
 		}
-		assert_int_equal(mo_planner_predict(&pl, what, pf, sp), 0);
+		assert_int_equal(planner_predict(&pl, what, pf, sp), 0);
 		mo_diags *d = NULL;
 		mo_config *c = NULL;
 		mo_estimate *e = NULL;
 		assert_int_equal(mo_diags_new(&d), 0);
-		assert_int_equal(mo_planner_build_config(&c, &pl, what, pf, "r", NULL), 0);
+		assert_int_equal(planner_build_config(&c, &pl, what, pf, "r", NULL), 0);
 		if (mo_validate(d, c, m) != 0) {
 			fprintf(stderr, "invalid: %s\n", mo_diags_get(d, 0)->message);
 			fail();
@@ -522,7 +522,7 @@ static void predict_case(const mo_model *m, unsigned *seed)
 		mo_diags_free(d);
 	}
 	free(what);
-	mo_planner_problem_fini(&pl);
+	planner_problem_fini(&pl);
 }
 
 static void test_predict_random(void **state)

@@ -85,7 +85,7 @@ static void expect_same(const mo_estimate *e, size_t s)
 {
 	mo_sched_peak pk;
 	const mo_estimate_stage *st = mo_estimate_stage_get(e, s);
-	assert_int_equal(mo_est_stage_closed_form(e, s, &pk), 0);
+	assert_int_equal(est_stage_closed_form(e, s, &pk), 0);
 	char a[96], b[96];
 	mo_estimate_event_name(&pk.ev, a, sizeof a);
 	if (pk.ev.total != st->peak_bytes || strcmp(a, st->peak_event) != 0)

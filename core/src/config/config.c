@@ -33,11 +33,11 @@ static const char *const mo_op_swap_keys[] = {"op_name", "layers"};
 
 #define MO_COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-static void mo_cfg_error(mo_cfg_parser *p, const char *code, const mo_node *at,
+static void cfg_error(mo_cfg_parser *p, const char *code, const mo_node *at,
 			 const char *path, const char *hint, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
 
-static void mo_cfg_error(mo_cfg_parser *p, const char *code, const mo_node *at,
+static void cfg_error(mo_cfg_parser *p, const char *code, const mo_node *at,
 			 const char *path, const char *hint, const char *fmt, ...)
 {
 	char msg[400];
@@ -45,29 +45,29 @@ static void mo_cfg_error(mo_cfg_parser *p, const char *code, const mo_node *at,
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	mo_diag *d = mo_diags_add_at(p->diags, MO_SEV_ERROR, code, p->file, at, path,
+	mo_diag *d = diags_add_at(p->diags, MO_SEV_ERROR, code, p->file, at, path,
 				     "%s", msg);
 	if (hint)
-		mo_diag_set_hint(p->diags, d, "%s", hint);
+		diag_set_hint(p->diags, d, "%s", hint);
 	p->c->structural_errors = true;
 }
 
 /* Key text for messages: at most 60 bytes. */
-static int mo_klen(const mo_node *k)
+static int config_key_length(const mo_node *k)
 {
 	return k->len > 60 ? 60 : (int)k->len;
 }
 
-static bool mo_key_is(const mo_node *k, const char *name)
+static bool key_is(const mo_node *k, const char *name)
 {
 	return k->kind == MO_NODE_SCALAR && k->len == strlen(name) &&
 	       memcmp(k->value, name, k->len) == 0;
 }
 
-static bool mo_key_known(const mo_node *k, const char *const *keys, size_t n)
+static bool key_known(const mo_node *k, const char *const *keys, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (mo_key_is(k, keys[i]))
+		if (key_is(k, keys[i]))
 			return true;
 	return false;
 }
@@ -84,63 +84,63 @@ static const char *const mo_cfg_old_keys[] = {
 	"recompute_layers", "did you mean 'full_recompute_layer'?",
 	NULL};
 
-static const char *mo_cfg_old_key_hint(const mo_node *k)
+static const char *cfg_old_key_hint(const mo_node *k)
 {
 	for (size_t i = 0; mo_cfg_old_keys[i]; i += 2)
-		if (mo_key_is(k, mo_cfg_old_keys[i]))
+		if (key_is(k, mo_cfg_old_keys[i]))
 			return mo_cfg_old_keys[i + 1];
 	return NULL;
 }
 
 /* Reports every key of `map` that is not in `keys`, with "did you mean". */
-static void mo_cfg_unknown_keys(mo_cfg_parser *p, const mo_node *map,
+static void cfg_unknown_keys(mo_cfg_parser *p, const mo_node *map,
 				const char *const *keys, size_t n, const char *path)
 {
 	for (size_t i = 0; i + 1 < map->n; i += 2) {
 		const mo_node *k = map->items[i];
 		if (k->kind != MO_NODE_SCALAR) {
-			mo_cfg_error(p, "type", k, path, NULL, "a key must be a string, got %s",
-				     mo_node_type_name(k));
+			cfg_error(p, "type", k, path, NULL, "a key must be a string, got %s",
+				     node_type_name(k));
 			continue;
 		}
-		if (mo_key_known(k, keys, n))
+		if (key_known(k, keys, n))
 			continue;
 		char kbuf[64], hint[128];
-		snprintf(kbuf, sizeof kbuf, "%.*s", mo_klen(k), k->value);
-		const char *best = mo_did_you_mean(kbuf, keys, n);
+		snprintf(kbuf, sizeof kbuf, "%.*s", config_key_length(k), k->value);
+		const char *best = did_you_mean(kbuf, keys, n);
 		char list[256] = "";
 		for (size_t j = 0; j < n; j++) {
 			strncat(list, keys[j], sizeof list - strlen(list) - 1);
 			if (j + 1 < n)
 				strncat(list, ", ", sizeof list - strlen(list) - 1);
 		}
-		const char *old = mo_cfg_old_key_hint(k);
+		const char *old = cfg_old_key_hint(k);
 		if (old)
 			snprintf(hint, sizeof hint, "%s", old);
 		else if (best)
 			snprintf(hint, sizeof hint, "did you mean '%s'?", best);
 		else
 			snprintf(hint, sizeof hint, "known keys: %.100s", list);
-		mo_cfg_error(p, "unknown-key", k, path, hint, "unknown key '%s' in %s", kbuf,
+		cfg_error(p, "unknown-key", k, path, hint, "unknown key '%s' in %s", kbuf,
 			     path);
 	}
 }
 
-static char *mo_cfg_key_path(mo_cfg_parser *p, const char *parent, const char *key)
+static char *cfg_key_path(mo_cfg_parser *p, const char *parent, const char *key)
 {
 	const char *parts[] = {parent, ".", key};
 	size_t lens[] = {strlen(parent), 1, strlen(key)};
-	return mo_arena_concat(p->a, parts, lens, 3);
+	return arena_concat(p->a, parts, lens, 3);
 }
 
 /* select_module['<regex>'] with the quote that keeps it readable (the
  * regex cut at 200 bytes or at a NUL, as "%.*s" would). */
-static char *mo_cfg_pattern_path(mo_cfg_parser *p, const char *parent, size_t plen,
+static char *cfg_pattern_path(mo_cfg_parser *p, const char *parent, size_t plen,
 				 const mo_node *k)
 {
 	bool has_single = memchr(k->value, '\'', k->len) != NULL;
 	size_t len = strnlen(k->value, k->len > 200 ? 200 : k->len);
-	char *s = mo_arena_alloc_raw(p->a, plen + len + 5);
+	char *s = arena_alloc_raw(p->a, plen + len + 5);
 	if (!s)
 		return NULL;
 	memcpy(s, parent, plen);
@@ -150,43 +150,43 @@ static char *mo_cfg_pattern_path(mo_cfg_parser *p, const char *parent, size_t pl
 	return s;
 }
 
-static bool mo_cfg_bool(mo_cfg_parser *p, const mo_node *v, const char *path, bool *out)
+static bool cfg_bool(mo_cfg_parser *p, const mo_node *v, const char *path, bool *out)
 {
-	if (mo_scalar_bool(v, out))
+	if (scalar_bool(v, out))
 		return true;
-	if (v->kind == MO_NODE_SCALAR && mo_scalar_resolve(v) == MO_SCALAR_STR) {
+	if (v->kind == MO_NODE_SCALAR && scalar_resolve(v) == MO_SCALAR_STR) {
 		bool b;
 		mo_node plain = *v;
 		plain.style = MO_STYLE_PLAIN;
 		plain.tag = NULL;
-		if (mo_scalar_bool(&plain, &b)) {
+		if (scalar_bool(&plain, &b)) {
 			char hint[64];
 			snprintf(hint, sizeof hint, "write %s without quotes", b ? "True" : "False");
-			mo_cfg_error(p, "type", v, path, hint,
-				     "expected a boolean, got the string '%.*s'", mo_klen(v),
+			cfg_error(p, "type", v, path, hint,
+				     "expected a boolean, got the string '%.*s'", config_key_length(v),
 				     v->value);
 			return false;
 		}
 	}
-	mo_cfg_error(p, "type", v, path, "write True or False", "expected a boolean, got %s",
-		     mo_node_type_name(v));
+	cfg_error(p, "type", v, path, "write True or False", "expected a boolean, got %s",
+		     node_type_name(v));
 	return false;
 }
 
 /* A pattern text's hash, by its length and first and last eight bytes: a
  * collision costs a memcmp, and the table holds at most 192 texts.
  * Multiplicative, modulo 2^64 by design. */
-static uint32_t mo_cfg_text_hash(const char *text, size_t len)
+static uint32_t cfg_text_hash(const char *text, size_t len)
 {
-	uint64_t hh = mo_hash_sampled(text, len);
+	uint64_t hh = hash_sampled(text, len);
 	return (uint32_t)(hh ^ hh >> 32);
 }
 
-static void mo_cfg_compile(mo_cfg_parser *p, mo_pattern *pat)
+static void cfg_compile(mo_cfg_parser *p, mo_pattern *pat)
 {
 	if (++p->n_patterns > p->c->lim.max_patterns) {
 		if (!p->pattern_limit_reported)
-			mo_cfg_error(p, "regex", pat->key, pat->dpath, NULL,
+			cfg_error(p, "regex", pat->key, pat->dpath, NULL,
 				     "more than %zu patterns: the rest are not compiled",
 				     p->c->lim.max_patterns);
 		p->pattern_limit_reported = true;
@@ -195,17 +195,17 @@ static void mo_cfg_compile(mo_cfg_parser *p, mo_pattern *pat)
 	const char *msg;
 	size_t off;
 	size_t len = pat->key->len;
-	uint32_t h = mo_cfg_text_hash(pat->regex, len);
+	uint32_t h = cfg_text_hash(pat->regex, len);
 	size_t slot = h & (MO_CFG_SEEN - 1);
 	for (; p->seen[slot]; slot = (slot + 1) & (MO_CFG_SEEN - 1)) {
 		const mo_pattern *q = p->seen[slot];
 		if (p->seen_hash[slot] == h && q->key->len == len &&
 		    memcmp(q->regex, pat->regex, len) == 0) {
-			pat->re = mo_regex_share(q->re);
+			pat->re = regex_share(q->re);
 			return;
 		}
 	}
-	pat->re = mo_regex_compile(pat->regex, len, &p->c->lim, p->a, &msg, &off);
+	pat->re = regex_compile(pat->regex, len, &p->c->lim, p->a, &msg, &off);
 	if (pat->re) {
 		if (p->n_seen < MO_CFG_SEEN * 3 / 4) {
 			p->seen[slot] = pat;
@@ -217,291 +217,291 @@ static void mo_cfg_compile(mo_cfg_parser *p, mo_pattern *pat)
 	/* point at the offending character: quoted keys start one column later */
 	mo_node at = *pat->key;
 	at.column += (int)off + (at.style == MO_STYLE_PLAIN ? 0 : 1);
-	mo_cfg_error(p, "regex", &at, pat->dpath, "patterns are PCRE2, full-matched like re.fullmatch",
-		     "pattern '%.*s' does not compile: %s at offset %zu", mo_klen(pat->key),
+	cfg_error(p, "regex", &at, pat->dpath, "patterns are PCRE2, full-matched like re.fullmatch",
+		     "pattern '%.*s' does not compile: %s at offset %zu", config_key_length(pat->key),
 		     pat->regex, msg ? msg : "error", off);
 }
 
-static bool mo_cfg_pattern_key(mo_cfg_parser *p, const mo_node *k, const char *path)
+static bool cfg_pattern_key(mo_cfg_parser *p, const mo_node *k, const char *path)
 {
-	if (k->kind != MO_NODE_SCALAR || mo_scalar_resolve(k) != MO_SCALAR_STR) {
-		mo_cfg_error(p, "type", k, path, "quote the pattern: '...'",
-			     "a pattern must be a string, got %s", mo_node_type_name(k));
+	if (k->kind != MO_NODE_SCALAR || scalar_resolve(k) != MO_SCALAR_STR) {
+		cfg_error(p, "type", k, path, "quote the pattern: '...'",
+			     "a pattern must be a string, got %s", node_type_name(k));
 		return false;
 	}
 	if (k->len == 0) {
-		mo_cfg_error(p, "regex", k, path, NULL, "empty pattern matches no path");
+		cfg_error(p, "regex", k, path, NULL, "empty pattern matches no path");
 		return false;
 	}
 	return true;
 }
 
 /* {regex: layer specs} */
-static void mo_cfg_patterns(mo_cfg_parser *p, mo_pattern_list *out, const mo_node *v,
+static void cfg_patterns(mo_cfg_parser *p, mo_pattern_list *out, const mo_node *v,
 			    const char *path)
 {
 	memset(out, 0, sizeof(*out));
-	if (!v || mo_scalar_resolve(v) == MO_SCALAR_NULL)
+	if (!v || scalar_resolve(v) == MO_SCALAR_NULL)
 		return;
 	out->at = v;
 	if (v->kind != MO_NODE_MAP) {
-		mo_cfg_error(p, "type", v, path, "write a mapping such as {'.*mlp': [0-31]}",
+		cfg_error(p, "type", v, path, "write a mapping such as {'.*mlp': [0-31]}",
 			     "expected a mapping of pattern to layers, got %s",
-			     mo_node_type_name(v));
+			     node_type_name(v));
 		return;
 	}
-	out->p = v->n ? mo_arena_alloc(p->a, v->n / 2 * sizeof(*out->p)) : NULL;
+	out->p = v->n ? arena_alloc(p->a, v->n / 2 * sizeof(*out->p)) : NULL;
 	size_t plen = strlen(path);
 	for (size_t i = 0; out->p && i + 1 < v->n; i += 2) {
 		const mo_node *k = v->items[i];
-		if (!mo_cfg_pattern_key(p, k, path))
+		if (!cfg_pattern_key(p, k, path))
 			continue;
 		mo_pattern *pat = &out->p[out->n++];
 		pat->key = k;
 		pat->regex = k->value;
-		pat->dpath = mo_cfg_pattern_path(p, path, plen, k);
-		mo_layers_parse(&pat->layers, p->a, p->diags, p->file, v->items[i + 1],
+		pat->dpath = cfg_pattern_path(p, path, plen, k);
+		layers_parse(&pat->layers, p->a, p->diags, p->file, v->items[i + 1],
 				pat->dpath);
 		if (!pat->layers.ok)
 			p->c->structural_errors = true;
-		mo_cfg_compile(p, pat);
+		cfg_compile(p, pat);
 	}
 }
 
-static void mo_cfg_layers(mo_cfg_parser *p, mo_layers *out, const mo_node *v,
+static void cfg_layers(mo_cfg_parser *p, mo_layers *out, const mo_node *v,
 			  const char *path)
 {
-	if (v && mo_scalar_resolve(v) == MO_SCALAR_NULL && v->kind == MO_NODE_SCALAR) {
+	if (v && scalar_resolve(v) == MO_SCALAR_NULL && v->kind == MO_NODE_SCALAR) {
 		memset(out, 0, sizeof(*out));
 		return;
 	}
-	mo_layers_parse(out, p->a, p->diags, p->file, v, path);
+	layers_parse(out, p->a, p->diags, p->file, v, path);
 	if (v && !out->ok)
 		p->c->structural_errors = true;
 }
 
-static void mo_cfg_mode(mo_cfg_parser *p, const mo_node *v)
+static void cfg_mode(mo_cfg_parser *p, const mo_node *v)
 {
 	static const char *const modes[] = {"None", "full", "select"};
 	mo_config *c = p->c;
 	c->mode_at = v;
-	if (v->kind == MO_NODE_SCALAR && mo_scalar_resolve(v) == MO_SCALAR_NULL) {
-		mo_diags_add_at(p->diags, MO_SEV_WARNING, "mode-invalid", p->file, v,
+	if (v->kind == MO_NODE_SCALAR && scalar_resolve(v) == MO_SCALAR_NULL) {
+		diags_add_at(p->diags, MO_SEV_WARNING, "mode-invalid", p->file, v,
 				"recompute.mode", "mode is null; read as \"None\" (no recompute)");
 		return;
 	}
-	if (v->kind == MO_NODE_SCALAR && mo_scalar_resolve(v) == MO_SCALAR_STR) {
+	if (v->kind == MO_NODE_SCALAR && scalar_resolve(v) == MO_SCALAR_STR) {
 		for (size_t i = 0; i < 3; i++)
-			if (mo_key_is(v, modes[i])) {
+			if (key_is(v, modes[i])) {
 				c->mode = (mo_mode)i;
 				return;
 			}
 	}
 	char vbuf[64], hint[96] = "use None, full or select";
-	snprintf(vbuf, sizeof vbuf, "%.*s", v->kind == MO_NODE_SCALAR ? mo_klen(v) : 0,
+	snprintf(vbuf, sizeof vbuf, "%.*s", v->kind == MO_NODE_SCALAR ? config_key_length(v) : 0,
 		 v->kind == MO_NODE_SCALAR ? v->value : "");
 	for (size_t i = 0; i < 3; i++)
 		if (strcasecmp(vbuf, modes[i]) == 0 ||
-		    mo_edit_distance(vbuf, modes[i], 2) <= 2)
+		    edit_distance(vbuf, modes[i], 2) <= 2)
 			snprintf(hint, sizeof hint, "did you mean '%s'?", modes[i]);
 	if (v->kind == MO_NODE_SCALAR)
-		mo_cfg_error(p, "mode-invalid", v, "recompute.mode", hint,
+		cfg_error(p, "mode-invalid", v, "recompute.mode", hint,
 			     "mode '%s' is not None, full or select", vbuf);
 	else
-		mo_cfg_error(p, "mode-invalid", v, "recompute.mode", hint,
-			     "mode must be None, full or select, got %s", mo_node_type_name(v));
+		cfg_error(p, "mode-invalid", v, "recompute.mode", hint,
+			     "mode must be None, full or select, got %s", node_type_name(v));
 }
 
-static bool mo_cfg_section_map(mo_cfg_parser *p, const mo_node *v, const char *name)
+static bool cfg_section_map(mo_cfg_parser *p, const mo_node *v, const char *name)
 {
-	if (mo_scalar_resolve(v) == MO_SCALAR_NULL && v->kind == MO_NODE_SCALAR)
+	if (scalar_resolve(v) == MO_SCALAR_NULL && v->kind == MO_NODE_SCALAR)
 		return false; /* `recompute:` with nothing: the defaults */
 	if (v->kind == MO_NODE_MAP)
 		return true;
-	mo_cfg_error(p, "type", v, name, NULL, "section %s must be a mapping, got %s", name,
-		     mo_node_type_name(v));
+	cfg_error(p, "type", v, name, NULL, "section %s must be a mapping, got %s", name,
+		     node_type_name(v));
 	return false;
 }
 
-static void mo_cfg_recompute(mo_cfg_parser *p, const mo_node *v)
+static void cfg_recompute(mo_cfg_parser *p, const mo_node *v)
 {
 	mo_config *c = p->c;
 	c->has_recompute = true;
-	if (!mo_cfg_section_map(p, v, "recompute"))
+	if (!cfg_section_map(p, v, "recompute"))
 		return;
-	mo_cfg_unknown_keys(p, v, mo_recompute_keys, MO_COUNT(mo_recompute_keys), "recompute");
-	const mo_node *mode = mo_map_get(v, "mode");
+	cfg_unknown_keys(p, v, mo_recompute_keys, MO_COUNT(mo_recompute_keys), "recompute");
+	const mo_node *mode = map_get(v, "mode");
 	if (mode)
-		mo_cfg_mode(p, mode);
-	mo_cfg_layers(p, &c->full, mo_map_get(v, "full_recompute_layer"),
+		cfg_mode(p, mode);
+	cfg_layers(p, &c->full, map_get(v, "full_recompute_layer"),
 		      "recompute.full_recompute_layer");
-	mo_cfg_patterns(p, &c->select, mo_map_get(v, "select_module"), "recompute.select_module");
-	mo_cfg_patterns(p, &c->exclude, mo_map_get(v, "exclude_op"), "recompute.exclude_op");
+	cfg_patterns(p, &c->select, map_get(v, "select_module"), "recompute.select_module");
+	cfg_patterns(p, &c->exclude, map_get(v, "exclude_op"), "recompute.exclude_op");
 }
 
-static void mo_cfg_comm(mo_cfg_parser *p, const mo_node *v)
+static void cfg_comm(mo_cfg_parser *p, const mo_node *v)
 {
 	mo_config *c = p->c;
 	c->has_comm = true;
-	if (!mo_cfg_section_map(p, v, "recompute_comm"))
+	if (!cfg_section_map(p, v, "recompute_comm"))
 		return;
-	mo_cfg_unknown_keys(p, v, mo_comm_keys, MO_COUNT(mo_comm_keys), "recompute_comm");
-	const mo_node *en = mo_map_get(v, "enable");
+	cfg_unknown_keys(p, v, mo_comm_keys, MO_COUNT(mo_comm_keys), "recompute_comm");
+	const mo_node *en = map_get(v, "enable");
 	c->comm_enable_at = en;
-	if (en && mo_scalar_resolve(en) != MO_SCALAR_NULL)
-		mo_cfg_bool(p, en, "recompute_comm.enable", &c->comm_enable);
-	mo_cfg_patterns(p, &c->comm, mo_map_get(v, "select_module"),
+	if (en && scalar_resolve(en) != MO_SCALAR_NULL)
+		cfg_bool(p, en, "recompute_comm.enable", &c->comm_enable);
+	cfg_patterns(p, &c->comm, map_get(v, "select_module"),
 			"recompute_comm.select_module");
 }
 
-static void mo_cfg_prefetch(mo_cfg_parser *p, const mo_node *v)
+static void cfg_prefetch(mo_cfg_parser *p, const mo_node *v)
 {
 	int64_t x;
 	bool overflow;
 	p->c->prefetch_at = v;
-	if (mo_scalar_int(v, &x, &overflow)) {
+	if (scalar_int(v, &x, &overflow)) {
 		p->c->prefetch = x;
 		return;
 	}
 	const char *hint = NULL;
 	char buf[64];
-	if (v->kind == MO_NODE_SCALAR && mo_scalar_resolve(v) == MO_SCALAR_STR) {
+	if (v->kind == MO_NODE_SCALAR && scalar_resolve(v) == MO_SCALAR_STR) {
 		mo_node plain = *v;
 		plain.style = MO_STYLE_PLAIN;
 		plain.tag = NULL;
-		if (mo_scalar_int(&plain, &x, &overflow)) {
+		if (scalar_int(&plain, &x, &overflow)) {
 			snprintf(buf, sizeof buf, "write %lld without quotes", (long long)x);
 			hint = buf;
 		}
 	}
-	mo_cfg_error(p, "type", v, "swap.default_prefetch", hint,
+	cfg_error(p, "type", v, "swap.default_prefetch", hint,
 		     overflow ? "default_prefetch is out of range"
 			      : "default_prefetch must be an integer, got %s",
-		     mo_node_type_name(v));
+		     node_type_name(v));
 }
 
 /* A list of mappings; returns false (after a diagnostic) otherwise. */
-static bool mo_cfg_entry_list(mo_cfg_parser *p, const mo_node *v, const char *path,
+static bool cfg_entry_list(mo_cfg_parser *p, const mo_node *v, const char *path,
 			      const char *example)
 {
 	if (v->kind == MO_NODE_SEQ)
 		return true;
-	mo_cfg_error(p, "type", v, path, example, "%s must be a list of entries, got %s", path,
-		     mo_node_type_name(v));
+	cfg_error(p, "type", v, path, example, "%s must be a list of entries, got %s", path,
+		     node_type_name(v));
 	return false;
 }
 
-static void mo_cfg_layer_swap(mo_cfg_parser *p, const mo_node *v)
+static void cfg_layer_swap(mo_cfg_parser *p, const mo_node *v)
 {
 	mo_config *c = p->c;
 	c->layer_swap_at = v;
-	if (mo_scalar_resolve(v) == MO_SCALAR_NULL && v->kind == MO_NODE_SCALAR)
+	if (scalar_resolve(v) == MO_SCALAR_NULL && v->kind == MO_NODE_SCALAR)
 		return;
-	if (!mo_cfg_entry_list(p, v, "swap.layer_swap", "write - layers: [16-30]"))
+	if (!cfg_entry_list(p, v, "swap.layer_swap", "write - layers: [16-30]"))
 		return;
-	c->layer_swap = v->n ? mo_arena_alloc(p->a, v->n * sizeof(*c->layer_swap)) : NULL;
+	c->layer_swap = v->n ? arena_alloc(p->a, v->n * sizeof(*c->layer_swap)) : NULL;
 	for (size_t i = 0; c->layer_swap && i < v->n; i++) {
 		const mo_node *e = v->items[i];
-		char *path = mo_arena_indexed(p->a, "swap.layer_swap", i);
+		char *path = arena_indexed(p->a, "swap.layer_swap", i);
 		if (e->kind != MO_NODE_MAP) {
-			mo_cfg_error(p, "type", e, path, "write - layers: [16-30]",
+			cfg_error(p, "type", e, path, "write - layers: [16-30]",
 				     "a layer_swap entry must be a mapping with 'layers', got %s",
-				     mo_node_type_name(e));
+				     node_type_name(e));
 			continue;
 		}
-		mo_cfg_unknown_keys(p, e, mo_layer_swap_keys, 1, path);
-		const mo_node *layers = mo_map_get(e, "layers");
+		cfg_unknown_keys(p, e, mo_layer_swap_keys, 1, path);
+		const mo_node *layers = map_get(e, "layers");
 		if (!layers) {
-			mo_cfg_error(p, "missing-key", e, path, "add layers: [...]",
+			cfg_error(p, "missing-key", e, path, "add layers: [...]",
 				     "layer_swap entry has no 'layers'");
 			continue;
 		}
 		mo_swap_layer *s = &c->layer_swap[c->n_layer_swap++];
 		s->at = e;
-		mo_cfg_layers(p, &s->layers, layers, mo_cfg_key_path(p, path, "layers"));
+		cfg_layers(p, &s->layers, layers, cfg_key_path(p, path, "layers"));
 	}
 }
 
-static void mo_cfg_op_swap(mo_cfg_parser *p, const mo_node *v)
+static void cfg_op_swap(mo_cfg_parser *p, const mo_node *v)
 {
 	mo_config *c = p->c;
 	c->op_swap_at = v;
-	if (mo_scalar_resolve(v) == MO_SCALAR_NULL && v->kind == MO_NODE_SCALAR)
+	if (scalar_resolve(v) == MO_SCALAR_NULL && v->kind == MO_NODE_SCALAR)
 		return;
-	if (!mo_cfg_entry_list(p, v, "swap.op_swap", "write - op_name: '.*mlp'\n  layers: [2-3]"))
+	if (!cfg_entry_list(p, v, "swap.op_swap", "write - op_name: '.*mlp'\n  layers: [2-3]"))
 		return;
-	c->op_swap = v->n ? mo_arena_alloc(p->a, v->n * sizeof(*c->op_swap)) : NULL;
+	c->op_swap = v->n ? arena_alloc(p->a, v->n * sizeof(*c->op_swap)) : NULL;
 	for (size_t i = 0; c->op_swap && i < v->n; i++) {
 		const mo_node *e = v->items[i];
-		char *path = mo_arena_indexed(p->a, "swap.op_swap", i);
+		char *path = arena_indexed(p->a, "swap.op_swap", i);
 		if (e->kind != MO_NODE_MAP) {
-			mo_cfg_error(p, "type", e, path, NULL,
+			cfg_error(p, "type", e, path, NULL,
 				     "an op_swap entry must be a mapping with 'op_name' and 'layers', got %s",
-				     mo_node_type_name(e));
+				     node_type_name(e));
 			continue;
 		}
-		mo_cfg_unknown_keys(p, e, mo_op_swap_keys, 2, path);
+		cfg_unknown_keys(p, e, mo_op_swap_keys, 2, path);
 		const mo_node *name_key = NULL;
-		const mo_node *name = mo_map_get_kv(e, "op_name", &name_key);
-		const mo_node *layers = mo_map_get(e, "layers");
+		const mo_node *name = map_get_kv(e, "op_name", &name_key);
+		const mo_node *layers = map_get(e, "layers");
 		if (!name)
-			mo_cfg_error(p, "missing-key", e, path, "add op_name: '<regex>'",
+			cfg_error(p, "missing-key", e, path, "add op_name: '<regex>'",
 				     "op_swap entry has no 'op_name'");
 		if (!layers)
-			mo_cfg_error(p, "missing-key", e, path, "add layers: [...]",
+			cfg_error(p, "missing-key", e, path, "add layers: [...]",
 				     "op_swap entry has no 'layers'");
-		char *npath = mo_cfg_key_path(p, path, "op_name");
-		if (!name || !layers || !mo_cfg_pattern_key(p, name, npath))
+		char *npath = cfg_key_path(p, path, "op_name");
+		if (!name || !layers || !cfg_pattern_key(p, name, npath))
 			continue;
 		mo_op_swap *s = &c->op_swap[c->n_op_swap++];
 		s->at = e;
 		s->pat.key = name;
 		s->pat.regex = name->value;
 		s->pat.dpath = npath;
-		mo_cfg_layers(p, &s->pat.layers, layers, mo_cfg_key_path(p, path, "layers"));
-		mo_cfg_compile(p, &s->pat);
+		cfg_layers(p, &s->pat.layers, layers, cfg_key_path(p, path, "layers"));
+		cfg_compile(p, &s->pat);
 	}
 }
 
-static void mo_cfg_swap(mo_cfg_parser *p, const mo_node *v)
+static void cfg_swap(mo_cfg_parser *p, const mo_node *v)
 {
 	mo_config *c = p->c;
 	c->has_swap = true;
-	if (!mo_cfg_section_map(p, v, "swap"))
+	if (!cfg_section_map(p, v, "swap"))
 		return;
-	mo_cfg_unknown_keys(p, v, mo_swap_keys, MO_COUNT(mo_swap_keys), "swap");
-	const mo_node *en = mo_map_get(v, "enable");
+	cfg_unknown_keys(p, v, mo_swap_keys, MO_COUNT(mo_swap_keys), "swap");
+	const mo_node *en = map_get(v, "enable");
 	c->swap_enable_at = en;
-	if (en && mo_scalar_resolve(en) != MO_SCALAR_NULL)
-		mo_cfg_bool(p, en, "swap.enable", &c->swap_enable);
-	const mo_node *pf = mo_map_get(v, "default_prefetch");
-	if (pf && mo_scalar_resolve(pf) != MO_SCALAR_NULL)
-		mo_cfg_prefetch(p, pf);
-	const mo_node *ls = mo_map_get(v, "layer_swap");
+	if (en && scalar_resolve(en) != MO_SCALAR_NULL)
+		cfg_bool(p, en, "swap.enable", &c->swap_enable);
+	const mo_node *pf = map_get(v, "default_prefetch");
+	if (pf && scalar_resolve(pf) != MO_SCALAR_NULL)
+		cfg_prefetch(p, pf);
+	const mo_node *ls = map_get(v, "layer_swap");
 	if (ls)
-		mo_cfg_layer_swap(p, ls);
-	const mo_node *os = mo_map_get(v, "op_swap");
+		cfg_layer_swap(p, ls);
+	const mo_node *os = map_get(v, "op_swap");
 	if (os)
-		mo_cfg_op_swap(p, os);
+		cfg_op_swap(p, os);
 }
 
 /* A top-level key close to a section name is a typo, not a training key. */
-static void mo_cfg_top_key(mo_cfg_parser *p, const mo_node *k)
+static void cfg_top_key(mo_cfg_parser *p, const mo_node *k)
 {
 	if (k->kind != MO_NODE_SCALAR)
 		return;
-	if (mo_key_is(k, "recompute_config") || mo_key_is(k, "swap_config")) {
-		p->c->training_yaml = true; /* mo_config_graph reads it */
+	if (key_is(k, "recompute_config") || key_is(k, "swap_config")) {
+		p->c->training_yaml = true; /* config_graph reads it */
 		return;
 	}
 	char kbuf[64];
-	snprintf(kbuf, sizeof kbuf, "%.*s", mo_klen(k), k->value);
+	snprintf(kbuf, sizeof kbuf, "%.*s", config_key_length(k), k->value);
 	for (size_t i = 0; i < MO_COUNT(mo_sections); i++) {
-		size_t d = mo_edit_distance(kbuf, mo_sections[i], 2);
+		size_t d = edit_distance(kbuf, mo_sections[i], 2);
 		if (d > 0 && d <= (strlen(mo_sections[i]) > 5 ? 2u : 1u)) {
 			char hint[64];
 			snprintf(hint, sizeof hint, "did you mean '%s'?", mo_sections[i]);
-			mo_cfg_error(p, "unknown-key", k, NULL, hint,
+			cfg_error(p, "unknown-key", k, NULL, hint,
 				     "unknown top-level key '%s'", kbuf);
 			return;
 		}
@@ -509,54 +509,54 @@ static void mo_cfg_top_key(mo_cfg_parser *p, const mo_node *k)
 	p->c->training_yaml = true;
 }
 
-static void mo_cfg_root(mo_cfg_parser *p, const mo_node *root)
+static void cfg_root(mo_cfg_parser *p, const mo_node *root)
 {
 	mo_config *c = p->c;
 	for (size_t i = 0; i + 1 < root->n; i += 2) {
 		const mo_node *k = root->items[i], *v = root->items[i + 1];
-		if (mo_key_is(k, "recompute")) {
+		if (key_is(k, "recompute")) {
 			c->recompute_key = k;
 			c->recompute_val = v;
-		} else if (mo_key_is(k, "recompute_comm")) {
+		} else if (key_is(k, "recompute_comm")) {
 			c->comm_key = k;
 			c->comm_val = v;
-		} else if (mo_key_is(k, "swap")) {
+		} else if (key_is(k, "swap")) {
 			c->swap_key = k;
 			c->swap_val = v;
 		} else {
-			mo_cfg_top_key(p, k);
+			cfg_top_key(p, k);
 		}
 	}
 	/* a duplicated section: the last one counts, as in PyYAML (reported
 	 * as duplicate-key by the tree builder) */
 	if (c->recompute_val)
-		mo_cfg_recompute(p, c->recompute_val);
+		cfg_recompute(p, c->recompute_val);
 	if (c->comm_val)
-		mo_cfg_comm(p, c->comm_val);
+		cfg_comm(p, c->comm_val);
 	if (c->swap_val)
-		mo_cfg_swap(p, c->swap_val);
+		cfg_swap(p, c->swap_val);
 	for (size_t i = 0; i + 1 < root->n; i += 2) {
 		const mo_node *k = root->items[i];
-		if (mo_key_is(k, "recompute_config") || mo_key_is(k, "swap_config"))
-			mo_config_graph(c, p->diags, root, k, root->items[i + 1]);
+		if (key_is(k, "recompute_config") || key_is(k, "swap_config"))
+			config_graph(c, p->diags, root, k, root->items[i + 1]);
 	}
 }
 
-static void mo_config_free_regexes(mo_config *c)
+static void config_free_regexes(mo_config *c)
 {
 	mo_pattern_list *lists[] = {&c->select, &c->exclude, &c->comm};
 	for (size_t l = 0; l < 3; l++)
 		for (size_t i = 0; i < lists[l]->n; i++)
-			mo_regex_free(lists[l]->p[i].re);
+			regex_free(lists[l]->p[i].re);
 	for (size_t i = 0; i < c->n_op_swap; i++)
-		mo_regex_free(c->op_swap[i].pat.re);
+		regex_free(c->op_swap[i].pat.re);
 }
 
-/* Frees the memos and the struct itself (what mo_config_alloc made). */
-static void mo_config_release(mo_config *c)
+/* Frees the memos and the struct itself (what config_alloc made). */
+static void config_release(mo_config *c)
 {
-	mo_attachment_clear(&c->memos->matches);
-	mo_attachment_clear(&c->memos->plan);
+	attachment_clear(&c->memos->matches);
+	attachment_clear(&c->memos->plan);
 	pthread_mutex_destroy(&c->memos->lock);
 	free(c->memos);
 	free(c);
@@ -566,12 +566,12 @@ void mo_config_free(mo_config *c)
 {
 	if (!c)
 		return;
-	mo_config_free_regexes(c);
-	mo_doc_free(c->doc);
-	mo_config_release(c);
+	config_free_regexes(c);
+	doc_free(c->doc);
+	config_release(c);
 }
 
-static mo_config *mo_config_alloc(const mo_limits *lim)
+static mo_config *config_alloc(const mo_limits *lim)
 {
 	mo_config *c = calloc(1, sizeof(*c));
 	mo_config_memos *memos = calloc(1, sizeof(*memos));
@@ -590,36 +590,36 @@ static mo_config *mo_config_alloc(const mo_limits *lim)
 	return c;
 }
 
-static void mo_config_read_root(mo_config *c, mo_diags *diags)
+static void config_read_root(mo_config *c, mo_diags *diags)
 {
 	mo_cfg_parser p = {.c = c, .diags = diags, .file = c->doc->name, .a = c->doc->arena};
 	const mo_node *root = c->doc->root;
-	if (!root || (root->kind == MO_NODE_SCALAR && mo_scalar_resolve(root) == MO_SCALAR_NULL)) {
+	if (!root || (root->kind == MO_NODE_SCALAR && scalar_resolve(root) == MO_SCALAR_NULL)) {
 		const mo_node first = {.line = 1, .column = 1};
-		mo_cfg_error(&p, "type", &first, NULL,
+		cfg_error(&p, "type", &first, NULL,
 			     "write the recompute, recompute_comm and swap sections",
 			     "the file is empty: expected a mapping");
 	} else if (root->kind != MO_NODE_MAP) {
-		mo_cfg_error(&p, "type", root, NULL, NULL,
+		cfg_error(&p, "type", root, NULL, NULL,
 			     "the file must be a mapping with recompute, recompute_comm or swap, got %s",
-			     mo_node_type_name(root));
+			     node_type_name(root));
 	} else {
-		mo_cfg_root(&p, root);
+		cfg_root(&p, root);
 	}
 }
 
-int mo_config_read_tree(mo_config **out, mo_diags *diags, mo_doc *doc, const mo_limits *lim,
+int config_read_tree(mo_config **out, mo_diags *diags, mo_doc *doc, const mo_limits *lim,
 			mo_error *err)
 {
 	*out = NULL;
-	mo_config *c = mo_config_alloc(lim);
+	mo_config *c = config_alloc(lim);
 	if (!c) {
-		mo_doc_free(doc);
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		doc_free(doc);
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		return -1;
 	}
 	c->doc = doc;
-	mo_config_read_root(c, diags);
+	config_read_root(c, diags);
 	*out = c;
 	return 0;
 }
@@ -628,20 +628,20 @@ int mo_config_parse(mo_config **out, mo_diags *diags, const char *text, size_t l
 		    const char *name, const mo_limits *lim, mo_error *err)
 {
 	*out = NULL;
-	mo_config *c = mo_config_alloc(lim);
+	mo_config *c = config_alloc(lim);
 	if (!c) {
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		return -1;
 	}
-	int rc = mo_yaml_parse(&c->doc, diags, text, len, name, &c->lim, err);
+	int rc = yaml_tree_parse(&c->doc, diags, text, len, name, &c->lim, err);
 	if (rc < 0) {
-		mo_config_release(c);
+		config_release(c);
 		return -1;
 	}
 	if (rc > 0) /* yaml-syntax already reported */
 		c->structural_errors = true;
 	else
-		mo_config_read_root(c, diags);
+		config_read_root(c, diags);
 	*out = c;
 	return 0;
 }

@@ -25,12 +25,12 @@ typedef struct mo_layers {
 
 /* Parses a layer list node. Problems -> diags (type, layer-spec,
  * layer-order) with `path` as the diagnostic path prefix. */
-void mo_layers_parse(mo_layers *out, mo_arena *a, mo_diags *diags,
+void layers_parse(mo_layers *out, mo_arena *a, mo_diags *diags,
 		     const char *file, const mo_node *list, const char *path);
-bool mo_layers_contains(const mo_layers *l, uint64_t id);
+bool layers_contains(const mo_layers *l, uint64_t id);
 /* Appends "lo" or "lo-hi" (comma-separated) to a NUL-terminated buffer,
  * ending with ", ..." when it runs out of room. */
-void mo_ranges_append(char *buf, size_t size, uint64_t lo, uint64_t hi);
+void ranges_append(char *buf, size_t size, uint64_t lo, uint64_t hi);
 
 /* ---- the parsed configuration ------------------------------------------- */
 
@@ -124,14 +124,14 @@ struct mo_config {
 /* graph.c: a top-level recompute_config / swap_config (key, value) of the
  * document `root`: warned about; in a graph-mode file recompute_config is
  * read into the recompute fields. Call after the sections are parsed. */
-void mo_config_graph(mo_config *c, mo_diags *diags, const mo_node *root, const mo_node *key,
+void config_graph(mo_config *c, mo_diags *diags, const mo_node *root, const mo_node *key,
 		     const mo_node *val);
 
 /* export.c, for migrate.c: the text with the block (key, val) named
  * `name` replaced by the canonical sections of `mask` (bit 0 recompute,
  * 1 recompute_comm, 2 swap) and every other byte kept; the result is
  * checked to load. Ownership as mo_export. */
-int mo_export_splice_block(char **out, size_t *out_len, const mo_config *c,
+int export_splice_block(char **out, size_t *out_len, const mo_config *c,
 			   const mo_node *key, const mo_node *val, const char *name,
 			   unsigned mask, mo_error *err);
 
@@ -140,12 +140,12 @@ int mo_export_splice_block(char **out, size_t *out_len, const mo_config *c,
 /* Reads the sections of a document tree, parsed or built (takes doc over;
  * freed with the config, or here on failure). Problems -> diags, as
  * mo_config_parse. 0, or -1 when out of memory. */
-int mo_config_read_tree(mo_config **out, mo_diags *diags, mo_doc *doc, const mo_limits *lim,
+int config_read_tree(mo_config **out, mo_diags *diags, mo_doc *doc, const mo_limits *lim,
 			mo_error *err);
 
 /* A configuration built from data (config_build.c), for code that makes
  * configs (the planner): sections, layer ranges and patterns go in as values;
- * the result is read like a parsed file (mo_config_read_tree), so validate,
+ * the result is read like a parsed file (config_read_tree), so validate,
  * expand, the estimator and the canonical export take it as they take a
  * parsed one. It has no source text: positions are 0. Each call adds one key
  * or entry, in the order of the calls; a section appears once something in
@@ -160,27 +160,27 @@ typedef enum mo_config_list {
 } mo_config_list;
 
 /* name: the label diagnostics use. 0 or -1 (err). */
-int mo_config_builder_new(mo_config_builder **out, const char *name, mo_error *err);
-void mo_config_builder_free(mo_config_builder *b);
+int config_builder_new(mo_config_builder **out, const char *name, mo_error *err);
+void config_builder_free(mo_config_builder *b);
 /* recompute.mode */
-void mo_config_build_mode(mo_config_builder *b, mo_mode mode);
+void config_build_mode(mo_config_builder *b, mo_mode mode);
 /* recompute.full_recompute_layer; ranges inclusive (their `at` unused) */
-void mo_config_build_full(mo_config_builder *b, const mo_range *ranges, size_t n);
+void config_build_full(mo_config_builder *b, const mo_range *ranges, size_t n);
 /* One {regex: layers} entry of a pattern list (regex NUL-terminated). */
-void mo_config_build_pattern(mo_config_builder *b, mo_config_list list, const char *regex,
+void config_build_pattern(mo_config_builder *b, mo_config_list list, const char *regex,
 			     const mo_range *ranges, size_t n);
 /* recompute_comm.enable */
-void mo_config_build_comm(mo_config_builder *b, bool enable);
+void config_build_comm(mo_config_builder *b, bool enable);
 /* swap.enable, swap.default_prefetch */
-void mo_config_build_swap(mo_config_builder *b, bool enable);
-void mo_config_build_prefetch(mo_config_builder *b, int64_t prefetch);
+void config_build_swap(mo_config_builder *b, bool enable);
+void config_build_prefetch(mo_config_builder *b, int64_t prefetch);
 /* One swap.layer_swap entry; one swap.op_swap entry. */
-void mo_config_build_layer_swap(mo_config_builder *b, const mo_range *ranges, size_t n);
-void mo_config_build_op_swap(mo_config_builder *b, const char *regex, const mo_range *ranges,
+void config_build_layer_swap(mo_config_builder *b, const mo_range *ranges, size_t n);
+void config_build_op_swap(mo_config_builder *b, const char *regex, const mo_range *ranges,
 			     size_t n);
 /* The config (default limits); frees b. A config the reader finds wrong
  * (a regex that does not compile, ...) is MO_ERR_INVALID with the first
  * problem; out of memory MO_ERR_NOMEM. 0 or -1. */
-int mo_config_builder_finish(mo_config **out, mo_config_builder *b, mo_error *err);
+int config_builder_finish(mo_config **out, mo_config_builder *b, mo_error *err);
 
 #endif

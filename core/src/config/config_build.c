@@ -32,9 +32,9 @@ static const char *const mo_build_section_names[MO_BUILD_SECTIONS] = {"recompute
 
 /* ---- nodes ---------------------------------------------------------------------- */
 
-static mo_node *mo_build_node(mo_config_builder *b, mo_node_kind kind)
+static mo_node *build_node(mo_config_builder *b, mo_node_kind kind)
 {
-	mo_node *n = b->failed ? NULL : mo_arena_alloc(b->doc->arena, sizeof(*n));
+	mo_node *n = b->failed ? NULL : arena_alloc(b->doc->arena, sizeof(*n));
 	if (!n) {
 		b->failed = true;
 		return NULL;
@@ -44,10 +44,10 @@ static mo_node *mo_build_node(mo_config_builder *b, mo_node_kind kind)
 	return n;
 }
 
-static mo_node *mo_build_scalar(mo_config_builder *b, const char *text, mo_scalar_style style)
+static mo_node *build_scalar(mo_config_builder *b, const char *text, mo_scalar_style style)
 {
-	mo_node *n = mo_build_node(b, MO_NODE_SCALAR);
-	char *value = n ? mo_arena_strdup(b->doc->arena, text) : NULL;
+	mo_node *n = build_node(b, MO_NODE_SCALAR);
+	char *value = n ? arena_strdup(b->doc->arena, text) : NULL;
 	if (!value) {
 		b->failed = true;
 		return NULL;
@@ -59,7 +59,7 @@ static mo_node *mo_build_scalar(mo_config_builder *b, const char *text, mo_scala
 }
 
 /* Appends to a mapping or sequence; items grow by doubling from 4. */
-static void mo_build_append(mo_config_builder *b, mo_node *collection, mo_node *item)
+static void build_append(mo_config_builder *b, mo_node *collection, mo_node *item)
 {
 	if (!collection || !item) {
 		b->failed = true;
@@ -68,7 +68,7 @@ static void mo_build_append(mo_config_builder *b, mo_node *collection, mo_node *
 	size_t n = collection->n;
 	if (n == 0 || (n >= 4 && (n & (n - 1)) == 0)) {
 		size_t capacity = n == 0 ? 4 : 2 * n;
-		mo_node **items = mo_arena_alloc(b->doc->arena, capacity * sizeof(*items));
+		mo_node **items = arena_alloc(b->doc->arena, capacity * sizeof(*items));
 		if (!items) {
 			b->failed = true;
 			return;
@@ -81,26 +81,26 @@ static void mo_build_append(mo_config_builder *b, mo_node *collection, mo_node *
 }
 
 /* key: value in a mapping */
-static void mo_build_entry(mo_config_builder *b, mo_node *map, const char *key, mo_node *value)
+static void build_entry(mo_config_builder *b, mo_node *map, const char *key, mo_node *value)
 {
-	mo_build_append(b, map, mo_build_scalar(b, key, MO_STYLE_PLAIN));
-	mo_build_append(b, map, value);
+	build_append(b, map, build_scalar(b, key, MO_STYLE_PLAIN));
+	build_append(b, map, value);
 }
 
-static mo_node *mo_build_plain(mo_config_builder *b, const char *text)
+static mo_node *build_plain(mo_config_builder *b, const char *text)
 {
-	return mo_build_scalar(b, text, MO_STYLE_PLAIN);
+	return build_scalar(b, text, MO_STYLE_PLAIN);
 }
 
-static mo_node *mo_build_bool(mo_config_builder *b, bool value)
+static mo_node *build_bool(mo_config_builder *b, bool value)
 {
-	return mo_build_plain(b, value ? "True" : "False");
+	return build_plain(b, value ? "True" : "False");
 }
 
 /* A layer list: each range an int (one layer) or "lo-hi". */
-static mo_node *mo_build_layers(mo_config_builder *b, const mo_range *ranges, size_t n)
+static mo_node *build_layers(mo_config_builder *b, const mo_range *ranges, size_t n)
 {
-	mo_node *list = mo_build_node(b, MO_NODE_SEQ);
+	mo_node *list = build_node(b, MO_NODE_SEQ);
 	if (list)
 		list->flow = true;
 	for (size_t i = 0; list && i < n; i++) {
@@ -110,76 +110,76 @@ static mo_node *mo_build_layers(mo_config_builder *b, const mo_range *ranges, si
 		else
 			snprintf(item, sizeof item, "%" PRIu64 "-%" PRIu64, ranges[i].lo,
 				 ranges[i].hi);
-		mo_build_append(b, list, mo_build_plain(b, item));
+		build_append(b, list, build_plain(b, item));
 	}
 	return list;
 }
 
-static mo_node *mo_build_section(mo_config_builder *b, int section)
+static mo_node *build_section(mo_config_builder *b, int section)
 {
 	if (!b->sections[section]) {
-		b->sections[section] = mo_build_node(b, MO_NODE_MAP);
-		mo_build_entry(b, b->doc->root, mo_build_section_names[section],
+		b->sections[section] = build_node(b, MO_NODE_MAP);
+		build_entry(b, b->doc->root, mo_build_section_names[section],
 			       b->sections[section]);
 	}
 	return b->sections[section];
 }
 
-static mo_node *mo_build_entry_list(mo_config_builder *b, mo_node **list, const char *key)
+static mo_node *build_entry_list(mo_config_builder *b, mo_node **list, const char *key)
 {
 	if (!*list) {
-		*list = mo_build_node(b, MO_NODE_SEQ);
-		mo_build_entry(b, mo_build_section(b, MO_BUILD_SWAP), key, *list);
+		*list = build_node(b, MO_NODE_SEQ);
+		build_entry(b, build_section(b, MO_BUILD_SWAP), key, *list);
 	}
 	return *list;
 }
 
 /* ---- the calls ---------------------------------------------------------------- */
 
-int mo_config_builder_new(mo_config_builder **out, const char *name, mo_error *err)
+int config_builder_new(mo_config_builder **out, const char *name, mo_error *err)
 {
 	*out = NULL;
 	mo_config_builder *b = calloc(1, sizeof(*b));
-	mo_arena *arena = b ? mo_arena_new() : NULL;
-	mo_doc *doc = arena ? mo_arena_alloc(arena, sizeof(*doc)) : NULL;
+	mo_arena *arena = b ? arena_new() : NULL;
+	mo_doc *doc = arena ? arena_alloc(arena, sizeof(*doc)) : NULL;
 	if (doc) {
 		doc->arena = arena;
-		doc->name = mo_arena_strdup(arena, name ? name : "<built>");
+		doc->name = arena_strdup(arena, name ? name : "<built>");
 		b->doc = doc;
-		doc->root = doc->name ? mo_build_node(b, MO_NODE_MAP) : NULL;
+		doc->root = doc->name ? build_node(b, MO_NODE_MAP) : NULL;
 	}
 	if (!doc || !doc->root) {
-		mo_arena_free(arena);
+		arena_free(arena);
 		free(b);
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		return -1;
 	}
 	*out = b;
 	return 0;
 }
 
-void mo_config_builder_free(mo_config_builder *b)
+void config_builder_free(mo_config_builder *b)
 {
 	if (!b)
 		return;
-	mo_doc_free(b->doc);
+	doc_free(b->doc);
 	free(b);
 }
 
-void mo_config_build_mode(mo_config_builder *b, mo_mode mode)
+void config_build_mode(mo_config_builder *b, mo_mode mode)
 {
 	static const char *const modes[] = {"None", "full", "select"};
-	mo_build_entry(b, mo_build_section(b, MO_BUILD_RECOMPUTE), "mode",
-		       mo_build_plain(b, (unsigned)mode < 3 ? modes[mode] : "None"));
+	build_entry(b, build_section(b, MO_BUILD_RECOMPUTE), "mode",
+		       build_plain(b, (unsigned)mode < 3 ? modes[mode] : "None"));
 }
 
-void mo_config_build_full(mo_config_builder *b, const mo_range *ranges, size_t n)
+void config_build_full(mo_config_builder *b, const mo_range *ranges, size_t n)
 {
-	mo_build_entry(b, mo_build_section(b, MO_BUILD_RECOMPUTE), "full_recompute_layer",
-		       mo_build_layers(b, ranges, n));
+	build_entry(b, build_section(b, MO_BUILD_RECOMPUTE), "full_recompute_layer",
+		       build_layers(b, ranges, n));
 }
 
-void mo_config_build_pattern(mo_config_builder *b, mo_config_list list, const char *regex,
+void config_build_pattern(mo_config_builder *b, mo_config_list list, const char *regex,
 			     const mo_range *ranges, size_t n)
 {
 	static const char *const keys[] = {"select_module", "exclude_op", "select_module"};
@@ -190,54 +190,54 @@ void mo_config_build_pattern(mo_config_builder *b, mo_config_list list, const ch
 	if (!b->lists[list]) {
 		int section = list == MO_CONFIG_COMM_SELECT_MODULE ? MO_BUILD_COMM
 								    : MO_BUILD_RECOMPUTE;
-		b->lists[list] = mo_build_node(b, MO_NODE_MAP);
-		mo_build_entry(b, mo_build_section(b, section), keys[list], b->lists[list]);
+		b->lists[list] = build_node(b, MO_NODE_MAP);
+		build_entry(b, build_section(b, section), keys[list], b->lists[list]);
 	}
-	mo_build_append(b, b->lists[list], mo_build_scalar(b, regex, MO_STYLE_SINGLE));
-	mo_build_append(b, b->lists[list], mo_build_layers(b, ranges, n));
+	build_append(b, b->lists[list], build_scalar(b, regex, MO_STYLE_SINGLE));
+	build_append(b, b->lists[list], build_layers(b, ranges, n));
 }
 
-void mo_config_build_comm(mo_config_builder *b, bool enable)
+void config_build_comm(mo_config_builder *b, bool enable)
 {
-	mo_build_entry(b, mo_build_section(b, MO_BUILD_COMM), "enable", mo_build_bool(b, enable));
+	build_entry(b, build_section(b, MO_BUILD_COMM), "enable", build_bool(b, enable));
 }
 
-void mo_config_build_swap(mo_config_builder *b, bool enable)
+void config_build_swap(mo_config_builder *b, bool enable)
 {
-	mo_build_entry(b, mo_build_section(b, MO_BUILD_SWAP), "enable", mo_build_bool(b, enable));
+	build_entry(b, build_section(b, MO_BUILD_SWAP), "enable", build_bool(b, enable));
 }
 
-void mo_config_build_prefetch(mo_config_builder *b, int64_t prefetch)
+void config_build_prefetch(mo_config_builder *b, int64_t prefetch)
 {
 	char text[32];
 	snprintf(text, sizeof text, "%" PRId64, prefetch);
-	mo_build_entry(b, mo_build_section(b, MO_BUILD_SWAP), "default_prefetch",
-		       mo_build_plain(b, text));
+	build_entry(b, build_section(b, MO_BUILD_SWAP), "default_prefetch",
+		       build_plain(b, text));
 }
 
-void mo_config_build_layer_swap(mo_config_builder *b, const mo_range *ranges, size_t n)
+void config_build_layer_swap(mo_config_builder *b, const mo_range *ranges, size_t n)
 {
-	mo_node *entry = mo_build_node(b, MO_NODE_MAP);
-	mo_build_entry(b, entry, "layers", mo_build_layers(b, ranges, n));
-	mo_build_append(b, mo_build_entry_list(b, &b->layer_swap, "layer_swap"), entry);
+	mo_node *entry = build_node(b, MO_NODE_MAP);
+	build_entry(b, entry, "layers", build_layers(b, ranges, n));
+	build_append(b, build_entry_list(b, &b->layer_swap, "layer_swap"), entry);
 }
 
-void mo_config_build_op_swap(mo_config_builder *b, const char *regex, const mo_range *ranges,
+void config_build_op_swap(mo_config_builder *b, const char *regex, const mo_range *ranges,
 			     size_t n)
 {
-	mo_node *entry = mo_build_node(b, MO_NODE_MAP);
-	mo_build_entry(b, entry, "op_name", mo_build_scalar(b, regex, MO_STYLE_SINGLE));
-	mo_build_entry(b, entry, "layers", mo_build_layers(b, ranges, n));
-	mo_build_append(b, mo_build_entry_list(b, &b->op_swap, "op_swap"), entry);
+	mo_node *entry = build_node(b, MO_NODE_MAP);
+	build_entry(b, entry, "op_name", build_scalar(b, regex, MO_STYLE_SINGLE));
+	build_entry(b, entry, "layers", build_layers(b, ranges, n));
+	build_append(b, build_entry_list(b, &b->op_swap, "op_swap"), entry);
 }
 
 /* The reader's first error as the builder's. */
-static int mo_config_build_problem(const mo_diags *d, mo_error *err)
+static int config_build_problem(const mo_diags *d, mo_error *err)
 {
 	for (size_t i = 0; i < mo_diags_count(d); i++) {
 		const mo_diag *g = mo_diags_get(d, i);
 		if (g->severity == MO_SEV_ERROR) {
-			mo_error_set(err, MO_ERR_INVALID, 0, 0, "built config: %s: %s", g->code,
+			error_set(err, MO_ERR_INVALID, 0, 0, "built config: %s: %s", g->code,
 				     g->message);
 			return -1;
 		}
@@ -245,25 +245,25 @@ static int mo_config_build_problem(const mo_diags *d, mo_error *err)
 	return 0;
 }
 
-int mo_config_builder_finish(mo_config **out, mo_config_builder *b, mo_error *err)
+int config_builder_finish(mo_config **out, mo_config_builder *b, mo_error *err)
 {
 	mo_diags *diags = NULL;
 	mo_config *c = NULL;
 	int rc = -1;
 	*out = NULL;
 	if (b->misused) {
-		mo_error_set(err, MO_ERR_USAGE, 0, 0, "built config: no such pattern list");
+		error_set(err, MO_ERR_USAGE, 0, 0, "built config: no such pattern list");
 		goto out_free_builder;
 	}
 	if (b->failed || mo_diags_new(&diags) != 0) {
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		goto out_free_builder;
 	}
 	mo_doc *doc = b->doc;
 	b->doc = NULL; /* the config owns it from here */
-	if (mo_config_read_tree(&c, diags, doc, NULL, err) != 0)
+	if (config_read_tree(&c, diags, doc, NULL, err) != 0)
 		goto out_free_builder;
-	if (mo_config_build_problem(diags, err) != 0) {
+	if (config_build_problem(diags, err) != 0) {
 		mo_config_free(c);
 		goto out_free_builder;
 	}
@@ -271,6 +271,6 @@ int mo_config_builder_finish(mo_config **out, mo_config_builder *b, mo_error *er
 	rc = 0;
 out_free_builder:
 	mo_diags_free(diags);
-	mo_config_builder_free(b);
+	config_builder_free(b);
 	return rc;
 }

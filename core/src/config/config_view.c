@@ -7,7 +7,7 @@
 #include <string.h>
 
 /* 1-based line of a byte offset. */
-static int mo_config_line_of(const mo_doc *d, size_t offset)
+static int config_line_of(const mo_doc *d, size_t offset)
 {
 	int line = 1;
 
@@ -20,14 +20,14 @@ static int mo_config_line_of(const mo_doc *d, size_t offset)
 /* Lines [first, end) of a top-level block section: from its key's line to
  * the line where its value ends (exclusive). Only for a key in column 1 of
  * a block mapping; false otherwise. */
-static bool mo_config_span(const mo_doc *d, const mo_node *key, const mo_node *val, int *first,
+static bool config_span(const mo_doc *d, const mo_node *key, const mo_node *val, int *first,
 			   int *end)
 {
 	int e;
 
 	if (!d || !d->src || !d->root || d->root->flow || !key || !val || key->column != 1)
 		return false;
-	e = mo_config_line_of(d, val->end);
+	e = config_line_of(d, val->end);
 	if (val->end > 0 && val->end <= d->srclen && d->src[val->end - 1] != '\n')
 		e++;
 	if (e <= key->line)
@@ -53,7 +53,7 @@ const mo_node *mo_config_section(const mo_config *c, const char *name, int *firs
 		key = c->swap_key;
 		val = c->swap_val;
 	}
-	if (key && !mo_config_span(c->doc, key, val, &first, &end))
+	if (key && !config_span(c->doc, key, val, &first, &end))
 		first = end = 0;
 	if (first_line)
 		*first_line = first;
@@ -65,7 +65,7 @@ const mo_node *mo_config_section(const mo_config *c, const char *name, int *firs
 /* ---- patterns --------------------------------------------------------------- */
 
 /* Pattern i in the public order, with where it was written. */
-static const mo_pattern *mo_config_pattern_at(const mo_config *c, size_t i, const char **section,
+static const mo_pattern *config_pattern_at(const mo_config *c, size_t i, const char **section,
 					      const char **key, int *comm_only)
 {
 	const mo_pattern_list *lists[] = {&c->select, &c->exclude, &c->comm};
@@ -101,7 +101,7 @@ int mo_config_pattern_get(mo_config_pattern *out, const mo_config *c, size_t i)
 {
 	const char *section, *key;
 	int comm_only;
-	const mo_pattern *p = c ? mo_config_pattern_at(c, i, &section, &key, &comm_only) : NULL;
+	const mo_pattern *p = c ? config_pattern_at(c, i, &section, &key, &comm_only) : NULL;
 
 	if (!p)
 		return -1;
@@ -118,9 +118,9 @@ int mo_config_pattern_match(mo_matcher *mt, const mo_config *c, size_t i, const 
 {
 	const char *section, *key;
 	int comm_only;
-	const mo_pattern *p = c ? mo_config_pattern_at(c, i, &section, &key, &comm_only) : NULL;
+	const mo_pattern *p = c ? config_pattern_at(c, i, &section, &key, &comm_only) : NULL;
 
 	if (!p || !p->re || !mt || !path)
 		return 0;
-	return mo_matcher_match(mt, p->re, path, len);
+	return matcher_match(mt, p->re, path, len);
 }

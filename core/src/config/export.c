@@ -29,7 +29,7 @@ static const char *const mo_export_section_names[] = {
 
 /* ---- values ------------------------------------------------------------ */
 
-static int mo_export_range_cmp(const void *pa, const void *pb)
+static int export_range_cmp(const void *pa, const void *pb)
 {
 	const mo_range *a = pa, *b = pb;
 	if (a->lo != b->lo)
@@ -39,7 +39,7 @@ static int mo_export_range_cmp(const void *pa, const void *pb)
 	return 0;
 }
 
-static bool mo_export_layer_item(mo_yaml_writer *w, uint64_t lo,
+static bool export_layer_item(mo_yaml_writer *w, uint64_t lo,
 				 uint64_t hi)
 {
 	char item[64];
@@ -47,13 +47,13 @@ static bool mo_export_layer_item(mo_yaml_writer *w, uint64_t lo,
 		snprintf(item, sizeof item, "%" PRIu64, lo);
 	else
 		snprintf(item, sizeof item, "%" PRIu64 "-%" PRIu64, lo, hi);
-	return mo_yaml_write_plain(w, item);
+	return yaml_tree_write_plain(w, item);
 }
 
 /* A layer list as a flow sequence of merged ranges: overlapping, adjacent
  * and touching ranges become one (`[0-3, 4-7]` -> `[0-7]`), a single id is
  * an int. */
-static bool mo_export_layers(mo_yaml_writer *w, const mo_layers *l)
+static bool export_layers(mo_yaml_writer *w, const mo_layers *l)
 {
 	mo_range *r = NULL;
 	bool ok = false;
@@ -61,13 +61,13 @@ static bool mo_export_layers(mo_yaml_writer *w, const mo_layers *l)
 	if (l->n) {
 		r = malloc(l->n * sizeof *r);
 		if (!r) {
-			mo_yaml_writer_fail_nomem(w);
+			yaml_tree_writer_fail_nomem(w);
 			return false;
 		}
 		memcpy(r, l->r, l->n * sizeof *r);
-		qsort(r, l->n, sizeof *r, mo_export_range_cmp);
+		qsort(r, l->n, sizeof *r, export_range_cmp);
 	}
-	if (!mo_yaml_write_sequence_start(w, true))
+	if (!yaml_tree_write_sequence_start(w, true))
 		goto out_free_ranges;
 	for (size_t i = 0; i < l->n;) {
 		uint64_t lo = r[i].lo, hi = r[i].hi;
@@ -78,11 +78,11 @@ static bool mo_export_layers(mo_yaml_writer *w, const mo_layers *l)
 				hi = r[j].hi;
 			j++;
 		}
-		if (!mo_export_layer_item(w, lo, hi))
+		if (!export_layer_item(w, lo, hi))
 			goto out_free_ranges;
 		i = j;
 	}
-	ok = mo_yaml_write_sequence_end(w);
+	ok = yaml_tree_write_sequence_end(w);
 out_free_ranges:
 	free(r);
 	return ok;
@@ -92,134 +92,134 @@ out_free_ranges:
 /* A key is written when the file wrote it (even empty), or, for a plan read
  * from a graph-mode recompute_config (graph.c, for migrate), when it holds
  * something: there `at` is the recompute_config node that chose it. */
-static bool mo_export_layers_present(const mo_config *c, const mo_layers *l)
+static bool export_layers_present(const mo_config *c, const mo_layers *l)
 {
 	if (c->from_recompute_config)
 		return l->n > 0;
 	return l->at && l->at->kind == MO_NODE_SEQ;
 }
 
-static bool mo_export_patterns_present(const mo_config *c, const mo_pattern_list *pl)
+static bool export_patterns_present(const mo_config *c, const mo_pattern_list *pl)
 {
 	if (c->from_recompute_config)
 		return pl->n > 0;
 	return pl->at && pl->at->kind == MO_NODE_MAP;
 }
 
-static bool mo_export_regex(mo_yaml_writer *w, const mo_pattern *p)
+static bool export_regex(mo_yaml_writer *w, const mo_pattern *p)
 {
 	/* The key node's text keeps a NUL a double-quoted key may hold. */
 	if (p->key && p->key->kind == MO_NODE_SCALAR && p->key->value &&
 	    strcmp(p->key->value, p->regex) == 0)
-		return mo_yaml_write_string(w, p->key->value, p->key->len);
-	return mo_yaml_write_string(w, p->regex, strlen(p->regex));
+		return yaml_tree_write_string(w, p->key->value, p->key->len);
+	return yaml_tree_write_string(w, p->regex, strlen(p->regex));
 }
 
 /* {regex: layers} in the file's order. */
-static bool mo_export_patterns(mo_yaml_writer *w, const char *key,
+static bool export_patterns(mo_yaml_writer *w, const char *key,
 			       const mo_pattern_list *pl)
 {
-	if (!mo_yaml_write_plain(w, key) || !mo_yaml_write_mapping_start(w, NULL, false))
+	if (!yaml_tree_write_plain(w, key) || !yaml_tree_write_mapping_start(w, NULL, false))
 		return false;
 	for (size_t i = 0; i < pl->n; i++) {
 		const mo_pattern *p = &pl->p[i];
 		if (!p->regex)
 			continue;
-		if (!mo_export_regex(w, p) || !mo_export_layers(w, &p->layers))
+		if (!export_regex(w, p) || !export_layers(w, &p->layers))
 			return false;
 	}
-	return mo_yaml_write_mapping_end(w);
+	return yaml_tree_write_mapping_end(w);
 }
 
-static const char *mo_export_bool(bool b)
+static const char *export_bool(bool b)
 {
 	return b ? "True" : "False";
 }
 
-static bool mo_export_recompute(mo_yaml_writer *w, const mo_config *c)
+static bool export_recompute(mo_yaml_writer *w, const mo_config *c)
 {
 	static const char *const modes[] = {"None", "full", "select"};
 	const char *mode = (unsigned)c->mode < 3 ? modes[c->mode] : "None";
 
-	if (!mo_yaml_write_plain(w, "mode") || !mo_yaml_write_plain(w, mode))
+	if (!yaml_tree_write_plain(w, "mode") || !yaml_tree_write_plain(w, mode))
 		return false;
-	if (mo_export_layers_present(c, &c->full) &&
-	    (!mo_yaml_write_plain(w, "full_recompute_layer") ||
-	     !mo_export_layers(w, &c->full)))
+	if (export_layers_present(c, &c->full) &&
+	    (!yaml_tree_write_plain(w, "full_recompute_layer") ||
+	     !export_layers(w, &c->full)))
 		return false;
-	if (mo_export_patterns_present(c, &c->select) &&
-	    !mo_export_patterns(w, "select_module", &c->select))
+	if (export_patterns_present(c, &c->select) &&
+	    !export_patterns(w, "select_module", &c->select))
 		return false;
-	if (mo_export_patterns_present(c, &c->exclude) &&
-	    !mo_export_patterns(w, "exclude_op", &c->exclude))
+	if (export_patterns_present(c, &c->exclude) &&
+	    !export_patterns(w, "exclude_op", &c->exclude))
 		return false;
 	return true;
 }
 
-static bool mo_export_comm(mo_yaml_writer *w, const mo_config *c)
+static bool export_comm(mo_yaml_writer *w, const mo_config *c)
 {
-	if (!mo_yaml_write_plain(w, "enable") ||
-	    !mo_yaml_write_plain(w, mo_export_bool(c->comm_enable)))
+	if (!yaml_tree_write_plain(w, "enable") ||
+	    !yaml_tree_write_plain(w, export_bool(c->comm_enable)))
 		return false;
-	if (mo_export_patterns_present(c, &c->comm) &&
-	    !mo_export_patterns(w, "select_module", &c->comm))
+	if (export_patterns_present(c, &c->comm) &&
+	    !export_patterns(w, "select_module", &c->comm))
 		return false;
 	return true;
 }
 
-static bool mo_export_swap(mo_yaml_writer *w, const mo_config *c)
+static bool export_swap(mo_yaml_writer *w, const mo_config *c)
 {
 	bool has_layer_swap = c->layer_swap_at && c->layer_swap_at->kind == MO_NODE_SEQ;
 	bool has_op_swap = c->op_swap_at && c->op_swap_at->kind == MO_NODE_SEQ;
 
-	if (!mo_yaml_write_plain(w, "enable") ||
-	    !mo_yaml_write_plain(w, mo_export_bool(c->swap_enable)))
+	if (!yaml_tree_write_plain(w, "enable") ||
+	    !yaml_tree_write_plain(w, export_bool(c->swap_enable)))
 		return false;
 	/* As the seed: written when set, or when swap does anything. */
 	if (c->prefetch_at || c->swap_enable || has_layer_swap || has_op_swap) {
 		char num[32];
 		snprintf(num, sizeof num, "%" PRId64, c->prefetch);
-		if (!mo_yaml_write_plain(w, "default_prefetch") ||
-		    !mo_yaml_write_plain(w, num))
+		if (!yaml_tree_write_plain(w, "default_prefetch") ||
+		    !yaml_tree_write_plain(w, num))
 			return false;
 	}
 	if (has_layer_swap) {
-		if (!mo_yaml_write_plain(w, "layer_swap") ||
-		    !mo_yaml_write_sequence_start(w, false))
+		if (!yaml_tree_write_plain(w, "layer_swap") ||
+		    !yaml_tree_write_sequence_start(w, false))
 			return false;
 		for (size_t i = 0; i < c->n_layer_swap; i++) {
 			const mo_swap_layer *e = &c->layer_swap[i];
-			if (!mo_yaml_write_mapping_start(w, NULL, false))
+			if (!yaml_tree_write_mapping_start(w, NULL, false))
 				return false;
-			if (mo_export_layers_present(c, &e->layers) &&
-			    (!mo_yaml_write_plain(w, "layers") ||
-			     !mo_export_layers(w, &e->layers)))
+			if (export_layers_present(c, &e->layers) &&
+			    (!yaml_tree_write_plain(w, "layers") ||
+			     !export_layers(w, &e->layers)))
 				return false;
-			if (!mo_yaml_write_mapping_end(w))
+			if (!yaml_tree_write_mapping_end(w))
 				return false;
 		}
-		if (!mo_yaml_write_sequence_end(w))
+		if (!yaml_tree_write_sequence_end(w))
 			return false;
 	}
 	if (has_op_swap) {
-		if (!mo_yaml_write_plain(w, "op_swap") ||
-		    !mo_yaml_write_sequence_start(w, false))
+		if (!yaml_tree_write_plain(w, "op_swap") ||
+		    !yaml_tree_write_sequence_start(w, false))
 			return false;
 		for (size_t i = 0; i < c->n_op_swap; i++) {
 			const mo_op_swap *e = &c->op_swap[i];
-			if (!mo_yaml_write_mapping_start(w, NULL, false))
+			if (!yaml_tree_write_mapping_start(w, NULL, false))
 				return false;
-			if (e->pat.regex && (!mo_yaml_write_plain(w, "op_name") ||
-					     !mo_export_regex(w, &e->pat)))
+			if (e->pat.regex && (!yaml_tree_write_plain(w, "op_name") ||
+					     !export_regex(w, &e->pat)))
 				return false;
-			if (mo_export_layers_present(c, &e->pat.layers) &&
-			    (!mo_yaml_write_plain(w, "layers") ||
-			     !mo_export_layers(w, &e->pat.layers)))
+			if (export_layers_present(c, &e->pat.layers) &&
+			    (!yaml_tree_write_plain(w, "layers") ||
+			     !export_layers(w, &e->pat.layers)))
 				return false;
-			if (!mo_yaml_write_mapping_end(w))
+			if (!yaml_tree_write_mapping_end(w))
 				return false;
 		}
-		if (!mo_yaml_write_sequence_end(w))
+		if (!yaml_tree_write_sequence_end(w))
 			return false;
 	}
 	return true;
@@ -227,31 +227,31 @@ static bool mo_export_swap(mo_yaml_writer *w, const mo_config *c)
 
 /* One section: its key, then its value as a mapping (flow style inside a
  * flow root, else block) carrying `anchor` when the file anchored it. */
-static bool mo_export_section(mo_yaml_writer *w, const mo_config *c,
+static bool export_section(mo_yaml_writer *w, const mo_config *c,
 			      mo_export_sec s, bool flow,
 			      const char *anchor)
 {
-	if (!mo_yaml_write_plain(w, mo_export_section_names[s]) ||
-	    !mo_yaml_write_mapping_start(w, anchor, flow))
+	if (!yaml_tree_write_plain(w, mo_export_section_names[s]) ||
+	    !yaml_tree_write_mapping_start(w, anchor, flow))
 		return false;
 	switch (s) {
 	case MO_EXPORT_RECOMPUTE:
-		if (!mo_export_recompute(w, c))
+		if (!export_recompute(w, c))
 			return false;
 		break;
 	case MO_EXPORT_COMM:
-		if (!mo_export_comm(w, c))
+		if (!export_comm(w, c))
 			return false;
 		break;
 	case MO_EXPORT_SWAP:
-		if (!mo_export_swap(w, c))
+		if (!export_swap(w, c))
 			return false;
 		break;
 	}
-	return mo_yaml_write_mapping_end(w);
+	return yaml_tree_write_mapping_end(w);
 }
 
-static bool mo_export_has(const mo_config *c, mo_export_sec s)
+static bool export_has(const mo_config *c, mo_export_sec s)
 {
 	switch (s) {
 	case MO_EXPORT_RECOMPUTE:
@@ -267,40 +267,40 @@ static bool mo_export_has(const mo_config *c, mo_export_sec s)
 /* Writes a document whose root mapping holds the sections `mask` selects
  * (bit 1 << mo_export_sec), in the seed's order, to out (lines after the
  * first indented by `indent`). */
-static int mo_export_document(mo_buf *out, const mo_config *c, unsigned mask,
+static int export_document(mo_buf *out, const mo_config *c, unsigned mask,
 			      bool flow, mo_yaml_break brk, const char *anchor,
 			      size_t indent, mo_error *err)
 {
 	mo_yaml_writer *w = NULL;
 	int rc = -1;
 
-	if (mo_yaml_writer_new(&w, brk, "export", err) != 0)
+	if (yaml_tree_writer_new(&w, brk, "export", err) != 0)
 		return -1;
-	if (!mo_yaml_write_mapping_start(w, NULL, flow))
+	if (!yaml_tree_write_mapping_start(w, NULL, flow))
 		goto out_free_writer;
 	for (int s = MO_EXPORT_RECOMPUTE; s <= MO_EXPORT_SWAP; s++) {
 		if (!(mask & (1u << s)))
 			continue;
-		if (!mo_export_section(w, c, (mo_export_sec)s, flow, anchor))
+		if (!export_section(w, c, (mo_export_sec)s, flow, anchor))
 			goto out_free_writer;
 	}
-	if (!mo_yaml_write_mapping_end(w) || mo_yaml_writer_finish(w, out, indent) != 0)
+	if (!yaml_tree_write_mapping_end(w) || yaml_tree_writer_finish(w, out, indent) != 0)
 		goto out_free_writer;
 	rc = 0;
 out_free_writer:
-	mo_yaml_writer_free(w);
+	yaml_tree_writer_free(w);
 	return rc;
 }
 
-static int mo_export_take(char **out, size_t *out_len, mo_buf *b,
+static int export_take(char **out, size_t *out_len, mo_buf *b,
 			  mo_error *err)
 {
 	size_t len = 0;
 	/* NUL-terminates an empty buffer too */
-	mo_buf_append(b, "", 0);
-	char *s = mo_buf_take(b, &len);
+	buf_append(b, "", 0);
+	char *s = buf_take(b, &len);
 	if (!s) {
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "export: out of memory");
+		error_set(err, MO_ERR_NOMEM, 0, 0, "export: out of memory");
 		return -1;
 	}
 	*out = s;
@@ -316,33 +316,33 @@ int mo_export_sections(char **out, size_t *out_len, const mo_config *c,
 	unsigned mask = 0;
 
 	if (!out || !c) {
-		mo_error_set(err, MO_ERR_USAGE, 0, 0, "export: NULL argument");
+		error_set(err, MO_ERR_USAGE, 0, 0, "export: NULL argument");
 		return -1;
 	}
 	*out = NULL;
 	if (out_len)
 		*out_len = 0;
-	mo_buf_init(&b, 0);
+	buf_init(&b, 0);
 	for (int s = MO_EXPORT_RECOMPUTE; s <= MO_EXPORT_SWAP; s++)
-		if (mo_export_has(c, (mo_export_sec)s))
+		if (export_has(c, (mo_export_sec)s))
 			mask |= 1u << s;
-	if (mask && mo_export_document(&b, c, mask, false, MO_YAML_BREAK_LF,
+	if (mask && export_document(&b, c, mask, false, MO_YAML_BREAK_LF,
 				       NULL, 0, err) != 0)
 		goto out_free_buf;
-	return mo_export_take(out, out_len, &b, err);
+	return export_take(out, out_len, &b, err);
 out_free_buf:
-	mo_buf_free(&b);
+	buf_free(&b);
 	return -1;
 }
 
 /* ---- splicing into a whole training YAML ------------------------------- */
 
-static bool mo_export_is_space(char ch)
+static bool export_is_space(char ch)
 {
 	return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n';
 }
 
-static bool mo_export_anchor_char(char ch)
+static bool export_anchor_char(char ch)
 {
 	/* libyaml's anchor names: [0-9A-Za-z_-] */
 	return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'z') ||
@@ -352,12 +352,12 @@ static bool mo_export_anchor_char(char ch)
 /* End of an alias token (`*name`) written after `pos`: a shared node's
  * offsets point at its anchor, not at the alias. Skips the indicators,
  * blanks and comments in between. Returns pos when none is found. */
-static size_t mo_export_alias_end(const char *src, size_t len, size_t pos)
+static size_t export_alias_end(const char *src, size_t len, size_t pos)
 {
 	size_t i = pos;
 	while (i < len) {
 		char ch = src[i];
-		if (mo_export_is_space(ch) || ch == ':' || ch == '-' || ch == '?' ||
+		if (export_is_space(ch) || ch == ':' || ch == '-' || ch == '?' ||
 		    ch == ',') {
 			i++;
 		} else if (ch == '#') {
@@ -370,7 +370,7 @@ static size_t mo_export_alias_end(const char *src, size_t len, size_t pos)
 	if (i >= len || src[i] != '*')
 		return pos;
 	i++;
-	while (i < len && mo_export_anchor_char(src[i]))
+	while (i < len && export_anchor_char(src[i]))
 		i++;
 	return i;
 }
@@ -380,19 +380,19 @@ static size_t mo_export_alias_end(const char *src, size_t len, size_t pos)
  * next token starts (after the blank lines and comments that follow), so a
  * block collection ends with its last item; scalars lose trailing breaks
  * (block scalars include them). */
-static size_t mo_export_node_end(const char *src, size_t len, const mo_node *n,
+static size_t export_node_end(const char *src, size_t len, const mo_node *n,
 				 size_t floor)
 {
 	if (n->start < floor || n->start > n->end || n->end > len)
-		return mo_export_alias_end(src, len, floor); /* shared (alias) */
+		return export_alias_end(src, len, floor); /* shared (alias) */
 	if (n->kind != MO_NODE_SCALAR && !n->flow && n->n > 0) {
 		size_t end = n->start;
 		for (size_t i = 0; i < n->n; i++)
-			end = mo_export_node_end(src, len, n->items[i], end);
+			end = export_node_end(src, len, n->items[i], end);
 		return end;
 	}
 	size_t end = n->end;
-	while (end > n->start && mo_export_is_space(src[end - 1]))
+	while (end > n->start && export_is_space(src[end - 1]))
 		end--;
 	return end;
 }
@@ -404,7 +404,7 @@ typedef struct mo_export_span {
 	char anchor[128];  /* the section value's anchor, "" for none */
 } mo_export_span;
 
-static void mo_export_read_anchor(mo_export_span *sp, const char *src,
+static void export_read_anchor(mo_export_span *sp, const char *src,
 				  size_t len, const mo_node *val)
 {
 	size_t i = val->start;
@@ -413,14 +413,14 @@ static void mo_export_read_anchor(mo_export_span *sp, const char *src,
 	while (i < val->end && i < len && (src[i] == '&' || src[i] == '!')) {
 		if (src[i] == '&') {
 			size_t b = ++i;
-			while (i < len && mo_export_anchor_char(src[i]))
+			while (i < len && export_anchor_char(src[i]))
 				i++;
 			if (i - b > 0 && i - b < sizeof sp->anchor) {
 				memcpy(sp->anchor, src + b, i - b);
 				sp->anchor[i - b] = '\0';
 			}
 		} else {
-			while (i < len && !mo_export_is_space(src[i]))
+			while (i < len && !export_is_space(src[i]))
 				i++;
 		}
 		while (i < len && (src[i] == ' ' || src[i] == '\t'))
@@ -428,7 +428,7 @@ static void mo_export_read_anchor(mo_export_span *sp, const char *src,
 	}
 }
 
-static int mo_export_span_make(mo_export_span *sp, const mo_config *c,
+static int export_span_make(mo_export_span *sp, const mo_config *c,
 			       const char *name, unsigned mask, const mo_node *key,
 			       const mo_node *val, mo_error *err)
 {
@@ -437,7 +437,7 @@ static int mo_export_span_make(mo_export_span *sp, const mo_config *c,
 
 	if (!key || !val || key->kind != MO_NODE_SCALAR || key->start > key->end ||
 	    key->end > len) {
-		mo_error_set(err, MO_ERR_INTERNAL, 0, 0,
+		error_set(err, MO_ERR_INTERNAL, 0, 0,
 			     "export: no source position for section %s", name);
 		return -1;
 	}
@@ -446,7 +446,7 @@ static int mo_export_span_make(mo_export_span *sp, const mo_config *c,
 	if (key->style == MO_STYLE_PLAIN &&
 	    (key->end - key->start < nl ||
 	     memcmp(src + key->end - nl, name, nl) != 0)) {
-		mo_error_set(err, MO_ERR_INTERNAL, key->line, key->column,
+		error_set(err, MO_ERR_INTERNAL, key->line, key->column,
 			     "export: source offsets of section %s do not match the text",
 			     name);
 		return -1;
@@ -463,23 +463,23 @@ static int mo_export_span_make(mo_export_span *sp, const mo_config *c,
 	while (ls > 0 && src[ls - 1] != '\n' && src[ls - 1] != '\r')
 		ls--;
 	sp->indent = sp->start - ls;
-	sp->end = mo_export_node_end(src, len, val, key->end);
+	sp->end = export_node_end(src, len, val, key->end);
 	if (sp->end < key->end)
 		sp->end = key->end;
 	sp->anchor[0] = '\0';
 	if (val->start >= key->end && val->start <= val->end && val->end <= len)
-		mo_export_read_anchor(sp, src, len, val);
+		export_read_anchor(sp, src, len, val);
 	return 0;
 }
 
-static int mo_export_span_cmp(const void *pa, const void *pb)
+static int export_span_cmp(const void *pa, const void *pb)
 {
 	const mo_export_span *a = pa, *b = pb;
 	return a->start < b->start ? -1 : (a->start > b->start);
 }
 
 /* The file's line break: the first one decides. */
-static mo_yaml_break mo_export_break_of(const char *src, size_t len)
+static mo_yaml_break export_break_of(const char *src, size_t len)
 {
 	for (size_t i = 0; i < len; i++) {
 		if (src[i] == '\n')
@@ -494,15 +494,15 @@ static mo_yaml_break mo_export_break_of(const char *src, size_t len)
 /* Appends the replacement text of one section: the written document
  * without its final line break; in block style every further line indented
  * by the key's column, in flow style without the root braces. */
-static int mo_export_replacement(mo_buf *dst, const mo_config *c,
+static int export_replacement(mo_buf *dst, const mo_config *c,
 				 const mo_export_span *sp, bool flow,
 				 mo_yaml_break brk, mo_error *err)
 {
 	mo_buf tmp;
 	int rc = -1;
 
-	mo_buf_init(&tmp, 0);
-	if (mo_export_document(&tmp, c, sp->mask, flow, brk,
+	buf_init(&tmp, 0);
+	if (export_document(&tmp, c, sp->mask, flow, brk,
 			       sp->anchor[0] ? sp->anchor : NULL,
 			       flow ? 0 : sp->indent, err) != 0)
 		goto out_free_tmp;
@@ -516,7 +516,7 @@ static int mo_export_replacement(mo_buf *dst, const mo_config *c,
 		while (b > a && t[b - 1] != '}')
 			b--;
 		if (b - a < 2) {
-			mo_error_set(err, MO_ERR_INTERNAL, 0, 0,
+			error_set(err, MO_ERR_INTERNAL, 0, 0,
 				     "export: unexpected flow output");
 			goto out_free_tmp;
 		}
@@ -527,36 +527,36 @@ static int mo_export_replacement(mo_buf *dst, const mo_config *c,
 		while (b > a && t[b - 1] == ' ')
 			b--;
 	}
-	mo_buf_append(dst, t + a, b - a);
+	buf_append(dst, t + a, b - a);
 	if (dst->failed) {
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "export: out of memory");
+		error_set(err, MO_ERR_NOMEM, 0, 0, "export: out of memory");
 		goto out_free_tmp;
 	}
 	rc = 0;
 out_free_tmp:
-	mo_buf_free(&tmp);
+	buf_free(&tmp);
 	return rc;
 }
 
 /* libyaml must load the result (catches an alias whose anchor sat inside a
  * replaced section). */
-static int mo_export_check(const char *text, size_t len, mo_error *err)
+static int export_check(const char *text, size_t len, mo_error *err)
 {
 	yaml_parser_t parser;
 	yaml_document_t doc;
 	int rc = -1;
 
 	if (!yaml_parser_initialize(&parser)) {
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "export: out of memory");
+		error_set(err, MO_ERR_NOMEM, 0, 0, "export: out of memory");
 		return -1;
 	}
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
 	if (!yaml_parser_load(&parser, &doc)) {
 		if (parser.error == YAML_MEMORY_ERROR)
-			mo_error_set(err, MO_ERR_NOMEM, 0, 0,
+			error_set(err, MO_ERR_NOMEM, 0, 0,
 				     "export: out of memory");
 		else
-			mo_error_set(err, MO_ERR_INVALID,
+			error_set(err, MO_ERR_INVALID,
 				     (int)parser.problem_mark.line + 1,
 				     (int)parser.problem_mark.column + 1,
 				     "export: the spliced file is not valid YAML (%s); "
@@ -578,7 +578,7 @@ int mo_export(char **out, size_t *out_len, const mo_config *c, mo_error *err)
 	mo_buf b;
 
 	if (!out || !c) {
-		mo_error_set(err, MO_ERR_USAGE, 0, 0, "export: NULL argument");
+		error_set(err, MO_ERR_USAGE, 0, 0, "export: NULL argument");
 		return -1;
 	}
 	if (!c->training_yaml || !c->doc || !c->doc->root || !c->doc->src ||
@@ -591,51 +591,51 @@ int mo_export(char **out, size_t *out_len, const mo_config *c, mo_error *err)
 	const char *src = c->doc->src;
 	size_t len = c->doc->srclen;
 	bool flow = c->doc->root->flow;
-	mo_yaml_break brk = mo_export_break_of(src, len);
+	mo_yaml_break brk = export_break_of(src, len);
 	const mo_node *keys[3] = {c->recompute_key, c->comm_key, c->swap_key};
 	const mo_node *vals[3] = {c->recompute_val, c->comm_val, c->swap_val};
 
 	for (int s = MO_EXPORT_RECOMPUTE; s <= MO_EXPORT_SWAP; s++) {
-		if (!mo_export_has(c, (mo_export_sec)s))
+		if (!export_has(c, (mo_export_sec)s))
 			continue;
-		if (mo_export_span_make(&spans[n], c, mo_export_section_names[s],
+		if (export_span_make(&spans[n], c, mo_export_section_names[s],
 					1u << s, keys[s], vals[s], err) != 0)
 			return -1;
 		n++;
 	}
-	qsort(spans, n, sizeof spans[0], mo_export_span_cmp);
+	qsort(spans, n, sizeof spans[0], export_span_cmp);
 	for (size_t i = 1; i < n; i++) {
 		if (spans[i].start < spans[i - 1].end) {
-			mo_error_set(err, MO_ERR_INTERNAL, 0, 0,
+			error_set(err, MO_ERR_INTERNAL, 0, 0,
 				     "export: sections overlap");
 			return -1;
 		}
 	}
 
-	mo_buf_init(&b, 0);
+	buf_init(&b, 0);
 	size_t pos = 0;
 	for (size_t i = 0; i < n; i++) {
-		mo_buf_append(&b, src + pos, spans[i].start - pos);
-		if (mo_export_replacement(&b, c, &spans[i], flow, brk, err) != 0)
+		buf_append(&b, src + pos, spans[i].start - pos);
+		if (export_replacement(&b, c, &spans[i], flow, brk, err) != 0)
 			goto out_free_buf;
 		pos = spans[i].end;
 	}
-	mo_buf_append(&b, src + pos, len - pos);
+	buf_append(&b, src + pos, len - pos);
 	if (b.failed) {
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "export: out of memory");
+		error_set(err, MO_ERR_NOMEM, 0, 0, "export: out of memory");
 		goto out_free_buf;
 	}
-	if (mo_export_check(b.data ? b.data : "", b.len, err) != 0)
+	if (export_check(b.data ? b.data : "", b.len, err) != 0)
 		goto out_free_buf;
-	return mo_export_take(out, out_len, &b, err);
+	return export_take(out, out_len, &b, err);
 out_free_buf:
-	mo_buf_free(&b);
+	buf_free(&b);
 	return -1;
 }
 
 /* ---- migrate: one block replaced by sections --------------------------- */
 
-int mo_export_splice_block(char **out, size_t *out_len, const mo_config *c,
+int export_splice_block(char **out, size_t *out_len, const mo_config *c,
 			   const mo_node *key, const mo_node *val, const char *name,
 			   unsigned mask, mo_error *err)
 {
@@ -646,30 +646,30 @@ int mo_export_splice_block(char **out, size_t *out_len, const mo_config *c,
 	if (out_len)
 		*out_len = 0;
 	if (c->doc->root->flow) {
-		mo_error_set(err, MO_ERR_INVALID, key->line, key->column,
+		error_set(err, MO_ERR_INVALID, key->line, key->column,
 			     "migrate: the file's root is a flow mapping ({...}); "
 			     "write it in block style first");
 		return -1;
 	}
-	if (mo_export_span_make(&sp, c, name, mask, key, val, err) != 0)
+	if (export_span_make(&sp, c, name, mask, key, val, err) != 0)
 		return -1;
 	sp.anchor[0] = '\0'; /* an alias of it elsewhere fails the check */
 	const char *src = c->doc->src;
 	size_t len = c->doc->srclen;
-	mo_buf_init(&b, 0);
-	mo_buf_append(&b, src, sp.start);
-	if (mo_export_replacement(&b, c, &sp, false, mo_export_break_of(src, len),
+	buf_init(&b, 0);
+	buf_append(&b, src, sp.start);
+	if (export_replacement(&b, c, &sp, false, export_break_of(src, len),
 				  err) != 0)
 		goto out_free_buf;
-	mo_buf_append(&b, src + sp.end, len - sp.end);
+	buf_append(&b, src + sp.end, len - sp.end);
 	if (b.failed) {
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "migrate: out of memory");
+		error_set(err, MO_ERR_NOMEM, 0, 0, "migrate: out of memory");
 		goto out_free_buf;
 	}
-	if (mo_export_check(b.data ? b.data : "", b.len, err) != 0)
+	if (export_check(b.data ? b.data : "", b.len, err) != 0)
 		goto out_free_buf;
-	return mo_export_take(out, out_len, &b, err);
+	return export_take(out, out_len, &b, err);
 out_free_buf:
-	mo_buf_free(&b);
+	buf_free(&b);
 	return -1;
 }

@@ -39,25 +39,25 @@ typedef struct mo_graph {
 	bool capped; /* the pattern cap was reported */
 } mo_graph;
 
-static const mo_node *mo_graph_get(const mo_node *map, const char *key)
+static const mo_node *graph_get(const mo_node *map, const char *key)
 {
-	return map && map->kind == MO_NODE_MAP ? mo_map_get(map, key) : NULL;
+	return map && map->kind == MO_NODE_MAP ? map_get(map, key) : NULL;
 }
 
-static int64_t mo_graph_int(const mo_node *v, int64_t dflt)
+static int64_t graph_int(const mo_node *v, int64_t dflt)
 {
 	int64_t x;
 	bool ovf = false;
-	return v && mo_scalar_int(v, &x, &ovf) ? x : dflt;
+	return v && scalar_int(v, &x, &ovf) ? x : dflt;
 }
 
-static void mo_graph_warn(mo_graph *g, const char *code, const mo_node *at,
+static void graph_warn(mo_graph *g, const char *code, const mo_node *at,
 			  const char *path, const char *hint, const char *msg)
 {
-	mo_diag *d = mo_diags_add_at(g->diags, MO_SEV_WARNING, code, g->file, at,
+	mo_diag *d = diags_add_at(g->diags, MO_SEV_WARNING, code, g->file, at,
 				     path, "%s", msg);
 	if (d && hint)
-		mo_diag_set_hint(g->diags, d, "%s", hint);
+		diag_set_hint(g->diags, d, "%s", hint);
 }
 
 /* ---- the pipeline layout ------------------------------------------------- */
@@ -65,12 +65,12 @@ static void mo_graph_warn(mo_graph *g, const char *code, const mo_node *at,
 /* Offsets per virtual stage: an int, a list per stage, or per chunk and
  * stage. False when the shape is not LayerSetting's (the model import
  * reports it). */
-static bool mo_graph_offsets(mo_graph *g, const mo_node *v, int64_t *off)
+static bool graph_offsets(mo_graph *g, const mo_node *v, int64_t *off)
 {
 	int64_t P = g->P, V = g->V;
 	memset(off, 0, sizeof(*off) * (size_t)(P * V));
 	if (!v || v->kind == MO_NODE_SCALAR) {
-		int64_t x = mo_graph_int(v, 0);
+		int64_t x = graph_int(v, 0);
 		for (int64_t k = 0; k < P * V; k++)
 			off[k] = x;
 		return x >= -MO_GRAPH_MAX_LAYERS && x <= MO_GRAPH_MAX_LAYERS;
@@ -83,7 +83,7 @@ static bool mo_graph_offsets(mo_graph *g, const mo_node *v, int64_t *off)
 		if (row->kind != MO_NODE_SEQ || row->n != (size_t)P)
 			return false;
 		for (int64_t j = 0; j < P; j++) {
-			off[i * P + j] = mo_graph_int(row->items[j], 0);
+			off[i * P + j] = graph_int(row->items[j], 0);
 			if (off[i * P + j] < -MO_GRAPH_MAX_LAYERS || off[i * P + j] > MO_GRAPH_MAX_LAYERS)
 				return false;
 		}
@@ -91,25 +91,25 @@ static bool mo_graph_offsets(mo_graph *g, const mo_node *v, int64_t *off)
 	return true;
 }
 
-static bool mo_graph_layout(mo_graph *g, const mo_node *root)
+static bool graph_layout(mo_graph *g, const mo_node *root)
 {
-	const mo_node *mc = mo_graph_get(mo_graph_get(root, "model"), "model_config");
-	const mo_node *pc = mo_graph_get(root, "parallel_config");
-	const mo_node *pl = mo_graph_get(mo_graph_get(root, "parallel"), "pipeline_config");
+	const mo_node *mc = graph_get(graph_get(root, "model"), "model_config");
+	const mo_node *pc = graph_get(root, "parallel_config");
+	const mo_node *pl = graph_get(graph_get(root, "parallel"), "pipeline_config");
 	bool legacy = true, inter = false;
-	const mo_node *ul = mo_graph_get(root, "use_legacy");
-	if (ul && !mo_scalar_bool(ul, &legacy))
+	const mo_node *ul = graph_get(root, "use_legacy");
+	if (ul && !scalar_bool(ul, &legacy))
 		legacy = true;
-	const mo_node *pi = mo_graph_get(pl, "pipeline_interleave");
-	if (pi && !mo_scalar_bool(pi, &inter))
+	const mo_node *pi = graph_get(pl, "pipeline_interleave");
+	if (pi && !scalar_bool(pi, &inter))
 		inter = false;
 	g->legacy = legacy;
-	int64_t n = mo_graph_int(mo_graph_get(mc, "num_layers"),
-				 mo_graph_int(mo_graph_get(mc, "num_hidden_layers"), 0));
-	int64_t mtp = mo_graph_int(mo_graph_get(mc, "mtp_depth"),
-				   mo_graph_int(mo_graph_get(mc, "num_nextn_predict_layers"), 0));
-	g->P = mo_graph_int(mo_graph_get(pc, "pipeline_stage"), 1);
-	g->V = inter ? mo_graph_int(mo_graph_get(mc, "pp_interleave_num"), 1) : 1;
+	int64_t n = graph_int(graph_get(mc, "num_layers"),
+				 graph_int(graph_get(mc, "num_hidden_layers"), 0));
+	int64_t mtp = graph_int(graph_get(mc, "mtp_depth"),
+				   graph_int(graph_get(mc, "num_nextn_predict_layers"), 0));
+	g->P = graph_int(graph_get(pc, "pipeline_stage"), 1);
+	g->V = inter ? graph_int(graph_get(mc, "pp_interleave_num"), 1) : 1;
 	if (n < 1 || n > MO_GRAPH_MAX_LAYERS || mtp < 0 || mtp > 1000 || g->P < 1 ||
 	    g->V < 1 || g->P * g->V > MO_GRAPH_MAX_STAGES)
 		return false;
@@ -117,7 +117,7 @@ static bool mo_graph_layout(mo_graph *g, const mo_node *root)
 	g->n = legacy ? n + mtp : n; /* legacy DeepSeek-V3 places its MTP layers */
 	g->total = n + mtp;
 	int64_t PV = g->P * g->V, off[MO_GRAPH_MAX_STAGES];
-	bool ok = mo_graph_offsets(g, mo_graph_get(mc, "offset"), off);
+	bool ok = graph_offsets(g, graph_get(mc, "offset"), off);
 	int64_t at = 0, sum = 0;
 	for (int64_t k = 0; k < PV; k++) {
 		g->count[k] = ok ? g->n / PV + off[k] : g->n / PV;
@@ -137,7 +137,7 @@ static bool mo_graph_layout(mo_graph *g, const mo_node *root)
 
 /* ---- one layer form: bool, per-stage counts, nested per chunk ----------- */
 
-static void mo_graph_mark(mo_graph *g, int64_t k, int64_t cnt, const mo_node *why)
+static void graph_mark(mo_graph *g, int64_t k, int64_t cnt, const mo_node *why)
 {
 	if (cnt > g->count[k])
 		cnt = g->count[k];
@@ -149,7 +149,7 @@ static void mo_graph_mark(mo_graph *g, int64_t k, int64_t cnt, const mo_node *wh
 
 /* _alloc_recompute_layer: a stage's count goes round-robin over its
  * interleave chunks, one layer at a time, each chunk's first layers. */
-static void mo_graph_per_stage(mo_graph *g, int64_t j, int64_t num, const mo_node *why)
+static void graph_per_stage(mo_graph *g, int64_t j, int64_t num, const mo_node *why)
 {
 	int64_t got[MO_GRAPH_MAX_STAGES] = {0}, cap = 0;
 	for (int64_t i = 0; i < g->V; i++)
@@ -161,79 +161,79 @@ static void mo_graph_per_stage(mo_graph *g, int64_t j, int64_t num, const mo_nod
 			if (got[i] < g->count[i * g->P + j])
 				got[i]++, num--;
 	for (int64_t i = 0; i < g->V; i++)
-		mo_graph_mark(g, i * g->P + j, got[i], why);
+		graph_mark(g, i * g->P + j, got[i], why);
 }
 
-static bool mo_graph_count(const mo_node *v, int64_t *out)
+static bool graph_count(const mo_node *v, int64_t *out)
 {
 	bool b, ovf = false;
 	if (v->kind != MO_NODE_SCALAR)
 		return false;
-	if (mo_scalar_bool(v, &b)) {
+	if (scalar_bool(v, &b)) {
 		*out = b ? MO_GRAPH_ALL : 0;
 		return true;
 	}
-	return mo_scalar_int(v, out, &ovf) && *out >= 0;
+	return scalar_int(v, out, &ovf) && *out >= 0;
 }
 
 /* Marks the layers a `recompute` / select value names; false (with a
  * warning) on a form LayerSetting refuses. */
-static bool mo_graph_form(mo_graph *g, const mo_node *v, const char *path)
+static bool graph_form(mo_graph *g, const mo_node *v, const char *path)
 {
 	int64_t x;
 	memset(g->on, 0, (size_t)g->total);
-	if (v->kind == MO_NODE_SCALAR && mo_graph_count(v, &x)) {
+	if (v->kind == MO_NODE_SCALAR && graph_count(v, &x)) {
 		for (int64_t k = 0; x && k < g->P * g->V; k++)
-			mo_graph_mark(g, k, g->count[k], v);
+			graph_mark(g, k, g->count[k], v);
 		return true;
 	}
 	bool flat = v->kind == MO_NODE_SEQ, strs = flat;
 	for (size_t i = 0; flat && i < v->n; i++) {
 		flat &= v->items[i]->kind == MO_NODE_SCALAR &&
-			mo_graph_count(v->items[i], &x);
+			graph_count(v->items[i], &x);
 		strs &= v->items[i]->kind == MO_NODE_SCALAR &&
-			mo_scalar_resolve(v->items[i]) == MO_SCALAR_STR;
+			scalar_resolve(v->items[i]) == MO_SCALAR_STR;
 	}
 	if (strs) { /* a list of names: every layer */
 		for (int64_t k = 0; k < g->P * g->V; k++)
-			mo_graph_mark(g, k, g->count[k], v);
+			graph_mark(g, k, g->count[k], v);
 		return true;
 	}
 	if (flat && v->n == (size_t)g->P) {
 		for (int64_t j = 0; j < g->P; j++) {
-			mo_graph_count(v->items[j], &x);
-			mo_graph_per_stage(g, j, x, v->items[j]);
+			graph_count(v->items[j], &x);
+			graph_per_stage(g, j, x, v->items[j]);
 		}
 		return true;
 	}
 	bool nested = v->kind == MO_NODE_SEQ && v->n == (size_t)g->V;
 	for (size_t i = 0; nested && i < v->n; i++) {
 		const mo_node *row = v->items[i];
-		if (row->kind == MO_NODE_SCALAR && mo_graph_count(row, &x)) {
+		if (row->kind == MO_NODE_SCALAR && graph_count(row, &x)) {
 			for (int64_t j = 0; j < g->P; j++)
-				mo_graph_mark(g, (int64_t)i * g->P + j, x ? MO_GRAPH_ALL : 0, row);
+				graph_mark(g, (int64_t)i * g->P + j, x ? MO_GRAPH_ALL : 0, row);
 			continue;
 		}
 		nested = row->kind == MO_NODE_SEQ && row->n == (size_t)g->P;
 		for (int64_t j = 0; nested && j < g->P; j++) {
-			nested = mo_graph_count(row->items[j], &x);
+			nested = graph_count(row->items[j], &x);
 			if (nested)
-				mo_graph_mark(g, (int64_t)i * g->P + j, x, row->items[j]);
+				graph_mark(g, (int64_t)i * g->P + j, x, row->items[j]);
 		}
 	}
 	if (nested)
 		return true;
-	mo_diag *d = mo_diags_add_at(g->diags, MO_SEV_ERROR, "type", g->file, v, path,
+	mo_diag *d = diags_add_at(g->diags, MO_SEV_ERROR, "type", g->file, v, path,
 				     "%s: not a boolean, one count per pipeline stage (%lld) "
 				     "or one list per interleave chunk (%lld x %lld)",
 				     path, (long long)g->P, (long long)g->V, (long long)g->P);
-	mo_diag_set_hint(g->diags, d, "MindSpore Transformers (LayerSetting) refuses this form");
+	diag_set_hint(g->diags, d, "MindSpore Transformers (LayerSetting) refuses this form");
 	g->c->structural_errors = true;
 	return false;
 }
 
 /* mcore MTP layers take the last decoder layer's setting. */
-static void mo_graph_mtp(mo_graph *g)
+static void graph_mtp(mo_graph *g)
 {
 	if (g->legacy || g->mtp == 0 || !g->on[g->n - 1])
 		return;
@@ -244,14 +244,14 @@ static void mo_graph_mtp(mo_graph *g)
 }
 
 /* The marked layers (minus `except`) as ranges. */
-static void mo_graph_ranges(mo_graph *g, mo_layers *out, const mo_node *at,
+static void graph_ranges(mo_graph *g, mo_layers *out, const mo_node *at,
 			    const unsigned char *except)
 {
 	memset(out, 0, sizeof(*out));
 	out->at = at;
 	out->ok = true;
 	/* at most one range per two layers */
-	out->r = mo_arena_alloc(g->a, sizeof(mo_range) * (size_t)(g->total / 2 + 1));
+	out->r = arena_alloc(g->a, sizeof(mo_range) * (size_t)(g->total / 2 + 1));
 	if (!out->r) {
 		g->failed = true;
 		return;
@@ -283,7 +283,7 @@ static const char *const mo_graph_names[] = {
 /* Rewrites a LayerSetting pattern (components joined by `\.`) into the
  * layout's names; `w1.activation` (the activation inside legacy w1) is the
  * MLP's activation_func. NULL when out of memory. */
-static char *mo_graph_translate(mo_graph *g, const char *pat)
+static char *graph_translate(mo_graph *g, const char *pat)
 {
 	char out[1024];
 	size_t o = 0;
@@ -301,7 +301,7 @@ static char *mo_graph_translate(mo_graph *g, const char *pat)
 		const char *put = name ? name : s;
 		size_t plen = name ? strlen(name) : len;
 		if (o + plen + 3 >= sizeof out)
-			return mo_arena_strdup(g->a, pat);
+			return arena_strdup(g->a, pat);
 		memcpy(out + o, put, plen);
 		o += plen;
 		last_fc1 = name && strcmp(name, "linear_fc1") == 0;
@@ -312,28 +312,28 @@ static char *mo_graph_translate(mo_graph *g, const char *pat)
 		s = e ? e + 2 : NULL;
 	}
 	out[o] = '\0';
-	return mo_arena_strdup(g->a, out);
+	return arena_strdup(g->a, out);
 }
 
 /* The communication op a select_comm_recompute pattern marks is the one
  * redistributing that op's output: after a norm, the all-gather at the
  * next module's input (sequence parallel); after a module's reshape, the
  * all-gather at that module's input. */
-static char *mo_graph_comm_pattern(mo_graph *g, const char *translated)
+static char *graph_comm_pattern(mo_graph *g, const char *translated)
 {
 	const char *last = translated;
 	for (const char *p = strstr(translated, "\\."); p; p = strstr(p + 2, "\\."))
 		last = p + 2;
 	if (strstr(last, "norm"))
-		return mo_arena_strdup(g->a, ".*\\.input\\.allgather");
+		return arena_strdup(g->a, ".*\\.input\\.allgather");
 	if (last == translated)
-		return mo_arena_strdup(g->a, translated);
-	return mo_arena_printf(g->a, "%.*sinput\\.allgather", (int)(last - translated), translated);
+		return arena_strdup(g->a, translated);
+	return arena_printf(g->a, "%.*sinput\\.allgather", (int)(last - translated), translated);
 }
 
 /* ---- patterns ------------------------------------------------------------ */
 
-static void mo_graph_pattern(mo_graph *g, mo_pattern_list *pl, const char *regex,
+static void graph_pattern(mo_graph *g, mo_pattern_list *pl, const char *regex,
 			     const mo_node *key, const mo_node *val, const char *dpath,
 			     const unsigned char *except)
 {
@@ -343,7 +343,7 @@ static void mo_graph_pattern(mo_graph *g, mo_pattern_list *pl, const char *regex
 	}
 	if (pl->n >= MO_GRAPH_MAX_PATTERNS) {
 		if (pl->n == MO_GRAPH_MAX_PATTERNS && !g->capped) {
-			mo_graph_warn(g, "unmodelled", key, dpath, NULL,
+			graph_warn(g, "unmodelled", key, dpath, NULL,
 				      "recompute_config: more than 64 patterns in one list; "
 				      "the rest are not applied");
 			g->capped = true;
@@ -355,14 +355,14 @@ static void mo_graph_pattern(mo_graph *g, mo_pattern_list *pl, const char *regex
 	p->regex = regex;
 	p->key = key;
 	p->dpath = dpath;
-	mo_graph_ranges(g, &p->layers, val, except);
+	graph_ranges(g, &p->layers, val, except);
 	if (g->failed || p->layers.n == 0)
 		return;
 	const char *msg;
 	size_t off;
-	p->re = mo_regex_compile(regex, strlen(regex), &g->c->lim, g->a, &msg, &off);
+	p->re = regex_compile(regex, strlen(regex), &g->c->lim, g->a, &msg, &off);
 	if (!p->re) {
-		mo_diags_add_at(g->diags, MO_SEV_ERROR, "regex", g->file, key, dpath,
+		diags_add_at(g->diags, MO_SEV_ERROR, "regex", g->file, key, dpath,
 				"%s: %s at offset %zu", dpath, msg ? msg : "bad pattern", off);
 		g->c->structural_errors = true;
 		return;
@@ -382,24 +382,24 @@ static const char *const mo_graph_default_comm[] = {".*\\.norm", NULL};
 /* select_recompute / select_comm_recompute: false, true (the default
  * patterns), a per-stage form (the default patterns there), a list of
  * names (every layer), or {pattern: form}. */
-static void mo_graph_select(mo_graph *g, const char *key, mo_pattern_list *pl,
+static void graph_select(mo_graph *g, const char *key, mo_pattern_list *pl,
 			    const char *const *defaults, bool comm,
 			    const unsigned char *full)
 {
 	const mo_node *kn = NULL;
-	const mo_node *v = mo_map_get_kv(g->rc, key, &kn);
+	const mo_node *v = map_get_kv(g->rc, key, &kn);
 	bool b;
-	if (!v || (mo_scalar_bool(v, &b) && !b) || mo_scalar_resolve(v) == MO_SCALAR_NULL)
+	if (!v || (scalar_bool(v, &b) && !b) || scalar_resolve(v) == MO_SCALAR_NULL)
 		return;
 	pl->at = g->rc;
-	pl->p = mo_arena_alloc(g->a, sizeof(mo_pattern) * MO_GRAPH_MAX_PATTERNS);
+	pl->p = arena_alloc(g->a, sizeof(mo_pattern) * MO_GRAPH_MAX_PATTERNS);
 	if (!pl->p) {
 		g->failed = true;
 		return;
 	}
 	bool names = v->kind == MO_NODE_SEQ && v->n &&
 		     v->items[0]->kind == MO_NODE_SCALAR &&
-		     mo_scalar_resolve(v->items[0]) == MO_SCALAR_STR;
+		     scalar_resolve(v->items[0]) == MO_SCALAR_STR;
 	size_t n = v->kind == MO_NODE_MAP ? v->n / 2 : names ? v->n : 0;
 	for (size_t i = 0; (n ? i < n : defaults[i] != NULL) && !g->failed; i++) {
 		const mo_node *pk = v->kind == MO_NODE_MAP ? v->items[2 * i]
@@ -407,27 +407,27 @@ static void mo_graph_select(mo_graph *g, const char *key, mo_pattern_list *pl,
 							    : kn;
 		const mo_node *pv = v->kind == MO_NODE_MAP ? v->items[2 * i + 1] : v;
 		const char *raw = n ? pk->value : defaults[i];
-		char *dpath = mo_arena_printf(g->a, "recompute_config.%s['%s']", key, raw);
-		if (!dpath || !mo_graph_form(g, pv, dpath))
+		char *dpath = arena_printf(g->a, "recompute_config.%s['%s']", key, raw);
+		if (!dpath || !graph_form(g, pv, dpath))
 			continue;
-		mo_graph_mtp(g);
-		char *t = mo_graph_translate(g, raw);
+		graph_mtp(g);
+		char *t = graph_translate(g, raw);
 		if (comm && t)
-			t = mo_graph_comm_pattern(g, t);
-		mo_graph_pattern(g, pl, t, pk, pv, dpath, full);
+			t = graph_comm_pattern(g, t);
+		graph_pattern(g, pl, t, pk, pv, dpath, full);
 	}
 }
 
 /* ---- the section --------------------------------------------------------- */
 
-static void mo_graph_flags(mo_graph *g)
+static void graph_flags(mo_graph *g)
 {
 	const mo_node *k = NULL;
-	const mo_node *slice = mo_map_get_kv(g->rc, "recompute_slice_activation", &k);
-	const mo_node *rec = mo_graph_get(g->rc, "recompute");
+	const mo_node *slice = map_get_kv(g->rc, "recompute_slice_activation", &k);
+	const mo_node *rec = graph_get(g->rc, "recompute");
 	bool on = false, all = false;
-	if (slice && mo_scalar_bool(slice, &on) && on && rec && mo_scalar_bool(rec, &all) && all)
-		mo_graph_warn(g, "unmodelled", k, "recompute_config.recompute_slice_activation",
+	if (slice && scalar_bool(slice, &on) && on && rec && scalar_bool(rec, &all) && all)
+		graph_warn(g, "unmodelled", k, "recompute_config.recompute_slice_activation",
 			      NULL,
 			      "recompute_config.recompute_slice_activation: the recomputed "
 			      "layers' inputs are kept sliced over the model-parallel "
@@ -435,78 +435,78 @@ static void mo_graph_flags(mo_graph *g)
 	static const char *const excl[] = {"select_recompute_exclude",
 					   "select_comm_recompute_exclude"};
 	for (size_t i = 0; i < 2; i++) {
-		const mo_node *v = mo_map_get_kv(g->rc, excl[i], &k);
-		if (v && !(mo_scalar_bool(v, &on) && !on) && v->kind != MO_NODE_SCALAR)
-			mo_graph_warn(g, "unmodelled", k, excl[i], NULL,
+		const mo_node *v = map_get_kv(g->rc, excl[i], &k);
+		if (v && !(scalar_bool(v, &on) && !on) && v->kind != MO_NODE_SCALAR)
+			graph_warn(g, "unmodelled", k, excl[i], NULL,
 				      "recompute_config exclusions are not applied: the "
 				      "estimate recomputes what the select lists name");
 	}
 }
 
-static void mo_graph_apply(mo_graph *g)
+static void graph_apply(mo_graph *g)
 {
 	mo_config *c = g->c;
 	const mo_node *kn = NULL;
-	const mo_node *rec = mo_map_get_kv(g->rc, "recompute", &kn);
+	const mo_node *rec = map_get_kv(g->rc, "recompute", &kn);
 	unsigned char *full = calloc((size_t)g->total, 1);
 	if (!full) {
 		g->failed = true;
 		return;
 	}
-	if (rec && mo_graph_form(g, rec, "recompute_config.recompute")) {
-		mo_graph_mtp(g);
+	if (rec && graph_form(g, rec, "recompute_config.recompute")) {
+		graph_mtp(g);
 		memcpy(full, g->on, (size_t)g->total);
-		mo_graph_ranges(g, &c->full, rec, NULL);
+		graph_ranges(g, &c->full, rec, NULL);
 	}
-	mo_graph_select(g, "select_recompute", &c->select,
+	graph_select(g, "select_recompute", &c->select,
 			g->legacy ? mo_graph_default_legacy : mo_graph_default_mcore, false, full);
-	mo_graph_select(g, "select_comm_recompute", &c->comm, mo_graph_default_comm, true, full);
+	graph_select(g, "select_comm_recompute", &c->comm, mo_graph_default_comm, true, full);
 	free(full);
 	c->mode = c->full.n ? MO_MODE_FULL : c->select.n ? MO_MODE_SELECT : MO_MODE_NONE;
 	c->mode_at = kn;
 	c->comm_enable = c->comm.n > 0;
 	c->comm_enable_at = c->comm_enable ? g->rc : NULL;
 	c->from_recompute_config = c->mode != MO_MODE_NONE || c->comm_enable;
-	mo_graph_flags(g);
+	graph_flags(g);
 }
 
 /* PyNative: the r2.x sections are present or context.mode is 1. */
-static bool mo_graph_is_pynative(const mo_node *root)
+static bool graph_is_pynative(const mo_node *root)
 {
-	const mo_node *mode = mo_graph_get(mo_graph_get(root, "context"), "mode");
-	return mo_graph_get(root, "parallelism") || mo_graph_int(mode, 0) == 1;
+	const mo_node *mode = graph_get(graph_get(root, "context"), "mode");
+	return graph_get(root, "parallelism") || graph_int(mode, 0) == 1;
 }
 
-void mo_config_graph(mo_config *c, mo_diags *diags, const mo_node *root, const mo_node *key,
+void config_graph(mo_config *c, mo_diags *diags, const mo_node *root, const mo_node *key,
 		     const mo_node *val)
 {
 	const char *file = c->doc->name;
 	bool swap = key->len == strlen("swap_config");
-	if (mo_graph_is_pynative(root)) {
-		mo_diag *d = mo_diags_add_at(diags, MO_SEV_WARNING, "legacy-key", file, key,
+	if (graph_is_pynative(root)) {
+		mo_diag *d = diags_add_at(diags, MO_SEV_WARNING, "legacy-key", file, key,
 					     swap ? "swap_config" : "recompute_config",
 					     "'%s' is ignored by PyNative runs (context.mode 1)",
 					     swap ? "swap_config" : "recompute_config");
-		mo_diag_set_hint(diags, d, "use the '%s' section", swap ? "swap" : "recompute");
+		diag_set_hint(diags, d, "use the '%s' section", swap ? "swap" : "recompute");
 		return;
 	}
 	bool rc_used = !swap && val && val->kind == MO_NODE_MAP && val->n > 0;
 	if (rc_used && (c->recompute_val || c->comm_val)) {
-		mo_diag *d = mo_diags_add_at(
+		mo_diag *d = diags_add_at(
 			diags, MO_SEV_WARNING, "legacy-key", file, key, "recompute_config",
 			"the file has both recompute_config and the recompute sections: "
 			"memopt applies the sections, a graph-mode run (context.mode 0) the "
 			"recompute_config");
-		mo_diag_set_hint(diags, d, "keep one of them");
+		diag_set_hint(diags, d, "keep one of them");
 		return;
 	}
-	mo_diag *d = mo_diags_add_at(
+	mo_diag *d = diags_add_at(
 		diags, MO_SEV_WARNING, "legacy-key", file, key,
 		swap ? "swap_config" : "recompute_config",
 		"'%s' is what graph-mode runs (context.mode 0) apply%s; PyNative runs ignore it",
 		swap ? "swap_config" : "recompute_config",
 		swap ? " (memopt does not read it yet)" : ": memopt reads it as the recompute plan");
-	mo_diag_set_hint(diags, d, "in a PyNative file write the '%s' section instead",
+	diag_set_hint(diags, d, "in a PyNative file write the '%s' section instead",
 			 swap ? "swap" : "recompute");
 	if (!rc_used)
 		return;
@@ -514,11 +514,11 @@ void mo_config_graph(mo_config *c, mo_diags *diags, const mo_node *root, const m
 	if (!g)
 		return;
 	*g = (mo_graph){.c = c, .diags = diags, .file = file, .a = c->doc->arena, .rc = val};
-	if (!mo_graph_layout(g, root)) {
-		const mo_node *rec = mo_graph_get(val, "recompute");
+	if (!graph_layout(g, root)) {
+		const mo_node *rec = graph_get(val, "recompute");
 		bool b = false;
-		if (rec && !(mo_scalar_bool(rec, &b) && !b))
-			mo_graph_warn(g, "model-needed", key, "recompute_config",
+		if (rec && !(scalar_bool(rec, &b) && !b))
+			graph_warn(g, "model-needed", key, "recompute_config",
 				      "give the layer count in model.model_config",
 				      "recompute_config: the layers cannot be placed (no layer "
 				      "count in the file, more than 100000 layers or more than "
@@ -529,7 +529,7 @@ void mo_config_graph(mo_config *c, mo_diags *diags, const mo_node *root, const m
 	g->on = calloc((size_t)g->total, 1);
 	g->why = calloc((size_t)g->total, sizeof(*g->why));
 	if (g->on && g->why) {
-		mo_graph_apply(g);
+		graph_apply(g);
 		c->recompute_config_read = !g->failed;
 	}
 	free(g->on);

@@ -8,7 +8,7 @@
 #include <string.h>
 
 /* Parses [0-9]+ with saturation at UINT64_MAX. */
-static uint64_t mo_layers_number(const char *s, size_t len)
+static uint64_t layers_number(const char *s, size_t len)
 {
 	uint64_t v = 0;
 	if (len <= 19) { /* below 10^19: no overflow */
@@ -25,7 +25,7 @@ static uint64_t mo_layers_number(const char *s, size_t len)
 	return v;
 }
 
-static size_t mo_digits(const char *s, size_t len)
+static size_t layers_digits(const char *s, size_t len)
 {
 	size_t i = 0;
 	while (i < len && (unsigned)(s[i] - '0') < 10)
@@ -34,38 +34,38 @@ static size_t mo_digits(const char *s, size_t len)
 }
 
 /* ^\d+(-\d+)?$ after trimming; false when the text breaks the grammar. */
-static bool mo_layers_parse_text(const char *s, size_t len, mo_range *r)
+static bool layers_parse_text(const char *s, size_t len, mo_range *r)
 {
 	while (len && isspace((unsigned char)*s))
 		s++, len--;
 	while (len && isspace((unsigned char)s[len - 1]))
 		len--;
-	size_t a = mo_digits(s, len);
+	size_t a = layers_digits(s, len);
 	if (a == 0)
 		return false;
-	r->lo = r->hi = mo_layers_number(s, a);
+	r->lo = r->hi = layers_number(s, a);
 	if (a == len)
 		return true;
 	if (s[a] != '-')
 		return false;
-	size_t b = mo_digits(s + a + 1, len - a - 1);
+	size_t b = layers_digits(s + a + 1, len - a - 1);
 	if (b == 0 || a + 1 + b != len)
 		return false;
-	r->hi = mo_layers_number(s + a + 1, b);
+	r->hi = layers_number(s + a + 1, b);
 	return true;
 }
 
-static void mo_layers_bad(mo_diags *diags, const char *file, const mo_node *item,
+static void layers_bad(mo_diags *diags, const char *file, const mo_node *item,
 			  const char *path, const char *what, const char *hint)
 {
-	mo_diag *d = mo_diags_add_at(diags, MO_SEV_ERROR, "layer-spec", file, item,
+	mo_diag *d = diags_add_at(diags, MO_SEV_ERROR, "layer-spec", file, item,
 				     path, "%s", what);
 	if (hint)
-		mo_diag_set_hint(diags, d, "%s", hint);
+		diag_set_hint(diags, d, "%s", hint);
 }
 
 /* A plain integer is a layer id only when written as plain decimal. */
-static bool mo_layers_int_item(mo_diags *diags, const char *file, const mo_node *item,
+static bool layers_int_item(mo_diags *diags, const char *file, const mo_node *item,
 			       const char *path, mo_range *r)
 {
 	char msg[200], hint[200];
@@ -73,15 +73,15 @@ static bool mo_layers_int_item(mo_diags *diags, const char *file, const mo_node 
 	int len = item->len > 40 ? 40 : (int)item->len;
 	int64_t x = 0;
 	bool overflow = false;
-	bool is_int = mo_scalar_int(item, &x, &overflow);
-	size_t digits = mo_digits(v, item->len);
+	bool is_int = scalar_int(item, &x, &overflow);
+	size_t digits = layers_digits(v, item->len);
 	if (digits == item->len && (item->len == 1 || v[0] != '0')) {
-		r->lo = r->hi = mo_layers_number(v, item->len);
+		r->lo = r->hi = layers_number(v, item->len);
 		return true;
 	}
 	if (is_int && x < 0) {
 		snprintf(msg, sizeof msg, "layer id %.*s is negative", len, v);
-		mo_layers_bad(diags, file, item, path, msg, "layer ids start at 0");
+		layers_bad(diags, file, item, path, msg, "layer ids start at 0");
 		return false;
 	}
 	if (digits == item->len) { /* leading zero: octal in YAML 1.1 */
@@ -89,109 +89,109 @@ static bool mo_layers_int_item(mo_diags *diags, const char *file, const mo_node 
 			 "'%.*s' has a leading zero: YAML 1.1 reads it as octal %lld",
 			 len, v, (long long)x);
 		snprintf(hint, sizeof hint, "write %llu without the leading zero",
-			 (unsigned long long)mo_layers_number(v, item->len));
-		mo_layers_bad(diags, file, item, path, msg, hint);
+			 (unsigned long long)layers_number(v, item->len));
+		layers_bad(diags, file, item, path, msg, hint);
 		return false;
 	}
 	snprintf(msg, sizeof msg, "'%.*s' is not a plain layer id: YAML 1.1 reads it as %lld",
 		 len, v, (long long)x);
 	snprintf(hint, sizeof hint, "write the id in decimal, e.g. %lld", (long long)x);
-	mo_layers_bad(diags, file, item, path, msg, is_int ? hint : NULL);
+	layers_bad(diags, file, item, path, msg, is_int ? hint : NULL);
 	return false;
 }
 
-static bool mo_layers_item(mo_diags *diags, const char *file, const mo_node *item,
+static bool layers_item(mo_diags *diags, const char *file, const mo_node *item,
 			   const char *path, mo_range *r)
 {
 	char msg[200];
 	r->at = item;
 	if (item->kind != MO_NODE_SCALAR) {
-		mo_layers_bad(diags, file, item, path,
+		layers_bad(diags, file, item, path,
 			      item->kind == MO_NODE_SEQ ? "a nested list is not a layer id"
 							: "a mapping is not a layer id",
 			      "items are ids (5) or ranges (\"0-3\")");
 		return false;
 	}
 	int len = item->len > 40 ? 40 : (int)item->len;
-	switch (mo_scalar_resolve(item)) {
+	switch (scalar_resolve(item)) {
 	case MO_SCALAR_INT:
-		return mo_layers_int_item(diags, file, item, path, r);
+		return layers_int_item(diags, file, item, path, r);
 	case MO_SCALAR_STR:
-		if (!mo_layers_parse_text(item->value, item->len, r)) {
+		if (!layers_parse_text(item->value, item->len, r)) {
 			snprintf(msg, sizeof msg, "'%.*s' is not a layer id or range", len,
 				 item->value);
-			mo_layers_bad(diags, file, item, path, msg,
+			layers_bad(diags, file, item, path, msg,
 				      "write an id (5) or an inclusive range (0-3)");
 			return false;
 		}
 		if (r->lo > r->hi) {
 			snprintf(msg, sizeof msg, "range '%.*s' runs backwards", len, item->value);
-			mo_layers_bad(diags, file, item, path, msg, "write the lower id first");
+			layers_bad(diags, file, item, path, msg, "write the lower id first");
 			return false;
 		}
 		return true;
 	case MO_SCALAR_BOOL:
 		snprintf(msg, sizeof msg, "%.*s is a boolean, not a layer id", len, item->value);
-		mo_layers_bad(diags, file, item, path, msg, NULL);
+		layers_bad(diags, file, item, path, msg, NULL);
 		return false;
 	case MO_SCALAR_NULL:
-		mo_layers_bad(diags, file, item, path, "an empty item is not a layer id", NULL);
+		layers_bad(diags, file, item, path, "an empty item is not a layer id", NULL);
 		return false;
 	default:
 		snprintf(msg, sizeof msg, "%.*s is a number with a fraction, not a layer id",
 			 len, item->value);
-		mo_layers_bad(diags, file, item, path, msg, NULL);
+		layers_bad(diags, file, item, path, msg, NULL);
 		return false;
 	}
 }
 
 /* The common case without diagnostics: a plain decimal id or a valid
  * quoted/plain "a-b" string. */
-static bool mo_layers_item_ok(const mo_node *item, mo_range *r)
+static bool layers_item_ok(const mo_node *item, mo_range *r)
 {
 	r->at = item;
 	if (item->kind != MO_NODE_SCALAR || item->tag)
 		return false;
-	size_t d = mo_digits(item->value, item->len);
+	size_t d = layers_digits(item->value, item->len);
 	if (item->style == MO_STYLE_PLAIN && d == item->len && d > 0 &&
 	    (d == 1 || item->value[0] != '0')) {
-		r->lo = r->hi = mo_layers_number(item->value, d);
+		r->lo = r->hi = layers_number(item->value, d);
 		return true;
 	}
 	/* "lo-hi": a string to the resolver (never an int, float or bool) */
 	if (item->style == MO_STYLE_PLAIN && d > 0 && d + 1 < item->len && item->value[d] == '-') {
 		const char *b = item->value + d + 1;
-		size_t e = mo_digits(b, item->len - d - 1);
+		size_t e = layers_digits(b, item->len - d - 1);
 		if (d + 1 + e == item->len) {
-			r->lo = mo_layers_number(item->value, d);
-			r->hi = mo_layers_number(b, e);
+			r->lo = layers_number(item->value, d);
+			r->hi = layers_number(b, e);
 			return r->lo <= r->hi;
 		}
 	}
-	if (mo_scalar_resolve(item) != MO_SCALAR_STR)
+	if (scalar_resolve(item) != MO_SCALAR_STR)
 		return false;
-	return mo_layers_parse_text(item->value, item->len, r) && r->lo <= r->hi;
+	return layers_parse_text(item->value, item->len, r) && r->lo <= r->hi;
 }
 
-static void mo_layers_type_error(mo_diags *diags, const char *file, const mo_node *list,
+static void layers_type_error(mo_diags *diags, const char *file, const mo_node *list,
 				 const char *path)
 {
-	mo_diag *d = mo_diags_add_at(diags, MO_SEV_ERROR, "type", file, list, path,
+	mo_diag *d = diags_add_at(diags, MO_SEV_ERROR, "type", file, list, path,
 				     "expected a list of layer ids, got %s",
-				     mo_node_type_name(list));
+				     node_type_name(list));
 	if (list->kind != MO_NODE_SCALAR)
 		return;
 	mo_range r;
-	mo_scalar_type t = mo_scalar_resolve(list);
+	mo_scalar_type t = scalar_resolve(list);
 	if ((t == MO_SCALAR_INT || t == MO_SCALAR_STR) &&
-	    mo_layers_parse_text(list->value, list->len, &r))
-		mo_diag_set_hint(diags, d, "write [%.*s]", (int)(list->len > 40 ? 40 : list->len),
+	    layers_parse_text(list->value, list->len, &r))
+		diag_set_hint(diags, d, "write [%.*s]", (int)(list->len > 40 ? 40 : list->len),
 				 list->value);
 	else
-		mo_diag_set_hint(diags, d, "write a list such as [0-15] or [0-3, 8]");
+		diag_set_hint(diags, d, "write a list such as [0-15] or [0-3, 8]");
 }
 
-void mo_layers_parse(mo_layers *out, mo_arena *a, mo_diags *diags, const char *file,
+void layers_parse(mo_layers *out, mo_arena *a, mo_diags *diags, const char *file,
 		     const mo_node *list, const char *path)
 {
 	memset(out, 0, sizeof(*out));
@@ -199,11 +199,11 @@ void mo_layers_parse(mo_layers *out, mo_arena *a, mo_diags *diags, const char *f
 	if (!list)
 		return;
 	if (list->kind != MO_NODE_SEQ) {
-		mo_layers_type_error(diags, file, list, path);
+		layers_type_error(diags, file, list, path);
 		return;
 	}
 	out->ok = true;
-	out->r = list->n ? mo_arena_alloc(a, list->n * sizeof(*out->r)) : NULL;
+	out->r = list->n ? arena_alloc(a, list->n * sizeof(*out->r)) : NULL;
 	if (list->n && !out->r) {
 		out->ok = false;
 		return;
@@ -212,23 +212,23 @@ void mo_layers_parse(mo_layers *out, mo_arena *a, mo_diags *diags, const char *f
 	char ipath[512];
 	for (size_t i = 0; i < list->n; i++) {
 		mo_range r;
-		if (!mo_layers_item_ok(list->items[i], &r)) {
+		if (!layers_item_ok(list->items[i], &r)) {
 			/* the slow path formats the item's path for the diagnostic */
 			snprintf(ipath, sizeof ipath, "%s[%zu]", path, i);
-			mo_layers_item(diags, file, list->items[i], ipath, &r);
+			layers_item(diags, file, list->items[i], ipath, &r);
 			out->ok = false;
 			continue;
 		}
 		if (prev && r.lo <= prev->hi) {
 			snprintf(ipath, sizeof ipath, "%s[%zu]", path, i);
 			bool overlap = r.hi >= prev->lo;
-			mo_diag *d = mo_diags_add_at(
+			mo_diag *d = diags_add_at(
 				diags, MO_SEV_ERROR, "layer-order", file, r.at, ipath,
 				overlap ? "'%.*s' overlaps '%.*s' before it"
 					: "'%.*s' comes after '%.*s': items must be ascending",
 				(int)(r.at->len > 40 ? 40 : r.at->len), r.at->value,
 				(int)(prev->at->len > 40 ? 40 : prev->at->len), prev->at->value);
-			mo_diag_set_hint(diags, d, "list each layer once, in ascending order");
+			diag_set_hint(diags, d, "list each layer once, in ascending order");
 			out->ok = false;
 			continue;
 		}
@@ -237,7 +237,7 @@ void mo_layers_parse(mo_layers *out, mo_arena *a, mo_diags *diags, const char *f
 	}
 }
 
-bool mo_layers_contains(const mo_layers *l, uint64_t id)
+bool layers_contains(const mo_layers *l, uint64_t id)
 {
 	size_t lo = 0, hi = l->n;
 	while (lo < hi) {
@@ -251,7 +251,7 @@ bool mo_layers_contains(const mo_layers *l, uint64_t id)
 }
 
 /* Writes v in decimal at p; returns the end. */
-static char *mo_put_u64(char *p, uint64_t v)
+static char *put_u64(char *p, uint64_t v)
 {
 	char tmp[20];
 	size_t n = 0;
@@ -263,7 +263,7 @@ static char *mo_put_u64(char *p, uint64_t v)
 	return p;
 }
 
-void mo_ranges_append(char *buf, size_t size, uint64_t lo, uint64_t hi)
+void ranges_append(char *buf, size_t size, uint64_t lo, uint64_t hi)
 {
 	size_t len = strlen(buf);
 	if (len + 48 >= size) {
@@ -277,10 +277,10 @@ void mo_ranges_append(char *buf, size_t size, uint64_t lo, uint64_t hi)
 		*p++ = ',';
 		*p++ = ' ';
 	}
-	p = mo_put_u64(p, lo);
+	p = put_u64(p, lo);
 	if (lo != hi) {
 		*p++ = '-';
-		p = mo_put_u64(p, hi);
+		p = put_u64(p, hi);
 	}
 	*p = '\0';
 }

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const mo_framework *mo_est_framework(const mo_model *m)
+static const mo_framework *est_framework(const mo_model *m)
 {
 	return strcmp(m->framework, "pytorch") == 0 ? &mo_ops_pytorch : &mo_ops_mindspore;
 }
@@ -17,10 +17,10 @@ static const mo_framework *mo_est_framework(const mo_model *m)
  * estimate: every other cost of the estimate is bounded by the model's
  * layers (at most 100,000) and does not grow with the micro-batch count
  * (estimate_schedule.c). */
-static int mo_est_check(const mo_model *m, mo_error *err)
+static int est_check(const mo_model *m, mo_error *err)
 {
 	if (m->pipeline_parallel > MO_EST_MAX_STAGES) {
-		mo_error_set(err, MO_ERR_LIMIT, 0, 0,
+		error_set(err, MO_ERR_LIMIT, 0, 0,
 			     "pipeline_parallel is %lld, over the bound of %d pipeline stages an "
 			     "estimate answers for",
 			     (long long)m->pipeline_parallel, MO_EST_MAX_STAGES);
@@ -28,57 +28,57 @@ static int mo_est_check(const mo_model *m, mo_error *err)
 	}
 	if (m->world_size > 0 && m->data_parallel > 0 && m->data_parallel_shard > 0)
 		return 0;
-	mo_error_set(err, MO_ERR_MODEL_NEEDED, 0, 0,
+	error_set(err, MO_ERR_MODEL_NEEDED, 0, 0,
 		     "model-needed: the device count is unknown (data_parallel_shard: -1 "
 		     "and no world size), so FSDP and data-parallel shards cannot be sized: "
 		     "pass --devices N (API: \"devices\") or set parallel.world_size");
 	return -1;
 }
 
-static int mo_est_types(mo_estimate *e, const mo_model *m, const mo_est_dims *d,
+static int est_types(mo_estimate *e, const mo_model *m, const mo_est_dims *d,
 			mo_error *err)
 {
 	e->n_types = m->n_types;
-	e->types = mo_arena_alloc(e->a, (m->n_types + 1) * sizeof(*e->types));
+	e->types = arena_alloc(e->a, (m->n_types + 1) * sizeof(*e->types));
 	if (!e->types) {
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		return -1;
 	}
 	/* the graphs are the model's: built once, borrowed by every estimate */
-	e->cache = mo_est_cache_get(m, e->fw, d, err);
+	e->cache = est_cache_get(m, e->fw, d, err);
 	if (!e->cache)
 		return -1;
 	for (size_t t = 0; t < m->n_types; t++) {
-		e->types[t].name = mo_arena_strdup(e->a, m->types[t].name);
-		mo_est_type_params(&e->types[t], m, t);
+		e->types[t].name = arena_strdup(e->a, m->types[t].name);
+		est_type_params(&e->types[t], m, t);
 		if (!e->types[t].name) {
-			mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+			error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 			return -1;
 		}
-		e->types[t].g = *mo_est_cache_graph(e->cache, t);
+		e->types[t].g = *est_cache_graph(e->cache, t);
 	}
-	e->head = *mo_est_cache_head(e->cache);
-	e->embed = *mo_est_cache_embed(e->cache);
-	if (mo_est_keep_eval(&e->head_k, &e->head, NULL, NULL, false, false, false) != 0 ||
-	    mo_est_keep_eval(&e->embed_k, &e->embed, NULL, NULL, false, false, false) != 0) {
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+	e->head = *est_cache_head(e->cache);
+	e->embed = *est_cache_embed(e->cache);
+	if (est_keep_eval(&e->head_k, &e->head, NULL, NULL, false, false, false) != 0 ||
+	    est_keep_eval(&e->embed_k, &e->embed, NULL, NULL, false, false, false) != 0) {
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		return -1;
 	}
 	return 0;
 }
 
 /* FNV-1a over (type, flags, actions): the key of a plan result. */
-static uint64_t mo_est_res_hash(size_t type, const mo_action_kind *act, size_t np, bool full,
+static uint64_t est_res_hash(size_t type, const mo_action_kind *act, size_t np, bool full,
 				bool swapped)
 {
-	uint64_t h = mo_hash_u64(MO_HASH_SEED, (uint64_t)type);
-	h = mo_hash_u64(h, (uint64_t)(full | swapped << 1));
+	uint64_t h = hash_u64(MO_HASH_SEED, (uint64_t)type);
+	h = hash_u64(h, (uint64_t)(full | swapped << 1));
 	for (size_t i = 0; act && i < np; i++)
-		h = mo_hash_u64(h, (uint64_t)act[i]);
+		h = hash_u64(h, (uint64_t)act[i]);
 	return h;
 }
 
-static bool mo_est_res_same(const mo_est_res *r, size_t type, const mo_action_kind *act,
+static bool est_res_same(const mo_est_res *r, size_t type, const mo_action_kind *act,
 			    size_t np, bool full, bool swapped)
 {
 	return r->type == type && r->full == full && r->swapped == swapped &&
@@ -88,7 +88,7 @@ static bool mo_est_res_same(const mo_est_res *r, size_t type, const mo_action_ki
 
 /* Simulates r's layer type under r's actions, or takes the result from the
  * model's memo (an earlier estimate of the same model did it). */
-static int mo_est_result_eval(mo_estimate *e, const mo_model *m, mo_est_res *r)
+static int est_result_eval(mo_estimate *e, const mo_model *m, mo_est_res *r)
 {
 	const mo_est_graph *g = &e->types[r->type].g;
 	bool no_rc = e->cfg.no_recompute;
@@ -96,18 +96,18 @@ static int mo_est_result_eval(mo_estimate *e, const mo_model *m, mo_est_res *r)
 			   .type = r->type, .np = m->types[r->type].n_paths,
 			   .flags = (unsigned char)(r->full | r->swapped << 1 | no_rc << 2),
 			   .act = r->act};
-	if (mo_est_memo_find(e->cache, &key, &r->k, r->marks, g->n_t))
+	if (est_memo_find(e->cache, &key, &r->k, r->marks, g->n_t))
 		return 0;
-	if (mo_est_keep_eval_marks(&r->k, g, &m->types[r->type], r->act, r->full, r->swapped,
+	if (est_keep_eval_marks(&r->k, g, &m->types[r->type], r->act, r->full, r->swapped,
 				   no_rc, r->marks) != 0)
 		return -1;
-	mo_est_memo_put(e->cache, &key, &r->k, r->marks, g->n_t);
+	est_memo_put(e->cache, &key, &r->k, r->marks, g->n_t);
 	return 0;
 }
 
 /* The result of (type, actions), computed once: segments with the same
  * actions share it, found through an open-addressing table (e->res_slots). */
-static const mo_est_res *mo_est_result(mo_estimate *e, const mo_model *m, size_t type,
+static const mo_est_res *est_result(mo_estimate *e, const mo_model *m, size_t type,
 				       const mo_action_kind *act, bool full, bool swapped)
 {
 	size_t np = m->types[type].n_paths, mask = e->n_res_slots - 1;
@@ -120,11 +120,11 @@ static const mo_est_res *mo_est_result(mo_estimate *e, const mo_model *m, size_t
 		if (r->act == act && r->type == type && r->full == full && r->swapped == swapped)
 			return r;
 	}
-	uint64_t h = mo_est_res_hash(type, act, np, full, swapped);
+	uint64_t h = est_res_hash(type, act, np, full, swapped);
 	size_t i = (size_t)h & mask;
 	for (; e->res_slots[i]; i = (i + 1) & mask) {
 		const mo_est_res *r = &e->res[e->res_slots[i] - 1];
-		if (r->hash == h && mo_est_res_same(r, type, act, np, full, swapped)) {
+		if (r->hash == h && est_res_same(r, type, act, np, full, swapped)) {
 			if (act)
 				*twin = e->res_slots[i];
 			return r;
@@ -133,8 +133,8 @@ static const mo_est_res *mo_est_result(mo_estimate *e, const mo_model *m, size_t
 	mo_est_res *r = &e->res[e->n_res];
 	const mo_est_graph *g = &e->types[type].g;
 	*r = (mo_est_res){.type = type, .act = act, .full = full, .swapped = swapped, .hash = h};
-	r->marks = mo_arena_alloc_raw(e->a, g->n_t + 1);
-	if (!r->marks || mo_est_result_eval(e, m, r) != 0)
+	r->marks = arena_alloc_raw(e->a, g->n_t + 1);
+	if (!r->marks || est_result_eval(e, m, r) != 0)
 		return NULL;
 	e->res_slots[i] = ++e->n_res;
 	if (act)
@@ -142,7 +142,7 @@ static const mo_est_res *mo_est_result(mo_estimate *e, const mo_model *m, size_t
 	return r;
 }
 
-static void mo_est_fill(mo_estimate *e, uint64_t lo, uint64_t hi, const mo_est_res *r,
+static void est_fill(mo_estimate *e, uint64_t lo, uint64_t hi, const mo_est_res *r,
 			uint64_t *comm_ops)
 {
 	for (uint64_t id = lo; id <= hi && id < e->n_layers; id++) {
@@ -160,39 +160,39 @@ static void mo_est_fill(mo_estimate *e, uint64_t lo, uint64_t hi, const mo_est_r
 	}
 }
 
-static int mo_est_layers(mo_estimate *e, const mo_config *c, const mo_model *m,
+static int est_layers(mo_estimate *e, const mo_config *c, const mo_model *m,
 			 mo_error *err)
 {
 	mo_resolved *rs = NULL;
 	uint64_t comm_ops = 0;
 	int rc = -1;
 	e->n_layers = (size_t)(m->num_layers + m->mtp_num_layers);
-	e->layers = mo_arena_alloc(e->a, e->n_layers * sizeof(*e->layers));
-	e->layer_res = mo_arena_alloc(e->a, (e->n_layers + 1) * sizeof(*e->layer_res));
-	if (!e->layers || !e->layer_res || (c && mo_resolve(&rs, c, m, NULL, err) != 0))
+	e->layers = arena_alloc(e->a, e->n_layers * sizeof(*e->layers));
+	e->layer_res = arena_alloc(e->a, (e->n_layers + 1) * sizeof(*e->layer_res));
+	if (!e->layers || !e->layer_res || (c && resolve(&rs, c, m, NULL, err) != 0))
 		goto out;
 	size_t nseg = rs ? rs->n_segs : 0;
 	size_t cap = nseg + m->n_types + 1;
-	e->res = mo_arena_alloc(e->a, cap * sizeof(*e->res));
+	e->res = arena_alloc(e->a, cap * sizeof(*e->res));
 	for (e->n_res_slots = 16; e->n_res_slots < 2 * cap;)
 		e->n_res_slots *= 2;
-	e->res_slots = mo_arena_alloc(e->a, e->n_res_slots * sizeof(*e->res_slots));
+	e->res_slots = arena_alloc(e->a, e->n_res_slots * sizeof(*e->res_slots));
 	if (!e->res || !e->res_slots)
 		goto out;
 	for (size_t i = 0; i < e->n_layers; i++)
 		e->layers[i].layer = (int64_t)i;
 	for (size_t i = 0; rs && i < nseg; i++) {
 		const mo_seg *g = &rs->segs[i];
-		const mo_est_res *r = mo_est_result(e, m, g->type, g->act, g->full, g->swapped);
+		const mo_est_res *r = est_result(e, m, g->type, g->act, g->full, g->swapped);
 		if (!r)
 			goto out;
-		mo_est_fill(e, g->lo, g->hi, r, &comm_ops);
+		est_fill(e, g->lo, g->hi, r, &comm_ops);
 	}
 	for (uint64_t id = 0; !rs && id < e->n_layers; id++) {
-		const mo_est_res *r = mo_est_result(e, m, m->type_of[id], NULL, false, false);
+		const mo_est_res *r = est_result(e, m, m->type_of[id], NULL, false, false);
 		if (!r)
 			goto out;
-		mo_est_fill(e, id, id, r, &comm_ops);
+		est_fill(e, id, id, r, &comm_ops);
 	}
 	e->cost.comm_recompute_ops = comm_ops * (uint64_t)e->cfg.mbn;
 	for (size_t i = 0; i < e->n_res; i++)
@@ -200,27 +200,27 @@ static int mo_est_layers(mo_estimate *e, const mo_config *c, const mo_model *m,
 	rc = 0;
 out:
 	if (rc != 0 && err->code == MO_OK)
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
-	mo_resolved_free(rs);
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+	resolved_free(rs);
 	return rc;
 }
 
 /* Collective groups that hold communication buffers. */
-static double mo_est_groups(const mo_est_cfg *c)
+static double est_groups(const mo_est_cfg *c)
 {
 	return (double)((c->tp > 1) + (c->cp > 1) + (c->dp > 1) + (c->pp > 1) + (c->ep > 1));
 }
 
-static void mo_est_reserved(mo_estimate *e)
+static void est_reserved(mo_estimate *e)
 {
 	const mo_device *d = &e->cfg.dev;
-	double buffers = mo_est_groups(&e->cfg) * d->comm_buffer_mib * 1048576.0;
+	double buffers = est_groups(&e->cfg) * d->comm_buffer_mib * 1048576.0;
 	double cap = (d->memory_gib - d->reserved_gib) * 1073741824.0;
-	e->capacity = mo_u64_of(cap);
+	e->capacity = u64_of(cap);
 	for (size_t s = 0; s < e->n_stages; s++) {
 		mo_estimate_stage *st = &e->stages[s];
 		st->reserved_peak_bytes =
-			mo_u64_of((double)st->peak_bytes * (1.0 + d->fragmentation) + buffers);
+			u64_of((double)st->peak_bytes * (1.0 + d->fragmentation) + buffers);
 		if (st->peak_bytes > e->stages[e->peak_stage].peak_bytes)
 			e->peak_stage = s;
 	}
@@ -229,7 +229,7 @@ static void mo_est_reserved(mo_estimate *e)
 /* Figures saturate rather than wrap (util.h): one at or over MO_MAX_BYTES
  * means the model's sizes are out of any real range, and no figure of
  * this estimate can be trusted. */
-static int mo_est_in_range(const mo_estimate *e, mo_error *err)
+static int est_in_range(const mo_estimate *e, mo_error *err)
 {
 	for (size_t s = 0; s < e->n_stages; s++) {
 		const mo_estimate_stage *st = &e->stages[s];
@@ -238,7 +238,7 @@ static int mo_est_in_range(const mo_estimate *e, mo_error *err)
 		most = most > st->weights_bytes ? most : st->weights_bytes;
 		most = most > st->optimizer_bytes ? most : st->optimizer_bytes;
 		if (most >= MO_MAX_BYTES) {
-			mo_error_set(err, MO_ERR_LIMIT, 0, 0,
+			error_set(err, MO_ERR_LIMIT, 0, 0,
 				     "sizes out of range: stage %zu would need 2^60 bytes (1 EiB) or more "
 				     "per device; check the model's sizes (seq_length, hidden_size, "
 				     "micro_batch_size, vocab_size, layers)", s);
@@ -248,27 +248,27 @@ static int mo_est_in_range(const mo_estimate *e, mo_error *err)
 	return 0;
 }
 
-static void mo_est_cfg_apply(mo_estimate *e, const mo_config *c, const mo_model *m)
+static void est_cfg_apply(mo_estimate *e, const mo_config *c, const mo_model *m)
 {
-	mo_est_cfg_init(&e->cfg, m);
+	est_cfg_init(&e->cfg, m);
 	e->cfg.prefetch = c && c->swap_enable && c->prefetch > 0 ? c->prefetch : 1;
 	e->cfg.no_recompute = e->fw->recompute_needs_world && m->world_size == 1;
 }
 
-static int mo_est_build(mo_estimate *e, const mo_config *c, const mo_model *m, mo_error *err)
+static int est_build(mo_estimate *e, const mo_config *c, const mo_model *m, mo_error *err)
 {
-	mo_est_dims_init(&e->dims, m);
-	mo_est_cfg_apply(e, c, m);
-	if (mo_est_types(e, m, &e->dims, err) != 0 || mo_est_layers(e, c, m, err) != 0 ||
-	    mo_est_stages(e, m, err) != 0 || mo_est_timeline(e, err) != 0)
+	est_dims_init(&e->dims, m);
+	est_cfg_apply(e, c, m);
+	if (est_types(e, m, &e->dims, err) != 0 || est_layers(e, c, m, err) != 0 ||
+	    est_stages(e, m, err) != 0 || est_timeline(e, err) != 0)
 		return -1;
-	mo_est_cost(e);
-	if (mo_est_time(e, m) != 0) {
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+	est_cost(e);
+	if (est_time(e, m) != 0) {
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		return -1;
 	}
-	mo_est_reserved(e);
-	return mo_est_in_range(e, err);
+	est_reserved(e);
+	return est_in_range(e, err);
 }
 
 int mo_estimate_run(mo_estimate **out, const mo_config *c, const mo_model *m, mo_error *err)
@@ -278,26 +278,26 @@ int mo_estimate_run(mo_estimate **out, const mo_config *c, const mo_model *m, mo
 		err = &dummy;
 	memset(err, 0, sizeof(*err));
 	if (!out || !m) {
-		mo_error_set(err, MO_ERR_USAGE, 0, 0, "estimate needs a model");
+		error_set(err, MO_ERR_USAGE, 0, 0, "estimate needs a model");
 		return -1;
 	}
 	*out = NULL;
 	if (c && !c->doc) {
-		mo_error_set(err, MO_ERR_USAGE, 0, 0, "estimate needs a parsed config");
+		error_set(err, MO_ERR_USAGE, 0, 0, "estimate needs a parsed config");
 		return -1;
 	}
-	if (mo_est_check(m, err) != 0)
+	if (est_check(m, err) != 0)
 		return -1;
-	mo_arena *a = mo_arena_new();
-	mo_estimate *e = a ? mo_arena_alloc(a, sizeof(*e)) : NULL;
+	mo_arena *a = arena_new();
+	mo_estimate *e = a ? arena_alloc(a, sizeof(*e)) : NULL;
 	if (!e) {
-		mo_arena_free(a);
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		arena_free(a);
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		return -1;
 	}
 	e->a = a;
-	e->fw = mo_est_framework(m);
-	if (mo_est_build(e, c, m, err) != 0) {
+	e->fw = est_framework(m);
+	if (est_build(e, c, m, err) != 0) {
 		mo_estimate_free(e);
 		return -1;
 	}
@@ -311,8 +311,8 @@ void mo_estimate_free(mo_estimate *e)
 		return;
 	for (size_t s = 0; e->events && s < e->n_stages; s++)
 		free(e->events[s]);
-	mo_est_cache_release(e->cache);
-	mo_arena_free(e->a);
+	est_cache_release(e->cache);
+	arena_free(e->a);
 }
 
 /* ---- accessors ------------------------------------------------------------- */

@@ -2,7 +2,7 @@
  * choices and the ledger explains a measured peak with these): an estimate's
  * state (struct mo_estimate, its per-type tensor graphs, stages and
  * chunks), what one layer keeps under a segment's actions
- * (mo_est_keep_eval), the plan-independent parts of a stage and what is
+ * (est_keep_eval), the plan-independent parts of a stage and what is
  * alive at its peak. How the estimator builds them (op tables per
  * framework, named dimensions, the graph builder, the per-model cache, the
  * weights, timeline, cost and report code) is in estimate_internal.h,
@@ -81,12 +81,12 @@ enum { MO_K_KEPT = 1, MO_K_SWAP = 2, MO_K_BASE = 4 };
  * per layout path (NULL = keep everything); full / swapped: the whole
  * layer. no_recompute: recompute actions are ignored (one device).
  * Returns 0, or -1 when out of memory. */
-int mo_est_keep_eval(mo_est_keep *k, const mo_est_graph *g,
+int est_keep_eval(mo_est_keep *k, const mo_est_graph *g,
 		     const mo_layer_type *lt, const mo_action_kind *act,
 		     bool full, bool swapped, bool no_recompute);
-/* As mo_est_keep_eval, also copying the per-storage marks to `marks`
+/* As est_keep_eval, also copying the per-storage marks to `marks`
  * (g->n_t bytes) when it is not NULL. */
-int mo_est_keep_eval_marks(mo_est_keep *k, const mo_est_graph *g, const mo_layer_type *lt,
+int est_keep_eval_marks(mo_est_keep *k, const mo_est_graph *g, const mo_layer_type *lt,
 			   const mo_action_kind *act, bool full, bool swapped,
 			   bool no_recompute, unsigned char *marks);
 
@@ -104,7 +104,7 @@ typedef struct mo_est_res {
 
 /* The weights of a layer type whose gradient Transformer Engine replaces
  * by a cached dummy under gradient accumulation fusion (estimate_weights.c
- * mo_est_type_params): their local shapes, one per Linear (a grouped
+ * est_type_params): their local shapes, one per Linear (a grouped
  * Linear's per-expert weight once). */
 #define MO_EST_MAX_WGRADS 12
 /* YarnRotaryEmbedding.forward's @lru_cache(maxsize=32), one cache for the
@@ -217,21 +217,21 @@ struct mo_estimate {
  * (micro-batch, chunk) slot (mb * vpp + chunk) the number of the chunk's
  * first layers holding activations, and per micro-batch whether the
  * embedding (bit 0) and the loss region (bit 1) hold theirs. Arrays are
- * malloc'ed; mo_est_alive_free releases them. */
+ * malloc'ed; est_alive_free releases them. */
 typedef struct mo_est_alive {
 	int64_t mbn;      /* micro-batches simulated */
 	int64_t *layers;  /* [mbn * vpp] */
 	unsigned char *ends; /* [mbn] */
 } mo_est_alive;
 /* Fills *out for stage s: 0, or -1 when out of memory. */
-int mo_est_peak_alive(const mo_estimate *e, size_t s, mo_est_alive *out);
+int est_peak_alive(const mo_estimate *e, size_t s, mo_est_alive *out);
 /* Frees the arrays of *a (not a itself). */
-void mo_est_alive_free(mo_est_alive *a);
+void est_alive_free(mo_est_alive *a);
 /* The name ("path:op") of the first op saving a storage, or NULL. */
-const char *mo_est_saver(const mo_est_graph *g, int storage);
+const char *est_saver(const mo_est_graph *g, int storage);
 /* Stage s's peak event (of a long step it may not be among the listed
  * ones); NULL when s is out of range. */
-const mo_estimate_event *mo_est_peak_event(const mo_estimate *e, size_t s);
+const mo_estimate_event *est_peak_event(const mo_estimate *e, size_t s);
 /* The plan-independent parts of one stage's timeline (for the planner;
  * estimate_timeline.c explains how the peak is made of them). */
 typedef struct mo_est_fixed {
@@ -249,18 +249,18 @@ typedef struct mo_est_fixed {
 	size_t chunks;   /* virtual pipeline chunks */
 } mo_est_fixed;
 /* Fills *out with stage s's plan-independent parts. */
-void mo_est_stage_fixed(const mo_estimate *e, size_t s, mo_est_fixed *out);
+void est_stage_fixed(const mo_estimate *e, size_t s, mo_est_fixed *out);
 /* FSDP gathered weights a layer event of layer `id` adds (forward, or
  * backward: twice that); 0 under PP, where they stay resident and count in
  * the base. */
-uint64_t mo_est_layer_gathered(const mo_estimate *e, int64_t id, bool backward);
+uint64_t est_layer_gathered(const mo_estimate *e, int64_t id, bool backward);
 
 /* Extra seconds per micro-batch of one layer of a type: recomputing
  * recompute_flops of its forward and comm_bytes of its collectives; the
  * swap of swap_bytes the prefetch window leaves exposed. The estimate's
  * step time and the planner price plans with these (estimate_time.c). */
-double mo_est_time_recompute(const mo_estimate *e, size_t type, double recompute_flops,
+double est_time_recompute(const mo_estimate *e, size_t type, double recompute_flops,
 			     uint64_t comm_bytes);
-double mo_est_time_swap(const mo_estimate *e, size_t type, uint64_t swap_bytes, int64_t prefetch);
+double est_time_swap(const mo_estimate *e, size_t type, uint64_t swap_bytes, int64_t prefetch);
 
 #endif

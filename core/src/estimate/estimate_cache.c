@@ -50,7 +50,7 @@ struct mo_est_cache {
 	mo_memo_entry *slots[MO_MEMO_SLOTS];
 };
 
-static bool mo_dims_same(const mo_est_dims *a, const mo_est_dims *b)
+static bool dims_same(const mo_est_dims *a, const mo_est_dims *b)
 {
 	if (a->n != b->n || a->cond != b->cond || strcmp(a->cdtype, b->cdtype) != 0 ||
 	    strcmp(a->pdtype, b->pdtype) != 0)
@@ -62,83 +62,83 @@ static bool mo_dims_same(const mo_est_dims *a, const mo_est_dims *b)
 	return true;
 }
 
-static bool mo_cache_fits(const mo_est_cache *c, const mo_model *m, const mo_framework *fw,
+static bool cache_fits(const mo_est_cache *c, const mo_model *m, const mo_framework *fw,
 			  const mo_est_dims *d)
 {
 	return c->fw == fw && c->layout_hash == m->layout_hash && c->n_types == m->n_types &&
-	       mo_dims_same(&c->dims, d);
+	       dims_same(&c->dims, d);
 }
 
-static void mo_cache_free(mo_est_cache *c)
+static void cache_free(mo_est_cache *c)
 {
 	pthread_mutex_destroy(&c->lock);
-	mo_arena_free(c->memo_a);
-	mo_arena_free(c->a);
+	arena_free(c->memo_a);
+	arena_free(c->a);
 	free(c);
 }
 
-void mo_est_cache_release(mo_est_cache *c)
+void est_cache_release(mo_est_cache *c)
 {
 	if (c && __atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL) == 0)
-		mo_cache_free(c);
+		cache_free(c);
 }
 
-static mo_est_cache *mo_cache_build(const mo_model *m, const mo_framework *fw,
+static mo_est_cache *cache_build(const mo_model *m, const mo_framework *fw,
 				    const mo_est_dims *d, mo_error *err)
 {
 	mo_est_cache *c = calloc(1, sizeof(*c));
 	if (!c)
 		goto nomem;
 	c->refs = 1;
-	c->a = mo_arena_new();
-	c->memo_a = mo_arena_new();
+	c->a = arena_new();
+	c->memo_a = arena_new();
 	pthread_mutex_init(&c->lock, NULL);
 	c->dims = *d;
 	/* the dtype names live in the model: keep copies */
-	c->dims.cdtype = c->a ? mo_arena_strdup(c->a, d->cdtype) : NULL;
-	c->dims.pdtype = c->a ? mo_arena_strdup(c->a, d->pdtype) : NULL;
+	c->dims.cdtype = c->a ? arena_strdup(c->a, d->cdtype) : NULL;
+	c->dims.pdtype = c->a ? arena_strdup(c->a, d->pdtype) : NULL;
 	c->fw = fw;
 	c->layout_hash = m->layout_hash;
 	c->n_types = m->n_types;
-	c->types = c->a ? mo_arena_alloc(c->a, (m->n_types + 1) * sizeof(*c->types)) : NULL;
+	c->types = c->a ? arena_alloc(c->a, (m->n_types + 1) * sizeof(*c->types)) : NULL;
 	if (!c->memo_a || !c->types || !c->dims.cdtype || !c->dims.pdtype)
 		goto nomem;
 	for (size_t t = 0; t < m->n_types; t++)
-		if (mo_est_graph_build(&c->types[t], c->a, fw, m, &c->dims, t, 0, err) != 0)
+		if (est_graph_build(&c->types[t], c->a, fw, m, &c->dims, t, 0, err) != 0)
 			goto fail;
-	if (mo_est_graph_build(&c->head, c->a, fw, m, &c->dims, SIZE_MAX, MO_BLK_HEAD, err) != 0 ||
-	    mo_est_graph_build(&c->embed, c->a, fw, m, &c->dims, SIZE_MAX, MO_BLK_EMBED, err) != 0)
+	if (est_graph_build(&c->head, c->a, fw, m, &c->dims, SIZE_MAX, MO_BLK_HEAD, err) != 0 ||
+	    est_graph_build(&c->embed, c->a, fw, m, &c->dims, SIZE_MAX, MO_BLK_EMBED, err) != 0)
 		goto fail;
 	return c;
 nomem:
-	mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+	error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 fail:
 	if (c)
-		mo_cache_free(c);
+		cache_free(c);
 	return NULL;
 }
 
-static void mo_est_cache_destroy(void *c)
+static void est_cache_destroy(void *c)
 {
-	mo_est_cache_release(c);
+	est_cache_release(c);
 }
 
-mo_est_cache *mo_est_cache_get(const mo_model *m, const mo_framework *fw, const mo_est_dims *d,
+mo_est_cache *est_cache_get(const mo_model *m, const mo_framework *fw, const mo_est_dims *d,
 			       mo_error *err)
 {
-	pthread_mutex_t *lock = mo_model_estimator_lock(m);
-	mo_attachment *slot = mo_model_estimator_slot(m);
+	pthread_mutex_t *lock = model_estimator_lock(m);
+	mo_attachment *slot = model_estimator_slot(m);
 	pthread_mutex_lock(lock);
 	mo_est_cache *c = slot->data;
-	if (!c || !mo_cache_fits(c, m, fw, d)) {
+	if (!c || !cache_fits(c, m, fw, d)) {
 		/* built under the lock: concurrent first estimates build it once */
-		mo_est_cache *n = mo_cache_build(m, fw, d, err);
+		mo_est_cache *n = cache_build(m, fw, d, err);
 		if (!n) {
 			pthread_mutex_unlock(lock);
 			return NULL;
 		}
-		mo_attachment_clear(slot);
-		*slot = (mo_attachment){.data = n, .destroy = mo_est_cache_destroy};
+		attachment_clear(slot);
+		*slot = (mo_attachment){.data = n, .destroy = est_cache_destroy};
 		c = n;
 	}
 	__atomic_add_fetch(&c->refs, 1, __ATOMIC_ACQ_REL);
@@ -146,24 +146,24 @@ mo_est_cache *mo_est_cache_get(const mo_model *m, const mo_framework *fw, const 
 	return c;
 }
 
-const mo_est_graph *mo_est_cache_graph(const mo_est_cache *c, size_t type)
+const mo_est_graph *est_cache_graph(const mo_est_cache *c, size_t type)
 {
 	return &c->types[type];
 }
 
-const mo_est_graph *mo_est_cache_head(const mo_est_cache *c)
+const mo_est_graph *est_cache_head(const mo_est_cache *c)
 {
 	return &c->head;
 }
 
-const mo_est_graph *mo_est_cache_embed(const mo_est_cache *c)
+const mo_est_graph *est_cache_embed(const mo_est_cache *c)
 {
 	return &c->embed;
 }
 
 /* ---- the memo of plan results ------------------------------------------------ */
 
-static bool mo_memo_same(const mo_memo_entry *x, const mo_memo_key *key)
+static bool memo_same(const mo_memo_entry *x, const mo_memo_key *key)
 {
 	return x->hash == key->hash && x->type == key->type && x->np == key->np &&
 	       x->flags == key->flags &&
@@ -171,7 +171,7 @@ static bool mo_memo_same(const mo_memo_entry *x, const mo_memo_key *key)
 		(x->act && key->act && !memcmp(x->act, key->act, key->np * sizeof(*key->act))));
 }
 
-bool mo_est_memo_find(mo_est_cache *c, const mo_memo_key *key, mo_est_keep *k,
+bool est_memo_find(mo_est_cache *c, const mo_memo_key *key, mo_est_keep *k,
 		      unsigned char *marks, size_t n_t)
 {
 	bool hit = false;
@@ -179,7 +179,7 @@ bool mo_est_memo_find(mo_est_cache *c, const mo_memo_key *key, mo_est_keep *k,
 	for (size_t i = key->hash & (MO_MEMO_SLOTS - 1); c->slots[i];
 	     i = (i + 1) & (MO_MEMO_SLOTS - 1)) {
 		const mo_memo_entry *x = c->slots[i];
-		if (mo_memo_same(x, key)) {
+		if (memo_same(x, key)) {
 			*k = x->k;
 			memcpy(marks, x->marks, n_t);
 			hit = true;
@@ -190,33 +190,33 @@ bool mo_est_memo_find(mo_est_cache *c, const mo_memo_key *key, mo_est_keep *k,
 	return hit;
 }
 
-static void mo_memo_clear(mo_est_cache *c)
+static void memo_clear(mo_est_cache *c)
 {
-	mo_arena *a = mo_arena_new();
+	mo_arena *a = arena_new();
 	if (!a)
 		return; /* keep the full memo: it only stops growing */
-	mo_arena_free(c->memo_a);
+	arena_free(c->memo_a);
 	c->memo_a = a;
 	memset(c->slots, 0, sizeof c->slots);
 	c->memo_n = c->memo_bytes = 0;
 }
 
-void mo_est_memo_put(mo_est_cache *c, const mo_memo_key *key, const mo_est_keep *k,
+void est_memo_put(mo_est_cache *c, const mo_memo_key *key, const mo_est_keep *k,
 		     const unsigned char *marks, size_t n_t)
 {
 	size_t need = sizeof(mo_memo_entry) + key->np * sizeof(*key->act) + n_t;
 	pthread_mutex_lock(&c->lock);
 	if (c->memo_n >= MO_MEMO_SLOTS / 2 || c->memo_bytes + need > MO_MEMO_MAX_BYTES)
-		mo_memo_clear(c);
+		memo_clear(c);
 	size_t i = key->hash & (MO_MEMO_SLOTS - 1);
 	for (; c->slots[i]; i = (i + 1) & (MO_MEMO_SLOTS - 1))
-		if (mo_memo_same(c->slots[i], key))
+		if (memo_same(c->slots[i], key))
 			goto out; /* another thread put it first */
 	if (c->memo_n >= MO_MEMO_SLOTS / 2)
 		goto out; /* the clear above failed */
-	mo_memo_entry *x = mo_arena_alloc(c->memo_a, sizeof(*x));
-	unsigned char *mk = x ? mo_arena_alloc_raw(c->memo_a, n_t + 1) : NULL;
-	mo_action_kind *act = key->act && mk ? mo_arena_alloc_raw(c->memo_a, key->np *
+	mo_memo_entry *x = arena_alloc(c->memo_a, sizeof(*x));
+	unsigned char *mk = x ? arena_alloc_raw(c->memo_a, n_t + 1) : NULL;
+	mo_action_kind *act = key->act && mk ? arena_alloc_raw(c->memo_a, key->np *
 									  sizeof(*act) + 1)
 					     : NULL;
 	if (!mk || (key->act && !act))

@@ -50,7 +50,7 @@ int mo_calibrate_constant_parse(unsigned *out, const char *text)
 	return *out ? 0 : -1;
 }
 
-static double *mo_calib_field(mo_device *d, int i)
+static double *calib_field(mo_device *d, int i)
 {
 	double *f[MO_CALIB_N] = {&d->gemm_efficiency, &d->attention_efficiency, &d->launch_us,
 				 &d->intra_node_gbs, &d->inter_node_gbs};
@@ -60,10 +60,10 @@ static double *mo_calib_field(mo_device *d, int i)
 /* Where the search starts: the device's value, or the time model's
  * fallback when it has none (a launch cost of 0 starts at 1 us: the
  * search scales values). */
-static double mo_calib_start(const mo_device *d, int i)
+static double calib_start(const mo_device *d, int i)
 {
 	mo_device c = *d;
-	double v = *mo_calib_field(&c, i);
+	double v = *calib_field(&c, i);
 	if (v > 0 || i == MO_CALIB_LAUNCH)
 		return v > 0 ? v : 1.0;
 	const double fallback[MO_CALIB_N] = {0.7, 0.5, 1.0, d->collective_bandwidth_gbs, 20.0};
@@ -77,16 +77,16 @@ typedef struct mo_calib {
 	mo_error *err;
 } mo_calib;
 
-static void mo_calib_set(mo_calib *c, const mo_device *d)
+static void calib_set(mo_calib *c, const mo_device *d)
 {
 	for (size_t i = 0; i < c->n; i++)
 		c->models[i]->device = *d;
 }
 
 /* Estimated seconds of every run into est; -1 with err when one fails. */
-static int mo_calib_eval(mo_calib *c, const mo_device *d, double *est)
+static int calib_eval(mo_calib *c, const mo_device *d, double *est)
 {
-	mo_calib_set(c, d);
+	calib_set(c, d);
 	for (size_t i = 0; i < c->n; i++) {
 		mo_estimate *e = NULL;
 		if (mo_estimate_run(&e, c->runs[i].config, c->models[i], c->err) != 0)
@@ -97,7 +97,7 @@ static int mo_calib_eval(mo_calib *c, const mo_device *d, double *est)
 	return 0;
 }
 
-static double mo_calib_loss(const mo_calib *c, const double *est)
+static double calib_loss(const mo_calib *c, const double *est)
 {
 	double s = 0;
 	for (size_t i = 0; i < c->n; i++)
@@ -105,30 +105,30 @@ static double mo_calib_loss(const mo_calib *c, const double *est)
 	return s / (double)c->n;
 }
 
-static int mo_calib_cmp(const void *a, const void *b)
+static int calib_cmp(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 	return (x > y) - (x < y);
 }
 
-static double mo_calib_median_error(const mo_calibrate_run *runs, const double *est, size_t n)
+static double calib_median_error(const mo_calibrate_run *runs, const double *est, size_t n)
 {
 	double *e = malloc(n * sizeof *e);
 	if (!e)
 		return NAN;
 	for (size_t i = 0; i < n; i++)
 		e[i] = fabs(est[i] - runs[i].measured_seconds) / runs[i].measured_seconds;
-	qsort(e, n, sizeof *e, mo_calib_cmp);
+	qsort(e, n, sizeof *e, calib_cmp);
 	double m = n % 2 ? e[n / 2] : (e[n / 2 - 1] + e[n / 2]) / 2;
 	free(e);
 	return m;
 }
 
 /* One coordinate: the best of the factors around the current value. */
-static int mo_calib_step(mo_calib *c, mo_device *d, int k, double spread, double start,
+static int calib_step(mo_calib *c, mo_device *d, int k, double spread, double start,
 			 double *best, double *est)
 {
-	double base = *mo_calib_field(d, k), keep = base;
+	double base = *calib_field(d, k), keep = base;
 	for (int f = 0; f < MO_CALIB_FACTORS; f++) {
 		double x = base * pow(spread, (double)(f - MO_CALIB_FACTORS / 2));
 		/* a calibration corrects a constant, it does not replace it */
@@ -137,35 +137,35 @@ static int mo_calib_step(mo_calib *c, mo_device *d, int k, double spread, double
 			x = 1.0; /* an efficiency is a share of the peak */
 		if (x == base && f != MO_CALIB_FACTORS / 2)
 			continue;
-		*mo_calib_field(d, k) = x;
-		if (mo_calib_eval(c, d, est) != 0)
+		*calib_field(d, k) = x;
+		if (calib_eval(c, d, est) != 0)
 			return -1;
-		double l = mo_calib_loss(c, est);
+		double l = calib_loss(c, est);
 		if (l < *best - 1e-12) {
 			*best = l;
 			keep = x;
 		}
 	}
-	*mo_calib_field(d, k) = keep;
+	*calib_field(d, k) = keep;
 	return 0;
 }
 
-static int mo_calib_check(const mo_calibrate_run *runs, size_t n, mo_error *err)
+static int calib_check(const mo_calibrate_run *runs, size_t n, mo_error *err)
 {
 	if (n == 0 || n > MO_CALIB_MAX_RUNS) {
-		mo_error_set(err, MO_ERR_USAGE, 0, 0, "calibrate needs 1 to %d runs, got %zu",
+		error_set(err, MO_ERR_USAGE, 0, 0, "calibrate needs 1 to %d runs, got %zu",
 			     MO_CALIB_MAX_RUNS, n);
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++) {
 		const mo_device *a = &runs[0].model->device, *b = &runs[i].model->device;
 		if (!(runs[i].measured_seconds > 0 && runs[i].measured_seconds < 1e7)) {
-			mo_error_set(err, MO_ERR_USAGE, 0, 0,
+			error_set(err, MO_ERR_USAGE, 0, 0,
 				     "run %zu: the measured step time must be in (0, 1e7) s", i + 1);
 			return -1;
 		}
 		if (strcmp(a->name ? a->name : "", b->name ? b->name : "") != 0) {
-			mo_error_set(err, MO_ERR_USAGE, 0, 0,
+			error_set(err, MO_ERR_USAGE, 0, 0,
 				     "calibrate fits one device: run 1 is on %s, run %zu on %s",
 				     a->name ? a->name : "custom", i + 1, b->name ? b->name : "custom");
 			return -1;
@@ -174,35 +174,35 @@ static int mo_calib_check(const mo_calibrate_run *runs, size_t n, mo_error *err)
 	return 0;
 }
 
-static int mo_calib_fit(mo_calib *c, mo_calibrate_result *r, unsigned which)
+static int calib_fit(mo_calib *c, mo_calibrate_result *r, unsigned which)
 {
 	mo_device d = c->runs[0].model->device;
 	r->preset = d.name ? d.name : "custom";
-	if (mo_calib_eval(c, &d, r->est_before) != 0)
+	if (calib_eval(c, &d, r->est_before) != 0)
 		return -1;
 	for (int k = 0; k < MO_CALIB_N; k++)
 		if (which & (1u << k))
-			*mo_calib_field(&d, k) = mo_calib_start(&d, k);
-	if (mo_calib_eval(c, &d, r->est_after) != 0)
+			*calib_field(&d, k) = calib_start(&d, k);
+	if (calib_eval(c, &d, r->est_after) != 0)
 		return -1;
-	double best = mo_calib_loss(c, r->est_after), spread = 1.6, start[MO_CALIB_N];
+	double best = calib_loss(c, r->est_after), spread = 1.6, start[MO_CALIB_N];
 	for (int k = 0; k < MO_CALIB_N; k++)
-		start[k] = *mo_calib_field(&d, k);
+		start[k] = *calib_field(&d, k);
 	for (int round = 0; round < MO_CALIB_ROUNDS; round++, spread = sqrt(spread))
 		for (int k = 0; k < MO_CALIB_N; k++)
 			if ((which & (1u << k)) &&
-			    mo_calib_step(c, &d, k, spread, start[k], &best, r->est_after) != 0)
+			    calib_step(c, &d, k, spread, start[k], &best, r->est_after) != 0)
 				return -1;
 	for (int k = 0; k < MO_CALIB_N; k++)
-		r->after[k] = *mo_calib_field(&d, k);
-	return mo_calib_eval(c, &d, r->est_after);
+		r->after[k] = *calib_field(&d, k);
+	return calib_eval(c, &d, r->est_after);
 }
 
 int mo_calibrate(mo_calibrate_result *out, const mo_calibrate_run *runs, size_t n,
 		 unsigned which, mo_error *err)
 {
 	memset(out, 0, sizeof *out);
-	if (mo_calib_check(runs, n, err) != 0)
+	if (calib_check(runs, n, err) != 0)
 		return -1;
 	mo_calib c = {runs, calloc(n, sizeof(mo_model *)), n, err};
 	out->est_before = calloc(n, sizeof(double));
@@ -212,19 +212,19 @@ int mo_calibrate(mo_calibrate_result *out, const mo_calibrate_run *runs, size_t 
 	if (!c.models || !out->est_before || !out->est_after)
 		goto nomem;
 	for (size_t i = 0; i < n; i++)
-		if (!(c.models[i] = mo_model_copy(runs[i].model)))
+		if (!(c.models[i] = model_copy(runs[i].model)))
 			goto nomem;
 	mo_device dev = runs[0].model->device;
 	for (int k = 0; k < MO_CALIB_N; k++) {
 		out->names[k] = mo_calib_names[k];
-		out->before[k] = out->after[k] = *mo_calib_field(&dev, k);
+		out->before[k] = out->after[k] = *calib_field(&dev, k);
 	}
-	rc = mo_calib_fit(&c, out, which ? which : (1u << MO_CALIB_N) - 1);
-	out->median_error_before = mo_calib_median_error(runs, out->est_before, n);
-	out->median_error_after = mo_calib_median_error(runs, out->est_after, n);
+	rc = calib_fit(&c, out, which ? which : (1u << MO_CALIB_N) - 1);
+	out->median_error_before = calib_median_error(runs, out->est_before, n);
+	out->median_error_after = calib_median_error(runs, out->est_after, n);
 	goto done;
 nomem:
-	mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+	error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 done:
 	for (size_t i = 0; c.models && i < n; i++)
 		mo_model_free(c.models[i]);
@@ -246,12 +246,12 @@ void mo_calibrate_result_free(mo_calibrate_result *r)
 char *mo_calibrate_device_yaml(const mo_calibrate_result *r)
 {
 	mo_buf b;
-	mo_buf_init(&b, 0);
-	mo_buf_printf(&b, "# memopt calibrate: %zu runs, median |error| %.1f%% -> %.1f%%\n", r->n,
+	buf_init(&b, 0);
+	buf_printf(&b, "# memopt calibrate: %zu runs, median |error| %.1f%% -> %.1f%%\n", r->n,
 		      r->median_error_before * 100, r->median_error_after * 100);
-	mo_buf_printf(&b, "device:\n  preset: %s\n", r->preset ? r->preset : "custom");
+	buf_printf(&b, "device:\n  preset: %s\n", r->preset ? r->preset : "custom");
 	for (int k = 0; k < MO_CALIB_N; k++)
-		mo_buf_printf(&b, "  %s: %.6g  # was %.6g\n", r->names[k], r->after[k],
+		buf_printf(&b, "  %s: %.6g  # was %.6g\n", r->names[k], r->after[k],
 			      r->before[k]);
-	return mo_buf_take(&b, NULL);
+	return buf_take(&b, NULL);
 }

@@ -18,26 +18,26 @@ typedef struct mo_rate {
 	double flops, coll, host; /* per second */
 } mo_rate;
 
-static double mo_cost_time(double amount, double rate)
+static double cost_time(double amount, double rate)
 {
 	return rate > 0 ? amount / rate : 0.0;
 }
 
-static double mo_cost_min(double a, double b)
+static double cost_min(double a, double b)
 {
 	return a < b ? a : b;
 }
 
 /* Per micro-batch extra seconds of one layer; adds to the totals. */
-static double mo_cost_layer(mo_estimate *e, const mo_rate *r, mo_estimate_layer *l)
+static double cost_layer(mo_estimate *e, const mo_rate *r, mo_estimate_layer *l)
 {
 	mo_estimate_cost *c = &e->cost;
 	double m = (double)e->cfg.mbn, pf = (double)e->cfg.prefetch;
-	double fwd = mo_cost_time(l->forward_flops, r->flops);
-	double rc = mo_cost_time(l->recompute_flops, r->flops);
-	double comm = mo_cost_time((double)l->comm_recompute_bytes, r->coll);
-	double xfer = mo_cost_time((double)l->swap_bytes, r->host);
-	double hidden = mo_cost_min(xfer, pf * fwd) + mo_cost_min(xfer, pf * 2.0 * fwd);
+	double fwd = cost_time(l->forward_flops, r->flops);
+	double rc = cost_time(l->recompute_flops, r->flops);
+	double comm = cost_time((double)l->comm_recompute_bytes, r->coll);
+	double xfer = cost_time((double)l->swap_bytes, r->host);
+	double hidden = cost_min(xfer, pf * fwd) + cost_min(xfer, pf * 2.0 * fwd);
 	c->recompute_flops += m * l->recompute_flops;
 	c->recompute_seconds += m * rc;
 	c->comm_recompute_bytes += m * (double)l->comm_recompute_bytes;
@@ -48,12 +48,12 @@ static double mo_cost_layer(mo_estimate *e, const mo_rate *r, mo_estimate_layer 
 	return rc + comm + (2.0 * xfer - hidden);
 }
 
-void mo_est_cost(mo_estimate *e)
+void est_cost(mo_estimate *e)
 {
 	const mo_device *d = &e->cfg.dev;
 	mo_rate r = {d->tflops * 1e12, d->collective_bandwidth_gbs * 1e9,
 		     d->host_bandwidth_gbs * 1e9};
 	memset(&e->cost, 0, sizeof e->cost);
 	for (size_t i = 0; i < e->n_layers; i++)
-		(void)mo_cost_layer(e, &r, &e->layers[i]);
+		(void)cost_layer(e, &r, &e->layers[i]);
 }

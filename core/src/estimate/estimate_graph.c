@@ -11,7 +11,7 @@
 
 /* ---- dimensions ------------------------------------------------------------ */
 
-static void mo_est_dim(mo_est_dims *d, const char *name, int64_t v)
+static void est_dim(mo_est_dims *d, const char *name, int64_t v)
 {
 	if (d->n < sizeof(d->vals) / sizeof(*d->vals)) {
 		d->names[d->n] = name;
@@ -19,22 +19,22 @@ static void mo_est_dim(mo_est_dims *d, const char *name, int64_t v)
 	}
 }
 
-static int64_t mo_est_div(int64_t a, int64_t b)
+static int64_t est_div(int64_t a, int64_t b)
 {
 	return b > 0 ? a / b : a;
 }
 
-static bool mo_est_gated(const mo_model *m)
+static bool est_gated(const mo_model *m)
 {
 	return strcmp(m->hidden_act, "swiglu") == 0 ||
 	       strcmp(m->hidden_act, "fusedswiglu") == 0;
 }
 
-static unsigned mo_est_conditions(const mo_model *m)
+static unsigned est_conditions(const mo_model *m)
 {
 	unsigned c = 0;
 	bool tp = m->tensor_parallel > 1;
-	c |= mo_est_gated(m) ? MO_C_GATED : 0;
+	c |= est_gated(m) ? MO_C_GATED : 0;
 	c |= strcmp(m->hidden_act, "fusedswiglu") == 0 ? MO_C_FUSEDACT : 0;
 	c |= strcmp(m->hidden_act, "gelu") == 0 ? MO_C_GELU : 0;
 	c |= strcmp(m->normalization, "LayerNorm") == 0 ? MO_C_LN : 0;
@@ -68,7 +68,7 @@ static unsigned mo_est_conditions(const mo_model *m)
 
 /* Padded vocabulary (Megatron): a multiple of make_vocab_size_divisible_by
  * x TP. */
-static int64_t mo_est_vocab(const mo_model *m)
+static int64_t est_vocab(const mo_model *m)
 {
 	int64_t mult = m->make_vocab_size_divisible_by * m->tensor_parallel;
 	if (mult < 1)
@@ -76,92 +76,92 @@ static int64_t mo_est_vocab(const mo_model *m)
 	return (m->vocab_size + mult - 1) / mult * mult;
 }
 
-static void mo_est_dims_attn(mo_est_dims *d, const mo_model *m, int64_t tp)
+static void est_dims_attn(mo_est_dims *d, const mo_model *m, int64_t tp)
 {
-	int64_t hd = mo_est_div(m->num_attention_heads, tp);
+	int64_t hd = est_div(m->num_attention_heads, tp);
 	int64_t kvh = m->multi_latent_attention
 			      ? hd
-			      : mo_est_div(m->num_query_groups, tp);
+			      : est_div(m->num_query_groups, tp);
 	int64_t dh = m->kv_channels, dqk = m->qk_nope_head_dim + m->qk_rope_head_dim;
-	mo_est_dim(d, "hd", hd);
-	mo_est_dim(d, "d", dh);
-	mo_est_dim(d, "q", hd * dh);
-	mo_est_dim(d, "kv", kvh * dh);
-	mo_est_dim(d, "kvh", kvh);
-	mo_est_dim(d, "qkv", (hd + 2 * kvh) * dh);
-	mo_est_dim(d, "ql", m->q_lora_rank);
-	mo_est_dim(d, "kvl", m->kv_lora_rank);
-	mo_est_dim(d, "rope", m->qk_rope_head_dim);
-	mo_est_dim(d, "dqk", dqk);
-	mo_est_dim(d, "dqkv", dqk + m->v_head_dim);
-	mo_est_dim(d, "dv", m->v_head_dim);
-	mo_est_dim(d, "qhd", hd * dqk);
-	mo_est_dim(d, "kvbd", hd * (m->qk_nope_head_dim + m->v_head_dim));
-	mo_est_dim(d, "vh", hd * m->v_head_dim);
-	mo_est_dim(d, "kpeh", hd * m->qk_rope_head_dim);
-	mo_est_dim(d, "qdown", m->q_lora_rank + m->kv_lora_rank +
+	est_dim(d, "hd", hd);
+	est_dim(d, "d", dh);
+	est_dim(d, "q", hd * dh);
+	est_dim(d, "kv", kvh * dh);
+	est_dim(d, "kvh", kvh);
+	est_dim(d, "qkv", (hd + 2 * kvh) * dh);
+	est_dim(d, "ql", m->q_lora_rank);
+	est_dim(d, "kvl", m->kv_lora_rank);
+	est_dim(d, "rope", m->qk_rope_head_dim);
+	est_dim(d, "dqk", dqk);
+	est_dim(d, "dqkv", dqk + m->v_head_dim);
+	est_dim(d, "dv", m->v_head_dim);
+	est_dim(d, "qhd", hd * dqk);
+	est_dim(d, "kvbd", hd * (m->qk_nope_head_dim + m->v_head_dim));
+	est_dim(d, "vh", hd * m->v_head_dim);
+	est_dim(d, "kpeh", hd * m->qk_rope_head_dim);
+	est_dim(d, "qdown", m->q_lora_rank + m->kv_lora_rank +
 				       m->qk_rope_head_dim);
 }
 
-static void mo_est_dims_mlp(mo_est_dims *d, const mo_model *m, int64_t tp,
+static void est_dims_mlp(mo_est_dims *d, const mo_model *m, int64_t tp,
 			    int64_t tok)
 {
-	int64_t g = mo_est_gated(m) ? 2 : 1;
-	int64_t f = mo_est_div(m->ffn_hidden_size, tp);
-	int64_t fs = mo_est_div(m->moe_shared_expert_intermediate_size, tp);
-	mo_est_dim(d, "f", f);
-	mo_est_dim(d, "f1", g * f);
-	mo_est_dim(d, "E", m->num_moe_experts);
-	mo_est_dim(d, "k", m->moe_router_topk);
-	mo_est_dim(d, "fs", fs);
-	mo_est_dim(d, "fs1", g * fs);
+	int64_t g = est_gated(m) ? 2 : 1;
+	int64_t f = est_div(m->ffn_hidden_size, tp);
+	int64_t fs = est_div(m->moe_shared_expert_intermediate_size, tp);
+	est_dim(d, "f", f);
+	est_dim(d, "f1", g * f);
+	est_dim(d, "E", m->num_moe_experts);
+	est_dim(d, "k", m->moe_router_topk);
+	est_dim(d, "fs", fs);
+	est_dim(d, "fs1", g * fs);
 	/* balanced routing: each device's experts see top-k copies of its
 	 * share of the tokens */
-	int64_t etp = mo_model_etp(m);
+	int64_t etp = model_etp(m);
 	if (etp > 0) {
 		/* Megatron (pytorch): E / EP experts here, each expert's FFN
 		 * split over ETP, fed the routed tokens of its whole expert-TP
 		 * group (the dispatcher gathers them over ETP,
 		 * token_dispatcher.py) */
-		mo_est_dim(d, "rt", mo_est_div(tok * m->moe_router_topk * etp, tp));
-		mo_est_dim(d, "el", mo_est_div(m->num_moe_experts, m->expert_parallel));
-		mo_est_dim(d, "fe", mo_est_div(m->moe_ffn_hidden_size, etp));
-		mo_est_dim(d, "fe1", g * mo_est_div(m->moe_ffn_hidden_size, etp));
+		est_dim(d, "rt", est_div(tok * m->moe_router_topk * etp, tp));
+		est_dim(d, "el", est_div(m->num_moe_experts, m->expert_parallel));
+		est_dim(d, "fe", est_div(m->moe_ffn_hidden_size, etp));
+		est_dim(d, "fe1", g * est_div(m->moe_ffn_hidden_size, etp));
 		return;
 	}
-	mo_est_dim(d, "rt", mo_est_div(tok * m->moe_router_topk, tp));
+	est_dim(d, "rt", est_div(tok * m->moe_router_topk, tp));
 	/* experts on this device: EP, or the TP mesh when EP is off */
-	mo_est_dim(d, "el", mo_est_div(m->num_moe_experts,
+	est_dim(d, "el", est_div(m->num_moe_experts,
 				       m->expert_parallel > 1 ? m->expert_parallel : tp));
-	mo_est_dim(d, "fe", m->moe_ffn_hidden_size);
-	mo_est_dim(d, "fe1", g * m->moe_ffn_hidden_size);
+	est_dim(d, "fe", m->moe_ffn_hidden_size);
+	est_dim(d, "fe1", g * m->moe_ffn_hidden_size);
 }
 
-void mo_est_dims_init(mo_est_dims *d, const mo_model *m)
+void est_dims_init(mo_est_dims *d, const mo_model *m)
 {
 	int64_t tp = m->tensor_parallel > 0 ? m->tensor_parallel : 1;
 	int64_t cp = m->context_parallel > 0 ? m->context_parallel : 1;
-	int64_t sq = mo_est_div(m->seq_length, cp);
+	int64_t sq = est_div(m->seq_length, cp);
 	int64_t tok = m->micro_batch_size * sq;
 	memset(d, 0, sizeof(*d));
-	d->cond = mo_est_conditions(m);
+	d->cond = est_conditions(m);
 	d->cdtype = m->compute_dtype;
 	d->pdtype = m->params_dtype;
-	mo_est_dim(d, "b", m->micro_batch_size);
-	mo_est_dim(d, "s", m->seq_length);
-	mo_est_dim(d, "sq", sq);
-	mo_est_dim(d, "tok", tok);
-	mo_est_dim(d, "tsp", (d->cond & MO_C_SP) ? mo_est_div(tok, tp) : tok);
-	mo_est_dim(d, "h", m->hidden_size);
-	mo_est_dim(d, "h2", 2 * m->hidden_size);
-	mo_est_dim(d, "htp", mo_est_div(m->hidden_size, tp));
-	mo_est_dim(d, "tp", tp);
-	mo_est_dim(d, "vocab", mo_est_div(mo_est_vocab(m), tp));
-	mo_est_dims_attn(d, m, tp);
-	mo_est_dims_mlp(d, m, tp, tok);
+	est_dim(d, "b", m->micro_batch_size);
+	est_dim(d, "s", m->seq_length);
+	est_dim(d, "sq", sq);
+	est_dim(d, "tok", tok);
+	est_dim(d, "tsp", (d->cond & MO_C_SP) ? est_div(tok, tp) : tok);
+	est_dim(d, "h", m->hidden_size);
+	est_dim(d, "h2", 2 * m->hidden_size);
+	est_dim(d, "htp", est_div(m->hidden_size, tp));
+	est_dim(d, "tp", tp);
+	est_dim(d, "vocab", est_div(est_vocab(m), tp));
+	est_dims_attn(d, m, tp);
+	est_dims_mlp(d, m, tp, tok);
 }
 
-int64_t mo_est_dtype_bytes(const char *dtype, const mo_est_dims *d)
+int64_t est_dtype_bytes(const char *dtype, const mo_est_dims *d)
 {
 	if (strcmp(dtype, "c") == 0)
 		dtype = d->cdtype;
@@ -177,7 +177,7 @@ int64_t mo_est_dtype_bytes(const char *dtype, const mo_est_dims *d)
 	return 2; /* bfloat16, float16 */
 }
 
-static bool mo_est_lookup(const mo_est_dims *d, const char *s, size_t n,
+static bool est_lookup(const mo_est_dims *d, const char *s, size_t n,
 			  double *out)
 {
 	char *end;
@@ -195,7 +195,7 @@ static bool mo_est_lookup(const mo_est_dims *d, const char *s, size_t n,
 }
 
 /* The product over the first n bytes of expr. */
-static double mo_est_expr_n(const char *expr, size_t n, const mo_est_dims *d)
+static double est_expr_n(const char *expr, size_t n, const mo_est_dims *d)
 {
 	double r = 1.0;
 	const char *p = expr, *end = expr + n;
@@ -203,7 +203,7 @@ static double mo_est_expr_n(const char *expr, size_t n, const mo_est_dims *d)
 		const char *star = memchr(p, '*', (size_t)(end - p));
 		size_t k = star ? (size_t)(star - p) : (size_t)(end - p);
 		double v;
-		if (!mo_est_lookup(d, p, k, &v))
+		if (!est_lookup(d, p, k, &v))
 			return -1.0;
 		r *= v;
 		p += k + (star != NULL);
@@ -211,9 +211,9 @@ static double mo_est_expr_n(const char *expr, size_t n, const mo_est_dims *d)
 	return r;
 }
 
-double mo_est_expr(const char *expr, const mo_est_dims *d)
+double est_expr(const char *expr, const mo_est_dims *d)
 {
-	return mo_est_expr_n(expr, strlen(expr), d);
+	return est_expr_n(expr, strlen(expr), d);
 }
 
 /* ---- building ---------------------------------------------------------------- */
@@ -230,15 +230,15 @@ typedef struct mo_graph_builder {
 	bool failed;
 } mo_graph_builder;
 
-static void mo_graph_builder_fail(mo_graph_builder *b, const char *what, const char *name)
+static void graph_builder_fail(mo_graph_builder *b, const char *what, const char *name)
 {
 	if (!b->failed)
-		mo_error_set(b->err, MO_ERR_INTERNAL, 0, 0,
+		error_set(b->err, MO_ERR_INTERNAL, 0, 0,
 			     "estimator op table: %s '%s'", what, name);
 	b->failed = true;
 }
 
-static int mo_graph_builder_find(const mo_graph_builder *b, const char *name)
+static int graph_builder_find(const mo_graph_builder *b, const char *name)
 {
 	for (size_t i = b->g->n_t; i > 0; i--)
 		if (strcmp(b->g->t[i - 1].name, name) == 0)
@@ -248,7 +248,7 @@ static int mo_graph_builder_find(const mo_graph_builder *b, const char *name)
 
 /* The tensor named tprefix + the token s (length n), without building the
  * name: graph building resolves every op's inputs this way. */
-static int mo_graph_builder_find_token(const mo_graph_builder *b, const char *s, size_t n)
+static int graph_builder_find_token(const mo_graph_builder *b, const char *s, size_t n)
 {
 	size_t pl = strlen(b->tprefix);
 	for (size_t i = b->g->n_t; i > 0; i--) {
@@ -262,11 +262,11 @@ static int mo_graph_builder_find_token(const mo_graph_builder *b, const char *s,
 
 /* a + b (length bn) + c, in the arena (no printf: graphs are built on every
  * estimate). */
-static const char *mo_graph_builder_cat(mo_graph_builder *b, const char *x, const char *y,
+static const char *graph_builder_cat(mo_graph_builder *b, const char *x, const char *y,
 			size_t yn, const char *z)
 {
 	size_t xn = strlen(x), zn = strlen(z);
-	char *r = mo_arena_alloc(b->a, xn + yn + zn + 1);
+	char *r = arena_alloc(b->a, xn + yn + zn + 1);
 	if (!r) {
 		b->failed = true;
 		return NULL;
@@ -278,14 +278,14 @@ static const char *mo_graph_builder_cat(mo_graph_builder *b, const char *x, cons
 	return r;
 }
 
-static bool mo_graph_builder_grow(mo_graph_builder *b, void **v, size_t *cap, size_t n, size_t sz)
+static bool graph_builder_grow(mo_graph_builder *b, void **v, size_t *cap, size_t n, size_t sz)
 {
 	if (n < *cap)
 		return true;
 	size_t nc = *cap ? *cap * 2 : 64;
-	void *p = mo_arena_alloc(b->a, nc * sz);
+	void *p = arena_alloc(b->a, nc * sz);
 	if (!p) {
-		mo_error_set(b->err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		error_set(b->err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		b->failed = true;
 		return false;
 	}
@@ -297,14 +297,14 @@ static bool mo_graph_builder_grow(mo_graph_builder *b, void **v, size_t *cap, si
 }
 
 /* The prefixed name of a table token (length n). */
-static const char *mo_graph_builder_name(mo_graph_builder *b, const char *s, size_t n)
+static const char *graph_builder_name(mo_graph_builder *b, const char *s, size_t n)
 {
-	return mo_graph_builder_cat(b, b->tprefix, s, n, "");
+	return graph_builder_cat(b, b->tprefix, s, n, "");
 }
 
-static uint64_t mo_graph_builder_round(const mo_graph_builder *b, double bytes)
+static uint64_t graph_builder_round(const mo_graph_builder *b, double bytes)
 {
-	uint64_t v = mo_u64_of(bytes + 0.5);
+	uint64_t v = u64_of(bytes + 0.5);
 	if (v > MO_MAX_BYTES) /* out of range: the estimate refuses it */
 		return UINT64_MAX / 4096;
 	if (b->align > 1 && v)
@@ -313,40 +313,40 @@ static uint64_t mo_graph_builder_round(const mo_graph_builder *b, double bytes)
 }
 
 /* "name:dtype:expr" or "name@base". Returns the tensor index or -1. */
-static int mo_graph_builder_tensor(mo_graph_builder *b, const char *spec, size_t n, int producer)
+static int graph_builder_tensor(mo_graph_builder *b, const char *spec, size_t n, int producer)
 {
 	mo_est_graph *g = b->g;
 	const char *at = memchr(spec, '@', n), *colon = memchr(spec, ':', n);
 	size_t nl = at ? (size_t)(at - spec) : colon ? (size_t)(colon - spec) : n;
-	const char *name = mo_graph_builder_name(b, spec, nl);
-	if (!name || !mo_graph_builder_grow(b, (void **)&g->t, &g->cap_t, g->n_t, sizeof(*g->t)))
+	const char *name = graph_builder_name(b, spec, nl);
+	if (!name || !graph_builder_grow(b, (void **)&g->t, &g->cap_t, g->n_t, sizeof(*g->t)))
 		return -1;
 	mo_est_tensor t = {.name = name, .producer = producer, .dtype = "view"};
 	if (at) {
-		int bi = mo_graph_builder_find_token(b, at + 1, n - nl - 1);
+		int bi = graph_builder_find_token(b, at + 1, n - nl - 1);
 		if (bi < 0) {
-			const char *base = mo_graph_builder_name(b, at + 1, n - nl - 1);
-			mo_graph_builder_fail(b, "unknown view base", base ? base : "?");
+			const char *base = graph_builder_name(b, at + 1, n - nl - 1);
+			graph_builder_fail(b, "unknown view base", base ? base : "?");
 			return -1;
 		}
 		t.storage = g->t[bi].storage;
 	} else {
 		const char *c2 = colon ? memchr(colon + 1, ':', n - nl - 1) : NULL;
 		if (!c2) {
-			mo_graph_builder_fail(b, "bad tensor", name);
+			graph_builder_fail(b, "bad tensor", name);
 			return -1;
 		}
 		size_t dn = (size_t)(c2 - colon - 1), en = (size_t)(spec + n - c2 - 1);
-		double el = mo_est_expr_n(c2 + 1, en, b->d);
+		double el = est_expr_n(c2 + 1, en, b->d);
 		if (el < 0 || dn >= 16) {
-			mo_graph_builder_fail(b, "bad shape", name);
+			graph_builder_fail(b, "bad shape", name);
 			return -1;
 		}
 		char dt[16];
 		memcpy(dt, colon + 1, dn);
 		dt[dn] = '\0';
-		t.dtype = strcmp(dt, "c") == 0 ? b->d->cdtype : mo_arena_strdup(b->a, dt);
-		t.bytes = mo_graph_builder_round(b, el * (double)mo_est_dtype_bytes(dt, b->d));
+		t.dtype = strcmp(dt, "c") == 0 ? b->d->cdtype : arena_strdup(b->a, dt);
+		t.bytes = graph_builder_round(b, el * (double)est_dtype_bytes(dt, b->d));
 		t.storage = (int)g->n_t;
 		t.dims = c2 + 1;
 		t.dims_len = (size_t)(spec + n - c2 - 1);
@@ -355,7 +355,7 @@ static int mo_graph_builder_tensor(mo_graph_builder *b, const char *spec, size_t
 	return (int)g->n_t++;
 }
 
-static size_t mo_graph_builder_count(const char *s)
+static size_t graph_builder_count(const char *s)
 {
 	size_t n = 0;
 	for (const char *p = s; *p;) {
@@ -369,11 +369,11 @@ static size_t mo_graph_builder_count(const char *s)
 }
 
 /* Resolves the space-separated names of `s` into *out. */
-static bool mo_graph_builder_refs(mo_graph_builder *b, const char *s, int **out, size_t *n)
+static bool graph_builder_refs(mo_graph_builder *b, const char *s, int **out, size_t *n)
 {
-	size_t cnt = mo_graph_builder_count(s);
+	size_t cnt = graph_builder_count(s);
 	*n = 0;
-	*out = cnt ? mo_arena_alloc(b->a, cnt * sizeof(int)) : NULL;
+	*out = cnt ? arena_alloc(b->a, cnt * sizeof(int)) : NULL;
 	if (cnt && !*out)
 		return false;
 	for (const char *p = s; *p;) {
@@ -381,10 +381,10 @@ static bool mo_graph_builder_refs(mo_graph_builder *b, const char *s, int **out,
 		size_t len = strcspn(p, " ");
 		if (!len)
 			break;
-		int i = mo_graph_builder_find_token(b, p, len);
+		int i = graph_builder_find_token(b, p, len);
 		if (i < 0) {
-			const char *name = mo_graph_builder_name(b, p, len);
-			mo_graph_builder_fail(b, "unknown tensor", name ? name : "?");
+			const char *name = graph_builder_name(b, p, len);
+			graph_builder_fail(b, "unknown tensor", name ? name : "?");
 			return false;
 		}
 		(*out)[(*n)++] = i;
@@ -393,10 +393,10 @@ static bool mo_graph_builder_refs(mo_graph_builder *b, const char *s, int **out,
 	return true;
 }
 
-static bool mo_graph_builder_outs(mo_graph_builder *b, mo_est_op *op, const char *s, int producer)
+static bool graph_builder_outs(mo_graph_builder *b, mo_est_op *op, const char *s, int producer)
 {
-	size_t cnt = mo_graph_builder_count(s);
-	op->out = cnt ? mo_arena_alloc(b->a, cnt * sizeof(int)) : NULL;
+	size_t cnt = graph_builder_count(s);
+	op->out = cnt ? arena_alloc(b->a, cnt * sizeof(int)) : NULL;
 	if (cnt && !op->out)
 		return false;
 	for (const char *p = s; *p;) {
@@ -404,7 +404,7 @@ static bool mo_graph_builder_outs(mo_graph_builder *b, mo_est_op *op, const char
 		size_t len = strcspn(p, " ");
 		if (!len)
 			break;
-		int t = mo_graph_builder_tensor(b, p, len, producer);
+		int t = graph_builder_tensor(b, p, len, producer);
 		if (t < 0)
 			return false;
 		op->out[op->n_out++] = t;
@@ -415,7 +415,7 @@ static bool mo_graph_builder_outs(mo_graph_builder *b, mo_est_op *op, const char
 
 /* The layout path owning a row: exact, else its nearest listed ancestor;
  * -1 when none (the layer itself). */
-static int mo_graph_builder_path(const mo_graph_builder *b, const char *rel)
+static int graph_builder_path(const mo_graph_builder *b, const char *rel)
 {
 	char full[256];
 	if (!b->lt)
@@ -437,7 +437,7 @@ static int mo_graph_builder_path(const mo_graph_builder *b, const char *rel)
 	return -1;
 }
 
-static uint64_t mo_graph_builder_sum(const mo_est_graph *g, const int *v, size_t n)
+static uint64_t graph_builder_sum(const mo_est_graph *g, const int *v, size_t n)
 {
 	uint64_t s = 0;
 	for (size_t i = 0; i < n; i++)
@@ -446,7 +446,7 @@ static uint64_t mo_graph_builder_sum(const mo_est_graph *g, const int *v, size_t
 }
 
 /* A declaration row (op "input"): block inputs that do not exist yet. */
-static void mo_graph_builder_declare(mo_graph_builder *b, const char *s)
+static void graph_builder_declare(mo_graph_builder *b, const char *s)
 {
 	for (const char *p = s; *p && !b->failed;) {
 		p += strspn(p, " ");
@@ -454,37 +454,37 @@ static void mo_graph_builder_declare(mo_graph_builder *b, const char *s)
 		if (!len)
 			break;
 		size_t nl = strcspn(p, ":@");
-		if (mo_graph_builder_find_token(b, p, nl < len ? nl : len) < 0)
-			mo_graph_builder_tensor(b, p, len, -1);
+		if (graph_builder_find_token(b, p, nl < len ? nl : len) < 0)
+			graph_builder_tensor(b, p, len, -1);
 		p += len;
 	}
 }
 
-static void mo_graph_builder_row(mo_graph_builder *b, const mo_op_row *r)
+static void graph_builder_row(mo_graph_builder *b, const mo_op_row *r)
 {
 	mo_est_graph *g = b->g;
 	if ((b->d->cond & r->when) != r->when || (b->d->cond & r->unless))
 		return;
 	if (strcmp(r->op, "input") == 0) {
-		mo_graph_builder_declare(b, r->out);
+		graph_builder_declare(b, r->out);
 		return;
 	}
-	if (!mo_graph_builder_grow(b, (void **)&g->ops, &g->cap_ops, g->n_ops, sizeof(*g->ops)))
+	if (!graph_builder_grow(b, (void **)&g->ops, &g->cap_ops, g->n_ops, sizeof(*g->ops)))
 		return;
 	mo_est_op *op = &g->ops[g->n_ops];
 	memset(op, 0, sizeof(*op));
-	op->path = mo_graph_builder_path(b, r->path);
-	const char *pp = mo_graph_builder_cat(b, b->pprefix, r->path, strlen(r->path), ":");
-	op->name = pp ? mo_graph_builder_cat(b, pp, r->op, strlen(r->op), "") : NULL;
+	op->path = graph_builder_path(b, r->path);
+	const char *pp = graph_builder_cat(b, b->pprefix, r->path, strlen(r->path), ":");
+	op->name = pp ? graph_builder_cat(b, pp, r->op, strlen(r->op), "") : NULL;
 	op->comm = r->comm;
-	if (!mo_graph_builder_refs(b, r->in, &op->in, &op->n_in) ||
-	    !mo_graph_builder_outs(b, op, r->out, (int)g->n_ops))
+	if (!graph_builder_refs(b, r->in, &op->in, &op->n_in) ||
+	    !graph_builder_outs(b, op, r->out, (int)g->n_ops))
 		return;
-	if (r->save && !mo_graph_builder_refs(b, r->save, &op->save, &op->n_save))
+	if (r->save && !graph_builder_refs(b, r->save, &op->save, &op->n_save))
 		return;
 	if (!r->save) { /* every input and output */
 		op->n_save = op->n_in + op->n_out;
-		op->save = mo_arena_alloc(b->a, (op->n_save + 1) * sizeof(int));
+		op->save = arena_alloc(b->a, (op->n_save + 1) * sizeof(int));
 		if (!op->save) {
 			b->failed = true;
 			return;
@@ -496,72 +496,72 @@ static void mo_graph_builder_row(mo_graph_builder *b, const mo_op_row *r)
 		if (op->n_out)
 			memcpy(op->save + op->n_in, op->out, op->n_out * sizeof(int));
 	}
-	op->flops = r->flops ? mo_est_expr(r->flops, b->d) : 0.0;
+	op->flops = r->flops ? est_expr(r->flops, b->d) : 0.0;
 	if (op->flops < 0) {
-		mo_graph_builder_fail(b, "bad FLOP expression", r->flops);
+		graph_builder_fail(b, "bad FLOP expression", r->flops);
 		return;
 	}
 	if (op->comm != MO_COMM_NONE) {
-		uint64_t i = mo_graph_builder_sum(g, op->in, op->n_in);
-		uint64_t o = mo_graph_builder_sum(g, op->out, op->n_out);
+		uint64_t i = graph_builder_sum(g, op->in, op->n_in);
+		uint64_t o = graph_builder_sum(g, op->out, op->n_out);
 		op->comm_bytes = i > o ? i : o;
 	}
 	g->flops += op->flops;
 	g->n_ops++;
 }
 
-static void mo_graph_builder_block(mo_graph_builder *b, const mo_framework *fw, mo_block_id id)
+static void graph_builder_block(mo_graph_builder *b, const mo_framework *fw, mo_block_id id)
 {
 	const mo_op_block *blk = fw->blocks[id];
 	for (size_t i = 0; blk && i < blk->n && !b->failed; i++)
-		mo_graph_builder_row(b, &blk->rows[i]);
+		graph_builder_row(b, &blk->rows[i]);
 }
 
-static void mo_graph_builder_layer(mo_graph_builder *b, const mo_framework *fw, const mo_model *m,
+static void graph_builder_layer(mo_graph_builder *b, const mo_framework *fw, const mo_model *m,
 			bool moe)
 {
-	mo_graph_builder_block(b, fw, MO_BLK_NORM_ATTN);
-	mo_graph_builder_block(b, fw, m->multi_latent_attention ? MO_BLK_ATTN_MLA : MO_BLK_ATTN);
-	mo_graph_builder_block(b, fw, MO_BLK_RESID_ATTN);
-	mo_graph_builder_block(b, fw, moe ? MO_BLK_MOE : MO_BLK_MLP);
-	mo_graph_builder_block(b, fw, MO_BLK_RESID_MLP);
+	graph_builder_block(b, fw, MO_BLK_NORM_ATTN);
+	graph_builder_block(b, fw, m->multi_latent_attention ? MO_BLK_ATTN_MLA : MO_BLK_ATTN);
+	graph_builder_block(b, fw, MO_BLK_RESID_ATTN);
+	graph_builder_block(b, fw, moe ? MO_BLK_MOE : MO_BLK_MLP);
+	graph_builder_block(b, fw, MO_BLK_RESID_MLP);
 }
 
 /* An MTP layer: its own input block, the inner transformer_layer (tensor
  * names prefixed "L.", paths "transformer_layer."), its output block. */
-static void mo_graph_builder_mtp(mo_graph_builder *b, const mo_framework *fw, const mo_model *m,
+static void graph_builder_mtp(mo_graph_builder *b, const mo_framework *fw, const mo_model *m,
 			bool moe)
 {
-	mo_graph_builder_block(b, fw, MO_BLK_MTP_IN);
+	graph_builder_block(b, fw, MO_BLK_MTP_IN);
 	if (b->failed)
 		return;
 	b->tprefix = "";
-	int mx = mo_graph_builder_find(b, "mx");
+	int mx = graph_builder_find(b, "mx");
 	if (mx < 0) {
-		mo_graph_builder_fail(b, "MTP input block lacks", "mx");
+		graph_builder_fail(b, "MTP input block lacks", "mx");
 		return;
 	}
 	mo_est_graph *g = b->g;
-	if (!mo_graph_builder_grow(b, (void **)&g->t, &g->cap_t, g->n_t, sizeof(*g->t)))
+	if (!graph_builder_grow(b, (void **)&g->t, &g->cap_t, g->n_t, sizeof(*g->t)))
 		return;
 	g->t[g->n_t++] = (mo_est_tensor){.name = "L.x", .dtype = "view",
 					 .storage = g->t[mx].storage, .producer = -1};
 	b->tprefix = "L.";
 	b->pprefix = "transformer_layer.";
-	mo_graph_builder_layer(b, fw, m, moe);
+	graph_builder_layer(b, fw, m, moe);
 	b->tprefix = "";
 	b->pprefix = "";
-	mo_graph_builder_block(b, fw, MO_BLK_MTP_OUT);
+	graph_builder_block(b, fw, MO_BLK_MTP_OUT);
 }
 
 /* The storages some op saves (with no plan): every evaluation of the graph
  * starts from them. */
-static void mo_graph_builder_base_marks(mo_graph_builder *b)
+static void graph_builder_base_marks(mo_graph_builder *b)
 {
 	mo_est_graph *g = b->g;
-	g->base_marks = mo_arena_alloc(b->a, g->n_t + 1);
+	g->base_marks = arena_alloc(b->a, g->n_t + 1);
 	if (!g->base_marks) {
-		mo_error_set(b->err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		error_set(b->err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		b->failed = true;
 		return;
 	}
@@ -570,7 +570,7 @@ static void mo_graph_builder_base_marks(mo_graph_builder *b)
 			g->base_marks[g->t[g->ops[o].save[i]].storage] |= MO_K_BASE;
 }
 
-int mo_est_graph_build(mo_est_graph *g, mo_arena *a, const mo_framework *fw,
+int est_graph_build(mo_est_graph *g, mo_arena *a, const mo_framework *fw,
 		       const mo_model *m, const mo_est_dims *d, size_t type,
 		       int blk, mo_error *err)
 {
@@ -583,13 +583,13 @@ int mo_est_graph_build(mo_est_graph *g, mo_arena *a, const mo_framework *fw,
 		bool moe = strstr(lt->name, "moe") != NULL;
 		b.lt = lt;
 		if (mtp)
-			mo_graph_builder_mtp(&b, fw, m, moe);
+			graph_builder_mtp(&b, fw, m, moe);
 		else
-			mo_graph_builder_layer(&b, fw, m, moe);
+			graph_builder_layer(&b, fw, m, moe);
 	} else {
-		mo_graph_builder_block(&b, fw, (mo_block_id)blk);
+		graph_builder_block(&b, fw, (mo_block_id)blk);
 	}
 	if (!b.failed)
-		mo_graph_builder_base_marks(&b);
+		graph_builder_base_marks(&b);
 	return b.failed ? -1 : 0;
 }

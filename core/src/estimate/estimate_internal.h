@@ -93,15 +93,15 @@ typedef struct mo_framework {
 extern const mo_framework mo_ops_pytorch;
 extern const mo_framework mo_ops_mindspore;
 
-void mo_est_dims_init(mo_est_dims *d, const mo_model *m);
-int64_t mo_est_dtype_bytes(const char *dtype, const mo_est_dims *d);
+void est_dims_init(mo_est_dims *d, const mo_model *m);
+int64_t est_dtype_bytes(const char *dtype, const mo_est_dims *d);
 /* Product of '*'-separated dimension names and integers; -1 when a name is
  * unknown. */
-double mo_est_expr(const char *expr, const mo_est_dims *d);
+double est_expr(const char *expr, const mo_est_dims *d);
 
 /* Builds the graph of a layer type, or of the head / embedding (type
  * SIZE_MAX with blk MO_BLK_HEAD / MO_BLK_EMBED). Returns 0, or -1 with err. */
-int mo_est_graph_build(mo_est_graph *g, mo_arena *a, const mo_framework *fw,
+int est_graph_build(mo_est_graph *g, mo_arena *a, const mo_framework *fw,
 		       const mo_model *m, const mo_est_dims *d, size_t type,
 		       int blk, mo_error *err);
 
@@ -116,62 +116,62 @@ typedef struct mo_memo_key {
 } mo_memo_key;
 /* A reference to the model's cache for these dimensions (built on first
  * use); NULL with err when out of memory. */
-mo_est_cache *mo_est_cache_get(const mo_model *m, const mo_framework *fw, const mo_est_dims *d,
+mo_est_cache *est_cache_get(const mo_model *m, const mo_framework *fw, const mo_est_dims *d,
 			       mo_error *err);
-void mo_est_cache_release(mo_est_cache *c);
-const mo_est_graph *mo_est_cache_graph(const mo_est_cache *c, size_t type);
-const mo_est_graph *mo_est_cache_head(const mo_est_cache *c);
-const mo_est_graph *mo_est_cache_embed(const mo_est_cache *c);
+void est_cache_release(mo_est_cache *c);
+const mo_est_graph *est_cache_graph(const mo_est_cache *c, size_t type);
+const mo_est_graph *est_cache_head(const mo_est_cache *c);
+const mo_est_graph *est_cache_embed(const mo_est_cache *c);
 /* Copies a memoised result (k, n_t marks) out; false when absent. */
-bool mo_est_memo_find(mo_est_cache *c, const mo_memo_key *key, mo_est_keep *k,
+bool est_memo_find(mo_est_cache *c, const mo_memo_key *key, mo_est_keep *k,
 		      unsigned char *marks, size_t n_t);
-void mo_est_memo_put(mo_est_cache *c, const mo_memo_key *key, const mo_est_keep *k,
+void est_memo_put(mo_est_cache *c, const mo_memo_key *key, const mo_est_keep *k,
 		     const unsigned char *marks, size_t n_t);
 
 /* estimate_weights.c */
 /* Elements Megatron's distributed-optimizer buffers add by padding to a
  * stage with `local` parameters (estimate_weights.c). */
-double mo_est_buffer_padding(const mo_est_cfg *c, double local);
-void mo_est_cfg_init(mo_est_cfg *cfg, const mo_model *m);
-void mo_est_type_params(mo_est_type *t, const mo_model *m, size_t type);
+double est_buffer_padding(const mo_est_cfg *c, double local);
+void est_cfg_init(mo_est_cfg *cfg, const mo_model *m);
+void est_type_params(mo_est_type *t, const mo_model *m, size_t type);
 /* Static bytes of a layer on its device: weights, grads, optimizer, and the
  * FSDP all-gather of its full weights minus the local shard. */
-void mo_est_layer_static(const mo_estimate *e, const mo_est_type *t, double *w,
+void est_layer_static(const mo_estimate *e, const mo_est_type *t, double *w,
 			 double *g, double *o, double *gathered);
 /* What a stage keeps for the whole step per layer of type t under PP with
  * FSDP (HyperParallel): its all-gathered weights and, with cfg.pp_unsharded,
  * its unsharded gradients (`*grads`). */
-void mo_est_layer_pp_resident(const mo_estimate *e, const mo_est_type *t, double *gathered,
+void est_layer_pp_resident(const mo_estimate *e, const mo_est_type *t, double *gathered,
 			      double *grads);
 /* Bytes of Transformer Engine's dummy weight gradients a stage keeps:
  * one per distinct (shape, dtype) over the layer types with count[t] > 0
  * and, on the last stage (`last`), the output layer's. */
-uint64_t mo_est_dummy_wgrads(const mo_estimate *e, const size_t *count, bool last);
+uint64_t est_dummy_wgrads(const mo_estimate *e, const size_t *count, bool last);
 /* Elements of the largest local parameter tensor of a layer type. */
-double mo_est_type_max_local(const mo_estimate *e, const mo_est_type *t);
-void mo_est_explain_weights(const mo_estimate *e, mo_buf *b);
+double est_type_max_local(const mo_estimate *e, const mo_est_type *t);
+void est_explain_weights(const mo_estimate *e, mo_buf *b);
 
 /* estimate_timeline.c */
-int mo_est_stages(mo_estimate *e, const mo_model *m, mo_error *err);
-int mo_est_timeline(mo_estimate *e, mo_error *err);
-/* Pipeline stages an estimate answers for (estimate.c mo_est_check). */
+int est_stages(mo_estimate *e, const mo_model *m, mo_error *err);
+int est_timeline(mo_estimate *e, mo_error *err);
+/* Pipeline stages an estimate answers for (estimate.c est_check). */
 #define MO_EST_MAX_STAGES 4096
 
 /* Writes the tensors alive at stage s's peak event; returns their total
  * bytes (which equals the stage's peak), or 0 when out of memory. */
-uint64_t mo_est_explain_peak(const mo_estimate *e, size_t s, mo_buf *b);
+uint64_t est_explain_peak(const mo_estimate *e, size_t s, mo_buf *b);
 
 /* Caches stage s keeps from the first step on, in its `workspaces`
  * bucket beside the GEMM workspaces (framework pytorch; 0 otherwise). */
-uint64_t mo_est_stage_caches(const mo_estimate *e, size_t s);
+uint64_t est_stage_caches(const mo_estimate *e, size_t s);
 
 /* estimate_cost.c */
-void mo_est_cost(mo_estimate *e);
+void est_cost(mo_estimate *e);
 /* estimate_time.c: the step time (e->time, the cost's step seconds);
  * -1 when out of memory */
-int mo_est_time(mo_estimate *e, const mo_model *m);
+int est_time(mo_estimate *e, const mo_model *m);
 
 /* estimate_report.c */
-void mo_est_explain_types(const mo_estimate *e, mo_buf *b);
+void est_explain_types(const mo_estimate *e, mo_buf *b);
 
 #endif

@@ -1,7 +1,7 @@
 /* --explain, per stage: the peak event and every tensor alive at it, with
  * its shape, dtype, size and the op keeping it, so that a figure can be
  * checked against a framework's memory profile. What is alive comes from a
- * replay of the stage's schedule up to the peak event (mo_est_peak_alive);
+ * replay of the stage's schedule up to the peak event (est_peak_alive);
  * the activation tensors are those the plan keeps (per layer type and plan
  * segment); the listed bytes add up to the stage's peak. */
 #include "estimate/estimate_internal.h"
@@ -13,7 +13,7 @@
 #define MIB 1048576.0
 
 /* "[4096, 2048]" from the op table's "tok*h". */
-static void mo_peak_shape(const mo_estimate *e, const mo_est_tensor *t, char *buf, size_t n)
+static void peak_shape(const mo_estimate *e, const mo_est_tensor *t, char *buf, size_t n)
 {
 	size_t o = (size_t)snprintf(buf, n, "[");
 	const char *p = t->dims, *end = t->dims ? t->dims + t->dims_len : NULL;
@@ -24,7 +24,7 @@ static void mo_peak_shape(const mo_estimate *e, const mo_est_tensor *t, char *bu
 		char tok[64];
 		snprintf(tok, sizeof tok, "%.*s", (int)k, p);
 		o += (size_t)snprintf(buf + o, n - o, "%s%.0f", p == t->dims ? "" : ", ",
-				      mo_est_expr(tok, &e->dims));
+				      est_expr(tok, &e->dims));
 		p += k + (p + k < end);
 	}
 	if (o < n)
@@ -34,7 +34,7 @@ static void mo_peak_shape(const mo_estimate *e, const mo_est_tensor *t, char *bu
 /* Lists the storages of g whose marks have `bit` (kept or swapped) or, with
  * bit 0, those that exist again in the backward (saved, neither kept nor
  * swapped). Returns their bytes. */
-static uint64_t mo_peak_list(mo_buf *b, const mo_estimate *e, const mo_est_graph *g,
+static uint64_t peak_list(mo_buf *b, const mo_estimate *e, const mo_est_graph *g,
 			   const unsigned char *marks, unsigned bit)
 {
 	uint64_t sum = 0;
@@ -44,9 +44,9 @@ static uint64_t mo_peak_list(mo_buf *b, const mo_estimate *e, const mo_est_graph
 		    (bit ? !(m & bit) : !(m & MO_K_BASE) || (m & (MO_K_KEPT | MO_K_SWAP))))
 			continue;
 		char shape[96];
-		mo_peak_shape(e, &g->t[t], shape, sizeof shape);
-		const char *op = mo_est_saver(g, (int)t);
-		mo_buf_printf(b, "        %-8s %-9s %-22s %12.3f MiB  %s\n", g->t[t].name,
+		peak_shape(e, &g->t[t], shape, sizeof shape);
+		const char *op = est_saver(g, (int)t);
+		buf_printf(b, "        %-8s %-9s %-22s %12.3f MiB  %s\n", g->t[t].name,
 			      g->t[t].dtype, shape, (double)g->t[t].bytes / MIB,
 			      op ? op : "(a kept input of a recomputed region)");
 		sum += g->t[t].bytes;
@@ -55,15 +55,15 @@ static uint64_t mo_peak_list(mo_buf *b, const mo_estimate *e, const mo_est_graph
 }
 
 /* Folds the set ids (sorted) into "4-7, 9". */
-static void mo_peak_ranges(mo_buf *b, const int64_t *ids, size_t n)
+static void peak_ranges(mo_buf *b, const int64_t *ids, size_t n)
 {
 	for (size_t i = 0; i < n;) {
 		size_t j = i;
 		while (j + 1 < n && ids[j + 1] == ids[j] + 1)
 			j++;
-		mo_buf_printf(b, "%s%lld", i ? ", " : "", (long long)ids[i]);
+		buf_printf(b, "%s%lld", i ? ", " : "", (long long)ids[i]);
 		if (j > i)
-			mo_buf_printf(b, "-%lld", (long long)ids[j]);
+			buf_printf(b, "-%lld", (long long)ids[j]);
 		i = j + 1;
 	}
 }
@@ -76,7 +76,7 @@ typedef struct mo_peak_state {
 	int64_t *ids;    /* scratch: layer ids of one res */
 } mo_peak_state;
 
-static size_t mo_peak_layers_of(const mo_peak_state *p, size_t res, int64_t *ids)
+static size_t peak_layers_of(const mo_peak_state *p, size_t res, int64_t *ids)
 {
 	const mo_estimate *e = p->e;
 	size_t V = (size_t)e->cfg.vpp, n = 0;
@@ -90,7 +90,7 @@ static size_t mo_peak_layers_of(const mo_peak_state *p, size_t res, int64_t *ids
 }
 
 /* Counts, per plan result, the layers alive over all micro-batches. */
-static void mo_peak_count(mo_peak_state *p)
+static void peak_count(mo_peak_state *p)
 {
 	const mo_estimate *e = p->e;
 	size_t V = (size_t)e->cfg.vpp;
@@ -103,7 +103,7 @@ static void mo_peak_count(mo_peak_state *p)
 		}
 }
 
-static void mo_peak_mbs(mo_buf *b, const mo_peak_state *p)
+static void peak_mbs(mo_buf *b, const mo_peak_state *p)
 {
 	size_t V = (size_t)p->e->cfg.vpp;
 	for (int64_t mb = 0; mb < p->alive.mbn; mb++) {
@@ -112,13 +112,13 @@ static void mo_peak_mbs(mo_buf *b, const mo_peak_state *p)
 			k += p->alive.layers[(size_t)mb * V + c];
 		unsigned ends = p->alive.ends[mb];
 		if (k || ends)
-			mo_buf_printf(b, "      micro-batch %lld: %lld layers%s%s\n", (long long)mb,
+			buf_printf(b, "      micro-batch %lld: %lld layers%s%s\n", (long long)mb,
 				      (long long)k, ends & 1 ? ", embedding" : "",
 				      ends & 2 ? ", loss region" : "");
 	}
 }
 
-static uint64_t mo_peak_ends(mo_buf *b, const mo_peak_state *p, const mo_est_graph *g,
+static uint64_t peak_ends(mo_buf *b, const mo_peak_state *p, const mo_est_graph *g,
 			   const char *label, unsigned bit, uint64_t per)
 {
 	uint64_t n = 0;
@@ -128,41 +128,41 @@ static uint64_t mo_peak_ends(mo_buf *b, const mo_peak_state *p, const mo_est_gra
 		return 0;
 	mo_est_keep k;
 	unsigned char *marks = calloc(g->n_t + 1, 1);
-	if (!marks || mo_est_keep_eval_marks(&k, g, NULL, NULL, false, false, false, marks) != 0) {
+	if (!marks || est_keep_eval_marks(&k, g, NULL, NULL, false, false, false, marks) != 0) {
 		free(marks);
 		b->failed = true;
 		return 0;
 	}
-	mo_buf_printf(b, "      %llu x %s:\n", (unsigned long long)(n * per), label);
-	uint64_t one = mo_peak_list(b, p->e, g, marks, MO_K_KEPT);
+	buf_printf(b, "      %llu x %s:\n", (unsigned long long)(n * per), label);
+	uint64_t one = peak_list(b, p->e, g, marks, MO_K_KEPT);
 	free(marks);
 	return one * n * per;
 }
 
-static uint64_t mo_peak_activations(mo_buf *b, mo_peak_state *p)
+static uint64_t peak_activations(mo_buf *b, mo_peak_state *p)
 {
 	const mo_estimate *e = p->e;
 	uint64_t sum = 0;
-	mo_peak_mbs(b, p);
+	peak_mbs(b, p);
 	for (size_t r = 0; r < e->n_res; r++) {
 		if (!p->count[r])
 			continue;
 		const mo_est_res *res = &e->res[r];
-		size_t n = mo_peak_layers_of(p, r, p->ids);
-		mo_buf_printf(b, "      %zu x %s (layers ", p->count[r], e->types[res->type].name);
-		mo_peak_ranges(b, p->ids, n);
-		mo_buf_printf(b, "; %.3f MiB kept per layer and micro-batch):\n",
+		size_t n = peak_layers_of(p, r, p->ids);
+		buf_printf(b, "      %zu x %s (layers ", p->count[r], e->types[res->type].name);
+		peak_ranges(b, p->ids, n);
+		buf_printf(b, "; %.3f MiB kept per layer and micro-batch):\n",
 			      (double)res->k.kept / MIB);
-		sum += mo_peak_list(b, e, &e->types[res->type].g, res->marks, MO_K_KEPT) *
+		sum += peak_list(b, e, &e->types[res->type].g, res->marks, MO_K_KEPT) *
 		       p->count[r];
 	}
-	sum += mo_peak_ends(b, p, &e->embed, "embedding", 1, 1);
-	sum += mo_peak_ends(b, p, &e->head, "loss region", 2, (uint64_t)(1 + e->cfg.mtp));
+	sum += peak_ends(b, p, &e->embed, "embedding", 1, 1);
+	sum += peak_ends(b, p, &e->head, "loss region", 2, (uint64_t)(1 + e->cfg.mtp));
 	return sum;
 }
 
 /* The layer an event's recomputed / swapped tensors belong to. */
-static uint64_t mo_peak_event_layer(mo_buf *b, const mo_peak_state *p, const mo_estimate_event *ev)
+static uint64_t peak_event_layer(mo_buf *b, const mo_peak_state *p, const mo_estimate_event *ev)
 {
 	const mo_estimate *e = p->e;
 	if (ev->layer < 0 || (size_t)ev->layer >= e->n_layers)
@@ -171,71 +171,71 @@ static uint64_t mo_peak_event_layer(mo_buf *b, const mo_peak_state *p, const mo_
 	const mo_est_graph *g = &e->types[r->type].g;
 	uint64_t sum = 0;
 	if (ev->bytes[MO_EST_RECOMPUTED]) {
-		mo_buf_printf(b, "    recomputed %.3f MiB: layer %lld's tensors exist again in "
+		buf_printf(b, "    recomputed %.3f MiB: layer %lld's tensors exist again in "
 				 "its backward:\n",
 			      (double)ev->bytes[MO_EST_RECOMPUTED] / MIB, (long long)ev->layer);
-		sum += mo_peak_list(b, e, g, r->marks, 0);
+		sum += peak_list(b, e, g, r->marks, 0);
 	}
 	if (ev->bytes[MO_EST_SWAP_BUFFERS]) {
-		mo_buf_printf(b, "    swap buffers %.3f MiB: the host copies of the layers in the "
+		buf_printf(b, "    swap buffers %.3f MiB: the host copies of the layers in the "
 				 "prefetch window (prefetch %lld); layer %lld's:\n",
 			      (double)ev->bytes[MO_EST_SWAP_BUFFERS] / MIB,
 			      (long long)e->cfg.prefetch, (long long)ev->layer);
-		mo_peak_list(b, e, g, r->marks, MO_K_SWAP);
+		peak_list(b, e, g, r->marks, MO_K_SWAP);
 		sum += ev->bytes[MO_EST_SWAP_BUFFERS];
 	}
 	return sum;
 }
 
-static uint64_t mo_peak_static(mo_buf *b, const mo_estimate_event *ev,
+static uint64_t peak_static(mo_buf *b, const mo_estimate_event *ev,
 			     const mo_estimate_stage *st)
 {
 	static const int buckets[] = {MO_EST_WEIGHTS, MO_EST_GRADIENTS, MO_EST_OPTIMIZER,
 				      MO_EST_GATHERED, MO_EST_LOSS, MO_EST_WORKSPACES};
 	uint64_t sum = 0;
-	mo_buf_puts(b, "    ");
+	buf_puts(b, "    ");
 	for (size_t i = 0; i < sizeof buckets / sizeof *buckets; i++) {
 		uint64_t v = ev->bytes[buckets[i]];
-		mo_buf_printf(b, "%s%s %.1f MiB", i ? ", " : "",
+		buf_printf(b, "%s%s %.1f MiB", i ? ", " : "",
 			      mo_estimate_bucket_name(buckets[i]), (double)v / MIB);
 		sum += v;
 	}
-	mo_buf_puts(b, " (parameter state as under \"weights\" above; loss scratch as under "
+	buf_puts(b, " (parameter state as under \"weights\" above; loss scratch as under "
 		       "\"loss backward scratch\")\n");
 	if (ev->kind == MO_EV_OPTIMIZER && ev->bytes[MO_EST_OPTIMIZER] > st->optimizer_bytes)
-		mo_buf_printf(b, "    the optimizer's %.1f MiB include the update's scratch, %.1f MiB "
+		buf_printf(b, "    the optimizer's %.1f MiB include the update's scratch, %.1f MiB "
 				 "(\"optimizer step\" above)\n",
 			      (double)ev->bytes[MO_EST_OPTIMIZER] / MIB,
 			      (double)(ev->bytes[MO_EST_OPTIMIZER] - st->optimizer_bytes) / MIB);
 	return sum;
 }
 
-uint64_t mo_est_explain_peak(const mo_estimate *e, size_t s, mo_buf *b)
+uint64_t est_explain_peak(const mo_estimate *e, size_t s, mo_buf *b)
 {
 	const mo_estimate_stage *st = &e->stages[s];
 	mo_peak_state p = {.e = e, .s = s};
 	uint64_t sum = 0;
 	p.count = calloc(e->n_res + 1, sizeof(*p.count));
 	p.ids = calloc(e->n_layers + 1, sizeof(*p.ids));
-	if (!p.count || !p.ids || mo_est_peak_alive(e, s, &p.alive) != 0) {
-		mo_buf_printf(b, "  stage %zu: the peak's tensors are not listed (out of memory, or "
+	if (!p.count || !p.ids || est_peak_alive(e, s, &p.alive) != 0) {
+		buf_printf(b, "  stage %zu: the peak's tensors are not listed (out of memory, or "
 				 "over a million micro-batch slots to replay)\n",
 			      s);
 		goto out;
 	}
-	const mo_estimate_event *ev = mo_est_peak_event(e, s);
-	mo_buf_printf(b, "  stage %zu at its peak \"%s\": %.3f MiB allocated\n", s,
+	const mo_estimate_event *ev = est_peak_event(e, s);
+	buf_printf(b, "  stage %zu at its peak \"%s\": %.3f MiB allocated\n", s,
 		      st->peak_event, (double)st->peak_bytes / MIB);
-	sum += mo_peak_static(b, ev, st);
-	mo_peak_count(&p);
-	mo_buf_printf(b, "    activations %.3f MiB, alive:\n",
+	sum += peak_static(b, ev, st);
+	peak_count(&p);
+	buf_printf(b, "    activations %.3f MiB, alive:\n",
 		      (double)ev->bytes[MO_EST_ACTIVATIONS] / MIB);
-	sum += mo_peak_activations(b, &p);
-	sum += mo_peak_event_layer(b, &p, ev);
-	mo_buf_printf(b, "    listed: %.3f MiB%s\n", (double)sum / MIB,
+	sum += peak_activations(b, &p);
+	sum += peak_event_layer(b, &p, ev);
+	buf_printf(b, "    listed: %.3f MiB%s\n", (double)sum / MIB,
 		      sum == st->peak_bytes ? " (= the peak)" : " (differs from the peak)");
 out:
-	mo_est_alive_free(&p.alive);
+	est_alive_free(&p.alive);
 	free(p.count);
 	free(p.ids);
 	return sum;

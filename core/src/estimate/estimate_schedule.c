@@ -49,7 +49,7 @@ typedef struct mo_sched {
 
 /* ---- counts ---------------------------------------------------------------- */
 
-static int64_t mo_sched_clamp(int64_t v, int64_t lo, int64_t hi)
+static int64_t sched_clamp(int64_t v, int64_t lo, int64_t hi)
 {
 	return v < lo ? lo : v > hi ? hi : v;
 }
@@ -58,16 +58,16 @@ static int64_t mo_sched_clamp(int64_t v, int64_t lo, int64_t hi)
  * every chunk (blk units each) and then the first chunks of the round in
  * progress. With `reversed` the chunks run from the last (the backward's
  * order). */
-static uint64_t mo_sched_made(const mo_sched *q, int64_t rounds, int64_t n, bool reversed)
+static uint64_t sched_made(const mo_sched *q, int64_t rounds, int64_t n, bool reversed)
 {
 	int64_t r = n % q->T, whole = r / q->blk, part = r % q->blk;
-	uint64_t sum = mo_u64_mul((uint64_t)(rounds * q->blk), q->below[q->V]);
+	uint64_t sum = u64_mul((uint64_t)(rounds * q->blk), q->below[q->V]);
 	/* whole chunks of the round: the first `whole`, or the last ones */
 	uint64_t done = reversed ? q->below[q->V] - q->below[q->V - whole] : q->below[whole];
-	sum = mo_u64_add(sum, mo_u64_mul((uint64_t)q->blk, done));
+	sum = u64_add(sum, u64_mul((uint64_t)q->blk, done));
 	if (part) {
 		int64_t c = reversed ? q->V - 1 - whole : whole;
-		sum = mo_u64_add(sum, mo_u64_mul((uint64_t)part, q->A[c]));
+		sum = u64_add(sum, u64_mul((uint64_t)part, q->A[c]));
 	}
 	return sum;
 }
@@ -76,12 +76,12 @@ static uint64_t mo_sched_made(const mo_sched *q, int64_t rounds, int64_t n, bool
  * that receives one, dropped at the chunk's first forward (unit c * blk of
  * chunk c) and kept again after its last backward (micro-batch mbn - 1:
  * backward unit base + (V - 1 - c) * blk + blk - 1). */
-static int64_t mo_sched_inputs(const mo_sched *q, int64_t nf, int64_t nb)
+static int64_t sched_inputs(const mo_sched *q, int64_t nf, int64_t nb)
 {
 	int64_t V = q->V, blk = q->blk;
-	int64_t dropped = mo_sched_clamp((nf + blk - 1) / blk, 0, V);
+	int64_t dropped = sched_clamp((nf + blk - 1) / blk, 0, V);
 	int64_t past = nb - (q->mbn / blk - 1) * q->T;
-	int64_t kept = past > 0 ? mo_sched_clamp(past / blk, 0, V) : 0;
+	int64_t kept = past > 0 ? sched_clamp(past / blk, 0, V) : 0;
 	if (q->first_stage) { /* chunk 0 starts at the embedding */
 		dropped -= nf > 0;
 		kept -= past >= V * blk;
@@ -90,7 +90,7 @@ static int64_t mo_sched_inputs(const mo_sched *q, int64_t nf, int64_t nb)
 }
 
 /* Units done before position p: forwards *nf, backwards *nb. */
-static void mo_sched_done(const mo_sched *q, int64_t p, int64_t *nf, int64_t *nb)
+static void sched_done(const mo_sched *q, int64_t p, int64_t *nf, int64_t *nb)
 {
 	if (p <= q->W) {
 		*nf = p;
@@ -104,47 +104,47 @@ static void mo_sched_done(const mo_sched *q, int64_t p, int64_t *nf, int64_t *nb
 	}
 }
 
-static int64_t mo_sched_fpos(const mo_sched *q, int64_t k)
+static int64_t sched_fpos(const mo_sched *q, int64_t k)
 {
 	return k < q->W ? k : q->W + 2 * (k - q->W);
 }
 
-static int64_t mo_sched_bpos(const mo_sched *q, int64_t j)
+static int64_t sched_bpos(const mo_sched *q, int64_t j)
 {
 	return j < q->S ? q->W + 2 * j + 1 : q->W + q->S + j;
 }
 
 /* The state (every bucket) at the start of position p; p = 2N: at the
  * optimizer step. */
-static void mo_sched_state(const mo_sched *q, int64_t p, uint64_t *state)
+static void sched_state(const mo_sched *q, int64_t p, uint64_t *state)
 {
 	const mo_estimate *e = q->e;
 	int64_t nf, nb;
-	mo_sched_done(q, p, &nf, &nb);
+	sched_done(q, p, &nf, &nb);
 	/* the rounds both passes completed cancel (they would overflow
 	 * 64 bits on long steps) */
 	int64_t rounds = nf / q->T - nb / q->T;
-	uint64_t made = mo_sched_made(q, rounds, nf, false), freed = mo_sched_made(q, 0, nb, true);
+	uint64_t made = sched_made(q, rounds, nf, false), freed = sched_made(q, 0, nb, true);
 	memcpy(state, q->tmpl->state, sizeof(uint64_t) * MO_EST_BUCKETS);
 	state[MO_EST_ACTIVATIONS] = made > freed ? made - freed : 0;
 	state[MO_EST_PIPELINE_INPUTS] =
-		mo_u64_mul(mo_timeline_input_pair(e), (uint64_t)mo_sched_inputs(q, nf, nb));
+		u64_mul(timeline_input_pair(e), (uint64_t)sched_inputs(q, nf, nb));
 	if (q->k_ws >= 0 && q->k_ws < nf)
-		state[MO_EST_WORKSPACES] = mo_u64_add(e->cfg.workspace, q->tmpl->caches);
+		state[MO_EST_WORKSPACES] = u64_add(e->cfg.workspace, q->tmpl->caches);
 }
 
-static uint64_t mo_sched_total(const mo_sched *q, int64_t p)
+static uint64_t sched_total(const mo_sched *q, int64_t p)
 {
 	uint64_t state[MO_EST_BUCKETS], sum = 0;
-	mo_sched_state(q, p, state);
+	sched_state(q, p, state);
 	for (int b = 0; b < MO_EST_BUCKETS; b++)
-		sum = mo_u64_add(sum, state[b]);
+		sum = u64_add(sum, state[b]);
 	return sum;
 }
 
 /* ---- probing units ------------------------------------------------------------ */
 
-static void mo_sched_offer(mo_sched *q, int64_t p, const mo_estimate_event *ev)
+static void sched_offer(mo_sched *q, int64_t p, const mo_estimate_event *ev)
 {
 	if (!q->have || ev->total > q->best.total ||
 	    (ev->total == q->best.total && p < q->best_pos)) {
@@ -155,81 +155,81 @@ static void mo_sched_offer(mo_sched *q, int64_t p, const mo_estimate_event *ev)
 }
 
 /* Runs the unit at position p from its start state. */
-static void mo_sched_probe(mo_sched *q, int64_t p)
+static void sched_probe(mo_sched *q, int64_t p)
 {
 	mo_timeline t = *q->tmpl;
 	t.probe = true;
 	t.probe_events = 0;
 	t.peak = 0;
-	mo_sched_state(q, p, t.state);
+	sched_state(q, p, t.state);
 	if (p < q->W) {
-		mo_timeline_do(&t, p, true);
+		timeline_do(&t, p, true);
 	} else if (p < q->W + 2 * q->S) {
 		int64_t i = (p - q->W) / 2;
 		if ((p - q->W) % 2 == 0)
-			mo_timeline_do(&t, q->W + i, true);
+			timeline_do(&t, q->W + i, true);
 		else
-			mo_timeline_do(&t, i, false);
+			timeline_do(&t, i, false);
 	} else {
-		mo_timeline_do(&t, p - q->W - q->S, false);
+		timeline_do(&t, p - q->W - q->S, false);
 	}
 	if (t.probe_events)
-		mo_sched_offer(q, p, &t.peak_ev);
+		sched_offer(q, p, &t.peak_ev);
 }
 
 /* n units of one kind at p0, p0 + step, ... whose start states move
  * evenly: the first highest is the last when they rise, else the first. */
-static void mo_sched_stretch(mo_sched *q, int64_t p0, int64_t step, int64_t n)
+static void sched_stretch(mo_sched *q, int64_t p0, int64_t step, int64_t n)
 {
 	if (n <= 0)
 		return;
 	if (n == 1) {
-		mo_sched_probe(q, p0);
+		sched_probe(q, p0);
 		return;
 	}
-	bool rising = mo_sched_total(q, p0 + step) > mo_sched_total(q, p0);
-	mo_sched_probe(q, rising ? p0 + (n - 1) * step : p0);
+	bool rising = sched_total(q, p0 + step) > sched_total(q, p0);
+	sched_probe(q, rising ? p0 + (n - 1) * step : p0);
 }
 
 /* A run of n units of one chunk: its first and last alone (they may
  * start or end a chunk's micro-batches), the rest as one stretch. */
-static void mo_sched_run(mo_sched *q, int64_t p0, int64_t step, int64_t n)
+static void sched_run(mo_sched *q, int64_t p0, int64_t step, int64_t n)
 {
 	if (n <= 0)
 		return;
-	mo_sched_probe(q, p0);
+	sched_probe(q, p0);
 	if (n > 1)
-		mo_sched_probe(q, p0 + (n - 1) * step);
-	mo_sched_stretch(q, p0 + step, step, n - 2);
+		sched_probe(q, p0 + (n - 1) * step);
+	sched_stretch(q, p0 + step, step, n - 2);
 }
 
 /* ---- the phases ------------------------------------------------------------------ */
 
-static void mo_sched_warmup(mo_sched *q)
+static void sched_warmup(mo_sched *q)
 {
 	int64_t W = q->W, V = q->V;
 	if (q->blk > 1) {
 		for (int64_t lo = 0; lo < W; lo += q->blk) {
 			int64_t hi = lo + q->blk < W ? lo + q->blk : W;
-			mo_sched_run(q, lo, 1, hi - lo);
+			sched_run(q, lo, 1, hi - lo);
 		}
 		return;
 	}
 	/* one unit per chunk in turn: the first round alone (each chunk's
 	 * first forward), then per chunk its units V apart */
 	for (int64_t k = 0; k < V && k < W; k++)
-		mo_sched_probe(q, k);
+		sched_probe(q, k);
 	for (int64_t r = 0; r < V && V + r < W; r++)
-		mo_sched_stretch(q, V + r, V, (W - 1 - (V + r)) / V + 1);
+		sched_stretch(q, V + r, V, (W - 1 - (V + r)) / V + 1);
 }
 
-static void mo_sched_cooldown(mo_sched *q)
+static void sched_cooldown(mo_sched *q)
 {
 	int64_t S = q->S, N = q->N, V = q->V;
 	if (q->blk > 1) {
 		for (int64_t lo = S; lo < N;) {
 			int64_t end = (lo / q->blk + 1) * q->blk, hi = end < N ? end : N;
-			mo_sched_run(q, mo_sched_bpos(q, lo), 1, hi - lo);
+			sched_run(q, sched_bpos(q, lo), 1, hi - lo);
 			lo = hi;
 		}
 		return;
@@ -238,17 +238,17 @@ static void mo_sched_cooldown(mo_sched *q)
 	 * last backward), per chunk the units between V apart */
 	int64_t mid_lo = S + V < N ? S + V : N, mid_hi = N - V > mid_lo ? N - V : mid_lo;
 	for (int64_t j = S; j < mid_lo; j++)
-		mo_sched_probe(q, mo_sched_bpos(q, j));
+		sched_probe(q, sched_bpos(q, j));
 	for (int64_t r = 0; r < V && mid_lo + r < mid_hi; r++)
-		mo_sched_stretch(q, mo_sched_bpos(q, mid_lo + r), V,
+		sched_stretch(q, sched_bpos(q, mid_lo + r), V,
 				 (mid_hi - 1 - (mid_lo + r)) / V + 1);
 	for (int64_t j = mid_hi; j < N; j++)
-		mo_sched_probe(q, mo_sched_bpos(q, j));
+		sched_probe(q, sched_bpos(q, j));
 }
 
 /* Steady pairs [lo, hi): runs where both the forward's and the backward's
  * chunk stay the same. */
-static void mo_sched_pairs(mo_sched *q, int64_t lo, int64_t hi)
+static void sched_pairs(mo_sched *q, int64_t lo, int64_t hi)
 {
 	int64_t blk = q->blk;
 	for (int64_t i = lo; i < hi;) {
@@ -256,24 +256,24 @@ static void mo_sched_pairs(mo_sched *q, int64_t lo, int64_t hi)
 		int64_t next_f = ((q->W + i) / blk + 1) * blk - q->W;
 		int64_t end = next_b < next_f ? next_b : next_f;
 		end = end < hi ? end : hi;
-		mo_sched_run(q, mo_sched_fpos(q, q->W + i), 2, end - i);
-		mo_sched_run(q, mo_sched_bpos(q, i), 2, end - i);
+		sched_run(q, sched_fpos(q, q->W + i), 2, end - i);
+		sched_run(q, sched_bpos(q, i), 2, end - i);
 		i = end;
 	}
 }
 
-static void mo_sched_steady(mo_sched *q)
+static void sched_steady(mo_sched *q)
 {
 	int64_t S = q->S, T = q->T;
 	int64_t first_hi = 2 * T < S ? 2 * T : S;
-	mo_sched_pairs(q, 0, first_hi);
+	sched_pairs(q, 0, first_hi);
 	int64_t last_lo = S - T > first_hi ? S - T : first_hi;
-	mo_sched_pairs(q, last_lo, S);
+	sched_pairs(q, last_lo, S);
 }
 
 /* ---- the stage ---------------------------------------------------------------------- */
 
-static int mo_sched_init(mo_sched *q, const mo_timeline *tmpl)
+static int sched_init(mo_sched *q, const mo_timeline *tmpl)
 {
 	const mo_estimate *e = tmpl->e;
 	memset(q, 0, sizeof(*q));
@@ -283,7 +283,7 @@ static int mo_sched_init(mo_sched *q, const mo_timeline *tmpl)
 	q->V = e->cfg.vpp;
 	q->mbn = tmpl->mbn;
 	q->N = q->mbn * q->V;
-	q->W = mo_timeline_warmup(e, q->s, q->N);
+	q->W = timeline_warmup(e, q->s, q->N);
 	q->S = q->N - q->W;
 	q->blk = q->V > 1 && q->mbn % e->cfg.pp == 0 ? e->cfg.pp : 1;
 	q->T = q->blk * q->V;
@@ -303,11 +303,11 @@ static int mo_sched_init(mo_sched *q, const mo_timeline *tmpl)
 		if (q->first_stage && c == 0)
 			a += e->embed_k.kept;
 		for (size_t i = 0; i < ch->n; i++)
-			a = mo_u64_add(a, e->layers[ch->ids[i]].activation_bytes);
+			a = u64_add(a, e->layers[ch->ids[i]].activation_bytes);
 		if (last_stage && c == q->V - 1)
 			a += e->head_k.kept * (uint64_t)(1 + e->cfg.mtp);
 		q->A[c] = a;
-		q->below[c + 1] = mo_u64_add(q->below[c], a);
+		q->below[c + 1] = u64_add(q->below[c], a);
 		if (ch->n && q->k_ws < 0)
 			q->k_ws = c * q->blk;
 	}
@@ -316,31 +316,31 @@ static int mo_sched_init(mo_sched *q, const mo_timeline *tmpl)
 
 /* The optimizer step: after every unit; the walk's first highest event is
  * the last one when every event is 0 (it keeps replacing a zero peak). */
-static void mo_sched_optimizer(mo_sched *q, mo_sched_peak *out)
+static void sched_optimizer(mo_sched *q, mo_sched_peak *out)
 {
 	mo_timeline t = *q->tmpl;
 	t.probe = true;
 	t.probe_events = 0;
 	t.peak = 0;
-	mo_sched_state(q, 2 * q->N, t.state);
+	sched_state(q, 2 * q->N, t.state);
 	memcpy(out->end, t.state, sizeof out->end);
-	mo_timeline_optimizer(&t);
+	timeline_optimizer(&t);
 	if (!q->have || t.peak_ev.total > q->best.total || q->best.total == 0) {
 		q->have = true;
 		q->best = t.peak_ev;
 	}
 }
 
-int mo_sched_stage_peak(const mo_timeline *tmpl, mo_sched_peak *out)
+int sched_stage_peak(const mo_timeline *tmpl, mo_sched_peak *out)
 {
 	mo_sched q;
 	memset(out, 0, sizeof(*out));
-	if (mo_sched_init(&q, tmpl) != 0)
+	if (sched_init(&q, tmpl) != 0)
 		return -1;
-	mo_sched_warmup(&q);
-	mo_sched_steady(&q);
-	mo_sched_cooldown(&q);
-	mo_sched_optimizer(&q, out);
+	sched_warmup(&q);
+	sched_steady(&q);
+	sched_cooldown(&q);
+	sched_optimizer(&q, out);
 	out->ev = q.best;
 	out->in_flight = q.W >= q.N ? q.N : q.W + 1;
 	free(q.A);

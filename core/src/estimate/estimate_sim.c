@@ -22,7 +22,7 @@ typedef struct mo_kept_set {
 	unsigned char *mark; /* per storage */
 } mo_kept_set;
 
-static mo_action_kind mo_kept_set_action(const mo_kept_set *s, const mo_est_op *op, bool full,
+static mo_action_kind kept_set_action(const mo_kept_set *s, const mo_est_op *op, bool full,
 				   bool swapped, bool no_rc)
 {
 	mo_action_kind a = MO_ACT_KEEP;
@@ -38,7 +38,7 @@ static mo_action_kind mo_kept_set_action(const mo_kept_set *s, const mo_est_op *
 }
 
 /* The topmost recomputed ancestor of a path (-2: the whole layer). */
-static int mo_kept_set_region(const mo_kept_set *s, const mo_est_op *op, bool full)
+static int kept_set_region(const mo_kept_set *s, const mo_est_op *op, bool full)
 {
 	if (full || op->path < 0)
 		return -2;
@@ -51,7 +51,7 @@ static int mo_kept_set_region(const mo_kept_set *s, const mo_est_op *op, bool fu
 
 /* Marks a kept tensor; a gathered tensor whose collective is recomputed
  * (recompute_comm) is replaced by the collective's smaller input. */
-static void mo_kept_set_mark(mo_kept_set *s, int t, unsigned bit)
+static void kept_set_mark(mo_kept_set *s, int t, unsigned bit)
 {
 	const mo_est_graph *g = s->g;
 	int p = g->t[t].producer;
@@ -70,17 +70,17 @@ static void mo_kept_set_mark(mo_kept_set *s, int t, unsigned bit)
 }
 
 /* Inputs of a recomputed op that come from outside its region. */
-static void mo_kept_set_region_inputs(mo_kept_set *s, size_t o)
+static void kept_set_region_inputs(mo_kept_set *s, size_t o)
 {
 	const mo_est_op *op = &s->g->ops[o];
 	for (size_t i = 0; i < op->n_in; i++) {
 		int t = op->in[i], p = s->g->t[t].producer;
 		if (p < 0 || s->act[p] != MO_ACT_RECOMPUTE || s->region[p] != s->region[o])
-			mo_kept_set_mark(s, t, MO_K_KEPT);
+			kept_set_mark(s, t, MO_K_KEPT);
 	}
 }
 
-static void mo_kept_set_apply(mo_kept_set *s, mo_est_keep *k)
+static void kept_set_apply(mo_kept_set *s, mo_est_keep *k)
 {
 	const mo_est_graph *g = s->g;
 	for (size_t o = 0; o < g->n_ops; o++) {
@@ -90,7 +90,7 @@ static void mo_kept_set_apply(mo_kept_set *s, mo_est_keep *k)
 				s->mark[g->t[op->save[i]].storage] |= MO_K_BASE;
 		switch (s->act[o]) {
 		case MO_ACT_RECOMPUTE:
-			mo_kept_set_region_inputs(s, o);
+			kept_set_region_inputs(s, o);
 			k->recompute_flops += op->flops;
 			if (op->comm) {
 				k->comm_bytes += op->comm_bytes;
@@ -99,7 +99,7 @@ static void mo_kept_set_apply(mo_kept_set *s, mo_est_keep *k)
 			break;
 		case MO_ACT_SWAP:
 			for (size_t i = 0; i < op->n_save; i++)
-				mo_kept_set_mark(s, op->save[i], MO_K_SWAP);
+				kept_set_mark(s, op->save[i], MO_K_SWAP);
 			break;
 		case MO_ACT_RECOMPUTE_COMM: /* its outputs give way to its input */
 			if (op->comm) {
@@ -107,16 +107,16 @@ static void mo_kept_set_apply(mo_kept_set *s, mo_est_keep *k)
 				k->comm_ops++;
 			}
 			for (size_t i = 0; i < op->n_save; i++)
-				mo_kept_set_mark(s, op->save[i], MO_K_KEPT);
+				kept_set_mark(s, op->save[i], MO_K_KEPT);
 			break;
 		default:
 			for (size_t i = 0; i < op->n_save; i++)
-				mo_kept_set_mark(s, op->save[i], MO_K_KEPT);
+				kept_set_mark(s, op->save[i], MO_K_KEPT);
 		}
 	}
 }
 
-static void mo_kept_set_sum(const mo_kept_set *s, mo_est_keep *k)
+static void kept_set_sum(const mo_kept_set *s, mo_est_keep *k)
 {
 	const mo_est_graph *g = s->g;
 	for (size_t t = 0; t < g->n_t; t++) {
@@ -135,18 +135,18 @@ static void mo_kept_set_sum(const mo_kept_set *s, mo_est_keep *k)
 	}
 }
 
-int mo_est_keep_eval(mo_est_keep *k, const mo_est_graph *g,
+int est_keep_eval(mo_est_keep *k, const mo_est_graph *g,
 		     const mo_layer_type *lt, const mo_action_kind *act,
 		     bool full, bool swapped, bool no_recompute)
 {
-	return mo_est_keep_eval_marks(k, g, lt, act, full, swapped, no_recompute, NULL);
+	return est_keep_eval_marks(k, g, lt, act, full, swapped, no_recompute, NULL);
 }
 
 /* Graphs are small (a layer has a few hundred ops): the scratch lives on the
  * stack unless a graph is larger (every segment of a plan is evaluated). */
 enum { MO_KS_OPS = 512, MO_KS_TENSORS = 1024 };
 
-int mo_est_keep_eval_marks(mo_est_keep *k, const mo_est_graph *g, const mo_layer_type *lt,
+int est_keep_eval_marks(mo_est_keep *k, const mo_est_graph *g, const mo_layer_type *lt,
 			   const mo_action_kind *act, bool full, bool swapped,
 			   bool no_recompute, unsigned char *marks)
 {
@@ -177,13 +177,13 @@ int mo_est_keep_eval_marks(mo_est_keep *k, const mo_est_graph *g, const mo_layer
 	if (no_recompute)
 		full = false;
 	for (size_t o = 0; o < g->n_ops; o++) {
-		s.act[o] = mo_kept_set_action(&s, &g->ops[o], full, swapped, no_recompute);
+		s.act[o] = kept_set_action(&s, &g->ops[o], full, swapped, no_recompute);
 		s.region[o] = s.act[o] == MO_ACT_RECOMPUTE
-				      ? mo_kept_set_region(&s, &g->ops[o], full)
+				      ? kept_set_region(&s, &g->ops[o], full)
 				      : -1;
 	}
-	mo_kept_set_apply(&s, k);
-	mo_kept_set_sum(&s, k);
+	kept_set_apply(&s, k);
+	kept_set_sum(&s, k);
 	if (marks)
 		memcpy(marks, s.mark, g->n_t);
 	rc = 0;

@@ -63,10 +63,10 @@ typedef struct mo_tparts {
 	double kernels;
 } mo_tparts;
 
-static void mo_tdev_init(mo_tdev *t, const mo_device *d)
+static void tdev_init(mo_tdev *t, const mo_device *d)
 {
 	double peak = d->peak_tflops > 0 ? d->peak_tflops : d->tflops / 0.7;
-	/* no compute rate at all: compute is not priced (mo_t_div) */
+	/* no compute rate at all: compute is not priced (t_div) */
 	t->peak = peak * 1e12;
 	t->gemm_eff = d->gemm_efficiency > 0 ? d->gemm_efficiency : 0.7;
 	t->attn_eff = d->attention_efficiency > 0 ? d->attention_efficiency : 0.5;
@@ -83,21 +83,21 @@ static void mo_tdev_init(mo_tdev *t, const mo_device *d)
 		t->intra = 100e9;
 }
 
-static double mo_t_max(double a, double b)
+static double t_max(double a, double b)
 {
 	return a > b ? a : b;
 }
 
 /* amount / rate; 0 when the device has no such rate (a device map may set
  * any constant to 0: that part is then not priced, as the cost pass does) */
-static double mo_t_div(double amount, double rate)
+static double t_div(double amount, double rate)
 {
 	return rate > 0 ? amount / rate : 0.0;
 }
 
 /* Ring collective of `bytes` (the full tensor) over n ranks spanning
  * `span` consecutive ranks. */
-static double mo_t_coll(const mo_tdev *d, mo_est_comm kind, double bytes, double n, double span)
+static double t_coll(const mo_tdev *d, mo_est_comm kind, double bytes, double n, double span)
 {
 	if (n <= 1 || bytes <= 0)
 		return 0.0;
@@ -107,11 +107,11 @@ static double mo_t_coll(const mo_tdev *d, mo_est_comm kind, double bytes, double
 		steps *= 2;
 		share *= 2;
 	}
-	return mo_t_div(share * bytes, bw) + steps * d->lat;
+	return t_div(share * bytes, bw) + steps * d->lat;
 }
 
 /* Wave efficiency: output tiles over the compute units. */
-static double mo_t_waves(const mo_tdev *d, double m, double n)
+static double t_waves(const mo_tdev *d, double m, double n)
 {
 	if (d->units <= 0 || m <= 0 || n <= 0)
 		return 1.0;
@@ -120,20 +120,20 @@ static double mo_t_waves(const mo_tdev *d, double m, double n)
 	return tiles / (waves * d->units);
 }
 
-static double mo_t_gemm(const mo_tdev *d, double flops, double a_el, double c_el,
+static double t_gemm(const mo_tdev *d, double flops, double a_el, double c_el,
 			double groups, double esize)
 {
 	double m = a_el * c_el / (flops / 2.0); /* in = m k, out = m n, F = 2 m n k */
 	if (!(m >= 1.0))
-		return mo_t_div(flops, d->peak * d->gemm_eff);
+		return t_div(flops, d->peak * d->gemm_eff);
 	double k = a_el / m, n = c_el / m;
 	double mg = m / (groups > 1 ? groups : 1);
-	double eff = d->gemm_eff * mo_t_waves(d, mg, n);
+	double eff = d->gemm_eff * t_waves(d, mg, n);
 	double bytes = esize * (a_el + c_el + k * n * (groups > 1 ? groups : 1));
-	return mo_t_max(mo_t_div(flops, d->peak * eff), mo_t_div(bytes, d->hbm));
+	return t_max(t_div(flops, d->peak * eff), t_div(bytes, d->hbm));
 }
 
-static double mo_t_tensor_bytes(const mo_est_graph *g, const int *v, size_t n, bool new_only)
+static double t_tensor_bytes(const mo_est_graph *g, const int *v, size_t n, bool new_only)
 {
 	double s = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -153,7 +153,7 @@ typedef struct mo_tctx {
 
 /* Device seconds of one kernel forward and its backward; the host's
  * launch cost accumulates beside them (mo_t_host_excess). */
-static void mo_t_kernel(const mo_tctx *x, mo_tparts *p, double *slot, double fwd, double bwd,
+static void t_kernel(const mo_tctx *x, mo_tparts *p, double *slot, double fwd, double bwd,
 			double kf, double kb)
 {
 	*slot += fwd + bwd;
@@ -165,48 +165,48 @@ static void mo_t_kernel(const mo_tctx *x, mo_tparts *p, double *slot, double fwd
 
 /* A collective and its backward dual: group by what it exchanges. Its
  * host cost shows where it exceeds the transfer (launch-bound). */
-static void mo_t_comm(const mo_tctx *x, mo_tparts *p, const mo_est_op *op)
+static void t_comm(const mo_tctx *x, mo_tparts *p, const mo_est_op *op)
 {
 	double b = (double)op->comm_bytes, t, *slot;
 	if (op->comm == MO_COMM_ALLTOALL) {
-		t = mo_t_coll(&x->d, op->comm, b, x->ep, x->ep * x->etp);
+		t = t_coll(&x->d, op->comm, b, x->ep, x->ep * x->etp);
 		slot = &p->ep;
 	} else if (op->name && strstr(op->name, "core_attention")) {
-		t = mo_t_coll(&x->d, op->comm, b, x->cp, x->cp * x->tp);
+		t = t_coll(&x->d, op->comm, b, x->cp, x->cp * x->tp);
 		slot = &p->cp;
 	} else {
-		t = mo_t_coll(&x->d, op->comm, b, x->tp, x->tp);
+		t = t_coll(&x->d, op->comm, b, x->tp, x->tp);
 		slot = &p->tp;
 	}
-	mo_t_kernel(x, p, slot, t, t, 1, 1);
+	t_kernel(x, p, slot, t, t, 1, 1);
 }
 
-static void mo_t_op(const mo_tctx *x, const mo_est_graph *g, const mo_est_op *op, mo_tparts *p)
+static void t_op(const mo_tctx *x, const mo_est_graph *g, const mo_est_op *op, mo_tparts *p)
 {
 	const mo_tdev *d = &x->d;
 	if (op->comm != MO_COMM_NONE) {
-		mo_t_comm(x, p, op);
+		t_comm(x, p, op);
 		return;
 	}
 	if (op->flops > 0 && op->name && strstr(op->name, "attention")) {
-		double f = mo_t_div(0.5 * op->flops, d->peak * d->attn_eff);
-		mo_t_kernel(x, p, &p->attn, f, 2.5 * f, 1, 1);
+		double f = t_div(0.5 * op->flops, d->peak * d->attn_eff);
+		t_kernel(x, p, &p->attn, f, 2.5 * f, 1, 1);
 		return;
 	}
 	if (op->flops > 0) {
 		double groups = op->name && strstr(op->name, "grouped") ? x->groups : 1;
-		double a = op->n_in == 1 ? mo_t_tensor_bytes(g, op->in, 1, false) / x->esize : 0;
+		double a = op->n_in == 1 ? t_tensor_bytes(g, op->in, 1, false) / x->esize : 0;
 		double c = op->n_out >= 1 ? (double)g->t[op->out[0]].bytes / x->esize : 0;
-		double f = a > 0 ? mo_t_gemm(d, op->flops, a, c, groups, x->esize)
-				 : mo_t_div(op->flops, d->peak * d->gemm_eff);
-		mo_t_kernel(x, p, &p->gemm, f, 2 * f, 1, 2);
+		double f = a > 0 ? t_gemm(d, op->flops, a, c, groups, x->esize)
+				 : t_div(op->flops, d->peak * d->gemm_eff);
+		t_kernel(x, p, &p->gemm, f, 2 * f, 1, 2);
 		return;
 	}
-	double w = mo_t_tensor_bytes(g, op->out, op->n_out, true);
+	double w = t_tensor_bytes(g, op->out, op->n_out, true);
 	if (w <= 0)
 		return; /* a view: no kernel */
-	double t = mo_t_div(mo_t_tensor_bytes(g, op->in, op->n_in, false) + w, d->hbm);
-	mo_t_kernel(x, p, &p->mem, t, 2 * t, 1, 1);
+	double t = t_div(t_tensor_bytes(g, op->in, op->n_in, false) + w, d->hbm);
+	t_kernel(x, p, &p->mem, t, 2 * t, 1, 1);
 }
 
 /* Whether the layer's forward waits for the device: Megatron's MoE token
@@ -214,7 +214,7 @@ static void mo_t_op(const mo_tctx *x, const mo_est_graph *g, const mo_est_op *op
  * token_dispatcher.py:320 `.cpu()`; alltoall: _maybe_dtoh_and_synchronize
  * at its cuda_sync_point), so the host stops issuing until the device has
  * run everything queued before. */
-static bool mo_t_syncs(const mo_est_graph *g)
+static bool t_syncs(const mo_est_graph *g)
 {
 	for (size_t i = 0; i < g->n_ops; i++)
 		if (g->ops[i].name && strstr(g->ops[i].name, "mlp.router"))
@@ -226,39 +226,39 @@ static bool mo_t_syncs(const mo_est_graph *g)
  * a layer is host-bound when its launch cost exceeds its device time;
  * the difference is the launch-bound excess. A forward that synchronises
  * serialises host and device: its host time adds to its device time. */
-static void mo_t_graph(const mo_tctx *x, const mo_est_graph *g, mo_tparts *p)
+static void t_graph(const mo_tctx *x, const mo_est_graph *g, mo_tparts *p)
 {
 	memset(p, 0, sizeof(*p));
 	for (size_t i = 0; i < g->n_ops; i++)
-		mo_t_op(x, g, &g->ops[i], p);
+		t_op(x, g, &g->ops[i], p);
 	double dev = p->gemm + p->attn + p->mem + p->tp + p->cp + p->ep;
-	if (mo_t_syncs(g)) {
-		double bwd = mo_t_max(dev - p->dev_fwd, p->host - p->host_fwd);
+	if (t_syncs(g)) {
+		double bwd = t_max(dev - p->dev_fwd, p->host - p->host_fwd);
 		p->fwd = p->dev_fwd + p->host_fwd;
 		p->launch = p->fwd + bwd - dev;
 		return;
 	}
-	p->launch = mo_t_max(0, p->host - dev);
-	p->fwd = mo_t_max(p->dev_fwd, p->host_fwd);
+	p->launch = t_max(0, p->host - dev);
+	p->fwd = t_max(p->dev_fwd, p->host_fwd);
 }
 
-static double mo_t_compute(const mo_tparts *p)
+static double t_compute(const mo_tparts *p)
 {
 	return p->gemm + p->attn + p->mem;
 }
 
 /* The CP exchange overlaps the attention kernels: what exceeds them. */
-static double mo_t_cp_exposed(const mo_tparts *p)
+static double t_cp_exposed(const mo_tparts *p)
 {
-	return mo_t_max(0, p->cp - p->attn);
+	return t_max(0, p->cp - p->attn);
 }
 
-static double mo_t_total(const mo_tparts *p)
+static double t_total(const mo_tparts *p)
 {
-	return mo_t_compute(p) + p->launch + p->tp + mo_t_cp_exposed(p) + p->ep;
+	return t_compute(p) + p->launch + p->tp + t_cp_exposed(p) + p->ep;
 }
 
-static void mo_t_add(mo_tparts *a, const mo_tparts *b, double k)
+static void t_add(mo_tparts *a, const mo_tparts *b, double k)
 {
 	a->gemm += k * b->gemm;
 	a->attn += k * b->attn;
@@ -283,35 +283,35 @@ typedef struct mo_tstage {
 	double dp, opt;      /* after the last backward */
 } mo_tstage;
 
-static void mo_t_ctx_init(mo_tctx *x, const mo_estimate *e, const mo_model *m)
+static void t_ctx_init(mo_tctx *x, const mo_estimate *e, const mo_model *m)
 {
 	memset(x, 0, sizeof(*x));
 	x->e = e;
-	mo_tdev_init(&x->d, &e->cfg.dev);
+	tdev_init(&x->d, &e->cfg.dev);
 	x->tp = (double)e->cfg.tp;
 	x->cp = (double)e->cfg.cp;
 	x->ep = (double)e->cfg.ep;
-	x->etp = (double)mo_model_etp(m);
+	x->etp = (double)model_etp(m);
 	if (x->etp < 1)
 		x->etp = 1;
-	x->groups = mo_est_expr("el", &e->dims);
+	x->groups = est_expr("el", &e->dims);
 	if (!(x->groups >= 1))
 		x->groups = 1;
 	x->esize = e->cfg.cbytes > 0 ? e->cfg.cbytes : 2;
 }
 
 /* Seconds of swap the prefetch window leaves exposed (one micro-batch). */
-static double mo_t_swap(const mo_device *dev, double swap_bytes, double pf, double fwd, double bwd)
+static double t_swap(const mo_device *dev, double swap_bytes, double pf, double fwd, double bwd)
 {
 	double host = dev->host_bandwidth_gbs * 1e9;
 	if (swap_bytes <= 0 || host <= 0)
 		return 0;
 	double xfer = swap_bytes / host;
 	double hidden = fmin(xfer, pf * fwd) + fmin(xfer, pf * bwd);
-	return mo_t_max(0, 2 * xfer - hidden);
+	return t_max(0, 2 * xfer - hidden);
 }
 
-double mo_est_time_recompute(const mo_estimate *e, size_t type, double recompute_flops,
+double est_time_recompute(const mo_estimate *e, size_t type, double recompute_flops,
 			     uint64_t comm_bytes)
 {
 	double ff = e->types[type].g.flops, t = 0;
@@ -319,34 +319,34 @@ double mo_est_time_recompute(const mo_estimate *e, size_t type, double recompute
 		t += e->type_fwd_s[type] * fmin(1.0, recompute_flops / ff);
 	if (comm_bytes > 0) {
 		mo_tdev d;
-		mo_tdev_init(&d, &e->cfg.dev);
-		t += mo_t_coll(&d, MO_COMM_ALLGATHER, (double)comm_bytes, (double)e->cfg.tp,
+		tdev_init(&d, &e->cfg.dev);
+		t += t_coll(&d, MO_COMM_ALLGATHER, (double)comm_bytes, (double)e->cfg.tp,
 			       (double)e->cfg.tp);
 	}
 	return t;
 }
 
-double mo_est_time_swap(const mo_estimate *e, size_t type, uint64_t swap_bytes, int64_t prefetch)
+double est_time_swap(const mo_estimate *e, size_t type, uint64_t swap_bytes, int64_t prefetch)
 {
-	return mo_t_swap(&e->cfg.dev, (double)swap_bytes, (double)prefetch, e->type_fwd_s[type],
+	return t_swap(&e->cfg.dev, (double)swap_bytes, (double)prefetch, e->type_fwd_s[type],
 			 e->type_bwd_s[type]);
 }
 
-static void mo_t_layers(const mo_tctx *x, const mo_tparts *types, mo_tstage *st)
+static void t_layers(const mo_tctx *x, const mo_tparts *types, mo_tstage *st)
 {
 	const mo_estimate *e = x->e;
 	for (size_t i = 0; i < e->n_layers; i++) {
 		const mo_estimate_layer *l = &e->layers[i];
 		size_t t = e->res[e->layer_res[i]].type;
 		mo_tstage *s = &st[l->stage];
-		mo_t_add(&s->p, &types[t], 1.0);
-		s->recompute += mo_est_time_recompute(e, t, l->recompute_flops, l->comm_recompute_bytes);
-		s->swap += mo_est_time_swap(e, t, l->swap_bytes, e->cfg.prefetch);
+		t_add(&s->p, &types[t], 1.0);
+		s->recompute += est_time_recompute(e, t, l->recompute_flops, l->comm_recompute_bytes);
+		s->swap += est_time_swap(e, t, l->swap_bytes, e->cfg.prefetch);
 	}
 }
 
 /* Gradient reduce and parameter gather over DP x CP after the backward. */
-static double mo_t_dp(const mo_tctx *x, const mo_model *m, const mo_estimate_stage *es,
+static double t_dp(const mo_tctx *x, const mo_model *m, const mo_estimate_stage *es,
 		      const mo_tstage *s)
 {
 	const mo_estimate *e = x->e;
@@ -357,9 +357,9 @@ static double mo_t_dp(const mo_tctx *x, const mo_model *m, const mo_estimate_sta
 		return 0;
 	double grads = (double)es->gradients_bytes, params = (double)es->weights_bytes;
 	bool dist = m->distributed_optimizer || e->cfg.dps > 1;
-	double red = mo_t_coll(&x->d, dist ? MO_COMM_REDUCESCATTER : MO_COMM_ALLREDUCE,
+	double red = t_coll(&x->d, dist ? MO_COMM_REDUCESCATTER : MO_COMM_ALLREDUCE,
 			       dist && e->cfg.dps <= 1 ? grads : grads * (double)e->cfg.dps, n, span);
-	double gat = dist ? mo_t_coll(&x->d, MO_COMM_ALLGATHER,
+	double gat = dist ? t_coll(&x->d, MO_COMM_ALLGATHER,
 				      e->cfg.dps > 1 ? params * (double)e->cfg.dps : params, n, span)
 			  : 0;
 	if (!m->overlap_grad_reduce)
@@ -368,34 +368,34 @@ static double mo_t_dp(const mo_tctx *x, const mo_model *m, const mo_estimate_sta
 	double buckets = e->cfg.bucket_params > 0 ? ceil(local / e->cfg.bucket_params) : 1;
 	if (buckets < 1)
 		buckets = 1;
-	return mo_t_max(red - s->bwd_last, red / buckets) + mo_t_max(gat - s->fwd, gat / buckets);
+	return t_max(red - s->bwd_last, red / buckets) + t_max(gat - s->fwd, gat / buckets);
 }
 
 /* The optimizer step: its state read and written, the gradients read,
  * the compute-dtype parameters written. */
-static double mo_t_opt(const mo_tctx *x, const mo_estimate_stage *es)
+static double t_opt(const mo_tctx *x, const mo_estimate_stage *es)
 {
 	double bytes = 2.0 * (double)es->optimizer_bytes + (double)es->gradients_bytes +
 		       (double)es->weights_bytes;
-	return mo_t_div(bytes, x->d.hbm);
+	return t_div(bytes, x->d.hbm);
 }
 
-static void mo_t_ends(const mo_tctx *x, const mo_tparts *embed, const mo_tparts *head,
+static void t_ends(const mo_tctx *x, const mo_tparts *embed, const mo_tparts *head,
 		      mo_tstage *st, size_t n)
 {
 	const mo_estimate *e = x->e;
-	mo_t_add(&st[0].p, embed, 1.0);
-	mo_t_add(&st[n - 1].p, head, (double)(1 + e->cfg.mtp));
+	t_add(&st[0].p, embed, 1.0);
+	t_add(&st[n - 1].p, head, (double)(1 + e->cfg.mtp));
 	if (e->cfg.pp <= 1)
 		return;
-	double b = mo_est_expr("tsp", &e->dims) * mo_est_expr("h", &e->dims) * x->esize;
+	double b = est_expr("tsp", &e->dims) * est_expr("h", &e->dims) * x->esize;
 	double span = (double)e->cfg.world / (double)e->cfg.pp;
-	double t = mo_t_coll(&x->d, MO_COMM_ALLGATHER, 2.0 * b, 2, span * 2);
+	double t = t_coll(&x->d, MO_COMM_ALLGATHER, 2.0 * b, 2, span * 2);
 	for (size_t s = 0; s < n; s++)
 		st[s].p2p = (s > 0 ? t : 0) + (s + 1 < n ? t : 0);
 }
 
-static const char *mo_t_largest(const mo_estimate_time *t)
+static const char *t_largest(const mo_estimate_time *t)
 {
 	const char *names[] = {"compute", "tp communication", "cp communication",
 			       "ep communication", "pp communication", "dp communication",
@@ -413,7 +413,7 @@ static const char *mo_t_largest(const mo_estimate_time *t)
 
 /* The model's FLOPs of one step over the whole job: 3 x forward (the
  * tables count attention unmasked, as Megatron's MFU formula does). */
-static double mo_t_model_flops(const mo_estimate *e)
+static double t_model_flops(const mo_estimate *e)
 {
 	double per_device = 0;
 	for (size_t i = 0; i < e->n_layers; i++)
@@ -424,7 +424,7 @@ static double mo_t_model_flops(const mo_estimate *e)
 	return 3.0 * (double)e->cfg.mbn * per_device * per_stage;
 }
 
-static void mo_t_schedule(const mo_tctx *x, const mo_model *m, mo_tstage *st, size_t n,
+static void t_schedule(const mo_tctx *x, const mo_model *m, mo_tstage *st, size_t n,
 			  mo_estimate_time *out, double *base)
 {
 	const mo_estimate *e = x->e;
@@ -433,30 +433,30 @@ static void mo_t_schedule(const mo_tctx *x, const mo_model *m, mo_tstage *st, si
 	size_t slow = 0;
 	for (size_t s = 0; s < n; s++) {
 		mo_tstage *t = &st[s];
-		double work = mo_t_total(&t->p);
+		double work = t_total(&t->p);
 		t->fwd = t->p.fwd;
 		t->bwd_last = work - t->p.fwd + t->recompute;
 		t->per_mb = work + t->recompute + t->swap + t->p2p;
 		t->per_mb_base = work + t->p2p;
-		t->dp = mo_t_dp(x, m, &e->stages[s], t);
-		t->opt = mo_t_opt(x, &e->stages[s]);
+		t->dp = t_dp(x, m, &e->stages[s], t);
+		t->opt = t_opt(x, &e->stages[s]);
 		sum += t->per_mb;
 		sum_base += t->per_mb_base;
 		if (t->per_mb > maxt) {
 			maxt = t->per_mb;
 			slow = s;
 		}
-		maxb = mo_t_max(maxb, t->per_mb_base);
-		tail = mo_t_max(tail, t->dp + t->opt);
+		maxb = t_max(maxb, t->per_mb_base);
+		tail = t_max(tail, t->dp + t->opt);
 	}
 	const mo_tstage *w = &st[slow];
 	out->slowest_stage = slow;
 	out->gemm_seconds = mb * w->p.gemm;
 	out->attention_seconds = mb * w->p.attn;
 	out->memory_bound_seconds = mb * w->p.mem;
-	out->compute_seconds = mb * mo_t_compute(&w->p);
+	out->compute_seconds = mb * t_compute(&w->p);
 	out->comm_tp_seconds = mb * w->p.tp;
-	out->comm_cp_seconds = mb * mo_t_cp_exposed(&w->p);
+	out->comm_cp_seconds = mb * t_cp_exposed(&w->p);
 	out->comm_ep_seconds = mb * w->p.ep;
 	out->comm_pp_seconds = mb * w->p2p;
 	out->recompute_seconds = mb * w->recompute;
@@ -476,52 +476,52 @@ static void mo_t_schedule(const mo_tctx *x, const mo_model *m, mo_tstage *st, si
 	*base = mb * maxb + (sum_base - maxb) / v + tail + x->d.fixed;
 }
 
-static void mo_t_rates(const mo_estimate *e, const mo_model *m, mo_estimate_time *t)
+static void t_rates(const mo_estimate *e, const mo_model *m, mo_estimate_time *t)
 {
 	double world = (double)(e->cfg.world > 0 ? e->cfg.world : 1);
-	double dp = mo_t_div(world, (double)e->cfg.tp * (double)e->cfg.cp *
+	double dp = t_div(world, (double)e->cfg.tp * (double)e->cfg.cp *
 					(double)(e->cfg.pp > 0 ? e->cfg.pp : 1));
 	double tokens = (double)e->cfg.mbn * (double)m->micro_batch_size *
 			(double)m->seq_length * dp;
 	double peak = (e->cfg.dev.peak_tflops > 0 ? e->cfg.dev.peak_tflops
 						  : e->cfg.dev.tflops / 0.7) * 1e12;
-	t->model_flops = mo_t_model_flops(e);
+	t->model_flops = t_model_flops(e);
 	if (t->step_seconds > 0) {
-		t->tokens_per_second_per_device = mo_t_div(tokens / t->step_seconds, world);
-		t->mfu = mo_t_div(t->model_flops, t->step_seconds * world * peak);
+		t->tokens_per_second_per_device = t_div(tokens / t->step_seconds, world);
+		t->mfu = t_div(t->model_flops, t->step_seconds * world * peak);
 	}
-	t->largest_term = mo_t_largest(t);
+	t->largest_term = t_largest(t);
 }
 
 /* Writes e->time, the stages' compute / overhead seconds and the cost's
  * step seconds. */
-int mo_est_time(mo_estimate *e, const mo_model *m)
+int est_time(mo_estimate *e, const mo_model *m)
 {
 	mo_tctx x;
-	mo_t_ctx_init(&x, e, m);
+	t_ctx_init(&x, e, m);
 	size_t n = e->n_stages;
-	mo_tparts *types = mo_arena_alloc(e->a, (e->n_types + 2) * sizeof(*types));
-	mo_tstage *st = mo_arena_alloc(e->a, n * sizeof(*st));
+	mo_tparts *types = arena_alloc(e->a, (e->n_types + 2) * sizeof(*types));
+	mo_tstage *st = arena_alloc(e->a, n * sizeof(*st));
 	if (!types || !st || n == 0)
 		return -1;
 	memset(st, 0, n * sizeof(*st));
-	e->type_fwd_s = mo_arena_alloc(e->a, (e->n_types + 1) * sizeof(double));
-	e->type_bwd_s = mo_arena_alloc(e->a, (e->n_types + 1) * sizeof(double));
+	e->type_fwd_s = arena_alloc(e->a, (e->n_types + 1) * sizeof(double));
+	e->type_bwd_s = arena_alloc(e->a, (e->n_types + 1) * sizeof(double));
 	if (!e->type_fwd_s || !e->type_bwd_s)
 		return -1;
 	for (size_t t = 0; t < e->n_types; t++) {
-		mo_t_graph(&x, &e->types[t].g, &types[t]);
+		t_graph(&x, &e->types[t].g, &types[t]);
 		e->type_fwd_s[t] = types[t].fwd;
-		e->type_bwd_s[t] = mo_t_total(&types[t]) - types[t].fwd;
+		e->type_bwd_s[t] = t_total(&types[t]) - types[t].fwd;
 	}
-	mo_t_graph(&x, &e->embed, &types[e->n_types]);
-	mo_t_graph(&x, &e->head, &types[e->n_types + 1]);
-	mo_t_layers(&x, types, st);
-	mo_t_ends(&x, &types[e->n_types], &types[e->n_types + 1], st, n);
+	t_graph(&x, &e->embed, &types[e->n_types]);
+	t_graph(&x, &e->head, &types[e->n_types + 1]);
+	t_layers(&x, types, st);
+	t_ends(&x, &types[e->n_types], &types[e->n_types + 1], st, n);
 	double base = 0;
 	memset(&e->time, 0, sizeof(e->time));
-	mo_t_schedule(&x, m, st, n, &e->time, &base);
-	mo_t_rates(e, m, &e->time);
+	t_schedule(&x, m, st, n, &e->time, &base);
+	t_rates(e, m, &e->time);
 	for (size_t s = 0; s < n; s++) {
 		e->stages[s].compute_seconds = (double)e->cfg.mbn * st[s].per_mb_base;
 		e->stages[s].overhead_seconds = (double)e->cfg.mbn * (st[s].recompute + st[s].swap);

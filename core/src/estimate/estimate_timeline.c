@@ -16,10 +16,10 @@
 
 /* ---- stages ------------------------------------------------------------------ */
 
-static int mo_est_chunk_add(mo_estimate *e, mo_est_chunk *c, size_t cap, int64_t id)
+static int est_chunk_add(mo_estimate *e, mo_est_chunk *c, size_t cap, int64_t id)
 {
 	if (!c->ids) {
-		c->ids = mo_arena_alloc(e->a, (cap ? cap : 1) * sizeof(int64_t));
+		c->ids = arena_alloc(e->a, (cap ? cap : 1) * sizeof(int64_t));
 		if (!c->ids)
 			return -1;
 	}
@@ -28,32 +28,32 @@ static int mo_est_chunk_add(mo_estimate *e, mo_est_chunk *c, size_t cap, int64_t
 }
 
 /* Virtual stage k (chunk k / P of stage k % P) -> chunks[stage * V + chunk]. */
-static mo_est_chunk *mo_est_vstage(mo_estimate *e, size_t k)
+static mo_est_chunk *est_vstage(mo_estimate *e, size_t k)
 {
 	size_t P = (size_t)e->cfg.pp;
 	return &e->chunks[(k % P) * (size_t)e->cfg.vpp + k / P];
 }
 
-static int mo_est_stages_auto(mo_estimate *e, size_t nv, bool *named)
+static int est_stages_auto(mo_estimate *e, size_t nv, bool *named)
 {
 	int64_t L = e->cfg.num_layers, total = L + e->cfg.mtp;
 	int64_t id = 0;
 	for (size_t k = 0; k < nv; k++) {
 		int64_t n = L / (int64_t)nv + ((int64_t)k < L % (int64_t)nv);
-		mo_est_chunk *c = mo_est_vstage(e, k);
+		mo_est_chunk *c = est_vstage(e, k);
 		size_t cap = (size_t)n + (k + 1 == nv ? (size_t)e->cfg.mtp : 0);
 		for (int64_t i = 0; i < n; i++, id++)
-			if (mo_est_chunk_add(e, c, cap, id) != 0)
+			if (est_chunk_add(e, c, cap, id) != 0)
 				return -1;
 	}
 	for (; id < total; id++) /* MTP layers: the last virtual stage */
-		if (!named[id] && mo_est_chunk_add(e, mo_est_vstage(e, nv - 1),
+		if (!named[id] && est_chunk_add(e, est_vstage(e, nv - 1),
 						   (size_t)e->cfg.mtp, id) != 0)
 			return -1;
 	return 0;
 }
 
-static int64_t mo_est_list_count(const mo_layers *l, int64_t total)
+static int64_t est_list_count(const mo_layers *l, int64_t total)
 {
 	int64_t n = 0;
 	for (size_t i = 0; i < l->n; i++)
@@ -64,31 +64,31 @@ static int64_t mo_est_list_count(const mo_layers *l, int64_t total)
 
 /* Explicit per-stage lists (pipeline_parallel_layers_per_stage), which the
  * `parallel` rule has checked; MTP layers they do not name go last. */
-static int mo_est_stages_lists(mo_estimate *e, const mo_model *m, size_t nv, bool *named)
+static int est_stages_lists(mo_estimate *e, const mo_model *m, size_t nv, bool *named)
 {
 	int64_t total = e->cfg.num_layers + e->cfg.mtp;
 	for (size_t k = 0; k < nv; k++) {
 		const mo_layers *l = &m->stage_layers[k];
-		mo_est_chunk *c = mo_est_vstage(e, k);
-		size_t cap = (size_t)mo_est_list_count(l, total) +
+		mo_est_chunk *c = est_vstage(e, k);
+		size_t cap = (size_t)est_list_count(l, total) +
 			     (k + 1 == nv ? (size_t)e->cfg.mtp : 0);
 		for (size_t i = 0; i < l->n; i++)
 			for (uint64_t id = l->r[i].lo; id <= l->r[i].hi && id < (uint64_t)total; id++) {
 				if (named[id])
 					continue;
 				named[id] = true;
-				if (mo_est_chunk_add(e, c, cap, (int64_t)id) != 0)
+				if (est_chunk_add(e, c, cap, (int64_t)id) != 0)
 					return -1;
 			}
 	}
-	mo_est_chunk *last = mo_est_vstage(e, nv - 1);
+	mo_est_chunk *last = est_vstage(e, nv - 1);
 	for (int64_t id = e->cfg.num_layers; id < total; id++)
-		if (!named[id] && mo_est_chunk_add(e, last, (size_t)e->cfg.mtp, id) != 0)
+		if (!named[id] && est_chunk_add(e, last, (size_t)e->cfg.mtp, id) != 0)
 			return -1;
 	return 0;
 }
 
-static void mo_est_stage_fill(mo_estimate *e)
+static void est_stage_fill(mo_estimate *e)
 {
 	size_t V = (size_t)e->cfg.vpp;
 	for (size_t s = 0; s < e->n_stages; s++) {
@@ -107,34 +107,34 @@ static void mo_est_stage_fill(mo_estimate *e)
 	}
 }
 
-int mo_est_stages(mo_estimate *e, const mo_model *m, mo_error *err)
+int est_stages(mo_estimate *e, const mo_model *m, mo_error *err)
 {
 	size_t P = (size_t)e->cfg.pp, V = (size_t)e->cfg.vpp, nv = P * V;
 	int64_t total = e->cfg.num_layers + e->cfg.mtp;
 	e->n_stages = P;
-	e->stages = mo_arena_alloc(e->a, P * sizeof(*e->stages));
-	e->chunks = mo_arena_alloc(e->a, nv * sizeof(*e->chunks));
+	e->stages = arena_alloc(e->a, P * sizeof(*e->stages));
+	e->chunks = arena_alloc(e->a, nv * sizeof(*e->chunks));
 	bool *named = calloc((size_t)total + 1, sizeof(bool));
 	int rc = -1;
 	if (!e->stages || !e->chunks || !named)
 		goto out;
 	if (m->n_stage_layers == nv)
-		rc = mo_est_stages_lists(e, m, nv, named);
+		rc = est_stages_lists(e, m, nv, named);
 	else
-		rc = mo_est_stages_auto(e, nv, named);
+		rc = est_stages_auto(e, nv, named);
 	if (rc == 0)
-		mo_est_stage_fill(e);
+		est_stage_fill(e);
 out:
 	free(named);
 	if (rc != 0)
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 	return rc;
 }
 
 /* ---- the timeline of one stage ------------------------------------------------ */
 
 
-static void mo_timeline_track(mo_timeline *t, int64_t mb, int layers, unsigned set, unsigned clear)
+static void timeline_track(mo_timeline *t, int64_t mb, int layers, unsigned set, unsigned clear)
 {
 	if (!t->replay)
 		return;
@@ -143,7 +143,7 @@ static void mo_timeline_track(mo_timeline *t, int64_t mb, int layers, unsigned s
 }
 
 /* In a replay: the first event equal to the one wanted freezes the state. */
-static void mo_timeline_watch(mo_timeline *t, mo_estimate_event_kind kind, int64_t mb,
+static void timeline_watch(mo_timeline *t, mo_estimate_event_kind kind, int64_t mb,
 			int64_t layer)
 {
 	if (t->got || kind != t->want.kind || mb != t->want.micro_batch ||
@@ -155,11 +155,11 @@ static void mo_timeline_watch(mo_timeline *t, mo_estimate_event_kind kind, int64
 	memcpy(t->snap->ends, t->now.ends, (size_t)t->now.mbn);
 }
 
-static void mo_timeline_emit(mo_timeline *t, mo_estimate_event_kind kind, int64_t mb, int64_t layer,
+static void timeline_emit(mo_timeline *t, mo_estimate_event_kind kind, int64_t mb, int64_t layer,
 		       const uint64_t *extra)
 {
 	if (t->replay) {
-		mo_timeline_watch(t, kind, mb, layer);
+		timeline_watch(t, kind, mb, layer);
 		return;
 	}
 	if (t->full)
@@ -173,8 +173,8 @@ static void mo_timeline_emit(mo_timeline *t, mo_estimate_event_kind kind, int64_
 	ev->layer = layer;
 	uint64_t total = 0;
 	for (int b = 0; b < MO_EST_BUCKETS; b++) {
-		ev->bytes[b] = mo_u64_add(t->state[b], extra ? extra[b] : 0);
-		total = mo_u64_add(total, ev->bytes[b]);
+		ev->bytes[b] = u64_add(t->state[b], extra ? extra[b] : 0);
+		total = u64_add(total, ev->bytes[b]);
 	}
 	ev->total = total;
 	if (t->probe) { /* the unit's first highest event */
@@ -195,17 +195,17 @@ static void mo_timeline_emit(mo_timeline *t, mo_estimate_event_kind kind, int64_
 	}
 }
 
-static size_t mo_timeline_type(const mo_estimate *e, int64_t id)
+static size_t timeline_type(const mo_estimate *e, int64_t id)
 {
 	return e->res[e->layer_res[id]].type;
 }
 
-uint64_t mo_timeline_input_pair(const mo_estimate *e)
+uint64_t timeline_input_pair(const mo_estimate *e)
 {
-	return mo_u64_mul(2, e->cfg.pp_input);
+	return u64_mul(2, e->cfg.pp_input);
 }
 
-static void mo_timeline_forward(mo_timeline *t, int64_t mb, const mo_est_chunk *c, bool first,
+static void timeline_forward(mo_timeline *t, int64_t mb, const mo_est_chunk *c, bool first,
 			bool last)
 {
 	const mo_estimate *e = t->e;
@@ -213,13 +213,13 @@ static void mo_timeline_forward(mo_timeline *t, int64_t mb, const mo_est_chunk *
 	/* the chunk's first forward of the step replaces the input (and its
 	 * gradient) it kept from the previous step (a replay keeps no figures) */
 	if (!first && mb == 0 && !t->replay) {
-		uint64_t pair = mo_timeline_input_pair(e), *held = &t->state[MO_EST_PIPELINE_INPUTS];
+		uint64_t pair = timeline_input_pair(e), *held = &t->state[MO_EST_PIPELINE_INPUTS];
 		*held = *held > pair ? *held - pair : 0;
 	}
 	if (first) {
 		t->state[MO_EST_ACTIVATIONS] += e->embed_k.kept;
-		mo_timeline_track(t, mb, 0, 1, 0);
-		mo_timeline_emit(t, MO_EV_EMBED_FORWARD, mb, -1, NULL);
+		timeline_track(t, mb, 0, 1, 0);
+		timeline_emit(t, MO_EV_EMBED_FORWARD, mb, -1, NULL);
 	}
 	for (size_t i = 0; i < c->n; i++) {
 		const mo_estimate_layer *l = &e->layers[c->ids[i]];
@@ -227,23 +227,23 @@ static void mo_timeline_forward(mo_timeline *t, int64_t mb, const mo_est_chunk *
 		extra[MO_EST_SWAP_BUFFERS] = l->swap_bytes; /* until offloaded */
 		extra[MO_EST_GRADIENTS] = t->grads;
 		if (!t->pp_resident)
-			extra[MO_EST_GATHERED] = mo_u64_of(t->gathered[mo_timeline_type(e, c->ids[i])]);
-		t->state[MO_EST_ACTIVATIONS] = mo_u64_add(t->state[MO_EST_ACTIVATIONS], l->activation_bytes);
+			extra[MO_EST_GATHERED] = u64_of(t->gathered[timeline_type(e, c->ids[i])]);
+		t->state[MO_EST_ACTIVATIONS] = u64_add(t->state[MO_EST_ACTIVATIONS], l->activation_bytes);
 		/* the first GEMM allocates the workspaces; they stay */
-		t->state[MO_EST_WORKSPACES] = mo_u64_add(e->cfg.workspace, t->caches);
-		mo_timeline_track(t, mb, 1, 0, 0);
-		mo_timeline_emit(t, MO_EV_FORWARD, mb, c->ids[i], extra);
+		t->state[MO_EST_WORKSPACES] = u64_add(e->cfg.workspace, t->caches);
+		timeline_track(t, mb, 1, 0, 0);
+		timeline_emit(t, MO_EV_FORWARD, mb, c->ids[i], extra);
 	}
 	if (last) {
 		t->state[MO_EST_ACTIVATIONS] += e->head_k.kept * (uint64_t)(1 + e->cfg.mtp);
-		mo_timeline_track(t, mb, 0, 2, 0);
-		mo_timeline_emit(t, MO_EV_LOSS_FORWARD, mb, -1, NULL);
+		timeline_track(t, mb, 0, 2, 0);
+		timeline_emit(t, MO_EV_LOSS_FORWARD, mb, -1, NULL);
 	}
 }
 
 /* Prefetch window: the layer being processed and the next `prefetch`
  * swapped layers of its chunk (backward order). */
-static uint64_t mo_timeline_window(const mo_timeline *t, const mo_est_chunk *c, size_t j)
+static uint64_t timeline_window(const mo_timeline *t, const mo_est_chunk *c, size_t j)
 {
 	uint64_t w = 0;
 	int64_t pf = t->e->cfg.prefetch;
@@ -260,25 +260,25 @@ static uint64_t mo_timeline_window(const mo_timeline *t, const mo_est_chunk *c, 
  * output layer's weight gradient exists full and in fp32 (produced
  * unsharded before FSDP reduce-scatters it) and its weight is all-gathered
  * (the FSDP root unit, not resharded). */
-static uint64_t mo_timeline_loss(const mo_estimate *e)
+static uint64_t timeline_loss(const mo_estimate *e)
 {
 	const mo_est_cfg *c = &e->cfg;
 	if (!c->late_grads)
-		return mo_u64_of(c->tok * c->vocab * c->loss_bytes);
+		return u64_of(c->tok * c->vocab * c->loss_bytes);
 	double head = c->head_params * c->pbytes;
-	return mo_u64_of(head + head * (1.0 - 1.0 / c->fsdp_div));
+	return u64_of(head + head * (1.0 - 1.0 / c->fsdp_div));
 }
 
-static void mo_timeline_backward(mo_timeline *t, int64_t mb, const mo_est_chunk *c, bool first,
+static void timeline_backward(mo_timeline *t, int64_t mb, const mo_est_chunk *c, bool first,
 			bool last)
 {
 	const mo_estimate *e = t->e;
 	uint64_t extra[MO_EST_BUCKETS] = {0};
 	if (last) {
-		extra[MO_EST_LOSS] = mo_timeline_loss(e);
-		mo_timeline_emit(t, MO_EV_LOSS_BACKWARD, mb, -1, extra);
+		extra[MO_EST_LOSS] = timeline_loss(e);
+		timeline_emit(t, MO_EV_LOSS_BACKWARD, mb, -1, extra);
 		t->state[MO_EST_ACTIVATIONS] -= e->head_k.kept * (uint64_t)(1 + e->cfg.mtp);
-		mo_timeline_track(t, mb, 0, 0, 2);
+		timeline_track(t, mb, 0, 0, 2);
 	}
 	for (size_t left = c->n; left > 0; left--) {
 		size_t j = left - 1;
@@ -286,29 +286,29 @@ static void mo_timeline_backward(mo_timeline *t, int64_t mb, const mo_est_chunk 
 		memset(extra, 0, sizeof extra);
 		extra[MO_EST_RECOMPUTED] = l->recomputed_bytes;
 		extra[MO_EST_GRADIENTS] = t->grads;
-		extra[MO_EST_SWAP_BUFFERS] = mo_timeline_window(t, c, j);
+		extra[MO_EST_SWAP_BUFFERS] = timeline_window(t, c, j);
 		if (!t->pp_resident)
-			extra[MO_EST_GATHERED] = mo_u64_of(2 * t->gathered[mo_timeline_type(e, c->ids[j])]);
-		mo_timeline_emit(t, MO_EV_BACKWARD, mb, c->ids[j], extra);
+			extra[MO_EST_GATHERED] = u64_of(2 * t->gathered[timeline_type(e, c->ids[j])]);
+		timeline_emit(t, MO_EV_BACKWARD, mb, c->ids[j], extra);
 		t->state[MO_EST_ACTIVATIONS] -= l->activation_bytes;
-		mo_timeline_track(t, mb, -1, 0, 0);
+		timeline_track(t, mb, -1, 0, 0);
 	}
 	if (first) {
 		memset(extra, 0, sizeof extra);
 		extra[MO_EST_GRADIENTS] = t->grads;
-		mo_timeline_emit(t, MO_EV_EMBED_BACKWARD, mb, -1, extra);
+		timeline_emit(t, MO_EV_EMBED_BACKWARD, mb, -1, extra);
 		t->state[MO_EST_ACTIVATIONS] -= e->embed_k.kept;
-		mo_timeline_track(t, mb, 0, 0, 1);
+		timeline_track(t, mb, 0, 0, 1);
 	} else if (mb == t->last_mb && !t->replay) {
 		/* the chunk keeps its last input and that input's gradient */
 		t->state[MO_EST_PIPELINE_INPUTS] =
-			mo_u64_add(t->state[MO_EST_PIPELINE_INPUTS], mo_timeline_input_pair(e));
+			u64_add(t->state[MO_EST_PIPELINE_INPUTS], timeline_input_pair(e));
 	}
 }
 
 /* Unit k of N (micro-batch x chunk) in Megatron's interleaved order
  * (estimate_schedule.c counts the units of each chunk the same way). */
-static void mo_timeline_unit(const mo_estimate *e, int64_t k, int64_t mbn, bool fwd, int64_t *mb,
+static void timeline_unit(const mo_estimate *e, int64_t k, int64_t mbn, bool fwd, int64_t *mb,
 		       int64_t *chunk)
 {
 	int64_t P = e->cfg.pp, V = e->cfg.vpp;
@@ -328,26 +328,26 @@ static void mo_timeline_unit(const mo_estimate *e, int64_t k, int64_t mbn, bool 
 		*chunk = V - 1 - *chunk;
 }
 
-void mo_timeline_do(mo_timeline *t, int64_t k, bool fwd)
+void timeline_do(mo_timeline *t, int64_t k, bool fwd)
 {
 	const mo_estimate *e = t->e;
 	int64_t mb, ch;
-	if (!t->probe && (t->failed || mo_budget_spent())) {
-		t->failed = true; /* the work budget ran out: mo_est_timeline says so */
+	if (!t->probe && (t->failed || budget_spent())) {
+		t->failed = true; /* the work budget ran out: est_timeline says so */
 		return;
 	}
-	mo_timeline_unit(e, k, t->mbn, fwd, &mb, &ch);
+	timeline_unit(e, k, t->mbn, fwd, &mb, &ch);
 	const mo_est_chunk *c = &e->chunks[t->s * (size_t)e->cfg.vpp + (size_t)ch];
 	t->slot = (size_t)mb * (size_t)e->cfg.vpp + (size_t)ch;
 	bool first = t->s == 0 && ch == 0;
 	bool last = t->s + 1 == e->n_stages && ch == e->cfg.vpp - 1;
 	if (fwd)
-		mo_timeline_forward(t, mb, c, first, last);
+		timeline_forward(t, mb, c, first, last);
 	else
-		mo_timeline_backward(t, mb, c, first, last);
+		timeline_backward(t, mb, c, first, last);
 }
 
-int64_t mo_timeline_warmup(const mo_estimate *e, size_t s, int64_t units)
+int64_t timeline_warmup(const mo_estimate *e, size_t s, int64_t units)
 {
 	int64_t P = e->cfg.pp, V = e->cfg.vpp, r = (int64_t)s;
 	int64_t w = V == 1 ? P - r - 1 : (P - r - 1) * 2 + (V - 1) * P;
@@ -356,40 +356,40 @@ int64_t mo_timeline_warmup(const mo_estimate *e, size_t s, int64_t units)
 
 /* Pipeline inputs stage s keeps between steps: an input and its gradient
  * per chunk that receives one (all but the first stage's first chunk). */
-uint64_t mo_timeline_inputs_kept(const mo_estimate *e, size_t s)
+uint64_t timeline_inputs_kept(const mo_estimate *e, size_t s)
 {
 	uint64_t chunks = (uint64_t)e->cfg.vpp - (s == 0 ? 1 : 0);
-	return mo_u64_mul(chunks, mo_timeline_input_pair(e));
+	return u64_mul(chunks, timeline_input_pair(e));
 }
 
 /* The layers of each type on stage s: count[type] (n_types entries). */
-static void mo_timeline_type_counts(const mo_estimate *e, size_t s, size_t *count)
+static void timeline_type_counts(const mo_estimate *e, size_t s, size_t *count)
 {
 	size_t V = (size_t)e->cfg.vpp;
 	memset(count, 0, e->n_types * sizeof(size_t));
 	for (size_t c = 0; c < V; c++) {
 		const mo_est_chunk *ch = &e->chunks[s * V + c];
 		for (size_t i = 0; i < ch->n; i++)
-			count[mo_timeline_type(e, ch->ids[i])]++;
+			count[timeline_type(e, ch->ids[i])]++;
 	}
 }
 
 /* Caches stage s keeps from the first step on (the `workspaces` bucket
  * besides the GEMM workspaces; framework pytorch): Transformer Engine's
- * dummy weight gradients (estimate_weights.c mo_est_dummy_wgrads), MLA's
+ * dummy weight gradients (estimate_weights.c est_dummy_wgrads), MLA's
  * YaRN rotary tables (cfg.mla_rope_*), the alltoall dispatcher's last
  * routing per MoE layer (cfg.dispatcher_state) and, on the last stage, Megatron's
  * global buffer of the output layer's gathered input (cfg.head_gather). Allocated in the first step and never freed,
  * so in every event of a later step (the figures they are compared with
  * are steps >= 2). 0 when out of memory. */
-uint64_t mo_est_stage_caches(const mo_estimate *e, size_t s)
+uint64_t est_stage_caches(const mo_estimate *e, size_t s)
 {
 	size_t T = e->n_types, small[16], *count = T <= 16 ? small : calloc(T, sizeof(size_t));
 	if (!count)
 		return 0;
-	mo_timeline_type_counts(e, s, count);
+	timeline_type_counts(e, s, count);
 	bool last = s + 1 == e->n_stages;
-	uint64_t sum = mo_est_dummy_wgrads(e, count, last), layers = 0, moe = 0;
+	uint64_t sum = est_dummy_wgrads(e, count, last), layers = 0, moe = 0;
 	for (size_t t = 0; t < T; t++) {
 		layers += count[t];
 		moe += strstr(e->types[t].name, "moe") ? count[t] : 0;
@@ -399,11 +399,11 @@ uint64_t mo_est_stage_caches(const mo_estimate *e, size_t s)
 	/* MLA's YaRN tables: every attention module's cos/sin, the embedding
 	 * of the last 32 called (cfg.mla_rope_*) */
 	uint64_t cached = layers < MO_EST_ROPE_LRU ? layers : MO_EST_ROPE_LRU;
-	sum = mo_u64_add(sum, mo_u64_mul(layers, e->cfg.mla_rope_module));
-	sum = mo_u64_add(sum, mo_u64_mul(cached, e->cfg.mla_rope_lru));
+	sum = u64_add(sum, u64_mul(layers, e->cfg.mla_rope_module));
+	sum = u64_add(sum, u64_mul(cached, e->cfg.mla_rope_lru));
 	/* the alltoall dispatcher's last micro-batch, per MoE layer */
-	sum = mo_u64_add(sum, mo_u64_mul(moe, e->cfg.dispatcher_state));
-	return mo_u64_add(sum, last ? e->cfg.head_gather : 0);
+	sum = u64_add(sum, u64_mul(moe, e->cfg.dispatcher_state));
+	return u64_add(sum, last ? e->cfg.head_gather : 0);
 }
 
 /* Weights, gradients, optimizer states, resident gathered weights and
@@ -411,22 +411,22 @@ uint64_t mo_est_stage_caches(const mo_estimate *e, size_t s)
  * out[0..4]; out[5]: the optimizer update's scratch, for the stage's largest
  * local parameter tensor (the embedding / output layer where the stage has
  * them, else its layers' largest weight). */
-static void mo_timeline_static_sums(const mo_estimate *e, size_t s, uint64_t out[6])
+static void timeline_static_sums(const mo_estimate *e, size_t s, uint64_t out[6])
 {
 	double w = 0, g = 0, o = 0, ga = 0, ug = 0, big = 0;
 	size_t T = e->n_types;
 	size_t small[16], *count = T <= 16 ? small : calloc(T, sizeof(size_t));
 	if (!count)
 		return; /* out[] keeps the zeros the caller gave it */
-	mo_timeline_type_counts(e, s, count);
+	timeline_type_counts(e, s, count);
 	for (size_t k = 0; k < T; k++) { /* per type once, times its layers */
 		if (!count[k])
 			continue;
 		double lw, lg, lo, lga, lug, n = (double)count[k];
-		mo_est_layer_static(e, &e->types[k], &lw, &lg, &lo, &lga);
-		mo_est_layer_pp_resident(e, &e->types[k], &lga, &lug);
+		est_layer_static(e, &e->types[k], &lw, &lg, &lo, &lga);
+		est_layer_pp_resident(e, &e->types[k], &lga, &lug);
 		w += n * lw, g += n * lg, o += n * lo, ga += n * lga, ug += n * lug;
-		double mx = mo_est_type_max_local(e, &e->types[k]);
+		double mx = est_type_max_local(e, &e->types[k]);
 		big = mx > big ? mx : big;
 	}
 	if (count != small)
@@ -438,26 +438,26 @@ static void mo_timeline_static_sums(const mo_estimate *e, size_t s, uint64_t out
 	g += extra / cf->fsdp_div * cf->gbytes;
 	/* the distributed optimizer's buffer padding: parameters and
 	 * gradients only (the optimizer's shards cover real elements) */
-	double pad = mo_est_buffer_padding(cf, w / cf->pbytes);
+	double pad = est_buffer_padding(cf, w / cf->pbytes);
 	w += pad * cf->pbytes;
 	g += pad * cf->gbytes;
 	o += extra / cf->opt_div * cf->obytes;
-	out[0] = mo_u64_of(w);
-	out[1] = mo_u64_of(g);
-	out[2] = mo_u64_of(o);
-	out[3] = e->cfg.pp > 1 ? mo_u64_of(ga) : 0;
-	out[4] = e->cfg.pp > 1 ? mo_u64_of(ug) : 0;
+	out[0] = u64_of(w);
+	out[1] = u64_of(g);
+	out[2] = u64_of(o);
+	out[3] = e->cfg.pp > 1 ? u64_of(ga) : 0;
+	out[4] = e->cfg.pp > 1 ? u64_of(ug) : 0;
 	/* the output layer's weight has the embedding's shape */
 	bool table = s == 0 || (s + 1 == e->n_stages && cf->head_params > cf->embed_params);
 	double tbl = table ? cf->embed_params / cf->fsdp_div : 0;
-	out[5] = mo_u64_of((tbl > big ? tbl : big) * cf->opt_scratch);
+	out[5] = u64_of((tbl > big ? tbl : big) * cf->opt_scratch);
 }
 
 /* The stage's static state in t: weights, gradients, optimizer states,
  * resident gathered weights, the pipeline inputs kept from the previous
  * step and the caches the first step allocated (the workspaces join them
- * at the first GEMM). v: mo_timeline_static_sums. */
-static void mo_timeline_static_state(mo_timeline *t, const uint64_t v[6])
+ * at the first GEMM). v: timeline_static_sums. */
+static void timeline_static_state(mo_timeline *t, const uint64_t v[6])
 {
 	const mo_estimate *e = t->e;
 	memset(t->state, 0, sizeof t->state);
@@ -468,63 +468,63 @@ static void mo_timeline_static_state(mo_timeline *t, const uint64_t v[6])
 	t->state[MO_EST_GATHERED] = t->pp_resident ? v[3] : 0;
 	t->opt_scratch = v[5];
 	t->unsharded_grads = v[4];
-	t->state[MO_EST_PIPELINE_INPUTS] = mo_timeline_inputs_kept(e, t->s);
-	t->caches = mo_est_stage_caches(e, t->s);
+	t->state[MO_EST_PIPELINE_INPUTS] = timeline_inputs_kept(e, t->s);
+	t->caches = est_stage_caches(e, t->s);
 	t->state[MO_EST_WORKSPACES] = t->caches;
 }
 
-static void mo_timeline_static(mo_timeline *t)
+static void timeline_static(mo_timeline *t)
 {
 	mo_estimate *e = t->out;
 	mo_estimate_stage *st = &e->stages[t->s];
 	uint64_t v[6] = {0};
-	mo_timeline_static_sums(e, t->s, v);
+	timeline_static_sums(e, t->s, v);
 	st->weights_bytes = v[0];
 	st->gradients_bytes = v[1] + v[4];
 	st->optimizer_bytes = v[2];
-	mo_timeline_static_state(t, v);
+	timeline_static_state(t, v);
 }
 
-int mo_est_stage_closed_form(const mo_estimate *e, size_t s, mo_sched_peak *out)
+int est_stage_closed_form(const mo_estimate *e, size_t s, mo_sched_peak *out)
 {
 	uint64_t v[6] = {0};
 	if (s >= e->n_stages)
 		return -1;
-	mo_timeline_static_sums(e, s, v);
+	timeline_static_sums(e, s, v);
 	double *gathered = calloc(e->n_types + 1, sizeof(double));
 	if (!gathered)
 		return -1;
 	for (size_t i = 0; i < e->n_types; i++) {
 		double w, g, o;
-		mo_est_layer_static(e, &e->types[i], &w, &g, &o, &gathered[i]);
+		est_layer_static(e, &e->types[i], &w, &g, &o, &gathered[i]);
 	}
 	mo_timeline t = {.e = e, .out = (mo_estimate *)e, .s = s, .mbn = e->cfg.mbn,
 			 .gathered = gathered, .pp_resident = e->cfg.pp > 1};
-	mo_timeline_static_state(&t, v);
-	int rc = mo_sched_stage_peak(&t, out);
+	timeline_static_state(&t, v);
+	int rc = sched_stage_peak(&t, out);
 	free(gathered);
 	return rc;
 }
 
-static const char *mo_timeline_name(mo_estimate *e, const mo_estimate_event *ev)
+static const char *timeline_name(mo_estimate *e, const mo_estimate_event *ev)
 {
 	char buf[96];
 	mo_estimate_event_name(ev, buf, sizeof buf);
-	return mo_arena_strdup(e->a, buf);
+	return arena_strdup(e->a, buf);
 }
 
-void mo_timeline_optimizer(mo_timeline *t)
+void timeline_optimizer(mo_timeline *t)
 {
 	uint64_t extra[MO_EST_BUCKETS] = {0};
 	extra[MO_EST_GRADIENTS] = t->grads;
 	extra[MO_EST_OPTIMIZER] = t->opt_scratch;
-	mo_timeline_emit(t, MO_EV_OPTIMIZER, -1, -1, extra);
+	timeline_emit(t, MO_EV_OPTIMIZER, -1, -1, extra);
 }
 
 /* The walk stops when its store is full (and, since a unit without
  * layers stores nothing, after twice as many units), in a replay at the
  * event it looks for, and when the work budget is spent. */
-static bool mo_timeline_stopped(mo_timeline *t, int64_t units)
+static bool timeline_stopped(mo_timeline *t, int64_t units)
 {
 	if (!t->replay && (uint64_t)units > 2 * (uint64_t)t->stored_cap + 16)
 		t->full = true;
@@ -532,29 +532,29 @@ static bool mo_timeline_stopped(mo_timeline *t, int64_t units)
 }
 
 /* Walks the schedule of t->mbn micro-batches, unit by unit. */
-static void mo_timeline_run(mo_timeline *t)
+static void timeline_run(mo_timeline *t)
 {
 	const mo_estimate *e = t->e;
 	int64_t N = t->mbn * e->cfg.vpp, units = 0;
 	t->last_mb = t->mbn - 1;
-	int64_t W = mo_timeline_warmup(e, t->s, N);
-	for (int64_t k = 0; k < W && !mo_timeline_stopped(t, units); k++, units++)
-		mo_timeline_do(t, k, true);
-	for (int64_t i = 0; i < N - W && !mo_timeline_stopped(t, units); i++, units += 2) {
-		mo_timeline_do(t, W + i, true);
-		mo_timeline_do(t, i, false);
+	int64_t W = timeline_warmup(e, t->s, N);
+	for (int64_t k = 0; k < W && !timeline_stopped(t, units); k++, units++)
+		timeline_do(t, k, true);
+	for (int64_t i = 0; i < N - W && !timeline_stopped(t, units); i++, units += 2) {
+		timeline_do(t, W + i, true);
+		timeline_do(t, i, false);
 	}
-	for (int64_t k = N - W > 0 ? N - W : 0; k < N && !mo_timeline_stopped(t, units); k++, units++)
-		mo_timeline_do(t, k, false);
-	if (!mo_timeline_stopped(t, units))
-		mo_timeline_optimizer(t);
+	for (int64_t k = N - W > 0 ? N - W : 0; k < N && !timeline_stopped(t, units); k++, units++)
+		timeline_do(t, k, false);
+	if (!timeline_stopped(t, units))
+		timeline_optimizer(t);
 }
 
 /* Micro-batches in flight: the warm-up's forwards and the steady state's
  * own one (1F1B), or every unit when the warm-up covers the step. */
-static int64_t mo_timeline_in_flight(const mo_estimate *e, size_t s, int64_t mbn)
+static int64_t timeline_in_flight(const mo_estimate *e, size_t s, int64_t mbn)
 {
-	int64_t N = mbn * e->cfg.vpp, W = mo_timeline_warmup(e, s, N);
+	int64_t N = mbn * e->cfg.vpp, W = timeline_warmup(e, s, N);
 	return W >= N ? N : W + 1;
 }
 
@@ -562,24 +562,24 @@ static int64_t mo_timeline_in_flight(const mo_estimate *e, size_t s, int64_t mbn
  * the gradients MindSpore makes during backward and drops after the step,
  * nor FSDP's gathered weights and unsharded gradients, resharded after
  * the last backward), the workspaces and the pipeline inputs. */
-static uint64_t mo_timeline_between_steps(const mo_timeline *t)
+static uint64_t timeline_between_steps(const mo_timeline *t)
 {
 	const mo_estimate_stage *st = &t->out->stages[t->s];
-	uint64_t sum = mo_u64_add(st->weights_bytes, st->optimizer_bytes);
+	uint64_t sum = u64_add(st->weights_bytes, st->optimizer_bytes);
 	uint64_t grads = t->state[MO_EST_GRADIENTS];
-	sum = mo_u64_add(sum, grads > t->unsharded_grads ? grads - t->unsharded_grads : 0);
-	sum = mo_u64_add(sum, t->state[MO_EST_WORKSPACES]);
-	return mo_u64_add(sum, t->state[MO_EST_PIPELINE_INPUTS]);
+	sum = u64_add(sum, grads > t->unsharded_grads ? grads - t->unsharded_grads : 0);
+	sum = u64_add(sum, t->state[MO_EST_WORKSPACES]);
+	return u64_add(sum, t->state[MO_EST_PIPELINE_INPUTS]);
 }
 
 /* The stage's peak: the walk's own when it covered the whole step, else
  * the closed form's (which the walk's agrees with: test_schedule). */
-static int mo_timeline_peak(mo_timeline *t, const mo_timeline *tmpl)
+static int timeline_peak(mo_timeline *t, const mo_timeline *tmpl)
 {
 	if (!t->full)
 		return 0;
 	mo_sched_peak pk;
-	if (mo_sched_stage_peak(tmpl, &pk) != 0)
+	if (sched_stage_peak(tmpl, &pk) != 0)
 		return -1;
 	t->peak = pk.ev.total;
 	t->peak_ev = pk.ev;
@@ -588,34 +588,34 @@ static int mo_timeline_peak(mo_timeline *t, const mo_timeline *tmpl)
 	return 0;
 }
 
-static void mo_timeline_stage(mo_timeline *t)
+static void timeline_stage(mo_timeline *t)
 {
 	mo_estimate *e = t->out;
 	mo_estimate_stage *st = &e->stages[t->s];
-	mo_timeline_static(t);
+	timeline_static(t);
 	mo_timeline tmpl = *t;
-	mo_timeline_run(t);
-	if (t->failed || mo_timeline_peak(t, &tmpl) != 0) {
+	timeline_run(t);
+	if (t->failed || timeline_peak(t, &tmpl) != 0) {
 		t->failed = true;
 		return;
 	}
-	st->in_flight = mo_timeline_in_flight(e, t->s, t->mbn);
+	st->in_flight = timeline_in_flight(e, t->s, t->mbn);
 	e->peak_events[t->s] = t->peak_ev;
 	st->peak_bytes = t->peak;
 	memcpy(st->peak_by_bucket, t->peak_ev.bytes, sizeof st->peak_by_bucket);
 	st->activations_bytes = t->peak_ev.bytes[MO_EST_ACTIVATIONS];
 	st->swap_buffer_bytes = t->peak_ev.bytes[MO_EST_SWAP_BUFFERS];
-	st->peak_event = mo_timeline_name(e, &t->peak_ev);
+	st->peak_event = timeline_name(e, &t->peak_ev);
 	if (!st->peak_event)
 		t->failed = true;
-	st->between_steps_bytes = mo_timeline_between_steps(t);
+	st->between_steps_bytes = timeline_between_steps(t);
 }
 
 /* The replay keeps a counter per (micro-batch, chunk): a model file asking
  * for millions of micro-batches gets no listing rather than hundreds of MB. */
 #define MO_EST_MAX_ALIVE_SLOTS (1 << 20)
 
-static bool mo_timeline_alive_new(mo_est_alive *a, int64_t mbn, int64_t vpp)
+static bool timeline_alive_new(mo_est_alive *a, int64_t mbn, int64_t vpp)
 {
 	if (mbn * vpp > MO_EST_MAX_ALIVE_SLOTS)
 		return false;
@@ -625,7 +625,7 @@ static bool mo_timeline_alive_new(mo_est_alive *a, int64_t mbn, int64_t vpp)
 	return a->layers && a->ends;
 }
 
-void mo_est_alive_free(mo_est_alive *a)
+void est_alive_free(mo_est_alive *a)
 {
 	free(a->layers);
 	free(a->ends);
@@ -635,7 +635,7 @@ void mo_est_alive_free(mo_est_alive *a)
 /* Replays stage s's schedule (no memory figures, nothing stored in e) up to
  * the first event equal to its peak event. The timeline is deterministic,
  * so that is the moment the peak was measured at. */
-int mo_est_peak_alive(const mo_estimate *e, size_t s, mo_est_alive *out)
+int est_peak_alive(const mo_estimate *e, size_t s, mo_est_alive *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (s >= e->n_stages || !e->n_events[s])
@@ -647,36 +647,36 @@ int mo_est_peak_alive(const mo_estimate *e, size_t s, mo_est_alive *out)
 	t.want = e->peak_events[s];
 	t.snap = out;
 	int rc = -1;
-	if (!mo_timeline_alive_new(&t.now, mbn, V) || !mo_timeline_alive_new(out, mbn, V))
+	if (!timeline_alive_new(&t.now, mbn, V) || !timeline_alive_new(out, mbn, V))
 		goto out;
-	mo_timeline_run(&t);
+	timeline_run(&t);
 	rc = t.got ? 0 : -1;
 out:
-	mo_est_alive_free(&t.now);
+	est_alive_free(&t.now);
 	if (rc != 0)
-		mo_est_alive_free(out);
+		est_alive_free(out);
 	return rc;
 }
 
-static int mo_timeline_alloc(mo_estimate *e, double **gathered)
+static int timeline_alloc(mo_estimate *e, double **gathered)
 {
-	e->events = mo_arena_alloc(e->a, e->n_stages * sizeof(*e->events));
-	e->n_events = mo_arena_alloc(e->a, e->n_stages * sizeof(*e->n_events));
-	e->peak_events = mo_arena_alloc(e->a, e->n_stages * sizeof(*e->peak_events));
-	*gathered = mo_arena_alloc(e->a, (e->n_types + 1) * sizeof(double));
+	e->events = arena_alloc(e->a, e->n_stages * sizeof(*e->events));
+	e->n_events = arena_alloc(e->a, e->n_stages * sizeof(*e->n_events));
+	e->peak_events = arena_alloc(e->a, e->n_stages * sizeof(*e->peak_events));
+	*gathered = arena_alloc(e->a, (e->n_types + 1) * sizeof(double));
 	if (!e->events || !e->n_events || !e->peak_events || !*gathered)
 		return -1;
 	for (size_t i = 0; i < e->n_types; i++) {
 		double w, g, o;
-		mo_est_layer_static(e, &e->types[i], &w, &g, &o, &(*gathered)[i]);
+		est_layer_static(e, &e->types[i], &w, &g, &o, &(*gathered)[i]);
 	}
 	return 0;
 }
 
-int mo_est_timeline(mo_estimate *e, mo_error *err)
+int est_timeline(mo_estimate *e, mo_error *err)
 {
 	double *gathered = NULL;
-	if (mo_timeline_alloc(e, &gathered) != 0)
+	if (timeline_alloc(e, &gathered) != 0)
 		goto nomem;
 	size_t cap = MO_EST_MAX_EVENTS / (e->n_stages ? e->n_stages : 1);
 	for (size_t s = 0; s < e->n_stages; s++) {
@@ -692,21 +692,21 @@ int mo_est_timeline(mo_estimate *e, mo_error *err)
 			goto nomem;
 		mo_timeline t = {.e = e, .out = e, .s = s, .stored_cap = n, .mbn = e->cfg.mbn,
 				 .gathered = gathered, .pp_resident = e->cfg.pp > 1};
-		mo_timeline_stage(&t);
+		timeline_stage(&t);
 		if (t.failed)
 			goto fail;
 	}
 	return 0;
 nomem:
-	mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+	error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 	return -1;
 fail:
-	if (!mo_budget_error(err))
+	if (!budget_error(err))
 		goto nomem;
 	return -1;
 }
 
-const mo_estimate_event *mo_est_peak_event(const mo_estimate *e, size_t s)
+const mo_estimate_event *est_peak_event(const mo_estimate *e, size_t s)
 {
 	return e && e->peak_events && s < e->n_stages ? &e->peak_events[s] : NULL;
 }
@@ -744,28 +744,28 @@ char *mo_estimate_event_name(const mo_estimate_event *ev, char *buf, size_t size
  * (P_p: kept bytes of the layers up to p; window_p: swap bytes of p and the
  * `prefetch` layers before it). planner_search.c relies on this; test_plan checks
  * it against mo_estimate_run on random configs. */
-void mo_est_stage_fixed(const mo_estimate *e, size_t s, mo_est_fixed *out)
+void est_stage_fixed(const mo_estimate *e, size_t s, mo_est_fixed *out)
 {
 	uint64_t v[6] = {0};
 	memset(out, 0, sizeof(*out));
-	mo_timeline_static_sums(e, s, v);
+	timeline_static_sums(e, s, v);
 	/* the workspaces and kept caches are in every event but the first
 	 * stage's first (the embedding's forward, before the first GEMM),
 	 * which a layer's forward always tops */
 	out->base = v[0] + v[2] + v[3] + v[4] + (e->cfg.late_grads ? 0 : v[1]) +
-		    e->cfg.workspace + mo_est_stage_caches(e, s);
+		    e->cfg.workspace + est_stage_caches(e, s);
 	out->grads = e->cfg.late_grads ? v[1] : 0;
 	/* the pipeline inputs are kept from each chunk's last backward to its
 	 * next forward: with one chunk, at the optimizer step only */
-	out->opt = mo_u64_add(v[5], mo_timeline_inputs_kept(e, s));
+	out->opt = u64_add(v[5], timeline_inputs_kept(e, s));
 	out->embed = s == 0 ? e->embed_k.kept : 0;
 	if (s + 1 == e->n_stages) {
 		out->head = e->head_k.kept * (uint64_t)(1 + e->cfg.mtp);
-		out->loss = mo_timeline_loss(e);
+		out->loss = timeline_loss(e);
 		out->last = true;
 	}
 	int64_t N = e->cfg.mbn * e->cfg.vpp;
-	int64_t W = mo_timeline_warmup(e, s, N);
+	int64_t W = timeline_warmup(e, s, N);
 	out->others = W < N ? W : N - 1;
 	if (out->others < 0)
 		out->others = 0;
@@ -774,11 +774,11 @@ void mo_est_stage_fixed(const mo_estimate *e, size_t s, mo_est_fixed *out)
 
 /* FSDP gathered weights a layer event adds (0 under PP, where they stay
  * resident and count in the base). */
-uint64_t mo_est_layer_gathered(const mo_estimate *e, int64_t id, bool backward)
+uint64_t est_layer_gathered(const mo_estimate *e, int64_t id, bool backward)
 {
 	if (e->cfg.pp > 1)
 		return 0;
 	double w, g, o, ga;
-	mo_est_layer_static(e, &e->types[mo_timeline_type(e, id)], &w, &g, &o, &ga);
-	return mo_u64_of(backward ? 2 * ga : ga);
+	est_layer_static(e, &e->types[timeline_type(e, id)], &w, &g, &o, &ga);
+	return u64_of(backward ? 2 * ga : ga);
 }

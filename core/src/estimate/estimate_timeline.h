@@ -38,19 +38,19 @@ typedef struct mo_timeline {
 
 /* Runs forward (fwd) or backward unit k of the stage's schedule of
  * t->mbn micro-batches, from the state t holds. */
-void mo_timeline_do(mo_timeline *t, int64_t k, bool fwd);
+void timeline_do(mo_timeline *t, int64_t k, bool fwd);
 /* The optimizer step's event, after the last unit. */
-void mo_timeline_optimizer(mo_timeline *t);
+void timeline_optimizer(mo_timeline *t);
 /* Forward units stage s runs before its first backward (of `units`). */
-int64_t mo_timeline_warmup(const mo_estimate *e, size_t s, int64_t units);
+int64_t timeline_warmup(const mo_estimate *e, size_t s, int64_t units);
 /* One received pipeline input and its gradient. */
-uint64_t mo_timeline_input_pair(const mo_estimate *e);
+uint64_t timeline_input_pair(const mo_estimate *e);
 /* Pipeline inputs stage s keeps between steps. */
-uint64_t mo_timeline_inputs_kept(const mo_estimate *e, size_t s);
+uint64_t timeline_inputs_kept(const mo_estimate *e, size_t s);
 
 /* estimate_schedule.c: the closed form of the schedule. t holds the
  * stage's static state (weights, gradients, optimizer, gathered weights,
- * caches; mo_timeline_static). Finds the stage's first highest event as the
+ * caches; timeline_static). Finds the stage's first highest event as the
  * walk of every unit would (one unit run per stretch of the schedule whose
  * figures rise or fall evenly), its in-flight units, and the state after
  * the last unit (`end`: what is held at the optimizer step). -1 when out of
@@ -60,9 +60,9 @@ typedef struct mo_sched_peak {
 	int64_t in_flight;
 	uint64_t end[MO_EST_BUCKETS];
 } mo_sched_peak;
-int mo_sched_stage_peak(const mo_timeline *tmpl, mo_sched_peak *out);
+int sched_stage_peak(const mo_timeline *tmpl, mo_sched_peak *out);
 /* The closed form for stage s of a finished estimate (tests compare it
  * with the walk). */
-int mo_est_stage_closed_form(const mo_estimate *e, size_t s, mo_sched_peak *out);
+int est_stage_closed_form(const mo_estimate *e, size_t s, mo_sched_peak *out);
 
 #endif

@@ -14,41 +14,41 @@
 #include <math.h>
 #include <string.h>
 
-static double mo_est_max(double a, double b)
+static double est_max(double a, double b)
 {
 	return a > b ? a : b;
 }
 
-static int64_t mo_est_pos(int64_t v)
+static int64_t est_pos(int64_t v)
 {
 	return v > 0 ? v : 1;
 }
 
-static bool mo_est_is_gated(const mo_model *m)
+static bool est_is_gated(const mo_model *m)
 {
 	return strcmp(m->hidden_act, "swiglu") == 0 ||
 	       strcmp(m->hidden_act, "fusedswiglu") == 0;
 }
 
-static double mo_est_vocab_padded(const mo_model *m)
+static double est_vocab_padded(const mo_model *m)
 {
-	int64_t mult = mo_est_pos(m->make_vocab_size_divisible_by) * mo_est_pos(m->tensor_parallel);
+	int64_t mult = est_pos(m->make_vocab_size_divisible_by) * est_pos(m->tensor_parallel);
 	return (double)((m->vocab_size + mult - 1) / mult * mult);
 }
 
 /* The ranks each layer's experts are split over. Megatron (framework
  * pytorch): E / EP experts per rank, each expert's FFN split over the
- * expert tensor-parallel size (mo_model_etp; moe/experts.py builds the
+ * expert tensor-parallel size (model_etp; moe/experts.py builds the
  * expert Linears over the expert TP group): EP x ETP. The mindspore rules:
  * EP, or the TP mesh when EP is off. */
-static double mo_est_ep_eff(const mo_model *m)
+static double est_ep_eff(const mo_model *m)
 {
-	int64_t etp = mo_model_etp(m);
+	int64_t etp = model_etp(m);
 	if (etp > 0)
-		return (double)mo_est_pos(m->expert_parallel) * (double)etp;
+		return (double)est_pos(m->expert_parallel) * (double)etp;
 	if (m->expert_parallel > 1)
 		return (double)m->expert_parallel;
-	return (double)mo_est_pos(m->tensor_parallel);
+	return (double)est_pos(m->tensor_parallel);
 }
 
 /* Transformer Engine's dummy weight gradients. With Megatron's gradient
@@ -67,9 +67,9 @@ static double mo_est_ep_eff(const mo_model *m)
  * same cache when TE is installed, in its input's dtype
  * (tensor_parallel/layers.py:587-604). Megatron's DDP only (FSDP keeps no
  * main_grad); allocated at each shape's first backward, then kept. */
-static bool mo_est_fused_wgrads(const mo_model *m)
+static bool est_fused_wgrads(const mo_model *m)
 {
-	return strcmp(m->framework, "pytorch") == 0 && mo_est_pos(m->data_parallel_shard) == 1 &&
+	return strcmp(m->framework, "pytorch") == 0 && est_pos(m->data_parallel_shard) == 1 &&
 	       strcmp(m->transformer_impl, "transformer_engine") == 0 &&
 	       m->gradient_accumulation_fusion;
 }
@@ -82,12 +82,12 @@ static bool mo_est_fused_wgrads(const mo_model *m)
  * a stage, DP x CP x TP, over EP x ETP (parallel_state.py:
  * expert_data_parallel_size = world_size // (expert_tensor_parallel_size x
  * expert_model_parallel_size x pipeline_model_parallel_size)). */
-static bool mo_est_cfg_div_megatron(mo_est_cfg *c, const mo_model *m)
+static bool est_cfg_div_megatron(mo_est_cfg *c, const mo_model *m)
 {
 	if (strcmp(m->framework, "pytorch") != 0 || c->dps != 1)
 		return false;
 	double dp_cp = (double)(c->dp * c->cp);
-	double edp = mo_est_max(1.0, dp_cp * (double)c->tp / mo_est_ep_eff(m));
+	double edp = est_max(1.0, dp_cp * (double)c->tp / est_ep_eff(m));
 	c->fsdp_div = 1.0;
 	c->expert_div = 1.0;
 	c->opt_div = m->distributed_optimizer ? dp_cp : 1.0;
@@ -95,21 +95,21 @@ static bool mo_est_cfg_div_megatron(mo_est_cfg *c, const mo_model *m)
 	return true;
 }
 
-static void mo_est_cfg_div(mo_est_cfg *c, const mo_model *m)
+static void est_cfg_div(mo_est_cfg *c, const mo_model *m)
 {
-	if (mo_est_cfg_div_megatron(c, m))
+	if (est_cfg_div_megatron(c, m))
 		return;
 	double shard = (double)(c->dps * c->cp);
-	double ep_eff = mo_est_ep_eff(m);
+	double ep_eff = est_ep_eff(m);
 	double over = c->dp > c->dps && m->distributed_optimizer ? (double)c->dp / (double)c->dps : 1.0;
-	c->fsdp_div = mo_est_max(1.0, shard);
-	c->expert_div = mo_est_max(1.0, shard * (double)c->tp / ep_eff);
+	c->fsdp_div = est_max(1.0, shard);
+	c->expert_div = est_max(1.0, shard * (double)c->tp / ep_eff);
 	c->opt_div = c->fsdp_div * over;
 	c->opt_expert_div = c->expert_div * over;
 }
 
 /* Megatron-LM's loss backward and gradient buffers (`framework: pytorch`). */
-static void mo_est_cfg_pytorch(mo_est_cfg *c, const mo_model *m)
+static void est_cfg_pytorch(mo_est_cfg *c, const mo_model *m)
 {
 	bool pytorch = strcmp(m->framework, "pytorch") == 0;
 	/* The loss backward: the unfused cross-entropy's fp32 gradient plane
@@ -142,13 +142,13 @@ static void mo_est_cfg_pytorch(mo_est_cfg *c, const mo_model *m)
 			b = r;
 		}
 		c->pad_multiple = (double)(c->dp * c->cp / a * 128);
-		c->bucket_params = m->overlap_grad_reduce ? mo_est_max(4e7, 1e6 * (double)c->dp) : 0;
+		c->bucket_params = m->overlap_grad_reduce ? est_max(4e7, 1e6 * (double)c->dp) : 0;
 	}
 }
 
 /* Elements a stage's buffers gain from the padding above, for `local`
  * parameters: each bucket's end rounded up (the buckets taken as equal). */
-double mo_est_buffer_padding(const mo_est_cfg *c, double local)
+double est_buffer_padding(const mo_est_cfg *c, double local)
 {
 	if (c->pad_multiple <= 0 || local <= 0)
 		return 0;
@@ -177,14 +177,14 @@ double mo_est_buffer_padding(const mo_est_cfg *c, double local)
  * buffers through the same forward at the run's length
  * (yarn_rotary_pos_embedding.py:178-189): cos/sin of s / CP positions in
  * the compute dtype, and the cached embedding. */
-static void mo_est_cfg_mla_rope(mo_est_cfg *c, const mo_model *m, const mo_est_dims *d)
+static void est_cfg_mla_rope(mo_est_cfg *c, const mo_model *m, const mo_est_dims *d)
 {
 	if (strcmp(m->framework, "pytorch") != 0 || !m->multi_latent_attention)
 		return;
-	double rope = (double)m->qk_rope_head_dim, sq = mo_est_expr("sq", d);
+	double rope = (double)m->qk_rope_head_dim, sq = est_expr("sq", d);
 	c->rope_fusion = m->apply_rope_fusion;
-	c->mla_rope_lru = mo_u64_of(sq * rope * 4.0);
-	c->mla_rope_module = mo_u64_of(2.0 * rope *
+	c->mla_rope_lru = u64_of(sq * rope * 4.0);
+	c->mla_rope_module = u64_of(2.0 * rope *
 				       (m->apply_rope_fusion ? sq * c->cbytes : 4096.0 * c->pbytes));
 }
 
@@ -202,41 +202,41 @@ static void mo_est_cfg_mla_rope(mo_est_cfg *c, const mo_model *m, const mo_est_d
  * permutation.py:575), else the int64 sorted_indices of the routed copies,
  * tokens x top-k (moe_utils.py permute, masked_select). Tokens: the MoE
  * layer's input on this rank, [s / CP (/ TP under SP), b]. */
-static void mo_est_cfg_dispatcher(mo_est_cfg *c, const mo_model *m, const mo_est_dims *d)
+static void est_cfg_dispatcher(mo_est_cfg *c, const mo_model *m, const mo_est_dims *d)
 {
 	if (strcmp(m->framework, "pytorch") != 0 || m->num_moe_experts <= 0 ||
 	    strcmp(m->moe_token_dispatcher_type, "alltoall") != 0)
 		return;
-	double tokens = mo_est_expr("tsp", d), experts = (double)m->num_moe_experts;
-	double router = m->moe_router_dtype ? (double)mo_est_dtype_bytes(m->moe_router_dtype, d)
+	double tokens = est_expr("tsp", d), experts = (double)m->num_moe_experts;
+	double router = m->moe_router_dtype ? (double)est_dtype_bytes(m->moe_router_dtype, d)
 					    : c->cbytes;
 	double map = m->moe_permute_fusion ? (2.0 * experts + 1.0) * 4.0
 					   : (double)m->moe_router_topk * 8.0;
-	c->dispatcher_state = mo_u64_of(tokens * (experts * router + experts + map));
+	c->dispatcher_state = u64_of(tokens * (experts * router + experts + map));
 }
 
-void mo_est_cfg_init(mo_est_cfg *c, const mo_model *m)
+void est_cfg_init(mo_est_cfg *c, const mo_model *m)
 {
 	mo_est_dims d;
-	mo_est_dims_init(&d, m);
+	est_dims_init(&d, m);
 	memset(c, 0, sizeof(*c));
-	c->pp = mo_est_pos(m->pipeline_parallel);
-	c->vpp = mo_est_pos(m->virtual_pipeline);
-	c->mbn = mo_est_pos(m->micro_batch_num);
-	c->tp = mo_est_pos(m->tensor_parallel);
-	c->cp = mo_est_pos(m->context_parallel);
-	c->dp = mo_est_pos(m->data_parallel);
-	c->dps = mo_est_pos(m->data_parallel_shard);
-	c->ep = mo_est_pos(m->expert_parallel);
+	c->pp = est_pos(m->pipeline_parallel);
+	c->vpp = est_pos(m->virtual_pipeline);
+	c->mbn = est_pos(m->micro_batch_num);
+	c->tp = est_pos(m->tensor_parallel);
+	c->cp = est_pos(m->context_parallel);
+	c->dp = est_pos(m->data_parallel);
+	c->dps = est_pos(m->data_parallel_shard);
+	c->ep = est_pos(m->expert_parallel);
 	c->prefetch = 1;
 	c->num_layers = m->num_layers;
 	c->mtp = m->mtp_num_layers;
 	c->world = m->world_size;
-	c->pbytes = (double)mo_est_dtype_bytes("p", &d);
-	c->cbytes = (double)mo_est_dtype_bytes("c", &d);
+	c->pbytes = (double)est_dtype_bytes("p", &d);
+	c->cbytes = (double)est_dtype_bytes("c", &d);
 	/* gradient buffers: the params' dtype unless grads_dtype says
 	 * otherwise (Megatron's fp32 main_grad under --bf16) */
-	c->gbytes = m->grads_dtype ? (double)mo_est_dtype_bytes(m->grads_dtype, &d) : c->pbytes;
+	c->gbytes = m->grads_dtype ? (double)est_dtype_bytes(m->grads_dtype, &d) : c->pbytes;
 	bool master = c->pbytes < 4;
 	c->optimizer = strcmp(m->optimizer, "muon") == 0 ? "muon" : "adamw";
 	c->obytes = (strcmp(c->optimizer, "muon") == 0 ? 4.0 : 8.0) + (master ? 4.0 : 0.0);
@@ -246,7 +246,7 @@ void mo_est_cfg_init(mo_est_cfg *c, const mo_model *m)
 	 * DSv3-mini term 1). bf16 parameters keep the first-cut 16 B/param. */
 	c->late_grads = strcmp(m->framework, "pytorch") != 0 && c->pbytes >= 4.0 &&
 			c->cbytes < c->pbytes;
-	mo_est_cfg_div(c, m);
+	est_cfg_div(c, m);
 	/* HyperParallel's pipeline schedule unshards a rank's whole stage before
 	 * its first compute step and reshards it after the last
 	 * (add_fsdp_unshard_reshard), and reduces gradients once, after the
@@ -264,7 +264,7 @@ void mo_est_cfg_init(mo_est_cfg *c, const mo_model *m)
 	c->opt_scratch = strcmp(m->framework, "pytorch") != 0 && strcmp(c->optimizer, "adamw") == 0
 				 ? 16.0 + (c->pbytes < 4.0 ? 8.0 : 0.0)
 				 : 0.0;
-	double vpad = mo_est_vocab_padded(m), h = (double)m->hidden_size;
+	double vpad = est_vocab_padded(m), h = (double)m->hidden_size;
 	c->embed_params = vpad * h / (double)c->tp;
 	/* the final norm: weight (and LayerNorm's bias) */
 	double final_norm = strcmp(m->normalization, "LayerNorm") == 0 ? 2 * h : h;
@@ -277,15 +277,15 @@ void mo_est_cfg_init(mo_est_cfg *c, const mo_model *m)
 	c->pos_params = strcmp(m->position_embedding_type, "learned_absolute") == 0
 				? (double)m->max_position_embeddings * h
 				: 0.0;
-	c->tok = mo_est_expr("tok", &d);
-	c->vocab = mo_est_expr("vocab", &d);
-	mo_est_cfg_pytorch(c, m);
+	c->tok = est_expr("tok", &d);
+	c->vocab = est_expr("vocab", &d);
+	est_cfg_pytorch(c, m);
 	c->dev = m->device;
 	/* PyTorch's GEMM workspaces (the device preset's workspace_mib, its
 	 * sources in model/presets.c), allocated at the first GEMM and kept;
 	 * MindSpore's workspace is inside its calibrated rules */
 	c->workspace = strcmp(m->framework, "pytorch") == 0
-			       ? mo_u64_of(m->device.workspace_mib * 1048576.0)
+			       ? u64_of(m->device.workspace_mib * 1048576.0)
 			       : 0;
 	/* Transformer Engine's GroupedLinear (Megatron's --moe-grouped-gemm
 	 * with transformer_engine) runs its GEMMs on 4 streams, each with its
@@ -295,7 +295,7 @@ void mo_est_cfg_init(mo_est_cfg *c, const mo_model *m)
 	if (c->workspace && m->moe_grouped_gemm && m->num_moe_experts > 0 &&
 	    strcmp(m->transformer_impl, "transformer_engine") == 0) {
 		c->grouped_workspaces = true;
-		c->workspace += mo_u64_of(4.0 * m->device.gemm_workspace_mib * 1048576.0);
+		c->workspace += u64_of(4.0 * m->device.gemm_workspace_mib * 1048576.0);
 	}
 	/* Megatron's pipeline schedules hand each model chunk the activation
 	 * received from the previous stage through set_input_tensor
@@ -305,9 +305,9 @@ void mo_est_cfg_init(mo_est_cfg *c, const mo_model *m)
 	 * received tensor: [s / CP (/ TP under SP), b, h] in the compute dtype
 	 * (p2p_communication.py, get_tensor_shapes). */
 	if (strcmp(m->framework, "pytorch") == 0 && c->pp > 1)
-		c->pp_input = mo_u64_of(mo_est_expr("tsp", &d) * (double)m->hidden_size * c->cbytes);
+		c->pp_input = u64_of(est_expr("tsp", &d) * (double)m->hidden_size * c->cbytes);
 	/* the output layer's dummy wgrad: [padded vocab / TP, hidden] */
-	c->dummy_wgrads = mo_est_fused_wgrads(m);
+	c->dummy_wgrads = est_fused_wgrads(m);
 	c->head_wgrad = (mo_est_wgrad){(int64_t)(vpad / (double)c->tp), m->hidden_size};
 	/* Under sequence parallelism Megatron's output layer (its own
 	 * ColumnParallelLinear, whatever transformer_impl) gathers its input
@@ -321,21 +321,21 @@ void mo_est_cfg_init(mo_est_cfg *c, const mo_model *m)
 	 * into the same buffer (token_dispatcher.py:259-261 at adc69dba), which
 	 * can make it larger: not modelled (no dispatcher key). */
 	if (strcmp(m->framework, "pytorch") == 0 && (d.cond & MO_C_SP))
-		c->head_gather = mo_u64_of(mo_est_expr("tok", &d) * (double)m->hidden_size *
+		c->head_gather = u64_of(est_expr("tok", &d) * (double)m->hidden_size *
 					   c->cbytes);
-	mo_est_cfg_mla_rope(c, m, &d);
-	mo_est_cfg_dispatcher(c, m, &d);
+	est_cfg_mla_rope(c, m, &d);
+	est_cfg_dispatcher(c, m, &d);
 }
 
-static double mo_est_norm_params(const mo_model *m)
+static double est_norm_params(const mo_model *m)
 {
 	double h = (double)m->hidden_size;
 	return strcmp(m->normalization, "LayerNorm") == 0 ? 2 * h : h;
 }
 
-static double mo_est_attn_params(const mo_model *m)
+static double est_attn_params(const mo_model *m)
 {
-	double h = (double)m->hidden_size, tp = (double)mo_est_pos(m->tensor_parallel);
+	double h = (double)m->hidden_size, tp = (double)est_pos(m->tensor_parallel);
 	double a = (double)m->num_attention_heads, g = (double)m->num_query_groups;
 	double d = (double)m->kv_channels;
 	if (!m->multi_latent_attention)
@@ -352,9 +352,9 @@ static double mo_est_attn_params(const mo_model *m)
 	return p;
 }
 
-static double mo_est_mlp_params(const mo_model *m, double ffn, double tp)
+static double est_mlp_params(const mo_model *m, double ffn, double tp)
 {
-	double h = (double)m->hidden_size, g = mo_est_is_gated(m) ? 2.0 : 1.0;
+	double h = (double)m->hidden_size, g = est_is_gated(m) ? 2.0 : 1.0;
 	return h * g * ffn / tp + ffn / tp * h;
 }
 
@@ -365,9 +365,9 @@ static double mo_est_mlp_params(const mo_model *m, double ffn, double tp)
  * width on every rank) and FC1's (split by TP) with add_bias_linear.
  * Standard attention and the dense MLP only: MLA and expert biases are
  * not counted. */
-static double mo_est_bias_params(const mo_model *m, bool moe)
+static double est_bias_params(const mo_model *m, bool moe)
 {
-	double h = (double)m->hidden_size, tp = (double)mo_est_pos(m->tensor_parallel);
+	double h = (double)m->hidden_size, tp = (double)est_pos(m->tensor_parallel);
 	double a = (double)m->num_attention_heads, g = (double)m->num_query_groups;
 	double d = (double)m->kv_channels, p = 0;
 	if (m->multi_latent_attention)
@@ -378,35 +378,35 @@ static double mo_est_bias_params(const mo_model *m, bool moe)
 		return p;
 	p += h;
 	if (!moe)
-		p += (mo_est_is_gated(m) ? 2.0 : 1.0) * (double)m->ffn_hidden_size / tp + h;
+		p += (est_is_gated(m) ? 2.0 : 1.0) * (double)m->ffn_hidden_size / tp + h;
 	return p;
 }
 
 /* The largest of an MLP's two weights (fc1 holds gate and up). */
-static double mo_est_mlp_max(const mo_model *m, double ffn, double tp)
+static double est_mlp_max(const mo_model *m, double ffn, double tp)
 {
-	double h = (double)m->hidden_size, g = mo_est_is_gated(m) ? 2.0 : 1.0;
+	double h = (double)m->hidden_size, g = est_is_gated(m) ? 2.0 : 1.0;
 	return h * g * ffn / tp;
 }
 
 /* The largest attention weight: the fused qkv projection, the output
  * projection, or MLA's fused down projection / up projections. */
-static double mo_est_attn_max(const mo_model *m)
+static double est_attn_max(const mo_model *m)
 {
-	double h = (double)m->hidden_size, tp = (double)mo_est_pos(m->tensor_parallel);
+	double h = (double)m->hidden_size, tp = (double)est_pos(m->tensor_parallel);
 	double a = (double)m->num_attention_heads, g = (double)m->num_query_groups;
 	double d = (double)m->kv_channels;
 	if (!m->multi_latent_attention)
-		return mo_est_max(h * (a + 2 * g) * d / tp, a * d / tp * h);
+		return est_max(h * (a + 2 * g) * d / tp, a * d / tp * h);
 	double ql = (double)m->q_lora_rank, kvl = (double)m->kv_lora_rank;
 	double rope = (double)m->qk_rope_head_dim, nope = (double)m->qk_nope_head_dim;
 	double vd = (double)m->v_head_dim, dqk = nope + rope;
-	double v = mo_est_max(h * (ql + kvl + rope), a * vd / tp * h);
-	v = mo_est_max(v, kvl * a * (nope + vd) / tp);
-	return mo_est_max(v, ql > 0 ? ql * a * dqk / tp : h * a * dqk / tp);
+	double v = est_max(h * (ql + kvl + rope), a * vd / tp * h);
+	v = est_max(v, kvl * a * (nope + vd) / tp);
+	return est_max(v, ql > 0 ? ql * a * dqk / tp : h * a * dqk / tp);
 }
 
-static void mo_est_wgrad_add(mo_est_type *t, int64_t rows, int64_t cols)
+static void est_wgrad_add(mo_est_type *t, int64_t rows, int64_t cols)
 {
 	if (rows > 0 && cols > 0 && t->n_wgrads < MO_EST_MAX_WGRADS)
 		t->wgrads[t->n_wgrads++] = (mo_est_wgrad){rows, cols};
@@ -423,66 +423,66 @@ static void mo_est_wgrad_add(mo_est_type *t, int64_t rows, int64_t cols)
  * weight{i}, one shape for all); the MTP layer's eh_proj, 2h -> h
  * column-parallel (multi_token_prediction.py:576-586). The router's
  * weight gets a real gradient (moe_utils.py:998-1023), the norms' too. */
-static void mo_est_type_wgrads(mo_est_type *t, const mo_model *m, bool moe, bool mtp)
+static void est_type_wgrads(mo_est_type *t, const mo_model *m, bool moe, bool mtp)
 {
-	int64_t h = m->hidden_size, tp = mo_est_pos(m->tensor_parallel);
-	int64_t a = m->num_attention_heads, gated = mo_est_is_gated(m) ? 2 : 1;
+	int64_t h = m->hidden_size, tp = est_pos(m->tensor_parallel);
+	int64_t a = m->num_attention_heads, gated = est_is_gated(m) ? 2 : 1;
 	t->n_wgrads = 0;
-	if (!mo_est_fused_wgrads(m))
+	if (!est_fused_wgrads(m))
 		return;
 	if (m->multi_latent_attention) {
 		int64_t ql = m->q_lora_rank, kvl = m->kv_lora_rank, vd = m->v_head_dim;
 		int64_t dqk = m->qk_nope_head_dim + m->qk_rope_head_dim;
 		if (ql > 0) {
-			mo_est_wgrad_add(t, ql, h);
-			mo_est_wgrad_add(t, a * dqk / tp, ql);
+			est_wgrad_add(t, ql, h);
+			est_wgrad_add(t, a * dqk / tp, ql);
 		} else {
-			mo_est_wgrad_add(t, a * dqk / tp, h);
+			est_wgrad_add(t, a * dqk / tp, h);
 		}
-		mo_est_wgrad_add(t, kvl + m->qk_rope_head_dim, h);
-		mo_est_wgrad_add(t, a * (m->qk_nope_head_dim + vd) / tp, kvl);
-		mo_est_wgrad_add(t, h, a * vd / tp);
+		est_wgrad_add(t, kvl + m->qk_rope_head_dim, h);
+		est_wgrad_add(t, a * (m->qk_nope_head_dim + vd) / tp, kvl);
+		est_wgrad_add(t, h, a * vd / tp);
 	} else {
 		int64_t g = m->num_query_groups, d = m->kv_channels;
-		mo_est_wgrad_add(t, (a + 2 * g) * d / tp, h);
-		mo_est_wgrad_add(t, h, a * d / tp);
+		est_wgrad_add(t, (a + 2 * g) * d / tp, h);
+		est_wgrad_add(t, h, a * d / tp);
 	}
 	if (moe) {
 		int64_t sh = m->moe_shared_expert_intermediate_size, f = m->moe_ffn_hidden_size;
-		int64_t etp = mo_est_pos(mo_model_etp(m));
-		mo_est_wgrad_add(t, gated * sh / tp, h);
-		mo_est_wgrad_add(t, h, sh / tp);
-		mo_est_wgrad_add(t, gated * f / etp, h);
-		mo_est_wgrad_add(t, h, f / etp);
+		int64_t etp = est_pos(model_etp(m));
+		est_wgrad_add(t, gated * sh / tp, h);
+		est_wgrad_add(t, h, sh / tp);
+		est_wgrad_add(t, gated * f / etp, h);
+		est_wgrad_add(t, h, f / etp);
 	} else {
-		mo_est_wgrad_add(t, gated * m->ffn_hidden_size / tp, h);
-		mo_est_wgrad_add(t, h, m->ffn_hidden_size / tp);
+		est_wgrad_add(t, gated * m->ffn_hidden_size / tp, h);
+		est_wgrad_add(t, h, m->ffn_hidden_size / tp);
 	}
 	if (mtp)
-		mo_est_wgrad_add(t, h / tp, 2 * h);
+		est_wgrad_add(t, h / tp, 2 * h);
 }
 
-static bool mo_est_wgrad_same(mo_est_wgrad a, mo_est_wgrad b)
+static bool est_wgrad_same(mo_est_wgrad a, mo_est_wgrad b)
 {
 	return a.rows == b.rows && a.cols == b.cols;
 }
 
 /* Whether shape k of type t appeared before it: in an earlier counted
  * type or earlier in t. */
-static bool mo_est_wgrad_seen(const mo_estimate *e, const size_t *count, size_t t, size_t k)
+static bool est_wgrad_seen(const mo_estimate *e, const size_t *count, size_t t, size_t k)
 {
 	for (size_t u = 0; u <= t; u++) {
 		if (!count[u])
 			continue;
 		size_t n = u == t ? k : e->types[u].n_wgrads;
 		for (size_t j = 0; j < n; j++)
-			if (mo_est_wgrad_same(e->types[u].wgrads[j], e->types[t].wgrads[k]))
+			if (est_wgrad_same(e->types[u].wgrads[j], e->types[t].wgrads[k]))
 				return true;
 	}
 	return false;
 }
 
-uint64_t mo_est_dummy_wgrads(const mo_estimate *e, const size_t *count, bool last)
+uint64_t est_dummy_wgrads(const mo_estimate *e, const size_t *count, bool last)
 {
 	const mo_est_cfg *c = &e->cfg;
 	if (!c->dummy_wgrads)
@@ -491,8 +491,8 @@ uint64_t mo_est_dummy_wgrads(const mo_estimate *e, const size_t *count, bool las
 	uint64_t sum = 0;
 	for (size_t t = 0; t < e->n_types; t++)
 		for (size_t k = 0; count[t] && k < e->types[t].n_wgrads; k++)
-			if (!mo_est_wgrad_seen(e, count, t, k))
-				sum = mo_u64_add(sum, mo_u64_of((double)e->types[t].wgrads[k].rows *
+			if (!est_wgrad_seen(e, count, t, k))
+				sum = u64_add(sum, u64_of((double)e->types[t].wgrads[k].rows *
 								(double)e->types[t].wgrads[k].cols *
 								c->pbytes));
 	if (!last)
@@ -502,59 +502,59 @@ uint64_t mo_est_dummy_wgrads(const mo_estimate *e, const size_t *count, bool las
 	bool shared = false;
 	for (size_t t = 0; t < e->n_types && c->cbytes == c->pbytes; t++)
 		for (size_t k = 0; count[t] && k < e->types[t].n_wgrads; k++)
-			shared |= mo_est_wgrad_same(e->types[t].wgrads[k], c->head_wgrad);
+			shared |= est_wgrad_same(e->types[t].wgrads[k], c->head_wgrad);
 	if (shared)
 		return sum;
-	return mo_u64_add(sum, mo_u64_of((double)c->head_wgrad.rows * (double)c->head_wgrad.cols *
+	return u64_add(sum, u64_of((double)c->head_wgrad.rows * (double)c->head_wgrad.cols *
 					 c->cbytes));
 }
 
-void mo_est_type_params(mo_est_type *t, const mo_model *m, size_t type)
+void est_type_params(mo_est_type *t, const mo_model *m, size_t type)
 {
 	const char *name = m->types[type].name;
 	bool mtp = strncmp(name, "mtp-", 4) == 0, moe = strstr(name, "moe") != NULL;
-	double h = (double)m->hidden_size, tp = (double)mo_est_pos(m->tensor_parallel);
-	double dense = 2 * mo_est_norm_params(m) + mo_est_attn_params(m), expert = 0;
+	double h = (double)m->hidden_size, tp = (double)est_pos(m->tensor_parallel);
+	double dense = 2 * est_norm_params(m) + est_attn_params(m), expert = 0;
 	if (moe) {
 		dense += h * (double)m->num_moe_experts;
-		dense += mo_est_mlp_params(m, (double)m->moe_shared_expert_intermediate_size, tp);
-		expert = (double)m->num_moe_experts / mo_est_ep_eff(m) *
-			 mo_est_mlp_params(m, (double)m->moe_ffn_hidden_size, 1.0);
+		dense += est_mlp_params(m, (double)m->moe_shared_expert_intermediate_size, tp);
+		expert = (double)m->num_moe_experts / est_ep_eff(m) *
+			 est_mlp_params(m, (double)m->moe_ffn_hidden_size, 1.0);
 	} else {
-		dense += mo_est_mlp_params(m, (double)m->ffn_hidden_size, tp);
+		dense += est_mlp_params(m, (double)m->ffn_hidden_size, tp);
 	}
 	if (mtp)
-		dense += 3 * mo_est_norm_params(m) + 2 * h * h / tp;
-	dense += mo_est_bias_params(m, moe);
+		dense += 3 * est_norm_params(m) + 2 * h * h / tp;
+	dense += est_bias_params(m, moe);
 	t->dense_params = dense;
 	t->expert_params = expert;
 	/* one tensor per Linear; GroupedMLP holds each of its two weights for
 	 * all local experts in one tensor */
-	double mx = mo_est_attn_max(m), ex = 0;
+	double mx = est_attn_max(m), ex = 0;
 	if (moe) {
-		mx = mo_est_max(mx, h * (double)m->num_moe_experts);
-		mx = mo_est_max(mx, mo_est_mlp_max(m, (double)m->moe_shared_expert_intermediate_size, tp));
-		ex = (double)m->num_moe_experts / mo_est_ep_eff(m) *
-		     mo_est_mlp_max(m, (double)m->moe_ffn_hidden_size, 1.0);
+		mx = est_max(mx, h * (double)m->num_moe_experts);
+		mx = est_max(mx, est_mlp_max(m, (double)m->moe_shared_expert_intermediate_size, tp));
+		ex = (double)m->num_moe_experts / est_ep_eff(m) *
+		     est_mlp_max(m, (double)m->moe_ffn_hidden_size, 1.0);
 	} else {
-		mx = mo_est_max(mx, mo_est_mlp_max(m, (double)m->ffn_hidden_size, tp));
+		mx = est_max(mx, est_mlp_max(m, (double)m->ffn_hidden_size, tp));
 	}
 	if (mtp)
-		mx = mo_est_max(mx, 2 * h * h / tp);
+		mx = est_max(mx, 2 * h * h / tp);
 	t->max_dense = mx;
 	t->max_expert = ex;
-	mo_est_type_wgrads(t, m, moe, mtp);
+	est_type_wgrads(t, m, moe, mtp);
 }
 
 /* The largest parameter tensor of a layer type on its device (elements of
  * the local shard). */
-double mo_est_type_max_local(const mo_estimate *e, const mo_est_type *t)
+double est_type_max_local(const mo_estimate *e, const mo_est_type *t)
 {
 	const mo_est_cfg *c = &e->cfg;
-	return mo_est_max(t->max_dense / c->fsdp_div, t->max_expert / c->expert_div);
+	return est_max(t->max_dense / c->fsdp_div, t->max_expert / c->expert_div);
 }
 
-void mo_est_layer_static(const mo_estimate *e, const mo_est_type *t, double *w,
+void est_layer_static(const mo_estimate *e, const mo_est_type *t, double *w,
 			 double *g, double *o, double *gathered)
 {
 	const mo_est_cfg *c = &e->cfg;
@@ -572,12 +572,12 @@ void mo_est_layer_static(const mo_estimate *e, const mo_est_type *t, double *w,
  * std pp 2, MHA - GQA on the last stage = 768 MiB = 4 layers x (96 kept +
  * 6.29M params x 16 B); 16 B/param = 8 B of sharded state (FSDP 2) + 2 + 4 + 2
  * (notes/calibration.md). Without pp_unsharded: the all-gather's extra only. */
-void mo_est_layer_pp_resident(const mo_estimate *e, const mo_est_type *t, double *gathered,
+void est_layer_pp_resident(const mo_estimate *e, const mo_est_type *t, double *gathered,
 			      double *grads)
 {
 	const mo_est_cfg *c = &e->cfg;
 	double w, g, o;
-	mo_est_layer_static(e, t, &w, &g, &o, gathered);
+	est_layer_static(e, t, &w, &g, &o, gathered);
 	*grads = 0;
 	if (!c->pp_unsharded)
 		return;
@@ -586,23 +586,23 @@ void mo_est_layer_pp_resident(const mo_estimate *e, const mo_est_type *t, double
 	*grads = full * (4.0 + c->pbytes);
 }
 
-void mo_est_explain_weights(const mo_estimate *e, mo_buf *b)
+void est_explain_weights(const mo_estimate *e, mo_buf *b)
 {
 	const mo_est_cfg *c = &e->cfg;
-	mo_buf_printf(b,
+	buf_printf(b,
 		      "weights: params x %.0f B (params_dtype); gradients: params x %.0f B%s; "
 		      "optimizer (%s): params x %.0f B\n",
 		      c->pbytes, c->gbytes, c->gbytes != c->pbytes ? " (grads_dtype)" : "",
 		      c->optimizer, c->obytes);
-	mo_buf_printf(b,
+	buf_printf(b,
 		      "  FSDP: dense params / (data_parallel_shard %lld x CP %lld) = / %.0f; "
 		      "experts / %.0f; optimizer states / %.0f (experts / %.0f)\n",
 		      (long long)c->dps, (long long)c->cp, c->fsdp_div, c->expert_div, c->opt_div,
 		      c->opt_expert_div);
 	for (size_t t = 0; t < e->n_types; t++) {
 		double w, g, o, ga;
-		mo_est_layer_static(e, &e->types[t], &w, &g, &o, &ga);
-		mo_buf_printf(b,
+		est_layer_static(e, &e->types[t], &w, &g, &o, &ga);
+		buf_printf(b,
 			      "  %-14s dense %.0f + expert %.0f params per device after TP/EP -> "
 			      "weights %.1f MiB, gradients %.1f MiB, optimizer %.1f MiB, "
 			      "all-gathered extra %.1f MiB per layer\n",
@@ -610,35 +610,35 @@ void mo_est_explain_weights(const mo_estimate *e, mo_buf *b)
 			      e->types[t].expert_params, w / 1048576.0, g / 1048576.0,
 			      o / 1048576.0, ga / 1048576.0);
 	}
-	mo_buf_printf(b,
+	buf_printf(b,
 		      "  embedding %.0f params (first stage), output layer + final norm %.0f "
 		      "params (last stage), per device after TP, / %.0f by FSDP\n",
 		      c->embed_params, c->head_params, c->fsdp_div);
 	if (c->mtp_embed_params > 0)
-		mo_buf_printf(b, "  the MTP layers' embedding %.0f params (last stage, tied to the first "
+		buf_printf(b, "  the MTP layers' embedding %.0f params (last stage, tied to the first "
 				 "stage's)\n",
 			      c->mtp_embed_params);
 	if (c->pos_params > 0)
-		mo_buf_printf(b,
+		buf_printf(b,
 			      "  learned position embeddings %.0f params (first stage, not split by "
 			      "TP)\n",
 			      c->pos_params);
 	if (c->pad_multiple > 0)
-		mo_buf_printf(b,
+		buf_printf(b,
 			      "  distributed optimizer: parameter and gradient buffers padded to "
 			      "multiples of %.0f elements per bucket (%s)\n",
 			      c->pad_multiple,
 			      c->bucket_params > 0 ? "buckets of max(4e7, 1e6 x DP) elements"
 						   : "one bucket");
 	if (c->pp_unsharded)
-		mo_buf_printf(b,
+		buf_printf(b,
 			      "  PP with FSDP (HyperParallel unshards a stage for the whole step and "
 			      "reduces gradients after its last micro-batch): per layer, gathered "
 			      "weights full params x %.0f B + unsharded gradients full params x "
 			      "(4 B fp32 accumulator + %.0f B fresh)\n",
 			      c->pbytes, c->pbytes);
 	if (c->opt_scratch > 0)
-		mo_buf_printf(b,
+		buf_printf(b,
 			      "  optimizer step: AdamW updates one parameter at a time; its fp32 "
 			      "temporaries (%.0f B per element) for the stage's largest local "
 			      "parameter tensor come on top of the states and gradients\n",

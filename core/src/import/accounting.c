@@ -100,7 +100,7 @@ static const struct mo_unmodelled_key mo_unmodelled_keys[] = {
 	{"data_parallel_shard_strategy", 0, "FSDP that shards less than parameters, gradients and optimizer states", "optim_grads_params"},
 	{NULL, 0, NULL, NULL}};
 
-static bool mo_keys_in(const char *k, const char *const *list)
+static bool keys_in(const char *k, const char *const *list)
 {
 	for (size_t i = 0; list[i]; i++)
 		if (strcmp(list[i], k) == 0)
@@ -108,7 +108,7 @@ static bool mo_keys_in(const char *k, const char *const *list)
 	return false;
 }
 
-static const struct mo_unmodelled_key *mo_keys_unmodelled(const char *k)
+static const struct mo_unmodelled_key *keys_unmodelled(const char *k)
 {
 	for (size_t i = 0; mo_unmodelled_keys[i].key; i++)
 		if (strcmp(mo_unmodelled_keys[i].key, k) == 0)
@@ -118,7 +118,7 @@ static const struct mo_unmodelled_key *mo_keys_unmodelled(const char *k)
 
 /* A value that turns a feature on: true, a non-zero number above `above`,
  * a non-empty string other than none/false. */
-static bool mo_keys_on(const mo_node *v, double above)
+static bool keys_on(const mo_node *v, double above)
 {
 	bool b;
 	int64_t i;
@@ -126,48 +126,48 @@ static bool mo_keys_on(const mo_node *v, double above)
 	double d;
 	if (v->kind != MO_NODE_SCALAR)
 		return v->n > 0;
-	if (mo_scalar_bool(v, &b))
+	if (scalar_bool(v, &b))
 		return b && above == 0;
-	if (mo_scalar_int(v, &i, &ovf))
+	if (scalar_int(v, &i, &ovf))
 		return (double)i > above && i != 0;
-	if (mo_scalar_float(v, &d))
+	if (scalar_float(v, &d))
 		return d > above && d != 0.0;
-	if (mo_model_is_null(v))
+	if (model_is_null(v))
 		return false;
 	return v->len > 0 && above == 0;
 }
 
-void mo_model_account_key(struct mo_rd *r, const mo_node *key,
+void model_account_key(struct mo_rd *r, const mo_node *key,
 			  const mo_node *v, const char *path)
 {
-	const struct mo_unmodelled_key *u = mo_keys_unmodelled(key->value);
+	const struct mo_unmodelled_key *u = keys_unmodelled(key->value);
 	if (u) {
-		const char *sv = mo_model_str(v);
+		const char *sv = model_str(v);
 		if (u->plain && sv && strcasecmp(sv, u->plain) == 0)
 			return;
-		if (mo_keys_on(v, u->above))
-			mo_diags_add_at(r->diags, MO_SEV_WARNING, "unmodelled",
+		if (keys_on(v, u->above))
+			diags_add_at(r->diags, MO_SEV_WARNING, "unmodelled",
 					r->file, key, path,
 					"%s: the estimate does not model %s; "
 					"its figures leave that memory out",
 					path, u->what);
 		return;
 	}
-	if (mo_keys_in(key->value, mo_irrelevant_keys))
+	if (keys_in(key->value, mo_irrelevant_keys))
 		return;
-	mo_diag *d = mo_diags_add_at(r->diags, MO_SEV_WARNING, "unread-key",
+	mo_diag *d = diags_add_at(r->diags, MO_SEV_WARNING, "unread-key",
 				     r->file, key, path,
 				     "%s is not read: memopt does not know "
 				     "what it changes in memory", path);
 	if (d)
-		mo_diag_set_hint(r->diags, d,
+		diag_set_hint(r->diags, d,
 				 "if it changes the model's size or "
 				 "activations, the estimate leaves that out");
 }
 
 /* ---- assumed values ----------------------------------------------------- */
 
-void mo_model_assume(struct mo_rd *r, enum mo_mf f, const char *source)
+void model_assume(struct mo_rd *r, enum mo_mf f, const char *source)
 {
 	r->m->ext->assumed_from[f] = source;
 }
@@ -180,7 +180,7 @@ static const enum mo_mf mo_listed[] = {
 	MF_MOE_FFN, MF_SHARED_FFN, MF_FIRST_DENSE, MF_QK_LN, MF_MBS,
 	MF_CDTYPE, MF_PDTYPE, MF_DISTOPT};
 
-static const char *mo_assumed_value(struct mo_rd *r, enum mo_mf f)
+static const char *assumed_value(struct mo_rd *r, enum mo_mf f)
 {
 	const mo_model *m = r->m;
 	mo_arena *a = m->arena;
@@ -212,13 +212,13 @@ static const char *mo_assumed_value(struct mo_rd *r, enum mo_mf f)
 	case MF_MBS: p = &m->micro_batch_size; break;
 	default: return NULL;
 	}
-	return mo_arena_printf(a, "%lld", (long long)*p);
+	return arena_printf(a, "%lld", (long long)*p);
 }
 
 /* Derived rather than assumed: a MoE field of a dense model, the head
  * width and K/V groups (from the heads), the FFN of a legacy file (its
  * own rounding rule). */
-static bool mo_assumed_skip(const mo_model *m, enum mo_mf f)
+static bool assumed_skip(const mo_model *m, enum mo_mf f)
 {
 	bool moe = m->num_moe_experts > 0;
 	if (!moe && (f == MF_TOPK || f == MF_MOE_FFN || f == MF_SHARED_FFN ||
@@ -229,7 +229,7 @@ static bool mo_assumed_skip(const mo_model *m, enum mo_mf f)
 	return false;
 }
 
-static const char *mo_assumed_source(struct mo_rd *r, enum mo_mf f)
+static const char *assumed_source(struct mo_rd *r, enum mo_mf f)
 {
 	const struct mo_model_ext *x = r->m->ext;
 	if (x->assumed_from[f])
@@ -245,12 +245,12 @@ static const char *mo_assumed_source(struct mo_rd *r, enum mo_mf f)
 	}
 }
 
-void mo_model_note_assumed(struct mo_rd *r)
+void model_note_assumed(struct mo_rd *r)
 {
 	mo_model *m = r->m;
 	struct mo_model_ext *x = m->ext;
 	size_t n = sizeof(mo_listed) / sizeof(*mo_listed);
-	x->assumed = mo_arena_alloc(m->arena, n * sizeof(*x->assumed));
+	x->assumed = arena_alloc(m->arena, n * sizeof(*x->assumed));
 	if (!x->assumed) {
 		r->failed = true;
 		return;
@@ -258,11 +258,11 @@ void mo_model_note_assumed(struct mo_rd *r)
 	x->n_assumed = 0;
 	for (size_t i = 0; i < n; i++) {
 		enum mo_mf f = mo_listed[i];
-		const char *src = mo_assumed_source(r, f);
-		if (!src || mo_assumed_skip(m, f))
+		const char *src = assumed_source(r, f);
+		if (!src || assumed_skip(m, f))
 			continue;
-		const char *path = mo_model_field_path(m, f);
-		const char *val = mo_assumed_value(r, f);
+		const char *path = model_field_path(m, f);
+		const char *val = assumed_value(r, f);
 		if (!val) {
 			r->failed = true;
 			return;
@@ -274,29 +274,29 @@ void mo_model_note_assumed(struct mo_rd *r)
 
 /* ---- whole-file checks --------------------------------------------------- */
 
-static const mo_node *mo_keys_get(const mo_node *map, const char *key)
+static const mo_node *keys_get(const mo_node *map, const char *key)
 {
-	return map && map->kind == MO_NODE_MAP ? mo_map_get(map, key) : NULL;
+	return map && map->kind == MO_NODE_MAP ? map_get(map, key) : NULL;
 }
 
 /* micro_batch_interleave_num (a top-level key of graph-mode files) splits
  * each micro-batch in two interleaved halves. */
-void mo_model_check_unmodelled(struct mo_rd *r, const mo_node *root)
+void model_check_unmodelled(struct mo_rd *r, const mo_node *root)
 {
 	const mo_node *k = NULL, *v = NULL;
 	for (size_t i = 0; root && i + 1 < root->n; i += 2)
 		if (root->items[i]->kind == MO_NODE_SCALAR &&
 		    strcmp(root->items[i]->value, "micro_batch_interleave_num") == 0)
 			k = root->items[i], v = root->items[i + 1];
-	if (k && mo_keys_on(v, 1))
-		mo_diags_add_at(r->diags, MO_SEV_WARNING, "unmodelled", r->file,
+	if (k && keys_on(v, 1))
+		diags_add_at(r->diags, MO_SEV_WARNING, "unmodelled", r->file,
 				k, "micro_batch_interleave_num",
 				"micro_batch_interleave_num: the estimate does "
 				"not model interleaved micro-batch halves");
-	const mo_node *ctx = mo_keys_get(root, "context");
-	const mo_node *mode = mo_keys_get(ctx, "mode");
+	const mo_node *ctx = keys_get(root, "context");
+	const mo_node *mode = keys_get(ctx, "mode");
 	if (r->m->ext->graph_mode && r->graph)
-		mo_diags_add_at(r->diags, MO_SEV_WARNING, "unmodelled", r->file,
+		diags_add_at(r->diags, MO_SEV_WARNING, "unmodelled", r->file,
 				mode ? mode : r->model_at,
 				mode ? "context.mode" : "model",
 				"graph mode (context.mode 0) plans memory "
@@ -304,14 +304,14 @@ void mo_model_check_unmodelled(struct mo_rd *r, const mo_node *root)
 				"models PyNative's allocator and may differ");
 }
 
-void mo_model_missing_layers(struct mo_rd *r, const mo_node *root)
+void model_missing_layers(struct mo_rd *r, const mo_node *root)
 {
 	const mo_node *at = r->model_at;
 	if (!at) {
-		const mo_node *model = mo_keys_get(root, "model");
+		const mo_node *model = keys_get(root, "model");
 		at = model ? model : root;
 	}
-	mo_diags_add_at(r->diags, MO_SEV_ERROR, "missing-key", r->file, at,
+	diags_add_at(r->diags, MO_SEV_ERROR, "missing-key", r->file, at,
 			r->hf ? "num_hidden_layers" : "model.num_layers",
 			"the model has no layer count (num_layers or "
 			"num_hidden_layers)");

@@ -11,20 +11,20 @@
 #include <string.h>
 #include <strings.h>
 
-static const mo_node *mo_graph_get(const mo_node *map, const char *key)
+static const mo_node *graph_get(const mo_node *map, const char *key)
 {
-	return map && map->kind == MO_NODE_MAP ? mo_map_get(map, key) : NULL;
+	return map && map->kind == MO_NODE_MAP ? map_get(map, key) : NULL;
 }
 
 /* The type a model_config names: `model_type` (use_legacy: False) or the
  * legacy config class in `type`. */
-static const char *mo_graph_type_name(const mo_node *mc)
+static const char *graph_type_name(const mo_node *mc)
 {
-	const mo_node *t = mo_graph_get(mc, "model_type");
-	const char *s = t ? mo_model_str(t) : NULL;
+	const mo_node *t = graph_get(mc, "model_type");
+	const char *s = t ? model_str(t) : NULL;
 	if (!s) {
-		t = mo_graph_get(mc, "type");
-		s = t ? mo_model_str(t) : NULL;
+		t = graph_get(mc, "type");
+		s = t ? model_str(t) : NULL;
 	}
 	return s;
 }
@@ -45,73 +45,73 @@ static const struct {
     {NULL, NULL}};
 
 /* A model_config of such a class: an `unsupported` error at its type. */
-static void mo_graph_check_supported(struct mo_rd *r, const mo_node *mc, const char *tn)
+static void graph_check_supported(struct mo_rd *r, const mo_node *mc, const char *tn)
 {
-	const mo_node *t = mo_graph_get(mc, "type");
+	const mo_node *t = graph_get(mc, "type");
 	for (size_t i = 0; tn && t && mo_graph_unsupported[i].type; i++)
 		if (strcmp(tn, mo_graph_unsupported[i].type) == 0)
-			mo_diags_add_at(r->diags, MO_SEV_ERROR, "unsupported", r->file, t,
+			diags_add_at(r->diags, MO_SEV_ERROR, "unsupported", r->file, t,
 					"model.model_config.type",
 					"%s is %s: memopt prices decoder-only transformers",
 					tn, mo_graph_unsupported[i].what);
 }
 
-bool mo_model_graph_names_type(const mo_node *model_config)
+bool model_graph_names_type(const mo_node *model_config)
 {
-	const char *s = mo_graph_type_name(model_config);
-	return s && mo_model_type_find(s);
+	const char *s = graph_type_name(model_config);
+	return s && model_type_find(s);
 }
 
-static bool mo_graph_number(const mo_node *v, double *out)
+static bool graph_number(const mo_node *v, double *out)
 {
 	int64_t i;
 	bool ovf = false;
-	if (mo_scalar_float(v, out))
+	if (scalar_float(v, out))
 		return isfinite(*out);
-	if (mo_scalar_int(v, &i, &ovf)) {
+	if (scalar_int(v, &i, &ovf)) {
 		*out = (double)i;
 		return true;
 	}
 	return false;
 }
 
-void mo_model_graph_begin(struct mo_rd *r, const mo_node *root,
+void model_graph_begin(struct mo_rd *r, const mo_node *root,
 			  const mo_node *model_config)
 {
 	struct mo_model_ext *x = r->m->ext;
 	bool legacy = true;
-	const mo_node *ul = mo_graph_get(root, "use_legacy");
-	if (ul && !mo_scalar_bool(ul, &legacy))
+	const mo_node *ul = graph_get(root, "use_legacy");
+	if (ul && !scalar_bool(ul, &legacy))
 		legacy = true;
 	r->graph = true;
 	r->legacy = legacy;
 	r->model_at = model_config;
 	r->moe_ffn = r->first_dense = -1;
 	r->interleave = 1;
-	const mo_node *ctx = mo_graph_get(root, "context");
-	const mo_node *mode = mo_graph_get(ctx, "mode");
+	const mo_node *ctx = graph_get(root, "context");
+	const mo_node *mode = graph_get(ctx, "mode");
 	int64_t mv = 0;
 	bool ovf = false;
-	x->graph_mode = !mode || (mo_scalar_int(mode, &mv, &ovf) && mv == 0);
-	const mo_node *pc = mo_graph_get(mo_graph_get(root, "parallel"),
+	x->graph_mode = !mode || (scalar_int(mode, &mv, &ovf) && mv == 0);
+	const mo_node *pc = graph_get(graph_get(root, "parallel"),
 					  "pipeline_config");
-	const mo_node *pi = mo_graph_get(pc, "pipeline_interleave");
-	if (pi && !mo_scalar_bool(pi, &r->interleave_on))
+	const mo_node *pi = graph_get(pc, "pipeline_interleave");
+	if (pi && !scalar_bool(pi, &r->interleave_on))
 		r->interleave_on = false;
-	const char *tn = mo_graph_type_name(model_config);
-	r->type = tn ? mo_model_type_find(tn) : NULL;
-	mo_graph_check_supported(r, model_config, tn);
-	x->model_type = tn ? mo_arena_strdup(r->m->arena, tn) : NULL;
+	const char *tn = graph_type_name(model_config);
+	r->type = tn ? model_type_find(tn) : NULL;
+	graph_check_supported(r, model_config, tn);
+	x->model_type = tn ? arena_strdup(r->m->arena, tn) : NULL;
 	/* the Megatron dataset's sequence length; model_config's wins */
-	const mo_node *dl = mo_graph_get(mo_graph_get(root, "train_dataset"),
+	const mo_node *dl = graph_get(graph_get(root, "train_dataset"),
 					 "data_loader");
-	const mo_node *sq = mo_graph_get(mo_graph_get(dl, "config"),
+	const mo_node *sq = graph_get(graph_get(dl, "config"),
 					 "seq_length");
 	int64_t seq;
 	const char *sp = "train_dataset.data_loader.config.seq_length";
-	if (sq && mo_model_read_int(r, sq, sp, 1, 2147483647LL, &seq)) {
+	if (sq && model_read_int(r, sq, sp, 1, 2147483647LL, &seq)) {
 		r->m->seq_length = seq;
-		mo_model_mark(r, MF_SEQ, sq, sp);
+		model_mark(r, MF_SEQ, sq, sp);
 	}
 }
 
@@ -119,20 +119,20 @@ void mo_model_graph_begin(struct mo_rd *r, const mo_node *root,
  * ffn_dim_multiplier, when intermediate_size is None, as the FFN width
  * itself (its 7B and 12B files: 12288): an integer above any multiplier is
  * that width. */
-static bool mo_graph_telechat_width(struct mo_rd *r, const mo_node *v, const char *path)
+static bool graph_telechat_width(struct mo_rd *r, const mo_node *v, const char *path)
 {
 	int64_t w;
 	bool ovf = false;
 	if (!r->type || strcmp(r->type->name, "TelechatConfig") != 0 ||
-	    !mo_scalar_int(v, &w, &ovf) || ovf || w <= 64 || w > (1 << 26) ||
+	    !scalar_int(v, &w, &ovf) || ovf || w <= 64 || w > (1 << 26) ||
 	    r->m->ext->set[MF_FFN])
 		return false;
 	r->m->ffn_hidden_size = w;
-	mo_model_mark(r, MF_FFN, v, path);
+	model_mark(r, MF_FFN, v, path);
 	return true;
 }
 
-void mo_model_graph_key(struct mo_rd *r, enum mo_conv which, int64_t lo, int64_t hi,
+void model_graph_key(struct mo_rd *r, enum mo_conv which, int64_t lo, int64_t hi,
 			const mo_node *v, const char *path)
 {
 	bool b;
@@ -140,34 +140,34 @@ void mo_model_graph_key(struct mo_rd *r, enum mo_conv which, int64_t lo, int64_t
 	double d;
 	switch (which) {
 	case CV_MULOF:
-		if (mo_model_read_int(r, v, path, lo, hi, &r->multiple_of))
+		if (model_read_int(r, v, path, lo, hi, &r->multiple_of))
 			r->multiple_of_set = true;
 		break;
 	case CV_EXPAND:
-		mo_model_read_int(r, v, path, lo, hi, &r->expand_ratio);
+		model_read_int(r, v, path, lo, hi, &r->expand_ratio);
 		break;
 	case CV_FFNMULT:
-		if (mo_model_is_null(v))
+		if (model_is_null(v))
 			break;
-		if (mo_graph_telechat_width(r, v, path))
+		if (graph_telechat_width(r, v, path))
 			break;
-		if (!mo_graph_number(v, &d) || d <= 0.0 || d > 64.0)
-			mo_model_type_err(r, v, path, "a number in (0, 64]");
+		if (!graph_number(v, &d) || d <= 0.0 || d > 64.0)
+			model_type_err(r, v, path, "a number in (0, 64]");
 		else
 			r->ffn_mult = d, r->ffn_mult_set = true;
 		break;
 	case CV_MQA:
-		if (mo_model_read_bool(r, v, path, &r->mqa))
+		if (model_read_bool(r, v, path, &r->mqa))
 			r->mqa_set = true;
 		break;
 	case CV_MQG:
-		if (mo_model_read_int(r, v, path, lo, hi, &i))
+		if (model_read_int(r, v, path, lo, hi, &i))
 			r->mq_groups = i;
 		break;
 	case CV_RMSNORM:
-		if (mo_model_read_bool(r, v, path, &b)) {
+		if (model_read_bool(r, v, path, &b)) {
 			r->m->normalization = b ? "RMSNorm" : "LayerNorm";
-			mo_model_mark(r, MF_NORM, v, path);
+			model_mark(r, MF_NORM, v, path);
 		}
 		break;
 	case CV_OFFSET:
@@ -175,11 +175,11 @@ void mo_model_graph_key(struct mo_rd *r, enum mo_conv which, int64_t lo, int64_t
 		r->offset_path = path;
 		break;
 	case CV_PPI:
-		if (mo_model_read_int(r, v, path, lo, hi, &i))
+		if (model_read_int(r, v, path, lo, hi, &i))
 			r->interleave = i;
 		break;
 	case CV_GA:
-		if (mo_model_read_int(r, v, path, lo, hi, &i))
+		if (model_read_int(r, v, path, lo, hi, &i))
 			r->ga_steps = i;
 		break;
 	default: /* the key table hands only the keys above to this reader */
@@ -189,7 +189,7 @@ void mo_model_graph_key(struct mo_rd *r, enum mo_conv which, int64_t lo, int64_t
 
 /* ---- moe_config (MoEConfig, mindformers/modules/transformer/moe.py) ---- */
 
-static void mo_graph_moe_key(struct mo_rd *r, const mo_node *key,
+static void graph_moe_key(struct mo_rd *r, const mo_node *key,
 			     const mo_node *v, const char *path)
 {
 	mo_model *m = r->m;
@@ -197,35 +197,35 @@ static void mo_graph_moe_key(struct mo_rd *r, const mo_node *key,
 	double d;
 	bool b;
 	if (strcmp(key->value, "expert_num") == 0) {
-		if (mo_model_read_int(r, v, path, 1, 1 << 20, &i)) {
+		if (model_read_int(r, v, path, 1, 1 << 20, &i)) {
 			m->num_moe_experts = i > 1 ? i : 0;
-			mo_model_mark(r, MF_EXPERTS, v, path);
+			model_mark(r, MF_EXPERTS, v, path);
 		}
 	} else if (strcmp(key->value, "num_experts_chosen") == 0) {
-		if (mo_model_read_int(r, v, path, 1, 1 << 20, &i)) {
+		if (model_read_int(r, v, path, 1, 1 << 20, &i)) {
 			m->moe_router_topk = i;
-			mo_model_mark(r, MF_TOPK, v, path);
+			model_mark(r, MF_TOPK, v, path);
 		}
 	} else if (strcmp(key->value, "shared_expert_num") == 0) {
-		if (!mo_graph_number(v, &d) || d < 0.0 || d > 1024.0)
-			mo_model_type_err(r, v, path, "a number in [0, 1024]");
+		if (!graph_number(v, &d) || d < 0.0 || d > 1024.0)
+			model_type_err(r, v, path, "a number in [0, 1024]");
 		else
 			r->shared_count = d;
 	} else if (strcmp(key->value, "moe_intermediate_size") == 0) {
-		if (mo_model_read_int(r, v, path, 1, 1 << 26, &i))
+		if (model_read_int(r, v, path, 1, 1 << 26, &i))
 			r->moe_ffn = i;
 	} else if (strcmp(key->value, "first_k_dense_replace") == 0) {
 		/* MoEConfig's default is True (unused by Llama-type models) */
-		if (mo_scalar_bool(v, &b))
+		if (scalar_bool(v, &b))
 			return;
-		if (mo_model_read_int(r, v, path, 0, 100000, &i))
+		if (model_read_int(r, v, path, 0, 100000, &i))
 			r->first_dense = i;
 	} else {
-		mo_model_account_key(r, key, v, path);
+		model_account_key(r, key, v, path);
 	}
 }
 
-void mo_model_graph_moe(struct mo_rd *r, const mo_node *moe_config)
+void model_graph_moe(struct mo_rd *r, const mo_node *moe_config)
 {
 	if (!moe_config || moe_config->kind != MO_NODE_MAP)
 		return;
@@ -235,19 +235,19 @@ void mo_model_graph_moe(struct mo_rd *r, const mo_node *moe_config)
 		const mo_node *v = moe_config->items[i + 1];
 		if (k->kind != MO_NODE_SCALAR || strlen(k->value) != k->len)
 			continue;
-		char *path = mo_arena_printf(r->m->arena, "moe_config.%s",
+		char *path = arena_printf(r->m->arena, "moe_config.%s",
 					     k->value);
 		if (!path) {
 			r->failed = true;
 			return;
 		}
-		mo_graph_moe_key(r, k, v, path);
+		graph_moe_key(r, k, v, path);
 	}
 }
 
 /* ---- finishing: defaults, FFN rounding, MoE, stage split ---------------- */
 
-static void mo_graph_default(struct mo_rd *r, enum mo_mf f, int64_t *field,
+static void graph_default(struct mo_rd *r, enum mo_mf f, int64_t *field,
 			     int64_t value)
 {
 	struct mo_model_ext *x = r->m->ext;
@@ -259,7 +259,7 @@ static void mo_graph_default(struct mo_rd *r, enum mo_mf f, int64_t *field,
 }
 
 /* A field the file leaves out takes the class's value. */
-static void mo_graph_default_str(struct mo_rd *r, enum mo_mf f, const char **field,
+static void graph_default_str(struct mo_rd *r, enum mo_mf f, const char **field,
 				 const char *value)
 {
 	struct mo_model_ext *x = r->m->ext;
@@ -270,7 +270,7 @@ static void mo_graph_default_str(struct mo_rd *r, enum mo_mf f, const char **fie
 	x->assumed_from[f] = r->type->source;
 }
 
-static void mo_graph_default_bool(struct mo_rd *r, enum mo_mf f, bool *field, bool value)
+static void graph_default_bool(struct mo_rd *r, enum mo_mf f, bool *field, bool value)
 {
 	struct mo_model_ext *x = r->m->ext;
 	if (x->set[f])
@@ -283,7 +283,7 @@ static void mo_graph_default_bool(struct mo_rd *r, enum mo_mf f, bool *field, bo
 /* GPT-2-like classes (GPT2Config, BloomConfig, GLMConfig, WizardCoderConfig):
  * a non-gated GeLU FFN of expand_ratio x hidden, LayerNorm, biases on every
  * linear, the vocabulary unpadded, their own positions. */
-static void mo_graph_gpt_defaults(struct mo_rd *r, const struct mo_type_defaults *t)
+static void graph_gpt_defaults(struct mo_rd *r, const struct mo_type_defaults *t)
 {
 	mo_model *m = r->m;
 	struct mo_model_ext *x = m->ext;
@@ -296,17 +296,17 @@ static void mo_graph_gpt_defaults(struct mo_rd *r, const struct mo_type_defaults
 	}
 	if (!t->gpt)
 		return;
-	mo_graph_default_str(r, MF_NORM, &m->normalization, "LayerNorm");
-	mo_graph_default_str(r, MF_ACT, &m->hidden_act, "gelu");
-	mo_graph_default_bool(r, MF_BIAS, &m->add_bias_linear, true);
-	mo_graph_default_bool(r, MF_QKV_BIAS, &m->add_qkv_bias, true);
-	mo_graph_default(r, MF_VOCAB_DIV, &m->make_vocab_size_divisible_by, 1);
-	mo_graph_default_str(r, MF_POS_TYPE, &m->position_embedding_type, t->positions);
+	graph_default_str(r, MF_NORM, &m->normalization, "LayerNorm");
+	graph_default_str(r, MF_ACT, &m->hidden_act, "gelu");
+	graph_default_bool(r, MF_BIAS, &m->add_bias_linear, true);
+	graph_default_bool(r, MF_QKV_BIAS, &m->add_qkv_bias, true);
+	graph_default(r, MF_VOCAB_DIV, &m->make_vocab_size_divisible_by, 1);
+	graph_default_str(r, MF_POS_TYPE, &m->position_embedding_type, t->positions);
 	if (t->positions && strcmp(t->positions, "learned_absolute") == 0)
-		mo_graph_default(r, MF_MAX_POS, &m->max_position_embeddings, m->seq_length);
+		graph_default(r, MF_MAX_POS, &m->max_position_embeddings, m->seq_length);
 }
 
-static void mo_graph_type_defaults(struct mo_rd *r)
+static void graph_type_defaults(struct mo_rd *r)
 {
 	const struct mo_type_defaults *t = r->type;
 	mo_model *m = r->m;
@@ -314,20 +314,20 @@ static void mo_graph_type_defaults(struct mo_rd *r)
 	if (!t)
 		return;
 	r->layers_default = !x->set[MF_NUM_LAYERS] && t->layers > 0;
-	mo_graph_default(r, MF_NUM_LAYERS, &m->num_layers, t->layers);
-	mo_graph_default(r, MF_HIDDEN, &m->hidden_size, t->hidden);
-	mo_graph_default(r, MF_FFN, &m->ffn_hidden_size, t->ffn);
-	mo_graph_default(r, MF_HEADS, &m->num_attention_heads, t->heads);
-	mo_graph_default(r, MF_GROUPS, &m->num_query_groups, t->kv);
-	mo_graph_default(r, MF_KV_CHANNELS, &m->kv_channels, t->head_dim);
-	mo_graph_default(r, MF_VOCAB, &m->vocab_size, t->vocab);
-	mo_graph_default(r, MF_SEQ, &m->seq_length, t->seq);
-	mo_graph_default(r, MF_MTP, &m->mtp_num_layers, t->mtp);
-	mo_graph_default(r, MF_Q_LORA, &m->q_lora_rank, t->q_lora);
-	mo_graph_default(r, MF_KV_LORA, &m->kv_lora_rank, t->kv_lora);
-	mo_graph_default(r, MF_QK_NOPE, &m->qk_nope_head_dim, t->qk_nope);
-	mo_graph_default(r, MF_QK_ROPE, &m->qk_rope_head_dim, t->qk_rope);
-	mo_graph_default(r, MF_V_HEAD, &m->v_head_dim, t->v_head);
+	graph_default(r, MF_NUM_LAYERS, &m->num_layers, t->layers);
+	graph_default(r, MF_HIDDEN, &m->hidden_size, t->hidden);
+	graph_default(r, MF_FFN, &m->ffn_hidden_size, t->ffn);
+	graph_default(r, MF_HEADS, &m->num_attention_heads, t->heads);
+	graph_default(r, MF_GROUPS, &m->num_query_groups, t->kv);
+	graph_default(r, MF_KV_CHANNELS, &m->kv_channels, t->head_dim);
+	graph_default(r, MF_VOCAB, &m->vocab_size, t->vocab);
+	graph_default(r, MF_SEQ, &m->seq_length, t->seq);
+	graph_default(r, MF_MTP, &m->mtp_num_layers, t->mtp);
+	graph_default(r, MF_Q_LORA, &m->q_lora_rank, t->q_lora);
+	graph_default(r, MF_KV_LORA, &m->kv_lora_rank, t->kv_lora);
+	graph_default(r, MF_QK_NOPE, &m->qk_nope_head_dim, t->qk_nope);
+	graph_default(r, MF_QK_ROPE, &m->qk_rope_head_dim, t->qk_rope);
+	graph_default(r, MF_V_HEAD, &m->v_head_dim, t->v_head);
 	if (!x->set[MF_UNTIE]) {
 		m->untie_embeddings_and_output_weights = !t->tied;
 		x->assumed_from[MF_UNTIE] = t->source;
@@ -336,15 +336,15 @@ static void mo_graph_type_defaults(struct mo_rd *r)
 		m->qk_layernorm = true;
 		x->assumed_from[MF_QK_LN] = t->source;
 	}
-	mo_graph_gpt_defaults(r, t);
+	graph_gpt_defaults(r, t);
 	if (r->legacy) /* legacy MoE is moe_config's (MoEConfig defaults) */
 		return;
-	mo_graph_default(r, MF_EXPERTS, &m->num_moe_experts, t->experts);
+	graph_default(r, MF_EXPERTS, &m->num_moe_experts, t->experts);
 	if (m->num_moe_experts <= 0)
 		return;
-	mo_graph_default(r, MF_TOPK, &m->moe_router_topk, t->topk);
-	mo_graph_default(r, MF_MOE_FFN, &m->moe_ffn_hidden_size, t->moe_ffn);
-	mo_graph_default(r, MF_FIRST_DENSE, &m->first_k_dense_replace,
+	graph_default(r, MF_TOPK, &m->moe_router_topk, t->topk);
+	graph_default(r, MF_MOE_FFN, &m->moe_ffn_hidden_size, t->moe_ffn);
+	graph_default(r, MF_FIRST_DENSE, &m->first_k_dense_replace,
 			 t->first_dense);
 	if (!x->set[MF_SHARED_FFN] && r->n_shared == 0 && t->n_shared > 0) {
 		r->n_shared = t->n_shared;
@@ -355,7 +355,7 @@ static void mo_graph_type_defaults(struct mo_rd *r)
 /* LlamaFeedForward: intermediate_size if given, else 4h, times
  * (ffn_dim_multiplier + 0.01) when given, then int(2 * h / 3) rounded up
  * to multiple_of (LlamaConfig's default 256). */
-static void mo_graph_legacy_ffn(struct mo_rd *r)
+static void graph_legacy_ffn(struct mo_rd *r)
 {
 	mo_model *m = r->m;
 	struct mo_model_ext *x = m->ext;
@@ -384,7 +384,7 @@ static void mo_graph_legacy_ffn(struct mo_rd *r)
 /* moe_config: the expert FFN is the dense FFN for Llama-type models and
  * moe_intermediate_size for DeepSeek V2/V3; shared experts are
  * shared_expert_num x the expert FFN (LlamaFeedForwardWithMoE). */
-static void mo_graph_legacy_moe(struct mo_rd *r)
+static void graph_legacy_moe(struct mo_rd *r)
 {
 	mo_model *m = r->m;
 	struct mo_model_ext *x = m->ext;
@@ -418,16 +418,16 @@ static void mo_graph_legacy_moe(struct mo_rd *r)
 
 /* ---- offset -> per-stage layer lists (LayerSetting) ---------------------- */
 
-static void mo_graph_offset_err(struct mo_rd *r, const char *fmt, long long a,
+static void graph_offset_err(struct mo_rd *r, const char *fmt, long long a,
 				long long b)
 {
 	char msg[256];
 	snprintf(msg, sizeof msg, fmt, a, b);
-	mo_diag *d = mo_diags_add_at(r->diags, MO_SEV_ERROR, "parallel", r->file,
+	mo_diag *d = diags_add_at(r->diags, MO_SEV_ERROR, "parallel", r->file,
 				     r->offset, r->offset_path, "%s: %s",
 				     r->offset_path, msg);
 	if (d)
-		mo_diag_set_hint(r->diags, d,
+		diag_set_hint(r->diags, d,
 				 "MindSpore Transformers (LayerSetting) refuses "
 				 "this offset; the offsets must add up to "
 				 "num_layers %% (pipeline_stage x "
@@ -436,7 +436,7 @@ static void mo_graph_offset_err(struct mo_rd *r, const char *fmt, long long a,
 
 /* One offset per virtual stage from an int, a list (one per stage, every
  * chunk) or a nested list (per chunk, per stage). */
-static bool mo_graph_offsets(struct mo_rd *r, int64_t *off, int64_t P,
+static bool graph_offsets(struct mo_rd *r, int64_t *off, int64_t P,
 			     int64_t V)
 {
 	const mo_node *v = r->offset;
@@ -447,8 +447,8 @@ static bool mo_graph_offsets(struct mo_rd *r, int64_t *off, int64_t P,
 		return true;
 	}
 	if (v->kind == MO_NODE_SCALAR) {
-		if (!mo_scalar_int(v, &x, &ovf) || x < -100000 || x > 100000) {
-			mo_diags_add_at(r->diags, MO_SEV_ERROR, "type", r->file, v,
+		if (!scalar_int(v, &x, &ovf) || x < -100000 || x > 100000) {
+			diags_add_at(r->diags, MO_SEV_ERROR, "type", r->file, v,
 					r->offset_path,
 					"%s must be an integer in [-100000, 100000] "
 					"or a list of them", r->offset_path);
@@ -461,14 +461,14 @@ static bool mo_graph_offsets(struct mo_rd *r, int64_t *off, int64_t P,
 	bool nested = v->kind == MO_NODE_SEQ && v->n > 0 &&
 		      v->items[0]->kind == MO_NODE_SEQ;
 	if (v->kind != MO_NODE_SEQ || (nested && v->n != (size_t)V)) {
-		mo_graph_offset_err(r, "needs %lld lists of %lld offsets",
+		graph_offset_err(r, "needs %lld lists of %lld offsets",
 				    (long long)V, (long long)P);
 		return false;
 	}
 	for (int64_t i = 0; i < V; i++) {
 		const mo_node *row = nested ? v->items[i] : v;
 		if (row->kind != MO_NODE_SEQ || row->n != (size_t)P) {
-			mo_graph_offset_err(r, "needs one offset per stage "
+			graph_offset_err(r, "needs one offset per stage "
 					    "(%lld), a list of %lld",
 					    (long long)P,
 					    row->kind == MO_NODE_SEQ
@@ -477,9 +477,9 @@ static bool mo_graph_offsets(struct mo_rd *r, int64_t *off, int64_t P,
 			return false;
 		}
 		for (int64_t j = 0; j < P; j++) {
-			if (!mo_scalar_int(row->items[j], &x, &ovf) ||
+			if (!scalar_int(row->items[j], &x, &ovf) ||
 			    x < -100000 || x > 100000) {
-				mo_diags_add_at(r->diags, MO_SEV_ERROR, "type",
+				diags_add_at(r->diags, MO_SEV_ERROR, "type",
 						r->file, row->items[j],
 						r->offset_path,
 						"%s: each offset must be an "
@@ -493,11 +493,11 @@ static bool mo_graph_offsets(struct mo_rd *r, int64_t *off, int64_t P,
 	return true;
 }
 
-static void mo_graph_stage_lists(struct mo_rd *r, const int64_t *count,
+static void graph_stage_lists(struct mo_rd *r, const int64_t *count,
 				 int64_t P, int64_t V)
 {
 	mo_model *m = r->m;
-	mo_layers *st = mo_arena_alloc(m->arena, sizeof(*st) * (size_t)(P * V));
+	mo_layers *st = arena_alloc(m->arena, sizeof(*st) * (size_t)(P * V));
 	if (!st) {
 		r->failed = true;
 		return;
@@ -507,7 +507,7 @@ static void mo_graph_stage_lists(struct mo_rd *r, const int64_t *count,
 		memset(&st[k], 0, sizeof(st[k]));
 		st[k].ok = true;
 		st[k].at = r->offset;
-		st[k].r = mo_arena_alloc(m->arena, sizeof(mo_range));
+		st[k].r = arena_alloc(m->arena, sizeof(mo_range));
 		if (!st[k].r) {
 			r->failed = true;
 			return;
@@ -522,12 +522,12 @@ static void mo_graph_stage_lists(struct mo_rd *r, const int64_t *count,
 	}
 	m->stage_layers = st;
 	m->n_stage_layers = (size_t)(P * V);
-	mo_model_mark(r, MF_STAGES, r->offset, r->offset_path);
+	model_mark(r, MF_STAGES, r->offset, r->offset_path);
 }
 
 /* Stage k (chunk k / P, stage k % P) holds num_layers / (P V) + offset[k]
  * layers, in order; legacy DeepSeek-V3 counts its mtp_depth layers in. */
-static void mo_graph_split(struct mo_rd *r)
+static void graph_split(struct mo_rd *r)
 {
 	mo_model *m = r->m;
 	int64_t P = m->pipeline_parallel, V = m->virtual_pipeline;
@@ -539,7 +539,7 @@ static void mo_graph_split(struct mo_rd *r)
 	}
 	int64_t n = m->num_layers + (r->legacy ? m->mtp_num_layers : 0);
 	int64_t off[1024], count[1024], sum = 0;
-	if (!mo_graph_offsets(r, off, P, V))
+	if (!graph_offsets(r, off, P, V))
 		return;
 	bool any = false;
 	for (int64_t k = 0; k < P * V; k++) {
@@ -548,7 +548,7 @@ static void mo_graph_split(struct mo_rd *r)
 		count[k] = n / (P * V) + off[k];
 	}
 	if (sum != n % (P * V)) {
-		mo_graph_offset_err(r, "the offsets add up to %lld, but %lld "
+		graph_offset_err(r, "the offsets add up to %lld, but %lld "
 				    "layers are left over",
 				    (long long)sum, (long long)(n % (P * V)));
 		return;
@@ -556,26 +556,26 @@ static void mo_graph_split(struct mo_rd *r)
 	for (int64_t k = 0; k < P * V; k++) {
 		bool end = k == 0 || k == P * V - 1;
 		if (count[k] < (end ? 0 : 1)) {
-			mo_graph_offset_err(r, "stage %lld gets %lld layers",
+			graph_offset_err(r, "stage %lld gets %lld layers",
 					    (long long)k, (long long)count[k]);
 			return;
 		}
 	}
 	if (any)
-		mo_graph_stage_lists(r, count, P, V);
+		graph_stage_lists(r, count, P, V);
 }
 
-void mo_model_graph_finish(struct mo_rd *r)
+void model_graph_finish(struct mo_rd *r)
 {
 	mo_model *m = r->m;
 	struct mo_model_ext *x = m->ext;
-	mo_graph_type_defaults(r);
-	mo_graph_legacy_ffn(r);
+	graph_type_defaults(r);
+	graph_legacy_ffn(r);
 	if (r->mqa_set && r->mqa && r->mq_groups > 0 && !x->set[MF_GROUPS]) {
 		m->num_query_groups = r->mq_groups;
 		x->set[MF_GROUPS] = true;
 	}
-	mo_graph_legacy_moe(r);
+	graph_legacy_moe(r);
 	if (r->interleave_on && r->interleave > 1 && !x->set[MF_VPP]) {
 		m->virtual_pipeline = r->interleave;
 		x->set[MF_VPP] = true;
@@ -588,5 +588,5 @@ void mo_model_graph_finish(struct mo_rd *r)
 			"parallel.enable_parallel_optimizer False (MindSpore "
 			"default)";
 	}
-	mo_graph_split(r);
+	graph_split(r);
 }

@@ -16,17 +16,17 @@
  * hard error. Diagnostics (type errors in model keys, keys not read) go to
  * diags with the document's name as file. The model keeps no pointer into
  * doc. */
-int mo_model_from_doc(mo_model **out, mo_diags *diags, const mo_doc *doc,
+int model_from_doc(mo_model **out, mo_diags *diags, const mo_doc *doc,
 		      mo_error *err);
 
 /* Megatron-LM arguments (a launch line, an arguments
  * file, a functional-test model_config.yaml) as a model, as mo_model_load. */
-int mo_model_load_megatron(mo_model **out, mo_diags *diags, const char *text, size_t len,
+int model_load_megatron(mo_model **out, mo_diags *diags, const char *text, size_t len,
 			   const char *name, const mo_limits *lim, mo_error *err);
 
 /* A training YAML whose model_config names no architecture (the
  * `configs/general` templates): a `model-needed` warning at
  * model.model_config saying where the run takes it from. */
-void mo_model_no_architecture(mo_diags *diags, const mo_doc *doc);
+void model_no_architecture(mo_diags *diags, const mo_doc *doc);
 
 #endif

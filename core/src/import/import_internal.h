@@ -58,7 +58,7 @@ struct mo_type_defaults {
 	bool legacy_ffn;    /* FFN from multiple_of rounding when absent */
 	bool legacy_moe_ffn; /* experts use moe_config.moe_intermediate_size */
 };
-const struct mo_type_defaults *mo_model_type_find(const char *name);
+const struct mo_type_defaults *model_type_find(const char *name);
 
 /* Reader state for one document (model_file.c, graph_mode.c,
  * accounting.c). */
@@ -85,46 +85,46 @@ struct mo_rd {
 };
 
 /* read.c: helpers every reader shares. */
-void mo_model_type_err(struct mo_rd *r, const mo_node *v, const char *path,
+void model_type_err(struct mo_rd *r, const mo_node *v, const char *path,
 		       const char *want);
-bool mo_model_is_null(const mo_node *v);
-const char *mo_model_str(const mo_node *v);
-bool mo_model_read_int(struct mo_rd *r, const mo_node *v, const char *path,
+bool model_is_null(const mo_node *v);
+const char *model_str(const mo_node *v);
+bool model_read_int(struct mo_rd *r, const mo_node *v, const char *path,
 		       int64_t lo, int64_t hi, int64_t *out);
-bool mo_model_read_bool(struct mo_rd *r, const mo_node *v, const char *path,
+bool model_read_bool(struct mo_rd *r, const mo_node *v, const char *path,
 			bool *out);
-/* The file gave field f: at v (mo_model_mark) or at line, column, under
+/* The file gave field f: at v (model_mark) or at line, column, under
  * the key path `path`. */
-void mo_model_mark(struct mo_rd *r, enum mo_mf f, const mo_node *v,
+void model_mark(struct mo_rd *r, enum mo_mf f, const mo_node *v,
 		   const char *path);
-void mo_model_mark_at(struct mo_rd *r, enum mo_mf f, int line, int column, const char *path);
+void model_mark_at(struct mo_rd *r, enum mo_mf f, int line, int column, const char *path);
 
 /* graph_mode.c: the graph-mode YAML's own names and rules. */
-bool mo_model_graph_names_type(const mo_node *model_config);
-void mo_model_graph_begin(struct mo_rd *r, const mo_node *root,
+bool model_graph_names_type(const mo_node *model_config);
+void model_graph_begin(struct mo_rd *r, const mo_node *root,
 			  const mo_node *model_config);
-void mo_model_graph_key(struct mo_rd *r, enum mo_conv which, int64_t lo, int64_t hi,
+void model_graph_key(struct mo_rd *r, enum mo_conv which, int64_t lo, int64_t hi,
 			const mo_node *v, const char *path);
-void mo_model_graph_moe(struct mo_rd *r, const mo_node *moe_config);
-void mo_model_graph_finish(struct mo_rd *r);
+void model_graph_moe(struct mo_rd *r, const mo_node *moe_config);
+void model_graph_finish(struct mo_rd *r);
 
 /* accounting.c: every key accounted for, every default listed. */
-void mo_model_account_key(struct mo_rd *r, const mo_node *key,
+void model_account_key(struct mo_rd *r, const mo_node *key,
 			  const mo_node *v, const char *path);
-void mo_model_assume(struct mo_rd *r, enum mo_mf f, const char *source);
-void mo_model_note_assumed(struct mo_rd *r);
-void mo_model_check_unmodelled(struct mo_rd *r, const mo_node *root);
-void mo_model_missing_layers(struct mo_rd *r, const mo_node *root);
+void model_assume(struct mo_rd *r, enum mo_mf f, const char *source);
+void model_note_assumed(struct mo_rd *r);
+void model_check_unmodelled(struct mo_rd *r, const mo_node *root);
+void model_missing_layers(struct mo_rd *r, const mo_node *root);
 
 /* model_file.c: a model filled from an importer's typed items (the keys
- * and sections of a model file, mo_model_write_item's), each through the
+ * and sections of a model file, model_write_item's), each through the
  * same store as a document's key, with where it was written (a finding
  * points there; 0 when from a default). Returns 0 with *out set, or -1. */
 struct mo_import_item {
 	const struct mo_item *item;
 	int line, column;
 };
-int mo_model_from_items(mo_model **out, mo_diags *diags, const struct mo_import_item *v,
+int model_from_items(mo_model **out, mo_diags *diags, const struct mo_import_item *v,
 			size_t n, const char *name, mo_error *err);
 
 #endif

@@ -1,6 +1,6 @@
 /* Megatron-LM arguments: which texts are Megatron arguments, the whole
  * text read and interpreted, and the two results: the model file
- * (mo_megatron_import) and the model (mo_model_load_megatron). */
+ * (mo_megatron_import) and the model (model_load_megatron). */
 #include "import/megatron_internal.h"
 
 #include <errno.h>
@@ -13,7 +13,7 @@
 /* ---- the whole text
  * --------------------------------------------------------------- */
 
-static bool mo_megatron_is_model_config(const char *text, size_t len)
+static bool megatron_is_model_config(const char *text, size_t len)
 {
 	static const char key[] = "MODEL_ARGS:";
 	for (size_t i = 0; i + sizeof key - 1 <= len; i++) {
@@ -28,13 +28,13 @@ static bool mo_megatron_is_model_config(const char *text, size_t len)
 	return false;
 }
 
-static bool mo_megatron_contains(const char *text, size_t len, const char *s)
+static bool megatron_contains(const char *text, size_t len, const char *s)
 {
 	return memmem(text, len, s, strlen(s)) != NULL;
 }
 
 /* The first word of the text, past blank and comment lines. */
-static size_t mo_megatron_first_word(const char *text, size_t len,
+static size_t megatron_first_word(const char *text, size_t len,
 				     const char **word)
 {
 	size_t i = 0;
@@ -58,7 +58,7 @@ static size_t mo_megatron_first_word(const char *text, size_t len,
 	return n;
 }
 
-static bool mo_megatron_word_is(const char *w, size_t n, const char *s)
+static bool megatron_word_is(const char *w, size_t n, const char *s)
 {
 	return n == strlen(s) && memcmp(w, s, n) == 0;
 }
@@ -67,73 +67,73 @@ int mo_megatron_detect(const char *text, size_t len)
 {
 	if (!text)
 		return false;
-	if (!mo_megatron_contains(text, len, "--num-layers") &&
-	    !mo_megatron_contains(text, len, "--hidden-size"))
+	if (!megatron_contains(text, len, "--num-layers") &&
+	    !megatron_contains(text, len, "--hidden-size"))
 		return false;
-	if (mo_megatron_is_model_config(text, len) ||
-	    mo_megatron_is_script(text, len))
+	if (megatron_is_model_config(text, len) ||
+	    megatron_is_script(text, len))
 		return true;
 	const char *w;
-	size_t n = mo_megatron_first_word(text, len, &w);
+	size_t n = megatron_first_word(text, len, &w);
 	if (n > 2 && w[0] == '-' && w[1] == '-' &&
 	    ((w[2] >= 'a' && w[2] <= 'z') || (w[2] >= 'A' && w[2] <= 'Z')))
 		return true; /* an arguments file */
 	const char *eq = n ? memchr(w, '=', n) : NULL;
-	return mo_megatron_word_is(w, n, "torchrun") ||
-	       mo_megatron_word_is(w, n, "python") ||
-	       mo_megatron_word_is(w, n, "python3") ||
-	       mo_megatron_word_is(w, n, "deepspeed") ||
-	       mo_megatron_word_is(w, n, "srun") ||
-	       mo_megatron_word_is(w, n, "exec") ||
-	       (n > 3 && mo_megatron_ends_with_n(w, n, ".py")) ||
+	return megatron_word_is(w, n, "torchrun") ||
+	       megatron_word_is(w, n, "python") ||
+	       megatron_word_is(w, n, "python3") ||
+	       megatron_word_is(w, n, "deepspeed") ||
+	       megatron_word_is(w, n, "srun") ||
+	       megatron_word_is(w, n, "exec") ||
+	       (n > 3 && megatron_ends_with_n(w, n, ".py")) ||
 	       (eq && eq > w);
 }
 
 /* Reads the arguments into g (words or MODEL_ARGS). 0, 1 (the text does
  * not parse: diagnostics), -1 (err). */
-static int mo_megatron_read_text(struct mo_megatron_import *g, const char *text,
+static int megatron_read_text(struct mo_megatron_import *g, const char *text,
 				 size_t len, const mo_limits *lim)
 {
-	if (!mo_megatron_is_model_config(text, len)) {
-		bool ok = mo_megatron_is_script(text, len)
-			      ? mo_megatron_read_script(g, text, len)
-			      : mo_megatron_read_words(g, text, len);
+	if (!megatron_is_model_config(text, len)) {
+		bool ok = megatron_is_script(text, len)
+			      ? megatron_read_script(g, text, len)
+			      : megatron_read_words(g, text, len);
 		return g->failed ? -1 : ok ? 0 : 1;
 	}
 	mo_doc *doc = NULL;
-	int rc = mo_yaml_parse(&doc, g->diags, text, len, g->file, lim, g->err);
+	int rc = yaml_tree_parse(&doc, g->diags, text, len, g->file, lim, g->err);
 	if (rc < 0)
 		return -1;
 	if (rc > 0 || !doc || !doc->root || doc->root->kind != MO_NODE_MAP) {
-		mo_doc_free(doc);
+		doc_free(doc);
 		return 1;
 	}
-	bool ok = mo_megatron_read_model_config(g, doc);
-	mo_doc_free(doc);
+	bool ok = megatron_read_model_config(g, doc);
+	doc_free(doc);
 	return g->failed ? -1 : ok ? 0 : 1;
 }
 
 /* Every part of the model from the arguments read. */
-static void mo_megatron_interpret(struct mo_megatron_import *g,
+static void megatron_interpret(struct mo_megatron_import *g,
 				  struct mo_megatron_out *o, int64_t devices)
 {
 	struct mo_megatron_shape s = {.vpp = 1};
 	const char *impl = NULL;
 	const struct mo_megatron_arg *impl_src = NULL;
-	mo_megatron_read_shape(g, o, &s);
-	mo_megatron_read_vocab(g, o);
-	mo_megatron_read_positions(g, o);
-	mo_megatron_read_layer(g, o, &s, &impl, &impl_src);
-	mo_megatron_read_moe(g, o, &s);
-	mo_megatron_read_mla(g, o);
-	mo_megatron_read_training(g, o, impl, impl_src);
-	mo_megatron_read_parallel(g, o, &s, devices);
-	mo_megatron_read_recompute(g, &s, s.vpp);
-	mo_megatron_account(g);
+	megatron_read_shape(g, o, &s);
+	megatron_read_vocab(g, o);
+	megatron_read_positions(g, o);
+	megatron_read_layer(g, o, &s, &impl, &impl_src);
+	megatron_read_moe(g, o, &s);
+	megatron_read_mla(g, o);
+	megatron_read_training(g, o, impl, impl_src);
+	megatron_read_parallel(g, o, &s, devices);
+	megatron_read_recompute(g, &s, s.vpp);
+	megatron_account(g);
 }
 
 /* The whole import into g and o. 0, 1 (the text does not parse), -1. */
-static int mo_megatron_run(struct mo_megatron_import *g,
+static int megatron_run(struct mo_megatron_import *g,
 			   struct mo_megatron_out *o, const char *text,
 			   size_t len, int64_t devices, const mo_limits *lim)
 {
@@ -143,16 +143,16 @@ static int mo_megatron_run(struct mo_megatron_import *g,
 		lim = &dl;
 	}
 	if (len > lim->max_bytes) {
-		mo_error_set(g->err, MO_ERR_LIMIT, 0, 0,
+		error_set(g->err, MO_ERR_LIMIT, 0, 0,
 			     "%s: %zu bytes of Megatron arguments, more than "
 			     "the %zu allowed",
 			     g->file, len, lim->max_bytes);
 		return -1;
 	}
-	int rc = mo_megatron_read_text(g, text, len, lim);
+	int rc = megatron_read_text(g, text, len, lim);
 	if (rc != 0)
 		return rc;
-	mo_megatron_interpret(g, o, devices);
+	megatron_interpret(g, o, devices);
 	return g->failed ? -1 : 0;
 }
 
@@ -166,44 +166,44 @@ int mo_megatron_import(char **out, mo_diags *diags, const char *text,
 	if (out)
 		*out = NULL;
 	if (!out || !diags || !text) {
-		mo_error_set(err, MO_ERR_USAGE, 0, 0,
+		error_set(err, MO_ERR_USAGE, 0, 0,
 			     "mo_megatron_import: no text");
 		return -1;
 	}
-	struct mo_megatron_import g = {.arena = mo_arena_new(),
+	struct mo_megatron_import g = {.arena = arena_new(),
 				       .diags = diags,
 				       .file = name ? name : "<megatron>",
 				       .err = err};
 	if (!g.arena) {
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		return -1;
 	}
-	mo_buf_init(&body, 0);
-	mo_buf_init(&dst, 0);
-	rc = mo_megatron_run(&g, &o, text, len, devices, lim);
+	buf_init(&body, 0);
+	buf_init(&dst, 0);
+	rc = megatron_run(&g, &o, text, len, devices, lim);
 	if (rc != 0)
 		goto out_free_buffers;
 	rc = -1;
-	if (mo_megatron_write_yaml(&o, &body, err) != 0)
+	if (megatron_write_yaml(&o, &body, err) != 0)
 		goto out_free_buffers;
-	if (!mo_megatron_annotate(&o, &body, g.file, &dst)) {
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+	if (!megatron_annotate(&o, &body, g.file, &dst)) {
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		goto out_free_buffers;
 	}
-	*out = mo_buf_take(&dst, NULL);
+	*out = buf_take(&dst, NULL);
 	rc = *out ? 0 : -1;
 out_free_buffers:
-	mo_buf_free(&body);
+	buf_free(&body);
 	if (rc != 0)
-		mo_buf_free(&dst);
-	mo_arena_free(g.arena);
+		buf_free(&dst);
+	arena_free(g.arena);
 	return rc;
 }
 
 /* The model's positions are the flags' (the `parallel` rule points at
  * --tensor-model-parallel-size in the user's file, not at the YAML the
  * import wrote); a field from a default has none. */
-static bool mo_megatron_positions(mo_model *m, const struct mo_megatron_out *o)
+static bool megatron_positions(mo_model *m, const struct mo_megatron_out *o)
 {
 	struct mo_model_ext *x = m->ext;
 	bool world = false;
@@ -214,7 +214,7 @@ static bool mo_megatron_positions(mo_model *m, const struct mo_megatron_out *o)
 		world |= it->field == MF_WORLD;
 		if (it->field < 0 || !it->src)
 			continue;
-		char *path = mo_arena_strdup(m->arena, it->src->flag);
+		char *path = arena_strdup(m->arena, it->src->flag);
 		if (!path)
 			return false;
 		x->pos[it->field] =
@@ -225,45 +225,45 @@ static bool mo_megatron_positions(mo_model *m, const struct mo_megatron_out *o)
 }
 
 /* The model the items describe, each value at the flag it comes from. */
-static int mo_megatron_fill(mo_model **out, const struct mo_megatron_import *g,
+static int megatron_fill(mo_model **out, const struct mo_megatron_import *g,
 			    const struct mo_megatron_out *o)
 {
 	const struct mo_megatron_item *order[64];
 	struct mo_import_item v[64];
-	size_t n = mo_megatron_order(o, order);
+	size_t n = megatron_order(o, order);
 	for (size_t i = 0; i < n; i++)
 		v[i] = (struct mo_import_item){&order[i]->item, order[i]->src ? order[i]->src->line : 0,
 					       order[i]->src ? order[i]->src->column : 0};
-	return mo_model_from_items(out, g->diags, v, n, g->file, g->err);
+	return model_from_items(out, g->diags, v, n, g->file, g->err);
 }
 
-int mo_model_load_megatron(mo_model **out, mo_diags *diags, const char *text,
+int model_load_megatron(mo_model **out, mo_diags *diags, const char *text,
 			   size_t len, const char *name, const mo_limits *lim,
 			   mo_error *err)
 {
 	struct mo_megatron_out o = {.n = 0};
 	*out = NULL;
-	struct mo_megatron_import g = {.arena = mo_arena_new(),
+	struct mo_megatron_import g = {.arena = arena_new(),
 				       .diags = diags,
 				       .file = name ? name : "<megatron>",
 				       .err = err,
 				       .quiet_world = true};
 	if (!g.arena) {
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		return -1;
 	}
-	int rc = mo_megatron_run(&g, &o, text, len, 0, lim);
+	int rc = megatron_run(&g, &o, text, len, 0, lim);
 	if (rc == 1)
-		mo_error_set(err, MO_ERR_INVALID, 0, 0,
+		error_set(err, MO_ERR_INVALID, 0, 0,
 			     "%s: the Megatron arguments do not parse", g.file);
 	if (rc == 0)
-		rc = mo_megatron_fill(out, &g, &o);
-	if (rc == 0 && !mo_megatron_positions(*out, &o)) {
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		rc = megatron_fill(out, &g, &o);
+	if (rc == 0 && !megatron_positions(*out, &o)) {
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		mo_model_free(*out);
 		*out = NULL;
 		rc = -1;
 	}
-	mo_arena_free(g.arena);
+	arena_free(g.arena);
 	return rc == 0 ? 0 : -1;
 }

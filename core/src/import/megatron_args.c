@@ -14,23 +14,23 @@
 /* ---- diagnostics ----------------------------------------------------------
  */
 
-mo_diag *mo_megatron_diag(struct mo_megatron_import *g, mo_severity sev,
+mo_diag *megatron_diag(struct mo_megatron_import *g, mo_severity sev,
 				 const char *code, int line, int column,
 				 const char *path, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	mo_diag *d = mo_diags_vadd(g->diags, sev, code, g->file, line, column,
+	mo_diag *d = diags_vadd(g->diags, sev, code, g->file, line, column,
 				   path, fmt, ap);
 	va_end(ap);
 	return d;
 }
 
-void mo_megatron_fail(struct mo_megatron_import *g, mo_error_code code,
+void megatron_fail(struct mo_megatron_import *g, mo_error_code code,
 			     int line, int column, const char *msg)
 {
 	if (!g->failed)
-		mo_error_set(g->err, code, line, column, "%s:%d:%d: %s",
+		error_set(g->err, code, line, column, "%s:%d:%d: %s",
 			     g->file, line, column, msg);
 	g->failed = true;
 }
@@ -38,14 +38,14 @@ void mo_megatron_fail(struct mo_megatron_import *g, mo_error_code code,
 /* ---- arguments
  * ---------------------------------------------------------------- */
 
-bool mo_megatron_is_flag(const char *w)
+bool megatron_is_flag(const char *w)
 {
 	return w[0] == '-' &&
 	       ((w[1] == '-' && w[2] != '\0') || (w[1] >= 'a' && w[1] <= 'z') ||
 		(w[1] >= 'A' && w[1] <= 'Z'));
 }
 
-struct mo_megatron_arg *mo_megatron_new_arg(struct mo_megatron_import *g,
+struct mo_megatron_arg *megatron_new_arg(struct mo_megatron_import *g,
 						   size_t *cap,
 						   const char *flag, int line,
 						   int column)
@@ -53,9 +53,9 @@ struct mo_megatron_arg *mo_megatron_new_arg(struct mo_megatron_import *g,
 	if (g->n_args == *cap) {
 		size_t n = *cap ? *cap * 2 : 128;
 		struct mo_megatron_arg *args =
-		    mo_arena_alloc(g->arena, n * sizeof(*args));
+		    arena_alloc(g->arena, n * sizeof(*args));
 		if (!args) {
-			mo_megatron_fail(g, MO_ERR_NOMEM, line, column,
+			megatron_fail(g, MO_ERR_NOMEM, line, column,
 					 "out of memory");
 			return NULL;
 		}
@@ -73,7 +73,7 @@ struct mo_megatron_arg *mo_megatron_new_arg(struct mo_megatron_import *g,
 	return a;
 }
 
-void mo_megatron_add_value(struct mo_megatron_arg *a, const char *value,
+void megatron_add_value(struct mo_megatron_arg *a, const char *value,
 				  int line, int column)
 {
 	if (a->n_values == 0) {
@@ -89,18 +89,18 @@ void mo_megatron_add_value(struct mo_megatron_arg *a, const char *value,
 
 /* `--flag value...` and `--flag=value` from words[from..]. A word before
  * any flag is a stray value (unread-key). */
-static bool mo_megatron_words_to_args(struct mo_megatron_import *g, size_t from)
+static bool megatron_words_to_args(struct mo_megatron_import *g, size_t from)
 {
 	size_t cap = 0;
 	struct mo_megatron_arg *cur = NULL;
 	for (size_t i = from; i < g->n_words; i++) {
-		const struct mo_megatron_word *w = &g->words[i];
-		if (!mo_megatron_is_flag(w->text)) {
+		const struct megatron_word *w = &g->words[i];
+		if (!megatron_is_flag(w->text)) {
 			if (cur)
-				mo_megatron_add_value(cur, w->text, w->line,
+				megatron_add_value(cur, w->text, w->line,
 						      w->column);
 			else
-				mo_megatron_diag(
+				megatron_diag(
 				    g, MO_SEV_WARNING, "unread-key", w->line,
 				    w->column, NULL,
 				    "'%.80s' is not a flag's value: not read",
@@ -108,37 +108,37 @@ static bool mo_megatron_words_to_args(struct mo_megatron_import *g, size_t from)
 			continue;
 		}
 		const char *eq = strchr(w->text, '=');
-		const char *flag = eq ? mo_arena_strndup(g->arena, w->text,
+		const char *flag = eq ? arena_strndup(g->arena, w->text,
 							 (size_t)(eq - w->text))
 				      : w->text;
-		if (!flag || !(cur = mo_megatron_new_arg(g, &cap, flag, w->line,
+		if (!flag || !(cur = megatron_new_arg(g, &cap, flag, w->line,
 							 w->column))) {
-			mo_megatron_fail(g, MO_ERR_NOMEM, w->line, w->column,
+			megatron_fail(g, MO_ERR_NOMEM, w->line, w->column,
 					 "out of memory");
 			return false;
 		}
 		if (eq)
-			mo_megatron_add_value(cur, eq + 1, w->line,
+			megatron_add_value(cur, eq + 1, w->line,
 					      w->column +
 						  (int)(eq + 1 - w->text));
 	}
 	return true;
 }
 
-bool mo_megatron_ends_with_n(const char *s, size_t n, const char *tail)
+bool megatron_ends_with_n(const char *s, size_t n, const char *tail)
 {
 	size_t t = strlen(tail);
 	return n >= t && memcmp(s + n - t, tail, t) == 0;
 }
 
-bool mo_megatron_ends_with(const char *s, const char *tail)
+bool megatron_ends_with(const char *s, const char *tail)
 {
-	return mo_megatron_ends_with_n(s, strlen(s), tail);
+	return megatron_ends_with_n(s, strlen(s), tail);
 }
 
 /* A launcher count: a positive integer, or a shell variable (unknown). */
-static int64_t mo_megatron_launcher_count(struct mo_megatron_import *g,
-					  const struct mo_megatron_word *w,
+static int64_t megatron_launcher_count(struct mo_megatron_import *g,
+					  const struct megatron_word *w,
 					  const char *value)
 {
 	char *end;
@@ -153,7 +153,7 @@ static int64_t mo_megatron_launcher_count(struct mo_megatron_import *g,
 	}
 	if (errno || end == value || (*end && *end != ':') || v < 1 ||
 	    v > MO_MODEL_MAX_DEGREE) {
-		mo_megatron_diag(
+		megatron_diag(
 		    g, MO_SEV_ERROR, "type", w->line, w->column, w->text,
 		    "%s: '%.40s' is not a process or node count in [1, %d]",
 		    w->text, value, MO_MODEL_MAX_DEGREE);
@@ -164,11 +164,11 @@ static int64_t mo_megatron_launcher_count(struct mo_megatron_import *g,
 
 /* torchrun's (python -m torch.distributed.run's) --nproc-per-node and
  * --nnodes, before the script. */
-static void mo_megatron_read_launcher(struct mo_megatron_import *g,
+static void megatron_read_launcher(struct mo_megatron_import *g,
 				      size_t script)
 {
 	for (size_t i = 0; i < script; i++) {
-		const struct mo_megatron_word *w = &g->words[i];
+		const struct megatron_word *w = &g->words[i];
 		const char *eq = strchr(w->text, '=');
 		size_t n = eq ? (size_t)(eq - w->text) : strlen(w->text);
 		const char *value =
@@ -179,12 +179,12 @@ static void mo_megatron_read_launcher(struct mo_megatron_import *g,
 		bool nodes = n == 8 && strncmp(w->text, "--nnodes", n) == 0;
 		if (procs) {
 			g->launcher_procs =
-			    mo_megatron_launcher_count(g, w, value);
+			    megatron_launcher_count(g, w, value);
 			g->procs_line = w->line;
 			g->procs_column = w->column;
 		} else if (nodes) {
 			g->launcher_nodes =
-			    mo_megatron_launcher_count(g, w, value);
+			    megatron_launcher_count(g, w, value);
 		}
 	}
 }
@@ -208,14 +208,14 @@ static const struct {
 
 /* An entry point of a model memopt does not price: an `unsupported` error at
  * it (the arguments are still read, for what else they say). */
-static void mo_megatron_check_entry(struct mo_megatron_import *g,
-				    const struct mo_megatron_word *w)
+static void megatron_check_entry(struct mo_megatron_import *g,
+				    const struct megatron_word *w)
 {
 	const char *base = strrchr(w->text, '/');
 	base = base ? base + 1 : w->text;
 	for (size_t i = 0; mo_megatron_unsupported_entries[i].script; i++)
 		if (strcmp(base, mo_megatron_unsupported_entries[i].script) == 0)
-			mo_megatron_diag(
+			megatron_diag(
 			    g, MO_SEV_ERROR, "unsupported", w->line, w->column,
 			    NULL,
 			    "%s trains %s: memopt prices decoder-only "
@@ -233,7 +233,7 @@ static const char *const mo_megatron_hybrid_flags[] = {
     NULL};
 
 /* The first such flag: an `unsupported` error at it. */
-static void mo_megatron_check_hybrid(struct mo_megatron_import *g)
+static void megatron_check_hybrid(struct mo_megatron_import *g)
 {
 	for (size_t i = 0; i < g->n_args; i++) {
 		struct mo_megatron_arg *a = &g->args[i];
@@ -244,7 +244,7 @@ static void mo_megatron_check_hybrid(struct mo_megatron_import *g)
 		if (!mo_megatron_hybrid_flags[k])
 			continue;
 		a->used = true;
-		mo_megatron_diag(g, MO_SEV_ERROR, "unsupported", a->line,
+		megatron_diag(g, MO_SEV_ERROR, "unsupported", a->line,
 				 a->column, a->flag,
 				 "%s: Mamba or linear-attention layers; memopt "
 				 "prices transformer layers only",
@@ -256,31 +256,31 @@ static void mo_megatron_check_hybrid(struct mo_megatron_import *g)
 /* A launch line: the words after the first `*.py` are Megatron's; an
  * arguments file (its first word a flag): every word is, a `*.py` value
  * included. */
-bool mo_megatron_classify_words(struct mo_megatron_import *g)
+bool megatron_classify_words(struct mo_megatron_import *g)
 {
 	size_t script = g->n_words;
 	bool arguments_file =
-	    g->n_words > 0 && mo_megatron_is_flag(g->words[0].text);
+	    g->n_words > 0 && megatron_is_flag(g->words[0].text);
 	for (size_t i = 0; i < g->n_words && !arguments_file; i++)
-		if (mo_megatron_ends_with(g->words[i].text, ".py")) {
+		if (megatron_ends_with(g->words[i].text, ".py")) {
 			script = i;
 			break;
 		}
 	if (script < g->n_words) {
-		mo_megatron_check_entry(g, &g->words[script]);
-		mo_megatron_read_launcher(g, script);
+		megatron_check_entry(g, &g->words[script]);
+		megatron_read_launcher(g, script);
 	}
-	if (!mo_megatron_words_to_args(g, script < g->n_words ? script + 1 : 0))
+	if (!megatron_words_to_args(g, script < g->n_words ? script + 1 : 0))
 		return false;
-	mo_megatron_check_hybrid(g);
+	megatron_check_hybrid(g);
 	return true;
 }
 
-bool mo_megatron_read_words(struct mo_megatron_import *g,
+bool megatron_read_words(struct mo_megatron_import *g,
 				   const char *text, size_t len)
 {
-	return mo_megatron_split_words(g, text, len) &&
-	       mo_megatron_classify_words(g);
+	return megatron_split_words(g, text, len) &&
+	       megatron_classify_words(g);
 }
 
 /* ---- reading one flag
@@ -288,7 +288,7 @@ bool mo_megatron_read_words(struct mo_megatron_import *g,
 
 /* The last occurrence of a flag (argparse: the last one wins); every
  * occurrence is marked read. */
-struct mo_megatron_arg *mo_megatron_find(struct mo_megatron_import *g,
+struct mo_megatron_arg *megatron_find(struct mo_megatron_import *g,
 						const char *flag)
 {
 	struct mo_megatron_arg *last = NULL;
@@ -300,35 +300,35 @@ struct mo_megatron_arg *mo_megatron_find(struct mo_megatron_import *g,
 	return last;
 }
 
-bool mo_megatron_flag(struct mo_megatron_import *g, const char *flag)
+bool megatron_flag(struct mo_megatron_import *g, const char *flag)
 {
-	struct mo_megatron_arg *a = mo_megatron_find(g, flag);
+	struct mo_megatron_arg *a = megatron_find(g, flag);
 	if (a && a->n_values > 0)
-		mo_megatron_diag(g, MO_SEV_ERROR, "type", a->vline, a->vcolumn,
+		megatron_diag(g, MO_SEV_ERROR, "type", a->vline, a->vcolumn,
 				 flag, "%s takes no value, got '%.40s'", flag,
 				 a->value);
 	return a != NULL;
 }
 
 /* The flag's one value, or NULL (absent, or an error reported). */
-const char *mo_megatron_value(struct mo_megatron_import *g,
+const char *megatron_value(struct mo_megatron_import *g,
 				     struct mo_megatron_arg *a)
 {
 	if (!a)
 		return NULL;
 	if (a->n_values == 0) {
-		mo_megatron_diag(g, MO_SEV_ERROR, "type", a->line, a->column,
+		megatron_diag(g, MO_SEV_ERROR, "type", a->line, a->column,
 				 a->flag, "%s needs a value", a->flag);
 		return NULL;
 	}
 	if (a->n_values > 1) {
-		mo_megatron_diag(g, MO_SEV_ERROR, "type", a->xline, a->xcolumn,
+		megatron_diag(g, MO_SEV_ERROR, "type", a->xline, a->xcolumn,
 				 a->flag, "%s takes one value, got %zu",
 				 a->flag, a->n_values);
 		return NULL;
 	}
 	if (strchr(a->value, '$')) {
-		mo_megatron_diag(
+		megatron_diag(
 		    g, MO_SEV_ERROR, "type", a->vline, a->vcolumn, a->flag,
 		    "%s: '%.80s' is a shell variable; memopt needs its value",
 		    a->flag, a->value);
@@ -338,25 +338,25 @@ const char *mo_megatron_value(struct mo_megatron_import *g,
 }
 
 /* An integer flag in [lo, hi]; *src is the argument when it was read. */
-bool mo_megatron_int(struct mo_megatron_import *g, const char *flag,
+bool megatron_int(struct mo_megatron_import *g, const char *flag,
 			    int64_t lo, int64_t hi, int64_t *out,
 			    const struct mo_megatron_arg **src)
 {
-	struct mo_megatron_arg *a = mo_megatron_find(g, flag);
-	const char *s = mo_megatron_value(g, a);
+	struct mo_megatron_arg *a = megatron_find(g, flag);
+	const char *s = megatron_value(g, a);
 	char *end;
 	if (!s)
 		return false;
 	errno = 0;
 	long long v = strtoll(s, &end, 10);
 	if (end == s || *end) {
-		mo_megatron_diag(g, MO_SEV_ERROR, "type", a->vline, a->vcolumn,
+		megatron_diag(g, MO_SEV_ERROR, "type", a->vline, a->vcolumn,
 				 flag, "%s must be an integer, got '%.40s'",
 				 flag, s);
 		return false;
 	}
 	if (errno == ERANGE || v < lo || v > hi) {
-		mo_megatron_diag(
+		megatron_diag(
 		    g, MO_SEV_ERROR, "type", a->vline, a->vcolumn, flag,
 		    "%s must be an integer in [%lld, %lld], got %.40s", flag,
 		    (long long)lo, (long long)hi, s);
@@ -368,17 +368,17 @@ bool mo_megatron_int(struct mo_megatron_import *g, const char *flag,
 	return true;
 }
 
-bool mo_megatron_double(struct mo_megatron_import *g, const char *flag,
+bool megatron_double(struct mo_megatron_import *g, const char *flag,
 			       double *out, const struct mo_megatron_arg **src)
 {
-	struct mo_megatron_arg *a = mo_megatron_find(g, flag);
-	const char *s = mo_megatron_value(g, a);
+	struct mo_megatron_arg *a = megatron_find(g, flag);
+	const char *s = megatron_value(g, a);
 	char *end;
 	if (!s)
 		return false;
 	double v = strtod(s, &end);
 	if (end == s || *end || !(v >= 0.0 && v <= 1.0)) {
-		mo_megatron_diag(
+		megatron_diag(
 		    g, MO_SEV_ERROR, "type", a->vline, a->vcolumn, flag,
 		    "%s must be a number in [0, 1], got '%.40s'", flag, s);
 		return false;
@@ -389,13 +389,13 @@ bool mo_megatron_double(struct mo_megatron_import *g, const char *flag,
 }
 
 /* A string flag whose value is one of `choices` (NULL-terminated). */
-const char *mo_megatron_choice(struct mo_megatron_import *g,
+const char *megatron_choice(struct mo_megatron_import *g,
 				      const char *flag,
 				      const char *const *choices,
 				      const struct mo_megatron_arg **src)
 {
-	struct mo_megatron_arg *a = mo_megatron_find(g, flag);
-	const char *s = mo_megatron_value(g, a);
+	struct mo_megatron_arg *a = megatron_find(g, flag);
+	const char *s = megatron_value(g, a);
 	if (!s)
 		return NULL;
 	for (size_t i = 0; choices[i]; i++)
@@ -403,23 +403,23 @@ const char *mo_megatron_choice(struct mo_megatron_import *g,
 			*src = a;
 			return choices[i];
 		}
-	mo_diag *d = mo_megatron_diag(
+	mo_diag *d = megatron_diag(
 	    g, MO_SEV_ERROR, "type", a->vline, a->vcolumn, flag,
 	    "%s: '%.40s' is not one of Megatron's choices", flag, s);
 	size_t n = 0;
 	while (choices[n])
 		n++;
-	const char *best = mo_did_you_mean(s, choices, n);
+	const char *best = did_you_mean(s, choices, n);
 	if (d && best)
-		mo_diag_set_hint(g->diags, d, "did you mean '%s'?", best);
+		diag_set_hint(g->diags, d, "did you mean '%s'?", best);
 	return NULL;
 }
 
-void mo_megatron_unmodelled(struct mo_megatron_import *g,
+void megatron_unmodelled(struct mo_megatron_import *g,
 				   const struct mo_megatron_arg *a,
 				   const char *what)
 {
-	mo_megatron_diag(g, MO_SEV_WARNING, "unmodelled", a->line, a->column,
+	megatron_diag(g, MO_SEV_WARNING, "unmodelled", a->line, a->column,
 			 a->flag, "%s: not in the estimate: %s", a->flag, what);
 }
 
@@ -580,7 +580,7 @@ static const struct {
     {"--moe-zero-memory", "MoE activations dropped and recomputed"},
     {NULL, NULL}};
 
-static bool mo_megatron_known_irrelevant(const char *flag)
+static bool megatron_known_irrelevant(const char *flag)
 {
 	for (size_t i = 0; mo_megatron_irrelevant[i]; i++)
 		if (strcmp(flag, mo_megatron_irrelevant[i]) == 0)
@@ -591,10 +591,10 @@ static bool mo_megatron_known_irrelevant(const char *flag)
 			return true;
 	/* --no-X-fusion / --X-fusion: fused kernels keep the same tensors
 	 * (--no-gradient-accumulation-fusion is read: a model key) */
-	return mo_megatron_ends_with(flag, "-fusion");
+	return megatron_ends_with(flag, "-fusion");
 }
 
-void mo_megatron_account(struct mo_megatron_import *g)
+void megatron_account(struct mo_megatron_import *g)
 {
 	for (size_t i = 0; i < g->n_args; i++) {
 		struct mo_megatron_arg *a = &g->args[i];
@@ -606,10 +606,10 @@ void mo_megatron_account(struct mo_megatron_import *g)
 			   0)
 			k++;
 		if (mo_megatron_unmodelled_flags[k].flag)
-			mo_megatron_unmodelled(
+			megatron_unmodelled(
 			    g, a, mo_megatron_unmodelled_flags[k].what);
-		else if (!mo_megatron_known_irrelevant(a->flag))
-			mo_megatron_diag(
+		else if (!megatron_known_irrelevant(a->flag))
+			megatron_diag(
 			    g, MO_SEV_WARNING, "unread-key", a->line, a->column,
 			    a->flag,
 			    "%.200s: a Megatron flag memopt does not "

@@ -40,14 +40,14 @@ struct mo_megatron_arg {
 };
 
 /* One shell word with its 1-based position. */
-struct mo_megatron_word {
+struct megatron_word {
 	const char *text;
 	int line, column;
 };
 
 /* A growing list of words. */
 struct mo_megatron_words {
-	struct mo_megatron_word *v;
+	struct megatron_word *v;
 	size_t n, cap;
 };
 
@@ -68,7 +68,7 @@ struct mo_megatron_import {
 	mo_error *err;
 	struct mo_megatron_arg *args;
 	size_t n_args;
-	struct mo_megatron_word *words;
+	struct megatron_word *words;
 	size_t n_words;
 	int64_t launcher_procs, launcher_nodes; /* torchrun's, 0 = not given */
 	int procs_line, procs_column;
@@ -107,109 +107,109 @@ struct mo_megatron_shape {
 struct mo_megatron_lexer;
 
 /* megatron_args.c */
-mo_diag *mo_megatron_diag(struct mo_megatron_import *g, mo_severity sev,
+mo_diag *megatron_diag(struct mo_megatron_import *g, mo_severity sev,
 			  const char *code, int line, int column,
 			  const char *path, const char *fmt, ...)
     __attribute__((format(printf, 7, 8)));
-void mo_megatron_fail(struct mo_megatron_import *g, mo_error_code code,
+void megatron_fail(struct mo_megatron_import *g, mo_error_code code,
 		      int line, int column, const char *msg);
-bool mo_megatron_is_flag(const char *w);
-struct mo_megatron_arg *mo_megatron_new_arg(struct mo_megatron_import *g,
+bool megatron_is_flag(const char *w);
+struct mo_megatron_arg *megatron_new_arg(struct mo_megatron_import *g,
 					    size_t *cap, const char *flag,
 					    int line, int column);
-void mo_megatron_add_value(struct mo_megatron_arg *a, const char *value,
+void megatron_add_value(struct mo_megatron_arg *a, const char *value,
 			   int line, int column);
-bool mo_megatron_ends_with_n(const char *s, size_t n, const char *tail);
-bool mo_megatron_ends_with(const char *s, const char *tail);
-bool mo_megatron_classify_words(struct mo_megatron_import *g);
-bool mo_megatron_read_words(struct mo_megatron_import *g, const char *text,
+bool megatron_ends_with_n(const char *s, size_t n, const char *tail);
+bool megatron_ends_with(const char *s, const char *tail);
+bool megatron_classify_words(struct mo_megatron_import *g);
+bool megatron_read_words(struct mo_megatron_import *g, const char *text,
 			    size_t len);
-struct mo_megatron_arg *mo_megatron_find(struct mo_megatron_import *g,
+struct mo_megatron_arg *megatron_find(struct mo_megatron_import *g,
 					 const char *flag);
-bool mo_megatron_flag(struct mo_megatron_import *g, const char *flag);
-const char *mo_megatron_value(struct mo_megatron_import *g,
+bool megatron_flag(struct mo_megatron_import *g, const char *flag);
+const char *megatron_value(struct mo_megatron_import *g,
 			      struct mo_megatron_arg *a);
-bool mo_megatron_int(struct mo_megatron_import *g, const char *flag, int64_t lo,
+bool megatron_int(struct mo_megatron_import *g, const char *flag, int64_t lo,
 		     int64_t hi, int64_t *out,
 		     const struct mo_megatron_arg **src);
-bool mo_megatron_double(struct mo_megatron_import *g, const char *flag,
+bool megatron_double(struct mo_megatron_import *g, const char *flag,
 			double *out, const struct mo_megatron_arg **src);
-const char *mo_megatron_choice(struct mo_megatron_import *g, const char *flag,
+const char *megatron_choice(struct mo_megatron_import *g, const char *flag,
 			       const char *const *choices,
 			       const struct mo_megatron_arg **src);
-void mo_megatron_unmodelled(struct mo_megatron_import *g,
+void megatron_unmodelled(struct mo_megatron_import *g,
 			    const struct mo_megatron_arg *a, const char *what);
-void mo_megatron_account(struct mo_megatron_import *g);
+void megatron_account(struct mo_megatron_import *g);
 
 /* megatron_shell.c */
-int mo_megatron_word(struct mo_megatron_import *g, struct mo_megatron_lexer *x,
+int megatron_word(struct mo_megatron_import *g, struct mo_megatron_lexer *x,
 		     int *line, int *column);
-bool mo_megatron_split_words(struct mo_megatron_import *g, const char *text,
+bool megatron_split_words(struct mo_megatron_import *g, const char *text,
 			     size_t len);
-bool mo_megatron_read_script(struct mo_megatron_import *g, const char *text,
+bool megatron_read_script(struct mo_megatron_import *g, const char *text,
 			     size_t len);
-bool mo_megatron_is_script(const char *text, size_t len);
-bool mo_megatron_read_model_config(struct mo_megatron_import *g,
+bool megatron_is_script(const char *text, size_t len);
+bool megatron_read_model_config(struct mo_megatron_import *g,
 				   const mo_doc *doc);
 
 /* megatron_model.c */
-void mo_megatron_read_shape(struct mo_megatron_import *g,
+void megatron_read_shape(struct mo_megatron_import *g,
 			    struct mo_megatron_out *o,
 			    struct mo_megatron_shape *s);
-void mo_megatron_read_vocab(struct mo_megatron_import *g,
+void megatron_read_vocab(struct mo_megatron_import *g,
 			    struct mo_megatron_out *o);
-void mo_megatron_put_flag(struct mo_megatron_import *g,
+void megatron_put_flag(struct mo_megatron_import *g,
 			  struct mo_megatron_out *o, int section,
 			  const char *key, const char *flag, int field,
 			  const char *why);
-void mo_megatron_read_positions(struct mo_megatron_import *g,
+void megatron_read_positions(struct mo_megatron_import *g,
 				struct mo_megatron_out *o);
-void mo_megatron_read_layer(struct mo_megatron_import *g,
+void megatron_read_layer(struct mo_megatron_import *g,
 			    struct mo_megatron_out *o,
 			    const struct mo_megatron_shape *s,
 			    const char **impl_out,
 			    const struct mo_megatron_arg **impl_src);
-void mo_megatron_read_mla(struct mo_megatron_import *g,
+void megatron_read_mla(struct mo_megatron_import *g,
 			  struct mo_megatron_out *o);
-void mo_megatron_read_training(struct mo_megatron_import *g,
+void megatron_read_training(struct mo_megatron_import *g,
 			       struct mo_megatron_out *o, const char *impl,
 			       const struct mo_megatron_arg *impl_src);
 
 /* megatron_moe.c */
-void mo_megatron_read_moe(struct mo_megatron_import *g,
+void megatron_read_moe(struct mo_megatron_import *g,
 			  struct mo_megatron_out *o,
 			  const struct mo_megatron_shape *s);
-void mo_megatron_read_dispatch(struct mo_megatron_import *g,
+void megatron_read_dispatch(struct mo_megatron_import *g,
 			       struct mo_megatron_out *o);
 
 /* megatron_layout.c */
-void mo_megatron_read_parallel(struct mo_megatron_import *g,
+void megatron_read_parallel(struct mo_megatron_import *g,
 			       struct mo_megatron_out *o,
 			       struct mo_megatron_shape *s, int64_t devices);
 
 /* megatron_recompute.c */
-void mo_megatron_read_recompute(struct mo_megatron_import *g,
+void megatron_read_recompute(struct mo_megatron_import *g,
 				const struct mo_megatron_shape *s, int64_t vpp);
 
 /* megatron_write.c */
 /* The items in the order they are written (section by section) into
  * order (room for 64); returns how many. */
-size_t mo_megatron_order(const struct mo_megatron_out *o, const struct mo_megatron_item **order);
-void mo_megatron_put_int(struct mo_megatron_out *o, int section,
+size_t megatron_order(const struct mo_megatron_out *o, const struct mo_megatron_item **order);
+void megatron_put_int(struct mo_megatron_out *o, int section,
 			 const char *key, int64_t v, int field,
 			 const struct mo_megatron_arg *src, const char *why);
-void mo_megatron_put_bool(struct mo_megatron_out *o, int section,
+void megatron_put_bool(struct mo_megatron_out *o, int section,
 			  const char *key, bool v, int field,
 			  const struct mo_megatron_arg *src, const char *why);
-void mo_megatron_put_double(struct mo_megatron_out *o, int section,
+void megatron_put_double(struct mo_megatron_out *o, int section,
 			    const char *key, double v, int field,
 			    const struct mo_megatron_arg *src, const char *why);
-void mo_megatron_put_str(struct mo_megatron_out *o, int section,
+void megatron_put_str(struct mo_megatron_out *o, int section,
 			 const char *key, const char *v, int field,
 			 const struct mo_megatron_arg *src, const char *why);
-int mo_megatron_write_yaml(const struct mo_megatron_out *o, mo_buf *body,
+int megatron_write_yaml(const struct mo_megatron_out *o, mo_buf *body,
 			   mo_error *err);
-bool mo_megatron_annotate(const struct mo_megatron_out *o, const mo_buf *body,
+bool megatron_annotate(const struct mo_megatron_out *o, const mo_buf *body,
 			  const char *name, mo_buf *dst);
 
 #endif

@@ -11,28 +11,28 @@
 
 /* --num-layers-per-virtual-pipeline-stage N: layers / PP / N chunks per
  * rank; --num-virtual-stages-per-pipeline-rank: that count. */
-static void mo_megatron_read_virtual(struct mo_megatron_import *g,
+static void megatron_read_virtual(struct mo_megatron_import *g,
 				     struct mo_megatron_out *o,
 				     struct mo_megatron_shape *s)
 {
 	const struct mo_megatron_arg *a = NULL;
 	int64_t v;
-	if (mo_megatron_int(g, "--num-virtual-stages-per-pipeline-rank", 1,
+	if (megatron_int(g, "--num-virtual-stages-per-pipeline-rank", 1,
 			    MO_MODEL_MAX_DEGREE, &v, &a)) {
 		s->vpp = v;
 		if (v > 1)
-			mo_megatron_put_int(o, MO_SEC_PAR,
+			megatron_put_int(o, MO_SEC_PAR,
 					    "virtual_pipeline", v, MF_VPP, a,
 					    NULL);
-		mo_megatron_find(g, "--num-layers-per-virtual-pipeline-stage");
+		megatron_find(g, "--num-layers-per-virtual-pipeline-stage");
 		return;
 	}
-	if (!mo_megatron_int(g, "--num-layers-per-virtual-pipeline-stage", 1,
+	if (!megatron_int(g, "--num-layers-per-virtual-pipeline-stage", 1,
 			     MO_MODEL_MAX_LAYERS, &v, &a))
 		return;
 	int64_t per_stage = s->pp > 0 ? s->layers / s->pp : 0;
 	if (s->layers % s->pp != 0 || per_stage % v != 0) {
-		mo_megatron_diag(
+		megatron_diag(
 		    g, MO_SEV_ERROR, "parallel", a->vline, a->vcolumn, a->flag,
 		    "%s %lld: the %lld layers per pipeline stage (%lld "
 		    "/ PP %lld) are not "
@@ -43,13 +43,13 @@ static void mo_megatron_read_virtual(struct mo_megatron_import *g,
 	}
 	s->vpp = per_stage / v;
 	if (per_stage / v > 1)
-		mo_megatron_put_int(o, MO_SEC_PAR, "virtual_pipeline",
+		megatron_put_int(o, MO_SEC_PAR, "virtual_pipeline",
 				    per_stage / v, MF_VPP, a,
 				    "layers / PP / layers per virtual stage");
 }
 
 /* The device count: the caller's, or torchrun's processes x nodes. */
-static int64_t mo_megatron_world(struct mo_megatron_import *g, int64_t devices,
+static int64_t megatron_world(struct mo_megatron_import *g, int64_t devices,
 				 const char **why)
 {
 	*why = "the caller's device count";
@@ -57,11 +57,11 @@ static int64_t mo_megatron_world(struct mo_megatron_import *g, int64_t devices,
 		return devices;
 	*why = "torchrun --nproc-per-node x --nnodes";
 	if (g->launcher_procs > 0 && !g->launcher_unknown)
-		return mo_model_mul(g->launcher_procs, g->launcher_nodes > 0
+		return model_mul(g->launcher_procs, g->launcher_nodes > 0
 							   ? g->launcher_nodes
 							   : 1);
 	if (!g->quiet_world)
-		mo_megatron_diag(
+		megatron_diag(
 		    g, MO_SEV_WARNING, "model-needed", g->procs_line,
 		    g->procs_column, NULL,
 		    "the arguments do not give the device count "
@@ -71,7 +71,7 @@ static int64_t mo_megatron_world(struct mo_megatron_import *g, int64_t devices,
 	return 0;
 }
 
-void mo_megatron_read_parallel(struct mo_megatron_import *g,
+void megatron_read_parallel(struct mo_megatron_import *g,
 				      struct mo_megatron_out *o,
 				      struct mo_megatron_shape *s,
 				      int64_t devices)
@@ -87,55 +87,55 @@ void mo_megatron_read_parallel(struct mo_megatron_import *g,
 	int64_t deg[4];
 	for (size_t i = 0; i < 4; i++) {
 		const struct mo_megatron_arg *a = NULL;
-		if (!mo_megatron_int(g, degrees[i].flag, 1, MO_MODEL_MAX_DEGREE,
+		if (!megatron_int(g, degrees[i].flag, 1, MO_MODEL_MAX_DEGREE,
 				     &deg[i], &a))
 			deg[i] = 1;
-		mo_megatron_put_int(o, MO_SEC_PAR, degrees[i].key,
+		megatron_put_int(o, MO_SEC_PAR, degrees[i].key,
 				    deg[i], degrees[i].field, a, "default 1");
 	}
 	s->tp = deg[0];
 	s->pp = deg[1];
-	mo_megatron_read_virtual(g, o, s);
+	megatron_read_virtual(g, o, s);
 	const struct mo_megatron_arg *a = NULL;
 	int64_t etp;
 	/* without the flag Megatron takes TP's degree (arguments.py), as the
 	 * model key's default does */
-	if (mo_megatron_int(g, "--expert-tensor-parallel-size", 1,
+	if (megatron_int(g, "--expert-tensor-parallel-size", 1,
 			    MO_MODEL_MAX_DEGREE, &etp, &a))
-		mo_megatron_put_int(o, MO_SEC_PAR,
+		megatron_put_int(o, MO_SEC_PAR,
 				    "expert_tensor_parallel", etp, MF_ETP, a,
 				    "default: tensor_parallel");
 	const char *why;
-	int64_t world = mo_megatron_world(g, devices, &why);
-	int64_t mp = mo_model_mul(mo_model_mul(deg[0], deg[1]), deg[2]);
+	int64_t world = megatron_world(g, devices, &why);
+	int64_t mp = model_mul(model_mul(deg[0], deg[1]), deg[2]);
 	if (world > 0 && world % mp != 0 && g->quiet_world) {
 		/* the loader: the caller's --devices may replace this count;
 		 * the model's parallel check judges whichever stands */
-		mo_megatron_put_int(o, MO_SEC_PAR, "world_size", world,
+		megatron_put_int(o, MO_SEC_PAR, "world_size", world,
 				    MF_WORLD, NULL, why);
 	} else if (world > 0 && world % mp != 0)
-		mo_megatron_diag(
+		megatron_diag(
 		    g, MO_SEV_ERROR, "parallel", g->procs_line, g->procs_column,
 		    NULL,
 		    "%lld devices are not a multiple of TP x PP x CP = %lld",
 		    (long long)world, (long long)mp);
 	if (world > 0 && world % mp == 0) {
-		mo_megatron_put_int(o, MO_SEC_PAR, "world_size", world,
+		megatron_put_int(o, MO_SEC_PAR, "world_size", world,
 				    MF_WORLD, NULL, why);
-		mo_megatron_put_int(o, MO_SEC_PAR, "data_parallel",
+		megatron_put_int(o, MO_SEC_PAR, "data_parallel",
 				    world / mp, MF_DP, NULL,
 				    "devices / (TP x PP x CP)");
 	}
-	mo_megatron_put_int(o, MO_SEC_PAR, "data_parallel_shard", 1,
+	megatron_put_int(o, MO_SEC_PAR, "data_parallel_shard", 1,
 			    MF_DP_SHARD, NULL,
 			    "DDP: parameters are not sharded");
-	bool sp = mo_megatron_flag(g, "--sequence-parallel");
-	mo_megatron_put_bool(
+	bool sp = megatron_flag(g, "--sequence-parallel");
+	megatron_put_bool(
 	    o, MO_SEC_PAR, "sequence_parallel", sp && s->tp > 1, MF_SP,
-	    sp && s->tp > 1 ? mo_megatron_find(g, "--sequence-parallel") : NULL,
+	    sp && s->tp > 1 ? megatron_find(g, "--sequence-parallel") : NULL,
 	    sp ? "--sequence-parallel is off at TP 1 (arguments.py)"
 	       : "default");
-	mo_megatron_put_flag(g, o, MO_SEC_PAR, "distributed_optimizer",
+	megatron_put_flag(g, o, MO_SEC_PAR, "distributed_optimizer",
 			     "--use-distributed-optimizer", MF_DISTOPT,
 			     "default (no --use-distributed-optimizer)");
 }

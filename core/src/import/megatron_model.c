@@ -13,70 +13,70 @@
 /* ---- the model (arguments.py's defaults and derived values)
  * -------------------- */
 
-static int64_t mo_megatron_required(struct mo_megatron_import *g,
+static int64_t megatron_required(struct mo_megatron_import *g,
 				    const char *flag, int64_t lo, int64_t hi,
 				    int64_t fallback,
 				    const struct mo_megatron_arg **src)
 {
 	int64_t v;
 	*src = NULL;
-	if (mo_megatron_int(g, flag, lo, hi, &v, src))
+	if (megatron_int(g, flag, lo, hi, &v, src))
 		return v;
-	if (!mo_megatron_find(g, flag))
-		mo_megatron_diag(g, MO_SEV_ERROR, "missing-key", 0, 0, flag,
+	if (!megatron_find(g, flag))
+		megatron_diag(g, MO_SEV_ERROR, "missing-key", 0, 0, flag,
 				 "%s is missing: Megatron requires it", flag);
 	return fallback;
 }
 
-void mo_megatron_read_shape(struct mo_megatron_import *g,
+void megatron_read_shape(struct mo_megatron_import *g,
 				   struct mo_megatron_out *o,
 				   struct mo_megatron_shape *s)
 {
 	const struct mo_megatron_arg *a = NULL;
 	int64_t v;
-	s->layers = mo_megatron_required(g, "--num-layers", 1,
+	s->layers = megatron_required(g, "--num-layers", 1,
 					 MO_MODEL_MAX_LAYERS, 1, &a);
-	mo_megatron_put_int(o, MO_SEC_MODEL, "num_layers", s->layers,
+	megatron_put_int(o, MO_SEC_MODEL, "num_layers", s->layers,
 			    MF_NUM_LAYERS, a, NULL);
-	if (mo_megatron_int(g, "--mtp-num-layers", 0, MO_MODEL_MAX_MTP, &v,
+	if (megatron_int(g, "--mtp-num-layers", 0, MO_MODEL_MAX_MTP, &v,
 			    &a) &&
 	    v > 0)
-		mo_megatron_put_int(o, MO_SEC_MODEL, "mtp_num_layers", v,
+		megatron_put_int(o, MO_SEC_MODEL, "mtp_num_layers", v,
 				    MF_MTP, a, NULL);
 	s->hidden =
-	    mo_megatron_required(g, "--hidden-size", 1, 1 << 24, 4096, &a);
-	mo_megatron_put_int(o, MO_SEC_MODEL, "hidden_size", s->hidden,
+	    megatron_required(g, "--hidden-size", 1, 1 << 24, 4096, &a);
+	megatron_put_int(o, MO_SEC_MODEL, "hidden_size", s->hidden,
 			    MF_HIDDEN, a, NULL);
-	s->swiglu = mo_megatron_flag(g, "--swiglu");
+	s->swiglu = megatron_flag(g, "--swiglu");
 	a = NULL;
-	if (mo_megatron_int(g, "--ffn-hidden-size", 1, 1 << 26, &v, &a))
+	if (megatron_int(g, "--ffn-hidden-size", 1, 1 << 26, &v, &a))
 		s->ffn = v;
 	else
 		s->ffn = s->swiglu ? (4 * s->hidden * 2 / 3) / 64 * 64
 				   : 4 * s->hidden;
-	mo_megatron_put_int(
+	megatron_put_int(
 	    o, MO_SEC_MODEL, "ffn_hidden_size", s->ffn, MF_FFN, a,
 	    s->swiglu ? "default int(4 x hidden x 2/3 / 64) x 64 (--swiglu)"
 		      : "default 4 x hidden");
-	s->heads = mo_megatron_required(g, "--num-attention-heads", 1, 1 << 20,
+	s->heads = megatron_required(g, "--num-attention-heads", 1, 1 << 20,
 					32, &a);
-	mo_megatron_put_int(o, MO_SEC_MODEL, "num_attention_heads", s->heads,
+	megatron_put_int(o, MO_SEC_MODEL, "num_attention_heads", s->heads,
 			    MF_HEADS, a, NULL);
-	bool gqa = mo_megatron_flag(g, "--group-query-attention");
+	bool gqa = megatron_flag(g, "--group-query-attention");
 	int64_t groups = 1;
 	a = NULL;
-	if (mo_megatron_int(g, "--num-query-groups", 1, 1 << 20, &v, &a))
+	if (megatron_int(g, "--num-query-groups", 1, 1 << 20, &v, &a))
 		groups = v;
 	if (gqa)
-		mo_megatron_put_int(
+		megatron_put_int(
 		    o, MO_SEC_MODEL, "num_query_groups", groups, MF_GROUPS, a,
 		    a ? NULL : "--group-query-attention, default 1 group");
 	else
-		mo_megatron_put_int(
+		megatron_put_int(
 		    o, MO_SEC_MODEL, "num_query_groups", s->heads, MF_GROUPS,
 		    NULL, "no --group-query-attention: one group per head");
-	if (mo_megatron_int(g, "--kv-channels", 1, 1 << 20, &v, &a))
-		mo_megatron_put_int(o, MO_SEC_MODEL, "kv_channels", v,
+	if (megatron_int(g, "--kv-channels", 1, 1 << 20, &v, &a))
+		megatron_put_int(o, MO_SEC_MODEL, "kv_channels", v,
 				    MF_KV_CHANNELS, a, NULL);
 }
 
@@ -100,43 +100,43 @@ static const char *const mo_megatron_tokenizers[] = {
 /* The GPT-2 BPE vocabulary (vocab.json) every GPT2BPETokenizer run loads. */
 #define MO_MG_GPT2_VOCAB 50257
 
-void mo_megatron_read_vocab(struct mo_megatron_import *g,
+void megatron_read_vocab(struct mo_megatron_import *g,
 				   struct mo_megatron_out *o)
 {
 	const struct mo_megatron_arg *a = NULL, *t = NULL;
 	int64_t v;
-	const char *tok = mo_megatron_choice(g, "--tokenizer-type",
+	const char *tok = megatron_choice(g, "--tokenizer-type",
 					     mo_megatron_tokenizers, &t);
-	struct mo_megatron_arg *file = mo_megatron_find(g, "--vocab-file");
-	if (mo_megatron_int(g, "--padded-vocab-size", 1, 2147483647LL, &v, &a)) {
+	struct mo_megatron_arg *file = megatron_find(g, "--vocab-file");
+	if (megatron_int(g, "--padded-vocab-size", 1, 2147483647LL, &v, &a)) {
 		/* MindSpeed-LLM: the embedding's rows as given, padded no
 		 * further (make_vocab_size_divisible_by 1 below) */
-		mo_megatron_put_int(o, MO_SEC_MODEL, "vocab_size", v,
+		megatron_put_int(o, MO_SEC_MODEL, "vocab_size", v,
 				    MF_VOCAB, a, NULL);
-		mo_megatron_put_int(o, MO_SEC_MODEL,
+		megatron_put_int(o, MO_SEC_MODEL,
 				    "make_vocab_size_divisible_by", 1,
 				    MF_VOCAB_DIV, a, NULL);
 		return;
 	}
-	if (mo_megatron_int(g, "--vocab-size", 1, 2147483647LL, &v, &a)) {
-		mo_megatron_put_int(o, MO_SEC_MODEL, "vocab_size", v,
+	if (megatron_int(g, "--vocab-size", 1, 2147483647LL, &v, &a)) {
+		megatron_put_int(o, MO_SEC_MODEL, "vocab_size", v,
 				    MF_VOCAB, a, NULL);
 	} else if ((tok && strcmp(tok, "GPT2BPETokenizer") == 0) ||
 		   (!tok && file)) {
 		const struct mo_megatron_arg *at = t ? t : file;
-		mo_megatron_diag(
+		megatron_diag(
 		    g, MO_SEV_WARNING, "assumed", at->line, at->column,
 		    at->flag,
 		    "the vocabulary is in the tokenizer's vocab.json: "
 		    "the GPT-2 BPE "
 		    "vocabulary's %d entries assumed",
 		    MO_MG_GPT2_VOCAB);
-		mo_megatron_put_int(
+		megatron_put_int(
 		    o, MO_SEC_MODEL, "vocab_size", MO_MG_GPT2_VOCAB, MF_VOCAB,
 		    NULL,
 		    "GPT2BPETokenizer: the GPT-2 BPE vocab.json (assumed)");
 	} else {
-		mo_megatron_diag(
+		megatron_diag(
 		    g, MO_SEV_WARNING, "assumed", t ? t->line : 0,
 		    t ? t->column : 0, "--vocab-size",
 		    "the vocabulary size is not in the arguments (it is the "
@@ -144,59 +144,59 @@ void mo_megatron_read_vocab(struct mo_megatron_import *g,
 		    "set model.vocab_size; memopt's default 32000 is used");
 	}
 	a = NULL;
-	if (!mo_megatron_int(g, "--make-vocab-size-divisible-by", 1, 1 << 20,
+	if (!megatron_int(g, "--make-vocab-size-divisible-by", 1, 1 << 20,
 			     &v, &a))
 		v = 128;
-	mo_megatron_put_int(o, MO_SEC_MODEL, "make_vocab_size_divisible_by",
+	megatron_put_int(o, MO_SEC_MODEL, "make_vocab_size_divisible_by",
 			    v, MF_VOCAB_DIV, a, "default 128");
 }
 
 /* A store_true flag as a model key: the flag when given, else the default. */
-void mo_megatron_put_flag(struct mo_megatron_import *g,
+void megatron_put_flag(struct mo_megatron_import *g,
 				 struct mo_megatron_out *o, int section,
 				 const char *key, const char *flag, int field,
 				 const char *why)
 {
-	bool on = mo_megatron_flag(g, flag);
-	mo_megatron_put_bool(o, section, key, on, field,
-			     on ? mo_megatron_find(g, flag) : NULL, why);
+	bool on = megatron_flag(g, flag);
+	megatron_put_bool(o, section, key, on, field,
+			     on ? megatron_find(g, flag) : NULL, why);
 }
 
 static const char *const mo_megatron_position_types[] = {
     "learned_absolute", "rope", "mrope", "relative", "none", "yarn", NULL};
 
-void mo_megatron_read_positions(struct mo_megatron_import *g,
+void megatron_read_positions(struct mo_megatron_import *g,
 				       struct mo_megatron_out *o)
 {
 	const struct mo_megatron_arg *a = NULL, *mp = NULL;
 	int64_t seq = 0, max_pos = 0;
-	bool has_max = mo_megatron_int(g, "--max-position-embeddings", 1,
+	bool has_max = megatron_int(g, "--max-position-embeddings", 1,
 				       2147483647LL, &max_pos, &mp);
-	if (!mo_megatron_int(g, "--seq-length", 1, 2147483647LL, &seq, &a)) {
-		if (!mo_megatron_find(g, "--seq-length"))
-			mo_megatron_diag(g, MO_SEV_ERROR, "missing-key", 0, 0,
+	if (!megatron_int(g, "--seq-length", 1, 2147483647LL, &seq, &a)) {
+		if (!megatron_find(g, "--seq-length"))
+			megatron_diag(g, MO_SEV_ERROR, "missing-key", 0, 0,
 					 "--seq-length",
 					 "--seq-length is missing: the run's "
 					 "sequence length is needed");
 		seq = has_max ? max_pos : 4096;
 	}
-	mo_megatron_put_int(o, MO_SEC_MODEL, "seq_length", seq, MF_SEQ, a,
+	megatron_put_int(o, MO_SEC_MODEL, "seq_length", seq, MF_SEQ, a,
 			    NULL);
-	if (!has_max && !mo_megatron_find(g, "--max-position-embeddings"))
-		mo_megatron_diag(
+	if (!has_max && !megatron_find(g, "--max-position-embeddings"))
+		megatron_diag(
 		    g, MO_SEV_ERROR, "missing-key", 0, 0,
 		    "--max-position-embeddings",
 		    "--max-position-embeddings is missing: Megatron "
 		    "requires it");
-	mo_megatron_put_int(o, MO_SEC_MODEL, "max_position_embeddings",
+	megatron_put_int(o, MO_SEC_MODEL, "max_position_embeddings",
 			    has_max ? max_pos : seq, MF_MAX_POS, mp,
 			    "the sequence length");
 	const struct mo_megatron_arg *t = NULL;
-	const char *type = mo_megatron_choice(g, "--position-embedding-type",
+	const char *type = megatron_choice(g, "--position-embedding-type",
 					      mo_megatron_position_types, &t);
-	if (mo_megatron_flag(g, "--use-rotary-position-embeddings")) {
+	if (megatron_flag(g, "--use-rotary-position-embeddings")) {
 		type = "rope";
-		t = mo_megatron_find(g, "--use-rotary-position-embeddings");
+		t = megatron_find(g, "--use-rotary-position-embeddings");
 	}
 	if (!type)
 		type = "learned_absolute";
@@ -204,20 +204,20 @@ void mo_megatron_read_positions(struct mo_megatron_import *g,
 		type = "rope"; /* rotary variants: no parameters, the same
 				  tensors */
 	} else if (strcmp(type, "relative") == 0) {
-		mo_megatron_unmodelled(g, t, "the relative position bias");
+		megatron_unmodelled(g, t, "the relative position bias");
 		type = "none";
 	}
-	if (mo_megatron_flag(g, "--no-position-embedding") &&
+	if (megatron_flag(g, "--no-position-embedding") &&
 	    strcmp(type, "rope") != 0) {
 		const struct mo_megatron_arg *n =
-		    mo_megatron_find(g, "--no-position-embedding");
-		mo_megatron_diag(
+		    megatron_find(g, "--no-position-embedding");
+		megatron_diag(
 		    g, MO_SEV_ERROR, "type", n->line, n->column, n->flag,
 		    "--no-position-embedding is deprecated in Megatron "
 		    "(it raises): use "
 		    "--position-embedding-type none");
 	}
-	mo_megatron_put_str(o, MO_SEC_MODEL, "position_embedding_type", type,
+	megatron_put_str(o, MO_SEC_MODEL, "position_embedding_type", type,
 			    MF_POS_TYPE, t, "default learned_absolute");
 }
 
@@ -227,80 +227,80 @@ static const char *const mo_megatron_impls[] = {"transformer_engine", "local",
 static const char *const mo_megatron_backends[] = {"auto",    "flash", "fused",
 						   "unfused", "local", NULL};
 
-void mo_megatron_read_layer(struct mo_megatron_import *g,
+void megatron_read_layer(struct mo_megatron_import *g,
 				   struct mo_megatron_out *o,
 				   const struct mo_megatron_shape *s,
 				   const char **impl_out,
 				   const struct mo_megatron_arg **impl_src)
 {
 	const struct mo_megatron_arg *a = NULL;
-	mo_megatron_put_flag(
+	megatron_put_flag(
 	    g, o, MO_SEC_MODEL, "untie_embeddings_and_output_weights",
 	    "--untie-embeddings-and-output-weights", MF_UNTIE, "default: tied");
 	const char *norm =
-	    mo_megatron_choice(g, "--normalization", mo_megatron_norms, &a);
-	mo_megatron_put_str(o, MO_SEC_MODEL, "normalization",
+	    megatron_choice(g, "--normalization", mo_megatron_norms, &a);
+	megatron_put_str(o, MO_SEC_MODEL, "normalization",
 			    norm ? norm : "LayerNorm", MF_NORM, norm ? a : NULL,
 			    "default LayerNorm");
-	const struct mo_megatron_arg *sw = mo_megatron_find(g, "--swiglu");
-	if (mo_megatron_flag(g, "--squared-relu"))
-		mo_megatron_unmodelled(g, mo_megatron_find(g, "--squared-relu"),
+	const struct mo_megatron_arg *sw = megatron_find(g, "--swiglu");
+	if (megatron_flag(g, "--squared-relu"))
+		megatron_unmodelled(g, megatron_find(g, "--squared-relu"),
 				       "squared ReLU (counted as GeLU)");
-	mo_megatron_put_str(
+	megatron_put_str(
 	    o, MO_SEC_MODEL, "hidden_act", s->swiglu ? "swiglu" : "gelu",
 	    MF_ACT, s->swiglu ? sw : NULL, "default gelu (no --swiglu)");
-	bool nobias = mo_megatron_flag(g, "--disable-bias-linear");
-	mo_megatron_put_bool(
+	bool nobias = megatron_flag(g, "--disable-bias-linear");
+	megatron_put_bool(
 	    o, MO_SEC_MODEL, "add_bias_linear", !nobias, MF_BIAS,
-	    nobias ? mo_megatron_find(g, "--disable-bias-linear") : NULL,
+	    nobias ? megatron_find(g, "--disable-bias-linear") : NULL,
 	    "default (no --disable-bias-linear)");
-	bool qkv = mo_megatron_flag(g, "--add-qkv-bias");
-	mo_megatron_put_bool(o, MO_SEC_MODEL, "add_qkv_bias", qkv || !nobias,
+	bool qkv = megatron_flag(g, "--add-qkv-bias");
+	megatron_put_bool(o, MO_SEC_MODEL, "add_qkv_bias", qkv || !nobias,
 			     MF_QKV_BIAS,
-			     qkv ? mo_megatron_find(g, "--add-qkv-bias") : NULL,
+			     qkv ? megatron_find(g, "--add-qkv-bias") : NULL,
 			     nobias ? "default" : "follows add_bias_linear");
 	a = NULL;
 	const char *impl =
-	    mo_megatron_choice(g, "--transformer-impl", mo_megatron_impls, &a);
+	    megatron_choice(g, "--transformer-impl", mo_megatron_impls, &a);
 	*impl_src = impl ? a : NULL;
 	if (impl && strcmp(impl, "inference_optimized") == 0)
-		mo_megatron_unmodelled(
+		megatron_unmodelled(
 		    g, a, "the inference-optimized implementation");
 	*impl_out =
 	    impl && strcmp(impl, "local") == 0 ? "local" : "transformer_engine";
 	const struct mo_megatron_arg *b = NULL;
-	const char *backend = mo_megatron_choice(g, "--attention-backend",
+	const char *backend = megatron_choice(g, "--attention-backend",
 						 mo_megatron_backends, &b);
-	bool flash_attn = mo_megatron_flag(g, "--use-flash-attn");
+	bool flash_attn = megatron_flag(g, "--use-flash-attn");
 	bool eager = backend ? (strcmp(backend, "unfused") == 0 ||
 				strcmp(backend, "local") == 0)
 			     : (strcmp(*impl_out, "local") == 0 && !flash_attn);
-	mo_megatron_put_str(
+	megatron_put_str(
 	    o, MO_SEC_MODEL, "attention", eager ? "eager" : "flash", MF_ATTN,
 	    backend ? b
-		    : (flash_attn ? mo_megatron_find(g, "--use-flash-attn")
+		    : (flash_attn ? megatron_find(g, "--use-flash-attn")
 				  : *impl_src),
 	    eager ? "the local implementation's unfused attention"
 		  : "Transformer Engine's fused attention (--attention-backend "
 		    "auto)");
 	double d = 0.1;
 	a = NULL;
-	if (!mo_megatron_double(g, "--hidden-dropout", &d, &a))
+	if (!megatron_double(g, "--hidden-dropout", &d, &a))
 		d = 0.1;
-	mo_megatron_put_double(o, MO_SEC_MODEL, "hidden_dropout", d, MF_HDROP,
+	megatron_put_double(o, MO_SEC_MODEL, "hidden_dropout", d, MF_HDROP,
 			       a, "default 0.1");
 	a = NULL;
-	if (!mo_megatron_double(g, "--attention-dropout", &d, &a))
+	if (!megatron_double(g, "--attention-dropout", &d, &a))
 		d = 0.1;
-	mo_megatron_put_double(o, MO_SEC_MODEL, "attention_dropout", d,
+	megatron_put_double(o, MO_SEC_MODEL, "attention_dropout", d,
 			       MF_ADROP, a, "default 0.1");
-	if (mo_megatron_flag(g, "--qk-layernorm"))
-		mo_megatron_put_bool(
+	if (megatron_flag(g, "--qk-layernorm"))
+		megatron_put_bool(
 		    o, MO_SEC_MODEL, "qk_layernorm", true, MF_QK_LN,
-		    mo_megatron_find(g, "--qk-layernorm"), NULL);
+		    megatron_find(g, "--qk-layernorm"), NULL);
 }
 
-void mo_megatron_read_mla(struct mo_megatron_import *g,
+void megatron_read_mla(struct mo_megatron_import *g,
 				 struct mo_megatron_out *o)
 {
 	static const struct {
@@ -313,18 +313,18 @@ void mo_megatron_read_mla(struct mo_megatron_import *g,
 	    {"--qk-head-dim", "qk_nope_head_dim", MF_QK_NOPE, 128},
 	    {"--qk-pos-emb-head-dim", "qk_rope_head_dim", MF_QK_ROPE, 64},
 	    {"--v-head-dim", "v_head_dim", MF_V_HEAD, 128}};
-	bool mla = mo_megatron_flag(g, "--multi-latent-attention");
+	bool mla = megatron_flag(g, "--multi-latent-attention");
 	if (mla)
-		mo_megatron_put_bool(
+		megatron_put_bool(
 		    o, MO_SEC_MODEL, "multi_latent_attention", true, MF_MLA,
-		    mo_megatron_find(g, "--multi-latent-attention"), NULL);
+		    megatron_find(g, "--multi-latent-attention"), NULL);
 	for (size_t i = 0; i < sizeof dims / sizeof *dims; i++) {
 		const struct mo_megatron_arg *a = NULL;
 		int64_t v;
-		if (!mo_megatron_int(g, dims[i].flag, 0, 1 << 24, &v, &a))
+		if (!megatron_int(g, dims[i].flag, 0, 1 << 24, &v, &a))
 			v = dims[i].def;
 		if (mla)
-			mo_megatron_put_int(o, MO_SEC_MODEL, dims[i].key, v,
+			megatron_put_int(o, MO_SEC_MODEL, dims[i].key, v,
 					    dims[i].field, a,
 					    "Megatron's default");
 	}
@@ -338,118 +338,118 @@ static const char *const mo_megatron_grad_dtypes[] = {"fp32", "bf16", NULL};
  * turns accumulate_allreduce_grads_in_fp32 on unless --grad-reduce-in-bf16
  * or --main-grads-dtype bf16), or with --accumulate-allreduce-grads-in-fp32;
  * otherwise the parameters' dtype. */
-static void mo_megatron_read_precision(struct mo_megatron_import *g,
+static void megatron_read_precision(struct mo_megatron_import *g,
 				       struct mo_megatron_out *o)
 {
-	bool bf16 = mo_megatron_flag(g, "--bf16"),
-	     fp16 = mo_megatron_flag(g, "--fp16");
-	const struct mo_megatron_arg *p = bf16	 ? mo_megatron_find(g, "--bf16")
-					  : fp16 ? mo_megatron_find(g, "--fp16")
+	bool bf16 = megatron_flag(g, "--bf16"),
+	     fp16 = megatron_flag(g, "--fp16");
+	const struct mo_megatron_arg *p = bf16	 ? megatron_find(g, "--bf16")
+					  : fp16 ? megatron_find(g, "--fp16")
 						 : NULL;
 	if (bf16 && fp16) {
-		const struct mo_megatron_arg *f = mo_megatron_find(g, "--fp16");
-		mo_megatron_diag(
+		const struct mo_megatron_arg *f = megatron_find(g, "--fp16");
+		megatron_diag(
 		    g, MO_SEV_ERROR, "type", f->line, f->column, f->flag,
 		    "--fp16 and --bf16 together: Megatron refuses the pair");
 	}
 	const char *dtype = bf16 ? "bfloat16" : fp16 ? "float16" : "float32";
 	const char *why =
 	    bf16 || fp16 ? NULL : "default fp32 (no --bf16 / --fp16)";
-	mo_megatron_put_str(o, MO_SEC_TRAIN, "compute_dtype", dtype,
+	megatron_put_str(o, MO_SEC_TRAIN, "compute_dtype", dtype,
 			    MF_CDTYPE, p, why);
-	mo_megatron_put_str(o, MO_SEC_TRAIN, "params_dtype", dtype,
+	megatron_put_str(o, MO_SEC_TRAIN, "params_dtype", dtype,
 			    MF_PDTYPE, p, why);
 	const struct mo_megatron_arg *m = NULL;
-	const char *main = mo_megatron_choice(g, "--main-grads-dtype",
+	const char *main = megatron_choice(g, "--main-grads-dtype",
 					      mo_megatron_grad_dtypes, &m);
-	bool in_bf16 = mo_megatron_flag(g, "--grad-reduce-in-bf16");
-	bool acc = mo_megatron_flag(g, "--accumulate-allreduce-grads-in-fp32");
+	bool in_bf16 = megatron_flag(g, "--grad-reduce-in-bf16");
+	bool acc = megatron_flag(g, "--accumulate-allreduce-grads-in-fp32");
 	const struct mo_megatron_arg *src = NULL;
 	const char *grads = dtype;
 	if (acc) {
 		grads = "float32";
 		src =
-		    mo_megatron_find(g, "--accumulate-allreduce-grads-in-fp32");
+		    megatron_find(g, "--accumulate-allreduce-grads-in-fp32");
 	} else if (bf16 && in_bf16) {
-		src = mo_megatron_find(g, "--grad-reduce-in-bf16");
+		src = megatron_find(g, "--grad-reduce-in-bf16");
 	} else if (bf16 && main && strcmp(main, "bf16") == 0) {
 		src = m;
 	} else if (bf16) {
 		grads = "float32";
 	}
-	mo_megatron_put_str(o, MO_SEC_TRAIN, "grads_dtype", grads,
+	megatron_put_str(o, MO_SEC_TRAIN, "grads_dtype", grads,
 			    MF_GDTYPE, src,
 			    bf16 ? "--bf16: fp32 main_grad buffers "
 				   "(accumulate_allreduce_grads_in_fp32)"
 				 : "main_grad in the parameters' dtype");
 	const struct mo_megatron_arg *a = NULL;
 	const char *opt =
-	    mo_megatron_choice(g, "--optimizer", mo_megatron_optimizers, &a);
+	    megatron_choice(g, "--optimizer", mo_megatron_optimizers, &a);
 	if (opt && strstr(opt, "muon")) {
-		mo_megatron_put_str(o, MO_SEC_TRAIN, "optimizer", "muon",
+		megatron_put_str(o, MO_SEC_TRAIN, "optimizer", "muon",
 				    MF_OPT, a, NULL);
 		return;
 	}
 	if (opt && strcmp(opt, "adam") != 0)
-		mo_megatron_unmodelled(
+		megatron_unmodelled(
 		    g, a, "this optimizer's state (counted as Adam's)");
-	mo_megatron_put_str(o, MO_SEC_TRAIN, "optimizer", "adamw", MF_OPT,
+	megatron_put_str(o, MO_SEC_TRAIN, "optimizer", "adamw", MF_OPT,
 			    a, "default adam (decoupled weight decay)");
 }
 
-void mo_megatron_read_training(struct mo_megatron_import *g,
+void megatron_read_training(struct mo_megatron_import *g,
 				      struct mo_megatron_out *o,
 				      const char *impl,
 				      const struct mo_megatron_arg *impl_src)
 {
 	const struct mo_megatron_arg *a = NULL;
 	int64_t v;
-	v = mo_megatron_required(g, "--micro-batch-size", 1, 1 << 20, 1, &a);
-	mo_megatron_put_int(o, MO_SEC_TRAIN, "micro_batch_size", v, MF_MBS,
+	v = megatron_required(g, "--micro-batch-size", 1, 1 << 20, 1, &a);
+	megatron_put_int(o, MO_SEC_TRAIN, "micro_batch_size", v, MF_MBS,
 			    a, NULL);
-	if (mo_megatron_int(g, "--global-batch-size", 1, 1LL << 40, &v, &a))
-		mo_megatron_put_int(o, MO_SEC_TRAIN, "global_batch_size",
+	if (megatron_int(g, "--global-batch-size", 1, 1LL << 40, &v, &a))
+		megatron_put_int(o, MO_SEC_TRAIN, "global_batch_size",
 				    v, MF_GBS, a, NULL);
-	mo_megatron_read_precision(g, o);
-	mo_megatron_put_str(o, MO_SEC_TRAIN, "framework", "pytorch",
+	megatron_read_precision(g, o);
+	megatron_put_str(o, MO_SEC_TRAIN, "framework", "pytorch",
 			    MF_FRAMEWORK, NULL, "Megatron-LM runs on PyTorch");
-	mo_megatron_put_str(o, MO_SEC_TRAIN, "transformer_impl", impl,
+	megatron_put_str(o, MO_SEC_TRAIN, "transformer_impl", impl,
 			    MF_TE_IMPL, impl_src, "default transformer_engine");
-	mo_megatron_put_flag(g, o, MO_SEC_TRAIN, "overlap_grad_reduce",
+	megatron_put_flag(g, o, MO_SEC_TRAIN, "overlap_grad_reduce",
 			     "--overlap-grad-reduce", MF_OVERLAP, "default");
-	if (mo_megatron_flag(g, "--moe-grouped-gemm"))
-		mo_megatron_put_bool(
+	if (megatron_flag(g, "--moe-grouped-gemm"))
+		megatron_put_bool(
 		    o, MO_SEC_TRAIN, "moe_grouped_gemm", true, MF_GROUPED,
-		    mo_megatron_find(g, "--moe-grouped-gemm"), NULL);
+		    megatron_find(g, "--moe-grouped-gemm"), NULL);
 	/* Megatron's default is on (arguments.py
 	 * --no-gradient-accumulation-fusion, store_false into
 	 * gradient_accumulation_fusion); the flag still leaves out the weight
 	 * gradient each Linear then makes before DDP adds it to main_grad (a
 	 * transient the estimate does not count) */
 	bool no_fusion =
-	    mo_megatron_flag(g, "--no-gradient-accumulation-fusion");
+	    megatron_flag(g, "--no-gradient-accumulation-fusion");
 	const struct mo_megatron_arg *nf =
-	    no_fusion ? mo_megatron_find(g, "--no-gradient-accumulation-fusion")
+	    no_fusion ? megatron_find(g, "--no-gradient-accumulation-fusion")
 		      : NULL;
-	mo_megatron_put_bool(o, MO_SEC_TRAIN,
+	megatron_put_bool(o, MO_SEC_TRAIN,
 			     "gradient_accumulation_fusion", !no_fusion,
 			     MF_GRAD_FUSION, nf,
 			     "default (no --no-gradient-accumulation-fusion)");
 	if (nf)
-		mo_megatron_unmodelled(
+		megatron_unmodelled(
 		    g, nf,
 		    "the weight gradient computed into a temporary before "
 		    "main_grad");
-	mo_megatron_read_dispatch(g, o);
+	megatron_read_dispatch(g, o);
 	/* rope fusion (default on; --no-rope-fusion, arguments.py, store_false
 	 * into apply_rope_fusion) decides which YaRN tables multi-latent
 	 * attention keeps: written for MLA runs */
-	if (mo_megatron_find(g, "--multi-latent-attention")) {
-		bool no_rope = mo_megatron_flag(g, "--no-rope-fusion");
-		mo_megatron_put_bool(
+	if (megatron_find(g, "--multi-latent-attention")) {
+		bool no_rope = megatron_flag(g, "--no-rope-fusion");
+		megatron_put_bool(
 		    o, MO_SEC_TRAIN, "apply_rope_fusion", !no_rope,
 		    MF_ROPE_FUSION,
-		    no_rope ? mo_megatron_find(g, "--no-rope-fusion") : NULL,
+		    no_rope ? megatron_find(g, "--no-rope-fusion") : NULL,
 		    "default (no --no-rope-fusion)");
 	}
 }

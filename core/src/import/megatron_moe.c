@@ -11,12 +11,12 @@
 
 /* --moe-layer-freq: 1 (every layer), or ([0]*K+[1]*N) (K dense layers
  * first). Other patterns are not a first_k_dense_replace. */
-static void mo_megatron_read_layer_freq(struct mo_megatron_import *g,
+static void megatron_read_layer_freq(struct mo_megatron_import *g,
 					struct mo_megatron_out *o,
 					int64_t layers)
 {
-	struct mo_megatron_arg *a = mo_megatron_find(g, "--moe-layer-freq");
-	const char *s = mo_megatron_value(g, a);
+	struct mo_megatron_arg *a = megatron_find(g, "--moe-layer-freq");
+	const char *s = megatron_value(g, a);
 	long long dense = 0, moe = 0;
 	int n = 0;
 	if (!s || strcmp(s, "1") == 0)
@@ -25,59 +25,59 @@ static void mo_megatron_read_layer_freq(struct mo_megatron_import *g,
 	    s[n] == '\0' && dense >= 0 && moe >= 0 &&
 	    dense <= MO_MODEL_MAX_LAYERS && moe <= MO_MODEL_MAX_LAYERS &&
 	    dense + moe == layers) {
-		mo_megatron_put_int(o, MO_SEC_MODEL, "first_k_dense_replace",
+		megatron_put_int(o, MO_SEC_MODEL, "first_k_dense_replace",
 				    dense, MF_FIRST_DENSE, a, NULL);
 		return;
 	}
-	mo_megatron_unmodelled(
+	megatron_unmodelled(
 	    g, a, "a MoE layer pattern other than K dense layers first");
 }
 
-void mo_megatron_read_moe(struct mo_megatron_import *g,
+void megatron_read_moe(struct mo_megatron_import *g,
 				 struct mo_megatron_out *o,
 				 const struct mo_megatron_shape *s)
 {
 	const struct mo_megatron_arg *a = NULL;
 	int64_t experts = 0, v;
-	if (!mo_megatron_int(g, "--num-experts", 0, 1 << 20, &experts, &a) ||
+	if (!megatron_int(g, "--num-experts", 0, 1 << 20, &experts, &a) ||
 	    experts == 0) {
-		mo_megatron_find(g, "--moe-router-topk");
-		mo_megatron_find(g, "--moe-ffn-hidden-size");
+		megatron_find(g, "--moe-router-topk");
+		megatron_find(g, "--moe-ffn-hidden-size");
 		return;
 	}
-	mo_megatron_put_int(o, MO_SEC_MODEL, "num_moe_experts", experts,
+	megatron_put_int(o, MO_SEC_MODEL, "num_moe_experts", experts,
 			    MF_EXPERTS, a, NULL);
 	a = NULL;
-	if (!mo_megatron_int(g, "--moe-router-topk", 1, 1 << 20, &v, &a))
+	if (!megatron_int(g, "--moe-router-topk", 1, 1 << 20, &v, &a))
 		v = 2;
-	mo_megatron_put_int(o, MO_SEC_MODEL, "moe_router_topk", v, MF_TOPK, a,
+	megatron_put_int(o, MO_SEC_MODEL, "moe_router_topk", v, MF_TOPK, a,
 			    "default 2");
 	a = NULL;
 	/* MindSpeed-LLM names the expert FFN --moe-intermediate-size */
-	if (!mo_megatron_int(g, "--moe-ffn-hidden-size", 1, 1 << 26, &v, &a) &&
-	    !mo_megatron_int(g, "--moe-intermediate-size", 1, 1 << 26, &v, &a))
+	if (!megatron_int(g, "--moe-ffn-hidden-size", 1, 1 << 26, &v, &a) &&
+	    !megatron_int(g, "--moe-intermediate-size", 1, 1 << 26, &v, &a))
 		v = s->ffn;
-	mo_megatron_put_int(o, MO_SEC_MODEL, "moe_ffn_hidden_size", v,
+	megatron_put_int(o, MO_SEC_MODEL, "moe_ffn_hidden_size", v,
 			    MF_MOE_FFN, a, "default ffn_hidden_size");
 	int64_t expert_ffn = v, shared;
-	if (mo_megatron_int(g, "--moe-shared-expert-intermediate-size", 0,
+	if (megatron_int(g, "--moe-shared-expert-intermediate-size", 0,
 			    1 << 26, &v, &a))
-		mo_megatron_put_int(o, MO_SEC_MODEL,
+		megatron_put_int(o, MO_SEC_MODEL,
 				    "moe_shared_expert_intermediate_size", v,
 				    MF_SHARED_FFN, a, NULL);
-	else if (mo_megatron_int(g, "--n-shared-experts", 0, 1024, &shared, &a))
+	else if (megatron_int(g, "--n-shared-experts", 0, 1024, &shared, &a))
 		/* MindSpeed-LLM: that many shared experts of the expert FFN */
-		mo_megatron_put_int(o, MO_SEC_MODEL,
+		megatron_put_int(o, MO_SEC_MODEL,
 				    "moe_shared_expert_intermediate_size",
 				    shared * expert_ffn, MF_SHARED_FFN, a, NULL);
 	a = NULL;
 	/* MindSpeed-LLM's; -1 (its scripts' way of saying none) is 0 */
-	if (mo_megatron_int(g, "--first-k-dense-replace", -1,
+	if (megatron_int(g, "--first-k-dense-replace", -1,
 			    MO_MODEL_MAX_LAYERS, &v, &a) && v >= 0)
-		mo_megatron_put_int(o, MO_SEC_MODEL, "first_k_dense_replace", v,
+		megatron_put_int(o, MO_SEC_MODEL, "first_k_dense_replace", v,
 				    MF_FIRST_DENSE, a, NULL);
 	else
-		mo_megatron_read_layer_freq(g, o, s->layers);
+		megatron_read_layer_freq(g, o, s->layers);
 }
 
 /* The MoE token dispatcher, router dtype and fused permutation
@@ -85,7 +85,7 @@ void mo_megatron_read_moe(struct mo_megatron_import *g,
  * allgather, alltoall, flex, default allgather; --moe-router-dtype fp32 or
  * fp64, default None: the input's dtype; --moe-permute-fusion store_true):
  * what the alltoall dispatcher keeps of its last micro-batch. */
-void mo_megatron_read_dispatch(struct mo_megatron_import *g,
+void megatron_read_dispatch(struct mo_megatron_import *g,
 				      struct mo_megatron_out *o)
 {
 	/* alltoall_seq: a choice of Megatron-LM core_r0.9 to core_r0.12
@@ -95,30 +95,30 @@ void mo_megatron_read_dispatch(struct mo_megatron_import *g,
 						  "flex", "alltoall_seq", NULL};
 	static const char *const router_dtypes[] = {"fp32", "fp64", NULL};
 	const struct mo_megatron_arg *a = NULL;
-	const char *d = mo_megatron_choice(g, "--moe-token-dispatcher-type",
+	const char *d = megatron_choice(g, "--moe-token-dispatcher-type",
 					   dispatchers, &a);
 	if (d && strcmp(d, "alltoall_seq") == 0)
-		mo_megatron_unmodelled(g, a,
+		megatron_unmodelled(g, a,
 				       "the alltoall_seq dispatcher's kept "
 				       "routing (priced as allgather's)");
 	else if (d && strcmp(d, "allgather") != 0)
-		mo_megatron_put_str(o, MO_SEC_TRAIN,
+		megatron_put_str(o, MO_SEC_TRAIN,
 				    "moe_token_dispatcher_type", d,
 				    MF_DISPATCHER, a, NULL);
 	a = NULL;
 	const char *r =
-	    mo_megatron_choice(g, "--moe-router-dtype", router_dtypes, &a);
+	    megatron_choice(g, "--moe-router-dtype", router_dtypes, &a);
 	if (r && strcmp(r, "fp32") == 0)
-		mo_megatron_put_str(o, MO_SEC_TRAIN, "moe_router_dtype",
+		megatron_put_str(o, MO_SEC_TRAIN, "moe_router_dtype",
 				    "float32", MF_ROUTER_DTYPE, a, NULL);
 	else if (r)
-		mo_megatron_unmodelled(g, a,
+		megatron_unmodelled(g, a,
 				       "the fp64 router's probabilities the "
 				       "alltoall dispatcher keeps (counted in "
 				       "the compute dtype)");
-	if (mo_megatron_flag(g, "--moe-permute-fusion"))
-		mo_megatron_put_bool(o, MO_SEC_TRAIN, "moe_permute_fusion",
+	if (megatron_flag(g, "--moe-permute-fusion"))
+		megatron_put_bool(o, MO_SEC_TRAIN, "moe_permute_fusion",
 				     true, MF_PERMUTE_FUSION,
-				     mo_megatron_find(g, "--moe-permute-fusion"),
+				     megatron_find(g, "--moe-permute-fusion"),
 				     NULL);
 }

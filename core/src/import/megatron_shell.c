@@ -27,12 +27,12 @@ struct mo_megatron_lexer {
 			 * script assigns: the shell splits it at blanks */
 };
 
-static bool mo_megatron_dollar(struct mo_megatron_import *g,
+static bool megatron_dollar(struct mo_megatron_import *g,
 			       struct mo_megatron_lexer *x);
-static int mo_megatron_splice(struct mo_megatron_import *g,
+static int megatron_splice(struct mo_megatron_import *g,
 			      struct mo_megatron_lexer *x);
 
-static void mo_megatron_advance(struct mo_megatron_lexer *x)
+static void megatron_advance(struct mo_megatron_lexer *x)
 {
 	if (*x->p == '\n') {
 		x->line++;
@@ -44,7 +44,7 @@ static void mo_megatron_advance(struct mo_megatron_lexer *x)
 }
 
 /* A backslash before a line break: the two go (a continuation line). */
-static bool mo_megatron_continuation(struct mo_megatron_lexer *x)
+static bool megatron_continuation(struct mo_megatron_lexer *x)
 {
 	const char *q = x->p + 1;
 	if (q < x->end && *q == '\r')
@@ -52,80 +52,80 @@ static bool mo_megatron_continuation(struct mo_megatron_lexer *x)
 	if (q >= x->end || *q != '\n')
 		return false;
 	while (x->p <= q)
-		mo_megatron_advance(x);
+		megatron_advance(x);
 	return true;
 }
 
 /* Blanks, continuations and `#` comments before a word. */
-static void mo_megatron_skip_blanks(struct mo_megatron_lexer *x)
+static void megatron_skip_blanks(struct mo_megatron_lexer *x)
 {
 	while (x->p < x->end) {
 		char c = *x->p;
 		if (c == '\n' && x->script && !x->in_array)
 			break; /* the end of a statement */
 		if (c == ' ' || c == '\t' || c == '\r' || c == '\n')
-			mo_megatron_advance(x);
-		else if (c == '\\' && mo_megatron_continuation(x))
+			megatron_advance(x);
+		else if (c == '\\' && megatron_continuation(x))
 			continue;
 		else if (c == '#')
 			while (x->p < x->end && *x->p != '\n')
-				mo_megatron_advance(x);
+				megatron_advance(x);
 		else
 			break;
 	}
 }
 
 /* The inside of a quoted string; the lexer is on the opening quote. */
-static bool mo_megatron_quoted(struct mo_megatron_import *g,
+static bool megatron_quoted(struct mo_megatron_import *g,
 			       struct mo_megatron_lexer *x)
 {
 	char q = *x->p;
 	int line = x->line, column = x->column;
-	mo_megatron_advance(x);
+	megatron_advance(x);
 	x->in_dquote = q == '"';
 	while (x->p < x->end && *x->p != q) {
 		if (q == '"' && *x->p == '\\' && x->p + 1 < x->end &&
 		    strchr("\"\\$`\n", x->p[1])) {
 			if (x->p[1] == '\n') {
-				mo_megatron_advance(x);
-				mo_megatron_advance(x);
+				megatron_advance(x);
+				megatron_advance(x);
 				continue;
 			}
-			mo_megatron_advance(x);
+			megatron_advance(x);
 		} else if (q == '"' && *x->p == '$' && x->script) {
-			if (!mo_megatron_dollar(g, x))
+			if (!megatron_dollar(g, x))
 				return false;
 			x->in_dquote = true; /* a nested default may have left it */
 			continue;
 		}
-		mo_buf_append(&x->word, x->p, 1);
-		mo_megatron_advance(x);
+		buf_append(&x->word, x->p, 1);
+		megatron_advance(x);
 	}
 	x->in_dquote = false;
 	if (x->p >= x->end) {
-		mo_megatron_diag(g, MO_SEV_ERROR, "megatron-syntax", line,
+		megatron_diag(g, MO_SEV_ERROR, "megatron-syntax", line,
 				 column, NULL, "unterminated %s quote",
 				 q == '"' ? "double" : "single");
 		return false;
 	}
-	mo_megatron_advance(x);
+	megatron_advance(x);
 	return true;
 }
 
 /* An unquoted `|`, `;`, `&`, `<` or `>` ends the command (a `| tee log`,
  * a `2>&1`): what follows is not an argument. */
-static bool mo_megatron_operator(char c)
+static bool megatron_operator(char c)
 {
 	return c == '|' || c == ';' || c == '&' || c == '<' || c == '>';
 }
 
 /* One word into x->word. Returns 1 a word, 0 the end (or an operator), -1
  * an error (diagnostic or g->failed). */
-int mo_megatron_word(struct mo_megatron_import *g,
+int megatron_word(struct mo_megatron_import *g,
 			    struct mo_megatron_lexer *x, int *line, int *column)
 {
-	mo_megatron_skip_blanks(x);
-	if (x->p >= x->end || mo_megatron_operator(*x->p) ||
+	megatron_skip_blanks(x);
+	if (x->p >= x->end || megatron_operator(*x->p) ||
 	    (x->script && (*x->p == '\n' || *x->p == ')')))
 		return 0;
 	*line = x->line;
@@ -133,58 +133,58 @@ int mo_megatron_word(struct mo_megatron_import *g,
 	x->word.len = 0;
 	x->split = false;
 	if (x->script) {
-		int rc = mo_megatron_splice(g, x);
+		int rc = megatron_splice(g, x);
 		if (rc != 0)
 			return rc;
 	}
 	while (x->p < x->end) {
 		char c = *x->p;
 		if (c == ' ' || c == '\t' || c == '\r' || c == '\n' ||
-		    mo_megatron_operator(c) || (x->script && c == ')'))
+		    megatron_operator(c) || (x->script && c == ')'))
 			break;
 		if (c == '\'' || c == '"') {
-			if (!mo_megatron_quoted(g, x))
+			if (!megatron_quoted(g, x))
 				return -1;
 			continue;
 		}
 		if (c == '$' && x->script) {
-			if (!mo_megatron_dollar(g, x))
+			if (!megatron_dollar(g, x))
 				return -1;
 			if (x->word.len > MO_MG_MAX_TOKEN)
 				break;
 			continue;
 		}
 		if (c == '(' && x->script) {
-			mo_megatron_diag(g, MO_SEV_ERROR, "megatron-script",
+			megatron_diag(g, MO_SEV_ERROR, "megatron-script",
 					 x->line, x->column, NULL,
 					 "'(' here is shell syntax this reader "
 					 "does not model (it is not a shell)");
 			return -1;
 		}
-		if (c == '\\' && mo_megatron_continuation(x))
+		if (c == '\\' && megatron_continuation(x))
 			continue;
 		if (c == '\\' && x->p + 1 < x->end)
-			mo_megatron_advance(x);
-		mo_buf_append(&x->word, x->p, 1);
-		mo_megatron_advance(x);
+			megatron_advance(x);
+		buf_append(&x->word, x->p, 1);
+		megatron_advance(x);
 		if (x->word.len > MO_MG_MAX_TOKEN)
 			break;
 	}
 	if (x->word.len > MO_MG_MAX_TOKEN) {
-		mo_megatron_diag(
+		megatron_diag(
 		    g, MO_SEV_ERROR, "megatron-syntax", *line, *column, NULL,
 		    "an argument longer than %d bytes", MO_MG_MAX_TOKEN);
 		return -1;
 	}
 	if (x->word.failed &&
 	    x->word.len + 1 >= MO_MG_MAX_TOKEN) { /* a long quoted part */
-		mo_megatron_diag(
+		megatron_diag(
 		    g, MO_SEV_ERROR, "megatron-syntax", *line, *column, NULL,
 		    "an argument longer than %d bytes", MO_MG_MAX_TOKEN);
 		return -1;
 	}
 	if (x->word.failed) {
-		mo_megatron_fail(g, MO_ERR_NOMEM, *line, *column,
+		megatron_fail(g, MO_ERR_NOMEM, *line, *column,
 				 "out of memory");
 		return -1;
 	}
@@ -196,21 +196,21 @@ int mo_megatron_word(struct mo_megatron_import *g,
 	return 1;
 }
 
-static bool mo_megatron_push_word(struct mo_megatron_import *g, const mo_buf *w,
+static bool megatron_push_word(struct mo_megatron_import *g, const mo_buf *w,
 				  int line, int column, size_t *cap)
 {
 	if (g->n_words == MO_MG_MAX_ARGS) {
-		mo_megatron_diag(g, MO_SEV_ERROR, "megatron-syntax", line,
+		megatron_diag(g, MO_SEV_ERROR, "megatron-syntax", line,
 				 column, NULL, "more than %d arguments",
 				 MO_MG_MAX_ARGS);
 		return false;
 	}
 	if (g->n_words == *cap) {
 		size_t n = *cap ? *cap * 2 : 256;
-		struct mo_megatron_word *words =
-		    mo_arena_alloc(g->arena, n * sizeof(*words));
+		struct megatron_word *words =
+		    arena_alloc(g->arena, n * sizeof(*words));
 		if (!words) {
-			mo_megatron_fail(g, MO_ERR_NOMEM, line, column,
+			megatron_fail(g, MO_ERR_NOMEM, line, column,
 					 "out of memory");
 			return false;
 		}
@@ -219,19 +219,19 @@ static bool mo_megatron_push_word(struct mo_megatron_import *g, const mo_buf *w,
 		g->words = words;
 		*cap = n;
 	}
-	char *text = mo_arena_strndup(g->arena, w->data ? w->data : "", w->len);
+	char *text = arena_strndup(g->arena, w->data ? w->data : "", w->len);
 	if (!text) {
-		mo_megatron_fail(g, MO_ERR_NOMEM, line, column,
+		megatron_fail(g, MO_ERR_NOMEM, line, column,
 				 "out of memory");
 		return false;
 	}
-	g->words[g->n_words++] = (struct mo_megatron_word){text, line, column};
+	g->words[g->n_words++] = (struct megatron_word){text, line, column};
 	return true;
 }
 
 /* The text as shell words, up to the first command separator. False on an
  * error (a diagnostic, or g->failed). */
-bool mo_megatron_split_words(struct mo_megatron_import *g,
+bool megatron_split_words(struct mo_megatron_import *g,
 				    const char *text, size_t len)
 {
 	struct mo_megatron_lexer x = {
@@ -239,13 +239,13 @@ bool mo_megatron_split_words(struct mo_megatron_import *g,
 	size_t cap = 0;
 	int line = 0, column = 0, rc;
 	bool ok = true;
-	mo_buf_init(&x.word, MO_MG_MAX_TOKEN + 8);
-	while ((rc = mo_megatron_word(g, &x, &line, &column)) == 1)
-		if (!mo_megatron_push_word(g, &x.word, line, column, &cap)) {
+	buf_init(&x.word, MO_MG_MAX_TOKEN + 8);
+	while ((rc = megatron_word(g, &x, &line, &column)) == 1)
+		if (!megatron_push_word(g, &x.word, line, column, &cap)) {
 			ok = false;
 			break;
 		}
-	mo_buf_free(&x.word);
+	buf_free(&x.word);
 	return ok && rc == 0;
 }
 
@@ -267,24 +267,24 @@ bool mo_megatron_split_words(struct mo_megatron_import *g,
 #define MO_MG_MAX_EXPANDED (1u << 20) /* bytes expansions add, all told */
 #define MO_MG_MAX_DEPTH 8	      /* nested ${NAME:-default} */
 
-static bool mo_megatron_name_start(char c)
+static bool megatron_name_start(char c)
 {
 	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
-static size_t mo_megatron_name_len(const char *p, const char *end)
+static size_t megatron_name_len(const char *p, const char *end)
 {
 	size_t n = 0;
-	if (p >= end || !mo_megatron_name_start(*p))
+	if (p >= end || !megatron_name_start(*p))
 		return 0;
 	while (p + n < end &&
-	       (mo_megatron_name_start(p[n]) || (p[n] >= '0' && p[n] <= '9')))
+	       (megatron_name_start(p[n]) || (p[n] >= '0' && p[n] <= '9')))
 		n++;
 	return n;
 }
 
 static struct mo_megatron_var *
-mo_megatron_var_find(struct mo_megatron_import *g, const char *name, size_t n)
+megatron_var_find(struct mo_megatron_import *g, const char *name, size_t n)
 {
 	for (size_t i = 0; i < g->n_vars; i++)
 		if (strlen(g->vars[i].name) == n &&
@@ -294,57 +294,57 @@ mo_megatron_var_find(struct mo_megatron_import *g, const char *name, size_t n)
 }
 
 /* n more bytes (or words) from an expansion: false past the budget. */
-static bool mo_megatron_budget(struct mo_megatron_import *g, size_t n, int line,
+static bool megatron_budget(struct mo_megatron_import *g, size_t n, int line,
 			       int column)
 {
 	g->expanded += n + 1;
 	if (g->expanded <= MO_MG_MAX_EXPANDED)
 		return true;
-	mo_megatron_diag(g, MO_SEV_ERROR, "limit", line, column, NULL,
+	megatron_diag(g, MO_SEV_ERROR, "limit", line, column, NULL,
 			 "the script's expansions add more than %u bytes: "
 			 "refused (a self-referencing or doubling variable?)",
 			 MO_MG_MAX_EXPANDED);
 	return false;
 }
 
-static bool mo_megatron_append(struct mo_megatron_import *g,
+static bool megatron_append(struct mo_megatron_import *g,
 			       struct mo_megatron_lexer *x, const char *s,
 			       size_t n, int line, int column)
 {
-	if (!mo_megatron_budget(g, n, line, column))
+	if (!megatron_budget(g, n, line, column))
 		return false;
-	mo_buf_append(&x->word, s, n);
+	buf_append(&x->word, s, n);
 	return true;
 }
 
 /* The n bytes at x->p as written (an opaque value), the lexer past them. */
-static bool mo_megatron_copy(struct mo_megatron_import *g,
+static bool megatron_copy(struct mo_megatron_import *g,
 			     struct mo_megatron_lexer *x, size_t n, int line,
 			     int column)
 {
-	if (!mo_megatron_append(g, x, x->p, n, line, column))
+	if (!megatron_append(g, x, x->p, n, line, column))
 		return false;
 	for (size_t i = 0; i < n; i++)
-		mo_megatron_advance(x);
+		megatron_advance(x);
 	return true;
 }
 
 /* A text variable's value where `$NAME` stands; outside double quotes the
  * shell splits it at blanks (`GPT_ARGS="--num-layers 2 ..."` then
  * `torchrun ... $GPT_ARGS`): the word is marked to be split. */
-static bool mo_megatron_append_value(struct mo_megatron_import *g,
+static bool megatron_append_value(struct mo_megatron_import *g,
 				     struct mo_megatron_lexer *x,
 				     const struct mo_megatron_var *v, int line,
 				     int column)
 {
 	if (!x->in_dquote)
 		x->split = true;
-	return mo_megatron_append(g, x, v->value, strlen(v->value), line,
+	return megatron_append(g, x, v->value, strlen(v->value), line,
 				  column);
 }
 
 /* `$(command)` or `$((arithmetic))`: kept as written. */
-static bool mo_megatron_substitution(struct mo_megatron_import *g,
+static bool megatron_substitution(struct mo_megatron_import *g,
 				     struct mo_megatron_lexer *x)
 {
 	int line = x->line, column = x->column, depth = 0;
@@ -359,22 +359,22 @@ static bool mo_megatron_substitution(struct mo_megatron_import *g,
 			break;
 	}
 	if (x->p + n >= x->end || n > MO_MG_MAX_TOKEN) {
-		mo_megatron_diag(g, MO_SEV_ERROR, "megatron-script", line,
+		megatron_diag(g, MO_SEV_ERROR, "megatron-script", line,
 				 column, NULL,
 				 "a '$(' without its ')' (within %d bytes)",
 				 MO_MG_MAX_TOKEN);
 		return false;
 	}
-	return mo_megatron_copy(g, x, n + 1, line, column);
+	return megatron_copy(g, x, n + 1, line, column);
 }
 
 /* The default of `${NAME:-default}`, the lexer after `:-`. */
-static bool mo_megatron_default(struct mo_megatron_import *g,
+static bool megatron_default(struct mo_megatron_import *g,
 				struct mo_megatron_lexer *x, int line,
 				int column)
 {
 	if (++x->depth > MO_MG_MAX_DEPTH) {
-		mo_megatron_diag(g, MO_SEV_ERROR, "limit", line, column, NULL,
+		megatron_diag(g, MO_SEV_ERROR, "limit", line, column, NULL,
 				 "defaults nested more than %d deep",
 				 MO_MG_MAX_DEPTH);
 		return false;
@@ -383,30 +383,30 @@ static bool mo_megatron_default(struct mo_megatron_import *g,
 	while (ok && x->p < x->end && *x->p != '}') {
 		char c = *x->p;
 		if (c == '"' || c == '\'')
-			ok = mo_megatron_quoted(g, x);
+			ok = megatron_quoted(g, x);
 		else if (c == '$')
-			ok = mo_megatron_dollar(g, x);
+			ok = megatron_dollar(g, x);
 		else {
 			if (c == '\\' && x->p + 1 < x->end)
-				mo_megatron_advance(x);
-			ok = mo_megatron_copy(g, x, 1, line, column);
+				megatron_advance(x);
+			ok = megatron_copy(g, x, 1, line, column);
 		}
 	}
 	x->depth--;
 	if (ok && x->p >= x->end) {
-		mo_megatron_diag(g, MO_SEV_ERROR, "megatron-script", line,
+		megatron_diag(g, MO_SEV_ERROR, "megatron-script", line,
 				 column, NULL, "a '${' without its '}'");
 		return false;
 	}
 	if (ok)
-		mo_megatron_advance(x);
+		megatron_advance(x);
 	return ok;
 }
 
-static bool mo_megatron_unsupported(struct mo_megatron_import *g, int line,
+static bool megatron_unsupported(struct mo_megatron_import *g, int line,
 				    int column)
 {
-	mo_megatron_diag(g, MO_SEV_ERROR, "megatron-script", line, column, NULL,
+	megatron_diag(g, MO_SEV_ERROR, "megatron-script", line, column, NULL,
 			 "an expansion this reader does not model: it reads "
 			 "$NAME, ${NAME}, ${NAME:-default} and ${NAME[@]} as "
 			 "a whole word (it is not a shell)");
@@ -414,80 +414,80 @@ static bool mo_megatron_unsupported(struct mo_megatron_import *g, int line,
 }
 
 /* `${...}`, the lexer on the `$`. */
-static bool mo_megatron_braced(struct mo_megatron_import *g,
+static bool megatron_braced(struct mo_megatron_import *g,
 			       struct mo_megatron_lexer *x)
 {
 	int line = x->line, column = x->column;
 	const char *name = x->p + 2;
-	size_t n = mo_megatron_name_len(name, x->end);
+	size_t n = megatron_name_len(name, x->end);
 	if (n == 0)
 		while (name + n < x->end && name[n] >= '0' && name[n] <= '9')
 			n++; /* a positional parameter */
 	const char *q = name + n;
 	if (n == 0 || q >= x->end)
-		return mo_megatron_unsupported(g, line, column);
-	const struct mo_megatron_var *v = mo_megatron_var_find(g, name, n);
+		return megatron_unsupported(g, line, column);
+	const struct mo_megatron_var *v = megatron_var_find(g, name, n);
 	if (v && v->array && *q != '[')
 		goto array;
 	if (*q == '}') {
 		if (!v) /* not assigned here: as written */
-			return mo_megatron_copy(g, x, n + 3, line, column);
+			return megatron_copy(g, x, n + 3, line, column);
 		for (size_t i = 0; i < n + 3; i++)
-			mo_megatron_advance(x);
-		return mo_megatron_append_value(g, x, v, line, column);
+			megatron_advance(x);
+		return megatron_append_value(g, x, v, line, column);
 	}
 	if (*q == '[')
 		goto array;
 	if (*q != ':' || q + 1 >= x->end || q[1] != '-')
-		return mo_megatron_unsupported(g, line, column);
+		return megatron_unsupported(g, line, column);
 	for (size_t i = 0; i < n + 4; i++)
-		mo_megatron_advance(x);
+		megatron_advance(x);
 	size_t mark = x->word.len;
-	if (!mo_megatron_default(g, x, line, column))
+	if (!megatron_default(g, x, line, column))
 		return false;
 	if (v && v->value[0]) { /* set, not empty: its value */
 		x->word.len = mark;
-		return mo_megatron_append_value(g, x, v, line, column);
+		return megatron_append_value(g, x, v, line, column);
 	}
 	return true;
 array:
-	mo_megatron_diag(g, MO_SEV_ERROR, "megatron-script", line, column, NULL,
+	megatron_diag(g, MO_SEV_ERROR, "megatron-script", line, column, NULL,
 			 "an array here: this reader expands ${NAME[@]} as a "
 			 "whole word only (it is not a shell)");
 	return false;
 }
 
 /* One expansion, the lexer on its `$`. */
-static bool mo_megatron_dollar(struct mo_megatron_import *g,
+static bool megatron_dollar(struct mo_megatron_import *g,
 			       struct mo_megatron_lexer *x)
 {
 	int line = x->line, column = x->column;
 	const char *p = x->p + 1;
 	if (p >= x->end)
-		return mo_megatron_copy(g, x, 1, line, column);
+		return megatron_copy(g, x, 1, line, column);
 	if (*p == '(')
-		return mo_megatron_substitution(g, x);
+		return megatron_substitution(g, x);
 	if (*p == '{')
-		return mo_megatron_braced(g, x);
-	size_t n = mo_megatron_name_len(p, x->end);
+		return megatron_braced(g, x);
+	size_t n = megatron_name_len(p, x->end);
 	if (n == 0) /* $1, $@, $$: kept as written; a lone `$` is itself */
-		return mo_megatron_copy(g, x,
+		return megatron_copy(g, x,
 					strchr("0123456789@*#?!$-", *p) ? 2 : 1,
 					line, column);
-	const struct mo_megatron_var *v = mo_megatron_var_find(g, p, n);
+	const struct mo_megatron_var *v = megatron_var_find(g, p, n);
 	if (!v) /* not assigned here (the environment): as written */
-		return mo_megatron_copy(g, x, n + 1, line, column);
+		return megatron_copy(g, x, n + 1, line, column);
 	if (v->array)
-		return mo_megatron_unsupported(g, line, column);
+		return megatron_unsupported(g, line, column);
 	for (size_t i = 0; i < n + 1; i++)
-		mo_megatron_advance(x);
-	return mo_megatron_append_value(g, x, v, line, column);
+		megatron_advance(x);
+	return megatron_append_value(g, x, v, line, column);
 }
 
 /* Is the text at x->p a whole word `${NAME[@]}` or `"${NAME[@]}"`? Then
  * x->splice is the array (NULL: not one the script assigns, a warning),
  * the lexer past it, and 2. 0: not such a word; -1: an error. */
-static int mo_megatron_splice(struct mo_megatron_import *g,
+static int megatron_splice(struct mo_megatron_import *g,
 			      struct mo_megatron_lexer *x)
 {
 	const char *p = x->p;
@@ -495,7 +495,7 @@ static int mo_megatron_splice(struct mo_megatron_import *g,
 	p += quoted;
 	if (x->end - p < 2 || p[0] != '$' || p[1] != '{')
 		return 0;
-	size_t n = mo_megatron_name_len(p + 2, x->end);
+	size_t n = megatron_name_len(p + 2, x->end);
 	const char *q = p + 2 + n;
 	if (n == 0 || x->end - q < 4 || memcmp(q, "[@]}", 4) != 0)
 		return 0;
@@ -504,22 +504,22 @@ static int mo_megatron_splice(struct mo_megatron_import *g,
 		return 0;
 	if (q < x->end && !strchr(" \t\r\n)|;&<>", *q))
 		return 0;
-	x->splice = mo_megatron_var_find(g, p + 2, n);
+	x->splice = megatron_var_find(g, p + 2, n);
 	if (x->splice && !x->splice->array) {
 		/* the shell gives a text's ${NAME[@]} as the text itself */
 		const struct mo_megatron_var *v = x->splice;
 		size_t len = (size_t)(q - x->p);
 		x->splice = NULL;
 		for (size_t i = 0; i < len; i++)
-			mo_megatron_advance(x);
+			megatron_advance(x);
 		x->split = !quoted;
-		return mo_megatron_append(g, x, v->value, strlen(v->value),
+		return megatron_append(g, x, v->value, strlen(v->value),
 					  x->line, x->column)
 			   ? 1
 			   : -1;
 	}
 	if (!x->splice)
-		mo_megatron_diag(
+		megatron_diag(
 		    g, MO_SEV_WARNING, "megatron-script", x->line, x->column,
 		    NULL,
 		    "%.*s is not an array this script assigns (outside "
@@ -527,28 +527,28 @@ static int mo_megatron_splice(struct mo_megatron_import *g,
 		    (int)n, p + 2);
 	size_t len = (size_t)(q - x->p);
 	for (size_t i = 0; i < len; i++)
-		mo_megatron_advance(x);
+		megatron_advance(x);
 	x->splice_quoted = quoted;
 	return 2;
 }
 
-static bool mo_megatron_words_push(struct mo_megatron_import *g,
+static bool megatron_words_push(struct mo_megatron_import *g,
 				   struct mo_megatron_words *w,
 				   const char *text, size_t len, int line,
 				   int column)
 {
 	if (w->n == MO_MG_MAX_ARGS) {
-		mo_megatron_diag(g, MO_SEV_ERROR, "limit", line, column, NULL,
+		megatron_diag(g, MO_SEV_ERROR, "limit", line, column, NULL,
 				 "more than %d words in one array or command",
 				 MO_MG_MAX_ARGS);
 		return false;
 	}
 	if (w->n == w->cap) {
 		size_t n = w->cap ? w->cap * 2 : 64;
-		struct mo_megatron_word *v =
-		    mo_arena_alloc(g->arena, n * sizeof(*v));
+		struct megatron_word *v =
+		    arena_alloc(g->arena, n * sizeof(*v));
 		if (!v) {
-			mo_megatron_fail(g, MO_ERR_NOMEM, line, column,
+			megatron_fail(g, MO_ERR_NOMEM, line, column,
 					 "out of memory");
 			return false;
 		}
@@ -557,19 +557,19 @@ static bool mo_megatron_words_push(struct mo_megatron_import *g,
 		w->v = v;
 		w->cap = n;
 	}
-	char *copy = mo_arena_strndup(g->arena, text, len);
+	char *copy = arena_strndup(g->arena, text, len);
 	if (!copy) {
-		mo_megatron_fail(g, MO_ERR_NOMEM, line, column,
+		megatron_fail(g, MO_ERR_NOMEM, line, column,
 				 "out of memory");
 		return false;
 	}
-	w->v[w->n++] = (struct mo_megatron_word){copy, line, column};
+	w->v[w->n++] = (struct megatron_word){copy, line, column};
 	return true;
 }
 
 /* A word the shell splits at blanks (an unquoted expansion): its fields,
  * each at the word's place. */
-static bool mo_megatron_push_fields(struct mo_megatron_import *g,
+static bool megatron_push_fields(struct mo_megatron_import *g,
 				    struct mo_megatron_words *w, const char *t,
 				    size_t n, int line, int column)
 {
@@ -579,7 +579,7 @@ static bool mo_megatron_push_fields(struct mo_megatron_import *g,
 		size_t len = 0;
 		while (k + len < n && !strchr(" \t\n", t[k + len]))
 			len++;
-		if (len && !mo_megatron_words_push(g, w, t + k, len, line, column))
+		if (len && !megatron_words_push(g, w, t + k, len, line, column))
 			return false;
 		k += len;
 	}
@@ -588,7 +588,7 @@ static bool mo_megatron_push_fields(struct mo_megatron_import *g,
 
 /* An array's words where a ${NAME[@]} stands: each as written; unquoted,
  * each split at blanks as the shell does ("--fp8-format hybrid" is two). */
-static bool mo_megatron_push_splice(struct mo_megatron_import *g,
+static bool megatron_push_splice(struct mo_megatron_import *g,
 				    struct mo_megatron_words *w,
 				    const struct mo_megatron_lexer *x, int line,
 				    int column)
@@ -601,18 +601,18 @@ static bool mo_megatron_push_splice(struct mo_megatron_import *g,
 	for (size_t i = 0; i < n; i++)
 		bytes += strlen(items->v[i].text) + 1;
 	if (w->n + n > MO_MG_MAX_ARGS) {
-		mo_megatron_diag(g, MO_SEV_ERROR, "limit", line, column, NULL,
+		megatron_diag(g, MO_SEV_ERROR, "limit", line, column, NULL,
 				 "more than %d words in one array or command",
 				 MO_MG_MAX_ARGS);
 		return false;
 	}
-	if (!mo_megatron_budget(g, bytes, line, column))
+	if (!megatron_budget(g, bytes, line, column))
 		return false;
 	for (size_t i = 0; i < n; i++) {
-		const struct mo_megatron_word *it = &items->v[i];
+		const struct megatron_word *it = &items->v[i];
 		const char *t = it->text;
 		if (x->splice_quoted) {
-			if (!mo_megatron_words_push(g, w, t, strlen(t),
+			if (!megatron_words_push(g, w, t, strlen(t),
 						    it->line, it->column))
 				return false;
 			continue;
@@ -622,7 +622,7 @@ static bool mo_megatron_push_splice(struct mo_megatron_import *g,
 			k += blank;
 			size_t len = strcspn(t + k, " \t\n");
 			if (len &&
-			    !mo_megatron_words_push(g, w, t + k, len, it->line,
+			    !megatron_words_push(g, w, t + k, len, it->line,
 						    it->column + (int)k))
 				return false;
 			k += len;
@@ -632,17 +632,17 @@ static bool mo_megatron_push_splice(struct mo_megatron_import *g,
 }
 
 /* Words up to the end of the statement (or an array's `)`) into w. */
-static int mo_megatron_script_words(struct mo_megatron_import *g,
+static int megatron_script_words(struct mo_megatron_import *g,
 				    struct mo_megatron_lexer *x,
 				    struct mo_megatron_words *w)
 {
 	int line = 0, column = 0, rc;
-	while ((rc = mo_megatron_word(g, x, &line, &column)) > 0) {
+	while ((rc = megatron_word(g, x, &line, &column)) > 0) {
 		const char *t = x->word.data ? x->word.data : "";
-		bool ok = rc == 2    ? mo_megatron_push_splice(g, w, x, line, column)
-			  : x->split ? mo_megatron_push_fields(g, w, t, x->word.len,
+		bool ok = rc == 2    ? megatron_push_splice(g, w, x, line, column)
+			  : x->split ? megatron_push_fields(g, w, t, x->word.len,
 							       line, column)
-				     : mo_megatron_words_push(g, w, t, x->word.len,
+				     : megatron_words_push(g, w, t, x->word.len,
 							      line, column);
 		if (!ok)
 			return -1;
@@ -650,16 +650,16 @@ static int mo_megatron_script_words(struct mo_megatron_import *g,
 	return rc;
 }
 
-static bool mo_megatron_script_error(struct mo_megatron_import *g,
+static bool megatron_script_error(struct mo_megatron_import *g,
 				     const struct mo_megatron_lexer *x,
 				     const char *what)
 {
-	mo_megatron_diag(g, MO_SEV_ERROR, "megatron-script", x->line, x->column,
+	megatron_diag(g, MO_SEV_ERROR, "megatron-script", x->line, x->column,
 			 NULL, "%s (this reader is not a shell)", what);
 	return false;
 }
 
-static bool mo_megatron_at_keyword(const struct mo_megatron_lexer *x,
+static bool megatron_at_keyword(const struct mo_megatron_lexer *x,
 				   const char *keyword)
 {
 	size_t n = strlen(keyword);
@@ -668,32 +668,32 @@ static bool mo_megatron_at_keyword(const struct mo_megatron_lexer *x,
 }
 
 /* After a statement: blanks, a comment, then the line's end or a `;`. */
-static bool mo_megatron_statement_end(struct mo_megatron_import *g,
+static bool megatron_statement_end(struct mo_megatron_import *g,
 				      struct mo_megatron_lexer *x)
 {
-	mo_megatron_skip_blanks(x);
+	megatron_skip_blanks(x);
 	if (x->p >= x->end || *x->p == '\n' || *x->p == ';')
 		return true;
-	return mo_megatron_script_error(g, x, "more text after an array");
+	return megatron_script_error(g, x, "more text after an array");
 }
 
-static struct mo_megatron_var *mo_megatron_var_add(struct mo_megatron_import *g,
+static struct mo_megatron_var *megatron_var_add(struct mo_megatron_import *g,
 						   const char *name, size_t n,
 						   int line, int column)
 {
-	struct mo_megatron_var *v = mo_megatron_var_find(g, name, n);
+	struct mo_megatron_var *v = megatron_var_find(g, name, n);
 	if (v)
 		return v;
 	if (g->n_vars == MO_MG_MAX_VARS) {
-		mo_megatron_diag(g, MO_SEV_ERROR, "limit", line, column, NULL,
+		megatron_diag(g, MO_SEV_ERROR, "limit", line, column, NULL,
 				 "more than %d variables", MO_MG_MAX_VARS);
 		return NULL;
 	}
 	v = &g->vars[g->n_vars];
 	*v = (struct mo_megatron_var){
-	    .name = mo_arena_strndup(g->arena, name, n), .value = ""};
+	    .name = arena_strndup(g->arena, name, n), .value = ""};
 	if (!v->name) {
-		mo_megatron_fail(g, MO_ERR_NOMEM, line, column,
+		megatron_fail(g, MO_ERR_NOMEM, line, column,
 				 "out of memory");
 		return NULL;
 	}
@@ -702,60 +702,60 @@ static struct mo_megatron_var *mo_megatron_var_add(struct mo_megatron_import *g,
 }
 
 /* `NAME=( words )` or `NAME+=( words )`, the lexer on the `(`. */
-static bool mo_megatron_array(struct mo_megatron_import *g,
+static bool megatron_array(struct mo_megatron_import *g,
 			      struct mo_megatron_lexer *x, const char *name,
 			      size_t n, bool append)
 {
 	int line = x->line, column = x->column;
 	struct mo_megatron_words items = {0};
 	if (append)
-		items = mo_megatron_var_find(g, name, n)->items;
-	mo_megatron_advance(x);
+		items = megatron_var_find(g, name, n)->items;
+	megatron_advance(x);
 	x->in_array = true;
-	int rc = mo_megatron_script_words(g, x, &items);
+	int rc = megatron_script_words(g, x, &items);
 	x->in_array = false;
 	if (rc < 0)
 		return false;
 	if (x->p >= x->end || *x->p != ')') {
-		mo_megatron_diag(g, MO_SEV_ERROR, "megatron-script", line,
+		megatron_diag(g, MO_SEV_ERROR, "megatron-script", line,
 				 column, NULL, "an array without its ')'");
 		return false;
 	}
-	mo_megatron_advance(x);
+	megatron_advance(x);
 	struct mo_megatron_var *v =
-	    mo_megatron_var_add(g, name, n, line, column);
+	    megatron_var_add(g, name, n, line, column);
 	if (!v)
 		return false;
 	v->array = true;
 	v->items = items;
-	return mo_megatron_statement_end(g, x);
+	return megatron_statement_end(g, x);
 }
 
 /* `NAME=value`, `NAME+=value`, `NAME=( ... )`, `NAME+=( ... )`; the lexer on
  * NAME, n its length. */
-static bool mo_megatron_assignment(struct mo_megatron_import *g,
+static bool megatron_assignment(struct mo_megatron_import *g,
 				   struct mo_megatron_lexer *x, size_t n)
 {
 	int line = x->line, column = x->column;
 	const char *name = x->p;
 	bool append = x->p[n] == '+';
-	const struct mo_megatron_var *old = mo_megatron_var_find(g, name, n);
+	const struct mo_megatron_var *old = megatron_var_find(g, name, n);
 	for (size_t i = 0; i < n + 1 + append; i++)
-		mo_megatron_advance(x);
+		megatron_advance(x);
 	if (x->p < x->end && *x->p == '(')
-		return mo_megatron_array(g, x, name, n,
+		return megatron_array(g, x, name, n,
 					 append && old && old->array);
 	if (old && old->array)
-		return mo_megatron_script_error(g, x,
+		return megatron_script_error(g, x,
 						"a text assigned to an array");
 	int wl = 0, wc = 0, rc = 0;
 	x->word.len = 0;
 	if (x->p < x->end && !strchr(" \t\r\n;", *x->p))
-		rc = mo_megatron_word(g, x, &wl, &wc);
+		rc = megatron_word(g, x, &wl, &wc);
 	if (rc < 0)
 		return false;
 	if (rc == 2) {
-		mo_megatron_diag(g, MO_SEV_ERROR, "megatron-script", wl, wc,
+		megatron_diag(g, MO_SEV_ERROR, "megatron-script", wl, wc,
 				 NULL,
 				 "an array assigned to a text (this reader is "
 				 "not a shell)");
@@ -763,11 +763,11 @@ static bool mo_megatron_assignment(struct mo_megatron_import *g,
 	}
 	size_t keep = append && old ? strlen(old->value) : 0;
 	size_t add = rc == 1 ? x->word.len : 0;
-	if (!mo_megatron_budget(g, keep + add, line, column))
+	if (!megatron_budget(g, keep + add, line, column))
 		return false;
-	char *value = mo_arena_alloc(g->arena, keep + add + 1);
+	char *value = arena_alloc(g->arena, keep + add + 1);
 	if (!value) {
-		mo_megatron_fail(g, MO_ERR_NOMEM, line, column,
+		megatron_fail(g, MO_ERR_NOMEM, line, column,
 				 "out of memory");
 		return false;
 	}
@@ -777,7 +777,7 @@ static bool mo_megatron_assignment(struct mo_megatron_import *g,
 		memcpy(value + keep, x->word.data, add);
 	value[keep + add] = '\0';
 	struct mo_megatron_var *v =
-	    mo_megatron_var_add(g, name, n, line, column);
+	    megatron_var_add(g, name, n, line, column);
 	if (!v)
 		return false;
 	v->value = value;
@@ -785,35 +785,35 @@ static bool mo_megatron_assignment(struct mo_megatron_import *g,
 }
 
 /* `if ... fi`: not evaluated; skipped whole, with a warning. */
-static bool mo_megatron_skip_conditional(struct mo_megatron_import *g,
+static bool megatron_skip_conditional(struct mo_megatron_import *g,
 					 struct mo_megatron_lexer *x)
 {
 	int line = x->line, column = x->column, depth = 0;
-	mo_megatron_diag(g, MO_SEV_WARNING, "megatron-script", line, column,
+	megatron_diag(g, MO_SEV_WARNING, "megatron-script", line, column,
 			 NULL,
 			 "a conditional (if ... fi) is not evaluated: its "
 			 "assignments and commands are left out");
 	while (x->p < x->end) {
 		while (x->p < x->end && (*x->p == ' ' || *x->p == '\t'))
-			mo_megatron_advance(x);
-		if (mo_megatron_at_keyword(x, "if"))
+			megatron_advance(x);
+		if (megatron_at_keyword(x, "if"))
 			depth++;
-		else if (mo_megatron_at_keyword(x, "fi") && --depth == 0) {
+		else if (megatron_at_keyword(x, "fi") && --depth == 0) {
 			while (x->p < x->end && *x->p != '\n')
-				mo_megatron_advance(x);
+				megatron_advance(x);
 			return true;
 		}
 		while (x->p < x->end && *x->p != '\n')
-			mo_megatron_advance(x);
+			megatron_advance(x);
 		if (x->p < x->end)
-			mo_megatron_advance(x);
+			megatron_advance(x);
 	}
-	mo_megatron_diag(g, MO_SEV_ERROR, "megatron-script", line, column, NULL,
+	megatron_diag(g, MO_SEV_ERROR, "megatron-script", line, column, NULL,
 			 "an 'if' without its 'fi' at its own line's start");
 	return false;
 }
 
-static bool mo_megatron_is_launcher(const struct mo_megatron_words *w)
+static bool megatron_is_launcher(const struct mo_megatron_words *w)
 {
 	static const char *const launchers[] = {"torchrun", "python", "python3",
 						"deepspeed"};
@@ -821,40 +821,40 @@ static bool mo_megatron_is_launcher(const struct mo_megatron_words *w)
 		if (w->n && !strcmp(w->v[0].text, launchers[i]))
 			return true;
 	for (size_t i = 0; i < w->n; i++)
-		if (mo_megatron_ends_with(w->v[i].text, ".py"))
+		if (megatron_ends_with(w->v[i].text, ".py"))
 			return true;
 	return false;
 }
 
 /* A command: the launch (torchrun ... *.py ...), once; any other is an
  * error. What follows an operator (`| tee log`, `2>&1`) is skipped. */
-static bool mo_megatron_command(struct mo_megatron_import *g,
+static bool megatron_command(struct mo_megatron_import *g,
 				struct mo_megatron_lexer *x,
 				struct mo_megatron_words *launch)
 {
 	int line = x->line, column = x->column;
 	struct mo_megatron_words w = {0};
-	int rc = mo_megatron_script_words(g, x, &w);
+	int rc = megatron_script_words(g, x, &w);
 	if (rc < 0)
 		return false;
 	if (x->p < x->end && *x->p == ')')
-		return mo_megatron_script_error(g, x, "a ')' out of place");
+		return megatron_script_error(g, x, "a ')' out of place");
 	while (x->p < x->end && *x->p != '\n')
-		if (!(*x->p == '\\' && mo_megatron_continuation(x)))
-			mo_megatron_advance(x);
+		if (!(*x->p == '\\' && megatron_continuation(x)))
+			megatron_advance(x);
 	if (w.n == 0)
 		return true;
 	if (!strcmp(w.v[0].text, "mkdir") || !strcmp(w.v[0].text, "echo") ||
 	    !strcmp(w.v[0].text, "set")) {
-		mo_megatron_diag(g, MO_SEV_WARNING, "megatron-script", line,
+		megatron_diag(g, MO_SEV_WARNING, "megatron-script", line,
 				 column, NULL,
 				 "'%s' is not run (this reader runs no "
 				 "command; it does not change the arguments)",
 				 w.v[0].text);
 		return true;
 	}
-	if (!mo_megatron_is_launcher(&w)) {
-		mo_megatron_diag(
+	if (!megatron_is_launcher(&w)) {
+		megatron_diag(
 		    g, MO_SEV_ERROR, "megatron-script", line, column, NULL,
 		    "'%.40s' is a command this reader does not run: it reads "
 		    "assignments and one launch command (torchrun ... "
@@ -863,7 +863,7 @@ static bool mo_megatron_command(struct mo_megatron_import *g,
 		return false;
 	}
 	if (launch->v) {
-		mo_megatron_diag(g, MO_SEV_ERROR, "megatron-script", line,
+		megatron_diag(g, MO_SEV_ERROR, "megatron-script", line,
 				 column, NULL,
 				 "a second launch command (the first is at "
 				 "%d:%d)",
@@ -874,27 +874,27 @@ static bool mo_megatron_command(struct mo_megatron_import *g,
 	return true;
 }
 
-static bool mo_megatron_statement(struct mo_megatron_import *g,
+static bool megatron_statement(struct mo_megatron_import *g,
 				  struct mo_megatron_lexer *x,
 				  struct mo_megatron_words *launch)
 {
-	if (mo_megatron_at_keyword(x, "export")) {
+	if (megatron_at_keyword(x, "export")) {
 		for (int i = 0; i < 6; i++)
-			mo_megatron_advance(x);
-		mo_megatron_skip_blanks(x);
+			megatron_advance(x);
+		megatron_skip_blanks(x);
 	}
-	if (mo_megatron_at_keyword(x, "if"))
-		return mo_megatron_skip_conditional(g, x);
-	size_t n = mo_megatron_name_len(x->p, x->end);
+	if (megatron_at_keyword(x, "if"))
+		return megatron_skip_conditional(g, x);
+	size_t n = megatron_name_len(x->p, x->end);
 	if (n && x->p + n < x->end &&
 	    (x->p[n] == '=' ||
 	     (x->p[n] == '+' && x->p + n + 1 < x->end && x->p[n + 1] == '=')))
-		return mo_megatron_assignment(g, x, n);
-	return mo_megatron_command(g, x, launch);
+		return megatron_assignment(g, x, n);
+	return megatron_command(g, x, launch);
 }
 
 /* A training script: its launch command's words into g->words. */
-bool mo_megatron_read_script(struct mo_megatron_import *g,
+bool megatron_read_script(struct mo_megatron_import *g,
 				    const char *text, size_t len)
 {
 	struct mo_megatron_lexer x = {.p = text,
@@ -904,40 +904,40 @@ bool mo_megatron_read_script(struct mo_megatron_import *g,
 				      .script = true};
 	struct mo_megatron_words launch = {0};
 	bool ok = true;
-	g->vars = mo_arena_alloc(g->arena, MO_MG_MAX_VARS * sizeof(*g->vars));
+	g->vars = arena_alloc(g->arena, MO_MG_MAX_VARS * sizeof(*g->vars));
 	if (!g->vars) {
-		mo_megatron_fail(g, MO_ERR_NOMEM, 1, 1, "out of memory");
+		megatron_fail(g, MO_ERR_NOMEM, 1, 1, "out of memory");
 		return false;
 	}
-	mo_buf_init(&x.word, MO_MG_MAX_TOKEN + 8);
+	buf_init(&x.word, MO_MG_MAX_TOKEN + 8);
 	while (ok) {
-		mo_megatron_skip_blanks(&x);
+		megatron_skip_blanks(&x);
 		if (x.p >= x.end)
 			break;
 		if (*x.p == '\n' || *x.p == ';')
-			mo_megatron_advance(&x);
+			megatron_advance(&x);
 		else
-			ok = mo_megatron_statement(g, &x, &launch);
+			ok = megatron_statement(g, &x, &launch);
 	}
-	mo_buf_free(&x.word);
+	buf_free(&x.word);
 	if (!ok || g->failed)
 		return false;
 	if (!launch.v) {
-		mo_megatron_diag(g, MO_SEV_ERROR, "megatron-script", 1, 1, NULL,
+		megatron_diag(g, MO_SEV_ERROR, "megatron-script", 1, 1, NULL,
 				 "no launch command (torchrun ... "
 				 "pretrain_gpt.py ...) in the script");
 		return false;
 	}
 	g->words = launch.v;
 	g->n_words = launch.n;
-	return mo_megatron_classify_words(g);
+	return megatron_classify_words(g);
 }
 
 /* Does a line start with `NAME="` or `NAME='` (a text assignment)? */
-static bool mo_megatron_has_text_assignment(const char *text, size_t len)
+static bool megatron_has_text_assignment(const char *text, size_t len)
 {
 	for (size_t i = 0; i < len;) {
-		size_t n = mo_megatron_name_len(text + i, text + len);
+		size_t n = megatron_name_len(text + i, text + len);
 		if (n && i + n + 1 < len && text[i + n] == '=' &&
 		    (text[i + n + 1] == '"' || text[i + n + 1] == '\''))
 			return true;
@@ -951,30 +951,30 @@ static bool mo_megatron_has_text_assignment(const char *text, size_t len)
 
 /* A script: it has a `${NAME[@]}`, a `#!` line, or a line assigning a
  * quoted text (`GPT_ARGS="..."`, expanded later as `$GPT_ARGS`). */
-bool mo_megatron_is_script(const char *text, size_t len)
+bool megatron_is_script(const char *text, size_t len)
 {
 	return memmem(text, len, "[@]}", 4) != NULL ||
 	       (len > 2 && text[0] == '#' && text[1] == '!') ||
-	       mo_megatron_has_text_assignment(text, len);
+	       megatron_has_text_assignment(text, len);
 }
 
 /* A MODEL_ARGS value as the functional-test runner passes it: true is the
  * flag alone, false leaves the flag out, a list is its items, anything
  * else is its text. */
-static bool mo_megatron_yaml_arg(struct mo_megatron_import *g,
+static bool megatron_yaml_arg(struct mo_megatron_import *g,
 				 const mo_node *key, const mo_node *v,
 				 size_t *cap)
 {
 	bool b;
-	if (v->kind == MO_NODE_SCALAR && mo_scalar_bool(v, &b) && !b)
+	if (v->kind == MO_NODE_SCALAR && scalar_bool(v, &b) && !b)
 		return true;
 	/* the document goes when MODEL_ARGS is read: the texts are copied */
-	const char *flag = mo_arena_strdup(g->arena, key->value);
+	const char *flag = arena_strdup(g->arena, key->value);
 	struct mo_megatron_arg *a =
-	    flag ? mo_megatron_new_arg(g, cap, flag, key->line, key->column)
+	    flag ? megatron_new_arg(g, cap, flag, key->line, key->column)
 		 : NULL;
 	if (!a) {
-		mo_megatron_fail(g, MO_ERR_NOMEM, key->line, key->column,
+		megatron_fail(g, MO_ERR_NOMEM, key->line, key->column,
 				 "out of memory");
 		return false;
 	}
@@ -982,33 +982,33 @@ static bool mo_megatron_yaml_arg(struct mo_megatron_import *g,
 	for (size_t i = 0; i < n; i++) {
 		const mo_node *x = v->kind == MO_NODE_SEQ ? v->items[i] : v;
 		if (x->kind != MO_NODE_SCALAR || x->len == 0 ||
-		    mo_scalar_resolve(x) == MO_SCALAR_NULL ||
-		    (x == v && mo_scalar_bool(x, &b) && b))
+		    scalar_resolve(x) == MO_SCALAR_NULL ||
+		    (x == v && scalar_bool(x, &b) && b))
 			continue;
-		const char *value = mo_arena_strdup(g->arena, x->value);
+		const char *value = arena_strdup(g->arena, x->value);
 		if (!value) {
-			mo_megatron_fail(g, MO_ERR_NOMEM, x->line, x->column,
+			megatron_fail(g, MO_ERR_NOMEM, x->line, x->column,
 					 "out of memory");
 			return false;
 		}
-		mo_megatron_add_value(a, value, x->line, x->column);
+		megatron_add_value(a, value, x->line, x->column);
 	}
 	if (v->kind == MO_NODE_MAP)
-		mo_megatron_diag(g, MO_SEV_ERROR, "type", v->line, v->column,
+		megatron_diag(g, MO_SEV_ERROR, "type", v->line, v->column,
 				 flag, "%s: a mapping is not a flag's value",
 				 flag);
 	return true;
 }
 
 /* Megatron-LM's functional-test model_config.yaml: MODEL_ARGS. */
-bool mo_megatron_read_model_config(struct mo_megatron_import *g,
+bool megatron_read_model_config(struct mo_megatron_import *g,
 					  const mo_doc *doc)
 {
 	const mo_node *key = NULL;
-	const mo_node *ma = mo_map_get_kv(doc->root, "MODEL_ARGS", &key);
+	const mo_node *ma = map_get_kv(doc->root, "MODEL_ARGS", &key);
 	size_t cap = 0;
 	if (!ma || ma->kind != MO_NODE_MAP) {
-		mo_megatron_diag(
+		megatron_diag(
 		    g, MO_SEV_ERROR, "type", key ? key->line : 1,
 		    key ? key->column : 1, "MODEL_ARGS",
 		    "MODEL_ARGS must be a mapping of --flag: value");
@@ -1018,8 +1018,8 @@ bool mo_megatron_read_model_config(struct mo_megatron_import *g,
 		const mo_node *k = ma->items[i], *v = ma->items[i + 1];
 		if (k->kind != MO_NODE_SCALAR || strlen(k->value) != k->len)
 			continue;
-		if (!mo_megatron_is_flag(k->value)) {
-			mo_megatron_diag(
+		if (!megatron_is_flag(k->value)) {
+			megatron_diag(
 			    g, MO_SEV_WARNING, "unread-key", k->line, k->column,
 			    k->value,
 			    "MODEL_ARGS.%.80s is not a Megatron flag: not read",
@@ -1027,13 +1027,13 @@ bool mo_megatron_read_model_config(struct mo_megatron_import *g,
 			continue;
 		}
 		if (g->n_args >= MO_MG_MAX_ARGS) {
-			mo_megatron_diag(g, MO_SEV_ERROR, "megatron-syntax",
+			megatron_diag(g, MO_SEV_ERROR, "megatron-syntax",
 					 k->line, k->column, NULL,
 					 "more than %d arguments",
 					 MO_MG_MAX_ARGS);
 			return false;
 		}
-		if (!mo_megatron_yaml_arg(g, k, v, &cap))
+		if (!megatron_yaml_arg(g, k, v, &cap))
 			return false;
 	}
 	return !g->failed;

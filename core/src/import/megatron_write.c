@@ -14,7 +14,7 @@
  * ---------------------------------------------------- */
 
 static struct mo_megatron_item *
-mo_megatron_put(struct mo_megatron_out *o, int section, const char *key,
+megatron_put(struct mo_megatron_out *o, int section, const char *key,
 		int type, int field, const struct mo_megatron_arg *src,
 		const char *why)
 {
@@ -28,52 +28,52 @@ mo_megatron_put(struct mo_megatron_out *o, int section, const char *key,
 	return it;
 }
 
-void mo_megatron_put_int(struct mo_megatron_out *o, int section,
+void megatron_put_int(struct mo_megatron_out *o, int section,
 				const char *key, int64_t v, int field,
 				const struct mo_megatron_arg *src,
 				const char *why)
 {
 	struct mo_megatron_item *it =
-	    mo_megatron_put(o, section, key, MO_IT_INT, field, src, why);
+	    megatron_put(o, section, key, MO_IT_INT, field, src, why);
 	if (it)
 		it->item.i = v;
 }
 
-void mo_megatron_put_bool(struct mo_megatron_out *o, int section,
+void megatron_put_bool(struct mo_megatron_out *o, int section,
 				 const char *key, bool v, int field,
 				 const struct mo_megatron_arg *src,
 				 const char *why)
 {
 	struct mo_megatron_item *it =
-	    mo_megatron_put(o, section, key, MO_IT_BOOL, field, src, why);
+	    megatron_put(o, section, key, MO_IT_BOOL, field, src, why);
 	if (it)
 		it->item.i = v;
 }
 
-void mo_megatron_put_double(struct mo_megatron_out *o, int section,
+void megatron_put_double(struct mo_megatron_out *o, int section,
 				   const char *key, double v, int field,
 				   const struct mo_megatron_arg *src,
 				   const char *why)
 {
 	struct mo_megatron_item *it =
-	    mo_megatron_put(o, section, key, MO_IT_DBL, field, src, why);
+	    megatron_put(o, section, key, MO_IT_DBL, field, src, why);
 	if (it)
 		it->item.d = v;
 }
 
-void mo_megatron_put_str(struct mo_megatron_out *o, int section,
+void megatron_put_str(struct mo_megatron_out *o, int section,
 				const char *key, const char *v, int field,
 				const struct mo_megatron_arg *src,
 				const char *why)
 {
 	struct mo_megatron_item *it =
-	    mo_megatron_put(o, section, key, MO_IT_STR, field, src, why);
+	    megatron_put(o, section, key, MO_IT_STR, field, src, why);
 	if (it)
 		it->item.s = v;
 }
 
 /* The items in the order they are written (section by section). */
-size_t mo_megatron_order(const struct mo_megatron_out *o,
+size_t megatron_order(const struct mo_megatron_out *o,
 				const struct mo_megatron_item **order)
 {
 	size_t n = 0;
@@ -84,42 +84,42 @@ size_t mo_megatron_order(const struct mo_megatron_out *o,
 	return n;
 }
 
-int mo_megatron_write_yaml(const struct mo_megatron_out *o, mo_buf *body,
+int megatron_write_yaml(const struct mo_megatron_out *o, mo_buf *body,
 				  mo_error *err)
 {
 	const struct mo_megatron_item *order[64];
-	size_t n = mo_megatron_order(o, order), k = 0;
+	size_t n = megatron_order(o, order), k = 0;
 	mo_yaml_writer *w = NULL;
-	if (mo_yaml_writer_new(&w, MO_YAML_BREAK_LF, "megatron import", err) !=
+	if (yaml_tree_writer_new(&w, MO_YAML_BREAK_LF, "megatron import", err) !=
 	    0)
 		return -1;
-	bool ok = mo_yaml_write_mapping_start(w, NULL, false);
+	bool ok = yaml_tree_write_mapping_start(w, NULL, false);
 	for (int s = 0; s < MO_NSEC && ok; s++) {
-		ok = mo_yaml_write_plain(w, mo_sec_names[s]) &&
-		     mo_yaml_write_mapping_start(w, NULL, false);
+		ok = yaml_tree_write_plain(w, mo_sec_names[s]) &&
+		     yaml_tree_write_mapping_start(w, NULL, false);
 		for (; ok && k < n && order[k]->item.sect == s; k++)
-			ok = mo_model_write_item(w, &order[k]->item);
-		ok = ok && mo_yaml_write_mapping_end(w);
+			ok = model_write_item(w, &order[k]->item);
+		ok = ok && yaml_tree_write_mapping_end(w);
 	}
-	ok = ok && mo_yaml_write_mapping_end(w);
-	int rc = ok ? mo_yaml_writer_finish(w, body, 0) : -1;
+	ok = ok && yaml_tree_write_mapping_end(w);
+	int rc = ok ? yaml_tree_writer_finish(w, body, 0) : -1;
 	if (rc != 0 && err && !err->text[0])
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0,
+		error_set(err, MO_ERR_NOMEM, 0, 0,
 			     "megatron import: out of memory");
-	mo_yaml_writer_free(w);
+	yaml_tree_writer_free(w);
 	return rc;
 }
 
 /* The emitted text with each key's source as a trailing comment: the
- * writer puts one item per line, `  key: value`, in mo_megatron_order's order.
+ * writer puts one item per line, `  key: value`, in megatron_order's order.
  */
-bool mo_megatron_annotate(const struct mo_megatron_out *o,
+bool megatron_annotate(const struct mo_megatron_out *o,
 				 const mo_buf *body, const char *name,
 				 mo_buf *dst)
 {
 	const struct mo_megatron_item *order[64];
-	size_t n = mo_megatron_order(o, order), k = 0;
-	mo_buf_printf(
+	size_t n = megatron_order(o, order), k = 0;
+	buf_printf(
 	    dst,
 	    "# A memopt model file imported from the Megatron-LM arguments in "
 	    "%.200s.\n"
@@ -130,14 +130,14 @@ bool mo_megatron_annotate(const struct mo_megatron_out *o,
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
-		mo_buf_append(dst, p, len);
+		buf_append(dst, p, len);
 		if (len > 2 && p[0] == ' ' && p[1] == ' ' && k < n) {
 			const struct mo_megatron_item *it = order[k++];
 			const char *src = it->src ? it->src->flag : it->why;
 			if (src)
-				mo_buf_printf(dst, "  # %s", src);
+				buf_printf(dst, "  # %s", src);
 		}
-		mo_buf_puts(dst, "\n");
+		buf_puts(dst, "\n");
 		p += len + (nl ? 1 : 0);
 	}
 	return !dst->failed;

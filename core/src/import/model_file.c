@@ -139,7 +139,7 @@ static const struct mo_mkey mo_model_keys[] = {
 	{"device", MF_DEVICE, CV_DEVICE, 0, 0},
 };
 
-static const struct mo_mkey *mo_model_key_find(const char *key)
+static const struct mo_mkey *model_key_find(const char *key)
 {
 	for (size_t i = 0; i < sizeof(mo_model_keys) / sizeof(*mo_model_keys);
 	     i++)
@@ -150,7 +150,7 @@ static const struct mo_mkey *mo_model_key_find(const char *key)
 
 /* Case-insensitive lookup of s in a NULL-terminated list of
  * {spelling, canonical} pairs. */
-static const char *mo_model_canon(const char *s, const char *const *pairs)
+static const char *model_canon(const char *s, const char *const *pairs)
 {
 	for (size_t i = 0; pairs[i]; i += 2)
 		if (strcasecmp(s, pairs[i]) == 0)
@@ -188,7 +188,7 @@ static const char *const mo_frame_names[] = {
 	"mindspore", "mindspore", "pytorch", "pytorch", "torch", "pytorch",
 	NULL};
 
-static const char *mo_model_opt_name(const char *s)
+static const char *model_opt_name(const char *s)
 {
 	char low[64];
 	size_t n = strlen(s);
@@ -204,7 +204,7 @@ static const char *mo_model_opt_name(const char *s)
 	return NULL;
 }
 
-static int64_t *mo_model_int_field(mo_model *m, enum mo_mf f)
+static int64_t *model_int_field(mo_model *m, enum mo_mf f)
 {
 	switch (f) {
 	case MF_NUM_LAYERS: return &m->num_layers;
@@ -243,7 +243,7 @@ static int64_t *mo_model_int_field(mo_model *m, enum mo_mf f)
 	}
 }
 
-static bool *mo_model_bool_field(mo_model *m, enum mo_mf f)
+static bool *model_bool_field(mo_model *m, enum mo_mf f)
 {
 	switch (f) {
 	case MF_UNTIE: return &m->untie_embeddings_and_output_weights;
@@ -262,7 +262,7 @@ static bool *mo_model_bool_field(mo_model *m, enum mo_mf f)
 	}
 }
 
-static const char **mo_model_str_field(mo_model *m, enum mo_mf f)
+static const char **model_str_field(mo_model *m, enum mo_mf f)
 {
 	switch (f) {
 	case MF_NORM: return &m->normalization;
@@ -284,7 +284,7 @@ static const char **mo_model_str_field(mo_model *m, enum mo_mf f)
 /* ---- structured values -------------------------------------------------- */
 
 /* "a-b" or "a" (trimmed) into a range; false on bad syntax. */
-static bool mo_model_range(const char *s, uint64_t *lo, uint64_t *hi)
+static bool model_range(const char *s, uint64_t *lo, uint64_t *hi)
 {
 	unsigned long long a, b;
 	int n = 0;
@@ -307,20 +307,20 @@ static bool mo_model_range(const char *s, uint64_t *lo, uint64_t *hi)
 	return true;
 }
 
-static bool mo_model_stage_item(struct mo_rd *r, const mo_node *it,
+static bool model_stage_item(struct mo_rd *r, const mo_node *it,
 				const char *path, mo_range *out)
 {
 	int64_t i;
 	bool ovf = false;
-	const char *s = mo_model_str(it);
-	if (it->kind == MO_NODE_SCALAR && mo_scalar_int(it, &i, &ovf) &&
+	const char *s = model_str(it);
+	if (it->kind == MO_NODE_SCALAR && scalar_int(it, &i, &ovf) &&
 	    i >= 0 && i <= MO_MODEL_MAX_LAYERS * 2LL) {
 		out->lo = out->hi = (uint64_t)i;
 		return true;
 	}
-	if (s && mo_model_range(s, &out->lo, &out->hi))
+	if (s && model_range(s, &out->lo, &out->hi))
 		return true;
-	mo_diags_add_at(r->diags, MO_SEV_ERROR, "type", r->file, it, path,
+	diags_add_at(r->diags, MO_SEV_ERROR, "type", r->file, it, path,
 			"%s: each item must be a layer id or a \"a-b\" range",
 			path);
 	return false;
@@ -328,22 +328,22 @@ static bool mo_model_stage_item(struct mo_rd *r, const mo_node *it,
 
 /* pipeline_parallel_layers_per_stage: auto / null, or one list of layer
  * ranges per stage ([["0-3"], ["4-7"]] or ["0-3", "4-7"]). */
-static void mo_model_read_stages(struct mo_rd *r, const mo_node *v,
+static void model_read_stages(struct mo_rd *r, const mo_node *v,
 				 const char *path)
 {
 	mo_model *m = r->m;
-	const char *s = mo_model_str(v);
-	if (mo_model_is_null(v) || (s && strcasecmp(s, "auto") == 0))
+	const char *s = model_str(v);
+	if (model_is_null(v) || (s && strcasecmp(s, "auto") == 0))
 		return;
 	if (v->kind != MO_NODE_SEQ) {
-		mo_model_type_err(r, v, path, "auto or a list of layer ranges");
+		model_type_err(r, v, path, "auto or a list of layer ranges");
 		return;
 	}
 	if (v->n > MO_MODEL_MAX_DEGREE) {
-		mo_model_type_err(r, v, path, "a shorter list");
+		model_type_err(r, v, path, "a shorter list");
 		return;
 	}
-	mo_layers *st = mo_arena_alloc(m->arena, sizeof(*st) * (v->n + 1));
+	mo_layers *st = arena_alloc(m->arena, sizeof(*st) * (v->n + 1));
 	if (!st) {
 		r->failed = true;
 		return;
@@ -351,7 +351,7 @@ static void mo_model_read_stages(struct mo_rd *r, const mo_node *v,
 	for (size_t i = 0; i < v->n; i++) {
 		const mo_node *it = v->items[i];
 		size_t cnt = it->kind == MO_NODE_SEQ ? it->n : 1;
-		st[i].r = mo_arena_alloc(m->arena, sizeof(mo_range) * (cnt + 1));
+		st[i].r = arena_alloc(m->arena, sizeof(mo_range) * (cnt + 1));
 		if (!st[i].r) {
 			r->failed = true;
 			return;
@@ -360,7 +360,7 @@ static void mo_model_read_stages(struct mo_rd *r, const mo_node *v,
 		for (size_t k = 0; k < cnt; k++) {
 			const mo_node *e = it->kind == MO_NODE_SEQ ? it->items[k]
 								   : it;
-			if (mo_model_stage_item(r, e, path, &st[i].r[st[i].n]))
+			if (model_stage_item(r, e, path, &st[i].r[st[i].n]))
 				st[i].n++;
 			else
 				st[i].ok = false;
@@ -370,7 +370,7 @@ static void mo_model_read_stages(struct mo_rd *r, const mo_node *v,
 	m->n_stage_layers = v->n;
 }
 
-static void mo_model_read_device_map(struct mo_rd *r, const mo_node *v,
+static void model_read_device_map(struct mo_rd *r, const mo_node *v,
 				     const char *path)
 {
 	static const char *const keys[] = {
@@ -382,28 +382,28 @@ static void mo_model_read_device_map(struct mo_rd *r, const mo_node *v,
 			 &d->reserved_gib, &d->collective_bandwidth_gbs,
 			 &d->comm_buffer_mib, &d->fragmentation, &d->workspace_mib,
 			 &d->gemm_workspace_mib, MO_DEVICE_TIME_FIELDS(d)};
-	const mo_node *base = mo_map_get(v, "preset");
-	const char *bn = base ? mo_model_str(base) : NULL;
-	if (bn && mo_device_preset(d, bn) != 0)
-		mo_model_type_err(r, base, path, "a device preset name");
+	const mo_node *base = map_get(v, "preset");
+	const char *bn = base ? model_str(base) : NULL;
+	if (bn && device_preset(d, bn) != 0)
+		model_type_err(r, base, path, "a device preset name");
 	d->name = "custom";
 	for (size_t i = 0; i < sizeof(keys) / sizeof(*keys); i++) {
-		const mo_node *kv = mo_map_get(v, keys[i]);
+		const mo_node *kv = map_get(v, keys[i]);
 		double x;
 		int64_t n;
 		bool ovf;
 		if (!kv)
 			continue;
-		char *p = mo_arena_printf(r->m->arena, "%s.%s", path, keys[i]);
-		if (mo_scalar_float(kv, &x)) {
-		} else if (mo_scalar_int(kv, &n, &ovf)) {
+		char *p = arena_printf(r->m->arena, "%s.%s", path, keys[i]);
+		if (scalar_float(kv, &x)) {
+		} else if (scalar_int(kv, &n, &ovf)) {
 			x = (double)n;
 		} else {
-			mo_model_type_err(r, kv, p ? p : path, "a number");
+			model_type_err(r, kv, p ? p : path, "a number");
 			continue;
 		}
 		if (!(x >= 0.0 && x <= 1e9)) {
-			mo_model_type_err(r, kv, p ? p : path,
+			model_type_err(r, kv, p ? p : path,
 					  "a number in [0, 1e9]");
 			continue;
 		}
@@ -411,58 +411,58 @@ static void mo_model_read_device_map(struct mo_rd *r, const mo_node *v,
 	}
 }
 
-static void mo_model_read_device(struct mo_rd *r, const mo_node *v,
+static void model_read_device(struct mo_rd *r, const mo_node *v,
 				 const char *path)
 {
-	const char *s = mo_model_str(v);
+	const char *s = model_str(v);
 	if (s) {
-		if (mo_device_preset(&r->m->device, s) != 0) {
+		if (device_preset(&r->m->device, s) != 0) {
 			const char *names[8];
 			size_t n = mo_device_preset_count();
 			for (size_t i = 0; i < n && i < 8; i++)
 				names[i] = mo_device_preset_name(i);
-			mo_diag *d = mo_diags_add_at(
+			mo_diag *d = diags_add_at(
 				r->diags, MO_SEV_ERROR, "type", r->file, v,
 				path, "%s: unknown device preset '%s'", path,
 				s);
-			const char *best = mo_did_you_mean(s, names,
+			const char *best = did_you_mean(s, names,
 							   n < 8 ? n : 8);
 			if (d && best)
-				mo_diag_set_hint(r->diags, d,
+				diag_set_hint(r->diags, d,
 						 "did you mean '%s'?", best);
 		}
 		return;
 	}
 	if (v->kind == MO_NODE_MAP) {
-		mo_model_read_device_map(r, v, path);
+		model_read_device_map(r, v, path);
 		return;
 	}
-	mo_model_type_err(r, v, path, "a device preset name or a mapping");
+	model_type_err(r, v, path, "a device preset name or a mapping");
 }
 
-static void mo_model_read_opt(struct mo_rd *r, const mo_node *v,
+static void model_read_opt(struct mo_rd *r, const mo_node *v,
 			      const char *path)
 {
 	const mo_node *t = v;
 	if (v->kind == MO_NODE_MAP) {
-		t = mo_map_get(v, "type");
+		t = map_get(v, "type");
 		if (!t)
 			return;
 	}
-	const char *s = mo_model_str(t);
-	const char *c = s ? mo_model_opt_name(s) : NULL;
+	const char *s = model_str(t);
+	const char *c = s ? model_opt_name(s) : NULL;
 	if (!c) {
-		mo_diags_add_at(r->diags, MO_SEV_ERROR, "type", r->file, t,
+		diags_add_at(r->diags, MO_SEV_ERROR, "type", r->file, t,
 				path, "%s must be adamw or muon", path);
 		return;
 	}
 	r->m->optimizer = c;
-	mo_model_mark(r, MF_OPT, t, path);
+	model_mark(r, MF_OPT, t, path);
 }
 
 /* The conversions of a document's value that are not one typed value (a
  * list of stage layers, a device, the graph-mode YAML's own keys). */
-static void mo_model_read_special(struct mo_rd *r, const struct mo_mkey *k,
+static void model_read_special(struct mo_rd *r, const struct mo_mkey *k,
 				  const mo_node *v, const char *path)
 {
 	switch (k->conv) {
@@ -475,22 +475,22 @@ static void mo_model_read_special(struct mo_rd *r, const struct mo_mkey *k,
 	case CV_OFFSET:
 	case CV_PPI:
 	case CV_GA:
-		mo_model_graph_key(r, (enum mo_conv)k->conv, k->lo, k->hi, v, path);
+		model_graph_key(r, (enum mo_conv)k->conv, k->lo, k->hi, v, path);
 		break;
 	case CV_STAGES:
-		mo_model_read_stages(r, v, path);
-		mo_model_mark(r, MF_STAGES, v, path);
+		model_read_stages(r, v, path);
+		model_mark(r, MF_STAGES, v, path);
 		break;
 	case CV_DEVICE:
-		mo_model_read_device(r, v, path);
-		mo_model_mark(r, MF_DEVICE, v, path);
+		model_read_device(r, v, path);
+		model_mark(r, MF_DEVICE, v, path);
 		break;
 	default:
 		break;
 	}
 }
 
-static const char *mo_model_enum_want(int conv, const char *const **names)
+static const char *model_enum_want(int conv, const char *const **names)
 {
 	switch (conv) {
 	case CV_NORM: *names = mo_norm_names; return "RMSNorm or LayerNorm";
@@ -512,8 +512,8 @@ static const char *mo_model_enum_want(int conv, const char *const **names)
 }
 
 /* The type of value a conversion takes (MO_IT_*), -1 for the ones
- * mo_model_read_special reads from the document itself. */
-static int mo_model_conv_type(int conv)
+ * model_read_special reads from the document itself. */
+static int model_conv_type(int conv)
 {
 	switch (conv) {
 	case CV_INT:
@@ -546,74 +546,74 @@ static int mo_model_conv_type(int conv)
 }
 
 /* A `type` finding at line, column. */
-static void mo_model_value_err(struct mo_rd *r, int line, int column, const char *path,
+static void model_value_err(struct mo_rd *r, int line, int column, const char *path,
 			       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static void mo_model_value_err(struct mo_rd *r, int line, int column, const char *path,
+static void model_value_err(struct mo_rd *r, int line, int column, const char *path,
 			       const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	mo_diags_vadd(r->diags, MO_SEV_ERROR, "type", r->file, line, column, path, fmt, ap);
+	diags_vadd(r->diags, MO_SEV_ERROR, "type", r->file, line, column, path, fmt, ap);
 	va_end(ap);
 }
 
-static void mo_model_range_err(struct mo_rd *r, const struct mo_mkey *k, const char *path,
+static void model_range_err(struct mo_rd *r, const struct mo_mkey *k, const char *path,
 			       int line, int column)
 {
-	mo_model_value_err(r, line, column, path, "%s must be an integer in [%lld, %lld]", path,
+	model_value_err(r, line, column, path, "%s must be an integer in [%lld, %lld]", path,
 			   (long long)k->lo, (long long)k->hi);
 }
 
-static bool mo_model_in_range(struct mo_rd *r, const struct mo_mkey *k, int64_t i,
+static bool model_in_range(struct mo_rd *r, const struct mo_mkey *k, int64_t i,
 			      const char *path, int line, int column)
 {
 	if (i >= k->lo && i <= k->hi)
 		return true;
-	mo_model_range_err(r, k, path, line, column);
+	model_range_err(r, k, path, line, column);
 	return false;
 }
 
-/* Stores one typed value (it->type as mo_model_conv_type says) into the
+/* Stores one typed value (it->type as model_conv_type says) into the
  * field of key k, with the range of an integer, [0, 1] of a fraction and
  * the spellings of a choice checked; findings at line, column. The one
  * place a key's value meets the model: for a document's scalar
- * (mo_model_read_key decodes it first) and for an importer's item
- * (mo_model_from_items). */
-static void mo_model_store(struct mo_rd *r, const struct mo_mkey *k, const struct mo_item *it,
+ * (model_read_key decodes it first) and for an importer's item
+ * (model_from_items). */
+static void model_store(struct mo_rd *r, const struct mo_mkey *k, const struct mo_item *it,
 			   const char *path, int line, int column)
 {
 	mo_model *m = r->m;
 	enum mo_mf f = (enum mo_mf)k->field;
 	const char *const *names;
-	const char *want = mo_model_enum_want(k->conv, &names);
+	const char *want = model_enum_want(k->conv, &names);
 	int64_t i = it->i;
 	bool b = it->i != 0;
 	switch (k->conv) {
 	case CV_INT:
 	case CV_DEGREE:
-		if (!mo_model_in_range(r, k, i, path, line, column))
+		if (!model_in_range(r, k, i, path, line, column))
 			return;
 		if (k->conv == CV_DEGREE && i == 0 && k->lo < 0)
 			i = -1;
-		*mo_model_int_field(m, f) = i;
+		*model_int_field(m, f) = i;
 		break;
 	case CV_NSHARED:
-		if (mo_model_in_range(r, k, i, path, line, column))
+		if (model_in_range(r, k, i, path, line, column))
 			r->n_shared = i;
 		return;
 	case CV_DPREP:
-		if (mo_model_in_range(r, k, i, path, line, column))
+		if (model_in_range(r, k, i, path, line, column))
 			r->dp_replicate = i;
 		return;
 	case CV_MAXPOS: /* the table's rows, and the sequence length of a file
 			 * that gives none (Hugging Face) */
-		if (!mo_model_in_range(r, k, i, path, line, column))
+		if (!model_in_range(r, k, i, path, line, column))
 			return;
 		r->max_pos = i;
 		m->max_position_embeddings = i;
 		break;
 	case CV_BOOL:
-		*mo_model_bool_field(m, f) = b;
+		*model_bool_field(m, f) = b;
 		break;
 	case CV_FLASH:
 		m->attention = b ? "flash" : "eager";
@@ -635,101 +635,101 @@ static void mo_model_store(struct mo_rd *r, const struct mo_mkey *k, const struc
 		break;
 	case CV_DBL:
 		if (!(it->d >= 0.0 && it->d <= 1.0)) {
-			mo_model_value_err(r, line, column, path, "%s must be a number in [0, 1]",
+			model_value_err(r, line, column, path, "%s must be a number in [0, 1]",
 					   path);
 			return;
 		}
 		*(f == MF_HDROP ? &m->hidden_dropout : &m->attention_dropout) = it->d;
 		break;
 	case CV_OPT: {
-		const char *c = it->s ? mo_model_opt_name(it->s) : NULL;
+		const char *c = it->s ? model_opt_name(it->s) : NULL;
 		if (!c) {
-			mo_model_value_err(r, line, column, path, "%s must be adamw or muon", path);
+			model_value_err(r, line, column, path, "%s must be adamw or muon", path);
 			return;
 		}
 		m->optimizer = c;
 		break;
 	}
 	default: {
-		const char *c = want && it->s ? mo_model_canon(it->s, names) : NULL;
+		const char *c = want && it->s ? model_canon(it->s, names) : NULL;
 		if (!want)
 			return;
 		if (!c) {
-			mo_model_value_err(r, line, column, path, "%s must be %s", path, want);
+			model_value_err(r, line, column, path, "%s must be %s", path, want);
 			return;
 		}
-		*mo_model_str_field(m, f) = c;
+		*model_str_field(m, f) = c;
 		break;
 	}
 	}
-	mo_model_mark_at(r, f, line, column, path);
+	model_mark_at(r, f, line, column, path);
 }
 
 /* A document's value as the typed value its key's conversion takes: false
  * (with the `type` finding at the node) when it is not one. *at is the
  * node the value is (an optimizer's `type` inside its mapping). */
-static bool mo_model_decode(struct mo_rd *r, const struct mo_mkey *k, const mo_node *v,
+static bool model_decode(struct mo_rd *r, const struct mo_mkey *k, const mo_node *v,
 			    const char *path, struct mo_item *it, const mo_node **at)
 {
 	bool overflow = false, b;
 	*at = v;
-	switch (mo_model_conv_type(k->conv)) {
+	switch (model_conv_type(k->conv)) {
 	case MO_IT_INT:
-		if (mo_scalar_int(v, &it->i, &overflow))
+		if (scalar_int(v, &it->i, &overflow))
 			return true;
 		if (overflow)
-			mo_model_range_err(r, k, path, v->line, v->column);
+			model_range_err(r, k, path, v->line, v->column);
 		else
-			mo_model_type_err(r, v, path, "an integer");
+			model_type_err(r, v, path, "an integer");
 		return false;
 	case MO_IT_BOOL:
-		if (!mo_scalar_bool(v, &b)) {
-			mo_model_type_err(r, v, path, "a boolean");
+		if (!scalar_bool(v, &b)) {
+			model_type_err(r, v, path, "a boolean");
 			return false;
 		}
 		it->i = b;
 		return true;
 	case MO_IT_DBL:
-		if (mo_scalar_float(v, &it->d))
+		if (scalar_float(v, &it->d))
 			return true;
-		if (mo_scalar_int(v, &it->i, &overflow)) {
+		if (scalar_int(v, &it->i, &overflow)) {
 			it->d = (double)it->i;
 			return true;
 		}
-		mo_model_type_err(r, v, path, "a number");
+		model_type_err(r, v, path, "a number");
 		return false;
 	case MO_IT_STR:
 		if (k->conv == CV_OPT && v->kind == MO_NODE_MAP) {
-			*at = mo_map_get(v, "type");
+			*at = map_get(v, "type");
 			if (!*at)
 				return false;
 		}
-		it->s = mo_model_str(*at); /* NULL: not a string, said by the store */
+		it->s = model_str(*at); /* NULL: not a string, said by the store */
 		return true;
 	default:
 		return false;
 	}
 }
 
-static void mo_model_read_key(struct mo_rd *r, const struct mo_mkey *k,
+static void model_read_key(struct mo_rd *r, const struct mo_mkey *k,
 			      const mo_node *v, const char *path)
 {
-	struct mo_item it = {.type = mo_model_conv_type(k->conv)};
+	struct mo_item it = {.type = model_conv_type(k->conv)};
 	const mo_node *at;
-	if (mo_model_is_null(v) && k->conv != CV_STAGES)
+	if (model_is_null(v) && k->conv != CV_STAGES)
 		return; /* HF writes null for "not used" (q_lora_rank) */
 	if (k->field == MF_NUM_LAYERS)
 		r->layers_given = true; /* its own error says what is wrong with it */
 	if (it.type < 0)
-		mo_model_read_special(r, k, v, path);
-	else if (mo_model_decode(r, k, v, path, &it, &at))
-		mo_model_store(r, k, &it, path, at->line, at->column);
+		model_read_special(r, k, v, path);
+	else if (model_decode(r, k, v, path, &it, &at))
+		model_store(r, k, &it, path, at->line, at->column);
 }
 
 /* Reads every known key of one mapping; `sect` prefixes the paths. With
  * `account`, a key that is not read is looked up in the tables of keys
  * known not to affect memory (import_keys.c), and reported otherwise. */
-static void mo_model_read_map(struct mo_rd *r, const mo_node *map,
+static void model_read_map(struct mo_rd *r, const mo_node *map,
 			      const char *sect, bool account)
 {
 	if (!map || map->kind != MO_NODE_MAP)
@@ -738,94 +738,94 @@ static void mo_model_read_map(struct mo_rd *r, const mo_node *map,
 		const mo_node *key = map->items[i], *v = map->items[i + 1];
 		if (key->kind != MO_NODE_SCALAR || strlen(key->value) != key->len)
 			continue;
-		const struct mo_mkey *k = mo_model_key_find(key->value);
+		const struct mo_mkey *k = model_key_find(key->value);
 		if (!k && !account)
 			continue;
 		char *path = sect && *sect
-				     ? mo_arena_printf(r->m->arena, "%s.%s",
+				     ? arena_printf(r->m->arena, "%s.%s",
 						       sect, key->value)
-				     : mo_arena_strdup(r->m->arena, key->value);
+				     : arena_strdup(r->m->arena, key->value);
 		if (!path) {
 			r->failed = true;
 			return;
 		}
 		if (k)
-			mo_model_read_key(r, k, v, path);
+			model_read_key(r, k, v, path);
 		else
-			mo_model_account_key(r, key, v, path);
+			model_account_key(r, key, v, path);
 	}
 }
 
 /* A mapping that looks like model keys: it has a layer count or a hidden
  * size. */
-static bool mo_model_has_model_keys(const mo_node *map)
+static bool model_has_model_keys(const mo_node *map)
 {
 	return map && map->kind == MO_NODE_MAP &&
-	       (mo_map_get(map, "num_layers") ||
-		mo_map_get(map, "num_hidden_layers") ||
-		mo_map_get(map, "hidden_size"));
+	       (map_get(map, "num_layers") ||
+		map_get(map, "num_hidden_layers") ||
+		map_get(map, "hidden_size"));
 }
 
-static const mo_node *mo_model_get_map(const mo_node *map, const char *key)
+static const mo_node *model_get_map(const mo_node *map, const char *key)
 {
-	const mo_node *v = mo_map_get(map, key);
+	const mo_node *v = map_get(map, key);
 	return v && v->kind == MO_NODE_MAP ? v : NULL;
 }
 
 /* The graph-mode YAML: model.model_config (legacy or `use_legacy: False`
  * names), moe_config, runner_config, parallel_config and the `parallel`
  * context. */
-static void mo_model_read_graph(struct mo_rd *r, const mo_node *root,
+static void model_read_graph(struct mo_rd *r, const mo_node *root,
 				const mo_node *mc)
 {
-	mo_model_graph_begin(r, root, mc);
-	mo_model_read_map(r, mc, "model.model_config", true);
-	mo_model_read_map(r, mo_model_get_map(root, "runner_config"),
+	model_graph_begin(r, root, mc);
+	model_read_map(r, mc, "model.model_config", true);
+	model_read_map(r, model_get_map(root, "runner_config"),
 			  "runner_config", false);
-	mo_model_read_map(r, mo_model_get_map(root, "parallel_config"),
+	model_read_map(r, model_get_map(root, "parallel_config"),
 			  "parallel_config", true);
-	mo_model_graph_moe(r, mo_model_get_map(root, "moe_config"));
+	model_graph_moe(r, model_get_map(root, "moe_config"));
 }
 
 /* Walks the sections of the document's form. Returns false when the
  * document has no model. */
-static bool mo_model_read_doc(struct mo_rd *r, const mo_node *root)
+static bool model_read_doc(struct mo_rd *r, const mo_node *root)
 {
-	const mo_node *model = mo_model_get_map(root, "model");
-	const mo_node *mc = model ? mo_model_get_map(model, "model_config")
+	const mo_node *model = model_get_map(root, "model");
+	const mo_node *mc = model ? model_get_map(model, "model_config")
 				  : NULL;
-	if (mc && (mo_model_has_model_keys(mc) ||
-		   mo_model_graph_names_type(mc))) {
-		mo_model_read_graph(r, root, mc);
-	} else if (mo_model_has_model_keys(model)) {
-		mo_model_read_map(r, model, "model", true);
-	} else if (mo_model_has_model_keys(root) && !model) {
+	if (mc && (model_has_model_keys(mc) ||
+		   model_graph_names_type(mc))) {
+		model_read_graph(r, root, mc);
+	} else if (model_has_model_keys(model)) {
+		model_read_map(r, model, "model", true);
+	} else if (model_has_model_keys(root) && !model) {
 		r->hf = true;
-		mo_model_read_map(r, root, "", false);
+		model_read_map(r, root, "", false);
 		return true;
 	} else {
 		return false;
 	}
-	mo_model_read_map(r, mo_model_get_map(root, "training"), "training",
+	model_read_map(r, model_get_map(root, "training"), "training",
 			  false);
-	mo_model_read_map(r, mo_model_get_map(root, "parallel"), "parallel",
+	model_read_map(r, model_get_map(root, "parallel"), "parallel",
 			  false);
-	mo_model_read_map(r, mo_model_get_map(root, "parallelism"),
+	model_read_map(r, model_get_map(root, "parallelism"),
 			  "parallelism", true);
-	const mo_node *opt = mo_map_get(root, "optimizer");
+	const mo_node *opt = map_get(root, "optimizer");
 	if (opt && !r->m->ext->set[MF_OPT])
-		mo_model_read_opt(r, opt, "optimizer");
-	const mo_node *dev = mo_map_get(root, "device");
+		model_read_opt(r, opt, "optimizer");
+	const mo_node *dev = map_get(root, "device");
 	if (dev) {
-		mo_model_read_device(r, dev, "device");
-		mo_model_mark(r, MF_DEVICE, dev, "device");
+		model_read_device(r, dev, "device");
+		model_mark(r, MF_DEVICE, dev, "device");
 	}
 	return true;
 }
 
 /* Applies what the reader kept aside (gated units, shared-expert counts,
  * max positions, replicate degree). */
-static void mo_model_apply_temps(struct mo_rd *r, bool pynative)
+static void model_apply_temps(struct mo_rd *r, bool pynative)
 {
 	mo_model *m = r->m;
 	struct mo_model_ext *x = m->ext;
@@ -836,20 +836,20 @@ static void mo_model_apply_temps(struct mo_rd *r, bool pynative)
 		m->hidden_act = "silu";
 	if (!x->set[MF_SEQ] && r->max_pos > 0) {
 		m->seq_length = r->max_pos < 4096 ? r->max_pos : 4096;
-		mo_model_assume(r, MF_SEQ, "max_position_embeddings, at most 4096");
+		model_assume(r, MF_SEQ, "max_position_embeddings, at most 4096");
 	}
 	if (!x->set[MF_SHARED_FFN] && r->n_shared > 0) {
 		int64_t ffn = x->set[MF_MOE_FFN] ? m->moe_ffn_hidden_size
 						 : m->ffn_hidden_size;
 		m->moe_shared_expert_intermediate_size =
-			mo_model_mul(r->n_shared, ffn);
+			model_mul(r->n_shared, ffn);
 	}
 	if (!x->set[MF_MLA] && x->set[MF_KV_LORA] && m->kv_lora_rank > 0)
 		m->multi_latent_attention = true;
 	if (r->dp_replicate > 1 && !x->set[MF_DP] &&
 	    m->data_parallel_shard > 0)
 		m->data_parallel =
-			mo_model_mul(m->data_parallel_shard, r->dp_replicate);
+			model_mul(m->data_parallel_shard, r->dp_replicate);
 	if (pynative && m->tensor_parallel > 1)
 		m->sequence_parallel = true;
 }
@@ -858,24 +858,24 @@ static void mo_model_apply_temps(struct mo_rd *r, bool pynative)
  * values kept aside, the derived values, the assumed values listed, the
  * layouts. root: the document (NULL for an importer's items). Returns 0
  * with *out set, or -1 (m freed). */
-static int mo_model_finish(mo_model **out, struct mo_rd *r, const mo_node *root, bool pynative,
+static int model_finish(mo_model **out, struct mo_rd *r, const mo_node *root, bool pynative,
 			   mo_error *err)
 {
 	mo_model *m = r->m;
 	if (r->graph)
-		mo_model_graph_finish(r);
+		model_graph_finish(r);
 	if (!m->ext->set[MF_NUM_LAYERS] && !r->layers_default && !r->layers_given)
-		mo_model_missing_layers(r, root);
-	mo_model_apply_temps(r, pynative);
-	mo_model_derive(m);
-	mo_model_note_assumed(r);
-	mo_model_check_unmodelled(r, root);
+		model_missing_layers(r, root);
+	model_apply_temps(r, pynative);
+	model_derive(m);
+	model_note_assumed(r);
+	model_check_unmodelled(r, root);
 	if (r->failed) {
 		mo_model_free(m);
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		return -1;
 	}
-	if (mo_model_build_layout(m, err) != 0) {
+	if (model_build_layout(m, err) != 0) {
 		mo_model_free(m);
 		return -1;
 	}
@@ -885,86 +885,86 @@ static int mo_model_finish(mo_model **out, struct mo_rd *r, const mo_node *root,
 	return 0;
 }
 
-int mo_model_from_doc(mo_model **out, mo_diags *diags, const mo_doc *doc,
+int model_from_doc(mo_model **out, mo_diags *diags, const mo_doc *doc,
 		      mo_error *err)
 {
 	*out = NULL;
 	if (!doc || !doc->root || doc->root->kind != MO_NODE_MAP)
 		return 1;
 	const char *name = doc->name ? doc->name : "<model>";
-	mo_model *m = mo_model_alloc(name);
+	mo_model *m = model_alloc(name);
 	if (!m) {
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		return -1;
 	}
 	struct mo_rd r = {.m = m, .diags = diags, .file = m->name};
-	if (!mo_model_read_doc(&r, doc->root)) {
+	if (!model_read_doc(&r, doc->root)) {
 		mo_model_free(m);
 		return 1;
 	}
 	if (r.failed) {
 		mo_model_free(m);
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		return -1;
 	}
-	bool pynative = mo_map_get(doc->root, "parallelism") != NULL;
-	return mo_model_finish(out, &r, doc->root, pynative, err);
+	bool pynative = map_get(doc->root, "parallelism") != NULL;
+	return model_finish(out, &r, doc->root, pynative, err);
 }
 
-int mo_model_from_items(mo_model **out, mo_diags *diags, const struct mo_import_item *v,
+int model_from_items(mo_model **out, mo_diags *diags, const struct mo_import_item *v,
 			size_t n, const char *name, mo_error *err)
 {
 	*out = NULL;
-	mo_model *m = mo_model_alloc(name ? name : "<model>");
+	mo_model *m = model_alloc(name ? name : "<model>");
 	if (!m) {
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		return -1;
 	}
 	struct mo_rd r = {.m = m, .diags = diags, .file = m->name};
 	for (size_t i = 0; i < n && !r.failed; i++) {
 		const struct mo_item *it = v[i].item;
-		const struct mo_mkey *k = mo_model_key_find(it->key);
-		char *path = mo_arena_printf(m->arena, "%s.%s", mo_sec_names[it->sect], it->key);
+		const struct mo_mkey *k = model_key_find(it->key);
+		char *path = arena_printf(m->arena, "%s.%s", mo_sec_names[it->sect], it->key);
 		if (!path) {
 			r.failed = true;
 			break;
 		}
-		if (!k || mo_model_conv_type(k->conv) != it->type) { /* an importer's bug */
+		if (!k || model_conv_type(k->conv) != it->type) { /* an importer's bug */
 			mo_model_free(m);
-			mo_error_set(err, MO_ERR_INTERNAL, 0, 0,
+			error_set(err, MO_ERR_INTERNAL, 0, 0,
 				     "%s: not a model-file key of that type", path);
 			return -1;
 		}
-		mo_model_store(&r, k, it, path, v[i].line, v[i].column);
+		model_store(&r, k, it, path, v[i].line, v[i].column);
 	}
 	if (r.failed) {
 		mo_model_free(m);
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		return -1;
 	}
-	return mo_model_finish(out, &r, NULL, false, err);
+	return model_finish(out, &r, NULL, false, err);
 }
 
 /* A training YAML whose model_config names no architecture (the
  * `configs/general` templates: it comes from pretrained_model_dir's
  * config.json at run time). */
-void mo_model_no_architecture(mo_diags *diags, const mo_doc *doc)
+void model_no_architecture(mo_diags *diags, const mo_doc *doc)
 {
 	const mo_node *key = NULL;
-	const mo_node *model = mo_model_get_map(doc->root, "model");
-	const mo_node *mc = model ? mo_map_get_kv(model, "model_config", &key) : NULL;
+	const mo_node *model = model_get_map(doc->root, "model");
+	const mo_node *mc = model ? map_get_kv(model, "model_config", &key) : NULL;
 	if (!mc || !key)
 		return;
-	const mo_node *dir = mo_map_get(doc->root, "pretrained_model_dir");
-	const char *ds = dir ? mo_model_str(dir) : NULL;
-	mo_diag *d = mo_diags_add_at(diags, MO_SEV_WARNING, "model-needed",
+	const mo_node *dir = map_get(doc->root, "pretrained_model_dir");
+	const char *ds = dir ? model_str(dir) : NULL;
+	mo_diag *d = diags_add_at(diags, MO_SEV_WARNING, "model-needed",
 				     doc->name ? doc->name : "<config>", key,
 				     "model.model_config",
 				     "model.model_config names no architecture "
 				     "(no layer count, no known model_type): "
 				     "estimate and plan need --model");
 	if (d && ds)
-		mo_diag_set_hint(diags, d,
+		diag_set_hint(diags, d,
 				 "the run takes it from pretrained_model_dir "
 				 "(%.200s): pass its config.json with --model",
 				 ds);

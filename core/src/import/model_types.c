@@ -112,7 +112,7 @@ static const struct mo_type_defaults mo_types[] = {
 	 .v_head = 128},
 };
 
-const struct mo_type_defaults *mo_model_type_find(const char *name)
+const struct mo_type_defaults *model_type_find(const char *name)
 {
 	for (size_t i = 0; i < sizeof(mo_types) / sizeof(*mo_types); i++)
 		if (strcasecmp(mo_types[i].name, name) == 0)

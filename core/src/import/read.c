@@ -6,26 +6,26 @@
 
 #include <string.h>
 
-void mo_model_type_err(struct mo_rd *r, const mo_node *v,
+void model_type_err(struct mo_rd *r, const mo_node *v,
 			      const char *path, const char *want)
 {
-	mo_diags_add_at(r->diags, MO_SEV_ERROR, "type", r->file, v, path,
+	diags_add_at(r->diags, MO_SEV_ERROR, "type", r->file, v, path,
 			"%s must be %s, got %s", path, want,
-			mo_node_type_name(v));
+			node_type_name(v));
 }
 
-bool mo_model_is_null(const mo_node *v)
+bool model_is_null(const mo_node *v)
 {
 	return v->kind == MO_NODE_SCALAR &&
-	       mo_scalar_resolve(v) == MO_SCALAR_NULL;
+	       scalar_resolve(v) == MO_SCALAR_NULL;
 }
 
 /* A string scalar (quoted or plain) or NULL. */
-const char *mo_model_str(const mo_node *v)
+const char *model_str(const mo_node *v)
 {
 	if (v->kind != MO_NODE_SCALAR)
 		return NULL;
-	mo_scalar_type t = mo_scalar_resolve(v);
+	mo_scalar_type t = scalar_resolve(v);
 	if (t != MO_SCALAR_STR)
 		return NULL;
 	if (strlen(v->value) != v->len)
@@ -33,18 +33,18 @@ const char *mo_model_str(const mo_node *v)
 	return v->value;
 }
 
-bool mo_model_read_int(struct mo_rd *r, const mo_node *v,
+bool model_read_int(struct mo_rd *r, const mo_node *v,
 			      const char *path, int64_t lo, int64_t hi,
 			      int64_t *out)
 {
 	bool overflow = false;
 	int64_t x;
-	if (!mo_scalar_int(v, &x, &overflow) && !overflow) {
-		mo_model_type_err(r, v, path, "an integer");
+	if (!scalar_int(v, &x, &overflow) && !overflow) {
+		model_type_err(r, v, path, "an integer");
 		return false;
 	}
 	if (overflow || x < lo || x > hi) {
-		mo_diags_add_at(r->diags, MO_SEV_ERROR, "type", r->file, v,
+		diags_add_at(r->diags, MO_SEV_ERROR, "type", r->file, v,
 				path, "%s must be an integer in [%lld, %lld]",
 				path, (long long)lo, (long long)hi);
 		return false;
@@ -53,28 +53,28 @@ bool mo_model_read_int(struct mo_rd *r, const mo_node *v,
 	return true;
 }
 
-bool mo_model_read_bool(struct mo_rd *r, const mo_node *v,
+bool model_read_bool(struct mo_rd *r, const mo_node *v,
 			       const char *path, bool *out)
 {
-	if (!mo_scalar_bool(v, out)) {
-		mo_model_type_err(r, v, path, "a boolean");
+	if (!scalar_bool(v, out)) {
+		model_type_err(r, v, path, "a boolean");
 		return false;
 	}
 	return true;
 }
 
-void mo_model_mark_at(struct mo_rd *r, enum mo_mf f, int line, int column, const char *path)
+void model_mark_at(struct mo_rd *r, enum mo_mf f, int line, int column, const char *path)
 {
 	struct mo_model_ext *x = r->m->ext;
 	x->set[f] = true;
 	x->pos[f].line = line;
 	x->pos[f].column = column;
-	x->pos[f].path = mo_arena_strdup(r->m->arena, path);
+	x->pos[f].path = arena_strdup(r->m->arena, path);
 	if (!x->pos[f].path)
 		r->failed = true;
 }
 
-void mo_model_mark(struct mo_rd *r, enum mo_mf f, const mo_node *v, const char *path)
+void model_mark(struct mo_rd *r, enum mo_mf f, const mo_node *v, const char *path)
 {
-	mo_model_mark_at(r, f, v->line, v->column, path);
+	model_mark_at(r, f, v->line, v->column, path);
 }

@@ -6,23 +6,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-static size_t mo_ledger_max_line(const mo_ledger_options *opt)
+static size_t ledger_max_line(const mo_ledger_options *opt)
 {
 	return opt && opt->max_line ? (size_t)opt->max_line : 65536;
 }
 
-static int mo_ledger_read(mo_ledger **out, mo_ledger_reader *r, const mo_ledger_options *opt,
+static int ledger_read(mo_ledger **out, mo_ledger_reader *r, const mo_ledger_options *opt,
 		      mo_error *err)
 {
 	mo_ledger *l = calloc(1, sizeof *l);
 	if (!l) {
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		return -1;
 	}
-	if (mo_ledger_reader_start(r, err) != 0)
+	if (ledger_reader_start(r, err) != 0)
 		goto out_free;
 	l->format = r->format;
-	if (mo_ledger_scan(l, r, opt, err) != 0)
+	if (ledger_scan(l, r, opt, err) != 0)
 		goto out_free;
 	*out = l;
 	return 0;
@@ -36,14 +36,14 @@ int mo_ledger_read_file(mo_ledger **out, const char *path, const mo_ledger_optio
 {
 	mo_ledger_reader r;
 	if (!out || !path) {
-		mo_error_set(err, MO_ERR_USAGE, 0, 0, "mo_ledger_read_file: NULL argument");
+		error_set(err, MO_ERR_USAGE, 0, 0, "mo_ledger_read_file: NULL argument");
 		return -1;
 	}
 	*out = NULL;
-	if (mo_ledger_reader_file(&r, path, mo_ledger_max_line(opt), err) != 0)
+	if (ledger_reader_file(&r, path, ledger_max_line(opt), err) != 0)
 		return -1;
-	int rc = mo_ledger_read(out, &r, opt, err);
-	mo_ledger_reader_close(&r);
+	int rc = ledger_read(out, &r, opt, err);
+	ledger_reader_close(&r);
 	return rc;
 }
 
@@ -52,12 +52,12 @@ int mo_ledger_read_buffer(mo_ledger **out, const char *data, size_t len,
 {
 	mo_ledger_reader r;
 	if (!out) {
-		mo_error_set(err, MO_ERR_USAGE, 0, 0, "mo_ledger_read_buffer: NULL argument");
+		error_set(err, MO_ERR_USAGE, 0, 0, "mo_ledger_read_buffer: NULL argument");
 		return -1;
 	}
 	*out = NULL;
-	mo_ledger_reader_memory(&r, data, len, mo_ledger_max_line(opt), err);
-	return mo_ledger_read(out, &r, opt, err);
+	ledger_reader_memory(&r, data, len, ledger_max_line(opt), err);
+	return ledger_read(out, &r, opt, err);
 }
 
 void mo_ledger_free(mo_ledger *l)

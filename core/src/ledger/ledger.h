@@ -43,20 +43,20 @@ typedef struct mo_ledger_reader {
 	char name[MO_LEDGER_NAME_MAX + 1];
 } mo_ledger_reader;
 
-int mo_ledger_reader_memory(mo_ledger_reader *r, const char *data, size_t len, size_t max_line,
+int ledger_reader_memory(mo_ledger_reader *r, const char *data, size_t len, size_t max_line,
 			mo_error *err);
-int mo_ledger_reader_file(mo_ledger_reader *r, const char *path, size_t max_line, mo_error *err);
+int ledger_reader_file(mo_ledger_reader *r, const char *path, size_t max_line, mo_error *err);
 /* Reads the header (CSV columns or the JSON-lines header). 0 or -1. */
-int mo_ledger_reader_start(mo_ledger_reader *r, mo_error *err);
+int ledger_reader_start(mo_ledger_reader *r, mo_error *err);
 /* 1 with *row filled, 0 at the end, -1 with err. */
-int mo_ledger_reader_next(mo_ledger_reader *r, mo_ledger_row *row, mo_error *err);
+int ledger_reader_next(mo_ledger_reader *r, mo_ledger_row *row, mo_error *err);
 /* Back to the first row (after the header). 0 or -1. */
-int mo_ledger_reader_rewind(mo_ledger_reader *r, mo_error *err);
-void mo_ledger_reader_close(mo_ledger_reader *r);
+int ledger_reader_rewind(mo_ledger_reader *r, mo_error *err);
+void ledger_reader_close(mo_ledger_reader *r);
 
 /* round(decimal text * unit): digits with an optional fraction, no sign.
  * 0, or -1 when it is not such a number or overflows. */
-int mo_ledger_decimal(uint64_t *out, const char *s, size_t n, uint64_t unit);
+int ledger_decimal(uint64_t *out, const char *s, size_t n, uint64_t unit);
 
 /* "OP:KB" / "OP" as the options give a marker. */
 typedef struct mo_ledger_marker {
@@ -64,7 +64,7 @@ typedef struct mo_ledger_marker {
 	char op[MO_LEDGER_NAME_MAX + 1];
 	uint64_t bytes;
 } mo_ledger_marker;
-int mo_ledger_marker_parse(mo_ledger_marker *m, const char *text, const char *what, mo_error *err);
+int ledger_marker_parse(mo_ledger_marker *m, const char *text, const char *what, mo_error *err);
 
 /* The measured curve, downsampled: the trace's time span in
  * MO_LEDGER_CURVE_BINS equal bins, each keeping its lowest and highest row
@@ -104,10 +104,10 @@ struct mo_ledger {
 };
 
 /* ledger_scan.c: both passes over r (started). 0 or -1. */
-int mo_ledger_scan(mo_ledger *l, mo_ledger_reader *r, const mo_ledger_options *opt, mo_error *err);
+int ledger_scan(mo_ledger *l, mo_ledger_reader *r, const mo_ledger_options *opt, mo_error *err);
 
 /* ns -> us as printed by the trace. */
-static inline double mo_ledger_us(int64_t ns)
+static inline double ledger_us(int64_t ns)
 {
 	return (double)(ns / 1000) + (double)(ns % 1000) / 1000.0;
 }
@@ -149,11 +149,11 @@ struct mo_ledger_compare {
 };
 
 /* ledger_report.c: "earlier steps", "this step", "transient". */
-const char *mo_ledger_class_name(mo_ledger_class k);
+const char *ledger_class_name(mo_ledger_class k);
 /* ledger_compare.c: the comparison's part of the report and the JSON. */
 struct mo_buf;
 struct json_t;
-void mo_ledger_report_compare(struct mo_buf *b, const mo_ledger *l, const mo_ledger_compare *c);
-struct json_t *mo_ledger_json_compare(const mo_ledger *l, const mo_ledger_compare *c);
+void ledger_report_compare(struct mo_buf *b, const mo_ledger *l, const mo_ledger_compare *c);
+struct json_t *ledger_json_compare(const mo_ledger *l, const mo_ledger_compare *c);
 
 #endif

@@ -16,84 +16,84 @@ static const char *const mo_ledger_class_names[] = {"earlier steps", "this step"
 						"any"};
 static const char *const mo_ledger_class_keys[] = {"earlier", "step", "transient", "any"};
 
-static double mo_ledger_since(const mo_ledger *l, double us)
+static double ledger_since(const mo_ledger *l, double us)
 {
-	return (us - mo_ledger_us(l->first_ns)) / 1e6;
+	return (us - ledger_us(l->first_ns)) / 1e6;
 }
 
-static void mo_ledger_report_peak(mo_buf *b, const mo_ledger *l)
+static void ledger_report_peak(mo_buf *b, const mo_ledger *l)
 {
 	const mo_ledger_peak *p = &l->peak;
-	mo_buf_printf(b, "peak: %.3f MiB at %.6f s (line %lld: %s %.3f MiB; step %lld)\n",
+	buf_printf(b, "peak: %.3f MiB at %.6f s (line %lld: %s %.3f MiB; step %lld)\n",
 		      (double)p->bytes / MIB, p->since_start_s, (long long)p->line, p->op,
 		      (double)p->op_bytes / MIB, (long long)p->step);
 	if (l->has_total)
-		mo_buf_printf(b, "  held outside the rows (allocated before the trace): %12.3f MiB\n",
+		buf_printf(b, "  held outside the rows (allocated before the trace): %12.3f MiB\n",
 			      (double)p->outside_bytes / MIB);
-	mo_buf_printf(b, "  alive rows:                                         %12.3f MiB\n",
+	buf_printf(b, "  alive rows:                                         %12.3f MiB\n",
 		      (double)p->rows_bytes / MIB);
-	mo_buf_printf(b, "    allocated in earlier steps                        %12.3f MiB\n",
+	buf_printf(b, "    allocated in earlier steps                        %12.3f MiB\n",
 		      (double)p->earlier_bytes / MIB);
-	mo_buf_printf(b, "    this step, living >= %g ms (or never freed)      %12.3f MiB\n",
+	buf_printf(b, "    this step, living >= %g ms (or never freed)      %12.3f MiB\n",
 		      l->transient_ms, (double)p->step_bytes / MIB);
-	mo_buf_printf(b, "    transient (< %g ms)                               %12.3f MiB\n",
+	buf_printf(b, "    transient (< %g ms)                               %12.3f MiB\n",
 		      l->transient_ms, (double)p->transient_bytes / MIB);
 }
 
-static void mo_ledger_report_groups(mo_buf *b, const mo_ledger *l)
+static void ledger_report_groups(mo_buf *b, const mo_ledger *l)
 {
 	const mo_ledger_group_list *g = &l->groups[MO_LEDGER_BY_OP];
-	mo_buf_puts(b, "\nalive at the peak, by op:\n  op                                count"
+	buf_puts(b, "\nalive at the peak, by op:\n  op                                count"
 		       "          MiB\n");
 	for (size_t i = 0; i < g->n && i < MO_LEDGER_LIST; i++)
-		mo_buf_printf(b, "  %-32.32s %6llu %12.3f\n", g->v[i].op,
+		buf_printf(b, "  %-32.32s %6llu %12.3f\n", g->v[i].op,
 			      (unsigned long long)g->v[i].count, (double)g->v[i].total / MIB);
 	if (g->n > MO_LEDGER_LIST)
-		mo_buf_printf(b, "  (%zu more ops)\n", g->n - MO_LEDGER_LIST);
+		buf_printf(b, "  (%zu more ops)\n", g->n - MO_LEDGER_LIST);
 	g = &l->groups[MO_LEDGER_BY_SIZE];
-	mo_buf_puts(b, "by size:\n  size MiB        count    total MiB\n");
+	buf_puts(b, "by size:\n  size MiB        count    total MiB\n");
 	for (size_t i = 0; i < g->n && i < MO_LEDGER_LIST; i++)
-		mo_buf_printf(b, "  %12.3f %8llu %12.3f\n", (double)g->v[i].bytes / MIB,
+		buf_printf(b, "  %12.3f %8llu %12.3f\n", (double)g->v[i].bytes / MIB,
 			      (unsigned long long)g->v[i].count, (double)g->v[i].total / MIB);
 	if (g->n > MO_LEDGER_LIST)
-		mo_buf_printf(b, "  (%zu more sizes)\n", g->n - MO_LEDGER_LIST);
+		buf_printf(b, "  (%zu more sizes)\n", g->n - MO_LEDGER_LIST);
 }
 
-static void mo_ledger_report_steps(mo_buf *b, const mo_ledger *l)
+static void ledger_report_steps(mo_buf *b, const mo_ledger *l)
 {
-	mo_buf_printf(b, "\nsteps (%s):\n  step    start s      end s     rows    peak MiB"
+	buf_printf(b, "\nsteps (%s):\n  step    start s      end s     rows    peak MiB"
 			 "     at s   at start MiB\n",
 		      l->step_marker[0] ? l->step_marker : "no --step-start: the whole trace");
 	for (size_t i = 0; i < l->n_steps; i++) {
 		const mo_ledger_step *s = &l->steps[i];
-		mo_buf_printf(b, "  %4lld %10.6f %10.6f %8llu %11.3f %10.6f %14.3f\n",
-			      (long long)s->index, mo_ledger_since(l, s->start_us),
-			      mo_ledger_since(l, s->end_us), (unsigned long long)s->rows,
-			      (double)s->peak_bytes / MIB, mo_ledger_since(l, s->peak_us),
+		buf_printf(b, "  %4lld %10.6f %10.6f %8llu %11.3f %10.6f %14.3f\n",
+			      (long long)s->index, ledger_since(l, s->start_us),
+			      ledger_since(l, s->end_us), (unsigned long long)s->rows,
+			      (double)s->peak_bytes / MIB, ledger_since(l, s->peak_us),
 			      (double)s->start_bytes / MIB);
 	}
 }
 
-static void mo_ledger_report_layers(mo_buf *b, const mo_ledger *l)
+static void ledger_report_layers(mo_buf *b, const mo_ledger *l)
 {
 	if (!l->layer_marker[0])
 		return;
-	mo_buf_printf(b, "\nkept from forward to backward, per layer (starts at %s):\n"
+	buf_printf(b, "\nkept from forward to backward, per layer (starts at %s):\n"
 			 "  step layer model-layer    start s     kept MiB   rows\n",
 		      l->layer_marker);
 	for (size_t i = 0; i < l->n_layers; i++) {
 		const mo_ledger_layer *y = &l->layers[i];
 		if (y->complete)
-			mo_buf_printf(b, "  %4lld %5lld %11lld %10.6f %12.3f %6llu\n",
+			buf_printf(b, "  %4lld %5lld %11lld %10.6f %12.3f %6llu\n",
 				      (long long)y->step, (long long)y->layer,
-				      (long long)y->model_layer, mo_ledger_since(l, y->start_us),
+				      (long long)y->model_layer, ledger_since(l, y->start_us),
 				      (double)y->kept_bytes / MIB,
 				      (unsigned long long)y->kept_rows);
 		else
-			mo_buf_printf(b, "  %4lld %5lld %11lld %10.6f            - (no layer after "
+			buf_printf(b, "  %4lld %5lld %11lld %10.6f            - (no layer after "
 					 "next in its step)\n",
 				      (long long)y->step, (long long)y->layer,
-				      (long long)y->model_layer, mo_ledger_since(l, y->start_us));
+				      (long long)y->model_layer, ledger_since(l, y->start_us));
 	}
 }
 
@@ -102,26 +102,26 @@ char *mo_ledger_report(const mo_ledger *l, const mo_ledger_compare *c, const cha
 	mo_buf b;
 	if (!l)
 		return NULL;
-	mo_buf_init(&b, 0);
-	mo_buf_printf(&b, "trace: %s (%s, %llu rows, %.6f s)\n", name ? name : "-",
+	buf_init(&b, 0);
+	buf_printf(&b, "trace: %s (%s, %llu rows, %.6f s)\n", name ? name : "-",
 		      mo_ledger_format(l), (unsigned long long)l->rows,
 		      (double)(l->last_ns - l->first_ns) / 1e9);
-	mo_ledger_report_peak(&b, l);
-	mo_ledger_report_groups(&b, l);
-	mo_ledger_report_steps(&b, l);
-	mo_ledger_report_layers(&b, l);
+	ledger_report_peak(&b, l);
+	ledger_report_groups(&b, l);
+	ledger_report_steps(&b, l);
+	ledger_report_layers(&b, l);
 	if (c)
-		mo_ledger_report_compare(&b, l, c);
+		ledger_report_compare(&b, l, c);
 	if (b.failed) {
-		mo_buf_free(&b);
+		buf_free(&b);
 		return NULL;
 	}
-	return mo_buf_take(&b, NULL);
+	return buf_take(&b, NULL);
 }
 
 /* ---- JSON ------------------------------------------------------------------ */
 
-static json_t *mo_ledger_json_groups(const mo_ledger *l, mo_ledger_grouping k)
+static json_t *ledger_json_groups(const mo_ledger *l, mo_ledger_grouping k)
 {
 	json_t *a = json_array();
 	const mo_ledger_group_list *g = &l->groups[k];
@@ -140,7 +140,7 @@ static json_t *mo_ledger_json_groups(const mo_ledger *l, mo_ledger_grouping k)
 	return a;
 }
 
-static json_t *mo_ledger_json_peak(const mo_ledger *l)
+static json_t *ledger_json_peak(const mo_ledger *l)
 {
 	const mo_ledger_peak *p = &l->peak;
 	json_t *o = json_pack("{s:I, s:f, s:f, s:I, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
@@ -152,14 +152,14 @@ static json_t *mo_ledger_json_peak(const mo_ledger *l)
 			      (json_int_t)p->earlier_bytes, "step_bytes", (json_int_t)p->step_bytes,
 			      "transient_bytes", (json_int_t)p->transient_bytes);
 	if (o) {
-		json_object_set_new(o, "by_op", mo_ledger_json_groups(l, MO_LEDGER_BY_OP));
-		json_object_set_new(o, "by_size", mo_ledger_json_groups(l, MO_LEDGER_BY_SIZE));
-		json_object_set_new(o, "by_op_size", mo_ledger_json_groups(l, MO_LEDGER_BY_OP_SIZE));
+		json_object_set_new(o, "by_op", ledger_json_groups(l, MO_LEDGER_BY_OP));
+		json_object_set_new(o, "by_size", ledger_json_groups(l, MO_LEDGER_BY_SIZE));
+		json_object_set_new(o, "by_op_size", ledger_json_groups(l, MO_LEDGER_BY_OP_SIZE));
 	}
 	return o;
 }
 
-static json_t *mo_ledger_json_steps(const mo_ledger *l)
+static json_t *ledger_json_steps(const mo_ledger *l)
 {
 	json_t *a = json_array();
 	for (size_t i = 0; a && i < l->n_steps; i++) {
@@ -174,7 +174,7 @@ static json_t *mo_ledger_json_steps(const mo_ledger *l)
 	return a;
 }
 
-static json_t *mo_ledger_json_layers(const mo_ledger *l)
+static json_t *ledger_json_layers(const mo_ledger *l)
 {
 	json_t *a = json_array();
 	for (size_t i = 0; a && i < l->n_layers; i++) {
@@ -192,14 +192,14 @@ static json_t *mo_ledger_json_layers(const mo_ledger *l)
 	return a;
 }
 
-static json_t *mo_ledger_json_point(int64_t ns, uint64_t bytes)
+static json_t *ledger_json_point(int64_t ns, uint64_t bytes)
 {
-	return json_pack("{s:f, s:I}", "time_us", mo_ledger_us(ns), "bytes", (json_int_t)bytes);
+	return json_pack("{s:f, s:I}", "time_us", ledger_us(ns), "bytes", (json_int_t)bytes);
 }
 
 /* The downsampled curve in time order: per bin its lowest and highest row,
  * whichever came first first (one point when they are the same row). */
-static json_t *mo_ledger_json_curve(const mo_ledger *l)
+static json_t *ledger_json_curve(const mo_ledger *l)
 {
 	json_t *a = json_array();
 	for (size_t i = 0; a && i < MO_LEDGER_CURVE_BINS; i++) {
@@ -208,21 +208,21 @@ static json_t *mo_ledger_json_curve(const mo_ledger *l)
 			continue;
 		bool low_first = b->min_ns < b->max_ns;
 		bool one = b->min_ns == b->max_ns && b->min_bytes == b->max_bytes;
-		json_array_append_new(a, low_first ? mo_ledger_json_point(b->min_ns, b->min_bytes)
-						   : mo_ledger_json_point(b->max_ns, b->max_bytes));
+		json_array_append_new(a, low_first ? ledger_json_point(b->min_ns, b->min_bytes)
+						   : ledger_json_point(b->max_ns, b->max_bytes));
 		if (!one)
 			json_array_append_new(a, low_first
-							 ? mo_ledger_json_point(b->max_ns, b->max_bytes)
-							 : mo_ledger_json_point(b->min_ns, b->min_bytes));
+							 ? ledger_json_point(b->max_ns, b->max_bytes)
+							 : ledger_json_point(b->min_ns, b->min_bytes));
 	}
 	return a;
 }
 
-static json_t *mo_ledger_json_tree(const mo_ledger *l, const mo_ledger_compare *c, const char *name)
+static json_t *ledger_json_tree(const mo_ledger *l, const mo_ledger_compare *c, const char *name)
 {
 	json_t *o = json_pack("{s:s, s:s, s:I, s:f, s:f, s:b, s:f}", "trace", name ? name : "-",
 			      "format", mo_ledger_format(l), "rows", (json_int_t)l->rows,
-			      "first_us", mo_ledger_us(l->first_ns), "last_us", mo_ledger_us(l->last_ns),
+			      "first_us", ledger_us(l->first_ns), "last_us", ledger_us(l->last_ns),
 			      "allocator_total", l->has_total, "transient_ms", l->transient_ms);
 	if (!o)
 		return NULL;
@@ -230,12 +230,12 @@ static json_t *mo_ledger_json_tree(const mo_ledger *l, const mo_ledger_compare *
 			    l->step_marker[0] ? json_string(l->step_marker) : json_null());
 	json_object_set_new(o, "layer_start",
 			    l->layer_marker[0] ? json_string(l->layer_marker) : json_null());
-	json_object_set_new(o, "peak", mo_ledger_json_peak(l));
-	json_object_set_new(o, "steps", mo_ledger_json_steps(l));
-	json_object_set_new(o, "layers", mo_ledger_json_layers(l));
-	json_object_set_new(o, "curve", mo_ledger_json_curve(l));
+	json_object_set_new(o, "peak", ledger_json_peak(l));
+	json_object_set_new(o, "steps", ledger_json_steps(l));
+	json_object_set_new(o, "layers", ledger_json_layers(l));
+	json_object_set_new(o, "curve", ledger_json_curve(l));
 	if (c)
-		json_object_set_new(o, "compare", mo_ledger_json_compare(l, c));
+		json_object_set_new(o, "compare", ledger_json_compare(l, c));
 	return o;
 }
 
@@ -243,13 +243,13 @@ char *mo_ledger_json(const mo_ledger *l, const mo_ledger_compare *c, const char 
 {
 	if (!l)
 		return NULL;
-	json_t *o = mo_ledger_json_tree(l, c, name);
+	json_t *o = ledger_json_tree(l, c, name);
 	char *text = o ? json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(17)) : NULL;
 	json_decref(o);
 	return text;
 }
 
-const char *mo_ledger_class_name(mo_ledger_class k)
+const char *ledger_class_name(mo_ledger_class k)
 {
 	return (unsigned)k < 4 ? mo_ledger_class_names[k] : "";
 }

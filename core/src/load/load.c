@@ -10,7 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
-static bool mo_model_text_is_json(const char *text, size_t len)
+static bool model_text_is_json(const char *text, size_t len)
 {
 	for (size_t i = 0; i < len; i++) {
 		char c = text[i];
@@ -29,34 +29,34 @@ int mo_model_load(mo_model **out, mo_diags *diags, const char *text,
 	mo_limits dl;
 	*out = NULL;
 	if (!text) {
-		mo_error_set(err, MO_ERR_USAGE, 0, 0, "no model text");
+		error_set(err, MO_ERR_USAGE, 0, 0, "no model text");
 		return -1;
 	}
 	if (!lim) {
 		mo_limits_default(&dl);
 		lim = &dl;
 	}
-	if (!mo_model_text_is_json(text, len) && mo_megatron_detect(text, len))
-		return mo_model_load_megatron(out, diags, text, len, name, lim, err);
-	int rc = mo_model_text_is_json(text, len)
-			 ? mo_json_parse(&doc, diags, text, len, name, lim, err)
-			 : mo_yaml_parse(&doc, diags, text, len, name, lim, err);
+	if (!model_text_is_json(text, len) && mo_megatron_detect(text, len))
+		return model_load_megatron(out, diags, text, len, name, lim, err);
+	int rc = model_text_is_json(text, len)
+			 ? json_parse(&doc, diags, text, len, name, lim, err)
+			 : yaml_tree_parse(&doc, diags, text, len, name, lim, err);
 	if (rc < 0)
 		return -1;
 	if (rc > 0 || !doc) {
-		mo_doc_free(doc);
-		mo_error_set(err, MO_ERR_INVALID, 0, 0,
+		doc_free(doc);
+		error_set(err, MO_ERR_INVALID, 0, 0,
 			     "%s: the model file does not parse",
 			     name ? name : "<model>");
 		return -1;
 	}
-	rc = mo_model_from_doc(out, diags, doc, err);
-	mo_doc_free(doc);
+	rc = model_from_doc(out, diags, doc, err);
+	doc_free(doc);
 	return rc;
 }
 
 /* Presets have no source positions: their diagnostics carry 0/0. */
-static void mo_preset_clear_positions(mo_model *m)
+static void preset_clear_positions(mo_model *m)
 {
 	for (size_t f = 0; f < MF_COUNT; f++) {
 		m->ext->pos[f].line = 0;
@@ -65,31 +65,31 @@ static void mo_preset_clear_positions(mo_model *m)
 	}
 }
 
-static int mo_preset_load(mo_model **out, const char *name, const char *yaml,
+static int preset_load(mo_model **out, const char *name, const char *yaml,
 			  mo_error *err)
 {
 	mo_diags *d = NULL;
 	if (mo_diags_new(&d) != 0) {
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		return -1;
 	}
 	int rc = mo_model_load(out, d, yaml, strlen(yaml), name, NULL,
 			       err);
 	if (rc == 0 && mo_diags_errors(d) > 0) {
 		const mo_diag *g = mo_diags_get(d, 0);
-		mo_error_set(err, MO_ERR_INTERNAL, 0, 0, "preset %s: %s",
+		error_set(err, MO_ERR_INTERNAL, 0, 0, "preset %s: %s",
 			     name, g ? g->message : "invalid");
 		mo_model_free(*out);
 		*out = NULL;
 		rc = -1;
 	} else if (rc == 1) {
-		mo_error_set(err, MO_ERR_INTERNAL, 0, 0, "preset %s: no model",
+		error_set(err, MO_ERR_INTERNAL, 0, 0, "preset %s: no model",
 			     name);
 		rc = -1;
 	}
 	mo_diags_free(d);
 	if (rc == 0)
-		mo_preset_clear_positions(*out);
+		preset_clear_positions(*out);
 	return rc;
 }
 
@@ -97,7 +97,7 @@ int mo_model_preset(mo_model **out, const char *name, mo_error *err)
 {
 	*out = NULL;
 	if (!name) {
-		mo_error_set(err, MO_ERR_USAGE, 0, 0, "no preset name");
+		error_set(err, MO_ERR_USAGE, 0, 0, "no preset name");
 		return -1;
 	}
 	size_t n = mo_presets_count();
@@ -107,10 +107,10 @@ int mo_model_preset(mo_model **out, const char *name, mo_error *err)
 	for (size_t i = 0; i < n; i++) {
 		names[i] = mo_preset_name(i);
 		if (strcasecmp(name, names[i]) == 0)
-			return mo_preset_load(out, names[i], mo_preset_yaml(i), err);
+			return preset_load(out, names[i], mo_preset_yaml(i), err);
 	}
-	const char *best = mo_did_you_mean(name, names, n);
-	mo_error_set(err, MO_ERR_USAGE, 0, 0, "unknown preset '%s'%s%s%s",
+	const char *best = did_you_mean(name, names, n);
+	error_set(err, MO_ERR_USAGE, 0, 0, "unknown preset '%s'%s%s%s",
 		     name, best ? " (did you mean '" : "", best ? best : "",
 		     best ? "'?)" : "");
 	return -1;
@@ -121,13 +121,13 @@ int mo_config_model(mo_model **out, mo_diags *diags, const mo_config *c, mo_erro
 	*out = NULL;
 	if (!c || !c->doc || !c->doc->root || !c->training_yaml)
 		return 1;
-	int rc = mo_model_from_doc(out, diags, c->doc, err);
+	int rc = model_from_doc(out, diags, c->doc, err);
 	if (rc == 1)
-		mo_model_no_architecture(diags, c->doc);
+		model_no_architecture(diags, c->doc);
 	return rc;
 }
 
-int mo_load_model(mo_model **model, mo_diags *diags, const mo_config *c, const mo_input *in,
+int load_model(mo_model **model, mo_diags *diags, const mo_config *c, const mo_input *in,
 		  mo_error *err)
 {
 	if (in->preset)
@@ -136,7 +136,7 @@ int mo_load_model(mo_model **model, mo_diags *diags, const mo_config *c, const m
 		int rc = mo_model_load(model, diags, in->model, in->model_len,
 				       in->model_name ? in->model_name : "<model>", in->limits, err);
 		if (rc == 1) {
-			mo_error_set(err, MO_ERR_USAGE, 0, 0, "%s holds no model",
+			error_set(err, MO_ERR_USAGE, 0, 0, "%s holds no model",
 				     in->model_name ? in->model_name : "the model text");
 			return -1;
 		}

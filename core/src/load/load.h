@@ -10,7 +10,7 @@
 /* The model mo_check uses: in->preset, else in->model (a text that holds
  * no model is a usage error), else the model the config file carries
  * (none: *model stays NULL). Returns 0, or -1 with err filled. */
-int mo_load_model(mo_model **model, mo_diags *diags, const mo_config *c, const mo_input *in,
+int load_model(mo_model **model, mo_diags *diags, const mo_config *c, const mo_input *in,
 		  mo_error *err);
 
 #endif

@@ -37,7 +37,7 @@ struct mo_regex {
 	char *pattern;    /* the pattern, for PCRE2 on a subject outside ASCII */
 	size_t len;
 	uint32_t match_limit, depth_limit;
-	uint32_t shares;  /* holders past the first (mo_regex_share) */
+	uint32_t shares;  /* holders past the first (regex_share) */
 	bool in_arena;    /* the block is the caller's arena's */
 };
 
@@ -46,20 +46,20 @@ struct mo_matcher {
 };
 
 /* Punctuation a backslash makes stand for itself (Python re.escape's set). */
-static bool mo_escapable(char ch)
+static bool escapable(char ch)
 {
 	return ch != '\0' && strchr(".-_/:[](){}*+?|^$\\#&~ ", ch) != NULL;
 }
 
 /* Bytes with a meaning in a regex (a quantifier or structure). */
-static bool mo_meta(char ch)
+static bool match_meta(char ch)
 {
 	return ch != '\0' && strchr("[](){}*+?|^$\\", ch) != NULL;
 }
 
 /* Reads pattern p as EXACT or SUFFIX into re->text; false when it is
  * neither (PCRE2 decides then). */
-static bool mo_shape_parse(mo_regex *re, const char *p, size_t len)
+static bool shape_parse(mo_regex *re, const char *p, size_t len)
 {
 	size_t i = 0;
 
@@ -74,13 +74,13 @@ static bool mo_shape_parse(mo_regex *re, const char *p, size_t len)
 		if (ch < 0x20 || ch >= 0x7f)
 			return false;
 		if (ch == '\\') {
-			if (i + 1 >= len || !mo_escapable(p[i + 1]))
+			if (i + 1 >= len || !escapable(p[i + 1]))
 				return false; /* '\w', '\d', ...: a class */
 			re->text[re->n++] = p[++i];
 		} else if (ch == '.') {
 			re->text[re->n++] = MO_ANY_BYTE;
 			re->has_any = true;
-		} else if (mo_meta((char)ch)) {
+		} else if (match_meta((char)ch)) {
 			return false;
 		} else {
 			re->text[re->n++] = (char)ch;
@@ -93,7 +93,7 @@ static bool mo_shape_parse(mo_regex *re, const char *p, size_t len)
 }
 
 /* The shape's text against s[0..n), which has exactly re->n bytes. */
-static bool mo_text_equals(const mo_regex *re, const char *s)
+static bool text_equals(const mo_regex *re, const char *s)
 {
 	if (!re->has_any)
 		return memcmp(s, re->text, re->n) == 0;
@@ -103,16 +103,16 @@ static bool mo_text_equals(const mo_regex *re, const char *s)
 	return true;
 }
 
-static bool mo_shape_match(const mo_regex *re, const char *s, size_t n)
+static bool shape_match(const mo_regex *re, const char *s, size_t n)
 {
 	if (re->shape == MO_SHAPE_EXACT)
-		return n == re->n && mo_text_equals(re, s);
-	return n >= re->n && mo_text_equals(re, s + n - re->n);
+		return n == re->n && text_equals(re, s);
+	return n >= re->n && text_equals(re, s + n - re->n);
 }
 
 /* Printable ASCII: the subjects a shape's comparison answers like PCRE2
  * (no newline for '.' to refuse, valid UTF-8, one byte a character). */
-bool mo_subject_is_plain(const char *s, size_t n)
+bool subject_is_plain(const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] >= 0x7f)
@@ -120,14 +120,14 @@ bool mo_subject_is_plain(const char *s, size_t n)
 	return true;
 }
 
-static pcre2_code *mo_pcre2_compile(const char *pattern, size_t len, int *ec, PCRE2_SIZE *eoff)
+static pcre2_code *match_pcre2_compile(const char *pattern, size_t len, int *ec, PCRE2_SIZE *eoff)
 {
 	return pcre2_compile((PCRE2_SPTR)pattern, len,
 			     PCRE2_ANCHORED | PCRE2_ENDANCHORED | PCRE2_UTF | PCRE2_UCP, ec, eoff,
 			     NULL);
 }
 
-static pcre2_match_context *mo_match_context(const mo_regex *re)
+static pcre2_match_context *match_context(const mo_regex *re)
 {
 	pcre2_match_context *mctx = pcre2_match_context_create(NULL);
 
@@ -140,26 +140,26 @@ static pcre2_match_context *mo_match_context(const mo_regex *re)
 }
 
 /* Compiles re->pattern with PCRE2; false with *errmsg / *erroffset set. */
-static bool mo_regex_compile_pcre2(mo_regex *re, mo_arena *a, const char **errmsg,
+static bool regex_compile_pcre2(mo_regex *re, mo_arena *a, const char **errmsg,
 				   size_t *erroffset)
 {
 	int ec = 0;
 	PCRE2_SIZE eoff = 0;
 
 	re->shape = MO_SHAPE_PCRE2;
-	re->code = mo_pcre2_compile(re->pattern, re->len, &ec, &eoff);
+	re->code = match_pcre2_compile(re->pattern, re->len, &ec, &eoff);
 	if (!re->code) {
 		PCRE2_UCHAR buf[160];
 
 		pcre2_get_error_message(ec, buf, sizeof buf);
-		*errmsg = mo_arena_strdup(a, (const char *)buf);
+		*errmsg = arena_strdup(a, (const char *)buf);
 		*erroffset = eoff;
 		return false;
 	}
 	/* No JIT: a pattern is matched against one layer type's paths (tens of
 	 * subjects) and the result is memoised, so JIT compiling costs more
 	 * than it saves (bench_config: 147 us with JIT, 122 us without). */
-	re->mctx = mo_match_context(re);
+	re->mctx = match_context(re);
 	if (!re->mctx) {
 		*errmsg = "out of memory";
 		return false;
@@ -167,7 +167,7 @@ static bool mo_regex_compile_pcre2(mo_regex *re, mo_arena *a, const char **errms
 	return true;
 }
 
-mo_regex *mo_regex_compile(const char *pattern, size_t len, const mo_limits *lim, mo_arena *a,
+mo_regex *regex_compile(const char *pattern, size_t len, const mo_limits *lim, mo_arena *a,
 			   const char **errmsg, size_t *erroffset)
 {
 	mo_regex *re;
@@ -175,12 +175,12 @@ mo_regex *mo_regex_compile(const char *pattern, size_t len, const mo_limits *lim
 	*errmsg = NULL;
 	*erroffset = 0;
 	if (len > lim->max_pattern_bytes) {
-		*errmsg = mo_arena_printf(a, "pattern of %zu bytes exceeds the limit of %zu", len,
+		*errmsg = arena_printf(a, "pattern of %zu bytes exceeds the limit of %zu", len,
 					  lim->max_pattern_bytes);
 		return NULL;
 	}
 	/* one block: the regex, the shape's text, a copy of the pattern */
-	re = mo_arena_alloc_raw(a, sizeof(*re) + 2 * (len + 1));
+	re = arena_alloc_raw(a, sizeof(*re) + 2 * (len + 1));
 	if (!re) {
 		*errmsg = "out of memory";
 		return NULL;
@@ -193,23 +193,23 @@ mo_regex *mo_regex_compile(const char *pattern, size_t len, const mo_limits *lim
 	memcpy(re->pattern, pattern, len);
 	re->pattern[len] = '\0';
 	re->len = len;
-	if (mo_shape_parse(re, pattern, len))
+	if (shape_parse(re, pattern, len))
 		return re;
-	if (!mo_regex_compile_pcre2(re, a, errmsg, erroffset)) {
-		mo_regex_free(re);
+	if (!regex_compile_pcre2(re, a, errmsg, erroffset)) {
+		regex_free(re);
 		return NULL;
 	}
 	return re;
 }
 
-mo_regex *mo_regex_share(mo_regex *re)
+mo_regex *regex_share(mo_regex *re)
 {
 	if (re)
 		re->shares++;
 	return re;
 }
 
-void mo_regex_free(mo_regex *re)
+void regex_free(mo_regex *re)
 {
 	if (!re)
 		return;
@@ -246,7 +246,7 @@ void mo_matcher_free(mo_matcher *mt)
 	free(mt);
 }
 
-static int mo_pcre2_result(int rc)
+static int pcre2_result(int rc)
 {
 	if (rc >= 0)
 		return 1;
@@ -259,57 +259,57 @@ static int mo_pcre2_result(int rc)
  * budget bounds the calls of a request together, so thousands of
  * backtracking patterns stop at the work limit (or at a client's hang-up)
  * instead of costing seconds each batch. */
-static int mo_pcre2_run(const pcre2_code *code, const char *subject, size_t len,
+static int pcre2_run(const pcre2_code *code, const char *subject, size_t len,
 			uint32_t options, pcre2_match_data *md, pcre2_match_context *mctx)
 {
 	int rc;
 
-	if (mo_budget_spent_now())
+	if (budget_spent_now())
 		return -1;
 	rc = pcre2_match(code, (PCRE2_SPTR)subject, len, 0, options, md, mctx);
 	if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
 	    rc == PCRE2_ERROR_HEAPLIMIT)
-		mo_budget_limit_hit();
-	return mo_pcre2_result(rc);
+		budget_limit_hit();
+	return pcre2_result(rc);
 }
 
 /* A shape's pattern against a subject outside ASCII: PCRE2 decides, with
  * code compiled for this call (layout paths are ASCII: this is for the
  * library's other callers). */
-static int mo_shape_fallback(mo_matcher *mt, const mo_regex *re, const char *subject,
+static int shape_fallback(mo_matcher *mt, const mo_regex *re, const char *subject,
 			     size_t len)
 {
 	int ec;
 	PCRE2_SIZE eoff;
-	pcre2_code *code = mo_pcre2_compile(re->pattern, re->len, &ec, &eoff);
-	pcre2_match_context *mctx = code ? mo_match_context(re) : NULL;
-	int rc = mctx ? mo_pcre2_run(code, subject, len, 0, mt->md, mctx) : -1;
+	pcre2_code *code = match_pcre2_compile(re->pattern, re->len, &ec, &eoff);
+	pcre2_match_context *mctx = code ? match_context(re) : NULL;
+	int rc = mctx ? pcre2_run(code, subject, len, 0, mt->md, mctx) : -1;
 
 	pcre2_match_context_free(mctx);
 	pcre2_code_free(code);
 	return rc;
 }
 
-int mo_matcher_match_plain(mo_matcher *mt, const mo_regex *re, const char *subject, size_t len)
+int matcher_match_plain(mo_matcher *mt, const mo_regex *re, const char *subject, size_t len)
 {
 	if (re->shape != MO_SHAPE_PCRE2)
-		return mo_shape_match(re, subject, len);
-	return mo_pcre2_run(re->code, subject, len, PCRE2_NO_UTF_CHECK, mt->md, re->mctx);
+		return shape_match(re, subject, len);
+	return pcre2_run(re->code, subject, len, PCRE2_NO_UTF_CHECK, mt->md, re->mctx);
 }
 
-int mo_matcher_match(mo_matcher *mt, const mo_regex *re, const char *subject, size_t len)
+int matcher_match(mo_matcher *mt, const mo_regex *re, const char *subject, size_t len)
 {
-	bool plain = mo_subject_is_plain(subject, len);
+	bool plain = subject_is_plain(subject, len);
 
 	if (re->shape != MO_SHAPE_PCRE2)
-		return plain ? mo_shape_match(re, subject, len)
-			     : mo_shape_fallback(mt, re, subject, len);
+		return plain ? shape_match(re, subject, len)
+			     : shape_fallback(mt, re, subject, len);
 	/* printable ASCII is valid UTF-8: skip PCRE2's per-call UTF check */
-	return mo_pcre2_run(re->code, subject, len, plain ? PCRE2_NO_UTF_CHECK : 0, mt->md,
+	return pcre2_run(re->code, subject, len, plain ? PCRE2_NO_UTF_CHECK : 0, mt->md,
 			    re->mctx);
 }
 
-void mo_regex_ends(const mo_regex *re, int *first, int *last)
+void regex_ends(const mo_regex *re, int *first, int *last)
 {
 	*first = *last = -1;
 	if (re->shape == MO_SHAPE_PCRE2 || re->n == 0)
@@ -320,14 +320,14 @@ void mo_regex_ends(const mo_regex *re, int *first, int *last)
 		*last = (unsigned char)re->text[re->n - 1];
 }
 
-int mo_regex_match(const mo_regex *re, const char *subject, size_t len)
+int regex_match(const mo_regex *re, const char *subject, size_t len)
 {
 	mo_matcher *mt = mo_matcher_new();
 	int rc;
 
 	if (!mt)
 		return -1;
-	rc = mo_matcher_match(mt, re, subject, len);
+	rc = matcher_match(mt, re, subject, len);
 	mo_matcher_free(mt);
 	return rc;
 }

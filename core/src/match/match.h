@@ -12,31 +12,31 @@ typedef struct mo_regex mo_regex;
 
 /* Compiles with ANCHORED|ENDANCHORED|UTF (+ JIT). On failure returns NULL
  * and sets *errmsg (arena) and *erroffset. */
-/* The regex's block comes from `a`: call mo_regex_free before freeing a. */
-mo_regex *mo_regex_compile(const char *pattern, size_t len,
+/* The regex's block comes from `a`: call regex_free before freeing a. */
+mo_regex *regex_compile(const char *pattern, size_t len,
 			   const mo_limits *lim, mo_arena *a,
 			   const char **errmsg, size_t *erroffset);
-void mo_regex_free(mo_regex *re);
-/* One more holder of re: mo_regex_free then frees it on its last holder's
+void regex_free(mo_regex *re);
+/* One more holder of re: regex_free then frees it on its last holder's
  * call. Not synchronised: share and free while re is private to one thread
  * (e.g. while parsing the config that holds it). */
-mo_regex *mo_regex_share(mo_regex *re);
+mo_regex *regex_share(mo_regex *re);
 /* 1 match, 0 no match, -1 limit hit or error. Allocates match data per
  * call; for many subjects use a matcher. */
-int mo_regex_match(const mo_regex *re, const char *subject, size_t len);
+int regex_match(const mo_regex *re, const char *subject, size_t len);
 
 /* Match data reusable across patterns: mo_matcher_new / _free are public
  * (memopt.h). */
-int mo_matcher_match(mo_matcher *mt, const mo_regex *re, const char *subject,
+int matcher_match(mo_matcher *mt, const mo_regex *re, const char *subject,
 		     size_t len);
 /* The byte a full match needs first / last (a simple pattern's literal
  * first / last token), -1 when any may do: a filter before matching. */
-void mo_regex_ends(const mo_regex *re, int *first, int *last);
+void regex_ends(const mo_regex *re, int *first, int *last);
 /* Printable ASCII: the subjects the fast paths below accept. */
-bool mo_subject_is_plain(const char *subject, size_t len);
-/* mo_matcher_match for a subject known to be plain (checked once by the
+bool subject_is_plain(const char *subject, size_t len);
+/* matcher_match for a subject known to be plain (checked once by the
  * caller for a whole path set). */
-int mo_matcher_match_plain(mo_matcher *mt, const mo_regex *re, const char *subject,
+int matcher_match_plain(mo_matcher *mt, const mo_regex *re, const char *subject,
 			   size_t len);
 
 #endif

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int64_t mo_model_mul(int64_t a, int64_t b)
+int64_t model_mul(int64_t a, int64_t b)
 {
 	int64_t r;
 	if (a < 0 || b < 0)
@@ -16,7 +16,7 @@ int64_t mo_model_mul(int64_t a, int64_t b)
 	return r;
 }
 
-void mo_model_set_defaults(mo_model *m)
+void model_set_defaults(mo_model *m)
 {
 	m->num_layers = 1;
 	m->hidden_size = 4096;
@@ -47,30 +47,30 @@ void mo_model_set_defaults(mo_model *m)
 	m->expert_parallel = 1;
 	m->context_parallel = 1;
 	m->distributed_optimizer = true;
-	mo_device_preset(&m->device, "ascend-910b");
+	device_preset(&m->device, "ascend-910b");
 }
 
-mo_model *mo_model_alloc(const char *name)
+mo_model *model_alloc(const char *name)
 {
-	mo_arena *a = mo_arena_new();
+	mo_arena *a = arena_new();
 	if (!a)
 		return NULL;
-	mo_model *m = mo_arena_alloc(a, sizeof(*m));
-	struct mo_model_ext *x = m ? mo_arena_alloc(a, sizeof(*x)) : NULL;
+	mo_model *m = arena_alloc(a, sizeof(*m));
+	struct mo_model_ext *x = m ? arena_alloc(a, sizeof(*x)) : NULL;
 	if (!x) {
-		mo_arena_free(a);
+		arena_free(a);
 		return NULL;
 	}
 	m->arena = a;
 	m->ext = x;
-	m->name = mo_arena_strdup(a, name ? name : "<model>");
+	m->name = arena_strdup(a, name ? name : "<model>");
 	if (!m->name) {
-		mo_arena_free(a);
+		arena_free(a);
 		return NULL;
 	}
 	pthread_mutex_init(&x->estimator_lock, NULL);
 	pthread_mutex_init(&x->resolve_lock, NULL);
-	mo_model_set_defaults(m);
+	model_set_defaults(m);
 	return m;
 }
 
@@ -78,31 +78,31 @@ void mo_model_free(mo_model *m)
 {
 	if (!m)
 		return;
-	mo_attachment_clear(&m->ext->estimator_memo);
+	attachment_clear(&m->ext->estimator_memo);
 	pthread_mutex_destroy(&m->ext->estimator_lock);
-	mo_attachment_clear(&m->ext->resolve_memo);
+	attachment_clear(&m->ext->resolve_memo);
 	pthread_mutex_destroy(&m->ext->resolve_lock);
-	mo_arena_free(m->arena);
+	arena_free(m->arena);
 }
 
 /* ---- copy ------------------------------------------------------------------ */
 
-static const char *mo_model_copy_text(mo_model *c, const char *s, bool *failed)
+static const char *model_copy_text(mo_model *c, const char *s, bool *failed)
 {
 	if (!s)
 		return NULL;
-	char *t = mo_arena_strdup(c->arena, s);
+	char *t = arena_strdup(c->arena, s);
 	*failed |= t == NULL;
 	return t;
 }
 
 /* Stage layer lists, without their source nodes (the copy has no document). */
-static bool mo_model_copy_stages(mo_model *c, const mo_model *m)
+static bool model_copy_stages(mo_model *c, const mo_model *m)
 {
 	c->stage_layers = NULL;
 	if (m->n_stage_layers == 0)
 		return true;
-	c->stage_layers = mo_arena_alloc(c->arena, m->n_stage_layers * sizeof(*c->stage_layers));
+	c->stage_layers = arena_alloc(c->arena, m->n_stage_layers * sizeof(*c->stage_layers));
 	if (!c->stage_layers)
 		return false;
 	for (size_t s = 0; s < m->n_stage_layers; s++) {
@@ -111,7 +111,7 @@ static bool mo_model_copy_stages(mo_model *c, const mo_model *m)
 		*to = (mo_layers){.n = from->n, .ok = from->ok};
 		if (from->n == 0)
 			continue;
-		to->r = mo_arena_alloc(c->arena, from->n * sizeof(*to->r));
+		to->r = arena_alloc(c->arena, from->n * sizeof(*to->r));
 		if (!to->r)
 			return false;
 		for (size_t i = 0; i < from->n; i++)
@@ -121,7 +121,7 @@ static bool mo_model_copy_stages(mo_model *c, const mo_model *m)
 }
 
 /* What the import noted it filled in (mo_model_assumed). */
-static bool mo_model_copy_assumed(mo_model *c, const struct mo_model_ext *from)
+static bool model_copy_assumed(mo_model *c, const struct mo_model_ext *from)
 {
 	struct mo_model_ext *to = c->ext;
 	bool failed = false;
@@ -129,43 +129,43 @@ static bool mo_model_copy_assumed(mo_model *c, const struct mo_model_ext *from)
 	to->n_assumed = 0;
 	if (from->n_assumed == 0)
 		return true;
-	to->assumed = mo_arena_alloc(c->arena, from->n_assumed * sizeof(*to->assumed));
+	to->assumed = arena_alloc(c->arena, from->n_assumed * sizeof(*to->assumed));
 	if (!to->assumed)
 		return false;
 	for (size_t i = 0; i < from->n_assumed; i++)
 		to->assumed[i] = (struct mo_assumed){
-			mo_model_copy_text(c, from->assumed[i].path, &failed),
-			mo_model_copy_text(c, from->assumed[i].value, &failed),
-			mo_model_copy_text(c, from->assumed[i].source, &failed)};
+			model_copy_text(c, from->assumed[i].path, &failed),
+			model_copy_text(c, from->assumed[i].value, &failed),
+			model_copy_text(c, from->assumed[i].source, &failed)};
 	to->n_assumed = from->n_assumed;
 	return !failed;
 }
 
 /* What model_*.c keep beside the fields: positions, what the file set,
  * where defaults came from. */
-static bool mo_model_copy_ext(mo_model *c, const mo_model *m)
+static bool model_copy_ext(mo_model *c, const mo_model *m)
 {
 	struct mo_model_ext *to = c->ext;
 	const struct mo_model_ext *from = m->ext;
 	bool failed = false;
 	for (int f = 0; f < MF_COUNT; f++) {
 		to->pos[f] = from->pos[f];
-		to->pos[f].path = mo_model_copy_text(c, from->pos[f].path, &failed);
+		to->pos[f].path = model_copy_text(c, from->pos[f].path, &failed);
 		to->set[f] = from->set[f];
-		to->assumed_from[f] = mo_model_copy_text(c, from->assumed_from[f], &failed);
+		to->assumed_from[f] = model_copy_text(c, from->assumed_from[f], &failed);
 	}
 	to->global_batch_size = from->global_batch_size;
 	to->mbn_derived = from->mbn_derived;
 	to->dp_auto = from->dp_auto;
 	to->dp_follows_devices = from->dp_follows_devices;
 	to->graph_mode = from->graph_mode;
-	to->model_type = mo_model_copy_text(c, from->model_type, &failed);
-	return !failed && mo_model_copy_assumed(c, from);
+	to->model_type = model_copy_text(c, from->model_type, &failed);
+	return !failed && model_copy_assumed(c, from);
 }
 
-mo_model *mo_model_copy(const mo_model *m)
+mo_model *model_copy(const mo_model *m)
 {
-	mo_model *c = m ? mo_model_alloc(m->name) : NULL;
+	mo_model *c = m ? model_alloc(m->name) : NULL;
 	if (!c)
 		return NULL;
 	mo_arena *arena = c->arena;
@@ -188,47 +188,47 @@ mo_model *mo_model_copy(const mo_model *m)
 				&c->position_embedding_type, &c->transformer_impl,
 				&c->moe_token_dispatcher_type, &c->moe_router_dtype};
 	for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
-		*texts[i] = mo_model_copy_text(c, *texts[i], &failed);
-	if (failed || !mo_model_copy_ext(c, m) || !mo_model_copy_stages(c, m) ||
-	    mo_model_build_layout(c, NULL) != 0) {
+		*texts[i] = model_copy_text(c, *texts[i], &failed);
+	if (failed || !model_copy_ext(c, m) || !model_copy_stages(c, m) ||
+	    model_build_layout(c, NULL) != 0) {
 		mo_model_free(c);
 		return NULL;
 	}
 	return c;
 }
 
-pthread_mutex_t *mo_model_estimator_lock(const mo_model *m)
+pthread_mutex_t *model_estimator_lock(const mo_model *m)
 {
 	return &m->ext->estimator_lock;
 }
 
-mo_attachment *mo_model_estimator_slot(const mo_model *m)
+mo_attachment *model_estimator_slot(const mo_model *m)
 {
 	return &m->ext->estimator_memo;
 }
 
-pthread_mutex_t *mo_model_resolve_lock(const mo_model *m)
+pthread_mutex_t *model_resolve_lock(const mo_model *m)
 {
 	return &m->ext->resolve_lock;
 }
 
-mo_attachment *mo_model_resolve_slot(const mo_model *m)
+mo_attachment *model_resolve_slot(const mo_model *m)
 {
 	return &m->ext->resolve_memo;
 }
 
 /* tp * pp * cp, saturating. */
-static int64_t mo_model_mp(const mo_model *m)
+static int64_t model_mp(const mo_model *m)
 {
-	return mo_model_mul(mo_model_mul(m->tensor_parallel,
+	return model_mul(model_mul(m->tensor_parallel,
 					 m->pipeline_parallel),
 			    m->context_parallel);
 }
 
-static void mo_model_derive_dp(mo_model *m)
+static void model_derive_dp(mo_model *m)
 {
 	const struct mo_model_ext *x = m->ext;
-	int64_t mp = mo_model_mp(m);
+	int64_t mp = model_mp(m);
 	if (!x->set[MF_DP] && x->set[MF_DP_SHARD] &&
 	    m->data_parallel_shard > 0 && m->data_parallel <= 1)
 		m->data_parallel = m->data_parallel_shard;
@@ -247,15 +247,15 @@ static void mo_model_derive_dp(mo_model *m)
 	if (m->data_parallel_shard == 0)
 		m->data_parallel_shard = m->data_parallel;
 	if (m->world_size == 0 && m->data_parallel > 0 && !x->set[MF_WORLD])
-		m->world_size = mo_model_mul(m->data_parallel, mp);
+		m->world_size = model_mul(m->data_parallel, mp);
 }
 
-void mo_model_derive_batches(mo_model *m)
+void model_derive_batches(mo_model *m)
 {
 	struct mo_model_ext *x = m->ext;
 	if (x->set[MF_MBN] || x->global_batch_size <= 0)
 		return;
-	int64_t per = mo_model_mul(m->micro_batch_size, m->data_parallel);
+	int64_t per = model_mul(m->micro_batch_size, m->data_parallel);
 	if (m->data_parallel <= 0 || per <= 0 ||
 	    x->global_batch_size % per != 0 || x->global_batch_size < per)
 		return;
@@ -263,7 +263,7 @@ void mo_model_derive_batches(mo_model *m)
 	x->mbn_derived = true;
 }
 
-int64_t mo_model_etp(const mo_model *m)
+int64_t model_etp(const mo_model *m)
 {
 	if (strcmp(m->framework, "pytorch") != 0)
 		return 0;
@@ -272,7 +272,7 @@ int64_t mo_model_etp(const mo_model *m)
 	return m->tensor_parallel > 0 ? m->tensor_parallel : 1;
 }
 
-void mo_model_derive(mo_model *m)
+void model_derive(mo_model *m)
 {
 	const struct mo_model_ext *x = m->ext;
 	if (!x->set[MF_GROUPS])
@@ -305,11 +305,11 @@ void mo_model_derive(mo_model *m)
 		if (!x->set[MF_KV_LORA])
 			m->kv_lora_rank = 512;
 	}
-	mo_model_derive_dp(m);
-	mo_model_derive_batches(m);
+	model_derive_dp(m);
+	model_derive_batches(m);
 }
 
-void mo_model_set_batches(mo_model *m, int64_t micro_batch_num, int64_t global_batch_size)
+void model_set_batches(mo_model *m, int64_t micro_batch_num, int64_t global_batch_size)
 {
 	struct mo_model_ext *x = m->ext;
 	m->micro_batch_num = micro_batch_num;
@@ -324,7 +324,7 @@ void mo_model_set_devices(mo_model *m, int64_t devices)
 	if (!m || devices < 1 || devices > MO_MODEL_MAX_DEGREE)
 		return;
 	struct mo_model_ext *x = m->ext;
-	int64_t mp = mo_model_mp(m);
+	int64_t mp = model_mp(m);
 	bool free_dp = x->dp_auto || (!x->set[MF_DP] && !x->set[MF_DP_SHARD]);
 	m->world_size = devices;
 	x->set[MF_WORLD] = true;
@@ -339,7 +339,7 @@ void mo_model_set_devices(mo_model *m, int64_t devices)
 	if (x->mbn_derived)
 		m->micro_batch_num = 1;
 	x->mbn_derived = false;
-	mo_model_derive_batches(m);
+	model_derive_batches(m);
 }
 
 int64_t mo_model_num_layers(const mo_model *m)

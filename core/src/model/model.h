@@ -145,7 +145,7 @@ struct mo_model {
 	int64_t tensor_parallel, pipeline_parallel, virtual_pipeline;
 	int64_t expert_parallel, context_parallel;
 	/* each expert's weights split over this many ranks (Megatron's
-	 * --expert-tensor-parallel-size); 0 = not given: mo_model_etp */
+	 * --expert-tensor-parallel-size); 0 = not given: model_etp */
 	int64_t expert_tensor_parallel;
 	bool sequence_parallel, distributed_optimizer;
 	/* explicit per-stage layer lists (pipeline_parallel_layers_per_stage),
@@ -177,8 +177,8 @@ struct mo_model {
  * A model is read-only to its users; this slot is its one mutable part,
  * always under the lock (the server shares preset models between
  * threads). */
-pthread_mutex_t *mo_model_estimator_lock(const mo_model *m);
-mo_attachment *mo_model_estimator_slot(const mo_model *m);
+pthread_mutex_t *model_estimator_lock(const mo_model *m);
+mo_attachment *model_estimator_slot(const mo_model *m);
 
 /* The slot where resolve keeps what it derives from the model's paths
  * (resolve/path_memo.c: path lengths, subtree runs, a path index, and a
@@ -187,13 +187,13 @@ mo_attachment *mo_model_estimator_slot(const mo_model *m);
  * the attachment owns its own allocation, the model frees it through the
  * slot's destructor, and the lock is the model's own (threads resolving
  * against one shared model wait for each other, never for other models). */
-pthread_mutex_t *mo_model_resolve_lock(const mo_model *m);
-mo_attachment *mo_model_resolve_slot(const mo_model *m);
+pthread_mutex_t *model_resolve_lock(const mo_model *m);
+mo_attachment *model_resolve_slot(const mo_model *m);
 
 /* A copy of m in its own arena: every field and what the model modules keep
  * beside them, the layouts rebuilt; no estimator or resolve memo, no source
  * document (those stay with m). NULL when out of memory. */
-mo_model *mo_model_copy(const mo_model *m);
+mo_model *model_copy(const mo_model *m);
 
 /* The experts' tensor-parallel degree: expert_tensor_parallel when given;
  * otherwise, for framework pytorch, tensor_parallel (Megatron's
@@ -202,14 +202,14 @@ mo_model *mo_model_copy(const mo_model *m);
  * args.expert_tensor_parallel_size = args.tensor_model_parallel_size`).
  * For framework mindspore 0: not applied (its rules split experts over EP,
  * or over the TP mesh when EP is off). */
-int64_t mo_model_etp(const mo_model *m);
+int64_t model_etp(const mo_model *m);
 
 /* States the micro-batch count and the global batch (both written by
  * mo_model_to_yaml): a layout search sets them with the parallel fields. */
-void mo_model_set_batches(mo_model *m, int64_t micro_batch_num, int64_t global_batch_size);
+void model_set_batches(mo_model *m, int64_t micro_batch_num, int64_t global_batch_size);
 
 /* Builds types/type_of from the fields (call after any field change). */
-int mo_model_build_layout(mo_model *m, mo_error *err);
+int model_build_layout(mo_model *m, mo_error *err);
 
 /* ---- filling a model (the importers, import/) ------------------------------
  * What an importer sets beside the fields: which fields the file gave, where,
@@ -336,7 +336,7 @@ struct mo_item {
 extern const char *const mo_sec_names[MO_NSEC]; /* "model", "training", "parallel" */
 /* `key: value` into w; a double as the shortest text that reads back the
  * same value; strings are canonical enumeration values (plain-safe). */
-bool mo_model_write_item(struct mo_yaml_writer *w, const struct mo_item *it);
+bool model_write_item(struct mo_yaml_writer *w, const struct mo_item *it);
 
 /* Limits on values read from files (hostile input). */
 #define MO_MODEL_MAX_LAYERS 100000
@@ -344,18 +344,18 @@ bool mo_model_write_item(struct mo_yaml_writer *w, const struct mo_item *it);
 #define MO_MODEL_MAX_DEGREE 1048576
 
 /* model.c: a new model with memopt's defaults; NULL when out of memory. */
-mo_model *mo_model_alloc(const char *name);
+mo_model *model_alloc(const char *name);
 /* Fills derived defaults (kv_channels, groups, world size, ...). */
-void mo_model_derive(mo_model *m);
+void model_derive(mo_model *m);
 /* a * b, saturating at INT64_MAX; both non-negative. */
-int64_t mo_model_mul(int64_t a, int64_t b);
+int64_t model_mul(int64_t a, int64_t b);
 
 /* presets.c */
 /* Fills *out from a device preset name (case-insensitive). 0 or -1. */
-int mo_device_preset(mo_device *out, const char *name);
+int device_preset(mo_device *out, const char *name);
 
 /* model_check.c: the name of a field as the diagnostics print it when
  * the model has no position for it. */
-const char *mo_model_field_path(const mo_model *m, enum mo_mf f);
+const char *model_field_path(const mo_model *m, enum mo_mf f);
 
 #endif

@@ -56,7 +56,7 @@ static const char *const mo_model_canon_paths[MF_COUNT] = {
 	[MF_PERMUTE_FUSION] = "training.moe_permute_fusion",
 };
 
-const char *mo_model_field_path(const mo_model *m, enum mo_mf f)
+const char *model_field_path(const mo_model *m, enum mo_mf f)
 {
 	const struct mo_model_pos *p = &m->ext->pos[f];
 	if (p->path)
@@ -71,79 +71,79 @@ int mo_model_devices_position(const mo_model *m, int *line, int *column, const c
 	const struct mo_model_pos *p = &m->ext->pos[MF_DP_SHARD];
 	*line = p->line;
 	*column = p->column;
-	*path = mo_model_field_path(m, MF_DP_SHARD);
+	*path = model_field_path(m, MF_DP_SHARD);
 	return 0;
 }
 
-static void mo_model_vflag(const mo_model *m, mo_diags *d, mo_severity sev, enum mo_mf f,
+static void model_vflag(const mo_model *m, mo_diags *d, mo_severity sev, enum mo_mf f,
 			   const char *fmt, va_list ap)
 {
 	char msg[512];
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	const struct mo_model_pos *p = &m->ext->pos[f];
-	mo_diags_add(d, sev, "parallel", m->name, p->line, p->column,
-		     mo_model_field_path(m, f), "%s", msg);
+	diags_add(d, sev, "parallel", m->name, p->line, p->column,
+		     model_field_path(m, f), "%s", msg);
 }
 
-static void mo_model_flag(const mo_model *m, mo_diags *d, enum mo_mf f,
+static void model_flag(const mo_model *m, mo_diags *d, enum mo_mf f,
 			  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-static void mo_model_flag(const mo_model *m, mo_diags *d, enum mo_mf f,
+static void model_flag(const mo_model *m, mo_diags *d, enum mo_mf f,
 			  const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	mo_model_vflag(m, d, MO_SEV_ERROR, f, fmt, ap);
+	model_vflag(m, d, MO_SEV_ERROR, f, fmt, ap);
 	va_end(ap);
 }
 
-static void mo_model_warn(const mo_model *m, mo_diags *d, enum mo_mf f,
+static void model_warn(const mo_model *m, mo_diags *d, enum mo_mf f,
 			  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-static void mo_model_warn(const mo_model *m, mo_diags *d, enum mo_mf f,
+static void model_warn(const mo_model *m, mo_diags *d, enum mo_mf f,
 			  const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	mo_model_vflag(m, d, MO_SEV_WARNING, f, fmt, ap);
+	model_vflag(m, d, MO_SEV_WARNING, f, fmt, ap);
 	va_end(ap);
 }
 
-static void mo_model_check_tp(const mo_model *m, mo_diags *d)
+static void model_check_tp(const mo_model *m, mo_diags *d)
 {
 	int64_t tp = m->tensor_parallel;
 	if (tp <= 1)
 		return;
 	if (m->num_attention_heads % tp != 0)
-		mo_model_flag(m, d, MF_TP,
+		model_flag(m, d, MF_TP,
 			      "tensor_parallel %lld does not divide the %lld "
 			      "attention heads",
 			      (long long)tp, (long long)m->num_attention_heads);
 	if (!m->multi_latent_attention && m->num_query_groups % tp != 0)
-		mo_model_flag(m, d, MF_TP,
+		model_flag(m, d, MF_TP,
 			      "tensor_parallel %lld does not divide the %lld "
 			      "query groups (KV heads)",
 			      (long long)tp, (long long)m->num_query_groups);
 }
 
-static void mo_model_check_ep(const mo_model *m, mo_diags *d)
+static void model_check_ep(const mo_model *m, mo_diags *d)
 {
 	int64_t ep = m->expert_parallel, e = m->num_moe_experts;
 	if (e > 0 && m->moe_router_topk > e)
-		mo_model_flag(m, d, MF_TOPK,
+		model_flag(m, d, MF_TOPK,
 			      "top-k %lld is larger than the %lld experts",
 			      (long long)m->moe_router_topk, (long long)e);
 	if (ep <= 1)
 		return;
 	if (e == 0) {
-		mo_model_flag(m, d, MF_EP,
+		model_flag(m, d, MF_EP,
 			      "expert_parallel %lld needs a MoE model "
 			      "(the model has no experts)",
 			      (long long)ep);
 		return;
 	}
 	if (e % ep != 0)
-		mo_model_flag(m, d, MF_EP,
+		model_flag(m, d, MF_EP,
 			      "expert_parallel %lld does not divide the %lld "
 			      "experts",
 			      (long long)ep, (long long)e);
@@ -154,20 +154,20 @@ static void mo_model_check_ep(const mo_model *m, mo_diags *d)
 	int64_t shard = megatron ? m->data_parallel : m->data_parallel_shard;
 	if (shard <= 0)
 		return; /* -1: device count unknown */
-	int64_t g = mo_model_mul(mo_model_mul(shard,
+	int64_t g = model_mul(model_mul(shard,
 					      m->context_parallel),
 				 m->tensor_parallel);
-	int64_t etp = mo_model_etp(m) > 0 ? mo_model_etp(m) : 1;
-	int64_t group = mo_model_mul(ep, etp);
+	int64_t etp = model_etp(m) > 0 ? model_etp(m) : 1;
+	int64_t group = model_mul(ep, etp);
 	if (etp == 1 && g % ep != 0)
-		mo_model_flag(m, d, MF_EP,
+		model_flag(m, d, MF_EP,
 			      "expert_parallel %lld does not divide "
 			      "%s x context_parallel x "
 			      "tensor_parallel = %lld",
 			      (long long)ep, megatron ? "data_parallel" : "data_parallel_shard",
 			      (long long)g);
 	else if (etp > 1 && group > 0 && g % group != 0)
-		mo_model_flag(m, d, MF_EP,
+		model_flag(m, d, MF_EP,
 			      "expert_parallel %lld x expert_tensor_parallel %lld does not divide "
 			      "%s x context_parallel x "
 			      "tensor_parallel = %lld",
@@ -177,14 +177,14 @@ static void mo_model_check_ep(const mo_model *m, mo_diags *d)
 
 /* expert_tensor_parallel splits each expert's FFN (framework pytorch); the
  * mindspore rules do not read it. */
-static void mo_model_check_etp(const mo_model *m, mo_diags *d)
+static void model_check_etp(const mo_model *m, mo_diags *d)
 {
 	int64_t etp = m->expert_tensor_parallel;
 	if (etp <= 0)
 		return;
 	if (strcmp(m->framework, "pytorch") != 0) {
 		if (etp > 1)
-			mo_model_warn(m, d, MF_ETP,
+			model_warn(m, d, MF_ETP,
 				      "expert_tensor_parallel %lld is not applied under framework "
 				      "%s (its rules split experts over expert_parallel, or over "
 				      "tensor_parallel when expert_parallel is 1)",
@@ -192,23 +192,23 @@ static void mo_model_check_etp(const mo_model *m, mo_diags *d)
 		return;
 	}
 	if (m->num_moe_experts > 0 && m->moe_ffn_hidden_size % etp != 0)
-		mo_model_flag(m, d, MF_ETP,
+		model_flag(m, d, MF_ETP,
 			      "expert_tensor_parallel %lld does not divide the experts' FFN size "
 			      "%lld",
 			      (long long)etp, (long long)m->moe_ffn_hidden_size);
 }
 
-static void mo_model_check_pp(const mo_model *m, mo_diags *d)
+static void model_check_pp(const mo_model *m, mo_diags *d)
 {
 	int64_t pp = m->pipeline_parallel;
 	int64_t total = m->num_layers + m->mtp_num_layers;
 	if (pp > total)
-		mo_model_flag(m, d, MF_PP,
+		model_flag(m, d, MF_PP,
 			      "pipeline_parallel %lld is larger than the %lld "
 			      "layers",
 			      (long long)pp, (long long)total);
 	if (m->virtual_pipeline > 1 && pp <= 1)
-		mo_model_flag(m, d, MF_VPP,
+		model_flag(m, d, MF_VPP,
 			      "virtual pipeline %lld needs pipeline_parallel > 1",
 			      (long long)m->virtual_pipeline);
 	if (pp > 1 && m->micro_batch_num < pp) {
@@ -217,7 +217,7 @@ static void mo_model_check_pp(const mo_model *m, mo_diags *d)
 						      : MF_PP;
 		/* legal (a measured MindSpore run has pp 2 with one
 		 * micro-batch a step), but the pipeline idles */
-		mo_model_warn(m, d, at,
+		model_warn(m, d, at,
 			      "%lld micro-batches do not fill %lld pipeline "
 			      "stages: stages idle for most of the step "
 			      "(micro_batch_num >= pipeline_parallel keeps them busy)",
@@ -228,7 +228,7 @@ static void mo_model_check_pp(const mo_model *m, mo_diags *d)
 /* Marks layer ids of the stage lists; reports a layer named twice or
  * missing. Ids >= num_layers are MTP layers: optional, but when any is
  * named all must be. */
-static void mo_model_check_cover(const mo_model *m, mo_diags *d,
+static void model_check_cover(const mo_model *m, mo_diags *d,
 				 unsigned char *seen, int64_t total)
 {
 	int64_t dup = -1, out = -1;
@@ -253,12 +253,12 @@ static void mo_model_check_cover(const mo_model *m, mo_diags *d,
 			break;
 	}
 	if (out >= 0)
-		mo_model_flag(m, d, MF_STAGES,
+		model_flag(m, d, MF_STAGES,
 			      "layer %lld of the per-stage lists is outside "
 			      "the model (%lld layers)",
 			      (long long)out, (long long)total);
 	if (dup >= 0)
-		mo_model_flag(m, d, MF_STAGES,
+		model_flag(m, d, MF_STAGES,
 			      "layer %lld is in more than one pipeline stage",
 			      (long long)dup);
 	if (dup >= 0 || out >= 0)
@@ -269,7 +269,7 @@ static void mo_model_check_cover(const mo_model *m, mo_diags *d,
 	int64_t upto = mtp_named ? total : m->num_layers;
 	for (int64_t i = 0; i < upto; i++) {
 		if (!seen[i]) {
-			mo_model_flag(m, d, MF_STAGES,
+			model_flag(m, d, MF_STAGES,
 				      "layer %lld is in no pipeline stage",
 				      (long long)i);
 			break;
@@ -277,13 +277,13 @@ static void mo_model_check_cover(const mo_model *m, mo_diags *d,
 	}
 }
 
-static void mo_model_check_stages(const mo_model *m, mo_diags *d)
+static void model_check_stages(const mo_model *m, mo_diags *d)
 {
 	if (m->n_stage_layers == 0)
 		return;
-	int64_t want = mo_model_mul(m->pipeline_parallel, m->virtual_pipeline);
+	int64_t want = model_mul(m->pipeline_parallel, m->virtual_pipeline);
 	if ((int64_t)m->n_stage_layers != want)
-		mo_model_flag(m, d, MF_STAGES,
+		model_flag(m, d, MF_STAGES,
 			      "%zu per-stage layer lists for %lld stages "
 			      "(pipeline_parallel x virtual pipeline)",
 			      m->n_stage_layers, (long long)want);
@@ -293,16 +293,16 @@ static void mo_model_check_stages(const mo_model *m, mo_diags *d)
 	/* not the arena: a loaded model is shared read-only across threads */
 	unsigned char *seen = calloc((size_t)total, 1);
 	if (seen)
-		mo_model_check_cover(m, d, seen, total);
+		model_check_cover(m, d, seen, total);
 	free(seen);
 }
 
-static void mo_model_check_world(const mo_model *m, mo_diags *d)
+static void model_check_world(const mo_model *m, mo_diags *d)
 {
 	if (m->world_size <= 0 || m->data_parallel <= 0)
 		return;
-	int64_t prod = mo_model_mul(
-		mo_model_mul(mo_model_mul(m->data_parallel, m->tensor_parallel),
+	int64_t prod = model_mul(
+		model_mul(model_mul(m->data_parallel, m->tensor_parallel),
 			     m->pipeline_parallel),
 		m->context_parallel);
 	if (prod == m->world_size)
@@ -310,7 +310,7 @@ static void mo_model_check_world(const mo_model *m, mo_diags *d)
 	enum mo_mf at = m->ext->pos[MF_WORLD].path ? MF_WORLD : MF_DP;
 	if (!m->ext->pos[at].path && m->ext->pos[MF_DP_SHARD].path)
 		at = MF_DP_SHARD;
-	mo_model_flag(m, d, at,
+	model_flag(m, d, at,
 		      "data_parallel %lld x tensor_parallel %lld x "
 		      "pipeline_parallel %lld x context_parallel %lld = %lld, "
 		      "not the %lld devices",
@@ -324,16 +324,16 @@ void mo_model_check(const mo_model *m, mo_diags *diags)
 {
 	if (!m || !diags)
 		return;
-	mo_model_check_tp(m, diags);
+	model_check_tp(m, diags);
 	if (m->context_parallel > 1 && m->seq_length % m->context_parallel != 0)
-		mo_model_flag(m, diags, MF_CP,
+		model_flag(m, diags, MF_CP,
 			      "context_parallel %lld does not divide the "
 			      "sequence length %lld",
 			      (long long)m->context_parallel,
 			      (long long)m->seq_length);
-	mo_model_check_ep(m, diags);
-	mo_model_check_etp(m, diags);
-	mo_model_check_pp(m, diags);
-	mo_model_check_stages(m, diags);
-	mo_model_check_world(m, diags);
+	model_check_ep(m, diags);
+	model_check_etp(m, diags);
+	model_check_pp(m, diags);
+	model_check_stages(m, diags);
+	model_check_world(m, diags);
 }

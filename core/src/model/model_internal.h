@@ -5,8 +5,8 @@
 #include "model/model.h"
 
 /* memopt's defaults for every field (before a file is read). */
-void mo_model_set_defaults(mo_model *m);
+void model_set_defaults(mo_model *m);
 /* micro_batch_num from global / (local * dp) when possible. */
-void mo_model_derive_batches(mo_model *m);
+void model_derive_batches(mo_model *m);
 
 #endif

@@ -1,6 +1,6 @@
 /* The model's canonical forms: the model file as YAML (written with
  * yaml/yaml_writer.c) and as JSON, one typed item a key
- * (mo_model_write_item, which the Megatron import writes with too). */
+ * (model_write_item, which the Megatron import writes with too). */
 #include "model/model_internal.h"
 
 #include <jansson.h>
@@ -15,19 +15,19 @@ struct mo_items {
 	size_t n;
 };
 
-static void mo_it(struct mo_items *l, int sect, const char *key, int type,
+static void item_add(struct mo_items *l, int sect, const char *key, int type,
 		  int64_t i, double d, const char *s)
 {
 	if (l->n < sizeof(l->v) / sizeof(*l->v))
 		l->v[l->n++] = (struct mo_item){sect, type, key, i, d, s};
 }
 
-#define IT_I(l, s, k, v) mo_it(l, s, k, MO_IT_INT, v, 0, NULL)
-#define IT_B(l, s, k, v) mo_it(l, s, k, MO_IT_BOOL, v, 0, NULL)
-#define IT_D(l, s, k, v) mo_it(l, s, k, MO_IT_DBL, 0, v, NULL)
-#define IT_S(l, s, k, v) mo_it(l, s, k, MO_IT_STR, 0, 0, v)
+#define IT_I(l, s, k, v) item_add(l, s, k, MO_IT_INT, v, 0, NULL)
+#define IT_B(l, s, k, v) item_add(l, s, k, MO_IT_BOOL, v, 0, NULL)
+#define IT_D(l, s, k, v) item_add(l, s, k, MO_IT_DBL, 0, v, NULL)
+#define IT_S(l, s, k, v) item_add(l, s, k, MO_IT_STR, 0, 0, v)
 
-static void mo_model_items_model(const mo_model *m, struct mo_items *l)
+static void model_items_model(const mo_model *m, struct mo_items *l)
 {
 	int s = MO_SEC_MODEL;
 	IT_I(l, s, "num_layers", m->num_layers);
@@ -76,9 +76,9 @@ static void mo_model_items_model(const mo_model *m, struct mo_items *l)
 	}
 }
 
-static void mo_model_items(const mo_model *m, struct mo_items *l)
+static void model_items(const mo_model *m, struct mo_items *l)
 {
-	mo_model_items_model(m, l);
+	model_items_model(m, l);
 	int s = MO_SEC_TRAIN;
 	IT_I(l, s, "micro_batch_size", m->micro_batch_size);
 	IT_I(l, s, "micro_batch_num", m->micro_batch_num);
@@ -126,59 +126,59 @@ static void mo_model_items(const mo_model *m, struct mo_items *l)
 const char *const mo_sec_names[MO_NSEC] = {"model", "training", "parallel"};
 
 /* The shortest text that reads back the same value: %.15g, else %.17g. */
-static bool mo_model_yaml_double(mo_yaml_writer *w, double d)
+static bool model_yaml_double(mo_yaml_writer *w, double d)
 {
 	char text[40];
 	snprintf(text, sizeof text, "%.15g", d);
 	if (strtod(text, NULL) != d)
 		snprintf(text, sizeof text, "%.17g", d);
-	return mo_yaml_write_plain(w, text);
+	return yaml_tree_write_plain(w, text);
 }
 
-bool mo_model_write_item(mo_yaml_writer *w, const struct mo_item *it)
+bool model_write_item(mo_yaml_writer *w, const struct mo_item *it)
 {
 	char text[32];
-	if (!mo_yaml_write_plain(w, it->key))
+	if (!yaml_tree_write_plain(w, it->key))
 		return false;
 	switch (it->type) {
 	case MO_IT_INT:
 		snprintf(text, sizeof text, "%lld", (long long)it->i);
-		return mo_yaml_write_plain(w, text);
+		return yaml_tree_write_plain(w, text);
 	case MO_IT_BOOL:
-		return mo_yaml_write_plain(w, it->i ? "true" : "false");
+		return yaml_tree_write_plain(w, it->i ? "true" : "false");
 	case MO_IT_DBL:
-		return mo_model_yaml_double(w, it->d);
+		return model_yaml_double(w, it->d);
 	default: /* canonical enumeration values: plain-safe */
-		return mo_yaml_write_plain(w, it->s);
+		return yaml_tree_write_plain(w, it->s);
 	}
 }
 
 /* pipeline_parallel_layers_per_stage: a list of flow lists of "lo-hi". */
-static bool mo_model_yaml_stages(const mo_model *m, mo_yaml_writer *w)
+static bool model_yaml_stages(const mo_model *m, mo_yaml_writer *w)
 {
 	if (m->n_stage_layers == 0)
 		return true;
-	if (!mo_yaml_write_plain(w, "pipeline_parallel_layers_per_stage") ||
-	    !mo_yaml_write_sequence_start(w, false))
+	if (!yaml_tree_write_plain(w, "pipeline_parallel_layers_per_stage") ||
+	    !yaml_tree_write_sequence_start(w, false))
 		return false;
 	for (size_t s = 0; s < m->n_stage_layers; s++) {
 		const mo_layers *l = &m->stage_layers[s];
-		if (!mo_yaml_write_sequence_start(w, true))
+		if (!yaml_tree_write_sequence_start(w, true))
 			return false;
 		for (size_t i = 0; i < l->n; i++) {
 			char range[64];
 			snprintf(range, sizeof range, "%llu-%llu", (unsigned long long)l->r[i].lo,
 				 (unsigned long long)l->r[i].hi);
-			if (!mo_yaml_write_double_quoted(w, range))
+			if (!yaml_tree_write_double_quoted(w, range))
 				return false;
 		}
-		if (!mo_yaml_write_sequence_end(w))
+		if (!yaml_tree_write_sequence_end(w))
 			return false;
 	}
-	return mo_yaml_write_sequence_end(w);
+	return yaml_tree_write_sequence_end(w);
 }
 
-static bool mo_model_device_times_equal(mo_device *a, const mo_device *b)
+static bool model_device_times_equal(mo_device *a, const mo_device *b)
 {
 	double *x[] = {MO_DEVICE_TIME_FIELDS(a)};
 	mo_device bc = *b;
@@ -191,7 +191,7 @@ static bool mo_model_device_times_equal(mo_device *a, const mo_device *b)
 
 /* The time model's constants a custom device sets (0: the model's
  * fallback), after the memory keys. */
-static bool mo_model_yaml_device_times(const mo_device *d, mo_yaml_writer *w)
+static bool model_yaml_device_times(const mo_device *d, mo_yaml_writer *w)
 {
 	static const char *const keys[] = {MO_DEVICE_TIME_KEYS};
 	mo_device c = *d;
@@ -199,16 +199,16 @@ static bool mo_model_yaml_device_times(const mo_device *d, mo_yaml_writer *w)
 	for (size_t i = 0; i < MO_DEVICE_TIME_COUNT; i++) {
 		if (*v[i] == 0)
 			continue;
-		if (!mo_yaml_write_plain(w, keys[i]) || !mo_model_yaml_double(w, *v[i]))
+		if (!yaml_tree_write_plain(w, keys[i]) || !model_yaml_double(w, *v[i]))
 			return false;
 	}
 	return true;
 }
 
-static bool mo_model_device_is_preset(const mo_device *d)
+static bool model_device_is_preset(const mo_device *d)
 {
 	mo_device p;
-	return d->name && mo_device_preset(&p, d->name) == 0 &&
+	return d->name && device_preset(&p, d->name) == 0 &&
 	       p.memory_gib == d->memory_gib &&
 	       p.host_bandwidth_gbs == d->host_bandwidth_gbs &&
 	       p.tflops == d->tflops && p.reserved_gib == d->reserved_gib &&
@@ -216,16 +216,16 @@ static bool mo_model_device_is_preset(const mo_device *d)
 	       p.comm_buffer_mib == d->comm_buffer_mib &&
 	       p.fragmentation == d->fragmentation &&
 	       p.workspace_mib == d->workspace_mib &&
-	       p.gemm_workspace_mib == d->gemm_workspace_mib && mo_model_device_times_equal(&p, d);
+	       p.gemm_workspace_mib == d->gemm_workspace_mib && model_device_times_equal(&p, d);
 }
 
-static bool mo_model_yaml_device(const mo_model *m, mo_yaml_writer *w)
+static bool model_yaml_device(const mo_model *m, mo_yaml_writer *w)
 {
 	const mo_device *d = &m->device;
-	if (!mo_yaml_write_plain(w, "device"))
+	if (!yaml_tree_write_plain(w, "device"))
 		return false;
-	if (mo_model_device_is_preset(d))
-		return mo_yaml_write_plain(w, d->name);
+	if (model_device_is_preset(d))
+		return yaml_tree_write_plain(w, d->name);
 	const char *const keys[] = {"memory_gib",      "host_bandwidth_gbs",
 				    "tflops",          "reserved_gib",
 				    "collective_bandwidth_gbs", "comm_buffer_mib",
@@ -234,35 +234,35 @@ static bool mo_model_yaml_device(const mo_model *m, mo_yaml_writer *w)
 				 d->tflops,      d->reserved_gib,
 				 d->collective_bandwidth_gbs, d->comm_buffer_mib,
 				 d->fragmentation, d->workspace_mib, d->gemm_workspace_mib};
-	if (!mo_yaml_write_mapping_start(w, NULL, false))
+	if (!yaml_tree_write_mapping_start(w, NULL, false))
 		return false;
 	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
 		if (values[i] == 0 && strstr(keys[i], "workspace_mib"))
 			continue; /* none: a mindspore device map reads as before */
-		if (!mo_yaml_write_plain(w, keys[i]) || !mo_model_yaml_double(w, values[i]))
+		if (!yaml_tree_write_plain(w, keys[i]) || !model_yaml_double(w, values[i]))
 			return false;
 	}
-	return mo_model_yaml_device_times(d, w) && mo_yaml_write_mapping_end(w);
+	return model_yaml_device_times(d, w) && yaml_tree_write_mapping_end(w);
 }
 
-static bool mo_model_yaml_sections(const mo_model *m, const struct mo_items *l,
+static bool model_yaml_sections(const mo_model *m, const struct mo_items *l,
 				   mo_yaml_writer *w)
 {
-	if (!mo_yaml_write_mapping_start(w, NULL, false))
+	if (!yaml_tree_write_mapping_start(w, NULL, false))
 		return false;
 	for (int s = 0; s < MO_NSEC; s++) {
-		if (!mo_yaml_write_plain(w, mo_sec_names[s]) ||
-		    !mo_yaml_write_mapping_start(w, NULL, false))
+		if (!yaml_tree_write_plain(w, mo_sec_names[s]) ||
+		    !yaml_tree_write_mapping_start(w, NULL, false))
 			return false;
 		for (size_t i = 0; i < l->n; i++)
-			if (l->v[i].sect == s && !mo_model_write_item(w, &l->v[i]))
+			if (l->v[i].sect == s && !model_write_item(w, &l->v[i]))
 				return false;
-		if (s == MO_SEC_PAR && !mo_model_yaml_stages(m, w))
+		if (s == MO_SEC_PAR && !model_yaml_stages(m, w))
 			return false;
-		if (!mo_yaml_write_mapping_end(w))
+		if (!yaml_tree_write_mapping_end(w))
 			return false;
 	}
-	return mo_model_yaml_device(m, w) && mo_yaml_write_mapping_end(w);
+	return model_yaml_device(m, w) && yaml_tree_write_mapping_end(w);
 }
 
 char *mo_model_to_yaml(const mo_model *m)
@@ -273,20 +273,20 @@ char *mo_model_to_yaml(const mo_model *m)
 	char *text = NULL;
 	if (!m)
 		return NULL;
-	mo_model_items(m, &l);
-	mo_buf_init(&b, 0);
-	if (mo_yaml_writer_new(&w, MO_YAML_BREAK_LF, "model", NULL) != 0)
+	model_items(m, &l);
+	buf_init(&b, 0);
+	if (yaml_tree_writer_new(&w, MO_YAML_BREAK_LF, "model", NULL) != 0)
 		goto out_free_buffer;
-	if (mo_model_yaml_sections(m, &l, w) && mo_yaml_writer_finish(w, &b, 0) == 0)
-		text = mo_buf_take(&b, NULL);
-	mo_yaml_writer_free(w);
+	if (model_yaml_sections(m, &l, w) && yaml_tree_writer_finish(w, &b, 0) == 0)
+		text = buf_take(&b, NULL);
+	yaml_tree_writer_free(w);
 out_free_buffer:
 	if (!text)
-		mo_buf_free(&b);
+		buf_free(&b);
 	return text;
 }
 
-static json_t *mo_model_json_item(const struct mo_item *it)
+static json_t *model_json_item(const struct mo_item *it)
 {
 	switch (it->type) {
 	case MO_IT_INT: return json_integer((json_int_t)it->i);
@@ -296,7 +296,7 @@ static json_t *mo_model_json_item(const struct mo_item *it)
 	}
 }
 
-static json_t *mo_model_json_stages(const mo_model *m)
+static json_t *model_json_stages(const mo_model *m)
 {
 	json_t *a = json_array();
 	for (size_t s = 0; a && s < m->n_stage_layers; s++) {
@@ -314,10 +314,10 @@ static json_t *mo_model_json_stages(const mo_model *m)
 	return a;
 }
 
-static json_t *mo_model_json_device(const mo_model *m)
+static json_t *model_json_device(const mo_model *m)
 {
 	const mo_device *d = &m->device;
-	if (mo_model_device_is_preset(d))
+	if (model_device_is_preset(d))
 		return json_string(d->name);
 	json_t *o = json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "memory_gib",
 			      d->memory_gib, "host_bandwidth_gbs",
@@ -354,7 +354,7 @@ char *mo_model_to_json(const mo_model *m)
 	struct mo_items l = {.n = 0};
 	if (!m)
 		return NULL;
-	mo_model_items(m, &l);
+	model_items(m, &l);
 	json_t *root = json_object();
 	json_t *sec[MO_NSEC];
 	for (int s = 0; s < MO_NSEC; s++) {
@@ -363,12 +363,12 @@ char *mo_model_to_json(const mo_model *m)
 	}
 	for (size_t i = 0; i < l.n; i++)
 		json_object_set_new(sec[l.v[i].sect], l.v[i].key,
-				    mo_model_json_item(&l.v[i]));
+				    model_json_item(&l.v[i]));
 	if (m->n_stage_layers > 0)
 		json_object_set_new(sec[MO_SEC_PAR],
 				    "pipeline_parallel_layers_per_stage",
-				    mo_model_json_stages(m));
-	json_object_set_new(root, "device", mo_model_json_device(m));
+				    model_json_stages(m));
+	json_object_set_new(root, "device", model_json_device(m));
 	/* read-only facts (a model file that carries them is read without
 	 * them): the parameter count and the values the import assumed */
 	json_object_set_new(root, "parameters", json_integer(mo_model_parameters(m)));

@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-static double mo_params_attention(const mo_model *m)
+static double params_attention(const mo_model *m)
 {
 	double h = (double)m->hidden_size, n = (double)m->num_attention_heads;
 	if (m->multi_latent_attention) {
@@ -29,24 +29,24 @@ static double mo_params_attention(const mo_model *m)
 	return h * n * d + 2.0 * h * g * d + n * d * h + qk_norm;
 }
 
-static double mo_params_mlp(const mo_model *m, int64_t ffn)
+static double params_mlp(const mo_model *m, int64_t ffn)
 {
 	bool gated = strcmp(m->hidden_act, "swiglu") == 0 ||
 		     strcmp(m->hidden_act, "fusedswiglu") == 0;
 	return (gated ? 3.0 : 2.0) * (double)m->hidden_size * (double)ffn;
 }
 
-static double mo_params_layer(const mo_model *m, int64_t id)
+static double params_layer(const mo_model *m, int64_t id)
 {
 	double h = (double)m->hidden_size;
-	double p = mo_params_attention(m) + 2.0 * h;
+	double p = params_attention(m) + 2.0 * h;
 	bool moe = m->num_moe_experts > 0 && id >= m->first_k_dense_replace;
 	if (!moe)
-		return p + mo_params_mlp(m, m->ffn_hidden_size);
+		return p + params_mlp(m, m->ffn_hidden_size);
 	return p + (double)m->num_moe_experts *
-			   mo_params_mlp(m, m->moe_ffn_hidden_size) +
+			   params_mlp(m, m->moe_ffn_hidden_size) +
 	       h * (double)m->num_moe_experts +
-	       mo_params_mlp(m, m->moe_shared_expert_intermediate_size);
+	       params_mlp(m, m->moe_shared_expert_intermediate_size);
 }
 
 int64_t mo_model_parameters(const mo_model *m)
@@ -58,10 +58,10 @@ int64_t mo_model_parameters(const mo_model *m)
 	if (m->untie_embeddings_and_output_weights)
 		p += v * h;
 	for (int64_t i = 0; i < m->num_layers; i++)
-		p += mo_params_layer(m, i);
+		p += params_layer(m, i);
 	/* MTP: a decoder layer, the 2h x h projection, two norms */
 	for (int64_t i = 0; i < m->mtp_num_layers; i++)
-		p += mo_params_layer(m, m->num_layers + i) + 2.0 * h * h +
+		p += params_layer(m, m->num_layers + i) + 2.0 * h * h +
 		     2.0 * h;
 	return p < 9.0e18 ? (int64_t)p : INT64_MAX;
 }

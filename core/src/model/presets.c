@@ -128,7 +128,7 @@ static const struct mo_device_time_row mo_device_times[] = {
 	{"h200", 989.4, 0.75, 0.50, 4320.0, 360.0, 45.0, 5.0, 150.0, 0.0, 8, 132, 128},
 };
 
-static void mo_device_time_preset(mo_device *out, const char *name)
+static void device_time_preset(mo_device *out, const char *name)
 {
 	for (size_t i = 0; i < sizeof mo_device_times / sizeof *mo_device_times; i++) {
 		const struct mo_device_time_row *t = &mo_device_times[i];
@@ -165,7 +165,7 @@ double mo_device_preset_memory_gib(size_t i)
 	return i < MO_NDEV ? mo_devices[i].mem : 0.0;
 }
 
-int mo_device_preset(mo_device *out, const char *name)
+int device_preset(mo_device *out, const char *name)
 {
 	for (size_t i = 0; i < MO_NDEV; i++) {
 		const struct mo_device_row *d = &mo_devices[i];
@@ -181,7 +181,7 @@ int mo_device_preset(mo_device *out, const char *name)
 		out->fragmentation = d->frag;
 		out->workspace_mib = d->ws;
 		out->gemm_workspace_mib = d->gemm_ws;
-		mo_device_time_preset(out, d->name);
+		device_time_preset(out, d->name);
 		return 0;
 	}
 	return -1;

@@ -39,7 +39,7 @@ int mo_planner_parse_allow(unsigned *out, const char *text)
 /* The window beyond which swap hides entirely (larger ones only cost
  * memory and forbid swapping more of the last layers): max over swapping
  * choices of ceil(transfer / forward time). */
-static int64_t mo_planner_prefetch_saturation(const mo_planner_problem *pl)
+static int64_t planner_prefetch_saturation(const mo_planner_problem *pl)
 {
 	double need = 1;
 	for (size_t t = 0; t < pl->m->n_types; t++) {
@@ -56,7 +56,7 @@ static int64_t mo_planner_prefetch_saturation(const mo_planner_problem *pl)
 	return need > 1e9 ? 1000000000 : (int64_t)need;
 }
 
-static bool mo_planner_any_swap(const mo_planner_problem *pl)
+static bool planner_any_swap(const mo_planner_problem *pl)
 {
 	for (size_t t = 0; t < pl->m->n_types; t++)
 		for (size_t k = 0; k < pl->types[t].all.n; k++)
@@ -66,14 +66,14 @@ static bool mo_planner_any_swap(const mo_planner_problem *pl)
 }
 
 /* Prefetch windows to try: [*lo, *hi]; *capped when saturation lies beyond. */
-static void mo_planner_prefetch_range(const mo_planner_problem *pl, int64_t *lo, int64_t *hi,
+static void planner_prefetch_range(const mo_planner_problem *pl, int64_t *lo, int64_t *hi,
 				      bool *capped)
 {
 	*capped = false;
 	*lo = *hi = pl->fixed_prefetch ? pl->fixed_prefetch : 1;
-	if (pl->fixed_prefetch || !mo_planner_any_swap(pl))
+	if (pl->fixed_prefetch || !planner_any_swap(pl))
 		return;
-	int64_t sat = mo_planner_prefetch_saturation(pl);
+	int64_t sat = planner_prefetch_saturation(pl);
 	int64_t cap = pl->max_prefetch ? pl->max_prefetch : MO_PLANNER_MAX_PREFETCH;
 	if (cap > pl->m->num_layers - 1)
 		cap = pl->m->num_layers - 1 > 0 ? pl->m->num_layers - 1 : 1;
@@ -81,14 +81,14 @@ static void mo_planner_prefetch_range(const mo_planner_problem *pl, int64_t *lo,
 	*hi = sat < cap ? sat : cap;
 }
 
-static bool mo_planner_better(const mo_planner_solution *a, const mo_planner_solution *b)
+static bool planner_better(const mo_planner_solution *a, const mo_planner_solution *b)
 {
 	if (!b->feasible)
 		return a->feasible;
 	return a->feasible && (a->cost < b->cost || (a->cost == b->cost && a->peak < b->peak));
 }
 
-static int mo_planner_solution_alloc(mo_planner_solution *s, const mo_planner_problem *pl)
+static int planner_solution_alloc(mo_planner_solution *s, const mo_planner_problem *pl)
 {
 	memset(s, 0, sizeof(*s));
 	s->what = calloc(pl->n_layers + 1, sizeof(*s->what));
@@ -96,13 +96,13 @@ static int mo_planner_solution_alloc(mo_planner_solution *s, const mo_planner_pr
 	return s->what && s->stage_peak ? 0 : -1;
 }
 
-static void mo_planner_solution_free(mo_planner_solution *s)
+static void planner_solution_free(mo_planner_solution *s)
 {
 	free(s->what);
 	free(s->stage_peak);
 }
 
-static void mo_planner_solution_copy(mo_planner_solution *dst, const mo_planner_solution *src,
+static void planner_solution_copy(mo_planner_solution *dst, const mo_planner_solution *src,
 				     const mo_planner_problem *pl)
 {
 	unsigned *w = dst->what;
@@ -115,51 +115,51 @@ static void mo_planner_solution_copy(mo_planner_solution *dst, const mo_planner_
 }
 
 /* The best plan over every window at this budget. */
-int mo_planner_search(const mo_planner_problem *pl, uint64_t budget, mo_planner_solution *best)
+int planner_search(const mo_planner_problem *pl, uint64_t budget, mo_planner_solution *best)
 {
 	int64_t lo, hi;
 	bool capped;
 	mo_planner_solution cur;
 	int rc = -1;
-	mo_planner_prefetch_range(pl, &lo, &hi, &capped);
+	planner_prefetch_range(pl, &lo, &hi, &capped);
 	best->feasible = false;
-	if (mo_planner_solution_alloc(&cur, pl) != 0)
+	if (planner_solution_alloc(&cur, pl) != 0)
 		goto out;
 	/* widest window first: it hides the most swap, and its cost bounds the
 	 * narrower windows' searches */
 	for (int64_t pf = hi; pf >= lo; pf--) {
-		if (mo_planner_solve(pl, budget, pf, best->feasible ? best->cost : INFINITY,
+		if (planner_solve(pl, budget, pf, best->feasible ? best->cost : INFINITY,
 				     &cur) != 0)
 			goto out;
-		if (mo_planner_better(&cur, best))
-			mo_planner_solution_copy(best, &cur, pl);
+		if (planner_better(&cur, best))
+			planner_solution_copy(best, &cur, pl);
 	}
 	/* a wider window could only hide more swap: no matter when the best
 	 * plan costs nothing */
 	best->exact = best->exact && (!capped || best->cost < MO_PLANNER_FREE_SECONDS);
 	rc = 0;
 out:
-	mo_planner_solution_free(&cur);
+	planner_solution_free(&cur);
 	return rc;
 }
 
 /* Nothing fits: the smallest peak on every stage (a search whose
  * objective is the peak), then the cheapest plan at that peak. */
-static int mo_planner_min_peak(const mo_planner_problem *pl, mo_planner_solution *best)
+static int planner_min_peak(const mo_planner_problem *pl, mo_planner_solution *best)
 {
 	int64_t lo, hi;
 	bool capped;
 	uint64_t least = UINT64_MAX;
-	mo_planner_prefetch_range(pl, &lo, &hi, &capped);
+	planner_prefetch_range(pl, &lo, &hi, &capped);
 	for (int64_t pf = lo; pf <= hi; pf++) {
-		if (mo_planner_solve(pl, 0, pf, INFINITY, best) != 0)
+		if (planner_solve(pl, 0, pf, INFINITY, best) != 0)
 			return -1;
 		if (best->feasible && best->peak < least)
 			least = best->peak;
 	}
 	if (least == UINT64_MAX)
 		return -1;
-	return mo_planner_search(pl, least, best);
+	return planner_search(pl, least, best);
 }
 
 /* ---- the config made real --------------------------------------------------------- */
@@ -167,10 +167,10 @@ static int mo_planner_min_peak(const mo_planner_problem *pl, mo_planner_solution
 /* A plan for a graph-mode file whose recompute_config switched something on
  * says, above its sections, that they replace that block (the search did
  * not keep it, so its overhead is no part of the baseline). */
-static int mo_planner_note_replaced(mo_planner_result *r, const mo_planner_problem *pl,
+static int planner_note_replaced(mo_planner_result *r, const mo_planner_problem *pl,
 				    mo_error *err)
 {
-	if (!pl->start || mo_planner_start_keeps_recompute(pl->start))
+	if (!pl->start || planner_start_keeps_recompute(pl->start))
 		return 0;
 	double was = pl->start_est ? mo_estimate_overhead_percent(pl->start_est) : 0;
 	char *note = NULL;
@@ -183,7 +183,7 @@ static int mo_planner_note_replaced(mo_planner_result *r, const mo_planner_probl
 			 "%s",
 			 was, r->yaml);
 	if (n < 0) {
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		return -1;
 	}
 	free(r->yaml);
@@ -191,15 +191,15 @@ static int mo_planner_note_replaced(mo_planner_result *r, const mo_planner_probl
 	return 0;
 }
 
-static int mo_planner_realise(mo_planner_result *r, const mo_planner_problem *pl,
+static int planner_realise(mo_planner_result *r, const mo_planner_problem *pl,
 			      const mo_planner_solution *best, mo_error *err)
 {
 	mo_diags *d = NULL;
 	int rc = -1;
-	if (mo_planner_build_config(&r->cfg, pl, best->what, best->prefetch, "plan", err) != 0)
+	if (planner_build_config(&r->cfg, pl, best->what, best->prefetch, "plan", err) != 0)
 		goto out;
 	if (mo_diags_new(&d) != 0) {
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		goto out;
 	}
 	if (mo_validate(d, r->cfg, r->model) != 0) {
@@ -207,13 +207,13 @@ static int mo_planner_realise(mo_planner_result *r, const mo_planner_problem *pl
 		for (size_t i = 0; i < mo_diags_count(d) && !g; i++)
 			if (mo_diags_get(d, i)->severity == MO_SEV_ERROR)
 				g = mo_diags_get(d, i);
-		mo_error_set(err, MO_ERR_INTERNAL, 0, 0, "planner made an invalid config: %s: %s",
+		error_set(err, MO_ERR_INTERNAL, 0, 0, "planner made an invalid config: %s: %s",
 			     g ? g->code : "?", g ? g->message : "?");
 		goto out;
 	}
 	if (mo_export_sections(&r->yaml, NULL, r->cfg, err) != 0 ||
 	    mo_estimate_run(&r->est, r->cfg, r->model, err) != 0 ||
-	    mo_planner_note_replaced(r, pl, err) != 0)
+	    planner_note_replaced(r, pl, err) != 0)
 		goto out;
 	rc = 0;
 out:
@@ -221,7 +221,7 @@ out:
 	return rc;
 }
 
-static int mo_planner_fits_estimate(const mo_estimate *e, uint64_t budget)
+static int planner_fits_estimate(const mo_estimate *e, uint64_t budget)
 {
 	for (size_t s = 0; s < mo_estimate_stage_count(e); s++)
 		if (mo_estimate_stage_get(e, s)->peak_bytes > budget)
@@ -229,14 +229,14 @@ static int mo_planner_fits_estimate(const mo_estimate *e, uint64_t budget)
 	return 1;
 }
 
-static int mo_planner_check_input(const mo_planner_input *in, mo_error *err)
+static int planner_check_input(const mo_planner_input *in, mo_error *err)
 {
 	if (!in || !in->model) {
-		mo_error_set(err, MO_ERR_USAGE, 0, 0, "the planner needs a model");
+		error_set(err, MO_ERR_USAGE, 0, 0, "the planner needs a model");
 		return -1;
 	}
 	if (in->start && !in->start->doc) {
-		mo_error_set(err, MO_ERR_USAGE, 0, 0, "the starting config is not parsed");
+		error_set(err, MO_ERR_USAGE, 0, 0, "the starting config is not parsed");
 		return -1;
 	}
 	return 0;
@@ -244,13 +244,13 @@ static int mo_planner_check_input(const mo_planner_input *in, mo_error *err)
 
 /* The plan that changes nothing (the starting config as it is) when it
  * fits: no plan has less overhead, and none changes less. */
-static int mo_planner_unchanged(const mo_planner_problem *pl, uint64_t budget,
+static int planner_unchanged(const mo_planner_problem *pl, uint64_t budget,
 				mo_planner_solution *sol)
 {
 	sol->prefetch = pl->fixed_prefetch ? pl->fixed_prefetch : 1;
 	for (uint64_t id = 0; id < pl->n_layers; id++)
 		sol->what[id] = pl->fixed[id] ? MO_CHOICE_FIXED : 0;
-	if (mo_planner_predict(pl, sol->what, sol->prefetch, sol->stage_peak) != 0)
+	if (planner_predict(pl, sol->what, sol->prefetch, sol->stage_peak) != 0)
 		return -1;
 	sol->peak = 0;
 	for (size_t s = 0; s < pl->base->n_stages; s++)
@@ -260,63 +260,63 @@ static int mo_planner_unchanged(const mo_planner_problem *pl, uint64_t budget,
 	sol->cost = 0;
 	for (uint64_t id = 0; id < pl->n_layers; id++) {
 		mo_planner_choice c;
-		if (mo_planner_choice_of(pl, id, sol->prefetch, sol->what[id], &c) == 0)
+		if (planner_choice_of(pl, id, sol->prefetch, sol->what[id], &c) == 0)
 			sol->cost += c.cost;
 	}
 	return 0;
 }
 
 /* Searches and realises; the model copy r->model must be set. */
-static int mo_planner_build(mo_planner_result *r, const mo_planner_input *in,
+static int planner_build(mo_planner_result *r, const mo_planner_input *in,
 			    const mo_planner_options *opts, mo_error *err)
 {
 	mo_planner_problem pl = {0};
 	mo_planner_solution best = {0};
 	int rc = -1;
-	if (mo_planner_problem_init(&pl, r->model, in->start, in->allow, err) != 0 ||
-	    mo_planner_solution_alloc(&best, &pl) != 0)
+	if (planner_problem_init(&pl, r->model, in->start, in->allow, err) != 0 ||
+	    planner_solution_alloc(&best, &pl) != 0)
 		goto out;
 	pl.max_prefetch = in->max_prefetch > 0 ? in->max_prefetch : 0;
 	pl.sort_fronts = opts && opts->sort_fronts;
 	r->budget = in->budget ? in->budget : mo_estimate_capacity_bytes(pl.base);
-	if (mo_planner_unchanged(&pl, r->budget, &best) != 0)
+	if (planner_unchanged(&pl, r->budget, &best) != 0)
 		goto nomem;
 	if ((!best.feasible || best.cost > MO_PLANNER_FREE_SECONDS) &&
-	    mo_planner_search(&pl, r->budget, &best) != 0)
+	    planner_search(&pl, r->budget, &best) != 0)
 		goto nomem;
-	if (!best.feasible && mo_planner_min_peak(&pl, &best) != 0)
+	if (!best.feasible && planner_min_peak(&pl, &best) != 0)
 		goto nomem;
 	r->exact = best.exact;
 	r->predicted_peak = best.peak;
-	if (mo_planner_realise(r, &pl, &best, err) != 0)
+	if (planner_realise(r, &pl, &best, err) != 0)
 		goto out;
-	r->fits = mo_planner_fits_estimate(r->est, r->budget);
-	if (!in->no_staged && mo_planner_run_staged(r, &pl, err) != 0)
+	r->fits = planner_fits_estimate(r->est, r->budget);
+	if (!in->no_staged && planner_run_staged(r, &pl, err) != 0)
 		goto out;
 	rc = 0;
 	goto out;
 nomem:
-	if (err && err->code == MO_OK && !mo_budget_error(err))
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory planning");
+	if (err && err->code == MO_OK && !budget_error(err))
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory planning");
 out:
-	mo_planner_solution_free(&best);
-	mo_planner_problem_fini(&pl);
+	planner_solution_free(&best);
+	planner_problem_fini(&pl);
 	return rc;
 }
 
-int mo_planner_run_model(mo_planner_result **out, const mo_planner_input *in, mo_model *owned,
+int planner_run_model(mo_planner_result **out, const mo_planner_input *in, mo_model *owned,
 			 const mo_planner_options *opts, mo_error *err)
 {
 	mo_planner_result *r = calloc(1, sizeof(*r));
 	if (!r) {
 		mo_model_free(owned);
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		return -1;
 	}
 	r->owned_model = owned;
 	r->model = owned ? owned : in->model;
 	r->answer = -1;
-	if (mo_planner_build(r, in, opts, err) != 0) {
+	if (planner_build(r, in, opts, err) != 0) {
 		mo_planner_result_free(r);
 		return -1;
 	}
@@ -327,10 +327,10 @@ int mo_planner_run_model(mo_planner_result **out, const mo_planner_input *in, mo
 
 int mo_planner_run(mo_planner_result **out, const mo_planner_input *in, mo_error *err)
 {
-	return mo_planner_run_opts(out, in, NULL, err);
+	return planner_run_opts(out, in, NULL, err);
 }
 
-int mo_planner_run_opts(mo_planner_result **out, const mo_planner_input *in,
+int planner_run_opts(mo_planner_result **out, const mo_planner_input *in,
 			const mo_planner_options *opts, mo_error *err)
 {
 	mo_error dummy;
@@ -338,13 +338,13 @@ int mo_planner_run_opts(mo_planner_result **out, const mo_planner_input *in,
 		err = &dummy;
 	memset(err, 0, sizeof(*err));
 	if (!out) {
-		mo_error_set(err, MO_ERR_USAGE, 0, 0, "no result pointer");
+		error_set(err, MO_ERR_USAGE, 0, 0, "no result pointer");
 		return -1;
 	}
 	*out = NULL;
-	if (mo_planner_check_input(in, err) != 0)
+	if (planner_check_input(in, err) != 0)
 		return -1;
-	return mo_planner_run_model(out, in, NULL, opts, err);
+	return planner_run_model(out, in, NULL, opts, err);
 }
 
 void mo_planner_result_free(mo_planner_result *r)

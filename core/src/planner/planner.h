@@ -1,9 +1,9 @@
 /* Private to the planner (planner*.c).
  *
  * The planner's memory and cost model is the estimator's: each per-layer
- * choice is priced by mo_est_keep_eval on the layer type's tensor graph (the
+ * choice is priced by est_keep_eval on the layer type's tensor graph (the
  * numbers mo_estimate_run fills per layer), and a stage's peak is assembled
- * from them by the formula of estimate_timeline.c (mo_est_stage_fixed). */
+ * from them by the formula of estimate_timeline.c (est_stage_fixed). */
 #ifndef MEMOPT_PLANNER_H
 #define MEMOPT_PLANNER_H
 
@@ -88,51 +88,51 @@ typedef struct mo_planner_solution {
  * keeps no mutable global state, a server plans on several threads). */
 typedef struct mo_planner_options {
 	/* every frontier by sorting, as with M in the dominance, instead of
-	 * mo_frontier_successors's merge: the merge's reference */
+	 * frontier_successors's merge: the merge's reference */
 	bool sort_fronts;
 } mo_planner_options;
 
 /* planner.c: mo_planner_run with options (NULL: the defaults). */
-int mo_planner_run_opts(mo_planner_result **out, const mo_planner_input *in,
+int planner_run_opts(mo_planner_result **out, const mo_planner_input *in,
 			const mo_planner_options *opts, mo_error *err);
 
 /* planner_choice.c */
-int mo_planner_problem_init(mo_planner_problem *pl, const mo_model *m, const mo_config *start,
+int planner_problem_init(mo_planner_problem *pl, const mo_model *m, const mo_config *start,
 			    unsigned allow, mo_error *err);
-void mo_planner_problem_fini(mo_planner_problem *pl);
+void planner_problem_fini(mo_planner_problem *pl);
 /* The candidate set of one layer at a prefetch, dominated ones dropped.
  * Caller frees out->c. */
-int mo_planner_layer_choices(const mo_planner_problem *pl, uint64_t id, int64_t prefetch,
+int planner_layer_choices(const mo_planner_problem *pl, uint64_t id, int64_t prefetch,
 			     mo_planner_choice_set *out);
 /* One choice of one layer, unpruned (its cost at the prefetch). -1 when
  * the layer has no such choice. */
-int mo_planner_choice_of(const mo_planner_problem *pl, uint64_t id, int64_t prefetch, unsigned what,
+int planner_choice_of(const mo_planner_problem *pl, uint64_t id, int64_t prefetch, unsigned what,
 			 mo_planner_choice *out);
 /* Per-micro-batch extra seconds of a choice on a layer of a type (the
- * estimate's time model: mo_est_time_recompute, mo_est_time_swap). */
-double mo_planner_choice_cost(const mo_planner_problem *pl, const mo_planner_choice *c,
+ * estimate's time model: est_time_recompute, est_time_swap). */
+double planner_choice_cost(const mo_planner_problem *pl, const mo_planner_choice *c,
 			      size_t type, int64_t prefetch);
 
 /* Whether the plan keeps the starting config's recompute and recompute_comm
  * settings: not when they come from a graph-mode recompute_config, which
  * the plan's sections replace (a plan on top of it would price its
  * overhead as the baseline's). */
-bool mo_planner_start_keeps_recompute(const mo_config *c);
+bool planner_start_keeps_recompute(const mo_config *c);
 
 /* planner_search.c: the best solution under the budget at one prefetch (sol
  * allocated by the caller: what[n_layers], stage_peak[stages]). Budget 0:
  * the plan of the smallest peak on every stage instead. bound: with one
  * stage, only plans cheaper than it are looked for (INFINITY: any).
  * Returns 0 or -1 (memory). */
-int mo_planner_solve(const mo_planner_problem *pl, uint64_t budget, int64_t prefetch, double bound,
+int planner_solve(const mo_planner_problem *pl, uint64_t budget, int64_t prefetch, double bound,
 		     mo_planner_solution *sol);
 /* The predicted per-stage peaks of a given assignment (what[] per layer). */
-int mo_planner_predict(const mo_planner_problem *pl, const unsigned *what, int64_t prefetch,
+int planner_predict(const mo_planner_problem *pl, const unsigned *what, int64_t prefetch,
 		       uint64_t *stage_peak);
 
 /* planner_config.c: the config of an assignment (with the start's own sections
  * kept), named `name` in diagnostics. 0 or -1 (err). */
-int mo_planner_build_config(mo_config **out, const mo_planner_problem *pl, const unsigned *what,
+int planner_build_config(mo_config **out, const mo_planner_problem *pl, const unsigned *what,
 			    int64_t prefetch, const char *name, mo_error *err);
 
 #endif

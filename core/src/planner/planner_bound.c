@@ -3,13 +3,13 @@
  * asked once per state of every frontier. The sums the bound adds up are
  * the same for every state of a position, so they are kept per position and
  * a query is a binary search: the same additions in the same order as the
- * plain loop (mo_bound_cost_loop), so the same double, bit for bit. */
+ * plain loop (bound_cost_loop), so the same double, bit for bit. */
 #include "planner/planner_search.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static bool mo_bound_sets_equal(const mo_planner_choice_set *a, const mo_planner_choice_set *b)
+static bool bound_sets_equal(const mo_planner_choice_set *a, const mo_planner_choice_set *b)
 {
 	if (a->n != b->n)
 		return false;
@@ -19,14 +19,14 @@ static bool mo_bound_sets_equal(const mo_planner_choice_set *a, const mo_planner
 	return true;
 }
 
-static int mo_bound_segment_cmp(const void *a, const void *b)
+static int bound_segment_cmp(const void *a, const void *b)
 {
 	const mo_bound_segment *x = a, *y = b;
 	return x->slope < y->slope ? -1 : x->slope > y->slope;
 }
 
 /* The hull of one set from its cheapest point down to its least kept. */
-static bool mo_bound_hull(mo_bound *lb, const mo_planner_choice_set *set, size_t cls)
+static bool bound_hull(mo_bound *lb, const mo_planner_choice_set *set, size_t cls)
 {
 	size_t cur = 0;
 	for (size_t k = 1; k < set->n; k++)
@@ -61,8 +61,8 @@ static bool mo_bound_hull(mo_bound *lb, const mo_planner_choice_set *set, size_t
 	}
 }
 
-/* The running sums of position p, added in mo_bound_cost_loop's order. */
-static void mo_bound_sums(mo_bound *lb, size_t p)
+/* The running sums of position p, added in bound_cost_loop's order. */
+static void bound_sums(mo_bound *lb, size_t p)
 {
 	const uint32_t *cnt = lb->count + p * lb->n_cls;
 	double cost = 0, kept = 0, take = 0;
@@ -83,7 +83,7 @@ static void mo_bound_sums(mo_bound *lb, size_t p)
 	lb->fast &= take < MO_BOUND_EXACT;
 }
 
-static int mo_bound_prefix(mo_bound *lb, size_t n)
+static int bound_prefix(mo_bound *lb, size_t n)
 {
 	size_t cells = (n + 1) * lb->n_segs + 1;
 	lb->pcost = calloc(n + 1, sizeof(*lb->pcost));
@@ -94,11 +94,11 @@ static int mo_bound_prefix(mo_bound *lb, size_t n)
 		return -1;
 	lb->fast = true;
 	for (size_t p = 0; p <= n; p++)
-		mo_bound_sums(lb, p);
+		bound_sums(lb, p);
 	return 0;
 }
 
-int mo_bound_build(mo_search *d)
+int bound_build(mo_search *d)
 {
 	mo_bound *lb = &d->lb;
 	size_t n = d->sg->n;
@@ -111,17 +111,17 @@ int mo_bound_build(mo_search *d)
 		goto out;
 	for (size_t p = 0; p < n; p++) {
 		size_t c = 0;
-		while (c < lb->n_cls && !mo_bound_sets_equal(&d->sets[rep[c]], &d->sets[p]))
+		while (c < lb->n_cls && !bound_sets_equal(&d->sets[rep[c]], &d->sets[p]))
 			c++;
 		if (c == lb->n_cls) {
 			rep[lb->n_cls++] = p;
-			if (!mo_bound_hull(lb, &d->sets[p], c))
+			if (!bound_hull(lb, &d->sets[p], c))
 				goto out;
 		}
 		lb->cls_of[p] = c;
 	}
 	if (lb->n_segs) /* none (e.g. allow: exclude alone): segs is NULL */
-		qsort(lb->segs, lb->n_segs, sizeof(*lb->segs), mo_bound_segment_cmp);
+		qsort(lb->segs, lb->n_segs, sizeof(*lb->segs), bound_segment_cmp);
 	lb->count = calloc((n + 1) * lb->n_cls + 1, sizeof(*lb->count));
 	if (!lb->count)
 		goto out;
@@ -131,13 +131,13 @@ int mo_bound_build(mo_search *d)
 		       lb->n_cls * sizeof(*lb->count));
 		lb->count[p * lb->n_cls + lb->cls_of[p]]++;
 	}
-	rc = mo_bound_prefix(lb, n);
+	rc = bound_prefix(lb, n);
 out:
 	free(rep);
 	return rc;
 }
 
-void mo_bound_free(mo_bound *lb)
+void bound_free(mo_bound *lb)
 {
 	free(lb->cls_of);
 	free(lb->base_cost);
@@ -152,7 +152,7 @@ void mo_bound_free(mo_bound *lb)
 
 /* The bound as a plain loop: the definition (and the fallback when byte
  * sums are too large for a double to hold them exactly). */
-double mo_bound_cost_loop(const mo_bound *lb, size_t p, uint64_t room)
+double bound_cost_loop(const mo_bound *lb, size_t p, uint64_t room)
 {
 	const uint32_t *cnt = lb->count + p * lb->n_cls;
 	double cost = 0, kept = 0;
@@ -170,8 +170,8 @@ double mo_bound_cost_loop(const mo_bound *lb, size_t p, uint64_t room)
 	return cost;
 }
 
-double mo_bound_cost(const mo_bound *lb, size_t p, uint64_t room)
+double bound_cost(const mo_bound *lb, size_t p, uint64_t room)
 {
 	size_t seg = 0;
-	return mo_bound_cost_near(lb, p, room, &seg);
+	return bound_cost_near(lb, p, room, &seg);
 }

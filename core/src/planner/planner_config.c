@@ -29,7 +29,7 @@ typedef struct mo_planner_config_spec {
 	mo_config_builder *b;
 } mo_planner_config_spec;
 
-static unsigned char *mo_planner_config_find(mo_planner_config_spec *y, mo_planner_pattern_list *l,
+static unsigned char *planner_config_find(mo_planner_config_spec *y, mo_planner_pattern_list *l,
 					     const char *regex)
 {
 	for (size_t i = 0; i < l->n; i++)
@@ -54,7 +54,7 @@ static unsigned char *mo_planner_config_find(mo_planner_config_spec *y, mo_plann
 	return on;
 }
 
-static void mo_planner_config_layers(mo_planner_config_spec *y, unsigned char *on,
+static void planner_config_layers(mo_planner_config_spec *y, unsigned char *on,
 				     const mo_layers *l)
 {
 	for (size_t i = 0; on && i < l->n; i++)
@@ -62,53 +62,53 @@ static void mo_planner_config_layers(mo_planner_config_spec *y, unsigned char *o
 			on[id] = 1;
 }
 
-static void mo_planner_config_patterns(mo_planner_config_spec *y, mo_planner_pattern_list *dst,
+static void planner_config_patterns(mo_planner_config_spec *y, mo_planner_pattern_list *dst,
 				       const mo_pattern_list *src)
 {
 	for (size_t i = 0; i < src->n; i++)
-		mo_planner_config_layers(y, mo_planner_config_find(y, dst, src->p[i].regex),
+		planner_config_layers(y, planner_config_find(y, dst, src->p[i].regex),
 					 &src->p[i].layers);
 }
 
-static void mo_planner_config_start(mo_planner_config_spec *y, const mo_config *c)
+static void planner_config_start(mo_planner_config_spec *y, const mo_config *c)
 {
-	bool keep = mo_planner_start_keeps_recompute(c);
+	bool keep = planner_start_keeps_recompute(c);
 	if (keep && c->mode != MO_MODE_NONE) {
-		mo_planner_config_layers(y, y->full, &c->full);
-		mo_planner_config_patterns(y, &y->sel, &c->select);
-		mo_planner_config_patterns(y, &y->exc, &c->exclude);
+		planner_config_layers(y, y->full, &c->full);
+		planner_config_patterns(y, &y->sel, &c->select);
+		planner_config_patterns(y, &y->exc, &c->exclude);
 	}
 	if (keep && c->comm_enable)
-		mo_planner_config_patterns(y, &y->comm, &c->comm);
+		planner_config_patterns(y, &y->comm, &c->comm);
 	if (!c->swap_enable)
 		return;
 	for (size_t i = 0; i < c->n_layer_swap; i++)
-		mo_planner_config_layers(y, y->lswap, &c->layer_swap[i].layers);
+		planner_config_layers(y, y->lswap, &c->layer_swap[i].layers);
 	for (size_t i = 0; i < c->n_op_swap; i++)
-		mo_planner_config_layers(
-		    y, mo_planner_config_find(y, &y->ops, c->op_swap[i].pat.regex),
+		planner_config_layers(
+		    y, planner_config_find(y, &y->ops, c->op_swap[i].pat.regex),
 		    &c->op_swap[i].pat.layers);
 }
 
-static void mo_planner_config_set(mo_planner_config_spec *y, mo_planner_pattern_list *l,
+static void planner_config_set(mo_planner_config_spec *y, mo_planner_pattern_list *l,
 				  const char *regex, uint64_t id)
 {
-	unsigned char *on = mo_planner_config_find(y, l, regex);
+	unsigned char *on = planner_config_find(y, l, regex);
 	if (on)
 		on[id] = 1;
 }
 
-static void mo_planner_config_comm(mo_planner_config_spec *y, mo_planner_pattern_list *l,
+static void planner_config_comm(mo_planner_config_spec *y, mo_planner_pattern_list *l,
 				   uint64_t id)
 {
 	unsigned kinds = y->pl->types[y->pl->m->type_of[id]].comm_kinds;
 	for (int i = 0; i < MO_PLANNER_COMM_KINDS; i++)
 		if (kinds >> i & 1u)
-			mo_planner_config_set(y, l, mo_planner_comm_keys[i], id);
+			planner_config_set(y, l, mo_planner_comm_keys[i], id);
 }
 
 /* A layer the planner made full leaves the select and comm lists. */
-static void mo_planner_config_unlist(mo_planner_config_spec *y, uint64_t id)
+static void planner_config_unlist(mo_planner_config_spec *y, uint64_t id)
 {
 	for (size_t i = 0; i < y->sel.n; i++)
 		y->sel.k[i].on[id] = 0;
@@ -116,31 +116,31 @@ static void mo_planner_config_unlist(mo_planner_config_spec *y, uint64_t id)
 		y->comm.k[i].on[id] = 0;
 }
 
-static void mo_planner_config_layer(mo_planner_config_spec *y, uint64_t id, unsigned w)
+static void planner_config_layer(mo_planner_config_spec *y, uint64_t id, unsigned w)
 {
 	if (w & MO_CHOICE_FULL) {
 		y->full[id] = 1;
-		mo_planner_config_unlist(y, id);
+		planner_config_unlist(y, id);
 	}
 	if (w & MO_CHOICE_EXCLUDE_COMM)
-		mo_planner_config_comm(y, &y->exc, id);
+		planner_config_comm(y, &y->exc, id);
 	if (w & MO_CHOICE_SELECT_MLP)
-		mo_planner_config_set(y, &y->sel, ".*mlp", id);
+		planner_config_set(y, &y->sel, ".*mlp", id);
 	if (w & MO_CHOICE_SELECT_ATTENTION)
-		mo_planner_config_set(y, &y->sel, ".*self_attention", id);
+		planner_config_set(y, &y->sel, ".*self_attention", id);
 	if (w & MO_CHOICE_SELECT_CORE_ATTENTION)
-		mo_planner_config_set(y, &y->sel, ".*core_attention", id);
+		planner_config_set(y, &y->sel, ".*core_attention", id);
 	if (w & MO_CHOICE_COMM)
-		mo_planner_config_comm(y, &y->comm, id);
+		planner_config_comm(y, &y->comm, id);
 	if (w & MO_CHOICE_LAYER_SWAP)
 		y->lswap[id] = 1;
 	if (w & MO_CHOICE_OP_SWAP)
-		mo_planner_config_set(y, &y->ops, ".*mlp", id);
+		planner_config_set(y, &y->ops, ".*mlp", id);
 }
 
 /* ---- the config ---------------------------------------------------------------- */
 
-static bool mo_planner_config_any(const mo_planner_config_spec *y, const unsigned char *on)
+static bool planner_config_any(const mo_planner_config_spec *y, const unsigned char *on)
 {
 	for (uint64_t i = 0; i < y->N; i++)
 		if (on[i])
@@ -148,17 +148,17 @@ static bool mo_planner_config_any(const mo_planner_config_spec *y, const unsigne
 	return false;
 }
 
-static bool mo_planner_config_list_any(const mo_planner_config_spec *y,
+static bool planner_config_list_any(const mo_planner_config_spec *y,
 				       const mo_planner_pattern_list *l)
 {
 	for (size_t i = 0; i < l->n; i++)
-		if (mo_planner_config_any(y, l->k[i].on))
+		if (planner_config_any(y, l->k[i].on))
 			return true;
 	return false;
 }
 
 /* The layers set in `on` as ascending, merged ranges (in y->ranges). */
-static size_t mo_planner_config_ranges(mo_planner_config_spec *y, const unsigned char *on)
+static size_t planner_config_ranges(mo_planner_config_spec *y, const unsigned char *on)
 {
 	size_t n = 0;
 	for (uint64_t i = 0; i < y->N; i++) {
@@ -173,71 +173,71 @@ static size_t mo_planner_config_ranges(mo_planner_config_spec *y, const unsigned
 	return n;
 }
 
-static void mo_planner_config_list(mo_planner_config_spec *y, const mo_planner_pattern_list *l,
+static void planner_config_list(mo_planner_config_spec *y, const mo_planner_pattern_list *l,
 				   mo_config_list list)
 {
 	for (size_t i = 0; i < l->n; i++)
-		if (mo_planner_config_any(y, l->k[i].on))
-			mo_config_build_pattern(y->b, list, l->k[i].regex, y->ranges,
-						mo_planner_config_ranges(y, l->k[i].on));
+		if (planner_config_any(y, l->k[i].on))
+			config_build_pattern(y->b, list, l->k[i].regex, y->ranges,
+						planner_config_ranges(y, l->k[i].on));
 }
 
-static mo_mode mo_planner_config_mode(const mo_planner_config_spec *y)
+static mo_mode planner_config_mode(const mo_planner_config_spec *y)
 {
-	bool sel = mo_planner_config_list_any(y, &y->sel), full = mo_planner_config_any(y, y->full);
+	bool sel = planner_config_list_any(y, &y->sel), full = planner_config_any(y, y->full);
 	const mo_config *c = y->pl->start;
-	if (full && (!sel || (mo_planner_start_keeps_recompute(c) && c->mode == MO_MODE_FULL)))
+	if (full && (!sel || (planner_start_keeps_recompute(c) && c->mode == MO_MODE_FULL)))
 		return MO_MODE_FULL;
 	return sel ? MO_MODE_SELECT : MO_MODE_NONE;
 }
 
-static void mo_planner_config_recompute(mo_planner_config_spec *y)
+static void planner_config_recompute(mo_planner_config_spec *y)
 {
-	mo_mode mode = mo_planner_config_mode(y);
-	mo_config_build_mode(y->b, mode);
+	mo_mode mode = planner_config_mode(y);
+	config_build_mode(y->b, mode);
 	if (mode == MO_MODE_NONE)
 		return;
-	if (mo_planner_config_any(y, y->full))
-		mo_config_build_full(y->b, y->ranges, mo_planner_config_ranges(y, y->full));
-	mo_planner_config_list(y, &y->sel, MO_CONFIG_SELECT_MODULE);
-	mo_planner_config_list(y, &y->exc, MO_CONFIG_EXCLUDE_OP);
+	if (planner_config_any(y, y->full))
+		config_build_full(y->b, y->ranges, planner_config_ranges(y, y->full));
+	planner_config_list(y, &y->sel, MO_CONFIG_SELECT_MODULE);
+	planner_config_list(y, &y->exc, MO_CONFIG_EXCLUDE_OP);
 }
 
-static void mo_planner_config_comm_section(mo_planner_config_spec *y)
+static void planner_config_comm_section(mo_planner_config_spec *y)
 {
-	bool enable = mo_planner_config_list_any(y, &y->comm);
-	mo_config_build_comm(y->b, enable);
+	bool enable = planner_config_list_any(y, &y->comm);
+	config_build_comm(y->b, enable);
 	if (enable)
-		mo_planner_config_list(y, &y->comm, MO_CONFIG_COMM_SELECT_MODULE);
+		planner_config_list(y, &y->comm, MO_CONFIG_COMM_SELECT_MODULE);
 }
 
-static void mo_planner_config_swap(mo_planner_config_spec *y, int64_t prefetch)
+static void planner_config_swap(mo_planner_config_spec *y, int64_t prefetch)
 {
-	bool layer_swap = mo_planner_config_any(y, y->lswap),
-	     op_swap = mo_planner_config_list_any(y, &y->ops);
+	bool layer_swap = planner_config_any(y, y->lswap),
+	     op_swap = planner_config_list_any(y, &y->ops);
 	const mo_config *c = y->pl->start;
 	if (!layer_swap && !op_swap && !(c && c->swap_enable)) {
-		mo_config_build_swap(y->b, false);
+		config_build_swap(y->b, false);
 		return;
 	}
-	mo_config_build_swap(y->b, true);
-	mo_config_build_prefetch(y->b, prefetch);
+	config_build_swap(y->b, true);
+	config_build_prefetch(y->b, prefetch);
 	if (layer_swap)
-		mo_config_build_layer_swap(y->b, y->ranges, mo_planner_config_ranges(y, y->lswap));
+		config_build_layer_swap(y->b, y->ranges, planner_config_ranges(y, y->lswap));
 	for (size_t i = 0; i < y->ops.n; i++)
-		if (mo_planner_config_any(y, y->ops.k[i].on))
-			mo_config_build_op_swap(y->b, y->ops.k[i].regex, y->ranges,
-						mo_planner_config_ranges(y, y->ops.k[i].on));
+		if (planner_config_any(y, y->ops.k[i].on))
+			config_build_op_swap(y->b, y->ops.k[i].regex, y->ranges,
+						planner_config_ranges(y, y->ops.k[i].on));
 }
 
-static void mo_planner_pattern_list_free(mo_planner_pattern_list *l)
+static void planner_pattern_list_free(mo_planner_pattern_list *l)
 {
 	for (size_t i = 0; i < l->n; i++)
 		free(l->k[i].on);
 	free(l->k);
 }
 
-int mo_planner_build_config(mo_config **out, const mo_planner_problem *pl, const unsigned *what,
+int planner_build_config(mo_config **out, const mo_planner_problem *pl, const unsigned *what,
 			    int64_t prefetch, const char *name, mo_error *err)
 {
 	mo_planner_config_spec y = {.pl = pl, .N = pl->n_layers};
@@ -249,28 +249,28 @@ int mo_planner_build_config(mo_config **out, const mo_planner_problem *pl, const
 	if (!y.full || !y.lswap || !y.ranges)
 		goto out_nomem;
 	if (pl->start)
-		mo_planner_config_start(&y, pl->start);
+		planner_config_start(&y, pl->start);
 	for (uint64_t id = 0; id < y.N; id++)
 		if (what[id] != MO_CHOICE_FIXED)
-			mo_planner_config_layer(&y, id, what[id]);
+			planner_config_layer(&y, id, what[id]);
 	if (y.failed)
 		goto out_nomem;
-	if (mo_config_builder_new(&y.b, name, err) != 0)
+	if (config_builder_new(&y.b, name, err) != 0)
 		goto out_free;
-	mo_planner_config_recompute(&y);
-	mo_planner_config_comm_section(&y);
-	mo_planner_config_swap(&y, prefetch);
-	rc = mo_config_builder_finish(out, y.b, err);
+	planner_config_recompute(&y);
+	planner_config_comm_section(&y);
+	planner_config_swap(&y, prefetch);
+	rc = config_builder_finish(out, y.b, err);
 	goto out_free;
 out_nomem:
-	mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+	error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 out_free:
 	free(y.full);
 	free(y.lswap);
 	free(y.ranges);
-	mo_planner_pattern_list_free(&y.sel);
-	mo_planner_pattern_list_free(&y.exc);
-	mo_planner_pattern_list_free(&y.comm);
-	mo_planner_pattern_list_free(&y.ops);
+	planner_pattern_list_free(&y.sel);
+	planner_pattern_list_free(&y.exc);
+	planner_pattern_list_free(&y.comm);
+	planner_pattern_list_free(&y.ops);
 	return rc;
 }

@@ -5,8 +5,8 @@
  * strictly descending (a staircase per window). One window's states under
  * one choice (a run) stay in that order: P + kept ascending, cost + choice
  * cost not ascending (rounding may make two equal). So the successors need
- * no sort. mo_search_pareto sorts them by window, then (P, cost, M), then the
- * order mo_search_expand makes them in (predecessor, then choice), and keeps one
+ * no sort. search_pareto sorts them by window, then (P, cost, M), then the
+ * order search_expand makes them in (predecessor, then choice), and keeps one
  * when it is cheaper than every one kept before it in its window: one
  * dominates another when it comes first and costs no more. That relation is
  * transitive, so the states kept from a union are the states kept from the
@@ -17,7 +17,7 @@
  * search: most successors are never made, only those kept by some merge are
  * checked against the budget. Choices another covers make no run at all.
  * The states, their order and the window codes (numbered by first use, in
- * mo_search_expand's order) are the ones sorting would give. */
+ * search_expand's order) are the ones sorting would give. */
 #include "planner/planner_search.h"
 
 #include <math.h>
@@ -30,7 +30,7 @@ typedef struct mo_frontier_run {
 	const mo_search_state *prev; /* the previous frontier */
 	uint32_t pos, hi;	     /* next predecessor, end of the window's states */
 	uint16_t k, what;	     /* the choice */
-	uint32_t bucket; /* its target's place among the layer's (mo_frontier_runs_by_target) */
+	uint32_t bucket; /* its target's place among the layer's (frontier_runs_by_target) */
 	double c;	 /* its cost */
 	uint64_t kept;	 /* its kept bytes */
 	uint64_t fb;	 /* added to P at its forward or backward event, the more */
@@ -53,7 +53,7 @@ typedef struct mo_frontier_merge {
 	mo_search *d;
 	size_t p;
 	const mo_search_segment_problem *sg;
-	/* a state fits when its M <= mlim and its P <= plim (mo_search_peak within
+	/* a state fits when its M <= mlim and its P <= plim (search_peak within
 	 * the budget with no other micro-batch in flight, the rest of the layers
 	 * keeping their least); none: nothing fits */
 	uint64_t mlim, plim;
@@ -65,7 +65,7 @@ typedef struct mo_frontier_merge {
 	bool useful[MO_FRONTIER_MAX_CHOICES]; /* per choice: not all its successors dominated */
 } mo_frontier_merge;
 
-static mo_frontier_run mo_frontier_run_make(const mo_frontier_merge *g, uint32_t lo, uint32_t hi,
+static mo_frontier_run frontier_run_make(const mo_frontier_merge *g, uint32_t lo, uint32_t hi,
 					    uint32_t k, uint64_t prior, uint64_t target)
 {
 	const mo_planner_choice *c = &g->set->c[k];
@@ -82,9 +82,9 @@ static mo_frontier_run mo_frontier_run_make(const mo_frontier_merge *g, uint32_t
 				 .target = target};
 }
 
-/* mo_search_peak(sg, P + minrem, M) <= budget with sg->others == 0 (the merge's
+/* search_peak(sg, P + minrem, M) <= budget with sg->others == 0 (the merge's
  * case): base + embed + max(M + grads, last ? P + minrem + head + loss : 0). */
-static void mo_frontier_merge_limits(mo_frontier_merge *g, uint64_t minrem, uint64_t budget)
+static void frontier_merge_limits(mo_frontier_merge *g, uint64_t minrem, uint64_t budget)
 {
 	const mo_search_segment_problem *sg = g->sg;
 	uint64_t fm = sg->base + sg->embed + sg->grads;
@@ -94,9 +94,9 @@ static void mo_frontier_merge_limits(mo_frontier_merge *g, uint64_t minrem, uint
 	g->plim = g->none || !sg->last ? UINT64_MAX : budget - fp;
 }
 
-/* The successor of prev[i] under the run's choice (as mo_search_expand makes
+/* The successor of prev[i] under the run's choice (as search_expand makes
  * it; M is never the objective here): false when it cannot fit. */
-static inline bool mo_frontier_run_eval(const mo_frontier_merge *g, const mo_frontier_run *r,
+static inline bool frontier_run_eval(const mo_frontier_merge *g, const mo_frontier_run *r,
 					uint32_t i, mo_search_state *s)
 {
 	const mo_search_state *from = &r->prev[i];
@@ -112,7 +112,7 @@ static inline bool mo_frontier_run_eval(const mo_frontier_merge *g, const mo_fro
 	return M <= g->mlim && P <= g->plim && !g->none;
 }
 
-static inline bool mo_frontier_run_cheaper(const mo_frontier_run *r, uint32_t i, double least)
+static inline bool frontier_run_cheaper(const mo_frontier_run *r, uint32_t i, double least)
 {
 	return r->prev[i].cost + r->c < least;
 }
@@ -120,12 +120,12 @@ static inline bool mo_frontier_run_cheaper(const mo_frontier_run *r, uint32_t i,
 /* Moves the run to its first successor at or after pos that costs less than
  * `least` (the costs along a run do not rise: the ones skipped are a
  * stretch), and its head there; false when there is none. */
-static inline bool mo_frontier_run_seek(mo_frontier_run *r, double least, mo_frontier_head *h)
+static inline bool frontier_run_seek(mo_frontier_run *r, double least, mo_frontier_head *h)
 {
 	uint32_t lo = r->pos, hi = r->hi;
-	if (lo < hi && !mo_frontier_run_cheaper(r, lo, least)) {
+	if (lo < hi && !frontier_run_cheaper(r, lo, least)) {
 		uint32_t step = 1; /* gallop, then bisect: the first cheaper one */
-		while (lo + step < hi && !mo_frontier_run_cheaper(r, lo + step, least)) {
+		while (lo + step < hi && !frontier_run_cheaper(r, lo + step, least)) {
 			lo += step;
 			step *= 2;
 		}
@@ -133,7 +133,7 @@ static inline bool mo_frontier_run_seek(mo_frontier_run *r, double least, mo_fro
 		lo++;
 		while (lo < top) {
 			uint32_t mid = lo + (top - lo) / 2;
-			if (mo_frontier_run_cheaper(r, mid, least))
+			if (frontier_run_cheaper(r, mid, least))
 				top = mid;
 			else
 				lo = mid + 1;
@@ -146,13 +146,13 @@ static inline bool mo_frontier_run_seek(mo_frontier_run *r, double least, mo_fro
 	return true;
 }
 
-static bool mo_frontier_head_less(const mo_frontier_head *a, const mo_frontier_head *b)
+static bool frontier_head_less(const mo_frontier_head *a, const mo_frontier_head *b)
 {
 	return a->P != b->P ? a->P < b->P : a->cost < b->cost;
 }
 
-/* mo_search_pareto's order (within a window). */
-static bool mo_search_state_before(const mo_search_state *a, const mo_search_state *b)
+/* search_pareto's order (within a window). */
+static bool search_state_before(const mo_search_state *a, const mo_search_state *b)
 {
 	if (a->P != b->P)
 		return a->P < b->P;
@@ -165,9 +165,9 @@ static bool mo_search_state_before(const mo_search_state *a, const mo_search_sta
 	return a->k < b->k;
 }
 
-/* The successor at the run's head (h: its P and cost, as mo_frontier_run_eval makes
+/* The successor at the run's head (h: its P and cost, as frontier_run_eval makes
  * them), moved past; false when it cannot fit. */
-static inline bool mo_frontier_run_take(const mo_frontier_merge *g, mo_frontier_run *r,
+static inline bool frontier_run_take(const mo_frontier_merge *g, mo_frontier_run *r,
 					const mo_frontier_head *h, mo_search_state *s)
 {
 	uint32_t i = r->pos++;
@@ -180,59 +180,59 @@ static inline bool mo_frontier_run_take(const mo_frontier_merge *g, mo_frontier_
 			       .parent = i,
 			       .what = r->what,
 			       .k = r->k};
-	return M <= g->mlim && h->P <= g->plim; /* g->none: no merge (mo_frontier_successors) */
+	return M <= g->mlim && h->P <= g->plim; /* g->none: no merge (frontier_successors) */
 }
 
 /* Heads equal in (P, cost): the first in order of those that fit into *s;
  * both moved past (the other is dominated). */
-static bool mo_frontier_runs_take_tie(const mo_frontier_merge *g, mo_frontier_run *a,
+static bool frontier_runs_take_tie(const mo_frontier_merge *g, mo_frontier_run *a,
 				      const mo_frontier_head *ha, mo_frontier_run *b,
 				      const mo_frontier_head *hb, mo_search_state *s)
 {
 	mo_search_state y;
-	bool fa = mo_frontier_run_take(g, a, ha, s), fb = mo_frontier_run_take(g, b, hb, &y);
-	if (fb && (!fa || mo_search_state_before(&y, s)))
+	bool fa = frontier_run_take(g, a, ha, s), fb = frontier_run_take(g, b, hb, &y);
+	if (fb && (!fa || search_state_before(&y, s)))
 		*s = y;
 	return fa || fb;
 }
 
 /* The staircase of two runs (b may be NULL) into out; its length. The runs
  * are worked on in copies (what is written to out cannot touch them). */
-static size_t mo_frontier_merge_runs2(const mo_frontier_merge *g, mo_frontier_run *ra,
+static size_t frontier_merge_runs2(const mo_frontier_merge *g, mo_frontier_run *ra,
 				      mo_frontier_run *rb, mo_search_state *out)
 {
 	double least = INFINITY;
 	size_t n = 0;
 	mo_frontier_head ha = {0}, hb = {0};
 	mo_frontier_run ca = *ra, cb = rb ? *rb : *ra, *a = &ca, *b = &cb;
-	bool la = mo_frontier_run_seek(a, least, &ha);
-	bool lb = rb && mo_frontier_run_seek(b, least, &hb);
+	bool la = frontier_run_seek(a, least, &ha);
+	bool lb = rb && frontier_run_seek(b, least, &hb);
 	while (la && lb) {
 		bool kept, ta = true, tb = true; /* the heads taken */
 		if (ha.P == hb.P && ha.cost == hb.cost)
-			kept = mo_frontier_runs_take_tie(g, a, &ha, b, &hb, &out[n]);
-		else if (mo_frontier_head_less(&ha, &hb))
-			kept = mo_frontier_run_take(g, a, &ha, &out[n]), tb = false;
+			kept = frontier_runs_take_tie(g, a, &ha, b, &hb, &out[n]);
+		else if (frontier_head_less(&ha, &hb))
+			kept = frontier_run_take(g, a, &ha, &out[n]), tb = false;
 		else
-			kept = mo_frontier_run_take(g, b, &hb, &out[n]), ta = false;
+			kept = frontier_run_take(g, b, &hb, &out[n]), ta = false;
 		if (kept)
 			least = out[n++].cost;
 		if (ta || !(ha.cost < least))
-			la = mo_frontier_run_seek(a, least, &ha);
+			la = frontier_run_seek(a, least, &ha);
 		if (tb || !(hb.cost < least))
-			lb = mo_frontier_run_seek(b, least, &hb);
+			lb = frontier_run_seek(b, least, &hb);
 	}
 	mo_frontier_run *r = la ? a : b; /* the rest of the one left, alone */
 	mo_frontier_head *h = la ? &ha : &hb;
-	for (bool l = la || lb; l; l = mo_frontier_run_seek(r, least, h))
-		if (mo_frontier_run_take(g, r, h, &out[n]))
+	for (bool l = la || lb; l; l = frontier_run_seek(r, least, h))
+		if (frontier_run_take(g, r, h, &out[n]))
 			least = out[n++].cost;
 	return n;
 }
 
 /* The first state of v[i..n) that costs less than least (the costs fall
  * along a staircase). */
-static inline size_t mo_frontier_list_seek(const mo_search_state *v, size_t i, size_t n,
+static inline size_t frontier_list_seek(const mo_search_state *v, size_t i, size_t n,
 					   double least)
 {
 	if (i >= n || v[i].cost < least)
@@ -257,17 +257,17 @@ static inline size_t mo_frontier_list_seek(const mo_search_state *v, size_t i, s
 /* The staircase of two staircases into out; its length. The list taken
  * from stays cheaper than all kept (its costs fall); only the other's head
  * may fall behind. Once one runs out the rest of the other is all kept. */
-static size_t mo_frontier_merge_lists2(const mo_frontier_list *a, const mo_frontier_list *b,
+static size_t frontier_merge_lists2(const mo_frontier_list *a, const mo_frontier_list *b,
 				       mo_search_state *out)
 {
 	size_t i = 0, j = 0, n = 0;
 	while (i < a->n && j < b->n) {
-		if (mo_search_state_before(&a->v[i], &b->v[j])) {
+		if (search_state_before(&a->v[i], &b->v[j])) {
 			out[n] = a->v[i++];
-			j = mo_frontier_list_seek(b->v, j, b->n, out[n++].cost);
+			j = frontier_list_seek(b->v, j, b->n, out[n++].cost);
 		} else {
 			out[n] = b->v[j++];
-			i = mo_frontier_list_seek(a->v, i, a->n, out[n++].cost);
+			i = frontier_list_seek(a->v, i, a->n, out[n++].cost);
 		}
 	}
 	const mo_frontier_list *rest = i < a->n ? a : b;
@@ -276,7 +276,7 @@ static size_t mo_frontier_merge_lists2(const mo_frontier_list *a, const mo_front
 	return n + rest->n - from;
 }
 
-static int mo_frontier_run_kept_cmp(const void *a, const void *b)
+static int frontier_run_kept_cmp(const void *a, const void *b)
 {
 	const mo_frontier_run *x = a, *y = b;
 	return x->kept < y->kept ? -1 : x->kept > y->kept;
@@ -284,10 +284,10 @@ static int mo_frontier_run_kept_cmp(const void *a, const void *b)
 
 /* Pairs of like kept bytes dominate more of each other: runs by kept (the
  * order only changes the work). By insertion: a window has a handful. */
-static void mo_frontier_runs_by_kept(mo_frontier_run *runs, size_t n)
+static void frontier_runs_by_kept(mo_frontier_run *runs, size_t n)
 {
 	if (n > 32) {
-		qsort(runs, n, sizeof(*runs), mo_frontier_run_kept_cmp);
+		qsort(runs, n, sizeof(*runs), frontier_run_kept_cmp);
 		return;
 	}
 	for (size_t i = 1; i < n; i++) {
@@ -308,7 +308,7 @@ typedef struct mo_frontier_tree {
 
 /* Merges the staircases t->lists[0..nl) (in t->a), two by two, level by
  * level, into dst (the last merge writes there); the states written. */
-static size_t mo_frontier_merge_levels(mo_frontier_tree *t, size_t nl, mo_search_state *dst)
+static size_t frontier_merge_levels(mo_frontier_tree *t, size_t nl, mo_search_state *dst)
 {
 	mo_search_state *w, *next = t->b;
 	if (nl < 2) {
@@ -322,7 +322,7 @@ static size_t mo_frontier_merge_levels(mo_frontier_tree *t, size_t nl, mo_search
 		for (size_t i = 0; i < nl; i += 2) {
 			size_t c = t->lists[i].n;
 			if (i + 1 < nl)
-				c = mo_frontier_merge_lists2(&t->lists[i], &t->lists[i + 1], w);
+				c = frontier_merge_lists2(&t->lists[i], &t->lists[i + 1], w);
 			else
 				memcpy(w, t->lists[i].v, c * sizeof(*w));
 			t->lists[m++] = (mo_frontier_list){w, c};
@@ -331,40 +331,40 @@ static size_t mo_frontier_merge_levels(mo_frontier_tree *t, size_t nl, mo_search
 		nl = m;
 		next = next == t->a ? t->b : t->a;
 	}
-	return mo_frontier_merge_lists2(&t->lists[0], &t->lists[1], dst);
+	return frontier_merge_lists2(&t->lists[0], &t->lists[1], dst);
 }
 
 /* Merges the runs of one window, two by two, level by level, into d->buf
  * from `out` on (the last merge writes there); the new count of d->buf. */
-static size_t mo_frontier_merge_window(const mo_frontier_merge *g, mo_frontier_run *runs, size_t n,
+static size_t frontier_merge_window(const mo_frontier_merge *g, mo_frontier_run *runs, size_t n,
 				       mo_frontier_tree *t, size_t out)
 {
 	mo_search_state *dst = g->d->buf + out, *w = t->a;
 	size_t nl = 0;
-	mo_frontier_runs_by_kept(runs, n);
+	frontier_runs_by_kept(runs, n);
 	if (n <= 2)
-		return out + mo_frontier_merge_runs2(g, &runs[0], n > 1 ? &runs[1] : NULL, dst);
+		return out + frontier_merge_runs2(g, &runs[0], n > 1 ? &runs[1] : NULL, dst);
 	for (size_t i = 0; i < n; i += 2) {
-		size_t c = mo_frontier_merge_runs2(g, &runs[i], i + 1 < n ? &runs[i + 1] : NULL, w);
+		size_t c = frontier_merge_runs2(g, &runs[i], i + 1 < n ? &runs[i + 1] : NULL, w);
 		t->lists[nl++] = (mo_frontier_list){w, c};
 		w += c;
 	}
-	return out + mo_frontier_merge_levels(t, nl, dst);
+	return out + frontier_merge_levels(t, nl, dst);
 }
 
 /* The successor under choice k of prev[i] fits the budget. */
-static bool mo_frontier_fits(const mo_frontier_merge *g, uint32_t i, uint32_t k)
+static bool frontier_fits(const mo_frontier_merge *g, uint32_t i, uint32_t k)
 {
 	mo_frontier_run r =
-	    mo_frontier_run_make(g, i, i + 1, k, mo_search_window(g->d, g->prev[i].wcode), 0);
+	    frontier_run_make(g, i, i + 1, k, search_window(g->d, g->prev[i].wcode), 0);
 	mo_search_state s;
-	return mo_frontier_run_eval(g, &r, i, &s);
+	return frontier_run_eval(g, &r, i, &s);
 }
 
 /* Window codes of the choices. A swap size not seen before gets the next
- * code where mo_search_expand would give it one: at its first successor that
+ * code where search_expand would give it one: at its first successor that
  * fits, predecessor by predecessor, choice by choice. */
-static void mo_frontier_merge_codes(mo_frontier_merge *g, size_t np)
+static void frontier_merge_codes(mo_frontier_merge *g, size_t np)
 {
 	const mo_planner_choice_set *set = g->set;
 	size_t unknown = 0;
@@ -378,9 +378,9 @@ static void mo_frontier_merge_codes(mo_frontier_merge *g, size_t np)
 	}
 	for (uint32_t i = 0; i < np && unknown; i++)
 		for (uint32_t k = 0; k < set->n && unknown; k++) {
-			if (g->codes[k] >= 0 || !mo_frontier_fits(g, i, k))
+			if (g->codes[k] >= 0 || !frontier_fits(g, i, k))
 				continue;
-			int code = (int)mo_search_code(g->d, set->c[k].swapped);
+			int code = (int)search_code(g->d, set->c[k].swapped);
 			for (size_t q = 0; q < set->n; q++)
 				if (g->codes[q] < 0 && set->c[q].swapped == set->c[k].swapped) {
 					g->codes[q] = code;
@@ -392,18 +392,18 @@ static void mo_frontier_merge_codes(mo_frontier_merge *g, size_t np)
 /* Choice a's successor of any state dominates choice b's (same window,
  * ahead in the order, no dearer) and fits whenever b's does (M no larger:
  * the same swap, no more kept and transient bytes at the backward event). */
-static bool mo_frontier_choice_covers(const mo_planner_choice *a, const mo_planner_choice *b)
+static bool frontier_choice_covers(const mo_planner_choice *a, const mo_planner_choice *b)
 {
 	return a->swapped == b->swapped && a->kept < b->kept && a->cost <= b->cost &&
 	       a->kept + a->transient <= b->kept + b->transient;
 }
 
-uint64_t mo_frontier_covered(const mo_planner_choice_set *set)
+uint64_t frontier_covered(const mo_planner_choice_set *set)
 {
 	uint64_t bits = 0;
 	for (size_t k = 0; k < set->n; k++)
 		for (size_t j = 0; j < set->n; j++)
-			if (mo_frontier_choice_covers(&set->c[j], &set->c[k])) {
+			if (frontier_choice_covers(&set->c[j], &set->c[k])) {
 				bits |= 1ull << k;
 				break;
 			}
@@ -411,8 +411,8 @@ uint64_t mo_frontier_covered(const mo_planner_choice_set *set)
 }
 
 /* The choices worth a run: those no other covers (their codes stay as
- * mo_frontier_merge_codes gave them, from every choice). */
-static void mo_frontier_merge_useful(mo_frontier_merge *g)
+ * frontier_merge_codes gave them, from every choice). */
+static void frontier_merge_useful(mo_frontier_merge *g)
 {
 	uint64_t covered = g->d->covered[g->p];
 	for (size_t k = 0; k < g->set->n; k++)
@@ -420,7 +420,7 @@ static void mo_frontier_merge_useful(mo_frontier_merge *g)
 }
 
 /* Index of target x in the sorted tg[0..n) (it is there). */
-static size_t mo_frontier_target_at(const uint64_t *tg, size_t n, uint64_t x)
+static size_t frontier_target_at(const uint64_t *tg, size_t n, uint64_t x)
 {
 	size_t lo = 0;
 	while (n > 1) {
@@ -434,7 +434,7 @@ static size_t mo_frontier_target_at(const uint64_t *tg, size_t n, uint64_t x)
 
 /* Runs by target window into tmp: the few distinct targets sorted (by
  * insertion: a handful), then the runs bucketed by them. */
-static void mo_frontier_runs_by_target(mo_frontier_run *runs, size_t n, mo_frontier_run *tmp,
+static void frontier_runs_by_target(mo_frontier_run *runs, size_t n, mo_frontier_run *tmp,
 				       uint64_t *tg, size_t *at)
 {
 	size_t nt = 0;
@@ -455,7 +455,7 @@ static void mo_frontier_runs_by_target(mo_frontier_run *runs, size_t n, mo_front
 	for (size_t i = 0; i < n; i++) {
 		runs[i].bucket = i && runs[i].target == runs[i - 1].target
 				     ? runs[i - 1].bucket
-				     : (uint32_t)mo_frontier_target_at(tg, nt, runs[i].target);
+				     : (uint32_t)frontier_target_at(tg, nt, runs[i].target);
 		at[runs[i].bucket + 1]++;
 	}
 	for (size_t t = 0; t < nt; t++)
@@ -470,8 +470,8 @@ static void mo_frontier_runs_by_target(mo_frontier_run *runs, size_t n, mo_front
  * dominating it (no dearer, no more P: the bound only grows with P), so the
  * frontier's states of key up to a bound tau are the non-dominated ones
  * among the successors of key up to tau: the others need not be made. With
- * tau the last layer's largest key kept, mo_search_prune checks that enough
- * are left (mo_search_tau_holds); most layers keep the keys the last did. A
+ * tau the last layer's largest key kept, search_prune checks that enough
+ * are left (search_tau_holds); most layers keep the keys the last did. A
  * successor is made when its key from below may be within tau, or its P is
  * at most d->pexempt (the least P of the states the beam chooses from: its
  * least-P state is kept whatever its key); and, the incumbent's test being
@@ -492,14 +492,14 @@ typedef struct mo_frontier_under {
 	uint64_t kmin, least; /* least: d->pexempt */
 } mo_frontier_under;
 
-/* Room for the rest of the layers after P (as mo_search_bounds has it). */
-static uint64_t mo_frontier_merge_room(const mo_frontier_merge *g, uint64_t P)
+/* Room for the rest of the layers after P (as search_bounds has it). */
+static uint64_t frontier_merge_room(const mo_frontier_merge *g, uint64_t P)
 {
 	return g->d->kmax > P ? g->d->kmax - P : 0;
 }
 
 /* The key from below of the successor of prev[j] in run r. */
-static inline double mo_frontier_under_key(const mo_frontier_under *u, const mo_frontier_run *r,
+static inline double frontier_under_key(const mo_frontier_under *u, const mo_frontier_run *r,
 					   uint32_t j)
 {
 	double c = r->prev[j].cost + r->c, dk = (double)(r->kept - u->kmin);
@@ -508,8 +508,8 @@ static inline double mo_frontier_under_key(const mo_frontier_under *u, const mo_
 }
 
 /* The least P of a successor that fits and may beat the incumbent (as
- * mo_search_prune tests it); UINT64_MAX: none. */
-static uint64_t mo_frontier_merge_least(const mo_frontier_merge *g, const mo_frontier_under *u,
+ * search_prune tests it); UINT64_MAX: none. */
+static uint64_t frontier_merge_least(const mo_frontier_merge *g, const mo_frontier_under *u,
 					const mo_frontier_run *runs, size_t n)
 {
 	const mo_search *d = g->d;
@@ -520,12 +520,12 @@ static uint64_t mo_frontier_merge_least(const mo_frontier_merge *g, const mo_fro
 			mo_search_state s;
 			if (runs[i].prev[j].P + runs[i].kept >= best)
 				break; /* P only grows along a run */
-			if (!mo_frontier_run_eval(g, &runs[i], j, &s) ||
-			    mo_frontier_under_key(u, &runs[i], j) > u->inc_t)
+			if (!frontier_run_eval(g, &runs[i], j, &s) ||
+			    frontier_under_key(u, &runs[i], j) > u->inc_t)
 				continue;
 			if (d->incumbent != INFINITY &&
-			    s.cost + mo_bound_cost_near(&d->lb, g->p + 1,
-							mo_frontier_merge_room(g, s.P), &seg) *
+			    s.cost + bound_cost_near(&d->lb, g->p + 1,
+							frontier_merge_room(g, s.P), &seg) *
 					 (1.0 - 1e-9) >=
 				d->incumbent)
 				continue;
@@ -536,7 +536,7 @@ static uint64_t mo_frontier_merge_least(const mo_frontier_merge *g, const mo_fro
 }
 
 /* The lines of the predecessors, their windows' least, the thresholds. */
-static void mo_frontier_under_make(const mo_frontier_merge *g, size_t np,
+static void frontier_under_make(const mo_frontier_merge *g, size_t np,
 				   const mo_frontier_run *runs, size_t n, mo_frontier_under *u)
 {
 	const mo_bound *lb = &g->d->lb;
@@ -549,14 +549,14 @@ static void mo_frontier_under_make(const mo_frontier_merge *g, size_t np,
 		u->kmin = runs[i].kept < u->kmin ? runs[i].kept : u->kmin;
 	if (!n)
 		return; /* no run: nothing to make */
-	u->lbtop = mo_bound_cost(lb, g->p + 1, 0);
+	u->lbtop = bound_cost(lb, g->p + 1, 0);
 	u->tau_t = g->tau + 4e-9 * fabs(g->tau);
 	u->inc_t = (inc + 4e-9 * fabs(inc)) / (1.0 - 1e-9);
 	for (size_t lo = 0, f = 0; f < np; f++) {
 		const mo_search_state *x = &g->prev[f];
 		double sl;
-		u->a[f] = x->cost + mo_bound_cost_slope(lb, g->p + 1,
-							mo_frontier_merge_room(g, x->P + u->kmin),
+		u->a[f] = x->cost + bound_cost_slope(lb, g->p + 1,
+							frontier_merge_room(g, x->P + u->kmin),
 							&seg, &sl);
 		u->slope[f] = sl;
 		if (f == 0 || x->wcode != g->prev[lo].wcode) {
@@ -569,13 +569,13 @@ static void mo_frontier_under_make(const mo_frontier_merge *g, size_t np,
 		u->smin[lo] = sl < u->smin[lo] ? sl : u->smin[lo];
 		u->cmin[lo] = x->cost < u->cmin[lo] ? x->cost : u->cmin[lo];
 	}
-	u->least = mo_frontier_merge_least(g, u, runs, n);
+	u->least = frontier_merge_least(g, u, runs, n);
 	g->d->pexempt = u->least;
 }
 
 /* Whether some successor of the run may be made: its window's least, taken
  * together, under the threshold. */
-static bool mo_frontier_under_run_may(const mo_frontier_under *u, const mo_frontier_run *r)
+static bool frontier_under_run_may(const mo_frontier_under *u, const mo_frontier_run *r)
 {
 	uint32_t w = r->pos;
 	double line = u->amin[w] + r->c + u->smin[w] * (double)(r->kept - u->kmin);
@@ -586,44 +586,44 @@ static bool mo_frontier_under_run_may(const mo_frontier_under *u, const mo_front
 
 /* The staircase of the successors of a run that are made and fit, into
  * out; its length. */
-static size_t mo_frontier_run_block(const mo_frontier_merge *g, const mo_frontier_under *u,
+static size_t frontier_run_block(const mo_frontier_merge *g, const mo_frontier_under *u,
 				    const mo_frontier_run *run, mo_search_state *out)
 {
 	const mo_frontier_run copy = *run, *r = &copy; /* out cannot touch it */
 	double least = INFINITY, t = u->inc_t < u->tau_t ? u->inc_t : u->tau_t;
 	size_t n = 0;
 	for (uint32_t j = r->pos; j < r->hi; j++) {
-		double key = mo_frontier_under_key(u, r, j);
+		double key = frontier_under_key(u, r, j);
 		if (key > (r->prev[j].P + r->kept <= u->least ? u->inc_t : t))
 			continue;
-		if (mo_frontier_run_eval(g, r, j, &out[n]) && out[n].cost < least)
+		if (frontier_run_eval(g, r, j, &out[n]) && out[n].cost < least)
 			least = out[n++].cost;
 	}
 	return n;
 }
 
-/* mo_frontier_merge_window under the beam's bound: each run's staircase of the
- * successors made, then merged as mo_frontier_merge_window merges. */
-static size_t mo_frontier_merge_window_beam(const mo_frontier_merge *g, const mo_frontier_under *u,
+/* frontier_merge_window under the beam's bound: each run's staircase of the
+ * successors made, then merged as frontier_merge_window merges. */
+static size_t frontier_merge_window_beam(const mo_frontier_merge *g, const mo_frontier_under *u,
 					    const mo_frontier_run *runs, size_t n,
 					    mo_frontier_tree *t, size_t out)
 {
 	mo_search_state *w = t->a;
 	size_t nl = 0;
 	for (size_t i = 0; i < n; i++) {
-		size_t c = mo_frontier_run_block(g, u, &runs[i], w);
+		size_t c = frontier_run_block(g, u, &runs[i], w);
 		if (c) {
 			t->lists[nl++] = (mo_frontier_list){w, c};
 			w += c;
 		}
 	}
-	return out + mo_frontier_merge_levels(t, nl, g->d->buf + out);
+	return out + frontier_merge_levels(t, nl, g->d->buf + out);
 }
 
 /* Every (window, useful choice) run, by target window (in tmp; runs:
  * scratch); under the beam's bound (u made here), only those of which some
  * successor may be made. */
-static size_t mo_frontier_merge_runs(const mo_frontier_merge *g, size_t np, mo_frontier_run *runs,
+static size_t frontier_merge_runs(const mo_frontier_merge *g, size_t np, mo_frontier_run *runs,
 				     mo_frontier_run *tmp, uint64_t *tg, size_t *at,
 				     mo_frontier_under *u)
 {
@@ -631,27 +631,27 @@ static size_t mo_frontier_merge_runs(const mo_frontier_merge *g, size_t np, mo_f
 	for (uint32_t lo = 0, hi; lo < np; lo = hi) {
 		for (hi = lo + 1; hi < np && g->prev[hi].wcode == g->prev[lo].wcode; hi++)
 			;
-		uint64_t prior = mo_search_window(g->d, g->prev[lo].wcode);
+		uint64_t prior = search_window(g->d, g->prev[lo].wcode);
 		for (uint32_t k = 0; k < g->set->n; k++)
 			if (g->useful[k])
 				runs[n++] =
-				    mo_frontier_run_make(g, lo, hi, k, prior,
-							 mo_search_shift(g->d, g->prev[lo].wcode,
+				    frontier_run_make(g, lo, hi, k, prior,
+							 search_shift(g->d, g->prev[lo].wcode,
 									 (unsigned)g->codes[k]));
 	}
 	if (g->tau < INFINITY) {
 		size_t m = 0;
-		mo_frontier_under_make(g, np, runs, n, u);
+		frontier_under_make(g, np, runs, n, u);
 		for (size_t i = 0; i < n; i++)
-			if (mo_frontier_under_run_may(u, &runs[i]))
+			if (frontier_under_run_may(u, &runs[i]))
 				runs[m++] = runs[i];
 		n = m;
 	}
-	mo_frontier_runs_by_target(runs, n, tmp, tg, at);
+	frontier_runs_by_target(runs, n, tmp, tg, at);
 	return n;
 }
 
-/* mo_frontier_successors's scratch for up to cap successors, one block (kept in
+/* frontier_successors's scratch for up to cap successors, one block (kept in
  * d across layers and passes: no allocation per layer). */
 typedef struct mo_frontier_scratch {
 	mo_frontier_run *runs, *tmp;
@@ -661,7 +661,7 @@ typedef struct mo_frontier_scratch {
 	mo_frontier_under u;
 } mo_frontier_scratch;
 
-static bool mo_frontier_scratch_get(mo_search *d, size_t cap, mo_frontier_scratch *s)
+static bool frontier_scratch_get(mo_search *d, size_t cap, mo_frontier_scratch *s)
 {
 	if (cap > d->fscr_cap) {
 		size_t want = cap > 2 * d->fscr_cap ? cap : 2 * d->fscr_cap;
@@ -699,14 +699,14 @@ static bool mo_frontier_scratch_get(mo_search *d, size_t cap, mo_frontier_scratc
 	return true;
 }
 
-void mo_frontier_free(mo_search *d)
+void frontier_free(mo_search *d)
 {
 	free(d->fscr);
 	d->fscr = NULL;
 	d->fscr_cap = 0;
 }
 
-size_t mo_frontier_successors(mo_search *d, size_t p)
+size_t frontier_successors(mo_search *d, size_t p)
 {
 	static const mo_search_state root = {0};
 	size_t np = p ? d->n_front[p - 1] : 1;
@@ -716,23 +716,23 @@ size_t mo_frontier_successors(mo_search *d, size_t p)
 			       .prev = p ? d->front[p - 1] : &root,
 			       .set = &d->sets[p],
 			       .tau = d->thin ? d->tau : INFINITY};
-	mo_frontier_merge_limits(&g, d->minrem[p + 1], d->budget);
+	frontier_merge_limits(&g, d->minrem[p + 1], d->budget);
 	size_t nr = np * g.set->n, out = 0;
 	d->tau_used = g.tau < INFINITY;
 	if (!np || g.none)
 		return 0; /* nothing fits: no state, no window code */
 	mo_frontier_scratch s = {0};
-	if (!mo_frontier_scratch_get(d, nr, &s) || !mo_search_reserve(d, nr))
+	if (!frontier_scratch_get(d, nr, &s) || !search_reserve(d, nr))
 		return SIZE_MAX;
-	mo_frontier_merge_codes(&g, np);
-	mo_frontier_merge_useful(&g);
-	nr = mo_frontier_merge_runs(&g, np, s.runs, s.tmp, s.tg, s.at, &s.u);
+	frontier_merge_codes(&g, np);
+	frontier_merge_useful(&g);
+	nr = frontier_merge_runs(&g, np, s.runs, s.tmp, s.tg, s.at, &s.u);
 	for (size_t a = 0, b; a < nr; a = b) {
 		for (b = a; b < nr && s.tmp[b].target == s.tmp[a].target; b++)
 			;
 		out = d->tau_used
-			  ? mo_frontier_merge_window_beam(&g, &s.u, s.tmp + a, b - a, &s.t, out)
-			  : mo_frontier_merge_window(&g, s.tmp + a, b - a, &s.t, out);
+			  ? frontier_merge_window_beam(&g, &s.u, s.tmp + a, b - a, &s.t, out)
+			  : frontier_merge_window(&g, s.tmp + a, b - a, &s.t, out);
 	}
 	return out;
 }

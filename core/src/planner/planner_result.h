@@ -23,13 +23,13 @@ struct mo_planner_result {
 };
 
 /* planner.c */
-int mo_planner_search(const mo_planner_problem *pl, uint64_t budget, mo_planner_solution *best);
+int planner_search(const mo_planner_problem *pl, uint64_t budget, mo_planner_solution *best);
 /* Plans against `owned` (taken over, freed with the result) or, when NULL,
  * in->model. */
-int mo_planner_run_model(mo_planner_result **out, const mo_planner_input *in, mo_model *owned,
+int planner_run_model(mo_planner_result **out, const mo_planner_input *in, mo_model *owned,
 			 const mo_planner_options *opts, mo_error *err);
 
 /* planner_staged.c */
-int mo_planner_run_staged(mo_planner_result *r, const mo_planner_problem *pl, mo_error *err);
+int planner_run_staged(mo_planner_result *r, const mo_planner_problem *pl, mo_error *err);
 
 #endif

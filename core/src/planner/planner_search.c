@@ -3,7 +3,7 @@
  *
  * Why DP and not branch and bound: the estimator's peak of a stage is a
  * function of running quantities over its layers in order (estimate_timeline.c,
- * mo_est_stage_fixed): P, the kept bytes so far; M, the largest
+ * est_stage_fixed): P, the kept bytes so far; M, the largest
  * P_p + local_p so far (a layer's forward / backward event: its swap
  * buffers, its recomputed tensors, the prefetch window, gathered weights);
  * and the swap bytes of the last `prefetch` layers (the window the next
@@ -33,7 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-unsigned mo_search_code(mo_search *d, uint64_t v)
+unsigned search_code(mo_search *d, uint64_t v)
 {
 	if (!v)
 		return 0;
@@ -50,7 +50,7 @@ unsigned mo_search_code(mo_search *d, uint64_t v)
 
 /* ---- frontier ----------------------------------------------------------------- */
 
-static int mo_search_state_cmp_p_cost(const mo_search_state *x, const mo_search_state *y)
+static int search_state_cmp_p_cost(const mo_search_state *x, const mo_search_state *y)
 {
 	if (x->wcode != y->wcode)
 		return x->wcode < y->wcode ? -1 : 1;
@@ -59,10 +59,10 @@ static int mo_search_state_cmp_p_cost(const mo_search_state *x, const mo_search_
 	return 0;
 }
 
-static int mo_search_state_cmp(const void *a, const void *b)
+static int search_state_cmp(const void *a, const void *b)
 {
 	const mo_search_state *x = a, *y = b;
-	int c = mo_search_state_cmp_p_cost(x, y);
+	int c = search_state_cmp_p_cost(x, y);
 	if (c)
 		return c;
 	if (x->M != y->M)
@@ -72,10 +72,10 @@ static int mo_search_state_cmp(const void *a, const void *b)
 
 /* Without other micro-batches in flight M only has to fit (checked on
  * every transition): states compare on (window, P, cost). */
-static int mo_search_state_cmp_without_m(const void *a, const void *b)
+static int search_state_cmp_without_m(const void *a, const void *b)
 {
 	const mo_search_state *x = a, *y = b;
-	int c = mo_search_state_cmp_p_cost(x, y);
+	int c = search_state_cmp_p_cost(x, y);
 	if (c)
 		return c;
 	if (x->cost != y->cost)
@@ -91,7 +91,7 @@ typedef struct mo_search_stair {
 
 /* The least cost among kept states with M' <= M (staircase: M ascending,
  * cost strictly descending). */
-static bool mo_search_stair_dominated(const mo_search_stair *s, uint64_t M, double cost)
+static bool search_stair_dominated(const mo_search_stair *s, uint64_t M, double cost)
 {
 	size_t lo = 0, hi = s->n;
 	while (lo < hi) {
@@ -104,7 +104,7 @@ static bool mo_search_stair_dominated(const mo_search_stair *s, uint64_t M, doub
 	return lo > 0 && s->cost[lo - 1] <= cost;
 }
 
-static void mo_search_stair_insert(mo_search_stair *s, uint64_t M, double cost)
+static void search_stair_insert(mo_search_stair *s, uint64_t M, double cost)
 {
 	size_t i = 0;
 	while (i < s->n && s->M[i] < M)
@@ -122,18 +122,18 @@ static void mo_search_stair_insert(mo_search_stair *s, uint64_t M, double cost)
 /* Keeps the non-dominated states of v (sorted in place); returns their
  * count. use_m: M is part of the dominance (other micro-batches in flight);
  * otherwise each state still carries its own M, exact for its path. */
-static size_t mo_search_pareto(mo_search_state *v, size_t n, mo_search_stair *st, bool use_m)
+static size_t search_pareto(mo_search_state *v, size_t n, mo_search_stair *st, bool use_m)
 {
-	qsort(v, n, sizeof(*v), use_m ? mo_search_state_cmp : mo_search_state_cmp_without_m);
+	qsort(v, n, sizeof(*v), use_m ? search_state_cmp : search_state_cmp_without_m);
 	size_t out = 0;
 	for (size_t i = 0; i < n;) {
 		size_t j = i;
 		st->n = 0;
 		for (; j < n && v[j].wcode == v[i].wcode; j++) {
 			uint64_t m = use_m ? v[j].M : 0;
-			if (mo_search_stair_dominated(st, m, v[j].cost))
+			if (search_stair_dominated(st, m, v[j].cost))
 				continue;
-			mo_search_stair_insert(st, m, v[j].cost);
+			search_stair_insert(st, m, v[j].cost);
 			v[out++] = v[j];
 		}
 		i = j;
@@ -156,12 +156,12 @@ typedef struct mo_search_rank {
 	size_t i;
 } mo_search_rank;
 
-static bool mo_search_rank_less(const mo_search_rank *x, const mo_search_rank *y)
+static bool search_rank_less(const mo_search_rank *x, const mo_search_rank *y)
 {
 	return x->key != y->key ? x->key < y->key : x->i < y->i;
 }
 
-static void mo_search_rank_swap(mo_search_rank *r, size_t a, size_t b)
+static void search_rank_swap(mo_search_rank *r, size_t a, size_t b)
 {
 	mo_search_rank t = r[a];
 	r[a] = r[b];
@@ -169,29 +169,29 @@ static void mo_search_rank_swap(mo_search_rank *r, size_t a, size_t b)
 }
 
 /* The median of r[a], r[b], r[c] (an index). */
-static size_t mo_search_rank_mid3(const mo_search_rank *r, size_t a, size_t b, size_t c)
+static size_t search_rank_mid3(const mo_search_rank *r, size_t a, size_t b, size_t c)
 {
-	if (mo_search_rank_less(&r[a], &r[b]))
-		return mo_search_rank_less(&r[b], &r[c])   ? b
-		       : mo_search_rank_less(&r[a], &r[c]) ? c
+	if (search_rank_less(&r[a], &r[b]))
+		return search_rank_less(&r[b], &r[c])   ? b
+		       : search_rank_less(&r[a], &r[c]) ? c
 							   : a;
-	return mo_search_rank_less(&r[a], &r[c]) ? a : mo_search_rank_less(&r[b], &r[c]) ? c : b;
+	return search_rank_less(&r[a], &r[c]) ? a : search_rank_less(&r[b], &r[c]) ? c : b;
 }
 
 /* Moves the k least of r[0..n) (by key, then index: no two are equal) to
  * r[0..k), in any order: which states the beam keeps does not depend on
  * the order they are found in, so a selection replaces the full sort. */
-static void mo_search_rank_select(mo_search_rank *r, size_t n, size_t k)
+static void search_rank_select(mo_search_rank *r, size_t n, size_t k)
 {
 	size_t lo = 0, hi = n;
 	while (hi - lo > 1) {
-		mo_search_rank_swap(r, mo_search_rank_mid3(r, lo, lo + (hi - lo) / 2, hi - 1),
+		search_rank_swap(r, search_rank_mid3(r, lo, lo + (hi - lo) / 2, hi - 1),
 				    hi - 1);
 		size_t s = lo;
 		for (size_t j = lo; j + 1 < hi; j++)
-			if (mo_search_rank_less(&r[j], &r[hi - 1]))
-				mo_search_rank_swap(r, s++, j);
-		mo_search_rank_swap(r, s, hi - 1);
+			if (search_rank_less(&r[j], &r[hi - 1]))
+				search_rank_swap(r, s++, j);
+		search_rank_swap(r, s, hi - 1);
 		if (s == k)
 			return;
 		if (k < s)
@@ -202,7 +202,7 @@ static void mo_search_rank_select(mo_search_rank *r, size_t n, size_t k)
 }
 
 /* The first state of least P (the one the beam keeps whatever its cost). */
-static size_t mo_search_least(const mo_search_state *v, size_t n)
+static size_t search_least(const mo_search_state *v, size_t n)
 {
 	size_t least = 0;
 	for (size_t i = 1; i < n; i++)
@@ -212,7 +212,7 @@ static size_t mo_search_least(const mo_search_state *v, size_t n)
 }
 
 /* The largest cost plus bound among the states but the least-P one. */
-static double mo_search_beam_top(const mo_search_state *v, const double *lbv, size_t n,
+static double search_beam_top(const mo_search_state *v, const double *lbv, size_t n,
 				 size_t least)
 {
 	double top = -INFINITY;
@@ -226,7 +226,7 @@ static double mo_search_beam_top(const mo_search_state *v, const double *lbv, si
  * bound (lbv: each state's bound), in their order; *top: the largest cost
  * plus bound of those others (INFINITY when out of memory). Only states of
  * cost plus bound up to lim are ranked (at least cap - 1 of them are). */
-static size_t mo_search_thin(mo_search_state *v, const double *lbv, size_t n, size_t least,
+static size_t search_thin(mo_search_state *v, const double *lbv, size_t n, size_t least,
 			     double lim, double *top)
 {
 	size_t cap = MO_SEARCH_THIN;
@@ -243,7 +243,7 @@ static size_t mo_search_thin(mo_search_state *v, const double *lbv, size_t n, si
 		if (i != least && v[i].cost + lbv[i] <= lim)
 			r[m++] = (mo_search_rank){v[i].cost + lbv[i], i};
 	size_t want = cap - 1 < m ? cap - 1 : m;
-	mo_search_rank_select(r, m, want);
+	search_rank_select(r, m, want);
 	keep[least] = 1; /* the one most likely to stay feasible */
 	*top = -INFINITY;
 	for (size_t k = 0; k < want; k++) {
@@ -259,7 +259,7 @@ static size_t mo_search_thin(mo_search_state *v, const double *lbv, size_t n, si
 }
 
 /* Per state of d->buf, the bound of the rest of the layers at its room. */
-static bool mo_search_bounds(mo_search *d, size_t p, size_t n)
+static bool search_bounds(mo_search *d, size_t p, size_t n)
 {
 	if (n > d->lbv_cap) {
 		double *b = realloc(d->lbv, n * sizeof(*b));
@@ -272,12 +272,12 @@ static bool mo_search_bounds(mo_search *d, size_t p, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		uint64_t P = d->buf[i].P;
 		uint64_t room = d->kmax > P ? d->kmax - P : 0;
-		d->lbv[i] = mo_bound_cost_near(&d->lb, p + 1, room, &seg);
+		d->lbv[i] = bound_cost_near(&d->lb, p + 1, room, &seg);
 	}
 	return true;
 }
 
-/* mo_search_prune's answer when the beam's bound skipped too much: the layer
+/* search_prune's answer when the beam's bound skipped too much: the layer
  * is to be made again without it. */
 #define MO_SEARCH_AGAIN (SIZE_MAX - 1)
 
@@ -286,7 +286,7 @@ static bool mo_search_bounds(mo_search *d, size_t p, size_t n)
  * fewest layers made twice on the bench's models, with few extra states). */
 #define MO_SEARCH_RISE 4.0
 
-/* Whether the states mo_frontier_successors kept under the beam's bound d->tau
+/* Whether the states frontier_successors kept under the beam's bound d->tau
  * (the k of d->buf left by the incumbent) hold the beam the layer would
  * keep without it. They do when the beam's least-P state is among them and
  * at least MO_SEARCH_THIN - 1 others are within the bound: it skipped only
@@ -294,7 +294,7 @@ static bool mo_search_bounds(mo_search *d, size_t p, size_t n)
  * bound only grows with P), never one of the least P that fits, so every
  * state of the frontier within the bound or of the least P is there, each
  * in its place; and those within the bound are then the beam. */
-static bool mo_search_tau_holds(const mo_search *d, size_t k, size_t least)
+static bool search_tau_holds(const mo_search *d, size_t k, size_t least)
 {
 	size_t in = 0;
 	if (!k || d->buf[least].P != d->pexempt)
@@ -308,13 +308,13 @@ static bool mo_search_tau_holds(const mo_search *d, size_t k, size_t least)
  * the largest key kept, and as much again as it rose from the last layer's
  * (keys rising, they mostly go on rising). least: the least-P state; under
  * a bound that held, the others kept are all within it. */
-static size_t mo_search_beam(mo_search *d, size_t k, size_t least)
+static size_t search_beam(mo_search *d, size_t k, size_t least)
 {
 	double top;
 	if (k > MO_SEARCH_THIN)
-		k = mo_search_thin(d->buf, d->lbv, k, least, d->tau_used ? d->tau : INFINITY, &top);
+		k = search_thin(d->buf, d->lbv, k, least, d->tau_used ? d->tau : INFINITY, &top);
 	else
-		top = k == MO_SEARCH_THIN ? mo_search_beam_top(d->buf, d->lbv, k, least) : INFINITY;
+		top = k == MO_SEARCH_THIN ? search_beam_top(d->buf, d->lbv, k, least) : INFINITY;
 	d->tau = top > d->top && d->top < INFINITY ? top + MO_SEARCH_RISE * (top - d->top) : top;
 	d->top = top;
 	return k;
@@ -323,7 +323,7 @@ static size_t mo_search_beam(mo_search *d, size_t k, size_t least)
 /* Drops from d->buf the states that cannot end cheaper than the incumbent,
  * thins the first pass, caps the exact pass. The new count, SIZE_MAX, or
  * MO_SEARCH_AGAIN. */
-static size_t mo_search_prune(mo_search *d, size_t p, size_t n)
+static size_t search_prune(mo_search *d, size_t p, size_t n)
 {
 	bool hope = !d->min_peak && d->incumbent != INFINITY;
 	bool beam = d->thin && (n >= MO_SEARCH_THIN || d->tau_used);
@@ -331,7 +331,7 @@ static size_t mo_search_prune(mo_search *d, size_t p, size_t n)
 		d->tau = d->top = INFINITY;
 		return d->thin || n <= MO_SEARCH_CAP ? n : (d->capped = true, 0);
 	}
-	if (!mo_search_bounds(d, p, n))
+	if (!search_bounds(d, p, n))
 		return SIZE_MAX;
 	size_t k = n;
 	if (hope) {
@@ -345,11 +345,11 @@ static size_t mo_search_prune(mo_search *d, size_t p, size_t n)
 				k++;
 			}
 	}
-	size_t least = d->thin && k ? mo_search_least(d->buf, k) : 0;
-	if (d->tau_used && !mo_search_tau_holds(d, k, least))
+	size_t least = d->thin && k ? search_least(d->buf, k) : 0;
+	if (d->tau_used && !search_tau_holds(d, k, least))
 		return MO_SEARCH_AGAIN;
 	if (d->thin)
-		k = mo_search_beam(d, k, least);
+		k = search_beam(d, k, least);
 	if (!d->thin && k > MO_SEARCH_CAP) {
 		k = 0; /* too many to prove anything: the first pass's plan stands */
 		d->capped = true;
@@ -359,7 +359,7 @@ static size_t mo_search_prune(mo_search *d, size_t p, size_t n)
 
 /* ---- transitions ------------------------------------------------------------------ */
 
-bool mo_search_reserve(mo_search *d, size_t n)
+bool search_reserve(mo_search *d, size_t n)
 {
 	if (n <= d->buf_cap)
 		return true;
@@ -371,12 +371,12 @@ bool mo_search_reserve(mo_search *d, size_t n)
 
 /* The successors of state `from` (index fi) at position p, appended to
  * d->buf (room reserved). */
-static void mo_search_expand(mo_search *d, size_t p, const mo_search_state *from, uint32_t fi,
+static void search_expand(mo_search *d, size_t p, const mo_search_state *from, uint32_t fi,
 			     size_t *n)
 {
 	const mo_search_segment_problem *sg = d->sg;
 	uint64_t gf = d->gf[p], gb = d->gb[p];
-	uint64_t prior = mo_search_window(d, from->wcode);
+	uint64_t prior = search_window(d, from->wcode);
 	const mo_planner_choice_set *set = &d->sets[p];
 	for (size_t k = 0; k < set->n; k++) {
 		const mo_planner_choice *c = &set->c[k];
@@ -389,25 +389,25 @@ static void mo_search_expand(mo_search *d, size_t p, const mo_search_state *from
 		s.M = from->M;
 		s.M = fwd > s.M ? fwd : s.M;
 		s.M = bwd > s.M ? bwd : s.M;
-		if (mo_search_peak(sg, s.P + d->minrem[p + 1], s.M) > d->budget)
+		if (search_peak(sg, s.P + d->minrem[p + 1], s.M) > d->budget)
 			continue;
-		s.wcode = mo_search_shift(d, from->wcode, mo_search_code(d, c->swapped));
+		s.wcode = search_shift(d, from->wcode, search_code(d, c->swapped));
 		d->buf[(*n)++] = s;
 	}
 }
 
 /* Every successor, sorted, the dominated ones dropped: with M in the
  * dominance (other micro-batches in flight, or the peak as the objective),
- * and the reference of mo_frontier_successors without. */
-static size_t mo_search_frontier_sorted(mo_search *d, size_t p, mo_search_stair *st, bool use_m)
+ * and the reference of frontier_successors without. */
+static size_t search_frontier_sorted(mo_search *d, size_t p, mo_search_stair *st, bool use_m)
 {
 	mo_search_state root = {0};
 	const mo_search_state *prev = p ? d->front[p - 1] : &root;
 	size_t np = p ? d->n_front[p - 1] : 1, n = 0;
-	if (!mo_search_reserve(d, np * d->sets[p].n + 1))
+	if (!search_reserve(d, np * d->sets[p].n + 1))
 		return SIZE_MAX;
 	for (size_t i = 0; i < np; i++)
-		mo_search_expand(d, p, &prev[i], (uint32_t)i, &n);
+		search_expand(d, p, &prev[i], (uint32_t)i, &n);
 	if (!n)
 		return 0;
 	uint64_t *m = realloc(st->M, n * sizeof(uint64_t));
@@ -418,23 +418,23 @@ static size_t mo_search_frontier_sorted(mo_search *d, size_t p, mo_search_stair 
 		st->cost = c;
 	if (!m || !c)
 		return SIZE_MAX;
-	return mo_search_pareto(d->buf, n, st, use_m);
+	return search_pareto(d->buf, n, st, use_m);
 }
 
-static bool mo_search_layer(mo_search *d, size_t p, mo_search_stair *st)
+static bool search_layer(mo_search *d, size_t p, mo_search_stair *st)
 {
 	bool use_m = d->sg->others > 0 || d->min_peak;
 	bool sorted = use_m || d->pl->sort_fronts || d->sets[p].n > MO_FRONTIER_MAX_CHOICES;
 	d->tau_used = false;
 	size_t n =
-	    sorted ? mo_search_frontier_sorted(d, p, st, use_m) : mo_frontier_successors(d, p);
+	    sorted ? search_frontier_sorted(d, p, st, use_m) : frontier_successors(d, p);
 	if (n && n != SIZE_MAX)
-		n = mo_search_prune(d, p, n);
+		n = search_prune(d, p, n);
 	if (n == MO_SEARCH_AGAIN) { /* the bound skipped too much: without it */
 		d->tau = INFINITY;
-		n = mo_frontier_successors(d, p);
+		n = frontier_successors(d, p);
 		if (n && n != SIZE_MAX)
-			n = mo_search_prune(d, p, n);
+			n = search_prune(d, p, n);
 	}
 	if (n == SIZE_MAX)
 		return false;
@@ -454,9 +454,9 @@ static bool mo_search_layer(mo_search *d, size_t p, mo_search_stair *st)
 /* ---- one segment ---------------------------------------------------------------- */
 
 /* Whether layers a and b have the same choice set at the prefetch pf
- * (mo_planner_layer_choices's inputs): free, of one type, swapping allowed at both
+ * (planner_layer_choices's inputs): free, of one type, swapping allowed at both
  * or at neither. */
-static bool mo_search_same_set(const mo_planner_problem *pl, int64_t a, int64_t b, int64_t pf)
+static bool search_same_set(const mo_planner_problem *pl, int64_t a, int64_t b, int64_t pf)
 {
 	const mo_model *m = pl->m;
 	return !pl->fixed[a] && !pl->fixed[b] && m->type_of[a] == m->type_of[b] &&
@@ -465,14 +465,14 @@ static bool mo_search_same_set(const mo_planner_problem *pl, int64_t a, int64_t 
 
 /* The choice set of position p and the choices in it others cover: the
  * ones before's again when it is the same (a model's layers mostly are). */
-static int mo_search_set(mo_search *d, size_t p)
+static int search_set(mo_search *d, size_t p)
 {
 	const int64_t *ids = d->sg->ids;
-	if (!p || !mo_search_same_set(d->pl, ids[p - 1], ids[p], d->pf)) {
-		if (mo_planner_layer_choices(d->pl, (uint64_t)ids[p], d->pf, &d->sets[p]) != 0)
+	if (!p || !search_same_set(d->pl, ids[p - 1], ids[p], d->pf)) {
+		if (planner_layer_choices(d->pl, (uint64_t)ids[p], d->pf, &d->sets[p]) != 0)
 			return -1;
 		if (d->sets[p].n <= MO_FRONTIER_MAX_CHOICES)
-			d->covered[p] = mo_frontier_covered(&d->sets[p]);
+			d->covered[p] = frontier_covered(&d->sets[p]);
 		return 0;
 	}
 	const mo_planner_choice_set *prev = &d->sets[p - 1];
@@ -485,7 +485,7 @@ static int mo_search_set(mo_search *d, size_t p)
 	return 0;
 }
 
-static int mo_search_prepare(mo_search *d)
+static int search_prepare(mo_search *d)
 {
 	size_t n = d->sg->n;
 	d->sets = calloc(n + 1, sizeof(*d->sets));
@@ -498,11 +498,11 @@ static int mo_search_prepare(mo_search *d)
 	if (!d->sets || !d->minrem || !d->front || !d->n_front || !d->gf || !d->gb || !d->covered)
 		return -1;
 	for (size_t p = 0; p < n; p++) {
-		d->gf[p] = mo_est_layer_gathered(d->pl->base, d->sg->ids[p], false);
-		d->gb[p] = mo_est_layer_gathered(d->pl->base, d->sg->ids[p], true);
+		d->gf[p] = est_layer_gathered(d->pl->base, d->sg->ids[p], false);
+		d->gb[p] = est_layer_gathered(d->pl->base, d->sg->ids[p], true);
 	}
 	for (size_t p = 0; p < n; p++)
-		if (mo_search_set(d, p) != 0)
+		if (search_set(d, p) != 0)
 			return -1;
 	for (size_t left = n; left > 0; left--) {
 		size_t p = left - 1;
@@ -514,7 +514,7 @@ static int mo_search_prepare(mo_search *d)
 	return 0;
 }
 
-static void mo_search_free(mo_search *d)
+static void search_free(mo_search *d)
 {
 	for (size_t p = 0; d->sets && p < d->sg->n; p++) {
 		free(d->sets[p].c);
@@ -530,19 +530,19 @@ static void mo_search_free(mo_search *d)
 	free(d->covered);
 	free(d->buf);
 	free(d->lbv);
-	mo_frontier_free(d);
-	mo_bound_free(&d->lb);
+	frontier_free(d);
+	bound_free(&d->lb);
 }
 
 /* The cheapest final state within the budget (ties: the lower peak). */
-static bool mo_search_best(const mo_search *d, size_t *best, uint64_t *peak)
+static bool search_best(const mo_search *d, size_t *best, uint64_t *peak)
 {
 	size_t n = d->sg->n;
 	bool found = false;
 	double bc = 0;
 	for (size_t i = 0; n && i < d->n_front[n - 1]; i++) {
 		const mo_search_state *s = &d->front[n - 1][i];
-		uint64_t pk = mo_search_peak(d->sg, s->P, s->M);
+		uint64_t pk = search_peak(d->sg, s->P, s->M);
 		if (pk > d->budget)
 			continue;
 		if (!found || s->cost < bc || (s->cost == bc && pk < *peak)) {
@@ -557,7 +557,7 @@ static bool mo_search_best(const mo_search *d, size_t *best, uint64_t *peak)
 
 /* The most kept bytes of the segment with which its peak can fit: M is
  * at least K (the last layer's forward holds all of it). */
-static uint64_t mo_search_most_kept(const mo_search_segment_problem *sg, uint64_t budget)
+static uint64_t search_most_kept(const mo_search_segment_problem *sg, uint64_t budget)
 {
 	uint64_t tail = sg->last ? sg->head + sg->loss : 0;
 	uint64_t fixed = sg->base + sg->embed + sg->held + (sg->grads > tail ? sg->grads : tail);
@@ -568,7 +568,7 @@ static uint64_t mo_search_most_kept(const mo_search_segment_problem *sg, uint64_
 
 /* One pass over the layers; 1 with the best final state's path written,
  * 0 none, -1 out of memory. */
-static int mo_search_pass(mo_search *d, unsigned *what, uint64_t *peak, double *cost)
+static int search_pass(mo_search *d, unsigned *what, uint64_t *peak, double *cost)
 {
 	mo_search_stair st = {0};
 	int rc = -1;
@@ -576,12 +576,12 @@ static int mo_search_pass(mo_search *d, unsigned *what, uint64_t *peak, double *
 	for (size_t p = 0; p < d->sg->n; p++) {
 		free(d->front[p]);
 		d->front[p] = NULL;
-		if (mo_budget_spent() || !mo_search_layer(d, p, &st))
+		if (budget_spent() || !search_layer(d, p, &st))
 			goto out; /* the caller tells a spent budget from no memory */
 	}
 	rc = 0;
 	size_t bi = 0;
-	if (d->failed || !mo_search_best(d, &bi, peak))
+	if (d->failed || !search_best(d, &bi, peak))
 		goto out;
 	*cost = d->front[d->sg->n - 1][bi].cost;
 	for (size_t left = d->sg->n; left > 0; left--) {
@@ -604,7 +604,7 @@ out:
  * pass's plan was optimal. `bound`: the cost of a plan the caller already
  * has (INFINITY: none); only cheaper plans are looked for. Returns 1 found,
  * 0 none (infeasible, or none cheaper than bound), -1 out of memory. */
-static int mo_search_segment(const mo_planner_problem *pl, const mo_search_segment_problem *sg,
+static int search_segment(const mo_planner_problem *pl, const mo_search_segment_problem *sg,
 			     uint64_t budget, int64_t pf, double bound, unsigned *what,
 			     uint64_t *peak, double *cost, bool *inexact)
 {
@@ -614,18 +614,18 @@ static int mo_search_segment(const mo_planner_problem *pl, const mo_search_segme
 		       .pf = pf,
 		       .min_peak = budget == 0,
 		       .incumbent = bound,
-		       .kmax = mo_search_most_kept(sg, budget ? budget : UINT64_MAX)};
+		       .kmax = search_most_kept(sg, budget ? budget : UINT64_MAX)};
 	int rc = -1, first = 0;
 	if (sg->n == 0) {
-		*peak = mo_search_peak(sg, 0, 0);
+		*peak = search_peak(sg, 0, 0);
 		*cost = 0;
 		return *peak <= budget;
 	}
-	if (mo_search_prepare(&d) != 0 || mo_bound_build(&d) != 0)
+	if (search_prepare(&d) != 0 || bound_build(&d) != 0)
 		goto out;
 	if (!d.min_peak) {
 		d.thin = true;
-		first = mo_search_pass(&d, what, peak, cost);
+		first = search_pass(&d, what, peak, cost);
 		if (first < 0)
 			goto out;
 		d.thin = false;
@@ -633,7 +633,7 @@ static int mo_search_segment(const mo_planner_problem *pl, const mo_search_segme
 			first = 0; /* no better than the caller's plan */
 		d.incumbent = first ? *cost : bound;
 	}
-	rc = mo_search_pass(&d, what, peak, cost);
+	rc = search_pass(&d, what, peak, cost);
 	if (rc == 0 && first)
 		rc = 1; /* nothing beats the first pass's plan (already in what[]) */
 	if (rc == 0 && d.min_peak && d.capped) {
@@ -641,11 +641,11 @@ static int mo_search_segment(const mo_planner_problem *pl, const mo_search_segme
 		 * nothing (MoE presets with swap and a wide prefetch window);
 		 * the beam keeps the least-kept state, so it ends with a plan */
 		d.thin = true;
-		rc = mo_search_pass(&d, what, peak, cost);
+		rc = search_pass(&d, what, peak, cost);
 	}
 	*inexact |= d.capped;
 out:
-	mo_search_free(&d);
+	search_free(&d);
 	return rc;
 }
 
@@ -653,7 +653,7 @@ out:
 
 /* The in-flight bound of a virtual-pipeline stage: every other micro-batch
  * chunk at its unoptimised size. */
-static uint64_t mo_planner_virtual_pipeline_reserve(const mo_planner_problem *pl, size_t s,
+static uint64_t planner_virtual_pipeline_reserve(const mo_planner_problem *pl, size_t s,
 						    const mo_est_fixed *fx)
 {
 	const mo_estimate *e = pl->base;
@@ -669,7 +669,7 @@ static uint64_t mo_planner_virtual_pipeline_reserve(const mo_planner_problem *pl
 	return (uint64_t)in * (fx->embed + big + fx->head);
 }
 
-static mo_search_segment_problem mo_planner_segment_of(const mo_planner_problem *pl, size_t s,
+static mo_search_segment_problem planner_segment_of(const mo_planner_problem *pl, size_t s,
 						       size_t c, const mo_est_fixed *fx)
 {
 	const mo_est_chunk *ch = &pl->base->chunks[s * fx->chunks + c];
@@ -686,7 +686,7 @@ static mo_search_segment_problem mo_planner_segment_of(const mo_planner_problem 
 					.last = fx->last};
 	if (fx->chunks > 1) {
 		sg.held = 0;
-		sg.base += mo_planner_virtual_pipeline_reserve(pl, s, fx);
+		sg.base += planner_virtual_pipeline_reserve(pl, s, fx);
 		sg.others = 0;
 		sg.last = fx->last && c + 1 == fx->chunks;
 	}
@@ -696,7 +696,7 @@ static mo_search_segment_problem mo_planner_segment_of(const mo_planner_problem 
 /* Whether every chunk of stage s has the layer types of its first chunk,
  * position by position, and no layer the starting config names: then one
  * plan fits them all. */
-static bool mo_planner_chunks_alike(const mo_planner_problem *pl, size_t s, size_t chunks)
+static bool planner_chunks_alike(const mo_planner_problem *pl, size_t s, size_t chunks)
 {
 	const mo_est_chunk *first = &pl->base->chunks[s * chunks];
 	for (size_t c = 0; c < chunks; c++) {
@@ -713,8 +713,8 @@ static bool mo_planner_chunks_alike(const mo_planner_problem *pl, size_t s, size
 
 /* The chunk of unit k of an interleaved step of mbn micro-batches, forward
  * or backward: Megatron's order, as the estimator's timeline walks it
- * (estimate_timeline.c, mo_timeline_unit). */
-static int64_t mo_planner_unit_chunk(int64_t P, int64_t V, int64_t mbn, int64_t k, bool fwd)
+ * (estimate_timeline.c, timeline_unit). */
+static int64_t planner_unit_chunk(int64_t P, int64_t V, int64_t mbn, int64_t k, bool fwd)
 {
 	int64_t chunk = mbn % P == 0 ? (k % (P * V)) / P : k % V;
 	return fwd ? chunk : V - 1 - chunk;
@@ -726,7 +726,7 @@ static int64_t mo_planner_unit_chunk(int64_t P, int64_t V, int64_t mbn, int64_t 
  * hold an embedding or a loss region. The order only depends on mbn % P, so
  * a long step is walked over a shorter one of the same remainder (its
  * steady state repeats). */
-static void mo_planner_in_flight_ends(const mo_estimate *e, size_t s, int64_t *first,
+static void planner_in_flight_ends(const mo_estimate *e, size_t s, int64_t *first,
 				      int64_t *last)
 {
 	int64_t P = e->cfg.pp, V = e->cfg.vpp, mbn = e->cfg.mbn;
@@ -743,7 +743,7 @@ static void mo_planner_in_flight_ends(const mo_estimate *e, size_t s, int64_t *f
 		bool fwd = t < W || (t < W + 2 * (N - W) && (t - W) % 2 == 0);
 		int64_t k = t < W ? t : t < W + 2 * (N - W) ? (fwd ? W + (t - W) / 2 : (t - W) / 2)
 							      : t - (N - W);
-		int64_t c = mo_planner_unit_chunk(P, V, mbn, k, fwd);
+		int64_t c = planner_unit_chunk(P, V, mbn, k, fwd);
 		int64_t is_first = c == 0, is_last = c == V - 1;
 		if (fwd) { /* the others at its forward, then it joins them */
 			*first = in[0] > *first ? in[0] : *first;
@@ -764,12 +764,12 @@ static void mo_planner_in_flight_ends(const mo_estimate *e, size_t s, int64_t *f
  * template's kept bytes, and as many embeddings and loss regions as the
  * schedule ever has first and last chunks in flight besides the running
  * one. */
-static mo_search_segment_problem mo_planner_template_of(const mo_planner_problem *pl, size_t s,
+static mo_search_segment_problem planner_template_of(const mo_planner_problem *pl, size_t s,
 							const mo_est_fixed *fx)
 {
 	const mo_est_chunk *ch = &pl->base->chunks[s * fx->chunks];
 	int64_t first, last;
-	mo_planner_in_flight_ends(pl->base, s, &first, &last);
+	planner_in_flight_ends(pl->base, s, &first, &last);
 	return (mo_search_segment_problem){.ids = ch->ids,
 					   .n = ch->n,
 					   .base = fx->base,
@@ -784,7 +784,7 @@ static mo_search_segment_problem mo_planner_template_of(const mo_planner_problem
 }
 
 /* The template's choices copied to the same positions of every chunk. */
-static void mo_planner_template_copy(const mo_planner_problem *pl, size_t s, size_t chunks,
+static void planner_template_copy(const mo_planner_problem *pl, size_t s, size_t chunks,
 				     unsigned *what)
 {
 	const mo_est_chunk *first = &pl->base->chunks[s * chunks];
@@ -796,35 +796,35 @@ static void mo_planner_template_copy(const mo_planner_problem *pl, size_t s, siz
 }
 
 /* One stage of alike virtual-pipeline chunks: 1 found, 0 none, -1 memory. */
-static int mo_planner_solve_template(const mo_planner_problem *pl, size_t s,
+static int planner_solve_template(const mo_planner_problem *pl, size_t s,
 				     const mo_est_fixed *fx, uint64_t budget, int64_t prefetch,
 				     mo_planner_solution *sol)
 {
-	mo_search_segment_problem sg = mo_planner_template_of(pl, s, fx);
+	mo_search_segment_problem sg = planner_template_of(pl, s, fx);
 	uint64_t pk = 0;
 	double cost = 0;
 	bool inexact = false;
-	int rc = mo_search_segment(pl, &sg, budget, prefetch, INFINITY, sol->what, &pk, &cost,
+	int rc = search_segment(pl, &sg, budget, prefetch, INFINITY, sol->what, &pk, &cost,
 				   &inexact);
 	if (rc <= 0)
 		return rc;
-	mo_planner_template_copy(pl, s, fx->chunks, sol->what);
+	planner_template_copy(pl, s, fx->chunks, sol->what);
 	sol->cost += cost * (double)fx->chunks;
 	sol->stage_peak[s] = pk;
 	return 1;
 }
 
 /* One stage chunk by chunk: 1 found, 0 none, -1 memory. */
-static int mo_planner_solve_chunks(const mo_planner_problem *pl, size_t s, const mo_est_fixed *fx,
+static int planner_solve_chunks(const mo_planner_problem *pl, size_t s, const mo_est_fixed *fx,
 				   uint64_t budget, int64_t prefetch, double bound,
 				   mo_planner_solution *sol)
 {
 	for (size_t c = 0; c < fx->chunks; c++) {
-		mo_search_segment_problem sg = mo_planner_segment_of(pl, s, c, fx);
+		mo_search_segment_problem sg = planner_segment_of(pl, s, c, fx);
 		uint64_t pk = 0;
 		double cost = 0;
 		bool inexact = false;
-		int rc = mo_search_segment(pl, &sg, budget, prefetch, bound, sol->what, &pk, &cost,
+		int rc = search_segment(pl, &sg, budget, prefetch, bound, sol->what, &pk, &cost,
 					   &inexact);
 		sol->exact &= !inexact;
 		if (rc <= 0)
@@ -835,7 +835,7 @@ static int mo_planner_solve_chunks(const mo_planner_problem *pl, size_t s, const
 	return 1;
 }
 
-int mo_planner_solve(const mo_planner_problem *pl, uint64_t budget, int64_t prefetch, double bound,
+int planner_solve(const mo_planner_problem *pl, uint64_t budget, int64_t prefetch, double bound,
 		     mo_planner_solution *sol)
 {
 	const mo_estimate *e = pl->base;
@@ -848,14 +848,14 @@ int mo_planner_solve(const mo_planner_problem *pl, uint64_t budget, int64_t pref
 	sol->peak = 0;
 	for (size_t s = 0; s < e->n_stages; s++) {
 		mo_est_fixed fx;
-		mo_est_stage_fixed(e, s, &fx);
+		est_stage_fixed(e, s, &fx);
 		sol->exact &= fx.chunks == 1;
 		sol->stage_peak[s] = 0;
 		int rc = 0;
-		if (fx.chunks > 1 && mo_planner_chunks_alike(pl, s, fx.chunks))
-			rc = mo_planner_solve_template(pl, s, &fx, budget, prefetch, sol);
+		if (fx.chunks > 1 && planner_chunks_alike(pl, s, fx.chunks))
+			rc = planner_solve_template(pl, s, &fx, budget, prefetch, sol);
 		if (rc == 0) /* unlike chunks, or no template plan fits */
-			rc = mo_planner_solve_chunks(pl, s, &fx, budget, prefetch, bound, sol);
+			rc = planner_solve_chunks(pl, s, &fx, budget, prefetch, bound, sol);
 		if (rc < 0)
 			return -1;
 		if (rc == 0) {
@@ -871,14 +871,14 @@ int mo_planner_solve(const mo_planner_problem *pl, uint64_t budget, int64_t pref
 
 /* The kept bytes (*K) and the largest P + local (*M) of a given assignment
  * over a run of layers. */
-static int mo_planner_predict_run(const mo_planner_problem *pl, const int64_t *ids, size_t n,
+static int planner_predict_run(const mo_planner_problem *pl, const int64_t *ids, size_t n,
 				  const unsigned *what, int64_t pf, uint64_t *K, uint64_t *M_out)
 {
 	uint64_t P = 0, M = 0, hist[MO_SEARCH_MAX_SLOTS + 1] = {0};
 	for (size_t p = 0; p < n; p++) {
 		mo_planner_choice c;
 		int64_t id = ids[p];
-		if (mo_planner_choice_of(pl, (uint64_t)id, pf, what[id], &c) != 0)
+		if (planner_choice_of(pl, (uint64_t)id, pf, what[id], &c) != 0)
 			return -1;
 		uint64_t prior = 0;
 		for (int64_t i = 0; i < pf && i < MO_SEARCH_MAX_SLOTS; i++)
@@ -886,9 +886,9 @@ static int mo_planner_predict_run(const mo_planner_problem *pl, const int64_t *i
 		memmove(hist + 1, hist, MO_SEARCH_MAX_SLOTS * sizeof(*hist));
 		hist[0] = c.swapped;
 		P += c.kept;
-		uint64_t fwd = P + c.swapped + mo_est_layer_gathered(pl->base, id, false);
+		uint64_t fwd = P + c.swapped + est_layer_gathered(pl->base, id, false);
 		uint64_t bwd =
-		    P + c.transient + c.swapped + prior + mo_est_layer_gathered(pl->base, id, true);
+		    P + c.transient + c.swapped + prior + est_layer_gathered(pl->base, id, true);
 		M = fwd > M ? fwd : M;
 		M = bwd > M ? bwd : M;
 	}
@@ -897,57 +897,57 @@ static int mo_planner_predict_run(const mo_planner_problem *pl, const int64_t *i
 	return 0;
 }
 
-/* A stage of alike chunks as mo_planner_solve_template prices it: every
+/* A stage of alike chunks as planner_solve_template prices it: every
  * chunk in flight holds the most any chunk keeps. */
-static int mo_planner_predict_template(const mo_planner_problem *pl, size_t s,
+static int planner_predict_template(const mo_planner_problem *pl, size_t s,
 				       const mo_est_fixed *fx, const unsigned *what, int64_t pf,
 				       uint64_t *peak)
 {
-	mo_search_segment_problem sg = mo_planner_template_of(pl, s, fx);
+	mo_search_segment_problem sg = planner_template_of(pl, s, fx);
 	uint64_t Kmax = 0, Mmax = 0;
 	for (size_t c = 0; c < fx->chunks; c++) {
 		const mo_est_chunk *ch = &pl->base->chunks[s * fx->chunks + c];
 		uint64_t K, M;
-		if (mo_planner_predict_run(pl, ch->ids, ch->n, what, pf, &K, &M) != 0)
+		if (planner_predict_run(pl, ch->ids, ch->n, what, pf, &K, &M) != 0)
 			return -1;
 		Kmax = K > Kmax ? K : Kmax;
 		Mmax = M > Mmax ? M : Mmax;
 	}
-	*peak = mo_search_peak(&sg, Kmax, Mmax);
+	*peak = search_peak(&sg, Kmax, Mmax);
 	return 0;
 }
 
-/* A stage chunk by chunk, as mo_planner_solve_chunks prices it. */
-static int mo_planner_predict_chunks(const mo_planner_problem *pl, size_t s,
+/* A stage chunk by chunk, as planner_solve_chunks prices it. */
+static int planner_predict_chunks(const mo_planner_problem *pl, size_t s,
 				     const mo_est_fixed *fx, const unsigned *what, int64_t pf,
 				     uint64_t *peak)
 {
 	*peak = 0;
 	for (size_t c = 0; c < fx->chunks; c++) {
-		mo_search_segment_problem sg = mo_planner_segment_of(pl, s, c, fx);
+		mo_search_segment_problem sg = planner_segment_of(pl, s, c, fx);
 		uint64_t K, M;
-		if (mo_planner_predict_run(pl, sg.ids, sg.n, what, pf, &K, &M) != 0)
+		if (planner_predict_run(pl, sg.ids, sg.n, what, pf, &K, &M) != 0)
 			return -1;
-		uint64_t pk = mo_search_peak(&sg, K, M);
+		uint64_t pk = search_peak(&sg, K, M);
 		*peak = pk > *peak ? pk : *peak;
 	}
 	return 0;
 }
 
-int mo_planner_predict(const mo_planner_problem *pl, const unsigned *what, int64_t prefetch,
+int planner_predict(const mo_planner_problem *pl, const unsigned *what, int64_t prefetch,
 		       uint64_t *stage_peak)
 {
 	const mo_estimate *e = pl->base;
 	for (size_t s = 0; s < e->n_stages; s++) {
 		mo_est_fixed fx;
-		mo_est_stage_fixed(e, s, &fx);
+		est_stage_fixed(e, s, &fx);
 		uint64_t chunked, pk;
-		if (mo_planner_predict_chunks(pl, s, &fx, what, prefetch, &chunked) != 0)
+		if (planner_predict_chunks(pl, s, &fx, what, prefetch, &chunked) != 0)
 			return -1;
 		pk = chunked;
 		/* alike chunks: the lower of the two safe bounds */
-		if (fx.chunks > 1 && mo_planner_chunks_alike(pl, s, fx.chunks)) {
-			if (mo_planner_predict_template(pl, s, &fx, what, prefetch, &pk) != 0)
+		if (fx.chunks > 1 && planner_chunks_alike(pl, s, fx.chunks)) {
+			if (planner_predict_template(pl, s, &fx, what, prefetch, &pk) != 0)
 				return -1;
 			pk = pk < chunked ? pk : chunked;
 		}

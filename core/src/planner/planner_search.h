@@ -52,7 +52,7 @@ typedef struct mo_bound {
 	size_t n_segs;
 	size_t *cls_of;	 /* per position */
 	uint32_t *count; /* [position][class]: classes at positions >= p */
-	/* per position, the bound's running sums as mo_bound_cost adds them: the
+	/* per position, the bound's running sums as bound_cost adds them: the
 	 * cheapest choices' cost and kept bytes, and after each segment taken
 	 * whole, the bytes bought back and the cost ([position][segment]) */
 	double *pcost, *pkept, *cum_take, *cum_cost;
@@ -69,7 +69,7 @@ typedef struct mo_search {
 	size_t n_vals;
 	mo_planner_choice_set *sets; /* per position */
 	/* per position with at most MO_FRONTIER_MAX_CHOICES choices: bit k set
-	 * when another choice covers choice k (mo_frontier_covered) */
+	 * when another choice covers choice k (frontier_covered) */
 	uint64_t *covered;
 	uint64_t *minrem;	 /* kept lower bound of positions >= p */
 	uint64_t *gf, *gb;	 /* per position: gathered weights at forward / backward */
@@ -77,9 +77,9 @@ typedef struct mo_search {
 	size_t *n_front;
 	bool thin; /* first pass: a few states per window (an incumbent) */
 	/* first pass: the beam's bound, the largest cost plus bound the last
-	 * layer's beam kept (INFINITY: none); mo_frontier_successors skips successors
+	 * layer's beam kept (INFINITY: none); frontier_successors skips successors
 	 * beyond it (tau_used), but none of P up to pexempt, the least P of a
-	 * successor that fits and may beat the incumbent (mo_search_tau_holds:
+	 * successor that fits and may beat the incumbent (search_tau_holds:
 	 * why that is exact, or the layer is made again without it) */
 	double tau;
 	double top; /* the largest key the last layer's beam kept */
@@ -94,12 +94,12 @@ typedef struct mo_search {
 	size_t buf_cap;
 	double *lbv; /* scratch: per state of buf, its bound */
 	size_t lbv_cap;
-	void *fscr;	 /* scratch of mo_frontier_successors, kept across layers */
+	void *fscr;	 /* scratch of frontier_successors, kept across layers */
 	size_t fscr_cap; /* successors it has room for */
 } mo_search;
 
 /* A segment's peak with K kept bytes in all and M its largest P + local. */
-static inline uint64_t mo_search_peak(const mo_search_segment_problem *sg, uint64_t K, uint64_t M)
+static inline uint64_t search_peak(const mo_search_segment_problem *sg, uint64_t K, uint64_t M)
 {
 	uint64_t tail = sg->last ? K + sg->head + sg->loss : 0;
 	M += sg->grads;
@@ -109,9 +109,9 @@ static inline uint64_t mo_search_peak(const mo_search_segment_problem *sg, uint6
 }
 
 /* planner_search.c */
-unsigned mo_search_code(mo_search *d, uint64_t v);
+unsigned search_code(mo_search *d, uint64_t v);
 /* The swap bytes of a window (inline: once per window of every layer). */
-static inline uint64_t mo_search_window(const mo_search *d, uint64_t wcode)
+static inline uint64_t search_window(const mo_search *d, uint64_t wcode)
 {
 	uint64_t w = 0;
 	for (int64_t i = 0; i < d->pf; i++) {
@@ -123,7 +123,7 @@ static inline uint64_t mo_search_window(const mo_search *d, uint64_t wcode)
 	return w;
 }
 /* The window after a layer of swap code `code` (inline: once per run). */
-static inline uint64_t mo_search_shift(const mo_search *d, uint64_t wcode, unsigned code)
+static inline uint64_t search_shift(const mo_search *d, uint64_t wcode, unsigned code)
 {
 	if (d->pf <= 0)
 		return 0;
@@ -133,37 +133,37 @@ static inline uint64_t mo_search_shift(const mo_search *d, uint64_t wcode, unsig
 }
 /* Room for n states in d->buf (what it held is dropped); false when out of
  * memory. */
-bool mo_search_reserve(mo_search *d, size_t n);
+bool search_reserve(mo_search *d, size_t n);
 
-/* The most choices a layer may have for mo_frontier_successors (more: sorted). */
+/* The most choices a layer may have for frontier_successors (more: sorted). */
 #define MO_FRONTIER_MAX_CHOICES 64
 
 /* planner_frontier.c: the non-dominated successors of the frontier before
  * position p (the root at 0) when M is no part of the dominance, written to
- * d->buf as mo_search_pareto leaves them; their count, or SIZE_MAX when out of
+ * d->buf as search_pareto leaves them; their count, or SIZE_MAX when out of
  * memory. */
-size_t mo_frontier_successors(mo_search *d, size_t p);
+size_t frontier_successors(mo_search *d, size_t p);
 /* The choices of a set (at most MO_FRONTIER_MAX_CHOICES) that another covers
  * (its successor of any state dominates theirs and fits whenever theirs
- * does), as bits: they make no run in mo_frontier_successors. */
-uint64_t mo_frontier_covered(const mo_planner_choice_set *set);
-/* Frees mo_frontier_successors's scratch. */
-void mo_frontier_free(mo_search *d);
+ * does), as bits: they make no run in frontier_successors. */
+uint64_t frontier_covered(const mo_planner_choice_set *set);
+/* Frees frontier_successors's scratch. */
+void frontier_free(mo_search *d);
 
 /* planner_bound.c */
-int mo_bound_build(mo_search *d);
-void mo_bound_free(mo_bound *lb);
+int bound_build(mo_search *d);
+void bound_free(mo_bound *lb);
 /* Least cost of positions >= p keeping at most `room` bytes (LP bound). */
-double mo_bound_cost(const mo_bound *lb, size_t p, uint64_t room);
+double bound_cost(const mo_bound *lb, size_t p, uint64_t room);
 /* The bound as a plain loop: the definition (and the fallback when byte
  * sums are too large for a double to hold them exactly). */
-double mo_bound_cost_loop(const mo_bound *lb, size_t p, uint64_t room);
+double bound_cost_loop(const mo_bound *lb, size_t p, uint64_t room);
 
 /* Byte counts below this are exact in a double, and so are their sums and
  * differences while they stay below it. */
 #define MO_BOUND_EXACT 9007199254740992.0 /* 2^53 */
 
-/* mo_bound_cost, the search for its segment started at *seg (updated); inline:
+/* bound_cost, the search for its segment started at *seg (updated); inline:
  * it is asked once per state of every frontier.
  *
  * The loop takes whole segments while the bytes still needed exceed them,
@@ -173,10 +173,10 @@ double mo_bound_cost_loop(const mo_bound *lb, size_t p, uint64_t room);
  * the suffix adds 0). *seg: where to start looking for i (the last i: the
  * states come by P ascending, so i mostly stays or moves on a little);
  * updated. */
-static inline double mo_bound_cost_near(const mo_bound *lb, size_t p, uint64_t room, size_t *seg)
+static inline double bound_cost_near(const mo_bound *lb, size_t p, uint64_t room, size_t *seg)
 {
 	if (!lb->fast || (double)room >= MO_BOUND_EXACT)
-		return mo_bound_cost_loop(lb, p, room);
+		return bound_cost_loop(lb, p, room);
 	double need = lb->pkept[p] - (double)room;
 	if (!(need > 0))
 		return lb->pcost[p];
@@ -204,13 +204,13 @@ static inline double mo_bound_cost_near(const mo_bound *lb, size_t p, uint64_t r
 	return before + (need - taken) * lb->segs[i].slope;
 }
 
-/* mo_bound_cost_near, and in *slope a slope of the bound there as room
+/* bound_cost_near, and in *slope a slope of the bound there as room
  * shrinks (per byte; a subgradient where it is convex: up to the most the
  * rest can buy back, flat beyond). */
-static inline double mo_bound_cost_slope(const mo_bound *lb, size_t p, uint64_t room, size_t *seg,
+static inline double bound_cost_slope(const mo_bound *lb, size_t p, uint64_t room, size_t *seg,
 					 double *slope)
 {
-	double v = mo_bound_cost_near(lb, p, room, seg);
+	double v = bound_cost_near(lb, p, room, seg);
 	bool walked = lb->fast && (double)room < MO_BOUND_EXACT && lb->pkept[p] - (double)room > 0;
 	/* walked: *seg is the segment the need ends in, whose slope is the
 	 * bound's left derivative there; otherwise 0 bounds it (it never falls) */

@@ -29,21 +29,21 @@ typedef struct mo_staged_result {
 } mo_staged_result;
 
 /* Estimates the assignment in s->what. 0 or -1. */
-static int mo_staged_run(mo_staged *s, mo_staged_result *out)
+static int staged_run(mo_staged *s, mo_staged_result *out)
 {
 	mo_config *c = NULL;
 	mo_estimate *e = NULL;
 	mo_diags *d = NULL;
 	int rc = -1;
 	memset(out, 0, sizeof(*out));
-	if (mo_planner_build_config(&c, s->pl, s->what, s->pf, "staged", s->err) != 0)
+	if (planner_build_config(&c, s->pl, s->what, s->pf, "staged", s->err) != 0)
 		goto out;
 	if (mo_diags_new(&d) != 0) {
-		mo_error_set(s->err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		error_set(s->err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		goto out;
 	}
 	if (mo_validate(d, c, s->pl->m) != 0) {
-		mo_error_set(s->err, MO_ERR_INTERNAL, 0, 0, "staged step is not a valid config");
+		error_set(s->err, MO_ERR_INTERNAL, 0, 0, "staged step is not a valid config");
 		goto out;
 	}
 	if (mo_export_sections(&out->yaml, NULL, c, s->err) != 0 ||
@@ -64,7 +64,7 @@ out:
 	return rc;
 }
 
-static int mo_staged_keep(mo_staged *s, const char *label, mo_staged_result *ev)
+static int staged_keep(mo_staged *s, const char *label, mo_staged_result *ev)
 {
 	mo_planner_result *r = s->r;
 	size_t n = r->n_steps + 1;
@@ -77,7 +77,7 @@ static int mo_staged_keep(mo_staged *s, const char *label, mo_staged_result *ev)
 	char *l = p ? strdup(label) : NULL;
 	if (!l) {
 		free(ev->yaml);
-		mo_error_set(s->err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		error_set(s->err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		return -1;
 	}
 	r->steps[r->n_steps] = (mo_planner_step_owned){l, ev->yaml};
@@ -91,41 +91,41 @@ static int mo_staged_keep(mo_staged *s, const char *label, mo_staged_result *ev)
 
 /* ---- assignments ------------------------------------------------------------------ */
 
-static unsigned mo_staged_base(const mo_planner_problem *pl, uint64_t id)
+static unsigned staged_base(const mo_planner_problem *pl, uint64_t id)
 {
 	return pl->fixed[id] ? MO_CHOICE_FIXED : 0;
 }
 
-static unsigned mo_staged_full(const mo_planner_problem *pl, uint64_t id)
+static unsigned staged_full(const mo_planner_problem *pl, uint64_t id)
 {
 	return pl->fixed[id] == 2 ? MO_CHOICE_FIXED : MO_CHOICE_FULL;
 }
 
 /* Full on layers below k; with swap_end, swap of [k, swap_end) and full
  * after it; with sel, that select on the other free layers. */
-static void mo_staged_fill(mo_staged *s, unsigned sel, uint64_t k, uint64_t swap_end)
+static void staged_fill(mo_staged *s, unsigned sel, uint64_t k, uint64_t swap_end)
 {
 	const mo_planner_problem *pl = s->pl;
 	for (uint64_t id = 0; id < pl->n_layers; id++) {
-		unsigned w = mo_staged_base(pl, id);
+		unsigned w = staged_base(pl, id);
 		if (sel && !pl->fixed[id])
 			w = sel;
 		if (id < k)
-			w = mo_staged_full(pl, id);
+			w = staged_full(pl, id);
 		else if (swap_end)
 			w = id < swap_end && !pl->fixed[id] ? MO_CHOICE_LAYER_SWAP
-							    : mo_staged_full(pl, id);
+							    : staged_full(pl, id);
 		s->what[id] = w;
 	}
 }
 
-static int mo_staged_at(mo_staged *s, uint64_t k, uint64_t swap_end, mo_staged_result *ev)
+static int staged_at(mo_staged *s, uint64_t k, uint64_t swap_end, mo_staged_result *ev)
 {
-	mo_staged_fill(s, 0, k, swap_end);
-	return mo_staged_run(s, ev);
+	staged_fill(s, 0, k, swap_end);
+	return staged_run(s, ev);
 }
 
-static void mo_staged_label(char *buf, size_t size, uint64_t k, uint64_t swap_end)
+static void staged_label(char *buf, size_t size, uint64_t k, uint64_t swap_end)
 {
 	if (!swap_end) {
 		snprintf(buf, size, "full 0-%llu", (unsigned long long)(k - 1));
@@ -141,13 +141,13 @@ static void mo_staged_label(char *buf, size_t size, uint64_t k, uint64_t swap_en
 }
 
 /* Least k in [1, N] whose "full 0..k-1" fits (N when none). */
-static int mo_staged_full_k(mo_staged *s, uint64_t *k_out)
+static int staged_full_k(mo_staged *s, uint64_t *k_out)
 {
 	uint64_t lo = 0, hi = s->pl->n_layers;
 	mo_staged_result ev;
 	while (lo + 1 < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
-		if (mo_staged_at(s, mid, 0, &ev) != 0)
+		if (staged_at(s, mid, 0, &ev) != 0)
 			return -1;
 		free(ev.yaml);
 		if (ev.fits)
@@ -161,13 +161,13 @@ static int mo_staged_full_k(mo_staged *s, uint64_t *k_out)
 
 /* Most k in [0, swap_end) whose "full 0..k-1 + swap k..swap_end-1" fits
  * (0 when none). */
-static int mo_staged_swap_k(mo_staged *s, uint64_t swap_end, uint64_t *k_out)
+static int staged_swap_k(mo_staged *s, uint64_t swap_end, uint64_t *k_out)
 {
 	uint64_t lo = 0, hi = swap_end; /* fits at lo (assumed), not at hi */
 	mo_staged_result ev;
 	while (lo + 1 < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
-		if (mo_staged_at(s, mid, swap_end, &ev) != 0)
+		if (staged_at(s, mid, swap_end, &ev) != 0)
 			return -1;
 		free(ev.yaml);
 		if (ev.fits)
@@ -179,35 +179,35 @@ static int mo_staged_swap_k(mo_staged *s, uint64_t swap_end, uint64_t *k_out)
 	return 0;
 }
 
-static int mo_staged_step(mo_staged *s, unsigned sel, uint64_t k, uint64_t swap_end,
+static int staged_step(mo_staged *s, unsigned sel, uint64_t k, uint64_t swap_end,
 			  const char *label, int *fits)
 {
 	mo_staged_result ev;
 	char buf[96];
-	mo_staged_fill(s, sel, k, swap_end);
-	if (mo_staged_run(s, &ev) != 0)
+	staged_fill(s, sel, k, swap_end);
+	if (staged_run(s, &ev) != 0)
 		return -1;
 	*fits = ev.fits;
 	if (!label) {
-		mo_staged_label(buf, sizeof buf, k, swap_end);
+		staged_label(buf, sizeof buf, k, swap_end);
 		label = buf;
 	}
-	return mo_staged_keep(s, label, &ev);
+	return staged_keep(s, label, &ev);
 }
 
-static int mo_staged_swap_stage(mo_staged *s)
+static int staged_swap_stage(mo_staged *s)
 {
 	int64_t L = s->pl->m->num_layers;
 	if (s->pl->m->pipeline_parallel > 1 || L - s->pf < 1)
 		return 0;
 	uint64_t swap_end = (uint64_t)(L - s->pf), k;
 	int fits;
-	if (mo_staged_swap_k(s, swap_end, &k) != 0)
+	if (staged_swap_k(s, swap_end, &k) != 0)
 		return -1;
-	return mo_staged_step(s, 0, k, swap_end, NULL, &fits);
+	return staged_step(s, 0, k, swap_end, NULL, &fits);
 }
 
-int mo_planner_run_staged(mo_planner_result *r, const mo_planner_problem *pl, mo_error *err)
+int planner_run_staged(mo_planner_result *r, const mo_planner_problem *pl, mo_error *err)
 {
 	mo_staged s = {
 	    .r = r, .pl = pl, .err = err, .pf = pl->fixed_prefetch ? pl->fixed_prefetch : 1};
@@ -216,22 +216,22 @@ int mo_planner_run_staged(mo_planner_result *r, const mo_planner_problem *pl, mo
 	s.what = calloc(pl->n_layers + 1, sizeof(*s.what));
 	if (!s.what)
 		goto out;
-	if (mo_staged_step(&s, 0, 0, 0, "none", &fits) != 0)
+	if (staged_step(&s, 0, 0, 0, "none", &fits) != 0)
 		goto out;
 	if (fits) { /* nothing to escalate */
 		rc = 0;
 		goto out;
 	}
-	if (mo_staged_step(&s, MO_CHOICE_SELECT_MLP, 0, 0, "select '.*mlp' on every layer",
+	if (staged_step(&s, MO_CHOICE_SELECT_MLP, 0, 0, "select '.*mlp' on every layer",
 			   &fits) != 0)
 		goto out;
 	if (fits) {
 		rc = 0;
 		goto out;
 	}
-	if (mo_staged_full_k(&s, &k) != 0 || mo_staged_step(&s, 0, k, 0, NULL, &fits) != 0)
+	if (staged_full_k(&s, &k) != 0 || staged_step(&s, 0, k, 0, NULL, &fits) != 0)
 		goto out;
-	rc = fits ? 0 : mo_staged_swap_stage(&s);
+	rc = fits ? 0 : staged_swap_stage(&s);
 out:
 	free(s.what);
 	return rc;
@@ -240,11 +240,11 @@ out:
 /* ---- maximize ------------------------------------------------------------------------- */
 
 /* A copy of the model with the value set (NULL on failure). */
-static mo_model *mo_maximize_model(const mo_model *m, mo_planner_dim dim, int64_t v, mo_error *err)
+static mo_model *maximize_model(const mo_model *m, mo_planner_dim dim, int64_t v, mo_error *err)
 {
-	mo_model *c = mo_model_copy(m);
+	mo_model *c = model_copy(m);
 	if (!c) {
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		return NULL;
 	}
 	if (dim == MO_PLAN_MICRO_BATCH_SIZE)
@@ -255,27 +255,27 @@ static mo_model *mo_maximize_model(const mo_model *m, mo_planner_dim dim, int64_
 }
 
 /* 1 when some plan fits at v, 0 when none, -1 on error. */
-static int mo_maximize_fits(const mo_planner_input *in, mo_planner_dim dim, int64_t v,
+static int maximize_fits(const mo_planner_input *in, mo_planner_dim dim, int64_t v,
 			    mo_error *err)
 {
-	mo_model *m = mo_maximize_model(in->model, dim, v, err);
+	mo_model *m = maximize_model(in->model, dim, v, err);
 	mo_planner_problem pl;
 	mo_planner_solution sol = {0};
 	int rc = -1;
 	if (!m)
 		return -1;
-	if (mo_planner_problem_init(&pl, m, in->start, in->allow, err) != 0)
+	if (planner_problem_init(&pl, m, in->start, in->allow, err) != 0)
 		goto out;
 	pl.max_prefetch = in->max_prefetch > 0 ? in->max_prefetch : 0;
 	sol.what = calloc(pl.n_layers + 1, sizeof(*sol.what));
 	sol.stage_peak = calloc(pl.base->n_stages + 1, sizeof(*sol.stage_peak));
 	uint64_t budget = in->budget ? in->budget : mo_estimate_capacity_bytes(pl.base);
-	if (sol.what && sol.stage_peak && mo_planner_search(&pl, budget, &sol) == 0)
+	if (sol.what && sol.stage_peak && planner_search(&pl, budget, &sol) == 0)
 		rc = sol.feasible ? 1 : 0;
 	free(sol.what);
 	free(sol.stage_peak);
 out:
-	mo_planner_problem_fini(&pl);
+	planner_problem_fini(&pl);
 	mo_model_free(m);
 	return rc;
 }
@@ -290,7 +290,7 @@ int mo_planner_maximize(int64_t *best, mo_planner_result **plan, const mo_planne
 	if (plan)
 		*plan = NULL;
 	if (!best || !in || !in->model) {
-		mo_error_set(err, MO_ERR_USAGE, 0, 0, "maximize needs a model");
+		error_set(err, MO_ERR_USAGE, 0, 0, "maximize needs a model");
 		return -1;
 	}
 	int64_t unit = dim == MO_PLAN_SEQ_LENGTH && in->model->context_parallel > 1
@@ -299,7 +299,7 @@ int mo_planner_maximize(int64_t *best, mo_planner_result **plan, const mo_planne
 	int64_t lo = 0, hi = unit; /* fits at lo (0: nothing), not known at hi */
 	int rc = 0;
 	*best = 0;
-	while (hi <= limit && (rc = mo_maximize_fits(in, dim, hi, err)) == 1) {
+	while (hi <= limit && (rc = maximize_fits(in, dim, hi, err)) == 1) {
 		lo = hi;
 		hi *= 2;
 	}
@@ -311,7 +311,7 @@ int mo_planner_maximize(int64_t *best, mo_planner_result **plan, const mo_planne
 		int64_t mid = (lo + (hi - lo) / 2) / unit * unit;
 		if (mid <= lo)
 			mid = lo + unit;
-		rc = mo_maximize_fits(in, dim, mid, err);
+		rc = maximize_fits(in, dim, mid, err);
 		if (rc < 0)
 			return -1;
 		if (rc)
@@ -322,8 +322,8 @@ int mo_planner_maximize(int64_t *best, mo_planner_result **plan, const mo_planne
 	*best = lo;
 	if (!plan || lo == 0)
 		return 0;
-	mo_model *m = mo_maximize_model(in->model, dim, lo, err);
+	mo_model *m = maximize_model(in->model, dim, lo, err);
 	mo_planner_input pi = *in;
 	pi.model = m;
-	return m ? mo_planner_run_model(plan, &pi, m, NULL, err) : -1;
+	return m ? planner_run_model(plan, &pi, m, NULL, err) : -1;
 }

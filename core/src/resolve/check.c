@@ -11,7 +11,7 @@ int mo_check(mo_config **cfg, mo_model **model, mo_diags *diags, const mo_input 
 	*cfg = NULL;
 	*model = NULL;
 	if (!in || !in->config) {
-		mo_error_set(err, MO_ERR_USAGE, 0, 0, "no config text");
+		error_set(err, MO_ERR_USAGE, 0, 0, "no config text");
 		return -1;
 	}
 	if (mo_config_parse(cfg, diags, in->config, in->config_len,
@@ -23,7 +23,7 @@ int mo_check(mo_config **cfg, mo_model **model, mo_diags *diags, const mo_input 
 		mo_diags_sort(diags);
 		return 0;
 	}
-	if (mo_load_model(model, diags, *cfg, in, err) != 0) {
+	if (load_model(model, diags, *cfg, in, err) != 0) {
 		mo_config_free(*cfg);
 		*cfg = NULL;
 		return -1;

@@ -27,15 +27,15 @@ int mo_expand(mo_plan **out, const mo_config *c, const mo_model *m, mo_error *er
 {
 	*out = NULL;
 	if (!c || !c->doc || !m) {
-		mo_error_set(err, MO_ERR_USAGE, 0, 0, "expand needs a parsed config and a model");
+		error_set(err, MO_ERR_USAGE, 0, 0, "expand needs a parsed config and a model");
 		return -1;
 	}
 	mo_plan *p = calloc(1, sizeof(*p));
 	if (!p) {
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		return -1;
 	}
-	if (mo_resolve(&p->r, c, m, NULL, err) != 0) {
+	if (resolve(&p->r, c, m, NULL, err) != 0) {
 		free(p);
 		return -1;
 	}
@@ -48,7 +48,7 @@ void mo_plan_free(mo_plan *p)
 {
 	if (!p)
 		return;
-	mo_resolved_free(p->r);
+	resolved_free(p->r);
 	free(p);
 }
 
@@ -59,19 +59,19 @@ size_t mo_plan_layer_count(const mo_plan *p)
 
 size_t mo_plan_action_count(const mo_plan *p, int64_t layer)
 {
-	const mo_seg *g = p && layer >= 0 ? mo_resolved_seg(p->r, (uint64_t)layer) : NULL;
+	const mo_seg *g = p && layer >= 0 ? resolved_seg(p->r, (uint64_t)layer) : NULL;
 	return g ? g->n_roots : 0;
 }
 
 const mo_action *mo_plan_action(const mo_plan *p, int64_t layer, size_t i)
 {
-	const mo_seg *g = p && layer >= 0 ? mo_resolved_seg(p->r, (uint64_t)layer) : NULL;
+	const mo_seg *g = p && layer >= 0 ? resolved_seg(p->r, (uint64_t)layer) : NULL;
 	return g && i < g->n_roots ? &g->roots[i] : NULL;
 }
 
 mo_action_kind mo_plan_path_action(const mo_plan *p, int64_t layer, size_t path_index)
 {
-	const mo_seg *g = p && layer >= 0 ? mo_resolved_seg(p->r, (uint64_t)layer) : NULL;
+	const mo_seg *g = p && layer >= 0 ? resolved_seg(p->r, (uint64_t)layer) : NULL;
 	if (!g || path_index >= p->r->m->types[g->type].n_paths)
 		return MO_ACT_KEEP;
 	return g->act[path_index];

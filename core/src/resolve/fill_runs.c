@@ -10,7 +10,7 @@
 /* f->path_union = the union over refs of their bits on type t, and for
  * each of its paths first[q] = the earliest ref (config order) matching q:
  * a path's first ref is the one adding it. Returns the word count. */
-static size_t mo_union(mo_resolve_fill *f, const mo_pattern_ref *const *refs, size_t n,
+static size_t runs_union(mo_resolve_fill *f, const mo_pattern_ref *const *refs, size_t n,
 		       size_t t)
 {
 	size_t nw = (f->model->types[t].n_paths + 63) / 64;
@@ -30,7 +30,7 @@ static size_t mo_union(mo_resolve_fill *f, const mo_pattern_ref *const *refs, si
 }
 
 /* The first set bit of u at or after `from`, or SIZE_MAX. */
-static inline __attribute__((always_inline)) size_t mo_next_bit(const uint64_t *u, size_t nw,
+static inline __attribute__((always_inline)) size_t next_bit(const uint64_t *u, size_t nw,
 								 size_t from)
 {
 	size_t w = from / 64;
@@ -49,7 +49,7 @@ static inline __attribute__((always_inline)) size_t mo_next_bit(const uint64_t *
 
 /* The actions of a run, and their rules when something reads them later
  * (`rules`: op_swap's conflicts with recomputed paths). */
-static void mo_run_set(mo_seg *g, size_t lo, size_t hi, mo_action_kind k, mo_rule rule,
+static void run_set(mo_seg *g, size_t lo, size_t hi, mo_action_kind k, mo_rule rule,
 		       bool rules)
 {
 	for (size_t p = lo; p < hi; p++)
@@ -58,49 +58,49 @@ static void mo_run_set(mo_seg *g, size_t lo, size_t hi, mo_action_kind k, mo_rul
 		g->rule[p] = rule;
 }
 
-bool mo_runs_recompute(mo_resolve_fill *f, mo_seg *g, const mo_layer_type *lt)
+bool runs_recompute(mo_resolve_fill *f, mo_seg *g, const mo_layer_type *lt)
 {
 	const mo_active_lists *lists = &f->active->lists;
 	const uint32_t *end = f->paths->subtree_end[g->type];
 	const uint64_t *u = f->path_union;
-	size_t nw = mo_union(f, lists->select, lists->n_select, g->type);
-	for (size_t q = mo_next_bit(u, nw, 0); q < lt->n_paths; q = mo_next_bit(u, nw, end[q])) {
+	size_t nw = runs_union(f, lists->select, lists->n_select, g->type);
+	for (size_t q = next_bit(u, nw, 0); q < lt->n_paths; q = next_bit(u, nw, end[q])) {
 		const mo_pattern_ref *ref = f->first[q];
-		mo_run_set(g, q, end[q], MO_ACT_RECOMPUTE, ref->rule, f->need_rules);
-		if (!mo_segment_add_root(g, lt->paths[q].name, MO_ACT_RECOMPUTE, ref->rule))
+		run_set(g, q, end[q], MO_ACT_RECOMPUTE, ref->rule, f->need_rules);
+		if (!segment_add_root(g, lt->paths[q].name, MO_ACT_RECOMPUTE, ref->rule))
 			return false;
 	}
 	return true;
 }
 
-bool mo_runs_exclude(mo_resolve_fill *f, mo_seg *g, const mo_layer_type *lt)
+bool runs_exclude(mo_resolve_fill *f, mo_seg *g, const mo_layer_type *lt)
 {
 	const mo_active_lists *lists = &f->active->lists;
 	const uint32_t *end = f->paths->subtree_end[g->type];
 	const uint64_t *u = f->path_union;
-	size_t nw = mo_union(f, lists->exclude, lists->n_exclude, g->type);
-	for (size_t q = mo_next_bit(u, nw, 0); q < lt->n_paths;) {
+	size_t nw = runs_union(f, lists->exclude, lists->n_exclude, g->type);
+	for (size_t q = next_bit(u, nw, 0); q < lt->n_paths;) {
 		if (g->act[q] != MO_ACT_RECOMPUTE) {
-			q = mo_next_bit(u, nw, q + 1);
+			q = next_bit(u, nw, q + 1);
 			continue;
 		}
 		const mo_pattern_ref *ref = f->first[q];
-		mo_run_set(g, q, end[q], MO_ACT_KEEP, ref->rule, false);
+		run_set(g, q, end[q], MO_ACT_KEEP, ref->rule, false);
 		f->excluded_lo[f->n_excluded] = (uint32_t)q; /* ascending, disjoint */
 		f->excluded_hi[f->n_excluded++] = end[q];
-		if (!mo_segment_add_root(g, lt->paths[q].name, MO_ACT_KEEP, ref->rule))
+		if (!segment_add_root(g, lt->paths[q].name, MO_ACT_KEEP, ref->rule))
 			return false;
-		q = mo_next_bit(u, nw, end[q]);
+		q = next_bit(u, nw, end[q]);
 	}
 	return true;
 }
 
-bool mo_runs_comm(mo_resolve_fill *f, mo_seg *g, const mo_layer_type *lt)
+bool runs_comm(mo_resolve_fill *f, mo_seg *g, const mo_layer_type *lt)
 {
 	const mo_active_lists *lists = &f->active->lists;
 	const uint64_t *u = f->path_union;
-	size_t nw = mo_union(f, lists->comm, lists->n_comm, g->type), k = 0;
-	for (size_t q = mo_next_bit(u, nw, 0); q < lt->n_paths; q = mo_next_bit(u, nw, q + 1)) {
+	size_t nw = runs_union(f, lists->comm, lists->n_comm, g->type), k = 0;
+	for (size_t q = next_bit(u, nw, 0); q < lt->n_paths; q = next_bit(u, nw, q + 1)) {
 		while (k < f->n_excluded && f->excluded_hi[k] <= q) /* the excluded runs, in order */
 			k++;
 		if (g->act[q] != MO_ACT_KEEP || (k < f->n_excluded && f->excluded_lo[k] <= q))
@@ -109,44 +109,44 @@ bool mo_runs_comm(mo_resolve_fill *f, mo_seg *g, const mo_layer_type *lt)
 		g->act[q] = MO_ACT_RECOMPUTE_COMM;
 		if (f->need_rules)
 			g->rule[q] = ref->rule;
-		if (!mo_segment_add_root(g, lt->paths[q].name, MO_ACT_RECOMPUTE_COMM, ref->rule))
+		if (!segment_add_root(g, lt->paths[q].name, MO_ACT_RECOMPUTE_COMM, ref->rule))
 			return false;
 	}
 	return true;
 }
 
-static bool mo_recomputed(mo_action_kind k)
+static bool fill_recomputed(mo_action_kind k)
 {
 	return k == MO_ACT_RECOMPUTE || k == MO_ACT_RECOMPUTE_COMM;
 }
 
 /* An op-level recompute on p or inside its run (the first in path order). */
-static const mo_rule *mo_runs_recompute_near(const mo_seg *g, const uint32_t *end, size_t p)
+static const mo_rule *runs_recompute_near(const mo_seg *g, const uint32_t *end, size_t p)
 {
 	for (size_t q = p; q < end[p]; q++)
-		if (mo_recomputed(g->act[q]))
+		if (fill_recomputed(g->act[q]))
 			return &g->rule[q];
 	return NULL;
 }
 
-bool mo_runs_op_swap(mo_resolve_fill *f, mo_seg *g, const mo_layer_type *lt,
+bool runs_op_swap(mo_resolve_fill *f, mo_seg *g, const mo_layer_type *lt,
 		     const mo_pattern_ref *ref)
 {
 	const mo_path_bits *m = &ref->match[g->type];
 	const uint32_t *end = f->paths->subtree_end[g->type];
-	for (size_t q = mo_next_bit(m->words, m->n_words, 0); q < lt->n_paths;
-	     q = mo_next_bit(m->words, m->n_words, q + 1)) {
+	for (size_t q = next_bit(m->words, m->n_words, 0); q < lt->n_paths;
+	     q = next_bit(m->words, m->n_words, q + 1)) {
 		if (g->act[q] == MO_ACT_SWAP)
 			continue;
-		const mo_rule *near = mo_runs_recompute_near(g, end, q);
+		const mo_rule *near = runs_recompute_near(g, end, q);
 		if (near) {
-			mo_findings_add_segment(f->findings, g, "op-recompute-swap", ref,
-						mo_resolve_matches_origin(f->matches, near));
+			findings_add_segment(f->findings, g, "op-recompute-swap", ref,
+						resolve_matches_origin(f->matches, near));
 			continue;
 		}
-		if (!mo_segment_add_root(g, lt->paths[q].name, MO_ACT_SWAP, ref->rule))
+		if (!segment_add_root(g, lt->paths[q].name, MO_ACT_SWAP, ref->rule))
 			return false;
-		mo_run_set(g, q, end[q], MO_ACT_SWAP, ref->rule, false);
+		run_set(g, q, end[q], MO_ACT_SWAP, ref->rule, false);
 	}
 	return true;
 }

@@ -10,17 +10,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool mo_findings_init(mo_resolve_findings *f, const mo_resolved *r, mo_arena *a)
+bool findings_init(mo_resolve_findings *f, const mo_resolved *r, mo_arena *a)
 {
 	f->segments = r->segs;
 	if (!f->report)
 		return true;
-	f->log_start = mo_arena_alloc(a, r->n_segs * sizeof(*f->log_start));
-	f->log_count = mo_arena_alloc(a, r->n_segs * sizeof(*f->log_count));
+	f->log_start = arena_alloc(a, r->n_segs * sizeof(*f->log_start));
+	f->log_count = arena_alloc(a, r->n_segs * sizeof(*f->log_count));
 	return f->log_start && f->log_count;
 }
 
-void mo_findings_add(mo_resolve_findings *f, const char *code, const mo_pattern_ref *about,
+void findings_add(mo_resolve_findings *f, const char *code, const mo_pattern_ref *about,
 		     const mo_pattern_ref *other, uint64_t lo, uint64_t hi)
 {
 	if (f->n && f->list[f->n - 1].code == code && f->list[f->n - 1].about == about &&
@@ -41,10 +41,10 @@ void mo_findings_add(mo_resolve_findings *f, const char *code, const mo_pattern_
 	f->list[f->n++] = (mo_finding){code, about, other, lo, hi};
 }
 
-void mo_findings_add_segment(mo_resolve_findings *f, const mo_seg *g, const char *code,
+void findings_add_segment(mo_resolve_findings *f, const mo_seg *g, const char *code,
 			     const mo_pattern_ref *about, const mo_pattern_ref *other)
 {
-	mo_findings_add(f, code, about, other, g->lo, g->hi);
+	findings_add(f, code, about, other, g->lo, g->hi);
 	if (!f->report)
 		return;
 	if (f->n_log == f->cap_log) {
@@ -61,96 +61,96 @@ void mo_findings_add_segment(mo_resolve_findings *f, const mo_seg *g, const char
 	f->log_count[g - f->segments]++;
 }
 
-void mo_findings_segment_start(mo_resolve_findings *f, const mo_seg *g)
+void findings_segment_start(mo_resolve_findings *f, const mo_seg *g)
 {
 	if (f->report)
 		f->log_start[g - f->segments] = (uint32_t)f->n_log;
 }
 
-/* mo_findings_add merges the replayed findings with the previous ones
+/* findings_add merges the replayed findings with the previous ones
  * exactly as computing them would. */
-void mo_findings_replay(mo_resolve_findings *f, const mo_seg *twin, const mo_seg *g)
+void findings_replay(mo_resolve_findings *f, const mo_seg *twin, const mo_seg *g)
 {
 	if (!f->report)
 		return;
 	size_t t = (size_t)(twin - f->segments);
 	for (uint32_t k = f->log_start[t]; k < f->log_start[t] + f->log_count[t]; k++)
-		mo_findings_add(f, f->log[k].code, f->log[k].about, f->log[k].other, g->lo, g->hi);
+		findings_add(f, f->log[k].code, f->log[k].about, f->log[k].other, g->lo, g->hi);
 }
 
 /* Ranges of every finding with this code/about/other, marking them consumed. */
-static void mo_findings_collect(mo_resolve_findings *f, size_t first, char *buf, size_t size)
+static void findings_collect(mo_resolve_findings *f, size_t first, char *buf, size_t size)
 {
 	buf[0] = '\0';
 	mo_finding *f0 = &f->list[first];
 	for (size_t i = first; i < f->n; i++) {
 		mo_finding *x = &f->list[i];
 		if (x->code && x->code == f0->code && x->about == f0->about && x->other == f0->other) {
-			mo_ranges_append(buf, size, x->lo, x->hi);
+			ranges_append(buf, size, x->lo, x->hi);
 			if (i != first)
 				x->code = NULL;
 		}
 	}
 }
 
-static void mo_report_limit_hits(const mo_resolve_matches *matches, const mo_config *c,
+static void report_limit_hits(const mo_resolve_matches *matches, const mo_config *c,
 				 mo_diags *diags)
 {
 	for (size_t i = 0; i < matches->n_refs; i++) {
 		const mo_pattern *p = matches->refs[i].pattern;
 		if (matches->refs[i].limit_hit)
-			mo_diags_add_at(diags, MO_SEV_ERROR, "regex", c->doc->name, p->key, p->dpath,
+			diags_add_at(diags, MO_SEV_ERROR, "regex", c->doc->name, p->key, p->dpath,
 					"pattern '%.60s' hit the match limit: it backtracks catastrophically",
 					p->regex);
 	}
 }
 
-static void mo_report_exclude_no_effect(const mo_finding *f, const mo_config *c,
+static void report_exclude_no_effect(const mo_finding *f, const mo_config *c,
 					mo_diags *diags, const char *layers)
 {
 	const mo_pattern_ref *ref = f->about;
-	mo_diag *d = mo_diags_add_at(
+	mo_diag *d = diags_add_at(
 		diags, MO_SEV_WARNING, f->code, c->doc->name, ref->pattern->key, ref->pattern->dpath,
 		"exclude_op '%.60s' has no effect in layers %s: nothing it matches is recomputed there",
 		ref->pattern->regex, layers);
-	mo_diag_set_hint(diags, d, "exclude_op applies only inside recomputed regions");
-	mo_diag_set_layers(diags, d, layers);
+	diag_set_hint(diags, d, "exclude_op applies only inside recomputed regions");
+	diag_set_layers(diags, d, layers);
 }
 
-static void mo_report_op_recompute_swap(const mo_finding *f, const mo_config *c,
+static void report_op_recompute_swap(const mo_finding *f, const mo_config *c,
 					mo_diags *diags, const char *layers)
 {
 	const mo_pattern_ref *ref = f->about, *other = f->other;
 	const mo_node *at = ref->pattern->layers.at;
-	mo_diag *d = mo_diags_add_at(
+	mo_diag *d = diags_add_at(
 		diags, MO_SEV_ERROR, f->code, c->doc->name, at ? at : ref->pattern->key,
 		ref->pattern->dpath,
 		"op_swap '%.60s' and %s.%s (line %d) act on the same module in layers %s",
 		ref->pattern->regex, other ? other->rule.section : "recompute",
 		other ? other->rule.key : "?", other ? other->rule.line : 0, layers);
-	mo_diag_set_hint(diags, d,
+	diag_set_hint(diags, d,
 			 "an op is either recomputed or swapped: drop one of the two on these layers");
-	mo_diag_set_layers(diags, d, layers);
+	diag_set_layers(diags, d, layers);
 }
 
-void mo_findings_report(mo_resolve_findings *f, const mo_resolve_matches *matches,
+void findings_report(mo_resolve_findings *f, const mo_resolve_matches *matches,
 			const mo_config *c, mo_diags *diags)
 {
 	char layers[200];
-	mo_report_limit_hits(matches, c, diags);
+	report_limit_hits(matches, c, diags);
 	for (size_t i = 0; i < f->n; i++) {
 		const mo_finding *x = &f->list[i];
 		if (!x->code)
 			continue;
-		mo_findings_collect(f, i, layers, sizeof layers);
+		findings_collect(f, i, layers, sizeof layers);
 		if (strcmp(x->code, "exclude-no-effect") == 0)
-			mo_report_exclude_no_effect(x, c, diags, layers);
+			report_exclude_no_effect(x, c, diags, layers);
 		else
-			mo_report_op_recompute_swap(x, c, diags, layers);
+			report_op_recompute_swap(x, c, diags, layers);
 	}
 }
 
-void mo_findings_release(mo_resolve_findings *f)
+void findings_release(mo_resolve_findings *f)
 {
 	free(f->list);
 	free(f->log);

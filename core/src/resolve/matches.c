@@ -12,16 +12,16 @@
 
 /* ---- matching one ref against every type -------------------------------- */
 
-static void mo_match_one(mo_pattern_ref *ref, size_t t, size_t i, int rc)
+static void match_one(mo_pattern_ref *ref, size_t t, size_t i, int rc)
 {
 	if (rc > 0)
-		mo_path_bits_set(&ref->match[t], i);
+		path_bits_set(&ref->match[t], i);
 	else if (rc < 0)
 		ref->limit_hit = true;
 }
 
 /* The candidates of word w for a pattern with these end bytes. */
-static uint64_t mo_index_candidates(const mo_path_index *ix, const mo_pattern_ref *ref, size_t w,
+static uint64_t index_candidates(const mo_path_index *ix, const mo_pattern_ref *ref, size_t w,
 				    int first, int last)
 {
 	uint64_t c = ref->group == MO_GROUP_COMM ? ix->comm[w] : ix->any[w];
@@ -32,32 +32,32 @@ static uint64_t mo_index_candidates(const mo_path_index *ix, const mo_pattern_re
 	return c;
 }
 
-static void mo_match_ref(mo_pattern_ref *ref, const mo_model *m, const mo_resolve_paths *paths,
+static void match_ref(mo_pattern_ref *ref, const mo_model *m, const mo_resolve_paths *paths,
 			 mo_matcher *mt)
 {
 	if (!ref->pattern->re)
 		return;
 	int first, last;
-	mo_regex_ends(ref->pattern->re, &first, &last);
+	regex_ends(ref->pattern->re, &first, &last);
 	for (size_t t = 0; t < m->n_types; t++) {
 		const mo_layer_type *lt = &m->types[t];
 		const size_t *length = paths->length[t];
 		if (paths->plain[t]) {
 			const mo_path_index *ix = &paths->index[t];
 			for (size_t w = 0; w < ix->n_words; w++)
-				for (uint64_t c = mo_index_candidates(ix, ref, w, first, last); c;
+				for (uint64_t c = index_candidates(ix, ref, w, first, last); c;
 				     c &= c - 1) {
 					size_t i = w * 64 + (size_t)__builtin_ctzll(c);
-					mo_match_one(ref, t, i,
-						     mo_matcher_match_plain(mt, ref->pattern->re,
+					match_one(ref, t, i,
+						     matcher_match_plain(mt, ref->pattern->re,
 									    lt->paths[i].name, length[i]));
 				}
 			continue;
 		}
 		for (size_t i = 0; i < lt->n_paths; i++)
-			if (mo_path_candidate(ref, &lt->paths[i]))
-				mo_match_one(ref, t, i,
-					     mo_matcher_match(mt, ref->pattern->re, lt->paths[i].name,
+			if (path_candidate(ref, &lt->paths[i]))
+				match_one(ref, t, i,
+					     matcher_match(mt, ref->pattern->re, lt->paths[i].name,
 							      length[i]));
 	}
 }
@@ -71,7 +71,7 @@ typedef struct mo_match_memo {
 	bool *limit_hit;
 } mo_match_memo;
 
-static void mo_match_memo_free(mo_match_memo *mc)
+static void match_memo_free(mo_match_memo *mc)
 {
 	if (!mc)
 		return;
@@ -80,14 +80,14 @@ static void mo_match_memo_free(mo_match_memo *mc)
 	free(mc);
 }
 
-static void mo_match_memo_destroy(void *mc)
+static void match_memo_destroy(void *mc)
 {
-	mo_match_memo_free(mc);
+	match_memo_free(mc);
 }
 
 /* The config is const to its readers; its memos (behind their own
  * pointer and lock) are its one mutable part. */
-static bool mo_match_memo_load(mo_resolve_matches *matches, const mo_config *c,
+static bool match_memo_load(mo_resolve_matches *matches, const mo_config *c,
 			       const mo_model *m)
 {
 	mo_config_memos *memos = c->memos;
@@ -95,7 +95,7 @@ static bool mo_match_memo_load(mo_resolve_matches *matches, const mo_config *c,
 	pthread_mutex_lock(&memos->lock);
 	const mo_match_memo *mc = memos->matches.data;
 	if (mc && mc->layout_hash == m->layout_hash && mc->n_refs == matches->n_refs &&
-	    mc->n_words == mo_words_per_pattern(m)) {
+	    mc->n_words == words_per_pattern(m)) {
 		const uint64_t *w = mc->words;
 		for (size_t i = 0; i < matches->n_refs; i++) {
 			matches->refs[i].limit_hit = mc->limit_hit[i];
@@ -111,11 +111,11 @@ static bool mo_match_memo_load(mo_resolve_matches *matches, const mo_config *c,
 	return hit;
 }
 
-static void mo_match_memo_store(const mo_resolve_matches *matches, const mo_config *c,
+static void match_memo_store(const mo_resolve_matches *matches, const mo_config *c,
 				const mo_model *m)
 {
 	mo_config_memos *memos = c->memos;
-	size_t nw = mo_words_per_pattern(m);
+	size_t nw = words_per_pattern(m);
 	mo_match_memo *mc = calloc(1, sizeof(*mc));
 	if (!mc)
 		return;
@@ -126,7 +126,7 @@ static void mo_match_memo_store(const mo_resolve_matches *matches, const mo_conf
 	mc->words = malloc((total ? total : 1) * sizeof(uint64_t));
 	mc->limit_hit = malloc((matches->n_refs ? matches->n_refs : 1) * sizeof(bool));
 	if (!mc->words || !mc->limit_hit) {
-		mo_match_memo_free(mc);
+		match_memo_free(mc);
 		return;
 	}
 	uint64_t *w = mc->words;
@@ -141,14 +141,14 @@ static void mo_match_memo_store(const mo_resolve_matches *matches, const mo_conf
 	mo_attachment old;
 	pthread_mutex_lock(&memos->lock);
 	old = memos->matches;
-	memos->matches = (mo_attachment){.data = mc, .destroy = mo_match_memo_destroy};
+	memos->matches = (mo_attachment){.data = mc, .destroy = match_memo_destroy};
 	pthread_mutex_unlock(&memos->lock);
-	mo_attachment_clear(&old);
+	attachment_clear(&old);
 }
 
 /* ---- the refs ------------------------------------------------------------ */
 
-static void mo_matches_add(mo_resolve_matches *matches, const mo_pattern *p,
+static void matches_add(mo_resolve_matches *matches, const mo_pattern *p,
 			   mo_pattern_group g, bool active, const char *section, const char *key)
 {
 	mo_pattern_ref *ref = &matches->refs[matches->n_refs++];
@@ -159,35 +159,35 @@ static void mo_matches_add(mo_resolve_matches *matches, const mo_pattern *p,
 }
 
 /* dpath "recompute.select_module['x']" -> key "select_module['x']" */
-static const char *mo_rule_key(const char *dpath)
+static const char *rule_key(const char *dpath)
 {
 	const char *dot = strchr(dpath, '.');
 	return dot ? dot + 1 : dpath;
 }
 
-static bool mo_matches_list(mo_resolve_matches *matches, const mo_config *c, mo_arena *a)
+static bool matches_list(mo_resolve_matches *matches, const mo_config *c, mo_arena *a)
 {
 	size_t n = c->select.n + c->exclude.n + c->comm.n + c->n_op_swap;
-	matches->refs = n ? mo_arena_alloc(a, n * sizeof(*matches->refs)) : NULL;
+	matches->refs = n ? arena_alloc(a, n * sizeof(*matches->refs)) : NULL;
 	if (n && !matches->refs)
 		return false;
 	bool recompute = c->mode != MO_MODE_NONE;
 	matches->group_start[MO_GROUP_SELECT] = 0;
 	for (size_t i = 0; i < c->select.n; i++)
-		mo_matches_add(matches, &c->select.p[i], MO_GROUP_SELECT, recompute, "recompute",
-			       mo_rule_key(c->select.p[i].dpath));
+		matches_add(matches, &c->select.p[i], MO_GROUP_SELECT, recompute, "recompute",
+			       rule_key(c->select.p[i].dpath));
 	matches->group_start[MO_GROUP_EXCLUDE] = matches->n_refs;
 	for (size_t i = 0; i < c->exclude.n; i++)
-		mo_matches_add(matches, &c->exclude.p[i], MO_GROUP_EXCLUDE, recompute, "recompute",
-			       mo_rule_key(c->exclude.p[i].dpath));
+		matches_add(matches, &c->exclude.p[i], MO_GROUP_EXCLUDE, recompute, "recompute",
+			       rule_key(c->exclude.p[i].dpath));
 	matches->group_start[MO_GROUP_COMM] = matches->n_refs;
 	for (size_t i = 0; i < c->comm.n; i++)
-		mo_matches_add(matches, &c->comm.p[i], MO_GROUP_COMM, c->comm_enable,
-			       "recompute_comm", mo_rule_key(c->comm.p[i].dpath));
+		matches_add(matches, &c->comm.p[i], MO_GROUP_COMM, c->comm_enable,
+			       "recompute_comm", rule_key(c->comm.p[i].dpath));
 	matches->group_start[MO_GROUP_OP_SWAP] = matches->n_refs;
 	for (size_t i = 0; i < c->n_op_swap; i++) {
-		const char *key = mo_arena_indexed(a, "op_swap", i);
-		mo_matches_add(matches, &c->op_swap[i].pat, MO_GROUP_OP_SWAP, c->swap_enable, "swap",
+		const char *key = arena_indexed(a, "op_swap", i);
+		matches_add(matches, &c->op_swap[i].pat, MO_GROUP_OP_SWAP, c->swap_enable, "swap",
 			       key);
 		matches->refs[matches->n_refs - 1].rule.line = c->op_swap[i].at->line;
 	}
@@ -195,13 +195,13 @@ static bool mo_matches_list(mo_resolve_matches *matches, const mo_config *c, mo_
 }
 
 /* Every ref's bitsets (one per layer type), carved from two blocks. */
-static bool mo_matches_alloc_bits(mo_resolve_matches *matches, const mo_model *m, mo_arena *a)
+static bool matches_alloc_bits(mo_resolve_matches *matches, const mo_model *m, mo_arena *a)
 {
-	size_t nt = m->n_types, nw = mo_words_per_pattern(m);
+	size_t nt = m->n_types, nw = words_per_pattern(m);
 	if (!matches->n_refs || !nt)
 		return true;
-	mo_path_bits *bits = mo_arena_alloc(a, matches->n_refs * nt * sizeof(mo_path_bits));
-	uint64_t *w = nw ? mo_arena_alloc(a, matches->n_refs * nw * sizeof(uint64_t)) : NULL;
+	mo_path_bits *bits = arena_alloc(a, matches->n_refs * nt * sizeof(mo_path_bits));
+	uint64_t *w = nw ? arena_alloc(a, matches->n_refs * nw * sizeof(uint64_t)) : NULL;
 	if (!bits || (nw && !w))
 		return false;
 	for (size_t i = 0; i < matches->n_refs; i++) {
@@ -218,7 +218,7 @@ static bool mo_matches_alloc_bits(mo_resolve_matches *matches, const mo_model *m
 
 /* ---- every ref's matches ------------------------------------------------- */
 
-/* Refs sharing a regex (a repeated pattern text, see mo_cfg_compile) and
+/* Refs sharing a regex (a repeated pattern text, see cfg_compile) and
  * its candidate paths (comm ops or all) match the same paths: the first
  * one's bits are copied (open addressing on the regex). */
 typedef struct mo_regex_seen {
@@ -227,17 +227,17 @@ typedef struct mo_regex_seen {
 } mo_regex_seen;
 
 /* Fibonacci hashing of the regex's address (modulo 2^64 by design). */
-static MO_WRAPS size_t mo_regex_seen_hash(uintptr_t key)
+static MO_WRAPS size_t regex_seen_hash(uintptr_t key)
 {
 	return (size_t)((key >> 4) * 0x9E3779B97F4A7C15ull >> 20);
 }
 
-static const mo_pattern_ref *mo_regex_seen_find(const mo_regex_seen *seen,
+static const mo_pattern_ref *regex_seen_find(const mo_regex_seen *seen,
 						const mo_resolve_matches *matches,
 						const mo_pattern_ref *ref, size_t *slot)
 {
 	uintptr_t key = (uintptr_t)ref->pattern->re ^ (ref->group == MO_GROUP_COMM);
-	*slot = mo_regex_seen_hash(key) & (seen->cap - 1);
+	*slot = regex_seen_hash(key) & (seen->cap - 1);
 	for (; seen->slots[*slot]; *slot = (*slot + 1) & (seen->cap - 1)) {
 		const mo_pattern_ref *o = &matches->refs[seen->slots[*slot] - 1];
 		if (o->pattern->re == ref->pattern->re &&
@@ -247,7 +247,7 @@ static const mo_pattern_ref *mo_regex_seen_find(const mo_regex_seen *seen,
 	return NULL;
 }
 
-static void mo_match_copy(mo_pattern_ref *ref, const mo_pattern_ref *twin, size_t n_types)
+static void match_copy(mo_pattern_ref *ref, const mo_pattern_ref *twin, size_t n_types)
 {
 	ref->limit_hit = twin->limit_hit;
 	for (size_t t = 0; t < n_types; t++)
@@ -257,7 +257,7 @@ static void mo_match_copy(mo_pattern_ref *ref, const mo_pattern_ref *twin, size_
 }
 
 /* Matches the refs not hit in a memo; matched[i] marks those matched. */
-static bool mo_matches_run(mo_resolve_matches *matches, const mo_model *m,
+static bool matches_run(mo_resolve_matches *matches, const mo_model *m,
 			   const mo_resolve_paths *paths, const bool *hit, bool *matched,
 			   mo_arena *a)
 {
@@ -267,19 +267,19 @@ static bool mo_matches_run(mo_resolve_matches *matches, const mo_model *m,
 	mo_regex_seen seen = {.cap = 16};
 	while (seen.cap < 2 * matches->n_refs)
 		seen.cap *= 2;
-	seen.slots = mo_arena_alloc(a, seen.cap * sizeof(*seen.slots));
+	seen.slots = arena_alloc(a, seen.cap * sizeof(*seen.slots));
 	for (size_t i = 0; seen.slots && i < matches->n_refs; i++) {
 		mo_pattern_ref *ref = &matches->refs[i];
 		const mo_pattern_ref *twin = NULL;
 		size_t slot = 0;
 		if (ref->pattern->re)
-			twin = mo_regex_seen_find(&seen, matches, ref, &slot);
+			twin = regex_seen_find(&seen, matches, ref, &slot);
 		if (twin) {
-			mo_match_copy(ref, twin, m->n_types);
+			match_copy(ref, twin, m->n_types);
 			continue;
 		}
 		if (!hit[i]) {
-			mo_match_ref(ref, m, paths, mt);
+			match_ref(ref, m, paths, mt);
 			matched[i] = true;
 		}
 		if (ref->pattern->re)
@@ -291,39 +291,39 @@ static bool mo_matches_run(mo_resolve_matches *matches, const mo_model *m,
 
 /* Every ref's matches: memoised by the model, copied from a ref with the
  * same regex, or matched (then memoised). */
-static bool mo_matches_all(mo_resolve_matches *matches, const mo_config *c, const mo_model *m,
+static bool matches_all(mo_resolve_matches *matches, const mo_config *c, const mo_model *m,
 			   mo_resolve_paths *paths, struct mo_path_memo *memo, mo_arena *a)
 {
 	size_t nr = matches->n_refs ? matches->n_refs : 1;
-	if (!paths->index && !mo_resolve_paths_index(paths, m, a))
+	if (!paths->index && !resolve_paths_index(paths, m, a))
 		return false;
-	bool *hit = mo_arena_alloc(a, 2 * nr * sizeof(bool)), *matched = hit ? hit + nr : NULL;
-	uint64_t *hash = mo_arena_alloc_raw(a, nr * sizeof(uint64_t));
+	bool *hit = arena_alloc(a, 2 * nr * sizeof(bool)), *matched = hit ? hit + nr : NULL;
+	uint64_t *hash = arena_alloc_raw(a, nr * sizeof(uint64_t));
 	if (!hit || !hash)
 		return false;
 	if (memo)
-		mo_path_memo_load(memo, m, &c->lim, matches, hit, hash);
-	if (!mo_matches_run(matches, m, paths, hit, matched, a))
+		path_memo_load(memo, m, &c->lim, matches, hit, hash);
+	if (!matches_run(matches, m, paths, hit, matched, a))
 		return false;
 	/* the config's own memo only when the model's does not hold every
 	 * pattern (then it serves the next resolve) */
-	if (!(memo && mo_path_memo_store(memo, m, &c->lim, matches, hit, matched, hash)))
-		mo_match_memo_store(matches, c, m);
+	if (!(memo && path_memo_store(memo, m, &c->lim, matches, hit, matched, hash)))
+		match_memo_store(matches, c, m);
 	return true;
 }
 
-bool mo_resolve_matches_build(mo_resolve_matches *out, const mo_config *c, const mo_model *m,
+bool resolve_matches_build(mo_resolve_matches *out, const mo_config *c, const mo_model *m,
 			      mo_resolve_paths *paths, struct mo_path_memo *memo, mo_arena *a)
 {
 	*out = (mo_resolve_matches){0};
-	if (!mo_matches_list(out, c, a) || !mo_matches_alloc_bits(out, m, a))
+	if (!matches_list(out, c, a) || !matches_alloc_bits(out, m, a))
 		return false;
-	if (mo_match_memo_load(out, c, m))
+	if (match_memo_load(out, c, m))
 		return true;
-	return mo_matches_all(out, c, m, paths, memo, a);
+	return matches_all(out, c, m, paths, memo, a);
 }
 
-const mo_pattern_ref *mo_resolve_matches_origin(const mo_resolve_matches *matches,
+const mo_pattern_ref *resolve_matches_origin(const mo_resolve_matches *matches,
 						const mo_rule *rule)
 {
 	for (size_t i = 0; i < matches->n_refs; i++)

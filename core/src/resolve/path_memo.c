@@ -38,63 +38,63 @@ struct mo_path_memo {
 	mo_path_memo_entry *slots[MO_PATH_MEMO_SLOTS];
 };
 
-static void mo_path_memo_destroy(void *data)
+static void path_memo_destroy(void *data)
 {
 	struct mo_path_memo *memo = data;
-	mo_arena_free(memo->arena);
+	arena_free(memo->arena);
 }
 
 /* The path info of m, every part of it, in an arena of its own. */
-static struct mo_path_memo *mo_path_memo_build(const mo_model *m)
+static struct mo_path_memo *path_memo_build(const mo_model *m)
 {
-	mo_arena *a = mo_arena_new();
-	struct mo_path_memo *memo = a ? mo_arena_alloc(a, sizeof(*memo)) : NULL;
+	mo_arena *a = arena_new();
+	struct mo_path_memo *memo = a ? arena_alloc(a, sizeof(*memo)) : NULL;
 	uint64_t n_layers = (uint64_t)(m->num_layers + m->mtp_num_layers);
-	if (!memo || !mo_resolve_paths_derive(&memo->paths, m, a) ||
-	    (n_layers > 0 && !mo_resolve_paths_type_runs(&memo->paths, m, n_layers, a)) ||
-	    !mo_resolve_paths_index(&memo->paths, m, a))
+	if (!memo || !resolve_paths_derive(&memo->paths, m, a) ||
+	    (n_layers > 0 && !resolve_paths_type_runs(&memo->paths, m, n_layers, a)) ||
+	    !resolve_paths_index(&memo->paths, m, a))
 		goto fail_arena;
 	memo->arena = a;
 	memo->types_at = m->types;
 	memo->n_types = m->n_types;
 	memo->layout_hash = m->layout_hash;
-	memo->words = mo_words_per_pattern(m);
+	memo->words = words_per_pattern(m);
 	return memo;
 fail_arena:
-	mo_arena_free(a);
+	arena_free(a);
 	return NULL;
 }
 
-struct mo_path_memo *mo_path_memo_get(const mo_model *m)
+struct mo_path_memo *path_memo_get(const mo_model *m)
 {
-	mo_attachment *slot = mo_model_resolve_slot(m);
-	pthread_mutex_lock(mo_model_resolve_lock(m));
+	mo_attachment *slot = model_resolve_slot(m);
+	pthread_mutex_lock(model_resolve_lock(m));
 	struct mo_path_memo *memo = slot->data;
-	if (!memo && (memo = mo_path_memo_build(m)) != NULL)
-		*slot = (mo_attachment){.data = memo, .destroy = mo_path_memo_destroy};
-	pthread_mutex_unlock(mo_model_resolve_lock(m));
+	if (!memo && (memo = path_memo_build(m)) != NULL)
+		*slot = (mo_attachment){.data = memo, .destroy = path_memo_destroy};
+	pthread_mutex_unlock(model_resolve_lock(m));
 	if (memo && (memo->types_at != m->types || memo->n_types != m->n_types ||
 		     memo->layout_hash != m->layout_hash))
 		return NULL; /* the layout changed since: not memoised */
 	return memo;
 }
 
-mo_resolve_paths *mo_path_memo_paths(struct mo_path_memo *memo)
+mo_resolve_paths *path_memo_paths(struct mo_path_memo *memo)
 {
 	return &memo->paths;
 }
 
 /* A pattern text's key: the text, whether it acts on communication paths,
  * and the PCRE2 limits it was matched under. */
-static uint64_t mo_text_hash(const char *t, size_t n, bool comm, const mo_limits *lim)
+static uint64_t text_hash(const char *t, size_t n, bool comm, const mo_limits *lim)
 {
-	uint64_t h = mo_hash_bytes(MO_HASH_SEED, t, n);
-	h = mo_hash_u64(h, comm);
-	h = mo_hash_u64(h, (uint64_t)lim->match_limit << 32 | lim->depth_limit);
+	uint64_t h = hash_bytes(MO_HASH_SEED, t, n);
+	h = hash_u64(h, comm);
+	h = hash_u64(h, (uint64_t)lim->match_limit << 32 | lim->depth_limit);
 	return h ^ h >> 32;
 }
 
-static bool mo_path_memo_takes(const mo_pattern_ref *ref)
+static bool path_memo_takes(const mo_pattern_ref *ref)
 {
 	return ref->pattern->re && ref->pattern->key &&
 	       ref->pattern->key->len <= MO_PATH_MEMO_MAX_TEXT;
@@ -102,7 +102,7 @@ static bool mo_path_memo_takes(const mo_pattern_ref *ref)
 
 /* The memo's slot for a ref's text: its entry, or the empty slot where it
  * would go (NULL when the table is full and it is absent). */
-static mo_path_memo_entry **mo_path_memo_slot(struct mo_path_memo *memo,
+static mo_path_memo_entry **path_memo_slot(struct mo_path_memo *memo,
 					      const mo_pattern_ref *ref, uint64_t h,
 					      const mo_limits *lim)
 {
@@ -122,18 +122,18 @@ static mo_path_memo_entry **mo_path_memo_slot(struct mo_path_memo *memo,
 	return NULL;
 }
 
-void mo_path_memo_load(struct mo_path_memo *memo, const mo_model *m, const mo_limits *lim,
+void path_memo_load(struct mo_path_memo *memo, const mo_model *m, const mo_limits *lim,
 		       mo_resolve_matches *matches, bool *hit, uint64_t *hash)
 {
 	size_t nt = m->n_types;
-	pthread_mutex_lock(mo_model_resolve_lock(m));
+	pthread_mutex_lock(model_resolve_lock(m));
 	for (size_t i = 0; i < matches->n_refs; i++) {
 		mo_pattern_ref *ref = &matches->refs[i];
-		if (!mo_path_memo_takes(ref))
+		if (!path_memo_takes(ref))
 			continue;
-		hash[i] = mo_text_hash(ref->pattern->regex, ref->pattern->key->len,
+		hash[i] = text_hash(ref->pattern->regex, ref->pattern->key->len,
 				       ref->group == MO_GROUP_COMM, lim);
-		mo_path_memo_entry **slot = mo_path_memo_slot(memo, ref, hash[i], lim);
+		mo_path_memo_entry **slot = path_memo_slot(memo, ref, hash[i], lim);
 		if (!slot || !*slot)
 			continue;
 		const uint64_t *w = (*slot)->words;
@@ -145,19 +145,19 @@ void mo_path_memo_load(struct mo_path_memo *memo, const mo_model *m, const mo_li
 		}
 		hit[i] = true;
 	}
-	pthread_mutex_unlock(mo_model_resolve_lock(m));
+	pthread_mutex_unlock(model_resolve_lock(m));
 }
 
 /* One entry for ref (its text and bits), in the memo's arena. */
-static mo_path_memo_entry *mo_path_memo_entry_new(struct mo_path_memo *memo, const mo_model *m,
+static mo_path_memo_entry *path_memo_entry_new(struct mo_path_memo *memo, const mo_model *m,
 						  const mo_pattern_ref *ref, uint64_t hash,
 						  const mo_limits *lim)
 {
 	mo_arena *a = memo->arena;
 	size_t len = ref->pattern->key->len;
-	mo_path_memo_entry *e = mo_arena_alloc_raw(a, sizeof(*e));
-	uint64_t *words = mo_arena_alloc_raw(a, (memo->words ? memo->words : 1) * sizeof(uint64_t));
-	char *text = mo_arena_strndup(a, ref->pattern->regex, len);
+	mo_path_memo_entry *e = arena_alloc_raw(a, sizeof(*e));
+	uint64_t *words = arena_alloc_raw(a, (memo->words ? memo->words : 1) * sizeof(uint64_t));
+	char *text = arena_strndup(a, ref->pattern->regex, len);
 	if (!e || !words || !text)
 		return NULL;
 	uint64_t *w = words;
@@ -172,17 +172,17 @@ static mo_path_memo_entry *mo_path_memo_entry_new(struct mo_path_memo *memo, con
 	return e;
 }
 
-bool mo_path_memo_store(struct mo_path_memo *memo, const mo_model *m, const mo_limits *lim,
+bool path_memo_store(struct mo_path_memo *memo, const mo_model *m, const mo_limits *lim,
 			const mo_resolve_matches *matches, const bool *hit, const bool *matched,
 			const uint64_t *hash)
 {
 	bool all = true;
-	pthread_mutex_lock(mo_model_resolve_lock(m));
+	pthread_mutex_lock(model_resolve_lock(m));
 	for (size_t i = 0; i < matches->n_refs; i++) {
 		const mo_pattern_ref *ref = &matches->refs[i];
 		if (hit[i] || !matched[i] || !ref->pattern->re)
 			continue;
-		if (ref->limit_hit || !mo_path_memo_takes(ref)) {
+		if (ref->limit_hit || !path_memo_takes(ref)) {
 			all = false;
 			continue;
 		}
@@ -193,10 +193,10 @@ bool mo_path_memo_store(struct mo_path_memo *memo, const mo_model *m, const mo_l
 			all = false;
 			break; /* full: the rest are matched every time */
 		}
-		mo_path_memo_entry **slot = mo_path_memo_slot(memo, ref, hash[i], lim);
+		mo_path_memo_entry **slot = path_memo_slot(memo, ref, hash[i], lim);
 		if (!slot || *slot)
 			continue; /* a repeated text, stored already */
-		mo_path_memo_entry *e = mo_path_memo_entry_new(memo, m, ref, hash[i], lim);
+		mo_path_memo_entry *e = path_memo_entry_new(memo, m, ref, hash[i], lim);
 		if (!e) {
 			all = false;
 			break;
@@ -205,6 +205,6 @@ bool mo_path_memo_store(struct mo_path_memo *memo, const mo_model *m, const mo_l
 		memo->n_entries++;
 		memo->bytes += need;
 	}
-	pthread_mutex_unlock(mo_model_resolve_lock(m));
+	pthread_mutex_unlock(model_resolve_lock(m));
 	return all;
 }

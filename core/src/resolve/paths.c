@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-size_t mo_words_per_pattern(const mo_model *m)
+size_t words_per_pattern(const mo_model *m)
 {
 	size_t n = 0;
 	for (size_t t = 0; t < m->n_types; t++)
@@ -20,11 +20,11 @@ size_t mo_words_per_pattern(const mo_model *m)
  * add up children first (a parent comes before its children); a path
  * lying inside every ancestor's run, with runs as long as subtrees, makes
  * each subtree exactly its run. */
-static bool mo_paths_subtrees(mo_resolve_paths *paths, const mo_layer_type *lt, size_t t,
+static bool paths_subtrees(mo_resolve_paths *paths, const mo_layer_type *lt, size_t t,
 			      mo_arena *a)
 {
 	size_t np = lt->n_paths;
-	uint32_t *end = mo_arena_alloc(a, (np ? np : 1) * sizeof(*end));
+	uint32_t *end = arena_alloc(a, (np ? np : 1) * sizeof(*end));
 	if (!end)
 		return false;
 	paths->subtree_end[t] = end;
@@ -47,41 +47,41 @@ static bool mo_paths_subtrees(mo_resolve_paths *paths, const mo_layer_type *lt, 
 	return true;
 }
 
-bool mo_resolve_paths_derive(mo_resolve_paths *out, const mo_model *m, mo_arena *a)
+bool resolve_paths_derive(mo_resolve_paths *out, const mo_model *m, mo_arena *a)
 {
 	size_t nt = m->n_types ? m->n_types : 1, nw = 1;
 	*out = (mo_resolve_paths){0};
-	out->length = mo_arena_alloc(a, nt * sizeof(*out->length));
-	out->plain = mo_arena_alloc(a, nt * sizeof(*out->plain));
-	out->subtrees_are_runs = mo_arena_alloc(a, nt * sizeof(*out->subtrees_are_runs));
-	out->subtree_end = mo_arena_alloc(a, nt * sizeof(*out->subtree_end));
+	out->length = arena_alloc(a, nt * sizeof(*out->length));
+	out->plain = arena_alloc(a, nt * sizeof(*out->plain));
+	out->subtrees_are_runs = arena_alloc(a, nt * sizeof(*out->subtrees_are_runs));
+	out->subtree_end = arena_alloc(a, nt * sizeof(*out->subtree_end));
 	if (!out->length || !out->plain || !out->subtrees_are_runs || !out->subtree_end)
 		return false;
 	for (size_t t = 0; t < m->n_types; t++) {
 		const mo_layer_type *lt = &m->types[t];
 		nw = (lt->n_paths + 63) / 64 > nw ? (lt->n_paths + 63) / 64 : nw;
-		out->length[t] = mo_arena_alloc(a, (lt->n_paths ? lt->n_paths : 1) * sizeof(size_t));
-		if (!out->length[t] || !mo_paths_subtrees(out, lt, t, a))
+		out->length[t] = arena_alloc(a, (lt->n_paths ? lt->n_paths : 1) * sizeof(size_t));
+		if (!out->length[t] || !paths_subtrees(out, lt, t, a))
 			return false;
 		out->plain[t] = true;
 		for (size_t i = 0; i < lt->n_paths; i++) {
 			out->length[t][i] = strlen(lt->paths[i].name);
-			out->plain[t] &= mo_subject_is_plain(lt->paths[i].name, out->length[t][i]);
+			out->plain[t] &= subject_is_plain(lt->paths[i].name, out->length[t][i]);
 		}
 	}
 	out->max_words = nw;
 	return true;
 }
 
-static bool mo_path_index_build(mo_path_index *ix, const mo_layer_type *lt,
+static bool path_index_build(mo_path_index *ix, const mo_layer_type *lt,
 				const size_t *length, mo_arena *a)
 {
 	ix->n_words = (lt->n_paths + 63) / 64;
 	size_t nw = ix->n_words ? ix->n_words : 1;
-	ix->by_first = mo_arena_alloc(a, 256 * nw * sizeof(uint64_t));
-	ix->by_last = mo_arena_alloc(a, 256 * nw * sizeof(uint64_t));
-	ix->any = mo_arena_alloc(a, nw * sizeof(uint64_t));
-	ix->comm = mo_arena_alloc(a, nw * sizeof(uint64_t));
+	ix->by_first = arena_alloc(a, 256 * nw * sizeof(uint64_t));
+	ix->by_last = arena_alloc(a, 256 * nw * sizeof(uint64_t));
+	ix->any = arena_alloc(a, nw * sizeof(uint64_t));
+	ix->comm = arena_alloc(a, nw * sizeof(uint64_t));
 	if (!ix->by_first || !ix->by_last || !ix->any || !ix->comm)
 		return false;
 	for (size_t i = 0; i < lt->n_paths; i++) {
@@ -99,13 +99,13 @@ static bool mo_path_index_build(mo_path_index *ix, const mo_layer_type *lt,
 	return true;
 }
 
-bool mo_resolve_paths_index(mo_resolve_paths *paths, const mo_model *m, mo_arena *a)
+bool resolve_paths_index(mo_resolve_paths *paths, const mo_model *m, mo_arena *a)
 {
-	mo_path_index *ix = mo_arena_alloc(a, (m->n_types ? m->n_types : 1) * sizeof(*ix));
+	mo_path_index *ix = arena_alloc(a, (m->n_types ? m->n_types : 1) * sizeof(*ix));
 	if (!ix)
 		return false;
 	for (size_t t = 0; t < m->n_types; t++)
-		if (paths->plain[t] && !mo_path_index_build(&ix[t], &m->types[t], paths->length[t], a))
+		if (paths->plain[t] && !path_index_build(&ix[t], &m->types[t], paths->length[t], a))
 			return false;
 	paths->index = ix;
 	return true;
@@ -113,7 +113,7 @@ bool mo_resolve_paths_index(mo_resolve_paths *paths, const mo_model *m, mo_arena
 
 /* Runs of consecutive layers of one type (types are contiguous in
  * practice; interleaved MoE gives one run per layer at worst). */
-bool mo_resolve_paths_type_runs(mo_resolve_paths *paths, const mo_model *m, uint64_t n_layers,
+bool resolve_paths_type_runs(mo_resolve_paths *paths, const mo_model *m, uint64_t n_layers,
 				mo_arena *a)
 {
 	const size_t *type_of = m->type_of;
@@ -135,13 +135,13 @@ bool mo_resolve_paths_type_runs(mo_resolve_paths *paths, const mo_model *m, uint
 		}
 		if (n <= cap)
 			break;
-		runs = mo_arena_alloc_raw(a, n * sizeof(*runs));
+		runs = arena_alloc_raw(a, n * sizeof(*runs));
 		if (!runs)
 			return false;
 		cap = n;
 	}
 	if (runs == small) {
-		runs = mo_arena_alloc_raw(a, n * sizeof(*runs));
+		runs = arena_alloc_raw(a, n * sizeof(*runs));
 		if (!runs)
 			return false;
 		memcpy(runs, small, n * sizeof(*runs));

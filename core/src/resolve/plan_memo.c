@@ -24,25 +24,25 @@ struct mo_plan_snapshot {
 	size_t *type_of;
 };
 
-bool mo_plan_memo_snapshot(mo_resolved *r, const mo_model *m)
+bool plan_memo_snapshot(mo_resolved *r, const mo_model *m)
 {
 	size_t N = (size_t)r->n_layers, nt = m->n_types ? m->n_types : 1;
-	struct mo_plan_snapshot *sn = mo_arena_alloc(r->arena, sizeof(*sn));
+	struct mo_plan_snapshot *sn = arena_alloc(r->arena, sizeof(*sn));
 	if (!sn)
 		return false;
 	sn->layout_hash = m->layout_hash;
 	sn->types_at = m->types;
 	sn->n_types = m->n_types;
-	sn->types = mo_arena_alloc_raw(r->arena, nt * sizeof(*sn->types));
-	sn->paths = mo_arena_alloc(r->arena, nt * sizeof(*sn->paths));
-	sn->type_of = mo_arena_alloc_raw(r->arena, (N ? N : 1) * sizeof(*sn->type_of));
+	sn->types = arena_alloc_raw(r->arena, nt * sizeof(*sn->types));
+	sn->paths = arena_alloc(r->arena, nt * sizeof(*sn->paths));
+	sn->type_of = arena_alloc_raw(r->arena, (N ? N : 1) * sizeof(*sn->type_of));
 	if (!sn->types || !sn->paths || !sn->type_of)
 		return false;
 	memcpy(sn->types, m->types, m->n_types * sizeof(*sn->types));
 	memcpy(sn->type_of, m->type_of, N * sizeof(*sn->type_of));
 	for (size_t t = 0; t < m->n_types; t++) {
 		size_t np = m->types[t].n_paths;
-		sn->paths[t] = mo_arena_alloc_raw(r->arena, (np ? np : 1) * sizeof(mo_path));
+		sn->paths[t] = arena_alloc_raw(r->arena, (np ? np : 1) * sizeof(mo_path));
 		if (!sn->paths[t])
 			return false;
 		memcpy(sn->paths[t], m->types[t].paths, np * sizeof(mo_path));
@@ -51,7 +51,7 @@ bool mo_plan_memo_snapshot(mo_resolved *r, const mo_model *m)
 	return true;
 }
 
-static bool mo_snapshot_same(const mo_resolved *r, const mo_model *m)
+static bool snapshot_same(const mo_resolved *r, const mo_model *m)
 {
 	const struct mo_plan_snapshot *sn = r->snapshot;
 	if (r->m != m || !sn || sn->layout_hash != m->layout_hash || sn->types_at != m->types ||
@@ -67,17 +67,17 @@ static bool mo_snapshot_same(const mo_resolved *r, const mo_model *m)
 	return true;
 }
 
-static void mo_resolved_destroy(void *r)
+static void resolved_destroy(void *r)
 {
-	mo_resolved_free(r);
+	resolved_free(r);
 }
 
-mo_resolved *mo_plan_memo_get(const mo_config *c, const mo_model *m)
+mo_resolved *plan_memo_get(const mo_config *c, const mo_model *m)
 {
 	mo_config_memos *memos = c->memos; /* the config's one mutable part */
 	mo_resolved *r = NULL;
 	pthread_mutex_lock(&memos->lock);
-	if (memos->plan.data && mo_snapshot_same(memos->plan.data, m)) {
+	if (memos->plan.data && snapshot_same(memos->plan.data, m)) {
 		r = memos->plan.data;
 		__atomic_add_fetch(&r->refs, 1, __ATOMIC_ACQ_REL);
 	}
@@ -85,18 +85,18 @@ mo_resolved *mo_plan_memo_get(const mo_config *c, const mo_model *m)
 	return r;
 }
 
-void mo_plan_memo_put(const mo_config *c, mo_resolved *r)
+void plan_memo_put(const mo_config *c, mo_resolved *r)
 {
 	mo_config_memos *memos = c->memos;
 	mo_attachment old;
 	pthread_mutex_lock(&memos->lock);
 	old = memos->plan;
-	memos->plan = (mo_attachment){.data = r, .destroy = mo_resolved_destroy};
+	memos->plan = (mo_attachment){.data = r, .destroy = resolved_destroy};
 	pthread_mutex_unlock(&memos->lock);
-	mo_attachment_clear(&old);
+	attachment_clear(&old);
 }
 
-bool mo_plan_memo_keeps(const mo_resolved *r, const mo_model *m)
+bool plan_memo_keeps(const mo_resolved *r, const mo_model *m)
 {
 	size_t np = 1;
 	for (size_t t = 0; t < m->n_types; t++)

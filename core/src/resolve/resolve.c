@@ -1,4 +1,4 @@
-/* The entry points: the config applied to a model. mo_resolve
+/* The entry points: the config applied to a model. resolve
  * runs the concepts of this folder in order, each owning its part of the
  * state (resolve_internal.h lists them): the model's path info, the
  * patterns' matches, the segments and their active patterns, the fill of
@@ -8,23 +8,23 @@
 
 /* The model's path info (its memo's, else derived here), with the runs of
  * layer types over its n_layers (> 0) layers. */
-static bool mo_resolve_path_info(mo_resolve_paths *paths, struct mo_path_memo **memo,
+static bool resolve_path_info(mo_resolve_paths *paths, struct mo_path_memo **memo,
 				 const mo_model *m, uint64_t n_layers, mo_arena *a)
 {
-	*memo = mo_path_memo_get(m);
+	*memo = path_memo_get(m);
 	if (*memo)
-		*paths = *mo_path_memo_paths(*memo);
-	else if (!mo_resolve_paths_derive(paths, m, a))
+		*paths = *path_memo_paths(*memo);
+	else if (!resolve_paths_derive(paths, m, a))
 		return false;
 	if (paths->type_runs && paths->n_layers == n_layers)
 		return true;
-	return mo_resolve_paths_type_runs(paths, m, n_layers, a);
+	return resolve_paths_type_runs(paths, m, n_layers, a);
 }
 
 /* Fills r (segments and their actions), reporting to sink when report.
  * *scratch tells whether the segments share one scratch set of per-path
  * arrays (validation of a plan too large to keep): then r holds no plan. */
-static bool mo_resolve_apply(mo_resolved *r, mo_diags *sink, bool report, bool want_plan,
+static bool resolve_apply(mo_resolved *r, mo_diags *sink, bool report, bool want_plan,
 			     bool *scratch)
 {
 	const mo_config *c = r->c;
@@ -36,31 +36,31 @@ static bool mo_resolve_apply(mo_resolved *r, mo_diags *sink, bool report, bool w
 	mo_resolve_segments segments;
 	mo_resolve_active active;
 	mo_resolve_findings findings = {.report = report};
-	bool ok = r->n_layers > 0 && mo_resolve_path_info(&paths, &memo, m, r->n_layers, a) &&
-		  mo_resolve_matches_build(&matches, c, m, &paths, memo, a) &&
-		  mo_resolve_segments_cut(&segments, r, c, m, &paths, a);
-	*scratch = !want_plan && !(ok && mo_plan_memo_keeps(r, m));
+	bool ok = r->n_layers > 0 && resolve_path_info(&paths, &memo, m, r->n_layers, a) &&
+		  resolve_matches_build(&matches, c, m, &paths, memo, a) &&
+		  resolve_segments_cut(&segments, r, c, m, &paths, a);
+	*scratch = !want_plan && !(ok && plan_memo_keeps(r, m));
 	mo_resolve_fill fill = {.config = c, .model = m, .paths = &paths, .matches = &matches,
 				.active = &active, .findings = &findings, .resolved = r,
 				.arena = a, .scratch = *scratch};
-	ok = ok && mo_resolve_active_init(&active, &matches, &segments, a) &&
-	     mo_resolve_fill_all(&fill);
+	ok = ok && resolve_active_init(&active, &matches, &segments, a) &&
+	     resolve_fill_all(&fill);
 	if (ok && report) {
-		mo_resolve_check_no_match(&matches, c, m, &paths, sink, a);
-		mo_findings_report(&findings, &matches, c, sink);
+		resolve_check_no_match(&matches, c, m, &paths, sink, a);
+		findings_report(&findings, &matches, c, sink);
 	}
 	ok = ok && !findings.out_of_memory;
-	mo_findings_release(&findings);
+	findings_release(&findings);
 	return ok;
 }
 
-void mo_resolved_free(mo_resolved *r)
+void resolved_free(mo_resolved *r)
 {
 	if (r && __atomic_sub_fetch(&r->refs, 1, __ATOMIC_ACQ_REL) == 0)
-		mo_arena_free(r->arena);
+		arena_free(r->arena);
 }
 
-const mo_seg *mo_resolved_seg(const mo_resolved *r, uint64_t layer)
+const mo_seg *resolved_seg(const mo_resolved *r, uint64_t layer)
 {
 	if (!r || layer >= r->n_layers || !r->n_segs)
 		return NULL;
@@ -75,12 +75,12 @@ const mo_seg *mo_resolved_seg(const mo_resolved *r, uint64_t layer)
 	return &r->segs[lo];
 }
 
-static mo_resolved *mo_resolved_new(const mo_config *c, const mo_model *m)
+static mo_resolved *resolved_new(const mo_config *c, const mo_model *m)
 {
-	mo_arena *a = mo_arena_new();
-	mo_resolved *r = a ? mo_arena_alloc(a, sizeof(*r)) : NULL;
+	mo_arena *a = arena_new();
+	mo_resolved *r = a ? arena_alloc(a, sizeof(*r)) : NULL;
 	if (!r) {
-		mo_arena_free(a);
+		arena_free(a);
 		return NULL;
 	}
 	r->arena = a;
@@ -91,42 +91,42 @@ static mo_resolved *mo_resolved_new(const mo_config *c, const mo_model *m)
 	return r;
 }
 
-int mo_resolve(mo_resolved **out, const mo_config *c, const mo_model *m, mo_diags *diags,
+int resolve(mo_resolved **out, const mo_config *c, const mo_model *m, mo_diags *diags,
 	       mo_error *err)
 {
 	if (out)
 		*out = NULL;
-	if (out && !diags && (*out = mo_plan_memo_get(c, m)) != NULL)
+	if (out && !diags && (*out = plan_memo_get(c, m)) != NULL)
 		return 0;
-	mo_resolved *r = mo_resolved_new(c, m);
+	mo_resolved *r = resolved_new(c, m);
 	if (!r) {
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		return -1;
 	}
 	mo_diags *sink = diags;
 	if (!sink && mo_diags_new(&sink) != 0)
 		goto fail_resolved;
 	bool scratch;
-	bool ok = mo_resolve_apply(r, sink, diags != NULL, out != NULL, &scratch);
+	bool ok = resolve_apply(r, sink, diags != NULL, out != NULL, &scratch);
 	if (sink != diags)
 		mo_diags_free(sink);
 	if (!ok && r->n_layers > 0)
 		goto fail_resolved;
-	if (!ok || scratch || !mo_plan_memo_snapshot(r, m)) {
+	if (!ok || scratch || !plan_memo_snapshot(r, m)) {
 		if (out)
 			*out = r;
 		else
-			mo_arena_free(r->arena);
+			arena_free(r->arena);
 		return 0;
 	}
 	if (out) {
 		*out = r;
 		r->refs++;
 	}
-	mo_plan_memo_put(c, r);
+	plan_memo_put(c, r);
 	return 0;
 fail_resolved:
-	mo_arena_free(r->arena);
-	mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory resolving the config");
+	arena_free(r->arena);
+	error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory resolving the config");
 	return -1;
 }

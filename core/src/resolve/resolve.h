@@ -38,11 +38,11 @@ typedef struct mo_resolved {
  * (layer-range, no-match, conflicts, ...) are reported. With out NULL it
  * only checks (no per-segment plan is kept). Returns 0 or -1 (out of
  * memory: err). */
-int mo_resolve(mo_resolved **out, const mo_config *c, const mo_model *m,
+int resolve(mo_resolved **out, const mo_config *c, const mo_model *m,
 	       mo_diags *diags, mo_error *err);
 /* Drops one reference (plans are shared with the config's memo). */
-void mo_resolved_free(mo_resolved *r);
+void resolved_free(mo_resolved *r);
 /* Segment holding a layer (binary search), or NULL past the model. */
-const mo_seg *mo_resolved_seg(const mo_resolved *r, uint64_t layer);
+const mo_seg *resolved_seg(const mo_resolved *r, uint64_t layer);
 
 #endif

@@ -2,7 +2,7 @@
  * config is applied to one model. resolve.h is the folder's face to the
  * rest of the core; this header is for the folder only.
  *
- * mo_resolve (resolve.c) runs the concepts in order, each owning its part
+ * resolve (resolve.c) runs the concepts in order, each owning its part
  * of the state:
  *   paths.c      what the model's paths alone give (lengths, subtree runs,
  *                a first / last byte index, the runs of layer types);
@@ -28,17 +28,17 @@ typedef struct mo_path_bits {
 	size_t n_words;
 } mo_path_bits;
 
-static inline void mo_path_bits_set(mo_path_bits *b, size_t i)
+static inline void path_bits_set(mo_path_bits *b, size_t i)
 {
 	b->words[i / 64] |= (uint64_t)1 << (i % 64);
 }
 
-static inline bool mo_path_bits_get(const mo_path_bits *b, size_t i)
+static inline bool path_bits_get(const mo_path_bits *b, size_t i)
 {
 	return b->words && (b->words[i / 64] >> (i % 64)) & 1;
 }
 
-static inline bool mo_path_bits_any(const mo_path_bits *b)
+static inline bool path_bits_any(const mo_path_bits *b)
 {
 	for (size_t i = 0; i < b->n_words; i++)
 		if (b->words[i])
@@ -47,13 +47,13 @@ static inline bool mo_path_bits_any(const mo_path_bits *b)
 }
 
 /* Bitset words of one pattern's matches over every layer type. */
-size_t mo_words_per_pattern(const mo_model *m);
+size_t words_per_pattern(const mo_model *m);
 
 /* ---- paths.c: what the model's paths alone give ------------------------ */
 
 /* Per plain type, the paths by first byte, by last byte, and the
  * communication ops, as bitsets: a pattern that starts or ends with a
- * literal (mo_regex_ends) is tried only on the paths that do too. */
+ * literal (regex_ends) is tried only on the paths that do too. */
 typedef struct mo_path_index {
 	size_t n_words;
 	uint64_t *by_first, *by_last; /* [256][n_words] */
@@ -81,11 +81,11 @@ typedef struct mo_resolve_paths {
 } mo_resolve_paths;
 
 /* Lengths, plainness and subtree runs of every type. */
-bool mo_resolve_paths_derive(mo_resolve_paths *out, const mo_model *m, mo_arena *a);
+bool resolve_paths_derive(mo_resolve_paths *out, const mo_model *m, mo_arena *a);
 /* The first / last byte index of every plain type. */
-bool mo_resolve_paths_index(mo_resolve_paths *paths, const mo_model *m, mo_arena *a);
+bool resolve_paths_index(mo_resolve_paths *paths, const mo_model *m, mo_arena *a);
 /* The runs of layer types over the model's n_layers (> 0) layers. */
-bool mo_resolve_paths_type_runs(mo_resolve_paths *paths, const mo_model *m, uint64_t n_layers,
+bool resolve_paths_type_runs(mo_resolve_paths *paths, const mo_model *m, uint64_t n_layers,
 				mo_arena *a);
 
 /* ---- matches.c: the config's patterns and what they match ------------- */
@@ -118,7 +118,7 @@ typedef struct mo_resolve_matches {
 } mo_resolve_matches;
 
 /* Only communication ops are candidates of recompute_comm. */
-static inline bool mo_path_candidate(const mo_pattern_ref *ref, const mo_path *p)
+static inline bool path_candidate(const mo_pattern_ref *ref, const mo_path *p)
 {
 	return ref->group != MO_GROUP_COMM || p->kind == MO_PATH_COMM;
 }
@@ -127,10 +127,10 @@ static inline bool mo_path_candidate(const mo_pattern_ref *ref, const mo_path *p
  * (from the config's memo, the model's memo `memo` when non-NULL, a ref
  * with the same regex, or PCRE2). `paths` gets its index built when it has
  * none and matching needs it. */
-bool mo_resolve_matches_build(mo_resolve_matches *out, const mo_config *c, const mo_model *m,
+bool resolve_matches_build(mo_resolve_matches *out, const mo_config *c, const mo_model *m,
 			      mo_resolve_paths *paths, struct mo_path_memo *memo, mo_arena *a);
 /* The ref whose rule is `rule` (by key), or NULL. */
-const mo_pattern_ref *mo_resolve_matches_origin(const mo_resolve_matches *matches,
+const mo_pattern_ref *resolve_matches_origin(const mo_resolve_matches *matches,
 						const mo_rule *rule);
 
 /* ---- path_memo.c: the model's path info and pattern memo -------------- */
@@ -138,16 +138,16 @@ const mo_pattern_ref *mo_resolve_matches_origin(const mo_resolve_matches *matche
 /* The model's memo (built on first use and attached to it), or NULL when
  * the layout changed since it was built or memory ran out: then the
  * caller derives the path info itself. */
-struct mo_path_memo *mo_path_memo_get(const mo_model *m);
+struct mo_path_memo *path_memo_get(const mo_model *m);
 /* The memo's path info. */
-mo_resolve_paths *mo_path_memo_paths(struct mo_path_memo *memo);
+mo_resolve_paths *path_memo_paths(struct mo_path_memo *memo);
 /* Copies memoised matches into the refs; hit[i] marks those found, hash[i]
- * gets ref i's text hash (for mo_path_memo_store). */
-void mo_path_memo_load(struct mo_path_memo *memo, const mo_model *m, const mo_limits *lim,
+ * gets ref i's text hash (for path_memo_store). */
+void path_memo_load(struct mo_path_memo *memo, const mo_model *m, const mo_limits *lim,
 		       mo_resolve_matches *matches, bool *hit, uint64_t *hash);
 /* Memoises the refs matched here (not hit, within the limits). Returns
  * whether every one of them is in the memo now. */
-bool mo_path_memo_store(struct mo_path_memo *memo, const mo_model *m, const mo_limits *lim,
+bool path_memo_store(struct mo_path_memo *memo, const mo_model *m, const mo_limits *lim,
 			const mo_resolve_matches *matches, const bool *hit, const bool *matched,
 			const uint64_t *hash);
 
@@ -160,7 +160,7 @@ typedef struct mo_resolve_segments {
 
 /* Cuts the layers at layer type changes and at every range boundary of
  * every layer list. */
-bool mo_resolve_segments_cut(mo_resolve_segments *out, mo_resolved *r, const mo_config *c,
+bool resolve_segments_cut(mo_resolve_segments *out, mo_resolved *r, const mo_config *c,
 			     const mo_model *m, const mo_resolve_paths *paths, mo_arena *a);
 
 /* The refs that apply to a segment, by group, in config order. */
@@ -185,12 +185,12 @@ typedef struct mo_resolve_active {
 } mo_resolve_active;
 
 /* Ascending, disjoint ranges (walked with a cursor as segments go). */
-bool mo_layers_ascending(const mo_layers *l);
+bool layers_ascending(const mo_layers *l);
 
-bool mo_resolve_active_init(mo_resolve_active *out, const mo_resolve_matches *matches,
+bool resolve_active_init(mo_resolve_active *out, const mo_resolve_matches *matches,
 			    const mo_resolve_segments *segments, mo_arena *a);
 /* Makes the active set that of segment index si (segments in order). */
-void mo_resolve_active_advance(mo_resolve_active *act, size_t si, const mo_seg *g);
+void resolve_active_advance(mo_resolve_active *act, size_t si, const mo_seg *g);
 
 /* ---- findings.c: findings merged over segments ------------------------ */
 
@@ -220,26 +220,26 @@ typedef struct mo_resolve_findings {
 } mo_resolve_findings;
 
 /* Ready for r's segments (their log, when reporting). */
-bool mo_findings_init(mo_resolve_findings *f, const mo_resolved *r, mo_arena *a);
-void mo_findings_add(mo_resolve_findings *f, const char *code, const mo_pattern_ref *about,
+bool findings_init(mo_resolve_findings *f, const mo_resolved *r, mo_arena *a);
+void findings_add(mo_resolve_findings *f, const char *code, const mo_pattern_ref *about,
 		     const mo_pattern_ref *other, uint64_t lo, uint64_t hi);
 /* A finding of segment g, logged for the segments that share its key. */
-void mo_findings_add_segment(mo_resolve_findings *f, const mo_seg *g, const char *code,
+void findings_add_segment(mo_resolve_findings *f, const mo_seg *g, const char *code,
 			     const mo_pattern_ref *about, const mo_pattern_ref *other);
 /* Segment g repeats segment twin: the same findings, on g's layers. */
-void mo_findings_replay(mo_resolve_findings *f, const mo_seg *twin, const mo_seg *g);
+void findings_replay(mo_resolve_findings *f, const mo_seg *twin, const mo_seg *g);
 /* Marks segment g's first finding in the log (before it is filled). */
-void mo_findings_segment_start(mo_resolve_findings *f, const mo_seg *g);
+void findings_segment_start(mo_resolve_findings *f, const mo_seg *g);
 /* The limit hits and the findings, as diagnostics. */
-void mo_findings_report(mo_resolve_findings *f, const mo_resolve_matches *matches,
+void findings_report(mo_resolve_findings *f, const mo_resolve_matches *matches,
 			const mo_config *c, mo_diags *diags);
-void mo_findings_release(mo_resolve_findings *f);
+void findings_release(mo_resolve_findings *f);
 
 /* ---- no_match.c ------------------------------------------------------- */
 
 /* For each pattern and layer type it names: a warning when nothing
  * matches, with a suggestion. */
-void mo_resolve_check_no_match(const mo_resolve_matches *matches, const mo_config *c,
+void resolve_check_no_match(const mo_resolve_matches *matches, const mo_config *c,
 			       const mo_model *m, const mo_resolve_paths *paths, mo_diags *diags,
 			       mo_arena *a);
 
@@ -259,11 +259,11 @@ typedef struct mo_segment_twins {
 	uint32_t *key;           /* scratch: the key of the segment at hand */
 } mo_segment_twins;
 
-bool mo_segment_twins_init(mo_segment_twins *out, const mo_resolved *r,
+bool segment_twins_init(mo_segment_twins *out, const mo_resolved *r,
 			   const mo_resolve_active *act, mo_arena *a);
 /* An earlier segment of r with g's key (type, full, swap entry, active
  * set); registers g otherwise (NULL). */
-const mo_seg *mo_segment_twin(mo_segment_twins *tw, const mo_resolved *r,
+const mo_seg *segment_twin(mo_segment_twins *tw, const mo_resolved *r,
 			      const mo_resolve_active *act, const mo_seg *g, size_t swap_entry,
 			      mo_arena *a);
 
@@ -301,12 +301,12 @@ typedef struct mo_resolve_fill {
 } mo_resolve_fill;
 
 /* Fills every segment of f->resolved. */
-bool mo_resolve_fill_all(mo_resolve_fill *f);
+bool resolve_fill_all(mo_resolve_fill *f);
 
 /* Appends a root decision. A path roots at most one decision, so a
  * segment has at most n_paths + 1 of them: they go to a scratch array of
  * that size, copied at their count when the segment is done. */
-static inline bool mo_segment_add_root(mo_seg *g, const char *path, mo_action_kind k,
+static inline bool segment_add_root(mo_seg *g, const char *path, mo_action_kind k,
 				       mo_rule rule)
 {
 	if (g->n_roots < g->cap_roots)
@@ -316,22 +316,22 @@ static inline bool mo_segment_add_root(mo_seg *g, const char *path, mo_action_ki
 
 /* ---- fill_runs.c: the fill on types whose subtrees are runs ----------- */
 
-bool mo_runs_recompute(mo_resolve_fill *f, mo_seg *g, const mo_layer_type *lt);
-bool mo_runs_exclude(mo_resolve_fill *f, mo_seg *g, const mo_layer_type *lt);
-bool mo_runs_comm(mo_resolve_fill *f, mo_seg *g, const mo_layer_type *lt);
-bool mo_runs_op_swap(mo_resolve_fill *f, mo_seg *g, const mo_layer_type *lt,
+bool runs_recompute(mo_resolve_fill *f, mo_seg *g, const mo_layer_type *lt);
+bool runs_exclude(mo_resolve_fill *f, mo_seg *g, const mo_layer_type *lt);
+bool runs_comm(mo_resolve_fill *f, mo_seg *g, const mo_layer_type *lt);
+bool runs_op_swap(mo_resolve_fill *f, mo_seg *g, const mo_layer_type *lt,
 		     const mo_pattern_ref *ref);
 
 /* ---- plan_memo.c: the resolved plan the config keeps ------------------ */
 
 /* A reference to the config's plan when it was built for this model. */
-mo_resolved *mo_plan_memo_get(const mo_config *c, const mo_model *m);
+mo_resolved *plan_memo_get(const mo_config *c, const mo_model *m);
 /* Snapshots m's layout into r (what the plan was built from). */
-bool mo_plan_memo_snapshot(mo_resolved *r, const mo_model *m);
+bool plan_memo_snapshot(mo_resolved *r, const mo_model *m);
 /* Makes r (snapshotted; one reference, handed over) the config's plan. */
-void mo_plan_memo_put(const mo_config *c, mo_resolved *r);
+void plan_memo_put(const mo_config *c, mo_resolved *r);
 /* Whether a plan of this size is kept (else validation fills one scratch
  * set for every segment). */
-bool mo_plan_memo_keeps(const mo_resolved *r, const mo_model *m);
+bool plan_memo_keeps(const mo_resolved *r, const mo_model *m);
 
 #endif

@@ -14,7 +14,7 @@
  *    the order of that floor, and the search stops once the top K fitting
  *    layouts are all faster than the next floor: the top K are then exact.
  *
- * Ranking reads one figure, mo_size_step_seconds, the estimate's step time;
+ * Ranking reads one figure, size_step_seconds, the estimate's step time;
  * across device counts the time per token per device (step x devices /
  * tokens), the inverse of tokens per second per device. */
 #include "size/size.h"
@@ -24,7 +24,7 @@
 #include <string.h>
 
 /* The step time a layout is ranked by. */
-static double mo_size_step_seconds(const mo_estimate *e)
+static double size_step_seconds(const mo_estimate *e)
 {
 	return mo_estimate_get_cost(e)->step_seconds;
 }
@@ -67,20 +67,20 @@ typedef struct mo_search {
 			  * less the headroom when the input gives none) */
 } mo_search;
 
-static uint64_t mo_size_budget_for(const mo_size_input *in, const mo_estimate *e)
+static uint64_t size_budget_for(const mo_size_input *in, const mo_estimate *e)
 {
 	if (in->budget)
 		return in->budget;
 	double cap = (double)mo_estimate_capacity_bytes(e);
-	return mo_u64_of(cap * (1.0 - in->headroom_percent / 100.0));
+	return u64_of(cap * (1.0 - in->headroom_percent / 100.0));
 }
 
-static uint64_t mo_size_state_bytes(const mo_estimate *e)
+static uint64_t size_state_bytes(const mo_estimate *e)
 {
 	uint64_t worst = 0;
 	for (size_t s = 0; s < mo_estimate_stage_count(e); s++) {
 		const mo_estimate_stage *st = mo_estimate_stage_get(e, s);
-		uint64_t b = mo_u64_add(mo_u64_add(st->weights_bytes, st->gradients_bytes),
+		uint64_t b = u64_add(u64_add(st->weights_bytes, st->gradients_bytes),
 					st->optimizer_bytes);
 		if (b > worst)
 			worst = b;
@@ -90,7 +90,7 @@ static uint64_t mo_size_state_bytes(const mo_estimate *e)
 
 /* ---- the kept lists ------------------------------------------------------------ */
 
-static double mo_size_score(const mo_size_cand *c, double step)
+static double size_score(const mo_size_cand *c, double step)
 {
 	return step * (double)c->n;
 }
@@ -98,7 +98,7 @@ static double mo_size_score(const mo_size_cand *c, double step)
 /* Inserts f in order of score, keeping at most `top`; returns false when
  * out of memory (f's plan is then the caller's). The list owns the plans
  * it keeps: what it does not keep, f's own included, is freed. */
-static bool mo_size_keep(mo_size_list *l, size_t top, const mo_size_final *f)
+static bool size_keep(mo_size_list *l, size_t top, const mo_size_final *f)
 {
 	if (l->n == top && top > 0 && f->score >= l->v[l->n - 1].score) {
 		mo_planner_result_free(f->plan);
@@ -125,14 +125,14 @@ static bool mo_size_keep(mo_size_list *l, size_t top, const mo_size_final *f)
 	return true;
 }
 
-static void mo_size_list_free(mo_size_list *l)
+static void size_list_free(mo_size_list *l)
 {
 	for (size_t i = 0; i < l->n; i++)
 		mo_planner_result_free(l->v[i].plan);
 	free(l->v);
 }
 
-static bool mo_size_point(mo_search *s, uint64_t peak, double step)
+static bool size_point(mo_search *s, uint64_t peak, double step)
 {
 	if (s->n_points + 2 > s->cap_points) {
 		size_t cap = s->cap_points ? 2 * s->cap_points : 64;
@@ -151,7 +151,7 @@ static bool mo_size_point(mo_search *s, uint64_t peak, double step)
 
 /* The first error the `parallel` rule finds in the layout on wm (the
  * expert groups, expert tensor parallel), or NULL; *d holds it. */
-static const char *mo_size_rule_error(mo_model *wm, mo_diags **d)
+static const char *size_rule_error(mo_model *wm, mo_diags **d)
 {
 	if (mo_diags_new(d) != 0)
 		return NULL;
@@ -163,18 +163,18 @@ static const char *mo_size_rule_error(mo_model *wm, mo_diags **d)
 }
 
 /* Estimates c with no plan. Returns 0, 1 when the budget stopped it, -1. */
-static int mo_size_estimate_one(mo_search *s, mo_model *wm, mo_size_cand *c, mo_error *err)
+static int size_estimate_one(mo_search *s, mo_model *wm, mo_size_cand *c, mo_error *err)
 {
-	mo_size_apply(wm, c, s->in->global_batch);
+	size_apply(wm, c, s->in->global_batch);
 	mo_estimate *e = NULL;
 	if (mo_estimate_run(&e, NULL, wm, err) != 0)
 		return err->code == MO_ERR_BUDGET || err->code == MO_ERR_CANCELLED ? 1 : -1;
 	s->r->estimated++;
 	c->base_peak = mo_estimate_peak_bytes(e);
-	c->state_bytes = mo_size_state_bytes(e);
-	c->base_step = mo_size_step_seconds(e);
+	c->state_bytes = size_state_bytes(e);
+	c->base_step = size_step_seconds(e);
 	c->estimated = true;
-	s->budget = mo_size_budget_for(s->in, e);
+	s->budget = size_budget_for(s->in, e);
 	mo_estimate_free(e);
 	return 0;
 }
@@ -187,7 +187,7 @@ static int mo_size_estimate_one(mo_search *s, mo_model *wm, mo_size_cand *c, mo_
 
 /* What fixes the parameter state: sequence parallel and the micro-batch
  * change activations only. */
-static int mo_size_cmp_state(const void *a, const void *b)
+static int size_cmp_state(const void *a, const void *b)
 {
 	const mo_size_cand *x = a, *y = b;
 	MO_CMP(x->tp, y->tp);
@@ -208,7 +208,7 @@ static int mo_size_cmp_state(const void *a, const void *b)
  * deeper pipelines and the distributed optimizer first inside it. Then
  * the first of each state with the same activation settings (SP off, the
  * smallest micro-batch). */
-static int mo_size_cmp_state_first(const void *a, const void *b)
+static int size_cmp_state_first(const void *a, const void *b)
 {
 	const mo_size_cand *x = a, *y = b;
 	MO_CMP(y->tp * y->ep, x->tp * x->ep);
@@ -226,7 +226,7 @@ static int mo_size_cmp_state_first(const void *a, const void *b)
 
 /* What fixes the layer shapes (the estimator's graphs and memo on the
  * working model): consecutive estimates in this order reuse them. */
-static int mo_size_cmp_shape(const void *a, const void *b)
+static int size_cmp_shape(const void *a, const void *b)
 {
 	const mo_size_cand *x = a, *y = b;
 	MO_CMP(x->tp, y->tp);
@@ -243,32 +243,32 @@ static int mo_size_cmp_shape(const void *a, const void *b)
 
 /* The memory floor: one estimate per parameter state; a state above the
  * budget rejects every layout that shares it, unestimated. */
-static int mo_size_cut_states(mo_search *s, mo_model *wm, mo_size_cands *cands, mo_error *err)
+static int size_cut_states(mo_search *s, mo_model *wm, mo_size_cands *cands, mo_error *err)
 {
-	qsort(cands->v, cands->n, sizeof *cands->v, mo_size_cmp_state_first);
+	qsort(cands->v, cands->n, sizeof *cands->v, size_cmp_state_first);
 	size_t kept = 0;
 	for (size_t i = 0; i < cands->n;) {
 		size_t j = i + 1;
-		while (j < cands->n && mo_size_cmp_state(&cands->v[i], &cands->v[j]) == 0)
+		while (j < cands->n && size_cmp_state(&cands->v[i], &cands->v[j]) == 0)
 			j++;
 		/* the `parallel` rule reads none of what differs inside a
 		 * state (SP, the micro-batch): one check a state */
-		mo_size_apply(wm, &cands->v[i], s->in->global_batch);
+		size_apply(wm, &cands->v[i], s->in->global_batch);
 		mo_diags *d = NULL;
-		const char *bad = mo_size_rule_error(wm, &d);
+		const char *bad = size_rule_error(wm, &d);
 		if (!d) {
-			mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+			error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 			return -1;
 		}
 		if (bad) {
-			mo_size_reject(s->rej, j - i, "%s", bad);
+			size_reject(s->rej, j - i, "%s", bad);
 			s->r->accepted -= j - i;
 			mo_diags_free(d);
 			i = j;
 			continue;
 		}
 		mo_diags_free(d);
-		int rc = mo_budget_spent() ? 1 : mo_size_estimate_one(s, wm, &cands->v[i], err);
+		int rc = budget_spent() ? 1 : size_estimate_one(s, wm, &cands->v[i], err);
 		if (rc != 0) {
 			/* the groups not reached stay, unestimated */
 			memmove(&cands->v[kept], &cands->v[i], (cands->n - i) * sizeof *cands->v);
@@ -276,7 +276,7 @@ static int mo_size_cut_states(mo_search *s, mo_model *wm, mo_size_cands *cands, 
 			return rc;
 		}
 		if (cands->v[i].state_bytes > s->budget)
-			mo_size_reject(s->rej, j - i,
+			size_reject(s->rej, j - i,
 				       "weights, gradients and optimizer state alone exceed the budget");
 		else
 			for (size_t k = i; k < j; k++)
@@ -290,39 +290,39 @@ static int mo_size_cut_states(mo_search *s, mo_model *wm, mo_size_cands *cands, 
 /* After the work limit: the candidates estimated so far go on to the
  * planning (those that fit with no plan need no more work); the rest are
  * counted. */
-static void mo_size_keep_estimated(mo_search *s, mo_size_cands *cands)
+static void size_keep_estimated(mo_search *s, mo_size_cands *cands)
 {
 	size_t kept = 0;
 	for (size_t i = 0; i < cands->n; i++)
 		if (cands->v[i].estimated && cands->v[i].state_bytes <= s->budget)
 			cands->v[kept++] = cands->v[i];
 		else if (!cands->v[i].estimated)
-			mo_size_reject(s->rej, 1, "not estimated: the work limit ran out");
+			size_reject(s->rej, 1, "not estimated: the work limit ran out");
 	cands->n = kept;
 }
 
 /* Estimates every candidate with no plan (the floors of the planning
  * order). Returns 0, 1 when the budget stopped it, -1 with err. */
-static int mo_size_estimate_all(mo_search *s, mo_model *wm, mo_size_cands *cands, mo_error *err)
+static int size_estimate_all(mo_search *s, mo_model *wm, mo_size_cands *cands, mo_error *err)
 {
-	int rc = mo_size_cut_states(s, wm, cands, err);
+	int rc = size_cut_states(s, wm, cands, err);
 	if (rc == 0) {
-		qsort(cands->v, cands->n, sizeof *cands->v, mo_size_cmp_shape);
+		qsort(cands->v, cands->n, sizeof *cands->v, size_cmp_shape);
 		for (size_t i = 0; i < cands->n && rc == 0; i++) {
 			if (cands->v[i].estimated)
 				continue;
-			rc = mo_budget_spent() ? 1 : mo_size_estimate_one(s, wm, &cands->v[i], err);
+			rc = budget_spent() ? 1 : size_estimate_one(s, wm, &cands->v[i], err);
 		}
 	}
 	if (rc == 1)
-		mo_size_keep_estimated(s, cands);
+		size_keep_estimated(s, cands);
 	return rc;
 }
 
-static int mo_size_cmp_floor(const void *a, const void *b)
+static int size_cmp_floor(const void *a, const void *b)
 {
 	const mo_size_cand *x = a, *y = b;
-	double sx = mo_size_score(x, x->base_step), sy = mo_size_score(y, y->base_step);
+	double sx = size_score(x, x->base_step), sy = size_score(y, y->base_step);
 	if (sx != sy)
 		return sx < sy ? -1 : 1;
 	return x->base_peak < y->base_peak ? -1 : x->base_peak > y->base_peak;
@@ -330,19 +330,19 @@ static int mo_size_cmp_floor(const void *a, const void *b)
 
 /* Plans one candidate; fills f. Returns 0, 1 when the budget stopped it,
  * -1 with err. */
-static int mo_size_plan_one(mo_search *s, mo_model *wm, const mo_size_cand *c, mo_size_final *f,
+static int size_plan_one(mo_search *s, mo_model *wm, const mo_size_cand *c, mo_size_final *f,
 			    mo_error *err)
 {
 	if (c->base_peak <= s->budget) {
 		/* fits with nothing: no plan has less overhead */
 		*f = (mo_size_final){.c = *c, .peak = c->base_peak, .step = c->base_step,
 				     .fits = true};
-		f->score = mo_size_score(c, f->step);
+		f->score = size_score(c, f->step);
 		return 0;
 	}
-	if (mo_budget_spent())
+	if (budget_spent())
 		return 1;
-	mo_size_apply(wm, c, s->in->global_batch);
+	size_apply(wm, c, s->in->global_batch);
 	mo_planner_input pin = {.model = wm, .budget = s->budget, .no_staged = 1};
 	mo_planner_result *pr = NULL;
 	if (mo_planner_run(&pr, &pin, err) != 0)
@@ -350,70 +350,70 @@ static int mo_size_plan_one(mo_search *s, mo_model *wm, const mo_size_cand *c, m
 	s->r->planned++;
 	const mo_estimate *e = mo_planner_estimate(pr);
 	*f = (mo_size_final){.c = *c, .peak = mo_estimate_peak_bytes(e),
-			     .step = mo_size_step_seconds(e), .fits = mo_planner_fits(pr) != 0,
+			     .step = size_step_seconds(e), .fits = mo_planner_fits(pr) != 0,
 			     .plan = pr};
-	f->score = mo_size_score(c, f->step);
+	f->score = size_score(c, f->step);
 	return 0;
 }
 
 /* Plans the live candidates best first until the top are settled. */
-static int mo_size_plan_all(mo_search *s, mo_model *wm, mo_size_cand *live, size_t n_live,
+static int size_plan_all(mo_search *s, mo_model *wm, mo_size_cand *live, size_t n_live,
 			    mo_error *err)
 {
-	qsort(live, n_live, sizeof *live, mo_size_cmp_floor);
+	qsort(live, n_live, sizeof *live, size_cmp_floor);
 	for (size_t i = 0; i < n_live; i++) {
 		const mo_size_cand *c = &live[i];
 		if (s->fit.n == s->top &&
-		    mo_size_score(c, c->base_step) >= s->fit.v[s->fit.n - 1].score) {
-			mo_size_reject(s->rej, n_live - i,
+		    size_score(c, c->base_step) >= s->fit.v[s->fit.n - 1].score) {
+			size_reject(s->rej, n_live - i,
 				       "slower than the layouts returned even with no plan (not planned)");
 			return 0;
 		}
 		mo_size_final f;
-		int rc = mo_size_plan_one(s, wm, c, &f, err);
+		int rc = size_plan_one(s, wm, c, &f, err);
 		if (rc == 1) {
 			/* out of work: the layouts that fit with no plan still count */
 			s->stopped = true;
-			mo_size_reject(s->rej, 1, "not planned: the work limit ran out");
+			size_reject(s->rej, 1, "not planned: the work limit ran out");
 			continue;
 		}
 		if (rc != 0)
 			return -1;
-		if (f.fits && !mo_size_point(s, f.peak, f.step)) {
+		if (f.fits && !size_point(s, f.peak, f.step)) {
 			mo_planner_result_free(f.plan);
-			mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+			error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 			return -1;
 		}
 		if (!f.fits)
-			mo_size_reject(s->rej, 1, "no recompute or swap plan fits the budget");
-		if (!mo_size_keep(f.fits ? &s->fit : &s->unfit, s->top, &f)) {
+			size_reject(s->rej, 1, "no recompute or swap plan fits the budget");
+		if (!size_keep(f.fits ? &s->fit : &s->unfit, s->top, &f)) {
 			mo_planner_result_free(f.plan);
-			mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+			error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 			return -1;
 		}
 	}
 	return 0;
 }
 
-static int mo_size_count_one(mo_search *s, int64_t devices, mo_error *err)
+static int size_count_one(mo_search *s, int64_t devices, mo_error *err)
 {
 	const mo_size_input *in = s->in;
 	mo_size_question q = {in->model, devices, in->global_batch,
 			      in->devices_per_node > 0 ? in->devices_per_node : 8};
 	mo_size_cands cands = {0};
-	int rc = mo_size_enumerate(&cands, s->rej, &q, err);
-	mo_model *wm = rc == 0 ? mo_model_copy(in->model) : NULL;
+	int rc = size_enumerate(&cands, s->rej, &q, err);
+	mo_model *wm = rc == 0 ? model_copy(in->model) : NULL;
 	if (rc == 0 && !wm) {
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		rc = -1;
 	}
 	if (rc == 0) {
 		s->r->accepted += cands.n;
-		rc = mo_size_estimate_all(s, wm, &cands, err);
+		rc = size_estimate_all(s, wm, &cands, err);
 		if (rc == 1)
 			s->stopped = true;
 		if (rc >= 0)
-			rc = mo_size_plan_all(s, wm, cands.v, cands.n, err);
+			rc = size_plan_all(s, wm, cands.v, cands.n, err);
 	}
 	mo_model_free(wm);
 	free(cands.v);
@@ -423,7 +423,7 @@ static int mo_size_count_one(mo_search *s, int64_t devices, mo_error *err)
 /* ---- the answer ----------------------------------------------------------------- */
 
 /* "none", or what the plan recomputes and swaps, in layers. */
-static const char *mo_size_plan_words(mo_arena *a, const mo_estimate *e)
+static const char *size_plan_words(mo_arena *a, const mo_estimate *e)
 {
 	size_t rc = 0, sw = 0, n = mo_estimate_layer_count(e);
 	for (size_t i = 0; i < n; i++) {
@@ -440,12 +440,12 @@ static const char *mo_size_plan_words(mo_arena *a, const mo_estimate *e)
 		snprintf(text, sizeof text, "swap in %zu of %zu layers", sw, n);
 	else
 		snprintf(text, sizeof text, "recompute in %zu, swap in %zu of %zu layers", rc, sw, n);
-	return mo_arena_strdup(a, text);
+	return arena_strdup(a, text);
 }
 
 /* The layout in Megatron-LM's argument names (megatron/training/
  * arguments.py); virtual chunks as layers per chunk. */
-static const char *mo_size_megatron_args(mo_arena *a, const mo_size_cand *c,
+static const char *size_megatron_args(mo_arena *a, const mo_size_cand *c,
 					 const mo_model *base, int64_t global_batch)
 {
 	char t[512];
@@ -465,10 +465,10 @@ static const char *mo_size_megatron_args(mo_arena *a, const mo_size_cand *c,
 		n += snprintf(t + n, sizeof t - (size_t)n, " --sequence-parallel");
 	if (c->dopt && n > 0 && (size_t)n < sizeof t)
 		snprintf(t + n, sizeof t - (size_t)n, " --use-distributed-optimizer");
-	return mo_arena_strdup(a, t);
+	return arena_strdup(a, t);
 }
 
-static bool mo_size_on_front(const mo_search *s, uint64_t peak, double step)
+static bool size_on_front(const mo_search *s, uint64_t peak, double step)
 {
 	for (size_t i = 0; i + 1 < s->n_points; i += 2) {
 		double p = s->points[i], t = s->points[i + 1];
@@ -478,7 +478,7 @@ static bool mo_size_on_front(const mo_search *s, uint64_t peak, double step)
 	return true;
 }
 
-static int mo_size_layout_fill(mo_search *s, mo_size_layout *o, const mo_size_final *f,
+static int size_layout_fill(mo_search *s, mo_size_layout *o, const mo_size_final *f,
 			       const mo_model *base)
 {
 	mo_size_result *r = s->r;
@@ -494,26 +494,26 @@ static int mo_size_layout_fill(mo_search *s, mo_size_layout *o, const mo_size_fi
 			      .fits = f->fits};
 	double tokens = (double)s->in->global_batch * (double)base->seq_length;
 	o->tokens_per_second_per_device = f->step > 0 ? tokens / f->step / (double)c->n : 0;
-	o->pareto = f->fits && mo_size_on_front(s, f->peak, f->step);
-	o->plan = f->plan ? mo_size_plan_words(r->a, mo_planner_estimate(f->plan))
-			  : mo_arena_strdup(r->a, "none");
-	o->config_yaml = f->plan ? mo_arena_strdup(r->a, mo_planner_yaml(f->plan)) : s->none_yaml;
-	mo_model *wm = mo_model_copy(base);
+	o->pareto = f->fits && size_on_front(s, f->peak, f->step);
+	o->plan = f->plan ? size_plan_words(r->a, mo_planner_estimate(f->plan))
+			  : arena_strdup(r->a, "none");
+	o->config_yaml = f->plan ? arena_strdup(r->a, mo_planner_yaml(f->plan)) : s->none_yaml;
+	mo_model *wm = model_copy(base);
 	char *y = NULL;
 	if (wm) {
-		mo_size_apply(wm, c, s->in->global_batch);
+		size_apply(wm, c, s->in->global_batch);
 		y = mo_model_to_yaml(wm);
 	}
-	o->model_yaml = y ? mo_arena_strdup(r->a, y) : NULL;
+	o->model_yaml = y ? arena_strdup(r->a, y) : NULL;
 	if (strcmp(base->framework, "pytorch") == 0 &&
-	    !(o->megatron_args = mo_size_megatron_args(r->a, c, base, s->in->global_batch)))
+	    !(o->megatron_args = size_megatron_args(r->a, c, base, s->in->global_batch)))
 		o->model_yaml = NULL; /* out of memory: reported below */
 	free(y);
 	mo_model_free(wm);
 	return o->plan && o->config_yaml && o->model_yaml ? 0 : -1;
 }
 
-static int mo_size_answer(mo_search *s, mo_error *err)
+static int size_answer(mo_search *s, mo_error *err)
 {
 	mo_size_result *r = s->r;
 	size_t n = s->fit.n + s->unfit.n;
@@ -521,37 +521,37 @@ static int mo_size_answer(mo_search *s, mo_error *err)
 	if (!r->v)
 		goto nomem;
 	for (size_t i = 0; i < s->fit.n; i++)
-		if (mo_size_layout_fill(s, &r->v[r->n++], &s->fit.v[i], s->in->model) != 0)
+		if (size_layout_fill(s, &r->v[r->n++], &s->fit.v[i], s->in->model) != 0)
 			goto nomem;
 	for (size_t i = 0; i < s->unfit.n && r->n < s->top; i++)
-		if (mo_size_layout_fill(s, &r->v[r->n++], &s->unfit.v[i], s->in->model) != 0)
+		if (size_layout_fill(s, &r->v[r->n++], &s->unfit.v[i], s->in->model) != 0)
 			goto nomem;
 	return 0;
 nomem:
-	mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+	error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 	return -1;
 }
 
-static int mo_size_check_input(const mo_size_input *in, mo_error *err)
+static int size_check_input(const mo_size_input *in, mo_error *err)
 {
 	if (!in || !in->model) {
-		mo_error_set(err, MO_ERR_USAGE, 0, 0, "size needs a model");
+		error_set(err, MO_ERR_USAGE, 0, 0, "size needs a model");
 		return -1;
 	}
 	int64_t hi = in->devices_max > 0 ? in->devices_max : in->devices;
 	if (in->devices < 1 || hi < in->devices || hi > MO_SIZE_MAX_DEVICES) {
-		mo_error_set(err, MO_ERR_USAGE, 0, 0, "devices must be 1 to %d (a range low-high)",
+		error_set(err, MO_ERR_USAGE, 0, 0, "devices must be 1 to %d (a range low-high)",
 			     MO_SIZE_MAX_DEVICES);
 		return -1;
 	}
 	if (in->global_batch < 1 || in->global_batch > MO_SIZE_MAX_BATCH) {
-		mo_error_set(err, MO_ERR_USAGE, 0, 0, "global batch must be 1 to %d",
+		error_set(err, MO_ERR_USAGE, 0, 0, "global batch must be 1 to %d",
 			     MO_SIZE_MAX_BATCH);
 		return -1;
 	}
 	if (in->devices_per_node < 0 || in->devices_per_node > MO_SIZE_MAX_DEVICES ||
 	    !(in->headroom_percent >= 0 && in->headroom_percent < 100)) {
-		mo_error_set(err, MO_ERR_USAGE, 0, 0,
+		error_set(err, MO_ERR_USAGE, 0, 0,
 			     "devices per node must be 1 to %d, headroom 0 to 99 percent",
 			     MO_SIZE_MAX_DEVICES);
 		return -1;
@@ -561,7 +561,7 @@ static int mo_size_check_input(const mo_size_input *in, mo_error *err)
 
 /* The device counts of the question: one, or the range's multiples of a
  * node (every count below one node). */
-static int64_t mo_size_next_count(const mo_size_input *in, int64_t n)
+static int64_t size_next_count(const mo_size_input *in, int64_t n)
 {
 	int64_t node = in->devices_per_node > 0 ? in->devices_per_node : 8;
 	if (n < node)
@@ -569,7 +569,7 @@ static int64_t mo_size_next_count(const mo_size_input *in, int64_t n)
 	return (n / node + 1) * node;
 }
 
-static int64_t mo_size_first_count(const mo_size_input *in)
+static int64_t size_first_count(const mo_size_input *in)
 {
 	int64_t node = in->devices_per_node > 0 ? in->devices_per_node : 8;
 	if (in->devices_max <= 0 || in->devices <= node || in->devices % node == 0)
@@ -577,14 +577,14 @@ static int64_t mo_size_first_count(const mo_size_input *in)
 	return (in->devices / node + 1) * node;
 }
 
-static int mo_size_search(mo_search *s, mo_error *err)
+static int size_search(mo_search *s, mo_error *err)
 {
 	const mo_size_input *in = s->in;
 	int64_t hi = in->devices_max > 0 ? in->devices_max : in->devices;
-	for (int64_t n = mo_size_first_count(in); n <= hi && !s->stopped;
-	     n = mo_size_next_count(in, n)) {
+	for (int64_t n = size_first_count(in); n <= hi && !s->stopped;
+	     n = size_next_count(in, n)) {
 		size_t before = s->fit.n, points = s->n_points;
-		if (mo_size_count_one(s, n, err) != 0)
+		if (size_count_one(s, n, err) != 0)
 			return -1;
 		if (!s->r->smallest && (s->n_points > points || s->fit.n > before))
 			s->r->smallest = n;
@@ -594,7 +594,7 @@ static int mo_size_search(mo_search *s, mo_error *err)
 }
 
 /* The config of a layout that needs no plan, as the planner writes it. */
-static int mo_size_none_yaml(mo_search *s, mo_error *err)
+static int size_none_yaml(mo_search *s, mo_error *err)
 {
 	static const char none[] = "recompute:\n  mode: None\n";
 	mo_config *c = NULL;
@@ -602,8 +602,8 @@ static int mo_size_none_yaml(mo_search *s, mo_error *err)
 	int rc = mo_config_parse(&c, NULL, none, sizeof none - 1, "<none>", NULL, err);
 	if (rc == 0)
 		rc = mo_export_sections(&y, NULL, c, err);
-	if (rc == 0 && !(s->none_yaml = mo_arena_strdup(s->r->a, y))) {
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+	if (rc == 0 && !(s->none_yaml = arena_strdup(s->r->a, y))) {
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		rc = -1;
 	}
 	free(y);
@@ -618,26 +618,26 @@ int mo_size_run(mo_size_result **out, const mo_size_input *in, mo_error *err)
 		err = &dummy;
 	memset(err, 0, sizeof *err);
 	if (!out) {
-		mo_error_set(err, MO_ERR_USAGE, 0, 0, "no result pointer");
+		error_set(err, MO_ERR_USAGE, 0, 0, "no result pointer");
 		return -1;
 	}
 	*out = NULL;
-	if (mo_size_check_input(in, err) != 0)
+	if (size_check_input(in, err) != 0)
 		return -1;
 	mo_size_result *r = calloc(1, sizeof *r);
-	if (!r || !(r->a = mo_arena_new())) {
+	if (!r || !(r->a = arena_new())) {
 		free(r);
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		return -1;
 	}
 	mo_search s = {.in = in, .top = in->top ? in->top : 10, .rej = &r->rej, .r = r};
-	int rc = mo_size_none_yaml(&s, err);
+	int rc = size_none_yaml(&s, err);
 	if (rc == 0)
-		rc = mo_size_search(&s, err);
+		rc = size_search(&s, err);
 	if (rc == 0)
-		rc = mo_size_answer(&s, err);
-	mo_size_list_free(&s.fit);
-	mo_size_list_free(&s.unfit);
+		rc = size_answer(&s, err);
+	size_list_free(&s.fit);
+	size_list_free(&s.unfit);
 	free(s.points);
 	if (rc != 0) {
 		mo_size_result_free(r);
@@ -651,9 +651,9 @@ void mo_size_result_free(mo_size_result *r)
 {
 	if (!r)
 		return;
-	mo_size_reasons_free(&r->rej);
+	size_reasons_free(&r->rej);
 	free(r->v);
-	mo_arena_free(r->a);
+	arena_free(r->a);
 	free(r);
 }
 

@@ -29,9 +29,9 @@ typedef struct mo_size_reasons {
 } mo_size_reasons;
 
 /* Counts `count` layouts under reason (formatted). */
-void mo_size_reject(mo_size_reasons *r, uint64_t count, const char *fmt, ...)
+void size_reject(mo_size_reasons *r, uint64_t count, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-void mo_size_reasons_free(mo_size_reasons *r);
+void size_reasons_free(mo_size_reasons *r);
 
 /* The candidates of one device count. */
 typedef struct mo_size_cands {
@@ -61,10 +61,10 @@ typedef struct mo_size_question {
 
 /* Enumerates the layouts of q->devices devices into out; counts the
  * rejected ones in rej. Returns 0, or -1 with err (memory, limit). */
-int mo_size_enumerate(mo_size_cands *out, mo_size_reasons *rej, const mo_size_question *q,
+int size_enumerate(mo_size_cands *out, mo_size_reasons *rej, const mo_size_question *q,
 		      mo_error *err);
 
 /* Puts c's layout on the working model m (a copy of the base). */
-void mo_size_apply(mo_model *m, const mo_size_cand *c, int64_t global_batch);
+void size_apply(mo_model *m, const mo_size_cand *c, int64_t global_batch);
 
 #endif

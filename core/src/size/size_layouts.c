@@ -29,7 +29,7 @@ typedef struct mo_divs {
 } mo_divs;
 
 /* Divisors of x (x <= 2^20 or so: at most a few hundred) in order. */
-static void mo_divisors(mo_divs *d, int64_t x)
+static void size_divisors(mo_divs *d, int64_t x)
 {
 	d->n = 0;
 	for (int64_t i = 1; i * i <= x && d->n + 2 <= MO_SIZE_MAX_DIVISORS; i++) {
@@ -45,7 +45,7 @@ static void mo_divisors(mo_divs *d, int64_t x)
 	}
 }
 
-void mo_size_reject(mo_size_reasons *r, uint64_t count, const char *fmt, ...)
+void size_reject(mo_size_reasons *r, uint64_t count, const char *fmt, ...)
 {
 	char text[256];
 	va_list ap;
@@ -54,17 +54,17 @@ void mo_size_reject(mo_size_reasons *r, uint64_t count, const char *fmt, ...)
 	va_end(ap);
 	for (size_t i = 0; i < r->n; i++)
 		if (strcmp(r->text[i], text) == 0) {
-			r->count[i] = mo_u64_add(r->count[i], count);
+			r->count[i] = u64_add(r->count[i], count);
 			return;
 		}
 	if (r->n == MO_SIZE_MAX_REASONS || !(r->text[r->n] = strdup(text))) {
-		r->other = mo_u64_add(r->other, count);
+		r->other = u64_add(r->other, count);
 		return;
 	}
 	r->count[r->n++] = count;
 }
 
-void mo_size_reasons_free(mo_size_reasons *r)
+void size_reasons_free(mo_size_reasons *r)
 {
 	for (size_t i = 0; i < r->n; i++)
 		free(r->text[i]);
@@ -89,26 +89,26 @@ typedef struct mo_walk {
 	int failed;     /* -1 memory, -2 too many */
 } mo_walk;
 
-static void mo_walk_level(mo_walk *w, int level);
+static void walk_level(mo_walk *w, int level);
 
 /* How many layouts lie below the partial layout at this level. */
-static uint64_t mo_walk_count(mo_walk *w, int level)
+static uint64_t walk_count(mo_walk *w, int level)
 {
 	mo_walk sub = *w;
 	sub.counting = true;
 	sub.counted = 0;
-	mo_walk_level(&sub, level);
+	walk_level(&sub, level);
 	return sub.counted;
 }
 
 /* Rejects the subtree at level with a reason. */
-static void mo_walk_cut(mo_walk *w, int level, const char *fmt, ...)
+static void walk_cut(mo_walk *w, int level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-static void mo_walk_cut(mo_walk *w, int level, const char *fmt, ...)
+static void walk_cut(mo_walk *w, int level, const char *fmt, ...)
 {
 	if (w->counting) {
-		mo_walk_level(w, level);
+		walk_level(w, level);
 		return;
 	}
 	char text[256];
@@ -116,81 +116,81 @@ static void mo_walk_cut(mo_walk *w, int level, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof text, fmt, ap);
 	va_end(ap);
-	mo_size_reject(w->rej, mo_walk_count(w, level), "%s", text);
+	size_reject(w->rej, walk_count(w, level), "%s", text);
 }
 
-static void mo_walk_tp(mo_walk *w)
+static void walk_tp(mo_walk *w)
 {
 	const mo_model *m = w->m;
 	mo_divs d;
-	mo_divisors(&d, w->q->devices);
+	size_divisors(&d, w->q->devices);
 	for (size_t i = 0; i < d.n && !w->failed; i++) {
 		int64_t tp = d.v[i];
 		w->c.tp = tp;
 		if (tp > w->q->per_node)
-			mo_walk_cut(w, LV_CP, "tensor_parallel %lld spans more than a node of %lld devices",
+			walk_cut(w, LV_CP, "tensor_parallel %lld spans more than a node of %lld devices",
 				    (long long)tp, (long long)w->q->per_node);
 		else if (m->num_attention_heads % tp != 0)
-			mo_walk_cut(w, LV_CP, "tensor_parallel %lld does not divide the %lld attention heads",
+			walk_cut(w, LV_CP, "tensor_parallel %lld does not divide the %lld attention heads",
 				    (long long)tp, (long long)m->num_attention_heads);
 		else if (!m->multi_latent_attention && m->num_query_groups % tp != 0)
-			mo_walk_cut(w, LV_CP,
+			walk_cut(w, LV_CP,
 				    "tensor_parallel %lld does not divide the %lld query groups (KV heads)",
 				    (long long)tp, (long long)m->num_query_groups);
 		else
-			mo_walk_level(w, LV_CP);
+			walk_level(w, LV_CP);
 	}
 }
 
-static void mo_walk_cp(mo_walk *w)
+static void walk_cp(mo_walk *w)
 {
 	int64_t seq = w->m->seq_length;
 	mo_divs d;
-	mo_divisors(&d, w->q->devices / w->c.tp);
+	size_divisors(&d, w->q->devices / w->c.tp);
 	for (size_t i = 0; i < d.n && !w->failed; i++) {
 		int64_t cp = d.v[i];
 		w->c.cp = cp;
 		if (seq % cp != 0)
-			mo_walk_cut(w, LV_PP, "context_parallel %lld does not divide the sequence length %lld",
+			walk_cut(w, LV_PP, "context_parallel %lld does not divide the sequence length %lld",
 				    (long long)cp, (long long)seq);
 		/* Megatron splits the sequence into 2 x CP chunks for causal
 		 * load balance (get_batch_on_this_cp_rank) */
 		else if (w->pytorch && cp > 1 && seq % (2 * cp) != 0)
-			mo_walk_cut(w, LV_PP,
+			walk_cut(w, LV_PP,
 				    "context_parallel %lld: Megatron-LM splits the sequence (%lld) "
 				    "into 2 x %lld chunks",
 				    (long long)cp, (long long)seq, (long long)cp);
 		else
-			mo_walk_level(w, LV_PP);
+			walk_level(w, LV_PP);
 	}
 }
 
-static void mo_walk_pp(mo_walk *w)
+static void walk_pp(mo_walk *w)
 {
 	int64_t total = w->layers + w->m->mtp_num_layers;
 	mo_divs d;
-	mo_divisors(&d, w->q->devices / (w->c.tp * w->c.cp));
+	size_divisors(&d, w->q->devices / (w->c.tp * w->c.cp));
 	for (size_t i = 0; i < d.n && !w->failed; i++) {
 		int64_t pp = d.v[i];
 		w->c.pp = pp;
 		w->c.dp = w->q->devices / (w->c.tp * w->c.cp * pp);
 		w->c.dps = w->ddp ? 1 : w->c.dp;
 		if (pp > total)
-			mo_walk_cut(w, LV_VPP, "pipeline_parallel %lld is larger than the %lld layers",
+			walk_cut(w, LV_VPP, "pipeline_parallel %lld is larger than the %lld layers",
 				    (long long)pp, (long long)total);
 		/* without --decoder-first/last-pipeline-num-layers Megatron
 		 * asserts num_layers % PP == 0 (transformer_config.py) */
 		else if (w->pytorch && w->layers % pp != 0)
-			mo_walk_cut(w, LV_VPP,
+			walk_cut(w, LV_VPP,
 				    "pipeline_parallel %lld does not divide the %lld layers "
 				    "(Megatron-LM's even split)",
 				    (long long)pp, (long long)w->layers);
 		else if (w->q->global_batch % w->c.dp != 0)
-			mo_walk_cut(w, LV_VPP,
+			walk_cut(w, LV_VPP,
 				    "global batch %lld is not a multiple of data_parallel %lld",
 				    (long long)w->q->global_batch, (long long)w->c.dp);
 		else
-			mo_walk_level(w, LV_VPP);
+			walk_level(w, LV_VPP);
 	}
 }
 
@@ -198,101 +198,101 @@ static void mo_walk_pp(mo_walk *w)
  * each stage's layers evenly (layers / PP a multiple of VPP); MindSpore
  * Transformers takes offsets where the split is uneven (the estimator's
  * split: the first chunks one layer more). */
-static void mo_walk_vpp(mo_walk *w)
+static void walk_vpp(mo_walk *w)
 {
 	int64_t pp = w->c.pp, per = w->layers / pp;
 	if (pp == 1) {
 		w->c.vpp = 1;
-		mo_walk_level(w, LV_EP);
+		walk_level(w, LV_EP);
 		return;
 	}
 	for (int64_t v = 1; v <= (per > 0 ? per : 1) && !w->failed; v++) {
 		w->c.vpp = v;
 		if (v > MO_SIZE_MAX_VPP)
-			mo_walk_cut(w, LV_EP, "virtual_pipeline above %d: not searched",
+			walk_cut(w, LV_EP, "virtual_pipeline above %d: not searched",
 				    MO_SIZE_MAX_VPP);
 		else if (w->pytorch && per % v != 0)
-			mo_walk_cut(w, LV_EP,
+			walk_cut(w, LV_EP,
 				    "virtual_pipeline %lld does not divide the %lld layers of a stage "
 				    "(Megatron-LM's even split)",
 				    (long long)v, (long long)per);
 		else
-			mo_walk_level(w, LV_EP);
+			walk_level(w, LV_EP);
 	}
 }
 
-static void mo_walk_ep(mo_walk *w)
+static void walk_ep(mo_walk *w)
 {
 	if (!w->moe) {
 		w->c.ep = 1;
-		mo_walk_level(w, LV_ETP);
+		walk_level(w, LV_ETP);
 		return;
 	}
 	for (size_t i = 0; i < w->experts.n && !w->failed; i++) {
 		int64_t ep = w->experts.v[i];
 		w->c.ep = ep;
 		if (ep > w->q->devices)
-			mo_walk_cut(w, LV_ETP, "expert_parallel %lld is more than the %lld devices",
+			walk_cut(w, LV_ETP, "expert_parallel %lld is more than the %lld devices",
 				    (long long)ep, (long long)w->q->devices);
 		else
-			mo_walk_level(w, LV_ETP);
+			walk_level(w, LV_ETP);
 	}
 }
 
 /* Expert tensor parallel (Megatron): TP (its default) or 1. */
-static void mo_walk_etp(mo_walk *w)
+static void walk_etp(mo_walk *w)
 {
 	if (!w->pytorch || !w->moe) {
 		w->c.etp = w->m->expert_tensor_parallel;
-		mo_walk_level(w, LV_DOPT);
+		walk_level(w, LV_DOPT);
 		return;
 	}
 	int64_t opts[2] = {w->c.tp, 1};
 	for (int i = 0; i < (w->c.tp > 1 ? 2 : 1) && !w->failed; i++) {
 		w->c.etp = opts[i];
-		mo_walk_level(w, LV_DOPT);
+		walk_level(w, LV_DOPT);
 	}
 }
 
-static void mo_walk_dopt(mo_walk *w)
+static void walk_dopt(mo_walk *w)
 {
 	for (int i = 0; i < 2 && !w->failed; i++) {
 		w->c.dopt = i == 1;
-		mo_walk_level(w, LV_SP);
+		walk_level(w, LV_SP);
 	}
 }
 
 /* Sequence parallel only with TP > 1 (Megatron turns it off at TP 1,
  * arguments.py); Megatron asserts it for MoE with TP and EP both > 1. */
-static void mo_walk_sp(mo_walk *w)
+static void walk_sp(mo_walk *w)
 {
 	for (int i = 0; i < (w->c.tp > 1 ? 2 : 1) && !w->failed; i++) {
 		w->c.sp = i == 1;
 		if (w->pytorch && w->moe && !w->c.sp && w->c.tp > 1 && w->c.ep > 1)
-			mo_walk_cut(w, LV_MBS,
+			walk_cut(w, LV_MBS,
 				    "Megatron-LM needs sequence_parallel with expert_parallel and "
 				    "tensor_parallel both above 1");
 		else
-			mo_walk_level(w, LV_MBS);
+			walk_level(w, LV_MBS);
 	}
 }
 
-static void mo_walk_mbs(mo_walk *w)
+static void walk_mbs(mo_walk *w)
 {
 	mo_divs d;
-	mo_divisors(&d, w->q->global_batch / w->c.dp);
+	size_divisors(&d, w->q->global_batch / w->c.dp);
 	for (size_t i = 0; i < d.n && !w->failed; i++) {
 		w->c.mbs = d.v[i];
 		w->c.mbn = w->q->global_batch / (w->c.dp * w->c.mbs);
 		if (w->c.mbs > MO_SIZE_MAX_MBS)
-			mo_walk_cut(w, LV_LEAF, "micro_batch_size above %d: not searched",
+			walk_cut(w, LV_LEAF, "micro_batch_size above %d: not searched",
 				    MO_SIZE_MAX_MBS);
 		else
-			mo_walk_level(w, LV_LEAF);
+			walk_level(w, LV_LEAF);
 	}
 }
 
-static void mo_walk_leaf(mo_walk *w)
+static void walk_leaf(mo_walk *w)
 {
 	if (w->counting) {
 		w->counted++;
@@ -316,23 +316,23 @@ static void mo_walk_leaf(mo_walk *w)
 	o->v[o->n++] = w->c;
 }
 
-static void mo_walk_level(mo_walk *w, int level)
+static void walk_level(mo_walk *w, int level)
 {
 	switch (level) {
-	case LV_TP: mo_walk_tp(w); break;
-	case LV_CP: mo_walk_cp(w); break;
-	case LV_PP: mo_walk_pp(w); break;
-	case LV_VPP: mo_walk_vpp(w); break;
-	case LV_EP: mo_walk_ep(w); break;
-	case LV_ETP: mo_walk_etp(w); break;
-	case LV_DOPT: mo_walk_dopt(w); break;
-	case LV_SP: mo_walk_sp(w); break;
-	case LV_MBS: mo_walk_mbs(w); break;
-	default: mo_walk_leaf(w); break;
+	case LV_TP: walk_tp(w); break;
+	case LV_CP: walk_cp(w); break;
+	case LV_PP: walk_pp(w); break;
+	case LV_VPP: walk_vpp(w); break;
+	case LV_EP: walk_ep(w); break;
+	case LV_ETP: walk_etp(w); break;
+	case LV_DOPT: walk_dopt(w); break;
+	case LV_SP: walk_sp(w); break;
+	case LV_MBS: walk_mbs(w); break;
+	default: walk_leaf(w); break;
 	}
 }
 
-int mo_size_enumerate(mo_size_cands *out, mo_size_reasons *rej, const mo_size_question *q,
+int size_enumerate(mo_size_cands *out, mo_size_reasons *rej, const mo_size_question *q,
 		      mo_error *err)
 {
 	const mo_model *m = q->base;
@@ -345,14 +345,14 @@ int mo_size_enumerate(mo_size_cands *out, mo_size_reasons *rej, const mo_size_qu
 	w.layers = m->num_layers;
 	w.c.n = q->devices;
 	if (w.moe)
-		mo_divisors(&w.experts, m->num_moe_experts);
-	mo_walk_level(&w, LV_TP);
+		size_divisors(&w.experts, m->num_moe_experts);
+	walk_level(&w, LV_TP);
 	if (w.failed == -1) {
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		return -1;
 	}
 	if (w.failed == -2) {
-		mo_error_set(err, MO_ERR_LIMIT, 0, 0,
+		error_set(err, MO_ERR_LIMIT, 0, 0,
 			     "limit: more than %u layouts for %lld devices",
 			     MO_SIZE_MAX_CANDIDATES, (long long)q->devices);
 		return -1;
@@ -360,7 +360,7 @@ int mo_size_enumerate(mo_size_cands *out, mo_size_reasons *rej, const mo_size_qu
 	return 0;
 }
 
-void mo_size_apply(mo_model *m, const mo_size_cand *c, int64_t global_batch)
+void size_apply(mo_model *m, const mo_size_cand *c, int64_t global_batch)
 {
 	m->world_size = c->n;
 	m->tensor_parallel = c->tp;
@@ -377,5 +377,5 @@ void mo_size_apply(mo_model *m, const mo_size_cand *c, int64_t global_batch)
 	m->micro_batch_num = c->mbn;
 	m->n_stage_layers = 0; /* the estimator's even split */
 	m->stage_layers = NULL;
-	mo_model_set_batches(m, c->mbn, global_batch);
+	model_set_batches(m, c->mbn, global_batch);
 }

@@ -9,7 +9,7 @@
 
 #define MO_ARENA_CHUNK 16384
 /* struct mo_chunk, struct mo_arena and MO_ARENA_ALIGN are in internal.h
- * (the inline mo_arena_alloc_raw). */
+ * (the inline arena_alloc_raw). */
 
 /* Freed standard chunks wait here for the next arena (at most
  * MO_POOL_MAX, 1 MiB): a process parsing request after request reuses warm
@@ -29,7 +29,7 @@ static struct {
 	size_t n;
 } mo_pool = {PTHREAD_MUTEX_INITIALIZER, NULL, 0};
 
-static struct mo_chunk *mo_pool_take(void)
+static struct mo_chunk *pool_take(void)
 {
 	pthread_mutex_lock(&mo_pool.lock);
 	struct mo_chunk *c = mo_pool.head;
@@ -42,7 +42,7 @@ static struct mo_chunk *mo_pool_take(void)
 }
 
 /* Keeps c for reuse when it is a standard chunk and the pool has room. */
-static bool mo_pool_give(struct mo_chunk *c)
+static bool pool_give(struct mo_chunk *c)
 {
 	if (c->size != MO_ARENA_CHUNK)
 		return false;
@@ -58,41 +58,41 @@ static bool mo_pool_give(struct mo_chunk *c)
 	return kept;
 }
 #else
-static struct mo_chunk *mo_pool_take(void)
+static struct mo_chunk *pool_take(void)
 {
 	return NULL;
 }
 
-static bool mo_pool_give(struct mo_chunk *c)
+static bool pool_give(struct mo_chunk *c)
 {
 	(void)c;
 	return false;
 }
 #endif
 
-mo_arena *mo_arena_new(void)
+mo_arena *arena_new(void)
 {
 	return calloc(1, sizeof(mo_arena));
 }
 
-void mo_arena_free(mo_arena *a)
+void arena_free(mo_arena *a)
 {
 	if (!a)
 		return;
 	struct mo_chunk *c = a->head;
 	while (c) {
 		struct mo_chunk *next = c->next;
-		if (!mo_pool_give(c))
+		if (!pool_give(c))
 			free(c);
 		c = next;
 	}
 	free(a);
 }
 
-static struct mo_chunk *mo_arena_grow(mo_arena *a, size_t need)
+static struct mo_chunk *arena_grow(mo_arena *a, size_t need)
 {
 	size_t size = need > MO_ARENA_CHUNK ? need : MO_ARENA_CHUNK;
-	struct mo_chunk *c = size == MO_ARENA_CHUNK ? mo_pool_take() : NULL;
+	struct mo_chunk *c = size == MO_ARENA_CHUNK ? pool_take() : NULL;
 	if (!c)
 		c = malloc(sizeof(*c) + size);
 	if (!c)
@@ -110,7 +110,7 @@ static struct mo_chunk *mo_arena_grow(mo_arena *a, size_t need)
 	return c;
 }
 
-void *mo_arena_alloc_slow(mo_arena *a, size_t size)
+void *arena_alloc_slow(mo_arena *a, size_t size)
 {
 	if (!a || size > SIZE_MAX - MO_ARENA_ALIGN)
 		return NULL;
@@ -119,7 +119,7 @@ void *mo_arena_alloc_slow(mo_arena *a, size_t size)
 		rounded = MO_ARENA_ALIGN;
 	struct mo_chunk *c = a->head;
 	if (!c || c->size - c->used < rounded) {
-		c = mo_arena_grow(a, rounded);
+		c = arena_grow(a, rounded);
 		if (!c)
 			return NULL;
 	}
@@ -128,7 +128,7 @@ void *mo_arena_alloc_slow(mo_arena *a, size_t size)
 	return p;
 }
 
-char *mo_arena_concat(mo_arena *a, const char *const *parts, const size_t *lens, size_t n)
+char *arena_concat(mo_arena *a, const char *const *parts, const size_t *lens, size_t n)
 {
 	size_t total = 1;
 	for (size_t i = 0; i < n; i++) {
@@ -136,7 +136,7 @@ char *mo_arena_concat(mo_arena *a, const char *const *parts, const size_t *lens,
 			return NULL;
 		total += lens[i];
 	}
-	char *p = mo_arena_alloc_raw(a, total), *w = p;
+	char *p = arena_alloc_raw(a, total), *w = p;
 	if (!p)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
@@ -148,7 +148,7 @@ char *mo_arena_concat(mo_arena *a, const char *const *parts, const size_t *lens,
 	return p;
 }
 
-char *mo_arena_indexed(mo_arena *a, const char *name, size_t i)
+char *arena_indexed(mo_arena *a, const char *name, size_t i)
 {
 	char num[24];
 	size_t n = sizeof num, len = strlen(name);
@@ -158,7 +158,7 @@ char *mo_arena_indexed(mo_arena *a, const char *name, size_t i)
 	while ((i /= 10) != 0);
 	num[--n] = '[';
 	size_t k = sizeof num - n;
-	char *p = len < SIZE_MAX - k - 1 ? mo_arena_alloc_raw(a, len + k + 1) : NULL;
+	char *p = len < SIZE_MAX - k - 1 ? arena_alloc_raw(a, len + k + 1) : NULL;
 	if (!p)
 		return NULL;
 	memcpy(p, name, len);
@@ -167,11 +167,11 @@ char *mo_arena_indexed(mo_arena *a, const char *name, size_t i)
 	return p;
 }
 
-char *mo_arena_strndup(mo_arena *a, const char *s, size_t n)
+char *arena_strndup(mo_arena *a, const char *s, size_t n)
 {
 	if (n == SIZE_MAX)
 		return NULL;
-	char *p = mo_arena_alloc_raw(a, n + 1);
+	char *p = arena_alloc_raw(a, n + 1);
 	if (!p)
 		return NULL;
 	if (n)
@@ -180,12 +180,12 @@ char *mo_arena_strndup(mo_arena *a, const char *s, size_t n)
 	return p;
 }
 
-char *mo_arena_strdup(mo_arena *a, const char *s)
+char *arena_strdup(mo_arena *a, const char *s)
 {
-	return mo_arena_strndup(a, s, strlen(s));
+	return arena_strndup(a, s, strlen(s));
 }
 
-char *mo_arena_printf(mo_arena *a, const char *fmt, ...)
+char *arena_printf(mo_arena *a, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -193,7 +193,7 @@ char *mo_arena_printf(mo_arena *a, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0)
 		return NULL;
-	char *p = mo_arena_alloc(a, (size_t)n + 1);
+	char *p = arena_alloc(a, (size_t)n + 1);
 	if (!p)
 		return NULL;
 	va_start(ap, fmt);

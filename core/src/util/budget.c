@@ -32,7 +32,7 @@ typedef struct mo_budget_state {
 
 static _Thread_local mo_budget_state mo_budget_now;
 
-static uint64_t mo_budget_clock_ns(void)
+static uint64_t budget_clock_ns(void)
 {
 	struct timespec ts;
 
@@ -51,7 +51,7 @@ void mo_budget_begin(const mo_budget *b)
 	s->active = true;
 	/* at most ~49 days: no overflow below */
 	if (b->max_ms)
-		s->until_ns = mo_budget_clock_ns() +
+		s->until_ns = budget_clock_ns() +
 			      (b->max_ms < (1ull << 32) ? b->max_ms : (1ull << 32)) * 1000000u;
 }
 
@@ -70,18 +70,18 @@ mo_error_code mo_budget_end(void)
 	return how;
 }
 
-static bool mo_budget_look(mo_budget_state *s)
+static bool budget_look(mo_budget_state *s)
 {
 	if (s->b.cancelled && s->b.cancelled(s->b.arg)) {
 		s->cancelled = true;
 		s->spent = true;
-	} else if (s->until_ns && mo_budget_clock_ns() >= s->until_ns) {
+	} else if (s->until_ns && budget_clock_ns() >= s->until_ns) {
 		s->spent = true;
 	}
 	return s->spent;
 }
 
-bool mo_budget_spent(void)
+bool budget_spent(void)
 {
 	mo_budget_state *s = &mo_budget_now;
 
@@ -91,17 +91,17 @@ bool mo_budget_spent(void)
 		return true;
 	if (++s->polls % MO_BUDGET_STRIDE != 0)
 		return false;
-	return mo_budget_look(s);
+	return budget_look(s);
 }
 
-bool mo_budget_spent_now(void)
+bool budget_spent_now(void)
 {
 	mo_budget_state *s = &mo_budget_now;
 
-	return s->active && (s->spent || mo_budget_look(s));
+	return s->active && (s->spent || budget_look(s));
 }
 
-void mo_budget_limit_hit(void)
+void budget_limit_hit(void)
 {
 	mo_budget_state *s = &mo_budget_now;
 
@@ -111,21 +111,21 @@ void mo_budget_limit_hit(void)
 	}
 }
 
-bool mo_budget_error(mo_error *err)
+bool budget_error(mo_error *err)
 {
 	mo_budget_state *s = &mo_budget_now;
 
-	if (!s->active || !(s->spent || mo_budget_look(s)))
+	if (!s->active || !(s->spent || budget_look(s)))
 		return false;
 	if (s->cancelled)
-		mo_error_set(err, MO_ERR_CANCELLED, 0, 0, "cancelled: the caller stopped the computation");
+		error_set(err, MO_ERR_CANCELLED, 0, 0, "cancelled: the caller stopped the computation");
 	else if (s->patterns)
-		mo_error_set(err, MO_ERR_BUDGET, 0, 0,
+		error_set(err, MO_ERR_BUDGET, 0, 0,
 			     "work-limit: %u pattern matches ran into the match limit "
 			     "(backtracking patterns); the request stopped",
 			     s->limit_hits);
 	else
-		mo_error_set(err, MO_ERR_BUDGET, 0, 0,
+		error_set(err, MO_ERR_BUDGET, 0, 0,
 			     "work-limit: the computation took longer than its limit of %llu ms",
 			     (unsigned long long)s->b.max_ms);
 	return true;

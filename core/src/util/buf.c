@@ -6,20 +6,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-void mo_buf_init(mo_buf *b, size_t max)
+void buf_init(mo_buf *b, size_t max)
 {
 	memset(b, 0, sizeof(*b));
 	b->max = max;
 }
 
-void mo_buf_free(mo_buf *b)
+void buf_free(mo_buf *b)
 {
 	free(b->data);
 	b->data = NULL;
 	b->len = b->cap = 0;
 }
 
-static bool mo_buf_reserve(mo_buf *b, size_t extra)
+static bool buf_reserve(mo_buf *b, size_t extra)
 {
 	if (b->failed)
 		return false;
@@ -43,9 +43,9 @@ static bool mo_buf_reserve(mo_buf *b, size_t extra)
 	return true;
 }
 
-bool mo_buf_append(mo_buf *b, const char *s, size_t n)
+bool buf_append(mo_buf *b, const char *s, size_t n)
 {
-	if (!mo_buf_reserve(b, n))
+	if (!buf_reserve(b, n))
 		return false;
 	if (n)
 		memcpy(b->data + b->len, s, n);
@@ -54,18 +54,18 @@ bool mo_buf_append(mo_buf *b, const char *s, size_t n)
 	return true;
 }
 
-bool mo_buf_puts(mo_buf *b, const char *s)
+bool buf_puts(mo_buf *b, const char *s)
 {
-	return mo_buf_append(b, s, strlen(s));
+	return buf_append(b, s, strlen(s));
 }
 
-bool mo_buf_printf(mo_buf *b, const char *fmt, ...)
+bool buf_printf(mo_buf *b, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	int n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
-	if (n < 0 || !mo_buf_reserve(b, (size_t)n))
+	if (n < 0 || !buf_reserve(b, (size_t)n))
 		return false;
 	va_start(ap, fmt);
 	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
@@ -74,14 +74,14 @@ bool mo_buf_printf(mo_buf *b, const char *fmt, ...)
 	return true;
 }
 
-char *mo_buf_take(mo_buf *b, size_t *len)
+char *buf_take(mo_buf *b, size_t *len)
 {
 	if (b->failed) {
-		mo_buf_free(b);
+		buf_free(b);
 		return NULL;
 	}
 	if (!b->data) {
-		if (!mo_buf_reserve(b, 0))
+		if (!buf_reserve(b, 0))
 			return NULL;
 		b->data[0] = '\0';
 	}

@@ -29,7 +29,7 @@ int mo_diags_new(mo_diags **out)
 	mo_diags *d = calloc(1, sizeof(*d));
 	if (!d)
 		return -1;
-	d->arena = mo_arena_new();
+	d->arena = arena_new();
 	if (!d->arena) {
 		free(d);
 		return -1;
@@ -42,7 +42,7 @@ void mo_diags_free(mo_diags *d)
 {
 	if (!d)
 		return;
-	mo_arena_free(d->arena);
+	arena_free(d->arena);
 	free(d->v);
 	free(d->files);
 	free(d);
@@ -68,7 +68,7 @@ const mo_diag *mo_diags_get(const mo_diags *d, size_t i)
 	return (d && i < d->n) ? &d->v[i]->d : NULL;
 }
 
-static size_t mo_diags_file_rank(mo_diags *d, const char *file)
+static size_t diags_file_rank(mo_diags *d, const char *file)
 {
 	for (size_t i = 0; i < d->n_files; i++)
 		if (strcmp(d->files[i], file) == 0)
@@ -77,13 +77,13 @@ static size_t mo_diags_file_rank(mo_diags *d, const char *file)
 	if (!f)
 		return d->n_files;
 	d->files = f;
-	d->files[d->n_files] = mo_arena_strdup(d->arena, file);
+	d->files[d->n_files] = arena_strdup(d->arena, file);
 	if (!d->files[d->n_files])
 		return d->n_files;
 	return d->n_files++;
 }
 
-static int mo_diag_cmp(const void *pa, const void *pb)
+static int diag_cmp(const void *pa, const void *pb)
 {
 	const mo_diag_entry *a = *(const mo_diag_entry *const *)pa;
 	const mo_diag_entry *b = *(const mo_diag_entry *const *)pb;
@@ -101,12 +101,12 @@ static int mo_diag_cmp(const void *pa, const void *pb)
 void mo_diags_sort(mo_diags *d)
 {
 	if (d && d->n > 1)
-		qsort(d->v, d->n, sizeof(*d->v), mo_diag_cmp);
+		qsort(d->v, d->n, sizeof(*d->v), diag_cmp);
 }
 
 /* Appends n bytes of s to buf (cap bytes, NUL kept in room), as
  * vsnprintf truncates. */
-static void mo_fmt_put(char *buf, size_t cap, size_t *len, const char *s, size_t n)
+static void fmt_put(char *buf, size_t cap, size_t *len, const char *s, size_t n)
 {
 	size_t room = cap - 1 - *len;
 	if (n > room)
@@ -115,7 +115,7 @@ static void mo_fmt_put(char *buf, size_t cap, size_t *len, const char *s, size_t
 	*len += n;
 }
 
-static void mo_fmt_unsigned(char *buf, size_t cap, size_t *len, unsigned long long v, bool neg)
+static void fmt_unsigned(char *buf, size_t cap, size_t *len, unsigned long long v, bool neg)
 {
 	char d[24];
 	size_t i = sizeof d;
@@ -125,7 +125,7 @@ static void mo_fmt_unsigned(char *buf, size_t cap, size_t *len, unsigned long lo
 	} while (v);
 	if (neg)
 		d[--i] = '-';
-	mo_fmt_put(buf, cap, len, d + i, sizeof d - i);
+	fmt_put(buf, cap, len, d + i, sizeof d - i);
 }
 
 /* vsnprintf(buf, cap, fmt, ap) for the conversions diagnostics use (%s,
@@ -133,16 +133,16 @@ static void mo_fmt_unsigned(char *buf, size_t cap, size_t *len, unsigned long lo
  * SIZE_MAX for anything else (or a NULL string), which the caller formats
  * with vsnprintf from a copy of ap. Saves vsnprintf's setup, most of a
  * diagnostic's cost. */
-static size_t mo_fmt(char *buf, size_t cap, const char *fmt, va_list ap)
+static size_t diag_format(char *buf, size_t cap, const char *fmt, va_list ap)
 {
 	size_t len = 0;
 	for (const char *f = fmt; *f;) {
 		const char *pct = strchr(f, '%');
 		if (!pct) {
-			mo_fmt_put(buf, cap, &len, f, strlen(f));
+			fmt_put(buf, cap, &len, f, strlen(f));
 			break;
 		}
-		mo_fmt_put(buf, cap, &len, f, (size_t)(pct - f));
+		fmt_put(buf, cap, &len, f, (size_t)(pct - f));
 		f = pct + 1;
 		long prec = -1;
 		if (*f == '.') {
@@ -168,26 +168,26 @@ static size_t mo_fmt(char *buf, size_t cap, const char *fmt, va_list ap)
 			if (!str)
 				return SIZE_MAX;
 			size_t n = prec < 0 ? strlen(str) : strnlen(str, (size_t)prec);
-			mo_fmt_put(buf, cap, &len, str, n);
+			fmt_put(buf, cap, &len, str, n);
 			f++;
 		} else if (*f == '%') {
-			mo_fmt_put(buf, cap, &len, "%", 1);
+			fmt_put(buf, cap, &len, "%", 1);
 			f++;
 		} else if (*f == 'd') {
 			long long v = va_arg(ap, int);
-			mo_fmt_unsigned(buf, cap, &len, v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v,
+			fmt_unsigned(buf, cap, &len, v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v,
 					v < 0);
 			f++;
 		} else if (f[0] == 'z' && f[1] == 'u') {
-			mo_fmt_unsigned(buf, cap, &len, va_arg(ap, size_t), false);
+			fmt_unsigned(buf, cap, &len, va_arg(ap, size_t), false);
 			f += 2;
 		} else if (f[0] == 'l' && f[1] == 'l' && f[2] == 'd') {
 			long long v = va_arg(ap, long long);
-			mo_fmt_unsigned(buf, cap, &len, v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v,
+			fmt_unsigned(buf, cap, &len, v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v,
 					v < 0);
 			f += 3;
 		} else if (f[0] == 'l' && f[1] == 'l' && f[2] == 'u') {
-			mo_fmt_unsigned(buf, cap, &len, va_arg(ap, unsigned long long), false);
+			fmt_unsigned(buf, cap, &len, va_arg(ap, unsigned long long), false);
 			f += 3;
 		} else {
 			return SIZE_MAX;
@@ -198,11 +198,11 @@ static size_t mo_fmt(char *buf, size_t cap, const char *fmt, va_list ap)
 }
 
 /* Formats into msg (cap bytes) like vsnprintf; the length written. */
-static size_t mo_fmt_msg(char *msg, size_t cap, const char *fmt, va_list ap)
+static size_t fmt_msg(char *msg, size_t cap, const char *fmt, va_list ap)
 {
 	va_list cp;
 	va_copy(cp, ap);
-	size_t n = mo_fmt(msg, cap, fmt, cp);
+	size_t n = diag_format(msg, cap, fmt, cp);
 	va_end(cp);
 	if (n == SIZE_MAX) {
 		vsnprintf(msg, cap, fmt, ap);
@@ -211,7 +211,7 @@ static size_t mo_fmt_msg(char *msg, size_t cap, const char *fmt, va_list ap)
 	return n;
 }
 
-mo_diag *mo_diags_vadd(mo_diags *d, mo_severity sev, const char *code,
+mo_diag *diags_vadd(mo_diags *d, mo_severity sev, const char *code,
 		       const char *file, int line, int column, const char *path,
 		       const char *fmt, va_list ap)
 {
@@ -231,19 +231,19 @@ mo_diag *mo_diags_vadd(mo_diags *d, mo_severity sev, const char *code,
 		d->v = v;
 		d->cap = cap;
 	}
-	mo_diag_entry *e = mo_arena_alloc(d->arena, sizeof(*e));
+	mo_diag_entry *e = arena_alloc(d->arena, sizeof(*e));
 	if (!e)
 		return NULL;
 	char msg[512];
-	size_t n = mo_fmt_msg(msg, sizeof msg, fmt, ap);
+	size_t n = fmt_msg(msg, sizeof msg, fmt, ap);
 	e->d.severity = sev;
-	e->d.code = mo_arena_strdup(d->arena, code);
-	e->d.message = mo_arena_strndup(d->arena, msg, n);
-	e->d.path = mo_arena_strdup(d->arena, path ? path : "");
+	e->d.code = arena_strdup(d->arena, code);
+	e->d.message = arena_strndup(d->arena, msg, n);
+	e->d.path = arena_strdup(d->arena, path ? path : "");
 	/* the file label table holds the same text */
-	e->file_rank = mo_diags_file_rank(d, file ? file : "");
+	e->file_rank = diags_file_rank(d, file ? file : "");
 	e->d.file = e->file_rank < d->n_files ? d->files[e->file_rank]
-					      : mo_arena_strdup(d->arena, file ? file : "");
+					      : arena_strdup(d->arena, file ? file : "");
 	e->d.line = line;
 	e->d.column = column;
 	if (!e->d.code || !e->d.message || !e->d.path || !e->d.file)
@@ -257,36 +257,36 @@ mo_diag *mo_diags_vadd(mo_diags *d, mo_severity sev, const char *code,
 	return &e->d;
 }
 
-mo_diag *mo_diags_add(mo_diags *d, mo_severity sev, const char *code,
+mo_diag *diags_add(mo_diags *d, mo_severity sev, const char *code,
 		      const char *file, int line, int column, const char *path,
 		      const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	mo_diag *r = mo_diags_vadd(d, sev, code, file, line, column, path, fmt, ap);
+	mo_diag *r = diags_vadd(d, sev, code, file, line, column, path, fmt, ap);
 	va_end(ap);
 	return r;
 }
 
-void mo_diag_set_hint(mo_diags *d, mo_diag *diag, const char *fmt, ...)
+void diag_set_hint(mo_diags *d, mo_diag *diag, const char *fmt, ...)
 {
 	if (!d || !diag)
 		return;
 	char msg[512];
 	va_list ap;
 	va_start(ap, fmt);
-	size_t n = mo_fmt_msg(msg, sizeof msg, fmt, ap);
+	size_t n = fmt_msg(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	diag->hint = mo_arena_strndup(d->arena, msg, n);
+	diag->hint = arena_strndup(d->arena, msg, n);
 }
 
-void mo_diag_set_layers(mo_diags *d, mo_diag *diag, const char *layers)
+void diag_set_layers(mo_diags *d, mo_diag *diag, const char *layers)
 {
 	if (d && diag && layers && layers[0])
-		diag->layers = mo_arena_strdup(d->arena, layers);
+		diag->layers = arena_strdup(d->arena, layers);
 }
 
-size_t mo_edit_distance(const char *a, const char *b, size_t cap)
+size_t edit_distance(const char *a, const char *b, size_t cap)
 {
 	size_t la = strlen(a), lb = strlen(b);
 	if (la > 256 || lb > 256)
@@ -314,14 +314,14 @@ size_t mo_edit_distance(const char *a, const char *b, size_t cap)
 	return prev[lb] > cap ? cap + 1 : prev[lb];
 }
 
-const char *mo_did_you_mean(const char *word, const char *const *cands, size_t n)
+const char *did_you_mean(const char *word, const char *const *cands, size_t n)
 {
 	size_t len = strlen(word);
 	size_t cap = len / 3 > 2 ? len / 3 : 2;
 	const char *best = NULL;
 	size_t best_d = cap + 1;
 	for (size_t i = 0; i < n; i++) {
-		size_t dist = mo_edit_distance(word, cands[i], cap);
+		size_t dist = edit_distance(word, cands[i], cap);
 		if (dist < best_d) {
 			best_d = dist;
 			best = cands[i];
@@ -330,7 +330,7 @@ const char *mo_did_you_mean(const char *word, const char *const *cands, size_t n
 	return best;
 }
 
-void mo_error_set(mo_error *err, mo_error_code code, int line, int column,
+void error_set(mo_error *err, mo_error_code code, int line, int column,
 		  const char *fmt, ...)
 {
 	if (!err)

@@ -9,12 +9,12 @@
 
 #define MO_FNV_PRIME 1099511628211ull
 
-MO_WRAPS uint64_t mo_hash_u64(uint64_t h, uint64_t v)
+MO_WRAPS uint64_t hash_u64(uint64_t h, uint64_t v)
 {
 	return (h ^ v) * MO_FNV_PRIME;
 }
 
-MO_WRAPS uint64_t mo_hash_bytes(uint64_t h, const void *p, size_t n)
+MO_WRAPS uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
 {
 	const unsigned char *s = p;
 	for (size_t i = 0; i < n; i++)
@@ -22,14 +22,14 @@ MO_WRAPS uint64_t mo_hash_bytes(uint64_t h, const void *p, size_t n)
 	return h;
 }
 
-MO_WRAPS uint64_t mo_hash_str(uint64_t h, const char *s)
+MO_WRAPS uint64_t hash_str(uint64_t h, const char *s)
 {
 	for (; *s; s++)
 		h = (h ^ (unsigned char)*s) * MO_FNV_PRIME;
 	return h;
 }
 
-MO_WRAPS uint64_t mo_hash_sampled(const void *p, size_t n)
+MO_WRAPS uint64_t hash_sampled(const void *p, size_t n)
 {
 	const unsigned char *s = p;
 	uint64_t a = 0, z = 0;

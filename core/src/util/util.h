@@ -15,8 +15,8 @@
 /* ---- arena: one per parsed document / model / plan ---------------------- */
 
 typedef struct mo_arena mo_arena;
-mo_arena *mo_arena_new(void);
-void mo_arena_free(mo_arena *a);
+mo_arena *arena_new(void);
+void arena_free(mo_arena *a);
 /* The arena's layout, for the inline fast path below (arena.c owns it). */
 #define MO_ARENA_ALIGN 16
 struct mo_chunk {
@@ -27,12 +27,12 @@ struct mo_chunk {
 struct mo_arena {
 	struct mo_chunk *head;
 };
-/* The out-of-line path of mo_arena_alloc_raw (a new chunk, size 0, NULL a). */
-void *mo_arena_alloc_slow(mo_arena *a, size_t size);
-/* Like mo_arena_alloc, without the zeroing: for bytes about to be written.
+/* The out-of-line path of arena_alloc_raw (a new chunk, size 0, NULL a). */
+void *arena_alloc_slow(mo_arena *a, size_t size);
+/* Like arena_alloc, without the zeroing: for bytes about to be written.
  * Inline when the head chunk has room: the free space is a multiple of the
  * alignment, so 1 <= size <= free means the rounded size fits too. */
-static inline void *mo_arena_alloc_raw(mo_arena *a, size_t size)
+static inline void *arena_alloc_raw(mo_arena *a, size_t size)
 {
 	struct mo_chunk *c;
 	if (a && (c = a->head) != NULL && size != 0 &&
@@ -41,11 +41,11 @@ static inline void *mo_arena_alloc_raw(mo_arena *a, size_t size)
 		c->used += (size + MO_ARENA_ALIGN - 1) & ~(size_t)(MO_ARENA_ALIGN - 1);
 		return p;
 	}
-	return mo_arena_alloc_slow(a, size);
+	return arena_alloc_slow(a, size);
 }
 /* Gives back the end of p's block (old bytes) past its first n bytes when
  * it is the arena's last allocation (else keeps it whole). */
-static inline void mo_arena_shrink(mo_arena *a, void *p, size_t old, size_t n)
+static inline void arena_shrink(mo_arena *a, void *p, size_t old, size_t n)
 {
 	struct mo_chunk *c = a ? a->head : NULL;
 	size_t ro = (old + MO_ARENA_ALIGN - 1) & ~(size_t)(MO_ARENA_ALIGN - 1);
@@ -54,21 +54,21 @@ static inline void mo_arena_shrink(mo_arena *a, void *p, size_t old, size_t n)
 		c->used -= ro - rn;
 }
 /* Zeroed memory; NULL on failure. Freed all at once with the arena. */
-static inline void *mo_arena_alloc(mo_arena *a, size_t size)
+static inline void *arena_alloc(mo_arena *a, size_t size)
 {
-	void *p = mo_arena_alloc_raw(a, size);
+	void *p = arena_alloc_raw(a, size);
 	if (p)
 		memset(p, 0, size);
 	return p;
 }
-char *mo_arena_strndup(mo_arena *a, const char *s, size_t n);
-char *mo_arena_strdup(mo_arena *a, const char *s);
+char *arena_strndup(mo_arena *a, const char *s, size_t n);
+char *arena_strdup(mo_arena *a, const char *s);
 /* The n parts (lens[i] bytes each) joined, NUL-terminated: the printf-free
  * way to build paths in hot code. */
-char *mo_arena_concat(mo_arena *a, const char *const *parts, const size_t *lens, size_t n);
+char *arena_concat(mo_arena *a, const char *const *parts, const size_t *lens, size_t n);
 /* "name[i]" (printf-free). */
-char *mo_arena_indexed(mo_arena *a, const char *name, size_t i);
-char *mo_arena_printf(mo_arena *a, const char *fmt, ...)
+char *arena_indexed(mo_arena *a, const char *name, size_t i);
+char *arena_printf(mo_arena *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /* ---- attachments ---------------------------------------------------------
@@ -82,7 +82,7 @@ typedef struct mo_attachment {
 } mo_attachment;
 
 /* Frees what is attached (if anything) and empties the slot. */
-static inline void mo_attachment_clear(mo_attachment *slot)
+static inline void attachment_clear(mo_attachment *slot)
 {
 	if (slot->data && slot->destroy)
 		slot->destroy(slot->data);
@@ -97,35 +97,35 @@ typedef struct mo_buf {
 	size_t len, cap, max; /* max 0 = no cap */
 	bool failed;          /* an append failed (cap or memory) */
 } mo_buf;
-void mo_buf_init(mo_buf *b, size_t max);
-void mo_buf_free(mo_buf *b);
-bool mo_buf_append(mo_buf *b, const char *s, size_t n);
-bool mo_buf_puts(mo_buf *b, const char *s);
-bool mo_buf_printf(mo_buf *b, const char *fmt, ...)
+void buf_init(mo_buf *b, size_t max);
+void buf_free(mo_buf *b);
+bool buf_append(mo_buf *b, const char *s, size_t n);
+bool buf_puts(mo_buf *b, const char *s);
+bool buf_printf(mo_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Hands the NUL-terminated data to the caller (free()). */
-char *mo_buf_take(mo_buf *b, size_t *len);
+char *buf_take(mo_buf *b, size_t *len);
 
 /* ---- diagnostics -------------------------------------------------------- */
 
 /* Adds a diagnostic; strings are copied. `path` may be NULL. Returns the
  * stored diagnostic (for adding a hint) or NULL on memory failure. */
-mo_diag *mo_diags_add(mo_diags *d, mo_severity sev, const char *code,
+mo_diag *diags_add(mo_diags *d, mo_severity sev, const char *code,
 		      const char *file, int line, int column,
 		      const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 8, 9)));
-void mo_diag_set_hint(mo_diags *d, mo_diag *diag, const char *fmt, ...)
+void diag_set_hint(mo_diags *d, mo_diag *diag, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* The layers a diagnostic is about ("8-11, 14"), copied. */
-void mo_diag_set_layers(mo_diags *d, mo_diag *diag, const char *layers);
+void diag_set_layers(mo_diags *d, mo_diag *diag, const char *layers);
 
 /* Levenshtein distance, capped: returns cap+1 when larger. */
-size_t mo_edit_distance(const char *a, const char *b, size_t cap);
+size_t edit_distance(const char *a, const char *b, size_t cap);
 /* Closest candidate within max(2, strlen(word)/3) edits, or NULL. */
-const char *mo_did_you_mean(const char *word, const char *const *cands,
+const char *did_you_mean(const char *word, const char *const *cands,
 			    size_t n);
 
-void mo_error_set(mo_error *err, mo_error_code code, int line, int column,
+void error_set(mo_error *err, mo_error_code code, int line, int column,
 		  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 /* ---- saturating byte arithmetic ----------------------------------------------
@@ -135,20 +135,20 @@ void mo_error_set(mo_error *err, mo_error_code code, int line, int column,
 
 #define MO_MAX_BYTES ((uint64_t)1 << 60) /* 1 EiB: above any device, any model */
 
-static inline uint64_t mo_u64_of(double x)
+static inline uint64_t u64_of(double x)
 {
 	if (!(x > 0)) /* negative, zero, NaN */
 		return 0;
 	return x < 0x1p64 ? (uint64_t)x : UINT64_MAX;
 }
 
-static inline uint64_t mo_u64_add(uint64_t a, uint64_t b)
+static inline uint64_t u64_add(uint64_t a, uint64_t b)
 {
 	uint64_t r;
 	return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
 }
 
-static inline uint64_t mo_u64_mul(uint64_t a, uint64_t b)
+static inline uint64_t u64_mul(uint64_t a, uint64_t b)
 {
 	uint64_t r;
 	return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
@@ -174,34 +174,34 @@ static inline uint64_t mo_u64_mul(uint64_t a, uint64_t b)
 /* FNV-1a's offset basis: the h to start from. */
 #define MO_HASH_SEED 1469598103934665603ull
 /* One FNV-1a step over a 64-bit value (a count, an enum, two packed words). */
-uint64_t mo_hash_u64(uint64_t h, uint64_t v);
+uint64_t hash_u64(uint64_t h, uint64_t v);
 /* FNV-1a over n bytes / a NUL-terminated string, continuing from h. */
-uint64_t mo_hash_bytes(uint64_t h, const void *p, size_t n);
-uint64_t mo_hash_str(uint64_t h, const char *s);
+uint64_t hash_bytes(uint64_t h, const void *p, size_t n);
+uint64_t hash_str(uint64_t h, const char *s);
 /* For keys that may be long: the length and the first and last eight bytes
  * only (equal keys hash equal; a collision costs a memcmp). Fold the high
  * bits down before masking (h ^ h >> 29). */
-uint64_t mo_hash_sampled(const void *p, size_t n);
+uint64_t hash_sampled(const void *p, size_t n);
 
 /* ---- the thread's work budget (budget.c) -------------------------------- */
 
 /* True once this thread's budget is spent (cheap: looks at the clock every
  * few hundred calls). Loops poll it and stop. */
-bool mo_budget_spent(void);
-/* mo_budget_spent looking at the clock and the callback on every call:
+bool budget_spent(void);
+/* budget_spent looking at the clock and the callback on every call:
  * for a poll before work that may take milliseconds (a PCRE2 match). */
-bool mo_budget_spent_now(void);
+bool budget_spent_now(void);
 /* A PCRE2 match ran into its per-call limit: counted against the budget,
  * which is spent after a few dozen. */
-void mo_budget_limit_hit(void);
+void budget_limit_hit(void);
 /* Fills err (MO_ERR_BUDGET when its deadline passed or patterns used it up,
  * MO_ERR_CANCELLED when the callback stopped it) and returns true when the
  * budget is spent. */
-bool mo_budget_error(mo_error *err);
+bool budget_error(mo_error *err);
 
-/* The va_list form of mo_diags_add (for modules that add their own
- * position helpers, e.g. yaml's mo_diags_add_at). */
-mo_diag *mo_diags_vadd(mo_diags *d, mo_severity sev, const char *code,
+/* The va_list form of diags_add (for modules that add their own
+ * position helpers, e.g. yaml's diags_add_at). */
+mo_diag *diags_vadd(mo_diags *d, mo_severity sev, const char *code,
 		       const char *file, int line, int column, const char *path,
 		       const char *fmt, va_list ap) __attribute__((format(printf, 8, 0)));
 

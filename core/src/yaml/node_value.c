@@ -17,15 +17,15 @@ mo_value_type mo_node_value_type(const mo_node *n)
 		return MO_VALUE_LIST;
 	if (n->kind == MO_NODE_MAP)
 		return MO_VALUE_MAP;
-	switch (mo_scalar_resolve(n)) {
+	switch (scalar_resolve(n)) {
 	case MO_SCALAR_NULL:
 		return MO_VALUE_NULL;
 	case MO_SCALAR_BOOL:
-		return mo_scalar_bool(n, &b) ? MO_VALUE_BOOL : MO_VALUE_STRING;
+		return scalar_bool(n, &b) ? MO_VALUE_BOOL : MO_VALUE_STRING;
 	case MO_SCALAR_INT:
-		return mo_scalar_int(n, &i, &overflow) ? MO_VALUE_INT : MO_VALUE_STRING;
+		return scalar_int(n, &i, &overflow) ? MO_VALUE_INT : MO_VALUE_STRING;
 	case MO_SCALAR_FLOAT:
-		return mo_scalar_float(n, &d) ? MO_VALUE_FLOAT : MO_VALUE_STRING;
+		return scalar_float(n, &d) ? MO_VALUE_FLOAT : MO_VALUE_STRING;
 	case MO_SCALAR_STR:
 		break;
 	}
@@ -36,7 +36,7 @@ int mo_node_bool(const mo_node *n)
 {
 	bool b = false;
 
-	return n && n->kind == MO_NODE_SCALAR && mo_scalar_bool(n, &b) && b;
+	return n && n->kind == MO_NODE_SCALAR && scalar_bool(n, &b) && b;
 }
 
 int64_t mo_node_int(const mo_node *n)
@@ -44,7 +44,7 @@ int64_t mo_node_int(const mo_node *n)
 	bool overflow = false;
 	int64_t i = 0;
 
-	if (!n || n->kind != MO_NODE_SCALAR || !mo_scalar_int(n, &i, &overflow))
+	if (!n || n->kind != MO_NODE_SCALAR || !scalar_int(n, &i, &overflow))
 		return 0;
 	return i;
 }
@@ -53,7 +53,7 @@ double mo_node_float(const mo_node *n)
 {
 	double d = 0.0;
 
-	if (!n || n->kind != MO_NODE_SCALAR || !mo_scalar_float(n, &d))
+	if (!n || n->kind != MO_NODE_SCALAR || !scalar_float(n, &d))
 		return 0.0;
 	return d;
 }

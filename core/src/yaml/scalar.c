@@ -12,7 +12,7 @@
 
 #define MO_TAG_PREFIX "tag:yaml.org,2002:"
 
-static bool mo_str_in(const char *s, size_t len, const char *const *set)
+static bool str_in(const char *s, size_t len, const char *const *set)
 {
 	for (; *set; set++)
 		if (len && (*set)[0] == s[0] && strlen(*set) == len && memcmp(*set, s, len) == 0)
@@ -21,7 +21,7 @@ static bool mo_str_in(const char *s, size_t len, const char *const *set)
 }
 
 /* The first letters of the null and bool words below. */
-static bool mo_word_start(char c)
+static bool word_start(char c)
 {
 	switch (c) {
 	case '~': case 'n': case 'N': case 'y': case 'Y': case 't': case 'T': case 'o': case 'O':
@@ -47,7 +47,7 @@ typedef enum mo_cclass {
 	MO_CC_HEX_  /* [0-9a-fA-F_] */
 } mo_cclass;
 
-static bool mo_in_class(char c, mo_cclass k)
+static bool in_class(char c, mo_cclass k)
 {
 	if (c == '_')
 		return k != MO_CC_DEC;
@@ -63,29 +63,29 @@ static bool mo_in_class(char c, mo_cclass k)
 	}
 }
 
-static bool mo_all_of(const char *s, size_t len, mo_cclass k)
+static bool all_of(const char *s, size_t len, mo_cclass k)
 {
 	if (len == 0)
 		return false;
 	for (size_t i = 0; i < len; i++)
-		if (!mo_in_class(s[i], k))
+		if (!in_class(s[i], k))
 			return false;
 	return true;
 }
 
 /* [-+]? prefix; returns the offset past it. */
-static size_t mo_sign(const char *s, size_t len)
+static size_t scalar_sign(const char *s, size_t len)
 {
 	return (len && (s[0] == '-' || s[0] == '+')) ? 1 : 0;
 }
 
 /* [1-9][0-9_]*(:[0-5]?[0-9])+ */
-static bool mo_is_sexagesimal_int(const char *s, size_t len)
+static bool is_sexagesimal_int(const char *s, size_t len)
 {
 	const char *colon = memchr(s, ':', len);
 	if (!colon || colon == s || s[0] < '1' || s[0] > '9')
 		return false;
-	if (!mo_all_of(s, (size_t)(colon - s), MO_CC_DEC_))
+	if (!all_of(s, (size_t)(colon - s), MO_CC_DEC_))
 		return false;
 	const char *p = colon, *end = s + len;
 	while (p < end) {
@@ -103,38 +103,38 @@ static bool mo_is_sexagesimal_int(const char *s, size_t len)
 	return true;
 }
 
-static bool mo_is_int(const char *s, size_t len)
+static bool scalar_is_int(const char *s, size_t len)
 {
-	size_t o = mo_sign(s, len);
+	size_t o = scalar_sign(s, len);
 	s += o;
 	len -= o;
 	if (len == 0)
 		return false;
 	if (len > 2 && s[0] == '0' && s[1] == 'b')
-		return mo_all_of(s + 2, len - 2, MO_CC_BIN_);
+		return all_of(s + 2, len - 2, MO_CC_BIN_);
 	if (len > 2 && s[0] == '0' && s[1] == 'x')
-		return mo_all_of(s + 2, len - 2, MO_CC_HEX_);
+		return all_of(s + 2, len - 2, MO_CC_HEX_);
 	if (s[0] == '0')
-		return len == 1 || mo_all_of(s + 1, len - 1, MO_CC_OCT_);
-	if (s[0] >= '1' && s[0] <= '9' && mo_all_of(s, len, MO_CC_DEC_))
+		return len == 1 || all_of(s + 1, len - 1, MO_CC_OCT_);
+	if (s[0] >= '1' && s[0] <= '9' && all_of(s, len, MO_CC_DEC_))
 		return true;
-	return mo_is_sexagesimal_int(s, len);
+	return is_sexagesimal_int(s, len);
 }
 
-static bool mo_is_exponent(const char *s, size_t len)
+static bool is_exponent(const char *s, size_t len)
 {
 	/* [eE][-+][0-9]+ : PyYAML requires the sign */
 	return len >= 3 && (s[0] == 'e' || s[0] == 'E') && (s[1] == '-' || s[1] == '+') &&
-	       mo_all_of(s + 2, len - 2, MO_CC_DEC);
+	       all_of(s + 2, len - 2, MO_CC_DEC);
 }
 
-static bool mo_is_float(const char *s, size_t len)
+static bool is_float(const char *s, size_t len)
 {
-	if (mo_str_in(s, len, (const char *const[]){".nan", ".NaN", ".NAN", NULL}))
+	if (str_in(s, len, (const char *const[]){".nan", ".NaN", ".NAN", NULL}))
 		return true;
-	size_t o = mo_sign(s, len);
+	size_t o = scalar_sign(s, len);
 	const char *p = s + o, *end = s + len;
-	if (mo_str_in(p, (size_t)(end - p), (const char *const[]){".inf", ".Inf", ".INF", NULL}))
+	if (str_in(p, (size_t)(end - p), (const char *const[]){".inf", ".Inf", ".INF", NULL}))
 		return true;
 	const char *dot = memchr(p, '.', (size_t)(end - p));
 	if (!dot)
@@ -142,19 +142,19 @@ static bool mo_is_float(const char *s, size_t len)
 	const char *exp = dot + 1;
 	while (exp < end && (isdigit((unsigned char)*exp) || *exp == '_'))
 		exp++;
-	if (exp < end && !mo_is_exponent(exp, (size_t)(end - exp)))
+	if (exp < end && !is_exponent(exp, (size_t)(end - exp)))
 		return false;
 	if (dot == p) /* \.[0-9_]+ : no sign allowed, digits required */
 		return o == 0 && exp > dot + 1;
 	/* [0-9][0-9_]* or sexagesimal before the dot */
 	if (!isdigit((unsigned char)p[0]))
 		return false;
-	if (mo_all_of(p, (size_t)(dot - p), MO_CC_DEC_))
+	if (all_of(p, (size_t)(dot - p), MO_CC_DEC_))
 		return true;
-	return mo_is_sexagesimal_int(p, (size_t)(dot - p)) && exp == end;
+	return is_sexagesimal_int(p, (size_t)(dot - p)) && exp == end;
 }
 
-mo_scalar_type mo_scalar_resolve(const mo_node *n)
+mo_scalar_type scalar_resolve(const mo_node *n)
 {
 	if (!n || n->kind != MO_NODE_SCALAR)
 		return MO_SCALAR_STR;
@@ -174,27 +174,27 @@ mo_scalar_type mo_scalar_resolve(const mo_node *n)
 		return MO_SCALAR_STR;
 	const char *s = n->value;
 	size_t len = n->len;
-	if (len == 0 || (mo_word_start(s[0]) && mo_str_in(s, len, mo_null_words)))
+	if (len == 0 || (word_start(s[0]) && str_in(s, len, mo_null_words)))
 		return MO_SCALAR_NULL;
-	if (mo_word_start(s[0]) &&
-	    (mo_str_in(s, len, mo_true_words) || mo_str_in(s, len, mo_false_words)))
+	if (word_start(s[0]) &&
+	    (str_in(s, len, mo_true_words) || str_in(s, len, mo_false_words)))
 		return MO_SCALAR_BOOL;
-	if (mo_is_int(s, len))
+	if (scalar_is_int(s, len))
 		return MO_SCALAR_INT;
-	if (mo_is_float(s, len))
+	if (is_float(s, len))
 		return MO_SCALAR_FLOAT;
 	return MO_SCALAR_STR;
 }
 
-bool mo_scalar_bool(const mo_node *n, bool *out)
+bool scalar_bool(const mo_node *n, bool *out)
 {
-	if (mo_scalar_resolve(n) != MO_SCALAR_BOOL)
+	if (scalar_resolve(n) != MO_SCALAR_BOOL)
 		return false;
-	*out = mo_str_in(n->value, n->len, mo_true_words);
+	*out = str_in(n->value, n->len, mo_true_words);
 	return true;
 }
 
-static bool mo_accumulate(uint64_t *acc, unsigned base, unsigned digit)
+static bool scalar_accumulate(uint64_t *acc, unsigned base, unsigned digit)
 {
 	if (*acc > (UINT64_MAX - digit) / base)
 		return false;
@@ -202,7 +202,7 @@ static bool mo_accumulate(uint64_t *acc, unsigned base, unsigned digit)
 	return true;
 }
 
-static int mo_digit(char c)
+static int scalar_digit(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -214,14 +214,14 @@ static int mo_digit(char c)
 }
 
 /* Digits in base, '_' skipped; false on overflow or a bad digit. */
-static bool mo_parse_base(const char *s, size_t len, unsigned base, uint64_t *out)
+static bool parse_base(const char *s, size_t len, unsigned base, uint64_t *out)
 {
 	uint64_t v = 0;
 	for (size_t i = 0; i < len; i++) {
 		if (s[i] == '_')
 			continue;
-		int d = mo_digit(s[i]);
-		if (d < 0 || (unsigned)d >= base || !mo_accumulate(&v, base, (unsigned)d))
+		int d = scalar_digit(s[i]);
+		if (d < 0 || (unsigned)d >= base || !scalar_accumulate(&v, base, (unsigned)d))
 			return false;
 	}
 	*out = v;
@@ -229,16 +229,16 @@ static bool mo_parse_base(const char *s, size_t len, unsigned base, uint64_t *ou
 }
 
 /* 1:30 = 90, 1:02:03 = 3723 (Horner in base 60). */
-static bool mo_parse_sexagesimal(const char *s, size_t len, uint64_t *out)
+static bool parse_sexagesimal(const char *s, size_t len, uint64_t *out)
 {
 	uint64_t v = 0, part = 0;
 	for (size_t i = 0; i <= len; i++) {
 		if (i == len || s[i] == ':') {
-			if (!mo_accumulate(&v, 60, 0) || v > UINT64_MAX - part)
+			if (!scalar_accumulate(&v, 60, 0) || v > UINT64_MAX - part)
 				return false;
 			v += part;
 			part = 0;
-		} else if (s[i] != '_' && !mo_accumulate(&part, 10, (unsigned)(s[i] - '0'))) {
+		} else if (s[i] != '_' && !scalar_accumulate(&part, 10, (unsigned)(s[i] - '0'))) {
 			return false;
 		}
 	}
@@ -246,29 +246,29 @@ static bool mo_parse_sexagesimal(const char *s, size_t len, uint64_t *out)
 	return true;
 }
 
-bool mo_scalar_int(const mo_node *n, int64_t *out, bool *overflow)
+bool scalar_int(const mo_node *n, int64_t *out, bool *overflow)
 {
 	if (overflow)
 		*overflow = false;
-	if (mo_scalar_resolve(n) != MO_SCALAR_INT)
+	if (scalar_resolve(n) != MO_SCALAR_INT)
 		return false;
 	const char *s = n->value;
-	size_t len = n->len, o = mo_sign(s, len);
+	size_t len = n->len, o = scalar_sign(s, len);
 	bool neg = o && s[0] == '-';
 	s += o;
 	len -= o;
 	uint64_t mag = 0;
 	bool ok;
 	if (len > 2 && s[0] == '0' && s[1] == 'b')
-		ok = mo_parse_base(s + 2, len - 2, 2, &mag);
+		ok = parse_base(s + 2, len - 2, 2, &mag);
 	else if (len > 2 && s[0] == '0' && s[1] == 'x')
-		ok = mo_parse_base(s + 2, len - 2, 16, &mag);
+		ok = parse_base(s + 2, len - 2, 16, &mag);
 	else if (memchr(s, ':', len))
-		ok = mo_parse_sexagesimal(s, len, &mag);
+		ok = parse_sexagesimal(s, len, &mag);
 	else if (len > 1 && s[0] == '0')
-		ok = mo_parse_base(s + 1, len - 1, 8, &mag);
+		ok = parse_base(s + 1, len - 1, 8, &mag);
 	else
-		ok = mo_parse_base(s, len, 10, &mag);
+		ok = parse_base(s, len, 10, &mag);
 	if (!ok || mag > (uint64_t)INT64_MAX + (neg ? 1 : 0)) {
 		if (overflow)
 			*overflow = true;
@@ -279,12 +279,12 @@ bool mo_scalar_int(const mo_node *n, int64_t *out, bool *overflow)
 	return true;
 }
 
-bool mo_scalar_float(const mo_node *n, double *out)
+bool scalar_float(const mo_node *n, double *out)
 {
-	mo_scalar_type t = mo_scalar_resolve(n);
+	mo_scalar_type t = scalar_resolve(n);
 	if (t == MO_SCALAR_INT) {
 		int64_t v;
-		if (!mo_scalar_int(n, &v, NULL))
+		if (!scalar_int(n, &v, NULL))
 			return false;
 		*out = (double)v;
 		return true;
@@ -314,7 +314,7 @@ bool mo_scalar_float(const mo_node *n, double *out)
 	return *end == '\0';
 }
 
-const char *mo_node_type_name(const mo_node *n)
+const char *node_type_name(const mo_node *n)
 {
 	if (!n)
 		return "nothing";
@@ -326,7 +326,7 @@ const char *mo_node_type_name(const mo_node *n)
 	default:
 		break;
 	}
-	switch (mo_scalar_resolve(n)) {
+	switch (scalar_resolve(n)) {
 	case MO_SCALAR_NULL:
 		return "null";
 	case MO_SCALAR_BOOL:

@@ -53,19 +53,19 @@ typedef struct mo_doc {
  * a `yaml-syntax` diagnostic (return 1); aliases are resolved by sharing
  * the anchored node, with the node count of every expansion bounded by
  * lim->max_nodes. Returns 0 ok, 1 diagnostics (no doc), -1 hard error. */
-int mo_yaml_parse(mo_doc **out, mo_diags *diags, const char *text,
+int yaml_tree_parse(mo_doc **out, mo_diags *diags, const char *text,
 		  size_t len, const char *name, const mo_limits *lim,
 		  mo_error *err);
 /* Same tree from JSON (jansson, duplicate keys reported). */
-int mo_json_parse(mo_doc **out, mo_diags *diags, const char *text,
+int json_parse(mo_doc **out, mo_diags *diags, const char *text,
 		  size_t len, const char *name, const mo_limits *lim,
 		  mo_error *err);
-void mo_doc_free(mo_doc *d);
+void doc_free(mo_doc *d);
 
 /* Map lookup: first value whose key scalar equals `key`, or NULL. */
-mo_node *mo_map_get(const mo_node *map, const char *key);
+mo_node *map_get(const mo_node *map, const char *key);
 /* Map lookup that also returns the key node. */
-mo_node *mo_map_get_kv(const mo_node *map, const char *key, const mo_node **key_out);
+mo_node *map_get_kv(const mo_node *map, const char *key, const mo_node **key_out);
 
 /* ---- scalar typing, PyYAML's YAML 1.1 resolver (MindSpore loads configs
  * with PyYAML): only plain scalars are typed; quoted ones are strings. --- */
@@ -78,17 +78,17 @@ typedef enum mo_scalar_type {
 	MO_SCALAR_STR
 } mo_scalar_type;
 
-mo_scalar_type mo_scalar_resolve(const mo_node *n);
+mo_scalar_type scalar_resolve(const mo_node *n);
 /* Converts per the resolver. Return false when the node is not that type
  * (or an int overflows int64: *overflow set). */
-bool mo_scalar_bool(const mo_node *n, bool *out);
-bool mo_scalar_int(const mo_node *n, int64_t *out, bool *overflow);
-bool mo_scalar_float(const mo_node *n, double *out);
+bool scalar_bool(const mo_node *n, bool *out);
+bool scalar_int(const mo_node *n, int64_t *out, bool *overflow);
+bool scalar_float(const mo_node *n, double *out);
 /* "mapping", "sequence", "string", "integer", "boolean", "null", "float" */
-const char *mo_node_type_name(const mo_node *n);
+const char *node_type_name(const mo_node *n);
 
 /* A diagnostic at a node's position (0:0 when at is NULL). */
-mo_diag *mo_diags_add_at(mo_diags *d, mo_severity sev, const char *code,
+mo_diag *diags_add_at(mo_diags *d, mo_severity sev, const char *code,
 			 const char *file, const mo_node *at,
 			 const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 7, 8)));
@@ -107,27 +107,27 @@ typedef enum mo_yaml_break {
 } mo_yaml_break;
 
 /* Starts a stream and an implicit document. 0 or -1 (err set). */
-int mo_yaml_writer_new(mo_yaml_writer **out, mo_yaml_break line_break, const char *what,
+int yaml_tree_writer_new(mo_yaml_writer **out, mo_yaml_break line_break, const char *what,
 		       mo_error *err);
-void mo_yaml_writer_free(mo_yaml_writer *w);
+void yaml_tree_writer_free(mo_yaml_writer *w);
 /* A plain scalar: typed by the reader (ints, True, 0-15, key names). */
-bool mo_yaml_write_plain(mo_yaml_writer *w, const char *s);
+bool yaml_tree_write_plain(mo_yaml_writer *w, const char *s);
 /* A string for any reader: single-quoted, double-quoted when it holds a
  * line break. n bytes (may hold a NUL); must be UTF-8. */
-bool mo_yaml_write_string(mo_yaml_writer *w, const char *s, size_t n);
-bool mo_yaml_write_double_quoted(mo_yaml_writer *w, const char *s);
+bool yaml_tree_write_string(mo_yaml_writer *w, const char *s, size_t n);
+bool yaml_tree_write_double_quoted(mo_yaml_writer *w, const char *s);
 /* anchor: NULL for none */
-bool mo_yaml_write_mapping_start(mo_yaml_writer *w, const char *anchor, bool flow);
-bool mo_yaml_write_mapping_end(mo_yaml_writer *w);
-bool mo_yaml_write_sequence_start(mo_yaml_writer *w, bool flow);
-bool mo_yaml_write_sequence_end(mo_yaml_writer *w);
-bool mo_yaml_writer_failed(const mo_yaml_writer *w);
+bool yaml_tree_write_mapping_start(mo_yaml_writer *w, const char *anchor, bool flow);
+bool yaml_tree_write_mapping_end(mo_yaml_writer *w);
+bool yaml_tree_write_sequence_start(mo_yaml_writer *w, bool flow);
+bool yaml_tree_write_sequence_end(mo_yaml_writer *w);
+bool yaml_tree_writer_failed(const mo_yaml_writer *w);
 /* Records an out-of-memory failure of the caller's own (e.g. a scratch
  * allocation), so that the writer's err says it. */
-void mo_yaml_writer_fail_nomem(mo_yaml_writer *w);
+void yaml_tree_writer_fail_nomem(mo_yaml_writer *w);
 /* Ends the document and appends its text to dst: block sequences that are
  * mapping values indented under their key, every line after the first
  * indented by `indent` more (a section spliced at that column). 0 or -1. */
-int mo_yaml_writer_finish(mo_yaml_writer *w, mo_buf *dst, size_t indent);
+int yaml_tree_writer_finish(mo_yaml_writer *w, mo_buf *dst, size_t indent);
 
 #endif

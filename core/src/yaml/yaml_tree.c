@@ -42,38 +42,38 @@ typedef struct mo_builder {
 	bool failed;    /* a diagnostic or error ended the build */
 } mo_builder;
 
-static bool mo_utf8_cont(unsigned char c)
+static bool utf8_cont(unsigned char c)
 {
 	return (c & 0xC0) == 0x80;
 }
 
 /* Byte offset of a libyaml character index. Marks arrive nearly in order,
  * so a cursor that walks forward (or back) is linear overall. */
-static size_t mo_byte_offset_utf8(mo_builder *b, size_t char_index)
+static size_t byte_offset_utf8(mo_builder *b, size_t char_index)
 {
 	while (b->cur_char < char_index && b->cur_byte < b->srclen) {
 		b->cur_byte++;
-		while (b->cur_byte < b->srclen && mo_utf8_cont(b->src[b->cur_byte]))
+		while (b->cur_byte < b->srclen && utf8_cont(b->src[b->cur_byte]))
 			b->cur_byte++;
 		b->cur_char++;
 	}
 	while (b->cur_char > char_index && b->cur_byte > 0) {
 		b->cur_byte--;
-		while (b->cur_byte > 0 && mo_utf8_cont(b->src[b->cur_byte]))
+		while (b->cur_byte > 0 && utf8_cont(b->src[b->cur_byte]))
 			b->cur_byte--;
 		b->cur_char--;
 	}
 	return b->cur_byte;
 }
 
-static inline size_t mo_byte_offset(mo_builder *b, size_t char_index)
+static inline size_t byte_offset(mo_builder *b, size_t char_index)
 {
 	if (b->ascii)
 		return char_index < b->srclen ? char_index : b->srclen;
-	return mo_byte_offset_utf8(b, char_index);
+	return byte_offset_utf8(b, char_index);
 }
 
-static bool mo_all_ascii(const unsigned char *s, size_t n)
+static bool all_ascii(const unsigned char *s, size_t n)
 {
 	uint64_t any = 0, w;
 	size_t i = 0;
@@ -86,9 +86,9 @@ static bool mo_all_ascii(const unsigned char *s, size_t n)
 	return (any & 0x8080808080808080ull) == 0;
 }
 
-static void mo_builder_diag(mo_builder *b, const yaml_event_t *e,
+static void builder_diag(mo_builder *b, const yaml_event_t *e,
 			    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void mo_builder_diag(mo_builder *b, const yaml_event_t *e,
+static void builder_diag(mo_builder *b, const yaml_event_t *e,
 			    const char *fmt, ...)
 {
 	char msg[256];
@@ -96,7 +96,7 @@ static void mo_builder_diag(mo_builder *b, const yaml_event_t *e,
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	mo_diags_add(b->diags, MO_SEV_ERROR, "yaml-syntax", b->doc->name,
+	diags_add(b->diags, MO_SEV_ERROR, "yaml-syntax", b->doc->name,
 		     (int)e->start_mark.line + 1, (int)e->start_mark.column + 1,
 		     NULL, "%s", msg);
 	b->failed = true;
@@ -105,32 +105,32 @@ static void mo_builder_diag(mo_builder *b, const yaml_event_t *e,
 /* A node with `extra` bytes behind it (a scalar's value: one arena
  * allocation for both). */
 static inline __attribute__((always_inline)) mo_node *
-mo_node_new(mo_builder *b, mo_node_kind kind, const yaml_event_t *e, size_t extra)
+node_new(mo_builder *b, mo_node_kind kind, const yaml_event_t *e, size_t extra)
 {
-	mo_node *n = mo_arena_alloc_raw(b->doc->arena, sizeof(*n) + extra);
+	mo_node *n = arena_alloc_raw(b->doc->arena, sizeof(*n) + extra);
 	if (!n)
 		return NULL;
 	/* one initializer: every field stored once, no separate zeroing */
 	*n = (mo_node){.kind = kind,
 		       .line = (int)(e->start_mark.line + 1),
 		       .column = (int)(e->start_mark.column + 1),
-		       .start = mo_byte_offset(b, e->start_mark.index),
-		       .end = mo_byte_offset(b, e->end_mark.index),
+		       .start = byte_offset(b, e->start_mark.index),
+		       .end = byte_offset(b, e->end_mark.index),
 		       .weight = 1};
 	return n;
 }
 
-static mo_anchor *mo_anchor_slot(mo_builder *b, const char *name)
+static mo_anchor *anchor_slot(mo_builder *b, const char *name)
 {
 	if (!b->anchor_cap)
 		return NULL;
-	size_t i = mo_hash_str(MO_HASH_SEED, name) & (b->anchor_cap - 1);
+	size_t i = hash_str(MO_HASH_SEED, name) & (b->anchor_cap - 1);
 	while (b->anchors[i].name && strcmp(b->anchors[i].name, name) != 0)
 		i = (i + 1) & (b->anchor_cap - 1);
 	return &b->anchors[i];
 }
 
-static bool mo_anchor_put(mo_builder *b, const char *name, mo_node *node)
+static bool anchor_put(mo_builder *b, const char *name, mo_node *node)
 {
 	if ((b->anchor_n + 1) * 2 > b->anchor_cap) {
 		size_t cap = b->anchor_cap ? b->anchor_cap * 2 : 64;
@@ -144,10 +144,10 @@ static bool mo_anchor_put(mo_builder *b, const char *name, mo_node *node)
 		b->anchor_cap = cap;
 		for (size_t i = 0; i < old_cap; i++)
 			if (old[i].name)
-				*mo_anchor_slot(b, old[i].name) = old[i];
+				*anchor_slot(b, old[i].name) = old[i];
 		free(old);
 	}
-	mo_anchor *slot = mo_anchor_slot(b, name);
+	mo_anchor *slot = anchor_slot(b, name);
 	if (!slot->name)
 		b->anchor_n++;
 	slot->name = name; /* a redefined anchor replaces the old one */
@@ -155,15 +155,15 @@ static bool mo_anchor_put(mo_builder *b, const char *name, mo_node *node)
 	return true;
 }
 
-static bool mo_builder_nomem(mo_builder *b)
+static bool builder_nomem(mo_builder *b)
 {
-	mo_error_set(b->err, MO_ERR_NOMEM, 0, 0, "out of memory parsing YAML");
+	error_set(b->err, MO_ERR_NOMEM, 0, 0, "out of memory parsing YAML");
 	b->failed = true;
 	return false;
 }
 
 /* Adds a finished node to the open collection (or makes it the root). */
-static inline __attribute__((always_inline)) bool mo_builder_attach(mo_builder *b, mo_node *n)
+static inline __attribute__((always_inline)) bool builder_attach(mo_builder *b, mo_node *n)
 {
 	if (b->depth == 0) {
 		b->doc->root = n;
@@ -174,7 +174,7 @@ static inline __attribute__((always_inline)) bool mo_builder_attach(mo_builder *
 		size_t cap = b->cap_items ? b->cap_items * 2 : 64;
 		mo_node **items = realloc(b->items, cap * sizeof(*items));
 		if (!items)
-			return mo_builder_nomem(b);
+			return builder_nomem(b);
 		b->items = items;
 		b->cap_items = cap;
 	}
@@ -183,52 +183,52 @@ static inline __attribute__((always_inline)) bool mo_builder_attach(mo_builder *
 	return true;
 }
 
-static bool mo_builder_count(mo_builder *b, size_t weight, const yaml_event_t *e)
+static bool builder_count(mo_builder *b, size_t weight, const yaml_event_t *e)
 {
 	b->total_weight += weight;
 	if (b->total_weight > b->lim->max_nodes || weight > b->lim->max_nodes) {
-		mo_builder_diag(b, e, "document too large: more than %zu nodes with aliases expanded",
+		builder_diag(b, e, "document too large: more than %zu nodes with aliases expanded",
 				b->lim->max_nodes);
 		return false;
 	}
 	return true;
 }
 
-static const char *mo_builder_tag(mo_builder *b, const yaml_char_t *tag)
+static const char *builder_tag(mo_builder *b, const yaml_char_t *tag)
 {
-	return tag ? mo_arena_strdup(b->doc->arena, (const char *)tag) : NULL;
+	return tag ? arena_strdup(b->doc->arena, (const char *)tag) : NULL;
 }
 
-static bool mo_builder_anchor(mo_builder *b, mo_node *n, const yaml_char_t *anchor)
+static bool builder_anchor(mo_builder *b, mo_node *n, const yaml_char_t *anchor)
 {
 	if (!anchor)
 		return true;
-	n->anchor = mo_arena_strdup(b->doc->arena, (const char *)anchor);
+	n->anchor = arena_strdup(b->doc->arena, (const char *)anchor);
 	if (!n->anchor)
-		return mo_builder_nomem(b);
+		return builder_nomem(b);
 	return true;
 }
 
-static bool mo_on_scalar(mo_builder *b, const yaml_event_t *e)
+static bool on_scalar(mo_builder *b, const yaml_event_t *e)
 {
 	if (e->data.scalar.length > b->lim->max_scalar_bytes) {
-		mo_builder_diag(b, e, "scalar of %zu bytes exceeds the limit of %zu",
+		builder_diag(b, e, "scalar of %zu bytes exceeds the limit of %zu",
 				(size_t)e->data.scalar.length, b->lim->max_scalar_bytes);
 		return false;
 	}
-	if (!mo_builder_count(b, 1, e))
+	if (!builder_count(b, 1, e))
 		return false;
 	size_t len = e->data.scalar.length;
-	mo_node *n = mo_node_new(b, MO_NODE_SCALAR, e, len + 1);
+	mo_node *n = node_new(b, MO_NODE_SCALAR, e, len + 1);
 	if (!n)
-		return mo_builder_nomem(b);
+		return builder_nomem(b);
 	char *value = (char *)(n + 1);
 	if (len)
 		memcpy(value, e->data.scalar.value, len);
 	value[len] = '\0';
 	n->value = value;
 	n->len = len;
-	n->tag = mo_builder_tag(b, e->data.scalar.tag);
+	n->tag = builder_tag(b, e->data.scalar.tag);
 	switch (e->data.scalar.style) {
 	case YAML_SINGLE_QUOTED_SCALAR_STYLE: n->style = MO_STYLE_SINGLE; break;
 	case YAML_DOUBLE_QUOTED_SCALAR_STYLE: n->style = MO_STYLE_DOUBLE; break;
@@ -236,25 +236,25 @@ static bool mo_on_scalar(mo_builder *b, const yaml_event_t *e)
 	case YAML_FOLDED_SCALAR_STYLE: n->style = MO_STYLE_FOLDED; break;
 	default: n->style = MO_STYLE_PLAIN; break;
 	}
-	if (!mo_builder_anchor(b, n, e->data.scalar.anchor))
+	if (!builder_anchor(b, n, e->data.scalar.anchor))
 		return false;
-	if (n->anchor && !mo_anchor_put(b, n->anchor, n))
-		return mo_builder_nomem(b);
-	return mo_builder_attach(b, n);
+	if (n->anchor && !anchor_put(b, n->anchor, n))
+		return builder_nomem(b);
+	return builder_attach(b, n);
 }
 
 static inline __attribute__((always_inline)) bool
-mo_on_start(mo_builder *b, const yaml_event_t *e, mo_node_kind kind)
+on_start(mo_builder *b, const yaml_event_t *e, mo_node_kind kind)
 {
 	if (b->depth >= b->lim->max_depth) {
-		mo_builder_diag(b, e, "nesting deeper than %zu levels", b->lim->max_depth);
+		builder_diag(b, e, "nesting deeper than %zu levels", b->lim->max_depth);
 		return false;
 	}
-	if (!mo_builder_count(b, 1, e))
+	if (!builder_count(b, 1, e))
 		return false;
-	mo_node *n = mo_node_new(b, kind, e, 0);
+	mo_node *n = node_new(b, kind, e, 0);
 	if (!n)
-		return mo_builder_nomem(b);
+		return builder_nomem(b);
 	const yaml_char_t *anchor, *tag;
 	if (kind == MO_NODE_SEQ) {
 		anchor = e->data.sequence_start.anchor;
@@ -265,14 +265,14 @@ mo_on_start(mo_builder *b, const yaml_event_t *e, mo_node_kind kind)
 		tag = e->data.mapping_start.tag;
 		n->flow = e->data.mapping_start.style == YAML_FLOW_MAPPING_STYLE;
 	}
-	n->tag = mo_builder_tag(b, tag);
-	if (!mo_builder_anchor(b, n, anchor))
+	n->tag = builder_tag(b, tag);
+	if (!builder_anchor(b, n, anchor))
 		return false;
 	if (b->depth == b->stack_cap) {
 		size_t cap = b->stack_cap ? b->stack_cap * 2 : 16;
 		mo_frame *s = realloc(b->stack, cap * sizeof(*s));
 		if (!s)
-			return mo_builder_nomem(b);
+			return builder_nomem(b);
 		b->stack = s;
 		b->stack_cap = cap;
 	}
@@ -280,7 +280,7 @@ mo_on_start(mo_builder *b, const yaml_event_t *e, mo_node_kind kind)
 	return true;
 }
 
-static int mo_key_cmp(const void *pa, const void *pb)
+static int key_cmp(const void *pa, const void *pb)
 {
 	const mo_node *a = **(const mo_node *const *const *)pa;
 	const mo_node *b = **(const mo_node *const *const *)pb;
@@ -294,12 +294,12 @@ static int mo_key_cmp(const void *pa, const void *pb)
 	return a->start < b->start ? -1 : (a->start > b->start);
 }
 
-static void mo_insertion_sort(mo_node ***keys, size_t m)
+static void insertion_sort(mo_node ***keys, size_t m)
 {
 	for (size_t i = 1; i < m; i++) {
 		mo_node **k = keys[i];
 		size_t j = i;
-		for (; j > 0 && mo_key_cmp(&keys[j - 1], &k) > 0; j--)
+		for (; j > 0 && key_cmp(&keys[j - 1], &k) > 0; j--)
 			keys[j] = keys[j - 1];
 		keys[j] = k;
 	}
@@ -307,16 +307,16 @@ static void mo_insertion_sort(mo_node ***keys, size_t m)
 
 /* A key's slot hash: sampled (a collision costs only a memcmp, <= 64
  * keys). */
-static uint64_t mo_bytes_hash(const char *s, size_t n)
+static uint64_t bytes_hash(const char *s, size_t n)
 {
-	uint64_t h = mo_hash_sampled(s, n);
+	uint64_t h = hash_sampled(s, n);
 	return h ^ h >> 29;
 }
 
 /* Whether two scalar keys of a map of at most 64 keys are equal: a hash
  * set on the stack, so the sort below runs only when there is something
  * to report (rare). */
-static bool mo_small_map_has_duplicate(const mo_node *map)
+static bool small_map_has_duplicate(const mo_node *map)
 {
 	const mo_node *slot[128];
 	size_t cap = 8; /* a power of two >= twice the keys (<= 64) */
@@ -341,7 +341,7 @@ static bool mo_small_map_has_duplicate(const mo_node *map)
 		const mo_node *k = map->items[i];
 		if (k->kind != MO_NODE_SCALAR)
 			continue;
-		size_t j = (size_t)mo_bytes_hash(k->value, k->len) & (cap - 1);
+		size_t j = (size_t)bytes_hash(k->value, k->len) & (cap - 1);
 		for (; slot[j]; j = (j + 1) & (cap - 1))
 			if (slot[j]->len == k->len && memcmp(slot[j]->value, k->value, k->len) == 0)
 				return true;
@@ -351,10 +351,10 @@ static bool mo_small_map_has_duplicate(const mo_node *map)
 }
 
 /* duplicate-key: PyYAML would silently keep the last value. */
-static void mo_check_duplicates(mo_builder *b, const mo_node *map)
+static void check_duplicates(mo_builder *b, const mo_node *map)
 {
 	size_t nk = map->n / 2, m = 0;
-	if (nk < 2 || (nk <= 64 && !mo_small_map_has_duplicate(map)))
+	if (nk < 2 || (nk <= 64 && !small_map_has_duplicate(map)))
 		return;
 	/* small maps (most) sort on the stack: the order is total (keys, then
 	 * source offsets), so any sort gives the same pairs */
@@ -366,17 +366,17 @@ static void mo_check_duplicates(mo_builder *b, const mo_node *map)
 		if (map->items[2 * i]->kind == MO_NODE_SCALAR)
 			keys[m++] = &map->items[2 * i];
 	if (keys == small)
-		mo_insertion_sort(keys, m);
+		insertion_sort(keys, m);
 	else
-		qsort(keys, m, sizeof(*keys), mo_key_cmp);
+		qsort(keys, m, sizeof(*keys), key_cmp);
 	for (size_t i = 1; i < m; i++) {
 		const mo_node *prev = *keys[i - 1], *k = *keys[i];
 		if (prev->len == k->len && memcmp(prev->value, k->value, k->len) == 0) {
-			mo_diag *d = mo_diags_add_at(
+			mo_diag *d = diags_add_at(
 				b->diags, MO_SEV_ERROR, "duplicate-key", b->doc->name, k,
 				NULL, "duplicate key '%.*s' (first at line %d); a YAML loader keeps only the last",
 				(int)(k->len > 80 ? 80 : k->len), k->value, prev->line);
-			mo_diag_set_hint(b->diags, d, "remove one of the two '%.*s' entries",
+			diag_set_hint(b->diags, d, "remove one of the two '%.*s' entries",
 					 (int)(k->len > 80 ? 80 : k->len), k->value);
 		}
 	}
@@ -384,75 +384,75 @@ static void mo_check_duplicates(mo_builder *b, const mo_node *map)
 		free(keys);
 }
 
-static bool mo_on_end(mo_builder *b, const yaml_event_t *e)
+static bool on_end(mo_builder *b, const yaml_event_t *e)
 {
 	mo_frame f = b->stack[--b->depth];
 	mo_node *n = f.node;
 	size_t count = b->n_items - f.base;
-	n->end = mo_byte_offset(b, e->end_mark.index);
+	n->end = byte_offset(b, e->end_mark.index);
 	n->n = count;
 	if (count) {
-		n->items = mo_arena_alloc_raw(b->doc->arena, count * sizeof(*n->items));
+		n->items = arena_alloc_raw(b->doc->arena, count * sizeof(*n->items));
 		if (!n->items)
-			return mo_builder_nomem(b);
+			return builder_nomem(b);
 		memcpy(n->items, b->items + f.base, count * sizeof(*n->items));
 	}
 	b->n_items = f.base;
 	if (n->kind == MO_NODE_MAP) {
 		n->n /= 2;
 		n->n *= 2; /* libyaml always pairs keys and values */
-		mo_check_duplicates(b, n);
+		check_duplicates(b, n);
 	}
-	if (n->anchor && !mo_anchor_put(b, n->anchor, n))
-		return mo_builder_nomem(b);
-	return mo_builder_attach(b, n);
+	if (n->anchor && !anchor_put(b, n->anchor, n))
+		return builder_nomem(b);
+	return builder_attach(b, n);
 }
 
-static bool mo_on_alias(mo_builder *b, const yaml_event_t *e)
+static bool on_alias(mo_builder *b, const yaml_event_t *e)
 {
-	mo_anchor *a = mo_anchor_slot(b, (const char *)e->data.alias.anchor);
+	mo_anchor *a = anchor_slot(b, (const char *)e->data.alias.anchor);
 	if (!a || !a->name) {
-		mo_builder_diag(b, e, "alias '*%.80s' refers to no complete anchor",
+		builder_diag(b, e, "alias '*%.80s' refers to no complete anchor",
 				(const char *)e->data.alias.anchor);
 		return false;
 	}
 	/* the expansion counts in full: a billion laughs stops here */
-	if (!mo_builder_count(b, a->node->weight, e))
+	if (!builder_count(b, a->node->weight, e))
 		return false;
 	a->node->is_alias_target = true;
 	if (b->depth == 0) {
 		b->doc->root = a->node;
 		return true;
 	}
-	return mo_builder_attach(b, a->node);
+	return builder_attach(b, a->node);
 }
 
-static bool mo_on_event(mo_builder *b, const yaml_event_t *e)
+static bool on_event(mo_builder *b, const yaml_event_t *e)
 {
 	switch (e->type) {
 	case YAML_DOCUMENT_START_EVENT:
 		if (++b->docs > 1) {
-			mo_builder_diag(b, e, "a second YAML document starts here; a config file holds one");
+			builder_diag(b, e, "a second YAML document starts here; a config file holds one");
 			return false;
 		}
 		return true;
 	case YAML_SCALAR_EVENT:
-		return mo_on_scalar(b, e);
+		return on_scalar(b, e);
 	case YAML_SEQUENCE_START_EVENT:
-		return mo_on_start(b, e, MO_NODE_SEQ);
+		return on_start(b, e, MO_NODE_SEQ);
 	case YAML_MAPPING_START_EVENT:
-		return mo_on_start(b, e, MO_NODE_MAP);
+		return on_start(b, e, MO_NODE_MAP);
 	case YAML_SEQUENCE_END_EVENT:
 	case YAML_MAPPING_END_EVENT:
-		return mo_on_end(b, e);
+		return on_end(b, e);
 	case YAML_ALIAS_EVENT:
-		return mo_on_alias(b, e);
+		return on_alias(b, e);
 	default:
 		return true;
 	}
 }
 
-static void mo_parser_diag(mo_builder *b, const yaml_parser_t *p)
+static void parser_diag(mo_builder *b, const yaml_parser_t *p)
 {
 	const char *problem = p->problem ? p->problem : "invalid YAML";
 	int line, col;
@@ -463,13 +463,13 @@ static void mo_parser_diag(mo_builder *b, const yaml_parser_t *p)
 			if (b->src[i] == '\n') {
 				l++;
 				c = 1;
-			} else if (!mo_utf8_cont(b->src[i])) {
+			} else if (!utf8_cont(b->src[i])) {
 				c++;
 			}
 		}
 		line = (int)l;
 		col = (int)c;
-		mo_diags_add(b->diags, MO_SEV_ERROR, "yaml-syntax", b->doc->name, line,
+		diags_add(b->diags, MO_SEV_ERROR, "yaml-syntax", b->doc->name, line,
 			     col, NULL, "%s (byte 0x%02x at offset %zu)", problem,
 			     (unsigned)(p->problem_value & 0xff), off);
 		b->failed = true;
@@ -478,35 +478,35 @@ static void mo_parser_diag(mo_builder *b, const yaml_parser_t *p)
 	line = (int)p->problem_mark.line + 1;
 	col = (int)p->problem_mark.column + 1;
 	if (p->context)
-		mo_diags_add(b->diags, MO_SEV_ERROR, "yaml-syntax", b->doc->name, line,
+		diags_add(b->diags, MO_SEV_ERROR, "yaml-syntax", b->doc->name, line,
 			     col, NULL, "%s %s (line %d)", problem, p->context,
 			     (int)p->context_mark.line + 1);
 	else
-		mo_diags_add(b->diags, MO_SEV_ERROR, "yaml-syntax", b->doc->name, line,
+		diags_add(b->diags, MO_SEV_ERROR, "yaml-syntax", b->doc->name, line,
 			     col, NULL, "%s", problem);
 	b->failed = true;
 }
 
-static int mo_builder_run(mo_builder *b)
+static int builder_run(mo_builder *b)
 {
 	yaml_parser_t parser;
 	if (!yaml_parser_initialize(&parser))
-		return mo_builder_nomem(b), -1;
+		return builder_nomem(b), -1;
 	yaml_parser_set_input_string(&parser, b->src, b->srclen);
 	yaml_parser_set_encoding(&parser, YAML_UTF8_ENCODING);
-	b->ascii = mo_all_ascii(b->src, b->srclen);
+	b->ascii = all_ascii(b->src, b->srclen);
 	bool done = false;
 	while (!done && !b->failed) {
 		yaml_event_t e;
 		if (!yaml_parser_parse(&parser, &e)) {
 			if (parser.error == YAML_MEMORY_ERROR)
-				mo_builder_nomem(b);
+				builder_nomem(b);
 			else
-				mo_parser_diag(b, &parser);
+				parser_diag(b, &parser);
 			break;
 		}
 		done = e.type == YAML_STREAM_END_EVENT;
-		mo_on_event(b, &e);
+		on_event(b, &e);
 		yaml_event_delete(&e);
 	}
 	yaml_parser_delete(&parser);
@@ -518,22 +518,22 @@ static int mo_builder_run(mo_builder *b)
 	return b->failed ? 1 : 0;
 }
 
-void mo_doc_free(mo_doc *d)
+void doc_free(mo_doc *d)
 {
 	if (d)
-		mo_arena_free(d->arena);
+		arena_free(d->arena);
 }
 
-static mo_doc *mo_doc_new(const char *text, size_t len, const char *name)
+static mo_doc *doc_new(const char *text, size_t len, const char *name)
 {
-	mo_arena *a = mo_arena_new();
+	mo_arena *a = arena_new();
 	if (!a)
 		return NULL;
-	mo_doc *d = mo_arena_alloc(a, sizeof(*d));
-	char *src = d ? mo_arena_strndup(a, text, len) : NULL;
-	const char *label = src ? mo_arena_strdup(a, name ? name : "<input>") : NULL;
+	mo_doc *d = arena_alloc(a, sizeof(*d));
+	char *src = d ? arena_strndup(a, text, len) : NULL;
+	const char *label = src ? arena_strdup(a, name ? name : "<input>") : NULL;
 	if (!label) {
-		mo_arena_free(a);
+		arena_free(a);
 		return NULL;
 	}
 	d->arena = a;
@@ -543,7 +543,7 @@ static mo_doc *mo_doc_new(const char *text, size_t len, const char *name)
 	return d;
 }
 
-int mo_yaml_parse(mo_doc **out, mo_diags *diags, const char *text, size_t len,
+int yaml_tree_parse(mo_doc **out, mo_diags *diags, const char *text, size_t len,
 		  const char *name, const mo_limits *lim, mo_error *err)
 {
 	mo_limits defaults;
@@ -553,13 +553,13 @@ int mo_yaml_parse(mo_doc **out, mo_diags *diags, const char *text, size_t len,
 	}
 	*out = NULL;
 	if (len > lim->max_bytes) {
-		mo_error_set(err, MO_ERR_LIMIT, 0, 0,
+		error_set(err, MO_ERR_LIMIT, 0, 0,
 			     "input is %zu bytes; the limit is %zu", len, lim->max_bytes);
 		return -1;
 	}
-	mo_doc *doc = mo_doc_new(text ? text : "", text ? len : 0, name);
+	mo_doc *doc = doc_new(text ? text : "", text ? len : 0, name);
 	if (!doc) {
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		return -1;
 	}
 	mo_builder b = {.doc = doc, .diags = diags, .lim = lim, .err = err,
@@ -568,9 +568,9 @@ int mo_yaml_parse(mo_doc **out, mo_diags *diags, const char *text, size_t len,
 	 * character cursor past it so byte offsets still index doc->src */
 	if (doc->srclen >= 3 && memcmp(doc->src, "\xEF\xBB\xBF", 3) == 0)
 		b.cur_byte = 3;
-	int rc = mo_builder_run(&b);
+	int rc = builder_run(&b);
 	if (rc != 0) {
-		mo_doc_free(doc);
+		doc_free(doc);
 		return rc;
 	}
 	*out = doc;
@@ -580,7 +580,7 @@ int mo_yaml_parse(mo_doc **out, mo_diags *diags, const char *text, size_t len,
 /* JSON: jansson decides whether the text is JSON (exact errors with line
  * and column); the tree itself comes from libyaml, which reads JSON as a
  * YAML flow document and keeps every node's position. */
-int mo_json_parse(mo_doc **out, mo_diags *diags, const char *text, size_t len,
+int json_parse(mo_doc **out, mo_diags *diags, const char *text, size_t len,
 		  const char *name, const mo_limits *lim, mo_error *err)
 {
 	*out = NULL;
@@ -588,7 +588,7 @@ int mo_json_parse(mo_doc **out, mo_diags *diags, const char *text, size_t len,
 	json_t *j = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
 	if (!j) {
 		bool dup = json_error_code(&je) == json_error_duplicate_key;
-		mo_diags_add(diags, MO_SEV_ERROR, dup ? "duplicate-key" : "yaml-syntax",
+		diags_add(diags, MO_SEV_ERROR, dup ? "duplicate-key" : "yaml-syntax",
 			     name ? name : "<input>", je.line > 0 ? je.line : 1,
 			     je.column > 0 ? je.column : 1, NULL, "JSON: %s", je.text);
 		return 1;
@@ -596,10 +596,10 @@ int mo_json_parse(mo_doc **out, mo_diags *diags, const char *text, size_t len,
 	json_decref(j);
 	/* JSON's plain scalars (numbers, true, false, null) resolve the same
 	 * under the YAML 1.1 rules; its strings are quoted, hence strings. */
-	return mo_yaml_parse(out, diags, text, len, name, lim, err);
+	return yaml_tree_parse(out, diags, text, len, name, lim, err);
 }
 
-mo_node *mo_map_get_kv(const mo_node *map, const char *key, const mo_node **key_out)
+mo_node *map_get_kv(const mo_node *map, const char *key, const mo_node **key_out)
 {
 	if (key_out)
 		*key_out = NULL;
@@ -618,18 +618,18 @@ mo_node *mo_map_get_kv(const mo_node *map, const char *key, const mo_node **key_
 	return NULL;
 }
 
-mo_node *mo_map_get(const mo_node *map, const char *key)
+mo_node *map_get(const mo_node *map, const char *key)
 {
-	return mo_map_get_kv(map, key, NULL);
+	return map_get_kv(map, key, NULL);
 }
 
-mo_diag *mo_diags_add_at(mo_diags *d, mo_severity sev, const char *code,
+mo_diag *diags_add_at(mo_diags *d, mo_severity sev, const char *code,
 			 const char *file, const mo_node *at, const char *path,
 			 const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	mo_diag *r = mo_diags_vadd(d, sev, code, file, at ? at->line : 0,
+	mo_diag *r = diags_vadd(d, sev, code, file, at ? at->line : 0,
 				   at ? at->column : 0, path, fmt, ap);
 	va_end(ap);
 	return r;

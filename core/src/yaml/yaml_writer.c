@@ -27,23 +27,23 @@ struct mo_yaml_writer {
 	bool failed;        /* err already filled */
 };
 
-static int mo_yaml_writer_output(void *data, unsigned char *buffer, size_t size)
+static int yaml_tree_writer_output(void *data, unsigned char *buffer, size_t size)
 {
 	mo_buf *b = data;
-	return mo_buf_append(b, (const char *)buffer, size) ? 1 : 0;
+	return buf_append(b, (const char *)buffer, size) ? 1 : 0;
 }
 
-static void mo_yaml_writer_fail(mo_yaml_writer *w, mo_error_code code, const char *msg)
+static void yaml_tree_writer_fail(mo_yaml_writer *w, mo_error_code code, const char *msg)
 {
 	if (w->failed)
 		return;
 	w->failed = true;
-	mo_error_set(w->err, code, 0, 0, "%s: %s", w->what, msg);
+	error_set(w->err, code, 0, 0, "%s: %s", w->what, msg);
 }
 
 /* Emits an initialised event; the emitter owns it from here, even when
  * yaml_emitter_emit fails. */
-static bool mo_yaml_writer_emit(mo_yaml_writer *w, yaml_event_t *event)
+static bool yaml_tree_writer_emit(mo_yaml_writer *w, yaml_event_t *event)
 {
 	if (w->failed) {
 		yaml_event_delete(event);
@@ -53,19 +53,19 @@ static bool mo_yaml_writer_emit(mo_yaml_writer *w, yaml_event_t *event)
 		return true;
 	switch (w->emitter.error) {
 	case YAML_MEMORY_ERROR:
-		mo_yaml_writer_fail(w, MO_ERR_NOMEM, "out of memory");
+		yaml_tree_writer_fail(w, MO_ERR_NOMEM, "out of memory");
 		break;
 	case YAML_WRITER_ERROR:
 		if (w->raw.max && w->raw.len >= w->raw.max / 2)
-			mo_yaml_writer_fail(w, MO_ERR_LIMIT, "output too large");
+			yaml_tree_writer_fail(w, MO_ERR_LIMIT, "output too large");
 		else
-			mo_yaml_writer_fail(w, MO_ERR_NOMEM, "out of memory");
+			yaml_tree_writer_fail(w, MO_ERR_NOMEM, "out of memory");
 		break;
 	default: {
 		char msg[200];
 		snprintf(msg, sizeof msg, "libyaml emitter: %s",
 			 w->emitter.problem ? w->emitter.problem : "unknown error");
-		mo_yaml_writer_fail(w, MO_ERR_INTERNAL, msg);
+		yaml_tree_writer_fail(w, MO_ERR_INTERNAL, msg);
 		break;
 	}
 	}
@@ -73,13 +73,13 @@ static bool mo_yaml_writer_emit(mo_yaml_writer *w, yaml_event_t *event)
 }
 
 /* An event libyaml could not initialise (it only fails for memory). */
-static bool mo_yaml_writer_no_event(mo_yaml_writer *w)
+static bool yaml_tree_writer_no_event(mo_yaml_writer *w)
 {
-	mo_yaml_writer_fail(w, MO_ERR_NOMEM, "out of memory");
+	yaml_tree_writer_fail(w, MO_ERR_NOMEM, "out of memory");
 	return false;
 }
 
-static bool mo_yaml_utf8_valid(const unsigned char *s, size_t n)
+static bool yaml_tree_utf8_valid(const unsigned char *s, size_t n)
 {
 	size_t i = 0;
 	while (i < n) {
@@ -119,7 +119,7 @@ static bool mo_yaml_utf8_valid(const unsigned char *s, size_t n)
 
 /* Line breaks (LF, CR, NEL, LS, PS): such a string is double-quoted, where
  * libyaml escapes them, so that every scalar stays on one line. */
-static bool mo_yaml_has_break(const char *s, size_t n)
+static bool yaml_tree_has_break(const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
@@ -134,45 +134,45 @@ static bool mo_yaml_has_break(const char *s, size_t n)
 	return false;
 }
 
-static bool mo_yaml_write_scalar(mo_yaml_writer *w, const char *s, size_t n,
+static bool yaml_tree_write_scalar(mo_yaml_writer *w, const char *s, size_t n,
 				 yaml_scalar_style_t style)
 {
 	yaml_event_t event;
 	bool plain = style == YAML_PLAIN_SCALAR_STYLE;
 	if (w->failed)
 		return false;
-	if (!mo_yaml_utf8_valid((const unsigned char *)s, n)) {
-		mo_yaml_writer_fail(w, MO_ERR_INVALID, "a string is not valid UTF-8");
+	if (!yaml_tree_utf8_valid((const unsigned char *)s, n)) {
+		yaml_tree_writer_fail(w, MO_ERR_INVALID, "a string is not valid UTF-8");
 		return false;
 	}
 	if (n > INT_MAX) {
-		mo_yaml_writer_fail(w, MO_ERR_LIMIT, "a string is too long");
+		yaml_tree_writer_fail(w, MO_ERR_LIMIT, "a string is too long");
 		return false;
 	}
 	if (!yaml_scalar_event_initialize(&event, NULL, NULL, (yaml_char_t *)(uintptr_t)s,
 					  (int)n, plain ? 1 : 0, plain ? 0 : 1, style))
-		return mo_yaml_writer_no_event(w);
-	return mo_yaml_writer_emit(w, &event);
+		return yaml_tree_writer_no_event(w);
+	return yaml_tree_writer_emit(w, &event);
 }
 
-bool mo_yaml_write_plain(mo_yaml_writer *w, const char *s)
+bool yaml_tree_write_plain(mo_yaml_writer *w, const char *s)
 {
-	return mo_yaml_write_scalar(w, s, strlen(s), YAML_PLAIN_SCALAR_STYLE);
+	return yaml_tree_write_scalar(w, s, strlen(s), YAML_PLAIN_SCALAR_STYLE);
 }
 
-bool mo_yaml_write_string(mo_yaml_writer *w, const char *s, size_t n)
+bool yaml_tree_write_string(mo_yaml_writer *w, const char *s, size_t n)
 {
-	if (!w->failed && mo_yaml_has_break(s, n))
-		return mo_yaml_write_scalar(w, s, n, YAML_DOUBLE_QUOTED_SCALAR_STYLE);
-	return mo_yaml_write_scalar(w, s, n, YAML_SINGLE_QUOTED_SCALAR_STYLE);
+	if (!w->failed && yaml_tree_has_break(s, n))
+		return yaml_tree_write_scalar(w, s, n, YAML_DOUBLE_QUOTED_SCALAR_STYLE);
+	return yaml_tree_write_scalar(w, s, n, YAML_SINGLE_QUOTED_SCALAR_STYLE);
 }
 
-bool mo_yaml_write_double_quoted(mo_yaml_writer *w, const char *s)
+bool yaml_tree_write_double_quoted(mo_yaml_writer *w, const char *s)
 {
-	return mo_yaml_write_scalar(w, s, strlen(s), YAML_DOUBLE_QUOTED_SCALAR_STYLE);
+	return yaml_tree_write_scalar(w, s, strlen(s), YAML_DOUBLE_QUOTED_SCALAR_STYLE);
 }
 
-bool mo_yaml_write_mapping_start(mo_yaml_writer *w, const char *anchor, bool flow)
+bool yaml_tree_write_mapping_start(mo_yaml_writer *w, const char *anchor, bool flow)
 {
 	yaml_event_t event;
 	if (w->failed)
@@ -180,21 +180,21 @@ bool mo_yaml_write_mapping_start(mo_yaml_writer *w, const char *anchor, bool flo
 	if (!yaml_mapping_start_event_initialize(
 		    &event, (yaml_char_t *)(uintptr_t)anchor, NULL, 1,
 		    flow ? YAML_FLOW_MAPPING_STYLE : YAML_BLOCK_MAPPING_STYLE))
-		return mo_yaml_writer_no_event(w);
-	return mo_yaml_writer_emit(w, &event);
+		return yaml_tree_writer_no_event(w);
+	return yaml_tree_writer_emit(w, &event);
 }
 
-bool mo_yaml_write_mapping_end(mo_yaml_writer *w)
+bool yaml_tree_write_mapping_end(mo_yaml_writer *w)
 {
 	yaml_event_t event;
 	if (w->failed)
 		return false;
 	if (!yaml_mapping_end_event_initialize(&event))
-		return mo_yaml_writer_no_event(w);
-	return mo_yaml_writer_emit(w, &event);
+		return yaml_tree_writer_no_event(w);
+	return yaml_tree_writer_emit(w, &event);
 }
 
-bool mo_yaml_write_sequence_start(mo_yaml_writer *w, bool flow)
+bool yaml_tree_write_sequence_start(mo_yaml_writer *w, bool flow)
 {
 	yaml_event_t event;
 	if (w->failed)
@@ -202,31 +202,31 @@ bool mo_yaml_write_sequence_start(mo_yaml_writer *w, bool flow)
 	if (!yaml_sequence_start_event_initialize(
 		    &event, NULL, NULL, 1,
 		    flow ? YAML_FLOW_SEQUENCE_STYLE : YAML_BLOCK_SEQUENCE_STYLE))
-		return mo_yaml_writer_no_event(w);
-	return mo_yaml_writer_emit(w, &event);
+		return yaml_tree_writer_no_event(w);
+	return yaml_tree_writer_emit(w, &event);
 }
 
-bool mo_yaml_write_sequence_end(mo_yaml_writer *w)
+bool yaml_tree_write_sequence_end(mo_yaml_writer *w)
 {
 	yaml_event_t event;
 	if (w->failed)
 		return false;
 	if (!yaml_sequence_end_event_initialize(&event))
-		return mo_yaml_writer_no_event(w);
-	return mo_yaml_writer_emit(w, &event);
+		return yaml_tree_writer_no_event(w);
+	return yaml_tree_writer_emit(w, &event);
 }
 
-bool mo_yaml_writer_failed(const mo_yaml_writer *w)
+bool yaml_tree_writer_failed(const mo_yaml_writer *w)
 {
 	return w->failed;
 }
 
-void mo_yaml_writer_fail_nomem(mo_yaml_writer *w)
+void yaml_tree_writer_fail_nomem(mo_yaml_writer *w)
 {
-	mo_yaml_writer_fail(w, MO_ERR_NOMEM, "out of memory");
+	yaml_tree_writer_fail(w, MO_ERR_NOMEM, "out of memory");
 }
 
-static yaml_break_t mo_yaml_libyaml_break(mo_yaml_break b)
+static yaml_break_t yaml_tree_libyaml_break(mo_yaml_break b)
 {
 	switch (b) {
 	case MO_YAML_BREAK_CR:
@@ -240,63 +240,63 @@ static yaml_break_t mo_yaml_libyaml_break(mo_yaml_break b)
 
 /* Stream and document start: the emitter writes no `---` for an implicit
  * document. */
-static bool mo_yaml_writer_begin(mo_yaml_writer *w)
+static bool yaml_tree_writer_begin(mo_yaml_writer *w)
 {
 	yaml_event_t event;
 	if (!yaml_stream_start_event_initialize(&event, YAML_UTF8_ENCODING))
-		return mo_yaml_writer_no_event(w);
-	if (!mo_yaml_writer_emit(w, &event))
+		return yaml_tree_writer_no_event(w);
+	if (!yaml_tree_writer_emit(w, &event))
 		return false;
 	if (!yaml_document_start_event_initialize(&event, NULL, NULL, NULL, 1))
-		return mo_yaml_writer_no_event(w);
-	return mo_yaml_writer_emit(w, &event);
+		return yaml_tree_writer_no_event(w);
+	return yaml_tree_writer_emit(w, &event);
 }
 
-int mo_yaml_writer_new(mo_yaml_writer **out, mo_yaml_break line_break, const char *what,
+int yaml_tree_writer_new(mo_yaml_writer **out, mo_yaml_break line_break, const char *what,
 		       mo_error *err)
 {
 	*out = NULL;
 	mo_yaml_writer *w = calloc(1, sizeof(*w));
 	if (!w) {
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "%s: out of memory", what);
+		error_set(err, MO_ERR_NOMEM, 0, 0, "%s: out of memory", what);
 		return -1;
 	}
 	w->what = what;
 	w->err = err;
 	w->line_break = line_break;
-	mo_buf_init(&w->raw, 0);
+	buf_init(&w->raw, 0);
 	if (!yaml_emitter_initialize(&w->emitter)) {
-		mo_error_set(err, MO_ERR_NOMEM, 0, 0, "%s: out of memory", what);
+		error_set(err, MO_ERR_NOMEM, 0, 0, "%s: out of memory", what);
 		free(w);
 		return -1;
 	}
-	yaml_emitter_set_output(&w->emitter, mo_yaml_writer_output, &w->raw);
+	yaml_emitter_set_output(&w->emitter, yaml_tree_writer_output, &w->raw);
 	yaml_emitter_set_encoding(&w->emitter, YAML_UTF8_ENCODING);
 	yaml_emitter_set_unicode(&w->emitter, 1);
 	yaml_emitter_set_width(&w->emitter, -1);
 	yaml_emitter_set_indent(&w->emitter, 2);
-	yaml_emitter_set_break(&w->emitter, mo_yaml_libyaml_break(line_break));
-	if (!mo_yaml_writer_begin(w)) {
-		mo_yaml_writer_free(w);
+	yaml_emitter_set_break(&w->emitter, yaml_tree_libyaml_break(line_break));
+	if (!yaml_tree_writer_begin(w)) {
+		yaml_tree_writer_free(w);
 		return -1;
 	}
 	*out = w;
 	return 0;
 }
 
-void mo_yaml_writer_free(mo_yaml_writer *w)
+void yaml_tree_writer_free(mo_yaml_writer *w)
 {
 	if (!w)
 		return;
 	yaml_emitter_delete(&w->emitter);
-	mo_buf_free(&w->raw);
+	buf_free(&w->raw);
 	free(w);
 }
 
 /* ---- the text handed back ------------------------------------------------ */
 
 /* Leading spaces of a line. */
-static size_t mo_yaml_line_indent(const char *line, size_t n)
+static size_t yaml_tree_line_indent(const char *line, size_t n)
 {
 	size_t i = 0;
 	while (i < n && line[i] == ' ')
@@ -306,15 +306,15 @@ static size_t mo_yaml_line_indent(const char *line, size_t n)
 
 /* Column where a line's key or value starts: past its indentation and the
  * `- ` of the sequence items it opens. */
-static size_t mo_yaml_line_key_column(const char *line, size_t n)
+static size_t yaml_tree_line_key_column(const char *line, size_t n)
 {
-	size_t i = mo_yaml_line_indent(line, n);
+	size_t i = yaml_tree_line_indent(line, n);
 	while (i + 1 < n && line[i] == '-' && line[i + 1] == ' ')
 		i += 2;
 	return i;
 }
 
-static bool mo_yaml_line_is_item(const char *line, size_t n, size_t column)
+static bool yaml_tree_line_is_item(const char *line, size_t n, size_t column)
 {
 	return column + 1 < n && line[column] == '-' && line[column + 1] == ' ';
 }
@@ -326,7 +326,7 @@ static bool mo_yaml_line_is_item(const char *line, size_t n, size_t column)
  * `indent`. A key whose value is a block collection is the only line that
  * ends with ':' (a plain scalar cannot, and every scalar is on one line), so
  * lines are structure. */
-static void mo_yaml_layout(mo_buf *dst, const char *text, size_t n, size_t indent,
+static void yaml_tree_layout(mo_buf *dst, const char *text, size_t n, size_t indent,
 			   char line_end)
 {
 	size_t open[MO_YAML_MAX_NESTING]; /* columns of the sequences being indented */
@@ -339,55 +339,55 @@ static void mo_yaml_layout(mo_buf *dst, const char *text, size_t n, size_t inden
 		while (body > i && (text[body - 1] == '\r' || text[body - 1] == '\n'))
 			body--;
 		const char *line = text + i;
-		size_t length = body - i, column = mo_yaml_line_indent(line, length);
+		size_t length = body - i, column = yaml_tree_line_indent(line, length);
 		while (depth > 0 && !(column > open[depth - 1] ||
 				      (column == open[depth - 1] &&
-				       mo_yaml_line_is_item(line, length, column))))
+				       yaml_tree_line_is_item(line, length, column))))
 			depth--;
-		if (previous_key == column && mo_yaml_line_is_item(line, length, column) &&
+		if (previous_key == column && yaml_tree_line_is_item(line, length, column) &&
 		    depth < MO_YAML_MAX_NESTING)
 			open[depth++] = column;
 		if (i > 0)
 			for (size_t k = 0; k < indent; k++)
-				mo_buf_append(dst, " ", 1);
+				buf_append(dst, " ", 1);
 		for (size_t k = 0; k < depth; k++)
-			mo_buf_append(dst, "  ", 2);
-		mo_buf_append(dst, line, next - i);
+			buf_append(dst, "  ", 2);
+		buf_append(dst, line, next - i);
 		previous_key = length > 0 && line[length - 1] == ':'
-				       ? mo_yaml_line_key_column(line, length)
+				       ? yaml_tree_line_key_column(line, length)
 				       : SIZE_MAX;
 		i = next;
 	}
 }
 
-static bool mo_yaml_writer_end(mo_yaml_writer *w)
+static bool yaml_tree_writer_end(mo_yaml_writer *w)
 {
 	yaml_event_t event;
 	if (w->failed)
 		return false;
 	if (!yaml_document_end_event_initialize(&event, 1))
-		return mo_yaml_writer_no_event(w);
-	if (!mo_yaml_writer_emit(w, &event))
+		return yaml_tree_writer_no_event(w);
+	if (!yaml_tree_writer_emit(w, &event))
 		return false;
 	if (!yaml_stream_end_event_initialize(&event))
-		return mo_yaml_writer_no_event(w);
-	if (!mo_yaml_writer_emit(w, &event))
+		return yaml_tree_writer_no_event(w);
+	if (!yaml_tree_writer_emit(w, &event))
 		return false;
 	if (!yaml_emitter_flush(&w->emitter))
-		return mo_yaml_writer_no_event(w);
+		return yaml_tree_writer_no_event(w);
 	if (w->raw.failed)
-		return mo_yaml_writer_no_event(w);
+		return yaml_tree_writer_no_event(w);
 	return true;
 }
 
-int mo_yaml_writer_finish(mo_yaml_writer *w, mo_buf *dst, size_t indent)
+int yaml_tree_writer_finish(mo_yaml_writer *w, mo_buf *dst, size_t indent)
 {
-	if (!mo_yaml_writer_end(w))
+	if (!yaml_tree_writer_end(w))
 		return -1;
 	char line_end = w->line_break == MO_YAML_BREAK_CR ? '\r' : '\n';
-	mo_yaml_layout(dst, w->raw.data ? w->raw.data : "", w->raw.len, indent, line_end);
+	yaml_tree_layout(dst, w->raw.data ? w->raw.data : "", w->raw.len, indent, line_end);
 	if (dst->failed) {
-		mo_yaml_writer_fail(w, MO_ERR_NOMEM, "out of memory");
+		yaml_tree_writer_fail(w, MO_ERR_NOMEM, "out of memory");
 		return -1;
 	}
 	return 0;
