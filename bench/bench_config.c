@@ -32,12 +32,8 @@ static int run_memopt(const char *text, size_t len, const mo_model *model, const
 	mo_plan *plan = NULL;
 	mo_error err = {0};
 	int rc = -1;
-	if (mo_diags_new(&d) != 0)
-		return -1;
-	if (mo_config_parse(&cfg, d, text, len, "bench.yaml", lim, &err) != 0)
+	if (bench_parse_validate(text, len, model, lim, &d, &cfg, &err, &t1) != 0)
 		goto out;
-	t1 = now_us();
-	mo_validate(d, cfg, model);
 	t2 = t3 = now_us();
 	*errors = mo_diags_errors(d);
 	*warnings = mo_diags_warnings(d);

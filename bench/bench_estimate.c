@@ -39,11 +39,8 @@ static double run_once(const char *text, size_t len, const mo_model *model, cons
 	mo_estimate *e = NULL;
 	mo_error err = {0};
 	double t = -1;
-	if (mo_diags_new(&d) != 0)
-		return -1;
-	if (mo_config_parse(&cfg, d, text, len, "bench.yaml", lim, &err) != 0)
+	if (bench_parse_validate(text, len, model, lim, &d, &cfg, &err, NULL) != 0)
 		goto out;
-	mo_validate(d, cfg, model);
 	*errors = mo_diags_errors(d);
 	if (*errors)
 		goto out;

@@ -10,7 +10,27 @@
 #include <string.h>
 #include <time.h>
 
+#include <memopt/memopt.h>
+
 #include "bench_time.h"
+
+/* Parse and validate: the first step every bench times. 0 with *d and *cfg set (the caller
+ * frees both; the findings are in *d), -1 when the text does not parse. *parsed_at, when
+ * given, is the clock between the two. */
+static int bench_parse_validate(const char *text, size_t len, const mo_model *model,
+				const mo_limits *lim, mo_diags **d, mo_config **cfg, mo_error *err,
+				double *parsed_at)
+{
+	*d = NULL;
+	*cfg = NULL;
+	if (mo_diags_new(d) != 0 ||
+	    mo_config_parse(cfg, *d, text, len, "bench.yaml", lim, err) != 0)
+		return -1;
+	if (parsed_at)
+		*parsed_at = now_us();
+	mo_validate(*d, *cfg, model);
+	return 0;
+}
 
 #define NUM_LAYERS 1000
 

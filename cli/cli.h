@@ -43,6 +43,9 @@ typedef struct mo_cli_command {
 	void (*usage)(FILE *f);
 	/* the command's lines under "commands:" in `memopt --help` */
 	const char *help;
+	/* instead of run, for the commands that take the common options and exactly one CONFIG:
+	 * called once the config is read and checked */
+	int (*answer)(mo_cli *c);
 } mo_cli_command;
 
 /* ---- the option parser (options.c), shared by every command ---------------
@@ -111,11 +114,17 @@ bool mo_cli_is_preset(const char *name);
 int mo_cli_load_model_alone(mo_cli *c);
 /* Reads CONFIG (and --model), runs mo_check. Returns an exit status. */
 int mo_cli_load(mo_cli *c);
+/* The common options, then exactly one CONFIG, read and checked, then answer(c). Returns an
+ * exit status. */
+int mo_cli_one_config(mo_cli *c, int argc, char **argv, int (*answer)(mo_cli *c));
 /* FILE:LINE:COL: error[CODE]: message, the source line and a caret. */
 void mo_cli_print_diags(const mo_cli *c);
 /* estimate / expand without a model: prints a `model-needed` error (JSON
  * or text) and returns the usage exit status. */
 int mo_cli_no_model(const mo_cli *c);
+/* What expand and estimate answer when the config cannot be priced (no model, or errors):
+ * prints the findings and returns the exit status; -1 when it can be priced. */
+int mo_cli_unpriceable(const mo_cli *c);
 /* Writes text to path (stdout when NULL). Returns an exit status. */
 int mo_cli_write(const char *path, const char *text, size_t len);
 /* Prints and releases j. */
@@ -133,11 +142,11 @@ void mo_cli_budget_begin(const mo_cli *c);
 
 /* The commands: main.c's table names each; every one takes the mo_cli main
  * set up and argv from the command's name on. */
-int mo_cli_validate(mo_cli *c, int argc, char **argv);
-int mo_cli_expand(mo_cli *c, int argc, char **argv);
+int mo_cli_validate_answer(mo_cli *c);
+int mo_cli_expand_answer(mo_cli *c);
 /* export: canonical YAML; migrate: recompute_config rewritten as the sections */
-int mo_cli_export(mo_cli *c, int argc, char **argv);
-int mo_cli_migrate(mo_cli *c, int argc, char **argv);
+int mo_cli_export_answer(mo_cli *c);
+int mo_cli_migrate_answer(mo_cli *c);
 /* presets [NAME]: the built-in models, or one as a model file */
 int mo_cli_presets(mo_cli *c, int argc, char **argv);
 int mo_cli_serve(mo_cli *c, int argc, char **argv);

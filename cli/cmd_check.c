@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int mo_cli_validate_answer(mo_cli *c)
+int mo_cli_validate_answer(mo_cli *c)
 {
 	bool valid = mo_diags_errors(c->diags) == 0;
 	if (c->json)
@@ -65,24 +65,17 @@ static int mo_cli_expand_table(const mo_cli *c, const mo_plan *p)
 	return MO_EXIT_OK;
 }
 
-static int mo_cli_expand_answer(mo_cli *c)
+int mo_cli_expand_answer(mo_cli *c)
 {
-	if (!c->model && !mo_diags_errors(c->diags))
-		return mo_cli_no_model(c);
-	if (mo_diags_errors(c->diags) || !c->model) {
-		if (c->json)
-			mo_cli_print_json(mo_json_diags(c->diags));
-		else
-			mo_cli_print_diags(c);
-		return c->model ? MO_EXIT_INVALID : MO_EXIT_USAGE;
-	}
+	int rc = mo_cli_unpriceable(c);
+	if (rc >= 0)
+		return rc;
 	mo_plan *p = NULL;
 	mo_error err = {0};
 	if (mo_expand(&p, c->cfg, c->model, &err) != 0) {
 		fprintf(stderr, "memopt: %s\n", err.text);
 		return MO_EXIT_USAGE;
 	}
-	int rc;
 	if (c->json) {
 		json_t *j = mo_json_plan(p, c->model, c->all_paths);
 		json_t *d = mo_json_diags(c->diags);
@@ -142,7 +135,7 @@ static int mo_cli_answer_yaml(const mo_cli *c, char *yaml, size_t len)
 	return rc;
 }
 
-static int mo_cli_export_answer(mo_cli *c)
+int mo_cli_export_answer(mo_cli *c)
 {
 	if (mo_diags_errors(c->diags))
 		return mo_cli_answer_invalid(c);
@@ -158,7 +151,7 @@ static int mo_cli_export_answer(mo_cli *c)
 
 /* migrate: the file with recompute_config rewritten as the sections
  * (mo_migrate); exit codes as export. */
-static int mo_cli_migrate_answer(mo_cli *c)
+int mo_cli_migrate_answer(mo_cli *c)
 {
 	if (mo_diags_errors(c->diags))
 		return mo_cli_answer_invalid(c);
@@ -206,9 +199,7 @@ static int mo_cli_presets_answer(const mo_cli *c, const char *name)
 	return MO_EXIT_USAGE;
 }
 
-/* The common options, then exactly one CONFIG, read and checked. Returns
- * -1 to go on, else an exit status. */
-static int mo_cli_one_config(mo_cli *c, int argc, char **argv)
+int mo_cli_one_config(mo_cli *c, int argc, char **argv, int (*answer)(mo_cli *c))
 {
 	int rc = mo_cli_parse(c, mo_cli_common_options, NULL, argc, argv);
 	if (rc >= 0)
@@ -219,31 +210,7 @@ static int mo_cli_one_config(mo_cli *c, int argc, char **argv)
 	}
 	c->config_path = argv[optind];
 	rc = mo_cli_load(c);
-	return rc == MO_EXIT_OK ? -1 : rc;
-}
-
-int mo_cli_validate(mo_cli *c, int argc, char **argv)
-{
-	int rc = mo_cli_one_config(c, argc, argv);
-	return rc >= 0 ? rc : mo_cli_validate_answer(c);
-}
-
-int mo_cli_expand(mo_cli *c, int argc, char **argv)
-{
-	int rc = mo_cli_one_config(c, argc, argv);
-	return rc >= 0 ? rc : mo_cli_expand_answer(c);
-}
-
-int mo_cli_export(mo_cli *c, int argc, char **argv)
-{
-	int rc = mo_cli_one_config(c, argc, argv);
-	return rc >= 0 ? rc : mo_cli_export_answer(c);
-}
-
-int mo_cli_migrate(mo_cli *c, int argc, char **argv)
-{
-	int rc = mo_cli_one_config(c, argc, argv);
-	return rc >= 0 ? rc : mo_cli_migrate_answer(c);
+	return rc == MO_EXIT_OK ? answer(c) : rc;
 }
 
 int mo_cli_presets(mo_cli *c, int argc, char **argv)

@@ -112,15 +112,9 @@ int mo_cli_estimate(mo_cli *c, int argc, char **argv)
 	rc = mo_cli_load(c);
 	if (rc != MO_EXIT_OK)
 		return rc;
-	if (!c->model && !mo_diags_errors(c->diags))
-		return mo_cli_no_model(c);
-	if (mo_diags_errors(c->diags) || !c->model) {
-		if (c->json)
-			mo_cli_print_json(mo_json_diags(c->diags));
-		else
-			mo_cli_print_diags(c);
-		return c->model ? MO_EXIT_INVALID : MO_EXIT_USAGE;
-	}
+	rc = mo_cli_unpriceable(c);
+	if (rc >= 0)
+		return rc;
 	mo_estimate *e = NULL;
 	mo_error err = {0};
 	mo_cli_budget_begin(c);

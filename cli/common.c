@@ -185,6 +185,19 @@ void mo_cli_budget_begin(const mo_cli *c)
 	mo_budget_begin(ms ? &b : NULL);
 }
 
+int mo_cli_unpriceable(const mo_cli *c)
+{
+	if (!c->model && !mo_diags_errors(c->diags))
+		return mo_cli_no_model(c);
+	if (!mo_diags_errors(c->diags))
+		return -1;
+	if (c->json)
+		mo_cli_print_json(mo_json_diags(c->diags));
+	else
+		mo_cli_print_diags(c);
+	return c->model ? MO_EXIT_INVALID : MO_EXIT_USAGE;
+}
+
 /* estimate / expand without a model: a `model-needed` error in both
  * forms, at the model section when the core found one without an
  * architecture (line 0 otherwise). Exit 2, as a usage error. */

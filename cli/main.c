@@ -17,39 +17,39 @@
  * mo_cli_common_options; a command's own values go in its own struct,
  * passed to mo_cli_parse as `own`. */
 static const mo_cli_command mo_cli_commands[] = {
-	{"validate", mo_cli_validate, mo_cli_usage,
+	{.name = "validate", .answer = mo_cli_validate_answer, .usage = mo_cli_usage, .help =
 	 "  validate CONFIG   check every rule; diagnostics as FILE:LINE:COL\n"},
-	{"expand", mo_cli_expand, mo_cli_usage,
+	{.name = "expand", .answer = mo_cli_expand_answer, .usage = mo_cli_usage, .help =
 	 "  expand CONFIG     per layer, what each path does and which rule says so\n"},
-	{"export", mo_cli_export, mo_cli_usage,
+	{.name = "export", .answer = mo_cli_export_answer, .usage = mo_cli_usage, .help =
 	 "  export CONFIG     canonical YAML (a whole training YAML keeps every other byte)\n"},
-	{"migrate", mo_cli_migrate, mo_cli_usage,
+	{.name = "migrate", .answer = mo_cli_migrate_answer, .usage = mo_cli_usage, .help =
 	 "  migrate CONFIG    a graph-mode file's recompute_config rewritten as the\n"
 	 "                    recompute / recompute_comm sections, every other byte kept\n"},
-	{"presets", mo_cli_presets, mo_cli_usage,
+	{.name = "presets", .run = mo_cli_presets, .usage = mo_cli_usage, .help =
 	 "  presets [NAME]    list the built-in models, or print one as a model file\n"},
-	{"import", mo_cli_import, mo_cli_import_usage,
+	{.name = "import", .run = mo_cli_import, .usage = mo_cli_import_usage, .help =
 	 "  import FILE       a model description as a memopt model file: Megatron-LM\n"
 	 "                    arguments (launch line, arguments file, model_config.yaml),\n"
 	 "                    a model file, a training YAML, a config.json\n"},
-	{"serve", mo_cli_serve, mo_cli_serve_usage,
+	{.name = "serve", .run = mo_cli_serve, .usage = mo_cli_serve_usage, .help =
 	 "  serve             HTTP API and web UI (memopt serve --help)\n"},
-	{"launch", mo_cli_launch, mo_cli_launch_usage,
+	{.name = "launch", .run = mo_cli_launch, .usage = mo_cli_launch_usage, .help =
 	 "  launch CONFIG [--max-memory SIZE] -- CMD ARGS...\n"
 	 "                    validate, then run CMD with MEMOPT_PLAN and MEMOPT_CONFIG\n"
 	 "                    (memopt launch --help)\n"},
-	{"estimate", mo_cli_estimate, mo_cli_usage,
+	{.name = "estimate", .run = mo_cli_estimate, .usage = mo_cli_usage, .help =
 	 "  estimate CONFIG   memory per stage and layer, the peak event, the cost\n"},
-	{"plan", mo_cli_plan, mo_cli_plan_usage,
+	{.name = "plan", .run = mo_cli_plan, .usage = mo_cli_plan_usage, .help =
 	 "  plan [CONFIG]     the cheapest recompute / swap config that fits a budget\n"
 	 "                    (memopt plan --help)\n"},
-	{"calibrate", mo_cli_calibrate, mo_cli_calibrate_usage,
+	{.name = "calibrate", .run = mo_cli_calibrate, .usage = mo_cli_calibrate_usage, .help =
 	 "  calibrate RUNS    the time model's device constants fitted to measured step\n"
 	 "                    times; writes a device: map (memopt calibrate --help)\n"},
-	{"size", mo_cli_size, mo_cli_size_usage,
+	{.name = "size", .run = mo_cli_size, .usage = mo_cli_size_usage, .help =
 	 "  size              the fastest parallel layouts and plans that fit N devices\n"
 	 "                    (memopt size --help)\n"},
-	{"ledger", mo_cli_ledger, mo_cli_ledger_usage,
+	{.name = "ledger", .run = mo_cli_ledger, .usage = mo_cli_ledger_usage, .help =
 	 "  ledger TRACE [CONFIG]\n"
 	 "                    a measured memory trace: peak, alive set, steps, layers;\n"
 	 "                    with --model, beside the estimate (memopt ledger --help)\n"},
@@ -114,7 +114,8 @@ int main(int argc, char **argv)
 		return MO_EXIT_USAGE;
 	}
 	mo_cli c = {.cmd = cmd->name, .command = cmd};
-	int rc = cmd->run(&c, argc - 1, argv + 1);
+	int rc = cmd->run ? cmd->run(&c, argc - 1, argv + 1)
+			  : mo_cli_one_config(&c, argc - 1, argv + 1, cmd->answer);
 	mo_cli_free(&c);
 	return rc;
 }

@@ -327,10 +327,7 @@ uint64_t mo_estimate_reserved_peak_bytes(const mo_estimate *e)
 	return e && e->n_stages ? e->stages[e->peak_stage].reserved_peak_bytes : 0;
 }
 
-uint64_t mo_estimate_capacity_bytes(const mo_estimate *e)
-{
-	return e ? e->capacity : 0;
-}
+MO_ACCESSOR(uint64_t, mo_estimate_capacity_bytes, mo_estimate, capacity)
 
 double mo_estimate_overhead_percent(const mo_estimate *e)
 {
@@ -356,20 +353,14 @@ const char *mo_estimate_bucket_name(int bucket)
 	return bucket >= 0 && bucket < MO_EST_BUCKETS ? names[bucket] : NULL;
 }
 
-size_t mo_estimate_stage_count(const mo_estimate *e)
-{
-	return e ? e->n_stages : 0;
-}
+MO_ACCESSOR(size_t, mo_estimate_stage_count, mo_estimate, n_stages)
 
 const mo_estimate_stage *mo_estimate_stage_get(const mo_estimate *e, size_t i)
 {
 	return e && i < e->n_stages ? &e->stages[i] : NULL;
 }
 
-size_t mo_estimate_layer_count(const mo_estimate *e)
-{
-	return e ? e->n_layers : 0;
-}
+MO_ACCESSOR(size_t, mo_estimate_layer_count, mo_estimate, n_layers)
 
 const mo_estimate_layer *mo_estimate_layer_get(const mo_estimate *e, int64_t layer)
 {
@@ -388,10 +379,7 @@ const mo_estimate_event *mo_estimate_event_get(const mo_estimate *e, size_t stag
 	return &e->events[stage][i];
 }
 
-int mo_estimate_timeline_truncated(const mo_estimate *e)
-{
-	return e ? e->truncated : 0;
-}
+MO_ACCESSOR(int, mo_estimate_timeline_truncated, mo_estimate, truncated)
 
 const mo_estimate_cost *mo_estimate_get_cost(const mo_estimate *e)
 {

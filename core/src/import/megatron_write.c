@@ -28,49 +28,22 @@ megatron_put(struct mo_megatron_out *o, int section, const char *key,
 	return it;
 }
 
-void megatron_put_int(struct mo_megatron_out *o, int section,
-				const char *key, int64_t v, int field,
-				const struct mo_megatron_arg *src,
-				const char *why)
-{
-	struct mo_megatron_item *it =
-	    megatron_put(o, section, key, MO_IT_INT, field, src, why);
-	if (it)
-		it->item.i = v;
-}
+/* The four typed writers differ only in the item's type tag and the member that holds the
+ * value. */
+#define MEGATRON_PUT(name, value_type, type_tag, member)                                        \
+	void name(struct mo_megatron_out *o, int section, const char *key, value_type v,         \
+		  int field, const struct mo_megatron_arg *src, const char *why)                 \
+	{                                                                                        \
+		struct mo_megatron_item *it =                                                    \
+		    megatron_put(o, section, key, type_tag, field, src, why);                    \
+		if (it)                                                                          \
+			it->item.member = v;                                                     \
+	}
 
-void megatron_put_bool(struct mo_megatron_out *o, int section,
-				 const char *key, bool v, int field,
-				 const struct mo_megatron_arg *src,
-				 const char *why)
-{
-	struct mo_megatron_item *it =
-	    megatron_put(o, section, key, MO_IT_BOOL, field, src, why);
-	if (it)
-		it->item.i = v;
-}
-
-void megatron_put_double(struct mo_megatron_out *o, int section,
-				   const char *key, double v, int field,
-				   const struct mo_megatron_arg *src,
-				   const char *why)
-{
-	struct mo_megatron_item *it =
-	    megatron_put(o, section, key, MO_IT_DBL, field, src, why);
-	if (it)
-		it->item.d = v;
-}
-
-void megatron_put_str(struct mo_megatron_out *o, int section,
-				const char *key, const char *v, int field,
-				const struct mo_megatron_arg *src,
-				const char *why)
-{
-	struct mo_megatron_item *it =
-	    megatron_put(o, section, key, MO_IT_STR, field, src, why);
-	if (it)
-		it->item.s = v;
-}
+MEGATRON_PUT(megatron_put_int, int64_t, MO_IT_INT, i)
+MEGATRON_PUT(megatron_put_bool, bool, MO_IT_BOOL, i)
+MEGATRON_PUT(megatron_put_double, double, MO_IT_DBL, d)
+MEGATRON_PUT(megatron_put_str, const char *, MO_IT_STR, s)
 
 /* The items in the order they are written (section by section). */
 size_t megatron_order(const struct mo_megatron_out *o,

@@ -79,10 +79,7 @@ const char *mo_ledger_format(const mo_ledger *l)
 	return l && l->format == MO_LEDGER_JSONL ? "memopt-trace" : "mindspore-csv";
 }
 
-uint64_t mo_ledger_rows(const mo_ledger *l)
-{
-	return l ? l->rows : 0;
-}
+MO_ACCESSOR(uint64_t, mo_ledger_rows, mo_ledger, rows)
 
 const mo_ledger_peak *mo_ledger_get_peak(const mo_ledger *l)
 {
@@ -99,20 +96,14 @@ const mo_ledger_group *mo_ledger_group_get(const mo_ledger *l, mo_ledger_groupin
 	return l && (unsigned)g < 3 && i < l->groups[g].n ? &l->groups[g].v[i] : NULL;
 }
 
-size_t mo_ledger_step_count(const mo_ledger *l)
-{
-	return l ? l->n_steps : 0;
-}
+MO_ACCESSOR(size_t, mo_ledger_step_count, mo_ledger, n_steps)
 
 const mo_ledger_step *mo_ledger_step_get(const mo_ledger *l, size_t i)
 {
 	return l && i < l->n_steps ? &l->steps[i] : NULL;
 }
 
-size_t mo_ledger_layer_count(const mo_ledger *l)
-{
-	return l ? l->n_layers : 0;
-}
+MO_ACCESSOR(size_t, mo_ledger_layer_count, mo_ledger, n_layers)
 
 const mo_ledger_layer *mo_ledger_layer_get(const mo_ledger *l, size_t i)
 {

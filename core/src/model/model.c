@@ -16,39 +16,39 @@ int64_t model_mul(int64_t a, int64_t b)
 	return r;
 }
 
-void model_set_defaults(mo_model *m)
-{
-	m->num_layers = 1;
-	m->hidden_size = 4096;
-	m->ffn_hidden_size = 0;
-	m->num_attention_heads = 32;
-	m->vocab_size = 32000;
-	m->make_vocab_size_divisible_by = 128;
-	m->untie_embeddings_and_output_weights = true;
-	m->seq_length = 4096;
-	m->normalization = "RMSNorm";
-	m->hidden_act = "swiglu";
-	m->attention = "flash";
-	m->micro_batch_size = 1;
-	m->micro_batch_num = 1;
-	m->compute_dtype = "bfloat16";
-	m->params_dtype = "float32";
-	m->optimizer = "adamw";
-	m->framework = "mindspore";
-	m->position_embedding_type = "rope";
-	m->transformer_impl = "transformer_engine";
-	m->apply_rope_fusion = true; /* Megatron's default */
-	m->moe_token_dispatcher_type = "allgather"; /* Megatron's default */
-	m->data_parallel = 1;
-	m->data_parallel_shard = 0; /* = data_parallel unless given */
-	m->tensor_parallel = 1;
-	m->pipeline_parallel = 1;
-	m->virtual_pipeline = 1;
-	m->expert_parallel = 1;
-	m->context_parallel = 1;
-	m->distributed_optimizer = true;
-	device_preset(&m->device, "ascend-910b");
-}
+/* A model before any file says otherwise: one layer of a 4096-wide Llama on one Ascend
+ * 910B, and Megatron-LM's defaults where its flags have them. */
+static const mo_model model_defaults = {
+	.num_layers = 1,
+	.hidden_size = 4096,
+	.ffn_hidden_size = 0,
+	.num_attention_heads = 32,
+	.vocab_size = 32000,
+	.make_vocab_size_divisible_by = 128,
+	.untie_embeddings_and_output_weights = true,
+	.seq_length = 4096,
+	.normalization = "RMSNorm",
+	.hidden_act = "swiglu",
+	.attention = "flash",
+	.micro_batch_size = 1,
+	.micro_batch_num = 1,
+	.compute_dtype = "bfloat16",
+	.params_dtype = "float32",
+	.optimizer = "adamw",
+	.framework = "mindspore",
+	.position_embedding_type = "rope",
+	.transformer_impl = "transformer_engine",
+	.apply_rope_fusion = true, /* Megatron's default */
+	.moe_token_dispatcher_type = "allgather", /* Megatron's default */
+	.data_parallel = 1,
+	.data_parallel_shard = 0, /* = data_parallel unless given */
+	.tensor_parallel = 1,
+	.pipeline_parallel = 1,
+	.virtual_pipeline = 1,
+	.expert_parallel = 1,
+	.context_parallel = 1,
+	.distributed_optimizer = true,
+};
 
 mo_model *model_alloc(const char *name)
 {
@@ -61,6 +61,8 @@ mo_model *model_alloc(const char *name)
 		arena_free(a);
 		return NULL;
 	}
+	*m = model_defaults;
+	device_preset(&m->device, "ascend-910b");
 	m->arena = a;
 	m->ext = x;
 	m->name = arena_strdup(a, name ? name : "<model>");
@@ -70,7 +72,6 @@ mo_model *model_alloc(const char *name)
 	}
 	pthread_mutex_init(&x->estimator_lock, NULL);
 	pthread_mutex_init(&x->resolve_lock, NULL);
-	model_set_defaults(m);
 	return m;
 }
 
@@ -342,20 +343,9 @@ void mo_model_set_devices(mo_model *m, int64_t devices)
 	model_derive_batches(m);
 }
 
-int64_t mo_model_num_layers(const mo_model *m)
-{
-	return m ? m->num_layers : 0;
-}
-
-int64_t mo_model_mtp_layers(const mo_model *m)
-{
-	return m ? m->mtp_num_layers : 0;
-}
-
-size_t mo_model_layer_type_count(const mo_model *m)
-{
-	return m ? m->n_types : 0;
-}
+MO_ACCESSOR(int64_t, mo_model_num_layers, mo_model, num_layers)
+MO_ACCESSOR(int64_t, mo_model_mtp_layers, mo_model, mtp_num_layers)
+MO_ACCESSOR(size_t, mo_model_layer_type_count, mo_model, n_types)
 
 const char *mo_model_layer_type_name(const mo_model *m, size_t t)
 {

@@ -4,8 +4,6 @@
 
 #include "model/model.h"
 
-/* memopt's defaults for every field (before a file is read). */
-void model_set_defaults(mo_model *m);
 /* micro_batch_num from global / (local * dp) when possible. */
 void model_derive_batches(mo_model *m);
 

@@ -366,45 +366,14 @@ void mo_planner_result_free(mo_planner_result *r)
 
 /* ---- accessors ------------------------------------------------------------------ */
 
-int mo_planner_fits(const mo_planner_result *r)
-{
-	return r ? r->fits : 0;
-}
-
-int mo_planner_exact(const mo_planner_result *r)
-{
-	return r ? r->exact : 0;
-}
-
-uint64_t mo_planner_budget(const mo_planner_result *r)
-{
-	return r ? r->budget : 0;
-}
-
-uint64_t mo_planner_predicted_peak(const mo_planner_result *r)
-{
-	return r ? r->predicted_peak : 0;
-}
-
-const char *mo_planner_yaml(const mo_planner_result *r)
-{
-	return r ? r->yaml : NULL;
-}
-
-const mo_config *mo_planner_config(const mo_planner_result *r)
-{
-	return r ? r->cfg : NULL;
-}
-
-const mo_estimate *mo_planner_estimate(const mo_planner_result *r)
-{
-	return r ? r->est : NULL;
-}
-
-size_t mo_planner_staged_count(const mo_planner_result *r)
-{
-	return r ? r->n_steps : 0;
-}
+MO_ACCESSOR(int, mo_planner_fits, mo_planner_result, fits)
+MO_ACCESSOR(int, mo_planner_exact, mo_planner_result, exact)
+MO_ACCESSOR(uint64_t, mo_planner_budget, mo_planner_result, budget)
+MO_ACCESSOR(uint64_t, mo_planner_predicted_peak, mo_planner_result, predicted_peak)
+MO_ACCESSOR(const char *, mo_planner_yaml, mo_planner_result, yaml)
+MO_ACCESSOR(const mo_config *, mo_planner_config, mo_planner_result, cfg)
+MO_ACCESSOR(const mo_estimate *, mo_planner_estimate, mo_planner_result, est)
+MO_ACCESSOR(size_t, mo_planner_staged_count, mo_planner_result, n_steps)
 
 const mo_planner_step *mo_planner_staged_get(const mo_planner_result *r, size_t i)
 {

@@ -657,10 +657,7 @@ void mo_size_result_free(mo_size_result *r)
 	free(r);
 }
 
-size_t mo_size_count(const mo_size_result *r)
-{
-	return r ? r->n : 0;
-}
+MO_ACCESSOR(size_t, mo_size_count, mo_size_result, n)
 
 const mo_size_layout *mo_size_get(const mo_size_result *r, size_t i)
 {
@@ -687,27 +684,8 @@ int mo_size_rejected_get(const mo_size_result *r, size_t i, const char **reason,
 	return 0;
 }
 
-uint64_t mo_size_accepted(const mo_size_result *r)
-{
-	return r ? r->accepted : 0;
-}
-
-uint64_t mo_size_estimated(const mo_size_result *r)
-{
-	return r ? r->estimated : 0;
-}
-
-uint64_t mo_size_planned(const mo_size_result *r)
-{
-	return r ? r->planned : 0;
-}
-
-int mo_size_complete(const mo_size_result *r)
-{
-	return r ? r->complete : 0;
-}
-
-int64_t mo_size_smallest_devices(const mo_size_result *r)
-{
-	return r ? r->smallest : 0;
-}
+MO_ACCESSOR(uint64_t, mo_size_accepted, mo_size_result, accepted)
+MO_ACCESSOR(uint64_t, mo_size_estimated, mo_size_result, estimated)
+MO_ACCESSOR(uint64_t, mo_size_planned, mo_size_result, planned)
+MO_ACCESSOR(int, mo_size_complete, mo_size_result, complete)
+MO_ACCESSOR(int64_t, mo_size_smallest_devices, mo_size_result, smallest)

@@ -48,20 +48,9 @@ void mo_diags_free(mo_diags *d)
 	free(d);
 }
 
-size_t mo_diags_count(const mo_diags *d)
-{
-	return d ? d->n : 0;
-}
-
-size_t mo_diags_errors(const mo_diags *d)
-{
-	return d ? d->errors : 0;
-}
-
-size_t mo_diags_warnings(const mo_diags *d)
-{
-	return d ? d->warnings : 0;
-}
+MO_ACCESSOR(size_t, mo_diags_count, mo_diags, n)
+MO_ACCESSOR(size_t, mo_diags_errors, mo_diags, errors)
+MO_ACCESSOR(size_t, mo_diags_warnings, mo_diags, warnings)
 
 const mo_diag *mo_diags_get(const mo_diags *d, size_t i)
 {

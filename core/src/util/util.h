@@ -135,6 +135,11 @@ void error_set(mo_error *err, mo_error_code code, int line, int column,
 
 #define MO_MAX_BYTES ((uint64_t)1 << 60) /* 1 EiB: above any device, any model */
 
+/* A public accessor: one field of a handle, or zero (NULL, false) for a NULL handle, as the
+ * public headers promise of every accessor; one definition keeps that promise alike everywhere. */
+#define MO_ACCESSOR(type, name, handle, field)                                                   \
+	type name(const handle *h) { return h ? h->field : 0; }
+
 static inline uint64_t u64_of(double x)
 {
 	if (!(x > 0)) /* negative, zero, NaN */
