@@ -59,16 +59,77 @@ static void mo_cli_estimate_accuracy(const mo_estimate *e)
 	size_t n = json_array_size(json_object_get(a, "runs"));
 
 	if (n)
-		printf("\nmeasured accuracy of the %s rules: %zu runs, median |error| %.2f%%, "
+		printf("  measured accuracy of the %s rules: %zu runs, median |error| %.2f%%, "
 		       "worst |error| %.2f%% (%s); every run with --json (accuracy)\n",
 		       json_string_value(json_object_get(a, "rules")), n,
 		       json_real_value(json_object_get(a, "median_abs_error_percent")),
 		       json_real_value(json_object_get(a, "max_abs_error_percent")),
 		       json_string_value(json_object_get(a, "worst_run")));
 	else if (a)
-		printf("\nmeasured accuracy of the %s rules: no measured run\n",
+		printf("  measured accuracy of the %s rules: no measured run\n",
 		       json_string_value(json_object_get(a, "rules")));
 	json_decref(a);
+}
+
+/* The first few items of a list, then how many more: a line stays short. */
+#define MO_CLI_TRUST_NAMES 4
+
+/* The values the model import filled in, by name (their sources with
+ * --explain). */
+static void mo_cli_estimate_assumed_short(const mo_model *m)
+{
+	size_t n = mo_model_assumed_count(m);
+
+	if (!n) {
+		printf("  assumed: no model value (the file gives every one)\n");
+		return;
+	}
+	printf("  assumed: %zu model value%s the file leaves out (", n, n == 1 ? "" : "s");
+	for (size_t i = 0; i < n && i < MO_CLI_TRUST_NAMES; i++) {
+		const char *path = NULL, *value = NULL, *source = NULL;
+		if (mo_model_assumed(m, i, &path, &value, &source) == 0)
+			printf("%s%s = %s", i ? ", " : "", path ? path : "?", value ? value : "?");
+	}
+	if (n > MO_CLI_TRUST_NAMES)
+		printf(", %zu more", n - MO_CLI_TRUST_NAMES);
+	printf("); --explain gives their sources\n");
+}
+
+/* What the estimate leaves out: the findings that name a setting it does
+ * not model (the warnings above say each one whole). */
+static void mo_cli_estimate_left_out(const mo_diags *d)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < mo_diags_count(d); i++)
+		if (strcmp(mo_diags_get(d, i)->code, "unmodelled") == 0)
+			n++;
+	if (!n) {
+		printf("  left out: nothing this file sets is known to be left out\n");
+		return;
+	}
+	printf("  left out: %zu setting%s not modelled (", n, n == 1 ? "" : "s");
+	for (size_t i = 0, k = 0; i < mo_diags_count(d); i++) {
+		const mo_diag *g = mo_diags_get(d, i);
+		if (strcmp(g->code, "unmodelled") != 0)
+			continue;
+		if (k < MO_CLI_TRUST_NAMES)
+			printf("%s%s", k ? ", " : "", g->path && *g->path ? g->path : g->message);
+		k++;
+	}
+	if (n > MO_CLI_TRUST_NAMES)
+		printf(", %zu more", n - MO_CLI_TRUST_NAMES);
+	printf("; see the warnings)\n");
+}
+
+/* How far to trust the figures, always shown: the rules' measured
+ * accuracy, the values assumed, what is left out. */
+static void mo_cli_estimate_trust(const mo_cli *c, const mo_estimate *e)
+{
+	printf("\ntrust:\n");
+	mo_cli_estimate_accuracy(e);
+	mo_cli_estimate_assumed_short(c->model);
+	mo_cli_estimate_left_out(c->diags);
 }
 
 static int mo_cli_estimate_print(const mo_cli *c, const mo_estimate *e)
@@ -93,7 +154,7 @@ static int mo_cli_estimate_print(const mo_cli *c, const mo_estimate *e)
 	}
 	fputs(text, stdout);
 	free(text);
-	mo_cli_estimate_accuracy(e);
+	mo_cli_estimate_trust(c, e);
 	if (c->explain)
 		mo_cli_estimate_assumed(c->model);
 	return MO_EXIT_OK;

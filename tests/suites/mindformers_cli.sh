@@ -98,5 +98,24 @@ PYEOF
 then ok "llama2-7b r1.3.0: assumed K/V groups 32 and kv_channels 128 in --json and --explain"
 else bad "assumed list (exit $rc)"; fi
 
+# The trust signals without --explain, short: the accuracy line, the
+# assumed values by name (the two read above from the file among them) and
+# what is left out (graph mode, context.mode: 0 in that file, is not modelled).
+"$MEMOPT" estimate "$f" > "$tmp/t.txt" 2> /dev/null
+if $PY - "$tmp/a.json" "$tmp/t.txt" <<'PYEOF'
+import json, sys
+a = json.load(open(sys.argv[1]))["assumed"]
+text = open(sys.argv[2]).read()
+trust = text.split("\ntrust:\n", 1)[1]
+assert "measured accuracy of the mindspore rules:" in trust, trust
+assert "  assumed: %d model values the file leaves out (" % len(a) in trust, trust
+assert "model.num_query_groups = 32" in trust and "model.kv_channels = 128" in trust, trust
+assert "--explain gives their sources" in trust, trust
+assert "  left out: 1 setting not modelled (context.mode;" in trust, trust
+assert "assumed model values (the file leaves them out):" not in text, text
+PYEOF
+then ok "llama2-7b r1.3.0: trust signals by default (accuracy, assumed by name, left out)"
+else bad "trust signals without --explain"; cat "$tmp/t.txt"; fi
+
 if [ $fails -ne 0 ]; then echo "mindformers_cli: $fails failed"; exit 1; fi
 echo "mindformers_cli: all passed"
