@@ -232,6 +232,7 @@ install: all
 	    core/memopt.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/memopt.pc
 	chmod 0644 $(DESTDIR)$(LIBDIR)/pkgconfig/memopt.pc
 	$(if $(MAN1),install -m 0644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/)
+	install -D -m 0644 api/accuracy.tsv $(DESTDIR)$(DATADIR)/memopt/accuracy.tsv
 	for f in $(WEB_FILES); do \
 	  install -D -m 0644 "$$f" "$(DESTDIR)$(WEBDIR)/$${f#web/}" || exit 1; \
 	done

@@ -54,6 +54,32 @@ class ExpandResult(TypedDict):
     warnings: List[Diagnostic]
 
 
+class AccuracyRun(TypedDict):
+    run: str               # e.g. "Ascend 910B A: GQA, pp 2, stage 0"
+    set: str               # "calibration", "held-out", ...
+    measured_mib: float
+    estimated_mib: float
+    error_percent: float   # (estimated - measured) / measured
+    source: str            # where the measured figure comes from
+
+
+class Accuracy(TypedDict):
+    """How the rules in use did on measured runs (the API's "accuracy")."""
+    rules: str             # "mindspore" or "pytorch"
+    note: str              # what the rules assume
+    runs: List[AccuracyRun]
+    median_abs_error_percent: Optional[float]   # None when no run was measured
+    max_abs_error_percent: Optional[float]
+    worst_run: Optional[str]
+    table: Optional[str]   # the accuracy.tsv read; None when none was found
+
+
+class Assumed(TypedDict):
+    path: str              # e.g. "model.kv_channels"
+    value: str
+    source: str            # why this value
+
+
 class Estimate(TypedDict):
     peak_bytes: int
     reserved_peak_bytes: int
@@ -62,7 +88,10 @@ class Estimate(TypedDict):
     overhead_percent: float
     stages: List[Dict[str, Any]]
     layers: List[Dict[str, Any]]
-    warnings: List[Diagnostic]
+    time: Optional[Dict[str, Any]]
+    accuracy: Accuracy     # the trust signals: the rules' measured accuracy,
+    assumed: List[Assumed]  # the values the model import filled in,
+    warnings: List[Diagnostic]  # and (code "unmodelled") what is left out
 
 
 class PlanResult(TypedDict):
@@ -84,7 +113,7 @@ Model = Union[str, bytes, None]
 __all__ = ["validate", "expand", "estimate", "size", "plan", "migrate", "ledger", "presets",
            "has_estimator", "MemoptError", "InvalidConfig", "Unavailable", "WorkLimit",
            "library_path", "parse_size", "Diagnostic", "CheckResult", "ExpandResult", "Estimate",
-           "PlanResult", "MigrateResult"]
+           "PlanResult", "MigrateResult", "Accuracy", "AccuracyRun", "Assumed"]
 __version__ = "0.1.0"
 
 # ---- the C API's structures (memopt.h), field for field ---------------------
@@ -308,6 +337,12 @@ if _estimate_run is not None:
     _estimate_layer_get = _fn("mo_estimate_layer_get", _P(_EstLayer), _handle, ctypes.c_int64)
     _estimate_bucket_name = _fn("mo_estimate_bucket_name", ctypes.c_char_p, ctypes.c_int)
     _estimate_get_time = _fn("mo_estimate_get_time", _P(_EstTime), _handle, required=False)
+    _estimate_rules_note = _fn("mo_estimate_rules_note", ctypes.c_char_p, _handle,
+                               required=False)
+_model_assumed_count = _fn("mo_model_assumed_count", ctypes.c_size_t, _handle, required=False)
+_model_assumed = _fn("mo_model_assumed", ctypes.c_int, _handle, ctypes.c_size_t,
+                     _P(ctypes.c_char_p), _P(ctypes.c_char_p), _P(ctypes.c_char_p),
+                     required=False)
 # the work budget: newer builds only (an older libmemopt still loads)
 _budget_begin = _fn("mo_budget_begin", None, _P(_Budget), required=False)
 _budget_end = _fn("mo_budget_end", ctypes.c_int, required=False)
@@ -593,15 +628,85 @@ def estimate(config_text, model=None, devices=None, name="config", time_limit=No
                              "tokens_per_second_per_device": t.tokens_per_second_per_device,
                              "model_flops": t.model_flops, "mfu": t.mfu,
                              "largest_term": _s(t.largest_term)})
+            framework = _s(_estimate_framework(est))
+            note = _s(_estimate_rules_note(est)) if _estimate_rules_note else ""
             return {"peak_bytes": _estimate_peak(est),
                     "reserved_peak_bytes": _estimate_reserved(est),
                     "capacity_bytes": _estimate_capacity(est),
-                    "framework": _s(_estimate_framework(est)),
+                    "framework": framework,
                     "overhead_percent": _estimate_overhead(est),
                     "stages": stages, "layers": layers, "time": time,
+                    "accuracy": _accuracy(framework, note or ""),
+                    "assumed": _assumed(c.model),
                     "warnings": res["warnings"]}
         finally:
             _estimate_free(est)
+
+
+# ---- the trust signals: measured accuracy, assumed values ------------------
+
+def _accuracy_tables():
+    """Where the table of measured runs may be: $MEMOPT_ACCURACY, beside the
+    source tree the library was built in (build/../api/accuracy.tsv), or
+    where `make install` puts it (PREFIX/share/memopt/accuracy.tsv)."""
+    env = os.environ.get("MEMOPT_ACCURACY")
+    if env:
+        return [env]
+    here = os.path.dirname(os.path.realpath(library_path)) if os.sep in library_path else ""
+    out = []
+    if here:
+        out += [os.path.join(here, "..", "api", "accuracy.tsv"),
+                os.path.join(here, "..", "share", "memopt", "accuracy.tsv")]
+    out += [os.path.join(p, "share", "memopt", "accuracy.tsv")
+            for p in (sys.prefix, "/usr/local", "/usr")]
+    return out
+
+
+def _accuracy_rows(rules):
+    for path in _accuracy_tables():
+        try:
+            with open(path, encoding="utf-8") as f:
+                lines = f.read().splitlines()
+        except OSError:
+            continue
+        runs = []
+        for line in lines:
+            f = line.split("\t")
+            if line.startswith("#") or f[0] != rules or len(f) != 7:
+                continue
+            runs.append({"run": f[1], "set": f[2], "measured_mib": float(f[3]),
+                         "estimated_mib": float(f[4]), "error_percent": float(f[5]),
+                         "source": f[6]})
+        return runs, os.path.normpath(path)
+    return [], None
+
+
+def _accuracy(rules, note) -> Accuracy:
+    """The measured runs of the rules in use, with their median and worst
+    |error|: the figures `memopt estimate` and the API answer."""
+    runs, table = _accuracy_rows(rules)
+    out = {"rules": rules, "note": note, "runs": runs, "median_abs_error_percent": None,
+           "max_abs_error_percent": None, "worst_run": None, "table": table}
+    if runs:
+        errs = sorted(abs(r["error_percent"]) for r in runs)
+        n = len(errs)
+        out["median_abs_error_percent"] = errs[n // 2] if n % 2 else (errs[n // 2 - 1] + errs[n // 2]) / 2
+        out["max_abs_error_percent"] = errs[-1]
+        out["worst_run"] = max(runs, key=lambda r: abs(r["error_percent"]))["run"]
+    return out
+
+
+def _assumed(model) -> List[Assumed]:
+    if _model_assumed is None or not model:
+        return []
+    out = []
+    for i in range(_model_assumed_count(model)):
+        path, value, source = ctypes.c_char_p(), ctypes.c_char_p(), ctypes.c_char_p()
+        if _model_assumed(model, i, ctypes.byref(path), ctypes.byref(value),
+                          ctypes.byref(source)) == 0:
+            out.append({"path": _s(path.value), "value": _s(value.value),
+                        "source": _s(source.value)})
+    return out
 
 
 # ---- sizing a job (memopt/size.h): newer builds only --------------------------

@@ -69,6 +69,42 @@ def test_estimate_is_the_cli_figure():
     assert e["framework"] == "mindspore" and len(e["stages"]) == 1
 
 
+def test_estimate_carries_the_trust_signals():
+    """The measured accuracy of the rules in use, the assumed values and what
+    is left out: the rows of api/accuracy.tsv for the mindspore rules (read
+    here from the table itself), the same summary and assumed values as
+    `memopt estimate --json`, and the file's two unmodelled settings (lines
+    86 recompute_slice_activation and context.mode: 0, graph mode)."""
+    e = memopt.estimate(read(LLAMA))
+    acc = e["accuracy"]
+    rows = [l.split("\t") for l in read(os.path.join(ROOT, "api/accuracy.tsv")).splitlines()
+            if l.startswith("mindspore\t")]
+    assert acc["rules"] == "mindspore" and acc["note"], acc
+    assert acc["table"] and os.path.samefile(acc["table"], os.path.join(ROOT, "api/accuracy.tsv"))
+    assert [r["run"] for r in acc["runs"]] == [r[1] for r in rows]
+    assert [r["error_percent"] for r in acc["runs"]] == [float(r[5]) for r in rows]
+    worst = max(rows, key=lambda r: abs(float(r[5])))
+    assert acc["worst_run"] == worst[1] and acc["max_abs_error_percent"] == abs(float(worst[5]))
+    cli = cli_estimate(LLAMA)
+    assert abs(acc["median_abs_error_percent"] - cli["accuracy"]["median_abs_error_percent"]) < 1e-9
+    assert e["assumed"] == cli["assumed"] and e["assumed"], e["assumed"]
+    assert all(a["path"] and a["value"] and a["source"] for a in e["assumed"])
+    left_out = sorted(w["path"] for w in e["warnings"] if w["code"] == "unmodelled")
+    assert left_out == ["context.mode", "recompute_config.recompute_slice_activation"], left_out
+
+
+def test_estimate_without_a_table_says_so():
+    env = dict(os.environ, MEMOPT_ACCURACY="/nonexistent/accuracy.tsv",
+               PYTHONPATH=os.path.dirname(memopt.__file__))
+    out = subprocess.run([sys.executable, "-c", "import memopt, sys, json; "
+                          "a = memopt.estimate(open(sys.argv[1]).read())['accuracy']; "
+                          "print(json.dumps(a))", LLAMA], env=env, capture_output=True,
+                         text=True, check=True).stdout
+    a = json.loads(out)
+    assert a["rules"] == "mindspore" and a["runs"] == [] and a["table"] is None, a
+    assert a["median_abs_error_percent"] is None, a
+
+
 def test_plan_fits_its_budget():
     p = memopt.plan(NONE, model="llama2-7b", budget="40GiB")
     assert p["fits"] and p["budget_bytes"] == 40 * 2 ** 30
@@ -108,6 +144,8 @@ def test_example_passes_a_config_that_fits():
     r = run_example(LLAMA)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "peak %.2f GiB" % (cli_estimate(LLAMA)["peak_bytes"] / 2 ** 30) in r.stdout, r.stdout
+    assert "the mindspore rules on " in r.stdout and "median |error|" in r.stdout, r.stdout
+    assert "assumed (the model file leaves them out): " in r.stdout, r.stdout
 
 
 def test_example_stops_a_config_with_errors():

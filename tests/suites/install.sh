@@ -23,7 +23,7 @@ if ! make -s BUILD="$BUILD" install DESTDIR="$D" PREFIX=/usr > "$tmp/install.log
 fi
 U=$D/usr
 for f in bin/memopt lib/libmemopt.a lib/libmemopt.so.0.1.0 include/memopt/memopt.h \
-         lib/pkgconfig/memopt.pc share/memopt/web/index.html \
+         lib/pkgconfig/memopt.pc share/memopt/web/index.html share/memopt/accuracy.tsv \
          share/man/man1/memopt.1; do
   [ -f "$U/$f" ] && ok "installed $f" || bad "missing $f"
 done

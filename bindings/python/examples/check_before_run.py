@@ -55,6 +55,14 @@ def main():
     busiest = max(est["stages"], key=lambda s: s["peak_bytes"])
     print("%s: peak %s on stage %d at \"%s\" of %s" % (a.config, gib(est["peak_bytes"]), busiest["stage"],
                                                        busiest["peak_event"], gib(limit)))
+    acc = est["accuracy"]
+    if acc["runs"]:
+        print("  the %s rules on %d measured runs: median |error| %.2f%%, worst %.2f%% (%s)"
+              % (acc["rules"], len(acc["runs"]), acc["median_abs_error_percent"],
+                 acc["max_abs_error_percent"], acc["worst_run"]))
+    if est["assumed"]:
+        print("  assumed (the model file leaves them out): %s"
+              % ", ".join("%s = %s" % (x["path"], x["value"]) for x in est["assumed"]))
     if est["peak_bytes"] > limit:
         fix = memopt.plan(text, model=a.model, budget=limit, name=a.config)
         print("out of memory. %s:\n%s" % ("A plan that fits" if fix["fits"] else
