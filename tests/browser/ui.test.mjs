@@ -13,6 +13,7 @@ import { ledgerScenarios } from './ledger.mjs';
 import { migrateScenarios } from './migrate.mjs';
 import { conflictScenarios } from './conflicts.mjs';
 import { fileScenarios } from './files.mjs';
+import { round3 } from './round3.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const MEMOPT = process.env.MEMOPT || join(ROOT, 'build/memopt');
@@ -397,6 +398,10 @@ async function main() {
     // BROWSER_ONLY=files: files read as the CLI reads them (WEB_ROOT=DIR serves another UI)
     if (!only || only === 'files') await fileScenarios(page, base, {
       check, log, idle, axe, shot, ROOT, OUT, MEMOPT, setStep: (s) => { step = s; }, allowStatus: (st) => { allowed = st; },
+    });
+    // BROWSER_ONLY=round3: the third round (step time, plain errors, lanes, read-outs, planner)
+    if (!only || only === 'round3') await round3(page, base, {
+      check, log, idle, axe, shot, setNumber, ROOT, OUT, MEMOPT, setStep: (s) => { step = s; }, allowStatus: (st) => { allowed = st; },
     });
   } catch (err) {
     failures.push(`${step}: ${err.stack || err}`);

@@ -69,10 +69,29 @@ export function postLedger(body, onProgress) {
   });
 }
 
-// The text of a problem answer: "title: detail (line L, column C)".
-export function problemText(r) {
+// The core's and the parser's words for an API client, said for this page:
+// no command-line flag, no request member, no parser flag.
+const PLAIN = [
+  [/model-needed: /g, ''],
+  [/pass --devices N \(API: "devices"\) or set parallel\.world_size/g,
+    'set Devices (in Parallelism and batch) or parallel.world_size in the file'],
+  [/'?\\u0000'? is not allowed without JSON_ALLOW_NUL/g, 'a NUL character (\\u0000) is not allowed in JSON text'],
+];
+
+export function plainText(text) {
+  return PLAIN.reduce((t, [re, to]) => t.replace(re, to), String(text || ''));
+}
+
+// The text of a problem answer. The line and column are the request
+// body's: they mean something only when the body is the user's own file
+// (opts.fileBody); for the page's own requests a malformed body is the
+// page's fault, said so.
+export function problemText(r, opts = {}) {
   const p = r.problem || {};
-  let t = p.detail || p.title || `HTTP ${r.status}`;
-  if (p.line) t += ` (line ${p.line}, column ${p.column || 1})`;
+  if (!opts.fileBody && /malformed-json|invalid-request/.test(p.type || '')) {
+    return 'the server could not read the page\'s request (a fault of the page, not of your file): reload the page';
+  }
+  let t = plainText(p.detail || p.title || `HTTP ${r.status}`);
+  if (opts.fileBody && p.line) t += ` (line ${p.line}, column ${p.column || 1})`;
   return t;
 }

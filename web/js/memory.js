@@ -327,6 +327,44 @@ function trustPanel(est, leftOut, importAssumed) {
   return box;
 }
 
+// The step time the time model gives (the estimate answer's "time"): the
+// step, tokens per second per device and MFU, and what the step is made of
+// (the terms add up to the step).
+const TIME_TERMS = [
+  ['gemm_seconds', 'matrix multiplies'], ['attention_seconds', 'attention'],
+  ['memory_bound_seconds', 'memory-bound ops'], ['comm_tp_seconds', 'tensor-parallel comm'],
+  ['comm_cp_seconds', 'context-parallel comm'], ['comm_ep_seconds', 'expert-parallel comm'],
+  ['comm_pp_seconds', 'pipeline comm'], ['comm_dp_seconds', 'data-parallel comm'],
+  ['bubble_seconds', 'pipeline bubble'], ['optimizer_seconds', 'optimizer step'],
+  ['recompute_seconds', 'recompute'], ['swap_seconds', 'swap not hidden'], ['fixed_seconds', 'fixed launch costs'],
+];
+
+function secs(v) {
+  return v >= 1 ? `${v.toFixed(2)} s` : `${(v * 1000).toFixed(v >= 0.1 ? 0 : 1)} ms`;
+}
+
+export function stepTimeText(t) {
+  return `Step ${secs(t.step_seconds)} · ${Math.round(t.tokens_per_second_per_device).toLocaleString('en-US')} tokens/s per device · MFU ${pct(t.mfu * 100)}`;
+}
+
+function timeDetails(t) {
+  const box = el('details', { class: 'steptime', id: 'step-time' });
+  box.append(el('summary', { text: stepTimeText(t) }));
+  const rows = TIME_TERMS.filter(([k]) => t[k] > 0);
+  const table = el('table', { class: 'time-terms' },
+    el('caption', { class: 'vh', text: 'What one training step is made of' }),
+    el('thead', {}, el('tr', {}, ...['Part', 'Time', 'Share'].map((x) => el('th', { scope: 'col', text: x })))));
+  const body = el('tbody');
+  for (const [k, label] of rows) {
+    body.append(el('tr', { dataset: { term: k } }, el('th', { scope: 'row', text: label }),
+      el('td', { class: 'num', text: secs(t[k]) }),
+      el('td', { class: 'num', text: pct((t[k] / t.step_seconds) * 100, 0) })));
+  }
+  table.append(body);
+  box.append(table, el('p', { class: 'note', text: `The slowest stage is ${t.slowest_stage}; its largest part is ${t.largest_term || '?'}. MFU = the model FLOPs of a step, all devices (${(t.model_flops / 1e12).toFixed(0)} TFLOP) / (step time × devices × one device's peak rate); tokens/s per device = the tokens of a step (micro-batches × batch × sequence × data-parallel ranks) / step time / devices.` }));
+  return box;
+}
+
 export function renderMemory(root, ctx) {
   const res = ctx.estimate;
   const focusKey = document.activeElement && root.contains(document.activeElement) ? document.activeElement.dataset.key : null;
@@ -387,6 +425,7 @@ export function renderMemory(root, ctx) {
     // height while a drag passes through an error
     el('span', { class: 'mstate' }, stale ? el('span', { class: 'stale-note', id: 'memory-stale', role: 'note', title: stale, text: stale }) : ''));
   root.append(summary);
+  if (est.time && est.time.step_seconds > 0) root.append(timeDetails(est.time));
   root.append(trustPanel(est, ctx.leftOut || [], ctx.assumed));
   const names = [['stages', 'Stages'], ['timeline', 'Timeline'], ['layers', 'Per layer']];
   if (!names.some(([id]) => id === ui.tab)) ui.tab = 'stages';
