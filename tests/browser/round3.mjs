@@ -97,8 +97,312 @@ async function plainErrors(page, base, t) {
   await t.axe(page, 'plain-errors');
 }
 
+// ---- the layer strip: one entry per lane edit, a zoom, the layer under the pointer ---------
+
+// Drags on a lane between two layers of the window in view (first, count),
+// holding the button at the end when hold is true.
+async function dragLane(page, col, from, to, first, count, hold = false) {
+  const cells = page.locator(`.strip-lane[data-col="${col}"] .strip-cells`);
+  await cells.scrollIntoViewIfNeeded();
+  const box = await cells.boundingBox();
+  const x = (l) => box.x + ((l - first + 0.5) / count) * box.width;
+  const y = box.y + box.height / 2;
+  await page.mouse.move(x(from), y);
+  await page.mouse.down();
+  await page.mouse.move(x((from + to) / 2), y, { steps: 3 });
+  await page.mouse.move(x(to), y, { steps: 3 });
+  if (!hold) await page.mouse.up();
+}
+
+const SWAP_ENTRIES = `recompute:
+  mode: full
+  full_recompute_layer: [0-1]
+swap:
+  enable: True
+  layer_swap:
+    # the early layers: their activations are the largest
+    - layers: [4-5]
+      backward_prefetch: 1
+    # the late layers, kept apart on purpose
+    - layers: [20-21]
+      backward_prefetch: 1
+`;
+
+async function laneEntries(page, base, t) {
+  const { check } = t;
+  await fresh(page, base, t);
+  await paste(page, t, SWAP_ENTRIES);
+  // layers 7-8 go to the entry nearest them (the first); the other and every comment stay
+  await dragLane(page, 'layerSwap', 7, 8, 0, 32);
+  await t.idle(page);
+  let y = await yamlOf(page);
+  check(/- layers: \[4-5, 7-8\]/.test(y) && /- layers: \[20-21\]/.test(y), `painting adds 7-8 to the first entry only: ${y}`);
+  check(y.includes('# the early layers: their activations are the largest') && y.includes('# the late layers, kept apart on purpose'),
+    `the comments between the entries stay: ${y}`);
+  check((y.match(/backward_prefetch: 1/g) || []).length === 2, `each entry keeps its backward_prefetch: ${y}`);
+  // removing from a named layer edits the entry that names it
+  await dragLane(page, 'layerSwap', 21, 21, 0, 32);
+  await t.idle(page);
+  y = await yamlOf(page);
+  check(/- layers: \[4-5, 7-8\]/.test(y) && /- layers: \[20\]/.test(y) && y.includes('# the late layers'), `a drag from layer 21 removes it from the second entry only: ${y}`);
+}
+
+async function bigModel(page, base, t, layers) {
+  const m = await (await fetch(`${base}api/v1/presets/llama2-7b`)).json();
+  m.model.num_layers = layers;
+  await page.setInputFiles('#file', { name: `big${layers}.json`, mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(m)) });
+  await page.waitForFunction((n) => window.memopt.state.model.label === n, `big${layers}.json`);
+  await t.idle(page);
+}
+
+async function stripZoom(page, base, t) {
+  const { check } = t;
+  await fresh(page, base, t);
+  await paste(page, t, 'recompute:\n  mode: full\n  full_recompute_layer: [0-1]\n');
+  await bigModel(page, base, t, 128);
+  // the layer under the pointer while dragging, and the range so far
+  await dragLane(page, 'full', 40, 50, 0, 128, true);
+  const tipText = await page.evaluate(() => { const x = document.querySelector('.strip-tip'); return x && !x.hidden ? x.textContent : null; });
+  check(tipText === 'layers 40–50', `while dragging the strip says the layers under the pointer: ${tipText}`);
+  await page.mouse.up();
+  await t.idle(page);
+  check((await yamlOf(page)).includes('full_recompute_layer: [0-1, 40-50]'), `the drag painted 40-50: ${await yamlOf(page)}`);
+  const zin = page.locator('[data-key="strip/zoom-in"]');
+  check(await zin.count() === 1, 'the strip has a zoom-in button');
+  if (!await zin.count()) return;
+  const cellW = () => page.$eval('.strip-lane[data-col="full"] .sc:not([hidden])', (c) => c.getBoundingClientRect().width);
+  const w0 = await cellW();
+  await zin.click();
+  await zin.click();
+  const shown = await page.$$eval('.strip-lane[data-col="full"] .sc', (cs) => cs.filter((c) => !c.hidden).map((c) => Number(c.dataset.layer)));
+  const label = await page.textContent('.strip-window');
+  check(shown.length === 32, `zoomed in twice: 32 of 128 layers in view (${shown.length}; ${label})`);
+  const w1 = await cellW();
+  check(w1 >= 3.5 * w0, `each cell is about 4x wider: ${w0.toFixed(1)} -> ${w1.toFixed(1)} px`);
+  const first = shown[0];
+  check(label === `layers ${first}–${first + 31} of 128`, `the window is named: ${label}`);
+  await page.click('[data-key="strip/left"]');
+  await page.click('[data-key="strip/left"]');
+  await page.click('[data-key="strip/left"]');
+  check((await page.textContent('.strip-window')) === 'layers 0–31 of 128', `panned to the first layers: ${await page.textContent('.strip-window')}`);
+  // a drag in the zoomed window paints the layers under the pointer
+  await dragLane(page, 'full', 20, 24, 0, 32);
+  await t.idle(page);
+  check((await yamlOf(page)).includes('full_recompute_layer: [0-1, 20-24, 40-50]'), `a zoomed drag paints 20-24: ${await yamlOf(page)}`);
+  // the keyboard cursor walking out of the window takes the window along
+  await page.locator('[data-key="strip/full"]').focus();
+  await page.keyboard.press('End');
+  check((await page.textContent('.strip-window')) === 'layers 96–127 of 128', `End shows the last layers: ${await page.textContent('.strip-window')}`);
+  for (const width of [1280, 360]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.waitForTimeout(150);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    check(overflow <= 0, `${width} px: the zoomed strip does not widen the page (${overflow} px)`);
+    await t.axe(page, `strip-zoom ${width}px`);
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+// ---- table headers at 360 px ------------------------------------------------------------
+
+// The header cells (th) of the tables in view whose words break inside:
+// a word drawn on more than one line has more than one client rect.
+function brokenHeaders(page) {
+  return page.evaluate(() => {
+    const out = [];
+    for (const th of document.querySelectorAll('table th')) {
+      // a pattern (code) may wrap anywhere; a word is what hyphens and spaces part
+      if (!th.offsetParent || th.closest('.vh')) continue;
+      const walker = document.createTreeWalker(th, NodeFilter.SHOW_TEXT, { acceptNode: (n) => (n.parentElement.closest('code, .vh') ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT) });
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        const re = /[^\s-]+/g;
+        for (let m = re.exec(n.data); m; m = re.exec(n.data)) {
+          const r = document.createRange();
+          r.setStart(n, m.index);
+          r.setEnd(n, m.index + m[0].length);
+          const lines = new Set([...r.getClientRects()].filter((x) => x.width > 0).map((x) => Math.round(x.top)));
+          if (lines.size > 1) out.push(`${th.closest('table').className || th.closest('table').id}: "${m[0]}"`);
+        }
+      }
+    }
+    return out;
+  });
+}
+
+async function headers360(page, base, t) {
+  const { check } = t;
+  await fresh(page, base, t);
+  await upload(page, t, LLAMA);
+  await page.setViewportSize({ width: 360, height: 800 });
+  await page.waitForTimeout(150);
+  for (const sel of ['#trust summary', '#step-time summary']) if (await page.locator(sel).count()) await page.click(sel);
+  const views = [['stages', null], ['layers', '#mtab-layers']];
+  for (const [name, tab] of views) {
+    if (tab && await page.locator(tab).count()) {
+      await page.click(tab);
+      await t.idle(page);
+    }
+    const broken = await brokenHeaders(page);
+    check(broken.length === 0, `360 px, ${name} view: table headers broken mid-word: ${broken.slice(0, 8).join(', ')}`);
+  }
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  check(overflow <= 0, `360 px: the page is ${overflow} px wider than the screen`);
+  await t.axe(page, 'headers 360px');
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+// ---- chart read-outs on hover and keyboard focus ---------------------------------------------
+
+async function chartReadout(page, base, t) {
+  const { check } = t;
+  await fresh(page, base, t);
+  await paste(page, t, 'recompute:\n  mode: full\n  full_recompute_layer: [0-7]\n');
+  await page.click('#mtab-timeline');
+  await t.idle(page);
+  await page.waitForFunction(() => { const e = window.memopt.state.estimate; return e && e.ok && e.data.stages[0].timeline; });
+  const tl = await page.evaluate(() => window.memopt.state.estimate.data.stages[0].timeline);
+  const g = (b) => `${(b / 2 ** 30).toFixed(2)} GiB`;
+  const chart = page.locator('#mtab-panel svg.timeline');
+  const r = await chart.boundingBox();
+  const k = Math.floor(tl.length / 3);
+  // the chart's geometry: a 640-unit view box, 48 units of axis on the left, 8 on the right
+  const x = r.x + ((48 + (k + 0.5) * ((640 - 56) / tl.length)) / 640) * r.width;
+  await page.mouse.move(x, r.y + r.height / 2);
+  const out = page.locator('#mtab-panel .readout');
+  check(await out.count() === 1, 'the timeline has a read-out');
+  if (!await out.count()) return;
+  let text = await out.textContent();
+  check(text.includes(`Event ${k + 1} of ${tl.length}`) && text.includes(`"${tl[k].event}"`) && text.includes(g(tl[k].total_bytes)),
+    `hovering event ${k + 1} ("${tl[k].event}", ${g(tl[k].total_bytes)}) reads it out: ${text}`);
+  const slider = page.locator('[data-key="tl/0"]');
+  await slider.focus();
+  await page.keyboard.press('Home');
+  text = await out.textContent();
+  check(text.startsWith(`Event 1 of ${tl.length}, "${tl[0].event}"`), `Home reads the first event: ${text}`);
+  await page.keyboard.press('ArrowRight');
+  check((await slider.getAttribute('aria-valuetext')).startsWith(`Event 2 of ${tl.length}, "${tl[1].event}"`),
+    `the arrow reads the next event to a screen reader: ${await slider.getAttribute('aria-valuetext')}`);
+  await page.keyboard.press('End');
+  check((await out.textContent()).startsWith(`Event ${tl.length} of`), 'End reads the last event');
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.waitForTimeout(100);
+    await t.axe(page, `timeline read-out ${width}px`);
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+// ---- the planner says why and draws its proposal -------------------------------------------
+
+async function plannerWhy(page, base, t) {
+  const { check } = t;
+  await fresh(page, base, t);
+  await page.selectOption('#preset', 'mixtral-8x7b');
+  await page.waitForFunction(() => window.memopt.state.model.label === 'mixtral-8x7b');
+  await t.idle(page);
+  const none = 'recompute:\n  mode: None\n';
+  await paste(page, t, none);
+  await page.click('#fit');
+  await page.waitForFunction(() => /Proposal|No plan|refused|error/.test(document.querySelector('#fit-status').textContent));
+  await t.idle(page);
+  const p = await page.evaluate(() => window.memopt.state.fit.proposal);
+  check(p && p.fits, `the planner fits mixtral-8x7b: ${await page.textContent('#fit-status')}`);
+  if (!p) return;
+  const items = await page.$$eval('.fit-changes li', (lis) => lis.map((li) => ({ section: li.dataset.section, text: li.textContent })));
+  check(items.length > 0 && items.every((i) => /saves|adds/.test(i.text) && /cost|saves [\d.]+ s/.test(i.text)),
+    `each change says what it saves and costs: ${JSON.stringify(items)}`);
+  // a section alone, from a plan of nothing but 'mode: None', is the current
+  // plan with the proposal's section: what it saves and costs is the CLI's
+  // figure without it minus the CLI's with it
+  const first = items[0];
+  const name = { recompute: 'recompute', comm: 'recompute_comm', swap: 'swap' }[first && first.section];
+  check(!!name, `the change names its section: ${JSON.stringify(items)}`);
+  if (name) {
+    const est = (yaml) => JSON.parse(spawnSync(t.MEMOPT, ['estimate', '--json', '--model', 'mixtral-8x7b', '-'],
+      { cwd: t.ROOT, input: yaml, encoding: 'utf8', maxBuffer: 1 << 26 }).stdout);
+    const section = new RegExp(`^${name}:\\n(?:[ #].*\\n|\\n)*`, 'm').exec(p.config)[0];
+    const alone = name === 'recompute' ? section : `${none}${section}`;
+    const before = est(none);
+    const after = est(alone);
+    const saved = `saves ${((before.peak_bytes - after.peak_bytes) / 2 ** 30).toFixed(2)} GiB of peak`;
+    const cost = after.time.step_seconds - before.time.step_seconds;
+    check(first.text.includes(saved), `the ${name} section saves what the CLI says (${saved}): ${first.text}`);
+    const costText = Math.abs(cost) < 5e-4 ? 'costs no step time' : `costs +${cost.toFixed(3)} s a step`;
+    check(first.text.includes(costText), `and costs what the CLI says (${costText}): ${first.text}`);
+  }
+  const lane = page.locator('.strip-lane[data-col="proposal"]');
+  check(await lane.count() === 1, 'the proposal is drawn as a lane of the layer strip');
+  // per layer what the lane draws: recompute or swap
+  const actions = (sel) => page.$$eval(sel, (cs) => {
+    const out = {};
+    for (const c of cs) for (const a of ['recompute', 'swap']) if (c.classList.contains(`a-${a}`)) out[c.dataset.layer] = a;
+    return out;
+  });
+  const drawn = await actions('.strip-lane[data-col="proposal"] .sc');
+  const said = await page.textContent('.strip-lane[data-col="proposal"] .proposal-text').catch(() => '');
+  check(Object.keys(drawn).length > 0 && /(recompute|swap) on layers/.test(said), `the lane marks the layers the proposal changes and says them: ${Object.keys(drawn).length} layers; ${said}`);
+  await t.axe(page, 'planner why');
+  await page.click('#fit-accept');
+  await t.idle(page);
+  check(await lane.count() === 0, 'accepted: the proposal lane is gone');
+  const now = await actions('.strip-lane:not(.proposal) .sc');
+  check(JSON.stringify(now) === JSON.stringify(drawn), `the lane drew what the accepted plan does: ${JSON.stringify(drawn)} vs ${JSON.stringify(now)}`);
+}
+
+// ---- saved variants side by side --------------------------------------------------------
+
+async function variantsSideBySide(page, base, t) {
+  const { check } = t;
+  await fresh(page, base, t);
+  await page.evaluate(() => localStorage.removeItem('memopt.variants'));
+  await fresh(page, base, t);
+  const save = page.locator('#variant-save');
+  check(await save.count() === 1, 'the page can save a variant');
+  if (!await save.count()) return;
+  const plans = { A: 'recompute:\n  mode: full\n  full_recompute_layer: [0-7]\n', B: 'recompute:\n  mode: full\n  full_recompute_layer: [0-23]\n' };
+  for (const [name, yaml] of Object.entries(plans)) {
+    await paste(page, t, yaml);
+    await page.fill('#variant-name', name);
+    await save.click();
+    await t.idle(page);
+  }
+  const now = 'recompute:\n  mode: None\n';
+  await paste(page, t, now);
+  const heads = await page.$$eval('table.variants thead th', (ths) => ths.map((th) => th.textContent));
+  check(JSON.stringify(heads) === JSON.stringify(['Figure', 'Now', 'A', 'B']), `the plan now and the two variants side by side: ${heads}`);
+  const rowOf = (label) => page.$$eval('table.variants tbody tr', (trs, l) => {
+    const tr = trs.find((x) => x.querySelector('th').textContent.replace(' ≠', '') === l);
+    return tr ? { cells: [...tr.querySelectorAll('td')].map((td) => td.textContent), differs: tr.classList.contains('differs') } : null;
+  }, label);
+  const peak = (yaml) => JSON.parse(spawnSync(t.MEMOPT, ['estimate', '--json', '--model', 'llama2-7b', '-'],
+    { cwd: t.ROOT, input: yaml, encoding: 'utf8' }).stdout).peak_bytes;
+  const want = [now, plans.A, plans.B].map((y) => `${(peak(y) / 2 ** 30).toFixed(2)} GiB`);
+  const got = await rowOf('Peak');
+  check(got && JSON.stringify(got.cells) === JSON.stringify(want) && got.differs, `the peaks are the CLI's (${want}): ${JSON.stringify(got)}`);
+  const full = await rowOf('full_recompute_layer');
+  check(full && JSON.stringify(full.cells) === JSON.stringify(['none', '0-7', '0-23']) && full.differs, `what each sets, marked as differing: ${JSON.stringify(full)}`);
+  for (const width of [1280, 360]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.waitForTimeout(100);
+    await t.axe(page, `variants ${width}px`);
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.click('[data-key="variant/load/0"]');
+  await t.idle(page);
+  check((await yamlOf(page)).includes('full_recompute_layer: [0-7]'), `Load A brings its plan back: ${await yamlOf(page)}`);
+  // kept in this browser: a reload still lists them
+  await fresh(page, base, t);
+  check(await page.locator('table.variants thead th').count() === 4, 'the variants are still there after a reload');
+  await page.click('[data-key="variant/remove/1"]');
+  check(await page.locator('table.variants thead th').count() === 3, 'Remove drops a variant');
+  await page.evaluate(() => localStorage.removeItem('memopt.variants'));
+}
+
 export async function round3(page, base, t) {
-  for (const [name, fn] of [['step time', stepTime], ['plain errors', plainErrors]]) {
+  for (const [name, fn] of [['step time', stepTime], ['plain errors', plainErrors], ['lane edits one entry', laneEntries],
+    ['strip zoom and pointer', stripZoom], ['headers at 360 px', headers360],
+    ['chart read-outs', chartReadout], ['planner why', plannerWhy],
+    ['variants side by side', variantsSideBySide]]) {
     t.setStep(`round3: ${name}`);
     try {
       await fn(page, base, t);

@@ -70,7 +70,7 @@ export function planRequest(store) {
   return { body, start: f.start, allow: body.allow || null };
 }
 
-function keyOf(cfg) {
+export function keyOf(cfg) {
   const r = cfg.recompute;
   const items = new Map();
   items.set('recompute mode', r.mode);
@@ -97,6 +97,47 @@ export function changes(before, after) {
   }
   for (const [k, v] of a) if (!b.has(k)) out.push(`${k} ${v} (dropped)`);
   return out;
+}
+
+// The section a change belongs to: each is weighed alone against the
+// current plan (one section of the proposal, the rest of the current plan).
+const SECTION_OF = [[/^(recompute mode|full_recompute_layer|select_module|exclude_op)/, 'recompute'],
+  [/^recompute_comm/, 'comm'], [/^(swap|layer_swap|op_swap)/, 'swap']];
+const SECTION_LABEL = { recompute: 'recompute', comm: 'recompute_comm', swap: 'swap' };
+
+export function sectionOf(change) {
+  const hit = SECTION_OF.find(([re]) => re.test(change));
+  return hit ? hit[1] : null;
+}
+
+// The sections the proposal changes: [{section, label, changes: [text]}].
+export function changedSections(before, after) {
+  const out = [];
+  for (const c of changes(before, after)) {
+    const sec = sectionOf(c);
+    let g = out.find((x) => x.section === sec);
+    if (!g) out.push(g = { section: sec, label: SECTION_LABEL[sec] || 'other', changes: [] });
+    g.changes.push(c);
+  }
+  return out;
+}
+
+// The current config with one section taken from the proposal.
+export function withSection(current, proposed, section) {
+  const cfg = JSON.parse(JSON.stringify(current));
+  cfg[section] = JSON.parse(JSON.stringify(proposed[section]));
+  return cfg;
+}
+
+// What a section alone saves and costs against the current plan, in words.
+export function whyText(w) {
+  if (!w || w.error) return `alone from your plan: no figure (${w ? w.error : 'not estimated'})`;
+  const saved = w.savedBytes;
+  const cost = w.costSeconds;
+  const s = saved >= 0 ? `saves ${gib(saved)} of peak` : `adds ${gib(-saved)} of peak`;
+  const c = Math.abs(cost) < 5e-4 ? 'costs no step time'
+    : cost > 0 ? `costs +${cost.toFixed(3)} s a step (+${pct(w.costPercent)})` : `saves ${(-cost).toFixed(3)} s a step`;
+  return `alone from your plan: ${s}, ${c}`;
 }
 
 export function describeProposal(current, p) {
@@ -180,6 +221,20 @@ function figure(label, v) {
   return el('td', { text: v === null || v === undefined ? '—' : label(v) });
 }
 
+// The changes by section, each section with what it saves and costs when
+// it alone is applied to the current plan (p.why, filled by main.js).
+function whyList(current, p) {
+  const groups = changedSections(current, p.cfg);
+  const ul = el('ul', { class: 'fit-changes', 'aria-label': 'What the proposal changes, and why' });
+  for (const g of groups) {
+    const w = p.why ? p.why[g.section] : null;
+    ul.append(el('li', { dataset: { section: g.section } },
+      el('strong', { text: `${g.label}: ` }), g.changes.join('; '),
+      el('span', { class: 'why', text: ` — ${p.why ? whyText(w) : 'weighing…'}` })));
+  }
+  return el('div', {}, ul, el('p', { class: 'note', text: 'Each section is weighed alone: the proposal\'s section with the rest of your plan. The sections together can save more or less than their sum (a swapped layer that is also recomputed saves once).' }));
+}
+
 // ctx: {state, run(), accept(), discard()}
 export function renderFit(root, ctx) {
   if (!root.querySelector('.fit-form')) buildForm(root, ctx);
@@ -206,8 +261,7 @@ export function renderFit(root, ctx) {
       el('tr', {}, el('th', { scope: 'row', text: 'Peak' }), figure(gib, cur && cur.peak), figure(gib, p.peak)),
       el('tr', {}, el('th', { scope: 'row', text: 'Step time' }), figure((v) => `+${pct(v)}`, cur && cur.overhead), figure((v) => `+${pct(v)}`, p.overhead)),
       el('tr', {}, el('th', { scope: 'row', text: 'Budget' }), figure(gib, p.budget), figure((v) => (v ? '✓ fits' : '⚠ over'), p.fits)))),
-    ch.length ? el('ul', { class: 'fit-changes', 'aria-label': 'What the proposal changes' }, ch.map((c) => el('li', { text: c })))
-      : el('p', { class: 'note', text: 'The proposal is your plan as it is.' }),
+    ch.length ? whyList(store.cfg, p) : el('p', { class: 'note', text: 'The proposal is your plan as it is.' }),
     el('div', { class: 'fit-actions' },
       el('button', { type: 'button', id: 'fit-accept', on: { click: ctx.accept } }, 'Accept the proposal'),
       el('button', { type: 'button', id: 'fit-discard', on: { click: ctx.discard } }, 'Discard')));

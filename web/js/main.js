@@ -19,8 +19,9 @@ import { analyze } from './diags.js';
 import {
   renderDiags, renderYamlErrors, renderGutter, renderExport, renderNotice, onRetry, extraWarnings,
 } from './findings.js';
-import { renderFit, planRequest, describeProposal } from './fit.js';
+import { renderFit, planRequest, describeProposal, changedSections, withSection } from './fit.js';
 import { mountSize } from './size.js';
+import { renderVariants, loadVariants, keepVariants, variantOf } from './variants.js';
 import { renderDiff } from './diff.js';
 import { uploadStatus, adoptUpload } from './upload.js';
 import { copyText } from './copy.js';
@@ -356,6 +357,7 @@ function renderStripNow() {
   const plan = r && r.valid && r.layers && sameLayers() && store.planFresh ? r.layers : null;
   renderStrip($('strip'), {
     cfg: store.cfg, layout: store.layout, plan, analysis: store.analysis,
+    proposal: store.fit.proposal && store.fit.proposal.cfg,
     paint: (label, key) => {
       controlsChanged(key, true);
       renderControls();
@@ -393,6 +395,7 @@ function renderResults() {
   renderMemoryNow();
   if (!renderExport()) hideConfirm();
   renderFitNow();
+  renderVariantsNow();
   renderDiffNow();
   renderLedgerNow();
   $('model-summary').textContent = store.layout ? modelSummary(store.model.obj, store.layout) : '';
@@ -547,12 +550,58 @@ async function applyHistory(message) {
 
 // ---- fit to budget: the planner the user steers ------------------------------------
 
+// ---- saved variants ---------------------------------------------------------------------------
+
+let variants = loadVariants();
+
+function currentEstimate() {
+  const e = store.estimate;
+  return e && e.ok && e.data && e.data.stages && store.result && store.result.valid ? e.data : null;
+}
+
+function renderVariantsNow() {
+  renderVariants($('variants'), {
+    variants,
+    current: variantOf('Now', store.yaml, store.cfg, currentEstimate(), store.model.label),
+    save: (name) => {
+      const v = variantOf(name || `Variant ${variants.length + 1}`, store.yaml, store.cfg, currentEstimate(), store.model.label);
+      const status = $('variant-status');
+      if (!v.figures) {
+        status.textContent = 'Nothing to save: this plan has no estimate (fix its errors first).';
+        return;
+      }
+      variants = [...variants.filter((x) => x.name !== v.name), v].slice(-8);
+      keepVariants(variants);
+      renderVariantsNow();
+      $('variant-status').textContent = `Saved ${v.name}.`;
+      announce(`Saved ${v.name}`);
+    },
+    load: async (i) => {
+      const v = variants[i];
+      if (!v) return;
+      flushRecord();
+      store.yaml = v.yaml;
+      setYamlBox(store.yaml);
+      recordNow(`Load ${v.name}`);
+      await applyYamlText();
+      $('variant-status').textContent = `Loaded ${v.name}${v.model && v.model !== store.model.label ? ` (saved with the model ${v.model})` : ''}.`;
+    },
+    remove: (i) => {
+      const v = variants[i];
+      variants = variants.filter((_, k) => k !== i);
+      keepVariants(variants);
+      renderVariantsNow();
+      if (v) $('variant-status').textContent = `Removed ${v.name}.`;
+    },
+  });
+}
+
 function renderFitNow() {
   renderFit($('fit-panel'), {
     state: store,
     run: fitToBudget,
     accept: acceptProposal,
-    discard: () => { store.fit.proposal = null; renderFitNow(); renderDiffNow(); announce('Proposal discarded'); },
+    discard: () => { store.fit.proposal = null; renderFitNow(); renderDiffNow(); renderStripNow(); announce('Proposal discarded'); },
   });
 }
 
@@ -593,7 +642,41 @@ async function fitToBudget() {
   store.ui.diffBase = 'proposal';
   renderFitNow();
   renderDiffNow();
+  renderStripNow();
+  await weighProposal(f.proposal);
   hooks.busy = false;
+}
+
+// Why the proposal: each section it changes, applied alone to the current
+// plan, estimated: the peak it saves and the step time it costs.
+async function weighProposal(p) {
+  const cur = store.estimate && store.estimate.ok && store.estimate.data && store.estimate.data.stages ? store.estimate.data : null;
+  if (!p.cfg) return;
+  const why = {};
+  for (const g of changedSections(store.cfg, p.cfg)) {
+    if (!g.section) continue;
+    if (!cur) {
+      why[g.section] = { error: 'your plan has no estimate of its own' };
+      continue;
+    }
+    const cfg = withSection(store.cfg, p.cfg, g.section);
+    const config = store.training ? editConfigText(store.yaml, JSON.parse(store.cfgSynced), cfg) : emitYaml(cfg).text;
+    const r = await api.estimate({ config, model: store.model.obj });
+    const d = r.ok ? r.data : null;
+    if (!d || !d.stages || !d.stages.length) {
+      why[g.section] = { error: d && d.errors && d.errors.length ? `alone it is invalid: ${d.errors[0].code}` : 'no estimate' };
+      continue;
+    }
+    const step = (x) => (x.time && x.time.step_seconds) || (x.cost && x.cost.step_seconds) || 0;
+    why[g.section] = {
+      savedBytes: cur.peak_bytes - d.peak_bytes,
+      costSeconds: step(d) - step(cur),
+      costPercent: step(cur) ? ((step(d) - step(cur)) / step(cur)) * 100 : 0,
+    };
+  }
+  if (store.fit.proposal !== p) return; // discarded or replaced meanwhile
+  p.why = why;
+  renderFitNow();
 }
 
 function currentFigures() {
@@ -609,6 +692,7 @@ async function acceptProposal() {
   // a whole training YAML keeps every other line: the proposal's sections go in place
   store.yaml = store.training && p.cfg ? editConfigText(store.yaml, JSON.parse(store.cfgSynced), p.cfg) : p.config;
   store.fit.proposal = null;
+  renderStripNow();
   setYamlBox(store.yaml);
   recordNow('Fit to budget');
   $('fit-status').textContent = `Loaded the planner's proposal (Undo brings your plan back).`;

@@ -225,6 +225,59 @@ function patternDefs() {
     HATCH[k] ? svg('path', { d: HATCH[k], class: 'hatch' }) : null));
 }
 
+// One event of a timeline in words: where it is, its total, its buckets.
+export function eventText(tl, i) {
+  const e = tl[i];
+  const parts = BUCKETS.filter(([k]) => e.bytes && e.bytes[k]).map(([k, label]) => `${label} ${gib(e.bytes[k])}`);
+  return `Event ${i + 1} of ${tl.length}, "${e.event}": ${gib(e.total_bytes)}${parts.length ? ` (${parts.join(', ')})` : ''}`;
+}
+
+// The chart read out event by event: under the pointer, and as a slider
+// for the keyboard (arrows, Page Up / Down, Home / End); a line marks the
+// event read.
+function readableChart(chart, s, est, peakI) {
+  const tl = s.timeline;
+  const W = 640;
+  const pad = 48;
+  const cw = (W - pad - 8) / Math.max(1, tl.length);
+  const line = svg('line', { y1: 10, y2: 178, class: 'cursorline' });
+  chart.append(line);
+  chart.setAttribute('aria-hidden', 'true');
+  chart.removeAttribute('role');
+  const out = el('p', { class: 'readout', id: `tl-readout-${s.stage}` });
+  const wrap = el('div', {
+    class: 'chart-read', tabindex: 0, role: 'slider', dataset: { key: `tl/${s.stage}` },
+    'aria-label': `Stage ${s.stage} timeline, event by event (${tl.length} events; capacity ${gib(est.capacity_bytes)})`,
+    'aria-valuemin': 1, 'aria-valuemax': tl.length,
+  }, chart);
+  const show = (i) => {
+    const k = Math.max(0, Math.min(tl.length - 1, i));
+    wrap.cursor = k;
+    const x = (pad + (k + 0.5) * cw).toFixed(1);
+    line.setAttribute('x1', x);
+    line.setAttribute('x2', x);
+    const text = eventText(tl, k);
+    out.textContent = text;
+    wrap.setAttribute('aria-valuenow', k + 1);
+    wrap.setAttribute('aria-valuetext', text);
+  };
+  show(peakI);
+  wrap.addEventListener('pointermove', (e) => {
+    const r = chart.getBoundingClientRect();
+    const vx = ((e.clientX - r.left) / Math.max(1, r.width)) * W;
+    show(Math.floor((vx - pad) / cw));
+  });
+  wrap.addEventListener('keydown', (e) => {
+    const step = { ArrowLeft: -1, ArrowDown: -1, ArrowRight: 1, ArrowUp: 1, PageDown: -10, PageUp: 10 }[e.key];
+    if (step !== undefined) show(wrap.cursor + step);
+    else if (e.key === 'Home') show(0);
+    else if (e.key === 'End') show(tl.length - 1);
+    else return;
+    e.preventDefault();
+  });
+  return el('div', { class: 'chart-box' }, wrap, out);
+}
+
 function timelinePanel(est, ctx) {
   const ui = ctx.ui;
   const s = est.stages.find((x) => x.stage === ui.stage) || est.stages[0];
@@ -239,8 +292,8 @@ function timelinePanel(est, ctx) {
     box.append(panel);
     return box;
   }
-  const { chart, peak } = timelineChart(s, est);
-  panel.append(chart);
+  const { chart, peak, peakI } = timelineChart(s, est);
+  panel.append(readableChart(chart, s, est, peakI));
   const bk = peak.bytes || {};
   const parts = BUCKETS.filter(([k]) => bk[k]).map(([k, label]) => `${label} ${gib(bk[k])}`);
   const over = peak.total_bytes > est.capacity_bytes;
@@ -261,7 +314,8 @@ function layersPanel(est) {
   const table = el('table', { class: 'players' },
     el('caption', { class: 'vh', text: 'Activations one micro-batch keeps, per layer, before and after the plan' }),
     el('thead', {}, el('tr', {},
-      ...['Layer', 'Stage', 'Before', 'After', 'Saved', '', 'Recompute FLOPs', 'Swap'].map((t) => el('th', { scope: 'col', text: t })))));
+      ...['Layer', 'Stage', 'Before', 'After', 'Saved', '', 'Recompute FLOPs', 'Swap'].map((t) => (t ? el('th', { scope: 'col', text: t })
+        : el('th', { scope: 'col' }, el('span', { class: 'vh', text: 'Before and after, drawn' })))))));
   const body = el('tbody');
   for (const l of rows) {
     const before = l.baseline_activation_bytes || 0;

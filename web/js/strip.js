@@ -40,12 +40,38 @@ function laneList(cfg, col) {
   if (col.id === 'full') return { get: () => r.full, set: (v) => { r.full = v; } };
   if (col.entry) return { get: () => col.entry.ranges, set: (v) => { col.entry.ranges = v; } };
   if (col.id === 'layerSwap') {
+    // one entry changes (its comments and the others stay): layers are
+    // added to the entry nearest them, removed from each entry naming them
     return {
       get: () => s.layerSwap.flatMap((e) => e.ranges),
-      set: (v) => { s.layerSwap = v.length ? [{ ranges: v }] : []; },
+      add: (lo, hi) => {
+        const e = nearestEntry(s.layerSwap, lo, hi);
+        if (e) e.ranges = addLayers(e.ranges, lo, hi);
+        else s.layerSwap.push({ ranges: [[lo, hi]] });
+      },
+      remove: (lo, hi) => {
+        for (const e of s.layerSwap) e.ranges = removeLayers(e.ranges, lo, hi);
+        s.layerSwap = s.layerSwap.filter((e) => e.ranges.length);
+      },
     };
   }
   return null; // op_swap, exclude_op, empty lanes: patterns are edited in the controls
+}
+
+// The entry whose layers come closest to lo..hi (the first of equals).
+export function nearestEntry(entries, lo, hi) {
+  let best = null;
+  let bestGap = Infinity;
+  for (const e of entries) {
+    for (const [a, b] of e.ranges) {
+      const gap = b < lo ? lo - b : a > hi ? a - hi : 0;
+      if (gap < bestGap) {
+        bestGap = gap;
+        best = e;
+      }
+    }
+  }
+  return best;
 }
 
 function named(ranges, l) {
@@ -62,16 +88,21 @@ export function renderStrip(root, ctx) {
   }
   const n = layout.num_layers + layout.mtp_num_layers;
   const cols = columns(cfg).filter((c) => !c.empty);
-  const shape = `${n}|${cols.map((c) => c.id).join('\u0001')}`;
+  const shape = `${n}|${cols.map((c) => c.id).join('\u0001')}${ctx.proposal ? '|proposal' : ''}`;
   if (root.dataset.shape !== shape) {
     root.dataset.shape = shape;
     clear(root);
     root.append(el('p', { class: 'strip-help', id: 'strip-help', text: 'Drag along a lane to add layers to it (from a named layer: to remove them); or focus a lane, move with the arrows, widen with Shift+arrows, press Space.' }));
+    root.view = { first: 0, count: n, n };
+    root.append(zoomBar(root));
     const current = () => root.stripCtx;
-    for (const c of cols) root.append(lane(c, n, current));
+    for (const c of cols) root.append(lane(c, n, current, root));
+    if (ctx.proposal) root.append(proposalLane(n));
+    root.append(el('div', { class: 'strip-tip', 'aria-hidden': 'true', hidden: true }));
     root.append(el('div', { class: 'strip-status vh', id: 'strip-status', 'aria-live': 'polite' }));
   }
-  for (const row of root.querySelectorAll('.strip-lane')) {
+  paintProposal(root, ctx, n);
+  for (const row of root.querySelectorAll('.strip-lane:not(.proposal)')) {
     const c = cols.find((x) => x.id === row.dataset.col);
     row.laneCol = c;
     const cells = row.querySelector('.strip-cells').children;
@@ -83,9 +114,127 @@ export function renderStrip(root, ctx) {
     }
     paintCursor(row);
   }
+  showView(root);
 }
 
-function lane(c, n, current) {
+// ---- the planner's proposal, drawn under the lanes -------------------------------------------
+
+function proposalLane(n) {
+  const cells = el('div', { class: 'strip-cells', 'aria-hidden': 'true' });
+  for (let l = 0; l < n; l += 1) cells.append(el('span', { class: 'sc', dataset: { layer: l } }));
+  return el('div', { class: 'strip-lane readonly proposal', dataset: { col: 'proposal' } },
+    el('span', { class: 'strip-name', title: 'The planner\'s proposal: what it does on each layer', text: 'proposal' }), cells,
+    el('span', { class: 'vh proposal-text' }));
+}
+
+function within(ranges, l) {
+  return ranges.some(([a, b]) => l >= a && l <= b);
+}
+
+// What a config does to layer l, as the lanes colour it: recompute (whole
+// or selected), swap, or nothing.
+export function layerAction(cfg, l) {
+  const r = cfg.recompute;
+  if (r.mode !== 'None' && (within(r.full, l) || (r.mode === 'select' && r.select.some((e) => within(e.ranges, l))))) return 'recompute';
+  if (cfg.swap.enable && (cfg.swap.layerSwap.some((e) => within(e.ranges, l)) || cfg.swap.opSwap.some((e) => within(e.ranges, l)))) return 'swap';
+  if (cfg.comm.enable && cfg.comm.select.some((e) => within(e.ranges, l))) return 'recompute_comm';
+  return null;
+}
+
+function paintProposal(root, ctx, n) {
+  const row = root.querySelector('.strip-lane.proposal');
+  if (!row || !ctx.proposal) return;
+  const cells = row.querySelector('.strip-cells').children;
+  const by = { recompute: [], swap: [], recompute_comm: [] };
+  for (let l = 0; l < n; l += 1) {
+    const a = layerAction(ctx.proposal, l);
+    const changed = a !== layerAction(ctx.cfg, l);
+    cells[l].className = `sc${a ? ` a-${a}` : ''}${changed ? ' changed' : ''}`;
+    cells[l].title = `layer ${l}: ${a || 'kept'}${changed ? ' (a change)' : ''}`;
+    if (a) by[a].push(l);
+  }
+  const ranges = (ls) => rangesText(ls.reduce((acc, l) => {
+    const last = acc[acc.length - 1];
+    if (last && l === last[1] + 1) last[1] = l;
+    else acc.push([l, l]);
+    return acc;
+  }, []));
+  row.querySelector('.proposal-text').textContent = `The proposal: ${Object.entries(by).filter(([, ls]) => ls.length).map(([a, ls]) => `${a} on layers ${ranges(ls)}`).join('; ') || 'nothing on any layer'}.`;
+}
+
+// ---- the zoom: a window of the layers, every lane alike ----------------------------------
+
+const MIN_WINDOW = 8;
+
+function zoomBar(root) {
+  const btn = (key, label, text, fn) => el('button', {
+    type: 'button', class: 'zoom-btn', dataset: { key }, 'aria-label': label, title: label, text,
+    on: { click: () => { fn(root.view); showView(root); } },
+  });
+  return el('div', { class: 'strip-zoom', role: 'group', 'aria-label': 'Zoom the layer strip' },
+    btn('strip/zoom-out', 'Zoom out (more layers)', '−', (v) => zoomTo(v, v.count * 2, v.first + v.count / 2)),
+    btn('strip/zoom-in', 'Zoom in (fewer, wider layers)', '+', (v) => zoomTo(v, Math.ceil(v.count / 2), v.first + v.count / 2)),
+    btn('strip/left', 'Earlier layers', '◀', (v) => panTo(v, v.first - Math.max(1, Math.floor(v.count / 2)))),
+    btn('strip/right', 'Later layers', '▶', (v) => panTo(v, v.first + Math.max(1, Math.floor(v.count / 2)))),
+    el('span', { class: 'strip-window', 'aria-live': 'polite' }));
+}
+
+function panTo(v, first) {
+  v.first = Math.max(0, Math.min(v.n - v.count, Math.round(first)));
+}
+
+// count layers in view around the centre layer
+function zoomTo(v, count, centre) {
+  v.count = Math.max(Math.min(MIN_WINDOW, v.n), Math.min(v.n, count));
+  panTo(v, centre - v.count / 2);
+}
+
+// Keeps layer l in view (a keyboard cursor that walks out of the window).
+function follow(root, l) {
+  const v = root.view;
+  if (!v || (l >= v.first && l < v.first + v.count)) return;
+  panTo(v, l < v.first ? l : l - v.count + 1);
+  showView(root);
+}
+
+function showView(root) {
+  const v = root.view;
+  if (!v) return;
+  const last = v.first + v.count - 1;
+  for (const cells of root.querySelectorAll('.strip-cells')) {
+    cells.style.gridTemplateColumns = `repeat(${v.count}, minmax(0, 1fr))`;
+    const all = cells.children;
+    for (let l = 0; l < all.length; l += 1) {
+      const hide = l < v.first || l > last;
+      if (all[l].hidden !== hide) all[l].hidden = hide;
+    }
+  }
+  const label = root.querySelector('.strip-window');
+  if (label) label.textContent = v.count === v.n ? `all ${v.n} layers` : `layers ${v.first}–${last} of ${v.n}`;
+  const set = (key, off) => { const b = root.querySelector(`[data-key="${key}"]`); if (b) b.disabled = off; };
+  set('strip/zoom-in', v.count <= Math.min(MIN_WINDOW, v.n));
+  set('strip/zoom-out', v.count === v.n);
+  set('strip/left', v.first === 0);
+  set('strip/right', last >= v.n - 1);
+}
+
+// The layer number under the pointer (a range while dragging), above it.
+function tip(root, cells, clientX, text) {
+  const t = root.querySelector('.strip-tip');
+  if (!t) return;
+  if (text === null) {
+    t.hidden = true;
+    return;
+  }
+  const box = root.getBoundingClientRect();
+  const c = cells.getBoundingClientRect();
+  t.textContent = text;
+  t.hidden = false;
+  t.style.left = `${Math.max(0, Math.min(box.width - t.offsetWidth, clientX - box.left - t.offsetWidth / 2))}px`;
+  t.style.top = `${c.top - box.top - t.offsetHeight - 2}px`;
+}
+
+function lane(c, n, current, root) {
   const editable = !!laneList(current().cfg, c);
   const cells = el('div', { class: 'strip-cells', 'aria-hidden': 'true' });
   cells.style.gridTemplateColumns = `repeat(${n}, minmax(0, 1fr))`;
@@ -102,15 +251,19 @@ function lane(c, n, current) {
     dataset: { key: `strip/${c.id}` },
   });
   row.append(slider);
-  slider.addEventListener('keydown', (e) => keyPaint(e, row, n, current()));
-  cells.addEventListener('pointerdown', (e) => pointerPaint(e, row, cells, n, current));
+  slider.addEventListener('keydown', (e) => { keyPaint(e, row, n, current()); follow(root, row.cursor); });
+  cells.addEventListener('pointerdown', (e) => pointerPaint(e, row, cells, root, current));
+  cells.addEventListener('pointermove', (e) => { if (!row.dragging) tip(root, cells, e.clientX, `layer ${layerAt(cells, root.view, e.clientX)}`); });
+  cells.addEventListener('pointerleave', () => { if (!row.dragging) tip(root, cells, 0, null); });
   cells.style.touchAction = 'none';
   return row;
 }
 
-function layerAt(cells, n, clientX) {
+// The layer under clientX in the window of layers in view.
+function layerAt(cells, v, clientX) {
   const r = cells.getBoundingClientRect();
-  return Math.max(0, Math.min(n - 1, Math.floor(((clientX - r.left) / Math.max(1, r.width)) * n)));
+  const i = Math.floor(((clientX - r.left) / Math.max(1, r.width)) * v.count);
+  return v.first + Math.max(0, Math.min(v.count - 1, i));
 }
 
 function apply(row, a, b, ctx) {
@@ -120,17 +273,19 @@ function apply(row, a, b, ctx) {
   const lo = Math.min(a, b);
   const hi = Math.max(a, b);
   const erase = named(l.get(), a);
-  l.set(erase ? removeLayers(l.get(), lo, hi) : addLayers(l.get(), lo, hi));
+  if (l.add) (erase ? l.remove : l.add)(lo, hi);
+  else l.set(erase ? removeLayers(l.get(), lo, hi) : addLayers(l.get(), lo, hi));
   const text = `${erase ? 'Removed' : 'Added'} layers ${rangesText([[lo, hi]])} ${erase ? 'from' : 'to'} ${c.title}`;
   const status = document.getElementById('strip-status');
   if (status) status.textContent = text;
   ctx.paint(c.title, `strip/${c.id}`);
 }
 
-function pointerPaint(e, row, cells, n, current) {
+function pointerPaint(e, row, cells, root, current) {
   e.preventDefault();
   row.querySelector('.strip-focus').focus();
-  const from = layerAt(cells, n, e.clientX);
+  const v = root.view;
+  const from = layerAt(cells, v, e.clientX);
   row.cursor = from;
   row.anchor = null;
   let to = from;
@@ -141,9 +296,17 @@ function pointerPaint(e, row, cells, n, current) {
       s.classList.toggle('sel', l >= Math.min(from, to) && l <= Math.max(from, to));
     }
   };
+  row.dragging = true;
+  const say = (x) => tip(root, cells, x, from === to ? `layer ${from}` : `layers ${Math.min(from, to)}–${Math.max(from, to)}`);
   mark();
-  const move = (ev) => { to = layerAt(cells, n, ev.clientX); row.cursor = to; mark(); };
+  say(e.clientX);
+  const move = (ev) => { to = layerAt(cells, v, ev.clientX); row.cursor = to; mark(); say(ev.clientX); };
+  const end = () => {
+    row.dragging = false;
+    tip(root, cells, 0, null);
+  };
   const up = () => {
+    end();
     cells.removeEventListener('pointermove', move);
     cells.removeEventListener('pointerup', up);
     cells.removeEventListener('pointercancel', cancel);
@@ -151,6 +314,7 @@ function pointerPaint(e, row, cells, n, current) {
     apply(row, from, to, current());
   };
   const cancel = () => {
+    end();
     cells.removeEventListener('pointermove', move);
     cells.removeEventListener('pointerup', up);
     cells.removeEventListener('pointercancel', cancel);
