@@ -292,6 +292,34 @@ async function chartReadout(page, base, t) {
   await page.setViewportSize({ width: 1280, height: 900 });
 }
 
+// The trace comparison's chart, read the same way. tests/data/ledger/README
+// and notes/ledger-decode-pp2-stage0.md: the pp2 stage-0 ledger peaks at
+// 10246.24 MiB (the Mul of line 8).
+async function ledgerReadout(page, base, t) {
+  const { check } = t;
+  await fresh(page, base, t);
+  await page.setInputFiles('#file', join(t.ROOT, 'tests/data/ledger/dsv3-8l-pp2.yaml'));
+  await page.waitForFunction(() => window.memopt.state.model.label === 'dsv3-8l-pp2.yaml');
+  await t.idle(page);
+  await page.fill('#ledger-stage', '0');
+  await page.locator('#ledger-stage').blur();
+  await page.setInputFiles('#trace-file', join(t.ROOT, 'tests/data/ledger/pp2-stage0-optimizer.csv'));
+  await page.waitForFunction(() => ['done', 'error'].includes(document.querySelector('#ledger').dataset.state), null, { timeout: 20000 });
+  const out = page.locator('#ledger-readout');
+  check(await out.count() === 1, 'the trace chart has a read-out');
+  if (!await out.count()) return;
+  check(/^Measured, row \d+ of \d+ drawn: 10246\.24 MiB at /.test(await out.textContent()), `it starts at the measured peak: ${await out.textContent()}`);
+  const slider = page.locator('[data-key="ledger/readout"]');
+  await slider.focus();
+  await page.keyboard.press('Home');
+  check(/^Measured, row 1 of/.test(await slider.getAttribute('aria-valuetext')), `Home reads the first row: ${await slider.getAttribute('aria-valuetext')}`);
+  // the pointer over the estimated lane reads its events
+  const r = await page.locator('#ledger svg.ledger-timeline').boundingBox();
+  await page.mouse.move(r.x + r.width * 0.5, r.y + r.height * 0.3);
+  check(/^Estimated, event \d+ of \d+, ".+": \d+\.\d\d MiB$/.test(await out.textContent()), `the estimated lane reads its event: ${await out.textContent()}`);
+  await t.axe(page, 'ledger read-out');
+}
+
 // ---- the planner says why and draws its proposal -------------------------------------------
 
 async function plannerWhy(page, base, t) {
@@ -401,7 +429,7 @@ async function variantsSideBySide(page, base, t) {
 export async function round3(page, base, t) {
   for (const [name, fn] of [['step time', stepTime], ['plain errors', plainErrors], ['lane edits one entry', laneEntries],
     ['strip zoom and pointer', stripZoom], ['headers at 360 px', headers360],
-    ['chart read-outs', chartReadout], ['planner why', plannerWhy],
+    ['chart read-outs', chartReadout], ['ledger read-out', ledgerReadout], ['planner why', plannerWhy],
     ['variants side by side', variantsSideBySide]]) {
     t.setStep(`round3: ${name}`);
     try {

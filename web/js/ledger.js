@@ -133,7 +133,70 @@ export function timelineChart(data, estStage) {
     peakLabel: `▼ ${mib(data.peak.bytes)} · ${data.peak.op} (line ${data.peak.line})`,
   });
   chart.append(g);
-  return chart;
+  return readable(chart, est.length ? estStage.timeline : [], measured, data.first_us, H);
+}
+
+// ---- the read-out: the point under the pointer, or the keyboard's ---------------------
+
+function nearest(points, v) {
+  let k = 0;
+  points.forEach((p, i) => { if (Math.abs(p[0] - v) < Math.abs(points[k][0] - v)) k = i; });
+  return k;
+}
+
+// The chart read out point by point: the estimated lane event by event,
+// the measured lane row by row (the rows drawn); under the pointer, and
+// as a keyboard slider over the measured rows.
+function readable(chart, events, measured, firstUs, H) {
+  const out = el('p', { class: 'readout', id: 'ledger-readout' });
+  const line = svg('line', { y1: PAD.t, y2: H - PAD.b, class: 'cursorline' });
+  chart.append(line);
+  const span = (pts) => [pts.length ? pts[0][0] : 0, pts.length ? pts[pts.length - 1][0] : 1];
+  const xOf = (pts, v) => { const [a, b] = span(pts); return PAD.l + (W - PAD.l - PAD.r) * (b > a ? (v - a) / (b - a) : 0); };
+  const vOf = (pts, x) => { const [a, b] = span(pts); return a + ((x - PAD.l) / (W - PAD.l - PAD.r)) * (b - a); };
+  const est = events.map((e, i) => [i, e.total_bytes]);
+  const wrap = el('div', {
+    class: 'chart-read', tabindex: 0, role: 'slider', 'aria-label': `${chart.getAttribute('aria-label')}. Read the measured rows one by one`,
+    'aria-valuemin': 1, 'aria-valuemax': Math.max(1, measured.length), dataset: { key: 'ledger/readout' },
+  }, chart);
+  const sayMeasured = (k) => {
+    if (!measured.length) return;
+    const i = Math.max(0, Math.min(measured.length - 1, k));
+    wrap.cursor = i;
+    const x = xOf(measured, measured[i][0]).toFixed(1);
+    line.setAttribute('x1', x);
+    line.setAttribute('x2', x);
+    const text = `Measured, row ${i + 1} of ${measured.length} drawn: ${mib(measured[i][1])} at ${((measured[i][0] - firstUs) / 1000).toFixed(3)} ms`;
+    out.textContent = text;
+    wrap.setAttribute('aria-valuenow', i + 1);
+    wrap.setAttribute('aria-valuetext', text);
+  };
+  const sayEstimated = (k) => {
+    const i = Math.max(0, Math.min(est.length - 1, k));
+    const x = xOf(est, i).toFixed(1);
+    line.setAttribute('x1', x);
+    line.setAttribute('x2', x);
+    out.textContent = `Estimated, event ${i + 1} of ${est.length}, "${events[i].event}": ${mib(events[i].total_bytes)}`;
+  };
+  const splitY = PAD.t + 10 + LANE + PAD.gap / 2;
+  chart.setAttribute('aria-hidden', 'true');
+  wrap.addEventListener('pointermove', (e) => {
+    const r = chart.getBoundingClientRect();
+    const vx = ((e.clientX - r.left) / Math.max(1, r.width)) * W;
+    const vy = ((e.clientY - r.top) / Math.max(1, r.height)) * H;
+    if (vy < splitY && est.length) sayEstimated(Math.round(vOf(est, vx)));
+    else sayMeasured(nearest(measured, vOf(measured, vx)));
+  });
+  wrap.addEventListener('keydown', (e) => {
+    const step = { ArrowLeft: -1, ArrowDown: -1, ArrowRight: 1, ArrowUp: 1, PageDown: -10, PageUp: 10 }[e.key];
+    if (step !== undefined) sayMeasured((wrap.cursor ?? 0) + step);
+    else if (e.key === 'Home') sayMeasured(0);
+    else if (e.key === 'End') sayMeasured(measured.length - 1);
+    else return;
+    e.preventDefault();
+  });
+  sayMeasured(peakIndex(measured.length ? measured : [[0, 0]]));
+  return el('div', { class: 'chart-box' }, wrap, out);
 }
 
 // ---- tables -------------------------------------------------------------------------
