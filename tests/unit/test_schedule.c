@@ -6,7 +6,9 @@
  * uneven stage lists, empty chunks, MTP, both frameworks, FSDP, recompute,
  * swap. And it does so for a step of 2^31-1 micro-batches on 100,000
  * stages, which the walk could not: its figures are those of a short step
- * with the same warm-up, since the steady state repeats. */
+ * with the same warm-up, since the steady state repeats. The estimates
+ * without the event listing (or without peaks) that the layout search
+ * runs give the same figures. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -106,6 +108,34 @@ static void expect_same(const mo_estimate *e, size_t s)
 	(void)b;
 }
 
+/* The layout search's estimates: without the event listing every stage's
+ * peak, event and in-flight count are the walk's; without peaks the
+ * parameter state and the step time are. */
+static void expect_lean_same(const mo_estimate *e, const mo_config *c, const mo_model *m)
+{
+	mo_estimate *u = NULL, *n = NULL;
+	assert_int_equal(est_run_unlisted(&u, c, m, NULL), 0);
+	assert_int_equal(est_run_unpeaked(&n, c, m, NULL), 0);
+	assert_int_equal(mo_estimate_event_count(u, 0), 0);
+	assert_int_equal(mo_estimate_peak_bytes(u), mo_estimate_peak_bytes(e));
+	for (size_t s = 0; s < mo_estimate_stage_count(e); s++) {
+		const mo_estimate_stage *a = mo_estimate_stage_get(e, s);
+		const mo_estimate_stage *b = mo_estimate_stage_get(u, s);
+		const mo_estimate_stage *z = mo_estimate_stage_get(n, s);
+		assert_int_equal(b->peak_bytes, a->peak_bytes);
+		assert_string_equal(b->peak_event, a->peak_event);
+		assert_int_equal(b->in_flight, a->in_flight);
+		assert_int_equal(b->between_steps_bytes, a->between_steps_bytes);
+		assert_int_equal(z->weights_bytes, a->weights_bytes);
+		assert_int_equal(z->gradients_bytes, a->gradients_bytes);
+		assert_int_equal(z->optimizer_bytes, a->optimizer_bytes);
+	}
+	assert_true(mo_estimate_get_cost(u)->step_seconds == mo_estimate_get_cost(e)->step_seconds);
+	assert_true(mo_estimate_get_cost(n)->step_seconds == mo_estimate_get_cost(e)->step_seconds);
+	mo_estimate_free(u);
+	mo_estimate_free(n);
+}
+
 static const char *const model_fmt =
 	"model:\n  num_layers: %d\n  hidden_size: 256\n  ffn_hidden_size: 512\n"
 	"  num_attention_heads: 4\n  vocab_size: 2000\n  seq_length: 256\n"
@@ -162,6 +192,7 @@ static int random_case(unsigned *seed)
 	if (mo_estimate_run(&e, c, m, NULL) == 0 && !mo_estimate_timeline_truncated(e)) {
 		for (size_t s = 0; s < mo_estimate_stage_count(e); s++)
 			expect_same(e, s);
+		expect_lean_same(e, c, m);
 		ran = 1;
 	}
 	mo_estimate_free(e);

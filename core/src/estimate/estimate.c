@@ -271,7 +271,11 @@ static int est_build(mo_estimate *e, const mo_config *c, const mo_model *m, mo_e
 	return est_in_range(e, err);
 }
 
-int mo_estimate_run(mo_estimate **out, const mo_config *c, const mo_model *m, mo_error *err)
+/* How much of the timeline an estimate builds. */
+typedef enum { EST_LISTED, EST_UNLISTED, EST_UNPEAKED } est_depth;
+
+static int est_run(mo_estimate **out, const mo_config *c, const mo_model *m, est_depth depth,
+		   mo_error *err)
 {
 	mo_error dummy;
 	if (!err)
@@ -297,12 +301,31 @@ int mo_estimate_run(mo_estimate **out, const mo_config *c, const mo_model *m, mo
 	}
 	e->a = a;
 	e->fw = est_framework(m);
+	e->no_events = depth != EST_LISTED;
+	e->no_peaks = depth == EST_UNPEAKED;
 	if (est_build(e, c, m, err) != 0) {
 		mo_estimate_free(e);
 		return -1;
 	}
 	*out = e;
 	return 0;
+}
+
+int mo_estimate_run(mo_estimate **out, const mo_config *c, const mo_model *m, mo_error *err)
+{
+	return est_run(out, c, m, EST_LISTED, err);
+}
+
+int est_run_unlisted(mo_estimate **out, const mo_config *c, const mo_model *m,
+		     mo_error *err)
+{
+	return est_run(out, c, m, EST_UNLISTED, err);
+}
+
+int est_run_unpeaked(mo_estimate **out, const mo_config *c, const mo_model *m,
+		     mo_error *err)
+{
+	return est_run(out, c, m, EST_UNPEAKED, err);
 }
 
 void mo_estimate_free(mo_estimate *e)

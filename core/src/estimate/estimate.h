@@ -206,12 +206,28 @@ struct mo_estimate {
 	size_t *n_events;
 	mo_estimate_event *peak_events; /* per stage: its peak event (listed or not) */
 	bool truncated;
+	bool no_events;           /* est_run_unlisted: peaks from the closed form */
+	bool no_peaks;            /* est_run_unpeaked: no stage peaks at all */
 	mo_estimate_cost cost;
 	mo_estimate_time time;
 	double *type_fwd_s, *type_bwd_s; /* per layer type: seconds a micro-batch */
 	uint64_t capacity;
 	size_t peak_stage;
 };
+
+/* mo_estimate_run without the event listing: every figure the same (each
+ * stage's peak from the closed form of its schedule, which the walk agrees
+ * with), no events (mo_estimate_event_count is 0). For callers that read
+ * figures only and estimate many layouts (the layout search): the walk's
+ * listing writes up to 2^18 events an estimate. */
+int est_run_unlisted(mo_estimate **out, const mo_config *c, const mo_model *m,
+		     mo_error *err);
+/* Less again: no stage peaks (peak_bytes and the peak events 0), for a
+ * caller that reads the parameter state (weights, gradients, optimizer of
+ * each stage) and the step time, which are the same as mo_estimate_run's
+ * (the time model reads no peak). */
+int est_run_unpeaked(mo_estimate **out, const mo_config *c, const mo_model *m,
+		     mo_error *err);
 
 /* What is alive at a stage's peak event, replayed from its schedule: per
  * (micro-batch, chunk) slot (mb * vpp + chunk) the number of the chunk's

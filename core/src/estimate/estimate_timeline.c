@@ -593,8 +593,15 @@ static void timeline_stage(mo_timeline *t)
 	mo_estimate *e = t->out;
 	mo_estimate_stage *st = &e->stages[t->s];
 	timeline_static(t);
+	if (e->no_peaks) {
+		st->peak_event = "";
+		return;
+	}
 	mo_timeline tmpl = *t;
-	timeline_run(t);
+	if (e->no_events)
+		t->full = true; /* nothing to list: the closed form alone */
+	else
+		timeline_run(t);
 	if (t->failed || timeline_peak(t, &tmpl) != 0) {
 		t->failed = true;
 		return;
@@ -684,11 +691,11 @@ int est_timeline(mo_estimate *e, mo_error *err)
 		 * and chunk, and the optimizer step */
 		double want = 2.0 * ((double)e->stages[s].num_layers + 2.0) * (double)e->cfg.mbn *
 				      (double)e->cfg.vpp + 1.0;
-		size_t n = want < (double)cap ? (size_t)want : cap;
+		size_t n = e->no_events ? 0 : want < (double)cap ? (size_t)want : cap;
 		/* malloc, not the (zeroing) arena: every stored event is written
 		 * before it is read; mo_estimate_free releases them */
-		e->events[s] = malloc((n + 1) * sizeof(mo_estimate_event));
-		if (!e->events[s])
+		e->events[s] = e->no_events ? NULL : malloc((n + 1) * sizeof(mo_estimate_event));
+		if (!e->no_events && !e->events[s])
 			goto nomem;
 		mo_timeline t = {.e = e, .out = e, .s = s, .stored_cap = n, .mbn = e->cfg.mbn,
 				 .gathered = gathered, .pp_resident = e->cfg.pp > 1};

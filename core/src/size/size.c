@@ -14,10 +14,16 @@
  *    the order of that floor, and the search stops once the top K fitting
  *    layouts are all faster than the next floor: the top K are then exact.
  *
+ * The floors come from estimates without peaks (est_run_unpeaked: the
+ * parameter state and the step time, a few microseconds); a layout's
+ * no-plan peak (est_run_unlisted: the closed form of each stage's
+ * schedule, no event listing) only when the ranking reaches it.
+ *
  * Ranking reads one figure, size_step_seconds, the estimate's step time;
  * across device counts the time per token per device (step x devices /
  * tokens), the inverse of tokens per second per device. */
 #include "size/size.h"
+#include "estimate/estimate.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +68,7 @@ typedef struct mo_search {
 	size_t n_points, cap_points;
 	mo_size_result *r;
 	bool stopped; /* the work budget ran out */
+	size_t peaks, peaks_at_stop; /* no-plan peaks computed; when it stopped */
 	const char *none_yaml; /* the three sections of no plan, canonical */
 	uint64_t budget; /* bytes per device (the last estimate's capacity
 			  * less the headroom when the input gives none) */
@@ -162,19 +169,34 @@ static const char *size_rule_error(mo_model *wm, mo_diags **d)
 	return NULL;
 }
 
-/* Estimates c with no plan. Returns 0, 1 when the budget stopped it, -1. */
+/* c's floors: its parameter state and no-plan step time, from an
+ * estimate without peaks. Returns 0, 1 when the budget stopped it, -1. */
 static int size_estimate_one(mo_search *s, mo_model *wm, mo_size_cand *c, mo_error *err)
 {
 	size_apply(wm, c, s->in->global_batch);
 	mo_estimate *e = NULL;
-	if (mo_estimate_run(&e, NULL, wm, err) != 0)
+	if (est_run_unpeaked(&e, NULL, wm, err) != 0)
 		return err->code == MO_ERR_BUDGET || err->code == MO_ERR_CANCELLED ? 1 : -1;
 	s->r->estimated++;
-	c->base_peak = mo_estimate_peak_bytes(e);
 	c->state_bytes = size_state_bytes(e);
 	c->base_step = size_step_seconds(e);
 	c->estimated = true;
 	s->budget = size_budget_for(s->in, e);
+	mo_estimate_free(e);
+	return 0;
+}
+
+/* c's no-plan peak (the closed form of each stage's schedule, no event
+ * listing). Returns 0, 1 when the budget stopped it, -1 with err. */
+static int size_peak_one(mo_search *s, mo_model *wm, mo_size_cand *c, mo_error *err)
+{
+	size_apply(wm, c, s->in->global_batch);
+	mo_estimate *e = NULL;
+	if (est_run_unlisted(&e, NULL, wm, err) != 0)
+		return err->code == MO_ERR_BUDGET || err->code == MO_ERR_CANCELLED ? 1 : -1;
+	s->peaks++;
+	c->base_peak = mo_estimate_peak_bytes(e);
+	c->peaked = true;
 	mo_estimate_free(e);
 	return 0;
 }
@@ -328,11 +350,24 @@ static int size_cmp_floor(const void *a, const void *b)
 	return x->base_peak < y->base_peak ? -1 : x->base_peak > y->base_peak;
 }
 
+/* After the work limit, the ranking still takes up to this many no-plan
+ * peaks of the layouts with the lowest floors (an estimate without the
+ * event listing each: DeepSeek-V3's take about 0.1 ms), so that a stopped
+ * search answers the fastest of them that fit with no plan. */
+#define MO_SIZE_PEAKS_AFTER_STOP 256
+
 /* Plans one candidate; fills f. Returns 0, 1 when the budget stopped it,
  * -1 with err. */
-static int size_plan_one(mo_search *s, mo_model *wm, const mo_size_cand *c, mo_size_final *f,
+static int size_plan_one(mo_search *s, mo_model *wm, mo_size_cand *c, mo_size_final *f,
 			    mo_error *err)
 {
+	if (!c->peaked) {
+		if (s->stopped && s->peaks - s->peaks_at_stop >= MO_SIZE_PEAKS_AFTER_STOP)
+			return 1;
+		int rc = size_peak_one(s, wm, c, err);
+		if (rc != 0)
+			return rc;
+	}
 	if (c->base_peak <= s->budget) {
 		/* fits with nothing: no plan has less overhead */
 		*f = (mo_size_final){.c = *c, .peak = c->base_peak, .step = c->base_step,
@@ -340,7 +375,7 @@ static int size_plan_one(mo_search *s, mo_model *wm, const mo_size_cand *c, mo_s
 		f->score = size_score(c, f->step);
 		return 0;
 	}
-	if (budget_spent())
+	if (s->stopped || budget_spent())
 		return 1;
 	size_apply(wm, c, s->in->global_batch);
 	mo_planner_input pin = {.model = wm, .budget = s->budget, .no_staged = 1};
@@ -356,13 +391,32 @@ static int size_plan_one(mo_search *s, mo_model *wm, const mo_size_cand *c, mo_s
 	return 0;
 }
 
+/* Takes the final figures of f: its point on the front, its place in the
+ * kept lists. Returns 0, or -1 out of memory. */
+static int size_take(mo_search *s, mo_size_final *f, mo_error *err)
+{
+	if (f->fits && !size_point(s, f->peak, f->step)) {
+		mo_planner_result_free(f->plan);
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		return -1;
+	}
+	if (!f->fits)
+		size_reject(s->rej, 1, "no recompute or swap plan fits the budget");
+	if (!size_keep(f->fits ? &s->fit : &s->unfit, s->top, f)) {
+		mo_planner_result_free(f->plan);
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
 /* Plans the live candidates best first until the top are settled. */
 static int size_plan_all(mo_search *s, mo_model *wm, mo_size_cand *live, size_t n_live,
 			    mo_error *err)
 {
 	qsort(live, n_live, sizeof *live, size_cmp_floor);
 	for (size_t i = 0; i < n_live; i++) {
-		const mo_size_cand *c = &live[i];
+		mo_size_cand *c = &live[i];
 		if (s->fit.n == s->top &&
 		    size_score(c, c->base_step) >= s->fit.v[s->fit.n - 1].score) {
 			size_reject(s->rej, n_live - i,
@@ -372,25 +426,14 @@ static int size_plan_all(mo_search *s, mo_model *wm, mo_size_cand *live, size_t 
 		mo_size_final f;
 		int rc = size_plan_one(s, wm, c, &f, err);
 		if (rc == 1) {
-			/* out of work: the layouts that fit with no plan still count */
+			if (!s->stopped)
+				s->peaks_at_stop = s->peaks;
 			s->stopped = true;
 			size_reject(s->rej, 1, "not planned: the work limit ran out");
 			continue;
 		}
-		if (rc != 0)
+		if (rc != 0 || size_take(s, &f, err) != 0)
 			return -1;
-		if (f.fits && !size_point(s, f.peak, f.step)) {
-			mo_planner_result_free(f.plan);
-			error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
-			return -1;
-		}
-		if (!f.fits)
-			size_reject(s->rej, 1, "no recompute or swap plan fits the budget");
-		if (!size_keep(f.fits ? &s->fit : &s->unfit, s->top, &f)) {
-			mo_planner_result_free(f.plan);
-			error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
-			return -1;
-		}
 	}
 	return 0;
 }
@@ -410,8 +453,10 @@ static int size_count_one(mo_search *s, int64_t devices, mo_error *err)
 	if (rc == 0) {
 		s->r->accepted += cands.n;
 		rc = size_estimate_all(s, wm, &cands, err);
-		if (rc == 1)
+		if (rc == 1) {
 			s->stopped = true;
+			s->peaks_at_stop = s->peaks;
+		}
 		if (rc >= 0)
 			rc = size_plan_all(s, wm, cands.v, cands.n, err);
 	}

@@ -11,12 +11,15 @@
 typedef struct mo_size_cand {
 	int64_t n, tp, cp, pp, vpp, ep, etp, dp, dps, mbs, mbn;
 	bool sp, dopt;
-	/* the estimate with no recompute or swap */
-	uint64_t base_peak;   /* allocated peak */
+	/* the estimate with no recompute or swap, in two steps: the floors
+	 * first (no peaks: cheap), the peak only for the layouts the ranking
+	 * reaches */
 	uint64_t state_bytes; /* weights + gradients + optimizer, busiest
 			       * stage: no plan lowers it */
 	double base_step;     /* step time: no plan is faster */
-	bool estimated;
+	uint64_t base_peak;   /* allocated peak */
+	bool estimated;       /* state_bytes and base_step set */
+	bool peaked;          /* base_peak set */
 } mo_size_cand;
 
 /* Rejections by reason (the text names the rule and its numbers). */
