@@ -33,6 +33,7 @@ json_t *mo_json_size_layout(const mo_size_layout *l)
 	json_object_set_new(o, "step_seconds", json_real(l->step_seconds));
 	json_object_set_new(o, "tokens_per_second_per_device",
 			    json_real(l->tokens_per_second_per_device));
+	json_object_set_new(o, "mfu", json_real(l->mfu));
 	json_object_set_new(o, "fits", json_boolean(l->fits));
 	json_object_set_new(o, "pareto", json_boolean(l->pareto));
 	json_object_set_new(o, "plan", json_string(l->plan));
@@ -40,6 +41,8 @@ json_t *mo_json_size_layout(const mo_size_layout *l)
 	json_object_set_new(o, "model", json_string(l->model_yaml));
 	if (l->megatron_args)
 		json_object_set_new(o, "megatron_args", json_string(l->megatron_args));
+	if (l->megatron_plan_note)
+		json_object_set_new(o, "megatron_plan_note", json_string(l->megatron_plan_note));
 	return o;
 }
 

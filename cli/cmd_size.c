@@ -108,14 +108,15 @@ static void mo_size_print_layout(size_t rank, const mo_size_layout *l)
 	if (l->expert_tensor_parallel > 0)
 		snprintf(etp, sizeof etp, "%lld", (long long)l->expert_tensor_parallel);
 	printf("%4zu %5lld %3lld %3lld %3lld %3lld %3lld %3s %5lld %3s %3s %4lld %5lld %9.2f %9.3f "
-	       "%10.0f %-4s %s%s\n",
+	       "%10.0f %5.1f%% %-4s %s%s\n",
 	       rank, (long long)l->devices, (long long)l->tensor_parallel,
 	       (long long)l->pipeline_parallel, (long long)l->virtual_pipeline,
 	       (long long)l->context_parallel, (long long)l->expert_parallel, etp,
 	       (long long)l->data_parallel, l->sequence_parallel ? "on" : "off",
 	       l->distributed_optimizer ? "on" : "off", (long long)l->micro_batch_size,
 	       (long long)l->micro_batch_num, (double)l->peak_bytes / 1073741824.0,
-	       l->step_seconds, l->tokens_per_second_per_device, l->fits ? "fits" : "over",
+	       l->step_seconds, l->tokens_per_second_per_device, 100.0 * l->mfu,
+	       l->fits ? "fits" : "over",
 	       l->plan, l->pareto ? "  (front)" : "");
 }
 
@@ -129,7 +130,7 @@ static void mo_size_print(const mo_size_result *r, const mo_size_opts *o)
 		printf("smallest device count with a layout that fits: %lld\n",
 		       (long long)mo_size_smallest_devices(r));
 	printf("rank   dev  TP  PP VPP  CP  EP ETP    DP  SP  DO    B     M  peak GiB    step s "
-	       "tok/s/dev      plan\n");
+	       "tok/s/dev    MFU      plan\n");
 	for (size_t i = 0; i < mo_size_count(r); i++)
 		mo_size_print_layout(i + 1, mo_size_get(r, i));
 	if (mo_size_rejected_count(r))
@@ -143,6 +144,8 @@ static void mo_size_print(const mo_size_result *r, const mo_size_opts *o)
 	const mo_size_layout *best = mo_size_get(r, 0);
 	if (best && best->fits && best->megatron_args)
 		printf("\nthe fastest layout as Megatron-LM arguments:\n%s\n", best->megatron_args);
+	if (best && best->fits && best->megatron_plan_note)
+		printf("(not its plan: %s)\n", best->megatron_plan_note);
 	if (best && best->fits)
 		printf("\nthe fastest layout's plan:\n%s", best->config_yaml);
 }

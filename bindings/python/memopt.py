@@ -730,7 +730,8 @@ class _SizeLayout(ctypes.Structure):       # mo_size_layout
                 ("tokens_per_second_per_device", ctypes.c_double), ("fits", ctypes.c_int),
                 ("pareto", ctypes.c_int), ("plan", ctypes.c_char_p),
                 ("config_yaml", ctypes.c_char_p), ("model_yaml", ctypes.c_char_p),
-                ("megatron_args", ctypes.c_char_p)]
+                ("megatron_args", ctypes.c_char_p), ("mfu", ctypes.c_double),
+                ("megatron_plan_note", ctypes.c_char_p)]
 
 
 _size_run = _fn("mo_size_run", ctypes.c_int, _P(_handle), _P(_SizeInput), _P(_Error),
@@ -765,10 +766,12 @@ def _size_layout(l):
            "peak_bytes": l.peak_bytes, "budget_bytes": l.budget_bytes,
            "step_seconds": l.step_seconds,
            "tokens_per_second_per_device": l.tokens_per_second_per_device,
-           "fits": bool(l.fits), "pareto": bool(l.pareto), "plan": _s(l.plan),
+           "mfu": l.mfu, "fits": bool(l.fits), "pareto": bool(l.pareto), "plan": _s(l.plan),
            "config": _s(l.config_yaml), "model": _s(l.model_yaml)}
     if l.megatron_args:
         out["megatron_args"] = _s(l.megatron_args)
+    if l.megatron_plan_note:
+        out["megatron_plan_note"] = _s(l.megatron_plan_note)
     return out
 
 

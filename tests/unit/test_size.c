@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "memopt/memopt.h"
+#include "size/size.h"
 
 static mo_model *load_model(const char *text, const char *name)
 {
@@ -233,6 +234,135 @@ static void test_megatron_own_layouts(void **state)
 		check_megatron_run(megatron_runs[i]);
 }
 
+/* ---- the plan as Megatron-LM recompute flags -------------------------------------- */
+
+/* The integer after `flag ` in args, or -1. */
+static int64_t arg_int(const char *args, const char *flag)
+{
+	char key[96];
+	snprintf(key, sizeof key, "%s ", flag);
+	const char *at = strstr(args, key);
+	return at ? strtoll(at + strlen(key), NULL, 10) : -1;
+}
+
+/* The layers Megatron-LM recomputes under the flags in args (full
+ * granularity; transformer_block.py _checkpointed_forward: uniform 1 every
+ * layer, block n the first n of every model chunk), as the plan's estimate
+ * must have them; or, without flags, none. */
+static void check_recompute_flags(const mo_size_layout *l, int64_t layers, int *with_flags)
+{
+	bool full = strstr(l->megatron_args, "--recompute-granularity full") != NULL;
+	if (l->megatron_plan_note) {
+		assert_false(full);
+		assert_string_not_equal(l->plan, "none");
+		return;
+	}
+	int64_t chunks = l->pipeline_parallel * l->virtual_pipeline, per = layers / chunks, n = 0;
+	if (full) {
+		(*with_flags)++;
+		n = strstr(l->megatron_args, "--recompute-method uniform") ? per
+			: arg_int(l->megatron_args, "--recompute-num-layers");
+		assert_true(n >= 1 && n <= per);
+	}
+	mo_model *m = load_model(l->model_yaml, "layout.yaml");
+	mo_config *c = NULL;
+	assert_int_equal(mo_config_parse(&c, NULL, l->config_yaml, strlen(l->config_yaml),
+					 "plan.yaml", NULL, NULL),
+			 0);
+	mo_estimate *e = NULL;
+	assert_int_equal(mo_estimate_run(&e, c, m, NULL), 0);
+	for (int64_t i = 0; i < (int64_t)mo_estimate_layer_count(e); i++) {
+		const mo_estimate_layer *x = mo_estimate_layer_get(e, i);
+		bool want = i < layers && i % per < n;
+		if ((x->recompute_flops > 0) != want || x->swap_bytes > 0)
+			fail_msg("layer %lld: recomputed %d, the flags say %d (%s)", (long long)i,
+				 x->recompute_flops > 0, want, l->megatron_args);
+	}
+	mo_estimate_free(e);
+	mo_config_free(c);
+	mo_model_free(m);
+}
+
+/* A Megatron-LM run sized under a budget that needs plans: a layout whose
+ * plan Megatron-LM's flags can say carries them, one whose plan they
+ * cannot carries the note, and no flags otherwise. */
+static void test_megatron_recompute_flags(void **state)
+{
+	(void)state;
+	const char *path = "tests/data/megatron/gpt3_7b_tp1_pp4_memory_speed.yaml";
+	char *text = test_read_file(path, NULL);
+	mo_model *m = load_model(text, path);
+	mo_size_input in = {.model = m, .devices = 8, .global_batch = 8, .top = SIZE_MAX,
+			    .budget = 24ull << 30};
+	mo_size_result *r = NULL;
+	assert_int_equal(mo_size_run(&r, &in, NULL), 0);
+	int with_flags = 0, notes = 0;
+	for (size_t i = 0; i < mo_size_count(r); i++) {
+		const mo_size_layout *l = mo_size_get(r, i);
+		notes += l->megatron_plan_note != NULL;
+		check_recompute_flags(l, 32, &with_flags);
+	}
+	fprintf(stderr, "%zu layouts: %d with recompute flags, %d plans without\n",
+		mo_size_count(r), with_flags, notes);
+	assert_true(notes > 0);
+	mo_size_result_free(r);
+	mo_model_free(m);
+	free(text);
+}
+
+/* The flags of whole-layer plans (the planner keeps a starting config that
+ * fits as it is): on PP 4 without virtual chunks (8 layers a chunk), the
+ * first 2 of each chunk are block 2, every layer uniform 1; a chunk with
+ * fewer, or layers not first in their chunk, have no flags. */
+static const char *block_flags(mo_model *m, const mo_size_cand *c, const char *cfg_text,
+			       char *flags, size_t n)
+{
+	mo_config *cfg = NULL;
+	assert_int_equal(mo_config_parse(&cfg, NULL, cfg_text, strlen(cfg_text), "start.yaml",
+					 NULL, NULL),
+			 0);
+	mo_planner_input pin = {.model = m, .start = cfg, .budget = UINT64_MAX / 4,
+				.allow = MO_PLAN_ALLOW_FULL, .no_staged = 1};
+	mo_planner_result *pr = NULL;
+	assert_int_equal(mo_planner_run(&pr, &pin, NULL), 0);
+	const char *note = size_megatron_recompute(pr, c, m, flags, n);
+	mo_planner_result_free(pr);
+	mo_config_free(cfg);
+	return note;
+}
+
+static void test_megatron_block_flags(void **state)
+{
+	(void)state;
+	const char *path = "tests/data/megatron/gpt3_7b_tp1_pp4_memory_speed.yaml";
+	char *text = test_read_file(path, NULL);
+	mo_model *m = load_model(text, path);
+	mo_size_cand c = {.n = 8, .tp = 1, .cp = 1, .pp = 4, .vpp = 1, .ep = 1, .etp = 1,
+			  .dp = 2, .dps = 1, .mbs = 1, .mbn = 4};
+	size_apply(m, &c, 8);
+	char flags[160];
+	assert_null(block_flags(m, &c,
+				"recompute:\n  mode: full\n  full_recompute_layer: [0-1, 8-9, 16-17, "
+				"24-25]\n",
+				flags, sizeof flags));
+	assert_string_equal(flags, " --recompute-granularity full --recompute-method block "
+				   "--recompute-num-layers 2");
+	assert_null(block_flags(m, &c, "recompute:\n  mode: full\n  full_recompute_layer: [0-31]\n",
+				flags, sizeof flags));
+	assert_string_equal(flags, " --recompute-granularity full --recompute-method uniform "
+				   "--recompute-num-layers 1");
+	assert_non_null(block_flags(m, &c,
+				    "recompute:\n  mode: full\n  full_recompute_layer: [0-1, 8-9, "
+				    "16-17, 24]\n",
+				    flags, sizeof flags));
+	assert_non_null(block_flags(m, &c,
+				    "recompute:\n  mode: full\n  full_recompute_layer: [1, 9, 17, "
+				    "25]\n",
+				    flags, sizeof flags));
+	mo_model_free(m);
+	free(text);
+}
+
 /* ---- rejections ------------------------------------------------------------------ */
 
 static uint64_t rejected(const mo_size_result *r, const char *reason)
@@ -352,6 +482,8 @@ int main(void)
 		cmocka_unit_test(test_reestimate_dense),
 		cmocka_unit_test(test_reestimate_moe),
 		cmocka_unit_test(test_megatron_own_layouts),
+		cmocka_unit_test(test_megatron_recompute_flags),
+		cmocka_unit_test(test_megatron_block_flags),
 		cmocka_unit_test(test_rejected_counts),
 		cmocka_unit_test(test_bad_questions),
 		cmocka_unit_test(test_cancelled),

@@ -57,9 +57,16 @@ typedef struct mo_size_layout {
 	const char *config_yaml; /* the three sections (canonical YAML) */
 	const char *model_yaml;  /* the whole model file with this layout */
 	/* framework pytorch: the layout as Megatron-LM arguments
-	 * ("--tensor-model-parallel-size 2 ..."; parallel and batch flags
-	 * only, the plan is in config_yaml); NULL for other frameworks */
+	 * ("--tensor-model-parallel-size 2 ..."), with the plan's recompute
+	 * flags when Megatron-LM has flags for it (whole layers, the first n
+	 * of every model chunk: --recompute-method block, or every layer:
+	 * uniform); NULL for other frameworks */
 	const char *megatron_args;
+	double mfu;              /* model FLOPs utilisation (the estimate's) */
+	/* framework pytorch, a plan Megatron-LM's recompute flags cannot say
+	 * (swap, selected modules, a per-layer choice): why, in one sentence;
+	 * the plan is then in config_yaml only. NULL otherwise. */
+	const char *megatron_plan_note;
 } mo_size_layout;
 
 /* Opaque, owned by the caller, freed with mo_size_result_free. */

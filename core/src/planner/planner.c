@@ -284,7 +284,7 @@ static int planner_build(mo_planner_result *r, const mo_planner_input *in,
 	if ((!best.feasible || best.cost > MO_PLANNER_FREE_SECONDS) &&
 	    planner_search(&pl, r->budget, &best) != 0)
 		goto nomem;
-	if (!best.feasible && planner_min_peak(&pl, &best) != 0)
+	if (!best.feasible && !(opts && opts->no_min_peak) && planner_min_peak(&pl, &best) != 0)
 		goto nomem;
 	r->exact = best.exact;
 	r->predicted_peak = best.peak;

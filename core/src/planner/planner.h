@@ -90,6 +90,10 @@ typedef struct mo_planner_options {
 	/* every frontier by sorting, as with M in the dominance, instead of
 	 * frontier_successors's merge: the merge's reference */
 	bool sort_fronts;
+	/* when no plan fits, answer the searches' best without the search for
+	 * the smallest peak (its own search per prefetch): for a caller that
+	 * only needs to know that nothing fits (the layout search) */
+	bool no_min_peak;
 } mo_planner_options;
 
 /* planner.c: mo_planner_run with options (NULL: the defaults). */

@@ -23,7 +23,9 @@
  * across device counts the time per token per device (step x devices /
  * tokens), the inverse of tokens per second per device. */
 #include "size/size.h"
+#include "config/config.h"
 #include "estimate/estimate.h"
+#include "planner/planner.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +34,7 @@
 /* The step time a layout is ranked by. */
 static double size_step_seconds(const mo_estimate *e)
 {
-	return mo_estimate_get_cost(e)->step_seconds;
+	return mo_estimate_get_time(e)->step_seconds;
 }
 
 /* A layout that got a plan (or needed none). */
@@ -40,6 +42,7 @@ typedef struct mo_size_final {
 	mo_size_cand c;
 	uint64_t peak;
 	double step, score; /* score: step x devices, lower is better */
+	double mfu;
 	bool fits;
 	mo_planner_result *plan; /* kept for the returned ones; NULL until then */
 } mo_size_final;
@@ -180,6 +183,7 @@ static int size_estimate_one(mo_search *s, mo_model *wm, mo_size_cand *c, mo_err
 	s->r->estimated++;
 	c->state_bytes = size_state_bytes(e);
 	c->base_step = size_step_seconds(e);
+	c->base_mfu = mo_estimate_get_time(e)->mfu;
 	c->estimated = true;
 	s->budget = size_budget_for(s->in, e);
 	mo_estimate_free(e);
@@ -371,7 +375,7 @@ static int size_plan_one(mo_search *s, mo_model *wm, mo_size_cand *c, mo_size_fi
 	if (c->base_peak <= s->budget) {
 		/* fits with nothing: no plan has less overhead */
 		*f = (mo_size_final){.c = *c, .peak = c->base_peak, .step = c->base_step,
-				     .fits = true};
+				     .mfu = c->base_mfu, .fits = true};
 		f->score = size_score(c, f->step);
 		return 0;
 	}
@@ -379,14 +383,31 @@ static int size_plan_one(mo_search *s, mo_model *wm, mo_size_cand *c, mo_size_fi
 		return 1;
 	size_apply(wm, c, s->in->global_batch);
 	mo_planner_input pin = {.model = wm, .budget = s->budget, .no_staged = 1};
+	/* a layout no plan fits is only counted: no search for its least peak */
+	mo_planner_options opts = {.no_min_peak = true};
 	mo_planner_result *pr = NULL;
-	if (mo_planner_run(&pr, &pin, err) != 0)
+	if (planner_run_opts(&pr, &pin, &opts, err) != 0)
 		return err->code == MO_ERR_BUDGET || err->code == MO_ERR_CANCELLED ? 1 : -1;
 	s->r->planned++;
+	if (!mo_planner_fits(pr)) {
+		/* the planner's search can miss a plan the seed's manual steps
+		 * (select, then full from the first layer) find, under virtual
+		 * pipelines (Llama 3 405B, PP 16 VPP 2: no plan under 219.90 GiB,
+		 * full 0-116 at 75.53 GiB): with the staged escalation it
+		 * answers the better of the two */
+		mo_planner_result *staged = NULL;
+		pin.no_staged = 0;
+		if (planner_run_opts(&staged, &pin, &opts, err) != 0) {
+			mo_planner_result_free(pr);
+			return err->code == MO_ERR_BUDGET || err->code == MO_ERR_CANCELLED ? 1 : -1;
+		}
+		mo_planner_result_free(pr);
+		pr = staged;
+	}
 	const mo_estimate *e = mo_planner_estimate(pr);
 	*f = (mo_size_final){.c = *c, .peak = mo_estimate_peak_bytes(e),
-			     .step = size_step_seconds(e), .fits = mo_planner_fits(pr) != 0,
-			     .plan = pr};
+			     .step = size_step_seconds(e), .mfu = mo_estimate_get_time(e)->mfu,
+			     .fits = mo_planner_fits(pr) != 0, .plan = pr};
 	f->score = size_score(c, f->step);
 	return 0;
 }
@@ -491,9 +512,10 @@ static const char *size_plan_words(mo_arena *a, const mo_estimate *e)
 /* The layout in Megatron-LM's argument names (megatron/training/
  * arguments.py); virtual chunks as layers per chunk. */
 static const char *size_megatron_args(mo_arena *a, const mo_size_cand *c,
-					 const mo_model *base, int64_t global_batch)
+					 const mo_model *base, int64_t global_batch,
+					 const char *recompute)
 {
-	char t[512];
+	char t[640];
 	int n = snprintf(t, sizeof t,
 			 "--tensor-model-parallel-size %lld --pipeline-model-parallel-size %lld "
 			 "--context-parallel-size %lld --micro-batch-size %lld --global-batch-size %lld",
@@ -509,8 +531,79 @@ static const char *size_megatron_args(mo_arena *a, const mo_size_cand *c,
 	if (c->sp && n > 0 && (size_t)n < sizeof t)
 		n += snprintf(t + n, sizeof t - (size_t)n, " --sequence-parallel");
 	if (c->dopt && n > 0 && (size_t)n < sizeof t)
-		snprintf(t + n, sizeof t - (size_t)n, " --use-distributed-optimizer");
+		n += snprintf(t + n, sizeof t - (size_t)n, " --use-distributed-optimizer");
+	if (n > 0 && (size_t)n < sizeof t)
+		snprintf(t + n, sizeof t - (size_t)n, "%s", recompute);
 	return arena_strdup(a, t);
+}
+
+/* True when the plan recomputes whole layers only (mode full, no
+ * communication recompute) and swaps nothing. */
+static bool size_plan_whole_layers(const mo_config *cfg, const mo_estimate *e)
+{
+	if (cfg->has_recompute && cfg->mode == MO_MODE_SELECT)
+		return false;
+	if (cfg->comm.n > 0)
+		return false;
+	for (size_t i = 0; i < mo_estimate_layer_count(e); i++) {
+		const mo_estimate_layer *l = mo_estimate_layer_get(e, (int64_t)i);
+		if (l->swap_bytes > 0 || l->comm_recompute_bytes > 0)
+			return false;
+	}
+	return true;
+}
+
+/* The plan's recompute as Megatron-LM flags (megatron/training/
+ * arguments.py; transformer_block.py _checkpointed_forward): whole layers
+ * only, the same first n of every model chunk (PP x VPP chunks of the
+ * even split) as --recompute-method block n, every layer as uniform 1.
+ * Writes the flags ("" for no recompute) and returns NULL, or returns why
+ * Megatron-LM has no flags for the plan. */
+const char *size_megatron_recompute(const mo_planner_result *pr, const mo_size_cand *c,
+				    const mo_model *base, char *flags, size_t size)
+{
+	flags[0] = '\0';
+	if (!pr)
+		return NULL;
+	const mo_estimate *e = mo_planner_estimate(pr);
+	const mo_config *cfg = mo_planner_config(pr);
+	if (!size_plan_whole_layers(cfg, e))
+		return "the plan swaps, or recomputes selected modules: Megatron-LM's flags recompute "
+		       "whole layers or its own module list; apply config instead";
+	int64_t chunks = c->pp * c->vpp, per = base->num_layers / chunks, n = -1;
+	for (int64_t k = 0; k < chunks; k++) {
+		int64_t first = 0;
+		bool gap = false;
+		for (int64_t i = 0; i < per; i++) {
+			const mo_estimate_layer *l = mo_estimate_layer_get(e, k * per + i);
+			bool on = l && l->recompute_flops > 0;
+			if (on && gap)
+				return "the plan recomputes layers that are not the first of their model "
+				       "chunk: Megatron-LM's block method takes the first n; apply config "
+				       "instead";
+			first += on && !gap;
+			gap = gap || !on;
+		}
+		if (n >= 0 && first != n)
+			return "the plan recomputes a different number of layers per model chunk: "
+			       "Megatron-LM's block method takes the same n of each; apply config "
+			       "instead";
+		n = first;
+	}
+	for (size_t i = (size_t)base->num_layers; i < mo_estimate_layer_count(e); i++)
+		if (mo_estimate_layer_get(e, (int64_t)i)->recompute_flops > 0)
+			return "the plan recomputes the MTP layers, which Megatron-LM's flags do not; "
+			       "apply config instead";
+	if (n == per)
+		snprintf(flags, size,
+			 " --recompute-granularity full --recompute-method uniform "
+			 "--recompute-num-layers 1");
+	else if (n > 0)
+		snprintf(flags, size,
+			 " --recompute-granularity full --recompute-method block "
+			 "--recompute-num-layers %lld",
+			 (long long)n);
+	return NULL;
 }
 
 static bool size_on_front(const mo_search *s, uint64_t peak, double step)
@@ -550,9 +643,15 @@ static int size_layout_fill(mo_search *s, mo_size_layout *o, const mo_size_final
 		y = mo_model_to_yaml(wm);
 	}
 	o->model_yaml = y ? arena_strdup(r->a, y) : NULL;
-	if (strcmp(base->framework, "pytorch") == 0 &&
-	    !(o->megatron_args = size_megatron_args(r->a, c, base, s->in->global_batch)))
-		o->model_yaml = NULL; /* out of memory: reported below */
+	o->mfu = f->mfu;
+	if (strcmp(base->framework, "pytorch") == 0) {
+		char flags[160];
+		o->megatron_plan_note =
+			size_megatron_recompute(f->plan, c, base, flags, sizeof flags);
+		o->megatron_args = size_megatron_args(r->a, c, base, s->in->global_batch, flags);
+		if (!o->megatron_args)
+			o->model_yaml = NULL; /* out of memory: reported below */
+	}
 	free(y);
 	mo_model_free(wm);
 	return o->plan && o->config_yaml && o->model_yaml ? 0 : -1;

@@ -17,6 +17,7 @@ typedef struct mo_size_cand {
 	uint64_t state_bytes; /* weights + gradients + optimizer, busiest
 			       * stage: no plan lowers it */
 	double base_step;     /* step time: no plan is faster */
+	double base_mfu;      /* model FLOPs utilisation at that step */
 	uint64_t base_peak;   /* allocated peak */
 	bool estimated;       /* state_bytes and base_step set */
 	bool peaked;          /* base_peak set */
@@ -66,6 +67,13 @@ typedef struct mo_size_question {
  * rejected ones in rej. Returns 0, or -1 with err (memory, limit). */
 int size_enumerate(mo_size_cands *out, mo_size_reasons *rej, const mo_size_question *q,
 		      mo_error *err);
+
+/* The plan pr (NULL: none) of layout c as Megatron-LM recompute flags
+ * (whole layers: the same first n of every model chunk, or every layer):
+ * writes them to flags ("" for no recompute) and returns NULL, or returns
+ * why Megatron-LM has no flags for the plan. */
+const char *size_megatron_recompute(const mo_planner_result *pr, const mo_size_cand *c,
+				    const mo_model *base, char *flags, size_t size);
 
 /* Puts c's layout on the working model m (a copy of the base). */
 void size_apply(mo_model *m, const mo_size_cand *c, int64_t global_batch);

@@ -254,11 +254,22 @@ static void walk_etp(mo_walk *w)
 	}
 }
 
+/* Without DDP every framework but Megatron-LM shards the parameters over
+ * the whole data-parallel group already (data_parallel_shard = DP): there
+ * the distributed optimizer changes no figure of the estimate, and the
+ * layout is searched once, with it on (MindSpore's parallel optimizer is
+ * that sharding); the other is counted. */
 static void walk_dopt(mo_walk *w)
 {
+	bool same = !w->pytorch && w->c.dps == w->c.dp;
 	for (int i = 0; i < 2 && !w->failed; i++) {
 		w->c.dopt = i == 1;
-		walk_level(w, LV_SP);
+		if (same && !w->c.dopt)
+			walk_cut(w, LV_SP,
+				    "distributed_optimizer off: the same layout as on (the parameters "
+				    "are sharded over data parallel already)");
+		else
+			walk_level(w, LV_SP);
 	}
 }
 
