@@ -11,7 +11,7 @@ import { analyze, pathAtLine, targetKey } from '../../web/js/diags.js';
 import { emptyConfig } from '../../web/js/state.js';
 import { thin, stepPath, traceSizeProblem, ledgerRequest } from '../../web/js/ledger.js';
 import { store, record, undo, redo, resetHistory, historyState } from '../../web/js/store.js';
-import { sizeRequest, sortedRows } from '../../web/js/size.js';
+import { sizeRequest, sortedRows, mfuText } from '../../web/js/size.js';
 
 let failures = 0;
 let count = 0;
@@ -247,6 +247,11 @@ eq(ledgerRequest('T', { preset: null, obj: { a: 1 } }, 'Y', 0), { trace: 'T', co
   eq(sortedRows(st).map((l) => l.rank), [2, 3, 1], 'sorted by peak, ascending');
   st.sort.dir = 'descending';
   eq(sortedRows(st).map((l) => l.rank), [1, 3, 2], 'and descending');
+  const mf = (rank, mfu) => ({ rank, mfu, parallel: {}, training: {} });
+  const sm = { layouts: [mf(1, 0.31), mf(2, 0.42), mf(3, 0.35)], sort: { key: 'mfu', dir: 'descending' } };
+  eq(sortedRows(sm).map((l) => l.rank), [2, 3, 1], 'sorted by MFU, highest first');
+  eq(mfuText(0.4234), '42.3%', 'MFU as a percentage');
+  eq(mfuText(undefined), '-', 'no MFU in the answer');
 }
 
 console.log(failures ? `units: ${failures} of ${count} checks failed` : `units: ${count} checks passed`);

@@ -21,8 +21,14 @@ const COLUMNS = [
   { key: 'step', label: 'Step (s)', value: (l) => l.step_seconds, text: (l) => l.step_seconds.toFixed(3) },
   { key: 'tps', label: 'Tokens/s/device', value: (l) => l.tokens_per_second_per_device,
     text: (l) => Math.round(l.tokens_per_second_per_device).toString() },
+  { key: 'mfu', label: 'MFU', value: (l) => l.mfu ?? 0, text: (l) => mfuText(l.mfu) },
   { key: 'plan', label: 'Plan', value: (l) => l.plan },
 ];
+
+// Model FLOPs utilisation as a percentage ('-' when the answer has none).
+export function mfuText(mfu) {
+  return Number.isFinite(mfu) ? `${(100 * mfu).toFixed(1)}%` : '-';
+}
 
 // {body} for the request, or {error} when a field cannot be sent.
 export function sizeRequest(f, model) {
