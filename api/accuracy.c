@@ -6,6 +6,7 @@
 #include "json.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,8 +98,82 @@ static size_t mo_acc_read(json_t *runs, double *abs_err, const char *rules)
 	return n;
 }
 
+/* The table is built in and never changes: a summary answer's figures are
+ * kept per rule set after the first (reading the rows into JSON to find
+ * the median costs more than the rest of a summary estimate answer). */
+#define MO_ACC_CACHED 8
+typedef struct {
+	char rules[32];
+	char worst[256];
+	json_int_t runs;
+	double median, max;
+} mo_acc_figures;
+
+static mo_acc_figures mo_acc_cache[MO_ACC_CACHED];
+static size_t mo_acc_cached;
+static pthread_mutex_t mo_acc_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int mo_acc_lookup(const char *rules, mo_acc_figures *out)
+{
+	int hit = 0;
+
+	pthread_mutex_lock(&mo_acc_lock);
+	for (size_t i = 0; i < mo_acc_cached && !hit; i++)
+		if (strcmp(mo_acc_cache[i].rules, rules) == 0) {
+			*out = mo_acc_cache[i];
+			hit = 1;
+		}
+	pthread_mutex_unlock(&mo_acc_lock);
+	return hit;
+}
+
+/* Keeps the figures of a full answer o (when its names fit). */
+static void mo_acc_remember(const char *rules, const json_t *o)
+{
+	mo_acc_figures f = {0};
+	const char *worst = json_string_value(json_object_get(o, "worst_run"));
+
+	if (strlen(rules) >= sizeof f.rules || (worst && strlen(worst) >= sizeof f.worst))
+		return;
+	strcpy(f.rules, rules);
+	strcpy(f.worst, worst ? worst : "");
+	f.runs = json_integer_value(json_object_get(o, "run_count"));
+	f.median = json_real_value(json_object_get(o, "median_abs_error_percent"));
+	f.max = json_real_value(json_object_get(o, "max_abs_error_percent"));
+	pthread_mutex_lock(&mo_acc_lock);
+	if (mo_acc_cached < MO_ACC_CACHED)
+		mo_acc_cache[mo_acc_cached++] = f;
+	pthread_mutex_unlock(&mo_acc_lock);
+}
+
+static json_t *mo_acc_from_figures(const mo_acc_figures *f, const char *note)
+{
+	json_t *o = json_object();
+
+	if (!o)
+		return NULL;
+	json_object_set_new(o, "rules", json_string(f->rules));
+	json_object_set_new(o, "note", json_string(note ? note : ""));
+	json_object_set_new(o, "run_count", json_integer(f->runs));
+	if (f->runs) {
+		json_object_set_new(o, "median_abs_error_percent", json_real(f->median));
+		json_object_set_new(o, "max_abs_error_percent", json_real(f->max));
+		json_object_set_new(o, "worst_run", json_string(f->worst));
+	}
+	return o;
+}
+
 json_t *mo_json_accuracy(const mo_estimate *e)
 {
+	return mo_json_accuracy_parts(e, 1);
+}
+
+json_t *mo_json_accuracy_parts(const mo_estimate *e, int with_runs)
+{
+	mo_acc_figures known;
+	if (!with_runs && mo_estimate_framework(e) && mo_acc_lookup(mo_estimate_framework(e), &known))
+		return mo_acc_from_figures(&known, mo_estimate_rules_note(e));
+
 	const char *rules = mo_estimate_framework(e);
 	const char *note = mo_estimate_rules_note(e);
 	json_t *o = json_object(), *runs = json_array();
@@ -113,9 +188,14 @@ json_t *mo_json_accuracy(const mo_estimate *e)
 	json_object_set_new(o, "rules", json_string(rules));
 	json_object_set_new(o, "note", json_string(note ? note : ""));
 	size_t n = mo_acc_read(runs, abs_err, rules);
-	json_object_set_new(o, "runs", runs);
+	json_object_set_new(o, "run_count", json_integer((json_int_t)n));
 	if (n)
 		mo_acc_summary(o, runs, abs_err, n);
+	mo_acc_remember(rules, o);
+	if (with_runs)
+		json_object_set_new(o, "runs", runs);
+	else
+		json_decref(runs);
 	free(abs_err);
 	return o;
 }

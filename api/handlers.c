@@ -376,7 +376,8 @@ static json_t *mo_api_estimate_result(mo_api_run *run, mo_api_response *out)
 	}
 	json_t *j = mo_json_estimate_parts(e, run->in.detail);
 	if (j)
-		json_object_set_new(j, "accuracy", mo_json_accuracy(e));
+		json_object_set_new(j, "accuracy",
+				    mo_json_accuracy_parts(e, (run->in.detail & MO_JSON_EST_ACCURACY) != 0));
 	mo_estimate_free(e);
 	if (j)
 		json_object_set_new(j, "assumed", mo_json_assumed(run->m));

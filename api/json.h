@@ -32,7 +32,8 @@ json_t *mo_json_estimate(const mo_estimate *e, int with_timeline);
  * stages without their timelines, cost). */
 #define MO_JSON_EST_LAYERS 1u   /* "layers": per-layer figures */
 #define MO_JSON_EST_TIMELINE 2u /* each stage's "timeline" */
-#define MO_JSON_EST_ALL (MO_JSON_EST_LAYERS | MO_JSON_EST_TIMELINE)
+#define MO_JSON_EST_ACCURACY 4u /* "accuracy" with each measured run */
+#define MO_JSON_EST_ALL (MO_JSON_EST_LAYERS | MO_JSON_EST_TIMELINE | MO_JSON_EST_ACCURACY)
 /* The estimate with the summary and the parts asked for; "detail" lists
  * them (["layers", "timeline"], [] for the summary). New ref. */
 json_t *mo_json_estimate_parts(const mo_estimate *e, unsigned parts);
@@ -42,6 +43,9 @@ json_t *mo_json_estimate_parts(const mo_estimate *e, unsigned parts);
  * "median_abs_error_percent", "max_abs_error_percent", "worst_run"}; no
  * runs when the table has none for these rules. New ref. */
 json_t *mo_json_accuracy(const mo_estimate *e);
+/* The same with "run_count" and, when with_runs is 0, without "runs" (a
+ * summary answer: the table's figures without its rows). New ref. */
+json_t *mo_json_accuracy_parts(const mo_estimate *e, int with_runs);
 /* A floor on the bytes of the timelines' JSON (every event at least as
  * long as one with an empty name and zero bytes; SIZE_MAX past size_t):
  * an answer certainly over the cap is refused before its tree is built

@@ -174,6 +174,8 @@ static json_t *mo_json_est_detail(unsigned parts)
 		json_array_append_new(a, json_string("layers"));
 	if (a && (parts & MO_JSON_EST_TIMELINE))
 		json_array_append_new(a, json_string("timeline"));
+	if (a && (parts & MO_JSON_EST_ACCURACY))
+		json_array_append_new(a, json_string("accuracy"));
 	return a;
 }
 

@@ -154,7 +154,7 @@ static int mo_api_read_form(int *as_written, mo_api_response *out, const json_t 
 	return mo_api_unprocessable(out, "'form' must be \"canonical\" or \"as-written\"");
 }
 
-#define MO_API_DETAIL_WORDS "summary, layers, timeline or full"
+#define MO_API_DETAIL_WORDS "summary, layers, timeline, accuracy or full"
 
 static int mo_api_detail_word(unsigned *parts, const char *s)
 {
@@ -166,6 +166,8 @@ static int mo_api_detail_word(unsigned *parts, const char *s)
 		*parts |= MO_JSON_EST_LAYERS;
 	else if (!strcmp(s, "timeline"))
 		*parts |= MO_JSON_EST_TIMELINE;
+	else if (!strcmp(s, "accuracy"))
+		*parts |= MO_JSON_EST_ACCURACY;
 	else if (!strcmp(s, "full"))
 		*parts |= MO_JSON_EST_ALL;
 	else
@@ -173,7 +175,8 @@ static int mo_api_detail_word(unsigned *parts, const char *s)
 	return 0;
 }
 
-/* "detail": one word or a list of them (summary, layers, timeline, full):
+/* "detail": one word or a list of them (summary, layers, timeline,
+ * accuracy, full):
  * what an estimate answers beyond its summary; absent: the summary. */
 static int mo_api_read_detail(unsigned *parts, mo_api_response *out, const json_t *v)
 {

@@ -146,6 +146,19 @@ def test_estimate(port, preset):
     summary = as_json(data) or {}
     if "layers" in summary or any("timeline" in s for s in summary.get("stages") or []):
         fail("estimate: the default answer is the summary, without layers or timelines")
+    # the summary carries the accuracy's figures; the runs behind them on request
+    # (the rows of api/accuracy.tsv for the answer's rules)
+    acc = summary.get("accuracy") or {}
+    with open(os.path.join(ROOT, "api", "accuracy.tsv"), encoding="utf-8") as f:
+        rows = [l for l in f.read().splitlines() if l.split("\t")[0] == summary.get("framework")]
+    if "runs" in acc or acc.get("run_count") != len(rows) or not rows or not acc.get("worst_run"):
+        fail("estimate: the summary's accuracy is not the figures without the runs: %r" % (acc,))
+    _, _, data = call(port, "POST", path, cfg(GOOD, preset, detail=["accuracy"]), JSON, expect=200)
+    runs = ((as_json(data) or {}).get("accuracy") or {}).get("runs") or []
+    if len(runs) != len(rows) or (as_json(data) or {}).get("detail") != ["accuracy"]:
+        fail("estimate: detail accuracy did not answer the %d runs: %s" % (len(rows), data[:300]))
+    if max(abs(r["error_percent"]) for r in runs) != acc.get("max_abs_error_percent"):
+        fail("estimate: the summary's worst error is not the runs' worst")
     _, _, data = call(port, "POST", path, cfg(GOOD, preset, detail="full"), JSON, expect=200)
     e = as_json(data) or {}
     if e.get("valid") is not True or not e.get("peak_bytes") or not e.get("capacity_bytes"):

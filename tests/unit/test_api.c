@@ -252,15 +252,16 @@ static void test_estimate_detail(void **state)
 {
 	static const struct {
 		const char *extra;
-		bool layers, timeline;
+		bool layers, timeline, runs;
 		size_t parts;
 	} cases[] = {
-		{NULL, false, false, 0},
-		{"{\"detail\": \"summary\"}", false, false, 0},
-		{"{\"detail\": \"layers\"}", true, false, 1},
-		{"{\"detail\": [\"timeline\"]}", false, true, 1},
-		{"{\"detail\": [\"layers\", \"timeline\"]}", true, true, 2},
-		{"{\"detail\": \"full\"}", true, true, 2},
+		{NULL, false, false, false, 0},
+		{"{\"detail\": \"summary\"}", false, false, false, 0},
+		{"{\"detail\": \"layers\"}", true, false, false, 1},
+		{"{\"detail\": [\"timeline\"]}", false, true, false, 1},
+		{"{\"detail\": [\"layers\", \"timeline\"]}", true, true, false, 2},
+		{"{\"detail\": [\"accuracy\"]}", false, false, true, 1},
+		{"{\"detail\": \"full\"}", true, true, true, 3},
 	};
 	fixture *f = *state;
 
@@ -274,6 +275,13 @@ static void test_estimate_detail(void **state)
 		assert_int_equal(json_object_get(f->json, "layers") != NULL, cases[i].layers);
 		assert_int_equal(json_object_get(stage, "timeline") != NULL, cases[i].timeline);
 		assert_int_equal(json_array_size(json_object_get(f->json, "detail")), cases[i].parts);
+		/* the accuracy's figures always; the runs behind them when asked */
+		json_t *acc = json_object_get(f->json, "accuracy");
+		assert_true(json_integer_value(json_object_get(acc, "run_count")) > 0);
+		assert_int_equal(json_object_get(acc, "runs") != NULL, cases[i].runs);
+		if (cases[i].runs)
+			assert_int_equal(json_array_size(json_object_get(acc, "runs")),
+					 json_integer_value(json_object_get(acc, "run_count")));
 		free(body);
 	}
 	/* a YAML body: the preset's model file with the sections after it */
@@ -284,7 +292,7 @@ static void test_estimate_detail(void **state)
 	handle(f, "POST", "/api/v1/estimate", "application/yaml", yaml);
 	assert_int_equal(f->res.status, 200);
 	assert_non_null(json_object_get(f->json, "layers"));
-	assert_int_equal(json_array_size(json_object_get(f->json, "detail")), 2);
+	assert_int_equal(json_array_size(json_object_get(f->json, "detail")), 3);
 	free(yaml);
 	char *bad = request_body(GOOD, mo_preset_name(0), "{\"detail\": [\"layers\", \"paths\"]}");
 	handle(f, "POST", "/api/v1/estimate", "application/json", bad);

@@ -101,7 +101,7 @@ function estimateRequest() {
 // trace comparison shows them, every path of each layer while a layer's
 // detail is open.
 function estimateDetail() {
-  return store.ui.tab === 'timeline' || store.ledger ? ['layers', 'timeline'] : ['layers'];
+  return store.ui.tab === 'timeline' || store.ledger ? ['layers', 'timeline', 'accuracy'] : ['layers', 'accuracy'];
 }
 
 function hasTimeline(est) {

@@ -350,9 +350,10 @@ function layersPanel(est) {
 function trustPanel(est, leftOut, importAssumed) {
   const a = est.accuracy || {};
   const runs = a.runs || [];
+  const count = a.run_count ?? runs.length;
   const box = el('details', { class: 'trust', id: 'trust' });
-  const head = runs.length
-    ? `Measured accuracy of the ${a.rules} rules: median error ${pct(a.median_abs_error_percent, 2)} on ${runs.length} runs, worst ${pct(a.max_abs_error_percent, 2)} (${a.worst_run})`
+  const head = count
+    ? `Measured accuracy of the ${a.rules} rules: median error ${pct(a.median_abs_error_percent, 2)} on ${count} runs, worst ${pct(a.max_abs_error_percent, 2)} (${a.worst_run})`
     : `The ${a.rules || est.framework} rules: no measured run to compare with`;
   box.append(el('summary', { text: head }));
   if (a.note) box.append(el('p', { class: 'note', text: `These rules: ${a.note}.` }));
