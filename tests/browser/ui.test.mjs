@@ -14,6 +14,7 @@ import { migrateScenarios } from './migrate.mjs';
 import { conflictScenarios } from './conflicts.mjs';
 import { fileScenarios } from './files.mjs';
 import { round3 } from './round3.mjs';
+import { sizeScenarios } from './size.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const MEMOPT = process.env.MEMOPT || join(ROOT, 'build/memopt');
@@ -398,6 +399,10 @@ async function main() {
     // BROWSER_ONLY=files: files read as the CLI reads them (WEB_ROOT=DIR serves another UI)
     if (!only || only === 'files') await fileScenarios(page, base, {
       check, log, idle, axe, shot, ROOT, OUT, MEMOPT, setStep: (s) => { step = s; }, allowStatus: (st) => { allowed = st; },
+    });
+    // BROWSER_ONLY=size: the Size the job panel's table and chart
+    if (!only || only === 'size') await sizeScenarios(page, base, {
+      check, log, idle, axe, shot, setStep: (s) => { step = s; },
     });
     // BROWSER_ONLY=round3: the third round (step time, plain errors, lanes, read-outs, planner)
     if (!only || only === 'round3') await round3(page, base, {

@@ -11,7 +11,7 @@ import { analyze, pathAtLine, targetKey } from '../../web/js/diags.js';
 import { emptyConfig } from '../../web/js/state.js';
 import { thin, stepPath, traceSizeProblem, ledgerRequest } from '../../web/js/ledger.js';
 import { store, record, undo, redo, resetHistory, historyState } from '../../web/js/store.js';
-import { sizeRequest, sortedRows, mfuText } from '../../web/js/size.js';
+import { sizeRequest, sortedRows, mfuText, chartPoints } from '../../web/js/size.js';
 
 let failures = 0;
 let count = 0;
@@ -252,6 +252,12 @@ eq(ledgerRequest('T', { preset: null, obj: { a: 1 } }, 'Y', 0), { trace: 'T', co
   eq(sortedRows(sm).map((l) => l.rank), [2, 3, 1], 'sorted by MFU, highest first');
   eq(mfuText(0.4234), '42.3%', 'MFU as a percentage');
   eq(mfuText(undefined), '-', 'no MFU in the answer');
+  const pt = (rank, peak, step) => ({ rank, peak_bytes: peak, step_seconds: step, fits: true });
+  const cp = chartPoints([pt(1, 10, 2), pt(2, 30, 1), pt(3, 20, 3)], 100, 50, 10);
+  eq(cp.map((p) => [p.x, p.y]), [[10, 25], [90, 40], [50, 10]],
+    'the least peak at the left edge, the most at the right; the slowest step at the top');
+  eq(chartPoints([pt(1, 5, 1)], 100, 50, 10).map((p) => [p.x, p.y]), [[50, 25]], 'one layout in the middle');
+  eq(chartPoints([], 100, 50, 10), [], 'no layout, no point');
 }
 
 console.log(failures ? `units: ${failures} of ${count} checks failed` : `units: ${count} checks passed`);

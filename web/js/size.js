@@ -2,7 +2,7 @@
 // count (or a range) and a global batch, the fastest parallel layouts
 // whose cheapest recompute / swap plan fits, in a table sortable by any
 // column; the rejected layouts counted by reason.
-import { el, clear, gib } from './util.js';
+import { el, svg, clear, gib } from './util.js';
 
 const GIB = 2 ** 30;
 
@@ -85,6 +85,49 @@ function renderTable(box, state) {
     el('thead', {}, head), el('tbody', {}, body)));
 }
 
+// The chart's geometry: each layout at (peak, step) in a w x h box with
+// `pad` pixels on every side, peak growing to the right and step time
+// upwards (SVG y grows downwards); a single value spans the middle.
+export function chartPoints(layouts, w, h, pad) {
+  const span = (vals) => {
+    const lo = Math.min(...vals), hi = Math.max(...vals);
+    return hi > lo ? [lo, hi] : [lo - 1, hi + 1];
+  };
+  if (!layouts.length) return [];
+  const [px0, px1] = span(layouts.map((l) => l.peak_bytes));
+  const [sy0, sy1] = span(layouts.map((l) => l.step_seconds));
+  return layouts.map((l) => ({
+    rank: l.rank, fits: l.fits, pareto: l.pareto,
+    x: pad + ((l.peak_bytes - px0) / (px1 - px0)) * (w - 2 * pad),
+    y: h - pad - ((l.step_seconds - sy0) / (sy1 - sy0)) * (h - 2 * pad),
+  }));
+}
+
+// Peak against step time, one point per layout listed (filled: fits; a
+// ring: over the budget; larger: on the memory / step-time front).
+function renderChart(box, state) {
+  clear(box);
+  if (!state.layouts.length) return;
+  const W = 480, H = 240, PAD = 28;
+  const pts = chartPoints(state.layouts, W, H, PAD);
+  const peaks = state.layouts.map((l) => l.peak_bytes), steps = state.layouts.map((l) => l.step_seconds);
+  const chart = svg('svg', { viewBox: `0 0 ${W} ${H}`, class: 'size-chart', role: 'img',
+    'aria-label': `Peak memory against step time of the ${pts.length} layouts listed` },
+  svg('line', { x1: PAD, y1: H - PAD, x2: W - PAD, y2: H - PAD, class: 'size-axis' }),
+  svg('line', { x1: PAD, y1: PAD, x2: PAD, y2: H - PAD, class: 'size-axis' }),
+  svg('text', { x: W / 2, y: H - 6, class: 'size-axis-label', 'text-anchor': 'middle',
+    text: `peak ${gib(Math.min(...peaks))} to ${gib(Math.max(...peaks))}` }),
+  svg('text', { x: 10, y: H / 2, class: 'size-axis-label', 'text-anchor': 'middle',
+    transform: `rotate(-90 10 ${H / 2})`,
+    text: `step ${Math.min(...steps).toFixed(3)} to ${Math.max(...steps).toFixed(3)} s` }),
+  pts.map((p) => svg('circle', {
+    cx: p.x.toFixed(1), cy: p.y.toFixed(1), r: p.pareto ? 5 : 3.5,
+    class: p.fits ? 'size-point size-point-fits' : 'size-point size-point-over',
+  }, svg('title', { text: `rank ${p.rank}${p.fits ? '' : ' (over the budget)'}` }))));
+  box.append(el('figure', { class: 'size-figure' }, chart,
+    el('figcaption', { text: 'Peak (right: more memory) against step time (up: slower); larger points are on the memory / step-time front.' })));
+}
+
 function renderRejected(box, data) {
   clear(box);
   const reasons = Object.entries(data.rejected || {}).sort((a, b) => b[1] - a[1]);
@@ -103,6 +146,7 @@ export function mountSize(root, getModel, post) {
   const status = el('p', { class: 'size-status', role: 'status', 'aria-live': 'polite' });
   const table = el('div', { class: 'size-results' });
   const rejected = el('div', { class: 'size-rejected' });
+  const chart = el('div', { class: 'size-chart-box' });
   const form = el('form', { class: 'size-form' },
     field('size-devices', 'Devices (a count or a range)', '8', { type: 'text', inputmode: 'numeric' }),
     field('size-batch', 'Global batch (sequences)', '16', { type: 'number', min: '1', step: '1' }),
@@ -131,7 +175,8 @@ export function mountSize(root, getModel, post) {
       (d.smallest_devices ? `; the smallest device count that fits: ${d.smallest_devices}` : '') +
       (d.complete ? '.' : ' (the work limit stopped the search: the best found so far).');
     renderTable(table, state);
+    renderChart(chart, state);
     renderRejected(rejected, d);
   });
-  root.append(form, status, table, rejected);
+  root.append(form, status, table, chart, rejected);
 }
