@@ -16,7 +16,10 @@ runs = ["gpt3_7b_tp1_pp4_memory_speed", "gpt3_7b_tp4_pp1_memory_speed",
 # Megatron-LM's README model table (H100), as model files kept beside the
 # step-time fixtures: the rows small enough to search whole here
 if len(sys.argv) > 1 and sys.argv[1] == "--model-table":
-    runs = ["steptime/mfu_1_7b", "steptime/mfu_7_1b", "steptime/mfu_16b", "steptime/mfu_32b"]
+    runs = ["steptime/mfu_1_7b", "steptime/mfu_7_1b", "steptime/mfu_16b", "steptime/mfu_32b",
+            "steptime/mfu_70b", "steptime/mfu_119b"]
+    if len(sys.argv) > 2:  # one row: --model-table mfu_70b
+        runs = ["steptime/" + sys.argv[2]]
 LIMIT_MS = os.environ.get("SIZE_WORK_LIMIT_MS", "120000")
 # measured step times (median) of the CI runs, by (case, device)
 MEASURED = {}
