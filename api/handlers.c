@@ -15,6 +15,10 @@ typedef struct mo_api_run {
 	mo_model *model;  /* owned; NULL when none was given or found */
 	mo_api_model_ref *ref; /* the cached preset borrowed, or NULL */
 	const mo_model *m;/* the model to use: model, or a cached preset */
+	/* what validation worked out, handed on to expand and estimate (NULL for the other
+	 * routes, whose validation keeps no plan, and for configs with errors) */
+	mo_resolved *resolved;
+	bool resolve;     /* the route wants the resolution */
 	const mo_api_options *opt;
 } mo_api_run;
 
@@ -67,6 +71,7 @@ int mo_api_reply_error(mo_api_response *out, const mo_error *err)
 
 static void mo_api_run_free(mo_api_run *run)
 {
+	mo_resolved_free(run->resolved);
 	mo_model_free(run->model);
 	mo_config_free(run->cfg);
 	mo_api_model_release(run->ref);
@@ -88,7 +93,8 @@ static int mo_api_run_cached(mo_api_run *run, mo_api_response *out,
 	mo_input in = {.config = run->in.config, .config_len = run->in.config_len,
 		       .config_name = "config", .limits = &opt->limits,
 		       .shared_model = run->m};
-	if (mo_check(&run->cfg, &unused, run->diags, &in, &err) != 0)
+	if (mo_check_resolved(&run->cfg, &unused, run->resolve ? &run->resolved : NULL, run->diags,
+			      &in, &err) != 0)
 		return mo_api_reply_error(out, &err), 1;
 	return 0;
 }
@@ -108,7 +114,8 @@ static int mo_api_run_check(mo_api_run *run, mo_api_response *out,
 	in.model_name = "model";
 	in.devices = run->in.devices;
 	in.limits = &opt->limits;
-	if (mo_check(&run->cfg, &run->model, run->diags, &in, &err) != 0)
+	if (mo_check_resolved(&run->cfg, &run->model, run->resolve ? &run->resolved : NULL,
+			      run->diags, &in, &err) != 0)
 		return mo_api_reply_error(out, &err), 1;
 	run->m = run->model;
 	return 0;
@@ -119,10 +126,11 @@ static int mo_api_run_check(mo_api_run *run, mo_api_response *out,
  * *out filled. */
 static int mo_api_run_validate(mo_api_run *run, mo_api_response *out,
 			       const mo_api_request *rq,
-			       const mo_api_options *opt)
+			       const mo_api_options *opt, bool resolve)
 {
 	memset(run, 0, sizeof *run);
 	run->opt = opt;
+	run->resolve = resolve;
 	if (mo_api_input_read(&run->in, out, rq, opt))
 		return 1;
 	if (mo_diags_new(&run->diags) != 0)
@@ -143,7 +151,7 @@ int mo_api_validate(mo_api_response *out, const mo_api_request *rq,
 	mo_api_run run;
 	int rc = 0;
 
-	if (mo_api_run_validate(&run, out, rq, opt) == 0)
+	if (mo_api_run_validate(&run, out, rq, opt, false) == 0)
 		rc = mo_api_reply_json(out, mo_json_diags(run.diags));
 	mo_api_run_free(&run);
 	return rc;
@@ -157,6 +165,7 @@ typedef struct mo_api_op {
 	const char *needs_model; /* names the operation in the 422 a model-less
 				    request gets; NULL: no model needed */
 	mo_api_result_fn result;
+	bool resolves; /* result expands or prices the config: validation hands it on */
 } mo_api_op;
 
 static int mo_api_model_needed(mo_api_response *out, const char *op)
@@ -177,7 +186,7 @@ static int mo_api_config_op(mo_api_response *out, const mo_api_request *rq,
 	int rc = 0;
 	json_t *o = NULL, *r = NULL;
 
-	if (mo_api_run_validate(&run, out, rq, opt) != 0)
+	if (mo_api_run_validate(&run, out, rq, opt, op->resolves) != 0)
 		goto free_run;
 	bool valid = mo_api_run_valid(&run);
 	if (valid && op->needs_model && !run.m) {
@@ -256,7 +265,7 @@ static json_t *mo_api_expand_result(mo_api_run *run, mo_api_response *out)
 {
 	mo_error err = {0};
 	mo_plan *plan = NULL;
-	if (mo_expand(&plan, run->cfg, run->m, &err) != 0) {
+	if (mo_expand_resolved(&plan, run->resolved, &err) != 0) {
 		mo_api_reply_error(out, &err);
 		return NULL;
 	}
@@ -268,7 +277,8 @@ static json_t *mo_api_expand_result(mo_api_run *run, mo_api_response *out)
 int mo_api_expand(mo_api_response *out, const mo_api_request *rq,
 		  const mo_api_options *opt)
 {
-	static const mo_api_op op = {.needs_model = "expand", .result = mo_api_expand_result};
+	static const mo_api_op op = {.needs_model = "expand", .result = mo_api_expand_result,
+				       .resolves = true};
 
 	return mo_api_config_op(out, rq, opt, &op);
 }
@@ -364,7 +374,7 @@ static json_t *mo_api_estimate_result(mo_api_run *run, mo_api_response *out)
 {
 	mo_error err = {0};
 	mo_estimate *e = NULL;
-	if (mo_estimate_run(&e, run->cfg, run->m, &err) != 0) {
+	if (mo_estimate_resolved(&e, run->resolved, &err) != 0) {
 		mo_api_reply_error(out, &err);
 		return NULL;
 	}
@@ -387,7 +397,9 @@ static json_t *mo_api_estimate_result(mo_api_run *run, mo_api_response *out)
 int mo_api_estimate(mo_api_response *out, const mo_api_request *rq,
 		    const mo_api_options *opt)
 {
-	static const mo_api_op op = {.needs_model = "estimate", .result = mo_api_estimate_result};
+	static const mo_api_op op = {.needs_model = "estimate",
+				       .result = mo_api_estimate_result,
+				       .resolves = true};
 
 	return mo_api_config_op(out, rq, opt, &op);
 }

@@ -128,6 +128,7 @@ static int mo_api_ledger_estimate(mo_estimate **e, const mo_api_ledger_req *rq,
 	mo_diags *d = NULL;
 	mo_config *cfg = NULL;
 	mo_model *m = NULL;
+	mo_resolved *rs = NULL;
 	mo_error err = {0};
 	int rc = -1;
 	*e = NULL;
@@ -143,7 +144,7 @@ static int mo_api_ledger_estimate(mo_estimate **e, const mo_api_ledger_req *rq,
 		in.model_len = strlen(rq->model);
 		in.model_name = "model";
 	}
-	if (mo_diags_new(&d) != 0 || mo_check(&cfg, &m, d, &in, &err) != 0) {
+	if (mo_diags_new(&d) != 0 || mo_check_resolved(&cfg, &m, &rs, d, &in, &err) != 0) {
 		mo_api_reply_error(out, &err);
 		goto out_free;
 	}
@@ -157,7 +158,7 @@ static int mo_api_ledger_estimate(mo_estimate **e, const mo_api_ledger_req *rq,
 		mo_api_problem(out, 422, "model-needed", "the comparison needs a model: give 'model'");
 		goto out_free;
 	}
-	if (mo_estimate_run(e, cfg, m, &err) != 0) {
+	if (mo_estimate_resolved(e, rs, &err) != 0) {
 		/* model-needed, the work limit, out of memory, ... as every
 		 * route says them */
 		mo_api_reply_error(out, &err);
@@ -165,6 +166,7 @@ static int mo_api_ledger_estimate(mo_estimate **e, const mo_api_ledger_req *rq,
 	}
 	rc = 0;
 out_free:
+	mo_resolved_free(rs);
 	mo_model_free(m);
 	mo_config_free(cfg);
 	mo_diags_free(d);

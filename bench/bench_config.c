@@ -1,6 +1,6 @@
 /* bench_config: in one process, the time to validate and expand a
- * 1,000-layer MoE config with 100 patterns (mo_config_parse + mo_validate +
- * mo_expand against an already-loaded model) against libyaml parsing the
+ * 1,000-layer MoE config with 100 patterns (mo_config_parse + mo_validate_resolve +
+ * mo_expand_resolved against an already-loaded model) against libyaml parsing the
  * same text alone (the yaml_parser_parse event loop). Median of many runs.
  * Target: ratio <= 2 (the rules should cost no more than the YAML parse
  * they follow, so a scheduler can check every job it queues).
@@ -29,17 +29,18 @@ static int run_memopt(const char *text, size_t len, const mo_model *model, const
 	double t0 = now_us(), t1 = t0, t2 = t0, t3 = t0;
 	mo_diags *d = NULL;
 	mo_config *cfg = NULL;
+	mo_resolved *r = NULL;
 	mo_plan *plan = NULL;
 	mo_error err = {0};
 	int rc = -1;
-	if (bench_parse_validate(text, len, model, lim, &d, &cfg, &err, &t1) != 0)
+	if (bench_parse_validate(text, len, model, lim, &d, &cfg, &r, &err, &t1) != 0)
 		goto out;
 	t2 = t3 = now_us();
 	*errors = mo_diags_errors(d);
 	*warnings = mo_diags_warnings(d);
 	if (*errors)
 		goto out;
-	if (mo_expand(&plan, cfg, model, &err) != 0)
+	if (mo_expand_resolved(&plan, r, &err) != 0)
 		goto out;
 	t3 = now_us();
 	if (mo_plan_layer_count(plan) != NUM_LAYERS)
@@ -52,6 +53,7 @@ out:
 	if (rc && err.text[0])
 		fprintf(stderr, "bench_config: %s\n", err.text);
 	mo_plan_free(plan);
+	mo_resolved_free(r);
 	mo_config_free(cfg);
 	mo_diags_free(d);
 	return rc;
@@ -129,7 +131,7 @@ int main(int argc, char **argv)
 	printf("config input: %d layers (MoE, TP 2 EP 4), %d patterns, %zu bytes, %zu YAML events, "
 	       "%zu warnings; %d iterations, median\n",
 	       NUM_LAYERS, npat, clen, events, warnings, iters);
-	printf("config phases (median): mo_config_parse %.0f us, mo_validate %.0f us, mo_expand %.0f us\n",
+	printf("config phases (median): mo_config_parse %.0f us, mo_validate_resolve %.0f us, mo_expand_resolved %.0f us\n",
 	       median(tp, ni), median(tv, ni), median(te, ni));
 	printf("config: validate+expand %.0f us, libyaml parse %.0f us, ratio %.2f (target <= 2)\n", m,
 	       y, m / y);

@@ -1,6 +1,6 @@
 /* bench_estimate: in one process, the time of `memopt estimate` on a
- * 1,000-layer MoE config with 100 patterns (mo_config_parse + mo_validate +
- * mo_estimate_run against an already-loaded model) against validate alone
+ * 1,000-layer MoE config with 100 patterns (mo_config_parse + mo_validate_resolve +
+ * mo_estimate_resolved against an already-loaded model) against validate alone
  * (mo_config_parse + mo_validate) on the same text. Median of many runs.
  * Target: ratio <= 1.5, an estimate about as cheap as the validation it
  * follows (layer types are simulated once
@@ -36,16 +36,17 @@ static double run_once(const char *text, size_t len, const mo_model *model, cons
 	double t0 = now_us();
 	mo_diags *d = NULL;
 	mo_config *cfg = NULL;
+	mo_resolved *r = NULL;
 	mo_estimate *e = NULL;
 	mo_error err = {0};
 	double t = -1;
-	if (bench_parse_validate(text, len, model, lim, &d, &cfg, &err, NULL) != 0)
+	if (bench_parse_validate(text, len, model, lim, &d, &cfg, estimate ? &r : NULL, &err, NULL) != 0)
 		goto out;
 	*errors = mo_diags_errors(d);
 	if (*errors)
 		goto out;
 	if (estimate) {
-		if (mo_estimate_run(&e, cfg, model, &err) != 0) {
+		if (mo_estimate_resolved(&e, r, &err) != 0) {
 			fprintf(stderr, "bench_estimate: %s\n", err.text);
 			goto out;
 		}
@@ -54,6 +55,7 @@ static double run_once(const char *text, size_t len, const mo_model *model, cons
 	t = now_us() - t0;
 out:
 	mo_estimate_free(e);
+	mo_resolved_free(r);
 	mo_config_free(cfg);
 	mo_diags_free(d);
 	return t;

@@ -14,21 +14,28 @@
 
 #include "bench_time.h"
 
-/* Parse and validate: the first step every bench times. 0 with *d and *cfg set (the caller
- * frees both; the findings are in *d), -1 when the text does not parse. *parsed_at, when
- * given, is the clock between the two. */
+/* Parse and validate, as the faces do before expand or estimate: the first step every bench
+ * times. 0 with *d, *cfg and, when r is given, *r (the resolution validation hands on; NULL
+ * with errors) set, the caller frees them; -1 when the text does not parse. Without r,
+ * validation alone, as the validate route runs it (no plan kept). *parsed_at, when given, is the clock
+ * between the two. */
 static int bench_parse_validate(const char *text, size_t len, const mo_model *model,
-				const mo_limits *lim, mo_diags **d, mo_config **cfg, mo_error *err,
-				double *parsed_at)
+				const mo_limits *lim, mo_diags **d, mo_config **cfg, mo_resolved **r,
+				mo_error *err, double *parsed_at)
 {
 	*d = NULL;
 	*cfg = NULL;
+	if (r)
+		*r = NULL;
 	if (mo_diags_new(d) != 0 ||
 	    mo_config_parse(cfg, *d, text, len, "bench.yaml", lim, err) != 0)
 		return -1;
 	if (parsed_at)
 		*parsed_at = now_us();
-	mo_validate(*d, *cfg, model);
+	if (r)
+		mo_validate_resolve(*d, *cfg, model, r);
+	else
+		mo_validate(*d, *cfg, model);
 	return 0;
 }
 

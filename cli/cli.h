@@ -29,6 +29,7 @@ typedef struct mo_cli {
 	size_t config_len, model_len;
 	mo_config *cfg;
 	mo_model *model;
+	mo_resolved *resolved; /* what validation worked out, for expand and estimate */
 	mo_diags *diags;
 	const struct mo_cli_command *command; /* the table entry being run */
 } mo_cli;
@@ -125,6 +126,10 @@ int mo_cli_no_model(const mo_cli *c);
 /* What expand and estimate answer when the config cannot be priced (no model, or errors):
  * prints the findings and returns the exit status; -1 when it can be priced. */
 int mo_cli_unpriceable(const mo_cli *c);
+/* The estimate and the plan of the config read, from the resolution validation built (without
+ * one, as the core answers an unresolved config). */
+int mo_cli_estimate_run(const mo_cli *c, mo_estimate **out, mo_error *err);
+int mo_cli_expand_run(const mo_cli *c, mo_plan **out, mo_error *err);
 /* Writes text to path (stdout when NULL). Returns an exit status. */
 int mo_cli_write(const char *path, const char *text, size_t len);
 /* Prints and releases j. */

@@ -72,7 +72,7 @@ int mo_cli_expand_answer(mo_cli *c)
 		return rc;
 	mo_plan *p = NULL;
 	mo_error err = {0};
-	if (mo_expand(&p, c->cfg, c->model, &err) != 0) {
+	if (mo_cli_expand_run(c, &p, &err) != 0) {
 		fprintf(stderr, "memopt: %s\n", err.text);
 		return MO_EXIT_USAGE;
 	}

@@ -179,7 +179,7 @@ int mo_cli_estimate(mo_cli *c, int argc, char **argv)
 	mo_estimate *e = NULL;
 	mo_error err = {0};
 	mo_cli_budget_begin(c);
-	int failed = mo_estimate_run(&e, c->cfg, c->model, &err) != 0;
+	int failed = mo_cli_estimate_run(c, &e, &err) != 0;
 	mo_budget_end();
 	if (failed)
 		return mo_cli_estimate_error(c, &err);

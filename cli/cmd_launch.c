@@ -228,7 +228,7 @@ static int mo_launch_estimate(mo_estimate **out, const mo_cli *c, const mo_launc
 {
 	mo_error err = {0};
 	mo_cli_budget_begin(c);
-	int failed = mo_estimate_run(out, c->cfg, c->model, &err) != 0;
+	int failed = mo_cli_estimate_run(c, out, &err) != 0;
 	mo_budget_end();
 	if (failed) {
 		if (l->max_memory_arg) {
@@ -315,7 +315,7 @@ int mo_cli_launch(mo_cli *c, int argc, char **argv)
 	}
 	mo_plan *p = NULL;
 	mo_error err = {0};
-	if (mo_expand(&p, c->cfg, c->model, &err) != 0) {
+	if (mo_cli_expand_run(c, &p, &err) != 0) {
 		fprintf(stderr, "memopt launch: %s\n", err.text);
 		rc = MO_EXIT_USAGE;
 		return rc;

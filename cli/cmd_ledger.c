@@ -87,7 +87,7 @@ static int mo_ledger_estimate(mo_cli *c, mo_estimate **e)
 		return c->model ? MO_EXIT_INVALID : MO_EXIT_USAGE;
 	}
 	mo_error err = {0};
-	if (mo_estimate_run(e, c->cfg, c->model, &err) != 0) {
+	if (mo_cli_estimate_run(c, e, &err) != 0) {
 		fprintf(stderr, "memopt ledger: estimate: %s\n", err.text);
 		return mo_cli_exit_of(&err);
 	}

@@ -154,7 +154,7 @@ int mo_cli_load(mo_cli *c)
 	if (mo_diags_new(&c->diags) != 0)
 		return MO_EXIT_USAGE;
 	mo_error err = {0};
-	if (mo_check(&c->cfg, &c->model, c->diags, &in, &err) != 0) {
+	if (mo_check_resolved(&c->cfg, &c->model, &c->resolved, c->diags, &in, &err) != 0) {
 		fprintf(stderr, "memopt: %s\n", err.text);
 		if (err.code == MO_ERR_USAGE && in.preset)
 			fputs("memopt: --model takes a preset (memopt presets) or a readable file\n",
@@ -166,6 +166,8 @@ int mo_cli_load(mo_cli *c)
 
 void mo_cli_free(mo_cli *c)
 {
+	mo_resolved_free(c->resolved);
+	c->resolved = NULL;
 	mo_config_free(c->cfg);
 	mo_model_free(c->model);
 	mo_diags_free(c->diags);
@@ -183,6 +185,18 @@ void mo_cli_budget_begin(const mo_cli *c)
 	mo_budget b = {.max_ms = ms};
 
 	mo_budget_begin(ms ? &b : NULL);
+}
+
+int mo_cli_estimate_run(const mo_cli *c, mo_estimate **out, mo_error *err)
+{
+	return c->resolved ? mo_estimate_resolved(out, c->resolved, err)
+			   : mo_estimate_run(out, c->cfg, c->model, err);
+}
+
+int mo_cli_expand_run(const mo_cli *c, mo_plan **out, mo_error *err)
+{
+	return c->resolved ? mo_expand_resolved(out, c->resolved, err)
+			   : mo_expand(out, c->cfg, c->model, err);
 }
 
 int mo_cli_unpriceable(const mo_cli *c)
@@ -260,7 +274,7 @@ int mo_cli_load_model_alone(mo_cli *c)
 		in.model_name = c->model_arg;
 	}
 	mo_error err = {0};
-	if (mo_check(&c->cfg, &c->model, c->diags, &in, &err) != 0) {
+	if (mo_check_resolved(&c->cfg, &c->model, &c->resolved, c->diags, &in, &err) != 0) {
 		fprintf(stderr, "memopt: %s\n", err.text);
 		return MO_EXIT_USAGE;
 	}

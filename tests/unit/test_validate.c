@@ -367,52 +367,6 @@ static mo_plan *fresh_plan(const char *config, const mo_model *m, mo_config **cf
 	return parsed_plan(config, m, cfg, NULL, 0);
 }
 
-/* Validation keeps its plan for expand: reused only for the same model,
- * and a plan stays valid after the memo moves on. */
-static void test_plan_memo(void **state)
-{
-	(void)state;
-	const char *config = "recompute:\n  mode: select\n  full_recompute_layer: [0-1]\n"
-			     "  select_module:\n    '.*mlp': [2-5]\n    'self_attention': [4-7]\n"
-			     "  exclude_op:\n    '.*add': [0-3]\n"
-			     "swap:\n  enable: True\n  op_swap:\n    - op_name: 'input_layernorm'\n"
-			     "      layers: [5, 6]\n";
-	fx f;
-	run(&f, config, NULL, TP2_MODEL);
-	assert_non_null(f.plan);
-	mo_error err = {0};
-	mo_model *other = NULL;
-	assert_int_equal(mo_model_preset(&other, "llama2-7b", &err), 0);
-	mo_plan *p2 = NULL;
-	assert_int_equal(mo_expand(&p2, f.cfg, other, &err), 0);
-	assert_int_equal(mo_plan_layer_count(p2), 32);
-	mo_config *c2 = NULL, *c3 = NULL;
-	mo_plan *want2 = fresh_plan(config, other, &c2);
-	assert_same_plan(p2, want2, other);
-	/* back to the first model: same plan as before */
-	mo_plan *p3 = NULL;
-	assert_int_equal(mo_expand(&p3, f.cfg, f.model, &err), 0);
-	mo_plan *want1 = fresh_plan(config, f.model, &c3);
-	assert_same_plan(f.plan, want1, f.model);
-	assert_same_plan(p3, want1, f.model);
-	mo_plan_free(p2);
-	assert_same_plan(p3, want1, f.model);
-	mo_plan_free(p3);
-	mo_plan_free(want1);
-	mo_plan_free(want2);
-	mo_config_free(c2);
-	mo_config_free(c3);
-	mo_model_free(other);
-	fx_free(&f);
-}
-
-/* b validated and expanded against m: its diagnostic codes, one a line. */
-static mo_plan *checked_plan(const char *b, const mo_model *m, mo_config **cfg, char *codes,
-			     size_t size)
-{
-	return parsed_plan(b, m, cfg, codes, size);
-}
-
 static mo_model *load_model(const char *text)
 {
 	mo_error err = {0};
@@ -424,6 +378,73 @@ static mo_model *load_model(const char *text)
 	mo_diags_free(d);
 	return m;
 }
+
+/* Validation hands its resolution to expand and estimate: the same plan and peak as a fresh
+ * expand / estimate of the same config, for each model it was resolved against; a plan keeps
+ * its resolution alive after the caller's reference is gone; a config with errors gets none. */
+static void test_resolution_passed(void **state)
+{
+	(void)state;
+	const char *config = "recompute:\n  mode: select\n  full_recompute_layer: [0-1]\n"
+			     "  select_module:\n    '.*mlp': [2-5]\n    'self_attention': [4-7]\n"
+			     "  exclude_op:\n    '.*add': [0-3]\n"
+			     "swap:\n  enable: True\n  op_swap:\n    - op_name: 'input_layernorm'\n"
+			     "      layers: [5, 6]\n";
+	mo_error err = {0};
+	mo_model *tp2 = load_model(TP2_MODEL), *other = NULL;
+	assert_int_equal(mo_model_preset(&other, "llama2-7b", &err), 0);
+	const mo_model *models[] = {tp2, other};
+	for (size_t i = 0; i < 2; i++) {
+		mo_config *cfg = NULL, *fresh_cfg = NULL;
+		mo_diags *d = NULL;
+		assert_int_equal(mo_diags_new(&d), 0);
+		assert_int_equal(mo_config_parse(&cfg, d, config, strlen(config), "c.yaml", NULL, &err), 0);
+		mo_resolved *r = NULL;
+		assert_int_equal(mo_validate_resolve(d, cfg, models[i], &r), 0);
+		assert_non_null(r);
+		mo_plan *p = NULL, *want = fresh_plan(config, models[i], &fresh_cfg);
+		assert_int_equal(mo_expand_resolved(&p, r, &err), 0);
+		mo_estimate *e = NULL, *e_fresh = NULL;
+		assert_int_equal(mo_estimate_resolved(&e, r, &err), 0);
+		assert_int_equal(mo_estimate_run(&e_fresh, cfg, models[i], &err), 0);
+		assert_int_equal(mo_estimate_peak_bytes(e), mo_estimate_peak_bytes(e_fresh));
+		assert_true(mo_estimate_peak_bytes(e) > 0);
+		mo_resolved_free(r); /* the plan holds its own reference */
+		assert_same_plan(p, want, models[i]);
+		mo_estimate_free(e);
+		mo_estimate_free(e_fresh);
+		mo_plan_free(p);
+		mo_plan_free(want);
+		mo_config_free(fresh_cfg);
+		mo_config_free(cfg);
+		mo_diags_free(d);
+	}
+	/* layer 40 is past the 8-layer model: an error, and no resolution */
+	const char *bad = "recompute:\n  mode: full\n  full_recompute_layer: [40]\n";
+	mo_config *cfg = NULL;
+	mo_diags *d = NULL;
+	assert_int_equal(mo_diags_new(&d), 0);
+	assert_int_equal(mo_config_parse(&cfg, d, bad, strlen(bad), "c.yaml", NULL, &err), 0);
+	mo_resolved *r = (mo_resolved *)1;
+	assert_true(mo_validate_resolve(d, cfg, tp2, &r) > 0);
+	assert_null(r);
+	mo_plan *p = (mo_plan *)1;
+	assert_int_equal(mo_expand_resolved(&p, NULL, &err), -1);
+	assert_int_equal(err.code, MO_ERR_USAGE);
+	assert_null(p);
+	mo_config_free(cfg);
+	mo_diags_free(d);
+	mo_model_free(tp2);
+	mo_model_free(other);
+}
+
+/* b validated and expanded against m: its diagnostic codes, one a line. */
+static mo_plan *checked_plan(const char *b, const mo_model *m, mo_config **cfg, char *codes,
+			     size_t size)
+{
+	return parsed_plan(b, m, cfg, codes, size);
+}
+
 
 /* `first` then `second` on one model, `second` on a fresh one: the same
  * plan and findings for `second` either way. */
@@ -479,7 +500,7 @@ int main(void)
 		cmocka_unit_test(test_single_device),
 		cmocka_unit_test(test_no_match_suggestion),
 		cmocka_unit_test(test_real_configs),
-		cmocka_unit_test(test_plan_memo),
+		cmocka_unit_test(test_resolution_passed),
 		cmocka_unit_test(test_model_memo),
 	};
 	return cmocka_run_group_tests_name("validate", tests, NULL, NULL);

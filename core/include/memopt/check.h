@@ -25,6 +25,20 @@ extern "C" {
  * appended. */
 size_t mo_validate(mo_diags *diags, const mo_config *c, const mo_model *m);
 
+/* The config applied to a model: the action of every path of every layer, worked out once by
+ * validation and handed on to expansion (mo_expand_resolved) and the estimate
+ * (mo_estimate_resolved), so neither works it out again. Opaque and read-only; it points into
+ * the config and the model it was built from, which must outlive it. Free with
+ * mo_resolved_free (each holder its own reference: a plan keeps one). */
+typedef struct mo_resolved mo_resolved;
+
+/* mo_validate, and when m is given and the config has no error, *out = its resolution (NULL
+ * otherwise: no model, errors, or out of memory, said in diags). Returns the errors appended. */
+size_t mo_validate_resolve(mo_diags *diags, const mo_config *c, const mo_model *m,
+			   mo_resolved **out);
+/* Drops the caller's reference; NULL is fine. */
+void mo_resolved_free(mo_resolved *r);
+
 /* One call for the faces: config + model + every rule. */
 
 /* Caller-owned, usually on the stack; only read during the call. Initialise
@@ -59,6 +73,11 @@ typedef struct mo_input {
  * copied; *in may go away after the call. */
 int mo_check(mo_config **cfg, mo_model **model, mo_diags *diags, const mo_input *in,
 	     mo_error *err);
+/* mo_check, and *resolved = the resolution validation built (mo_validate_resolve: NULL unless
+ * there is a model and no error), for mo_expand_resolved / mo_estimate_resolved. The caller
+ * owns it; free it before *cfg and *model. */
+int mo_check_resolved(mo_config **cfg, mo_model **model, mo_resolved **resolved,
+		      mo_diags *diags, const mo_input *in, mo_error *err);
 
 #pragma GCC visibility pop
 

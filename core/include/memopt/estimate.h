@@ -11,6 +11,7 @@
 #include <memopt/errors.h>
 #include <memopt/model.h>
 #include <memopt/config.h>
+#include <memopt/check.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -35,6 +36,9 @@ typedef struct mo_estimate mo_estimate;
  * MO_ERR_USAGE for NULL arguments. The estimate does not borrow c or m. */
 int mo_estimate_run(mo_estimate **out, const mo_config *c, const mo_model *m,
 		    mo_error *err);
+/* mo_estimate_run of the config and model a resolution was built from (mo_validate_resolve,
+ * mo_check_resolved), without resolving again. */
+int mo_estimate_resolved(mo_estimate **out, const mo_resolved *r, mo_error *err);
 /* Frees the estimate; NULL is fine. */
 void mo_estimate_free(mo_estimate *e);
 

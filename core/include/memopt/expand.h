@@ -11,6 +11,7 @@
 #include <memopt/errors.h>
 #include <memopt/model.h>
 #include <memopt/config.h>
+#include <memopt/check.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -52,6 +53,9 @@ typedef struct mo_plan mo_plan;
  * before them. */
 int mo_expand(mo_plan **out, const mo_config *c, const mo_model *m,
 	      mo_error *err);
+/* The plan of a resolution validation built (mo_validate_resolve, mo_check_resolved): the
+ * same plan as mo_expand, without resolving again. The plan holds its own reference. */
+int mo_expand_resolved(mo_plan **out, const mo_resolved *r, mo_error *err);
 /* Frees the plan; NULL is fine. */
 void mo_plan_free(mo_plan *p);
 /* Layers the plan covers (decoder and MTP layers). */

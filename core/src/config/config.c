@@ -552,36 +552,20 @@ static void config_free_regexes(mo_config *c)
 		regex_free(c->op_swap[i].pat.re);
 }
 
-/* Frees the memos and the struct itself (what config_alloc made). */
-static void config_release(mo_config *c)
-{
-	attachment_clear(&c->memos->matches);
-	attachment_clear(&c->memos->plan);
-	pthread_mutex_destroy(&c->memos->lock);
-	free(c->memos);
-	free(c);
-}
-
 void mo_config_free(mo_config *c)
 {
 	if (!c)
 		return;
 	config_free_regexes(c);
 	doc_free(c->doc);
-	config_release(c);
+	free(c);
 }
 
 static mo_config *config_alloc(const mo_limits *lim)
 {
 	mo_config *c = calloc(1, sizeof(*c));
-	mo_config_memos *memos = calloc(1, sizeof(*memos));
-	if (!c || !memos) {
-		free(c);
-		free(memos);
+	if (!c)
 		return NULL;
-	}
-	pthread_mutex_init(&memos->lock, NULL);
-	c->memos = memos;
 	if (lim)
 		c->lim = *lim;
 	else
@@ -635,7 +619,7 @@ int mo_config_parse(mo_config **out, mo_diags *diags, const char *text, size_t l
 	}
 	int rc = yaml_tree_parse(&c->doc, diags, text, len, name, &c->lim, err);
 	if (rc < 0) {
-		config_release(c);
+		free(c);
 		return -1;
 	}
 	if (rc > 0) /* yaml-syntax already reported */

@@ -61,17 +61,6 @@ typedef struct mo_op_swap {
 	mo_pattern pat;          /* regex = op_name */
 } mo_op_swap;
 
-/* What resolve keeps with a config (resolve/matches.c, plan_memo.c): the
- * matches against the last layout seen and the last plan resolved against
- * a model (validate, then expand or estimate, match once), under the lock
- * that keeps a config shared read-only between threads safe.
- * mo_config_free frees them through their destructors. */
-typedef struct mo_config_memos {
-	pthread_mutex_t lock;
-	mo_attachment matches;
-	mo_attachment plan;
-} mo_config_memos;
-
 struct mo_config {
 	mo_doc *doc;
 	mo_limits lim;
@@ -116,9 +105,6 @@ struct mo_config {
 	 * (even when it switches nothing on): migrate may rewrite it */
 	bool recompute_config_read;
 
-	/* resolve's memos, behind a pointer: a config is const to its
-	 * readers, and these are its one mutable part (mo_config_memos) */
-	struct mo_config_memos *memos;
 };
 
 /* graph.c: a top-level recompute_config / swap_config (key, value) of the

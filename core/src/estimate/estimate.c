@@ -160,16 +160,16 @@ static void est_fill(mo_estimate *e, uint64_t lo, uint64_t hi, const mo_est_res 
 	}
 }
 
-static int est_layers(mo_estimate *e, const mo_config *c, const mo_model *m,
-			 mo_error *err)
+/* Every layer's result: the resolution's segments (rs: the config applied to m), or every
+ * layer as it is (rs NULL: no config). */
+static int est_layers(mo_estimate *e, const mo_resolved *rs, const mo_model *m, mo_error *err)
 {
-	mo_resolved *rs = NULL;
 	uint64_t comm_ops = 0;
 	int rc = -1;
 	e->n_layers = (size_t)(m->num_layers + m->mtp_num_layers);
 	e->layers = arena_alloc(e->a, e->n_layers * sizeof(*e->layers));
 	e->layer_res = arena_alloc(e->a, (e->n_layers + 1) * sizeof(*e->layer_res));
-	if (!e->layers || !e->layer_res || (c && resolve(&rs, c, m, NULL, err) != 0))
+	if (!e->layers || !e->layer_res)
 		goto out;
 	size_t nseg = rs ? rs->n_segs : 0;
 	size_t cap = nseg + m->n_types + 1;
@@ -196,12 +196,11 @@ static int est_layers(mo_estimate *e, const mo_config *c, const mo_model *m,
 	}
 	e->cost.comm_recompute_ops = comm_ops * (uint64_t)e->cfg.mbn;
 	for (size_t i = 0; i < e->n_res; i++)
-		e->res[i].act = NULL; /* the resolution is freed below */
+		e->res[i].act = NULL; /* the resolution is the caller's */
 	rc = 0;
 out:
 	if (rc != 0 && err->code == MO_OK)
 		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
-	resolved_free(rs);
 	return rc;
 }
 
@@ -255,11 +254,12 @@ static void est_cfg_apply(mo_estimate *e, const mo_config *c, const mo_model *m)
 	e->cfg.no_recompute = e->fw->recompute_needs_world && m->world_size == 1;
 }
 
-static int est_build(mo_estimate *e, const mo_config *c, const mo_model *m, mo_error *err)
+static int est_build(mo_estimate *e, const mo_config *c, const mo_resolved *rs,
+		     const mo_model *m, mo_error *err)
 {
 	est_dims_init(&e->dims, m);
 	est_cfg_apply(e, c, m);
-	if (est_types(e, m, &e->dims, err) != 0 || est_layers(e, c, m, err) != 0 ||
+	if (est_types(e, m, &e->dims, err) != 0 || est_layers(e, rs, m, err) != 0 ||
 	    est_stages(e, m, err) != 0 || est_timeline(e, err) != 0)
 		return -1;
 	est_cost(e);
@@ -274,24 +274,10 @@ static int est_build(mo_estimate *e, const mo_config *c, const mo_model *m, mo_e
 /* How much of the timeline an estimate builds. */
 typedef enum { EST_LISTED, EST_UNLISTED, EST_UNPEAKED } est_depth;
 
-static int est_run(mo_estimate **out, const mo_config *c, const mo_model *m, est_depth depth,
-		   mo_error *err)
+/* The estimate of m under c, whose resolution against m is rs (NULL with no config). */
+static int estimate_build(mo_estimate **out, const mo_config *c, const mo_resolved *rs,
+			  const mo_model *m, est_depth depth, mo_error *err)
 {
-	mo_error dummy;
-	if (!err)
-		err = &dummy;
-	memset(err, 0, sizeof(*err));
-	if (!out || !m) {
-		error_set(err, MO_ERR_USAGE, 0, 0, "estimate needs a model");
-		return -1;
-	}
-	*out = NULL;
-	if (c && !c->doc) {
-		error_set(err, MO_ERR_USAGE, 0, 0, "estimate needs a parsed config");
-		return -1;
-	}
-	if (est_check(m, err) != 0)
-		return -1;
 	mo_arena *a = arena_new();
 	mo_estimate *e = a ? arena_alloc(a, sizeof(*e)) : NULL;
 	if (!e) {
@@ -303,12 +289,61 @@ static int est_run(mo_estimate **out, const mo_config *c, const mo_model *m, est
 	e->fw = est_framework(m);
 	e->no_events = depth != EST_LISTED;
 	e->no_peaks = depth == EST_UNPEAKED;
-	if (est_build(e, c, m, err) != 0) {
+	if (est_build(e, c, rs, m, err) != 0) {
 		mo_estimate_free(e);
 		return -1;
 	}
 	*out = e;
 	return 0;
+}
+
+/* The checks every entry point makes before any work; err zeroed first. */
+static int estimate_begin(mo_estimate **out, const mo_config *c, const mo_model *m,
+			  mo_error *err)
+{
+	memset(err, 0, sizeof(*err));
+	if (!out || !m) {
+		error_set(err, MO_ERR_USAGE, 0, 0, "estimate needs a model");
+		return -1;
+	}
+	*out = NULL;
+	if (c && !c->doc) {
+		error_set(err, MO_ERR_USAGE, 0, 0, "estimate needs a parsed config");
+		return -1;
+	}
+	return est_check(m, err);
+}
+
+static int est_run(mo_estimate **out, const mo_config *c, const mo_model *m, est_depth depth,
+		   mo_error *err)
+{
+	mo_error dummy;
+	if (!err)
+		err = &dummy;
+	if (estimate_begin(out, c, m, err) != 0)
+		return -1;
+	mo_resolved *rs = NULL;
+	if (c && resolve(&rs, c, m, NULL, err) != 0)
+		return -1;
+	int rc = estimate_build(out, c, rs, m, depth, err);
+	resolved_free(rs);
+	return rc;
+}
+
+int mo_estimate_resolved(mo_estimate **out, const mo_resolved *r, mo_error *err)
+{
+	mo_error dummy;
+	if (!err)
+		err = &dummy;
+	if (!r) {
+		memset(err, 0, sizeof(*err));
+		error_set(err, MO_ERR_USAGE, 0, 0,
+			  "estimate needs a resolution (a valid config and a model)");
+		return -1;
+	}
+	if (estimate_begin(out, r->c, r->m, err) != 0)
+		return -1;
+	return estimate_build(out, r->c, r, r->m, EST_LISTED, err);
 }
 
 int mo_estimate_run(mo_estimate **out, const mo_config *c, const mo_model *m, mo_error *err)

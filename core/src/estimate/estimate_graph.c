@@ -355,16 +355,21 @@ static int graph_builder_tensor(mo_graph_builder *b, const char *spec, size_t n,
 	return (int)g->n_t++;
 }
 
+/* The next space-separated word from *p: its start, its length in *len (0 past the last
+ * word); *p moves past it. The op rows name tensors this way. */
+static const char *graph_word(const char **p, size_t *len)
+{
+	const char *w = *p + strspn(*p, " ");
+	*len = strcspn(w, " ");
+	*p = w + *len;
+	return w;
+}
+
 static size_t graph_builder_count(const char *s)
 {
-	size_t n = 0;
-	for (const char *p = s; *p;) {
-		p += strspn(p, " ");
-		if (!*p)
-			break;
+	size_t n = 0, len;
+	for (const char *p = s; graph_word(&p, &len), len;)
 		n++;
-		p += strcspn(p, " ");
-	}
 	return n;
 }
 
@@ -376,19 +381,15 @@ static bool graph_builder_refs(mo_graph_builder *b, const char *s, int **out, si
 	*out = cnt ? arena_alloc(b->a, cnt * sizeof(int)) : NULL;
 	if (cnt && !*out)
 		return false;
-	for (const char *p = s; *p;) {
-		p += strspn(p, " ");
-		size_t len = strcspn(p, " ");
-		if (!len)
-			break;
-		int i = graph_builder_find_token(b, p, len);
+	size_t len;
+	for (const char *p = s, *w = graph_word(&p, &len); len; w = graph_word(&p, &len)) {
+		int i = graph_builder_find_token(b, w, len);
 		if (i < 0) {
-			const char *name = graph_builder_name(b, p, len);
+			const char *name = graph_builder_name(b, w, len);
 			graph_builder_fail(b, "unknown tensor", name ? name : "?");
 			return false;
 		}
 		(*out)[(*n)++] = i;
-		p += len;
 	}
 	return true;
 }
@@ -399,16 +400,12 @@ static bool graph_builder_outs(mo_graph_builder *b, mo_est_op *op, const char *s
 	op->out = cnt ? arena_alloc(b->a, cnt * sizeof(int)) : NULL;
 	if (cnt && !op->out)
 		return false;
-	for (const char *p = s; *p;) {
-		p += strspn(p, " ");
-		size_t len = strcspn(p, " ");
-		if (!len)
-			break;
-		int t = graph_builder_tensor(b, p, len, producer);
+	size_t len;
+	for (const char *p = s, *w = graph_word(&p, &len); len; w = graph_word(&p, &len)) {
+		int t = graph_builder_tensor(b, w, len, producer);
 		if (t < 0)
 			return false;
 		op->out[op->n_out++] = t;
-		p += len;
 	}
 	return true;
 }
@@ -448,15 +445,12 @@ static uint64_t graph_builder_sum(const mo_est_graph *g, const int *v, size_t n)
 /* A declaration row (op "input"): block inputs that do not exist yet. */
 static void graph_builder_declare(mo_graph_builder *b, const char *s)
 {
-	for (const char *p = s; *p && !b->failed;) {
-		p += strspn(p, " ");
-		size_t len = strcspn(p, " ");
-		if (!len)
-			break;
-		size_t nl = strcspn(p, ":@");
-		if (graph_builder_find_token(b, p, nl < len ? nl : len) < 0)
-			graph_builder_tensor(b, p, len, -1);
-		p += len;
+	size_t len;
+	for (const char *p = s, *w = graph_word(&p, &len); len && !b->failed;
+	     w = graph_word(&p, &len)) {
+		size_t nl = strcspn(w, ":@");
+		if (graph_builder_find_token(b, w, nl < len ? nl : len) < 0)
+			graph_builder_tensor(b, w, len, -1);
 	}
 }
 

@@ -195,6 +195,7 @@ static int planner_realise(mo_planner_result *r, const mo_planner_problem *pl,
 			      const mo_planner_solution *best, mo_error *err)
 {
 	mo_diags *d = NULL;
+	mo_resolved *rs = NULL;
 	int rc = -1;
 	if (planner_build_config(&r->cfg, pl, best->what, best->prefetch, "plan", err) != 0)
 		goto out;
@@ -202,7 +203,7 @@ static int planner_realise(mo_planner_result *r, const mo_planner_problem *pl,
 		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		goto out;
 	}
-	if (mo_validate(d, r->cfg, r->model) != 0) {
+	if (mo_validate_resolve(d, r->cfg, r->model, &rs) != 0) {
 		const mo_diag *g = NULL;
 		for (size_t i = 0; i < mo_diags_count(d) && !g; i++)
 			if (mo_diags_get(d, i)->severity == MO_SEV_ERROR)
@@ -212,11 +213,12 @@ static int planner_realise(mo_planner_result *r, const mo_planner_problem *pl,
 		goto out;
 	}
 	if (mo_export_sections(&r->yaml, NULL, r->cfg, err) != 0 ||
-	    mo_estimate_run(&r->est, r->cfg, r->model, err) != 0 ||
+	    mo_estimate_resolved(&r->est, rs, err) != 0 ||
 	    planner_note_replaced(r, pl, err) != 0)
 		goto out;
 	rc = 0;
 out:
+	mo_resolved_free(rs);
 	mo_diags_free(d);
 	return rc;
 }

@@ -669,21 +669,28 @@ static uint64_t planner_virtual_pipeline_reserve(const mo_planner_problem *pl, s
 	return (uint64_t)in * (fx->embed + big + fx->head);
 }
 
+/* What every segment problem of a stage takes from its fixed terms. */
+static mo_search_segment_problem planner_segment_base(const mo_est_chunk *ch,
+							 const mo_est_fixed *fx)
+{
+	return (mo_search_segment_problem){.ids = ch->ids,
+					   .n = ch->n,
+					   .base = fx->base,
+					   .embed = fx->embed,
+					   .head = fx->head,
+					   .loss = fx->loss,
+					   .grads = fx->grads,
+					   .floor = fx->base + fx->grads + fx->opt,
+					   .others = fx->others,
+					   .held = (uint64_t)fx->others * (fx->embed + fx->head),
+					   .last = fx->last};
+}
+
 static mo_search_segment_problem planner_segment_of(const mo_planner_problem *pl, size_t s,
 						       size_t c, const mo_est_fixed *fx)
 {
-	const mo_est_chunk *ch = &pl->base->chunks[s * fx->chunks + c];
-	mo_search_segment_problem sg = {.ids = ch->ids,
-					.n = ch->n,
-					.base = fx->base,
-					.embed = fx->embed,
-					.head = fx->head,
-					.loss = fx->loss,
-					.grads = fx->grads,
-					.floor = fx->base + fx->grads + fx->opt,
-					.others = fx->others,
-					.held = (uint64_t)fx->others * (fx->embed + fx->head),
-					.last = fx->last};
+	mo_search_segment_problem sg =
+	    planner_segment_base(&pl->base->chunks[s * fx->chunks + c], fx);
 	if (fx->chunks > 1) {
 		sg.held = 0;
 		sg.base += planner_virtual_pipeline_reserve(pl, s, fx);
@@ -767,20 +774,11 @@ static void planner_in_flight_ends(const mo_estimate *e, size_t s, int64_t *firs
 static mo_search_segment_problem planner_template_of(const mo_planner_problem *pl, size_t s,
 							const mo_est_fixed *fx)
 {
-	const mo_est_chunk *ch = &pl->base->chunks[s * fx->chunks];
 	int64_t first, last;
 	planner_in_flight_ends(pl->base, s, &first, &last);
-	return (mo_search_segment_problem){.ids = ch->ids,
-					   .n = ch->n,
-					   .base = fx->base,
-					   .embed = fx->embed,
-					   .head = fx->head,
-					   .loss = fx->loss,
-					   .grads = fx->grads,
-					   .floor = fx->base + fx->grads + fx->opt,
-					   .others = fx->others,
-					   .held = (uint64_t)first * fx->embed + (uint64_t)last * fx->head,
-					   .last = fx->last};
+	mo_search_segment_problem sg = planner_segment_base(&pl->base->chunks[s * fx->chunks], fx);
+	sg.held = (uint64_t)first * fx->embed + (uint64_t)last * fx->head;
+	return sg;
 }
 
 /* The template's choices copied to the same positions of every chunk. */
@@ -897,31 +895,13 @@ static int planner_predict_run(const mo_planner_problem *pl, const int64_t *ids,
 	return 0;
 }
 
-/* A stage of alike chunks as planner_solve_template prices it: every
- * chunk in flight holds the most any chunk keeps. */
-static int planner_predict_template(const mo_planner_problem *pl, size_t s,
-				       const mo_est_fixed *fx, const unsigned *what, int64_t pf,
-				       uint64_t *peak)
+/* A stage's peak under the choices in what, priced as the search prices it: chunk by chunk
+ * (planner_solve_chunks), or, as_template, every chunk in flight holding the most any chunk
+ * keeps (planner_solve_template, for alike chunks). */
+static int planner_predict_stage(const mo_planner_problem *pl, size_t s, const mo_est_fixed *fx,
+				 const unsigned *what, int64_t pf, bool as_template, uint64_t *peak)
 {
-	mo_search_segment_problem sg = planner_template_of(pl, s, fx);
 	uint64_t Kmax = 0, Mmax = 0;
-	for (size_t c = 0; c < fx->chunks; c++) {
-		const mo_est_chunk *ch = &pl->base->chunks[s * fx->chunks + c];
-		uint64_t K, M;
-		if (planner_predict_run(pl, ch->ids, ch->n, what, pf, &K, &M) != 0)
-			return -1;
-		Kmax = K > Kmax ? K : Kmax;
-		Mmax = M > Mmax ? M : Mmax;
-	}
-	*peak = search_peak(&sg, Kmax, Mmax);
-	return 0;
-}
-
-/* A stage chunk by chunk, as planner_solve_chunks prices it. */
-static int planner_predict_chunks(const mo_planner_problem *pl, size_t s,
-				     const mo_est_fixed *fx, const unsigned *what, int64_t pf,
-				     uint64_t *peak)
-{
 	*peak = 0;
 	for (size_t c = 0; c < fx->chunks; c++) {
 		mo_search_segment_problem sg = planner_segment_of(pl, s, c, fx);
@@ -930,6 +910,12 @@ static int planner_predict_chunks(const mo_planner_problem *pl, size_t s,
 			return -1;
 		uint64_t pk = search_peak(&sg, K, M);
 		*peak = pk > *peak ? pk : *peak;
+		Kmax = K > Kmax ? K : Kmax;
+		Mmax = M > Mmax ? M : Mmax;
+	}
+	if (as_template) {
+		mo_search_segment_problem tpl = planner_template_of(pl, s, fx);
+		*peak = search_peak(&tpl, Kmax, Mmax);
 	}
 	return 0;
 }
@@ -942,12 +928,12 @@ int planner_predict(const mo_planner_problem *pl, const unsigned *what, int64_t 
 		mo_est_fixed fx;
 		est_stage_fixed(e, s, &fx);
 		uint64_t chunked, pk;
-		if (planner_predict_chunks(pl, s, &fx, what, prefetch, &chunked) != 0)
+		if (planner_predict_stage(pl, s, &fx, what, prefetch, false, &chunked) != 0)
 			return -1;
 		pk = chunked;
 		/* alike chunks: the lower of the two safe bounds */
 		if (fx.chunks > 1 && planner_chunks_alike(pl, s, fx.chunks)) {
-			if (planner_predict_template(pl, s, &fx, what, prefetch, &pk) != 0)
+			if (planner_predict_stage(pl, s, &fx, what, prefetch, true, &pk) != 0)
 				return -1;
 			pk = pk < chunked ? pk : chunked;
 		}

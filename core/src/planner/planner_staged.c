@@ -34,6 +34,7 @@ static int staged_run(mo_staged *s, mo_staged_result *out)
 	mo_config *c = NULL;
 	mo_estimate *e = NULL;
 	mo_diags *d = NULL;
+	mo_resolved *rs = NULL;
 	int rc = -1;
 	memset(out, 0, sizeof(*out));
 	if (planner_build_config(&c, s->pl, s->what, s->pf, "staged", s->err) != 0)
@@ -42,12 +43,12 @@ static int staged_run(mo_staged *s, mo_staged_result *out)
 		error_set(s->err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		goto out;
 	}
-	if (mo_validate(d, c, s->pl->m) != 0) {
+	if (mo_validate_resolve(d, c, s->pl->m, &rs) != 0) {
 		error_set(s->err, MO_ERR_INTERNAL, 0, 0, "staged step is not a valid config");
 		goto out;
 	}
 	if (mo_export_sections(&out->yaml, NULL, c, s->err) != 0 ||
-	    mo_estimate_run(&e, c, s->pl->m, s->err) != 0)
+	    mo_estimate_resolved(&e, rs, s->err) != 0)
 		goto out;
 	out->peak = mo_estimate_peak_bytes(e);
 	out->overhead = mo_estimate_overhead_percent(e);
@@ -59,6 +60,7 @@ out:
 		out->yaml = NULL;
 	}
 	mo_estimate_free(e);
+	mo_resolved_free(rs);
 	mo_config_free(c);
 	mo_diags_free(d);
 	return rc;
@@ -140,43 +142,39 @@ static void staged_label(char *buf, size_t size, uint64_t k, uint64_t swap_end)
 		snprintf(buf, size, "swap 0-%llu (rest full)", (unsigned long long)swap_hi);
 }
 
-/* Least k in [1, N] whose "full 0..k-1" fits (N when none). */
-static int staged_full_k(mo_staged *s, uint64_t *k_out)
+/* The boundary in [0, hi] where the staged plan at k (recompute 0..k-1, swap k..swap_end-1
+ * when swap_end) starts or stops fitting, found by bisection: with fits_above, the least k
+ * that fits (hi when none); without, the most k that fits (0 when none). */
+static int staged_bisect(mo_staged *s, uint64_t hi, uint64_t swap_end, int fits_above,
+			 uint64_t *k_out)
 {
-	uint64_t lo = 0, hi = s->pl->n_layers;
-	mo_staged_result ev;
-	while (lo + 1 < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-		if (staged_at(s, mid, 0, &ev) != 0)
-			return -1;
-		free(ev.yaml);
-		if (ev.fits)
-			hi = mid;
-		else
-			lo = mid;
-	}
-	*k_out = hi;
-	return 0;
-}
-
-/* Most k in [0, swap_end) whose "full 0..k-1 + swap k..swap_end-1" fits
- * (0 when none). */
-static int staged_swap_k(mo_staged *s, uint64_t swap_end, uint64_t *k_out)
-{
-	uint64_t lo = 0, hi = swap_end; /* fits at lo (assumed), not at hi */
+	uint64_t lo = 0;
 	mo_staged_result ev;
 	while (lo + 1 < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
 		if (staged_at(s, mid, swap_end, &ev) != 0)
 			return -1;
 		free(ev.yaml);
-		if (ev.fits)
-			lo = mid;
-		else
+		if (!ev.fits == !fits_above)
 			hi = mid;
+		else
+			lo = mid;
 	}
-	*k_out = lo;
+	*k_out = fits_above ? hi : lo;
 	return 0;
+}
+
+/* Least k in [1, N] whose "full 0..k-1" fits (N when none). */
+static int staged_full_k(mo_staged *s, uint64_t *k_out)
+{
+	return staged_bisect(s, s->pl->n_layers, 0, 1, k_out);
+}
+
+/* Most k in [0, swap_end) whose "full 0..k-1 + swap k..swap_end-1" fits
+ * (0 when none). */
+static int staged_swap_k(mo_staged *s, uint64_t swap_end, uint64_t *k_out)
+{
+	return staged_bisect(s, swap_end, swap_end, 0, k_out);
 }
 
 static int staged_step(mo_staged *s, unsigned sel, uint64_t k, uint64_t swap_end,

@@ -8,8 +8,16 @@
 int mo_check(mo_config **cfg, mo_model **model, mo_diags *diags, const mo_input *in,
 	     mo_error *err)
 {
+	return mo_check_resolved(cfg, model, NULL, diags, in, err);
+}
+
+int mo_check_resolved(mo_config **cfg, mo_model **model, mo_resolved **resolved,
+		      mo_diags *diags, const mo_input *in, mo_error *err)
+{
 	*cfg = NULL;
 	*model = NULL;
+	if (resolved)
+		*resolved = NULL;
 	if (!in || !in->config) {
 		error_set(err, MO_ERR_USAGE, 0, 0, "no config text");
 		return -1;
@@ -19,7 +27,7 @@ int mo_check(mo_config **cfg, mo_model **model, mo_diags *diags, const mo_input 
 		return -1;
 	if (in->shared_model) {
 		mo_model_check(in->shared_model, diags);
-		mo_validate(diags, *cfg, in->shared_model);
+		mo_validate_resolve(diags, *cfg, in->shared_model, resolved);
 		mo_diags_sort(diags);
 		return 0;
 	}
@@ -33,7 +41,7 @@ int mo_check(mo_config **cfg, mo_model **model, mo_diags *diags, const mo_input 
 			mo_model_set_devices(*model, in->devices);
 		mo_model_check(*model, diags);
 	}
-	mo_validate(diags, *cfg, *model);
+	mo_validate_resolve(diags, *cfg, *model, resolved);
 	mo_diags_sort(diags);
 	return 0;
 }

@@ -44,6 +44,25 @@ int mo_expand(mo_plan **out, const mo_config *c, const mo_model *m, mo_error *er
 	return 0;
 }
 
+int mo_expand_resolved(mo_plan **out, const mo_resolved *r, mo_error *err)
+{
+	*out = NULL;
+	if (!r) {
+		error_set(err, MO_ERR_USAGE, 0, 0, "expand needs a resolution (a valid config and a model)");
+		return -1;
+	}
+	mo_plan *p = calloc(1, sizeof(*p));
+	if (!p) {
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		return -1;
+	}
+	resolved_hold(r);
+	p->r = (mo_resolved *)r; /* shared read-only: the plan holds a reference */
+	p->prefetch = r->c->prefetch;
+	*out = p;
+	return 0;
+}
+
 void mo_plan_free(mo_plan *p)
 {
 	if (!p)

@@ -1,8 +1,7 @@
 /* The config's patterns (select, exclude, recompute_comm, op_swap) as refs
  * with their rules, and the paths each one matches: each pattern against
  * the distinct path set of each layer type, never per layer. A pattern's
- * matches come from the config's match memo (validate then expand or
- * estimate match once), the model's memo (path_memo.c), an earlier ref
+ * matches come from the model's memo (path_memo.c), an earlier ref
  * with the same regex, or PCRE2 (through the path index: only the paths
  * whose first / last byte fit). */
 #include "resolve/resolve_internal.h"
@@ -60,90 +59,6 @@ static void match_ref(mo_pattern_ref *ref, const mo_model *m, const mo_resolve_p
 					     matcher_match(mt, ref->pattern->re, lt->paths[i].name,
 							      length[i]));
 	}
-}
-
-/* ---- the config's match memo: validate then expand/estimate match once -- */
-
-typedef struct mo_match_memo {
-	uint64_t layout_hash;
-	size_t n_refs, n_words; /* words per ref: sum over types */
-	uint64_t *words;
-	bool *limit_hit;
-} mo_match_memo;
-
-static void match_memo_free(mo_match_memo *mc)
-{
-	if (!mc)
-		return;
-	free(mc->words);
-	free(mc->limit_hit);
-	free(mc);
-}
-
-static void match_memo_destroy(void *mc)
-{
-	match_memo_free(mc);
-}
-
-/* The config is const to its readers; its memos (behind their own
- * pointer and lock) are its one mutable part. */
-static bool match_memo_load(mo_resolve_matches *matches, const mo_config *c,
-			       const mo_model *m)
-{
-	mo_config_memos *memos = c->memos;
-	bool hit = false;
-	pthread_mutex_lock(&memos->lock);
-	const mo_match_memo *mc = memos->matches.data;
-	if (mc && mc->layout_hash == m->layout_hash && mc->n_refs == matches->n_refs &&
-	    mc->n_words == words_per_pattern(m)) {
-		const uint64_t *w = mc->words;
-		for (size_t i = 0; i < matches->n_refs; i++) {
-			matches->refs[i].limit_hit = mc->limit_hit[i];
-			for (size_t t = 0; t < m->n_types; t++) {
-				mo_path_bits *b = &matches->refs[i].match[t];
-				memcpy(b->words, w, b->n_words * sizeof(uint64_t));
-				w += b->n_words;
-			}
-		}
-		hit = true;
-	}
-	pthread_mutex_unlock(&memos->lock);
-	return hit;
-}
-
-static void match_memo_store(const mo_resolve_matches *matches, const mo_config *c,
-				const mo_model *m)
-{
-	mo_config_memos *memos = c->memos;
-	size_t nw = words_per_pattern(m);
-	mo_match_memo *mc = calloc(1, sizeof(*mc));
-	if (!mc)
-		return;
-	mc->layout_hash = m->layout_hash;
-	mc->n_refs = matches->n_refs;
-	mc->n_words = nw;
-	size_t total = matches->n_refs * nw;
-	mc->words = malloc((total ? total : 1) * sizeof(uint64_t));
-	mc->limit_hit = malloc((matches->n_refs ? matches->n_refs : 1) * sizeof(bool));
-	if (!mc->words || !mc->limit_hit) {
-		match_memo_free(mc);
-		return;
-	}
-	uint64_t *w = mc->words;
-	for (size_t i = 0; i < matches->n_refs; i++) {
-		mc->limit_hit[i] = matches->refs[i].limit_hit;
-		for (size_t t = 0; t < m->n_types; t++) {
-			const mo_path_bits *b = &matches->refs[i].match[t];
-			memcpy(w, b->words, b->n_words * sizeof(uint64_t));
-			w += b->n_words;
-		}
-	}
-	mo_attachment old;
-	pthread_mutex_lock(&memos->lock);
-	old = memos->matches;
-	memos->matches = (mo_attachment){.data = mc, .destroy = match_memo_destroy};
-	pthread_mutex_unlock(&memos->lock);
-	attachment_clear(&old);
 }
 
 /* ---- the refs ------------------------------------------------------------ */
@@ -305,10 +220,8 @@ static bool matches_all(mo_resolve_matches *matches, const mo_config *c, const m
 		path_memo_load(memo, m, &c->lim, matches, hit, hash);
 	if (!matches_run(matches, m, paths, hit, matched, a))
 		return false;
-	/* the config's own memo only when the model's does not hold every
-	 * pattern (then it serves the next resolve) */
-	if (!(memo && path_memo_store(memo, m, &c->lim, matches, hit, matched, hash)))
-		match_memo_store(matches, c, m);
+	if (memo)
+		path_memo_store(memo, m, &c->lim, matches, hit, matched, hash);
 	return true;
 }
 
@@ -318,8 +231,6 @@ bool resolve_matches_build(mo_resolve_matches *out, const mo_config *c, const mo
 	*out = (mo_resolve_matches){0};
 	if (!matches_list(out, c, a) || !matches_alloc_bits(out, m, a))
 		return false;
-	if (match_memo_load(out, c, m))
-		return true;
 	return matches_all(out, c, m, paths, memo, a);
 }
 

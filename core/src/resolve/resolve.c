@@ -39,7 +39,7 @@ static bool resolve_apply(mo_resolved *r, mo_diags *sink, bool report, bool want
 	bool ok = r->n_layers > 0 && resolve_path_info(&paths, &memo, m, r->n_layers, a) &&
 		  resolve_matches_build(&matches, c, m, &paths, memo, a) &&
 		  resolve_segments_cut(&segments, r, c, m, &paths, a);
-	*scratch = !want_plan && !(ok && plan_memo_keeps(r, m));
+	*scratch = !want_plan;
 	mo_resolve_fill fill = {.config = c, .model = m, .paths = &paths, .matches = &matches,
 				.active = &active, .findings = &findings, .resolved = r,
 				.arena = a, .scratch = *scratch};
@@ -58,6 +58,17 @@ void resolved_free(mo_resolved *r)
 {
 	if (r && __atomic_sub_fetch(&r->refs, 1, __ATOMIC_ACQ_REL) == 0)
 		arena_free(r->arena);
+}
+
+void mo_resolved_free(mo_resolved *r)
+{
+	resolved_free(r);
+}
+
+void resolved_hold(const mo_resolved *r)
+{
+	/* the count is the one mutable part of a shared resolution */
+	__atomic_add_fetch(&((mo_resolved *)r)->refs, 1, __ATOMIC_ACQ_REL);
 }
 
 const mo_seg *resolved_seg(const mo_resolved *r, uint64_t layer)
@@ -96,8 +107,6 @@ int resolve(mo_resolved **out, const mo_config *c, const mo_model *m, mo_diags *
 {
 	if (out)
 		*out = NULL;
-	if (out && !diags && (*out = plan_memo_get(c, m)) != NULL)
-		return 0;
 	mo_resolved *r = resolved_new(c, m);
 	if (!r) {
 		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
@@ -112,18 +121,10 @@ int resolve(mo_resolved **out, const mo_config *c, const mo_model *m, mo_diags *
 		mo_diags_free(sink);
 	if (!ok && r->n_layers > 0)
 		goto fail_resolved;
-	if (!ok || scratch || !plan_memo_snapshot(r, m)) {
-		if (out)
-			*out = r;
-		else
-			arena_free(r->arena);
-		return 0;
-	}
-	if (out) {
+	if (out)
 		*out = r;
-		r->refs++;
-	}
-	plan_memo_put(c, r);
+	else
+		arena_free(r->arena);
 	return 0;
 fail_resolved:
 	arena_free(r->arena);

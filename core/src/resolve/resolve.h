@@ -22,17 +22,17 @@ typedef struct mo_seg {
 	size_t n_roots, cap_roots;
 } mo_seg;
 
-typedef struct mo_resolved {
+/* The public mo_resolved: handed from validation to expansion and the estimate by the caller
+ * (mo_validate_resolve), never kept behind the caller's back. */
+struct mo_resolved {
 	mo_arena *arena;
 	const mo_config *c;
 	const mo_model *m;
 	uint64_t n_layers;     /* num_layers + mtp */
 	mo_seg *segs;
 	size_t n_segs;
-	int refs;              /* holders: callers and the config's memo */
-	/* what it was built from, when the config keeps it (plan_memo.c) */
-	struct mo_plan_snapshot *snapshot;
-} mo_resolved;
+	int refs;              /* holders: the caller and the plans made from it */
+};
 
 /* Applies c to m. When diags is non-NULL, the model-dependent findings
  * (layer-range, no-match, conflicts, ...) are reported. With out NULL it
@@ -40,8 +40,10 @@ typedef struct mo_resolved {
  * memory: err). */
 int resolve(mo_resolved **out, const mo_config *c, const mo_model *m,
 	       mo_diags *diags, mo_error *err);
-/* Drops one reference (plans are shared with the config's memo). */
+/* Drops one reference (a plan shares its resolution with the caller). */
 void resolved_free(mo_resolved *r);
+/* One more holder of r. */
+void resolved_hold(const mo_resolved *r);
 /* Segment holding a layer (binary search), or NULL past the model. */
 const mo_seg *resolved_seg(const mo_resolved *r, uint64_t layer);
 

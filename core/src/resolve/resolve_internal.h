@@ -14,8 +14,7 @@
  *                on types whose subtrees are runs; twins.c: segments that
  *                repeat an earlier one);
  *   findings.c   the findings merged over segments, as diagnostics;
- *   no_match.c   patterns that match nothing, with a suggestion;
- *   plan_memo.c  the resolved plan kept by the config for reuse. */
+ *   no_match.c   patterns that match nothing, with a suggestion. */
 #ifndef MEMOPT_RESOLVE_INTERNAL_H
 #define MEMOPT_RESOLVE_INTERNAL_H
 
@@ -321,17 +320,5 @@ bool runs_exclude(mo_resolve_fill *f, mo_seg *g, const mo_layer_type *lt);
 bool runs_comm(mo_resolve_fill *f, mo_seg *g, const mo_layer_type *lt);
 bool runs_op_swap(mo_resolve_fill *f, mo_seg *g, const mo_layer_type *lt,
 		     const mo_pattern_ref *ref);
-
-/* ---- plan_memo.c: the resolved plan the config keeps ------------------ */
-
-/* A reference to the config's plan when it was built for this model. */
-mo_resolved *plan_memo_get(const mo_config *c, const mo_model *m);
-/* Snapshots m's layout into r (what the plan was built from). */
-bool plan_memo_snapshot(mo_resolved *r, const mo_model *m);
-/* Makes r (snapshotted; one reference, handed over) the config's plan. */
-void plan_memo_put(const mo_config *c, mo_resolved *r);
-/* Whether a plan of this size is kept (else validation fills one scratch
- * set for every segment). */
-bool plan_memo_keeps(const mo_resolved *r, const mo_model *m);
 
 #endif

@@ -329,7 +329,17 @@ static void validation_single_device(mo_validation *v)
 
 size_t mo_validate(mo_diags *diags, const mo_config *c, const mo_model *m)
 {
+	return mo_validate_resolve(diags, c, m, NULL);
+}
+
+/* out NULL: resolve only checks (the segments share one scratch set of per-path arrays); else
+ * the resolution of a config without errors is the caller's. */
+size_t mo_validate_resolve(mo_diags *diags, const mo_config *c, const mo_model *m,
+			   mo_resolved **out)
+{
 	size_t before = mo_diags_errors(diags);
+	if (out)
+		*out = NULL;
 	if (!c || !c->doc)
 		return 0; /* a YAML syntax error was reported */
 	mo_validation v = {.c = c, .m = m, .diags = diags, .file = c->doc->name};
@@ -350,7 +360,13 @@ size_t mo_validate(mo_diags *diags, const mo_config *c, const mo_model *m)
 	validation_ranges_all(&v);
 	validation_single_device(&v);
 	mo_error err = {0};
-	if (resolve(NULL, c, m, diags, &err) != 0)
+	mo_resolved *r = NULL;
+	if (resolve(out ? &r : NULL, c, m, diags, &err) != 0)
 		diags_add(diags, MO_SEV_ERROR, "internal", v.file, 0, 0, NULL, "%s", err.text);
-	return mo_diags_errors(diags) - before;
+	size_t errors = mo_diags_errors(diags) - before;
+	if (errors)
+		resolved_free(r);
+	else if (out)
+		*out = r;
+	return errors;
 }

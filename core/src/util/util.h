@@ -74,7 +74,7 @@ char *arena_printf(mo_arena *a, const char *fmt, ...)
 /* ---- attachments ---------------------------------------------------------
  * A slot where one module keeps its cache on another module's object, with
  * the destructor that frees it: the owner frees what it does not know (the
- * config frees resolve's memos) without including the other module. */
+ * model frees the estimator's and resolve's caches) without including those modules. */
 
 typedef struct mo_attachment {
 	void *data;
