@@ -72,6 +72,9 @@ typedef struct mo_api_response {
 	int cached;               /* replayed from the response cache */
 	int no_store;             /* not for the response cache: a partial
 				   * answer the work limit cut short */
+	const char *problem;      /* a problem+json answer's code ("work-limit", ...):
+				   * the static string given to mo_api_problem; NULL
+				   * for other answers */
 } mo_api_response;
 
 /* Defaults: max_body 1 MiB, mo_limits_default, max_bytes = max_body, no

@@ -45,6 +45,7 @@ void mo_api_response_free(mo_api_response *r)
 	free(r->body);
 	r->body = NULL;
 	r->len = 0;
+	r->problem = NULL;
 }
 
 static json_t *mo_api_problem_object(int status, const char *code,
@@ -65,9 +66,10 @@ static json_t *mo_api_problem_object(int status, const char *code,
 	return o;
 }
 
-static int mo_api_set_problem(mo_api_response *out, int status, json_t *o)
+static int mo_api_set_problem(mo_api_response *out, int status, const char *code, json_t *o)
 {
 	out->status = status;
+	out->problem = code;
 	out->content_type = "application/problem+json";
 	out->body = o ? json_dumps(o, JSON_COMPACT) : NULL;
 	out->len = out->body ? strlen(out->body) : 0;
@@ -78,8 +80,7 @@ static int mo_api_set_problem(mo_api_response *out, int status, json_t *o)
 int mo_api_problem(mo_api_response *out, int status, const char *code,
 		   const char *detail)
 {
-	return mo_api_set_problem(out, status,
-				  mo_api_problem_object(status, code, detail));
+	return mo_api_set_problem(out, status, code, mo_api_problem_object(status, code, detail));
 }
 
 int mo_api_problem_at(mo_api_response *out, int status, const char *code,
@@ -91,5 +92,5 @@ int mo_api_problem_at(mo_api_response *out, int status, const char *code,
 		json_object_set_new(o, "line", json_integer(line));
 		json_object_set_new(o, "column", json_integer(column > 0 ? column : 1));
 	}
-	return mo_api_set_problem(out, status, o);
+	return mo_api_set_problem(out, status, code, o);
 }

@@ -312,8 +312,8 @@ static int mo_api_budget_refusal(mo_api_response *out)
 {
 	mo_error_code how = mo_budget_status();
 
-	if (how == MO_OK || (out->body && (strstr(out->body, "urn:memopt:problem:work-limit") ||
-				       strstr(out->body, "urn:memopt:problem:cancelled"))))
+	if (how == MO_OK || (out->problem && (strcmp(out->problem, "work-limit") == 0 ||
+					      strcmp(out->problem, "cancelled") == 0)))
 		return 0;
 	mo_api_response_free(out);
 	return how == MO_ERR_CANCELLED ? mo_api_problem(out, 503, "cancelled",

@@ -9,7 +9,6 @@
  * is unknown) in the diagnostics' shape. */
 static int mo_cli_estimate_error(const mo_cli *c, const mo_error *err)
 {
-	static const char model_needed[] = "model-needed: ";
 	const char *text = err->text;
 	const char *code = err->code == MO_ERR_MODEL_NEEDED ? "model-needed"
 			   : err->code == MO_ERR_BUDGET      ? "work-limit"
@@ -17,16 +16,16 @@ static int mo_cli_estimate_error(const mo_cli *c, const mo_error *err)
 							     : "estimate";
 	int line = err->line, column = err->column;
 	const char *path = "parallel.world_size";
-	if (err->code == MO_ERR_MODEL_NEEDED) {
-		/* the code is printed beside the message: not twice */
-		if (strncmp(text, model_needed, sizeof model_needed - 1) == 0)
-			text += sizeof model_needed - 1;
+	/* the core says what is missing; how to give it on the command line is ours to say */
+	const char *hint = err->code == MO_ERR_MODEL_NEEDED ? "pass --devices N" : NULL;
+	if (err->code == MO_ERR_MODEL_NEEDED)
 		mo_model_devices_position(c->model, &line, &column, &path);
-	}
 	if (c->json) {
 		json_t *d = json_pack("{s:s, s:s, s:i, s:i, s:s, s:s}", "code", code, "message",
 				      text, "line", line, "column", column, "path", path,
 				      "severity", "error");
+		if (d && hint)
+			json_object_set_new(d, "hint", json_string(hint));
 		mo_cli_print_json(json_pack("{s:b, s:[o], s:[]}", "valid", 0, "errors", d,
 					    "warnings"));
 	} else if (line > 0) {
@@ -35,6 +34,8 @@ static int mo_cli_estimate_error(const mo_cli *c, const mo_error *err)
 	} else {
 		fprintf(stderr, "%s: error[%s]: %s\n", c->config_path, code, text);
 	}
+	if (!c->json && hint)
+		fprintf(stderr, "  = help: %s\n", hint);
 	return mo_cli_exit_of(err);
 }
 
