@@ -27,20 +27,18 @@ static int run_memopt(const char *text, size_t len, const mo_model *model, const
 		      size_t *errors, size_t *warnings, phases *ph)
 {
 	double t0 = now_us(), t1 = t0, t2 = t0, t3 = t0;
-	mo_diags *d = NULL;
-	mo_config *cfg = NULL;
-	mo_resolved *r = NULL;
+	bench_checked ck;
 	mo_plan *plan = NULL;
 	mo_error err = {0};
 	int rc = -1;
-	if (bench_parse_validate(text, len, model, lim, &d, &cfg, &r, &err, &t1) != 0)
+	if (bench_parse_validate(text, len, model, lim, 1, &ck, &err, &t1) != 0)
 		goto out;
 	t2 = t3 = now_us();
-	*errors = mo_diags_errors(d);
-	*warnings = mo_diags_warnings(d);
+	*errors = mo_diags_errors(ck.d);
+	*warnings = mo_diags_warnings(ck.d);
 	if (*errors)
 		goto out;
-	if (mo_expand_resolved(&plan, r, &err) != 0)
+	if (mo_expand_resolved(&plan, ck.r, &err) != 0)
 		goto out;
 	t3 = now_us();
 	if (mo_plan_layer_count(plan) != NUM_LAYERS)
@@ -53,9 +51,7 @@ out:
 	if (rc && err.text[0])
 		fprintf(stderr, "bench_config: %s\n", err.text);
 	mo_plan_free(plan);
-	mo_resolved_free(r);
-	mo_config_free(cfg);
-	mo_diags_free(d);
+	bench_checked_free(&ck);
 	return rc;
 }
 
@@ -86,17 +82,14 @@ static int run_libyaml(const char *text, size_t len, size_t *events)
 
 int main(int argc, char **argv)
 {
-	int iters = argc > 1 ? atoi(argv[1]) : 41;
-	if (iters < 1)
-		iters = 1;
-	mo_limits lim;
-	mo_limits_default(&lim);
-	int npat = 0;
-	char *ctext = config_text(&npat);
-	size_t clen = strlen(ctext);
-	mo_model *model = bench_load_model("bench_config", &lim);
-	if (!model)
+	bench_setup b;
+	if (bench_setup_init(&b, argc, argv, "bench_config") != 0)
 		return 1;
+	int iters = b.iters, npat = b.npat;
+	const char *ctext = b.text;
+	size_t clen = b.len;
+	const mo_model *model = b.model;
+	const mo_limits lim = b.lim;
 
 	size_t errors = 0, warnings = 0, events = 0;
 	phases ph;
@@ -140,7 +133,6 @@ int main(int argc, char **argv)
 	free(tp);
 	free(tv);
 	free(te);
-	free(ctext);
-	mo_model_free(model);
+	bench_setup_free(&b);
 	return 0;
 }

@@ -34,19 +34,17 @@ static double run_once(const char *text, size_t len, const mo_model *model, cons
 		       int estimate, size_t *errors, uint64_t *peak)
 {
 	double t0 = now_us();
-	mo_diags *d = NULL;
-	mo_config *cfg = NULL;
-	mo_resolved *r = NULL;
+	bench_checked ck;
 	mo_estimate *e = NULL;
 	mo_error err = {0};
 	double t = -1;
-	if (bench_parse_validate(text, len, model, lim, &d, &cfg, estimate ? &r : NULL, &err, NULL) != 0)
+	if (bench_parse_validate(text, len, model, lim, estimate, &ck, &err, NULL) != 0)
 		goto out;
-	*errors = mo_diags_errors(d);
+	*errors = mo_diags_errors(ck.d);
 	if (*errors)
 		goto out;
 	if (estimate) {
-		if (mo_estimate_resolved(&e, r, &err) != 0) {
+		if (mo_estimate_resolved(&e, ck.r, &err) != 0) {
 			fprintf(stderr, "bench_estimate: %s\n", err.text);
 			goto out;
 		}
@@ -55,9 +53,7 @@ static double run_once(const char *text, size_t len, const mo_model *model, cons
 	t = now_us() - t0;
 out:
 	mo_estimate_free(e);
-	mo_resolved_free(r);
-	mo_config_free(cfg);
-	mo_diags_free(d);
+	bench_checked_free(&ck);
 	return t;
 }
 
@@ -119,18 +115,15 @@ static void long_steps(void)
 
 int main(int argc, char **argv)
 {
-	int iters = argc > 1 ? atoi(argv[1]) : 41;
-	if (iters < 1)
-		iters = 1;
-	mo_limits lim;
-	mo_limits_default(&lim);
-	int npat = 0;
-	char *ctext = config_text(&npat);
-	size_t clen = strlen(ctext), errors = 0;
-	uint64_t peak = 0;
-	mo_model *model = bench_load_model("bench_estimate", &lim);
-	if (!model)
+	bench_setup b;
+	if (bench_setup_init(&b, argc, argv, "bench_estimate") != 0)
 		return 1;
+	int iters = b.iters, npat = b.npat;
+	const char *ctext = b.text;
+	size_t clen = b.len, errors = 0;
+	uint64_t peak = 0;
+	const mo_model *model = b.model;
+	const mo_limits lim = b.lim;
 	double cold = run_once(ctext, clen, model, &lim, 1, &errors, &peak);
 	if (cold < 0) {
 		fprintf(stderr, "bench_estimate: the generated config does not estimate (%zu errors)\n",
@@ -158,7 +151,6 @@ int main(int argc, char **argv)
 	long_steps();
 	free(tv);
 	free(te);
-	free(ctext);
-	mo_model_free(model);
+	bench_setup_free(&b);
 	return 0;
 }

@@ -14,31 +14,6 @@
 
 #include "bench_time.h"
 
-/* Parse and validate, as the faces do before expand or estimate: the first step every bench
- * times. 0 with *d, *cfg and, when r is given, *r (the resolution validation hands on; NULL
- * with errors) set, the caller frees them; -1 when the text does not parse. Without r,
- * validation alone, as the validate route runs it (no plan kept). *parsed_at, when given, is the clock
- * between the two. */
-static int bench_parse_validate(const char *text, size_t len, const mo_model *model,
-				const mo_limits *lim, mo_diags **d, mo_config **cfg, mo_resolved **r,
-				mo_error *err, double *parsed_at)
-{
-	*d = NULL;
-	*cfg = NULL;
-	if (r)
-		*r = NULL;
-	if (mo_diags_new(d) != 0 ||
-	    mo_config_parse(cfg, *d, text, len, "bench.yaml", lim, err) != 0)
-		return -1;
-	if (parsed_at)
-		*parsed_at = now_us();
-	if (r)
-		mo_validate_resolve(*d, *cfg, model, r);
-	else
-		mo_validate(*d, *cfg, model);
-	return 0;
-}
-
 #define NUM_LAYERS 1000
 
 typedef struct sbuf {
@@ -198,6 +173,73 @@ static mo_model *bench_load_model(const char *who, const mo_limits *lim)
 	mo_diags_free(md);
 	free(mtext);
 	return model;
+}
+
+/* What parse + validate leave: the findings, the config, and the resolution validation hands
+ * on (NULL when not asked for, or with errors). */
+typedef struct bench_checked {
+	mo_diags *d;
+	mo_config *cfg;
+	mo_resolved *r;
+} bench_checked;
+
+/* Parse and validate, as the faces do before expand or estimate (resolve), or as the validate
+ * route does (no plan kept): the first step every bench times. 0 with *ck set (the findings in
+ * ck->d; free with bench_checked_free), -1 when the text does not parse. *parsed_at, when
+ * given, is the clock between the two. */
+static int bench_parse_validate(const char *text, size_t len, const mo_model *model,
+				const mo_limits *lim, int resolve, bench_checked *ck, mo_error *err,
+				double *parsed_at)
+{
+	*ck = (bench_checked){0};
+	if (mo_diags_new(&ck->d) != 0 ||
+	    mo_config_parse(&ck->cfg, ck->d, text, len, "bench.yaml", lim, err) != 0)
+		return -1;
+	if (parsed_at)
+		*parsed_at = now_us();
+	if (resolve)
+		mo_validate_resolve(ck->d, ck->cfg, model, &ck->r);
+	else
+		mo_validate(ck->d, ck->cfg, model);
+	return 0;
+}
+
+static void bench_checked_free(bench_checked *ck)
+{
+	mo_resolved_free(ck->r);
+	mo_config_free(ck->cfg);
+	mo_diags_free(ck->d);
+}
+
+/* What every config bench starts from: the iterations (argv[1], default 41), the default
+ * limits, the generated config and the loaded model. */
+typedef struct bench_setup {
+	int iters;
+	mo_limits lim;
+	int npat;
+	char *text;
+	size_t len;
+	mo_model *model;
+} bench_setup;
+
+/* 0, or -1 when the model does not load (said on stderr as who). */
+static int bench_setup_init(bench_setup *b, int argc, char **argv, const char *who)
+{
+	b->iters = argc > 1 ? atoi(argv[1]) : 41;
+	if (b->iters < 1)
+		b->iters = 1;
+	mo_limits_default(&b->lim);
+	b->npat = 0;
+	b->text = config_text(&b->npat);
+	b->len = strlen(b->text);
+	b->model = bench_load_model(who, &b->lim);
+	return b->model ? 0 : -1;
+}
+
+static void bench_setup_free(bench_setup *b)
+{
+	free(b->text);
+	mo_model_free(b->model);
 }
 
 #endif

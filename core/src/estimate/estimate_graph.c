@@ -98,6 +98,8 @@ static void est_dims_attn(mo_est_dims *d, const mo_model *m, int64_t tp)
 	est_dim(d, "qhd", hd * dqk);
 	est_dim(d, "kvbd", hd * (m->qk_nope_head_dim + m->v_head_dim));
 	est_dim(d, "vh", hd * m->v_head_dim);
+	/* the attention context a rank projects back: MLA's value heads, else q */
+	est_dim(d, "ctxw", m->multi_latent_attention ? hd * m->v_head_dim : hd * dh);
 	est_dim(d, "kpeh", hd * m->qk_rope_head_dim);
 	est_dim(d, "qdown", m->q_lora_rank + m->kv_lora_rank +
 				       m->qk_rope_head_dim);
@@ -516,6 +518,7 @@ static void graph_builder_layer(mo_graph_builder *b, const mo_framework *fw, con
 {
 	graph_builder_block(b, fw, MO_BLK_NORM_ATTN);
 	graph_builder_block(b, fw, m->multi_latent_attention ? MO_BLK_ATTN_MLA : MO_BLK_ATTN);
+	graph_builder_block(b, fw, MO_BLK_ATTN_PROJ);
 	graph_builder_block(b, fw, MO_BLK_RESID_ATTN);
 	graph_builder_block(b, fw, moe ? MO_BLK_MOE : MO_BLK_MLP);
 	graph_builder_block(b, fw, MO_BLK_RESID_MLP);

@@ -68,8 +68,9 @@ typedef struct mo_op_block {
 /* Blocks of a layer; a framework provides every one. */
 typedef enum mo_block_id {
 	MO_BLK_NORM_ATTN,  /* x -> ln1 */
-	MO_BLK_ATTN,       /* ln1 -> attn (standard MHA / GQA) */
-	MO_BLK_ATTN_MLA,   /* ln1 -> attn (multi-latent) */
+	MO_BLK_ATTN,       /* ln1 -> ctx (standard MHA / GQA) */
+	MO_BLK_ATTN_MLA,   /* ln1 -> ctx (multi-latent) */
+	MO_BLK_ATTN_PROJ,  /* ctx -> attn (output projection, either attention) */
 	MO_BLK_RESID_ATTN, /* x, attn -> x2, ln2 */
 	MO_BLK_MLP,        /* ln2 -> mlp */
 	MO_BLK_MOE,        /* ln2 -> mlp */
@@ -80,6 +81,26 @@ typedef enum mo_block_id {
 	MO_BLK_EMBED,      /* ids -> x */
 	MO_BLK_COUNT
 } mo_block_id;
+
+/* A framework's blocks, from its tables named P_norm_attn, P_attn, ... (file-scope compound
+ * literals: static storage): one list, so a block is added to every framework at once. */
+#define MO_OP_BLOCK(p, b)                                                                        \
+	(&(const mo_op_block){#p "_" #b, p##_##b, sizeof(p##_##b) / sizeof(p##_##b)[0]})
+#define MO_OP_BLOCKS(p)                                                                          \
+	{                                                                                        \
+		[MO_BLK_NORM_ATTN] = MO_OP_BLOCK(p, norm_attn),                                  \
+		[MO_BLK_ATTN] = MO_OP_BLOCK(p, attn),                                            \
+		[MO_BLK_ATTN_MLA] = MO_OP_BLOCK(p, attn_mla),                                    \
+		[MO_BLK_ATTN_PROJ] = MO_OP_BLOCK(p, attn_proj),                                  \
+		[MO_BLK_RESID_ATTN] = MO_OP_BLOCK(p, resid_attn),                                \
+		[MO_BLK_MLP] = MO_OP_BLOCK(p, mlp),                                              \
+		[MO_BLK_MOE] = MO_OP_BLOCK(p, moe),                                              \
+		[MO_BLK_RESID_MLP] = MO_OP_BLOCK(p, resid_mlp),                                  \
+		[MO_BLK_MTP_IN] = MO_OP_BLOCK(p, mtp_in),                                        \
+		[MO_BLK_MTP_OUT] = MO_OP_BLOCK(p, mtp_out),                                      \
+		[MO_BLK_HEAD] = MO_OP_BLOCK(p, head),                                            \
+		[MO_BLK_EMBED] = MO_OP_BLOCK(p, embed),                                          \
+	}
 
 typedef struct mo_framework {
 	const char *name;

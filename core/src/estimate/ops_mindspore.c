@@ -19,7 +19,6 @@
  * output: that tensor is the next layer's input and is counted there once. */
 #include "estimate/estimate_internal.h"
 
-#define N(x) (sizeof(x) / sizeof(*(x)))
 #define AG MO_COMM_ALLGATHER
 #define RS MO_COMM_REDUCESCATTER
 #define AR MO_COMM_ALLREDUCE
@@ -163,27 +162,6 @@ static const mo_op_row ms_attn[] = {
 	 .in = "pr", .out = "prd@pr", .save = KEEPS_NOTHING},
 	{.unless = C_FLASH, .path = "self_attention.core_attention", .op = "bmm", .in = "prd vf",
 	 .out = "ctx:c:tok*q", .save = KEEPS_INPUTS_AND_OUTPUTS, .flops = "2*b*hd*sq*s*d"},
-	{.unless = B16, .path = "self_attention.linear_proj", .op = "matmul", .in = "ctx",
-	 .out = "po0:c:tok*h", .save = KEEPS_INPUTS_AND_OUTPUTS, .flops = "2*tok*q*h"},
-	{.when = C_P32, .path = "self_attention.linear_proj", .op = "contiguous", .in = "ctx",
-	 .out = "ctxc:c:tok*q", .save = KEEPS_NOTHING},
-	WCOPY("self_attention.linear_proj", "wproj", "q*h"),
-	{.when = C_P32, .path = "self_attention.linear_proj", .op = "matmul", .in = "ctxc",
-	 .out = "po0:c:tok*h", .save = "ctxc", .flops = "2*tok*q*h"},
-	{.when = C_SP, .unless = B16, .path = "self_attention.linear_proj.output.reducescatter",
-	 .op = "reducescatter", .in = "po0", .out = "attn:c:tsp*h",
-	 .save = KEEPS_INPUTS_AND_OUTPUTS, .comm = RS},
-	{.when = C_TP, .unless = C_SP | B16, .path = "self_attention.linear_proj.output.allreduce",
-	 .op = "allreduce", .in = "po0", .out = "attn:c:tok*h", .save = KEEPS_INPUTS_AND_OUTPUTS,
-	 .comm = AR},
-	{.when = C_SP | C_P32, .path = "self_attention.linear_proj.output.reducescatter",
-	 .op = "reducescatter", .in = "po0", .out = "attn:c:tsp*h", .save = KEEPS_NOTHING,
-	 .comm = RS},
-	{.when = C_TP | C_P32, .unless = C_SP,
-	 .path = "self_attention.linear_proj.output.allreduce", .op = "allreduce", .in = "po0",
-	 .out = "attn:c:tok*h", .save = KEEPS_NOTHING, .comm = AR},
-	{.unless = C_TP, .path = "self_attention.linear_proj", .op = "view", .in = "po0",
-	 .out = "attn@po0", .save = KEEPS_NOTHING},
 };
 
 /* MLA with bf16 parameters: the first-cut rows (every op keeps its inputs
@@ -344,13 +322,19 @@ static const mo_op_row ms_attn_mla[] = {
 	{.path = "self_attention.core_attention", .op = "flash_attention_score", .in = "qa kaf vaf",
 	 .out = "ctx:c:tok*vh smax:f32:b*hd*sq*8 ssum:f32:b*hd*sq*8",
 	 .save = KEEPS_INPUTS_AND_OUTPUTS, .flops = "2*b*hd*sq*s*dqkv"},
+};
+
+/* The attention output projection and its collective, for either attention: ctx is the
+ * heads' context (ctxw wide on a rank: heads x kv_channels, or heads x v_head_dim under
+ * multi-latent attention). */
+static const mo_op_row ms_attn_proj[] = {
 	{.unless = B16, .path = "self_attention.linear_proj", .op = "matmul", .in = "ctx",
-	 .out = "po0:c:tok*h", .save = KEEPS_INPUTS_AND_OUTPUTS, .flops = "2*tok*vh*h"},
+	 .out = "po0:c:tok*h", .save = KEEPS_INPUTS_AND_OUTPUTS, .flops = "2*tok*ctxw*h"},
 	{.when = C_P32, .path = "self_attention.linear_proj", .op = "contiguous", .in = "ctx",
-	 .out = "ctxc:c:tok*vh", .save = KEEPS_NOTHING},
-	WCOPY("self_attention.linear_proj", "wproj", "vh*h"),
+	 .out = "ctxc:c:tok*ctxw", .save = KEEPS_NOTHING},
+	WCOPY("self_attention.linear_proj", "wproj", "ctxw*h"),
 	{.when = C_P32, .path = "self_attention.linear_proj", .op = "matmul", .in = "ctxc",
-	 .out = "po0:c:tok*h", .save = "ctxc", .flops = "2*tok*vh*h"},
+	 .out = "po0:c:tok*h", .save = "ctxc", .flops = "2*tok*ctxw*h"},
 	{.when = C_SP, .unless = B16, .path = "self_attention.linear_proj.output.reducescatter",
 	 .op = "reducescatter", .in = "po0", .out = "attn:c:tsp*h",
 	 .save = KEEPS_INPUTS_AND_OUTPUTS, .comm = RS},
@@ -703,37 +687,11 @@ static const mo_op_row ms_embed[] = {
 	{.path = "embedding", .op = "gather", .in = "idx", .out = "x:c:tsp*h", .save = "idx"},
 };
 
-#define BLK(name, rows) \
-	static const mo_op_block name##_blk = {#name, rows, N(rows)}
-BLK(ms_norm_attn, ms_norm_attn);
-BLK(ms_attn, ms_attn);
-BLK(ms_attn_mla, ms_attn_mla);
-BLK(ms_resid_attn, ms_resid_attn);
-BLK(ms_mlp, ms_mlp);
-BLK(ms_moe, ms_moe);
-BLK(ms_resid_mlp, ms_resid_mlp);
-BLK(ms_mtp_in, ms_mtp_in);
-BLK(ms_mtp_out, ms_mtp_out);
-BLK(ms_head, ms_head);
-BLK(ms_embed, ms_embed);
-
 const mo_framework mo_ops_mindspore = {
 	.name = "mindspore",
 	.align = 512,
 	.recompute_needs_world = true,
-	.blocks = {
-		[MO_BLK_NORM_ATTN] = &ms_norm_attn_blk,
-		[MO_BLK_ATTN] = &ms_attn_blk,
-		[MO_BLK_ATTN_MLA] = &ms_attn_mla_blk,
-		[MO_BLK_RESID_ATTN] = &ms_resid_attn_blk,
-		[MO_BLK_MLP] = &ms_mlp_blk,
-		[MO_BLK_MOE] = &ms_moe_blk,
-		[MO_BLK_RESID_MLP] = &ms_resid_mlp_blk,
-		[MO_BLK_MTP_IN] = &ms_mtp_in_blk,
-		[MO_BLK_MTP_OUT] = &ms_mtp_out_blk,
-		[MO_BLK_HEAD] = &ms_head_blk,
-		[MO_BLK_EMBED] = &ms_embed_blk,
-	},
+	.blocks = MO_OP_BLOCKS(ms),
 	.note = "MindSpore PyNative, 512-byte pool rounding; fp32 parameters: "
 		"fp32 residual stream, each op keeps what its backward reads "
 		"(from allocation ledgers); bf16 parameters: every op keeps its "

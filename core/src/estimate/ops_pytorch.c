@@ -28,7 +28,6 @@
  * local FFN widths (f1 doubled for gated units), rt = routed tokens. */
 #include "estimate/estimate_internal.h"
 
-#define N(x) (sizeof(x) / sizeof(*(x)))
 #define AG MO_COMM_ALLGATHER
 #define RS MO_COMM_REDUCESCATTER
 #define AR MO_COMM_ALLREDUCE
@@ -148,15 +147,6 @@ static const mo_op_row pt_attn[] = {
 	 .out = "ctx0:c:tok*q", .save = "prd vx", .flops = "2*b*hd*sq*s*d"},
 	{.unless = C_FLASH, .path = "self_attention.core_attention", .op = "permute", .in = "ctx0",
 	 .out = "ctx:c:tok*q", .save = KEEPS_NOTHING},
-	{.path = "self_attention.linear_proj", .op = "matmul", .in = "ctx", .out = "po0:c:tok*h",
-	 .save = "ctx", .flops = "2*tok*q*h"},
-	{.when = C_SP, .path = "self_attention.linear_proj.output.reducescatter",
-	 .op = "reducescatter", .in = "po0", .out = "attn:c:tsp*h", .save = KEEPS_NOTHING,
-	 .comm = RS},
-	{.when = C_TP, .unless = C_SP, .path = "self_attention.linear_proj.output.allreduce",
-	 .op = "allreduce", .in = "po0", .out = "attn:c:tok*h", .save = KEEPS_NOTHING, .comm = AR},
-	{.unless = C_TP, .path = "self_attention.linear_proj", .op = "view", .in = "po0",
-	 .out = "attn@po0", .save = KEEPS_NOTHING},
 };
 
 /* Multi-latent attention (flash or unfused core): down projections on the local
@@ -232,8 +222,14 @@ static const mo_op_row pt_attn_mla[] = {
 	 .out = "ctx0:c:tok*vh", .save = "prd vaf", .flops = "2*b*hd*sq*s*dv"},
 	{.unless = C_FLASH, .path = "self_attention.core_attention", .op = "permute",
 	 .in = "ctx0", .out = "ctx:c:tok*vh", .save = KEEPS_NOTHING},
+};
+
+/* The attention output projection and its collective, for either attention: ctx is the
+ * heads' context (ctxw wide on a rank: heads x kv_channels, or heads x v_head_dim under
+ * multi-latent attention). */
+static const mo_op_row pt_attn_proj[] = {
 	{.path = "self_attention.linear_proj", .op = "matmul", .in = "ctx", .out = "po0:c:tok*h",
-	 .save = "ctx", .flops = "2*tok*vh*h"},
+	 .save = "ctx", .flops = "2*tok*ctxw*h"},
 	{.when = C_SP, .path = "self_attention.linear_proj.output.reducescatter",
 	 .op = "reducescatter", .in = "po0", .out = "attn:c:tsp*h", .save = KEEPS_NOTHING,
 	 .comm = RS},
@@ -411,37 +407,11 @@ static const mo_op_row pt_embed[] = {
 	 .save = KEEPS_NOTHING},
 };
 
-#define BLK(name, rows) \
-	static const mo_op_block name##_blk = {#name, rows, N(rows)}
-BLK(pt_norm_attn, pt_norm_attn);
-BLK(pt_attn, pt_attn);
-BLK(pt_attn_mla, pt_attn_mla);
-BLK(pt_resid_attn, pt_resid_attn);
-BLK(pt_mlp, pt_mlp);
-BLK(pt_moe, pt_moe);
-BLK(pt_resid_mlp, pt_resid_mlp);
-BLK(pt_mtp_in, pt_mtp_in);
-BLK(pt_mtp_out, pt_mtp_out);
-BLK(pt_head, pt_head);
-BLK(pt_embed, pt_embed);
-
 const mo_framework mo_ops_pytorch = {
 	.name = "pytorch",
 	.align = 1,
 	.recompute_needs_world = false,
-	.blocks = {
-		[MO_BLK_NORM_ATTN] = &pt_norm_attn_blk,
-		[MO_BLK_ATTN] = &pt_attn_blk,
-		[MO_BLK_ATTN_MLA] = &pt_attn_mla_blk,
-		[MO_BLK_RESID_ATTN] = &pt_resid_attn_blk,
-		[MO_BLK_MLP] = &pt_mlp_blk,
-		[MO_BLK_MOE] = &pt_moe_blk,
-		[MO_BLK_RESID_MLP] = &pt_resid_mlp_blk,
-		[MO_BLK_MTP_IN] = &pt_mtp_in_blk,
-		[MO_BLK_MTP_OUT] = &pt_mtp_out_blk,
-		[MO_BLK_HEAD] = &pt_head_blk,
-		[MO_BLK_EMBED] = &pt_embed_blk,
-	},
+	.blocks = MO_OP_BLOCKS(pt),
 	.note = "PyTorch autograd's minimal save sets (Megatron-style layer, "
 		"fused norms with fp32 statistics, bool dropout masks)",
 };
