@@ -17,27 +17,8 @@
  * tests/unit/test_calibration.c). Split / reshape / transpose are views
  * (MindSpore 2.3+ view ops). The residual add of a layer does not keep its
  * output: that tensor is the next layer's input and is counted there once. */
-#include "estimate/estimate_internal.h"
+#include "estimate/ops_names.h"
 
-#define AG MO_COMM_ALLGATHER
-#define RS MO_COMM_REDUCESCATTER
-#define AR MO_COMM_ALLREDUCE
-#define A2A MO_COMM_ALLTOALL
-
-#define C_GATED MO_C_GATED
-#define C_LN MO_C_LN
-#define C_FLASH MO_C_FLASH
-#define C_HDROP MO_C_HDROP
-#define C_ADROP MO_C_ADROP
-#define C_SP MO_C_SP
-#define C_TP MO_C_TP
-#define C_CP MO_C_CP
-#define C_QLORA MO_C_QLORA
-#define C_SHARED MO_C_SHARED
-#define C_EP MO_C_EPCOMM
-#define C_FUSED MO_C_FUSEDACT
-#define C_GELU MO_C_GELU
-#define C_P32 MO_C_P32
 /* `unless` of the rows for bf16 (or fp32-compute) parameters: the first-cut
  * rules, where every op keeps its inputs and output. The fp32-parameter rows
  * (`when` C_P32) are written from the measured DSv3-mini allocation ledgers

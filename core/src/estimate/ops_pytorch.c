@@ -26,36 +26,20 @@
  * Shapes: tsp = local tokens of a sequence-parallel tensor, tok = local
  * tokens (b * s / CP), q/kv/qkv = local projection widths (TP), f/f1 =
  * local FFN widths (f1 doubled for gated units), rt = routed tokens. */
-#include "estimate/estimate_internal.h"
+#include "estimate/ops_names.h"
 
-#define AG MO_COMM_ALLGATHER
-#define RS MO_COMM_REDUCESCATTER
-#define AR MO_COMM_ALLREDUCE
-#define A2A MO_COMM_ALLTOALL
-
-#define C_GATED MO_C_GATED
-#define C_LN MO_C_LN
-#define C_FLASH MO_C_FLASH
-#define C_HDROP MO_C_HDROP
-#define C_ADROP MO_C_ADROP
-#define C_GQA MO_C_GQA
-#define C_SP MO_C_SP
-#define C_TP MO_C_TP
-#define C_CP MO_C_CP
-#define C_QLORA MO_C_QLORA
-#define C_SHARED MO_C_SHARED
-#define C_EP MO_C_EPCOMM
-#define C_GELU MO_C_GELU
-#define C_TEKV MO_C_TEKV
-#define C_LPOS MO_C_LPOS
-#define C_QKLN MO_C_QKLN
+/* A norm over the hidden states: LayerNorm keeps its input, mean and rstd (fp32), RMSNorm its
+ * input and rstd (Transformer Engine's fused norms); the two rows hold under exclusive
+ * conditions. */
+#define PT_NORM(path_, x, y, mu, rs)                                                             \
+	{.when = C_LN, .path = path_, .op = "layer_norm", .in = x,                               \
+	 .out = y ":c:tsp*h " mu ":f32:tsp " rs ":f32:tsp", .save = x " " mu " " rs},            \
+	{.unless = C_LN, .path = path_, .op = "rms_norm", .in = x,                               \
+	 .out = y ":c:tsp*h " rs ":f32:tsp", .save = x " " rs}
 
 static const mo_op_row pt_norm_attn[] = {
 	{.path = "", .op = "input", .in = "", .out = "x:c:tsp*h", .save = KEEPS_NOTHING},
-	{.when = C_LN, .path = "input_layernorm", .op = "layer_norm", .in = "x",
-	 .out = "ln1:c:tsp*h mu1:f32:tsp rs1:f32:tsp", .save = "x mu1 rs1"},
-	{.unless = C_LN, .path = "input_layernorm", .op = "rms_norm", .in = "x",
-	 .out = "ln1:c:tsp*h rs1:f32:tsp", .save = "x rs1"},
+	PT_NORM("input_layernorm", "x", "ln1", "mu1", "rs1"),
 };
 
 /* Standard attention: fused QKV, eager or flash core, row-parallel proj. */
@@ -245,10 +229,7 @@ static const mo_op_row pt_resid_attn[] = {
 	{.unless = C_HDROP, .path = "hidden_states_dropout", .op = "view", .in = "attn",
 	 .out = "ad@attn", .save = KEEPS_NOTHING},
 	{.path = "add", .op = "add", .in = "x ad", .out = "x2:c:tsp*h", .save = KEEPS_NOTHING},
-	{.when = C_LN, .path = "pre_mlp_layernorm", .op = "layer_norm", .in = "x2",
-	 .out = "ln2:c:tsp*h mu2:f32:tsp rs2:f32:tsp", .save = "x2 mu2 rs2"},
-	{.unless = C_LN, .path = "pre_mlp_layernorm", .op = "rms_norm", .in = "x2",
-	 .out = "ln2:c:tsp*h rs2:f32:tsp", .save = "x2 rs2"},
+	PT_NORM("pre_mlp_layernorm", "x2", "ln2", "mu2", "rs2"),
 };
 
 static const mo_op_row pt_mlp[] = {
@@ -334,24 +315,15 @@ static const mo_op_row pt_resid_mlp[] = {
  * concatenated and projected (eh_proj), then a transformer layer. */
 static const mo_op_row pt_mtp_in[] = {
 	{.path = "", .op = "input", .in = "", .out = "x:c:tsp*h emb:c:tsp*h", .save = KEEPS_NOTHING},
-	{.unless = C_LN, .path = "enorm", .op = "rms_norm", .in = "emb",
-	 .out = "en:c:tsp*h rse:f32:tsp", .save = "emb rse"},
-	{.when = C_LN, .path = "enorm", .op = "layer_norm", .in = "emb",
-	 .out = "en:c:tsp*h mue:f32:tsp rse:f32:tsp", .save = "emb mue rse"},
-	{.unless = C_LN, .path = "hnorm", .op = "rms_norm", .in = "x",
-	 .out = "hn:c:tsp*h rsh:f32:tsp", .save = "x rsh"},
-	{.when = C_LN, .path = "hnorm", .op = "layer_norm", .in = "x",
-	 .out = "hn:c:tsp*h muh:f32:tsp rsh:f32:tsp", .save = "x muh rsh"},
+	PT_NORM("enorm", "emb", "en", "mue", "rse"),
+	PT_NORM("hnorm", "x", "hn", "muh", "rsh"),
 	{.path = "cat", .op = "cat", .in = "en hn", .out = "ch:c:tsp*h2", .save = KEEPS_NOTHING},
 	{.path = "eh_proj", .op = "matmul", .in = "ch", .out = "mx:c:tsp*h", .save = "ch",
 	 .flops = "2*tsp*h2*htp"},
 };
 
 static const mo_op_row pt_mtp_out[] = {
-	{.unless = C_LN, .path = "final_layernorm", .op = "rms_norm", .in = "L.y",
-	 .out = "y:c:tsp*h rsf:f32:tsp", .save = "L.y rsf"},
-	{.when = C_LN, .path = "final_layernorm", .op = "layer_norm", .in = "L.y",
-	 .out = "y:c:tsp*h muf:f32:tsp rsf:f32:tsp", .save = "L.y muf rsf"},
+	PT_NORM("final_layernorm", "L.y", "y", "muf", "rsf"),
 };
 
 /* Final norm, output layer (vocab-parallel), cross-entropy in fp32: the
@@ -368,10 +340,7 @@ static const mo_op_row pt_mtp_out[] = {
  * (estimate_weights.c head_gather), not a per-micro-batch activation. */
 static const mo_op_row pt_head[] = {
 	{.path = "", .op = "input", .in = "", .out = "y:c:tsp*h", .save = KEEPS_NOTHING},
-	{.unless = C_LN, .path = "final_layernorm", .op = "rms_norm", .in = "y",
-	 .out = "yn:c:tsp*h rsf:f32:tsp", .save = "y rsf"},
-	{.when = C_LN, .path = "final_layernorm", .op = "layer_norm", .in = "y",
-	 .out = "yn:c:tsp*h muf:f32:tsp rsf:f32:tsp", .save = "y muf rsf"},
+	PT_NORM("final_layernorm", "y", "yn", "muf", "rsf"),
 	{.when = C_SP, .path = "output_layer.input.allgather", .op = "allgather", .in = "yn",
 	 .out = "yng:c:tok*h", .save = KEEPS_NOTHING, .comm = AG},
 	{.unless = C_SP, .path = "output_layer", .op = "view", .in = "yn", .out = "yng@yn",
