@@ -85,34 +85,28 @@ int main(int argc, char **argv)
 	bench_setup b;
 	if (bench_setup_init(&b, argc, argv, "bench_config") != 0)
 		return 1;
-	int iters = b.iters, npat = b.npat;
-	const char *ctext = b.text;
-	size_t clen = b.len;
-	const mo_model *model = b.model;
-	const mo_limits lim = b.lim;
-
 	size_t errors = 0, warnings = 0, events = 0;
 	phases ph;
-	if (run_memopt(ctext, clen, model, &lim, &errors, &warnings, &ph) != 0) {
+	if (run_memopt(b.text, b.len, b.model, &b.lim, &errors, &warnings, &ph) != 0) {
 		fprintf(stderr, "bench_config: the generated config is not valid (%zu errors)\n", errors);
-		fputs(ctext, stderr);
+		fputs(b.text, stderr);
 		return 1;
 	}
-	if (run_libyaml(ctext, clen, &events) != 0) {
+	if (run_libyaml(b.text, b.len, &events) != 0) {
 		fputs("bench_config: libyaml rejects the generated config\n", stderr);
 		return 1;
 	}
 
-	size_t ni = (size_t)iters;
+	size_t ni = (size_t)b.iters;
 	double *tm = calloc(ni, sizeof *tm), *ty = calloc(ni, sizeof *ty);
 	double *tp = calloc(ni, sizeof *tp), *tv = calloc(ni, sizeof *tv), *te = calloc(ni, sizeof *te);
 	if (!tm || !ty || !tp || !tv || !te)
 		return 2;
 	for (size_t i = 0; i < ni; i++) {
 		double t0 = now_us();
-		run_memopt(ctext, clen, model, &lim, &errors, &warnings, &ph);
+		run_memopt(b.text, b.len, b.model, &b.lim, &errors, &warnings, &ph);
 		double t1 = now_us();
-		run_libyaml(ctext, clen, &events);
+		run_libyaml(b.text, b.len, &events);
 		double t2 = now_us();
 		tm[i] = t1 - t0;
 		ty[i] = t2 - t1;
@@ -123,7 +117,7 @@ int main(int argc, char **argv)
 	double m = median(tm, ni), y = median(ty, ni);
 	printf("config input: %d layers (MoE, TP 2 EP 4), %d patterns, %zu bytes, %zu YAML events, "
 	       "%zu warnings; %d iterations, median\n",
-	       NUM_LAYERS, npat, clen, events, warnings, iters);
+	       NUM_LAYERS, b.npat, b.len, events, warnings, b.iters);
 	printf("config phases (median): mo_config_parse %.0f us, mo_validate_resolve %.0f us, mo_expand_resolved %.0f us\n",
 	       median(tp, ni), median(tv, ni), median(te, ni));
 	printf("config: validate+expand %.0f us, libyaml parse %.0f us, ratio %.2f (target <= 2)\n", m,

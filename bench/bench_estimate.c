@@ -118,30 +118,26 @@ int main(int argc, char **argv)
 	bench_setup b;
 	if (bench_setup_init(&b, argc, argv, "bench_estimate") != 0)
 		return 1;
-	int iters = b.iters, npat = b.npat;
-	const char *ctext = b.text;
-	size_t clen = b.len, errors = 0;
+	size_t errors = 0;
 	uint64_t peak = 0;
-	const mo_model *model = b.model;
-	const mo_limits lim = b.lim;
-	double cold = run_once(ctext, clen, model, &lim, 1, &errors, &peak);
+	double cold = run_once(b.text, b.len, b.model, &b.lim, 1, &errors, &peak);
 	if (cold < 0) {
 		fprintf(stderr, "bench_estimate: the generated config does not estimate (%zu errors)\n",
 			errors);
 		return 1;
 	}
-	size_t ni = (size_t)iters;
+	size_t ni = (size_t)b.iters;
 	double *tv = calloc(ni, sizeof *tv), *te = calloc(ni, sizeof *te);
 	if (!tv || !te)
 		return 2;
 	for (size_t i = 0; i < ni; i++) {
-		tv[i] = run_once(ctext, clen, model, &lim, 0, &errors, &peak);
-		te[i] = run_once(ctext, clen, model, &lim, 1, &errors, &peak);
+		tv[i] = run_once(b.text, b.len, b.model, &b.lim, 0, &errors, &peak);
+		te[i] = run_once(b.text, b.len, b.model, &b.lim, 1, &errors, &peak);
 	}
 	double v = median(tv, ni), e = median(te, ni);
 	printf("estimate input: %d layers (MoE, TP 2 EP 4), %d patterns, %zu bytes; peak %.2f GiB; "
 	       "%d iterations, median\n",
-	       NUM_LAYERS, npat, clen, (double)peak / 1073741824.0, iters);
+	       NUM_LAYERS, b.npat, b.len, (double)peak / 1073741824.0, b.iters);
 	printf("estimate: validate+estimate %.0f us, validate alone %.0f us, ratio %.2f "
 	       "(target <= 1.5; the model's graphs and plan results memoised)\n",
 	       e, v, e / v);

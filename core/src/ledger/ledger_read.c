@@ -48,12 +48,10 @@ static int ledger_fail(mo_error *err, mo_error_code code, const mo_ledger_reader
 static int ledger_fail(mo_error *err, mo_error_code code, const mo_ledger_reader *r, int column,
 		      const char *fmt, ...)
 {
-	char text[200];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(text, sizeof text, fmt, ap);
+	error_vset(err, code, (int)(r->line_no > INT32_MAX ? 0 : r->line_no), column, fmt, ap);
 	va_end(ap);
-	error_set(err, code, (int)(r->line_no > INT32_MAX ? 0 : r->line_no), column, "%s", text);
 	return -1;
 }
 

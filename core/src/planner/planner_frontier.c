@@ -112,9 +112,28 @@ static inline bool frontier_run_eval(const mo_frontier_merge *g, const mo_fronti
 	return M <= g->mlim && P <= g->plim && !g->none;
 }
 
-static inline bool frontier_run_cheaper(const mo_frontier_run *r, uint32_t i, double least)
+/* The first state of v[i..n) whose cost plus add is below least (the costs fall along a
+ * staircase, or a run's successors): gallop, then bisect. */
+static inline size_t frontier_seek(const mo_search_state *v, size_t i, size_t n, double add,
+				   double least)
 {
-	return r->prev[i].cost + r->c < least;
+	if (i >= n || v[i].cost + add < least)
+		return i;
+	size_t step = 1;
+	while (i + step < n && !(v[i + step].cost + add < least)) {
+		i += step;
+		step *= 2;
+	}
+	size_t top = i + step < n ? i + step : n;
+	i++;
+	while (i < top) {
+		size_t mid = i + (top - i) / 2;
+		if (v[mid].cost + add < least)
+			top = mid;
+		else
+			i = mid + 1;
+	}
+	return i;
 }
 
 /* Moves the run to its first successor at or after pos that costs less than
@@ -122,25 +141,9 @@ static inline bool frontier_run_cheaper(const mo_frontier_run *r, uint32_t i, do
  * stretch), and its head there; false when there is none. */
 static inline bool frontier_run_seek(mo_frontier_run *r, double least, mo_frontier_head *h)
 {
-	uint32_t lo = r->pos, hi = r->hi;
-	if (lo < hi && !frontier_run_cheaper(r, lo, least)) {
-		uint32_t step = 1; /* gallop, then bisect: the first cheaper one */
-		while (lo + step < hi && !frontier_run_cheaper(r, lo + step, least)) {
-			lo += step;
-			step *= 2;
-		}
-		uint32_t top = lo + step < hi ? lo + step : hi;
-		lo++;
-		while (lo < top) {
-			uint32_t mid = lo + (top - lo) / 2;
-			if (frontier_run_cheaper(r, mid, least))
-				top = mid;
-			else
-				lo = mid + 1;
-		}
-	}
+	uint32_t lo = (uint32_t)frontier_seek(r->prev, r->pos, r->hi, r->c, least);
 	r->pos = lo;
-	if (lo >= hi)
+	if (lo >= r->hi)
 		return false;
 	*h = (mo_frontier_head){r->prev[lo].P + r->kept, r->prev[lo].cost + r->c};
 	return true;
@@ -230,30 +233,6 @@ static size_t frontier_merge_runs2(const mo_frontier_merge *g, mo_frontier_run *
 	return n;
 }
 
-/* The first state of v[i..n) that costs less than least (the costs fall
- * along a staircase). */
-static inline size_t frontier_list_seek(const mo_search_state *v, size_t i, size_t n,
-					   double least)
-{
-	if (i >= n || v[i].cost < least)
-		return i;
-	size_t step = 1; /* gallop, then bisect */
-	while (i + step < n && !(v[i + step].cost < least)) {
-		i += step;
-		step *= 2;
-	}
-	size_t top = i + step < n ? i + step : n;
-	i++;
-	while (i < top) {
-		size_t mid = i + (top - i) / 2;
-		if (v[mid].cost < least)
-			top = mid;
-		else
-			i = mid + 1;
-	}
-	return i;
-}
-
 /* The staircase of two staircases into out; its length. The list taken
  * from stays cheaper than all kept (its costs fall); only the other's head
  * may fall behind. Once one runs out the rest of the other is all kept. */
@@ -264,10 +243,10 @@ static size_t frontier_merge_lists2(const mo_frontier_list *a, const mo_frontier
 	while (i < a->n && j < b->n) {
 		if (search_state_before(&a->v[i], &b->v[j])) {
 			out[n] = a->v[i++];
-			j = frontier_list_seek(b->v, j, b->n, out[n++].cost);
+			j = frontier_seek(b->v, j, b->n, 0.0, out[n++].cost);
 		} else {
 			out[n] = b->v[j++];
-			i = frontier_list_seek(a->v, i, a->n, out[n++].cost);
+			i = frontier_seek(a->v, i, a->n, 0.0, out[n++].cost);
 		}
 	}
 	const mo_frontier_list *rest = i < a->n ? a : b;

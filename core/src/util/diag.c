@@ -319,17 +319,23 @@ const char *did_you_mean(const char *word, const char *const *cands, size_t n)
 	return best;
 }
 
-void error_set(mo_error *err, mo_error_code code, int line, int column,
-		  const char *fmt, ...)
+void error_vset(mo_error *err, mo_error_code code, int line, int column, const char *fmt,
+		va_list ap)
 {
 	if (!err)
 		return;
 	err->code = code;
 	err->line = line;
 	err->column = column;
+	vsnprintf(err->text, sizeof err->text, fmt, ap);
+}
+
+void error_set(mo_error *err, mo_error_code code, int line, int column,
+		  const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(err->text, sizeof err->text, fmt, ap);
+	error_vset(err, code, line, column, fmt, ap);
 	va_end(ap);
 }
 

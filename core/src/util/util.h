@@ -127,6 +127,9 @@ const char *did_you_mean(const char *word, const char *const *cands,
 
 void error_set(mo_error *err, mo_error_code code, int line, int column,
 		  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* The va_list form of error_set (for modules with their own position helpers). */
+void error_vset(mo_error *err, mo_error_code code, int line, int column, const char *fmt,
+		va_list ap) __attribute__((format(printf, 5, 0)));
 
 /* ---- saturating byte arithmetic ----------------------------------------------
  * Byte figures saturate instead of wrapping (or, from a double, instead of

@@ -91,14 +91,11 @@ static void builder_diag(mo_builder *b, const yaml_event_t *e,
 static void builder_diag(mo_builder *b, const yaml_event_t *e,
 			    const char *fmt, ...)
 {
-	char msg[256];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	diags_vadd(b->diags, MO_SEV_ERROR, "yaml-syntax", b->doc->name,
+		   (int)e->start_mark.line + 1, (int)e->start_mark.column + 1, NULL, fmt, ap);
 	va_end(ap);
-	diags_add(b->diags, MO_SEV_ERROR, "yaml-syntax", b->doc->name,
-		     (int)e->start_mark.line + 1, (int)e->start_mark.column + 1,
-		     NULL, "%s", msg);
 	b->failed = true;
 }
 
