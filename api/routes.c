@@ -18,64 +18,37 @@ typedef struct mo_api_route {
 	const char *allow;
 	int bodies;         /* accepted body kinds (POST) */
 	mo_api_fn fn;       /* NULL: answered by the server */
+	const char *label;  /* the metrics label, when not the path */
 } mo_api_route;
 
+/* A route that takes a body of the given kinds; one that answers GET and HEAD (at a path, or
+ * under a prefix). */
+#define MO_API_POST(id, path, bodies, fn) {id, MO_API_PATH(path), 0, "POST", "POST", bodies, fn, NULL}
+#define MO_API_GET(id, path, fn) {id, MO_API_PATH(path), 0, "GET", "GET, HEAD", 0, fn, NULL}
+#define MO_API_GET_UNDER(id, path, fn, label)                                                   \
+	{id, MO_API_PATH(path), 1, "GET", "GET, HEAD", 0, fn, label}
+
 static const mo_api_route mo_api_routes[] = {
-	{MO_ROUTE_VALIDATE, MO_API_PATH("/api/v1/validate"), 0, "POST", "POST",
-	 MO_API_ANY_BODY, mo_api_validate},
-	{MO_ROUTE_EXPAND, MO_API_PATH("/api/v1/expand"), 0, "POST", "POST",
-	 MO_API_ANY_BODY, mo_api_expand},
-	{MO_ROUTE_ESTIMATE, MO_API_PATH("/api/v1/estimate"), 0, "POST", "POST",
-	 MO_API_ANY_BODY, mo_api_estimate},
-	{MO_ROUTE_PLAN, MO_API_PATH("/api/v1/plan"), 0, "POST", "POST",
-	 MO_API_ANY_BODY, mo_api_plan},
-	{MO_ROUTE_EXPORT, MO_API_PATH("/api/v1/export"), 0, "POST", "POST",
-	 MO_API_ANY_BODY, mo_api_export},
-	{MO_ROUTE_LAYOUT, MO_API_PATH("/api/v1/layout"), 0, "POST", "POST",
-	 MO_API_ANY_BODY, mo_api_layout},
-	{MO_ROUTE_MIGRATE, MO_API_PATH("/api/v1/migrate"), 0, "POST", "POST",
-	 MO_API_ANY_BODY, mo_api_migrate},
-	{MO_ROUTE_PRESETS, MO_API_PATH("/api/v1/presets"), 0, "GET", "GET, HEAD",
-	 0, mo_api_presets},
-	{MO_ROUTE_PRESET, MO_API_PATH("/api/v1/presets/"), 1, "GET", "GET, HEAD",
-	 0, mo_api_preset},
-	{MO_ROUTE_IMPORT, MO_API_PATH("/api/v1/models/import"), 0, "POST", "POST",
-	 MO_API_ANY_BODY, mo_api_import},
-	{MO_ROUTE_LEDGER, MO_API_PATH("/api/v1/ledger"), 0, "POST", "POST",
-	 MO_API_BODY_JSON, mo_api_ledger},
-	{MO_ROUTE_CALIBRATE, MO_API_PATH("/api/v1/calibrate"), 0, "POST", "POST",
-	 MO_API_BODY_JSON, mo_api_calibrate},
-	{MO_ROUTE_SIZE, MO_API_PATH("/api/v1/size"), 0, "POST", "POST", MO_API_BODY_JSON,
-	 mo_api_size},
-	{MO_ROUTE_OPENAPI, MO_API_PATH("/api/v1/openapi.yaml"), 0, "GET", "GET, HEAD",
-	 0, mo_api_openapi},
-	{MO_ROUTE_HEALTHZ, MO_API_PATH("/healthz"), 0, "GET", "GET, HEAD",
-	 0, mo_api_healthz},
-	{MO_ROUTE_METRICS, MO_API_PATH("/metrics"), 0, "GET", "GET, HEAD", 0, NULL},
+	MO_API_POST(MO_ROUTE_VALIDATE, "/api/v1/validate", MO_API_ANY_BODY, mo_api_validate),
+	MO_API_POST(MO_ROUTE_EXPAND, "/api/v1/expand", MO_API_ANY_BODY, mo_api_expand),
+	MO_API_POST(MO_ROUTE_ESTIMATE, "/api/v1/estimate", MO_API_ANY_BODY, mo_api_estimate),
+	MO_API_POST(MO_ROUTE_PLAN, "/api/v1/plan", MO_API_ANY_BODY, mo_api_plan),
+	MO_API_POST(MO_ROUTE_EXPORT, "/api/v1/export", MO_API_ANY_BODY, mo_api_export),
+	MO_API_POST(MO_ROUTE_LAYOUT, "/api/v1/layout", MO_API_ANY_BODY, mo_api_layout),
+	MO_API_POST(MO_ROUTE_MIGRATE, "/api/v1/migrate", MO_API_ANY_BODY, mo_api_migrate),
+	MO_API_GET(MO_ROUTE_PRESETS, "/api/v1/presets", mo_api_presets),
+	MO_API_GET_UNDER(MO_ROUTE_PRESET, "/api/v1/presets/", mo_api_preset,
+			 "/api/v1/presets/{name}"),
+	MO_API_POST(MO_ROUTE_IMPORT, "/api/v1/models/import", MO_API_ANY_BODY, mo_api_import),
+	MO_API_POST(MO_ROUTE_LEDGER, "/api/v1/ledger", MO_API_BODY_JSON, mo_api_ledger),
+	MO_API_POST(MO_ROUTE_CALIBRATE, "/api/v1/calibrate", MO_API_BODY_JSON, mo_api_calibrate),
+	MO_API_POST(MO_ROUTE_SIZE, "/api/v1/size", MO_API_BODY_JSON, mo_api_size),
+	MO_API_GET(MO_ROUTE_OPENAPI, "/api/v1/openapi.yaml", mo_api_openapi),
+	MO_API_GET(MO_ROUTE_HEALTHZ, "/healthz", mo_api_healthz),
+	MO_API_GET(MO_ROUTE_METRICS, "/metrics", NULL),
 };
 
 #define MO_API_NROUTES (sizeof mo_api_routes / sizeof mo_api_routes[0])
-
-static const char *const mo_api_route_names[MO_ROUTE_COUNT] = {
-	[MO_ROUTE_VALIDATE] = "/api/v1/validate",
-	[MO_ROUTE_EXPAND] = "/api/v1/expand",
-	[MO_ROUTE_ESTIMATE] = "/api/v1/estimate",
-	[MO_ROUTE_PLAN] = "/api/v1/plan",
-	[MO_ROUTE_EXPORT] = "/api/v1/export",
-	[MO_ROUTE_LAYOUT] = "/api/v1/layout",
-	[MO_ROUTE_MIGRATE] = "/api/v1/migrate",
-	[MO_ROUTE_PRESETS] = "/api/v1/presets",
-	[MO_ROUTE_PRESET] = "/api/v1/presets/{name}",
-	[MO_ROUTE_IMPORT] = "/api/v1/models/import",
-	[MO_ROUTE_LEDGER] = "/api/v1/ledger",
-	[MO_ROUTE_CALIBRATE] = "/api/v1/calibrate",
-	[MO_ROUTE_SIZE] = "/api/v1/size",
-	[MO_ROUTE_OPENAPI] = "/api/v1/openapi.yaml",
-	[MO_ROUTE_HEALTHZ] = "/healthz",
-	[MO_ROUTE_METRICS] = "/metrics",
-	[MO_ROUTE_STATIC] = "static",
-	[MO_ROUTE_UNKNOWN] = "unknown",
-};
 
 void mo_api_options_default(mo_api_options *opt)
 {
@@ -110,7 +83,10 @@ static void mo_api_cap_answer(mo_api_response *out, const mo_api_options *opt)
 
 const char *mo_api_route_name(mo_api_route_id id)
 {
-	return (unsigned)id < MO_ROUTE_COUNT ? mo_api_route_names[id] : "unknown";
+	for (size_t i = 0; i < MO_API_NROUTES; i++)
+		if (mo_api_routes[i].id == id)
+			return mo_api_routes[i].label ? mo_api_routes[i].label : mo_api_routes[i].path;
+	return id == MO_ROUTE_STATIC ? "static" : "unknown";
 }
 
 /* Several lookups a request: lengths first, then the bytes. */

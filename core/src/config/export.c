@@ -167,6 +167,32 @@ static bool export_comm(mo_yaml_writer *w, const mo_config *c)
 	return true;
 }
 
+/* One swap list entry: its op_name (op_swap) when given, then its layers when given. */
+static bool export_swap_entry(mo_yaml_writer *w, const mo_config *c, const mo_pattern *op,
+			      const mo_layers *layers)
+{
+	return yaml_tree_write_mapping_start(w, NULL, false) &&
+	       (!op || !op->regex ||
+		(yaml_tree_write_plain(w, "op_name") && export_regex(w, op))) &&
+	       (!export_layers_present(c, layers) ||
+		(yaml_tree_write_plain(w, "layers") && export_layers(w, layers))) &&
+	       yaml_tree_write_mapping_end(w);
+}
+
+/* layer_swap or op_swap (ops) and its n entries, in block style. */
+static bool export_swap_list(mo_yaml_writer *w, const mo_config *c, const char *key, size_t n,
+			     bool ops)
+{
+	if (!yaml_tree_write_plain(w, key) || !yaml_tree_write_sequence_start(w, false))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		const mo_pattern *op = ops ? &c->op_swap[i].pat : NULL;
+		if (!export_swap_entry(w, c, op, ops ? &op->layers : &c->layer_swap[i].layers))
+			return false;
+	}
+	return yaml_tree_write_sequence_end(w);
+}
+
 static bool export_swap(mo_yaml_writer *w, const mo_config *c)
 {
 	bool has_layer_swap = c->layer_swap_at && c->layer_swap_at->kind == MO_NODE_SEQ;
@@ -183,45 +209,10 @@ static bool export_swap(mo_yaml_writer *w, const mo_config *c)
 		    !yaml_tree_write_plain(w, num))
 			return false;
 	}
-	if (has_layer_swap) {
-		if (!yaml_tree_write_plain(w, "layer_swap") ||
-		    !yaml_tree_write_sequence_start(w, false))
-			return false;
-		for (size_t i = 0; i < c->n_layer_swap; i++) {
-			const mo_swap_layer *e = &c->layer_swap[i];
-			if (!yaml_tree_write_mapping_start(w, NULL, false))
-				return false;
-			if (export_layers_present(c, &e->layers) &&
-			    (!yaml_tree_write_plain(w, "layers") ||
-			     !export_layers(w, &e->layers)))
-				return false;
-			if (!yaml_tree_write_mapping_end(w))
-				return false;
-		}
-		if (!yaml_tree_write_sequence_end(w))
-			return false;
-	}
-	if (has_op_swap) {
-		if (!yaml_tree_write_plain(w, "op_swap") ||
-		    !yaml_tree_write_sequence_start(w, false))
-			return false;
-		for (size_t i = 0; i < c->n_op_swap; i++) {
-			const mo_op_swap *e = &c->op_swap[i];
-			if (!yaml_tree_write_mapping_start(w, NULL, false))
-				return false;
-			if (e->pat.regex && (!yaml_tree_write_plain(w, "op_name") ||
-					     !export_regex(w, &e->pat)))
-				return false;
-			if (export_layers_present(c, &e->pat.layers) &&
-			    (!yaml_tree_write_plain(w, "layers") ||
-			     !export_layers(w, &e->pat.layers)))
-				return false;
-			if (!yaml_tree_write_mapping_end(w))
-				return false;
-		}
-		if (!yaml_tree_write_sequence_end(w))
-			return false;
-	}
+	if (has_layer_swap && !export_swap_list(w, c, "layer_swap", c->n_layer_swap, false))
+		return false;
+	if (has_op_swap && !export_swap_list(w, c, "op_swap", c->n_op_swap, true))
+		return false;
 	return true;
 }
 
