@@ -193,6 +193,32 @@ struct mo_preset {
 	const char *name, *description, *yaml;
 };
 
+/* The calibration dense model of tests/calibration/ascend-910b.md (A), with `groups` KV groups
+ * and `training` extra lines: its MHA and GQA presets differ in nothing else. */
+#define CALIBRATION_DENSE(groups, training)                                                      \
+	"model:\n"                                                                               \
+	"  num_layers: 8\n"                                                                      \
+	"  hidden_size: 2048\n"                                                                  \
+	"  ffn_hidden_size: 8192\n"                                                              \
+	"  num_attention_heads: 32\n"                                                            \
+	"  num_query_groups: " groups "\n"                                                       \
+	"  kv_channels: 64\n"                                                                    \
+	"  vocab_size: 129280\n"                                                                 \
+	"  untie_embeddings_and_output_weights: true\n"                                          \
+	"  seq_length: 4096\n"                                                                   \
+	"  normalization: RMSNorm\n"                                                             \
+	"  hidden_act: swiglu\n"                                                                 \
+	"  attention: flash\n"                                                                   \
+	"training:\n"                                                                            \
+	"  micro_batch_size: 1\n"                                                                \
+	"  global_batch_size: 2\n"                                                               \
+	"  compute_dtype: bfloat16\n"                                                            \
+	"  params_dtype: bfloat16\n" training                                                    \
+	"parallel:\n"                                                                            \
+	"  world_size: 2\n"                                                                      \
+	"  data_parallel_shard: 2\n"                                                             \
+	"device: ascend-910b\n"
+
 static const struct mo_preset mo_presets[] = {
 	{"llama2-7b", "Llama-2-7B: 32 dense layers, MHA, SwiGLU; 8 devices, DP 8",
 	 "model:\n"
@@ -343,54 +369,11 @@ static const struct mo_preset mo_presets[] = {
 	{"std",
 	 "Calibration dense model (ascend-910b.md A): 8 layers, hidden 2048, "
 	 "32 heads MHA, FFN 8192; 2 devices, FSDP 2",
-	 "model:\n"
-	 "  num_layers: 8\n"
-	 "  hidden_size: 2048\n"
-	 "  ffn_hidden_size: 8192\n"
-	 "  num_attention_heads: 32\n"
-	 "  num_query_groups: 32\n"
-	 "  kv_channels: 64\n"
-	 "  vocab_size: 129280\n"
-	 "  untie_embeddings_and_output_weights: true\n"
-	 "  seq_length: 4096\n"
-	 "  normalization: RMSNorm\n"
-	 "  hidden_act: swiglu\n"
-	 "  attention: flash\n"
-	 "training:\n"
-	 "  micro_batch_size: 1\n"
-	 "  global_batch_size: 2\n"
-	 "  compute_dtype: bfloat16\n"
-	 "  params_dtype: bfloat16\n"
-	 "  optimizer: adamw\n"
-	 "  framework: mindspore\n"
-	 "parallel:\n"
-	 "  world_size: 2\n"
-	 "  data_parallel_shard: 2\n"
-	 "device: ascend-910b\n"},
+	 CALIBRATION_DENSE("32", "  optimizer: adamw\n"
+				 "  framework: mindspore\n")},
 	{"std-gqa",
 	 "Calibration dense model (ascend-910b.md A), GQA variant: 8 KV groups",
-	 "model:\n"
-	 "  num_layers: 8\n"
-	 "  hidden_size: 2048\n"
-	 "  ffn_hidden_size: 8192\n"
-	 "  num_attention_heads: 32\n"
-	 "  num_query_groups: 8\n"
-	 "  kv_channels: 64\n"
-	 "  vocab_size: 129280\n"
-	 "  untie_embeddings_and_output_weights: true\n"
-	 "  seq_length: 4096\n"
-	 "  normalization: RMSNorm\n"
-	 "  hidden_act: swiglu\n"
-	 "  attention: flash\n"
-	 "training:\n"
-	 "  micro_batch_size: 1\n"
-	 "  global_batch_size: 2\n"
-	 "  compute_dtype: bfloat16\n"
-	 "  params_dtype: bfloat16\n"
-	 "parallel:\n"
-	 "  world_size: 2\n"
-	 "  data_parallel_shard: 2\n"
-	 "device: ascend-910b\n"},
+	 CALIBRATION_DENSE("8", "")},
 	{"dsv3-mini",
 	 "Calibration MLA+MoE model (ascend-910b.md B): 4 layers (first dense), "
 	 "8 experts top-4 + 1 shared; 2 devices, FSDP 2",
