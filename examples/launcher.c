@@ -126,6 +126,7 @@ int main(int argc, char **argv)
 	mo_diags *diags = NULL;
 	mo_config *cfg = NULL;
 	mo_model *model = NULL;
+	mo_resolved *resolved = NULL; /* what validation worked out, for expand and estimate */
 	mo_plan *plan = NULL;
 	mo_error err = {0}; /* caller-owned: filled on hard errors only */
 	int rc = 2;
@@ -133,7 +134,7 @@ int main(int argc, char **argv)
 		goto out;
 	mo_input in = {.config = text, .config_len = len, .config_name = path,
 		       .preset = preset, .devices = devices};
-	if (mo_check(&cfg, &model, diags, &in, &err) != 0) {
+	if (mo_check_resolved(&cfg, &model, &resolved, diags, &in, &err) != 0) {
 		fprintf(stderr, "launcher: %s\n", err.text);
 		goto out;
 	}
@@ -151,14 +152,14 @@ int main(int argc, char **argv)
 		fputs("launcher: no model: pass --model\n", stderr);
 		goto out;
 	}
-	if (mo_expand(&plan, cfg, model, &err) != 0) {
+	if (mo_expand_resolved(&plan, resolved, &err) != 0) {
 		fprintf(stderr, "launcher: %s\n", err.text);
 		goto out;
 	}
 	print_plan(plan, model);
 
 	mo_estimate *est = NULL;
-	if (mo_estimate_run(&est, cfg, model, &err) != 0) {
+	if (mo_estimate_resolved(&est, resolved, &err) != 0) {
 		printf("estimate: none (%s)\n", err.text);
 	} else {
 		const double gib = 1024.0 * 1024.0 * 1024.0;
@@ -178,8 +179,9 @@ int main(int argc, char **argv)
 	printf("valid: ready to launch\n");
 	rc = 0;
 out:
-	/* the plan borrows cfg and model: free it first */
+	/* the plan and the resolution borrow cfg and model: free them first */
 	mo_plan_free(plan);
+	mo_resolved_free(resolved);
 	mo_config_free(cfg);
 	mo_model_free(model);
 	mo_diags_free(diags);
