@@ -116,6 +116,7 @@ typedef struct mo_est_wgrad {
 
 typedef struct mo_est_type {
 	const char *name;
+	bool moe;             /* the model's layer type has routed experts */
 	mo_est_graph g;
 	double dense_params;  /* per device after TP, before FSDP */
 	double expert_params; /* per device after EP, before FSDP */

@@ -576,10 +576,9 @@ int est_graph_build(mo_est_graph *g, mo_arena *a, const mo_framework *fw,
 		   .pprefix = "", .err = err};
 	if (type < m->n_types) {
 		const mo_layer_type *lt = &m->types[type];
-		bool mtp = strncmp(lt->name, "mtp-", 4) == 0;
-		bool moe = strstr(lt->name, "moe") != NULL;
+		bool moe = lt->moe;
 		b.lt = lt;
-		if (mtp)
+		if (lt->mtp)
 			graph_builder_mtp(&b, fw, m, moe);
 		else
 			graph_builder_layer(&b, fw, m, moe);

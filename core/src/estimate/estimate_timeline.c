@@ -392,7 +392,7 @@ uint64_t est_stage_caches(const mo_estimate *e, size_t s)
 	uint64_t sum = est_dummy_wgrads(e, count, last), layers = 0, moe = 0;
 	for (size_t t = 0; t < T; t++) {
 		layers += count[t];
-		moe += strstr(e->types[t].name, "moe") ? count[t] : 0;
+		moe += e->types[t].moe ? count[t] : 0;
 	}
 	if (count != small)
 		free(count);

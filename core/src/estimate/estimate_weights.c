@@ -511,8 +511,8 @@ uint64_t est_dummy_wgrads(const mo_estimate *e, const size_t *count, bool last)
 
 void est_type_params(mo_est_type *t, const mo_model *m, size_t type)
 {
-	const char *name = m->types[type].name;
-	bool mtp = strncmp(name, "mtp-", 4) == 0, moe = strstr(name, "moe") != NULL;
+	bool mtp = m->types[type].mtp, moe = m->types[type].moe;
+	t->moe = moe;
 	double h = (double)m->hidden_size, tp = (double)est_pos(m->tensor_parallel);
 	double dense = 2 * est_norm_params(m) + est_attn_params(m), expert = 0;
 	if (moe) {

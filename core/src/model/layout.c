@@ -267,9 +267,7 @@ static int layout_type(mo_model *m, const char *name, bool mtp, bool moe)
 	if (b.failed)
 		return -1;
 	mo_layer_type *lt = &m->types[m->n_types];
-	lt->name = name;
-	lt->paths = b.v;
-	lt->n_paths = b.n;
+	*lt = (mo_layer_type){.name = name, .paths = b.v, .n_paths = b.n, .moe = moe, .mtp = mtp};
 	return (int)m->n_types++;
 }
 

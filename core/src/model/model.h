@@ -26,6 +26,8 @@ typedef struct mo_layer_type {
 	const char *name;  /* "dense", "moe", "mla-dense", "mla-moe", "mtp" ... */
 	mo_path *paths;
 	size_t n_paths;
+	bool moe;          /* routed experts in its MLP */
+	bool mtp;          /* a multi-token-prediction layer */
 } mo_layer_type;
 
 typedef struct mo_device {
