@@ -562,6 +562,19 @@ out_delete_parser:
 	return rc;
 }
 
+/* The spliced text b, checked (it must parse back, export_check) and handed to the caller;
+ * `what` names the operation in errors. b is released either way. */
+static int export_finish(char **out, size_t *out_len, mo_buf *b, const char *what,
+			 mo_error *err)
+{
+	if (b->failed)
+		error_set(err, MO_ERR_NOMEM, 0, 0, "%s: out of memory", what);
+	else if (export_check(b->data ? b->data : "", b->len, err) == 0)
+		return export_take(out, out_len, b, err);
+	buf_free(b);
+	return -1;
+}
+
 int mo_export(char **out, size_t *out_len, const mo_config *c, mo_error *err)
 {
 	mo_export_span spans[3];
@@ -612,13 +625,7 @@ int mo_export(char **out, size_t *out_len, const mo_config *c, mo_error *err)
 		pos = spans[i].end;
 	}
 	buf_append(&b, src + pos, len - pos);
-	if (b.failed) {
-		error_set(err, MO_ERR_NOMEM, 0, 0, "export: out of memory");
-		goto out_free_buf;
-	}
-	if (export_check(b.data ? b.data : "", b.len, err) != 0)
-		goto out_free_buf;
-	return export_take(out, out_len, &b, err);
+	return export_finish(out, out_len, &b, "export", err);
 out_free_buf:
 	buf_free(&b);
 	return -1;
@@ -653,13 +660,7 @@ int export_splice_block(char **out, size_t *out_len, const mo_config *c,
 				  err) != 0)
 		goto out_free_buf;
 	buf_append(&b, src + sp.end, len - sp.end);
-	if (b.failed) {
-		error_set(err, MO_ERR_NOMEM, 0, 0, "migrate: out of memory");
-		goto out_free_buf;
-	}
-	if (export_check(b.data ? b.data : "", b.len, err) != 0)
-		goto out_free_buf;
-	return export_take(out, out_len, &b, err);
+	return export_finish(out, out_len, &b, "migrate", err);
 out_free_buf:
 	buf_free(&b);
 	return -1;
