@@ -37,6 +37,25 @@
 	{.unless = C_LN, .path = path_, .op = "rms_norm", .in = x,                               \
 	 .out = y ":c:tsp*h " rs ":f32:tsp", .save = x " " rs}
 
+/* Megatron's unfused core attention over q, k, v (head dims dqk and dv; the context `width`
+ * wide on a rank): baddbmm keeps q and k, the softmax only its output (the probabilities, kept
+ * by bmm with v), the dropout its mask; the context permuted back to [s, b, heads]. */
+#define PT_EAGER_CORE(q, k, v, dqk, dv, width)                                                   \
+	{.unless = C_FLASH, .path = "self_attention.core_attention", .op = "baddbmm",           \
+	 .in = q " " k, .out = "sc:c:b*hd*sq*s", .save = q " " k,                               \
+	 .flops = "2*b*hd*sq*s*" dqk},                                                          \
+	{.unless = C_FLASH, .path = "self_attention.core_attention", .op = "softmax", .in = "sc", \
+	 .out = "pr:c:b*hd*sq*s", .save = "pr"},                                                 \
+	{.when = C_ADROP, .unless = C_FLASH, .path = "self_attention.core_attention",            \
+	 .op = "dropout", .in = "pr", .out = "prd:c:b*hd*sq*s am:u8:b*hd*sq*s", .save = "am"},    \
+	{.unless = C_FLASH | C_ADROP, .path = "self_attention.core_attention", .op = "view",     \
+	 .in = "pr", .out = "prd@pr", .save = KEEPS_NOTHING},                                    \
+	{.unless = C_FLASH, .path = "self_attention.core_attention", .op = "bmm",               \
+	 .in = "prd " v, .out = "ctx0:c:tok*" width, .save = "prd " v,                          \
+	 .flops = "2*b*hd*sq*s*" dv},                                                           \
+	{.unless = C_FLASH, .path = "self_attention.core_attention", .op = "permute",           \
+	 .in = "ctx0", .out = "ctx:c:tok*" width, .save = KEEPS_NOTHING}
+
 static const mo_op_row pt_norm_attn[] = {
 	{.path = "", .op = "input", .in = "", .out = "x:c:tsp*h", .save = KEEPS_NOTHING},
 	PT_NORM("input_layernorm", "x", "ln1", "mu1", "rs1"),
@@ -119,18 +138,7 @@ static const mo_op_row pt_attn[] = {
 	 .in = "kf vf", .out = "kx@kf vx@vf", .save = KEEPS_NOTHING},
 	{.unless = C_FLASH, .path = "self_attention.core_attention", .op = "view", .in = "q",
 	 .out = "qc@q", .save = KEEPS_NOTHING},
-	{.unless = C_FLASH, .path = "self_attention.core_attention", .op = "baddbmm", .in = "qc kx",
-	 .out = "sc:c:b*hd*sq*s", .save = "qc kx", .flops = "2*b*hd*sq*s*d"},
-	{.unless = C_FLASH, .path = "self_attention.core_attention", .op = "softmax", .in = "sc",
-	 .out = "pr:c:b*hd*sq*s", .save = "pr"},
-	{.when = C_ADROP, .unless = C_FLASH, .path = "self_attention.core_attention",
-	 .op = "dropout", .in = "pr", .out = "prd:c:b*hd*sq*s am:u8:b*hd*sq*s", .save = "am"},
-	{.unless = C_FLASH | C_ADROP, .path = "self_attention.core_attention", .op = "view",
-	 .in = "pr", .out = "prd@pr", .save = KEEPS_NOTHING},
-	{.unless = C_FLASH, .path = "self_attention.core_attention", .op = "bmm", .in = "prd vx",
-	 .out = "ctx0:c:tok*q", .save = "prd vx", .flops = "2*b*hd*sq*s*d"},
-	{.unless = C_FLASH, .path = "self_attention.core_attention", .op = "permute", .in = "ctx0",
-	 .out = "ctx:c:tok*q", .save = KEEPS_NOTHING},
+	PT_EAGER_CORE("qc", "kx", "vx", "d", "d", "q"),
 };
 
 /* Multi-latent attention (flash or unfused core): down projections on the local
@@ -194,18 +202,7 @@ static const mo_op_row pt_attn_mla[] = {
 	 * scale-mask-softmax (ScaledUpperTriangMaskedSoftmax, causal) keeps
 	 * only its output, the probabilities, which bmm keeps with V; the
 	 * scores are freed after the softmax */
-	{.unless = C_FLASH, .path = "self_attention.core_attention", .op = "baddbmm",
-	 .in = "qa kaf", .out = "sc:c:b*hd*sq*s", .save = "qa kaf", .flops = "2*b*hd*sq*s*dqk"},
-	{.unless = C_FLASH, .path = "self_attention.core_attention", .op = "softmax", .in = "sc",
-	 .out = "pr:c:b*hd*sq*s", .save = "pr"},
-	{.when = C_ADROP, .unless = C_FLASH, .path = "self_attention.core_attention",
-	 .op = "dropout", .in = "pr", .out = "prd:c:b*hd*sq*s am:u8:b*hd*sq*s", .save = "am"},
-	{.unless = C_FLASH | C_ADROP, .path = "self_attention.core_attention", .op = "view",
-	 .in = "pr", .out = "prd@pr", .save = KEEPS_NOTHING},
-	{.unless = C_FLASH, .path = "self_attention.core_attention", .op = "bmm", .in = "prd vaf",
-	 .out = "ctx0:c:tok*vh", .save = "prd vaf", .flops = "2*b*hd*sq*s*dv"},
-	{.unless = C_FLASH, .path = "self_attention.core_attention", .op = "permute",
-	 .in = "ctx0", .out = "ctx:c:tok*vh", .save = KEEPS_NOTHING},
+	PT_EAGER_CORE("qa", "kaf", "vaf", "dqk", "dv", "vh"),
 };
 
 /* The attention output projection and its collective, for either attention: ctx is the
