@@ -158,6 +158,10 @@ int mo_api_problem(mo_api_response *out, int status, const char *code,
 /* Same, with the line and column of a malformed body. */
 int mo_api_problem_at(mo_api_response *out, int status, const char *code,
 		      const char *detail, int line, int column);
+/* Same, with a "hint" member: how to fix it in a request (the detail stays in no face's
+ * words, so a client such as the web page can say it its own way). */
+int mo_api_problem_hint(mo_api_response *out, int status, const char *code,
+			const char *detail, int line, int column, const char *hint);
 
 void mo_api_response_free(mo_api_response *r);
 

@@ -59,14 +59,11 @@ int mo_api_reply_error(mo_api_response *out, const mo_error *err)
 		status = 503;
 		code = "cancelled";
 		break;
-	case MO_ERR_MODEL_NEEDED: {
-		/* the core says what is missing; how to give it here is the API's to say */
-		char detail[sizeof err->text + 64];
-
-		snprintf(detail, sizeof detail, "%s (in this request: \"devices\")", err->text);
-		return mo_api_problem_at(out, status, "model-needed", detail, err->line,
-					 err->column);
-	}
+	case MO_ERR_MODEL_NEEDED:
+		/* the core says what is missing; how to give it in a request is the API's to
+		 * say, beside the detail */
+		return mo_api_problem_hint(out, status, "model-needed", err->text, err->line,
+					   err->column, "give \"devices\" in the request");
 	case MO_ERR_USAGE:
 	case MO_ERR_INVALID:
 		break;

@@ -86,11 +86,19 @@ int mo_api_problem(mo_api_response *out, int status, const char *code,
 int mo_api_problem_at(mo_api_response *out, int status, const char *code,
 		      const char *detail, int line, int column)
 {
+	return mo_api_problem_hint(out, status, code, detail, line, column, NULL);
+}
+
+int mo_api_problem_hint(mo_api_response *out, int status, const char *code,
+			const char *detail, int line, int column, const char *hint)
+{
 	json_t *o = mo_api_problem_object(status, code, detail);
 
 	if (o && line > 0) {
 		json_object_set_new(o, "line", json_integer(line));
 		json_object_set_new(o, "column", json_integer(column > 0 ? column : 1));
 	}
+	if (o && hint)
+		json_object_set_new(o, "hint", json_string(hint));
 	return mo_api_set_problem(out, status, code, o);
 }

@@ -73,7 +73,7 @@ export function postLedger(body, onProgress) {
 // no command-line flag, no request member, no parser flag.
 const PLAIN = [
   [/model-needed: /g, ''],
-  [/pass --devices N \(API: "devices"\) or set parallel\.world_size/g,
+  [/give the device count, or set parallel\.world_size/g,
     'set Devices (in Parallelism and batch) or parallel.world_size in the file'],
   [/'?\\u0000'? is not allowed without JSON_ALLOW_NUL/g, 'a NUL character (\\u0000) is not allowed in JSON text'],
 ];
