@@ -132,6 +132,41 @@ int mo_cli_print_json(json_t *j)
 
 /* ---- loading ------------------------------------------------------------- */
 
+/* --model into in: a preset by name (a preset's name wins over a file of that name), else the
+ * readable file's text (at most max bytes). Returns an exit status. */
+static int mo_cli_model_input(mo_cli *c, mo_input *in, size_t max)
+{
+	if (!c->model_arg)
+		return MO_EXIT_OK;
+	if (mo_cli_is_preset(c->model_arg) || access(c->model_arg, R_OK) != 0) {
+		in->preset = c->model_arg;
+		return MO_EXIT_OK;
+	}
+	c->model_text = mo_cli_read(c->model_arg, &c->model_len, max);
+	if (!c->model_text)
+		return MO_EXIT_USAGE;
+	in->model = c->model_text;
+	in->model_len = c->model_len;
+	in->model_name = c->model_arg;
+	return MO_EXIT_OK;
+}
+
+/* mo_check_resolved of in into c. Returns an exit status. */
+static int mo_cli_check(mo_cli *c, const mo_input *in)
+{
+	mo_error err = {0};
+	if (!c->diags && mo_diags_new(&c->diags) != 0)
+		return MO_EXIT_USAGE;
+	if (mo_check_resolved(&c->cfg, &c->model, &c->resolved, c->diags, in, &err) != 0) {
+		fprintf(stderr, "memopt: %s\n", err.text);
+		if (err.code == MO_ERR_USAGE && in->preset)
+			fputs("memopt: --model takes a preset (memopt presets) or a readable file\n",
+			      stderr);
+		return MO_EXIT_USAGE;
+	}
+	return MO_EXIT_OK;
+}
+
 int mo_cli_load(mo_cli *c)
 {
 	mo_limits lim;
@@ -141,27 +176,8 @@ int mo_cli_load(mo_cli *c)
 		return MO_EXIT_USAGE;
 	mo_input in = {.config = c->config_text, .config_len = c->config_len,
 		       .config_name = c->config_path, .devices = c->devices, .limits = &lim};
-	if (c->model_arg && access(c->model_arg, R_OK) == 0 && !mo_cli_is_preset(c->model_arg)) {
-		c->model_text = mo_cli_read(c->model_arg, &c->model_len, lim.max_bytes);
-		if (!c->model_text)
-			return MO_EXIT_USAGE;
-		in.model = c->model_text;
-		in.model_len = c->model_len;
-		in.model_name = c->model_arg;
-	} else if (c->model_arg) {
-		in.preset = c->model_arg;
-	}
-	if (mo_diags_new(&c->diags) != 0)
-		return MO_EXIT_USAGE;
-	mo_error err = {0};
-	if (mo_check_resolved(&c->cfg, &c->model, &c->resolved, c->diags, &in, &err) != 0) {
-		fprintf(stderr, "memopt: %s\n", err.text);
-		if (err.code == MO_ERR_USAGE && in.preset)
-			fputs("memopt: --model takes a preset (memopt presets) or a readable file\n",
-			      stderr);
-		return MO_EXIT_USAGE;
-	}
-	return MO_EXIT_OK;
+	int rc = mo_cli_model_input(c, &in, lim.max_bytes);
+	return rc != MO_EXIT_OK ? rc : mo_cli_check(c, &in);
 }
 
 void mo_cli_free(mo_cli *c)
@@ -259,26 +275,12 @@ int mo_cli_load_model_alone(mo_cli *c)
 	c->config_path = "<none>";
 	c->config_text = strdup(none);
 	c->config_len = sizeof none - 1;
-	if (!c->config_text || mo_diags_new(&c->diags) != 0)
+	if (!c->config_text)
 		return MO_EXIT_USAGE;
 	mo_input in = {.config = none, .config_len = c->config_len, .config_name = "<none>",
 		       .devices = c->devices};
-	if (access(c->model_arg, R_OK) != 0 || mo_cli_is_preset(c->model_arg)) {
-		in.preset = c->model_arg;
-	} else {
-		c->model_text = mo_cli_read(c->model_arg, &c->model_len, 16u << 20);
-		if (!c->model_text)
-			return MO_EXIT_USAGE;
-		in.model = c->model_text;
-		in.model_len = c->model_len;
-		in.model_name = c->model_arg;
-	}
-	mo_error err = {0};
-	if (mo_check_resolved(&c->cfg, &c->model, &c->resolved, c->diags, &in, &err) != 0) {
-		fprintf(stderr, "memopt: %s\n", err.text);
-		return MO_EXIT_USAGE;
-	}
-	return MO_EXIT_OK;
+	int rc = mo_cli_model_input(c, &in, 16u << 20);
+	return rc != MO_EXIT_OK ? rc : mo_cli_check(c, &in);
 }
 
 int mo_cli_exit_of(const mo_error *err)
