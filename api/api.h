@@ -11,10 +11,12 @@
 /* For the faces' hashes (the response cache's SipHash, the server's buckets): their unsigned
  * arithmetic wraps modulo 2^64 by design, which clang's unsigned-overflow check (make check)
  * would stop on; GCC has no such check. The core keeps its own (util.h), faces see only this. */
+#ifndef MO_WRAPS /* a file that also includes the core's util.h has it already */
 #if defined(__clang__)
 #define MO_WRAPS __attribute__((no_sanitize("unsigned-integer-overflow", "unsigned-shift-base")))
 #else
 #define MO_WRAPS
+#endif
 #endif
 
 /* Routes, also the label set of the server's metrics. */

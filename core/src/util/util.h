@@ -169,12 +169,14 @@ static inline uint64_t u64_mul(uint64_t a, uint64_t b)
  * MO_WRAPS marks the few functions whose arithmetic is modulo 2^64 by
  * design (hashes: FNV-1a, multiplicative, SWAR sums) and nothing else.
  * GCC has neither check (and warns about the unknown names). */
+#ifndef MO_WRAPS /* the faces' api.h has the same */
 #if defined(__clang__)
 #define MO_WRAPS                                                               \
 	__attribute__((                                                        \
 	    no_sanitize("unsigned-integer-overflow", "unsigned-shift-base")))
 #else
 #define MO_WRAPS
+#endif
 #endif
 
 /* ---- hashing (hash.c): the one hash of the tables and memos ---------------- */
