@@ -395,6 +395,30 @@ static void test_launch_line(void **state)
 	mo_diags_free(d);
 }
 
+/* --tp-comm-overlap (Transformer Engine's userbuffers beside the TP GEMMs)
+ * becomes training.tp_comm_overlap, which the step time reads. */
+static void test_tp_comm_overlap(void **state)
+{
+	(void)state;
+	static const char text[] =
+	    "torchrun --nproc_per_node 8 pretrain_gpt.py \\\n"
+	    "    --num-layers 4 --hidden-size 1024 --num-attention-heads 8 \\\n"
+	    "    --seq-length 2048 --max-position-embeddings 2048 \\\n"
+	    "    --tokenizer-type NullTokenizer --vocab-size 32000 \\\n"
+	    "    --micro-batch-size 1 --global-batch-size 8 --bf16 \\\n"
+	    "    --tensor-model-parallel-size 4 --sequence-parallel "
+	    "--tp-comm-overlap\n";
+	mo_diags *d = NULL;
+	char *yaml = import_text(text, "launch.sh", 0, &d);
+	mo_doc *doc = parse(yaml);
+	assert_string_equal(str_at(doc, "training.tp_comm_overlap"), "true");
+	assert_string_equal(str_at(doc, "parallel.sequence_parallel"), "true");
+	assert_int_equal(mo_diags_errors(d), 0);
+	doc_free(doc);
+	free(yaml);
+	mo_diags_free(d);
+}
+
 /* A `*.py` value in an arguments file is a value, not the script; torchrun's
  * own process count (gpu) leaves the device count to --devices. */
 static void test_launch_edges(void **state)
@@ -1068,6 +1092,7 @@ int main(void)
 	    cmocka_unit_test(test_moe_memory_speed),
 	    cmocka_unit_test(test_recompute_flags),
 	    cmocka_unit_test(test_launch_line),
+	    cmocka_unit_test(test_tp_comm_overlap),
 	    cmocka_unit_test(test_launch_edges),
 	    cmocka_unit_test(test_arguments_file),
 	    cmocka_unit_test(test_load_as_model),

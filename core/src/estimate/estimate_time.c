@@ -11,21 +11,25 @@
  *    gemm_tile x 2 gemm_tile over compute_units: a partial last wave idles
  *    units) and its bytes (inputs, weight, output) at HBM bandwidth;
  *    grouped expert GEMMs split m over the local experts. Backward: two
- *    GEMMs of the same shape (data and weight gradients);
- *  - fused attention (flash / cuDNN): causal, so half the table's FLOPs
- *    forward and 2.5 times that backward (FlashAttention-2's backward does
- *    5 matmuls to the forward's 2) at peak x attention_efficiency;
+ *    GEMMs of the same shape (data and weight gradients). The unfused
+ *    attention core's baddbmm / bmm (two activations in) are batched GEMMs
+ *    over the whole score matrix, bounded by their bytes at HBM too;
+ *  - fused attention (the flash / cuDNN kernel op): causal, so half the
+ *    table's FLOPs forward and 2.5 times that backward (FlashAttention-2's
+ *    backward does 5 matmuls to the forward's 2) at peak x
+ *    attention_efficiency;
  *  - an op without FLOPs that writes a tensor (norms, activations,
  *    dropout, softmax, adds, casts, permutes, rotary): the bytes it reads
  *    and writes at HBM bandwidth; backward twice the bytes;
  *  - a collective: ring alpha-beta over its group (TP, CP for attention's
  *    exchange, EP for the dispatcher's all-to-all), at the intra-node bus
  *    bandwidth when the group's ranks fit in one node (Megatron's rank
- *    order tp-cp-ep-dp-pp), else the inter-node bandwidth; backward runs
- *    the dual collective of the same bytes. TP collectives are on the
- *    compute stream (exposed); the CP exchange overlaps its attention
- *    (only what exceeds the attention's time shows); EP dispatch is
- *    exposed;
+ *    order tp-cp-ep-dp-pp), else over the NICs of its ranks on each node
+ *    (t_bus); backward runs the dual collective of the same bytes. TP
+ *    collectives are on the compute stream (exposed) unless
+ *    --tp-comm-overlap runs them beside their GEMMs (t_tp_overlapped);
+ *    the CP exchange overlaps its attention (only what exceeds the
+ *    attention's time shows); EP dispatch is exposed;
  *  - every kernel costs at least launch_us of host time: an op whose
  *    device time is shorter is launch-bound, the difference is "fixed".
  * Recompute re-runs the forward of what it recomputes: its FLOPs share of
@@ -95,13 +99,30 @@ static double t_div(double amount, double rate)
 	return rate > 0 ? amount / rate : 0.0;
 }
 
+/* Bus bandwidth of a group of n ranks spread evenly over `span`
+ * consecutive ranks. Inside one node: the NVLink / HCCS bus. Across
+ * nodes, each device has its own NIC (DGX A100 / H100: 8 ConnectX NICs,
+ * one per GPU; Atlas 800T A2: 8 RoCE ports, one per NPU) and NCCL runs
+ * one ring channel per NIC, each crossing every node boundary once: the
+ * group's k ranks on a node together move k NICs' worth, up to the
+ * intra-node bus (nccl-tests' bus bandwidth of a multi-node all-reduce
+ * on DGX nodes is the node's NIC total, not one NIC's). */
+static double t_bus(const mo_tdev *d, double n, double span)
+{
+	if (span <= d->per_node)
+		return d->intra;
+	double stride = span / n;
+	double local = stride < d->per_node ? floor(d->per_node / stride) : 1;
+	return fmin(d->intra, local * d->inter);
+}
+
 /* Ring collective of `bytes` (the full tensor) over n ranks spanning
  * `span` consecutive ranks. */
 static double t_coll(const mo_tdev *d, mo_est_comm kind, double bytes, double n, double span)
 {
 	if (n <= 1 || bytes <= 0)
 		return 0.0;
-	double bw = span <= d->per_node ? d->intra : d->inter;
+	double bw = t_bus(d, n, span);
 	double steps = n - 1, share = (n - 1) / n;
 	if (kind == MO_COMM_ALLREDUCE) {
 		steps *= 2;
@@ -149,7 +170,23 @@ typedef struct mo_tctx {
 	mo_tdev d;
 	double tp, cp, ep, etp, groups; /* group sizes, local experts */
 	double esize;                   /* compute dtype bytes */
+	bool tp_overlap;                /* --tp-comm-overlap (with SP) */
 } mo_tctx;
+
+/* Forward seconds of a GEMM op (its backward: twice, dgrad and wgrad). */
+static double t_gemm_fwd(const mo_tctx *x, const mo_est_graph *g, const mo_est_op *op)
+{
+	double groups = op->name && strstr(op->name, "grouped") ? x->groups : 1;
+	double a = op->n_in == 1 ? t_tensor_bytes(g, op->in, 1, false) / x->esize : 0;
+	double c = op->n_out >= 1 ? (double)g->t[op->out[0]].bytes / x->esize : 0;
+	if (a > 0)
+		return t_gemm(&x->d, op->flops, a, c, groups, x->esize);
+	/* a batched GEMM of two activations (the unfused attention's scores
+	 * and context): its operands and output at HBM bandwidth bound it too */
+	double bytes = t_tensor_bytes(g, op->in, op->n_in, false) +
+		       t_tensor_bytes(g, op->out, op->n_out, true);
+	return t_max(t_div(op->flops, x->d.peak * x->d.gemm_eff), t_div(bytes, x->d.hbm));
+}
 
 /* Device seconds of one kernel forward and its backward; the host's
  * launch cost accumulates beside them (mo_t_host_excess). */
@@ -163,10 +200,79 @@ static void t_kernel(const mo_tctx *x, mo_tparts *p, double *slot, double fwd, d
 	p->kernels += kf + kb;
 }
 
+/* Whether a TP collective belongs to one of the Linears Transformer
+ * Engine's userbuffers overlap (qkv, proj, fc1, fc2: base.py:349-360);
+ * the MoE dispatch, MLA's latent gathers and the output layer are not. */
+static bool t_ub_linear(const mo_est_op *op)
+{
+	static const char *const names[] = {"linear_qkv.", "linear_proj.", "linear_fc1.",
+					    "linear_fc2."};
+	for (size_t k = 0; op->name && k < sizeof names / sizeof *names; k++)
+		if (strstr(op->name, names[k]))
+			return true;
+	return false;
+}
+
+/* The GEMM a TP collective feeds (an all-gather: the next GEMM) or
+ * drains (a reduce-scatter: the one before): its forward seconds; -1 when
+ * it is not one the userbuffers overlap. */
+static double t_paired_gemm(const mo_tctx *x, const mo_est_graph *g, size_t i)
+{
+	const mo_est_op *op = &g->ops[i];
+	if (!t_ub_linear(op))
+		return -1;
+	if (op->comm == MO_COMM_ALLGATHER) {
+		for (size_t j = i + 1; j < g->n_ops; j++)
+			if (g->ops[j].flops > 0 && g->ops[j].comm == MO_COMM_NONE)
+				return t_gemm_fwd(x, g, &g->ops[j]);
+	} else if (op->comm == MO_COMM_REDUCESCATTER) {
+		for (size_t j = i; j-- > 0;)
+			if (g->ops[j].flops > 0 && g->ops[j].comm == MO_COMM_NONE)
+				return t_gemm_fwd(x, g, &g->ops[j]);
+	}
+	return -1;
+}
+
+/* SMs Transformer Engine's userbuffers take from the GEMMs they overlap
+ * in the "pipeline" and "bulk" methods (num_sm 16 with set_sm_margin:
+ * TransformerEngine d0067d0d, pytorch/module/base.py:375-390): those
+ * GEMMs run on the remaining units. */
+#define TP_OVERLAP_SMS 16.0
+
+static double t_sm_margin(const mo_tctx *x, double gemm)
+{
+	double u = x->d.units;
+	return u > TP_OVERLAP_SMS ? gemm * TP_OVERLAP_SMS / (u - TP_OVERLAP_SMS) : 0;
+}
+
+/* --tp-comm-overlap with Transformer Engine's default methods
+ * (base.py:349-360, 375-390): forward, the all-gather before qkv / fc1 is
+ * a ring exchange in TP chunks beside the GEMM's chunks (only what
+ * exceeds the GEMM shows) and the reduce-scatter after proj / fc2 a
+ * 4-split pipeline beside the GEMM (the last split's transfer shows, and
+ * the GEMM loses the comm SMs); backward, the duals: the gradient's
+ * all-gather before proj / fc2 dgrad is a ring exchange, the dgrad's
+ * reduce-scatter after qkv / fc1 a bulk overlap with their wgrad GEMM
+ * (which loses the comm SMs). Seconds exposed, forward and backward. */
+static void t_tp_overlapped(const mo_tctx *x, double c, double gemm, mo_est_comm kind,
+			       double *fwd, double *bwd)
+{
+	if (kind == MO_COMM_ALLGATHER) {
+		*fwd = t_max(0, c - gemm);
+		*bwd = t_max(0, c - gemm) + t_sm_margin(x, gemm);
+		return;
+	}
+	double slow = gemm + t_sm_margin(x, gemm), split = 4.0;
+	double pipeline = slow / split + (split - 1) * t_max(slow, c) / split + c / split;
+	*fwd = pipeline - gemm;
+	*bwd = t_max(0, c - gemm);
+}
+
 /* A collective and its backward dual: group by what it exchanges. Its
  * host cost shows where it exceeds the transfer (launch-bound). */
-static void t_comm(const mo_tctx *x, mo_tparts *p, const mo_est_op *op)
+static void t_comm(const mo_tctx *x, const mo_est_graph *g, size_t i, mo_tparts *p)
 {
+	const mo_est_op *op = &g->ops[i];
 	double b = (double)op->comm_bytes, t, *slot;
 	if (op->comm == MO_COMM_ALLTOALL) {
 		t = t_coll(&x->d, op->comm, b, x->ep, x->ep * x->etp);
@@ -177,28 +283,42 @@ static void t_comm(const mo_tctx *x, mo_tparts *p, const mo_est_op *op)
 	} else {
 		t = t_coll(&x->d, op->comm, b, x->tp, x->tp);
 		slot = &p->tp;
+		double gemm = x->tp_overlap ? t_paired_gemm(x, g, i) : -1;
+		if (gemm >= 0) {
+			double f, bw;
+			t_tp_overlapped(x, t, gemm, op->comm, &f, &bw);
+			t_kernel(x, p, slot, f, bw, 1, 1);
+			return;
+		}
 	}
 	t_kernel(x, p, slot, t, t, 1, 1);
 }
 
-static void t_op(const mo_tctx *x, const mo_est_graph *g, const mo_est_op *op, mo_tparts *p)
+/* A fused attention kernel (flash / cuDNN / MindSpore's
+ * FlashAttentionScore), by its op: the projections around it are GEMMs
+ * and the unfused core's baddbmm / bmm are batched GEMMs over the whole
+ * score matrix (the causal mask is applied after them, so nothing is
+ * skipped), at the GEMM rate. */
+static bool t_fused_attention(const mo_est_op *op)
+{
+	return op->name && (strstr(op->name, ":flash_attention") || strstr(op->name, ":fused_attention"));
+}
+
+static void t_op(const mo_tctx *x, const mo_est_graph *g, size_t i, mo_tparts *p)
 {
 	const mo_tdev *d = &x->d;
+	const mo_est_op *op = &g->ops[i];
 	if (op->comm != MO_COMM_NONE) {
-		t_comm(x, p, op);
+		t_comm(x, g, i, p);
 		return;
 	}
-	if (op->flops > 0 && op->name && strstr(op->name, "attention")) {
+	if (op->flops > 0 && t_fused_attention(op)) {
 		double f = t_div(0.5 * op->flops, d->peak * d->attn_eff);
 		t_kernel(x, p, &p->attn, f, 2.5 * f, 1, 1);
 		return;
 	}
 	if (op->flops > 0) {
-		double groups = op->name && strstr(op->name, "grouped") ? x->groups : 1;
-		double a = op->n_in == 1 ? t_tensor_bytes(g, op->in, 1, false) / x->esize : 0;
-		double c = op->n_out >= 1 ? (double)g->t[op->out[0]].bytes / x->esize : 0;
-		double f = a > 0 ? t_gemm(d, op->flops, a, c, groups, x->esize)
-				 : t_div(op->flops, d->peak * d->gemm_eff);
+		double f = t_gemm_fwd(x, g, op);
 		t_kernel(x, p, &p->gemm, f, 2 * f, 1, 2);
 		return;
 	}
@@ -230,7 +350,7 @@ static void t_graph(const mo_tctx *x, const mo_est_graph *g, mo_tparts *p)
 {
 	memset(p, 0, sizeof(*p));
 	for (size_t i = 0; i < g->n_ops; i++)
-		t_op(x, g, &g->ops[i], p);
+		t_op(x, g, i, p);
 	double dev = p->gemm + p->attn + p->mem + p->tp + p->cp + p->ep;
 	if (t_syncs(g)) {
 		double bwd = t_max(dev - p->dev_fwd, p->host - p->host_fwd);
@@ -298,6 +418,7 @@ static void t_ctx_init(mo_tctx *x, const mo_estimate *e, const mo_model *m)
 	if (!(x->groups >= 1))
 		x->groups = 1;
 	x->esize = e->cfg.cbytes > 0 ? e->cfg.cbytes : 2;
+	x->tp_overlap = m->tp_comm_overlap && m->sequence_parallel && x->tp > 1;
 }
 
 /* Seconds of swap the prefetch window leaves exposed (one micro-batch). */
@@ -350,9 +471,9 @@ static double t_dp(const mo_tctx *x, const mo_model *m, const mo_estimate_stage 
 		      const mo_tstage *s)
 {
 	const mo_estimate *e = x->e;
+	/* the whole data-parallel group: FSDP shards over data_parallel_shard
+	 * of its ranks, but the reduce and the gather still cross all of them */
 	double n = (double)(e->cfg.dp * e->cfg.cp), span = n * x->tp;
-	if (e->cfg.dps > 1)
-		n *= (double)e->cfg.dps;
 	if (n <= 1)
 		return 0;
 	double grads = (double)es->gradients_bytes, params = (double)es->weights_bytes;

@@ -417,6 +417,9 @@ void megatron_read_training(struct mo_megatron_import *g,
 			    MF_TE_IMPL, impl_src, "default transformer_engine");
 	megatron_put_flag(g, o, MO_SEC_TRAIN, "overlap_grad_reduce",
 			     "--overlap-grad-reduce", MF_OVERLAP, "default");
+	if (megatron_flag(g, "--tp-comm-overlap"))
+		megatron_put_bool(o, MO_SEC_TRAIN, "tp_comm_overlap", true, MF_TP_OVERLAP,
+				     megatron_find(g, "--tp-comm-overlap"), NULL);
 	if (megatron_flag(g, "--moe-grouped-gemm"))
 		megatron_put_bool(
 		    o, MO_SEC_TRAIN, "moe_grouped_gemm", true, MF_GROUPED,

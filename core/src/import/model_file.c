@@ -108,6 +108,7 @@ static const struct mo_mkey mo_model_keys[] = {
 	{"moe_token_dispatcher_type", MF_DISPATCHER, CV_DISPATCH, 0, 0},
 	{"moe_router_dtype", MF_ROUTER_DTYPE, CV_DTYPE, 0, 0},
 	{"moe_permute_fusion", MF_PERMUTE_FUSION, CV_BOOL, 0, 0},
+	{"tp_comm_overlap", MF_TP_OVERLAP, CV_BOOL, 0, 0},
 	{"optimizer", MF_OPT, CV_OPT, 0, 0},
 	{"framework", MF_FRAMEWORK, CV_FRAME, 0, 0},
 	/* parallel */
@@ -258,6 +259,7 @@ static bool *model_bool_field(mo_model *m, enum mo_mf f)
 	case MF_GRAD_FUSION: return &m->gradient_accumulation_fusion;
 	case MF_ROPE_FUSION: return &m->apply_rope_fusion;
 	case MF_PERMUTE_FUSION: return &m->moe_permute_fusion;
+	case MF_TP_OVERLAP: return &m->tp_comm_overlap;
 	default: return NULL;
 	}
 }

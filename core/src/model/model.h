@@ -118,6 +118,11 @@ struct mo_model {
 	/* Megatron's --overlap-grad-reduce: gradients reduced per bucket
 	 * during backward (buckets of max(4e7, 1e6 x DP) elements) */
 	bool overlap_grad_reduce;
+	/* Megatron's --tp-comm-overlap (needs sequence parallelism):
+	 * Transformer Engine's userbuffers run each layer's TP all-gather and
+	 * reduce-scatter in chunks beside the GEMM that consumes or produces
+	 * them (the step time prices what stays exposed) */
+	bool tp_comm_overlap;
 	/* Megatron's --moe-grouped-gemm: the experts run as one grouped GEMM
 	 * (Transformer Engine's GroupedLinear, which keeps its own cuBLAS
 	 * workspaces: the device's gemm_workspace_mib each) */
@@ -281,6 +286,7 @@ enum mo_mf {
 	MF_DISPATCHER, /* moe_token_dispatcher_type */
 	MF_ROUTER_DTYPE, /* moe_router_dtype */
 	MF_PERMUTE_FUSION, /* moe_permute_fusion */
+	MF_TP_OVERLAP, /* tp_comm_overlap */
 	MF_COUNT
 };
 

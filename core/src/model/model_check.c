@@ -54,6 +54,7 @@ static const char *const mo_model_canon_paths[MF_COUNT] = {
 	[MF_DISPATCHER] = "training.moe_token_dispatcher_type",
 	[MF_ROUTER_DTYPE] = "training.moe_router_dtype",
 	[MF_PERMUTE_FUSION] = "training.moe_permute_fusion",
+	[MF_TP_OVERLAP] = "training.tp_comm_overlap",
 };
 
 const char *model_field_path(const mo_model *m, enum mo_mf f)

@@ -106,7 +106,13 @@ static const struct mo_device_row mo_devices[] = {
  *   not a datasheet figure: the median over the Megatron-LM CI runs in
  *   tests/data/megatron/steptime of (measured step - modelled device
  *   time) / ops, rounded: 150 us on the DGX H100 CI hosts, 230 us on the
- *   DGX A100 ones (notes/step-time.md; H200 assumed as H100). MindSpore
+ *   DGX A100 ones (notes/step-time.md; H200 assumed as H100), taken when
+ *   the time model was first held against those runs. Fitted on the runs
+ *   it is judged by, so not a source: with today's kernel count (the
+ *   unfused attention's batched GEMMs and the attention projections
+ *   launch 3 kernels each) the same median is 133 / 193 us and the runs
+ *   spread 94-291 / 112-258 us a kernel, which one constant a cluster
+ *   cannot describe; it is left as it was rather than refitted. MindSpore
  *   Transformers runs graph mode (whole graphs issued at once): 0.
  * step_overhead_ms: per-step host work of the framework outside the
  *   kernels the op tables name (data loading, loss averaging, gradient
