@@ -220,6 +220,46 @@ static long long mo_srv_content_length(struct MHD_Connection *c)
 #define MO_SRV_MAX_URI 8192
 #define MO_SRV_MAX_HEADERS 16384
 
+/* Query arguments a request target may carry. MHD stores each in the
+ * connection's 32 KiB pool (a record of some 50 bytes beside its text);
+ * past about 450 short ones the pool is full, and MHD 0.9.75 then queues
+ * its 431 but goes on reading headers over it: the answer is never sent
+ * and the client waits for the idle timeout. No route reads more than a
+ * few arguments. */
+#define MO_SRV_MAX_ARGS 64
+
+/* The marker mo_srv_uri_seen hands the access handler (as its req_cls)
+ * for a target over MO_SRV_MAX_ARGS arguments. */
+static char mo_srv_too_many_args;
+
+/* Query arguments in a target's query (the text after '?'): its
+ * '&'-separated items, empty ones included (MHD skips none). */
+static size_t mo_srv_arg_count(const char *query)
+{
+	size_t n = 1;
+
+	for (; *query && *query != ' '; query++)
+		n += *query == '&';
+	return n;
+}
+
+void *mo_srv_uri_seen(void *cls, const char *uri, struct MHD_Connection *c)
+{
+	char *query = uri ? strchr(uri, '?') : NULL;
+
+	(void)cls;
+	(void)c;
+	if (!query || !query[1] || mo_srv_arg_count(query + 1) <= MO_SRV_MAX_ARGS)
+		return NULL;
+	/* MHD 0.9.75 calls this with the request line in the connection's
+	 * read buffer, and parses the arguments after '?' from that same
+	 * text once it returns: an empty query stores none, so the request
+	 * reaches the access handler, which answers 414. (A library that
+	 * handed a copy would parse them itself; the 414 stays.) */
+	query[1] = '\0';
+	return &mo_srv_too_many_args;
+}
+
 static enum MHD_Result mo_srv_header_add(void *cls, enum MHD_ValueKind kind, const char *key,
 					 size_t key_size, const char *value, size_t value_size)
 {
@@ -361,6 +401,11 @@ static enum MHD_Result mo_srv_headers(mo_srv *srv, struct MHD_Connection *c,
 		return mo_srv_problem(srv, c, rq, 421, "host-not-allowed",
 				      "the Host header names a host this server does not answer "
 				      "for (memopt serve --allowed-host)");
+	if (rq->too_many_args) {
+		rq->close = true;
+		return mo_srv_problem(srv, c, rq, 414, "uri-too-long",
+				      "the request target has more than 64 query arguments");
+	}
 	if (strlen(rq->url) + mo_srv_value_bytes(c, MHD_GET_ARGUMENT_KIND) > MO_SRV_MAX_URI)
 		return mo_srv_problem(srv, c, rq, 414, "uri-too-long",
 				      "the request target is over 8 KiB");
@@ -409,6 +454,7 @@ static enum MHD_Result mo_srv_begin(mo_srv *srv, struct MHD_Connection *c,
 	rq->url = url;
 	rq->method = method;
 	rq->route = mo_api_route_of(url);
+	rq->too_many_args = *req_cls == &mo_srv_too_many_args;
 	rq->conn = mo_srv_conn_of(c);
 	mo_srv_conn_enter(&srv->conns, rq->conn, MO_SRV_PHASE_BODY, rq->start_us);
 	rq->gzip = mo_srv_accepts_gzip(
@@ -655,7 +701,7 @@ enum MHD_Result mo_srv_access(void *cls, struct MHD_Connection *c,
 	mo_srv *srv = cls;
 	mo_srv_req *rq = *req_cls;
 
-	if (!rq)
+	if (!rq || *req_cls == &mo_srv_too_many_args)
 		return mo_srv_begin(srv, c, url, method, version, req_cls);
 	if (*upload_data_size)
 		return mo_srv_body(srv, rq, upload_data, upload_data_size);
@@ -696,7 +742,9 @@ void mo_srv_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 	uint64_t usec;
 
 	(void)c;
-	if (!rq)
+	if ((void *)rq == &mo_srv_too_many_args)
+		*req_cls = NULL; /* the headers never came */
+	if (!*req_cls)
 		return;
 	usec = mo_srv_now_us() - rq->start_us;
 	if (!rq->answered && rq->conn && atomic_load(&rq->conn->cut))

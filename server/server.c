@@ -123,6 +123,7 @@ static struct MHD_Daemon *mo_srv_daemon(mo_srv *srv)
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)MO_SRV_CONN_MEMORY,
 		MHD_OPTION_NOTIFY_COMPLETED, mo_srv_completed, srv,
 		MHD_OPTION_UNESCAPE_CALLBACK, mo_srv_unescape, srv,
+		MHD_OPTION_URI_LOG_CALLBACK, mo_srv_uri_seen, srv,
 		MHD_OPTION_END);
 }
 

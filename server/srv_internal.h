@@ -223,6 +223,7 @@ typedef struct mo_srv_req {
 	bool too_big;             /* body over the cap: answer 413 at the end */
 	bool answered;            /* a response is queued */
 	bool close;               /* the answer closes the connection (bad framing) */
+	bool too_many_args;       /* the target had more query arguments than MHD can hold */
 	int status;               /* for the log and the metrics */
 	uint64_t bytes;           /* response body size */
 	mo_srv_conn *conn;        /* the connection's record, or NULL */
@@ -250,6 +251,10 @@ enum MHD_Result mo_srv_access(void *cls, struct MHD_Connection *c,
 			      size_t *upload_data_size, void **req_cls);
 void mo_srv_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 		      enum MHD_RequestTerminationCode toe);
+/* MHD_OPTION_URI_LOG_CALLBACK: sees the request target before MHD parses
+ * its query arguments, and keeps MHD from parsing more than the server
+ * takes (the request is then answered 414). */
+void *mo_srv_uri_seen(void *cls, const char *uri, struct MHD_Connection *c);
 /* Percent-decoding that leaves %00 encoded (static paths then refuse it). */
 size_t mo_srv_unescape(void *cls, struct MHD_Connection *c, char *s);
 
