@@ -397,9 +397,21 @@ def test_client_share_connections():
 def backtracking(n):
     """A validate/expand/layout body of n patterns that backtrack to PCRE2's
     match limit on every layer path: about 10 ms of matching each (40 take
-    0.28 s to validate on main at 2f3d5fc), in 49 bytes apiece."""
+    0.28 s to validate on main at 2f3d5fc), in 49 bytes apiece. Refused
+    where they enter now (pattern-shape)."""
     lines = ["recompute:", "  mode: select", "  select_module:"]
     lines += ["    '(?:.*.*.*.*.*.*.*.*.*.*)*z%05d': [0-31]" % i for i in range(n)]
+    return json.dumps({"config": "\n".join(lines) + "\n", "model": "llama2-7b"}).encode()
+
+
+def slow_patterns(n):
+    """A validate/expand/layout body of n patterns of an accepted shape
+    (five '.*' in a row: polynomial, no repeated group) that PCRE2 matches
+    against every layer path within its match limit: about 0.8 ms each on
+    an idle machine, 9,000 of them (281 KB) 7-8 s of validate, none a limit
+    hit, so only the deadline or the hang-up can stop them early."""
+    lines = ["recompute:", "  mode: select", "  select_module:"]
+    lines += ["    '.*.*.*.*.*%05d': [0-31]" % i for i in range(n)]
     return json.dumps({"config": "\n".join(lines) + "\n", "model": "llama2-7b"}).encode()
 
 
@@ -415,7 +427,9 @@ def test_small_bodies_off_workers():
     /healthz probe within 1 s (small bodies computed on the workers and
     held both)."""
     srv = Server("--quiet", "--threads", "2", "--compute-threads", "1", "--cache-entries", "0")
-    body = backtracking(300)
+    body = slow_patterns(1500)
+    if len(body) >= 65536:
+        fail("small bodies: the body is %d bytes (want under 64 KiB)" % len(body))
     socks = []
     try:
         for route in ("validate", "expand", "layout", "validate"):
@@ -460,11 +474,12 @@ def test_ledger_off_workers():
 
 
 def test_work_limit_every_route():
-    """--work-limit 500: validate, expand and layout of 1,250 backtracking
-    patterns (61 KB) are 422 work-limit (they were 200 after seconds, 12.8
-    to 19.9 s under load when first measured)."""
+    """--work-limit 500: validate, expand and layout of 2,000 slow patterns
+    (62 KB, about 1.6 s of validate on an idle machine, none a match-limit
+    hit) are 422 work-limit (1,250 backtracking patterns were 200 after
+    seconds, 12.8 to 19.9 s under load when first measured)."""
     srv = Server("--quiet", "--work-limit", "500", "--cache-entries", "0")
-    body = backtracking(1250)
+    body = slow_patterns(2000)
     try:
         for route in ("validate", "expand", "layout"):
             t = time.time()
@@ -480,30 +495,66 @@ def test_work_limit_every_route():
 
 
 def test_hang_up_stops_validate():
-    """A validate computing for seconds (no work limit) stops once its
-    client hangs up: in flight back to 0 within 2 s (it computed on)."""
+    """A validate computing for seconds (no work limit; 9,000 slow patterns,
+    7-8 s on an idle machine, never a match-limit hit, so nothing but the
+    hang-up can end it early) stops once its client hangs up: still in
+    flight 2.5 s after it was seen computing (the control: it would not
+    end by itself within the window), then back to none within 2 s of the
+    hang-up."""
     srv = Server("--quiet", "--work-limit", "0", "--cache-entries", "0")
     try:
-        s = post_open(srv.port, "/api/v1/validate", backtracking(20000))
-        # The pattern budget ends this validate by itself after about 1 s on
-        # an idle machine, so hang up as soon as it is seen computing.
+        s = post_open(srv.port, "/api/v1/validate", slow_patterns(9000))
         busy, t = in_flight(srv.port), time.time()
-        while busy != 2 and time.time() - t < 1.0:
+        while busy != 2 and time.time() - t < 5.0 * SLOW:
             time.sleep(0.02)
             busy = in_flight(srv.port)
+        time.sleep(2.5)
+        still = in_flight(srv.port)
         s.close()
         t = time.time()
-        n = busy
+        n = still
         while time.time() - t < 2.0 * SLOW:
             n = in_flight(srv.port)
             if n == 1:  # this /metrics request itself
                 break
             time.sleep(0.1)
-        print("  hang-up: in flight %r while computing, %r %.1f s after the hang-up"
-              % (busy, n, time.time() - t))
-        if busy != 2 or n != 1:
-            fail("hang-up: in flight %r while computing, %r 2 s after the client hung up "
-                 "(want 2, then 1: the /metrics request itself)" % (busy, n))
+        print("  hang-up: in flight %r while computing, %r 2.5 s later, %r %.1f s after the "
+              "hang-up" % (busy, still, n, time.time() - t))
+        if busy != 2 or still != 2 or n != 1:
+            fail("hang-up: in flight %r while computing, %r 2.5 s later (want 2: it must still "
+                 "compute), %r 2 s after the client hung up (want 1: the /metrics request "
+                 "itself)" % (busy, still, n))
+    finally:
+        srv.close()
+
+
+def test_pattern_shapes():
+    """1,474 backtracking patterns (63 KB; 13.5 s of validate when first
+    measured, 422 work-limit since the pattern budget) are refused where
+    they enter: 200 valid: false, every error a pattern-shape with line and
+    column, answered at once; a pattern of an accepted shape beside them
+    is not named."""
+    srv = Server("--quiet", "--cache-entries", "0")
+    try:
+        body = json.loads(backtracking(1474))
+        body["config"] += "    '.*mlp': [0-3]\n"
+        t = time.time()
+        st, _, data = request(srv.port, "POST", "/api/v1/validate", json.dumps(body).encode(),
+                              {"Content-Type": "application/json"}, timeout=60)
+        took = time.time() - t
+        ans = json.loads(data) if st == 200 else {}
+        errors = ans.get("errors", [])
+        shapes = [e for e in errors if e.get("code") == "pattern-shape"]
+        first = shapes[0] if shapes else {}
+        print("  pattern shapes: %d, %d errors (+%r omitted) in %.2f s"
+              % (st, len(errors), ans.get("omitted"), took))
+        if (st != 200 or ans.get("valid") is not False or not errors
+                or len(shapes) != len(errors) or first.get("line") != 4
+                or first.get("column") != 30 or took > 2.0 * SLOW
+                or any(".*mlp'" in e.get("message", "") for e in errors)):
+            fail("pattern shapes: %d valid %r, %d errors of which %d pattern-shape, first %r, "
+                 "%.1f s (want 200 valid false, pattern-shape at line 4 column 30 for each, "
+                 "at once)" % (st, ans.get("valid"), len(errors), len(shapes), first, took))
     finally:
         srv.close()
 
@@ -631,6 +682,7 @@ def main():
                        ("ledger off workers", test_ledger_off_workers),
                        ("work limit every route", test_work_limit_every_route),
                        ("hang-up stops validate", test_hang_up_stops_validate),
+                       ("pattern shapes", test_pattern_shapes),
                        ("expand by segments", test_expand_by_segments),
                        ("web root recreated", test_web_root_recreated),
                        ("layer count over limit", test_layer_count_over_limit),

@@ -1,7 +1,12 @@
 #!/usr/bin/python3
 """The heavier probes of notes/server-survival.md, at the server's defaults
 (not in any suite: each takes minutes of CPU on a loaded machine).
-MEMOPT=<binary> python3 tests/api/stall_probes.py idle|eight|mib|deep64"""
+MEMOPT=<binary> python3 tests/api/stall_probes.py idle|one|eight|eightslow|mib|deep64
+
+one: a 63 KB validate, expand and layout of 1,474 backtracking patterns
+(the issue's first probe), at the defaults and under --work-limit 500;
+eightslow: eight validates of 2,000 slow patterns of an accepted shape
+(stall.slow_patterns) at once, /healthz beside."""
 import os
 import resource
 import sys
@@ -31,9 +36,21 @@ if what == "idle":
     time.sleep(1)
     print("idle 5000 from 5 addresses: /healthz", hz(), "open", st.metric(srv.port, "memopt_http_connections_open"))
     for s in socks: s.close()
-elif what == "eight":
+elif what == "one":
+    body = st.backtracking(1474)
+    for args in ((), ("--work-limit", "500")):
+        srv = Server("--quiet", "--cache-entries", "0", *args)
+        for route in ("validate", "expand", "layout"):
+            t = time.time()
+            s, _, d = request(srv.port, "POST", "/api/v1/" + route, body,
+                              {"Content-Type": "application/json"}, timeout=300)
+            print("%s 1,474 backtracking patterns (%d bytes) %s: %s in %.2f s %s" % (
+                route, len(body), " ".join(args) or "defaults", s, time.time() - t, d[:70]))
+        srv.close()
+    sys.exit(0)
+elif what in ("eight", "eightslow"):
     srv = Server("--quiet", "--cache-entries", "0")
-    body = st.backtracking(1290)
+    body = st.backtracking(1290) if what == "eight" else st.slow_patterns(2000)
     res = {}
     def one(i):
         t=time.time()

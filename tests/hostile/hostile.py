@@ -47,12 +47,19 @@ def head(extra=""):
     return "recompute:\n  mode: full\n" + extra
 
 
+# Files beside the cases (a model file a case names): name -> bytes. "@DIR@"
+# in a case's args is the folder they are written to.
+SIDE = {}
+
+
 def cases():
-    """(name, content bytes, allowed exit codes, extra args)"""
+    """(name, content bytes, allowed exit codes, extra args, wanted): wanted
+    may give "errors", the error count the summary line must say, and
+    "must", texts stderr must hold (F: the input's path)."""
     rnd = random.Random(20240229)
     out = []
-    add = lambda n, data, rcs=(1,), args=(): out.append(
-        (n, data if isinstance(data, bytes) else data.encode(), rcs, list(args)))
+    add = lambda n, data, rcs=(1,), args=(), want=None: out.append(
+        (n, data if isinstance(data, bytes) else data.encode(), rcs, list(args), want or {}))
 
     add("empty", b"", (1,))
     add("only-comment", "# nothing here\n", (1,))
@@ -92,14 +99,30 @@ def cases():
         "".join("    'p%05d.*mlp': [0-31]\n" % i for i in range(20000)), (1, 2))
     add("patterns-9000-valid", "recompute:\n  mode: select\n  select_module:\n" +
         "".join("    '(?:x%04d)?.*mlp': [%d]\n" % (i, i % 32) for i in range(9000)), (0, 1, 2))
-    for n, pat in (("nested-plus", "(a+)+$"), ("star-star", "(.*)*x"),
-                   ("alternation", "(a|aa)+$"), ("dot-star-20", "(.*a){20}"),
-                   ("nested-star-path", "(.*.*)*\\.(.*.*)*z"),
-                   ("backref", "(.*)(.*)(.*)(.*)(.*)\\5\\4\\3\\2\\1x")):
+    # shapes that backtrack exponentially are refused where they enter, one
+    # pattern-shape error per place (line 4, 8 and 12), at the repeat; the
+    # others (overlapping alternatives, back-references) are bounded by
+    # PCRE2's limits
+    for n, pat, col in (("nested-plus", "(a+)+$", 10), ("star-star", "(.*)*x", 10),
+                        ("alternation", "(a|aa)+$", None), ("dot-star-20", "(.*a){20}", 11),
+                        ("nested-star-path", "(.*.*)*\\.(.*.*)*z", 12),
+                        ("backref", "(.*)(.*)(.*)(.*)(.*)\\5\\4\\3\\2\\1x", None)):
+        want = {}
+        if col:
+            want = {"errors": 3, "must": ["F:4:%d: error[pattern-shape]" % col,
+                                          "F:8:%d: error[pattern-shape]" % col,
+                                          "F:12:%d: error[pattern-shape]" % (col + 11)]}
         add("regex-" + n, "recompute:\n  mode: select\n  select_module:\n    '%s': [0-31]\n"
             "recompute_comm:\n  enable: True\n  select_module:\n    '%s': [0-31]\n"
             "swap:\n  enable: False\n  op_swap:\n    - op_name: '%s'\n      layers: [0-31]\n" % (pat, pat, pat),
-            (0, 1, 2))
+            (1,) if col else (0, 1, 2), want=want)
+    # a layer count out of range is the only error: the config's ranges are
+    # not also checked against the one layer the refused model stands with
+    SIDE["model-100001.yaml"] = (b"num_layers: 100001\nhidden_size: 4096\nnum_heads: 32\n"
+                                 b"seq_length: 4096\nvocab_size: 32000\n")
+    add("layers-100001", head("  full_recompute_layer: [0-3]\n"), (1,),
+        args=("--model", "@DIR@/model-100001.yaml"),
+        want={"errors": 1, "must": ["model-100001.yaml:1:13: error[type]"]})
     add("multi-document", "recompute:\n  mode: None\n---\nrecompute:\n  mode: full\n", (1, 2))
     add("multi-document-1000", "recompute:\n  mode: None\n" + "---\n{}\n" * 1000, (1, 2))
     add("root-sequence", "- recompute\n- swap\n", (1,))
@@ -138,7 +161,8 @@ def cases():
 def run_one(memopt, path, args, kill_after=KILL_AFTER):
     t0 = time.monotonic()
     with open(os.devnull, "wb") as devnull, tempfile.TemporaryFile() as err:
-        p = subprocess.Popen([memopt, "validate", "--model", MODEL] + args + [path],
+        model = [] if "--model" in args else ["--model", MODEL]
+        p = subprocess.Popen([memopt, "validate"] + model + args + [path],
                              stdout=devnull, stderr=err)
         killed = False
         while True:
@@ -163,10 +187,14 @@ def run_one(memopt, path, args, kill_after=KILL_AFTER):
 
 def gen(d):
     manifest = []
-    for name, data, rcs, args in cases():
+    for name, data, rcs, args, want in cases():
         with open(os.path.join(d, name + ".yaml"), "wb") as f:
             f.write(data)
-        manifest.append({"name": name, "bytes": len(data), "exit": list(rcs), "args": args})
+        manifest.append({"name": name, "bytes": len(data), "exit": list(rcs), "args": args,
+                         "want": want})
+    for name, data in SIDE.items():
+        with open(os.path.join(d, name), "wb") as f:
+            f.write(data)
     with open(os.path.join(d, "manifest.json"), "w") as f:
         json.dump(manifest, f)
     return 0
@@ -188,7 +216,8 @@ def run(memopt, d, only):
         path = os.path.join(d, name + ".yaml")
         # a known failure need not run to its end: past the limit it fails anyway
         kill = TIME_LIMIT + 0.5 if name in KNOWN else KILL_AFTER
-        rc, secs, wall, rss, stderr, killed = run_one(memopt, path, c["args"], kill)
+        args = [a.replace("@DIR@", d) for a in c["args"]]
+        rc, secs, wall, rss, stderr, killed = run_one(memopt, path, args, kill)
         problems = []
         if killed:
             problems.append("hang: killed after %.1f s" % kill)
@@ -205,6 +234,14 @@ def run(memopt, d, only):
             problems.append("no diagnostic on stderr")
         if "AddressSanitizer" in text or "runtime error:" in text or "LeakSanitizer" in text:
             problems.append("sanitizer report")
+        want = c.get("want") or {}
+        plain = text.replace(path, "F")
+        for must in want.get("must", []):
+            if must not in plain:
+                problems.append("stderr lacks %r" % must)
+        if "errors" in want and "F: %d error%s," % (want["errors"], "" if want["errors"] == 1 else "s") not in plain:
+            problems.append("want exactly %d error(s): %r" % (
+                want["errors"], (plain.strip().splitlines() or [""])[-1]))
         first = next((l for l in text.splitlines()
                       if "error[" in l or "warning[" in l or "memopt:" in l), "")
         first = first.replace(path, "F")

@@ -137,12 +137,53 @@ static void test_errors_and_limits(void **state)
 	arena_free(a);
 }
 
+/* Shapes that backtrack exponentially are found, at the repeat that makes
+ * them so; shapes real configs write, and polynomial or possessive ones,
+ * are not. */
+static void test_shape_check(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *p;
+		size_t offset;
+	} bad[] = {{"(.*)*x", 4},
+		   {"(a+)+$", 4},
+		   {"(?:.*.*.*.*.*.*.*.*.*.*)*z00001", 24},
+		   {"(.*a){20}", 5},
+		   {"(.*.*)*\\.(.*.*)*z", 6},
+		   {"((ab)+)+", 7},
+		   {"(\\w+)+", 5},
+		   {"(x+|y)+", 6},
+		   {"([^.]+)*mlp", 7},
+		   {"(?:\\S+\\.)+x", 9},
+		   {"mlp\\.(a{1,5})+", 13}};
+	static const char *const good[] = {
+		".*mlp", "mlp\\.linear_fc1", "(\\.\\d+)+", "(\\w+\\.)+mlp", "(a|aa)+$",
+		"(.*)(.*)\\2\\1x", "layers\\.[0-9]+\\.attention", "(?>.*)*x", "(a++)+", "(.*)++x",
+		".*\\.(w1|w2|w3)", "(?:feed_forward|attention)\\.w[0-9]+", "[(]+a", "\\Q(.*)*\\E",
+		"(?#(.*)*)x", "(\\d{2})+", "a{2,}", ".*.*.*.*.*x", "mlp\\.(shared_experts\\.)?mul",
+		"[)(]*(ab)+", "x{,3}(.)"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		size_t off = 0;
+		const char *why = regex_shape_check(bad[i].p, strlen(bad[i].p), &off);
+		if (!why || off != bad[i].offset)
+			fail_msg("'%s': %s at %zu, want refused at %zu", bad[i].p,
+				 why ? why : "accepted", off, bad[i].offset);
+	}
+	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+		size_t off = 0;
+		if (regex_shape_check(good[i], strlen(good[i]), &off))
+			fail_msg("'%s' refused at %zu", good[i], off);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_simple_equals_pcre2),
 		cmocka_unit_test(test_ends_filter),
 		cmocka_unit_test(test_errors_and_limits),
+		cmocka_unit_test(test_shape_check),
 	};
 	return cmocka_run_group_tests_name("match", tests, NULL, NULL);
 }

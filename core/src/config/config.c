@@ -182,6 +182,26 @@ static uint32_t cfg_text_hash(const char *text, size_t len)
 	return (uint32_t)(hh ^ hh >> 32);
 }
 
+/* A pattern whose shape backtracks exponentially is refused where it
+ * enters, at the repeat that makes it so (PCRE2's limits and the work
+ * budget would bound it, at the cost of the whole budget). */
+static bool cfg_shape_refused(mo_cfg_parser *p, const mo_pattern *pat, size_t len)
+{
+	size_t off = 0;
+	const char *why = regex_shape_check(pat->regex, len, &off);
+
+	if (!why)
+		return false;
+	mo_node at = *pat->key;
+	at.column += (int)off + (at.style == MO_STYLE_PLAIN ? 0 : 1);
+	cfg_error(p, "pattern-shape", &at, pat->dpath,
+		  "repeat the wildcard once ('.*' rather than '(.*)*'), or make the inner repeat "
+		  "possessive ('*+', '(?>...)')",
+		  "pattern '%.*s': %s (offset %zu)", config_key_length(pat->key), pat->regex, why,
+		  off);
+	return true;
+}
+
 static void cfg_compile(mo_cfg_parser *p, mo_pattern *pat)
 {
 	if (++p->n_patterns > p->c->lim.max_patterns) {
@@ -205,6 +225,8 @@ static void cfg_compile(mo_cfg_parser *p, mo_pattern *pat)
 			return;
 		}
 	}
+	if (cfg_shape_refused(p, pat, len))
+		return;
 	pat->re = regex_compile(pat->regex, len, &p->c->lim, p->a, &msg, &off);
 	if (pat->re) {
 		if (p->n_seen < MO_CFG_SEEN * 3 / 4) {

@@ -359,7 +359,18 @@ static void graph_pattern(mo_graph *g, mo_pattern_list *pl, const char *regex,
 	if (g->failed || p->layers.n == 0)
 		return;
 	const char *msg;
-	size_t off;
+	size_t off = 0;
+	msg = regex_shape_check(regex, strlen(regex), &off);
+	if (msg) { /* exponential backtracking: refused where it enters, at the repeat */
+		mo_node at = *key;
+		at.column += (int)off + (at.style == MO_STYLE_PLAIN ? 0 : 1);
+		mo_diag *d = diags_add_at(g->diags, MO_SEV_ERROR, "pattern-shape", g->file, &at,
+					  dpath, "%s: pattern '%s': %s (offset %zu)", dpath, regex,
+					  msg, off);
+		diag_set_hint(g->diags, d, "repeat the wildcard once ('.*' rather than '(.*)*')");
+		g->c->structural_errors = true;
+		return;
+	}
 	p->re = regex_compile(regex, strlen(regex), &g->c->lim, g->a, &msg, &off);
 	if (!p->re) {
 		diags_add_at(g->diags, MO_SEV_ERROR, "regex", g->file, key, dpath,

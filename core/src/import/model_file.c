@@ -868,6 +868,7 @@ static int model_finish(mo_model **out, struct mo_rd *r, const mo_node *root, bo
 		model_graph_finish(r);
 	if (!m->ext->set[MF_NUM_LAYERS] && !r->layers_default && !r->layers_given)
 		model_missing_layers(r, root);
+	m->ext->layers_refused = !m->ext->set[MF_NUM_LAYERS] && !r->layers_default && r->layers_given;
 	model_apply_temps(r, pynative);
 	model_derive(m);
 	model_note_assumed(r);

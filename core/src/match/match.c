@@ -331,3 +331,239 @@ int regex_match(const mo_regex *re, const char *subject, size_t len)
 	mo_matcher_free(mt);
 	return rc;
 }
+
+/* ---- shapes that backtrack exponentially ---------------------------------
+ *
+ * A group repeated by a quantifier whose body can match the same text in
+ * many ways ('(.*)*x', '(a+)+$', '(?:.*.*)*z', '(.*a){20}') makes a
+ * backtracking matcher try every way to split a subject that does not
+ * match: exponential in its length. PCRE2's per-call limits and the
+ * request's work budget bound the cost, but a config is refused where it
+ * enters, with the offset of the repeat. The test is on the body of each
+ * repeated group (max count 2 or more, not possessive): it holds a
+ * variable-length repeat (not possessive), and either that repeat is over
+ * an atom matching nearly any byte ('.', '[^...]', '\S', '\W', '\D'), or the
+ * body holds two of them, or nothing the body must match besides them
+ * separates one iteration from the next (no fixed atom, or alternatives).
+ * '(\.\d+)+' and '(\w+\.)+' are accepted: the fixed '\.' can only match
+ * one way. Overlapping alternatives ('(a|aa)+') and back-references are
+ * left to the limits. */
+
+/* What a group's body holds, as the scan sees it. */
+typedef struct shape_body {
+	size_t repeats;   /* variable-length repeats, nested ones included */
+	bool wide;        /* one of them is over a wide atom */
+	bool has_wide;    /* a wide atom anywhere in the body */
+	size_t fixed;     /* atoms it must match once, not repeated */
+	bool alternation; /* '|' at its top level */
+	bool atomic;      /* (?>...): no backtracking into it */
+	size_t open;      /* offset of its '(' */
+} shape_body;
+
+typedef struct shape_quant {
+	uint32_t min, max; /* max UINT32_MAX: no upper bound */
+	bool possessive;
+	size_t len;        /* bytes of the quantifier, 0: none */
+} shape_quant;
+
+#define SHAPE_UNBOUNDED UINT32_MAX
+/* Deeper nesting is left to PCRE2 (its own limit is 250). */
+#define SHAPE_MAX_DEPTH 256
+
+static bool shape_number(const char *p, size_t len, size_t *i, uint32_t *out)
+{
+	size_t start = *i;
+	uint32_t v = 0;
+
+	while (*i < len && p[*i] >= '0' && p[*i] <= '9') {
+		v = v > 100000 ? 100000 : v * 10 + (uint32_t)(p[*i] - '0');
+		(*i)++;
+	}
+	*out = v;
+	return *i > start;
+}
+
+/* The quantifier at p[i], if any ('{' not followed by a count is a
+ * literal in PCRE2). */
+static shape_quant shape_quantifier(const char *p, size_t len, size_t i)
+{
+	shape_quant q = {1, 1, false, 0};
+	size_t j = i + 1;
+
+	if (i >= len)
+		return q;
+	if (p[i] == '*' || p[i] == '+' || p[i] == '?') {
+		q.min = p[i] == '+' ? 1 : 0;
+		q.max = p[i] == '?' ? 1 : SHAPE_UNBOUNDED;
+	} else if (p[i] == '{') {
+		if (!shape_number(p, len, &j, &q.min))
+			return (shape_quant){1, 1, false, 0};
+		q.max = q.min;
+		if (j < len && p[j] == ',') {
+			j++;
+			q.max = SHAPE_UNBOUNDED;
+			if (j < len && p[j] >= '0' && p[j] <= '9')
+				shape_number(p, len, &j, &q.max);
+		}
+		if (j >= len || p[j] != '}')
+			return (shape_quant){1, 1, false, 0};
+		j++;
+	} else {
+		return q;
+	}
+	if (j < len && (p[j] == '+' || p[j] == '?')) {
+		q.possessive = p[j] == '+';
+		j++;
+	}
+	q.len = j - i;
+	return q;
+}
+
+/* A repeat that can take a varying number of iterations, each a way to
+ * split the subject. */
+static bool shape_variable(shape_quant q)
+{
+	return q.len && !q.possessive && q.max > q.min && q.max >= 2;
+}
+
+/* The end of the class opening at p[i] ('['), past its ']'. */
+static size_t shape_class_end(const char *p, size_t len, size_t i)
+{
+	i++;
+	if (i < len && p[i] == '^')
+		i++;
+	if (i < len && p[i] == ']')
+		i++; /* a leading ']' is a member */
+	while (i < len && p[i] != ']') {
+		if (p[i] == '\\')
+			i++;
+		else if (p[i] == '[' && i + 1 < len && p[i + 1] == ':') {
+			const char *end = memchr(p + i + 2, ']', len - i - 2);
+			i = end ? (size_t)(end - p) : len;
+		}
+		i++;
+	}
+	return i < len ? i + 1 : len;
+}
+
+/* The end of the escape at p[i] ('\'), and whether it is a wide class. */
+static size_t shape_escape_end(const char *p, size_t len, size_t i, bool *wide)
+{
+	char c = i + 1 < len ? p[i + 1] : '\0';
+
+	*wide = c && strchr("SWDHVNXC", c) != NULL;
+	if (c == 'Q') { /* literal up to \E */
+		for (i += 2; i + 1 < len && !(p[i] == '\\' && p[i + 1] == 'E'); i++)
+			;
+		return i + 1 < len ? i + 2 : len;
+	}
+	i += 2;
+	if (c && strchr("pPxNgko", c) && i < len && (p[i] == '{' || p[i] == '<' || p[i] == '\'')) {
+		char close = p[i] == '{' ? '}' : p[i] == '<' ? '>' : '\'';
+		const char *end = memchr(p + i, close, len - i);
+		i = end ? (size_t)(end - p) + 1 : len;
+	}
+	return i < len ? i : len;
+}
+
+/* Opens a group at p[i] ('('): the index of its body, or of the byte
+ * after a comment group. */
+static size_t shape_group_open(const char *p, size_t len, size_t i, shape_body *g, bool *comment)
+{
+	*g = (shape_body){.open = i};
+	*comment = false;
+	if (i + 2 < len && p[i + 1] == '?' && p[i + 2] == '#') {
+		const char *end = memchr(p + i, ')', len - i);
+		*comment = true;
+		return end ? (size_t)(end - p) + 1 : len;
+	}
+	g->atomic = i + 2 < len && p[i + 1] == '?' && p[i + 2] == '>';
+	return i + 1;
+}
+
+/* Counts an atom (a byte, an escape, a class, or a closed group whose
+ * body is `inner`, NULL for a plain atom) with quantifier q into g. */
+static void shape_add_atom(shape_body *g, bool wide, const shape_body *inner, shape_quant q)
+{
+	bool var = shape_variable(q);
+
+	if (inner && !inner->atomic) {
+		g->repeats += inner->repeats;
+		g->wide |= inner->wide;
+		wide = inner->has_wide;
+	}
+	g->has_wide |= wide;
+	if (var) {
+		g->repeats++;
+		g->wide |= wide;
+	} else if (q.min >= 1 && (!inner || inner->fixed || inner->atomic)) {
+		g->fixed++;
+	}
+}
+
+/* A repeated group whose body backtracks exponentially. */
+static bool shape_catastrophic(const shape_body *body, shape_quant q)
+{
+	if (!q.len || q.possessive || q.max < 2 || body->atomic || !body->repeats)
+		return false;
+	return body->wide || body->repeats >= 2 || !body->fixed || body->alternation;
+}
+
+const char *regex_shape_check(const char *p, size_t len, size_t *offset)
+{
+	shape_body stack[SHAPE_MAX_DEPTH];
+	size_t depth = 0;
+
+	stack[0] = (shape_body){0};
+	for (size_t i = 0; i < len;) {
+		shape_body *g = &stack[depth];
+		bool wide = false, comment;
+		size_t end;
+
+		if (p[i] == '(') {
+			if (depth + 1 >= SHAPE_MAX_DEPTH)
+				return NULL;
+			end = shape_group_open(p, len, i, &stack[depth + 1], &comment);
+			if (comment) {
+				i = end;
+				continue;
+			}
+			depth++;
+			i = end;
+			continue;
+		}
+		if (p[i] == ')' && depth > 0) {
+			shape_body inner = stack[depth--];
+			shape_quant q = shape_quantifier(p, len, i + 1);
+
+			if (shape_catastrophic(&inner, q)) {
+				*offset = i + 1;
+				return "a repeated group whose body can split the same text "
+				       "in many ways backtracks exponentially";
+			}
+			shape_add_atom(&stack[depth], false, &inner, q);
+			i += 1 + q.len;
+			continue;
+		}
+		if (p[i] == '|') {
+			g->alternation = true;
+			i++;
+			continue;
+		}
+		if (p[i] == '[') {
+			wide = i + 1 < len && p[i + 1] == '^';
+			end = shape_class_end(p, len, i);
+		} else if (p[i] == '\\') {
+			end = shape_escape_end(p, len, i, &wide);
+		} else {
+			wide = p[i] == '.';
+			end = i + 1;
+		}
+		shape_quant q = shape_quantifier(p, len, end);
+		if (p[i] == '^' || p[i] == '$')
+			q = (shape_quant){0, 0, false, q.len}; /* an anchor matches no byte */
+		shape_add_atom(g, wide, NULL, q);
+		i = end + q.len;
+	}
+	return NULL;
+}

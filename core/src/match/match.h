@@ -39,4 +39,8 @@ bool subject_is_plain(const char *subject, size_t len);
 int matcher_match_plain(mo_matcher *mt, const mo_regex *re, const char *subject,
 			   size_t len);
 
+/* A shape that backtracks exponentially ('(.*)*x', '(a+)+$'): the reason,
+ * with *offset at the repeat that makes it so; NULL when none is found. */
+const char *regex_shape_check(const char *pattern, size_t len, size_t *offset);
+
 #endif

@@ -310,6 +310,9 @@ struct mo_model_ext {
 	size_t n_assumed;
 	const char *model_type;      /* the type or config class the file names */
 	bool graph_mode;             /* a graph-mode (context.mode 0) YAML */
+	/* the file's layer count was refused (out of range): the model stands
+	 * without one, and layer ids cannot be checked against it */
+	bool layers_refused;
 	bool dp_auto;              /* data parallel from the device count */
 	/* a Megatron import without a device count: --devices sets
 	 * data_parallel, the DDP shard degree (1) stays */

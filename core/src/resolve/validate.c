@@ -346,8 +346,11 @@ size_t mo_validate_resolve(mo_diags *diags, const mo_config *c, const mo_model *
 	validation_needs(&v);
 	validation_overlaps(&v);
 	validation_swap(&v);
-	if (!m) {
-		if (validation_needs_model(c)) {
+	/* a model whose layer count was refused has its own error; checking
+	 * layer ids against the one layer it stands with would add a second
+	 * error that only follows from the first */
+	if (!m || (m->ext && m->ext->layers_refused)) {
+		if (!m && validation_needs_model(c)) {
 			const char *path;
 			const mo_node *at = validation_first_list(c, &path);
 			mo_diag *d = diags_add_at(
