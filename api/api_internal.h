@@ -70,6 +70,9 @@ int mo_api_reply_error(mo_api_response *out, const mo_error *err);
 /* out (freed first) = 422 answer-too-large: the answer would be len bytes
  * (at_least: len is a floor), over max. */
 int mo_api_answer_too_large(mo_api_response *out, size_t len, size_t max, bool at_least);
+/* The same, saying how to ask for less (how: a clause). */
+int mo_api_answer_too_large_how(mo_api_response *out, size_t len, size_t max, bool at_least,
+				const char *how);
 
 int mo_api_validate(mo_api_response *out, const mo_api_request *rq,
 		    const mo_api_options *opt);

@@ -252,7 +252,9 @@ static json_t *mo_api_expand_json(mo_api_run *run, const mo_plan *plan, mo_api_r
 		size_t bytes = mo_json_plan_bytes(plan, run->m, run->in.all_paths);
 
 		if (bytes > run->opt->max_answer) {
-			mo_api_answer_too_large(out, bytes, run->opt->max_answer, true);
+			mo_api_answer_too_large_how(out, bytes, run->opt->max_answer, true,
+						    "without per_layer the answer gives the same "
+						    "plan as segments");
 			return NULL;
 		}
 	}
@@ -386,6 +388,15 @@ static json_t *mo_api_estimate_result(mo_api_run *run, mo_api_response *out)
 		mo_api_answer_too_large(out, floor, run->opt->max_answer, true);
 		return NULL;
 	}
+	/* the per-layer figures of 100,000 layers: 22 MB built (5 s, 220 MB)
+	 * only to be refused */
+	floor = (run->in.detail & MO_JSON_EST_LAYERS) ? mo_json_estimate_layers_floor(e) : 0;
+	if (run->opt->max_answer && floor > run->opt->max_answer) {
+		mo_estimate_free(e);
+		mo_api_answer_too_large_how(out, floor, run->opt->max_answer, true,
+					    "ask for detail 'summary' (the stages) without 'layers'");
+		return NULL;
+	}
 	json_t *j = mo_json_estimate_parts(e, run->in.detail);
 	if (j)
 		json_object_set_new(j, "accuracy",
@@ -474,6 +485,19 @@ static json_t *mo_api_plan_result(mo_api_run *run, mo_api_response *out)
 		return NULL;
 	if (mo_planner_run(&r, &in, &err) != 0) {
 		mo_api_reply_error(out, &err);
+		return NULL;
+	}
+	/* the plan's estimate lists every layer, and its YAML names them:
+	 * refused before it is built when that alone is over the cap */
+	size_t floor = mo_json_estimate_layers_floor(mo_planner_estimate(r));
+	const char *yaml = mo_planner_yaml(r);
+	if (yaml && __builtin_add_overflow(floor, strlen(yaml), &floor))
+		floor = SIZE_MAX;
+	if (run->opt->max_answer && floor > run->opt->max_answer) {
+		mo_planner_result_free(r);
+		mo_api_answer_too_large_how(out, floor, run->opt->max_answer, true,
+					    "the plan's estimate lists every layer; plan fewer "
+					    "layers, or estimate the plan with detail 'summary'");
 		return NULL;
 	}
 	json_t *j = mo_json_planner(r);

@@ -51,6 +51,9 @@ json_t *mo_json_accuracy_parts(const mo_estimate *e, int with_runs);
  * an answer certainly over the cap is refused before its tree is built
  * (a 262,144-event timeline's tree took some 550 MB). */
 size_t mo_json_estimate_timeline_floor(const mo_estimate *e);
+/* The least the per-layer part of an estimate's JSON takes (layers x the
+ * text of a layer of zeros): a floor to refuse it before it is built. */
+size_t mo_json_estimate_layers_floor(const mo_estimate *e);
 /* The values the model import filled in (mo_model_assumed):
  * [{"path", "value", "source"}...], [] for none. New ref. */
 json_t *mo_json_assumed(const mo_model *m);

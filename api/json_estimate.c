@@ -167,6 +167,18 @@ size_t mo_json_estimate_timeline_floor(const mo_estimate *e)
 	return __builtin_mul_overflow(events, each, &floor) ? SIZE_MAX : floor;
 }
 
+size_t mo_json_estimate_layers_floor(const mo_estimate *e)
+{
+	static const mo_estimate_layer zero = {.type = ""};
+	json_t *o = mo_json_est_layer(&zero);
+	char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+	size_t each = text ? strlen(text) : 0, floor;
+
+	free(text);
+	json_decref(o);
+	return __builtin_mul_overflow(mo_estimate_layer_count(e), each, &floor) ? SIZE_MAX : floor;
+}
+
 static json_t *mo_json_est_detail(unsigned parts)
 {
 	json_t *a = json_array();

@@ -260,6 +260,14 @@ int mo_api_layout(mo_api_response *out, const mo_api_request *rq,
 				    "layout needs a model: give 'model', or a training YAML that has one");
 		goto free_all;
 	}
+	/* "layer_types" lists every layer, at least "0," each: a floor to
+	 * refuse the answer before it is built */
+	size_t floor = 2 * (size_t)(mo_model_num_layers(m) + mo_model_mtp_layers(m));
+	if (opt->max_answer && floor > opt->max_answer) {
+		rc = mo_api_answer_too_large_how(out, floor, opt->max_answer, true,
+						 "the layout lists the type of every layer");
+		goto free_all;
+	}
 	json_t *o = mo_layout_json(cfg, m, diags);
 	rc = o ? mo_api_reply_json(out, o) : mo_api_problem(out, 500, "internal", "out of memory");
 free_all:

@@ -62,12 +62,18 @@ void mo_api_options_default(mo_api_options *opt)
 
 int mo_api_answer_too_large(mo_api_response *out, size_t len, size_t max, bool at_least)
 {
-	char detail[200];
+	return mo_api_answer_too_large_how(out, len, max, at_least,
+					   "fewer pipeline stages or micro-batches make a "
+					   "shorter timeline");
+}
 
-	snprintf(detail, sizeof detail,
-		 "the answer would be %s%zu bytes, over the server's limit of %zu: fewer pipeline "
-		 "stages or micro-batches make a shorter timeline",
-		 at_least ? "at least " : "", len, max);
+int mo_api_answer_too_large_how(mo_api_response *out, size_t len, size_t max, bool at_least,
+				const char *how)
+{
+	char detail[256];
+
+	snprintf(detail, sizeof detail, "the answer would be %s%zu bytes, over the server's limit "
+		 "of %zu: %s", at_least ? "at least " : "", len, max, how);
 	mo_api_response_free(out);
 	return mo_api_problem(out, 422, "answer-too-large", detail);
 }

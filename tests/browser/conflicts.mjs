@@ -43,6 +43,7 @@ const CASES = [
   { code: 'recompute-swap-layer', golden: 'recompute-swap-layer/recompute-swap-full', at: [{ holder: 'layerSwap:0', row: 0 }, { holder: 'full', row: 0 }], strip: { lane: 'layerSwap', layers: [2, 3] } },
   { code: 'redundant', golden: 'redundant/redundant-select', at: [{ holder: 'select:.*mlp', row: 0 }, { holder: 'full', row: 0 }] },
   { code: 'regex', golden: 'regex/regex-unclosed-paren', at: [{ holder: 'select:(.*mlp', pattern: true }] },
+  { code: 'pattern-shape', golden: 'pattern-shape/pattern-shape-star-star', at: [{ holder: 'select:(.*)*mlp', pattern: true }] },
   { code: 'select-needs-modules', golden: 'select-needs-modules/select-without-modules', at: [{ holder: 'list:select' }] },
   { code: 'single-device', golden: 'single-device/single-device', field: 'world_size' },
   { code: 'swap-pipeline', golden: 'swap-pipeline/swap-with-pp', at: [{ holder: 'swapEnable' }], field: 'pipeline_parallel' },

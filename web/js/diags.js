@@ -151,7 +151,7 @@ function reasonOf(d) {
 }
 
 // Findings about the pattern itself (not its layers): marked on its input.
-export const PATTERN_CODES = new Set(['regex']);
+export const PATTERN_CODES = new Set(['regex', 'pattern-shape']);
 function aboutPattern(d) {
   return PATTERN_CODES.has(d.code) || (d.code === 'type' && /\.op_name$/.test(d.path || ''));
 }
