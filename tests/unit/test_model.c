@@ -903,6 +903,84 @@ static void test_type_errors(void **state)
 	mo_diags_free(d);
 }
 
+static void expect_stage(const mo_model *m, size_t k, size_t n, uint64_t lo0, uint64_t hi0)
+{
+	assert_true(k < m->n_stage_layers);
+	assert_int_equal(m->stage_layers[k].n, n);
+	if (n > 0) {
+		assert_int_equal(m->stage_layers[k].r[0].lo, lo0);
+		assert_int_equal(m->stage_layers[k].r[0].hi, hi0);
+	}
+}
+
+/* Megatron's layout string, read as its parse_str_to_list and
+ * validate_layer_layout read it (expectations worked by hand from
+ * pipeline_parallel_layer_layout.py). */
+static void test_pp_layout(void **state)
+{
+	(void)state;
+	/* the CI run's layout: E + 3 t, six stages of 2 t, then t m L: 8
+	 * virtual stages over PP 2 = VPP 4; decoder ids in string order */
+	const char *y = "model:\n  num_layers: 16\n  mtp_num_layers: 1\n"
+			"parallel:\n  pipeline_parallel: 2\n"
+			"  pipeline_model_parallel_layout: \"Et*3|(tt|)*6tmL\"\n"
+			"training:\n  micro_batch_num: 8\n";
+	mo_diags *d;
+	mo_model *m = load(y, &d);
+	assert_int_equal(mo_diags_count(d), 0);
+	assert_int_equal(m->virtual_pipeline, 4);
+	assert_int_equal(m->n_stage_layers, 8);
+	expect_stage(m, 0, 1, 0, 2);
+	expect_stage(m, 1, 1, 3, 4);
+	expect_stage(m, 6, 1, 13, 14);
+	expect_stage(m, 7, 2, 15, 15);
+	assert_int_equal(m->stage_layers[7].r[1].lo, 16); /* the MTP layer */
+	assert_int_equal(m->stage_layers[7].r[1].hi, 16);
+	mo_model_free(m);
+	mo_diags_free(d);
+
+	/* cosmetic commas, an empty stage, (|x)*n: "|tt|tt" twice */
+	y = "model:\n  num_layers: 6\nparallel:\n  pipeline_parallel: 4\n"
+	    "  pipeline_model_parallel_layout: \"Et,t(|tt)*2|L\"\n"
+	    "training:\n  micro_batch_num: 8\n";
+	m = load(y, &d);
+	assert_int_equal(mo_diags_count(d), 0);
+	assert_int_equal(m->virtual_pipeline, 1);
+	expect_stage(m, 0, 1, 0, 1);
+	expect_stage(m, 1, 1, 2, 3);
+	expect_stage(m, 2, 1, 4, 5);
+	expect_stage(m, 3, 0, 0, 0); /* the loss alone */
+	mo_model_free(m);
+	mo_diags_free(d);
+
+	/* what Megatron refuses, each a `parallel` error at the key */
+	static const char *const bad[] = {
+	    "Et*3|t*3L",      /* 2 stages for PP 4 */
+	    "Et|tt|tx|tL",    /* x is not a layer */
+	    "tE|tt|tt|tL",    /* E not first */
+	    "Et|tt|tt|tt",    /* no loss */
+	    "Et|tt|tt|tttL",  /* 8 decoder layers for 6 */
+	    "Et*1000000000000|t|t|L", /* expands past the bound */
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		char text[512];
+		snprintf(text, sizeof text,
+			 "model:\n  num_layers: 6\nparallel:\n  pipeline_parallel: 4\n"
+			 "  pipeline_model_parallel_layout: \"%s\"\n"
+			 "training:\n  micro_batch_num: 8\n", bad[i]);
+		m = load(text, &d);
+		const mo_diag *g = find_diag(d, "parallel",
+					     "parallel.pipeline_model_parallel_layout");
+		if (!g)
+			fprintf(stderr, "no error for %s\n", bad[i]);
+		assert_non_null(g);
+		assert_int_equal(g->severity, MO_SEV_ERROR);
+		assert_int_equal(g->line, 5);
+		mo_model_free(m);
+		mo_diags_free(d);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -920,6 +998,7 @@ int main(void)
 		cmocka_unit_test(test_parallel_unknown_devices),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_type_errors),
+		cmocka_unit_test(test_pp_layout),
 	};
 	return cmocka_run_group_tests_name("model", tests, NULL, NULL);
 }

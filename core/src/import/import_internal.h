@@ -40,7 +40,8 @@ enum mo_conv {
 	CV_POSEMB,  /* position_embedding_type */
 	CV_TEIMPL,  /* transformer_impl */
 	CV_DISPATCH, /* moe_token_dispatcher_type */
-	CV_ACCUM    /* accumulate_allreduce_grads_in_fp32: grads_dtype */
+	CV_ACCUM,   /* accumulate_allreduce_grads_in_fp32: grads_dtype */
+	CV_PPLAYOUT /* pipeline_model_parallel_layout: Megatron's layout string */
 };
 
 /* Published defaults of a model type (model_types.c): what a file that
@@ -82,6 +83,10 @@ struct mo_rd {
 	int64_t moe_ffn, first_dense; /* moe_config, -1 when absent */
 	const mo_node *offset, *moe_at;
 	const char *offset_path;
+	/* pipeline_model_parallel_layout, read once the pipeline degree and
+	 * the layer counts are known (pp_layout.c) */
+	const char *pp_layout, *pp_layout_path;
+	int pp_layout_line, pp_layout_column;
 };
 
 /* read.c: helpers every reader shares. */
@@ -107,6 +112,10 @@ void model_graph_key(struct mo_rd *r, enum mo_conv which, int64_t lo, int64_t hi
 			const mo_node *v, const char *path);
 void model_graph_moe(struct mo_rd *r, const mo_node *moe_config);
 void model_graph_finish(struct mo_rd *r);
+
+/* pp_layout.c: Megatron's layout string as per-stage layer lists and the
+ * virtual pipeline degree (a `parallel` error when Megatron refuses it). */
+void pp_layout_apply(struct mo_rd *r);
 
 /* accounting.c: every key accounted for, every default listed. */
 void model_account_key(struct mo_rd *r, const mo_node *key,

@@ -550,7 +550,6 @@ static const struct {
     {"--account-for-loss-in-pipeline-split", "an uneven pipeline split"},
     {"--decoder-first-pipeline-num-layers", "an uneven pipeline split"},
     {"--decoder-last-pipeline-num-layers", "an uneven pipeline split"},
-    {"--pipeline-model-parallel-layout", "a custom pipeline layout"},
     {"--cuda-graph-impl", "CUDA graphs' static buffers"},
     {"--enable-cuda-graph", "CUDA graphs' static buffers"},
     {"--external-cuda-graph", "CUDA graphs' static buffers"},

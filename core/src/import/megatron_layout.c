@@ -17,6 +17,16 @@ static void megatron_read_virtual(struct mo_megatron_import *g,
 {
 	const struct mo_megatron_arg *a = NULL;
 	int64_t v;
+	struct mo_megatron_arg *layout =
+	    megatron_find(g, "--pipeline-model-parallel-layout");
+	const char *text = megatron_value(g, layout);
+	if (text) { /* the model reader expands it (pp_layout.c) and takes
+		     * VPP from it, as Megatron does (arguments.py, "Uneven
+		     * virtual pipeline parallelism") */
+		megatron_put_str(o, MO_SEC_PAR, "pipeline_model_parallel_layout",
+				 text, MF_STAGES, layout, NULL);
+		return;
+	}
 	if (megatron_int(g, "--num-virtual-stages-per-pipeline-rank", 1,
 			    MO_MODEL_MAX_DEGREE, &v, &a)) {
 		s->vpp = v;

@@ -137,6 +137,7 @@ static const struct mo_mkey mo_model_keys[] = {
 	{"offset", MF_STAGES, CV_OFFSET, 0, 0},
 	{"pp_interleave_num", MF_VPP, CV_PPI, 1, DEG},
 	{"pipeline_parallel_layers_per_stage", MF_STAGES, CV_STAGES, 0, 0},
+	{"pipeline_model_parallel_layout", MF_STAGES, CV_PPLAYOUT, 0, 0},
 	{"device", MF_DEVICE, CV_DEVICE, 0, 0},
 };
 
@@ -541,6 +542,7 @@ static int model_conv_type(int conv)
 	case CV_TEIMPL:
 	case CV_DISPATCH:
 	case CV_OPT:
+	case CV_PPLAYOUT:
 		return MO_IT_STR;
 	default:
 		return -1;
@@ -652,6 +654,19 @@ static void model_store(struct mo_rd *r, const struct mo_mkey *k, const struct m
 		m->optimizer = c;
 		break;
 	}
+	case CV_PPLAYOUT: /* expanded once the layer counts are known */
+		if (!it->s) {
+			model_value_err(r, line, column, path,
+					"%s must be a Megatron layout string", path);
+			return;
+		}
+		r->pp_layout = arena_strdup(m->arena, it->s);
+		r->pp_layout_path = path;
+		r->pp_layout_line = line;
+		r->pp_layout_column = column;
+		if (!r->pp_layout)
+			r->failed = true;
+		break;
 	default: {
 		const char *c = want && it->s ? model_canon(it->s, names) : NULL;
 		if (!want)
@@ -870,6 +885,7 @@ static int model_finish(mo_model **out, struct mo_rd *r, const mo_node *root, bo
 		model_missing_layers(r, root);
 	m->ext->layers_refused = !m->ext->set[MF_NUM_LAYERS] && !r->layers_default && r->layers_given;
 	model_apply_temps(r, pynative);
+	pp_layout_apply(r);
 	model_derive(m);
 	model_note_assumed(r);
 	model_check_unmodelled(r, root);

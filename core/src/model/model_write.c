@@ -150,7 +150,11 @@ bool model_write_item(mo_yaml_writer *w, const struct mo_item *it)
 		return yaml_tree_write_plain(w, it->i ? "true" : "false");
 	case MO_IT_DBL:
 		return model_yaml_double(w, it->d);
-	default: /* canonical enumeration values: plain-safe */
+	default: /* canonical enumeration values are plain-safe; a layout
+		  * string (`Et*3|(tt|)*6tL`) is quoted */
+		if (strspn(it->s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				  "0123456789_.-") != strlen(it->s))
+			return yaml_tree_write_double_quoted(w, it->s);
 		return yaml_tree_write_plain(w, it->s);
 	}
 }
