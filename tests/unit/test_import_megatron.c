@@ -1083,11 +1083,56 @@ static void test_unsupported_models(void **state)
 	}
 }
 
+/* CUBLAS_WORKSPACE_CONFIG as PyTorch's parseChosenWorkspaceSize reads it:
+ * every :SIZE:COUNT pair adds SIZE x COUNT KiB; none is PyTorch's default
+ * (the device preset's, said); absent, no key. */
+static void test_cublas_workspace(void **state)
+{
+	(void)state;
+	char *text = test_read_file(DATA "gpt3_mcore_te_tp2_pp2_cp2.model_config.yaml", NULL);
+	static const struct {
+		const char *value;
+		int64_t kib;
+	} cases[] = {{":4096:2:16:8", 4096 * 2 + 16 * 8}, {":4096:8", 32768},
+		     {"x:16:8:", 128}, {"4096", 0}, {":99999999:99999999", 0}};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		const char *at = strstr(text, "ENV_VARS:\n");
+		assert_non_null(at);
+		size_t head = (size_t)(at - text) + strlen("ENV_VARS:\n");
+		char *t = malloc(strlen(text) + 128);
+		assert_non_null(t);
+		memcpy(t, text, head);
+		sprintf(t + head, "  CUBLAS_WORKSPACE_CONFIG: \"%s\"\n%s", cases[i].value,
+			text + head);
+		mo_diags *d = NULL;
+		char *yaml = import_text(t, "cp2.yaml", 8, &d);
+		mo_doc *doc = parse(yaml);
+		if (cases[i].kib > 0) {
+			assert_int_equal(int_at(doc, "training.cublas_workspace_kib"),
+					 cases[i].kib);
+		} else {
+			assert_null(strstr(yaml, "cublas_workspace_kib"));
+			assert_non_null(diag_for(d, "assumed", "CUBLAS_WORKSPACE_CONFIG"));
+		}
+		doc_free(doc);
+		free(yaml);
+		free(t);
+		mo_diags_free(d);
+	}
+	mo_diags *d = NULL;
+	char *yaml = import_text(text, "cp2.yaml", 8, &d);
+	assert_null(strstr(yaml, "cublas_workspace_kib"));
+	free(yaml);
+	mo_diags_free(d);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_cases_match_hand_files),
 	    cmocka_unit_test(test_tp1_pp4),
+	    cmocka_unit_test(test_cublas_workspace),
 	    cmocka_unit_test(test_tp4_pp1),
 	    cmocka_unit_test(test_moe_memory_speed),
 	    cmocka_unit_test(test_recompute_flags),

@@ -287,6 +287,13 @@ void est_cfg_init(mo_est_cfg *c, const mo_model *m)
 	c->workspace = strcmp(m->framework, "pytorch") == 0
 			       ? u64_of(m->device.workspace_mib * 1048576.0)
 			       : 0;
+	/* the run's CUBLAS_WORKSPACE_CONFIG replaces the preset's assumed
+	 * :4096:8: one cuBLAS workspace for the forward's thread and one for
+	 * autograd's device thread, plus Transformer Engine's GEMM workspace
+	 * (the device's gemm_workspace_mib; model/presets.c) */
+	if (c->workspace && m->cublas_workspace_kib > 0)
+		c->workspace = u64_add(u64_mul(2, u64_mul((uint64_t)m->cublas_workspace_kib, 1024)),
+				       u64_of(m->device.gemm_workspace_mib * 1048576.0));
 	/* Transformer Engine's GroupedLinear (Megatron's --moe-grouped-gemm
 	 * with transformer_engine) runs its GEMMs on 4 streams, each with its
 	 * own workspace, allocated at the first grouped GEMM and kept

@@ -79,6 +79,10 @@ struct mo_megatron_import {
 	struct mo_megatron_var *vars; /* a training script's */
 	size_t n_vars;
 	size_t expanded; /* bytes and words expansions made, all told */
+	/* CUBLAS_WORKSPACE_CONFIG from a functional test's ENV_VARS, NULL
+	 * when absent */
+	const char *cublas_config;
+	int cublas_line, cublas_column;
 };
 
 /* A value the import writes, with the flag it comes from (NULL: a default

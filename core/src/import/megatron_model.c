@@ -397,6 +397,62 @@ static void megatron_read_precision(struct mo_megatron_import *g,
 			    a, "default adam (decoupled weight decay)");
 }
 
+/* CUBLAS_WORKSPACE_CONFIG as PyTorch reads it (aten/src/ATen/cuda/
+ * CublasHandlePool.cpp parseChosenWorkspaceSize: every ":SIZE:COUNT" match
+ * of the regex :([0-9]+):([0-9]+), left to right, adds SIZE x COUNT KiB;
+ * no match: PyTorch warns and keeps its default). KiB, 0 when no match, -1
+ * past 16 GiB. */
+static int64_t megatron_cublas_kib(const char *s)
+{
+	int64_t total = 0;
+	bool any = false;
+	for (const char *p = s; *p;) {
+		const char *q = p;
+		int64_t v[2] = {0, 0};
+		bool ok = true;
+		for (int k = 0; k < 2 && ok; k++) {
+			ok = *q == ':' && q[1] >= '0' && q[1] <= '9';
+			for (q += ok; ok && *q >= '0' && *q <= '9'; q++)
+				v[k] = v[k] > (1 << 24) ? v[k] : v[k] * 10 + (*q - '0');
+		}
+		if (!ok) {
+			p++;
+			continue;
+		}
+		any = true;
+		total += v[0] * v[1];
+		if (v[0] > (1 << 24) || v[1] > (1 << 24) || total > (1 << 24))
+			return -1;
+		p = q;
+	}
+	return any ? total : 0;
+}
+
+/* The run's cuBLAS workspace: a functional test's ENV_VARS, or a training
+ * script's `export CUBLAS_WORKSPACE_CONFIG=...` */
+static void megatron_read_cublas(struct mo_megatron_import *g, struct mo_megatron_out *o)
+{
+	const char *text = g->cublas_config;
+	for (size_t i = 0; !text && i < g->n_vars; i++)
+		if (!g->vars[i].array && g->vars[i].value &&
+		    strcmp(g->vars[i].name, "CUBLAS_WORKSPACE_CONFIG") == 0)
+			text = g->vars[i].value;
+	if (!text)
+		return;
+	int64_t kib = megatron_cublas_kib(text);
+	if (kib <= 0) {
+		megatron_diag(g, MO_SEV_WARNING, "assumed", g->cublas_line, g->cublas_column,
+			      "CUBLAS_WORKSPACE_CONFIG",
+			      "CUBLAS_WORKSPACE_CONFIG '%.60s': %s; the device preset's "
+			      "workspace is used",
+			      text, kib < 0 ? "more than 16 GiB" : "no :SIZE:COUNT pair, PyTorch "
+			      "keeps its default");
+		return;
+	}
+	megatron_put_int(o, MO_SEC_TRAIN, "cublas_workspace_kib", kib, MF_CUBLAS_WS, NULL,
+			 "CUBLAS_WORKSPACE_CONFIG: the sum of SIZE x COUNT KiB");
+}
+
 void megatron_read_training(struct mo_megatron_import *g,
 				      struct mo_megatron_out *o,
 				      const char *impl,
@@ -411,6 +467,7 @@ void megatron_read_training(struct mo_megatron_import *g,
 		megatron_put_int(o, MO_SEC_TRAIN, "global_batch_size",
 				    v, MF_GBS, a, NULL);
 	megatron_read_precision(g, o);
+	megatron_read_cublas(g, o);
 	megatron_put_str(o, MO_SEC_TRAIN, "framework", "pytorch",
 			    MF_FRAMEWORK, NULL, "Megatron-LM runs on PyTorch");
 	megatron_put_str(o, MO_SEC_TRAIN, "transformer_impl", impl,

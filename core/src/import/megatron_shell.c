@@ -1014,6 +1014,15 @@ bool megatron_read_model_config(struct mo_megatron_import *g,
 		    "MODEL_ARGS must be a mapping of --flag: value");
 		return true;
 	}
+	const mo_node *env = map_get(doc->root, "ENV_VARS");
+	const mo_node *ws = env && env->kind == MO_NODE_MAP
+				    ? map_get(env, "CUBLAS_WORKSPACE_CONFIG")
+				    : NULL;
+	if (ws && ws->kind == MO_NODE_SCALAR) { /* the GEMM workspace's size */
+		g->cublas_config = arena_strdup(g->arena, ws->value);
+		g->cublas_line = ws->line;
+		g->cublas_column = ws->column;
+	}
 	for (size_t i = 0; i + 1 < ma->n && !g->failed; i += 2) {
 		const mo_node *k = ma->items[i], *v = ma->items[i + 1];
 		if (k->kind != MO_NODE_SCALAR || strlen(k->value) != k->len)

@@ -104,6 +104,7 @@ static const struct mo_mkey mo_model_keys[] = {
 	{"overlap_grad_reduce", MF_OVERLAP, CV_BOOL, 0, 0},
 	{"moe_grouped_gemm", MF_GROUPED, CV_BOOL, 0, 0},
 	{"gradient_accumulation_fusion", MF_GRAD_FUSION, CV_BOOL, 0, 0},
+	{"cublas_workspace_kib", MF_CUBLAS_WS, CV_INT, 0, 1 << 24},
 	{"apply_rope_fusion", MF_ROPE_FUSION, CV_BOOL, 0, 0},
 	{"moe_token_dispatcher_type", MF_DISPATCHER, CV_DISPATCH, 0, 0},
 	{"moe_router_dtype", MF_ROUTER_DTYPE, CV_DTYPE, 0, 0},
@@ -230,6 +231,7 @@ static int64_t *model_int_field(mo_model *m, enum mo_mf f)
 	case MF_QK_ROPE: return &m->qk_rope_head_dim;
 	case MF_V_HEAD: return &m->v_head_dim;
 	case MF_MBS: return &m->micro_batch_size;
+	case MF_CUBLAS_WS: return &m->cublas_workspace_kib;
 	case MF_MBN: return &m->micro_batch_num;
 	case MF_WORLD: return &m->world_size;
 	case MF_DP: return &m->data_parallel;

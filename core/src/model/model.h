@@ -134,6 +134,11 @@ struct mo_model {
 	 * memopt's default is false, so a file without the key keeps its
 	 * answers; `memopt import` writes Megatron's value. */
 	bool gradient_accumulation_fusion;
+	/* PyTorch's cuBLAS workspace per handle, KiB, from the run's
+	 * CUBLAS_WORKSPACE_CONFIG (":SIZE:COUNT" pairs, the sum of SIZE x COUNT
+	 * KiB: aten/src/ATen/cuda/CublasHandlePool.cpp
+	 * parseChosenWorkspaceSize); 0: the device preset's workspace_mib */
+	int64_t cublas_workspace_kib;
 	/* Megatron's rope fusion (its default; --no-rope-fusion turns it off):
 	 * with multi-latent attention, which YaRN cos/sin tables each
 	 * attention module keeps (estimate_weights.c mla_rope) */
@@ -287,6 +292,7 @@ enum mo_mf {
 	MF_ROUTER_DTYPE, /* moe_router_dtype */
 	MF_PERMUTE_FUSION, /* moe_permute_fusion */
 	MF_TP_OVERLAP, /* tp_comm_overlap */
+	MF_CUBLAS_WS, /* cublas_workspace_kib */
 	MF_COUNT
 };
 

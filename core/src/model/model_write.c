@@ -99,6 +99,8 @@ static void model_items(const mo_model *m, struct mo_items *l)
 			IT_B(l, s, "tp_comm_overlap", true);
 		if (m->gradient_accumulation_fusion)
 			IT_B(l, s, "gradient_accumulation_fusion", true);
+		if (m->cublas_workspace_kib > 0)
+			IT_I(l, s, "cublas_workspace_kib", m->cublas_workspace_kib);
 		if (!m->apply_rope_fusion)
 			IT_B(l, s, "apply_rope_fusion", false);
 		if (strcmp(m->moe_token_dispatcher_type, "allgather") != 0)
