@@ -515,7 +515,11 @@ static void test_dummy_wgrads(void **state)
  * input. The last stage keeps [s / CP, b, h] bf16 from the first step on:
  *   MoE/MLA/MTP run: 4096 x 4 x 1024 x 2 = 33,554,432 (TP 2, SP)
  *   CP 2 run:        1024 / 2 x 4 x 512 x 2 = 2,097,152 (TP 2, SP)
- *   8-expert run:    1024 x 4 x 512 x 2 = 4,194,304 (TP 2, SP, PP 1)
+ *   8-expert run:    1024 x 4 x 512 x 2 = 4,194,304 (TP 2, SP, PP 1), but its
+ *                    all-gather dispatcher gathers each MoE layer's local
+ *                    [1024 x 4 / TP 2, 512] over TP 2 x EP 2 into the same
+ *                    buffer (token_dispatcher.py token_dispatch,
+ *                    use_global_buffer=True): 8192 x 512 x 2 = 8,388,608
  *   7B PP 4 run:     none (TP 1)
  * At the optimizer step the workspaces bucket holds it beside the device's
  * GEMM workspaces (h100: 3 x 32 MiB + 1 KiB, with --moe-grouped-gemm
@@ -535,7 +539,7 @@ static void test_head_gather(void **state)
 	} runs[] = {
 		{MOE_MLA, 4096ull * 4 * 1024 * 2},
 		{CP2, 512ull * 4 * 512 * 2},
-		{EXPERTS, 1024ull * 4 * 512 * 2},
+		{EXPERTS, 8192ull * 512 * 2},
 		{PP4, 0},
 	};
 	const uint64_t ws[] = {h100 + grouped + MOE_MLA_LAST_DUMMY_WGRADS + MOE_MLA_LAST_ROPE +
@@ -658,7 +662,11 @@ static void test_mla_rope(void **state)
  * = 3,440,640; 9 MoE layers on the last stage (8 + MTP), 7 on stage 0.
  * Unfused permutation: int64 sorted indices [8192 x 4] (262,144) instead
  * of the row_id_map: 1,572,864. The router in the compute dtype: bf16
- * probs (524,288): 2,916,352. The all-gather dispatcher: none counted. */
+ * probs (524,288): 2,916,352. The all-gather dispatcher keeps none of it,
+ * but gathers each MoE layer's 8192 local tokens over TP 2 x EP 4 into the
+ * "mpu" buffer: [65536, 1024] bf16 = 134,217,728 on stage 0; on the last
+ * stage that buffer replaces the output layer's 33,554,432 (one buffer,
+ * the larger request): 100,663,296 more. */
 static void test_dispatcher_state(void **state)
 {
 	(void)state;
@@ -671,14 +679,15 @@ static void test_dispatcher_state(void **state)
 	mo_estimate *g = estimate_text(gather);
 	for (size_t v = 0; v < 3; v++) {
 		mo_estimate *e = estimate_text(variants[v]);
-		const uint64_t layers[2] = {7, 9};
+		const uint64_t layers[2] = {7, 9}, gathered[2] = {134217728ULL, 100663296ULL};
 		for (size_t s = 0; s < 2; s++) {
 			const mo_estimate_stage *on = mo_estimate_stage_get(e, s),
 						*off = mo_estimate_stage_get(g, s);
-			assert_int_equal(on->peak_by_bucket[MO_EST_WORKSPACES] -
+			assert_int_equal(on->peak_by_bucket[MO_EST_WORKSPACES] + gathered[s] -
 						 off->peak_by_bucket[MO_EST_WORKSPACES],
 					 layers[s] * per_layer[v]);
-			assert_int_equal(on->between_steps_bytes - off->between_steps_bytes,
+			assert_int_equal(on->between_steps_bytes + gathered[s] -
+						 off->between_steps_bytes,
 					 layers[s] * per_layer[v]);
 		}
 		mo_estimate_free(e);
@@ -763,21 +772,38 @@ static void test_context_parallel(void **state)
 struct mo_figure_gap {
 	const char *name;
 	const char *last_peak_gap; /* NULL: within 3% */
+	const char *peak_gap;	   /* the first step's peak; NULL: within 3% */
+	const char *state_gap;	   /* its bytes between steps; NULL: within 3% */
 };
 
 static const struct mo_figure_gap mo_figure_gaps[] = {
-	{"gpt3_7b_tp4_pp1_memory_speed", NULL},
-	{"gpt3_7b_tp1_pp4_memory_speed", NULL},
-	{"gpt3_mcore_te_tp1_pp1_uniform_full_recompute", NULL},
-	{"gpt3_mcore_te_tp2_pp2_cp2", NULL},
-	{"gpt3_mcore_te_tp2_pp1_te_8experts2parallel_dist_optimizer", NULL},
-	{"gpt3_mcore_te_tp4_pp1_qk_layernorm_test_mode", NULL},
+	{"gpt3_7b_tp4_pp1_memory_speed", NULL, NULL, NULL},
+	{"gpt3_7b_tp1_pp4_memory_speed", NULL, NULL, NULL},
+	{"gpt3_mcore_te_tp1_pp1_uniform_full_recompute", NULL, NULL, NULL},
+	{"gpt3_mcore_te_tp2_pp2_cp2", NULL, NULL, NULL},
+	{"gpt3_mcore_te_tp2_pp1_te_8experts2parallel_dist_optimizer", NULL, NULL, NULL},
+	{"gpt3_mcore_te_tp4_pp1_qk_layernorm_test_mode", NULL, NULL, NULL},
+	{"gpt3_mcore_te_tp2_pp2_ep4_etp1_selective_recompute_experimental",
+	 "over at step 50 as at step 5 (the running peak grows 35 MB)",
+	 "over: --recompute-modules layernorm, mla_up_proj and moe_act discard their outputs "
+	 "(CheckpointWithoutOutput) and recompute them in backward; memopt's select cannot say "
+	 "that, so those outputs stay counted in the 15 layers in flight",
+	 NULL},
+	{"gpt3_moe_mcore_te_ep8_resume_torch_dist_dist_optimizer",
+	 "the running peak grows 27 MB more by step 10 (routing)",
+	 "under: step 1's peak (3,078,870,016 B, before the Adam moments exist) is already "
+	 "above the estimate, and the peak grows 170 MB by step 5 with the bytes between steps "
+	 "unchanged: the routed tokens of "
+	 "this rank's one expert (each of the 8 receives the tokens of all 8 ranks under the "
+	 "all-gather dispatcher), which the balanced assumption undercounts; not decoded",
+	 NULL},
 	{"gpt3_mcore_te_tp2_pp2_ep4_etp1_memory_speed",
 	 "the running peak grows 2.3 GB after step 29 while the bytes kept between steps stay "
 	 "the same: activations of a data-dependent size, the routed tokens of this rank's "
 	 "experts; the estimate assumes balanced routing, and the run's num-zeros (all-zero "
 	 "gradients: experts that received no token) rises from 38.5M at step 2 to 0.6-1.0G "
-	 "from step 7 on"},
+	 "from step 7 on",
+	 NULL, NULL},
 };
 
 static const struct mo_figure_gap *figure_gap(const char *name)
@@ -861,11 +887,11 @@ static void test_figures(void **state)
 		const mo_estimate_stage *s =
 			mo_estimate_stage_get(e, mo_estimate_stage_count(e) - 1);
 		snprintf(what, sizeof what, "peak step %d", step);
-		check_figure(name, what, (double)s->peak_bytes, peak, NULL);
+		check_figure(name, what, (double)s->peak_bytes, peak, gap->peak_gap);
 		/* between steps: the parameter state, the workspaces and the
 		 * pipeline inputs */
 		snprintf(what, sizeof what, "state step %d", step);
-		check_figure(name, what, (double)s->between_steps_bytes, between, NULL);
+		check_figure(name, what, (double)s->between_steps_bytes, between, gap->state_gap);
 		assert_true(last_step > step && last_peak >= peak);
 		if (last_peak != peak) {
 			snprintf(what, sizeof what, "peak step %d", last_step);

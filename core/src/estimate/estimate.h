@@ -169,6 +169,7 @@ typedef struct mo_est_cfg {
 	 * into under SP: [s / CP, b, h] in the compute dtype, kept by the last
 	 * stage (pytorch; else 0) */
 	uint64_t head_gather;
+	uint64_t dispatcher_gather; /* the all-gather MoE dispatcher's share of the "mpu" buffer */
 	/* multi-latent attention's YaRN rotary tables (pytorch; else 0): per
 	 * attention module its cos/sin buffers, and the embedding its
 	 * lru_cache'd forward keeps (at most MO_EST_ROPE_LRU modules a rank) */

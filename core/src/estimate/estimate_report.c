@@ -189,7 +189,8 @@ static void estimate_text_cost(mo_buf *b, const mo_estimate *e)
 /* Whether any cache kept from the first step on applies (pytorch). */
 static bool estimate_has_caches(const mo_estimate *e)
 {
-	return e->cfg.dummy_wgrads || e->cfg.head_gather || e->cfg.mla_rope_module ||
+	return e->cfg.dummy_wgrads || e->cfg.head_gather || e->cfg.dispatcher_gather ||
+	       e->cfg.mla_rope_module ||
 	       e->cfg.dispatcher_state;
 }
 
@@ -207,6 +208,11 @@ static void estimate_text_kept(mo_buf *b, const mo_estimate *e)
 				 "Megatron's global \"mpu\" buffer, never freed (%.3f MiB, last "
 				 "stage); each micro-batch keeps its local input\n",
 			      (double)e->cfg.head_gather / MIB);
+	if (e->cfg.dispatcher_gather)
+		buf_printf(b, "  all-gather MoE dispatcher: each MoE layer gathers its tokens over "
+				 "TP x EP into the same \"mpu\" buffer (%.3f MiB, stages with MoE "
+				 "layers; the larger of the two is kept)\n",
+			      (double)e->cfg.dispatcher_gather / MIB);
 	if (e->cfg.mla_rope_module)
 		buf_printf(b, "  multi-latent attention: each attention module keeps its YaRN "
 				 "cos/sin tables (%.3f MiB, %s) and, for the last %d called, the "

@@ -403,7 +403,11 @@ uint64_t est_stage_caches(const mo_estimate *e, size_t s)
 	sum = u64_add(sum, u64_mul(cached, e->cfg.mla_rope_lru));
 	/* the alltoall dispatcher's last micro-batch, per MoE layer */
 	sum = u64_add(sum, u64_mul(moe, e->cfg.dispatcher_state));
-	return u64_add(sum, last ? e->cfg.head_gather : 0);
+	/* one "mpu" buffer, grown to its largest request: the output layer's
+	 * gather (last stage) or the all-gather dispatcher's (MoE layers) */
+	uint64_t head = last ? e->cfg.head_gather : 0,
+		 disp = moe > 0 ? e->cfg.dispatcher_gather : 0;
+	return u64_add(sum, head > disp ? head : disp);
 }
 
 /* Weights, gradients, optimizer states, resident gathered weights and

@@ -215,6 +215,26 @@ static void est_cfg_dispatcher(mo_est_cfg *c, const mo_model *m, const mo_est_di
 	c->dispatcher_state = u64_of(tokens * (experts * router + experts + map));
 }
 
+/* The all-gather dispatcher (Megatron's default) gathers each MoE layer's
+ * local tokens [s / CP (/ TP under SP) x b, h] over the TP x EP group into
+ * the global "mpu" buffer (token_dispatcher.py:281-303 token_dispatch,
+ * gather_from_sequence_parallel_region(..., use_global_buffer=True);
+ * tensor_parallel/mappings.py:118-156 _gather_along_first_dim ->
+ * get_global_memory_buffer().get_tensor(dim_size, dtype, "mpu"), at
+ * Megatron d98e8a64): the buffer the output layer's gather shares, kept at
+ * its largest request and never freed. A group of one gathers nothing. */
+static void est_cfg_allgather(mo_est_cfg *c, const mo_model *m, const mo_est_dims *d)
+{
+	if (strcmp(m->framework, "pytorch") != 0 || m->num_moe_experts <= 0 ||
+	    strcmp(m->moe_token_dispatcher_type, "allgather") != 0)
+		return;
+	double group = (double)est_pos(m->tensor_parallel) * (double)est_pos(m->expert_parallel);
+	if (group <= 1)
+		return;
+	c->dispatcher_gather = u64_of(est_expr("tsp", d) * group *
+				      (double)m->hidden_size * c->cbytes);
+}
+
 void est_cfg_init(mo_est_cfg *c, const mo_model *m)
 {
 	mo_est_dims d;
@@ -326,12 +346,13 @@ void est_cfg_init(mo_est_cfg *c, const mo_model *m)
 	 * never freed (utils.py:625-651 at 11debfa7). The MTP layers' logits
 	 * reuse it (same shape). Megatron's all-gather MoE dispatcher gathers
 	 * into the same buffer (token_dispatcher.py:259-261 at adc69dba), which
-	 * can make it larger: not modelled (no dispatcher key). */
+	 * can make it larger (cfg.dispatcher_gather). */
 	if (strcmp(m->framework, "pytorch") == 0 && (d.cond & MO_C_SP))
 		c->head_gather = u64_of(est_expr("tok", &d) * (double)m->hidden_size *
 					   c->cbytes);
 	est_cfg_mla_rope(c, m, &d);
 	est_cfg_dispatcher(c, m, &d);
+	est_cfg_allgather(c, m, &d);
 }
 
 static double est_norm_params(const mo_model *m)
