@@ -988,6 +988,54 @@ static void test_megatron_keys(void **state)
 	}
 }
 
+#define EP8 "tests/data/megatron/gpt3_moe_mcore_te_ep8_resume_torch_dist_dist_optimizer.yaml"
+
+/* training.moe_routing_skew: this rank's experts receive skew x their
+ * balanced tokens. The EP 8 run keeps per MoE layer and micro-batch 48 MiB
+ * of routed tensors (the experts' input [8192, 512], FC1 output and
+ * activation [8192, 1024], the combine's input [8192, 512], bf16); at its
+ * peak 12 layers are alive: skew 1.5 adds 12 x 24 MiB = 301,989,888 B, and
+ * nothing between steps. Absent on a MoE model it is listed as assumed
+ * (balanced), not on a dense one; outside [1, 1024] it is refused. */
+static void test_routing_skew(void **state)
+{
+	(void)state;
+	char *text = test_read_file(EP8, NULL);
+	char *skewed = with_value(text, "training:", "\n  moe_routing_skew: 1.5");
+	mo_estimate *e = estimate_text(text), *k = estimate_text(skewed);
+	const mo_estimate_stage *a = mo_estimate_stage_get(e, 0), *b = mo_estimate_stage_get(k, 0);
+	assert_int_equal(b->peak_bytes - a->peak_bytes, 12ull * 24 * 1048576);
+	assert_int_equal(b->between_steps_bytes, a->between_steps_bytes);
+	mo_estimate_free(e);
+	mo_estimate_free(k);
+	size_t errors = 0;
+	mo_model *m = load_model(text, &errors);
+	assert_non_null(m);
+	bool listed = false;
+	for (size_t i = 0; i < mo_model_assumed_count(m); i++) {
+		const char *path, *value, *source;
+		assert_int_equal(mo_model_assumed(m, i, &path, &value, &source), 0);
+		if (strcmp(path, "training.moe_routing_skew") == 0)
+			listed = strcmp(value, "1") == 0;
+	}
+	assert_true(listed);
+	mo_model_free(m);
+	m = load_model(skewed, &errors);
+	for (size_t i = 0; i < mo_model_assumed_count(m); i++) {
+		const char *path, *value, *source;
+		assert_int_equal(mo_model_assumed(m, i, &path, &value, &source), 0);
+		assert_string_not_equal(path, "training.moe_routing_skew");
+	}
+	mo_model_free(m);
+	char *bad = with_value(text, "training:", "\n  moe_routing_skew: 0.5");
+	m = load_model(bad, &errors);
+	assert_int_equal(errors, 1);
+	mo_model_free(m);
+	free(bad);
+	free(skewed);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -998,6 +1046,7 @@ int main(void)
 		cmocka_unit_test(test_megatron_keys),
 		cmocka_unit_test(test_context_parallel),
 		cmocka_unit_test(test_figures),
+		cmocka_unit_test(test_routing_skew),
 		cmocka_unit_test(test_grads_dtype_key),
 		cmocka_unit_test(test_workspaces),
 		cmocka_unit_test(test_expert_tensor_parallel),

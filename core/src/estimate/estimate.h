@@ -169,6 +169,7 @@ typedef struct mo_est_cfg {
 	 * into under SP: [s / CP, b, h] in the compute dtype, kept by the last
 	 * stage (pytorch; else 0) */
 	uint64_t head_gather;
+	double routing_skew; /* the model's moe_routing_skew (1: balanced) */
 	uint64_t dispatcher_gather; /* the all-gather MoE dispatcher's share of the "mpu" buffer */
 	/* multi-latent attention's YaRN rotary tables (pytorch; else 0): per
 	 * attention module its cos/sin buffers, and the embedding its

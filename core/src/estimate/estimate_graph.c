@@ -5,6 +5,8 @@
  * several ops, or through several views, counts once. */
 #include "estimate/estimate_internal.h"
 
+#include <math.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +107,16 @@ static void est_dims_attn(mo_est_dims *d, const mo_model *m, int64_t tp)
 				       m->qk_rope_head_dim);
 }
 
+/* Routed tokens on this device's experts under the model's routing skew
+ * (the balanced count when 1). */
+static int64_t est_skewed(int64_t routed, const mo_model *m)
+{
+	if (m->moe_routing_skew <= 1.0)
+		return routed;
+	double r = ceil((double)routed * m->moe_routing_skew);
+	return r < 9e18 ? (int64_t)r : INT64_MAX;
+}
+
 static void est_dims_mlp(mo_est_dims *d, const mo_model *m, int64_t tp,
 			    int64_t tok)
 {
@@ -118,20 +130,20 @@ static void est_dims_mlp(mo_est_dims *d, const mo_model *m, int64_t tp,
 	est_dim(d, "fs", fs);
 	est_dim(d, "fs1", g * fs);
 	/* balanced routing: each device's experts see top-k copies of its
-	 * share of the tokens */
+	 * share of the tokens, times the model's routing skew (1: balanced) */
 	int64_t etp = model_etp(m);
 	if (etp > 0) {
 		/* Megatron (pytorch): E / EP experts here, each expert's FFN
 		 * split over ETP, fed the routed tokens of its whole expert-TP
 		 * group (the dispatcher gathers them over ETP,
 		 * token_dispatcher.py) */
-		est_dim(d, "rt", est_div(tok * m->moe_router_topk * etp, tp));
+		est_dim(d, "rt", est_skewed(est_div(tok * m->moe_router_topk * etp, tp), m));
 		est_dim(d, "el", est_div(m->num_moe_experts, m->expert_parallel));
 		est_dim(d, "fe", est_div(m->moe_ffn_hidden_size, etp));
 		est_dim(d, "fe1", g * est_div(m->moe_ffn_hidden_size, etp));
 		return;
 	}
-	est_dim(d, "rt", est_div(tok * m->moe_router_topk, tp));
+	est_dim(d, "rt", est_skewed(est_div(tok * m->moe_router_topk, tp), m));
 	/* experts on this device: EP, or the TP mesh when EP is off */
 	est_dim(d, "el", est_div(m->num_moe_experts,
 				       m->expert_parallel > 1 ? m->expert_parallel : tp));

@@ -246,7 +246,13 @@ static void estimate_text_assumptions(mo_buf *b, const mo_estimate *e)
 		      d->name ? d->name : "custom", d->memory_gib, d->reserved_gib, d->tflops,
 		      d->host_bandwidth_gbs, d->collective_bandwidth_gbs, d->comm_buffer_mib,
 		      d->fragmentation * 100.0);
-	buf_printf(b, "  balanced MoE routing; gradients in %s; each "
+	if (e->cfg.routing_skew > 1.0)
+		buf_printf(b, "  MoE routing skew %g: this rank's experts receive %g x their "
+				 "balanced tokens (moe_routing_skew)", e->cfg.routing_skew,
+			      e->cfg.routing_skew);
+	else
+		buf_puts(b, "  balanced MoE routing");
+	buf_printf(b, "; gradients in %s; each "
 			 "recomputed layer's tensors all exist again during its backward\n",
 		      e->cfg.gbytes != e->cfg.pbytes ? "grads_dtype" : "the parameters' dtype");
 	if (e->cfg.workspace)

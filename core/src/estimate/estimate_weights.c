@@ -248,6 +248,7 @@ void est_cfg_init(mo_est_cfg *c, const mo_model *m)
 	c->dp = est_pos(m->data_parallel);
 	c->dps = est_pos(m->data_parallel_shard);
 	c->ep = est_pos(m->expert_parallel);
+	c->routing_skew = m->moe_routing_skew;
 	c->prefetch = 1;
 	c->num_layers = m->num_layers;
 	c->mtp = m->mtp_num_layers;

@@ -178,7 +178,7 @@ static const enum mo_mf mo_listed[] = {
 	MF_NUM_LAYERS, MF_MTP, MF_HIDDEN, MF_FFN, MF_HEADS, MF_GROUPS,
 	MF_KV_CHANNELS, MF_VOCAB, MF_UNTIE, MF_SEQ, MF_EXPERTS, MF_TOPK,
 	MF_MOE_FFN, MF_SHARED_FFN, MF_FIRST_DENSE, MF_QK_LN, MF_MBS,
-	MF_CDTYPE, MF_PDTYPE, MF_DISTOPT};
+	MF_CDTYPE, MF_PDTYPE, MF_DISTOPT, MF_SKEW};
 
 static const char *assumed_value(struct mo_rd *r, enum mo_mf f)
 {
@@ -191,6 +191,7 @@ static const char *assumed_value(struct mo_rd *r, enum mo_mf f)
 	case MF_DISTOPT: return m->distributed_optimizer ? "true" : "false";
 	case MF_CDTYPE: return m->compute_dtype;
 	case MF_PDTYPE: return m->params_dtype;
+	case MF_SKEW: return arena_printf(a, "%g", m->moe_routing_skew);
 	default: break;
 	}
 	const int64_t *p = NULL;
@@ -222,7 +223,7 @@ static bool assumed_skip(const mo_model *m, enum mo_mf f)
 {
 	bool moe = m->num_moe_experts > 0;
 	if (!moe && (f == MF_TOPK || f == MF_MOE_FFN || f == MF_SHARED_FFN ||
-		     f == MF_FIRST_DENSE))
+		     f == MF_FIRST_DENSE || f == MF_SKEW))
 		return true;
 	if (m->multi_latent_attention && (f == MF_GROUPS || f == MF_KV_CHANNELS))
 		return true;
@@ -241,6 +242,8 @@ static const char *assumed_source(struct mo_rd *r, enum mo_mf f)
 	case MF_KV_CHANNELS: return "hidden_size / num_attention_heads";
 	case MF_FFN: return "4 x hidden_size (memopt default)";
 	case MF_MOE_FFN: return "the dense FFN width (memopt default)";
+	case MF_SKEW: return "balanced routing: each rank's experts receive top-k copies of its "
+			     "tokens (memopt default; give a measured imbalance)";
 	default: return "memopt default";
 	}
 }

@@ -105,6 +105,7 @@ static const struct mo_mkey mo_model_keys[] = {
 	{"moe_grouped_gemm", MF_GROUPED, CV_BOOL, 0, 0},
 	{"gradient_accumulation_fusion", MF_GRAD_FUSION, CV_BOOL, 0, 0},
 	{"cublas_workspace_kib", MF_CUBLAS_WS, CV_INT, 0, 1 << 24},
+	{"moe_routing_skew", MF_SKEW, CV_SKEW, 1, 1024},
 	{"apply_rope_fusion", MF_ROPE_FUSION, CV_BOOL, 0, 0},
 	{"moe_token_dispatcher_type", MF_DISPATCHER, CV_DISPATCH, 0, 0},
 	{"moe_router_dtype", MF_ROUTER_DTYPE, CV_DTYPE, 0, 0},
@@ -534,6 +535,7 @@ static int model_conv_type(int conv)
 	case CV_ACCUM:
 		return MO_IT_BOOL;
 	case CV_DBL:
+	case CV_SKEW:
 		return MO_IT_DBL;
 	case CV_NORM:
 	case CV_ACT:
@@ -646,6 +648,14 @@ static void model_store(struct mo_rd *r, const struct mo_mkey *k, const struct m
 			return;
 		}
 		*(f == MF_HDROP ? &m->hidden_dropout : &m->attention_dropout) = it->d;
+		break;
+	case CV_SKEW:
+		if (!(it->d >= (double)k->lo && it->d <= (double)k->hi)) {
+			model_value_err(r, line, column, path, "%s must be a number in [%lld, %lld]",
+					path, (long long)k->lo, (long long)k->hi);
+			return;
+		}
+		m->moe_routing_skew = it->d;
 		break;
 	case CV_OPT: {
 		const char *c = it->s ? model_opt_name(it->s) : NULL;

@@ -40,6 +40,7 @@ static const mo_model model_defaults = {
 	.transformer_impl = "transformer_engine",
 	.apply_rope_fusion = true, /* Megatron's default */
 	.moe_token_dispatcher_type = "allgather", /* Megatron's default */
+	.moe_routing_skew = 1.0, /* balanced */
 	.data_parallel = 1,
 	.data_parallel_shard = 0, /* = data_parallel unless given */
 	.tensor_parallel = 1,

@@ -139,6 +139,10 @@ struct mo_model {
 	 * KiB: aten/src/ATen/cuda/CublasHandlePool.cpp
 	 * parseChosenWorkspaceSize); 0: the device preset's workspace_mib */
 	int64_t cublas_workspace_kib;
+	/* MoE routing skew: the tokens this rank's experts receive over their
+	 * balanced share (top-k copies of its tokens), a measured or assumed
+	 * imbalance; 1 is balanced (the default, listed as assumed) */
+	double moe_routing_skew;
 	/* Megatron's rope fusion (its default; --no-rope-fusion turns it off):
 	 * with multi-latent attention, which YaRN cos/sin tables each
 	 * attention module keeps (estimate_weights.c mla_rope) */
@@ -293,6 +297,7 @@ enum mo_mf {
 	MF_PERMUTE_FUSION, /* moe_permute_fusion */
 	MF_TP_OVERLAP, /* tp_comm_overlap */
 	MF_CUBLAS_WS, /* cublas_workspace_kib */
+	MF_SKEW,      /* moe_routing_skew */
 	MF_COUNT
 };
 

@@ -51,6 +51,7 @@ static const char *const mo_model_canon_paths[MF_COUNT] = {
 	[MF_GROUPED] = "training.moe_grouped_gemm",
 	[MF_GRAD_FUSION] = "training.gradient_accumulation_fusion",
 	[MF_CUBLAS_WS] = "training.cublas_workspace_kib",
+	[MF_SKEW] = "training.moe_routing_skew",
 	[MF_ROPE_FUSION] = "training.apply_rope_fusion",
 	[MF_DISPATCHER] = "training.moe_token_dispatcher_type",
 	[MF_ROUTER_DTYPE] = "training.moe_router_dtype",

@@ -90,6 +90,8 @@ static void model_items(const mo_model *m, struct mo_items *l)
 		IT_S(l, s, "grads_dtype", m->grads_dtype);
 	IT_S(l, s, "optimizer", m->optimizer);
 	IT_S(l, s, "framework", m->framework);
+	if (m->moe_routing_skew != 1.0)
+		IT_D(l, s, "moe_routing_skew", m->moe_routing_skew);
 	if (strcmp(m->framework, "pytorch") == 0) {
 		IT_S(l, s, "transformer_impl", m->transformer_impl);
 		IT_B(l, s, "overlap_grad_reduce", m->overlap_grad_reduce);
