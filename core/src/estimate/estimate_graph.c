@@ -26,10 +26,14 @@ static int64_t est_div(int64_t a, int64_t b)
 	return b > 0 ? a / b : a;
 }
 
+/* A gated GeLU (geglu) keeps the tensors a SwiGLU keeps (fc1's 2 x ffn
+ * output for the activation's and the product's backward, the ffn-wide
+ * product for fc2): it is priced as one. */
 static bool est_gated(const mo_model *m)
 {
 	return strcmp(m->hidden_act, "swiglu") == 0 ||
-	       strcmp(m->hidden_act, "fusedswiglu") == 0;
+	       strcmp(m->hidden_act, "fusedswiglu") == 0 ||
+	       strcmp(m->hidden_act, "geglu") == 0;
 }
 
 static unsigned est_conditions(const mo_model *m)

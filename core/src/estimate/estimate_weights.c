@@ -27,7 +27,8 @@ static int64_t est_pos(int64_t v)
 static bool est_is_gated(const mo_model *m)
 {
 	return strcmp(m->hidden_act, "swiglu") == 0 ||
-	       strcmp(m->hidden_act, "fusedswiglu") == 0;
+	       strcmp(m->hidden_act, "fusedswiglu") == 0 ||
+	       strcmp(m->hidden_act, "geglu") == 0;
 }
 
 static double est_vocab_padded(const mo_model *m)

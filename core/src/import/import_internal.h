@@ -59,6 +59,9 @@ struct mo_type_defaults {
 	const char *positions; /* position_embedding_type (NULL: rope) */
 	bool legacy_ffn;    /* FFN from multiple_of rounding when absent */
 	bool legacy_moe_ffn; /* experts use moe_config.moe_intermediate_size */
+	/* the class reads no head width: kv_channels / head_dim in its file
+	 * are left unread (the head is hidden / heads) */
+	bool no_head_dim;
 };
 const struct mo_type_defaults *model_type_find(const char *name);
 

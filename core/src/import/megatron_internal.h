@@ -105,6 +105,8 @@ struct mo_megatron_out {
 struct mo_megatron_shape {
 	int64_t layers, hidden, heads, ffn, tp, pp, vpp;
 	bool swiglu;
+	/* MindSpeed-LLM's --geglu / --gelu-tanh: a gated GeLU MLP */
+	bool geglu;
 };
 
 /* The lexer of shell words (megatron_shell.c). */

@@ -48,6 +48,11 @@ void megatron_read_shape(struct mo_megatron_import *g,
 	megatron_put_int(o, MO_SEC_MODEL, "hidden_size", s->hidden,
 			    MF_HIDDEN, a, NULL);
 	s->swiglu = megatron_flag(g, "--swiglu");
+	/* MindSpeed-LLM's GeLU flags set gated_linear_unit (its
+	 * mindspeed_llm/core/transformer/mlp.py core_mlp_init: --geglu and
+	 * --gelu-tanh both): fc1 is 2 x ffn wide, as with --swiglu */
+	s->geglu = !s->swiglu && (megatron_flag(g, "--geglu") ||
+				  megatron_flag(g, "--gelu-tanh"));
 	a = NULL;
 	if (megatron_int(g, "--ffn-hidden-size", 1, 1 << 26, &v, &a))
 		s->ffn = v;
@@ -243,12 +248,18 @@ void megatron_read_layer(struct mo_megatron_import *g,
 			    norm ? norm : "LayerNorm", MF_NORM, norm ? a : NULL,
 			    "default LayerNorm");
 	const struct mo_megatron_arg *sw = megatron_find(g, "--swiglu");
+	if (s->geglu) {
+		const struct mo_megatron_arg *ge = megatron_find(g, "--geglu");
+		megatron_put_str(o, MO_SEC_MODEL, "hidden_act", "geglu", MF_ACT,
+				 ge ? ge : megatron_find(g, "--gelu-tanh"), NULL);
+	}
 	if (megatron_flag(g, "--squared-relu"))
 		megatron_unmodelled(g, megatron_find(g, "--squared-relu"),
 				       "squared ReLU (counted as GeLU)");
-	megatron_put_str(
-	    o, MO_SEC_MODEL, "hidden_act", s->swiglu ? "swiglu" : "gelu",
-	    MF_ACT, s->swiglu ? sw : NULL, "default gelu (no --swiglu)");
+	if (!s->geglu)
+		megatron_put_str(
+		    o, MO_SEC_MODEL, "hidden_act", s->swiglu ? "swiglu" : "gelu",
+		    MF_ACT, s->swiglu ? sw : NULL, "default gelu (no --swiglu)");
 	bool nobias = megatron_flag(g, "--disable-bias-linear");
 	megatron_put_bool(
 	    o, MO_SEC_MODEL, "add_bias_linear", !nobias, MF_BIAS,

@@ -169,7 +169,7 @@ static const char *const mo_norm_names[] = {
 static const char *const mo_act_names[] = {
 	"swiglu", "swiglu", "fusedswiglu", "fusedswiglu", "silu", "silu",
 	"swish", "silu", "gelu", "gelu", "gelu_new", "gelu",
-	"gelu_pytorch_tanh", "gelu", "fast_gelu", "gelu", NULL};
+	"gelu_pytorch_tanh", "gelu", "fast_gelu", "gelu", "geglu", "geglu", NULL};
 static const char *const mo_attn_names[] = {
 	"flash", "flash", "flash_attention", "flash", "eager", "eager",
 	"sdpa", "flash", NULL};
@@ -502,7 +502,7 @@ static const char *model_enum_want(int conv, const char *const **names)
 	case CV_NORM: *names = mo_norm_names; return "RMSNorm or LayerNorm";
 	case CV_ACT:
 		*names = mo_act_names;
-		return "swiglu, fusedswiglu, silu or gelu";
+		return "swiglu, fusedswiglu, silu, gelu or geglu";
 	case CV_ATTN: *names = mo_attn_names; return "flash or eager";
 	case CV_DTYPE:
 		*names = mo_dtype_names;
@@ -755,6 +755,14 @@ static void model_read_key(struct mo_rd *r, const struct mo_mkey *k,
 		model_store(r, k, &it, path, at->line, at->column);
 }
 
+/* A head width in model_config of a legacy class that reads none (a
+ * LlamaConfig file carrying Qwen's kv_channels): left unread, as the class
+ * leaves it. */
+static bool model_class_ignores(const struct mo_rd *r, const struct mo_mkey *k)
+{
+	return r->graph && r->type && r->type->no_head_dim && k->field == MF_KV_CHANNELS;
+}
+
 /* Reads every known key of one mapping; `sect` prefixes the paths. With
  * `account`, a key that is not read is looked up in the tables of keys
  * known not to affect memory (import_keys.c), and reported otherwise. */
@@ -778,7 +786,11 @@ static void model_read_map(struct mo_rd *r, const mo_node *map,
 			r->failed = true;
 			return;
 		}
-		if (k)
+		if (k && model_class_ignores(r, k))
+			diags_add_at(r->diags, MO_SEV_WARNING, "unread-key", r->file, key, path,
+					"%s: %s does not read it (its head width is hidden / heads)",
+					path, r->type->name);
+		else if (k)
 			model_read_key(r, k, v, path);
 		else
 			model_account_key(r, key, v, path);
@@ -863,6 +875,12 @@ static void model_apply_temps(struct mo_rd *r, bool pynative)
 		m->hidden_act = "swiglu";
 	if (r->glu_set && !r->glu && strcmp(m->hidden_act, "swiglu") == 0)
 		m->hidden_act = "silu";
+	/* only an explicit gated_linear_unit gates a GeLU: Hugging Face's
+	 * GeLU models (GPT-NeoX, Phi) are not gated */
+	if (r->glu_set && r->glu && strcmp(m->hidden_act, "gelu") == 0)
+		m->hidden_act = "geglu";
+	if (r->glu_set && !r->glu && strcmp(m->hidden_act, "geglu") == 0)
+		m->hidden_act = "gelu";
 	if (!x->set[MF_SEQ] && r->max_pos > 0) {
 		m->seq_length = r->max_pos < 4096 ? r->max_pos : 4096;
 		model_assume(r, MF_SEQ, "max_position_embeddings, at most 4096");

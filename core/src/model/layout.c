@@ -134,7 +134,8 @@ static void layout_attn_mla(struct mo_lb *b, int attn)
 static bool layout_gated(const mo_model *m)
 {
 	return strcmp(m->hidden_act, "swiglu") == 0 ||
-	       strcmp(m->hidden_act, "fusedswiglu") == 0;
+	       strcmp(m->hidden_act, "fusedswiglu") == 0 ||
+	       strcmp(m->hidden_act, "geglu") == 0;
 }
 
 /* activation.py: the activation is a Cell holding one functional op. */
@@ -142,7 +143,8 @@ static void layout_act(struct mo_lb *b, int parent)
 {
 	const char *h = b->m->hidden_act;
 	const char *op = strcmp(h, "fusedswiglu") == 0 ? "swiglu"
-			 : strcmp(h, "gelu") == 0      ? "gelu"
+			 : strcmp(h, "gelu") == 0 ||
+				   strcmp(h, "geglu") == 0 ? "gelu"
 						       : "silu";
 	int act = layout_mod(b, parent, "activation_func");
 	layout_add(b, act, op, MO_PATH_OP);

@@ -32,7 +32,8 @@ static double params_attention(const mo_model *m)
 static double params_mlp(const mo_model *m, int64_t ffn)
 {
 	bool gated = strcmp(m->hidden_act, "swiglu") == 0 ||
-		     strcmp(m->hidden_act, "fusedswiglu") == 0;
+		     strcmp(m->hidden_act, "fusedswiglu") == 0 ||
+		     strcmp(m->hidden_act, "geglu") == 0;
 	return (gated ? 3.0 : 2.0) * (double)m->hidden_size * (double)ffn;
 }
 
