@@ -280,6 +280,56 @@ static void test_unread_and_unmodelled(void **state)
 	done(&r);
 }
 
+/* ChatGLM2-32k (type ChatGLM32kConfig, MindSpore Transformers v1.0.0):
+ * under select_recompute, no_recompute_layers makes every other layer a
+ * full recompute and the listed ones none (glm32k_transformer.py 673-677);
+ * a ChatGLM2Config file, whose release the file does not say (v1.1.0 does
+ * the same, v1.2.0 on ignore the key), is told so and keeps the generic
+ * reading. A LlamaConfig file's kv_channels is not the class's: unread. */
+static void test_class_specific_keys(void **state)
+{
+	(void)state;
+	struct run r;
+	static const char glm[] =
+	    "context:\n  mode: 0\n"
+	    "parallel_config:\n  data_parallel: 1\n  model_parallel: 1\n  pipeline_stage: 1\n"
+	    "model:\n  model_config:\n    type: ChatGLM32kConfig\n    num_layers: 6\n"
+	    "    hidden_size: 256\n    num_attention_heads: 4\n"
+	    "    no_recompute_layers: [2, 5]\n"
+	    "recompute_config:\n  recompute: True\n  select_recompute: True\n";
+	run(&r, glm);
+	assert_int_equal(mo_diags_errors(r.d), 0);
+	assert_string_equal(text_of(&r.c->full), "0-1,3-4");
+	assert_int_equal(r.c->select.n, 0);
+	assert_null(find(&r, "unread-key"));
+	done(&r);
+
+	char v11[sizeof glm + 8];
+	const char *t = strstr(glm, "ChatGLM32kConfig");
+	snprintf(v11, sizeof v11, "%.*sChatGLM2Config%s", (int)(t - glm), glm,
+		 t + strlen("ChatGLM32kConfig"));
+	run(&r, v11);
+	const mo_diag *u = NULL;
+	for (size_t i = 0; i < mo_diags_count(r.d); i++) {
+		const mo_diag *x = mo_diags_get(r.d, i);
+		if (strcmp(x->code, "unmodelled") == 0 && x->path &&
+		    strcmp(x->path, "model.model_config.no_recompute_layers") == 0)
+			u = x;
+	}
+	assert_non_null(u);
+	assert_int_equal(u->line, 13); /* the key */
+	assert_string_equal(text_of(&r.c->full), "0-5"); /* recompute: True, as before */
+	done(&r);
+
+	run(&r, "model:\n  model_config:\n    type: LlamaConfig\n    num_layers: 2\n"
+		"    hidden_size: 1024\n    num_heads: 16\n    kv_channels: 16\n");
+	u = find(&r, "unread-key");
+	assert_non_null(u);
+	assert_string_equal(u->path, "model.model_config.kv_channels");
+	assert_int_equal(r.m->kv_channels, 64); /* 1024 / 16 */
+	done(&r);
+}
+
 static void test_early_schema_hint(void **state)
 {
 	(void)state;
@@ -308,6 +358,7 @@ int main(void)
 		cmocka_unit_test(test_moe_config),
 		cmocka_unit_test(test_unread_and_unmodelled),
 		cmocka_unit_test(test_early_schema_hint),
+		cmocka_unit_test(test_class_specific_keys),
 	};
 	return cmocka_run_group_tests_name("graph", tests, NULL, NULL);
 }

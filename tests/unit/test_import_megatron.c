@@ -1127,6 +1127,74 @@ static void test_cublas_workspace(void **state)
 	free(text);
 }
 
+/* Shell forms of real launch scripts: backquotes holding quotes and blanks,
+ * a sourced file (said at its line and column, not read), an array's one
+ * element and its length, a loop (skipped, said); MindSpeed-LLM's
+ * --gelu-tanh (a gated MLP, mlp.py core_mlp_init); Megatron's even
+ * pipeline split (arguments.py: layers a multiple of PP unless a layout or
+ * an uneven first / last stage says otherwise). */
+static void test_script_shell_forms(void **state)
+{
+	(void)state;
+	static const char text[] =
+	    "#!/bin/bash\n"
+	    "DATETIME=`date +'date_%y-%m-%d_time_%H'`\n"
+	    "source \"${SCRIPT_DIR}/conf/arguments.sh\"\n"
+	    "IPs=('IP1' 'IP2')\n"
+	    "MASTER_ADDR=${IPs[0]}\n"
+	    "NNODES=${#IPs[@]}\n"
+	    "for i in \"${!IPs[@]}\";\n"
+	    "do\n"
+	    "    NODE_RANK=$i\n"
+	    "done\n"
+	    "torchrun --nproc_per_node 8 --nnodes $NNODES pretrain_gpt.py \\\n"
+	    "    --num-layers 24 --hidden-size 64 --num-attention-heads 4 \\\n"
+	    "    --ffn-hidden-size 128 --gelu-tanh \\\n"
+	    "    --pipeline-model-parallel-size 16 \\\n"
+	    "    --seq-length 32 --max-position-embeddings 32 \\\n"
+	    "    --vocab-size 1000 --micro-batch-size 1\n";
+	mo_diags *d = NULL;
+	char *yaml = import_text(text, "x.sh", 0, &d);
+	mo_doc *doc = parse(yaml);
+	assert_int_equal(int_at(doc, "parallel.world_size"), 16); /* 8 x 2 nodes */
+	assert_string_equal(str_at(doc, "model.hidden_act"), "geglu");
+	const mo_diag *src = NULL, *loop = NULL;
+	for (size_t i = 0; i < mo_diags_count(d); i++) {
+		const mo_diag *x = mo_diags_get(d, i);
+		if (strstr(x->message, "sourced file"))
+			src = x;
+		if (strstr(x->message, "loop"))
+			loop = x;
+	}
+	assert_non_null(src);
+	assert_int_equal(src->severity, MO_SEV_WARNING);
+	assert_int_equal(src->line, 3);
+	assert_int_equal(src->column, 1);
+	assert_non_null(loop);
+	assert_int_equal(loop->line, 7);
+	/* 24 layers over PP 16: refused at the PP value */
+	const mo_diag *pp = diag_for(d, "parallel", "--pipeline-model-parallel-size");
+	assert_non_null(pp);
+	assert_int_equal(pp->severity, MO_SEV_ERROR);
+	assert_int_equal(pp->line, 14);
+	assert_int_equal(pp->column, 36);
+	doc_free(doc);
+	free(yaml);
+	mo_diags_free(d);
+
+	/* an uneven first stage says how: no refusal */
+	static const char uneven[] =
+	    "torchrun pretrain_gpt.py --num-layers 24 --hidden-size 64 "
+	    "--num-attention-heads 4 --pipeline-model-parallel-size 16 "
+	    "--decoder-first-pipeline-num-layers 9 --seq-length 32 "
+	    "--max-position-embeddings 32 --vocab-size 1000 --micro-batch-size 1\n";
+	yaml = import_text(uneven, "y.sh", 16, &d);
+	assert_null(diag_for(d, "parallel", "--pipeline-model-parallel-size"));
+	assert_non_null(diag_for(d, "unmodelled", "--decoder-first-pipeline-num-layers"));
+	free(yaml);
+	mo_diags_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1152,6 +1220,7 @@ int main(void)
 	    cmocka_unit_test(test_script_text_variables),
 	    cmocka_unit_test(test_unsupported_models),
 	    cmocka_unit_test(test_script_hostile),
+	    cmocka_unit_test(test_script_shell_forms),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -487,7 +487,12 @@ static void test_hf_llama(void **state)
 		"  \"vocab_size\": 128256\n}\n";
 	mo_diags *d;
 	mo_model *m = load(json, &d);
-	assert_int_equal(mo_diags_count(d), 0);
+	/* a config.json says nothing of the devices: said, not a silent 1 */
+	assert_int_equal(mo_diags_count(d), 1);
+	const mo_diag *g = find_diag(d, "model-needed", "parallel.world_size");
+	assert_non_null(g);
+	assert_int_equal(g->severity, MO_SEV_WARNING);
+	assert_non_null(strstr(g->message, "--devices"));
 	assert_int_equal(m->num_layers, 32);
 	assert_int_equal(m->ffn_hidden_size, 14336);
 	assert_int_equal(m->num_query_groups, 8);
@@ -500,6 +505,13 @@ static void test_hf_llama(void **state)
 	assert_string_equal(type_name(m, 0), "dense");
 	assert_true(has_path(m, 0, "mlp.mul"));
 	assert_int_equal(m->world_size, 1);
+	/* with the device count given, nothing is missing */
+	mo_diags_free(d);
+	assert_int_equal(mo_diags_new(&d), 0);
+	mo_model_set_devices(m, 8);
+	mo_model_check(m, d);
+	assert_int_equal(mo_diags_count(d), 0);
+	assert_int_equal(m->data_parallel, 8);
 	mo_model_free(m);
 	mo_diags_free(d);
 }
@@ -523,7 +535,8 @@ static void test_hf_deepseek_v3(void **state)
 		" \"vocab_size\": 129280}\n";
 	mo_diags *d;
 	mo_model *m = load(json, &d);
-	assert_int_equal(mo_diags_count(d), 0);
+	assert_int_equal(mo_diags_count(d), 1);
+	assert_non_null(find_diag(d, "model-needed", "parallel.world_size"));
 	assert_int_equal(m->num_layers, 61);
 	assert_int_equal(m->mtp_num_layers, 1);
 	assert_true(m->multi_latent_attention);

@@ -25,6 +25,7 @@ typedef struct mo_graph {
 	const char *file;
 	mo_arena *a;
 	const mo_node *rc; /* recompute_config */
+	const mo_node *mc; /* model.model_config */
 	bool legacy;       /* not `use_legacy: False` */
 	int64_t n;         /* layers LayerSetting places (legacy: + MTP) */
 	int64_t mtp;       /* MTP layers after the decoder layers */
@@ -104,6 +105,7 @@ static bool graph_layout(mo_graph *g, const mo_node *root)
 	if (pi && !scalar_bool(pi, &inter))
 		inter = false;
 	g->legacy = legacy;
+	g->mc = mc;
 	int64_t n = graph_int(graph_get(mc, "num_layers"),
 				 graph_int(graph_get(mc, "num_hidden_layers"), 0));
 	int64_t mtp = graph_int(graph_get(mc, "mtp_depth"),
@@ -454,6 +456,45 @@ static void graph_flags(mo_graph *g)
 	}
 }
 
+/* ChatGLM2-32k's no_recompute_layers: under select_recompute, its
+ * set_parallel_configure_for_layer recomputes every layer not listed in
+ * full and the listed ones not at all (research/glm32k/glm32k_transformer.py
+ * at v1.0.0, lines 673-677, type ChatGLM32kConfig; ChatGLM2Config's
+ * glm2_transformer.py at v1.1.0, lines 497-504, does the same, and v1.2.0
+ * on read the key nowhere). True when the file's plan is that one; a
+ * ChatGLM2Config file, whose release the file does not say, is told so. */
+static bool graph_no_recompute(mo_graph *g)
+{
+	const mo_node *k = NULL;
+	const mo_node *nr = map_get_kv(g->mc, "no_recompute_layers", &k);
+	const mo_node *sel = graph_get(g->rc, "select_recompute");
+	const mo_node *t = graph_get(g->mc, "type");
+	bool on = false;
+	if (!nr || nr->kind != MO_NODE_SEQ || nr->n == 0 || !sel || !scalar_bool(sel, &on) ||
+	    !on || !t || t->kind != MO_NODE_SCALAR)
+		return false;
+	if (strcmp(t->value, "ChatGLM2Config") == 0)
+		graph_warn(g, "unmodelled", k, "model.model_config.no_recompute_layers", NULL,
+			      "model.model_config.no_recompute_layers: MindSpore Transformers "
+			      "v1.1.0 recomputes every other layer in full under select_recompute "
+			      "(glm2_transformer.py), v1.2.0 on ignore the key; memopt reads "
+			      "recompute_config as the later releases do");
+	if (strcmp(t->value, "ChatGLM32kConfig") != 0)
+		return false;
+	memset(g->on, 0, (size_t)g->total);
+	for (int64_t l = 0; l < g->n; l++) {
+		g->on[l] = 1;
+		g->why[l] = nr;
+	}
+	for (size_t i = 0; i < nr->n; i++) {
+		int64_t id = graph_int(nr->items[i], -1);
+		if (id >= 0 && id < g->n)
+			g->on[id] = 0;
+	}
+	graph_ranges(g, &g->c->full, nr, NULL);
+	return true;
+}
+
 static void graph_apply(mo_graph *g)
 {
 	mo_config *c = g->c;
@@ -464,13 +505,16 @@ static void graph_apply(mo_graph *g)
 		g->failed = true;
 		return;
 	}
-	if (rec && graph_form(g, rec, "recompute_config.recompute")) {
+	bool listed = graph_no_recompute(g);
+	if (!listed && rec && graph_form(g, rec, "recompute_config.recompute")) {
 		graph_mtp(g);
 		memcpy(full, g->on, (size_t)g->total);
 		graph_ranges(g, &c->full, rec, NULL);
 	}
-	graph_select(g, "select_recompute", &c->select,
-			g->legacy ? mo_graph_default_legacy : mo_graph_default_mcore, false, full);
+	if (!listed)
+		graph_select(g, "select_recompute", &c->select,
+				g->legacy ? mo_graph_default_legacy : mo_graph_default_mcore, false,
+				full);
 	graph_select(g, "select_comm_recompute", &c->comm, mo_graph_default_comm, true, full);
 	free(full);
 	c->mode = c->full.n ? MO_MODE_FULL : c->select.n ? MO_MODE_SELECT : MO_MODE_NONE;

@@ -70,6 +70,8 @@ static const char *const mo_irrelevant_keys[] = {
 	/* parallel_config / parallelism */
 	"vocab_emb_dp", "gradient_aggregation_group",
 	"pipeline_parallel_comm_overlap", "recompute", "select_recompute",
+	/* model_config: the recompute plan's (config/graph.c reads it) */
+	"no_recompute_layers",
 	NULL};
 
 /* Keys whose value changes device memory in a way the estimate does not

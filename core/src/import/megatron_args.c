@@ -575,6 +575,7 @@ static const struct {
     {"--reuse-fp32-param", "fp32 master parameters sharing memory with the "
 			   "bf16 ones"},
     {"--noop-layers", "no-op layers in the pipeline split"},
+    {"--num-layer-list", "an uneven pipeline split (layers per stage)"},
     {"--schedules-method", "another pipeline schedule (dualpipev)"},
     {"--moe-zero-memory", "MoE activations dropped and recomputed"},
     {NULL, NULL}};

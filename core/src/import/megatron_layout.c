@@ -58,6 +58,55 @@ static void megatron_read_virtual(struct mo_megatron_import *g,
 				    "layers / PP / layers per virtual stage");
 }
 
+/* Whether a flag is given, without marking it read (its own reader, or the
+ * unmodelled list, still reports it). */
+static bool megatron_given(const struct mo_megatron_import *g, const char *flag)
+{
+	for (size_t i = 0; i < g->n_args; i++)
+		if (strcmp(g->args[i].flag, flag) == 0)
+			return true;
+	return false;
+}
+
+/* Megatron's even split: without a layout, a virtual pipeline or an uneven
+ * first / last stage, the layers (one more for each of
+ * --account-for-embedding- / --account-for-loss-in-pipeline-split) must be
+ * a multiple of PP (megatron/training/arguments.py at d98e8a64, lines
+ * 988-998: "Number of layers should be divisible by the
+ * pipeline-model-parallel size"). The virtual-pipeline branch is
+ * megatron_read_virtual's. */
+static void megatron_check_even_split(struct mo_megatron_import *g,
+				      const struct mo_megatron_shape *s)
+{
+	static const char *const uneven[] = {
+	    "--pipeline-model-parallel-layout", "--num-layers-per-virtual-pipeline-stage",
+	    "--num-virtual-stages-per-pipeline-rank", "--decoder-first-pipeline-num-layers",
+	    "--decoder-last-pipeline-num-layers",
+	    "--num-layer-list", /* MindSpeed-LLM's layers per stage */
+	    NULL};
+	if (s->pp <= 1)
+		return;
+	for (size_t i = 0; uneven[i]; i++)
+		if (megatron_given(g, uneven[i]))
+			return;
+	int64_t layers = s->layers +
+			 megatron_given(g, "--account-for-embedding-in-pipeline-split") +
+			 megatron_given(g, "--account-for-loss-in-pipeline-split");
+	if (layers % s->pp == 0)
+		return;
+	const struct mo_megatron_arg *a = NULL;
+	for (size_t i = 0; i < g->n_args; i++)
+		if (strcmp(g->args[i].flag, "--pipeline-model-parallel-size") == 0)
+			a = &g->args[i];
+	megatron_diag(g, MO_SEV_ERROR, "parallel", a ? a->vline : 0, a ? a->vcolumn : 0,
+		      "--pipeline-model-parallel-size",
+		      "%lld layers are not a multiple of --pipeline-model-parallel-size %lld: "
+		      "Megatron refuses an uneven split unless a layout "
+		      "(--pipeline-model-parallel-layout) or "
+		      "--decoder-first/last-pipeline-num-layers says how",
+		      (long long)layers, (long long)s->pp);
+}
+
 /* The device count: the caller's, or torchrun's processes x nodes. */
 static int64_t megatron_world(struct mo_megatron_import *g, int64_t devices,
 				 const char **why)
@@ -106,6 +155,7 @@ void megatron_read_parallel(struct mo_megatron_import *g,
 	s->tp = deg[0];
 	s->pp = deg[1];
 	megatron_read_virtual(g, o, s);
+	megatron_check_even_split(g, s);
 	const struct mo_megatron_arg *a = NULL;
 	int64_t etp;
 	/* without the flag Megatron takes TP's degree (arguments.py), as the

@@ -29,6 +29,8 @@ struct mo_megatron_lexer {
 
 static bool megatron_dollar(struct mo_megatron_import *g,
 			       struct mo_megatron_lexer *x);
+static bool megatron_backquoted(struct mo_megatron_import *g,
+				struct mo_megatron_lexer *x);
 static int megatron_splice(struct mo_megatron_import *g,
 			      struct mo_megatron_lexer *x);
 
@@ -145,6 +147,13 @@ int megatron_word(struct mo_megatron_import *g,
 		if (c == '\'' || c == '"') {
 			if (!megatron_quoted(g, x))
 				return -1;
+			continue;
+		}
+		if (c == '`' && x->script) {
+			if (!megatron_backquoted(g, x))
+				return -1;
+			if (x->word.len > MO_MG_MAX_TOKEN)
+				break;
 			continue;
 		}
 		if (c == '$' && x->script) {
@@ -368,6 +377,31 @@ static bool megatron_substitution(struct mo_megatron_import *g,
 	return megatron_copy(g, x, n + 1, line, column);
 }
 
+/* `command` (backquotes, the older spelling of `$(command)`): kept as
+ * `$(command)`, so a flag that needs its value says it is the shell's,
+ * and the blanks and quotes inside stay in the one word. */
+static bool megatron_backquoted(struct mo_megatron_import *g,
+				struct mo_megatron_lexer *x)
+{
+	int line = x->line, column = x->column;
+	size_t n = 1;
+	while (x->p + n < x->end && x->p[n] != '`' && n <= MO_MG_MAX_TOKEN)
+		n += x->p[n] == '\\' && x->p + n + 1 < x->end ? 2 : 1;
+	if (x->p + n >= x->end || n > MO_MG_MAX_TOKEN) {
+		megatron_diag(g, MO_SEV_ERROR, "megatron-script", line, column, NULL,
+			      "a '`' without its closing '`' (within %d bytes)",
+			      MO_MG_MAX_TOKEN);
+		return false;
+	}
+	if (!megatron_append(g, x, "$(", 2, line, column))
+		return false;
+	megatron_advance(x);
+	if (!megatron_copy(g, x, n - 1, line, column))
+		return false;
+	megatron_advance(x);
+	return megatron_append(g, x, ")", 1, line, column);
+}
+
 /* The default of `${NAME:-default}`, the lexer after `:-`. */
 static bool megatron_default(struct mo_megatron_import *g,
 				struct mo_megatron_lexer *x, int line,
@@ -413,11 +447,31 @@ static bool megatron_unsupported(struct mo_megatron_import *g, int line,
 	return false;
 }
 
+/* `${#NAME[@]}`: the element count of an array the script assigns (a host
+ * list's length as the node count); any other length is not modelled. */
+static bool megatron_length(struct mo_megatron_import *g, struct mo_megatron_lexer *x,
+			    int line, int column)
+{
+	const char *name = x->p + 3;
+	size_t n = megatron_name_len(name, x->end);
+	const struct mo_megatron_var *v = n ? megatron_var_find(g, name, n) : NULL;
+	if (!v || !v->array || (size_t)(x->end - (name + n)) < 4 ||
+	    memcmp(name + n, "[@]}", 4) != 0)
+		return megatron_unsupported(g, line, column);
+	char count[24];
+	int len = snprintf(count, sizeof count, "%zu", v->items.n);
+	for (size_t i = 0; i < n + 7; i++)
+		megatron_advance(x);
+	return megatron_append(g, x, count, (size_t)len, line, column);
+}
+
 /* `${...}`, the lexer on the `$`. */
 static bool megatron_braced(struct mo_megatron_import *g,
 			       struct mo_megatron_lexer *x)
 {
 	int line = x->line, column = x->column;
+	if (x->p + 2 < x->end && x->p[2] == '#')
+		return megatron_length(g, x, line, column);
 	const char *name = x->p + 2;
 	size_t n = megatron_name_len(name, x->end);
 	if (n == 0)
@@ -436,8 +490,17 @@ static bool megatron_braced(struct mo_megatron_import *g,
 			megatron_advance(x);
 		return megatron_append_value(g, x, v, line, column);
 	}
-	if (*q == '[')
+	if (*q == '[') {
+		/* `${NAME[0]}`, one element (a host list's first address):
+		 * kept as written, a value a flag that needs it names as the
+		 * shell's */
+		const char *r = q + 1;
+		while (r < x->end && *r >= '0' && *r <= '9')
+			r++;
+		if (r > q + 1 && r + 1 < x->end && r[0] == ']' && r[1] == '}')
+			return megatron_copy(g, x, (size_t)(r + 2 - x->p), line, column);
 		goto array;
+	}
 	if (*q != ':' || q + 1 >= x->end || q[1] != '-')
 		return megatron_unsupported(g, line, column);
 	for (size_t i = 0; i < n + 4; i++)
@@ -784,21 +847,34 @@ static bool megatron_assignment(struct mo_megatron_import *g,
 	return true; /* what follows on the line is the next statement */
 }
 
-/* `if ... fi`: not evaluated; skipped whole, with a warning. */
-static bool megatron_skip_conditional(struct mo_megatron_import *g,
-					 struct mo_megatron_lexer *x)
+/* A line that opens a block closed by `close` (`fi`; `done` for the
+ * loops). */
+static bool megatron_at_opener(const struct mo_megatron_lexer *x, const char *close)
+{
+	if (strcmp(close, "fi") == 0)
+		return megatron_at_keyword(x, "if");
+	return megatron_at_keyword(x, "for") || megatron_at_keyword(x, "while") ||
+	       megatron_at_keyword(x, "until");
+}
+
+/* `if ... fi`, `for / while / until ... done`: not evaluated; skipped
+ * whole, with a warning. */
+static bool megatron_skip_block(struct mo_megatron_import *g, struct mo_megatron_lexer *x,
+				const char *close)
 {
 	int line = x->line, column = x->column, depth = 0;
+	bool loop = strcmp(close, "done") == 0;
 	megatron_diag(g, MO_SEV_WARNING, "megatron-script", line, column,
 			 NULL,
-			 "a conditional (if ... fi) is not evaluated: its "
-			 "assignments and commands are left out");
+			 "a %s is not evaluated: its "
+			 "assignments and commands are left out",
+			 loop ? "loop (for / while ... done)" : "conditional (if ... fi)");
 	while (x->p < x->end) {
 		while (x->p < x->end && (*x->p == ' ' || *x->p == '\t'))
 			megatron_advance(x);
-		if (megatron_at_keyword(x, "if"))
+		if (megatron_at_opener(x, close))
 			depth++;
-		else if (megatron_at_keyword(x, "fi") && --depth == 0) {
+		else if (megatron_at_keyword(x, close) && --depth == 0) {
 			while (x->p < x->end && *x->p != '\n')
 				megatron_advance(x);
 			return true;
@@ -809,7 +885,8 @@ static bool megatron_skip_conditional(struct mo_megatron_import *g,
 			megatron_advance(x);
 	}
 	megatron_diag(g, MO_SEV_ERROR, "megatron-script", line, column, NULL,
-			 "an 'if' without its 'fi' at its own line's start");
+			 "%s without its '%s' at its own line's start",
+			 loop ? "a loop" : "an 'if'", close);
 	return false;
 }
 
@@ -853,6 +930,16 @@ static bool megatron_command(struct mo_megatron_import *g,
 				 w.v[0].text);
 		return true;
 	}
+	if (!strcmp(w.v[0].text, "source") || !strcmp(w.v[0].text, ".")) {
+		/* the reader has one text; a file it sources may set the
+		 * variables the launch expands, which then stay unknown and are
+		 * named where they are used */
+		megatron_diag(g, MO_SEV_WARNING, "megatron-script", line, column, NULL,
+			      "'%s %.200s': the sourced file is not read (this reader reads "
+			      "one file): the variables and arguments it sets are left out",
+			      w.v[0].text, w.n > 1 ? w.v[1].text : "");
+		return true;
+	}
 	if (!megatron_is_launcher(&w)) {
 		megatron_diag(
 		    g, MO_SEV_ERROR, "megatron-script", line, column, NULL,
@@ -884,7 +971,9 @@ static bool megatron_statement(struct mo_megatron_import *g,
 		megatron_skip_blanks(x);
 	}
 	if (megatron_at_keyword(x, "if"))
-		return megatron_skip_conditional(g, x);
+		return megatron_skip_block(g, x, "fi");
+	if (megatron_at_opener(x, "done"))
+		return megatron_skip_block(g, x, "done");
 	size_t n = megatron_name_len(x->p, x->end);
 	if (n && x->p + n < x->end &&
 	    (x->p[n] == '=' ||

@@ -957,6 +957,7 @@ int model_from_doc(mo_model **out, mo_diags *diags, const mo_doc *doc,
 		return -1;
 	}
 	bool pynative = map_get(doc->root, "parallelism") != NULL;
+	m->ext->devices_unsaid = r.hf;
 	return model_finish(out, &r, doc->root, pynative, err);
 }
 

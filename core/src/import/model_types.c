@@ -69,8 +69,9 @@ static const struct mo_type_defaults mo_types[] = {
 	 .legacy_moe_ffn = true},
 	/* use_legacy: False (`model_type:`) */
 	{.name = "deepseek_v3",
-	 .source = "DeepseekV3Config (" MF_MASTER
-		   "mindformers/models/deepseek3/configuration_deepseek_v3.py)",
+	 .source = "DeepseekV3Config (mindformers 167a50de "
+		   "mindformers/models/deepseek3/configuration_deepseek_v3.py:161-187; "
+		   "the same defaults in v1.6.0 to v1.8.0, the releases with the class)",
 	 .layers = 61, .hidden = 7168, .ffn = 18432, .heads = 128, .kv = 128,
 	 .vocab = 129280, .seq = 4096, .experts = 256, .topk = 8,
 	 .moe_ffn = 2048, .n_shared = 1, .first_dense = 3, .mtp = 1,

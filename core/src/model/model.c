@@ -160,6 +160,7 @@ static bool model_copy_ext(mo_model *c, const mo_model *m)
 	to->mbn_derived = from->mbn_derived;
 	to->dp_auto = from->dp_auto;
 	to->dp_follows_devices = from->dp_follows_devices;
+	to->devices_unsaid = from->devices_unsaid;
 	to->graph_mode = from->graph_mode;
 	to->layers_refused = from->layers_refused;
 	to->model_type = model_copy_text(c, from->model_type, &failed);

@@ -328,6 +328,10 @@ struct mo_model_ext {
 	/* a Megatron import without a device count: --devices sets
 	 * data_parallel, the DDP shard degree (1) stays */
 	bool dp_follows_devices;
+	/* the source has no device count and no default for one (a Hugging
+	 * Face config.json describes the model only): without --devices the
+	 * parallel rule says so (model_check_devices) */
+	bool devices_unsaid;
 	/* the estimator's graphs and memo for this model (estimate_cache.c),
 	 * shared by the threads estimating it; estimator_lock guards the slot */
 	pthread_mutex_t estimator_lock;

@@ -323,6 +323,29 @@ static void model_check_world(const mo_model *m, mo_diags *d)
 		      (long long)m->world_size);
 }
 
+/* No device count anywhere (a Hugging Face config.json, Megatron
+ * arguments without torchrun's counts, and no --devices): the model is
+ * priced on TP x PP x CP devices, one data-parallel rank, which the source
+ * never says. A `model-needed` warning, never a silent 1. A memopt model
+ * file's data_parallel defaults to 1 (docs/model-file.md) and a training
+ * YAML's parallel_config to MindSpore Transformers' 1: those are said. */
+static void model_check_devices(const mo_model *m, mo_diags *d)
+{
+	const struct mo_model_ext *x = m->ext;
+	if (!x->devices_unsaid && !x->dp_follows_devices)
+		return;
+	if (x->set[MF_WORLD] || x->set[MF_DP] ||
+	    (x->set[MF_DP_SHARD] && !x->dp_follows_devices))
+		return;
+	diags_add(d, MO_SEV_WARNING, "model-needed", m->name, 0, 0, "parallel.world_size",
+		  "the device count is not given (no parallel.world_size or "
+		  "data_parallel, no --devices): priced on tensor x pipeline x context "
+		  "parallel = %lld devices, one data-parallel rank; pass --devices N "
+		  "(API: \"devices\")",
+		  (long long)model_mul(model_mul(m->tensor_parallel, m->pipeline_parallel),
+				       m->context_parallel));
+}
+
 void mo_model_check(const mo_model *m, mo_diags *diags)
 {
 	if (!m || !diags)
@@ -339,4 +362,5 @@ void mo_model_check(const mo_model *m, mo_diags *diags)
 	model_check_pp(m, diags);
 	model_check_stages(m, diags);
 	model_check_world(m, diags);
+	model_check_devices(m, diags);
 }
