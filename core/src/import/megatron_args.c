@@ -223,6 +223,40 @@ static void megatron_check_entry(struct mo_megatron_import *g,
 			    base, mo_megatron_unsupported_entries[i].what);
 }
 
+/* Megatron-LM's tasks/main.py builds the model its --task names
+ * (tasks/main.py lines 88-97 at 23.04): BERT classifiers and ORQA
+ * retrievers (BERT encoders) memopt does not price; LAMBADA / WIKITEXT103
+ * evaluate a GPT. */
+static const struct {
+	const char *task, *what;
+} mo_megatron_unsupported_tasks[] = {
+    {"RACE", "BERT finetuned for RACE (tasks/race)"},
+    {"MNLI", "BERT finetuned for MNLI (tasks/glue)"},
+    {"QQP", "BERT finetuned for QQP (tasks/glue)"},
+    {"ICT-ZEROSHOT-NQ", "an ORQA retriever (BERT encoders)"},
+    {"RETRIEVER-EVAL", "an ORQA retriever (BERT encoders)"},
+    {"RET-FINETUNE-NQ", "an ORQA retriever (BERT encoders)"},
+    {NULL, NULL}};
+
+/* tasks/main.py with a --task of a model memopt does not price: an
+ * `unsupported` error at the task's name. */
+static void megatron_check_task(struct mo_megatron_import *g,
+				const struct megatron_word *entry)
+{
+	if (!megatron_ends_with(entry->text, "tasks/main.py"))
+		return;
+	struct mo_megatron_arg *a = megatron_find(g, "--task");
+	if (!a || a->n_values != 1)
+		return;
+	for (size_t i = 0; mo_megatron_unsupported_tasks[i].task; i++)
+		if (strcmp(a->value, mo_megatron_unsupported_tasks[i].task) == 0)
+			megatron_diag(g, MO_SEV_ERROR, "unsupported", a->vline, a->vcolumn,
+				      "--task",
+				      "tasks/main.py --task %s runs %s: memopt prices "
+				      "decoder-only transformers",
+				      a->value, mo_megatron_unsupported_tasks[i].what);
+}
+
 /* Flags of layers that are not transformer layers: a hybrid layer pattern
  * (Mamba, attention and MLP layers in one stack, sized by the pattern, not
  * by --num-layers) and MindSpeed-LLM's linear-attention (Gated DeltaNet)
@@ -272,6 +306,8 @@ bool megatron_classify_words(struct mo_megatron_import *g)
 	}
 	if (!megatron_words_to_args(g, script < g->n_words ? script + 1 : 0))
 		return false;
+	if (script < g->n_words)
+		megatron_check_task(g, &g->words[script]);
 	megatron_check_hybrid(g);
 	return true;
 }
