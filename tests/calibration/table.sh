@@ -7,9 +7,13 @@
 #       fitted on: the same model families as measured and published by the
 #       pynative-cost-evaluator authors (GitHub suhaibo666/autoparallel,
 #       analysis/realmachine/); see notes/calibration.md "Held-out check".
+#   tests/calibration/table.sh --dsv4 [MEMOPT]      the DeepSeek-V4-style runs
+#       of ascend-910b.md section C (YAMLs under dsv4/, origin in each
+#       header; notes/dsv4.md), one row per pipeline stage.
 set -eu
 rows=calibration
 if [ "${1:-}" = --heldout ]; then rows=heldout; shift; fi
+if [ "${1:-}" = --dsv4 ]; then rows=dsv4; shift; fi
 M=${1:-${MEMOPT:-build/memopt}}
 C=tests/calibration
 
@@ -46,6 +50,22 @@ B: 4 layers, CP 2 (colossal), micro-batch 2, full|dsv3-4l-cp2.yaml|full-0-3.yaml
 B: 4 layers, CP 2 (ulysses), micro-batch 2, full|dsv3-4l-cp2.yaml|full-0-3.yaml|0|12441.0
 B: 8 layers, CP 2, micro-batch 2, no recompute|dsv3-8l-cp2.yaml|none.yaml|0|20119.4
 ROWS
+}
+
+# the measured figures of section C (liveness_ab_validate.py REAL and the
+# final report's MTP run); the model file is also the recompute config
+dsv4_rows() {
+  for f in "fused full recompute|fused-pp4-full|24153.3 14641.7 14097.7 23508.0" \
+           "fused no recompute|fused-pp4-none|30395.0 21019.4 17799.9 27822.0" \
+           "unfused full recompute|unfused-pp4-full|50187.9 43940.0 43407.1 47888.1" \
+           "fused full recompute, MTP 1|fused-pp4-full-mtp1|- - - 39898"; do
+    what=${f%%|*}; rest=${f#*|}; file=${rest%%|*}; figs=${rest#*|}
+    s=0
+    for m in $figs; do
+      [ "$m" = - ] || echo "C: $what, stage $s|dsv4/$file.yaml|dsv4/$file.yaml|$s|$m"
+      s=$((s + 1))
+    done
+  done
 }
 
 echo "| run | measured MiB | estimated MiB | error |"

@@ -36,6 +36,14 @@ typedef struct cal_row {
 
 #define HELDOUT 0.05
 
+/* One row per pipeline stage of a DeepSeek-V4-style run whose YAML is both
+ * model and config; o0..o3 mark open stages. */
+#define DSV4(what, file, m0, m1, m2, m3, o0, o1, o2, o3)                                   \
+	{"C " what " stage 0", "dsv4/" file, "dsv4/" file, 0, m0, o0, HELDOUT},            \
+	{"C " what " stage 1", "dsv4/" file, "dsv4/" file, 1, m1, o1, HELDOUT},            \
+	{"C " what " stage 2", "dsv4/" file, "dsv4/" file, 2, m2, o2, HELDOUT},            \
+	{"C " what " stage 3", "dsv4/" file, "dsv4/" file, 3, m3, o3, HELDOUT}
+
 static const cal_row k_rows[] = {
 	{"A MHA pp1", "std", "none.yaml", 0, 24191.1, 0, TOL},
 	{"A GQA pp1", "std-gqa", "none.yaml", 0, 23039.1, 0, TOL},
@@ -66,6 +74,20 @@ static const cal_row k_rows[] = {
 	{"held-out B 4 layers CP 2 ulysses full", "dsv3-4l-cp2.yaml", "full-0-3.yaml", 0, 12441.0,
 	 0, HELDOUT},
 	{"held-out B 8 layers CP 2 none", "dsv3-8l-cp2.yaml", "none.yaml", 0, 20119.4, 0, HELDOUT},
+	/* C: DeepSeek-V4-style runs (mHC x4, Muon, DSA / CSA with compress
+	 * ratios), pp 4 / FSDP 2 / EP 2, 8 layers, seq 4096, 4 micro-batches:
+	 * the launcher YAMLs under tests/calibration/dsv4/ (origin in each
+	 * header); 5% per stage. Open rows: the hybrid attention's own tensors
+	 * (compressor, indexer, grouped output projection) are not modelled
+	 * (notes/dsv4.md). */
+	DSV4("fused full recompute", "fused-pp4-full.yaml", 24153.3, 14641.7, 14097.7, 23508.0,
+	     1, 0, 0, 1),
+	DSV4("fused no recompute", "fused-pp4-none.yaml", 30395.0, 21019.4, 17799.9, 27822.0, 1,
+	     1, 1, 1),
+	DSV4("unfused full recompute", "unfused-pp4-full.yaml", 50187.9, 43940.0, 43407.1,
+	     47888.1, 1, 1, 1, 1),
+	{"C fused full recompute MTP 1 stage 3", "dsv4/fused-pp4-full-mtp1.yaml",
+	 "dsv4/fused-pp4-full-mtp1.yaml", 3, 39898.0, 0, HELDOUT},
 };
 
 static mo_model *load(const char *name, mo_diags *d)
@@ -171,6 +193,22 @@ static void test_layer_law(void **state)
 	assert_true(gqa > 632.0 * (1 - TOL) && gqa < 632.0 * (1 + TOL));
 }
 
+/* mHC (hyper_connection.py, transformer_layer.py
+ * HyperConnectionTransformerLayer): a fully recomputed layer keeps only its
+ * input, the packed residual streams [s, b, hc_mult x h] in the compute
+ * dtype: 4096 x 4 x 4096 x 2 B = 128 MiB for the pp 4 runs, 4 times the
+ * [s, b, h] input of the same layer without hyper-connections. */
+static void test_mhc_checkpoint_input(void **state)
+{
+	(void)state;
+	est_run run;
+	est_open(&run, "dsv4/fused-pp4-full.yaml", "dsv4/fused-pp4-full.yaml");
+	for (size_t l = 0; l < 8; l++)
+		assert_int_equal(mo_estimate_layer_get(run.e, l)->activation_bytes,
+				 4096ull * 4 * 4096 * 2);
+	est_free(&run);
+}
+
 /* Per layer, what the measurers' allocation ledgers show kept for backward
  * (notes/ledger-decode-dsv3-mini.md: every row released during backward,
  * summed and checked against the allocator's running total): the DSv3-mini's
@@ -203,7 +241,7 @@ static void test_ledger_layers(void **state)
 
 int main(void)
 {
-	struct CMUnitTest t[sizeof k_rows / sizeof *k_rows + 2];
+	struct CMUnitTest t[sizeof k_rows / sizeof *k_rows + 3];
 	for (size_t i = 0; i < sizeof k_rows / sizeof *k_rows; i++) {
 		memset(&t[i], 0, sizeof t[i]);
 		t[i].name = k_rows[i].what;
@@ -217,5 +255,8 @@ int main(void)
 	memset(&t[n + 1], 0, sizeof t[n + 1]);
 	t[n + 1].name = "B per-layer ledgers";
 	t[n + 1].test_func = test_ledger_layers;
+	memset(&t[n + 2], 0, sizeof t[n + 2]);
+	t[n + 2].name = "C mHC checkpoint input";
+	t[n + 2].test_func = test_mhc_checkpoint_input;
 	return cmocka_run_group_tests(t, NULL, NULL);
 }

@@ -425,14 +425,15 @@ static void test_pynative_deepseek4(void **state)
 		skip();
 	mo_diags *d;
 	mo_model *m = load(text, &d);
-	/* the one diagnostic: hyper-connections are not modelled (line 132) */
-	assert_int_equal(mo_diags_count(d), 1);
-	const mo_diag *g = mo_diags_get(d, 0);
-	assert_string_equal(g->code, "unmodelled");
-	assert_int_equal(g->severity, MO_SEV_WARNING);
-	assert_int_equal(g->line, 132);
-	assert_int_equal(g->column, 3);
-	assert_non_null(strstr(g->message, "hyper-connections"));
+	/* hyper-connections (hc_mult 4, no Sinkhorn iterations, unfused) and
+	 * Muon are read and modelled: no diagnostic */
+	assert_int_equal(mo_diags_count(d), 0);
+	assert_true(m->hyper_connections);
+	assert_int_equal(m->hc_mult, 4);
+	assert_int_equal(m->hc_sinkhorn_iters, 0);
+	assert_false(m->hc_fused);
+	assert_true(has_path(m, 0, "attn_hc.mapping_proj"));
+	assert_true(has_path(m, 0, "ffn_hc.output_cell"));
 	assert_int_equal(mo_model_num_layers(m), 16);
 	assert_int_equal(mo_model_mtp_layers(m), 1);
 	assert_int_equal(m->num_moe_experts, 64);

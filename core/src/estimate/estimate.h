@@ -136,6 +136,7 @@ typedef struct mo_est_cfg {
 	int64_t pp, vpp, mbn, tp, cp, dp, dps, ep, prefetch;
 	int64_t num_layers, mtp, world;
 	double pbytes, cbytes, obytes;  /* param, compute, optimizer per param */
+	double table_obytes; /* optimizer bytes of the embedding / output layer */
 	double gbytes;                  /* gradient buffers per param (grads_dtype) */
 	double fsdp_div, expert_div, opt_div, opt_expert_div;
 	double embed_params, head_params; /* per device after TP */

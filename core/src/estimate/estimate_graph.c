@@ -65,6 +65,8 @@ static unsigned est_conditions(const mo_model *m)
 	     ? MO_C_TEKV
 	     : 0;
 	c |= strcmp(m->position_embedding_type, "learned_absolute") == 0 ? MO_C_LPOS : 0;
+	c |= m->hyper_connections ? MO_C_HC : 0;
+	c |= m->hyper_connections && m->hc_fused ? MO_C_HCF : 0;
 	c |= strcmp(m->params_dtype, "float32") == 0 &&
 		     strcmp(m->compute_dtype, "float32") != 0
 	     ? MO_C_P32
@@ -155,6 +157,27 @@ static void est_dims_mlp(mo_est_dims *d, const mo_model *m, int64_t tp,
 	est_dim(d, "fe1", g * m->moe_ffn_hidden_size);
 }
 
+/* mHC (pynative/transformers/hyper_connection.py): hs the packed streams'
+ * width, hcd the mapping projection's n + n + n^2 outputs
+ * (HyperConnectionModule.__init__ `dim`); the unfused Sinkhorn
+ * (SinkhornKnopp.construct) makes per token 3 + 2 (iters - 1) n x n and
+ * 2 + 4 (iters - 1) n-sized fp32 tensors (softmax, add, div; sum, add per
+ * normalisation), skq their elements; the fused kernel returns per token one
+ * n x n matrix and one n-sum per half-iteration (norm_out, sum_out). */
+static void est_dims_hc(mo_est_dims *d, const mo_model *m)
+{
+	int64_t n = m->hyper_connections ? m->hc_mult : 1;
+	int64_t it = m->hc_sinkhorn_iters > 1 ? m->hc_sinkhorn_iters - 1 : 0;
+	int64_t half = 2 * (m->hc_sinkhorn_iters > 0 ? m->hc_sinkhorn_iters : 1);
+	est_dim(d, "hs", n * m->hidden_size);
+	est_dim(d, "hcn", n);
+	est_dim(d, "hcnn", n * n);
+	est_dim(d, "hcd", 2 * n + n * n);
+	est_dim(d, "skq", (3 + 2 * it) * n * n + (2 + 4 * it) * n);
+	est_dim(d, "sknn", half * n * n);
+	est_dim(d, "skn", half * n);
+}
+
 void est_dims_init(mo_est_dims *d, const mo_model *m)
 {
 	int64_t tp = m->tensor_parallel > 0 ? m->tensor_parallel : 1;
@@ -177,6 +200,7 @@ void est_dims_init(mo_est_dims *d, const mo_model *m)
 	est_dim(d, "vocab", est_div(est_vocab(m), tp));
 	est_dims_attn(d, m, tp);
 	est_dims_mlp(d, m, tp, tok);
+	est_dims_hc(d, m);
 }
 
 int64_t est_dtype_bytes(const char *dtype, const mo_est_dims *d)

@@ -36,7 +36,9 @@ enum {
 	MO_C_P32 = 1u << 15,    /* fp32 parameters, lower-precision compute */
 	MO_C_TEKV = 1u << 16,   /* Transformer Engine's fused attention copies K
 				 * and V (GQA, flash, no CP: ops_pytorch.c) */
-	MO_C_LPOS = 1u << 17    /* learned absolute position embeddings */
+	MO_C_LPOS = 1u << 17,   /* learned absolute position embeddings */
+	MO_C_HC = 1u << 18,     /* hyper-connections (mHC streams) */
+	MO_C_HCF = 1u << 19     /* mHC with the fused npu_mhc_* kernels */
 };
 
 /* One op of a block. Tables write rows with designated initialisers; a

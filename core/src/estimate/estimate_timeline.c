@@ -445,7 +445,7 @@ static void timeline_static_sums(const mo_estimate *e, size_t s, uint64_t out[6]
 	double pad = est_buffer_padding(cf, w / cf->pbytes);
 	w += pad * cf->pbytes;
 	g += pad * cf->gbytes;
-	o += extra / cf->opt_div * cf->obytes;
+	o += extra / cf->opt_div * cf->table_obytes;
 	out[0] = u64_of(w);
 	out[1] = u64_of(g);
 	out[2] = u64_of(o);

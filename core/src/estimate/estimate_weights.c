@@ -262,6 +262,16 @@ void est_cfg_init(mo_est_cfg *c, const mo_model *m)
 	bool master = c->pbytes < 4;
 	c->optimizer = strcmp(m->optimizer, "muon") == 0 ? "muon" : "adamw";
 	c->obytes = (strcmp(c->optimizer, "muon") == 0 ? 4.0 : 8.0) + (master ? 4.0 : 0.0);
+	/* MindSpore Transformers' Muon (pynative/optimizer/muon.py
+	 * _build_muon_filter:1935-1957, _initialize_state:2020-2041) keeps an
+	 * fp32 master (bf16 parameters, _init_main_params:1977-1993) and an
+	 * fp32 momentum per 2-D / 3-D weight, but sends the word embedding and
+	 * the output layer (the default adamw_include) and every 1-D weight to
+	 * AdamW: fp32 exp_avg and exp_avg_sq. The layers' norms are counted at
+	 * the Muon rate (h per norm). */
+	c->table_obytes = strcmp(c->optimizer, "muon") == 0 && strcmp(m->framework, "pytorch") != 0
+				  ? 8.0 + (master ? 4.0 : 0.0)
+				  : c->obytes;
 	/* MindSpore's functional grad returns fresh gradients during backward
 	 * and the trainer drops them after the step: with fp32 parameters (no
 	 * master copy) nothing of them exists at the loss (notes/calibration.md,
@@ -380,6 +390,19 @@ static double est_attn_params(const mo_model *m)
 	else
 		p += h * a * dqk / tp;
 	return p;
+}
+
+/* One HyperConnectionModule (hyper_connection.py:212-230): the mapping
+ * projection [n x h -> n + n + n^2], its bias and three gates; its fixed
+ * rms_weight has no gradient and is left out. These are fp32 parameters
+ * (params_dtype=mstype.float32) counted here in the model's parameter
+ * dtype: 0.4M parameters per module at h 4096, n 4. Not split by TP. */
+static double est_hc_params(const mo_model *m)
+{
+	if (!m->hyper_connections)
+		return 0;
+	double n = (double)m->hc_mult, dim = 2 * n + n * n;
+	return n * (double)m->hidden_size * dim + dim + 3;
 }
 
 static double est_mlp_params(const mo_model *m, double ffn, double tp)
@@ -555,7 +578,7 @@ void est_type_params(mo_est_type *t, const mo_model *m, size_t type)
 	}
 	if (mtp)
 		dense += 3 * est_norm_params(m) + 2 * h * h / tp;
-	dense += est_bias_params(m, moe);
+	dense += est_bias_params(m, moe) + 2 * est_hc_params(m);
 	t->dense_params = dense;
 	t->expert_params = expert;
 	/* one tensor per Linear; GroupedMLP holds each of its two weights for

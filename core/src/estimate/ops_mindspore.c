@@ -19,6 +19,8 @@
  * output: that tensor is the next layer's input and is counted there once. */
 #include "estimate/ops_names.h"
 
+#define C_HC MO_C_HC
+#define C_HCF MO_C_HCF
 /* `unless` of the rows for bf16 (or fp32-compute) parameters: the first-cut
  * rules, where every op keeps its inputs and output. The fp32-parameter rows
  * (`when` C_P32) are written from the measured DSv3-mini allocation ledgers
@@ -37,7 +39,83 @@
 	{.when = C_P32, .path = path_, .op = "cast", .in = "", .out = name ":c:" dims,        \
 	 .save = KEEPS_INPUTS_AND_OUTPUTS}
 
+/* mHC (manifold-constrained hyper-connections; MindSpore Transformers
+ * pynative/transformers/hyper_connection.py and transformer_layer.py
+ * HyperConnectionTransformerLayer.construct:315-346, at mindspore-ai/
+ * mindformers 167a50de). The layer's input is the packed residual streams
+ * [s, b, n x h] in the compute dtype (transformer_block.py:26 tiles the
+ * embedding n times; the output cells cast back to the compute dtype), so a
+ * fully recomputed layer keeps n x h per token. attn_hc mixes the streams
+ * into the attention's input and its output cell writes the streams back
+ * with the attention's output; ffn_hc does the same around the MLP.
+ * Fused (use_fused_mhc, FusedHyperConnectionModule): two custom kernels
+ * whose DFunctions keep exactly what they pass to save_for_backward
+ * (hyper_parallel custom_ops, mindspore platform custom_op_impl.py
+ * NpuMhcPreSinkhornDFunction: x, phi, alpha, bias, h_pre, hc_before_norm,
+ * inv_rms, sum_out, norm_out; NpuMhcPostDFunction: x, h_res, h_out,
+ * h_post). Unfused: each op keeps its inputs and output (the bf16-parameter
+ * rule; not measured on an mHC run). */
+#define HC_PRE_UNFUSED(P, IN, OUT, T)                                                      \
+	{.when = C_HC, .unless = C_HCF, .path = P, .op = "cast", .in = IN,                 \
+	 .out = T "c32:f32:tsp*hs", .save = KEEPS_INPUTS_AND_OUTPUTS},                      \
+	{.when = C_HC, .unless = C_HCF, .path = P, .op = "rms_norm", .in = T "c32",         \
+	 .out = T "n32:f32:tsp*hs " T "rs:f32:tsp", .save = KEEPS_INPUTS_AND_OUTPUTS},      \
+	{.when = C_HC, .unless = C_HCF, .path = P ".mapping_proj", .op = "matmul",          \
+	 .in = T "n32", .out = T "m:f32:tsp*hcd", .save = KEEPS_INPUTS_AND_OUTPUTS,          \
+	 .flops = "2*tsp*hs*hcd"},                                                          \
+	{.when = C_HC, .unless = C_HCF, .path = P, .op = "mul", .in = T "m",                 \
+	 .out = T "ma:f32:tsp*hcd", .save = KEEPS_INPUTS_AND_OUTPUTS},                      \
+	{.when = C_HC, .unless = C_HCF, .path = P, .op = "add", .in = T "ma",                \
+	 .out = T "mb:f32:tsp*hcd", .save = KEEPS_INPUTS_AND_OUTPUTS},                      \
+	{.when = C_HC, .unless = C_HCF, .path = P, .op = "sigmoid", .in = T "mb",            \
+	 .out = T "pre:f32:tsp*hcn " T "pre1:f32:tsp*hcn " T "post:f32:tsp*hcn "            \
+		T "post1:f32:tsp*hcn",                                                     \
+	 .save = KEEPS_INPUTS_AND_OUTPUTS},                                                 \
+	{.when = C_HC, .unless = C_HCF, .path = P "._sinkhorn_op", .op = "sinkhorn",         \
+	 .in = T "mb", .out = T "res:f32:tsp*skq", .save = KEEPS_INPUTS_AND_OUTPUTS},       \
+	{.when = C_HC, .unless = C_HCF, .path = P, .op = "cast", .in = IN,                   \
+	 .out = T "x32:f32:tsp*hs", .save = KEEPS_INPUTS_AND_OUTPUTS},                      \
+	{.when = C_HC, .unless = C_HCF, .path = P, .op = "matmul", .in = T "pre1 " T "x32",  \
+	 .out = T "g32:f32:tsp*h", .save = KEEPS_INPUTS_AND_OUTPUTS},                       \
+	{.when = C_HC, .unless = C_HCF, .path = P, .op = "cast", .in = T "g32",              \
+	 .out = OUT ":c:tsp*h", .save = KEEPS_INPUTS_AND_OUTPUTS}
+
+#define HC_PRE_FUSED(P, IN, OUT, T)                                                        \
+	{.when = C_HC | C_HCF, .path = P, .op = "mhc_pre_sinkhorn", .in = IN,               \
+	 .out = OUT ":c:tsp*h " T "post:f32:tsp*hcn " T "res:f32:tsp*hcnn "                  \
+		T "pre:f32:tsp*hcn " T "bn:f32:tsp*hcd " T "ir:f32:tsp " T "sum:f32:tsp*skn " \
+		T "nrm:f32:tsp*sknn",                                                      \
+	 .save = IN " " T "pre " T "bn " T "ir " T "sum " T "nrm",                          \
+	 .flops = "2*tsp*hs*hcd"}
+
+/* The output cell: h_res^T @ streams + h_post * sublayer output, back in
+ * the compute dtype (HyperConnectionOutputCell.construct:104-125). KEEP is
+ * what the op that writes the new streams keeps: the layer's last output
+ * cell does not keep its output, the next layer's input. */
+#define HC_POST_UNFUSED(P, IN, SUB, OUT, T, KEEP)                                         \
+	{.when = C_HC, .unless = C_HCF, .path = P ".output_cell", .op = "cast", .in = IN,     \
+	 .out = T "o32:f32:tsp*hs", .save = KEEPS_INPUTS_AND_OUTPUTS},                      \
+	{.when = C_HC, .unless = C_HCF, .path = P ".output_cell", .op = "matmul",             \
+	 .in = T "res " T "o32", .out = T "or:f32:tsp*hs", .save = KEEPS_INPUTS_AND_OUTPUTS}, \
+	{.when = C_HC, .unless = C_HCF, .path = P ".output_cell", .op = "cast", .in = SUB,    \
+	 .out = T "s32:f32:tsp*h", .save = KEEPS_INPUTS_AND_OUTPUTS},                       \
+	{.when = C_HC, .unless = C_HCF, .path = P ".output_cell", .op = "mul",                \
+	 .in = T "post1 " T "s32", .out = T "op:f32:tsp*hs", .save = KEEPS_INPUTS_AND_OUTPUTS}, \
+	{.when = C_HC, .unless = C_HCF, .path = P ".output_cell", .op = "add",                \
+	 .in = T "or " T "op", .out = T "oa:f32:tsp*hs", .save = KEEPS_INPUTS_AND_OUTPUTS},   \
+	{.when = C_HC, .unless = C_HCF, .path = P ".output_cell", .op = "cast",               \
+	 .in = T "oa", .out = OUT ":c:tsp*hs", .save = KEEP}
+
+#define HC_POST_FUSED(P, IN, SUB, OUT, T)                                                  \
+	{.when = C_HC | C_HCF, .path = P ".output_cell", .op = "mhc_post",                   \
+	 .in = IN " " T "res " SUB " " T "post", .out = OUT ":c:tsp*hs",                     \
+	 .save = IN " " T "res " SUB " " T "post"}
+
 static const mo_op_row ms_norm_attn[] = {
+	{.when = C_HC, .path = "", .op = "input", .in = "", .out = "hs:c:tsp*hs",
+	 .save = KEEPS_NOTHING},
+	HC_PRE_UNFUSED("attn_hc", "hs", "x", "ah"),
+	HC_PRE_FUSED("attn_hc", "hs", "x", "ah"),
 	{.unless = B16, .path = "", .op = "input", .in = "", .out = "x:c:tsp*h",
 	 .save = KEEPS_NOTHING},
 	{.unless = B16, .path = "input_layernorm", .op = "cast", .in = "x", .out = "x32:f32:tsp*h",
@@ -337,7 +415,11 @@ static const mo_op_row ms_resid_attn[] = {
 	 .out = "ad:c:tsp*h m1:u8:tsp*h", .save = KEEPS_INPUTS_AND_OUTPUTS},
 	{.unless = C_HDROP, .path = "hidden_states_dropout", .op = "view", .in = "attn",
 	 .out = "ad@attn", .save = KEEPS_NOTHING},
-	{.unless = B16, .path = "add", .op = "add", .in = "x ad", .out = "x2:c:tsp*h",
+	HC_POST_UNFUSED("attn_hc", "hs", "ad", "s2", "ah", KEEPS_INPUTS_AND_OUTPUTS),
+	HC_POST_FUSED("attn_hc", "hs", "ad", "s2", "ah"),
+	HC_PRE_UNFUSED("ffn_hc", "s2", "x2", "fh"),
+	HC_PRE_FUSED("ffn_hc", "s2", "x2", "fh"),
+	{.unless = B16 | C_HC, .path = "add", .op = "add", .in = "x ad", .out = "x2:c:tsp*h",
 	 .save = KEEPS_INPUTS_AND_OUTPUTS},
 	{.unless = B16, .path = "pre_mlp_layernorm", .op = "cast", .in = "x2",
 	 .out = "x232:f32:tsp*h", .save = KEEPS_INPUTS_AND_OUTPUTS},
@@ -350,7 +432,7 @@ static const mo_op_row ms_resid_attn[] = {
 	/* fp32 parameters (measured, ledger blocks A / B): the add (fp32
 	 * stream + bf16 branch) keeps nothing; the norm keeps its fp32 input
 	 * (28 MiB at h 1792, kept under select self_attention too) and rstd */
-	{.when = C_P32, .path = "add", .op = "add", .in = "x ad", .out = "x2:f32:tsp*h",
+	{.when = C_P32, .unless = C_HC, .path = "add", .op = "add", .in = "x ad", .out = "x2:f32:tsp*h",
 	 .save = KEEPS_NOTHING},
 	{.when = C_P32 | C_LN, .path = "pre_mlp_layernorm", .op = "layer_norm", .in = "x2",
 	 .out = "n2:f32:tsp*h mu2:f32:tsp rs2:f32:tsp", .save = "x2 mu2 rs2"},
@@ -589,11 +671,13 @@ static const mo_op_row ms_resid_mlp[] = {
 	 .out = "md:c:tsp*h m2:u8:tsp*h", .save = KEEPS_INPUTS_AND_OUTPUTS},
 	{.unless = C_HDROP, .path = "hidden_states_dropout", .op = "view", .in = "mlp",
 	 .out = "md@mlp", .save = KEEPS_NOTHING},
-	{.unless = B16, .path = "add", .op = "add", .in = "x2 md", .out = "y:c:tsp*h",
+	HC_POST_UNFUSED("ffn_hc", "s2", "md", "y", "fh", "fho32 fhres fhs32 fhpost1 fhor fhop fhoa"),
+	HC_POST_FUSED("ffn_hc", "s2", "md", "y", "fh"),
+	{.unless = B16 | C_HC, .path = "add", .op = "add", .in = "x2 md", .out = "y:c:tsp*h",
 	 .save = "x2 md"},
 	/* fp32 parameters: the layer's fp32 output is the next layer's input,
 	 * kept by its norm (ledger: "Cast" / "AddExt" 28672.5 KB) */
-	{.when = C_P32, .path = "add", .op = "add", .in = "x2 md", .out = "y:f32:tsp*h",
+	{.when = C_P32, .unless = C_HC, .path = "add", .op = "add", .in = "x2 md", .out = "y:f32:tsp*h",
 	 .save = KEEPS_NOTHING},
 };
 

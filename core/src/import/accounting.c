@@ -57,8 +57,9 @@ static const char *const mo_irrelevant_keys[] = {
 	"npu_nums_per_device", "moe_router_enable_expert_bias",
 	"moe_router_bias_update_rate", "use_fused_ops_topkrouter",
 	"use_fused_ops_permute", "enable_gmm_safe_tokens", "ep_size",
-	"moe_layer_freq", "qk_clip", "experimental_attention_variant",
-	"num_hash_layers", "offset", "hc_mult", "hc_eps", "hc_sinkhorn_iters",
+	"moe_layer_freq", "qk_clip",
+	"num_hash_layers", "offset", "hc_eps", "mhc_init_gating_factor", "compress_rope_theta",
+	"mhc_layernorm_epsilon",
 	"context_parallel_method", "disable_gradient_division", "hidden_act", "use_flash_attention",
 	/* moe_config */
 	"aux_loss_factor", "aux_loss_factors", "aux_loss_types",
@@ -85,12 +86,19 @@ struct mo_unmodelled_key {
 };
 
 static const struct mo_unmodelled_key mo_unmodelled_keys[] = {
-	{"enable_hyper_connections", 0, "hyper-connections (hc_mult residual streams)", NULL},
-	{"enable_hc_head", 0, "the hyper-connection head", NULL},
 	{"apply_dsa_kernel_fusion", 0, "the sparse-attention (DSA) indexer", NULL},
 	{"index_n_heads", 0, "the sparse-attention (DSA) indexer", NULL},
 	{"index_head_dim", 0, "the sparse-attention (DSA) indexer", NULL},
 	{"index_topk", 0, "the sparse-attention (DSA) indexer", NULL},
+	{"dsa_indexer_loss_coeff", 0, "the sparse-attention (DSA) indexer's loss", NULL},
+	{"dsa_indexer_use_sparse_loss", 0, "the sparse-attention (DSA) indexer's loss", NULL},
+	{"compress_ratios", 0, "compressed attention (CSA) per compress_ratios", NULL},
+	{"csa_compress_ratios", 0, "compressed attention (CSA) per compress_ratios", NULL},
+	{"sliding_window", 0, "the compressed attention's sliding window", NULL},
+	{"o_groups", 0, "the hybrid attention's grouped output projection", NULL},
+	{"o_lora_rank", 0, "the hybrid attention's grouped output projection", NULL},
+	{"enable_hc_head", 0, "the hyper-connection head", NULL},
+	{"experimental_attention_variant", 0, "this attention variant (the MLA op table stands for it)", "mla"},
 	{"use_sparse_attention", 0, "sparse attention", NULL},
 	{"use_sliding_window", 0, "sliding-window attention", NULL},
 	{"capacity_factor", 1, "expert capacity padding (capacity_factor)", NULL},

@@ -87,6 +87,12 @@ static const struct mo_mkey mo_model_keys[] = {
 	{"qk_pos_emb_head_dim", MF_QK_ROPE, CV_INT, 0, 1 << 20},
 	{"v_head_dim", MF_V_HEAD, CV_INT, 0, 1 << 20},
 	{"qk_layernorm", MF_QK_LN, CV_BOOL, 0, 0},
+	{"enable_hyper_connections", MF_HC, CV_BOOL, 0, 0},
+	{"hc_mult", MF_HC_MULT, CV_INT, 1, 64},
+	{"num_residual_streams", MF_HC_MULT, CV_INT, 1, 64},
+	{"use_fused_mhc", MF_HC_FUSED, CV_BOOL, 0, 0},
+	{"hc_sinkhorn_iters", MF_HC_SINKHORN, CV_INT, 0, 1000},
+	{"mhc_sinkhorn_iterations", MF_HC_SINKHORN, CV_INT, 0, 1000},
 	/* training */
 	{"micro_batch_size", MF_MBS, CV_INT, 1, 1 << 20},
 	{"local_batch_size", MF_MBS, CV_INT, 1, 1 << 20},
@@ -231,6 +237,8 @@ static int64_t *model_int_field(mo_model *m, enum mo_mf f)
 	case MF_QK_NOPE: return &m->qk_nope_head_dim;
 	case MF_QK_ROPE: return &m->qk_rope_head_dim;
 	case MF_V_HEAD: return &m->v_head_dim;
+	case MF_HC_MULT: return &m->hc_mult;
+	case MF_HC_SINKHORN: return &m->hc_sinkhorn_iters;
 	case MF_MBS: return &m->micro_batch_size;
 	case MF_CUBLAS_WS: return &m->cublas_workspace_kib;
 	case MF_MBN: return &m->micro_batch_num;
@@ -264,6 +272,8 @@ static bool *model_bool_field(mo_model *m, enum mo_mf f)
 	case MF_ROPE_FUSION: return &m->apply_rope_fusion;
 	case MF_PERMUTE_FUSION: return &m->moe_permute_fusion;
 	case MF_TP_OVERLAP: return &m->tp_comm_overlap;
+	case MF_HC: return &m->hyper_connections;
+	case MF_HC_FUSED: return &m->hc_fused;
 	default: return NULL;
 	}
 }

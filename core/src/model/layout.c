@@ -221,8 +221,23 @@ static void layout_moe(struct mo_lb *b, int base)
 
 /* transformer_layer.py: TransformerLayer. `base` is the parent index (-1
  * for a decoder layer, transformer_layer inside an MTP layer). */
+/* hyper_connection.py: HyperConnectionModule (attn_hc / ffn_hc of
+ * HyperConnectionTransformerLayer, transformer_layer.py:286-294) with its
+ * mapping projection, Sinkhorn projection and output cell. */
+static void layout_hc(struct mo_lb *b, int base, const char *leaf)
+{
+	if (!b->m->hyper_connections)
+		return;
+	int hc = layout_mod(b, base, leaf);
+	layout_mod(b, hc, "mapping_proj");
+	layout_mod(b, hc, "_sinkhorn_op");
+	layout_mod(b, hc, "output_cell");
+}
+
 static void layout_layer(struct mo_lb *b, int base, bool moe)
 {
+	layout_hc(b, base, "attn_hc");
+	layout_hc(b, base, "ffn_hc");
 	layout_mod(b, base, "input_layernorm");
 	int attn = layout_mod(b, base, "self_attention");
 	if (b->m->multi_latent_attention)

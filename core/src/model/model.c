@@ -41,6 +41,10 @@ static const mo_model model_defaults = {
 	.apply_rope_fusion = true, /* Megatron's default */
 	.moe_token_dispatcher_type = "allgather", /* Megatron's default */
 	.moe_routing_skew = 1.0, /* balanced */
+	/* MindSpore Transformers' defaults (parallel_core/transformer_config.py
+	 * num_residual_streams 4, mhc_sinkhorn_iterations 20) */
+	.hc_mult = 4,
+	.hc_sinkhorn_iters = 20,
 	.data_parallel = 1,
 	.data_parallel_shard = 0, /* = data_parallel unless given */
 	.tensor_parallel = 1,

@@ -99,6 +99,15 @@ struct mo_model {
 	 * add_bias_linear, default true there; --disable-bias-linear), and on
 	 * QKV alone (add_qkv_bias, default add_bias_linear) */
 	bool add_bias_linear, add_qkv_bias;
+	/* Manifold-constrained hyper-connections (MindSpore Transformers
+	 * pynative/transformers/hyper_connection.py, transformer_layer.py
+	 * HyperConnectionTransformerLayer): with hyper_connections the
+	 * residual stream is hc_mult packed streams [s, b, hc_mult x hidden]
+	 * and each layer mixes them twice (attn_hc, ffn_hc); hc_fused: the
+	 * npu_mhc_pre_sinkhorn / npu_mhc_post kernels (use_fused_mhc);
+	 * hc_sinkhorn_iters: the unfused Sinkhorn's iterations */
+	bool hyper_connections, hc_fused;
+	int64_t hc_mult, hc_sinkhorn_iters;
 
 	/* training */
 	int64_t micro_batch_size, micro_batch_num;
@@ -298,6 +307,10 @@ enum mo_mf {
 	MF_TP_OVERLAP, /* tp_comm_overlap */
 	MF_CUBLAS_WS, /* cublas_workspace_kib */
 	MF_SKEW,      /* moe_routing_skew */
+	MF_HC,         /* enable_hyper_connections */
+	MF_HC_MULT,    /* hc_mult */
+	MF_HC_FUSED,   /* use_fused_mhc */
+	MF_HC_SINKHORN, /* hc_sinkhorn_iters */
 	MF_COUNT
 };
 

@@ -11,7 +11,7 @@
 /* ---- canonical forms ------------------------------------------------------ */
 
 struct mo_items {
-	struct mo_item v[64];
+	struct mo_item v[80];
 	size_t n;
 };
 
@@ -49,6 +49,12 @@ static void model_items_model(const mo_model *m, struct mo_items *l)
 	IT_D(l, s, "hidden_dropout", m->hidden_dropout);
 	IT_D(l, s, "attention_dropout", m->attention_dropout);
 	IT_B(l, s, "qk_layernorm", m->qk_layernorm);
+	if (m->hyper_connections) {
+		IT_B(l, s, "enable_hyper_connections", true);
+		IT_I(l, s, "hc_mult", m->hc_mult);
+		IT_B(l, s, "use_fused_mhc", m->hc_fused);
+		IT_I(l, s, "hc_sinkhorn_iters", m->hc_sinkhorn_iters);
+	}
 	IT_I(l, s, "num_moe_experts", m->num_moe_experts);
 	if (m->num_moe_experts > 0) {
 		IT_I(l, s, "moe_router_topk", m->moe_router_topk);
