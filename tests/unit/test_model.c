@@ -417,6 +417,34 @@ static void test_pynative_ds3(void **state)
 	free(text);
 }
 
+/* The measured DeepSeek-V4-style run (tests/calibration/dsv4): the hybrid
+ * attention gives each compress ratio its layer type, with the compressor
+ * on ratios 4 and 128 and the indexer on 4 only (csa.py:591-626). */
+static void test_dsv4_hybrid_types(void **state)
+{
+	(void)state;
+	char *text = read_file("tests/calibration/dsv4/fused-pp4-full.yaml");
+	assert_non_null(text);
+	mo_diags *d;
+	mo_model *m = load(text, &d);
+	static const char *const want[] = {"dsv4-r0-dense", "dsv4-r4-moe", "dsv4-r128-moe",
+					   "dsv4-r4-moe",   "dsv4-r128-moe", "dsv4-r4-moe",
+					   "dsv4-r128-moe", "dsv4-r4-moe"};
+	for (int64_t l = 0; l < 8; l++)
+		assert_string_equal(type_name(m, l), want[l]);
+	assert_false(has_path(m, 0, "self_attention.core_attention.compressor"));
+	assert_true(has_path(m, 1, "self_attention.core_attention.indexer"));
+	assert_true(has_path(m, 2, "self_attention.core_attention.compressor"));
+	assert_false(has_path(m, 2, "self_attention.core_attention.indexer"));
+	assert_true(m->hc_fused && m->dsa_fused);
+	assert_int_equal(m->o_groups, 8);
+	assert_int_equal(m->index_topk, 512);
+	assert_int_equal(mo_diags_errors(d), 0);
+	mo_model_free(m);
+	mo_diags_free(d);
+	free(text);
+}
+
 static void test_pynative_deepseek4(void **state)
 {
 	(void)state;
@@ -425,13 +453,14 @@ static void test_pynative_deepseek4(void **state)
 		skip();
 	mo_diags *d;
 	mo_model *m = load(text, &d);
-	/* hyper-connections (hc_mult 4, no Sinkhorn iterations, unfused) and
-	 * Muon are read and modelled: no diagnostic */
+	/* hyper-connections (hc_mult 4, no Sinkhorn iterations, unfused), Muon
+	 * and the plain MLA variant are all read: no diagnostic */
 	assert_int_equal(mo_diags_count(d), 0);
 	assert_true(m->hyper_connections);
 	assert_int_equal(m->hc_mult, 4);
 	assert_int_equal(m->hc_sinkhorn_iters, 0);
 	assert_false(m->hc_fused);
+	assert_false(m->dsv4_hybrid);
 	assert_true(has_path(m, 0, "attn_hc.mapping_proj"));
 	assert_true(has_path(m, 0, "ffn_hc.output_cell"));
 	assert_int_equal(mo_model_num_layers(m), 16);
@@ -1004,6 +1033,7 @@ int main(void)
 		cmocka_unit_test(test_layout_moe_comm),
 		cmocka_unit_test(test_pynative_ds3),
 		cmocka_unit_test(test_pynative_deepseek4),
+		cmocka_unit_test(test_dsv4_hybrid_types),
 		cmocka_unit_test(test_hf_llama),
 		cmocka_unit_test(test_hf_deepseek_v3),
 		cmocka_unit_test(test_graph_mode),

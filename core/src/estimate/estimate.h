@@ -54,8 +54,8 @@ typedef struct mo_est_graph {
 
 /* Named dimensions and conditions of one model (per device). */
 typedef struct mo_est_dims {
-	const char *names[64];
-	int64_t vals[64];
+	const char *names[96];
+	int64_t vals[96];
 	size_t n;
 	unsigned cond;
 	const char *cdtype, *pdtype;

@@ -67,6 +67,7 @@ static unsigned est_conditions(const mo_model *m)
 	c |= strcmp(m->position_embedding_type, "learned_absolute") == 0 ? MO_C_LPOS : 0;
 	c |= m->hyper_connections ? MO_C_HC : 0;
 	c |= m->hyper_connections && m->hc_fused ? MO_C_HCF : 0;
+	c |= model_hc_head(m) ? MO_C_HCH : 0;
 	c |= strcmp(m->params_dtype, "float32") == 0 &&
 		     strcmp(m->compute_dtype, "float32") != 0
 	     ? MO_C_P32
@@ -178,6 +179,31 @@ static void est_dims_hc(mo_est_dims *d, const mo_model *m)
 	est_dim(d, "skn", half * n);
 }
 
+/* DeepSeek-V4's hybrid attention (deepseek_v4_hybrid_attention.py): qh the
+ * up-projected queries (heads x v_head_dim), qpe their rotary lanes, olr the
+ * grouped output projection's width (o_groups x o_lora_rank), og1 one
+ * group's rank; the compressor's overlapping windows (ratio 4) double the
+ * tokens and the projection (coff 2, compressor.py:89-95); the indexer's
+ * query (index_n_heads x index_head_dim) and top-k. */
+static void est_dims_hybrid(mo_est_dims *d, const mo_model *m, int64_t tp, int64_t tok)
+{
+	int64_t hd = est_div(m->num_attention_heads, tp);
+	est_dim(d, "qh", hd * m->v_head_dim);
+	est_dim(d, "qpe", hd * m->qk_rope_head_dim);
+	est_dim(d, "olr", m->o_groups * m->o_lora_rank);
+	est_dim(d, "og1", m->o_lora_rank);
+	est_dim(d, "dv2", 2 * m->v_head_dim);
+	est_dim(d, "tok2", 2 * tok);
+	est_dim(d, "c4", tok / 4);
+	est_dim(d, "c128", tok / 128);
+	est_dim(d, "ih", m->index_n_heads * m->index_head_dim);
+	est_dim(d, "ipe", m->index_n_heads * m->qk_rope_head_dim);
+	est_dim(d, "ihn", m->index_n_heads);
+	est_dim(d, "id", m->index_head_dim);
+	est_dim(d, "id2", 2 * m->index_head_dim);
+	est_dim(d, "itk", m->index_topk);
+}
+
 void est_dims_init(mo_est_dims *d, const mo_model *m)
 {
 	int64_t tp = m->tensor_parallel > 0 ? m->tensor_parallel : 1;
@@ -201,6 +227,7 @@ void est_dims_init(mo_est_dims *d, const mo_model *m)
 	est_dims_attn(d, m, tp);
 	est_dims_mlp(d, m, tp, tok);
 	est_dims_hc(d, m);
+	est_dims_hybrid(d, m, tp, tok);
 }
 
 int64_t est_dtype_bytes(const char *dtype, const mo_est_dims *d)
@@ -557,8 +584,14 @@ static void graph_builder_layer(mo_graph_builder *b, const mo_framework *fw, con
 			bool moe)
 {
 	graph_builder_block(b, fw, MO_BLK_NORM_ATTN);
-	graph_builder_block(b, fw, m->multi_latent_attention ? MO_BLK_ATTN_MLA : MO_BLK_ATTN);
-	graph_builder_block(b, fw, MO_BLK_ATTN_PROJ);
+	if (m->dsv4_hybrid) {
+		/* DeepSeek-V4's hybrid attention projects its output itself (grouped) */
+		graph_builder_block(b, fw, MO_BLK_ATTN_HYBRID);
+	} else {
+		graph_builder_block(b, fw,
+				    m->multi_latent_attention ? MO_BLK_ATTN_MLA : MO_BLK_ATTN);
+		graph_builder_block(b, fw, MO_BLK_ATTN_PROJ);
+	}
 	graph_builder_block(b, fw, MO_BLK_RESID_ATTN);
 	graph_builder_block(b, fw, moe ? MO_BLK_MOE : MO_BLK_MLP);
 	graph_builder_block(b, fw, MO_BLK_RESID_MLP);
@@ -614,10 +647,16 @@ int est_graph_build(mo_est_graph *g, mo_arena *a, const mo_framework *fw,
 	memset(g, 0, sizeof(*g));
 	mo_graph_builder b = {.g = g, .a = a, .d = d, .align = fw->align, .tprefix = "",
 		   .pprefix = "", .err = err};
+	mo_est_dims typed;
 	if (type < m->n_types) {
 		const mo_layer_type *lt = &m->types[type];
 		bool moe = lt->moe;
 		b.lt = lt;
+		/* DeepSeek-V4: the type's compress ratio selects its rows */
+		typed = *d;
+		typed.cond |= lt->compress_ratio == 4 ? MO_C_R4 : 0;
+		typed.cond |= lt->compress_ratio == 128 ? MO_C_R128 : 0;
+		b.d = &typed;
 		if (lt->mtp)
 			graph_builder_mtp(&b, fw, m, moe);
 		else

@@ -38,7 +38,10 @@ enum {
 				 * and V (GQA, flash, no CP: ops_pytorch.c) */
 	MO_C_LPOS = 1u << 17,   /* learned absolute position embeddings */
 	MO_C_HC = 1u << 18,     /* hyper-connections (mHC streams) */
-	MO_C_HCF = 1u << 19     /* mHC with the fused npu_mhc_* kernels */
+	MO_C_HCF = 1u << 19,    /* mHC with the fused npu_mhc_* kernels */
+	MO_C_R4 = 1u << 20,     /* DeepSeek-V4 layer of compress ratio 4 */
+	MO_C_R128 = 1u << 21,   /* DeepSeek-V4 layer of compress ratio 128 */
+	MO_C_HCH = 1u << 22     /* the hyper-connection head */
 };
 
 /* One op of a block. Tables write rows with designated initialisers; a
@@ -73,6 +76,7 @@ typedef enum mo_block_id {
 	MO_BLK_ATTN,       /* ln1 -> ctx (standard MHA / GQA) */
 	MO_BLK_ATTN_MLA,   /* ln1 -> ctx (multi-latent) */
 	MO_BLK_ATTN_PROJ,  /* ctx -> attn (output projection, either attention) */
+	MO_BLK_ATTN_HYBRID, /* ln1 -> attn (DeepSeek-V4's hybrid attention, its own projection) */
 	MO_BLK_RESID_ATTN, /* x, attn -> x2, ln2 */
 	MO_BLK_MLP,        /* ln2 -> mlp */
 	MO_BLK_MOE,        /* ln2 -> mlp */
@@ -85,24 +89,20 @@ typedef enum mo_block_id {
 } mo_block_id;
 
 /* A framework's blocks, from its tables named P_norm_attn, P_attn, ... (file-scope compound
- * literals: static storage): one list, so a block is added to every framework at once. */
+ * literals: static storage): one list, so a block is added to every framework at once. A block
+ * only some frameworks have (MindSpore's DeepSeek-V4 hybrid attention) is added beside
+ * MO_OP_BLOCKS_COMMON; a framework without it leaves it NULL and the graph builds nothing. */
 #define MO_OP_BLOCK(p, b)                                                                        \
 	(&(const mo_op_block){#p "_" #b, p##_##b, sizeof(p##_##b) / sizeof(p##_##b)[0]})
-#define MO_OP_BLOCKS(p)                                                                          \
-	{                                                                                        \
-		[MO_BLK_NORM_ATTN] = MO_OP_BLOCK(p, norm_attn),                                  \
-		[MO_BLK_ATTN] = MO_OP_BLOCK(p, attn),                                            \
-		[MO_BLK_ATTN_MLA] = MO_OP_BLOCK(p, attn_mla),                                    \
-		[MO_BLK_ATTN_PROJ] = MO_OP_BLOCK(p, attn_proj),                                  \
-		[MO_BLK_RESID_ATTN] = MO_OP_BLOCK(p, resid_attn),                                \
-		[MO_BLK_MLP] = MO_OP_BLOCK(p, mlp),                                              \
-		[MO_BLK_MOE] = MO_OP_BLOCK(p, moe),                                              \
-		[MO_BLK_RESID_MLP] = MO_OP_BLOCK(p, resid_mlp),                                  \
-		[MO_BLK_MTP_IN] = MO_OP_BLOCK(p, mtp_in),                                        \
-		[MO_BLK_MTP_OUT] = MO_OP_BLOCK(p, mtp_out),                                      \
-		[MO_BLK_HEAD] = MO_OP_BLOCK(p, head),                                            \
-		[MO_BLK_EMBED] = MO_OP_BLOCK(p, embed),                                          \
-	}
+#define MO_OP_BLOCKS_COMMON(p)                                                                   \
+	[MO_BLK_NORM_ATTN] = MO_OP_BLOCK(p, norm_attn), [MO_BLK_ATTN] = MO_OP_BLOCK(p, attn),     \
+	[MO_BLK_ATTN_MLA] = MO_OP_BLOCK(p, attn_mla),                                            \
+	[MO_BLK_ATTN_PROJ] = MO_OP_BLOCK(p, attn_proj),                                          \
+	[MO_BLK_RESID_ATTN] = MO_OP_BLOCK(p, resid_attn), [MO_BLK_MLP] = MO_OP_BLOCK(p, mlp),     \
+	[MO_BLK_MOE] = MO_OP_BLOCK(p, moe), [MO_BLK_RESID_MLP] = MO_OP_BLOCK(p, resid_mlp),       \
+	[MO_BLK_MTP_IN] = MO_OP_BLOCK(p, mtp_in), [MO_BLK_MTP_OUT] = MO_OP_BLOCK(p, mtp_out),     \
+	[MO_BLK_HEAD] = MO_OP_BLOCK(p, head), [MO_BLK_EMBED] = MO_OP_BLOCK(p, embed)
+#define MO_OP_BLOCKS(p) {MO_OP_BLOCKS_COMMON(p)}
 
 typedef struct mo_framework {
 	const char *name;

@@ -373,6 +373,36 @@ static double est_norm_params(const mo_model *m)
 	return strcmp(m->normalization, "LayerNorm") == 0 ? 2 * h : h;
 }
 
+/* DeepSeek-V4's hybrid attention (deepseek_v4_hybrid_attention.py:52-140):
+ * q down / up projections and norm, one kv head and its norm, the grouped
+ * output projection (o_groups x o_lora_rank by heads x v_head_dim / o_groups)
+ * and linear_proj, the fp32 attention sinks (csa.py:588); the Compressor of
+ * ratios 4 and 128 (compressor.py:95-130: kv and gate projections of coff x
+ * v_head_dim, coff 2 at ratio 4, the positional bias, the norm) and the
+ * Indexer of ratio 4 (indexer.py:116-140: query projection, its own
+ * compressor over index_head_dim, the head weights). Heads split by TP. */
+static double est_hybrid_params(const mo_model *m, int64_t ratio, double *largest)
+{
+	double h = (double)m->hidden_size, tp = (double)est_pos(m->tensor_parallel);
+	double a = (double)m->num_attention_heads / tp, vd = (double)m->v_head_dim;
+	double ql = (double)m->q_lora_rank, olr = (double)(m->o_groups * m->o_lora_rank);
+	double p = h * ql + ql + ql * a * vd + h * vd + vd + olr * a * vd / (double)m->o_groups +
+		   olr * h + a;
+	double mx = est_max(est_max(h * ql, ql * a * vd), olr * h);
+	if (ratio > 0) {
+		double coff = ratio == 4 ? 2.0 : 1.0;
+		p += 2 * h * coff * vd + (double)ratio * coff * vd + vd;
+		mx = est_max(mx, h * coff * vd);
+	}
+	if (ratio == 4) {
+		double ih = (double)(m->index_n_heads * m->index_head_dim), id = (double)m->index_head_dim;
+		p += ql * ih + 2 * h * 2 * id + 4 * 2 * id + id + h * (double)m->index_n_heads;
+		mx = est_max(mx, ql * ih);
+	}
+	*largest = mx;
+	return p;
+}
+
 static double est_attn_params(const mo_model *m)
 {
 	double h = (double)m->hidden_size, tp = (double)est_pos(m->tensor_parallel);
@@ -567,7 +597,10 @@ void est_type_params(mo_est_type *t, const mo_model *m, size_t type)
 	bool mtp = m->types[type].mtp, moe = m->types[type].moe;
 	t->moe = moe;
 	double h = (double)m->hidden_size, tp = (double)est_pos(m->tensor_parallel);
-	double dense = 2 * est_norm_params(m) + est_attn_params(m), expert = 0;
+	int64_t ratio = m->types[type].compress_ratio;
+	double hybrid_max = 0;
+	double attn = m->dsv4_hybrid ? est_hybrid_params(m, ratio, &hybrid_max) : est_attn_params(m);
+	double dense = 2 * est_norm_params(m) + attn, expert = 0;
 	if (moe) {
 		dense += h * (double)m->num_moe_experts;
 		dense += est_mlp_params(m, (double)m->moe_shared_expert_intermediate_size, tp);
@@ -583,7 +616,7 @@ void est_type_params(mo_est_type *t, const mo_model *m, size_t type)
 	t->expert_params = expert;
 	/* one tensor per Linear; GroupedMLP holds each of its two weights for
 	 * all local experts in one tensor */
-	double mx = est_attn_max(m), ex = 0;
+	double mx = m->dsv4_hybrid ? hybrid_max : est_attn_max(m), ex = 0;
 	if (moe) {
 		mx = est_max(mx, h * (double)m->num_moe_experts);
 		mx = est_max(mx, est_mlp_max(m, (double)m->moe_shared_expert_intermediate_size, tp));

@@ -21,6 +21,9 @@
 
 #define C_HC MO_C_HC
 #define C_HCF MO_C_HCF
+#define C_R4 MO_C_R4
+#define C_R128 MO_C_R128
+#define C_HCH MO_C_HCH
 /* `unless` of the rows for bf16 (or fp32-compute) parameters: the first-cut
  * rules, where every op keeps its inputs and output. The fp32-parameter rows
  * (`when` C_P32) are written from the measured DSv3-mini allocation ledgers
@@ -410,6 +413,117 @@ static const mo_op_row ms_attn_proj[] = {
 	 .out = "attn@po0", .save = KEEPS_NOTHING},
 };
 
+/* DeepSeek-V4's hybrid attention (experimental_attention_variant
+ * dsv4_hybrid; mindformers/pynative/transformers/experimental_attention_variant/
+ * at mindspore-ai/mindformers 167a50de). Each op keeps what its backward
+ * reads, as the measured fp32-parameter rows do (and as the measurers'
+ * census of this attention found: the q-norm and the grouped projection's
+ * input are bf16 buffers, the inverse rotary's concatenation keeps nothing;
+ * notes/dsv4.md). DSv4HybridSelfAttention.construct
+ * (deepseek_v4_hybrid_attention.py:228-300): q down-projection, RMSNorm,
+ * up-projection to heads x v_head_dim, a per-head RMS in the compute dtype
+ * (q * rsqrt(mean(q * q))); one shared kv head, normed; the rotary lanes of
+ * q, kv and (inverted) the core output each through ApplyRotaryPosEmb in
+ * fp32, whose two products keep t and rotate_half(t) (rope_utils.py:169-186,
+ * unfused: apply_rope_fusion is off by default and never used for the
+ * inverse); the core output regrouped into o_groups (a contiguous copy the
+ * bmm keeps) and projected by linear_o_group_proj, then linear_proj. */
+static const mo_op_row ms_attn_hybrid[] = {
+	{.when = C_P32, .path = "self_attention.linear_q_down_proj", .op = "cast", .in = "n1",
+	 .out = "ln1:c:tsp*h", .save = KEEPS_NOTHING},
+	{.path = "self_attention.linear_q_down_proj", .op = "matmul", .in = "ln1",
+	 .out = "qc:c:tok*ql", .save = "ln1", .flops = "2*tok*h*ql"},
+	{.path = "self_attention.q_layernorm", .op = "rms_norm", .in = "qc",
+	 .out = "qn:c:tok*ql qrs:f32:tok", .save = "qc qrs"},
+	{.path = "self_attention.linear_q_up_proj", .op = "matmul", .in = "qn", .out = "q:c:tok*qh",
+	 .save = "qn", .flops = "2*tok*ql*qh"},
+	{.path = "self_attention", .op = "mul", .in = "q", .out = "qq:c:tok*qh", .save = "q"},
+	{.path = "self_attention", .op = "rsqrt", .in = "qq", .out = "qr:c:tok*hd", .save = "qr"},
+	{.path = "self_attention", .op = "mul", .in = "q qr", .out = "qh:c:tok*qh", .save = "q qr"},
+	{.path = "self_attention.linear_kv_proj", .op = "matmul", .in = "ln1", .out = "kv:c:tok*dv",
+	 .save = "ln1", .flops = "2*tok*h*dv"},
+	{.path = "self_attention.kv_layernorm", .op = "rms_norm", .in = "kv",
+	 .out = "kvn:c:tok*dv kvrs:f32:tok", .save = "kv kvrs"},
+	{.path = "self_attention.apply_rotary_emb", .op = "rotary_position_embedding", .in = "qh",
+	 .out = "qt32:f32:tok*qpe qtr32:f32:tok*qpe qpe:c:tok*qpe", .save = "qt32 qtr32"},
+	{.path = "self_attention", .op = "cat", .in = "qh qpe", .out = "qrope:c:tok*qh",
+	 .save = KEEPS_NOTHING},
+	{.path = "self_attention.apply_rotary_emb", .op = "rotary_position_embedding", .in = "kvn",
+	 .out = "kt32:f32:tok*rope ktr32:f32:tok*rope kpe:c:tok*rope", .save = "kt32 ktr32"},
+	{.path = "self_attention", .op = "cat", .in = "kvn kpe", .out = "key:c:tok*dv",
+	 .save = KEEPS_NOTHING},
+	/* Compressor (compressor.py:175-225): kv and gate projections of the
+	 * layer input, the gate in fp32 with the positional bias, windows of
+	 * 2 x ratio tokens at ratio 4 (overlapping, coff 2) or ratio tokens at
+	 * 128; the softmax keeps its output, the weighted sum its fp32 operands;
+	 * the pooled rows normed and rotated (small). */
+	{.when = C_R4, .path = "self_attention.core_attention.compressor", .op = "matmul",
+	 .in = "ln1", .out = "ckv:c:tok*dv2 csc:c:tok*dv2", .save = "ln1",
+	 .flops = "4*tok*h*dv2"},
+	{.when = C_R4, .path = "self_attention.core_attention.compressor", .op = "softmax",
+	 .in = "csc", .out = "cw:f32:tok2*dv", .save = "cw"},
+	{.when = C_R4, .path = "self_attention.core_attention.compressor", .op = "mul",
+	 .in = "ckv cw", .out = "ck32:f32:tok2*dv cp:f32:tok2*dv", .save = "ck32 cw"},
+	{.when = C_R4, .path = "self_attention.core_attention.compressor", .op = "rms_norm",
+	 .in = "cp", .out = "cpool:c:c4*dv cmpkv:c:c4*dv", .save = "cpool"},
+	{.when = C_R128, .path = "self_attention.core_attention.compressor", .op = "matmul",
+	 .in = "ln1", .out = "ckv:c:tok*dv csc:c:tok*dv", .save = "ln1", .flops = "4*tok*h*dv"},
+	{.when = C_R128, .path = "self_attention.core_attention.compressor", .op = "softmax",
+	 .in = "csc", .out = "cw:f32:tok*dv", .save = "cw"},
+	{.when = C_R128, .path = "self_attention.core_attention.compressor", .op = "mul",
+	 .in = "ckv cw", .out = "ck32:f32:tok*dv cp:f32:tok*dv", .save = "ck32 cw"},
+	{.when = C_R128, .path = "self_attention.core_attention.compressor", .op = "rms_norm",
+	 .in = "cp", .out = "cpool:c:c128*dv cmpkv:c:c128*dv", .save = "cpool"},
+	/* Indexer of the ratio-4 layers (indexer.py forward_before_topk:158-207,
+	 * on detached inputs; its weights learn from the KL loss): the query
+	 * projection of the q down-projection, its rotary lanes, its own
+	 * compressor over index_head_dim, the head weights; the lightning
+	 * indexer's top-k indices (no gradient). */
+	{.when = C_R4, .path = "self_attention.core_attention.indexer", .op = "matmul", .in = "qc",
+	 .out = "iq:c:tok*ih", .save = "qc", .flops = "2*tok*ql*ih"},
+	{.when = C_R4, .path = "self_attention.core_attention.indexer", .op = "rotary_position_embedding",
+	 .in = "iq", .out = "it32:f32:tok*ipe itr32:f32:tok*ipe ipe:c:tok*ipe", .save = "it32 itr32"},
+	{.when = C_R4, .path = "self_attention.core_attention.indexer", .op = "cat", .in = "iq ipe",
+	 .out = "qidx:c:tok*ih", .save = KEEPS_NOTHING},
+	{.when = C_R4, .path = "self_attention.core_attention.indexer", .op = "matmul", .in = "ln1",
+	 .out = "ikv:c:tok*id2 isc:c:tok*id2 iw:c:tok*ihn", .save = "ln1",
+	 .flops = "4*tok*h*id2"},
+	{.when = C_R4, .path = "self_attention.core_attention.indexer", .op = "softmax", .in = "isc",
+	 .out = "iwt:f32:tok2*id", .save = "iwt"},
+	{.when = C_R4, .path = "self_attention.core_attention.indexer", .op = "mul", .in = "ikv iwt",
+	 .out = "ik32:f32:tok2*id ip:f32:tok2*id", .save = "ik32 iwt"},
+	{.when = C_R4, .path = "self_attention.core_attention.indexer", .op = "rms_norm", .in = "ip",
+	 .out = "ipool:c:c4*id kidx:c:c4*id iwf:f32:tok*ihn", .save = "ipool"},
+	{.when = C_R4, .path = "self_attention.core_attention.indexer", .op = "lightning_indexer",
+	 .in = "qidx kidx iwf", .out = "topk:i32:tok*itk", .save = KEEPS_NOTHING},
+	/* FusedSparseFlashMla (csa.py:73-130) keeps what it saves: query, the
+	 * kv head, the compressed kv, the sparse indices (ratio 4), the output
+	 * and its fp32 log-sum-exp; with the indexer loss
+	 * (FusedSparseFlashMlaWithIndexerLoss :178-247) also the indexer's
+	 * query, key and weights. */
+	{.unless = C_R4 | C_R128, .path = "self_attention.core_attention", .op = "sparse_flash_mla",
+	 .in = "qrope key", .out = "co:c:tok*qh lse:f32:hd*tok", .save = "qrope key co lse",
+	 .flops = "4*tok*s*qh"},
+	{.when = C_R128, .path = "self_attention.core_attention", .op = "sparse_flash_mla",
+	 .in = "qrope key cmpkv", .out = "co:c:tok*qh lse:f32:hd*tok",
+	 .save = "qrope key cmpkv co lse", .flops = "4*tok*s*qh"},
+	{.when = C_R4, .path = "self_attention.core_attention", .op = "sparse_flash_mla",
+	 .in = "qrope key cmpkv topk qidx kidx iwf", .out = "co:c:tok*qh lse:f32:hd*tok",
+	 .save = "qrope key cmpkv topk qidx kidx iwf co lse", .flops = "4*tok*s*qh"},
+	{.path = "self_attention.apply_rotary_emb", .op = "rotary_position_embedding", .in = "co",
+	 .out = "ot32:f32:tok*qpe otr32:f32:tok*qpe ope:c:tok*qpe", .save = "ot32 otr32"},
+	{.path = "self_attention", .op = "cat", .in = "co ope", .out = "cor:c:tok*qh",
+	 .save = KEEPS_NOTHING},
+	{.path = "self_attention", .op = "permute", .in = "cor", .out = "cg:c:tok*qh",
+	 .save = KEEPS_NOTHING},
+	{.path = "self_attention", .op = "bmm", .in = "cg", .out = "oi:c:tok*olr", .save = "cg",
+	 .flops = "2*tok*qh*og1"},
+	{.path = "self_attention", .op = "permute", .in = "oi", .out = "oin:c:tok*olr",
+	 .save = KEEPS_NOTHING},
+	{.path = "self_attention.linear_proj", .op = "matmul", .in = "oin", .out = "attn:c:tsp*h",
+	 .save = "oin", .flops = "2*tok*olr*h"},
+};
+
 static const mo_op_row ms_resid_attn[] = {
 	{.when = C_HDROP, .path = "hidden_states_dropout", .op = "dropout", .in = "attn",
 	 .out = "ad:c:tsp*h m1:u8:tsp*h", .save = KEEPS_INPUTS_AND_OUTPUTS},
@@ -701,8 +815,33 @@ static const mo_op_row ms_mtp_in[] = {
 	 .save = KEEPS_INPUTS_AND_OUTPUTS, .flops = "2*tsp*h2*htp"},
 };
 
+/* The hyper-connection head (hyper_connection.py HyperConnectionHead
+ * .construct:164-176) collapses the packed streams before a final norm: the
+ * streams in fp32, their RMS, the fp32 hc_fn projection to n mixes, the
+ * sigmoid gates, the gated streams summed and cast back. As the head
+ * block's other rows, each op keeps its inputs and output. */
+#define HC_HEAD(P, IN, OUT, T)                                                             \
+	{.when = C_HCH, .path = P, .op = "cast", .in = IN, .out = T "f:f32:tsp*hs",         \
+	 .save = KEEPS_INPUTS_AND_OUTPUTS},                                                 \
+	{.when = C_HCH, .path = P, .op = "mul", .in = T "f", .out = T "sq:f32:tsp*hs",       \
+	 .save = KEEPS_INPUTS_AND_OUTPUTS},                                                 \
+	{.when = C_HCH, .path = P, .op = "rsqrt", .in = T "sq", .out = T "ri:f32:tsp",       \
+	 .save = KEEPS_INPUTS_AND_OUTPUTS},                                                 \
+	{.when = C_HCH, .path = P ".hc_fn", .op = "matmul", .in = T "f",                     \
+	 .out = T "mx:f32:tsp*hcn " T "pre:f32:tsp*hcn", .save = KEEPS_INPUTS_AND_OUTPUTS,   \
+	 .flops = "2*tsp*hs*hcn"},                                                          \
+	{.when = C_HCH, .path = P, .op = "mul", .in = T "pre " T "f",                         \
+	 .out = T "g:f32:tsp*hs", .save = KEEPS_INPUTS_AND_OUTPUTS},                        \
+	{.when = C_HCH, .path = P, .op = "sum", .in = T "g", .out = T "s:f32:tsp*h",          \
+	 .save = KEEPS_INPUTS_AND_OUTPUTS},                                                 \
+	{.when = C_HCH, .path = P, .op = "cast", .in = T "s", .out = OUT ":c:tsp*h",          \
+	 .save = KEEPS_INPUTS_AND_OUTPUTS}
+
 static const mo_op_row ms_mtp_out[] = {
-	{.path = "final_layernorm", .op = "cast", .in = "L.y", .out = "y32:f32:tsp*h",
+	HC_HEAD("hc_head", "L.y", "my", "mh"),
+	{.unless = C_HCH, .path = "", .op = "view", .in = "L.y", .out = "my@L.y",
+	 .save = KEEPS_NOTHING},
+	{.path = "final_layernorm", .op = "cast", .in = "my", .out = "y32:f32:tsp*h",
 	 .save = KEEPS_INPUTS_AND_OUTPUTS},
 	{.path = "final_layernorm", .op = "rms_norm", .in = "y32",
 	 .out = "yn32:f32:tsp*h rsf:f32:tsp", .save = KEEPS_INPUTS_AND_OUTPUTS},
@@ -711,6 +850,9 @@ static const mo_op_row ms_mtp_out[] = {
 
 /* The unfused cross-entropy: fp32 logits, max, shifted logits, exp. */
 static const mo_op_row ms_head[] = {
+	{.when = C_HCH, .path = "", .op = "input", .in = "", .out = "hy:c:tsp*hs",
+	 .save = KEEPS_NOTHING},
+	HC_HEAD("decoder.hc_head", "hy", "y", "hh"),
 	{.path = "", .op = "input", .in = "", .out = "y:c:tsp*h", .save = KEEPS_NOTHING},
 	{.path = "final_layernorm", .op = "cast", .in = "y", .out = "y32:f32:tsp*h",
 	 .save = KEEPS_INPUTS_AND_OUTPUTS},
@@ -756,7 +898,7 @@ const mo_framework mo_ops_mindspore = {
 	.name = "mindspore",
 	.align = 512,
 	.recompute_needs_world = true,
-	.blocks = MO_OP_BLOCKS(ms),
+	.blocks = {MO_OP_BLOCKS_COMMON(ms), [MO_BLK_ATTN_HYBRID] = MO_OP_BLOCK(ms, attn_hybrid)},
 	.note = "MindSpore PyNative, 512-byte pool rounding; fp32 parameters: "
 		"fp32 residual stream, each op keeps what its backward reads "
 		"(from allocation ledgers); bf16 parameters: every op keeps its "

@@ -42,7 +42,9 @@ enum mo_conv {
 	CV_DISPATCH, /* moe_token_dispatcher_type */
 	CV_ACCUM,   /* accumulate_allreduce_grads_in_fp32: grads_dtype */
 	CV_PPLAYOUT, /* pipeline_model_parallel_layout: Megatron's layout string */
-	CV_SKEW     /* moe_routing_skew: a number in [lo, hi] */
+	CV_SKEW,     /* moe_routing_skew: a number in [lo, hi] */
+	CV_ATTNVAR,  /* experimental_attention_variant */
+	CV_RATIOS    /* compress_ratios: a list of 0, 4, 128 */
 };
 
 /* Published defaults of a model type (model_types.c): what a file that

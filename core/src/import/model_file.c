@@ -91,8 +91,21 @@ static const struct mo_mkey mo_model_keys[] = {
 	{"hc_mult", MF_HC_MULT, CV_INT, 1, 64},
 	{"num_residual_streams", MF_HC_MULT, CV_INT, 1, 64},
 	{"use_fused_mhc", MF_HC_FUSED, CV_BOOL, 0, 0},
+	{"enable_hc_head", MF_HC_HEAD, CV_BOOL, 0, 0},
 	{"hc_sinkhorn_iters", MF_HC_SINKHORN, CV_INT, 0, 1000},
 	{"mhc_sinkhorn_iterations", MF_HC_SINKHORN, CV_INT, 0, 1000},
+	{"experimental_attention_variant", MF_ATTN_VARIANT, CV_ATTNVAR, 0, 0},
+	{"compress_ratios", MF_RATIOS, CV_RATIOS, 0, 0},
+	{"csa_compress_ratios", MF_RATIOS, CV_RATIOS, 0, 0},
+	{"o_groups", MF_O_GROUPS, CV_INT, 1, 1 << 20},
+	{"o_lora_rank", MF_O_LORA, CV_INT, 1, 1 << 24},
+	{"index_n_heads", MF_IDX_HEADS, CV_INT, 1, 1 << 20},
+	{"dsa_indexer_n_heads", MF_IDX_HEADS, CV_INT, 1, 1 << 20},
+	{"index_head_dim", MF_IDX_DIM, CV_INT, 1, 1 << 20},
+	{"dsa_indexer_head_dim", MF_IDX_DIM, CV_INT, 1, 1 << 20},
+	{"index_topk", MF_IDX_TOPK, CV_INT, 1, 1 << 24},
+	{"dsa_indexer_topk", MF_IDX_TOPK, CV_INT, 1, 1 << 24},
+	{"apply_dsa_kernel_fusion", MF_DSA_FUSED, CV_BOOL, 0, 0},
 	/* training */
 	{"micro_batch_size", MF_MBS, CV_INT, 1, 1 << 20},
 	{"local_batch_size", MF_MBS, CV_INT, 1, 1 << 20},
@@ -239,6 +252,11 @@ static int64_t *model_int_field(mo_model *m, enum mo_mf f)
 	case MF_V_HEAD: return &m->v_head_dim;
 	case MF_HC_MULT: return &m->hc_mult;
 	case MF_HC_SINKHORN: return &m->hc_sinkhorn_iters;
+	case MF_O_GROUPS: return &m->o_groups;
+	case MF_O_LORA: return &m->o_lora_rank;
+	case MF_IDX_HEADS: return &m->index_n_heads;
+	case MF_IDX_DIM: return &m->index_head_dim;
+	case MF_IDX_TOPK: return &m->index_topk;
 	case MF_MBS: return &m->micro_batch_size;
 	case MF_CUBLAS_WS: return &m->cublas_workspace_kib;
 	case MF_MBN: return &m->micro_batch_num;
@@ -274,6 +292,8 @@ static bool *model_bool_field(mo_model *m, enum mo_mf f)
 	case MF_TP_OVERLAP: return &m->tp_comm_overlap;
 	case MF_HC: return &m->hyper_connections;
 	case MF_HC_FUSED: return &m->hc_fused;
+	case MF_DSA_FUSED: return &m->dsa_fused;
+	case MF_HC_HEAD: return &m->hc_head;
 	default: return NULL;
 	}
 }
@@ -476,6 +496,53 @@ static void model_read_opt(struct mo_rd *r, const mo_node *v,
 	model_mark(r, MF_OPT, t, path);
 }
 
+/* experimental_attention_variant: `dsv4_hybrid` is DeepSeek-V4's hybrid
+ * attention (modelled); `mla` the plain MLA; `dsa` (DeepSeek-V3.2's sparse
+ * attention, dsa.py / dsa_indexer.py) is not modelled: the MLA op table
+ * stands for it. */
+static void model_read_attn_variant(struct mo_rd *r, const mo_node *v, const char *path)
+{
+	const char *s = model_str(v);
+	if (!s) {
+		model_type_err(r, v, path, "an attention variant name");
+		return;
+	}
+	r->m->dsv4_hybrid = strcasecmp(s, "dsv4_hybrid") == 0;
+	if (!r->m->dsv4_hybrid && strcasecmp(s, "mla") != 0)
+		diags_add_at(r->diags, MO_SEV_WARNING, "unmodelled", r->file, v, path,
+				"%s: the estimate does not model the attention variant '%s' "
+				"(DeepSeek-V3.2's DSA indexer and its loss); the MLA op table "
+				"stands for it",
+				path, s);
+	model_mark(r, MF_ATTN_VARIANT, v, path);
+}
+
+/* compress_ratios: one of 0, 4, 128 per layer, MTP layers included
+ * (parallel_core/transformer_config.py:2901-2912). */
+static void model_read_ratios(struct mo_rd *r, const mo_node *v, const char *path)
+{
+	if (v->kind != MO_NODE_SEQ || v->n > MO_MODEL_MAX_LAYERS + MO_MODEL_MAX_MTP) {
+		model_type_err(r, v, path, "a list of compress ratios (0, 4 or 128), one per layer");
+		return;
+	}
+	int64_t *q = arena_alloc(r->m->arena, sizeof(*q) * (v->n + 1));
+	if (!q) {
+		r->failed = true;
+		return;
+	}
+	for (size_t i = 0; i < v->n; i++) {
+		bool overflow = false;
+		if (!scalar_int(v->items[i], &q[i], &overflow) ||
+		    (q[i] != 0 && q[i] != 4 && q[i] != 128)) {
+			model_type_err(r, v->items[i], path, "a compress ratio: 0, 4 or 128");
+			return;
+		}
+	}
+	r->m->compress_ratios = q;
+	r->m->n_compress_ratios = v->n;
+	model_mark(r, MF_RATIOS, v, path);
+}
+
 /* The conversions of a document's value that are not one typed value (a
  * list of stage layers, a device, the graph-mode YAML's own keys). */
 static void model_read_special(struct mo_rd *r, const struct mo_mkey *k,
@@ -500,6 +567,12 @@ static void model_read_special(struct mo_rd *r, const struct mo_mkey *k,
 	case CV_DEVICE:
 		model_read_device(r, v, path);
 		model_mark(r, MF_DEVICE, v, path);
+		break;
+	case CV_ATTNVAR:
+		model_read_attn_variant(r, v, path);
+		break;
+	case CV_RATIOS:
+		model_read_ratios(r, v, path);
 		break;
 	default:
 		break;

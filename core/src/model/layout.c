@@ -18,6 +18,7 @@ struct mo_lb {
 	mo_path *v;
 	size_t n;
 	bool failed;
+	int64_t ratio; /* DeepSeek-V4: the type's compress ratio */
 };
 
 static int layout_add(struct mo_lb *b, int parent, const char *leaf,
@@ -131,6 +132,28 @@ static void layout_attn_mla(struct mo_lb *b, int attn)
 	layout_ops(b, attn, ops);
 }
 
+/* deepseek_v4_hybrid_attention.py: DSv4HybridSelfAttention, its
+ * CompressedSparseAttention (csa.py) with the Compressor of ratios 4 and
+ * 128 and the Indexer of ratio 4 (:591-626). */
+static void layout_attn_hybrid(struct mo_lb *b, int attn)
+{
+	static const char *const ops[] = {"reshape", "permute", "cast", "split", "cat",
+					  "bmm", "rsqrt", "mul", NULL};
+	layout_mod(b, attn, "linear_q_down_proj");
+	layout_mod(b, attn, "q_layernorm");
+	layout_mod(b, attn, "linear_q_up_proj");
+	layout_mod(b, attn, "linear_kv_proj");
+	layout_mod(b, attn, "kv_layernorm");
+	layout_mod(b, attn, "apply_rotary_emb");
+	int core = layout_core(b, attn);
+	if (b->ratio > 0)
+		layout_mod(b, core, "compressor");
+	if (b->ratio == 4)
+		layout_mod(b, core, "indexer");
+	layout_mod(b, attn, "linear_proj");
+	layout_ops(b, attn, ops);
+}
+
 static bool layout_gated(const mo_model *m)
 {
 	return strcmp(m->hidden_act, "swiglu") == 0 ||
@@ -240,7 +263,9 @@ static void layout_layer(struct mo_lb *b, int base, bool moe)
 	layout_hc(b, base, "ffn_hc");
 	layout_mod(b, base, "input_layernorm");
 	int attn = layout_mod(b, base, "self_attention");
-	if (b->m->multi_latent_attention)
+	if (b->m->dsv4_hybrid)
+		layout_attn_hybrid(b, attn);
+	else if (b->m->multi_latent_attention)
 		layout_attn_mla(b, attn);
 	else
 		layout_attn_std(b, attn);
@@ -268,12 +293,12 @@ static void layout_mtp(struct mo_lb *b, bool moe)
 }
 
 /* Builds one type into the arena; returns its index or -1. */
-static int layout_type(mo_model *m, const char *name, bool mtp, bool moe)
+static int layout_type(mo_model *m, const char *name, bool mtp, bool moe, int64_t ratio)
 {
 	for (size_t t = 0; t < m->n_types; t++)
 		if (strcmp(m->types[t].name, name) == 0)
 			return (int)t;
-	struct mo_lb b = {.m = m, .a = m->arena};
+	struct mo_lb b = {.m = m, .a = m->arena, .ratio = ratio};
 	b.v = arena_alloc(m->arena, sizeof(mo_path) * MO_LAYOUT_MAX);
 	if (!b.v)
 		return -1;
@@ -284,16 +309,42 @@ static int layout_type(mo_model *m, const char *name, bool mtp, bool moe)
 	if (b.failed)
 		return -1;
 	mo_layer_type *lt = &m->types[m->n_types];
-	*lt = (mo_layer_type){.name = name, .paths = b.v, .n_paths = b.n, .moe = moe, .mtp = mtp};
+	*lt = (mo_layer_type){.name = name, .paths = b.v, .n_paths = b.n, .moe = moe, .mtp = mtp,
+			      .compress_ratio = ratio};
 	return (int)m->n_types++;
 }
 
-static const char *layout_type_name(const mo_model *m, bool mtp, bool moe)
+/* DeepSeek-V4's hybrid attention: one type per compress ratio (the layer's
+ * entry of compress_ratios, 0 past its end). */
+static const char *layout_type_name(const mo_model *m, int64_t layer, bool mtp, bool moe)
 {
 	static const char *const names[2][2][2] = {
 		{{"dense", "moe"}, {"mla-dense", "mla-moe"}},
 		{{"mtp-dense", "mtp-moe"}, {"mtp-mla-dense", "mtp-mla-moe"}}};
-	return names[mtp][m->multi_latent_attention][moe];
+	static const char *const hybrid[2][3][2] = {
+		{{"dsv4-r0-dense", "dsv4-r0-moe"}, {"dsv4-r4-dense", "dsv4-r4-moe"},
+		 {"dsv4-r128-dense", "dsv4-r128-moe"}},
+		{{"mtp-dsv4-r0-dense", "mtp-dsv4-r0-moe"}, {"mtp-dsv4-r4-dense", "mtp-dsv4-r4-moe"},
+		 {"mtp-dsv4-r128-dense", "mtp-dsv4-r128-moe"}}};
+	if (!m->dsv4_hybrid)
+		return names[mtp][m->multi_latent_attention][moe];
+	int64_t r = model_compress_ratio(m, layer);
+	return hybrid[mtp][r == 4 ? 1 : r == 128 ? 2 : 0][moe];
+}
+
+bool model_hc_head(const mo_model *m)
+{
+	if (!m->hyper_connections)
+		return false;
+	return m->ext && m->ext->set[MF_HC_HEAD] ? m->hc_head : true;
+}
+
+int64_t model_compress_ratio(const mo_model *m, int64_t layer)
+{
+	if (!m->dsv4_hybrid || !m->compress_ratios || layer < 0 ||
+	    (size_t)layer >= m->n_compress_ratios)
+		return 0;
+	return m->compress_ratios[layer];
 }
 
 /* FNV-1a over every type's name and path names: two models with the same
@@ -322,7 +373,7 @@ int model_build_layout(mo_model *m, mo_error *err)
 		error_set(err, MO_ERR_LIMIT, 0, 0, "layer count out of range");
 		return -1;
 	}
-	m->types = arena_alloc(m->arena, sizeof(mo_layer_type) * 8);
+	m->types = arena_alloc(m->arena, sizeof(mo_layer_type) * 16);
 	m->type_of = arena_alloc(m->arena, sizeof(size_t) * (size_t)total);
 	if (!m->types || !m->type_of)
 		goto nomem;
@@ -331,8 +382,8 @@ int model_build_layout(mo_model *m, mo_error *err)
 	for (int64_t i = 0; i < total; i++) {
 		bool mtp = i >= m->num_layers;
 		bool moe = has_moe && (mtp || i >= m->first_k_dense_replace);
-		int t = layout_type(m, layout_type_name(m, mtp, moe), mtp,
-				       moe);
+		int t = layout_type(m, layout_type_name(m, i, mtp, moe), mtp,
+				       moe, model_compress_ratio(m, i));
 		if (t < 0)
 			goto nomem;
 		m->type_of[i] = (size_t)t;

@@ -45,6 +45,14 @@ static const mo_model model_defaults = {
 	 * num_residual_streams 4, mhc_sinkhorn_iterations 20) */
 	.hc_mult = 4,
 	.hc_sinkhorn_iters = 20,
+	/* DeepseekV4Config's defaults (models/deepseek4/configuration_deepseek_v4.py
+	 * :184-188) */
+	.o_groups = 16,
+	.o_lora_rank = 1024,
+	.index_n_heads = 64,
+	.index_head_dim = 128,
+	.index_topk = 1024,
+	.dsa_fused = true,
 	.data_parallel = 1,
 	.data_parallel_shard = 0, /* = data_parallel unless given */
 	.tensor_parallel = 1,
@@ -126,6 +134,21 @@ static bool model_copy_stages(mo_model *c, const mo_model *m)
 	return true;
 }
 
+/* DeepSeek-V4's per-layer compress ratios. */
+static bool model_copy_ratios(mo_model *c, const mo_model *m)
+{
+	c->compress_ratios = NULL;
+	if (!m->compress_ratios)
+		return true;
+	c->compress_ratios = arena_alloc(c->arena, (m->n_compress_ratios + 1) * sizeof(int64_t));
+	if (!c->compress_ratios)
+		return false;
+	if (m->n_compress_ratios)
+		memcpy(c->compress_ratios, m->compress_ratios,
+		       m->n_compress_ratios * sizeof(int64_t));
+	return true;
+}
+
 /* What the import noted it filled in (mo_model_assumed). */
 static bool model_copy_assumed(mo_model *c, const struct mo_model_ext *from)
 {
@@ -198,6 +221,7 @@ mo_model *model_copy(const mo_model *m)
 	for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
 		*texts[i] = model_copy_text(c, *texts[i], &failed);
 	if (failed || !model_copy_ext(c, m) || !model_copy_stages(c, m) ||
+	    !model_copy_ratios(c, m) ||
 	    model_build_layout(c, NULL) != 0) {
 		mo_model_free(c);
 		return NULL;

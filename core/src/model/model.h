@@ -28,6 +28,7 @@ typedef struct mo_layer_type {
 	size_t n_paths;
 	bool moe;          /* routed experts in its MLP */
 	bool mtp;          /* a multi-token-prediction layer */
+	int64_t compress_ratio; /* DeepSeek-V4's hybrid attention: 0, 4 or 128 */
 } mo_layer_type;
 
 typedef struct mo_device {
@@ -107,7 +108,21 @@ struct mo_model {
 	 * npu_mhc_pre_sinkhorn / npu_mhc_post kernels (use_fused_mhc);
 	 * hc_sinkhorn_iters: the unfused Sinkhorn's iterations */
 	bool hyper_connections, hc_fused;
+	/* enable_hc_head: the learnable head that collapses the streams before
+	 * the final norms; unset, it follows hyper_connections
+	 * (transformer_config.py:2158-2159): model_hc_head */
+	bool hc_head;
 	int64_t hc_mult, hc_sinkhorn_iters;
+	/* DeepSeek-V4's hybrid attention (experimental_attention_variant
+	 * dsv4_hybrid; pynative/transformers/experimental_attention_variant/
+	 * deepseek_v4_hybrid_attention.py, csa.py, compressor.py, indexer.py):
+	 * per-layer compress ratios (0, 4 or 128; NULL: every layer 0), the
+	 * grouped output projection (o_groups x o_lora_rank), the DSA indexer
+	 * of the ratio-4 layers; dsa_fused: apply_dsa_kernel_fusion */
+	bool dsv4_hybrid, dsa_fused;
+	int64_t o_groups, o_lora_rank, index_n_heads, index_head_dim, index_topk;
+	int64_t *compress_ratios;
+	size_t n_compress_ratios;
 
 	/* training */
 	int64_t micro_batch_size, micro_batch_num;
@@ -215,6 +230,14 @@ mo_attachment *model_estimator_slot(const mo_model *m);
 pthread_mutex_t *model_resolve_lock(const mo_model *m);
 mo_attachment *model_resolve_slot(const mo_model *m);
 
+/* DeepSeek-V4's compress ratio of a layer (0 for a model without the hybrid
+ * attention, or past the end of compress_ratios). */
+int64_t model_compress_ratio(const mo_model *m, int64_t layer);
+
+/* Whether the hyper-connection head collapses the streams (enable_hc_head,
+ * which follows enable_hyper_connections when the file leaves it out). */
+bool model_hc_head(const mo_model *m);
+
 /* A copy of m in its own arena: every field and what the model modules keep
  * beside them, the layouts rebuilt; no estimator or resolve memo, no source
  * document (those stay with m). NULL when out of memory. */
@@ -311,6 +334,15 @@ enum mo_mf {
 	MF_HC_MULT,    /* hc_mult */
 	MF_HC_FUSED,   /* use_fused_mhc */
 	MF_HC_SINKHORN, /* hc_sinkhorn_iters */
+	MF_ATTN_VARIANT, /* experimental_attention_variant */
+	MF_HC_HEAD,    /* enable_hc_head */
+	MF_RATIOS,     /* compress_ratios */
+	MF_O_GROUPS,   /* o_groups */
+	MF_O_LORA,     /* o_lora_rank */
+	MF_IDX_HEADS,  /* index_n_heads */
+	MF_IDX_DIM,    /* index_head_dim */
+	MF_IDX_TOPK,   /* index_topk */
+	MF_DSA_FUSED,  /* apply_dsa_kernel_fusion */
 	MF_COUNT
 };
 

@@ -61,6 +61,15 @@ static const char *const mo_model_canon_paths[MF_COUNT] = {
 	[MF_HC_MULT] = "model.hc_mult",
 	[MF_HC_FUSED] = "model.use_fused_mhc",
 	[MF_HC_SINKHORN] = "model.hc_sinkhorn_iters",
+	[MF_ATTN_VARIANT] = "model.experimental_attention_variant",
+	[MF_HC_HEAD] = "model.enable_hc_head",
+	[MF_RATIOS] = "model.compress_ratios",
+	[MF_O_GROUPS] = "model.o_groups",
+	[MF_O_LORA] = "model.o_lora_rank",
+	[MF_IDX_HEADS] = "model.index_n_heads",
+	[MF_IDX_DIM] = "model.index_head_dim",
+	[MF_IDX_TOPK] = "model.index_topk",
+	[MF_DSA_FUSED] = "model.apply_dsa_kernel_fusion",
 };
 
 const char *model_field_path(const mo_model *m, enum mo_mf f)

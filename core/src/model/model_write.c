@@ -54,6 +54,7 @@ static void model_items_model(const mo_model *m, struct mo_items *l)
 		IT_I(l, s, "hc_mult", m->hc_mult);
 		IT_B(l, s, "use_fused_mhc", m->hc_fused);
 		IT_I(l, s, "hc_sinkhorn_iters", m->hc_sinkhorn_iters);
+		IT_B(l, s, "enable_hc_head", model_hc_head(m));
 	}
 	IT_I(l, s, "num_moe_experts", m->num_moe_experts);
 	if (m->num_moe_experts > 0) {
