@@ -261,7 +261,7 @@ static void test_unread_and_unmodelled(void **state)
 	(void)state;
 	struct run r;
 	run(&r, "model:\n  model_config:\n    type: LlamaConfig\n    num_layers: 4\n"
-		"    rms_norm_eps: 1.e-6\n    frobnicate: 3\n    apply_dsa_kernel_fusion: True\n");
+		"    rms_norm_eps: 1.e-6\n    frobnicate: 3\n    use_sparse_attention: True\n");
 	const mo_diag *u = find(&r, "unread-key");
 	assert_non_null(u);
 	assert_int_equal(u->line, 6);
@@ -271,7 +271,7 @@ static void test_unread_and_unmodelled(void **state)
 	bool dsa = false;
 	for (size_t i = 0; i < mo_diags_count(r.d); i++) {
 		const mo_diag *x = mo_diags_get(r.d, i);
-		dsa |= strcmp(x->code, "unmodelled") == 0 && strstr(x->message, "sparse-attention") &&
+		dsa |= strcmp(x->code, "unmodelled") == 0 && strstr(x->message, "sparse attention") &&
 		       x->line == 7;
 		/* rms_norm_eps is known not to matter */
 		assert_false(strcmp(x->code, "unread-key") == 0 && x->line == 5);
