@@ -56,13 +56,9 @@ static unsigned char mo_srv_addr_bytes(const struct sockaddr *sa, const unsigned
 	return 0;
 }
 
-MO_WRAPS static size_t mo_srv_addr_bucket(const unsigned char *b, unsigned char len)
+static size_t mo_srv_addr_bucket(const unsigned char *b, unsigned char len)
 {
-	uint32_t h = 2166136261u; /* FNV-1a */
-
-	for (unsigned char i = 0; i < len; i++)
-		h = (h ^ b[i]) * 16777619u;
-	return h % MO_SRV_CLIENT_BUCKETS;
+	return (size_t)(mo_srv_hash(b, len) % MO_SRV_CLIENT_BUCKETS);
 }
 
 mo_srv_client *mo_srv_client_enter(mo_srv_clients *t, const struct sockaddr *sa, bool *over)

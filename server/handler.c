@@ -102,15 +102,6 @@ static bool mo_srv_compress(const mo_srv_req *rq, mo_api_response *res, size_t m
 	       mo_srv_gzip(&res->body, &res->len) == 0;
 }
 
-static MO_WRAPS uint64_t mo_srv_body_hash(const char *p, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325u; /* FNV-1a */
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)p[i]) * 0x100000001b3u;
-	return h;
-}
-
 /* A GET answer's ETag (its body's hash; the answer is a pure function of
  * the request): 1 when the client's If-None-Match already names it, so
  * a 304 goes instead. */
@@ -121,7 +112,7 @@ static int mo_srv_api_etag(struct MHD_Connection *c, const mo_srv_req *rq,
 	if (res->status != 200 || strcmp(rq->method, "GET") != 0)
 		return 0;
 	snprintf(etag, cap, "\"%016llx\"",
-		 (unsigned long long)mo_srv_body_hash(res->body, res->len));
+		 (unsigned long long)mo_srv_hash(res->body, res->len));
 	return mo_srv_etag_match(c, etag);
 }
 

@@ -268,6 +268,9 @@ enum MHD_Result mo_srv_problem(const mo_srv *srv, struct MHD_Connection *c,
 			       mo_srv_req *rq, int status, const char *code,
 			       const char *detail);
 
+/* ---- the server's one hash (hash.c) ---------------------------------------- */
+uint64_t mo_srv_hash(const void *data, size_t n);
+
 /* ---- gzip (gzip.c) ------------------------------------------------------- */
 
 /* The Accept-Encoding value (NULL: none) takes gzip (or *) with q > 0. */

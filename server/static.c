@@ -199,15 +199,6 @@ static enum MHD_Result mo_srv_from_disk(const mo_srv *srv,
 	return mo_srv_send(srv, c, rq, r, type, etag, (uint64_t)st.st_size);
 }
 
-static MO_WRAPS uint64_t mo_srv_fnv1a(const unsigned char *p, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325u;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ p[i]) * 0x100000001b3u;
-	return h;
-}
-
 static enum MHD_Result mo_srv_from_memory(const mo_srv *srv,
 					  struct MHD_Connection *c,
 					  mo_srv_req *rq, const char *rel,
@@ -221,7 +212,7 @@ static enum MHD_Result mo_srv_from_memory(const mo_srv *srv,
 	data = mo_api_embedded(name, &size);
 	if (!data)
 		return mo_srv_problem(srv, c, rq, 404, "not-found", "no such file");
-	snprintf(etag, sizeof etag, "\"%016" PRIx64 "\"", mo_srv_fnv1a(data, size));
+	snprintf(etag, sizeof etag, "\"%016" PRIx64 "\"", mo_srv_hash(data, size));
 	if (mo_srv_etag_match(c, etag))
 		return mo_srv_not_modified(srv, c, rq, etag);
 	return mo_srv_send(srv, c, rq,
