@@ -162,6 +162,31 @@ static int64_t megatron_launcher_count(struct mo_megatron_import *g,
 	return v;
 }
 
+/* The launcher flags the device count comes from, by name (torchrun spells the first both
+ * ways). */
+enum megatron_launcher_flag { LAUNCHER_OTHER, LAUNCHER_PROCS, LAUNCHER_NODES };
+
+static const struct {
+	const char *name;
+	enum megatron_launcher_flag flag;
+} mo_megatron_launcher_flags[] = {
+	{"--nproc_per_node", LAUNCHER_PROCS},
+	{"--nproc-per-node", LAUNCHER_PROCS},
+	{"--nnodes", LAUNCHER_NODES},
+};
+
+/* The flag the first n bytes of word name (the part before any '='). */
+static enum megatron_launcher_flag megatron_launcher_flag_of(const char *word, size_t n)
+{
+	for (size_t i = 0; i < sizeof mo_megatron_launcher_flags / sizeof *mo_megatron_launcher_flags;
+	     i++) {
+		const char *name = mo_megatron_launcher_flags[i].name;
+		if (strlen(name) == n && memcmp(word, name, n) == 0)
+			return mo_megatron_launcher_flags[i].flag;
+	}
+	return LAUNCHER_OTHER;
+}
+
 /* torchrun's (python -m torch.distributed.run's) --nproc-per-node and
  * --nnodes, before the script. */
 static void megatron_read_launcher(struct mo_megatron_import *g,
@@ -173,16 +198,13 @@ static void megatron_read_launcher(struct mo_megatron_import *g,
 		size_t n = eq ? (size_t)(eq - w->text) : strlen(w->text);
 		const char *value =
 		    eq ? eq + 1 : (i + 1 < script ? g->words[i + 1].text : "");
-		bool procs =
-		    (n == 16 && (strncmp(w->text, "--nproc_per_node", n) == 0 ||
-				 strncmp(w->text, "--nproc-per-node", n) == 0));
-		bool nodes = n == 8 && strncmp(w->text, "--nnodes", n) == 0;
-		if (procs) {
+		enum megatron_launcher_flag flag = megatron_launcher_flag_of(w->text, n);
+		if (flag == LAUNCHER_PROCS) {
 			g->launcher_procs =
 			    megatron_launcher_count(g, w, value);
 			g->procs_line = w->line;
 			g->procs_column = w->column;
-		} else if (nodes) {
+		} else if (flag == LAUNCHER_NODES) {
 			g->launcher_nodes =
 			    megatron_launcher_count(g, w, value);
 		}
