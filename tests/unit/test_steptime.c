@@ -29,8 +29,8 @@
 
 #define DIR "tests/data/megatron/steptime/"
 #define MAX_RUNS 64
-#define MAX_ERROR 0.50
-#define MEDIAN_ERROR 0.20
+#define MAX_ERROR 0.45
+#define MEDIAN_ERROR 0.19
 #define MFU_ERROR 0.30
 #define MFU_MEDIAN_ERROR 0.10
 #define ASCEND_ERROR 0.30
@@ -308,6 +308,35 @@ static mo_estimate_time time_of_text(const char *text)
 	return t;
 }
 
+/* Without gradient-accumulation fusion Megatron's DDP hook adds each
+ * parameter's gradient into main_grad once a micro-batch: the 7B TP 4 run
+ * (2 micro-batches, fp32 main_grad, bf16 gradients) pays 2 x 10 B per
+ * local parameter at the H100's streaming bandwidth (3015 GB/s). */
+static void check_grad_accumulation(void)
+{
+	char *fused_off = test_read_file(DIR "gpt3_7b_tp4_pp1_memory_speed.h100.yaml", NULL);
+	char *fused_on = text_replace(fused_off, "gradient_accumulation_fusion: false",
+				      "gradient_accumulation_fusion: true");
+	mo_diags *d = NULL;
+	mo_error err = {0};
+	mo_estimate *e = NULL;
+	assert_int_equal(mo_diags_new(&d), 0);
+	mo_model *m = load_model_text(fused_off, d);
+	assert_int_equal(mo_estimate_run(&e, NULL, m, &err), 0);
+	double params = (double)mo_estimate_stage_get(e, 0)->gradients_bytes / 4.0;
+	mo_estimate_time off = *mo_estimate_get_time(e), on = time_of_text(fused_on);
+	double expect = 2.0 * params * 10.0 / 3015e9;
+	printf("  7B TP 4 main_grad adds: %.4f s (expected %.4f s)\n",
+	       off.memory_bound_seconds - on.memory_bound_seconds, expect);
+	assert_true(fabs(off.memory_bound_seconds - on.memory_bound_seconds - expect) < 1e-3 * expect);
+	assert_true(off.gemm_seconds == on.gemm_seconds);
+	mo_estimate_free(e);
+	mo_model_free(m);
+	mo_diags_free(d);
+	free(fused_on);
+	free(fused_off);
+}
+
 /* The mechanisms one at a time, each against the same file without it. */
 static void test_mechanisms(void **state)
 {
@@ -337,6 +366,7 @@ static void test_mechanisms(void **state)
 	char *unfused = test_read_file(DIR "gpt3_mcore_te_tp2_pp2.a100.yaml", NULL);
 	mo_estimate_time u = time_of_text(unfused);
 	assert_true(u.attention_seconds == 0 && u.gemm_seconds > 0);
+	check_grad_accumulation();
 	free(unfused);
 	free(spread);
 	free(small);

@@ -492,6 +492,24 @@ static double t_dp(const mo_tctx *x, const mo_model *m, const mo_estimate_stage 
 	return t_max(red - s->bwd_last, red / buckets) + t_max(gat - s->fwd, gat / buckets);
 }
 
+/* Megatron's DDP without gradient-accumulation fusion: the weight
+ * gradient comes back as its own bf16 tensor and the backward hook adds
+ * it into the fp32 main_grad buffer, one add per parameter and
+ * micro-batch (param.main_grad.add_(param.grad.data):
+ * megatron/core/distributed/distributed_data_parallel.py:458-461 at
+ * adc69dba; with the fusion the wgrad GEMM accumulates into main_grad
+ * itself, tensor_parallel/layers.py:553-566). Memory-bound: the gradient
+ * read, main_grad read and written, per micro-batch. */
+static double t_grad_accumulate(const mo_tctx *x, const mo_model *m, const mo_estimate_stage *es)
+{
+	const mo_estimate *e = x->e;
+	if (m->gradient_accumulation_fusion || strcmp(m->framework, "pytorch") != 0 ||
+	    e->cfg.dps > 1 || e->cfg.gbytes <= 0)
+		return 0;
+	double params = (double)es->gradients_bytes / e->cfg.gbytes;
+	return t_div(params * (x->esize + 2.0 * e->cfg.gbytes), x->d.hbm);
+}
+
 /* The optimizer step: its state read and written, the gradients read,
  * the compute-dtype parameters written. */
 static double t_opt(const mo_tctx *x, const mo_estimate_stage *es)
@@ -554,6 +572,9 @@ static void t_schedule(const mo_tctx *x, const mo_model *m, mo_tstage *st, size_
 	size_t slow = 0;
 	for (size_t s = 0; s < n; s++) {
 		mo_tstage *t = &st[s];
+		double acc = t_grad_accumulate(x, m, &e->stages[s]);
+		t->p.mem += acc; /* the device runs it under the host's issue time if host-bound */
+		t->p.launch = t_max(0, t->p.launch - acc);
 		double work = t_total(&t->p);
 		t->fwd = t->p.fwd;
 		t->bwd_last = work - t->p.fwd + t->recompute;

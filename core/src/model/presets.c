@@ -76,10 +76,14 @@ static const struct mo_device_row mo_devices[] = {
  *   (Atlas 800T A2: 8 x 910B = 2.5 PFLOPS fp16).
  * gemm_efficiency: share of the peak a large bf16 GEMM reaches; the
  *   FlashAttention-2 paper (Dao 2023, section 1) puts optimized GEMMs at
- *   80-90% of the A100's peak (0.80 here); Hopper cuBLAS bf16 GEMMs run
- *   below their higher clock-for-clock peak (0.75: an assumption inside
- *   the 70-80% range published for H100 bf16 GEMMs; `memopt calibrate`
- *   refits it from measured steps). Small GEMMs lose more by wave
+ *   80-90% of the A100's peak (0.80 here). The measured ceiling, bf16
+ *   matmul at its best shape (Maximum Achievable Matmul FLOPS table,
+ *   stas00/ml-engineering compute/accelerator/README.md), is 85.9% on A100
+ *   SXM and 80.1% on H100 SXM (792.1 of 989, CUDA 12.1). H100: 0.75, below
+ *   that ceiling. It is an assumption: the README's compute-bound MFU rows
+ *   and the 7B CI runs are slower than 0.80 prices them
+ *   (notes/step-time.md, "Named causes" 2), and `memopt calibrate` refits
+ *   it from measured steps. Small GEMMs lose more by wave
  *   quantisation over compute_units and by the HBM roofline (below).
  * attention_efficiency: fused (flash / cuDNN) attention forward +
  *   backward: FlashAttention-2 on A100 reaches 50-73% of peak with causal
