@@ -4,6 +4,7 @@
 #include "api_internal.h"
 #include "json.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -130,32 +131,36 @@ static json_t *mo_json_est_time(const mo_estimate_time *t)
 	return o;
 }
 
+/* One event of a timeline; its clock when the walk gave it one. */
+static json_t *mo_json_est_event(const mo_estimate_event *ev)
+{
+	char name[96];
+	json_t *o = json_object();
+	if (!o)
+		return NULL;
+	mo_json_set_text(o, "event", mo_estimate_event_name(ev, name, sizeof name));
+	mo_json_set_uint(o, "total_bytes", ev->total);
+	json_object_set_new_nocheck(o, "bytes", mo_json_buckets(ev->bytes));
+	if (isfinite(ev->start_seconds)) {
+		mo_json_set_real(o, "start_seconds", ev->start_seconds);
+		mo_json_set_real(o, "seconds", ev->seconds);
+	}
+	return o;
+}
+
 static json_t *mo_json_est_timeline(const mo_estimate *e, size_t s)
 {
 	json_t *a = json_array();
-	char name[96];
-	for (size_t i = 0; a && i < mo_estimate_event_count(e, s); i++) {
-		const mo_estimate_event *ev = mo_estimate_event_get(e, s, i);
-		json_t *o = json_object();
-		if (!o)
-			break;
-		mo_json_set_text(o, "event", mo_estimate_event_name(ev, name, sizeof name));
-		mo_json_set_uint(o, "total_bytes", ev->total);
-		json_object_set_new_nocheck(o, "bytes", mo_json_buckets(ev->bytes));
-		json_array_append_new(a, o);
-	}
+	for (size_t i = 0; a && i < mo_estimate_event_count(e, s); i++)
+		json_array_append_new(a, mo_json_est_event(mo_estimate_event_get(e, s, i)));
 	return a;
 }
 
 size_t mo_json_estimate_timeline_floor(const mo_estimate *e)
 {
-	static const uint64_t zero[MO_EST_BUCKETS];
-	json_t *o = json_object();
-	if (o) { /* as mo_json_est_timeline writes an event */
-		mo_json_set_text(o, "event", "");
-		mo_json_set_uint(o, "total_bytes", 0);
-		json_object_set_new_nocheck(o, "bytes", mo_json_buckets(zero));
-	}
+	/* the shortest an event prints: the shortest name, no clock */
+	static const mo_estimate_event zero = {.kind = MO_EV_OPTIMIZER, .start_seconds = NAN};
+	json_t *o = mo_json_est_event(&zero);
 	char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
 	size_t each = text ? strlen(text) : 0, events = 0, floor;
 

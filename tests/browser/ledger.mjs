@@ -19,6 +19,79 @@ async function rowsOf(page, cls) {
   return page.$$eval(`#ledger table.${cls} tbody tr`, (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
 }
 
+// The x of each vertex of a step path ("M x,y H x V y H x ..."), in order.
+function pathXs(d) {
+  return [...d.matchAll(/(?:M(-?[\d.]+),-?[\d.]+|H(-?[\d.]+))/g)].map((m) => Number(m[1] ?? m[2]));
+}
+
+// Measured and estimated on one time axis: the estimate's events carry the
+// step-time model's times (start_seconds, seconds), the chart draws both
+// curves at the same pixels per second, the estimated peak on the measured
+// one (the trace marks no step start), and the read-out gives both values
+// at one time. The page before drew the estimate event by event on a lane
+// of its own.
+async function oneTimeAxis(page, t, estFig) {
+  t.setStep('ledger: measured and estimated on one time axis');
+  const events = await page.evaluate(() => {
+    const est = window.memopt.state.estimate.data;
+    const st = est.stages.find((s) => s.stage === 0);
+    return st && st.timeline ? st.timeline : [];
+  });
+  const timed = events.filter((e) => Number.isFinite(e.start_seconds) && Number.isFinite(e.seconds));
+  t.check(events.length > 0 && timed.length === events.length, `every estimated event of stage 0 has a start and a duration (${timed.length} of ${events.length})`);
+  t.check(timed.every((e, i) => i === 0 || e.start_seconds >= timed[i - 1].start_seconds + timed[i - 1].seconds - 1e-12),
+    'the events follow each other in time');
+  const g = await page.evaluate(() => {
+    const s = document.querySelector('#ledger svg.ledger-timeline');
+    const d = (cls) => { const p = s && s.querySelector(`path.curve.${cls}`); return p ? p.getAttribute('d') : ''; };
+    const cx = (cls) => { const c = s && s.querySelector(`circle.peakdot.${cls}`); return c ? Number(c.getAttribute('cx')) : null; };
+    return {
+      axes: s ? s.querySelectorAll('g.x-axis').length : 0,
+      ticks: s ? [...s.querySelectorAll('g.x-axis text.tick')].map((x) => x.textContent) : [],
+      measured: d('measured'), estimated: d('estimated'), mx: cx('measured'), ex: cx('estimated'),
+      label: s ? s.getAttribute('aria-label') : '',
+      curve: window.memopt.state.ledger.data.curve,
+    };
+  });
+  t.check(g.axes === 1 && g.ticks.length >= 3 && g.ticks.every((x) => / ms$/.test(x)), `one time axis in ms: ${g.axes} axes, ticks ${g.ticks.join(' ')}`);
+  const mxs = pathXs(g.measured);
+  const exs = pathXs(g.estimated);
+  if (t.check(mxs.length === g.curve.length && exs.length === timed.length + 1, `a vertex per measured row (${mxs.length} of ${g.curve.length}) and per estimated event and the step's end (${exs.length} of ${timed.length + 1})`)) {
+    const last = timed[timed.length - 1];
+    const perSecM = (mxs[mxs.length - 1] - mxs[0]) / ((g.curve[g.curve.length - 1].time_us - g.curve[0].time_us) / 1e6);
+    const perSecE = (exs[exs.length - 1] - exs[0]) / (last.start_seconds + last.seconds - timed[0].start_seconds);
+    t.check(Math.abs(perSecE / perSecM - 1) < 0.005, `the same pixels per second: measured ${perSecM.toFixed(1)}, estimated ${perSecE.toFixed(1)}`);
+    // each estimated vertex where its event starts on that scale
+    const off = exs.map((x, i) => x - exs[0] - perSecM * ((i < timed.length ? timed[i].start_seconds : last.start_seconds + last.seconds) - timed[0].start_seconds));
+    t.check(off.every((v) => Math.abs(v) < 0.2), `every estimated event at its start time (largest miss ${Math.max(...off.map(Math.abs)).toFixed(2)} px)`);
+  }
+  t.check(g.mx !== null && g.ex !== null && Math.abs(g.mx - g.ex) < 0.2 && /the estimated peak is placed at the measured peak/.test(g.label),
+    `no step marker: the estimated peak is placed at the measured peak (x ${g.mx} and ${g.ex}): ${g.label}`);
+  const peakEvent = (await page.textContent('#ledger .ledger-peaks')).match(/(forward|backward|loss|embedding|optimizer)[^;]*/)[0];
+  const read = await page.textContent('#ledger-readout');
+  t.check(read.includes(`10246.24 MiB at 3.5 ms; at that time estimated ${estFig} ("${peakEvent}")`), `the read-out at the measured peak gives both values: ${read}`);
+  // the whole estimated step: the same axis, zoomed out
+  const view = page.locator('#ledger button.ledger-view');
+  if (t.check(await view.count() === 1, 'the estimated step reaches past the rows: a button shows it whole')) {
+    await view.click();
+    const z = await page.evaluate(() => {
+      const s = document.querySelector('#ledger svg.ledger-timeline');
+      return { m: s.querySelector('path.curve.measured').getAttribute('d'), e: s.querySelector('path.curve.estimated').getAttribute('d') };
+    });
+    const zm = pathXs(z.m);
+    const ze = pathXs(z.e);
+    t.check(Math.min(...zm, ...ze) >= 59.9 && Math.max(...zm, ...ze) <= 628.1 && zm[zm.length - 1] - zm[0] < mxs[mxs.length - 1] - mxs[0],
+      `the whole step fits the plot, the rows narrower (${Math.min(...ze).toFixed(1)}-${Math.max(...ze).toFixed(1)} px)`);
+    t.check(await page.getAttribute('#ledger button.ledger-view', 'aria-pressed') === 'true', 'the button says it is pressed');
+    await page.locator('#ledger button.ledger-view').click();
+  }
+  for (const width of [390, 360]) {
+    await page.setViewportSize({ width, height: 800 });
+    await t.axe(page, `ledger one time axis ${width}px`);
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
 // t: {check, log, idle, axe, shot, setStep, allowStatus, ROOT}
 export async function ledgerScenarios(page, base, t) {
   t.setStep('ledger: the pp2 stage-0 trace against its model');
@@ -83,6 +156,8 @@ export async function ledgerScenarios(page, base, t) {
   await t.shot(page, '20-ledger-compared');
   await page.locator('#ledger svg.ledger-timeline').screenshot({ path: join(t.ROOT, 'test-output/screenshots/20b-ledger-timeline.png') });
   await page.locator('#ledger').screenshot({ path: join(t.ROOT, 'test-output/screenshots/20c-ledger-panel.png') });
+
+  await oneTimeAxis(page, t, estFig);
 
   t.setStep('ledger: a changed config makes the comparison stale');
   await page.fill('#yaml-text', 'recompute:\n  mode: full\n  full_recompute_layer: [0-3]\n');

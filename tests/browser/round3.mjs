@@ -313,10 +313,10 @@ async function ledgerReadout(page, base, t) {
   await slider.focus();
   await page.keyboard.press('Home');
   check(/^Measured, row 1 of/.test(await slider.getAttribute('aria-valuetext')), `Home reads the first row: ${await slider.getAttribute('aria-valuetext')}`);
-  // the pointer over the estimated lane reads its events
+  // the pointer reads both curves at the time under it
   const r = await page.locator('#ledger svg.ledger-timeline').boundingBox();
   await page.mouse.move(r.x + r.width * 0.5, r.y + r.height * 0.3);
-  check(/^Estimated, event \d+ of \d+, ".+": \d+\.\d\d MiB$/.test(await out.textContent()), `the estimated lane reads its event: ${await out.textContent()}`);
+  check(/^At \d+\.\d ms: measured \d+\.\d\d MiB, estimated \d+\.\d\d MiB \(".+"\)$/.test(await out.textContent()), `the pointer reads the measured and the estimated value at its time: ${await out.textContent()}`);
   await t.axe(page, 'ledger read-out');
 }
 

@@ -9,7 +9,7 @@ import { addLayers, removeLayers } from '../../web/js/strip.js';
 import { freeRange } from '../../web/js/controls.js';
 import { analyze, pathAtLine, targetKey } from '../../web/js/diags.js';
 import { emptyConfig } from '../../web/js/state.js';
-import { thin, stepPath, traceSizeProblem, ledgerRequest } from '../../web/js/ledger.js';
+import { thin, stepPath, traceSizeProblem, ledgerRequest, estimatedPlacement, estimatedPoints, ticks } from '../../web/js/ledger.js';
 import { store, record, undo, redo, resetHistory, historyState } from '../../web/js/store.js';
 import { sizeRequest, sortedRows, mfuText, chartPoints } from '../../web/js/size.js';
 
@@ -232,6 +232,20 @@ eq(/a\.csv is 1025 KiB: the server takes at most 1024 KiB/.test(traceSizeProblem
 eq(traceSizeProblem('e.csv', 0), 'e.csv is empty.', 'an empty trace');
 eq(ledgerRequest('T', { preset: 'llama2-7b', obj: {} }, 'Y', null), { trace: 'T', config: 'Y', model: 'llama2-7b' }, 'a preset goes by name, no stage');
 eq(ledgerRequest('T', { preset: null, obj: { a: 1 } }, 'Y', 0), { trace: 'T', config: 'Y', model: '{"a":1}', stage: 0 }, 'an uploaded model goes as its JSON text, stage 0 kept');
+// the estimated step on the trace's clock: its peak on the measured peak,
+// or its start on the measured step's start when the trace marks steps
+{
+  const evs = [{ event: 'a', total_bytes: 5, start_seconds: 0, seconds: 0.5 },
+    { event: 'b', total_bytes: 9, start_seconds: 0.5, seconds: 0.25 },
+    { event: 'c', total_bytes: 7, start_seconds: 1, seconds: 2 }];
+  const trace = { peak: { time_us: 10e6, step: 1 }, step_start: null, steps: [{ index: 1, start_us: 8e6 }] };
+  eq(estimatedPlacement(trace, evs).offsetUs, 9.5e6, 'no step marker: the estimated peak (b, 0.5 s in) at the measured peak (10 s)');
+  eq(estimatedPlacement({ ...trace, step_start: 'Empty' }, evs).offsetUs, 8e6, 'a step marker: the estimated step starts at the peak step\'s start');
+  eq(estimatedPlacement(trace, [{ event: 'a', total_bytes: 5 }]), null, 'events without times: no placement');
+  eq(estimatedPoints(evs, 1e6).pts, [[1e6, 5], [1.5e6, 9], [2e6, 7], [4e6, 7]], 'each event at its start, and the last event\'s end');
+  eq(ticks(0, 118), [0, 20, 40, 60, 80, 100], 'ticks: round steps over the span');
+  eq(ticks(-36.5, 3), [-30, -20, -10, 0], 'ticks: negative times too');
+}
 
 // size.js: the request the panel sends, and the table's sort
 {

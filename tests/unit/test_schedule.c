@@ -8,13 +8,15 @@
  * stages, which the walk could not: its figures are those of a short step
  * with the same warm-up, since the steady state repeats. The estimates
  * without the event listing (or without peaks) that the layout search
- * runs give the same figures. */
+ * runs give the same figures. The timeline's clock (estimate_clock.c)
+ * orders every stage's events in time as the schedule runs them. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,6 +110,63 @@ static void expect_same(const mo_estimate *e, size_t s)
 	(void)b;
 }
 
+/* The timeline's clock (estimate_clock.c): on every stage the listed
+ * events follow each other without overlap; a stage's first unit starts
+ * when the stage before it has finished its own first forward and the
+ * activation has crossed (the stage is idle until then); with one stage
+ * nothing ever waits, so the optimizer starts at the sum of every event's
+ * seconds, and ends, with the per-step fixed cost, at the step time of the
+ * closed form (estimate_time.c: micro-batches x per-micro-batch seconds +
+ * what follows the last backward + the fixed cost). An interleaved step
+ * whose micro-batches are not whole rounds of the stages is listed chunk
+ * after chunk per micro-batch, an order in which the first stage's warm-up
+ * waits for a forward that waits for its own backward: those events keep
+ * no clock (test_clock_deadlock). */
+static void expect_clock(const mo_estimate *e)
+{
+	size_t P = mo_estimate_stage_count(e);
+	if (e->cfg.vpp > 1 && e->cfg.mbn % (int64_t)P != 0)
+		return; /* the order the timeline gives such a step deadlocks (see below) */
+	for (size_t s = 0; s < P; s++) {
+		size_t n = mo_estimate_event_count(e, s);
+		double sum = 0;
+		for (size_t i = 0; i < n; i++) {
+			const mo_estimate_event *ev = mo_estimate_event_get(e, s, i);
+			assert_true(isfinite(ev->start_seconds) && ev->seconds >= 0);
+			if (i > 0) {
+				const mo_estimate_event *pv = mo_estimate_event_get(e, s, i - 1);
+				assert_true(ev->start_seconds >= (pv->start_seconds + pv->seconds) * (1 - 1e-12));
+			}
+			if (ev->kind != MO_EV_OPTIMIZER)
+				sum += ev->seconds;
+		}
+		const mo_estimate_event *opt = mo_estimate_event_get(e, s, n - 1);
+		if (P == 1 && e->cfg.vpp == 1) {
+			assert_true(fabs(opt->start_seconds - sum) <= 1e-9 * sum);
+			double end = opt->start_seconds + opt->seconds + e->cfg.dev.step_overhead_ms * 1e-3;
+			double step = mo_estimate_get_time(e)->step_seconds;
+			if (fabs(end - step) > 1e-9 * step)
+				fprintf(stderr, "one stage: walk ends at %.9g s, closed form %.9g s\n", end, step);
+			assert_true(fabs(end - step) <= 1e-9 * step);
+		}
+	}
+	/* the fill: stage s's first event (forward mb 0 of chunk 0) starts when
+	 * stage s-1's first unit ends plus the transfer */
+	for (size_t s = 1; s < P && e->cfg.vpp == 1; s++) {
+		const mo_estimate_event *first = mo_estimate_event_get(e, s, 0);
+		double end = 0;
+		for (size_t i = 0; i < mo_estimate_event_count(e, s - 1); i++) {
+			const mo_estimate_event *ev = mo_estimate_event_get(e, s - 1, i);
+			if (ev->micro_batch != 0 || (ev->kind != MO_EV_FORWARD && ev->kind != MO_EV_EMBED_FORWARD))
+				break;
+			end = ev->start_seconds + ev->seconds;
+		}
+		if (mo_estimate_event_count(e, s - 1) && mo_estimate_event_get(e, s - 1, 0)->micro_batch == 0 &&
+		    first->kind == MO_EV_FORWARD)
+			assert_true(fabs(first->start_seconds - (end + e->p2p_s)) <= 1e-12 + 1e-9 * end);
+	}
+}
+
 /* The layout search's estimates: without the event listing every stage's
  * peak, event and in-flight count are the walk's; without peaks the
  * parameter state and the step time are. */
@@ -192,6 +251,7 @@ static int random_case(unsigned *seed)
 	if (mo_estimate_run(&e, c, m, NULL) == 0 && !mo_estimate_timeline_truncated(e)) {
 		for (size_t s = 0; s < mo_estimate_stage_count(e); s++)
 			expect_same(e, s);
+		expect_clock(e);
 		expect_lean_same(e, c, m);
 		ran = 1;
 	}
@@ -258,6 +318,15 @@ static void test_long_step(void **state)
 			assert_int_equal(l->peak_bytes, sh->peak_bytes);
 			assert_int_equal(l->in_flight, sh->in_flight);
 			assert_int_equal(l->between_steps_bytes, sh->between_steps_bytes);
+			/* the first units run at the same times, whatever follows
+			 * them (interleaved, 13 is no whole round of 4: no clock) */
+			for (size_t i = 0; V == 1 && i < 16 && i < mo_estimate_event_count(el, s); i++) {
+				double tl = mo_estimate_event_get(el, s, i)->start_seconds,
+				       ts = mo_estimate_event_get(es, s, i)->start_seconds;
+				if (tl != ts)
+					fprintf(stderr, "stage %zu event %zu: %.9g s against %.9g s\n", s, i, tl, ts);
+				assert_true(tl == ts);
+			}
 		}
 		mo_estimate_free(el);
 		mo_estimate_free(es);
@@ -266,12 +335,37 @@ static void test_long_step(void **state)
 	}
 }
 
+/* Interleaved, 6 micro-batches on 4 stages: stage 0's warm-up (10
+ * forwards) reaches micro-batch 3's second chunk, whose input is stage 3's
+ * forward of micro-batch 3, which stage 3 runs after its backward of
+ * micro-batch 0's first chunk, which waits for stage 0's backward after
+ * its warm-up. The events before the wait have a clock, those after none
+ * (NAN), and nothing hangs. */
+static void test_clock_deadlock(void **state)
+{
+	(void)state;
+	char text[4096];
+	snprintf(text, sizeof text, model_fmt, 8, "", 6, "pytorch", "bfloat16", 4, 1, 4, 2, "");
+	mo_model *m = load_model(text);
+	assert_non_null(m);
+	mo_estimate *e = NULL;
+	assert_int_equal(mo_estimate_run(&e, NULL, m, NULL), 0);
+	size_t n = mo_estimate_event_count(e, 0), timed = 0;
+	for (size_t i = 0; i < n; i++)
+		timed += isfinite(mo_estimate_event_get(e, 0, i)->start_seconds) ? 1 : 0;
+	assert_true(isfinite(mo_estimate_event_get(e, 0, 0)->start_seconds));
+	assert_true(timed > 0 && timed < n);
+	mo_estimate_free(e);
+	mo_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_random_models),
 		cmocka_unit_test(test_presets),
 		cmocka_unit_test(test_long_step),
+		cmocka_unit_test(test_clock_deadlock),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -69,11 +69,11 @@ export function stepPath(points, x, y) {
   return d;
 }
 
-// ---- the timeline -------------------------------------------------------------
+// ---- the chart: both curves on one time axis -------------------------------------------
 
 const W = 640;
-const LANE = 120;
-const PAD = { l: 60, r: 10, t: 14, gap: 34, b: 22 };
+const PLOT_H = 220;
+const PAD = { l: 60, r: 12, t: 16, b: 34 };
 
 function peakIndex(points) {
   let k = 0;
@@ -81,122 +81,201 @@ function peakIndex(points) {
   return k;
 }
 
-// One lane: a step curve, its axis and its peak marked.
-function lane(g, top, points, maxY, opts) {
-  const x0 = points.length ? points[0][0] : 0;
-  const x1 = points.length ? points[points.length - 1][0] : 1;
-  const x = (v) => PAD.l + (W - PAD.l - PAD.r) * (x1 > x0 ? (v - x0) / (x1 - x0) : 0);
-  const y = (v) => top + LANE * (1 - v / maxY);
-  g.append(svg('text', { x: PAD.l, y: top - 4, class: 'axis lane-title', text: opts.title }),
-    svg('line', { x1: PAD.l, x2: PAD.l, y1: top, y2: top + LANE, class: 'axisline' }),
-    svg('line', { x1: PAD.l, x2: W - PAD.r, y1: top + LANE, y2: top + LANE, class: 'axisline' }),
-    svg('text', { x: PAD.l - 4, y: top + LANE, class: 'axis', 'text-anchor': 'end', text: '0' }),
-    svg('text', { x: PAD.l - 4, y: top + 8, class: 'axis', 'text-anchor': 'end', text: `${Math.round(maxY / MIB)} MiB` }),
-    svg('text', { x: W - PAD.r, y: top + LANE + 14, class: 'axis', 'text-anchor': 'end', text: opts.xLabel }));
-  if (!points.length) return;
-  const area = `${stepPath(points, x, y)}V${y(0).toFixed(1)}H${x(x0).toFixed(1)}Z`;
-  g.append(svg('path', { d: area, class: `curve-fill ${opts.cls}` }),
-    svg('path', { d: stepPath(points, x, y), class: `curve ${opts.cls}` }));
-  const k = peakIndex(points);
-  const px = x(points[k][0]);
-  const py = y(points[k][1]);
-  g.append(svg('line', { x1: px, x2: px, y1: top, y2: top + LANE, class: 'peakline' }),
-    svg('circle', { cx: px, cy: py, r: 3.5, class: `peakdot ${opts.cls}` }),
-    svg('text', {
-      x: px > W / 2 ? px - 5 : px + 5, y: Math.max(top + 10, py - 5), class: 'axis peaktext',
-      'text-anchor': px > W / 2 ? 'end' : 'start', text: opts.peakLabel,
-    }));
+// Where the estimated step sits on the trace's clock (µs) and why. With a
+// step marker (memopt ledger --step-start) the estimated step starts where
+// the measured step holding the peak starts; a trace without one has no
+// step start to match, so the estimated peak is placed at the measured one.
+export function estimatedPlacement(data, events) {
+  const timed = events.filter((e) => Number.isFinite(e.start_seconds));
+  if (!timed.length) return null;
+  const step = data.step_start ? (data.steps || []).find((s) => s.index === data.peak.step) : null;
+  if (step) {
+    return { offsetUs: step.start_us, how: `the estimated step starts where measured step ${step.index} starts` };
+  }
+  const peak = timed[peakIndex(timed.map((e) => [0, e.total_bytes]))];
+  return {
+    offsetUs: data.peak.time_us - peak.start_seconds * 1e6,
+    how: 'the trace marks no step start, so the estimated peak is placed at the measured peak',
+  };
 }
 
-// The estimated curve (the estimate's events of one step on the compared
-// stage) above the measured one (the trace's rows in time), on one scale.
-export function timelineChart(data, estStage) {
-  const curve = (data.curve || []).map((p) => [p.time_us, p.bytes]);
-  const measured = thin(curve, 1200);
-  const est = estStage && estStage.timeline ? estStage.timeline.map((e, i) => [i, e.total_bytes]) : [];
-  const maxY = Math.max(1, data.peak.bytes, ...est.map((p) => p[1])) * 1.08;
-  const H = PAD.t + 2 * LANE + PAD.gap + PAD.b + 14;
-  const estPeak = est.length ? estStage.timeline[peakIndex(est)] : null;
-  const cmp = data.compare;
-  const label = `Timeline: measured peak ${mib(data.peak.bytes)} at ${((data.peak.time_us - data.first_us) / 1000).toFixed(3)} ms (${data.peak.op}, line ${data.peak.line})` +
-    (estPeak ? `; estimated peak of stage ${cmp ? cmp.stage : estStage.stage} ${mib(estPeak.total_bytes)} at ${estPeak.event}` : '; no estimated timeline');
-  const chart = svg('svg', { viewBox: `0 0 ${W} ${H}`, class: 'timeline ledger-timeline', role: 'img', 'aria-label': label });
-  const g = svg('g');
-  lane(g, PAD.t + 10, est, maxY, {
-    cls: 'estimated', title: estStage ? `estimated, stage ${estStage.stage}: one step` : 'estimated: no timeline for this config',
-    xLabel: 'events of one step, in 1F1B order →',
-    peakLabel: estPeak ? `▼ ${mib(estPeak.total_bytes)} · ${estPeak.event}` : '',
-  });
-  lane(g, PAD.t + 10 + LANE + PAD.gap, measured, maxY, {
-    cls: 'measured', title: `measured: ${data.rows} rows of ${data.trace}`,
-    xLabel: `time of the rows, ${measured.length ? ((measured[measured.length - 1][0] - measured[0][0]) / 1000).toFixed(1) : 0} ms →`,
-    peakLabel: `▼ ${mib(data.peak.bytes)} · ${data.peak.op} (line ${data.peak.line})`,
-  });
-  chart.append(g);
-  return readable(chart, est.length ? estStage.timeline : [], measured, data.first_us, H);
+// The estimate's timed events as [time_us, bytes] on the trace's clock, and
+// one more point where the last of them ends (the step's end).
+export function estimatedPoints(events, offsetUs) {
+  const timed = events.filter((e) => Number.isFinite(e.start_seconds));
+  const pts = timed.map((e) => [offsetUs + e.start_seconds * 1e6, e.total_bytes]);
+  if (timed.length) {
+    const last = timed[timed.length - 1];
+    pts.push([offsetUs + (last.start_seconds + (last.seconds || 0)) * 1e6, last.total_bytes]);
+  }
+  return { pts, timed };
 }
 
-// ---- the read-out: the point under the pointer, or the keyboard's ---------------------
+// Axis ticks over [a, b]: about five, the step a round one (1, 2 or 5 x 10^n).
+export function ticks(a, b) {
+  const span = b - a;
+  if (!(span > 0)) return [a];
+  const raw = span / 5;
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  const near = (v) => Math.abs(Math.log(v / raw));
+  const step = [1, 2, 5, 10].map((k) => k * mag).reduce((b, v) => (near(v) < near(b) ? v : b));
+  const out = [];
+  for (let v = Math.ceil(a / step) * step; v <= b + step * 1e-9; v += step) out.push(Number(v.toPrecision(12)));
+  return out;
+}
 
-function nearest(points, v) {
-  let k = 0;
-  points.forEach((p, i) => { if (Math.abs(p[0] - v) < Math.abs(points[k][0] - v)) k = i; });
+function msText(v) {
+  const a = Math.abs(v);
+  return `${a >= 100 ? v.toFixed(0) : a >= 1 ? v.toFixed(1) : v.toFixed(3)} ms`;
+}
+
+// The index of the last point at or before t (a step curve holds its
+// value until the next point); -1 before the first.
+function atOrBefore(points, t) {
+  let lo = 0;
+  let hi = points.length - 1;
+  let k = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (points[mid][0] <= t) { k = mid; lo = mid + 1; } else hi = mid - 1;
+  }
   return k;
 }
 
-// The chart read out point by point: the estimated lane event by event,
-// the measured lane row by row (the rows drawn); under the pointer, and
-// as a keyboard slider over the measured rows.
-function readable(chart, events, measured, firstUs, H) {
+// The measured curve (the trace's rows) and the estimated one (the
+// estimate's events of one step on the compared stage, at the times the
+// step-time model gives them) on one time axis, in ms from the trace's
+// first row. view 'trace' spans the measured rows, 'step' the rows and the
+// whole estimated step.
+export function timelineChart(data, estStage, view = 'trace') {
+  const measured = thin((data.curve || []).map((p) => [p.time_us, p.bytes]), 1200);
+  const events = estStage && estStage.timeline ? estStage.timeline : [];
+  const place = estimatedPlacement(data, events);
+  const { pts: est, timed } = place ? estimatedPoints(events, place.offsetUs) : { pts: [], timed: [] };
+  const t0 = data.first_us;
+  let lo = measured.length ? measured[0][0] : t0;
+  let hi = measured.length ? measured[measured.length - 1][0] : t0 + 1;
+  const outside = est.length && (est[0][0] < lo || est[est.length - 1][0] > hi);
+  if (view === 'step' && est.length) {
+    lo = Math.min(lo, est[0][0]);
+    hi = Math.max(hi, est[est.length - 1][0]);
+  }
+  if (hi <= lo) hi = lo + 1;
+  const maxY = Math.max(1, data.peak.bytes, ...est.map((p) => p[1])) * 1.08;
+  const H = PAD.t + PLOT_H + PAD.b;
+  const x = (us) => PAD.l + (W - PAD.l - PAD.r) * ((us - lo) / (hi - lo));
+  const y = (v) => PAD.t + PLOT_H * (1 - v / maxY);
+  const estPeak = est.length ? timed[peakIndex(est.slice(0, timed.length))] : null;
+  const stageNo = data.compare ? data.compare.stage : estStage ? estStage.stage : '?';
+  const label = `Timeline: measured peak ${mib(data.peak.bytes)} at ${msText((data.peak.time_us - t0) / 1000)} (${data.peak.op}, line ${data.peak.line})` +
+    (estPeak ? `; estimated peak of stage ${stageNo} ${mib(estPeak.total_bytes)} at ${estPeak.event}, ${msText((place.offsetUs + estPeak.start_seconds * 1e6 - t0) / 1000)}; one time axis: ${place.how}` : '; no estimated timeline on the time axis');
+  const chart = svg('svg', { viewBox: `0 0 ${W} ${H}`, class: 'timeline ledger-timeline', role: 'img', 'aria-label': label });
+  const clipId = 'ledger-plot-clip';
+  const plot = svg('g', { class: 'plot', 'clip-path': `url(#${clipId})` });
+  chart.append(svg('defs', {}, svg('clipPath', { id: clipId }, svg('rect', { x: PAD.l, y: 0, width: W - PAD.l - PAD.r, height: PAD.t + PLOT_H }))));
+  const axis = svg('g', { class: 'x-axis' },
+    svg('line', { x1: PAD.l, x2: W - PAD.r, y1: PAD.t + PLOT_H, y2: PAD.t + PLOT_H, class: 'axisline' }),
+    svg('text', { x: W - PAD.r, y: H - 2, class: 'axis', 'text-anchor': 'end', text: 'ms from the trace’s first row →' }));
+  for (const v of ticks((lo - t0) / 1000, (hi - t0) / 1000)) {
+    const X = x(t0 + v * 1000);
+    axis.append(svg('line', { x1: X, x2: X, y1: PAD.t + PLOT_H, y2: PAD.t + PLOT_H + 4, class: 'axisline' }),
+      svg('text', { x: X, y: PAD.t + PLOT_H + 16, class: 'axis tick', 'text-anchor': 'middle', text: msText(v) }));
+  }
+  chart.append(axis,
+    svg('line', { x1: PAD.l, x2: PAD.l, y1: PAD.t, y2: PAD.t + PLOT_H, class: 'axisline' }),
+    svg('text', { x: PAD.l - 4, y: PAD.t + PLOT_H, class: 'axis', 'text-anchor': 'end', text: '0' }),
+    svg('text', { x: PAD.l - 4, y: PAD.t + 8, class: 'axis', 'text-anchor': 'end', text: `${Math.round(maxY / MIB)} MiB` }));
+  const curve = (points, cls) => {
+    if (!points.length) return;
+    const first = x(points[0][0]).toFixed(1);
+    plot.append(svg('path', { d: `${stepPath(points, x, y)}V${y(0).toFixed(1)}H${first}Z`, class: `curve-fill ${cls}` }),
+      svg('path', { d: stepPath(points, x, y), class: `curve ${cls}` }));
+  };
+  curve(measured, 'measured');
+  curve(est, 'estimated');
+  const dot = (points, k, cls) => {
+    if (!points.length) return;
+    plot.append(svg('circle', { cx: x(points[k][0]), cy: y(points[k][1]), r: 3.5, class: `peakdot ${cls}` }));
+  };
+  dot(measured, peakIndex(measured), 'measured');
+  if (estPeak) dot(est, timed.indexOf(estPeak), 'estimated');
+  chart.append(plot);
+  const geo = { x, lo, hi, t0, H };
+  return { chart, measured, est, timed, place, outside, geo };
+}
+
+// The chart, its legend, the read-out (the two values at the time under the
+// pointer, or at the measured row the keyboard picked) and the view switch.
+function chartBox(data, estStage, view) {
+  const c = timelineChart(data, estStage, view);
+  const { chart, measured, est, timed, place, geo } = c;
   const out = el('p', { class: 'readout', id: 'ledger-readout' });
-  const line = svg('line', { y1: PAD.t, y2: H - PAD.b, class: 'cursorline' });
+  const line = svg('line', { y1: PAD.t, y2: PAD.t + PLOT_H, class: 'cursorline' });
   chart.append(line);
-  const span = (pts) => [pts.length ? pts[0][0] : 0, pts.length ? pts[pts.length - 1][0] : 1];
-  const xOf = (pts, v) => { const [a, b] = span(pts); return PAD.l + (W - PAD.l - PAD.r) * (b > a ? (v - a) / (b - a) : 0); };
-  const vOf = (pts, x) => { const [a, b] = span(pts); return a + ((x - PAD.l) / (W - PAD.l - PAD.r)) * (b - a); };
-  const est = events.map((e, i) => [i, e.total_bytes]);
+  const ms = (us) => msText((us - geo.t0) / 1000);
+  const estimatedAt = (t) => {
+    if (!est.length || t > est[est.length - 1][0]) return 'no estimated event at that time';
+    const k = atOrBefore(est, t);
+    if (k < 0) return 'no estimated event at that time';
+    const ev = timed[Math.min(k, timed.length - 1)];
+    return `estimated ${mib(ev.total_bytes)} ("${ev.event}")`;
+  };
   const wrap = el('div', {
     class: 'chart-read', tabindex: 0, role: 'slider', 'aria-label': `${chart.getAttribute('aria-label')}. Read the measured rows one by one`,
     'aria-valuemin': 1, 'aria-valuemax': Math.max(1, measured.length), dataset: { key: 'ledger/readout' },
   }, chart);
-  const sayMeasured = (k) => {
+  const cursor = (t) => {
+    const X = Math.max(PAD.l, Math.min(W - PAD.r, geo.x(t))).toFixed(1);
+    line.setAttribute('x1', X);
+    line.setAttribute('x2', X);
+  };
+  const sayRow = (k) => {
     if (!measured.length) return;
     const i = Math.max(0, Math.min(measured.length - 1, k));
     wrap.cursor = i;
-    const x = xOf(measured, measured[i][0]).toFixed(1);
-    line.setAttribute('x1', x);
-    line.setAttribute('x2', x);
-    const text = `Measured, row ${i + 1} of ${measured.length} drawn: ${mib(measured[i][1])} at ${((measured[i][0] - firstUs) / 1000).toFixed(3)} ms`;
+    cursor(measured[i][0]);
+    const text = `Measured, row ${i + 1} of ${measured.length} drawn: ${mib(measured[i][1])} at ${ms(measured[i][0])}; at that time ${estimatedAt(measured[i][0])}`;
     out.textContent = text;
     wrap.setAttribute('aria-valuenow', i + 1);
     wrap.setAttribute('aria-valuetext', text);
   };
-  const sayEstimated = (k) => {
-    const i = Math.max(0, Math.min(est.length - 1, k));
-    const x = xOf(est, i).toFixed(1);
-    line.setAttribute('x1', x);
-    line.setAttribute('x2', x);
-    out.textContent = `Estimated, event ${i + 1} of ${est.length}, "${events[i].event}": ${mib(events[i].total_bytes)}`;
+  const sayTime = (t) => {
+    cursor(t);
+    const k = atOrBefore(measured, t);
+    const m = k < 0 || t > measured[measured.length - 1][0] ? 'no measured row' : `measured ${mib(measured[k][1])}`;
+    out.textContent = `At ${ms(t)}: ${m}, ${estimatedAt(t)}`;
   };
-  const splitY = PAD.t + 10 + LANE + PAD.gap / 2;
   chart.setAttribute('aria-hidden', 'true');
   wrap.addEventListener('pointermove', (e) => {
     const r = chart.getBoundingClientRect();
     const vx = ((e.clientX - r.left) / Math.max(1, r.width)) * W;
-    const vy = ((e.clientY - r.top) / Math.max(1, r.height)) * H;
-    if (vy < splitY && est.length) sayEstimated(Math.round(vOf(est, vx)));
-    else sayMeasured(nearest(measured, vOf(measured, vx)));
+    sayTime(geo.lo + ((vx - PAD.l) / (W - PAD.l - PAD.r)) * (geo.hi - geo.lo));
   });
   wrap.addEventListener('keydown', (e) => {
     const step = { ArrowLeft: -1, ArrowDown: -1, ArrowRight: 1, ArrowUp: 1, PageDown: -10, PageUp: 10 }[e.key];
-    if (step !== undefined) sayMeasured((wrap.cursor ?? 0) + step);
-    else if (e.key === 'Home') sayMeasured(0);
-    else if (e.key === 'End') sayMeasured(measured.length - 1);
+    if (step !== undefined) sayRow((wrap.cursor ?? 0) + step);
+    else if (e.key === 'Home') sayRow(0);
+    else if (e.key === 'End') sayRow(measured.length - 1);
     else return;
     e.preventDefault();
   });
-  sayMeasured(peakIndex(measured.length ? measured : [[0, 0]]));
-  return el('div', { class: 'chart-box' }, wrap, out);
+  sayRow(peakIndex(measured.length ? measured : [[0, 0]]));
+  const box = el('div', { class: 'chart-box ledger-chart' });
+  const legend = el('p', { class: 'legend ledger-legend' },
+    el('span', { class: 'swatch measured', 'aria-hidden': 'true' }), ` measured: ${data.rows} rows of ${data.trace}  `,
+    el('span', { class: 'swatch estimated', 'aria-hidden': 'true' }),
+    est.length ? ` estimated, stage ${estStage.stage}: one step at the step-time model's times (${place.how})`
+      : estStage ? ' estimated: the estimate gave its events no times, so there is no estimated curve on this axis' : ' estimated: no timeline for this config');
+  box.append(wrap, out, legend);
+  if (c.outside) {
+    const whole = view === 'step';
+    box.append(el('button', {
+      type: 'button', class: 'ledger-view', 'aria-pressed': whole ? 'true' : 'false',
+      text: whole ? 'Show the measured rows only' : `Show the whole estimated step (${msText((est[est.length - 1][0] - est[0][0]) / 1000)})`,
+      on: { click: () => { const next = chartBox(data, estStage, whole ? 'trace' : 'step'); box.replaceWith(next); next.querySelector('.ledger-view').focus(); } },
+    }));
+  }
+  return box;
 }
 
 // ---- tables -------------------------------------------------------------------------
@@ -309,7 +388,7 @@ export function renderLedger(box, lg, stale) {
     box.append(el('p', { class: 'flag warning stale' }, el('span', { class: 'sev', text: '! ' }),
       'The model or the config changed since this comparison. ', el('button', { type: 'button', id: 'ledger-again', text: 'Compare again' })));
   }
-  box.append(timelineChart(data, lg.estStage));
+  box.append(chartBox(data, lg.estStage, 'trace'));
   if (c) box.append(comparison(data));
   else box.append(el('p', { class: 'note', text: 'No comparison: the request had no model.' }));
 }

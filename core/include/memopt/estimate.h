@@ -154,6 +154,12 @@ typedef struct mo_estimate_event {
 	int64_t layer;         /* -1 when not a layer event */
 	uint64_t bytes[MO_EST_BUCKETS]; /* at the event's high-water mark */
 	uint64_t total;
+	/* When the event starts, in seconds from the step's first forward on
+	 * the first stage, and how long it runs: the step-time model's seconds
+	 * of each layer walked through the schedule, every stage waiting for
+	 * its neighbour's activation (forward) or gradient (backward). NAN when
+	 * the step was too long to walk (mo_estimate_timeline_truncated). */
+	double start_seconds, seconds;
 } mo_estimate_event;
 
 /* The stage's timeline: every event of one step in 1F1B order, then the

@@ -263,7 +263,7 @@ static int est_build(mo_estimate *e, const mo_config *c, const mo_resolved *rs,
 	    est_stages(e, m, err) != 0 || est_timeline(e, err) != 0)
 		return -1;
 	est_cost(e);
-	if (est_time(e, m) != 0) {
+	if (est_time(e, m) != 0 || est_clock(e) != 0) {
 		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		return -1;
 	}

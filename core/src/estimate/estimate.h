@@ -215,6 +215,13 @@ struct mo_estimate {
 	mo_estimate_cost cost;
 	mo_estimate_time time;
 	double *type_fwd_s, *type_bwd_s; /* per layer type: seconds a micro-batch */
+	/* more of est_time's seconds, for the timeline's clock (estimate_clock.c):
+	 * the embedding's and the output layer's forward and backward of one
+	 * micro-batch, one activation's transfer between pipeline stages, and
+	 * per stage what follows its last backward (the data-parallel
+	 * collectives and the optimizer step) */
+	double embed_fwd_s, embed_bwd_s, head_fwd_s, head_bwd_s, p2p_s;
+	double *tail_s;
 	uint64_t capacity;
 	size_t peak_stage;
 };

@@ -193,6 +193,9 @@ void est_cost(mo_estimate *e);
 /* estimate_time.c: the step time (e->time, the cost's step seconds);
  * -1 when out of memory */
 int est_time(mo_estimate *e, const mo_model *m);
+/* estimate_clock.c: each listed event's start and seconds (after est_time);
+ * -1 when out of memory */
+int est_clock(mo_estimate *e);
 
 /* estimate_report.c */
 void est_explain_types(const mo_estimate *e, mo_buf *b);

@@ -658,13 +658,22 @@ int est_time(mo_estimate *e, const mo_model *m)
 	}
 	t_graph(&x, &e->embed, &types[e->n_types]);
 	t_graph(&x, &e->head, &types[e->n_types + 1]);
+	e->embed_fwd_s = types[e->n_types].fwd;
+	e->embed_bwd_s = t_total(&types[e->n_types]) - e->embed_fwd_s;
+	e->head_fwd_s = types[e->n_types + 1].fwd;
+	e->head_bwd_s = t_total(&types[e->n_types + 1]) - e->head_fwd_s;
 	t_layers(&x, types, st);
 	t_ends(&x, &types[e->n_types], &types[e->n_types + 1], st, n);
+	e->p2p_s = n > 1 ? st[0].p2p : 0; /* the first stage only sends */
 	double base = 0;
 	memset(&e->time, 0, sizeof(e->time));
 	t_schedule(&x, m, st, n, &e->time, &base);
 	t_rates(e, m, &e->time);
+	e->tail_s = arena_alloc(e->a, n * sizeof(double));
+	if (!e->tail_s)
+		return -1;
 	for (size_t s = 0; s < n; s++) {
+		e->tail_s[s] = st[s].dp + st[s].opt;
 		e->stages[s].compute_seconds = (double)e->cfg.mbn * st[s].per_mb_base;
 		e->stages[s].overhead_seconds = (double)e->cfg.mbn * (st[s].recompute + st[s].swap);
 	}

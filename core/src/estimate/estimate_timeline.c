@@ -308,8 +308,8 @@ static void timeline_backward(mo_timeline *t, int64_t mb, const mo_est_chunk *c,
 
 /* Unit k of N (micro-batch x chunk) in Megatron's interleaved order
  * (estimate_schedule.c counts the units of each chunk the same way). */
-static void timeline_unit(const mo_estimate *e, int64_t k, int64_t mbn, bool fwd, int64_t *mb,
-		       int64_t *chunk)
+void timeline_unit(const mo_estimate *e, int64_t k, int64_t mbn, bool fwd, int64_t *mb,
+		   int64_t *chunk)
 {
 	int64_t P = e->cfg.pp, V = e->cfg.vpp;
 	if (V == 1) {

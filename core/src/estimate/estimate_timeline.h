@@ -39,6 +39,10 @@ typedef struct mo_timeline {
 /* Runs forward (fwd) or backward unit k of the stage's schedule of
  * t->mbn micro-batches, from the state t holds. */
 void timeline_do(mo_timeline *t, int64_t k, bool fwd);
+/* Unit k of the step's mbn x vpp units as (micro-batch, chunk), in
+ * Megatron's interleaved order (backward units run the chunks in reverse). */
+void timeline_unit(const mo_estimate *e, int64_t k, int64_t mbn, bool fwd, int64_t *mb,
+		   int64_t *chunk);
 /* The optimizer step's event, after the last unit. */
 void timeline_optimizer(mo_timeline *t);
 /* Forward units stage s runs before its first backward (of `units`). */
