@@ -219,9 +219,10 @@ struct mo_estimate {
 	 * the embedding's and the output layer's forward and backward of one
 	 * micro-batch, one activation's transfer between pipeline stages, and
 	 * per stage what follows its last backward (the data-parallel
-	 * collectives and the optimizer step) */
+	 * collectives and the optimizer step) and what a micro-batch's backward
+	 * adds beyond its layers' (Megatron's main_grad adds) */
 	double embed_fwd_s, embed_bwd_s, head_fwd_s, head_bwd_s, p2p_s;
-	double *tail_s;
+	double *tail_s, *bwd_extra_s;
 	uint64_t capacity;
 	size_t peak_stage;
 };

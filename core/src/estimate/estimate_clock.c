@@ -122,6 +122,10 @@ static void clock_layer_seconds(mo_clock *c)
 				c->uf[u] += heads * e->head_fwd_s;
 				c->ub[u] += heads * e->head_bwd_s;
 			}
+			/* the stage's own per-micro-batch backward work, once a
+			 * micro-batch: with its first chunk's backward (the last) */
+			if (ch == 0)
+				c->ub[u] += e->bwd_extra_s[s];
 		}
 }
 
@@ -152,7 +156,7 @@ static int64_t clock_target(const mo_clock *c, int64_t s, int64_t *max_mb)
 	return n < e->n_events[s] ? 2 * c->N : p;
 }
 
-static void clock_time_events(mo_clock *c, int64_t s, int64_t ch, double start)
+static void clock_time_events(mo_clock *c, int64_t s, int64_t ch, bool fwd, double start)
 {
 	mo_estimate *e = c->e;
 	size_t want = clock_unit_events(c, s, ch), *i = &c->next[s];
@@ -162,6 +166,8 @@ static void clock_time_events(mo_clock *c, int64_t s, int64_t ch, double start)
 			break;
 		ev->start_seconds = start;
 		ev->seconds = clock_event_seconds(c, (size_t)s, ev);
+		if (!fwd && ch == 0 && j + 1 == want)
+			ev->seconds += e->bwd_extra_s[s]; /* as clock_layer_seconds counts it */
 		start += ev->seconds;
 	}
 }
@@ -197,7 +203,7 @@ static bool clock_advance(mo_clock *c, int64_t s)
 		}
 		double start = c->free_at[s] > ready ? c->free_at[s] : ready;
 		size_t u = (size_t)(s * c->V + ch);
-		clock_time_events(c, s, ch, start);
+		clock_time_events(c, s, ch, fwd, start);
 		c->free_at[s] = start + (fwd ? c->uf[u] : c->ub[u]);
 		(fwd ? c->done_f : c->done_b)[v * c->mb_lim + mb] = c->free_at[s];
 		c->pos[s]++;

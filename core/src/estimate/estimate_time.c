@@ -398,6 +398,7 @@ static void t_add(mo_tparts *a, const mo_tparts *b, double k)
 typedef struct mo_tstage {
 	mo_tparts p;
 	double recompute, swap, p2p, fwd, bwd_last;
+	double bwd_extra;    /* what the stage's backward adds beyond its layers' */
 	double per_mb;       /* T_s */
 	double per_mb_base;  /* T_s without recompute and swap */
 	double dp, opt;      /* after the last backward */
@@ -572,10 +573,11 @@ static void t_schedule(const mo_tctx *x, const mo_model *m, mo_tstage *st, size_
 	size_t slow = 0;
 	for (size_t s = 0; s < n; s++) {
 		mo_tstage *t = &st[s];
-		double acc = t_grad_accumulate(x, m, &e->stages[s]);
+		double acc = t_grad_accumulate(x, m, &e->stages[s]), layers = t_total(&t->p);
 		t->p.mem += acc; /* the device runs it under the host's issue time if host-bound */
 		t->p.launch = t_max(0, t->p.launch - acc);
 		double work = t_total(&t->p);
+		t->bwd_extra = work - layers;
 		t->fwd = t->p.fwd;
 		t->bwd_last = work - t->p.fwd + t->recompute;
 		t->per_mb = work + t->recompute + t->swap + t->p2p;
@@ -670,10 +672,12 @@ int est_time(mo_estimate *e, const mo_model *m)
 	t_schedule(&x, m, st, n, &e->time, &base);
 	t_rates(e, m, &e->time);
 	e->tail_s = arena_alloc(e->a, n * sizeof(double));
-	if (!e->tail_s)
+	e->bwd_extra_s = arena_alloc(e->a, n * sizeof(double));
+	if (!e->tail_s || !e->bwd_extra_s)
 		return -1;
 	for (size_t s = 0; s < n; s++) {
 		e->tail_s[s] = st[s].dp + st[s].opt;
+		e->bwd_extra_s[s] = st[s].bwd_extra;
 		e->stages[s].compute_seconds = (double)e->cfg.mbn * st[s].per_mb_base;
 		e->stages[s].overhead_seconds = (double)e->cfg.mbn * (st[s].recompute + st[s].swap);
 	}
