@@ -49,6 +49,8 @@ typedef struct mo_est_graph {
 	mo_est_op *ops;
 	size_t n_ops, cap_ops;
 	double flops;      /* forward FLOPs of the layer (per micro-batch) */
+	uint64_t bwd_grads; /* the largest gradient working set one op's backward
+			     * holds beside the saved tensors (bytes; rows' `bwd`) */
 	unsigned char *base_marks; /* per storage: MO_K_BASE when some op saves it */
 } mo_est_graph;
 

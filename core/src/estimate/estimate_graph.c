@@ -68,6 +68,7 @@ static unsigned est_conditions(const mo_model *m)
 	c |= m->hyper_connections ? MO_C_HC : 0;
 	c |= m->hyper_connections && m->hc_fused ? MO_C_HCF : 0;
 	c |= model_hc_head(m) ? MO_C_HCH : 0;
+	c |= m->dsv4_hybrid && !m->dsa_fused ? MO_C_DSAU : 0;
 	c |= strcmp(m->params_dtype, "float32") == 0 &&
 		     strcmp(m->compute_dtype, "float32") != 0
 	     ? MO_C_P32
@@ -202,6 +203,19 @@ static void est_dims_hybrid(mo_est_dims *d, const mo_model *m, int64_t tp, int64
 	est_dim(d, "id", m->index_head_dim);
 	est_dim(d, "id2", 2 * m->index_head_dim);
 	est_dim(d, "itk", m->index_topk);
+}
+
+/* The kv positions each query of a DeepSeek-V4 layer attends to in the
+ * small-op sparse attention (csa.py _construct_naive :731-831): the sliding
+ * window, plus at ratio 4 the indexer's top-k of the sq / 4 compressed
+ * positions (indexer.py :218, min(index_topk, compressed)), at ratio 128
+ * every compressed position (get_compress_topk_idxs :430-446). */
+static int64_t est_hybrid_kv_width(const mo_model *m, int64_t sq, int ratio)
+{
+	int64_t w = m->csa_window;
+	if (ratio == 4)
+		return w + (m->index_topk < sq / 4 ? m->index_topk : sq / 4);
+	return ratio > 1 ? w + sq / ratio : w;
 }
 
 void est_dims_init(mo_est_dims *d, const mo_model *m)
@@ -511,6 +525,30 @@ static uint64_t graph_builder_sum(const mo_est_graph *g, const int *v, size_t n)
 	return s;
 }
 
+/* The bytes of a row's `bwd` list ("dtype:expr ..."); 0 for none. */
+static uint64_t graph_builder_bwd(mo_graph_builder *b, const char *s)
+{
+	uint64_t sum = 0;
+	size_t len;
+	if (!s)
+		return 0;
+	for (const char *p = s, *w = graph_word(&p, &len); len && !b->failed;
+	     w = graph_word(&p, &len)) {
+		const char *colon = memchr(w, ':', len);
+		size_t dn = colon ? (size_t)(colon - w) : 0;
+		double el = colon ? est_expr_n(colon + 1, len - dn - 1, b->d) : -1.0;
+		char dt[16];
+		if (el < 0 || dn >= sizeof dt) {
+			graph_builder_fail(b, "bad backward buffer", "bwd");
+			return 0;
+		}
+		memcpy(dt, w, dn);
+		dt[dn] = '\0';
+		sum = u64_add(sum, graph_builder_round(b, el * (double)est_dtype_bytes(dt, b->d)));
+	}
+	return sum;
+}
+
 /* A declaration row (op "input"): block inputs that do not exist yet. */
 static void graph_builder_declare(mo_graph_builder *b, const char *s)
 {
@@ -569,6 +607,9 @@ static void graph_builder_row(mo_graph_builder *b, const mo_op_row *r)
 		uint64_t o = graph_builder_sum(g, op->out, op->n_out);
 		op->comm_bytes = i > o ? i : o;
 	}
+	uint64_t bwd = graph_builder_bwd(b, r->bwd);
+	if (bwd > g->bwd_grads)
+		g->bwd_grads = bwd;
 	g->flops += op->flops;
 	g->n_ops++;
 }
@@ -656,6 +697,9 @@ int est_graph_build(mo_est_graph *g, mo_arena *a, const mo_framework *fw,
 		typed = *d;
 		typed.cond |= lt->compress_ratio == 4 ? MO_C_R4 : 0;
 		typed.cond |= lt->compress_ratio == 128 ? MO_C_R128 : 0;
+		double sq = est_expr("sq", d);
+		est_dim(&typed, "kt", est_hybrid_kv_width(m, sq > 0 ? (int64_t)sq : 0,
+							   lt->compress_ratio));
 		b.d = &typed;
 		if (lt->mtp)
 			graph_builder_mtp(&b, fw, m, moe);

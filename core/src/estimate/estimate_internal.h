@@ -41,7 +41,9 @@ enum {
 	MO_C_HCF = 1u << 19,    /* mHC with the fused npu_mhc_* kernels */
 	MO_C_R4 = 1u << 20,     /* DeepSeek-V4 layer of compress ratio 4 */
 	MO_C_R128 = 1u << 21,   /* DeepSeek-V4 layer of compress ratio 128 */
-	MO_C_HCH = 1u << 22     /* the hyper-connection head */
+	MO_C_HCH = 1u << 22,    /* the hyper-connection head */
+	MO_C_DSAU = 1u << 23    /* DeepSeek-V4's sparse attention in small ops
+				 * (apply_dsa_kernel_fusion false) */
 };
 
 /* One op of a block. Tables write rows with designated initialisers; a
@@ -56,6 +58,10 @@ typedef struct mo_op_row {
 	const char *save;  /* saved tensor names, or one of the two below */
 	const char *flops; /* forward FLOPs as a product, or NULL */
 	mo_est_comm comm;
+	/* gradient buffers the op's backward holds together beside what is
+	 * saved ("dtype:dim*dim ..."), or NULL: the layer's backward working
+	 * set is the largest of them */
+	const char *bwd;
 } mo_op_row;
 
 /* `save` of an op that keeps every input and every output for its backward

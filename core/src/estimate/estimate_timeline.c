@@ -285,6 +285,9 @@ static void timeline_backward(mo_timeline *t, int64_t mb, const mo_est_chunk *c,
 		const mo_estimate_layer *l = &e->layers[c->ids[j]];
 		memset(extra, 0, sizeof extra);
 		extra[MO_EST_RECOMPUTED] = l->recomputed_bytes;
+		/* the gradient buffers the layer's backward holds at once beside
+		 * its saved tensors (op rows' `bwd`) */
+		extra[MO_EST_WORKSPACES] = e->types[timeline_type(e, c->ids[j])].g.bwd_grads;
 		extra[MO_EST_GRADIENTS] = t->grads;
 		extra[MO_EST_SWAP_BUFFERS] = timeline_window(t, c, j);
 		if (!t->pp_resident)

@@ -24,6 +24,7 @@
 #define C_R4 MO_C_R4
 #define C_R128 MO_C_R128
 #define C_HCH MO_C_HCH
+#define C_DSAU MO_C_DSAU
 /* `unless` of the rows for bf16 (or fp32-compute) parameters: the first-cut
  * rules, where every op keeps its inputs and output. The fp32-parameter rows
  * (`when` C_P32) are written from the measured DSv3-mini allocation ledgers
@@ -494,22 +495,85 @@ static const mo_op_row ms_attn_hybrid[] = {
 	 .out = "ik32:f32:tok2*id ip:f32:tok2*id", .save = "ik32 iwt"},
 	{.when = C_R4, .path = "self_attention.core_attention.indexer", .op = "rms_norm", .in = "ip",
 	 .out = "ipool:c:c4*id kidx:c:c4*id iwf:f32:tok*ihn", .save = "ipool"},
-	{.when = C_R4, .path = "self_attention.core_attention.indexer", .op = "lightning_indexer",
-	 .in = "qidx kidx iwf", .out = "topk:i32:tok*itk", .save = KEEPS_NOTHING},
+	{.when = C_R4, .unless = C_DSAU, .path = "self_attention.core_attention.indexer",
+	 .op = "lightning_indexer", .in = "qidx kidx iwf", .out = "topk:i32:tok*itk",
+	 .save = KEEPS_NOTHING},
+	/* The small-op indexer (apply_dsa_kernel_fusion false; indexer.py
+	 * construct :233-264): fp32 query and key, the per-head scores over
+	 * every compressed position [tok, heads, sq / 4] in fp32 (bmm, relu,
+	 * head weights), summed over heads, top-k; the KL loss
+	 * (UnfusedCSAIndexerLoss :321-409) scores the main attention from
+	 * stop-gradient inputs (kept by nothing) and the selected indexer
+	 * scores through an fp32 softmax. */
+	{.when = C_R4 | C_DSAU, .path = "self_attention.core_attention.indexer", .op = "cast",
+	 .in = "qidx kidx", .out = "iq32:f32:tok*ih ik32:f32:c4*id", .save = KEEPS_NOTHING},
+	{.when = C_R4 | C_DSAU, .path = "self_attention.core_attention.indexer", .op = "bmm",
+	 .in = "iq32 ik32", .out = "isc:f32:tok*ihn*c4", .save = "iq32 ik32",
+	 .flops = "2*tok*ih*c4"},
+	{.when = C_R4 | C_DSAU, .path = "self_attention.core_attention.indexer", .op = "relu",
+	 .in = "isc", .out = "isr:f32:tok*ihn*c4", .save = "isr"},
+	{.when = C_R4 | C_DSAU, .path = "self_attention.core_attention.indexer", .op = "mul",
+	 .in = "isr iwf", .out = "isw:f32:tok*ihn*c4", .save = "isr iwf",
+	 .bwd = "f32:tok*ihn*c4 f32:tok*ihn*c4"},
+	{.when = C_R4 | C_DSAU, .path = "self_attention.core_attention.indexer", .op = "sum",
+	 .in = "isw", .out = "iss:f32:tok*c4", .save = KEEPS_NOTHING},
+	{.when = C_R4 | C_DSAU, .path = "self_attention.core_attention.indexer", .op = "topk",
+	 .in = "iss", .out = "tks:f32:tok*itk topk:i32:tok*itk", .save = "topk"},
+	{.when = C_R4 | C_DSAU, .path = "self_attention.core_attention.indexer_loss",
+	 .op = "softmax", .in = "tks", .out = "kpr:f32:tok*itk", .save = "kpr"},
 	/* FusedSparseFlashMla (csa.py:73-130) keeps what it saves: query, the
 	 * kv head, the compressed kv, the sparse indices (ratio 4), the output
 	 * and its fp32 log-sum-exp; with the indexer loss
 	 * (FusedSparseFlashMlaWithIndexerLoss :178-247) also the indexer's
 	 * query, key and weights. */
-	{.unless = C_R4 | C_R128, .path = "self_attention.core_attention", .op = "sparse_flash_mla",
-	 .in = "qrope key", .out = "co:c:tok*qh lse:f32:hd*tok", .save = "qrope key co lse",
-	 .flops = "4*tok*s*qh"},
-	{.when = C_R128, .path = "self_attention.core_attention", .op = "sparse_flash_mla",
-	 .in = "qrope key cmpkv", .out = "co:c:tok*qh lse:f32:hd*tok",
+	{.unless = C_R4 | C_R128 | C_DSAU, .path = "self_attention.core_attention",
+	 .op = "sparse_flash_mla", .in = "qrope key", .out = "co:c:tok*qh lse:f32:hd*tok",
+	 .save = "qrope key co lse", .flops = "4*tok*s*qh"},
+	{.when = C_R128, .unless = C_DSAU, .path = "self_attention.core_attention",
+	 .op = "sparse_flash_mla", .in = "qrope key cmpkv", .out = "co:c:tok*qh lse:f32:hd*tok",
 	 .save = "qrope key cmpkv co lse", .flops = "4*tok*s*qh"},
-	{.when = C_R4, .path = "self_attention.core_attention", .op = "sparse_flash_mla",
-	 .in = "qrope key cmpkv topk qidx kidx iwf", .out = "co:c:tok*qh lse:f32:hd*tok",
+	{.when = C_R4, .unless = C_DSAU, .path = "self_attention.core_attention",
+	 .op = "sparse_flash_mla", .in = "qrope key cmpkv topk qidx kidx iwf",
+	 .out = "co:c:tok*qh lse:f32:hd*tok",
 	 .save = "qrope key cmpkv topk qidx kidx iwf co lse", .flops = "4*tok*s*qh"},
+	/* The small-op sparse attention (unfused_compressed_sparse_attn,
+	 * csa.py:464-527) over kt kv rows per query (the window, plus the
+	 * compressed top-k at ratio 4 or every compressed row at ratio 128):
+	 * the gathered rows [tok, kt, dv] cast to fp32 (kv_g :498) feed both
+	 * batched GEMMs, the scores' bmm through a permuted contiguous copy
+	 * (:502) that it keeps, the weighted sum as a view that it keeps; the
+	 * fp32 query copy, the softmax's exp and quotient and the weights' copy.
+	 * In the backward kv_g's gradient is the sum of the two GEMMs' fp32
+	 * gradients in different layouts: three [tok, kt, dv] fp32 buffers
+	 * with the query's gradient at the scores' bmm. */
+	{.when = C_DSAU, .unless = C_R4 | C_R128, .path = "self_attention.core_attention",
+	 .op = "view", .in = "key", .out = "kvfull@key", .save = KEEPS_NOTHING},
+	{.when = C_DSAU | C_R4, .path = "self_attention.core_attention", .op = "cat",
+	 .in = "key cmpkv", .out = "kvfull:c:tok*dv", .save = KEEPS_NOTHING},
+	{.when = C_DSAU | C_R128, .path = "self_attention.core_attention", .op = "cat",
+	 .in = "key cmpkv", .out = "kvfull:c:tok*dv", .save = KEEPS_NOTHING},
+	{.when = C_DSAU, .path = "self_attention.core_attention", .op = "index", .in = "kvfull",
+	 .out = "kvg:c:tok*kt*dv gidx:i64:tok*kt", .save = "gidx"},
+	{.when = C_DSAU, .path = "self_attention.core_attention", .op = "cast", .in = "qrope kvg",
+	 .out = "q32:f32:tok*qh kv32:f32:tok*kt*dv", .save = KEEPS_NOTHING},
+	{.when = C_DSAU, .path = "self_attention.core_attention", .op = "contiguous",
+	 .in = "q32 kv32", .out = "qbm:f32:tok*qh kvbm:f32:tok*kt*dv", .save = KEEPS_NOTHING},
+	{.when = C_DSAU, .path = "self_attention.core_attention", .op = "bmm", .in = "qbm kvbm",
+	 .out = "sc:f32:tok*hd*kt", .save = "qbm kvbm", .flops = "2*tok*qh*kt",
+	 .bwd = "f32:tok*kt*dv f32:tok*kt*dv f32:tok*kt*dv f32:tok*qh"},
+	{.when = C_DSAU, .path = "self_attention.core_attention", .op = "add", .in = "sc",
+	 .out = "sc2:f32:tok*hd*kt", .save = KEEPS_NOTHING},
+	{.when = C_DSAU, .path = "self_attention.core_attention", .op = "exp", .in = "sc2",
+	 .out = "ex:f32:tok*hd*kt", .save = "ex"},
+	{.when = C_DSAU, .path = "self_attention.core_attention", .op = "div", .in = "ex",
+	 .out = "aw:f32:tok*hd*kt", .save = "aw"},
+	{.when = C_DSAU, .path = "self_attention.core_attention", .op = "contiguous", .in = "aw",
+	 .out = "awbm:f32:tok*hd*kt", .save = KEEPS_NOTHING},
+	{.when = C_DSAU, .path = "self_attention.core_attention", .op = "bmm", .in = "awbm kv32",
+	 .out = "o32:f32:tok*qh", .save = "awbm kv32", .flops = "2*tok*qh*kt",
+	 .bwd = "f32:tok*qh f32:tok*hd*kt f32:tok*kt*dv"},
+	{.when = C_DSAU, .path = "self_attention.core_attention", .op = "cast", .in = "o32",
+	 .out = "co:c:tok*qh", .save = KEEPS_NOTHING},
 	{.path = "self_attention.apply_rotary_emb", .op = "rotary_position_embedding", .in = "co",
 	 .out = "ot32:f32:tok*qpe otr32:f32:tok*qpe ope:c:tok*qpe", .save = "ot32 otr32"},
 	{.path = "self_attention", .op = "cat", .in = "co ope", .out = "cor:c:tok*qh",

@@ -59,9 +59,9 @@ static const char *const mo_irrelevant_keys[] = {
 	"use_fused_ops_permute", "enable_gmm_safe_tokens", "ep_size",
 	"moe_layer_freq", "qk_clip",
 	"num_hash_layers", "offset", "hc_eps", "mhc_init_gating_factor", "compress_rope_theta",
-	/* the indexer loss's weight and kind, the window of the ratio-0 layers
-	 * (the fused kernel's saves do not depend on them) */
-	"dsa_indexer_loss_coeff", "dsa_indexer_use_sparse_loss", "sliding_window",
+	/* the indexer loss's weight and kind (the kernels' saves do not depend
+	 * on them) */
+	"dsa_indexer_loss_coeff", "dsa_indexer_use_sparse_loss",
 	"mhc_layernorm_epsilon",
 	"context_parallel_method", "disable_gradient_division", "hidden_act", "use_flash_attention",
 	/* moe_config */
@@ -286,17 +286,19 @@ static const mo_node *keys_get(const mo_node *map, const char *key)
  * each micro-batch in two interleaved halves. */
 void model_check_unmodelled(struct mo_rd *r, const mo_node *root)
 {
-	/* the unfused sparse attention (csa.py _construct_naive) materialises
-	 * the compressed attention's scores in small ops: the measurers saw
-	 * ~24 GB more than the fused kernel on a pp 4 run (notes/dsv4.md) */
+	/* the unfused sparse attention (csa.py _construct_naive) is modelled
+	 * (its saves and its backward's fp32 gradients, ops_mindspore.c); its
+	 * indexer loss also scores the main attention over every compressed
+	 * position from stop-gradient inputs (indexer.py :350-380), a
+	 * forward-only transient the estimate does not hold */
 	const mo_model *mm = r->m;
 	const struct mo_model_pos *fp = &mm->ext->pos[MF_DSA_FUSED];
 	if (mm->dsv4_hybrid && !mm->dsa_fused && mm->ext->set[MF_DSA_FUSED])
 		diags_add(r->diags, MO_SEV_WARNING, "unmodelled", r->file, fp->line, fp->column,
 			     fp->path,
-			     "%s: the estimate does not model the unfused sparse attention's "
-			     "small ops (the fused kernel's tensors stand for them); its figures "
-			     "leave that memory out",
+			     "%s: the unfused indexer loss's forward-only scores over every "
+			     "compressed position (bf16 [heads, sq, sq / 4] and their fp32 "
+			     "softmax) are not counted; a peak in that forward would be higher",
 			     fp->path);
 	const mo_node *k = NULL, *v = NULL;
 	for (size_t i = 0; root && i + 1 < root->n; i += 2)

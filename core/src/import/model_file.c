@@ -106,6 +106,8 @@ static const struct mo_mkey mo_model_keys[] = {
 	{"index_topk", MF_IDX_TOPK, CV_INT, 1, 1 << 24},
 	{"dsa_indexer_topk", MF_IDX_TOPK, CV_INT, 1, 1 << 24},
 	{"apply_dsa_kernel_fusion", MF_DSA_FUSED, CV_BOOL, 0, 0},
+	{"sliding_window", MF_CSA_WINDOW, CV_INT, 1, 1 << 24},
+	{"csa_window_size", MF_CSA_WINDOW, CV_INT, 1, 1 << 24},
 	/* training */
 	{"micro_batch_size", MF_MBS, CV_INT, 1, 1 << 20},
 	{"local_batch_size", MF_MBS, CV_INT, 1, 1 << 20},
@@ -257,6 +259,7 @@ static int64_t *model_int_field(mo_model *m, enum mo_mf f)
 	case MF_IDX_HEADS: return &m->index_n_heads;
 	case MF_IDX_DIM: return &m->index_head_dim;
 	case MF_IDX_TOPK: return &m->index_topk;
+	case MF_CSA_WINDOW: return &m->csa_window;
 	case MF_MBS: return &m->micro_batch_size;
 	case MF_CUBLAS_WS: return &m->cublas_workspace_kib;
 	case MF_MBN: return &m->micro_batch_num;

@@ -52,6 +52,8 @@ static const mo_model model_defaults = {
 	.index_n_heads = 64,
 	.index_head_dim = 128,
 	.index_topk = 1024,
+	/* transformer_config.py csa_window_size (default 128, :2808) */
+	.csa_window = 128,
 	.dsa_fused = true,
 	.data_parallel = 1,
 	.data_parallel_shard = 0, /* = data_parallel unless given */

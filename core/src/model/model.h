@@ -121,6 +121,8 @@ struct mo_model {
 	 * of the ratio-4 layers; dsa_fused: apply_dsa_kernel_fusion */
 	bool dsv4_hybrid, dsa_fused;
 	int64_t o_groups, o_lora_rank, index_n_heads, index_head_dim, index_topk;
+	/* csa_window: the sliding window of the sparse attention (sliding_window) */
+	int64_t csa_window;
 	int64_t *compress_ratios;
 	size_t n_compress_ratios;
 
@@ -343,6 +345,7 @@ enum mo_mf {
 	MF_IDX_DIM,    /* index_head_dim */
 	MF_IDX_TOPK,   /* index_topk */
 	MF_DSA_FUSED,  /* apply_dsa_kernel_fusion */
+	MF_CSA_WINDOW, /* sliding_window */
 	MF_COUNT
 };
 

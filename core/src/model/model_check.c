@@ -69,6 +69,7 @@ static const char *const mo_model_canon_paths[MF_COUNT] = {
 	[MF_IDX_HEADS] = "model.index_n_heads",
 	[MF_IDX_DIM] = "model.index_head_dim",
 	[MF_IDX_TOPK] = "model.index_topk",
+	[MF_CSA_WINDOW] = "model.sliding_window",
 	[MF_DSA_FUSED] = "model.apply_dsa_kernel_fusion",
 };
 
