@@ -233,6 +233,25 @@ static void test_unfused_difference(void **state)
 	}
 }
 
+/* Under pipeline parallelism HyperParallel's PipelineStage allocates, at a
+ * chunk's forward send, the buffer its output's gradient is received into
+ * and drops it after that micro-batch's backward: on stages 1 and 2 of the
+ * pp 4 run (3 and 2 micro-batches in flight at the first backward) each
+ * in-flight micro-batch holds the two layers' checkpointed streams and that
+ * buffer, 3 x 128 MiB. */
+static void test_pp_grad_recv(void **state)
+{
+	(void)state;
+	est_run run;
+	est_open(&run, "dsv4/fused-pp4-full.yaml", "dsv4/fused-pp4-full.yaml");
+	for (size_t s = 1; s <= 2; s++) {
+		const mo_estimate_stage *st = mo_estimate_stage_get(run.e, s);
+		assert_non_null(st);
+		assert_int_equal(st->activations_bytes, (4 - s) * 3ull * 4096 * 4 * 4096 * 2);
+	}
+	est_free(&run);
+}
+
 /* Per layer, what the measurers' allocation ledgers show kept for backward
  * (notes/ledger-decode-dsv3-mini.md: every row released during backward,
  * summed and checked against the allocator's running total): the DSv3-mini's
@@ -265,7 +284,7 @@ static void test_ledger_layers(void **state)
 
 int main(void)
 {
-	struct CMUnitTest t[sizeof k_rows / sizeof *k_rows + 4];
+	struct CMUnitTest t[sizeof k_rows / sizeof *k_rows + 5];
 	for (size_t i = 0; i < sizeof k_rows / sizeof *k_rows; i++) {
 		memset(&t[i], 0, sizeof t[i]);
 		t[i].name = k_rows[i].what;
@@ -285,5 +304,8 @@ int main(void)
 	memset(&t[n + 3], 0, sizeof t[n + 3]);
 	t[n + 3].name = "C unfused - fused difference";
 	t[n + 3].test_func = test_unfused_difference;
+	memset(&t[n + 4], 0, sizeof t[n + 4]);
+	t[n + 4].name = "C pipeline gradient receive buffers";
+	t[n + 4].test_func = test_pp_grad_recv;
 	return cmocka_run_group_tests(t, NULL, NULL);
 }

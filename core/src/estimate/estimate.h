@@ -162,6 +162,9 @@ typedef struct mo_est_cfg {
 	uint64_t pp_input;               /* one activation received from the previous
 					  * pipeline stage, kept with its gradient by
 					  * its model chunk (pytorch, PP > 1; else 0) */
+	uint64_t pp_grad_recv;           /* mindspore, PP > 1: the buffer a chunk that sends
+					  * its output allocates for that output's gradient
+					  * at the send, kept until its backward; else 0 */
 	/* Transformer Engine's dummy weight gradients (pytorch, Megatron's DDP,
 	 * transformer_engine, gradient_accumulation_fusion): one per distinct
 	 * weight shape of a stage's Linears, params dtype, and of the output
@@ -252,6 +255,7 @@ typedef struct mo_est_alive {
 	int64_t mbn;      /* micro-batches simulated */
 	int64_t *layers;  /* [mbn * vpp] */
 	unsigned char *ends; /* [mbn] */
+	int64_t recv;     /* gradient receive buffers (cfg.pp_grad_recv) alive */
 } mo_est_alive;
 /* Fills *out for stage s: 0, or -1 when out of memory. */
 int est_peak_alive(const mo_estimate *e, size_t s, mo_est_alive *out);
@@ -268,6 +272,8 @@ typedef struct mo_est_fixed {
 	uint64_t base;   /* weights + gradients + optimizer (+ resident gathered) */
 	uint64_t embed;  /* embedding activations per micro-batch (first stage) */
 	uint64_t head;   /* loss-region activations per micro-batch (last stage) */
+	uint64_t recv;   /* per micro-batch of a chunk that sends its output: the
+			  * buffer of that output's gradient (cfg.pp_grad_recv) */
 	uint64_t loss;   /* loss backward scratch (last stage) */
 	uint64_t grads;  /* gradients made during backward (not in base): held
 			  * at the layer events, not at the loss */

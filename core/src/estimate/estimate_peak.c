@@ -156,6 +156,14 @@ static uint64_t peak_activations(mo_buf *b, mo_peak_state *p)
 		sum += peak_list(b, e, &e->types[res->type].g, res->marks, MO_K_KEPT) *
 		       p->count[r];
 	}
+	if (p->alive.recv > 0) {
+		uint64_t r = u64_mul((uint64_t)p->alive.recv, e->cfg.pp_grad_recv);
+		buf_printf(b, "      %lld x the buffer a sent output's gradient is received into "
+				 "(%.3f MiB each), %.3f MiB\n",
+			      (long long)p->alive.recv, (double)e->cfg.pp_grad_recv / MIB,
+			      (double)r / MIB);
+		sum += r;
+	}
 	sum += peak_ends(b, p, &e->embed, "embedding", 1, 1);
 	sum += peak_ends(b, p, &e->head, "loss region", 2, (uint64_t)(1 + e->cfg.mtp));
 	return sum;

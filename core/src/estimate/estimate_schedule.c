@@ -306,6 +306,8 @@ static int sched_init(mo_sched *q, const mo_timeline *tmpl)
 			a = u64_add(a, e->layers[ch->ids[i]].activation_bytes);
 		if (last_stage && c == q->V - 1)
 			a += e->head_k.kept * (uint64_t)(1 + e->cfg.mtp);
+		else /* a chunk that sends holds its output's gradient buffer */
+			a = u64_add(a, e->cfg.pp_grad_recv);
 		q->A[c] = a;
 		q->below[c + 1] = u64_add(q->below[c], a);
 		if (ch->n && q->k_ws < 0)

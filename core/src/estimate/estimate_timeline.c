@@ -153,6 +153,7 @@ static void timeline_watch(mo_timeline *t, mo_estimate_event_kind kind, int64_t 
 	memcpy(t->snap->layers, t->now.layers,
 	       (size_t)t->now.mbn * (size_t)t->e->cfg.vpp * sizeof(int64_t));
 	memcpy(t->snap->ends, t->now.ends, (size_t)t->now.mbn);
+	t->snap->recv = t->now.recv;
 }
 
 static void timeline_emit(mo_timeline *t, mo_estimate_event_kind kind, int64_t mb, int64_t layer,
@@ -205,6 +206,23 @@ uint64_t timeline_input_pair(const mo_estimate *e)
 	return u64_mul(2, e->cfg.pp_input);
 }
 
+/* A chunk that sends its output holds the buffer for that output's
+ * gradient from the send to the end of its backward (cfg.pp_grad_recv).
+ * Held here from the unit's start: at the send the output and the buffer
+ * are both alive, above every earlier event of the forward, and the
+ * planner prices it as it prices the embedding. */
+static void timeline_grad_recv(mo_timeline *t, bool alloc)
+{
+	uint64_t b = t->e->cfg.pp_grad_recv;
+	if (!b)
+		return;
+	if (alloc)
+		t->state[MO_EST_ACTIVATIONS] = u64_add(t->state[MO_EST_ACTIVATIONS], b);
+	else
+		t->state[MO_EST_ACTIVATIONS] -= b;
+	t->now.recv += alloc ? 1 : -1;
+}
+
 static void timeline_forward(mo_timeline *t, int64_t mb, const mo_est_chunk *c, bool first,
 			bool last)
 {
@@ -216,6 +234,8 @@ static void timeline_forward(mo_timeline *t, int64_t mb, const mo_est_chunk *c, 
 		uint64_t pair = timeline_input_pair(e), *held = &t->state[MO_EST_PIPELINE_INPUTS];
 		*held = *held > pair ? *held - pair : 0;
 	}
+	if (!last)
+		timeline_grad_recv(t, true);
 	if (first) {
 		t->state[MO_EST_ACTIVATIONS] += e->embed_k.kept;
 		timeline_track(t, mb, 0, 1, 0);
@@ -307,6 +327,8 @@ static void timeline_backward(mo_timeline *t, int64_t mb, const mo_est_chunk *c,
 		t->state[MO_EST_PIPELINE_INPUTS] =
 			u64_add(t->state[MO_EST_PIPELINE_INPUTS], timeline_input_pair(e));
 	}
+	if (!last)
+		timeline_grad_recv(t, false);
 }
 
 /* Unit k of N (micro-batch x chunk) in Megatron's interleaved order
@@ -634,6 +656,7 @@ static bool timeline_alive_new(mo_est_alive *a, int64_t mbn, int64_t vpp)
 	if (mbn * vpp > MO_EST_MAX_ALIVE_SLOTS)
 		return false;
 	a->mbn = mbn;
+	a->recv = 0;
 	a->layers = calloc((size_t)(mbn * vpp) + 1, sizeof(int64_t));
 	a->ends = calloc((size_t)mbn + 1, 1);
 	return a->layers && a->ends;
@@ -773,6 +796,7 @@ void est_stage_fixed(const mo_estimate *e, size_t s, mo_est_fixed *out)
 	 * next forward: with one chunk, at the optimizer step only */
 	out->opt = u64_add(v[5], timeline_inputs_kept(e, s));
 	out->embed = s == 0 ? e->embed_k.kept : 0;
+	out->recv = e->cfg.pp_grad_recv;
 	if (s + 1 == e->n_stages) {
 		out->head = e->head_k.kept * (uint64_t)(1 + e->cfg.mtp);
 		out->loss = timeline_loss(e);

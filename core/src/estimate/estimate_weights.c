@@ -345,6 +345,18 @@ void est_cfg_init(mo_est_cfg *c, const mo_model *m)
 	 * (p2p_communication.py, get_tensor_shapes). */
 	if (strcmp(m->framework, "pytorch") == 0 && c->pp > 1)
 		c->pp_input = u64_of(est_expr("tsp", &d) * (double)m->hidden_size * c->cbytes);
+	/* HyperParallel's PipelineStage allocates, when a chunk sends its
+	 * output forward, the buffer that output's gradient will be received
+	 * into (core/pipeline_parallel/stage.py exec_fwd_send_ops ->
+	 * _construct_backward_recv_info: platform.new_tensor of the output's
+	 * shape) and drops it only after that micro-batch's backward
+	 * (platform/mindspore/pipeline_parallel/stage.py backward_one_chunk,
+	 * _clear_recv_buffer), at hyper-parallel fdd0a808. The output is the
+	 * hidden states [s / CP (/ TP under SP), b, h], or the packed mHC
+	 * streams (x hc_mult), in the compute dtype. */
+	if (strcmp(m->framework, "mindspore") == 0 && c->pp > 1)
+		c->pp_grad_recv = u64_of(est_expr("tsp", &d) * (double)m->hidden_size *
+					 (double)(m->hyper_connections ? m->hc_mult : 1) * c->cbytes);
 	/* the output layer's dummy wgrad: [padded vocab / TP, hidden] */
 	c->dummy_wgrads = est_fused_wgrads(m);
 	c->head_wgrad = (mo_est_wgrad){(int64_t)(vpad / (double)c->tp), m->hidden_size};

@@ -969,5 +969,5 @@ const mo_framework mo_ops_mindspore = {
 		"inputs and output; calibrated on measured Ascend 910B runs "
 		"(notes/calibration.md: pp 1, the last PP stage and MLA/MoE "
 		"within 0.2%; on the first PP stage under FSDP this estimate is "
-		"25-29% below the measured peak, not explained yet)",
+		"24-28% below the measured peak, not explained yet)",
 };

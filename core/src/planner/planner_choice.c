@@ -186,7 +186,9 @@ static int planner_layer_type_init(mo_planner_problem *pl, size_t t)
 			goto out;
 		pt->all.c[pt->all.n++] = (mo_planner_choice){.what = combos[i],
 							     .kept = k.kept,
-							     .transient = k.transient,
+							     .transient = u64_add(
+								 k.transient,
+								 pl->base->types[t].g.bwd_grads),
 							     .swapped = k.swapped,
 							     .recompute_flops = k.recompute_flops,
 							     .comm_bytes = k.comm_bytes};
@@ -236,9 +238,12 @@ static bool planner_swaps(unsigned what)
 static mo_planner_choice planner_fixed_choice(const mo_planner_problem *pl, uint64_t id)
 {
 	const mo_estimate_layer *l = &pl->start_est->layers[id];
+	/* the layer's backward also holds its gradient buffers (the
+	 * estimate's workspaces bucket at that event) */
+	uint64_t bwd = pl->base->types[pl->m->type_of[id]].g.bwd_grads;
 	return (mo_planner_choice){.what = MO_CHOICE_FIXED,
 				   .kept = l->activation_bytes,
-				   .transient = l->recomputed_bytes,
+				   .transient = u64_add(l->recomputed_bytes, bwd),
 				   .swapped = l->swap_bytes,
 				   .recompute_flops = l->recompute_flops,
 				   .comm_bytes = l->comm_recompute_bytes};

@@ -666,31 +666,34 @@ static uint64_t planner_virtual_pipeline_reserve(const mo_planner_problem *pl, s
 		big = k > big ? k : big;
 	}
 	int64_t in = e->stages[s].in_flight > 1 ? e->stages[s].in_flight - 1 : 0;
-	return (uint64_t)in * (fx->embed + big + fx->head);
+	return (uint64_t)in * (fx->embed + big + fx->head + fx->recv);
 }
 
 /* What every segment problem of a stage takes from its fixed terms. */
 static mo_search_segment_problem planner_segment_base(const mo_est_chunk *ch,
-							 const mo_est_fixed *fx)
+							 const mo_est_fixed *fx, bool sends)
 {
+	/* a chunk that sends holds its output's gradient buffer for as long
+	 * as the embedding is held: priced with it */
+	uint64_t embed = fx->embed + (sends ? fx->recv : 0);
 	return (mo_search_segment_problem){.ids = ch->ids,
 					   .n = ch->n,
 					   .base = fx->base,
-					   .embed = fx->embed,
+					   .embed = embed,
 					   .head = fx->head,
 					   .loss = fx->loss,
 					   .grads = fx->grads,
 					   .floor = fx->base + fx->grads + fx->opt,
 					   .others = fx->others,
-					   .held = (uint64_t)fx->others * (fx->embed + fx->head),
+					   .held = (uint64_t)fx->others * (embed + fx->head),
 					   .last = fx->last};
 }
 
 static mo_search_segment_problem planner_segment_of(const mo_planner_problem *pl, size_t s,
 						       size_t c, const mo_est_fixed *fx)
 {
-	mo_search_segment_problem sg =
-	    planner_segment_base(&pl->base->chunks[s * fx->chunks + c], fx);
+	mo_search_segment_problem sg = planner_segment_base(
+	    &pl->base->chunks[s * fx->chunks + c], fx, !(fx->last && c + 1 == fx->chunks));
 	if (fx->chunks > 1) {
 		sg.held = 0;
 		sg.base += planner_virtual_pipeline_reserve(pl, s, fx);
@@ -776,8 +779,12 @@ static mo_search_segment_problem planner_template_of(const mo_planner_problem *p
 {
 	int64_t first, last;
 	planner_in_flight_ends(pl->base, s, &first, &last);
-	mo_search_segment_problem sg = planner_segment_base(&pl->base->chunks[s * fx->chunks], fx);
-	sg.held = (uint64_t)first * fx->embed + (uint64_t)last * fx->head;
+	mo_search_segment_problem sg =
+	    planner_segment_base(&pl->base->chunks[s * fx->chunks], fx, true);
+	/* every chunk in flight but the model's last holds a gradient buffer */
+	int64_t sending = fx->last ? fx->others - last : fx->others;
+	sg.held = (uint64_t)first * fx->embed + (uint64_t)last * fx->head +
+		  (uint64_t)(sending > 0 ? sending : 0) * fx->recv;
 	return sg;
 }
 
