@@ -282,6 +282,28 @@ static const mo_node *keys_get(const mo_node *map, const char *key)
 	return map && map->kind == MO_NODE_MAP ? map_get(map, key) : NULL;
 }
 
+/* MindSpore Transformers' Muon step (pynative/optimizer/muon.py at
+ * 167a50de): Newton-Schulz runs on each 2-D weight's all-gathered update
+ * (newton_schulz :855-879: x x^T, its square, their product with x, in
+ * fp32), batched over same-shape weights with a budget of 16 B per local
+ * element and 4 GiB per apply (:61-66, _bound_phase4_groups :89-110), and
+ * the embedding and output layer take an AdamW update (:2556-2606). None of
+ * it is in the optimizer step's event; no measured run peaks there. */
+static void model_check_muon_step(struct mo_rd *r)
+{
+	const mo_model *mm = r->m;
+	const struct mo_model_pos *op = &mm->ext->pos[MF_OPT];
+	if (!mm->ext->set[MF_OPT] || strcmp(mm->optimizer, "muon") != 0 ||
+	    strcmp(mm->framework, "pytorch") == 0)
+		return;
+	diags_add(r->diags, MO_SEV_WARNING, "unmodelled", r->file, op->line, op->column, op->path,
+		     "%s: Muon's optimizer step is not in the estimate's optimizer-step event: "
+		     "Newton-Schulz on each weight's all-gathered fp32 update, batched over "
+		     "same-shape weights up to 16 B per local element and 4 GiB per apply, "
+		     "and the AdamW update of the embedding and output layer",
+		     op->path);
+}
+
 /* micro_batch_interleave_num (a top-level key of graph-mode files) splits
  * each micro-batch in two interleaved halves. */
 void model_check_unmodelled(struct mo_rd *r, const mo_node *root)
@@ -300,6 +322,7 @@ void model_check_unmodelled(struct mo_rd *r, const mo_node *root)
 			     "compressed position (bf16 [heads, sq, sq / 4] and their fp32 "
 			     "softmax) are not counted; a peak in that forward would be higher",
 			     fp->path);
+	model_check_muon_step(r);
 	const mo_node *k = NULL, *v = NULL;
 	for (size_t i = 0; root && i + 1 < root->n; i += 2)
 		if (root->items[i]->kind == MO_NODE_SCALAR &&
