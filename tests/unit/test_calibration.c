@@ -282,30 +282,31 @@ static void test_ledger_layers(void **state)
 	}
 }
 
+/* The tests of single rules, after the rows. */
+static const struct {
+	const char *name;
+	CMUnitTestFunction fn;
+} k_rules[] = {
+	{"A per-layer law", test_layer_law},
+	{"B per-layer ledgers", test_ledger_layers},
+	{"C mHC checkpoint input", test_mhc_checkpoint_input},
+	{"C unfused - fused difference", test_unfused_difference},
+	{"C pipeline gradient receive buffers", test_pp_grad_recv},
+};
+
 int main(void)
 {
-	struct CMUnitTest t[sizeof k_rows / sizeof *k_rows + 5];
-	for (size_t i = 0; i < sizeof k_rows / sizeof *k_rows; i++) {
-		memset(&t[i], 0, sizeof t[i]);
+	enum { N_ROWS = sizeof k_rows / sizeof *k_rows, N_RULES = sizeof k_rules / sizeof *k_rules };
+	struct CMUnitTest t[N_ROWS + N_RULES];
+	memset(t, 0, sizeof t);
+	for (size_t i = 0; i < N_ROWS; i++) {
 		t[i].name = k_rows[i].what;
 		t[i].test_func = test_row;
 		t[i].initial_state = (void *)(uintptr_t)&k_rows[i];
 	}
-	size_t n = sizeof k_rows / sizeof *k_rows;
-	memset(&t[n], 0, sizeof t[n]);
-	t[n].name = "A per-layer law";
-	t[n].test_func = test_layer_law;
-	memset(&t[n + 1], 0, sizeof t[n + 1]);
-	t[n + 1].name = "B per-layer ledgers";
-	t[n + 1].test_func = test_ledger_layers;
-	memset(&t[n + 2], 0, sizeof t[n + 2]);
-	t[n + 2].name = "C mHC checkpoint input";
-	t[n + 2].test_func = test_mhc_checkpoint_input;
-	memset(&t[n + 3], 0, sizeof t[n + 3]);
-	t[n + 3].name = "C unfused - fused difference";
-	t[n + 3].test_func = test_unfused_difference;
-	memset(&t[n + 4], 0, sizeof t[n + 4]);
-	t[n + 4].name = "C pipeline gradient receive buffers";
-	t[n + 4].test_func = test_pp_grad_recv;
+	for (size_t i = 0; i < N_RULES; i++) {
+		t[N_ROWS + i].name = k_rules[i].name;
+		t[N_ROWS + i].test_func = k_rules[i].fn;
+	}
 	return cmocka_run_group_tests(t, NULL, NULL);
 }
