@@ -20,6 +20,10 @@ const LLAMA = 'tests/data/mindformers/master/finetune_llama3_1_8b.yaml';
 const DSV3 = 'tests/data/mindformers/r1.5.0/finetune_deepseek3_671b.yaml';
 const QWEN3 = 'tests/data/mindformers/master/finetune_qwen3.yaml';
 const HF = 'tests/api/fixtures/hf-config.json';
+// configs/telechat3 at f52743ca: pipeline_stage 8 (line 117), 45 layers
+// (num_hidden_layers, line 167) and offset 0 (line 160): 45 = 8 x 5 + 5, five
+// layers no stage takes; MindSpore Transformers refuses such an offset
+const TELECHAT3 = 'tests/data/mindformers/master/pretrain_telechat3_105b_a4b_4k.yaml';
 
 function cli(t, args) {
   const r = spawnSync(t.MEMOPT, args, { cwd: t.ROOT, encoding: 'utf8', maxBuffer: 1 << 26 });
@@ -85,6 +89,22 @@ async function trustSignals(page, t, cli) {
   await t.axe(page, 'trust signals');
 }
 
+// DeepSeek-V3 671B: fifteen out-of-memory stages and the model's findings
+// make long lists; axe clean at every width (a list cut to its height
+// scrolls, so the keyboard must reach it).
+async function deepseekWidths(page, base, t) {
+  await graphMode(page, base, t, DSV3);
+  t.setStep('files: DeepSeek-V3 671B at every width');
+  try {
+    for (const width of [1280, 1920, 390, 360]) {
+      await page.setViewportSize({ width, height: 900 });
+      await t.axe(page, `DeepSeek-V3 ${width}px`);
+    }
+  } finally {
+    await page.setViewportSize({ width: 1280, height: 900 });
+  }
+}
+
 async function llamaGraph(page, base, t) {
   const { check } = t;
   const want = await graphMode(page, base, t, LLAMA);
@@ -102,6 +122,34 @@ async function llamaGraph(page, base, t) {
   await t.idle(page);
   check(await page.inputValue('#yaml-text') === text, 'the edit is not made: the text is the file as uploaded');
   check(/migrate it first/.test(await page.textContent('#migrate-status')), `the page says to migrate first: ${await page.textContent('#migrate-status')}`);
+}
+
+// A training YAML whose model has an error: the CLI reads it whole and
+// prices nothing; the page did keep the model shown before (llama2-7b) and
+// its YAML, and priced that (64.56 GiB, out of memory) under the file's name.
+async function modelErrors(page, base, t) {
+  const { check } = t;
+  t.setStep('files: a training YAML whose model has an error prices nothing');
+  await fresh(page, base, t);
+  const calls = [];
+  const listen = (rq) => { if (/\/api\/v1\/(estimate|expand|plan)$/.test(rq.url())) calls.push(rq.url()); };
+  page.on('request', listen);
+  await page.setInputFiles('#file', join(t.ROOT, TELECHAT3));
+  await page.waitForFunction(() => window.memopt.state.training && window.memopt.state.training.name === 'pretrain_telechat3_105b_a4b_4k.yaml', null, { timeout: 10000 }).catch(() => {});
+  await t.idle(page);
+  page.off('request', listen);
+  const want = cli(t, ['estimate', '--json', TELECHAT3]);
+  const err = (want.errors || []).find((d) => d.code === 'parallel');
+  check(want.valid === false && err && err.line === 160 && want.peak_bytes === undefined, `the CLI: a parallel error at line 160, no figure (${JSON.stringify(err)})`);
+  const label = await page.textContent('#model-label');
+  check(!/llama2-7b/.test(label) && /model errors/.test(label), `the model shown before is not kept: ${label}`);
+  check(await page.inputValue('#yaml-text') === readFileSync(join(t.ROOT, TELECHAT3), 'utf8'), 'the YAML panel holds the whole file');
+  check(await page.locator('#peak-figure').count() === 0 && calls.length === 0, `no figure, nothing priced (${calls.length} estimate/expand/plan requests)`);
+  const codes = await page.$$eval('#diags .diag code.code, #diags .diag code', (cs) => [...new Set(cs.map((c) => c.textContent.trim()))]);
+  for (const d of [...want.errors, ...want.warnings]) check(codes.includes(d.code), `the findings have the CLI's ${d.code}: ${codes.join(' ')}`);
+  const diags = await page.textContent('#diags');
+  check(/1 error/.test(diags) && /YAML line 160, column 13/.test(diags), `the error at the file's line 160: ${diags.slice(0, 300)}`);
+  await t.axe(page, 'model errors');
 }
 
 async function modelNeeded(page, base, t) {
@@ -359,7 +407,7 @@ async function mapMemory(page, base, t) {
 
 // t: {check, log, idle, axe, shot, setStep, allowStatus, ROOT, MEMOPT}
 export async function fileScenarios(page, base, t) {
-  const scenarios = [() => llamaGraph(page, base, t), () => graphMode(page, base, t, DSV3), () => modelNeeded(page, base, t),
+  const scenarios = [() => llamaGraph(page, base, t), () => deepseekWidths(page, base, t), () => modelErrors(page, base, t), () => modelNeeded(page, base, t),
     () => serverExport(page, base, t), () => deviceList(page, base, t), () => emptyFile(page, base, t), () => noEffect(page, base, t), () => sliderWire(page, base, t),
     () => vppLabels(page, base, t), () => serverGone(page, base, t), () => honestHeadline(page, base, t),
     () => phone(page, base, t), () => mapMemory(page, base, t)];

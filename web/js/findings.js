@@ -90,7 +90,7 @@ export function renderDiags() {
   const r = store.result;
   if (!store.model.obj && store.model.needed) {
     box.append(el('p', { class: 'flag warning', id: 'model-needed', role: 'note' },
-      el('span', { class: 'sev', text: '⚠ model-needed' }), ` ${store.model.needed}`));
+      el('span', { class: 'sev', text: `⚠ ${store.model.neededCode || 'model-needed'}` }), ` ${store.model.needed}`));
   }
   if (store.offline) {
     box.append(el('div', { class: 'flag error offline', id: 'offline', role: 'alert' },
@@ -129,6 +129,16 @@ export function renderDiags() {
   }
   box.append(ul);
   if (modelList.children.length) modelBox.append(modelList);
+  keyboardScroll(ul, 'Findings');
+}
+
+// A list cut to its max-height scrolls: a keyboard user reaches it with
+// Tab (its items may hold no link to stop on) and scrolls it with the arrows.
+function keyboardScroll(list, label) {
+  if (list.scrollHeight > list.clientHeight + 1) {
+    list.setAttribute('tabindex', '0');
+    if (!list.hasAttribute('aria-label')) list.setAttribute('aria-label', label);
+  }
 }
 
 export function renderYamlErrors() {

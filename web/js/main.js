@@ -410,7 +410,7 @@ function leftOut() {
 
 function renderMemoryNow() {
   renderMemory($('memory'), {
-    estimate: store.estimate, lastGood: store.lastGoodEstimate, model: store.model.obj, ui: store.ui, needed: store.model.needed,
+    estimate: store.estimate, lastGood: store.lastGoodEstimate, model: store.model.obj, ui: store.ui, needed: store.model.needed, neededCode: store.model.neededCode,
     leftOut: leftOut(), assumed: store.model.assumed,
     valid: !!(store.result && store.result.valid),
     focusDevices: () => document.querySelector('[data-key="par/world_size"]')?.focus(),
@@ -424,7 +424,7 @@ function renderMemoryNow() {
 
 function renderModelLabel() {
   const t = store.training;
-  const model = store.model.obj ? `Model: ${store.model.label}` : 'Model: none (model-needed)';
+  const model = store.model.obj ? `Model: ${store.model.label}` : `Model: none (${store.model.neededCode || 'model-needed'})`;
   const file = t ? (t.ownModel && store.model.source === t.name ? ' (from the training YAML)' : ` · training YAML ${t.name}`) : '';
   $('model-label').textContent = `${model}${file}`;
   $('preset').value = store.model.preset || '';

@@ -430,7 +430,7 @@ export function renderMemory(root, ctx) {
   }
   if (res.modelNeeded) {
     root.append(el('p', { class: 'note unavailable', role: 'note', id: 'memory-model-needed' },
-      el('strong', { text: 'model-needed: no estimate. ' }), ctx.needed || 'Upload the model, or pick a preset.'));
+      el('strong', { text: `${ctx.neededCode || 'model-needed'}: no estimate. ` }), ctx.needed || 'Upload the model, or pick a preset.'));
     return;
   }
   if (res.devicesUnknown) {

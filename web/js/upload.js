@@ -91,7 +91,18 @@ export async function adoptUpload(name, text) {
   if (imp.ok) {
     if (imp.data.errors && imp.data.errors.length) {
       uploadStatus('error', `${name} has errors in its model:`, imp.data.errors, text);
-      return false;
+      if (!training) return false;
+      // the CLI reads such a file whole and prices nothing: so does the page
+      // (its findings come from the server, at the file's lines); the model
+      // shown before is not this file's
+      store.training = { name, ownModel: false };
+      store.yaml = text;
+      store.baselines.upload = text;
+      store.model = {
+        label: null, preset: null, obj: null, neededCode: 'model errors', importWarnings: [],
+        needed: `${name} has errors in its model (see Findings): fix them in the file and upload it again, or pick a preset to price the file as that model.`,
+      };
+      return true;
     }
     const warnings = imp.data.warnings || [];
     store.model = { label: name, preset: null, obj: imp.data.model, importWarnings: warnings, source: name, assumed: imp.data.assumed || [] };
