@@ -114,6 +114,37 @@ async function dragLane(page, col, from, to, first, count, hold = false) {
   if (!hold) await page.mouse.up();
 }
 
+// Every mechanism has its lane: select_module and recompute_comm without a
+// pattern (read-only, saying where a pattern is added; the page before had
+// no lane for them), and one lane a pattern once there are some, painted
+// by dragging like the others.
+async function patternLanes(page, base, t) {
+  const { check } = t;
+  await fresh(page, base, t);
+  await paste(page, t, 'recompute:\n  mode: None\n');
+  for (const col of ['select', 'comm']) {
+    const lane = page.locator(`.strip-lane[data-col="${col}"]`);
+    check(await lane.count() === 1, `a ${col} lane with no pattern yet`);
+    if (await lane.count()) {
+      check(/no pattern yet; add one with the plan's/.test(await lane.getAttribute('title')) && /readonly/.test(await lane.getAttribute('class')),
+        `read-only, saying where a pattern is added: ${await lane.getAttribute('title')}`);
+    }
+  }
+  await paste(page, t, "recompute:\n  mode: select\n  select_module:\n    '.*mlp': [0-3]\nrecompute_comm:\n  enable: True\n  select_module:\n    '.*allgather': [0-1]\n");
+  const marked = await page.$$eval('.strip-lane[data-col="select:.*mlp"] .sc.a-recompute', (cs) => cs.map((c) => Number(c.dataset.layer)));
+  check(JSON.stringify(marked) === '[0,1,2,3]', `the '.*mlp' lane marks layers 0-3: ${JSON.stringify(marked)}`);
+  check(await page.locator('.strip-lane[data-col="comm:.*allgather"]').count() === 1, 'a lane for the recompute_comm pattern');
+  check(await page.locator('.strip-lane[data-col="select"], .strip-lane[data-col="comm"]').count() === 0, 'no empty lane beside the patterns\' lanes');
+  await dragLane(page, 'select:.*mlp', 6, 7, 0, 32);
+  await t.idle(page);
+  check((await yamlOf(page)).includes("'.*mlp': [0-3, 6-7]"), `a drag on the '.*mlp' lane adds 6-7 to its entry: ${await yamlOf(page)}`);
+  for (const width of [1280, 360]) {
+    await page.setViewportSize({ width, height: 900 });
+    await t.axe(page, `pattern lanes ${width}px`);
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
 const SWAP_ENTRIES = `recompute:
   mode: full
   full_recompute_layer: [0-1]
@@ -427,10 +458,11 @@ async function variantsSideBySide(page, base, t) {
 }
 
 export async function round3(page, base, t) {
-  for (const [name, fn] of [['step time', stepTime], ['plain errors', plainErrors], ['lane edits one entry', laneEntries],
+  for (const [name, fn] of [['step time', stepTime], ['plain errors', plainErrors], ['lane edits one entry', laneEntries], ['pattern lanes', patternLanes],
     ['strip zoom and pointer', stripZoom], ['headers at 360 px', headers360],
     ['chart read-outs', chartReadout], ['ledger read-out', ledgerReadout], ['planner why', plannerWhy],
     ['variants side by side', variantsSideBySide]]) {
+    if (process.env.ROUND3_ONLY && name !== process.env.ROUND3_ONLY) continue; // one scenario, by name
     t.setStep(`round3: ${name}`);
     try {
       await fn(page, base, t);

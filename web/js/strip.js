@@ -87,7 +87,9 @@ export function renderStrip(root, ctx) {
     return;
   }
   const n = layout.num_layers + layout.mtp_num_layers;
-  const cols = columns(cfg).filter((c) => !c.empty);
+  // every mechanism has its lane: select_module and recompute_comm without
+  // a pattern too (read-only, saying where a pattern is added)
+  const cols = columns(cfg);
   const shape = `${n}|${cols.map((c) => c.id).join('\u0001')}${ctx.proposal ? '|proposal' : ''}`;
   if (root.dataset.shape !== shape) {
     root.dataset.shape = shape;
@@ -239,9 +241,11 @@ function lane(c, n, current, root) {
   const cells = el('div', { class: 'strip-cells', 'aria-hidden': 'true' });
   cells.style.gridTemplateColumns = `repeat(${n}, minmax(0, 1fr))`;
   for (let l = 0; l < n; l += 1) cells.append(el('span', { class: 'sc', dataset: { layer: l } }));
+  const none = c.empty ? `${c.title}: no pattern yet; add one with the plan's ${c.title} controls, then paint its lane` : null;
   const row = el('div', {
-    class: `strip-lane${editable ? '' : ' readonly'}`, dataset: { col: c.id },
-  }, el('span', { class: 'strip-name', title: c.title, text: c.head || c.title }), cells);
+    class: `strip-lane${editable ? '' : ' readonly'}${c.empty ? ' empty' : ''}`, dataset: { col: c.id }, title: none,
+  }, el('span', { class: 'strip-name', title: none || c.title, text: c.head || c.title }), cells,
+  none ? el('span', { class: 'vh', text: none }) : null);
   row.cursor = 0;
   row.anchor = null;
   if (!editable) return row;
