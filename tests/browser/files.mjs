@@ -168,6 +168,7 @@ async function modelNeeded(page, base, t) {
   check(/model-needed/.test(label), `the label says model-needed: ${label}`);
   const needed = await page.textContent('#diags');
   check(/model-needed/.test(needed) && /\/path\/to\/Qwen3-32B\/config\.json/.test(needed), `Findings say what to upload: ${needed.slice(0, 300)}`);
+  check(!/--model|--devices|API:/.test(needed), `in the page's words, no command-line flag or request member: ${needed.slice(0, 400)}`);
   check(await page.locator('#memory-model-needed').count() === 1, 'the memory panel says model-needed, with no figure');
   check(await page.locator('#peak-figure').count() === 0, 'no peak is shown');
   check(calls.length === 0, `nothing is priced while no model is given: ${calls.length} estimate/expand/plan requests`);

@@ -76,6 +76,13 @@ const PLAIN = [
   [/give the device count, or set parallel\.world_size/g,
     'set Devices (in Parallelism and batch) or parallel.world_size in the file'],
   [/'?\\u0000'? is not allowed without JSON_ALLOW_NUL/g, 'a NUL character (\\u0000) is not allowed in JSON text'],
+  // the command line's words in the core's findings, said with the page's controls
+  [/estimate and plan need --model/g, 'the estimate and the planner need its model: upload it or pick a preset'],
+  [/pass its config\.json with --model/g, 'upload its config.json'],
+  [/pass --model with a preset \(memopt presets\) or a model file/g, 'pick a preset or upload a model file'],
+  [/; pass --devices N \(API: "devices"\)/g, '; set Devices (in Parallelism and batch)'],
+  [/, no --devices\)/g, ')'],
+  [/give it \(--devices N\)/g, 'set Devices (in Parallelism and batch)'],
 ];
 
 export function plainText(text) {
