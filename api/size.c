@@ -1,7 +1,9 @@
 /* POST /api/v1/size: {"model": preset name | model file text | object,
  * "devices": N | "LOW-HIGH", "global_batch": G, "devices_per_node"?,
  * "budget"? (bytes or "58GiB"), "headroom"? (percent), "top"? (K or
- * "all")} -> the size answer (json.h mo_json_size). */
+ * "all"), "base"? (a MindSpore Transformers training YAML's text: each
+ * layout's config is that file rewritten; without "model", its own model)}
+ * -> the size answer (json.h mo_json_size). */
 #include "api_internal.h"
 #include "json.h"
 
@@ -85,7 +87,7 @@ static int mo_api_size_top(mo_size_input *in, const json_t *root, mo_api_respons
 static int mo_api_size_keys(const json_t *root, mo_api_response *out)
 {
 	static const char *const known[] = {"model", "devices", "global_batch", "devices_per_node",
-					    "budget", "headroom", "top"};
+					    "budget", "headroom", "top", "base"};
 	const char *key;
 	const json_t *v;
 	json_object_foreach((json_t *)root, key, v) {
@@ -96,7 +98,7 @@ static int mo_api_size_keys(const json_t *root, mo_api_response *out)
 			char d[200];
 			snprintf(d, sizeof d,
 				 "unknown member '%.60s' (expected model, devices, global_batch, "
-				 "devices_per_node, budget, headroom, top)",
+				 "devices_per_node, budget, headroom, top, base)",
 				 key);
 			return mo_api_size_bad(out, d), -1;
 		}
@@ -118,47 +120,87 @@ static int mo_api_size_read(mo_size_input *in, const json_t *root, mo_api_respon
 	return mo_api_size_budget(in, root, out) || mo_api_size_top(in, root, out) ? -1 : 0;
 }
 
-/* The model: a preset name, or a model file as text or as an object. */
-static mo_model *mo_api_size_model(const json_t *root, const mo_api_options *opt,
-				   mo_api_response *out)
+/* "model" into in: a preset name, or a model file as text or as an object
+ * (*dumped: the object's text, the caller's); absent with a base, the
+ * base's own model. 0, or -1 with the answer written. */
+static int mo_api_size_model_input(mo_input *in, const json_t *root, bool has_base,
+				   char **dumped, mo_api_response *out)
 {
 	const json_t *mj = json_object_get(root, "model");
-	char *dumped = NULL;
-	mo_input in = {.config = "recompute:\n  mode: None\n", .config_name = "<none>",
-		       .limits = &opt->limits};
-	in.config_len = strlen(in.config);
+	if (!mj && has_base)
+		return 0;
 	if (json_is_string(mj)) {
 		const char *s = json_string_value(mj);
 		bool preset = false;
 		for (size_t i = 0; i < mo_presets_count(); i++)
 			preset |= strcmp(mo_preset_name(i), s) == 0;
 		if (preset)
-			in.preset = s;
-		in.model = preset ? NULL : s;
-		in.model_len = preset ? 0 : json_string_length(mj);
+			in->preset = s;
+		in->model = preset ? NULL : s;
+		in->model_len = preset ? 0 : json_string_length(mj);
 	} else if (json_is_object(mj)) {
-		dumped = json_dumps(mj, JSON_COMPACT);
-		in.model = dumped;
-		in.model_len = dumped ? strlen(dumped) : 0;
+		*dumped = json_dumps(mj, JSON_COMPACT);
+		in->model = *dumped;
+		in->model_len = *dumped ? strlen(*dumped) : 0;
 	} else {
-		mo_api_size_bad(out, "'model' must be a preset name, a model file's text or an object");
+		mo_api_size_bad(out, "'model' must be a preset name, a model file's text or an "
+				     "object (or give 'base', a training YAML with its model)");
+		return -1;
+	}
+	in->model_name = "model";
+	return 0;
+}
+
+/* The model (and with a base, the base's config in *base) as the files
+ * state them; when that has errors (a file without a device count), again
+ * on the question's device count: the search replaces the layout. */
+static mo_model *mo_api_size_model(const json_t *root, const mo_size_input *q,
+				   const mo_api_options *opt, mo_config **base,
+				   mo_api_response *out)
+{
+	const json_t *bj = json_object_get(root, "base");
+	char *dumped = NULL;
+	mo_input in = {.config = "recompute:\n  mode: None\n", .config_name = "<none>",
+		       .limits = &opt->limits};
+	in.config_len = strlen(in.config);
+	if (bj && !json_is_string(bj)) {
+		mo_api_size_bad(out, "'base' must be a training YAML's text");
 		return NULL;
 	}
-	in.model_name = "model";
+	if (bj) {
+		in.config = json_string_value(bj);
+		in.config_len = json_string_length(bj);
+		in.config_name = "base";
+	}
+	if (mo_api_size_model_input(&in, root, bj != NULL, &dumped, out) != 0)
+		return NULL;
 	mo_config *c = NULL;
 	mo_model *m = NULL;
 	mo_diags *d = NULL;
 	mo_error err = {0};
-	if (mo_diags_new(&d) != 0 || mo_check(&c, &m, d, &in, &err) != 0) {
+	for (int pass = 0; pass < 2; pass++) {
+		mo_config_free(c);
+		mo_model_free(m);
+		mo_diags_free(d);
+		c = NULL, m = NULL, d = NULL;
+		in.devices = pass ? q->devices : 0;
+		if (mo_diags_new(&d) != 0 || mo_check(&c, &m, d, &in, &err) != 0 ||
+		    (m && !mo_diags_errors(d)))
+			break;
+	}
+	if (!d || err.code) {
 		mo_api_size_bad(out, err.text[0] ? err.text : "out of memory");
 	} else if (!m || mo_diags_errors(d)) {
 		const mo_diag *first = mo_diags_count(d) ? mo_diags_get(d, 0) : NULL;
-		mo_api_problem(out, 422, "invalid-model",
+		mo_api_problem(out, 422, bj ? "invalid-base" : "invalid-model",
 			       first ? first->message : "'model' holds no model");
 		mo_model_free(m);
 		m = NULL;
 	}
-	mo_config_free(c);
+	if (m && bj)
+		*base = c;
+	else
+		mo_config_free(c);
 	mo_diags_free(d);
 	free(dumped);
 	return m;
@@ -171,11 +213,13 @@ int mo_api_size(mo_api_response *out, const mo_api_request *rq, const mo_api_opt
 		return 0;
 	mo_size_input in = {0};
 	mo_model *m = NULL;
+	mo_config *base = NULL;
 	if (mo_api_size_read(&in, root, out) == 0)
-		m = mo_api_size_model(root, opt, out);
+		m = mo_api_size_model(root, &in, opt, &base, out);
 	int rc = 0;
 	if (m) {
 		in.model = m;
+		in.base = base;
 		mo_size_result *r = NULL;
 		mo_error err = {0};
 		if (mo_size_run(&r, &in, &err) != 0)
@@ -189,6 +233,7 @@ int mo_api_size(mo_api_response *out, const mo_api_request *rq, const mo_api_opt
 		mo_size_result_free(r);
 	}
 	mo_model_free(m);
+	mo_config_free(base);
 	json_decref(root);
 	return rc;
 }

@@ -14,18 +14,22 @@ typedef struct mo_size_opts {
 	double headroom;
 	size_t top;
 	bool top_set;
+	bool base;
 } mo_size_opts;
 
 void mo_cli_size_usage(FILE *f)
 {
 	fputs("usage: memopt size --model M --devices N|LOW-HIGH --global-batch G\n"
 	      "                   [--devices-per-node K] [--budget SIZE | --headroom PCT]\n"
-	      "                   [--top K|all] [--work-limit MS] [--json]\n"
+	      "                   [--top K|all] [--work-limit MS] [--json] [BASE]\n"
 	      "Every layout the model's framework accepts (TP, CP, PP and virtual chunks,\n"
 	      "EP, expert TP, DP, sequence parallel, distributed optimizer, micro-batch\n"
 	      "size and count), each with the planner's cheapest recompute / swap plan,\n"
 	      "ranked by the estimate's step time; the rejected layouts counted by reason.\n"
 	      "A range answers the smallest count that fits and the fastest per device.\n"
+	      "BASE, a MindSpore Transformers training YAML (its own model unless --model):\n"
+	      "each layout's config is BASE with its parallel keys, batch keys and memory\n"
+	      "sections rewritten, every other byte kept.\n"
 	      "Exit: 0 a layout fits, 1 none fits, 2 usage.\n",
 	      f);
 }
@@ -85,19 +89,43 @@ static int mo_size_args(mo_cli *c, mo_size_opts *o, int argc, char **argv)
 	int rc = mo_cli_parse(c, mo_size_options, o, argc, argv);
 	if (rc >= 0)
 		return rc;
-	if (!c->model_arg || !o->devices || !o->global_batch) {
-		fputs("memopt size: give --model, --devices and --global-batch\n", stderr);
+	if ((!c->model_arg && optind >= argc) || !o->devices || !o->global_batch) {
+		fputs("memopt size: give --model (or a BASE that carries its model), --devices and "
+		      "--global-batch\n",
+		      stderr);
 		return MO_EXIT_USAGE;
 	}
 	if (o->budget && o->headroom > 0) {
 		fputs("memopt size: give --budget or --headroom, not both\n", stderr);
 		return MO_EXIT_USAGE;
 	}
-	if (optind < argc) {
-		fputs("memopt size: takes no operand\n", stderr);
+	if (optind + 1 < argc) {
+		fputs("memopt size: give at most one BASE\n", stderr);
 		return MO_EXIT_USAGE;
 	}
 	return -1;
+}
+
+/* BASE (its model, or --model's) or --model alone. */
+static int mo_size_load_once(mo_cli *c, int argc, char **argv)
+{
+	if (optind >= argc)
+		return mo_cli_load_model_alone(c);
+	c->config_path = argv[optind];
+	return mo_cli_load(c);
+}
+
+/* The model as its file states it; when that has errors (a file without a
+ * device count, its layout checked on TP x PP x CP devices), again on the
+ * question's device count. The search replaces the layout either way. */
+static int mo_size_load(mo_cli *c, const mo_size_opts *o, int argc, char **argv)
+{
+	int rc = mo_size_load_once(c, argc, argv);
+	if (rc != MO_EXIT_OK || !mo_diags_errors(c->diags))
+		return rc;
+	mo_cli_free(c);
+	c->devices = o->devices;
+	return mo_size_load_once(c, argc, argv);
 }
 
 /* ---- text output ---------------------------------------------------------------- */
@@ -147,7 +175,8 @@ static void mo_size_print(const mo_size_result *r, const mo_size_opts *o)
 	if (best && best->fits && best->megatron_plan_note)
 		printf("(not its plan: %s)\n", best->megatron_plan_note);
 	if (best && best->fits)
-		printf("\nthe fastest layout's plan:\n%s", best->config_yaml);
+		printf("\nthe fastest layout's %s:\n%s", o->base ? "config (the base rewritten)" : "plan",
+		       best->config_yaml);
 }
 
 int mo_cli_size(mo_cli *c, int argc, char **argv)
@@ -156,15 +185,20 @@ int mo_cli_size(mo_cli *c, int argc, char **argv)
 	int rc = mo_size_args(c, &o, argc, argv);
 	if (rc >= 0)
 		return rc;
-	rc = mo_cli_load_model_alone(c);
-	if (rc != MO_EXIT_OK || !c->model) {
+	bool has_base = optind < argc;
+	o.base = has_base;
+	rc = mo_size_load(c, &o, argc, argv);
+	if (rc != MO_EXIT_OK || !c->model || mo_diags_errors(c->diags)) {
 		if (c->diags)
 			mo_cli_print_diags(c);
-		return rc != MO_EXIT_OK ? rc : MO_EXIT_USAGE;
+		if (rc != MO_EXIT_OK)
+			return rc;
+		return c->model ? MO_EXIT_INVALID : MO_EXIT_USAGE;
 	}
 	mo_size_input in = {.model = c->model, .devices = o.devices, .devices_max = o.devices_max,
 			    .global_batch = o.global_batch, .devices_per_node = o.per_node,
-			    .budget = o.budget, .headroom_percent = o.headroom, .top = o.top};
+			    .budget = o.budget, .headroom_percent = o.headroom, .top = o.top,
+			    .base = has_base ? c->cfg : NULL};
 	mo_size_result *r = NULL;
 	mo_error err = {0};
 	mo_cli_budget_begin(c);

@@ -241,6 +241,33 @@ def test_size(port):
     call(port, "POST", path, json.dumps({"model": "llama2-7b", "devices": 8}), JSON, expect=422)
     call(port, "POST", path, json.dumps({"model": "llama2-7b", "devices": 8, "global_batch": 8,
                                          "teleport": 1}), JSON, expect=422)
+    test_size_base(port)
+
+
+def test_size_base(port):
+    """"base": a graph-mode training YAML (tests/data/mindformers) with its own
+    model: each layout's config is that file rewritten (its first and last
+    lines kept), and it estimates by itself to the layout's peak; a base that
+    is not a training YAML is 422."""
+    path = "/api/v1/size"
+    with open(os.path.join(ROOT, "tests/data/mindformers/master/pretrain_qwen3_32b_4k.yaml")) as f:
+        base = f.read()
+    body = json.dumps({"base": base, "devices": 16, "global_batch": 64, "top": 2})
+    _, _, data = call(port, "POST", path, body, JSON, expect=200)
+    lays = (as_json(data) or {}).get("layouts") or []
+    if len(lays) != 2:
+        fail("size: the base answered %s" % data[:300])
+    for l in lays:
+        conf = l.get("config", "")
+        if conf.splitlines()[:3] != base.splitlines()[:3] or \
+                conf.splitlines()[-3:] != base.splitlines()[-3:]:
+            fail("size: the base's first or last lines changed")
+        _, _, est = call(port, "POST", "/api/v1/estimate", cfg(conf), JSON, expect=200)
+        peak = ((as_json(est) or {}).get("estimate") or as_json(est) or {}).get("peak_bytes")
+        if peak != l["peak_bytes"]:
+            fail("size: a base layout re-estimates to %r, not %r" % (peak, l["peak_bytes"]))
+    call(port, "POST", path, json.dumps({"model": "llama2-7b", "base": "recompute:\n  mode: None\n",
+                                         "devices": 8, "global_batch": 8}), JSON, expect=422)
 
 
 def test_layout(port, preset):

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <memopt/errors.h>
 #include <memopt/model.h>
+#include <memopt/config.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -35,6 +36,11 @@ typedef struct mo_size_input {
 				   * less headroom_percent */
 	double headroom_percent;  /* with budget 0: keep this share free */
 	size_t top;               /* layouts returned; 0 = 10; SIZE_MAX = all */
+	/* NULL, or a whole MindSpore Transformers training YAML (borrowed,
+	 * from mo_config_parse; graph mode or PyNative, block style): each
+	 * layout's config_yaml is then this file with its parallel keys, batch
+	 * keys and three memory sections rewritten, every other byte kept */
+	const mo_config *base;
 } mo_size_input;
 
 /* One layout and its plan. Strings are borrowed from the result. */
@@ -54,7 +60,8 @@ typedef struct mo_size_layout {
 				  * layouts evaluated */
 	const char *plan;        /* what the plan does, one line ("none",
 				  * "recompute 12 layers, swap 3", ...) */
-	const char *config_yaml; /* the three sections (canonical YAML) */
+	const char *config_yaml; /* the three sections (canonical YAML); with
+				  * a base, the base file with this layout */
 	const char *model_yaml;  /* the whole model file with this layout */
 	/* framework pytorch: the layout as Megatron-LM arguments
 	 * ("--tensor-model-parallel-size 2 ..."), with the plan's recompute

@@ -121,6 +121,29 @@ int export_splice_block(char **out, size_t *out_len, const mo_config *c,
 			   const mo_node *key, const mo_node *val, const char *name,
 			   unsigned mask, mo_error *err);
 
+/* A replacement of the bytes [start, end) of a source text. */
+typedef struct mo_text_edit {
+	size_t start, end;
+	const char *text;
+	size_t len;
+} mo_text_edit;
+
+/* export.c: the whole training YAML `base` with its three sections written
+ * from `plan` (a graph-mode file's recompute_config standing for the
+ * recompute sections it lacks; sections plan has and base lacks added at
+ * the end) and the edits applied, every other byte kept; checked to load.
+ * The edits must not overlap each other or a section. Ownership as
+ * mo_export. */
+int export_rewrite(char **out, size_t *out_len, const mo_config *base, const mo_config *plan,
+		   const mo_text_edit *edits, size_t n_edits, mo_error *err);
+/* Where a value node's own text starts (after its &anchor / !tag) and
+ * ends (floor: the end of its key), in c's source. */
+size_t export_value_start(const mo_config *c, const mo_node *v);
+size_t export_value_end(const mo_config *c, const mo_node *v, size_t floor);
+
+/* graph.c: a PyNative training YAML (the r2.x sections or context.mode 1). */
+bool config_graph_is_pynative(const mo_node *root);
+
 /* ---- reading and building --------------------------------------------- */
 
 /* Reads the sections of a document tree, parsed or built (takes doc over;

@@ -463,12 +463,6 @@ static int export_span_make(mo_export_span *sp, const mo_config *c,
 	return 0;
 }
 
-static int export_span_cmp(const void *pa, const void *pb)
-{
-	const mo_export_span *a = pa, *b = pb;
-	return a->start < b->start ? -1 : (a->start > b->start);
-}
-
 /* The file's line break: the first one decides. */
 static mo_yaml_break export_break_of(const char *src, size_t len)
 {
@@ -575,60 +569,190 @@ static int export_finish(char **out, size_t *out_len, mo_buf *b, const char *wha
 	return -1;
 }
 
+/* One replaced stretch of the source: a section written from `plan`
+ * (text NULL) or the given text. */
+typedef struct mo_export_piece {
+	size_t start, end;
+	const mo_export_span *span;
+	const mo_text_edit *edit;
+} mo_export_piece;
+
+static int export_piece_cmp(const void *pa, const void *pb)
+{
+	const mo_export_piece *a = pa, *b = pb;
+	return a->start < b->start ? -1 : (a->start > b->start);
+}
+
+/* The base's text with the pieces replaced (sections written from plan),
+ * then the sections of `append` (a mask) added at the end; checked to
+ * load. */
+static int export_apply(char **out, size_t *out_len, const mo_config *base,
+			const mo_config *plan, mo_export_piece *pc, size_t n, unsigned append,
+			mo_error *err)
+{
+	const char *src = base->doc->src;
+	size_t len = base->doc->srclen;
+	bool flow = base->doc->root->flow;
+	mo_yaml_break brk = export_break_of(src, len);
+	mo_buf b;
+
+	qsort(pc, n, sizeof *pc, export_piece_cmp);
+	for (size_t i = 1; i < n; i++) {
+		if (pc[i].start < pc[i - 1].end) {
+			error_set(err, MO_ERR_INTERNAL, 0, 0, "export: sections overlap");
+			return -1;
+		}
+	}
+	buf_init(&b, 0);
+	size_t pos = 0;
+	for (size_t i = 0; i < n; i++) {
+		buf_append(&b, src + pos, pc[i].start - pos);
+		if (pc[i].edit)
+			buf_append(&b, pc[i].edit->text, pc[i].edit->len);
+		else if (export_replacement(&b, plan, pc[i].span, flow, brk, err) != 0)
+			goto out_free_buf;
+		pos = pc[i].end;
+	}
+	buf_append(&b, src + pos, len - pos);
+	if (append) {
+		if (flow) {
+			error_set(err, MO_ERR_INVALID, 0, 0,
+				  "export: the file's root is a flow mapping ({...}); "
+				  "write it in block style first");
+			goto out_free_buf;
+		}
+		static const char *const breaks[] = {[MO_YAML_BREAK_LF] = "\n",
+						     [MO_YAML_BREAK_CR] = "\r",
+						     [MO_YAML_BREAK_CRLF] = "\r\n"};
+		if (b.len && b.data[b.len - 1] != '\n' && b.data[b.len - 1] != '\r')
+			buf_append(&b, breaks[brk], strlen(breaks[brk]));
+		if (export_document(&b, plan, append, false, brk, NULL, 0, err) != 0)
+			goto out_free_buf;
+	}
+	return export_finish(out, out_len, &b, "export", err);
+out_free_buf:
+	buf_free(&b);
+	return -1;
+}
+
+/* The spans of the sections the base writes (a graph-mode recompute_config
+ * standing for the recompute sections the base lacks, when `graph`):
+ * returns how many, or -1 with err. *missing gets the sections it lacks. */
+static int export_spans(mo_export_span *spans, const mo_config *base, bool graph,
+			unsigned *missing, mo_error *err)
+{
+	const mo_node *keys[3] = {base->recompute_key, base->comm_key, base->swap_key};
+	const mo_node *vals[3] = {base->recompute_val, base->comm_val, base->swap_val};
+	int n = 0;
+
+	*missing = 0;
+	for (int s = MO_EXPORT_RECOMPUTE; s <= MO_EXPORT_SWAP; s++) {
+		if (!export_has(base, (mo_export_sec)s)) {
+			*missing |= 1u << s;
+			continue;
+		}
+		if (export_span_make(&spans[n], base, mo_export_section_names[s], 1u << s,
+				     keys[s], vals[s], err) != 0)
+			return -1;
+		n++;
+	}
+	const mo_node *rk = NULL, *rv = NULL;
+	if (graph && base->recompute_config_read && !base->recompute_val && !base->comm_val)
+		rv = map_get_kv(base->doc->root, "recompute_config", &rk);
+	if (rv && *missing) {
+		if (export_span_make(&spans[n], base, "recompute_config", *missing, rk, rv,
+				     err) != 0)
+			return -1;
+		spans[n].anchor[0] = '\0'; /* an alias of it elsewhere fails the check */
+		*missing = 0;
+		n++;
+	}
+	return n;
+}
+
+static bool export_whole_file(const mo_config *c)
+{
+	return c->training_yaml && c->doc && c->doc->root && c->doc->src &&
+	       c->doc->root->kind == MO_NODE_MAP;
+}
+
 int mo_export(char **out, size_t *out_len, const mo_config *c, mo_error *err)
 {
-	mo_export_span spans[3];
-	size_t n = 0;
-	mo_buf b;
+	mo_export_span spans[4];
+	mo_export_piece pc[4];
+	unsigned missing;
 
 	if (!out || !c) {
 		error_set(err, MO_ERR_USAGE, 0, 0, "export: NULL argument");
 		return -1;
 	}
-	if (!c->training_yaml || !c->doc || !c->doc->root || !c->doc->src ||
-	    c->doc->root->kind != MO_NODE_MAP)
+	if (!export_whole_file(c))
 		return mo_export_sections(out, out_len, c, err);
 	*out = NULL;
 	if (out_len)
 		*out_len = 0;
+	int n = export_spans(spans, c, false, &missing, err);
+	if (n < 0)
+		return -1;
+	for (int i = 0; i < n; i++)
+		pc[i] = (mo_export_piece){spans[i].start, spans[i].end, &spans[i], NULL};
+	return export_apply(out, out_len, c, c, pc, (size_t)n, 0, err);
+}
 
+int export_rewrite(char **out, size_t *out_len, const mo_config *base, const mo_config *plan,
+		   const mo_text_edit *edits, size_t n_edits, mo_error *err)
+{
+	mo_export_span spans[4];
+	unsigned missing;
+
+	*out = NULL;
+	if (out_len)
+		*out_len = 0;
+	if (!export_whole_file(base)) {
+		error_set(err, MO_ERR_INVALID, 0, 0,
+			  "export: the base is not a whole training YAML");
+		return -1;
+	}
+	int n = export_spans(spans, base, !config_graph_is_pynative(base->doc->root), &missing,
+			     err);
+	if (n < 0)
+		return -1;
+	mo_export_piece *pc = malloc(((size_t)n + n_edits) * sizeof *pc);
+	if (!pc) {
+		error_set(err, MO_ERR_NOMEM, 0, 0, "export: out of memory");
+		return -1;
+	}
+	for (int i = 0; i < n; i++)
+		pc[i] = (mo_export_piece){spans[i].start, spans[i].end, &spans[i], NULL};
+	for (size_t i = 0; i < n_edits; i++)
+		pc[n + i] = (mo_export_piece){edits[i].start, edits[i].end, NULL, &edits[i]};
+	/* the sections the plan has and the base lacks go at the end */
+	unsigned append = 0;
+	for (int s = MO_EXPORT_RECOMPUTE; s <= MO_EXPORT_SWAP; s++)
+		if ((missing & (1u << s)) && export_has(plan, (mo_export_sec)s))
+			append |= 1u << s;
+	int rc = export_apply(out, out_len, base, plan, pc, (size_t)n + n_edits, append, err);
+	free(pc);
+	return rc;
+}
+
+size_t export_value_start(const mo_config *c, const mo_node *v)
+{
 	const char *src = c->doc->src;
-	size_t len = c->doc->srclen;
-	bool flow = c->doc->root->flow;
-	mo_yaml_break brk = export_break_of(src, len);
-	const mo_node *keys[3] = {c->recompute_key, c->comm_key, c->swap_key};
-	const mo_node *vals[3] = {c->recompute_val, c->comm_val, c->swap_val};
+	size_t i = v->start, len = c->doc->srclen;
+	/* properties: `&name` and `!tag`, each followed by blanks */
+	while (i < v->end && i < len && (src[i] == '&' || src[i] == '!')) {
+		while (i < len && !export_is_space(src[i]))
+			i++;
+		while (i < len && (src[i] == ' ' || src[i] == '\t'))
+			i++;
+	}
+	return i;
+}
 
-	for (int s = MO_EXPORT_RECOMPUTE; s <= MO_EXPORT_SWAP; s++) {
-		if (!export_has(c, (mo_export_sec)s))
-			continue;
-		if (export_span_make(&spans[n], c, mo_export_section_names[s],
-					1u << s, keys[s], vals[s], err) != 0)
-			return -1;
-		n++;
-	}
-	qsort(spans, n, sizeof spans[0], export_span_cmp);
-	for (size_t i = 1; i < n; i++) {
-		if (spans[i].start < spans[i - 1].end) {
-			error_set(err, MO_ERR_INTERNAL, 0, 0,
-				     "export: sections overlap");
-			return -1;
-		}
-	}
-
-	buf_init(&b, 0);
-	size_t pos = 0;
-	for (size_t i = 0; i < n; i++) {
-		buf_append(&b, src + pos, spans[i].start - pos);
-		if (export_replacement(&b, c, &spans[i], flow, brk, err) != 0)
-			goto out_free_buf;
-		pos = spans[i].end;
-	}
-	buf_append(&b, src + pos, len - pos);
-	return export_finish(out, out_len, &b, "export", err);
-out_free_buf:
-	buf_free(&b);
-	return -1;
+size_t export_value_end(const mo_config *c, const mo_node *v, size_t floor)
+{
+	return export_node_end(c->doc->src, c->doc->srclen, v, floor);
 }
 
 /* ---- migrate: one block replaced by sections --------------------------- */

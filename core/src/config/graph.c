@@ -526,7 +526,7 @@ static void graph_apply(mo_graph *g)
 }
 
 /* PyNative: the r2.x sections are present or context.mode is 1. */
-static bool graph_is_pynative(const mo_node *root)
+bool config_graph_is_pynative(const mo_node *root)
 {
 	const mo_node *mode = graph_get(graph_get(root, "context"), "mode");
 	return graph_get(root, "parallelism") || graph_int(mode, 0) == 1;
@@ -537,7 +537,7 @@ void config_graph(mo_config *c, mo_diags *diags, const mo_node *root, const mo_n
 {
 	const char *file = c->doc->name;
 	bool swap = key->len == strlen("swap_config");
-	if (graph_is_pynative(root)) {
+	if (config_graph_is_pynative(root)) {
 		mo_diag *d = diags_add_at(diags, MO_SEV_WARNING, "legacy-key", file, key,
 					     swap ? "swap_config" : "recompute_config",
 					     "'%s' is ignored by PyNative runs (context.mode 1)",

@@ -648,8 +648,20 @@ static bool size_on_front(const mo_search *s, uint64_t peak, double step)
 	return true;
 }
 
+/* The layout written into the base training YAML. */
+static int size_layout_base(mo_search *s, mo_size_layout *o, const mo_size_cand *c,
+			    const mo_model *base, mo_error *err)
+{
+	char *y = size_base_rewrite(s->in->base, base, c, s->in->global_batch, o->config_yaml,
+				    err);
+	o->config_yaml = y ? arena_strdup(s->r->a, y) : NULL;
+	free(y);
+	return o->config_yaml ? 0 : -1;
+}
+
+/* 0, or -1 with err. */
 static int size_layout_fill(mo_search *s, mo_size_layout *o, const mo_size_final *f,
-			       const mo_model *base)
+			       const mo_model *base, mo_error *err)
 {
 	mo_size_result *r = s->r;
 	const mo_size_cand *c = &f->c;
@@ -668,6 +680,8 @@ static int size_layout_fill(mo_search *s, mo_size_layout *o, const mo_size_final
 	o->plan = f->plan ? size_plan_words(r->a, mo_planner_estimate(f->plan))
 			  : arena_strdup(r->a, "none");
 	o->config_yaml = f->plan ? arena_strdup(r->a, mo_planner_yaml(f->plan)) : s->none_yaml;
+	if (s->in->base && o->config_yaml && size_layout_base(s, o, c, base, err) != 0)
+		return -1;
 	mo_model *wm = model_copy(base);
 	char *y = NULL;
 	if (wm) {
@@ -686,7 +700,10 @@ static int size_layout_fill(mo_search *s, mo_size_layout *o, const mo_size_final
 	}
 	free(y);
 	mo_model_free(wm);
-	return o->plan && o->config_yaml && o->model_yaml ? 0 : -1;
+	if (o->plan && o->config_yaml && o->model_yaml)
+		return 0;
+	error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+	return -1;
 }
 
 static int size_answer(mo_search *s, mo_error *err)
@@ -694,18 +711,17 @@ static int size_answer(mo_search *s, mo_error *err)
 	mo_size_result *r = s->r;
 	size_t n = s->fit.n + s->unfit.n;
 	r->v = calloc(n ? n : 1, sizeof *r->v);
-	if (!r->v)
-		goto nomem;
+	if (!r->v) {
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		return -1;
+	}
 	for (size_t i = 0; i < s->fit.n; i++)
-		if (size_layout_fill(s, &r->v[r->n++], &s->fit.v[i], s->in->model) != 0)
-			goto nomem;
+		if (size_layout_fill(s, &r->v[r->n++], &s->fit.v[i], s->in->model, err) != 0)
+			return -1;
 	for (size_t i = 0; i < s->unfit.n && r->n < s->top; i++)
-		if (size_layout_fill(s, &r->v[r->n++], &s->unfit.v[i], s->in->model) != 0)
-			goto nomem;
+		if (size_layout_fill(s, &r->v[r->n++], &s->unfit.v[i], s->in->model, err) != 0)
+			return -1;
 	return 0;
-nomem:
-	error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
-	return -1;
 }
 
 static int size_check_input(const mo_size_input *in, mo_error *err)
@@ -798,7 +814,7 @@ int mo_size_run(mo_size_result **out, const mo_size_input *in, mo_error *err)
 		return -1;
 	}
 	*out = NULL;
-	if (size_check_input(in, err) != 0)
+	if (size_check_input(in, err) != 0 || (in->base && size_base_check(in->base, err) != 0))
 		return -1;
 	mo_size_result *r = calloc(1, sizeof *r);
 	if (!r || !(r->a = arena_new())) {

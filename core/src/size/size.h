@@ -75,6 +75,15 @@ int size_enumerate(mo_size_cands *out, mo_size_reasons *rej, const mo_size_quest
 const char *size_megatron_recompute(const mo_planner_result *pr, const mo_size_cand *c,
 				    const mo_model *base, char *flags, size_t size);
 
+/* size_base.c: a base training YAML the layouts can be written into
+ * (MindSpore Transformers, graph mode or PyNative, block style): 0, or -1
+ * with err (MO_ERR_USAGE). */
+int size_base_check(const mo_config *base, mo_error *err);
+/* The base with layout c (of the base's model m) and the plan's three
+ * sections (plan_yaml) written in: malloc'd, or NULL with err. */
+char *size_base_rewrite(const mo_config *base, const mo_model *m, const mo_size_cand *c,
+			int64_t global_batch, const char *plan_yaml, mo_error *err);
+
 /* Puts c's layout on the working model m (a copy of the base). */
 void size_apply(mo_model *m, const mo_size_cand *c, int64_t global_batch);
 

@@ -350,9 +350,10 @@ int size_enumerate(mo_size_cands *out, mo_size_reasons *rej, const mo_size_quest
 	mo_walk w = {.q = q, .m = m, .out = out, .rej = rej};
 	w.pytorch = strcmp(m->framework, "pytorch") == 0;
 	w.moe = m->num_moe_experts > 0;
-	/* the base's DDP (pytorch, parameters not sharded) stays DDP; every
-	 * other base shards over the whole data-parallel group */
-	w.ddp = m->data_parallel_shard == 1 && m->data_parallel > 1;
+	/* the base's DDP (parameters not sharded) stays DDP: every Megatron-LM
+	 * run memopt imports is DDP (its FSDP flags are unmodelled), also at
+	 * DP 1; every other base shards over the whole data-parallel group */
+	w.ddp = m->data_parallel_shard == 1 && (m->data_parallel > 1 || w.pytorch);
 	w.layers = m->num_layers;
 	w.c.n = q->devices;
 	if (w.moe)

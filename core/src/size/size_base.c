@@ -1,0 +1,294 @@
+/* A layout written into a base training YAML: the parallel keys and the
+ * training batch keys set in place (the value's bytes replaced, its
+ * anchor, comment and line kept; a key the layout needs and the file lacks
+ * added as the last line of its section), the three memory sections
+ * written from the plan (export_rewrite, the one YAML writer), every other
+ * byte kept.
+ *
+ * The keys are MindSpore Transformers', as the model import reads them
+ * (import/model_file.c, import/graph_mode.c):
+ *  - graph mode (`parallel_config`): parallel_config.{data_parallel,
+ *    model_parallel, pipeline_stage, micro_batch_num, context_parallel,
+ *    expert_parallel, use_seq_parallel}, runner_config.{batch_size,
+ *    gradient_accumulation_steps} (without PP the import reads the
+ *    micro-batch count from the accumulation steps), parallel.
+ *    enable_parallel_optimizer, model.model_config.{offset,
+ *    pp_interleave_num} and parallel.pipeline_config.pipeline_interleave;
+ *  - PyNative (`parallelism`): parallelism.{tensor_parallel,
+ *    context_parallel, pipeline_parallel, expert_parallel,
+ *    pipeline_parallel_interleave_num, pipeline_parallel_layers_per_stage,
+ *    data_parallel_shard}, training.{local_batch_size, global_batch_size}
+ *    (the device count is the run's, as for the file itself). */
+#include "size/size.h"
+#include "config/config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SIZE_BASE_MAX_EDITS 24
+#define SIZE_BASE_TEXT 512
+
+typedef struct mo_base_edits {
+	const mo_config *c;
+	mo_text_edit v[SIZE_BASE_MAX_EDITS];
+	char text[SIZE_BASE_MAX_EDITS][SIZE_BASE_TEXT];
+	size_t n;
+	mo_error *err;
+	bool failed;
+} mo_base_edits;
+
+/* When a key is written. */
+typedef enum mo_base_when {
+	BASE_SET,       /* replaced when present; added when absent */
+	BASE_IF_PRESENT /* replaced when present only */
+} mo_base_when;
+
+static const mo_node *base_section(const mo_config *c, const char *a, const char *b)
+{
+	const mo_node *n = map_get(c->doc->root, a);
+	if (n && b)
+		n = n->kind == MO_NODE_MAP ? map_get(n, b) : NULL;
+	return n && n->kind == MO_NODE_MAP ? n : NULL;
+}
+
+static mo_text_edit *base_next(mo_base_edits *e)
+{
+	if (e->failed)
+		return NULL;
+	if (e->n == SIZE_BASE_MAX_EDITS) {
+		error_set(e->err, MO_ERR_INTERNAL, 0, 0, "base: too many edits");
+		e->failed = true;
+		return NULL;
+	}
+	mo_text_edit *t = &e->v[e->n];
+	t->text = e->text[e->n];
+	e->n++;
+	return t;
+}
+
+/* The file's spelling of a boolean: True/False unless it writes true/false. */
+static const char *base_bool(const mo_node *old, bool b)
+{
+	bool lower = old && old->kind == MO_NODE_SCALAR && old->value &&
+		     (strcmp(old->value, "true") == 0 || strcmp(old->value, "false") == 0);
+	if (lower)
+		return b ? "true" : "false";
+	return b ? "True" : "False";
+}
+
+/* The column of a mapping's keys (0-based), from its first key. */
+static size_t base_indent(const mo_config *c, const mo_node *map)
+{
+	const char *src = c->doc->src;
+	size_t s = map->items[0]->start;
+	size_t ls = s;
+	while (ls > 0 && src[ls - 1] != '\n' && src[ls - 1] != '\r')
+		ls--;
+	return s - ls;
+}
+
+static const char *base_break(const mo_config *c)
+{
+	const char *nl = memchr(c->doc->src, '\n', c->doc->srclen);
+	return nl && nl > c->doc->src && nl[-1] == '\r' ? "\r\n" : "\n";
+}
+
+/* Sets `key` of section map (named `where` in errors) to the value text
+ * (printf format): the value's own bytes replaced when present, a line
+ * `key: value` added after the section's last entry otherwise. */
+static void base_set(mo_base_edits *e, const mo_node *map, const char *where, const char *key,
+		     mo_base_when when, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+
+static void base_set(mo_base_edits *e, const mo_node *map, const char *where, const char *key,
+		     mo_base_when when, const char *fmt, ...)
+{
+	const mo_node *k = NULL;
+	const mo_node *v = map ? map_get_kv(map, key, &k) : NULL;
+	if (e->failed || (!v && when == BASE_IF_PRESENT))
+		return;
+	if (!map || map->flow || map->n == 0) {
+		error_set(e->err, MO_ERR_INVALID, map ? map->line : 0, map ? map->column : 0,
+			  "base: no block section %s to write %s in", where, key);
+		e->failed = true;
+		return;
+	}
+	char value[SIZE_BASE_TEXT - 128];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(value, sizeof value, fmt, ap);
+	va_end(ap);
+	mo_text_edit *t = base_next(e);
+	if (!t)
+		return;
+	char *text = e->text[e->n - 1];
+	if (v && v->start >= k->end) {
+		t->start = export_value_start(e->c, v);
+		t->end = export_value_end(e->c, v, k->end);
+		if (t->end < t->start)
+			t->end = t->start;
+		snprintf(text, SIZE_BASE_TEXT, "%s", value);
+	} else {
+		/* after the last entry's line, its comment included */
+		const mo_node *lk = map->items[map->n - 2], *lv = map->items[map->n - 1];
+		const char *src = e->c->doc->src;
+		size_t at = export_value_end(e->c, lv, lk->end), len = e->c->doc->srclen;
+		while (at < len && src[at] != '\n' && src[at] != '\r')
+			at++;
+		t->start = t->end = at;
+		snprintf(text, SIZE_BASE_TEXT, "%s%*s%s: %s", base_break(e->c),
+			 (int)base_indent(e->c, map), "", key, value);
+	}
+	t->len = strlen(text);
+}
+
+/* The offsets that give the estimator's split (the first of the P x V
+ * chunks one layer more), as MindSpore Transformers' `offset`: a list of P
+ * (V = 1) or V lists of P, each chunk's layers less num_layers / (P x V). */
+static void base_offsets(char *out, size_t size, const mo_size_cand *c, int64_t layers)
+{
+	int64_t nv = c->pp * c->vpp, rem = layers % nv;
+	size_t at = 0;
+	at += (size_t)snprintf(out + at, size - at, c->vpp > 1 ? "[" : "");
+	for (int64_t v = 0; v < c->vpp && at < size; v++) {
+		at += (size_t)snprintf(out + at, size - at, "%s[", v ? ", " : "");
+		for (int64_t p = 0; p < c->pp && at < size; p++)
+			at += (size_t)snprintf(out + at, size - at, "%s%d", p ? ", " : "",
+					       v * c->pp + p < rem);
+		if (at < size)
+			at += (size_t)snprintf(out + at, size - at, "]");
+	}
+	if (at < size)
+		snprintf(out + at, size - at, c->vpp > 1 ? "]" : "");
+}
+
+/* An integer key of a top-level section: the candidate's field, written
+ * always, or only above 1 (at 1, the default, replaced when present). */
+typedef struct mo_base_int {
+	const char *key;
+	size_t field; /* offsetof(mo_size_cand, ...) */
+	bool always;
+} mo_base_int;
+
+static void base_ints(mo_base_edits *e, const char *section, const mo_base_int *keys, size_t n,
+		      const mo_size_cand *c)
+{
+	const mo_node *map = base_section(e->c, section, NULL);
+	for (size_t i = 0; i < n; i++) {
+		int64_t v;
+		memcpy(&v, (const char *)c + keys[i].field, sizeof v);
+		base_set(e, map, section, keys[i].key,
+			 keys[i].always || v > 1 ? BASE_SET : BASE_IF_PRESENT, "%lld", (long long)v);
+	}
+}
+
+static const mo_base_int mo_base_graph_ints[] = {
+    {"data_parallel", offsetof(mo_size_cand, dp), true},
+    {"model_parallel", offsetof(mo_size_cand, tp), true},
+    {"pipeline_stage", offsetof(mo_size_cand, pp), true},
+    {"micro_batch_num", offsetof(mo_size_cand, mbn), true},
+    {"context_parallel", offsetof(mo_size_cand, cp), false},
+    {"expert_parallel", offsetof(mo_size_cand, ep), false},
+};
+
+static const mo_base_int mo_base_pynative_ints[] = {
+    {"tensor_parallel", offsetof(mo_size_cand, tp), true},
+    {"context_parallel", offsetof(mo_size_cand, cp), true},
+    {"pipeline_parallel", offsetof(mo_size_cand, pp), true},
+    {"expert_parallel", offsetof(mo_size_cand, ep), false},
+    {"pipeline_parallel_interleave_num", offsetof(mo_size_cand, vpp), false},
+};
+
+static void base_graph(mo_base_edits *e, const mo_size_cand *c, const mo_model *m)
+{
+	const mo_config *f = e->c;
+	const mo_node *pc = base_section(f, "parallel_config", NULL);
+	base_ints(e, "parallel_config", mo_base_graph_ints, sizeof mo_base_graph_ints / sizeof *mo_base_graph_ints, c);
+	base_set(e, pc, "parallel_config", "use_seq_parallel", c->sp ? BASE_SET : BASE_IF_PRESENT, "%s",
+		 base_bool(pc ? map_get(pc, "use_seq_parallel") : NULL, c->sp));
+
+	const mo_node *rc = base_section(f, "runner_config", NULL);
+	base_set(e, rc, "runner_config", "batch_size", BASE_SET, "%lld", (long long)c->mbs);
+	int64_t ga = c->pp > 1 ? 1 : c->mbn;
+	base_set(e, rc, "runner_config", "gradient_accumulation_steps",
+		 ga > 1 ? BASE_SET : BASE_IF_PRESENT, "%lld", (long long)ga);
+
+	const mo_node *par = base_section(f, "parallel", NULL);
+	base_set(e, par, "parallel", "enable_parallel_optimizer",
+		 c->dopt ? BASE_SET : BASE_IF_PRESENT, "%s",
+		 base_bool(par ? map_get(par, "enable_parallel_optimizer") : NULL, c->dopt));
+
+	const mo_node *mc = base_section(f, "model", "model_config");
+	char off[SIZE_BASE_TEXT - 128];
+	bool uneven = m->num_layers % (c->pp * c->vpp) != 0;
+	base_offsets(off, sizeof off, c, m->num_layers);
+	base_set(e, mc, "model.model_config", "offset", uneven ? BASE_SET : BASE_IF_PRESENT, "%s",
+		 uneven ? off : "0");
+	base_set(e, mc, "model.model_config", "pp_interleave_num",
+		 c->vpp > 1 ? BASE_SET : BASE_IF_PRESENT, "%lld", (long long)c->vpp);
+	if (c->vpp > 1) {
+		const mo_node *pl = base_section(f, "parallel", "pipeline_config");
+		base_set(e, pl, "parallel.pipeline_config", "pipeline_interleave", BASE_SET, "%s",
+			 base_bool(pl ? map_get(pl, "pipeline_interleave") : NULL, true));
+	}
+}
+
+static void base_pynative(mo_base_edits *e, const mo_size_cand *c, int64_t global_batch)
+{
+	const mo_config *f = e->c;
+	const mo_node *pa = base_section(f, "parallelism", NULL);
+	const char *pn = "parallelism";
+	base_ints(e, pn, mo_base_pynative_ints, sizeof mo_base_pynative_ints / sizeof *mo_base_pynative_ints, c);
+	/* null: the estimator's split, as the file's own reader takes it */
+	base_set(e, pa, pn, "pipeline_parallel_layers_per_stage", BASE_IF_PRESENT, "null");
+	/* -1: the whole data-parallel group, which every searched layout shards over */
+	base_set(e, pa, pn, "data_parallel_shard", BASE_SET, "%lld",
+		 c->dps == c->dp ? -1LL : (long long)c->dps);
+
+	const mo_node *tr = base_section(f, "training", NULL);
+	const char *mbs_key = tr && map_get(tr, "micro_batch_size") ? "micro_batch_size"
+								   : "local_batch_size";
+	base_set(e, tr, "training", mbs_key, BASE_SET, "%lld", (long long)c->mbs);
+	base_set(e, tr, "training", "global_batch_size", BASE_SET, "%lld",
+		 (long long)global_batch);
+}
+
+int size_base_check(const mo_config *base, mo_error *err)
+{
+	const mo_node *root = base && base->doc ? base->doc->root : NULL;
+	if (!root || root->kind != MO_NODE_MAP || root->flow || !base->training_yaml ||
+	    (!map_get(root, "parallelism") && !map_get(root, "parallel_config"))) {
+		error_set(err, MO_ERR_USAGE, 0, 0,
+			  "base: not a MindSpore Transformers training YAML in block style "
+			  "(it needs a parallel_config or a parallelism section)");
+		return -1;
+	}
+	return 0;
+}
+
+char *size_base_rewrite(const mo_config *base, const mo_model *m, const mo_size_cand *c,
+			int64_t global_batch, const char *plan_yaml, mo_error *err)
+{
+	mo_config *plan = NULL;
+	char *out = NULL;
+	mo_base_edits *e = calloc(1, sizeof *e);
+	if (!e) {
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		return NULL;
+	}
+	e->c = base;
+	e->err = err;
+	if (config_graph_is_pynative(base->doc->root))
+		base_pynative(e, c, global_batch);
+	else
+		base_graph(e, c, m);
+	if (!e->failed &&
+	    mo_config_parse(&plan, NULL, plan_yaml, strlen(plan_yaml), "<plan>", NULL, err) == 0)
+		export_rewrite(&out, NULL, base, plan, e->v, e->n, err);
+	mo_config_free(plan);
+	free(e);
+	return out;
+}

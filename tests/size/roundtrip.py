@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+"""`memopt size` answers checked through the CLI, every returned layout:
+
+ - presets (dense, MoE): `memopt estimate --model <layout's model> <layout's
+   config>` gives the layout's peak, byte for byte;
+ - a MindSpore Transformers training YAML given as BASE (graph mode dense,
+   graph mode MoE, PyNative MoE; files from tests/data, sources in their
+   SOURCES files): each layout's config is that file with only the layout's
+   keys and the memory sections changed (every other line identical: the
+   diff's changed lines are all layout keys or section lines), it validates
+   with no error and estimates by itself to the layout's peak;
+ - a Megatron-LM CI run: the run's own arguments with the layout's
+   `megatron_args` in place of its layout flags, read back by `memopt
+   import`, estimate (with the layout's config) to the layout's peak.
+
+Usage: roundtrip.py MEMOPT. Exit 1 on any failure."""
+import difflib
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+MEMOPT = sys.argv[1]
+TMP = tempfile.mkdtemp()
+fails = 0
+checked = 0
+
+# The keys a layout sets in a base file (size_base.c), and the memory
+# sections; a changed line must be one of them or inside a section.
+LAYOUT_KEYS = {
+    "data_parallel", "model_parallel", "pipeline_stage", "micro_batch_num",
+    "context_parallel", "expert_parallel", "use_seq_parallel", "batch_size",
+    "gradient_accumulation_steps", "enable_parallel_optimizer", "offset",
+    "pp_interleave_num", "pipeline_interleave", "tensor_parallel",
+    "pipeline_parallel", "pipeline_parallel_interleave_num",
+    "pipeline_parallel_layers_per_stage", "data_parallel_shard",
+    "local_batch_size", "micro_batch_size", "global_batch_size",
+}
+SECTIONS = ("recompute", "recompute_comm", "swap", "recompute_config")
+
+# Megatron-LM flags a layout gives (size.c size_megatron_args) and the
+# recompute flags: the run's own are dropped before the layout's are added.
+MEGATRON_LAYOUT_FLAGS = {
+    "--tensor-model-parallel-size", "--pipeline-model-parallel-size",
+    "--num-layers-per-virtual-pipeline-stage", "--num-virtual-stages-per-pipeline-rank",
+    "--virtual-pipeline-model-parallel-size", "--context-parallel-size",
+    "--expert-model-parallel-size", "--expert-tensor-parallel-size",
+    "--sequence-parallel", "--use-distributed-optimizer", "--micro-batch-size",
+    "--global-batch-size", "--recompute-granularity", "--recompute-method",
+    "--recompute-num-layers", "--recompute-modules",
+}
+
+
+def fail(msg):
+    global fails
+    fails += 1
+    print("FAIL " + msg)
+
+
+def run(args, want_json=True):
+    p = subprocess.run([MEMOPT] + args, capture_output=True, text=True)
+    if want_json:
+        try:
+            return p.returncode, json.loads(p.stdout)
+        except ValueError:
+            return p.returncode, {"_stderr": p.stderr, "_stdout": p.stdout[:400]}
+    return p.returncode, p.stdout + p.stderr
+
+
+def write(name, text):
+    path = os.path.join(TMP, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def size(args):
+    rc, out = run(["size", "--json"] + args)
+    if "layouts" not in out or not out["layouts"]:
+        fail("size %s: no layouts (rc %d): %s" % (" ".join(args), rc, out))
+        return []
+    return out["layouts"]
+
+
+def estimate_peak(args):
+    rc, out = run(["estimate", "--json"] + args)
+    if rc != 0 or "peak_bytes" not in out:
+        return None, out
+    return out["peak_bytes"], out
+
+
+def layout_name(l):
+    p, t = l["parallel"], l["training"]
+    return "TP%d PP%d VPP%d CP%d EP%d DP%d B%d M%d" % (
+        p["tensor_parallel"], p["pipeline_parallel"], p["virtual_pipeline"],
+        p["context_parallel"], p["expert_parallel"], p["data_parallel"],
+        t["micro_batch_size"], t["micro_batch_num"])
+
+
+def check_peak(what, l, args):
+    global checked
+    peak, out = estimate_peak(args)
+    checked += 1
+    if peak != l["peak_bytes"]:
+        fail("%s %s: estimate says %s, size said %d (%s)" % (
+            what, layout_name(l), peak, l["peak_bytes"], str(out)[:300]))
+
+
+# ---- presets: model + config --------------------------------------------
+
+def preset_case(preset, devices, batch, top):
+    for i, l in enumerate(size(["--model", preset, "--devices", str(devices),
+                                "--global-batch", str(batch), "--top", str(top)])):
+        m = write("%s_%d.model.yaml" % (preset, i), l["model"])
+        c = write("%s_%d.config.yaml" % (preset, i), l["config"])
+        check_peak(preset, l, ["--model", m, c])
+
+
+# ---- a training YAML as the base ----------------------------------------
+
+def key_of(line):
+    m = re.match(r"\s*-?\s*([A-Za-z_][A-Za-z0-9_]*)\s*:", line)
+    return m.group(1) if m else None
+
+
+def section_lines(text):
+    """Line numbers (0-based) inside a top-level memory section."""
+    inside, out = False, set()
+    for i, line in enumerate(text.splitlines()):
+        if line and not line[0].isspace() and not line.startswith("#"):
+            inside = key_of(line) in SECTIONS
+        if inside:
+            out.add(i)
+    return out
+
+
+def check_bytes_kept(what, base, new):
+    """Every changed line a layout key or a memory-section line."""
+    a, b = base.splitlines(), new.splitlines()
+    sa, sb = section_lines(base), section_lines(new)
+    sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    for op, i1, i2, j1, j2 in sm.get_opcodes():
+        if op == "equal":
+            continue
+        for i in range(i1, i2):
+            if i not in sa and key_of(a[i]) not in LAYOUT_KEYS:
+                return fail("%s: base line %d changed: %r" % (what, i + 1, a[i]))
+        for j in range(j1, j2):
+            if j not in sb and key_of(b[j]) not in LAYOUT_KEYS:
+                return fail("%s: new line %d is not a layout key: %r" % (what, j + 1, b[j]))
+    if not base.endswith("\n") == new.endswith("\n"):
+        fail("%s: the final line break changed" % what)
+
+
+def base_case(path, devices, batch, top, needs_devices):
+    with open(path) as f:
+        base = f.read()
+    layouts = size(["--devices", str(devices), "--global-batch", str(batch),
+                    "--top", str(top), path])
+    dev = ["--devices", str(devices)] if needs_devices else []
+    for i, l in enumerate(layouts):
+        what = "%s #%d" % (os.path.basename(path), i + 1)
+        check_bytes_kept(what, base, l["config"])
+        c = write("base_%d.yaml" % i, l["config"])
+        rc, out = run(["validate", "--json"] + dev + [c])
+        if out.get("valid") is not True:
+            fail("%s: does not validate: %s" % (what, str(out.get("errors", out))[:300]))
+        check_peak(what, l, dev + [c])
+
+
+# ---- Megatron-LM arguments ----------------------------------------------
+
+def megatron_run_args(model_config):
+    """The run's MODEL_ARGS as an argument line, its layout flags left out."""
+    import yaml
+    with open(model_config) as f:
+        args = yaml.safe_load(f)["MODEL_ARGS"]
+    words = []
+    for k, v in args.items():
+        if k in MEGATRON_LAYOUT_FLAGS:
+            continue
+        if v is True:
+            words.append(k)
+        elif v is not False and v is not None:
+            words += [k, str(v)]
+    return words
+
+
+def megatron_case(model_config, devices, batch, top):
+    base_words = megatron_run_args(model_config)
+    for i, l in enumerate(size(["--model", model_config, "--devices", str(devices),
+                                "--global-batch", str(batch), "--top", str(top)])):
+        what = "%s #%d" % (os.path.basename(model_config), i + 1)
+        if not l.get("megatron_args"):
+            fail("%s: no megatron_args" % what)
+            continue
+        line = "torchrun --nproc_per_node %d pretrain_gpt.py %s %s\n" % (
+            devices, " ".join(base_words), l["megatron_args"])
+        a = write("megatron_%d.sh" % i, line)
+        m = os.path.join(TMP, "megatron_%d.model.yaml" % i)
+        rc, out = run(["import", "--devices", str(devices), "-o", m, a], want_json=False)
+        if rc != 0:
+            fail("%s: import failed (%d): %s" % (what, rc, out[:300]))
+            continue
+        c = write("megatron_%d.config.yaml" % i, l["config"])
+        check_peak(what, l, ["--model", m, c])
+
+
+def main():
+    if not os.access(MEMOPT, os.X_OK):
+        print("FAIL: %s not built" % MEMOPT)
+        return 1
+    try:
+        import yaml  # noqa: F401  (the Megatron-LM case reads model_config.yaml)
+    except ImportError:
+        print("skipped: no yaml module")
+        return 0
+    preset_case("llama3-70b", 64, 128, 8)             # dense
+    preset_case("mixtral-8x7b", 16, 64, 8)            # MoE
+    mf = "tests/data/mindformers/master/"
+    base_case(mf + "pretrain_qwen3_32b_4k.yaml", 16, 64, 6, False)     # graph, dense
+    base_case(mf + "finetune_llama3_1_8b.yaml", 8, 32, 6, False)       # graph, dense
+    base_case(mf + "pretrain_qwen3_30b_a3b_4k.yaml", 16, 64, 6, False)  # graph, MoE
+    base_case("tests/data/real-configs/pynative_ds3.yaml", 16, 32, 6, True)  # PyNative, MoE
+    mg = "tests/data/megatron/"
+    megatron_case(mg + "gpt3_mcore_te_tp2_pp2_cp2.model_config.yaml", 8, 32, 6)
+    megatron_case(mg + "gpt3_mcore_te_tp2_pp2_ep4_etp1_memory_speed.model_config.yaml",
+                  8, 32, 6)
+    print("%d layouts re-estimated, %d failures" % (checked, fails))
+    return 1 if fails or checked == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
