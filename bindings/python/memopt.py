@@ -21,7 +21,7 @@ import ctypes.util
 import json
 import os
 import sys
-from typing import Any, Callable, Dict, List, Optional, Union
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 if sys.version_info >= (3, 8):
     from typing import TypedDict
@@ -108,12 +108,59 @@ class MigrateResult(TypedDict):
     yaml: str          # the file with recompute_config replaced by the sections
     warnings: List[Diagnostic]   # what had no equivalent (no-equivalent)
 
+class SizeParallel(TypedDict, total=False):
+    world_size: int
+    data_parallel: int
+    data_parallel_shard: int
+    tensor_parallel: int
+    pipeline_parallel: int
+    virtual_pipeline: int
+    expert_parallel: int
+    expert_tensor_parallel: int    # only when the framework sets it apart from TP
+    context_parallel: int
+    sequence_parallel: bool
+    distributed_optimizer: bool
+
+
+class SizeTraining(TypedDict):
+    micro_batch_size: int
+    micro_batch_num: int
+
+
+class SizeLayout(TypedDict, total=False):
+    parallel: SizeParallel
+    training: SizeTraining
+    peak_bytes: int              # the estimate's allocated peak with the plan
+    budget_bytes: int
+    step_seconds: float          # the estimate's step time with the plan
+    tokens_per_second_per_device: float
+    mfu: float
+    fits: bool
+    pareto: bool                 # on the memory / step-time front
+    plan: str                    # what the plan does, one line
+    config: str                  # the three sections; with base=, the base rewritten
+    model: str                   # the whole model file with this layout
+    megatron_args: str           # framework pytorch: the layout as Megatron-LM arguments
+    megatron_plan_note: str      # framework pytorch: why the plan has no Megatron-LM flags
+
+
+class SizeResult(TypedDict):
+    layouts: List[SizeLayout]    # fitting first, each group fastest first
+    rejected: Dict[str, int]     # reason -> layouts it rejected
+    accepted: int
+    estimated: int
+    planned: int
+    complete: bool               # False: time_limit / cancel stopped the search
+    smallest_devices: Optional[int]
+
+
 Model = Union[str, bytes, None]
 
 __all__ = ["validate", "expand", "estimate", "size", "plan", "migrate", "ledger", "presets",
            "has_estimator", "MemoptError", "InvalidConfig", "Unavailable", "WorkLimit",
            "library_path", "parse_size", "Diagnostic", "CheckResult", "ExpandResult", "Estimate",
-           "PlanResult", "MigrateResult", "Accuracy", "AccuracyRun", "Assumed"]
+           "PlanResult", "MigrateResult", "Accuracy", "AccuracyRun", "Assumed", "SizeLayout",
+           "SizeParallel", "SizeTraining", "SizeResult"]
 __version__ = "0.1.0"
 
 # ---- the C API's structures (memopt.h), field for field ---------------------
@@ -715,7 +762,8 @@ class _SizeInput(ctypes.Structure):        # mo_size_input
     _fields_ = [("model", _handle), ("devices", ctypes.c_int64),
                 ("devices_max", ctypes.c_int64), ("global_batch", ctypes.c_int64),
                 ("devices_per_node", ctypes.c_int64), ("budget", ctypes.c_uint64),
-                ("headroom_percent", ctypes.c_double), ("top", ctypes.c_size_t)]
+                ("headroom_percent", ctypes.c_double), ("top", ctypes.c_size_t),
+                ("base", _handle)]
 
 
 class _SizeLayout(ctypes.Structure):       # mo_size_layout
@@ -750,7 +798,7 @@ if _size_run is not None:
     _size_smallest = _fn("mo_size_smallest_devices", ctypes.c_int64, _handle)
 
 
-def _size_layout(l):
+def _size_layout(l) -> SizeLayout:
     par = {"world_size": l.devices, "data_parallel": l.data_parallel,
            "data_parallel_shard": l.data_parallel_shard, "tensor_parallel": l.tensor_parallel,
            "pipeline_parallel": l.pipeline_parallel, "virtual_pipeline": l.virtual_pipeline,
@@ -775,45 +823,74 @@ def _size_layout(l):
     return out
 
 
-def size(model, devices, global_batch, devices_per_node=None, budget=None, headroom=None,
-         top=10, time_limit=None, cancel=None):
+def _size_checked(model, base, devices):
+    """The model (with base, the base's config too) as the files state it;
+    when that has errors (a file without a device count), again on the
+    question's device count: the search replaces the layout either way."""
+    text, name = (base, "base") if base is not None else ("recompute:\n  mode: None\n", "<none>")
+    c = _Checked(text, model, None, name)
+    if c.result()["valid"] and c.model:
+        return c
+    c.close()
+    c = _Checked(text, model, devices, name)
+    res = c.result()
+    if not res["valid"] or not c.model:
+        c.close()
+        raise InvalidConfig(res)
+    return c
+
+
+def _size_result(r) -> SizeResult:
+    rejected = {}
+    for i in range(_size_rej_count(r)):
+        why, n = ctypes.c_char_p(), ctypes.c_uint64()
+        if _size_rej_get(r, i, ctypes.byref(why), ctypes.byref(n)) == 0:
+            rejected[_s(why.value)] = n.value
+    smallest = _size_smallest(r)
+    return {"layouts": [_size_layout(_size_get(r, i).contents) for i in range(_size_count(r))],
+            "rejected": rejected, "accepted": _size_accepted(r),
+            "estimated": _size_estimated(r), "planned": _size_planned(r),
+            "complete": bool(_size_complete(r)),
+            "smallest_devices": smallest if smallest > 0 else None}
+
+
+def size(model: Model, devices: Union[int, Tuple[int, int]], global_batch: int,
+         devices_per_node: Optional[int] = None, budget: Optional[int] = None,
+         headroom: Optional[float] = None, top: Union[int, str] = 10,
+         time_limit: Optional[float] = None, cancel=None,
+         base: Union[str, bytes, None] = None) -> SizeResult:
     """The fastest parallel layouts, each with the cheapest plan that fits:
     the shape of `memopt size --json` ({"layouts": [...], "rejected":
     {reason: count}, "accepted", "estimated", "planned", "complete",
     "smallest_devices"}). devices: a count or a (low, high) range; budget:
     bytes per device (None: the capacity less headroom percent); top: a
-    count or "all". time_limit / cancel as for estimate(): the search then
-    stops with the best layouts so far ("complete": False)."""
+    count or "all". base: a MindSpore Transformers training YAML's text
+    (model None: its own model): each layout's "config" is then that file
+    with the layout and its plan written in, every other byte kept.
+    time_limit / cancel as for estimate(): the search then stops with the
+    best layouts so far ("complete": False). Raises InvalidConfig when the
+    model or base has errors, MemoptError when the question is refused."""
     if _size_run is None:
         raise Unavailable("this libmemopt (%s) has no layout search (mo_size_run)" % library_path)
+    if model is None and base is None:
+        raise TypeError("size() needs a model or a base")
     lo, hi = (devices if isinstance(devices, (tuple, list)) else (devices, 0))
     inp = _SizeInput(devices=int(lo), devices_max=int(hi), global_batch=int(global_batch),
                      devices_per_node=int(devices_per_node or 0), budget=int(budget or 0),
                      headroom_percent=float(headroom or 0),
                      top=(2**64 - 1 if top == "all" else int(top)))
+    if int(lo) < 1:
+        raise MemoptError("devices must be 1 to 1048576 (a range low-high)", 2)
     bud = _budget(time_limit, cancel)
-    with _Checked("recompute:\n  mode: None\n", model, None, "<none>") as c:
-        res = c.result()
-        if not res["valid"] or not c.model:
-            raise InvalidConfig(res)
+    with _size_checked(model, base, int(lo)) as c:
         inp.model = c.model
+        inp.base = c.cfg if base is not None else None
         r, err = _handle(), _Error()
         if _run_budgeted(bud, _size_run, ctypes.byref(r), ctypes.byref(inp),
                          ctypes.byref(err)) != 0:
             raise MemoptError(_s(err.text), err.code)
         try:
-            rejected = {}
-            for i in range(_size_rej_count(r)):
-                why, n = ctypes.c_char_p(), ctypes.c_uint64()
-                if _size_rej_get(r, i, ctypes.byref(why), ctypes.byref(n)) == 0:
-                    rejected[_s(why.value)] = n.value
-            smallest = _size_smallest(r)
-            return {"layouts": [_size_layout(_size_get(r, i).contents)
-                                for i in range(_size_count(r))],
-                    "rejected": rejected, "accepted": _size_accepted(r),
-                    "estimated": _size_estimated(r), "planned": _size_planned(r),
-                    "complete": bool(_size_complete(r)),
-                    "smallest_devices": smallest if smallest > 0 else None}
+            return _size_result(r)
         finally:
             _size_free(r)
 

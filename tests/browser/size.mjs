@@ -1,18 +1,141 @@
 // The "Size the job" panel against the real server: the search answers a
 // table and a chart with one point per layout listed, the MFU column a
-// percentage, the fastest fitting layout on the memory / step-time front.
-export async function sizeScenarios(page, base, { check, log, idle, axe, shot, setStep }) {
-  setStep('size the job');
-  await page.goto(base);
-  await idle(page);
-  await page.fill('#size-devices', '8');
-  await page.fill('#size-batch', '16');
-  await page.click('#size-panel button[type=submit]');
+// percentage, the fastest fitting layout on the memory / step-time front;
+// "Apply" puts a layout's parallel keys and plan in the editor, one step
+// of the page's undo; "Save" keeps layouts for a side-by-side comparison
+// that marks the rows that differ; a whole training YAML in the editor is
+// sent as the base and comes back rewritten.
+import { isSizeBase, withSaved, compareRows } from '../../web/js/size.js';
+
+// The pure parts (node): which texts go as the base, the saved list, the rows.
+function units(check) {
+  check(isSizeBase('a: 1\nparallel_config:\n  model_parallel: 2\n') && isSizeBase('parallelism:\n  tensor_parallel: 1\n')
+    && !isSizeBase('recompute:\n  mode: None\n') && !isSizeBase(null),
+  'a training YAML with parallel_config or parallelism goes as the base, nothing else');
+  const lay = (tp, peak, config) => ({
+    rank: 1, config, model: 'm', peak_bytes: peak, step_seconds: 1, tokens_per_second_per_device: 10, mfu: 0.5, plan: 'none',
+    parallel: { tensor_parallel: tp, pipeline_parallel: 1, virtual_pipeline: 1, context_parallel: 1, expert_parallel: 1, data_parallel: 8 / tp, sequence_parallel: false },
+    training: { micro_batch_size: 1, micro_batch_num: 2 },
+  });
+  let saved = withSaved([], lay(1, 2 ** 30, 'a'));
+  saved = withSaved(saved, lay(2, 2 ** 30, 'b'));
+  saved = withSaved(saved, lay(1, 2 ** 30, 'a'));
+  check(saved.length === 2 && saved[1].config === 'a' && !('rank' in saved[0]),
+    `the same layout is saved once, the newest last, without its rank (${saved.map((l) => l.config)})`);
+  const rows = compareRows(saved);
+  const by = (label) => rows.find((r) => r.label === label);
+  check(by('TP').differs && by('TP').cells.join() === '2,1' && !by('Peak').differs && !rows.some((r) => r.label === 'Rank'),
+    'the comparison marks TP as differing, the peak as the same, and has no rank row');
+}
+
+async function waitStatus(page) {
   await page.waitForFunction(() => {
     const s = document.querySelector('#size-panel .size-status');
     return s && !/Searching/.test(s.textContent) && s.textContent !== '';
   }, null, { timeout: 120000 });
-  const status = await page.textContent('#size-panel .size-status');
+  return page.textContent('#size-panel .size-status');
+}
+
+async function search(page, devices, batch) {
+  await page.fill('#size-devices', String(devices));
+  await page.fill('#size-batch', String(batch));
+  await page.click('#size-panel button[type=submit]');
+  return waitStatus(page);
+}
+
+const parInput = (page, key) => page.inputValue(`#parallel [data-key="par/${key}"]`);
+
+// The row's TP, CP and micro-batch size cells (columns of size.js).
+async function rowDegrees(row) {
+  const cells = row.locator('td');
+  return { tp: await cells.nth(1).textContent(), cp: await cells.nth(4).textContent(), mbs: await cells.nth(8).textContent() };
+}
+
+async function applyAndUndo(page, check) {
+  const before = { yaml: await page.inputValue('#yaml-text'), tp: await parInput(page, 'tensor_parallel'),
+    cp: await parInput(page, 'context_parallel'), mbs: await parInput(page, 'micro_batch_size') };
+  const rows = page.locator('#size-panel table.size-table tbody tr');
+  const n = await rows.count();
+  let pick = -1, want = null;
+  for (let i = 0; i < n && pick < 0; i++) {
+    const d = await rowDegrees(rows.nth(i));
+    if (d.tp !== before.tp || d.cp !== before.cp || d.mbs !== before.mbs) { pick = i; want = d; }
+  }
+  check(pick >= 0, `a listed layout differs from the editor's (TP ${before.tp}, CP ${before.cp}, micro-batch ${before.mbs})`);
+  if (pick < 0) return;
+  await rows.nth(pick).locator('button.size-apply').click();
+  await page.waitForFunction(() => /Applied|could not/.test(document.querySelector('#size-panel .size-status').textContent), null, { timeout: 60000 });
+  const after = { tp: await parInput(page, 'tensor_parallel'), cp: await parInput(page, 'context_parallel'), mbs: await parInput(page, 'micro_batch_size') };
+  check(after.tp === want.tp && after.cp === want.cp && after.mbs === want.mbs,
+    `Apply sets the editor's parallel keys to the layout's (${JSON.stringify(after)} for ${JSON.stringify(want)})`);
+  const yaml = await page.inputValue('#yaml-text');
+  check(/^recompute:/m.test(yaml), 'Apply puts the layout\'s plan sections in the YAML panel');
+  await page.click('#undo');
+  await page.waitForFunction((tp) => document.querySelector('#parallel [data-key="par/tensor_parallel"]').value === tp
+    && document.querySelector('#parallel [data-key="par/context_parallel"]').value !== undefined, before.tp, { timeout: 30000 });
+  const undone = { yaml: await page.inputValue('#yaml-text'), tp: await parInput(page, 'tensor_parallel'),
+    cp: await parInput(page, 'context_parallel'), mbs: await parInput(page, 'micro_batch_size') };
+  check(JSON.stringify(undone) === JSON.stringify(before), 'one Undo takes the applied layout back (the YAML and the parallel keys)');
+}
+
+async function saveAndCompare(page, check) {
+  const rows = page.locator('#size-panel table.size-table tbody tr');
+  await rows.nth(0).locator('button.size-save').click();
+  await rows.nth(1).locator('button.size-save').click();
+  const cols = await page.locator('#size-panel table.size-compare thead th').count();
+  check(cols >= 3, `two saved layouts side by side (${cols - 1} columns)`);
+  const differs = await page.locator('#size-panel table.size-compare tbody tr.differs').count();
+  check(differs >= 1, `the rows where the saved layouts differ are marked (${differs})`);
+  await page.reload();
+  await page.waitForSelector('#size-panel table.size-compare');
+  const kept = await page.locator('#size-panel table.size-compare thead th').count();
+  check(kept === cols, `the saved layouts are kept in this browser (${kept - 1} after a reload)`);
+  while (await page.locator('#size-panel button.size-remove').count()) {
+    await page.locator('#size-panel button.size-remove').first().click();
+  }
+  check(await page.locator('#size-panel table.size-compare').count() === 0, 'Remove takes the saved layouts away');
+}
+
+// A graph-mode training YAML typed into the YAML panel (the preset's
+// model): sent as the base, the applied config is the file rewritten.
+async function baseRewritten(page, check, idle) {
+  const base = [
+    '# a training file: this comment and the keys below stay',
+    'runner_config:',
+    '  batch_size: 1',
+    'parallel_config:',
+    '  data_parallel: 8',
+    '  model_parallel: 1',
+    '  pipeline_stage: 1',
+    '  micro_batch_num: 1',
+    'parallel:',
+    '  enable_parallel_optimizer: True',
+    'model:',
+    '  model_config:',
+    '    num_layers: 32',
+    'recompute:',
+    '  mode: None',
+    '',
+  ].join('\n');
+  await page.fill('#yaml-text', base);
+  await idle(page);
+  const status = await search(page, 8, 16);
+  check(!/failed/.test(status), `the search with the training YAML as the base answers (${status})`);
+  await page.locator('#size-panel table.size-table tbody tr').first().locator('button.size-apply').click();
+  await page.waitForFunction(() => /Applied|could not/.test(document.querySelector('#size-panel .size-status').textContent), null, { timeout: 60000 });
+  const yaml = await page.inputValue('#yaml-text');
+  check(yaml.startsWith('# a training file: this comment and the keys below stay\nrunner_config:\n  batch_size: ')
+    && /^parallel_config:\n {2}data_parallel: \d+\n {2}model_parallel: \d+/m.test(yaml) && /^ {4}num_layers: 32$/m.test(yaml),
+  `the applied config is the training YAML rewritten, its comment and other keys kept:\n${yaml}`);
+}
+
+export async function sizeScenarios(page, base, { check, log, idle, axe, shot, setStep }) {
+  setStep('size the job');
+  units(check);
+  await page.goto(base);
+  await idle(page);
+  await page.evaluate(() => localStorage.removeItem('memopt.size.saved'));
+  const status = await search(page, 8, 16);
   if (/failed/.test(status) && /501|not available|estimator/i.test(status)) {
     log(`size: the server has no estimator (${status}): the panel's chart is not checked`);
     return;
@@ -28,4 +151,12 @@ export async function sizeScenarios(page, base, { check, log, idle, axe, shot, s
   check(/^rank 1/.test(title), `each point names its rank (${title})`);
   await axe(page, 'size chart');
   await shot(page, 'size-chart');
+  setStep('size the job: apply and undo');
+  await applyAndUndo(page, check);
+  setStep('size the job: saved layouts side by side');
+  await saveAndCompare(page, check);
+  await search(page, 8, 16);
+  await axe(page, 'size saved layouts');
+  setStep('size the job: a training YAML as the base');
+  await baseRewritten(page, check, idle);
 }

@@ -18,9 +18,10 @@ if [ ! -e "$MEMOPT_LIB" ]; then echo "FAIL: $MEMOPT_LIB not built"; exit 1; fi
 export MEMOPT_LIB
 "$PY" -m unittest -q tests/python/test_binding.py || exit 1
 if "$PY" -c "import pytest" 2>/dev/null; then
-  "$PY" -m pytest -q tests/python/test_faces.py || exit 1
+  "$PY" -m pytest -q tests/python/test_faces.py tests/python/test_size.py || exit 1
 else
   "$PY" tests/python/test_faces.py || exit 1
+  "$PY" tests/python/test_size.py || exit 1
 fi
 venv=$(mktemp -d)
 trap 'rm -rf "$venv"' EXIT

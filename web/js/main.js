@@ -550,6 +550,25 @@ async function applyHistory(message) {
 
 // ---- fit to budget: the planner the user steers ------------------------------------
 
+// ---- Size the job: a layout applied --------------------------------------------------------
+
+// The layout's model file (its parallel and training keys) and its config
+// (the three sections, or the whole training YAML rewritten): one step of
+// the history. Resolves to null, or what went wrong.
+async function applyLayout(l, name) {
+  const imp = await api.importYaml(l.model);
+  if (!imp.ok || !imp.data.model) return `The layout's model could not be read: ${problemText(imp)}`;
+  flushRecord();
+  store.model = { ...store.model, obj: imp.data.model };
+  store.yaml = l.config;
+  store.planFresh = false;
+  setYamlBox(store.yaml);
+  recordNow(`apply of ${name}`);
+  renderParallelNow();
+  await applyYamlText();
+  return null;
+}
+
 // ---- saved variants ---------------------------------------------------------------------------
 
 let variants = loadVariants();
@@ -1080,7 +1099,9 @@ async function start(first) {
 
 async function main() {
   wire();
-  mountSize($('size-panel'), () => store.model.obj, (body) => api.size(body));
+  mountSize($('size-panel'), () => store.model.obj, (body) => api.size(body), {
+    base: () => store.yaml, apply: applyLayout, // a training YAML there is sent as the base
+  });
   const pr = await api.presets();
   const sel = $('preset');
   sel.append(el('option', { value: '', text: '(uploaded model)' }));

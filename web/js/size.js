@@ -1,10 +1,14 @@
 // Size the job (POST /api/v1/size): for the model in the editor, a device
 // count (or a range) and a global batch, the fastest parallel layouts
 // whose cheapest recompute / swap plan fits, in a table sortable by any
-// column; the rejected layouts counted by reason.
+// column; the rejected layouts counted by reason. "Apply" puts a layout
+// and its plan in the editor (one step of the page's undo); "Save" keeps
+// a layout for the side-by-side comparison (in this browser).
 import { el, svg, clear, gib } from './util.js';
 
 const GIB = 2 ** 30;
+const SAVED_KEY = 'memopt.size.saved';
+const MAX_SAVED = 6;
 
 const COLUMNS = [
   { key: 'rank', label: 'Rank', value: (l) => l.rank },
@@ -30,8 +34,23 @@ export function mfuText(mfu) {
   return Number.isFinite(mfu) ? `${(100 * mfu).toFixed(1)}%` : '-';
 }
 
-// {body} for the request, or {error} when a field cannot be sent.
-export function sizeRequest(f, model) {
+// A MindSpore Transformers training YAML the server can write layouts into
+// (its parallel_config or parallelism section).
+export function isSizeBase(text) {
+  return typeof text === 'string' && /^(parallel_config|parallelism)\s*:/m.test(text);
+}
+
+// A layout's name: its degrees and micro-batches.
+export function layoutName(l) {
+  const p = l.parallel, t = l.training;
+  return `TP ${p.tensor_parallel} PP ${p.pipeline_parallel}${p.virtual_pipeline > 1 ? `x${p.virtual_pipeline}` : ''} ` +
+    `CP ${p.context_parallel} EP ${p.expert_parallel} DP ${p.data_parallel} B ${t.micro_batch_size}x${t.micro_batch_num}`;
+}
+
+// {body} for the request, or {error} when a field cannot be sent. base: the
+// editor's whole training YAML (each layout's config is then that file
+// rewritten), or null.
+export function sizeRequest(f, model, base = null) {
   const dev = String(f.devices).trim();
   const range = /^(\d+)-(\d+)$/.exec(dev);
   let devices;
@@ -41,6 +60,7 @@ export function sizeRequest(f, model) {
   const batch = Number(f.batch);
   if (!Number.isInteger(batch) || batch < 1) return { error: 'The global batch must be a positive whole number of sequences.' };
   const body = { model, devices, global_batch: batch, top: Number(f.top) || 10 };
+  if (isSizeBase(base)) body.base = base;
   if (String(f.budget).trim() !== '') {
     const b = Number(f.budget);
     if (!Number.isFinite(b) || b <= 0) return { error: 'The budget must be a positive number of GiB.' };
@@ -66,7 +86,17 @@ export function sortedRows(state) {
   return rows;
 }
 
-function renderTable(box, state) {
+// The Apply and Save buttons of one layout.
+function actionCell(l, ctx) {
+  const name = layoutName(l);
+  return el('td', { class: 'size-actions' },
+    el('button', { type: 'button', class: 'small size-apply', 'aria-label': `Apply ${name}`, text: 'Apply',
+      on: { click: () => ctx.apply(l) } }), ' ',
+    el('button', { type: 'button', class: 'small size-save', 'aria-label': `Save ${name} for comparison`, text: 'Save',
+      on: { click: () => ctx.save(l) } }));
+}
+
+function renderTable(box, state, ctx) {
   clear(box);
   if (!state.layouts.length) return;
   const head = el('tr', {}, COLUMNS.map((c) => el('th', {
@@ -75,11 +105,11 @@ function renderTable(box, state) {
     type: 'button', class: 'size-sort', text: c.label,
     on: { click: () => {
       state.sort = { key: c.key, dir: state.sort.key === c.key && state.sort.dir === 'ascending' ? 'descending' : 'ascending' };
-      renderTable(box, state);
+      renderTable(box, state, ctx);
     } },
-  }))));
+  }))), el('th', { scope: 'col', text: 'Actions' }));
   const body = sortedRows(state).map((l) => el('tr', { class: l.fits ? 'size-fits' : 'size-over' },
-    COLUMNS.map((c) => el('td', { text: c.text ? c.text(l) : String(c.value(l)) }))));
+    COLUMNS.map((c) => el('td', { text: c.text ? c.text(l) : String(c.value(l)) })), actionCell(l, ctx)));
   box.append(el('table', { class: 'size-table' },
     el('caption', { text: 'Layouts: fitting first, fastest first (click a column to sort)' }),
     el('thead', {}, head), el('tbody', {}, body)));
@@ -128,6 +158,57 @@ function renderChart(box, state) {
     el('figcaption', { text: 'Peak (right: more memory) against step time (up: slower); larger points are on the memory / step-time front.' })));
 }
 
+export function loadSaved() {
+  try {
+    const v = JSON.parse(localStorage.getItem(SAVED_KEY) || '[]');
+    return Array.isArray(v) ? v.slice(-MAX_SAVED) : [];
+  } catch {
+    return [];
+  }
+}
+
+function keepSaved(list) {
+  try {
+    localStorage.setItem(SAVED_KEY, JSON.stringify(list));
+  } catch { /* a full or disabled storage keeps them for this page only */ }
+}
+
+// The saved list with l added (the same layout and plan once; the newest last).
+export function withSaved(list, l) {
+  const same = (x) => x.config === l.config && x.model === l.model;
+  const { rank, ...kept } = l;
+  return [...list.filter((x) => !same(x)), kept].slice(-MAX_SAVED);
+}
+
+// The rows of the comparison: every column of the table but the rank, the
+// cells of each saved layout; `differs` when they are not all the same.
+export function compareRows(saved) {
+  return COLUMNS.filter((c) => c.key !== 'rank').map((c) => {
+    const cells = saved.map((l) => (c.text ? c.text(l) : String(c.value(l))));
+    return { label: c.label, cells, differs: new Set(cells).size > 1 };
+  });
+}
+
+// The saved layouts side by side, one column each (rows that differ marked ≠).
+function renderSaved(box, state, ctx) {
+  clear(box);
+  if (!state.saved.length) return;
+  const rows = compareRows(state.saved).map((r) => el('tr', { class: r.differs ? 'differs' : null },
+    el('th', { scope: 'row' }, r.label, r.differs ? el('span', { class: 'differs-mark', text: ' ≠', title: 'differs between the saved layouts' }) : null),
+    ...r.cells.map((c) => el('td', { text: c }))));
+  const actions = el('tr', {}, el('th', { scope: 'row', text: 'Actions' }),
+    ...state.saved.map((l, i) => el('td', {},
+      el('button', { type: 'button', class: 'small size-apply', 'aria-label': `Apply saved ${layoutName(l)}`, text: 'Apply', on: { click: () => ctx.apply(l) } }), ' ',
+      el('button', { type: 'button', class: 'small size-remove', 'aria-label': `Remove saved ${layoutName(l)}`, text: 'Remove',
+        on: { click: () => { state.saved = state.saved.filter((_, k) => k !== i); keepSaved(state.saved); renderSaved(box, state, ctx); } } }))));
+  box.append(el('div', { class: 'size-compare-wrap', tabindex: 0, role: 'region', 'aria-label': 'Saved layouts side by side (scrollable)' },
+    el('table', { class: 'size-compare variants' },
+      el('caption', { text: 'Saved layouts side by side; rows marked ≠ differ' }),
+      el('thead', {}, el('tr', {}, el('th', { scope: 'col', text: 'Layout' }),
+        ...state.saved.map((l) => el('th', { scope: 'col', text: layoutName(l) })))),
+      el('tbody', {}, ...rows), el('tfoot', {}, actions))));
+}
+
 function renderRejected(box, data) {
   clear(box);
   const reasons = Object.entries(data.rejected || {}).sort((a, b) => b[1] - a[1]);
@@ -139,14 +220,31 @@ function renderRejected(box, data) {
 
 // Mounts the panel in root; getModel() gives the model object the editor
 // has (null before one is loaded); post(body) sends the request and
-// answers {ok, data, problem} as api.js does.
-export function mountSize(root, getModel, post) {
+// answers {ok, data, problem} as api.js does. editor: {base() (the
+// editor's whole training YAML, or null), apply(layout) (puts the
+// layout's model and config in the editor; resolves to null, or what went
+// wrong)}.
+export function mountSize(root, getModel, post, editor = {}) {
   clear(root);
-  const state = { layouts: [], sort: { key: 'rank', dir: 'ascending' } };
+  const state = { layouts: [], sort: { key: 'rank', dir: 'ascending' }, saved: loadSaved() };
   const status = el('p', { class: 'size-status', role: 'status', 'aria-live': 'polite' });
   const table = el('div', { class: 'size-results' });
   const rejected = el('div', { class: 'size-rejected' });
   const chart = el('div', { class: 'size-chart-box' });
+  const saved = el('div', { class: 'size-saved' });
+  const ctx = {
+    apply: async (l) => {
+      if (!editor.apply) return;
+      const why = await editor.apply(l, layoutName(l));
+      status.textContent = why || `Applied ${layoutName(l)} to the editor (Undo takes it back).`;
+    },
+    save: (l) => {
+      state.saved = withSaved(state.saved, l);
+      keepSaved(state.saved);
+      renderSaved(saved, state, ctx);
+      status.textContent = `Saved ${layoutName(l)} for comparison.`;
+    },
+  };
   const form = el('form', { class: 'size-form' },
     field('size-devices', 'Devices (a count or a range)', '8', { type: 'text', inputmode: 'numeric' }),
     field('size-batch', 'Global batch (sequences)', '16', { type: 'number', min: '1', step: '1' }),
@@ -159,7 +257,7 @@ export function mountSize(root, getModel, post) {
       devices: root.querySelector('#size-devices').value, batch: root.querySelector('#size-batch').value,
       budget: root.querySelector('#size-budget').value, top: root.querySelector('#size-top').value,
     };
-    const req = sizeRequest(f, getModel());
+    const req = sizeRequest(f, getModel(), editor.base ? editor.base() : null);
     if (req.error) { status.textContent = req.error; return; }
     status.textContent = 'Searching the layouts…';
     const r = await post(req.body);
@@ -174,9 +272,10 @@ export function mountSize(root, getModel, post) {
       `${fitting} of the ${d.layouts.length} listed fit` +
       (d.smallest_devices ? `; the smallest device count that fits: ${d.smallest_devices}` : '') +
       (d.complete ? '.' : ' (the work limit stopped the search: the best found so far).');
-    renderTable(table, state);
+    renderTable(table, state, ctx);
     renderChart(chart, state);
     renderRejected(rejected, d);
   });
-  root.append(form, status, table, chart, rejected);
+  root.append(form, status, table, chart, rejected, saved);
+  renderSaved(saved, state, ctx);
 }
