@@ -11,7 +11,9 @@
    with no error and estimates by itself to the layout's peak;
  - a Megatron-LM CI run: the run's own arguments with the layout's
    `megatron_args` in place of its layout flags, read back by `memopt
-   import`, estimate (with the layout's config) to the layout's peak.
+   import`, estimate to the layout's peak: with the config the import says
+   its recompute flags mean when the arguments carry them (a budget that
+   needs recompute), else with the layout's config.
 
 Usage: roundtrip.py MEMOPT. Exit 1 on any failure."""
 import difflib
@@ -36,7 +38,7 @@ LAYOUT_KEYS = {
     "pp_interleave_num", "pipeline_interleave", "tensor_parallel",
     "pipeline_parallel", "pipeline_parallel_interleave_num",
     "pipeline_parallel_layers_per_stage", "data_parallel_shard",
-    "local_batch_size", "micro_batch_size", "global_batch_size",
+    "local_batch_size", "micro_batch_size", "global_batch_size", "pipeline_config",
 }
 SECTIONS = ("recompute", "recompute_comm", "swap", "recompute_config")
 
@@ -188,10 +190,24 @@ def megatron_run_args(model_config):
     return words
 
 
-def megatron_case(model_config, devices, batch, top):
+HINT = "the config that does the same: "
+
+
+def megatron_recompute_config(warnings):
+    """The config the import says the arguments' recompute flags mean."""
+    for w in warnings:
+        if w.get("code") == "megatron-recompute" and HINT in w.get("hint", ""):
+            return w["hint"].split(HINT, 1)[1] + "\n"
+    return None
+
+
+def megatron_case(model_config, devices, batch, top, budget=None):
+    global checked
     base_words = megatron_run_args(model_config)
+    extra = ["--budget", budget] if budget else []
+    flagged = 0
     for i, l in enumerate(size(["--model", model_config, "--devices", str(devices),
-                                "--global-batch", str(batch), "--top", str(top)])):
+                                "--global-batch", str(batch), "--top", str(top)] + extra)):
         what = "%s #%d" % (os.path.basename(model_config), i + 1)
         if not l.get("megatron_args"):
             fail("%s: no megatron_args" % what)
@@ -199,13 +215,23 @@ def megatron_case(model_config, devices, batch, top):
         line = "torchrun --nproc_per_node %d pretrain_gpt.py %s %s\n" % (
             devices, " ".join(base_words), l["megatron_args"])
         a = write("megatron_%d.sh" % i, line)
-        m = os.path.join(TMP, "megatron_%d.model.yaml" % i)
-        rc, out = run(["import", "--devices", str(devices), "-o", m, a], want_json=False)
-        if rc != 0:
-            fail("%s: import failed (%d): %s" % (what, rc, out[:300]))
+        rc, out = run(["import", "--json", "--devices", str(devices), a])
+        if rc != 0 or not out.get("valid"):
+            fail("%s: import failed (%d): %s" % (what, rc, str(out)[:300]))
             continue
-        c = write("megatron_%d.config.yaml" % i, l["config"])
+        m = write("megatron_%d.model.yaml" % i, out["yaml"])
+        conf = l["config"]
+        if "--recompute-granularity" in l["megatron_args"]:
+            flagged += 1
+            conf = megatron_recompute_config(out.get("warnings", []))
+            if conf is None:
+                fail("%s: the import says no config for the recompute flags" % what)
+                continue
+        elif l["plan"] != "none" and not l.get("megatron_plan_note"):
+            fail("%s: a plan (%s) with neither recompute flags nor a note" % (what, l["plan"]))
+        c = write("megatron_%d.config.yaml" % i, conf)
         check_peak(what, l, ["--model", m, c])
+    return flagged
 
 
 def main():
@@ -221,13 +247,21 @@ def main():
     preset_case("mixtral-8x7b", 16, 64, 8)            # MoE
     mf = "tests/data/mindformers/master/"
     base_case(mf + "pretrain_qwen3_32b_4k.yaml", 16, 64, 6, False)     # graph, dense
-    base_case(mf + "finetune_llama3_1_8b.yaml", 8, 32, 6, False)       # graph, dense
+    # the first 80 on 16 devices: virtual chunks (pp_interleave_num, pipeline_interleave
+    # added) and uneven splits (offset added) among them
+    base_case(mf + "finetune_llama3_1_8b.yaml", 16, 64, 80, False)     # graph, dense
     base_case(mf + "pretrain_qwen3_30b_a3b_4k.yaml", 16, 64, 6, False)  # graph, MoE
     base_case("tests/data/real-configs/pynative_ds3.yaml", 16, 32, 6, True)  # PyNative, MoE
     mg = "tests/data/megatron/"
     megatron_case(mg + "gpt3_mcore_te_tp2_pp2_cp2.model_config.yaml", 8, 32, 6)
     megatron_case(mg + "gpt3_mcore_te_tp2_pp2_ep4_etp1_memory_speed.model_config.yaml",
                   8, 32, 6)
+    # a budget that needs recompute: the layouts carry Megatron-LM's block flags
+    flagged = megatron_case(mg + "gpt3_7b_tp1_pp4_memory_speed.model_config.yaml", 8, 8, 12,
+                            budget="20GiB")
+    if flagged < 3:
+        fail("gpt3_7b under 20 GiB: %d layouts with recompute flags, 3 or more expected"
+             % flagged)
     print("%d layouts re-estimated, %d failures" % (checked, fails))
     return 1 if fails or checked == 0 else 0
 

@@ -283,9 +283,10 @@ static void check_recompute_flags(const mo_size_layout *l, int64_t layers, int *
 	mo_model_free(m);
 }
 
-/* A Megatron-LM run sized under a budget that needs plans: a layout whose
- * plan Megatron-LM's flags can say carries them, one whose plan they
- * cannot carries the note, and no flags otherwise. */
+/* A Megatron-LM run sized under a budget that needs plans: the layouts are
+ * planned with Megatron-LM's block recompute first, so most carry its
+ * flags; one where not even every layer fits that way gets the planner's
+ * plan and the note; no flags otherwise. */
 static void test_megatron_recompute_flags(void **state)
 {
 	(void)state;
@@ -304,6 +305,7 @@ static void test_megatron_recompute_flags(void **state)
 	}
 	fprintf(stderr, "%zu layouts: %d with recompute flags, %d plans without\n",
 		mo_size_count(r), with_flags, notes);
+	assert_true(with_flags > notes);
 	assert_true(notes > 0);
 	mo_size_result_free(r);
 	mo_model_free(m);
@@ -425,6 +427,141 @@ static void test_bad_questions(void **state)
 	mo_model_free(m);
 }
 
+/* A base written by hand (an anchor, comments, a flow list that aliases
+ * the anchor, a recompute_config): for each of the first layouts of
+ * llama2-7b on 8 devices, the rewritten file is exactly the base with the
+ * layout's values in place, the keys it lacks added under their section
+ * and the recompute_config block replaced by the sections. */
+static const char base_text[] =
+	"# a training file\n"
+	"runner_config:\n"
+	"  batch_size: 1  # per device\n"
+	"parallel_config:\n"
+	"  data_parallel: &dp 8  # the alias below follows it\n"
+	"  model_parallel: 1\n"
+	"  pipeline_stage: 1\n"
+	"  micro_batch_num: 1\n"
+	"  use_seq_parallel: False\n"
+	"  context_parallel: 1\n"
+	"dataset_strategy: [[*dp, 1]]\n"
+	"parallel:\n"
+	"  enable_parallel_optimizer: False\n"
+	"  pipeline_config:\n"
+	"    pipeline_interleave: False\n"
+	"model:\n"
+	"  model_config:\n"
+	"    num_layers: 32\n"
+	"recompute_config:\n"
+	"  recompute: False\n"
+	"# the end\n";
+
+static void expected_base(char *out, size_t n, const mo_size_layout *l, const char *sections)
+{
+	char ga[64] = "", off[64] = "", vpp[64] = "";
+	if (l->pipeline_parallel == 1 && l->micro_batch_num > 1)
+		snprintf(ga, sizeof ga, "\n  gradient_accumulation_steps: %lld",
+			 (long long)l->micro_batch_num);
+	if (l->virtual_pipeline > 1)
+		snprintf(vpp, sizeof vpp, "\n    pp_interleave_num: %lld",
+			 (long long)l->virtual_pipeline);
+	assert_int_equal(32 % (l->pipeline_parallel * l->virtual_pipeline), 0); /* no offset */
+	snprintf(out, n,
+		 "# a training file\n"
+		 "runner_config:\n"
+		 "  batch_size: %lld  # per device%s\n"
+		 "parallel_config:\n"
+		 "  data_parallel: &dp %lld  # the alias below follows it\n"
+		 "  model_parallel: %lld\n"
+		 "  pipeline_stage: %lld\n"
+		 "  micro_batch_num: %lld\n"
+		 "  use_seq_parallel: %s\n"
+		 "  context_parallel: %lld\n"
+		 "dataset_strategy: [[*dp, 1]]\n"
+		 "parallel:\n"
+		 "  enable_parallel_optimizer: %s\n"
+		 "  pipeline_config:\n"
+		 "    pipeline_interleave: %s\n"
+		 "model:\n"
+		 "  model_config:\n"
+		 "    num_layers: 32%s%s\n"
+		 "%s"
+		 "# the end\n",
+		 (long long)l->micro_batch_size, ga, (long long)l->data_parallel,
+		 (long long)l->tensor_parallel, (long long)l->pipeline_parallel,
+		 (long long)l->micro_batch_num, l->sequence_parallel ? "True" : "False",
+		 (long long)l->context_parallel, l->distributed_optimizer ? "True" : "False",
+		 l->virtual_pipeline > 1 ? "True" : "False", off, vpp, sections);
+}
+
+static mo_config *parse_base(const char *text)
+{
+	mo_config *c = NULL;
+	assert_int_equal(mo_config_parse(&c, NULL, text, strlen(text), "base.yaml", NULL, NULL), 0);
+	return c;
+}
+
+static void test_base_bytes(void **state)
+{
+	(void)state;
+	mo_model *m = NULL;
+	assert_int_equal(mo_model_preset(&m, "llama2-7b", NULL), 0);
+	mo_config *base = parse_base(base_text);
+	mo_size_input in = {.model = m, .devices = 8, .global_batch = 16, .top = 12, .base = base};
+	mo_size_result *r = NULL;
+	mo_error err = {0};
+	if (mo_size_run(&r, &in, &err) != 0)
+		fail_msg("size: %s", err.text);
+	assert_true(mo_size_count(r) > 0);
+	for (size_t i = 0; i < mo_size_count(r); i++) {
+		const mo_size_layout *l = mo_size_get(r, i);
+		/* the sections are the text after the model block, before the end */
+		const char *at = strstr(l->config_yaml, "    num_layers: 32");
+		assert_non_null(at);
+		const char *sec = strstr(at, "\nrecompute:"), *end = strstr(at, "# the end\n");
+		assert_true(sec && end && sec < end);
+		char sections[1024], want[4096];
+		snprintf(sections, sizeof sections, "%.*s", (int)(end - sec - 1), sec + 1);
+		expected_base(want, sizeof want, l, sections);
+		assert_string_equal(l->config_yaml, want);
+		assert_null(strstr(sections, "recompute_config"));
+	}
+	mo_size_result_free(r);
+	mo_config_free(base);
+	mo_model_free(m);
+}
+
+/* Bases the layouts cannot be written into are refused, saying why. */
+static void test_base_refused(void **state)
+{
+	(void)state;
+	static const char *const bad[][2] = {
+	    {"recompute:\n  mode: None\n", "not a MindSpore Transformers training YAML"},
+	    {"{parallel_config: {model_parallel: 1}, runner_config: {batch_size: 1}}\n",
+	     "not a MindSpore Transformers training YAML"},
+	    {"x: &d 8\nparallel_config:\n  data_parallel: *d\n  model_parallel: 1\n"
+	     "  pipeline_stage: 1\n  micro_batch_num: 1\nrunner_config:\n  batch_size: 1\n",
+	     "parallel_config.data_parallel is an alias"},
+	    {"parallel_config:\n  data_parallel: 8\n  model_parallel: 1\n  pipeline_stage: 1\n"
+	     "  micro_batch_num: 1\n",
+	     "no block section runner_config to add batch_size to"},
+	};
+	mo_model *m = NULL;
+	assert_int_equal(mo_model_preset(&m, "llama2-7b", NULL), 0);
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		mo_config *base = parse_base(bad[i][0]);
+		mo_size_input in = {.model = m, .devices = 8, .global_batch = 16, .top = 2,
+				    .base = base};
+		mo_size_result *r = NULL;
+		mo_error err = {0};
+		assert_int_equal(mo_size_run(&r, &in, &err), -1);
+		assert_null(r);
+		if (!strstr(err.text, bad[i][1]))
+			fail_msg("base %zu: '%s', not '%s'", i, err.text, bad[i][1]);
+		mo_config_free(base);
+	}
+	mo_model_free(m);
+}
+
 static int stop_now(void *arg)
 {
 	(void)arg;
@@ -486,6 +623,8 @@ int main(void)
 		cmocka_unit_test(test_megatron_block_flags),
 		cmocka_unit_test(test_rejected_counts),
 		cmocka_unit_test(test_bad_questions),
+		cmocka_unit_test(test_base_bytes),
+		cmocka_unit_test(test_base_refused),
 		cmocka_unit_test(test_cancelled),
 		cmocka_unit_test(test_device_range),
 	};

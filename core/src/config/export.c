@@ -575,12 +575,15 @@ typedef struct mo_export_piece {
 	size_t start, end;
 	const mo_export_span *span;
 	const mo_text_edit *edit;
+	size_t order; /* insertions at one place keep the caller's order */
 } mo_export_piece;
 
 static int export_piece_cmp(const void *pa, const void *pb)
 {
 	const mo_export_piece *a = pa, *b = pb;
-	return a->start < b->start ? -1 : (a->start > b->start);
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->order < b->order ? -1 : (a->order > b->order);
 }
 
 /* The base's text with the pieces replaced (sections written from plan),
@@ -695,7 +698,7 @@ int mo_export(char **out, size_t *out_len, const mo_config *c, mo_error *err)
 	if (n < 0)
 		return -1;
 	for (int i = 0; i < n; i++)
-		pc[i] = (mo_export_piece){spans[i].start, spans[i].end, &spans[i], NULL};
+		pc[i] = (mo_export_piece){spans[i].start, spans[i].end, &spans[i], NULL, (size_t)i};
 	return export_apply(out, out_len, c, c, pc, (size_t)n, 0, err);
 }
 
@@ -723,9 +726,10 @@ int export_rewrite(char **out, size_t *out_len, const mo_config *base, const mo_
 		return -1;
 	}
 	for (int i = 0; i < n; i++)
-		pc[i] = (mo_export_piece){spans[i].start, spans[i].end, &spans[i], NULL};
+		pc[i] = (mo_export_piece){spans[i].start, spans[i].end, &spans[i], NULL, (size_t)i};
 	for (size_t i = 0; i < n_edits; i++)
-		pc[n + i] = (mo_export_piece){edits[i].start, edits[i].end, NULL, &edits[i]};
+		pc[n + i] = (mo_export_piece){edits[i].start, edits[i].end, NULL, &edits[i],
+					      (size_t)n + i};
 	/* the sections the plan has and the base lacks go at the end */
 	unsigned append = 0;
 	for (int s = MO_EXPORT_RECOMPUTE; s <= MO_EXPORT_SWAP; s++)

@@ -75,6 +75,7 @@ typedef struct mo_search {
 	const char *none_yaml; /* the three sections of no plan, canonical */
 	uint64_t budget; /* bytes per device (the last estimate's capacity
 			  * less the headroom when the input gives none) */
+	bool pytorch;    /* a Megatron-LM model: planned with its own flags first */
 } mo_search;
 
 static uint64_t size_budget_for(const mo_size_input *in, const mo_estimate *e)
@@ -431,7 +432,12 @@ static int size_plan_one(mo_search *s, mo_model *wm, mo_size_cand *c, mo_size_fi
 	/* a layout no plan fits is only counted: no search for its least peak */
 	mo_planner_options opts = {.no_min_peak = true};
 	mo_planner_result *pr = NULL;
-	if (planner_run_opts(&pr, &pin, &opts, err) != 0)
+	/* Megatron-LM runs the plans its arguments say: its block recompute
+	 * first; the planner's own plan (a note says why no flags) only when
+	 * not even every layer fits that way */
+	if (s->pytorch && size_megatron_plan(&pr, wm, c, s->budget, err) != 0)
+		return err->code == MO_ERR_BUDGET || err->code == MO_ERR_CANCELLED ? 1 : -1;
+	if (!pr && planner_run_opts(&pr, &pin, &opts, err) != 0)
 		return err->code == MO_ERR_BUDGET || err->code == MO_ERR_CANCELLED ? 1 : -1;
 	s->r->planned++;
 	if (!mo_planner_fits(pr) && size_plan_from_staged(s, wm, &pr, err) != 0)
@@ -570,18 +576,18 @@ static const char *size_megatron_args(mo_arena *a, const mo_size_cand *c,
 }
 
 /* True when the plan recomputes whole layers only (mode full, no
- * communication recompute) and swaps nothing. */
+ * recompute_comm section) and swaps nothing. A whole layer's recompute
+ * re-runs its communication too (under sequence parallel its all-gathers),
+ * as Megatron-LM's checkpointed forward does. */
 static bool size_plan_whole_layers(const mo_config *cfg, const mo_estimate *e)
 {
 	if (cfg->has_recompute && cfg->mode == MO_MODE_SELECT)
 		return false;
-	if (cfg->comm.n > 0)
+	if (cfg->comm_enable || cfg->comm.n > 0)
 		return false;
-	for (size_t i = 0; i < mo_estimate_layer_count(e); i++) {
-		const mo_estimate_layer *l = mo_estimate_layer_get(e, (int64_t)i);
-		if (l->swap_bytes > 0 || l->comm_recompute_bytes > 0)
+	for (size_t i = 0; i < mo_estimate_layer_count(e); i++)
+		if (mo_estimate_layer_get(e, (int64_t)i)->swap_bytes > 0)
 			return false;
-	}
 	return true;
 }
 
@@ -822,7 +828,8 @@ int mo_size_run(mo_size_result **out, const mo_size_input *in, mo_error *err)
 		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		return -1;
 	}
-	mo_search s = {.in = in, .top = in->top ? in->top : 10, .rej = &r->rej, .r = r};
+	mo_search s = {.in = in, .top = in->top ? in->top : 10, .rej = &r->rej, .r = r,
+		       .pytorch = strcmp(in->model->framework, "pytorch") == 0};
 	int rc = size_none_yaml(&s, err);
 	if (rc == 0)
 		rc = size_search(&s, err);

@@ -84,6 +84,13 @@ int size_base_check(const mo_config *base, mo_error *err);
 char *size_base_rewrite(const mo_config *base, const mo_model *m, const mo_size_cand *c,
 			int64_t global_batch, const char *plan_yaml, mo_error *err);
 
+/* size_megatron.c: for a framework pytorch layout c on wm (its layout
+ * applied) that needs a plan, Megatron-LM's block recompute with the least
+ * n that fits the budget, as a planner result in *out (NULL when not even
+ * every layer fits). Returns 0, or -1 with err (the work budget too). */
+int size_megatron_plan(mo_planner_result **out, const mo_model *wm, const mo_size_cand *c,
+		       uint64_t budget, mo_error *err);
+
 /* Puts c's layout on the working model m (a copy of the base). */
 void size_apply(mo_model *m, const mo_size_cand *c, int64_t global_batch);
 

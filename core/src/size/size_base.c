@@ -96,6 +96,40 @@ static const char *base_break(const mo_config *c)
 	return nl && nl > c->doc->src && nl[-1] == '\r' ? "\r\n" : "\n";
 }
 
+static void base_fail(mo_base_edits *e, const mo_node *at, const char *fmt, const char *where,
+		      const char *key)
+{
+	error_set(e->err, MO_ERR_INVALID, at ? at->line : 0, at ? at->column : 0, fmt, where, key);
+	e->failed = true;
+}
+
+/* The value's own bytes (after its &anchor, before its comment). */
+static void base_replace(mo_text_edit *t, const mo_config *c, const mo_node *k, const mo_node *v,
+			 char *text, const char *value)
+{
+	t->start = export_value_start(c, v);
+	t->end = export_value_end(c, v, k->end);
+	if (t->end < t->start)
+		t->end = t->start;
+	snprintf(text, SIZE_BASE_TEXT, "%s", value);
+}
+
+/* A line `key: value` after the block mapping's last entry (its comment
+ * included), at the column of its keys. */
+static void base_add(mo_text_edit *t, const mo_config *c, const mo_node *map, const char *key,
+		     char *text, const char *value)
+{
+	const mo_node *lk = map->items[map->n - 2], *lv = map->items[map->n - 1];
+	const char *src = c->doc->src;
+	size_t at = export_value_end(c, lv, lk->end), len = c->doc->srclen;
+	while (at < len && src[at] != '\n' && src[at] != '\r')
+		at++;
+	t->start = t->end = at;
+	bool nested = value[0] == '\n' || value[0] == '\r'; /* a sub-section's lines */
+	snprintf(text, SIZE_BASE_TEXT, "%s%*s%s:%s%s", base_break(c), (int)base_indent(c, map), "",
+		 key, nested ? "" : " ", value);
+}
+
 /* Sets `key` of section map (named `where` in errors) to the value text
  * (printf format): the value's own bytes replaced when present, a line
  * `key: value` added after the section's last entry otherwise. */
@@ -110,10 +144,13 @@ static void base_set(mo_base_edits *e, const mo_node *map, const char *where, co
 	const mo_node *v = map ? map_get_kv(map, key, &k) : NULL;
 	if (e->failed || (!v && when == BASE_IF_PRESENT))
 		return;
-	if (!map || map->flow || map->n == 0) {
-		error_set(e->err, MO_ERR_INVALID, map ? map->line : 0, map ? map->column : 0,
-			  "base: no block section %s to write %s in", where, key);
-		e->failed = true;
+	if (v && v->start < k->end) {
+		base_fail(e, k, "base: %s.%s is an alias of a value written elsewhere; "
+				"write the value there", where, key);
+		return;
+	}
+	if (!v && (!map || map->flow || map->n == 0)) {
+		base_fail(e, map, "base: no block section %s to add %s to", where, key);
 		return;
 	}
 	char value[SIZE_BASE_TEXT - 128];
@@ -125,23 +162,10 @@ static void base_set(mo_base_edits *e, const mo_node *map, const char *where, co
 	if (!t)
 		return;
 	char *text = e->text[e->n - 1];
-	if (v && v->start >= k->end) {
-		t->start = export_value_start(e->c, v);
-		t->end = export_value_end(e->c, v, k->end);
-		if (t->end < t->start)
-			t->end = t->start;
-		snprintf(text, SIZE_BASE_TEXT, "%s", value);
-	} else {
-		/* after the last entry's line, its comment included */
-		const mo_node *lk = map->items[map->n - 2], *lv = map->items[map->n - 1];
-		const char *src = e->c->doc->src;
-		size_t at = export_value_end(e->c, lv, lk->end), len = e->c->doc->srclen;
-		while (at < len && src[at] != '\n' && src[at] != '\r')
-			at++;
-		t->start = t->end = at;
-		snprintf(text, SIZE_BASE_TEXT, "%s%*s%s: %s", base_break(e->c),
-			 (int)base_indent(e->c, map), "", key, value);
-	}
+	if (v)
+		base_replace(t, e->c, k, v, text, value);
+	else
+		base_add(t, e->c, map, key, text, value);
 	t->len = strlen(text);
 }
 
@@ -202,6 +226,21 @@ static const mo_base_int mo_base_pynative_ints[] = {
     {"pipeline_parallel_interleave_num", offsetof(mo_size_cand, vpp), false},
 };
 
+/* parallel.pipeline_config.pipeline_interleave on (the import reads
+ * pp_interleave_num only then); the sub-section added when absent. */
+static void base_interleave(mo_base_edits *e, const mo_node *par)
+{
+	const mo_node *pl = base_section(e->c, "parallel", "pipeline_config");
+	if (pl) {
+		base_set(e, pl, "parallel.pipeline_config", "pipeline_interleave", BASE_SET, "%s",
+			 base_bool(map_get(pl, "pipeline_interleave"), true));
+		return;
+	}
+	size_t indent = par && par->n ? base_indent(e->c, par) : 0;
+	base_set(e, par, "parallel", "pipeline_config", BASE_SET, "%s%*spipeline_interleave: True",
+		 base_break(e->c), (int)indent + 2, "");
+}
+
 static void base_graph(mo_base_edits *e, const mo_size_cand *c, const mo_model *m)
 {
 	const mo_config *f = e->c;
@@ -229,11 +268,8 @@ static void base_graph(mo_base_edits *e, const mo_size_cand *c, const mo_model *
 		 uneven ? off : "0");
 	base_set(e, mc, "model.model_config", "pp_interleave_num",
 		 c->vpp > 1 ? BASE_SET : BASE_IF_PRESENT, "%lld", (long long)c->vpp);
-	if (c->vpp > 1) {
-		const mo_node *pl = base_section(f, "parallel", "pipeline_config");
-		base_set(e, pl, "parallel.pipeline_config", "pipeline_interleave", BASE_SET, "%s",
-			 base_bool(pl ? map_get(pl, "pipeline_interleave") : NULL, true));
-	}
+	if (c->vpp > 1)
+		base_interleave(e, par);
 }
 
 static void base_pynative(mo_base_edits *e, const mo_size_cand *c, int64_t global_batch)
