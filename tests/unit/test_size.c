@@ -488,7 +488,8 @@ static void expected_base(char *out, size_t n, const mo_size_layout *l, const ch
 		 "# the end\n",
 		 (long long)l->micro_batch_size, ga, (long long)l->data_parallel,
 		 (long long)l->tensor_parallel, (long long)l->pipeline_parallel,
-		 (long long)l->micro_batch_num, l->sequence_parallel ? "True" : "False",
+		 (long long)(l->pipeline_parallel > 1 ? l->micro_batch_num : 1),
+		 l->sequence_parallel ? "True" : "False",
 		 (long long)l->context_parallel, l->distributed_optimizer ? "True" : "False",
 		 l->virtual_pipeline > 1 ? "True" : "False", off, vpp, sections);
 }

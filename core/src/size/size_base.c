@@ -10,8 +10,9 @@
  *  - graph mode (`parallel_config`): parallel_config.{data_parallel,
  *    model_parallel, pipeline_stage, micro_batch_num, context_parallel,
  *    expert_parallel, use_seq_parallel}, runner_config.{batch_size,
- *    gradient_accumulation_steps} (without PP the import reads the
- *    micro-batch count from the accumulation steps), parallel.
+ *    gradient_accumulation_steps} (the micro-batches: micro_batch_num
+ *    with PP, the accumulation steps without, as the import reads them),
+ *    parallel.
  *    enable_parallel_optimizer, model.model_config.{offset,
  *    pp_interleave_num} and parallel.pipeline_config.pipeline_interleave;
  *  - PyNative (`parallelism`): parallelism.{tensor_parallel,
@@ -29,7 +30,8 @@
 #include <string.h>
 
 #define SIZE_BASE_MAX_EDITS 24
-#define SIZE_BASE_TEXT 512
+/* a key's text: an offset list of up to about 2,700 chunks */
+#define SIZE_BASE_TEXT 8192
 
 typedef struct mo_base_edits {
 	const mo_config *c;
@@ -171,8 +173,9 @@ static void base_set(mo_base_edits *e, const mo_node *map, const char *where, co
 
 /* The offsets that give the estimator's split (the first of the P x V
  * chunks one layer more), as MindSpore Transformers' `offset`: a list of P
- * (V = 1) or V lists of P, each chunk's layers less num_layers / (P x V). */
-static void base_offsets(char *out, size_t size, const mo_size_cand *c, int64_t layers)
+ * (V = 1) or V lists of P, each chunk's layers less num_layers / (P x V).
+ * False when they do not fit in size. */
+static bool base_offsets(char *out, size_t size, const mo_size_cand *c, int64_t layers)
 {
 	int64_t nv = c->pp * c->vpp, rem = layers % nv;
 	size_t at = 0;
@@ -186,7 +189,8 @@ static void base_offsets(char *out, size_t size, const mo_size_cand *c, int64_t 
 			at += (size_t)snprintf(out + at, size - at, "]");
 	}
 	if (at < size)
-		snprintf(out + at, size - at, c->vpp > 1 ? "]" : "");
+		at += (size_t)snprintf(out + at, size - at, c->vpp > 1 ? "]" : "");
+	return at < size;
 }
 
 /* An integer key of a top-level section: the candidate's field, written
@@ -213,7 +217,6 @@ static const mo_base_int mo_base_graph_ints[] = {
     {"data_parallel", offsetof(mo_size_cand, dp), true},
     {"model_parallel", offsetof(mo_size_cand, tp), true},
     {"pipeline_stage", offsetof(mo_size_cand, pp), true},
-    {"micro_batch_num", offsetof(mo_size_cand, mbn), true},
     {"context_parallel", offsetof(mo_size_cand, cp), false},
     {"expert_parallel", offsetof(mo_size_cand, ep), false},
 };
@@ -246,6 +249,10 @@ static void base_graph(mo_base_edits *e, const mo_size_cand *c, const mo_model *
 	const mo_config *f = e->c;
 	const mo_node *pc = base_section(f, "parallel_config", NULL);
 	base_ints(e, "parallel_config", mo_base_graph_ints, sizeof mo_base_graph_ints / sizeof *mo_base_graph_ints, c);
+	/* the micro-batches are the pipeline's with PP, the accumulation steps'
+	 * without (below): never both, or the batch would count them twice */
+	base_set(e, pc, "parallel_config", "micro_batch_num", BASE_SET, "%lld",
+		 (long long)(c->pp > 1 ? c->mbn : 1));
 	base_set(e, pc, "parallel_config", "use_seq_parallel", c->sp ? BASE_SET : BASE_IF_PRESENT, "%s",
 		 base_bool(pc ? map_get(pc, "use_seq_parallel") : NULL, c->sp));
 
@@ -263,7 +270,11 @@ static void base_graph(mo_base_edits *e, const mo_size_cand *c, const mo_model *
 	const mo_node *mc = base_section(f, "model", "model_config");
 	char off[SIZE_BASE_TEXT - 128];
 	bool uneven = m->num_layers % (c->pp * c->vpp) != 0;
-	base_offsets(off, sizeof off, c, m->num_layers);
+	if (uneven && !base_offsets(off, sizeof off, c, m->num_layers)) {
+		base_fail(e, mc, "base: the offset list of %s is longer than %s characters", "the layout",
+			  "8,000");
+		return;
+	}
 	base_set(e, mc, "model.model_config", "offset", uneven ? BASE_SET : BASE_IF_PRESENT, "%s",
 		 uneven ? off : "0");
 	base_set(e, mc, "model.model_config", "pp_interleave_num",
