@@ -24,16 +24,21 @@ typedef enum mo_action_kind {
 	MO_ACT_KEEP = 0,
 	MO_ACT_RECOMPUTE,
 	MO_ACT_RECOMPUTE_COMM,
-	MO_ACT_SWAP
+	MO_ACT_SWAP,
+	/* recomputed, and its output freed once the next module has used it
+	 * (Megatron's CheckpointWithoutOutput): the ops that saved that output
+	 * hold nothing until backward makes it again */
+	MO_ACT_DISCARD_OUTPUT
 } mo_action_kind;
 
-/* "keep", "recompute", "recompute_comm", "swap": static strings. */
+/* "keep", "recompute", "recompute_comm", "swap", "discard_output": static strings. */
 const char *mo_action_name(mo_action_kind a);
 
 /* The config entry an action comes from. */
 typedef struct mo_rule {
 	const char *section; /* "recompute", "recompute_comm", "swap" */
-	const char *key;     /* e.g. "full_recompute_layer", "select_module['.*mlp']" */
+	const char *key;     /* e.g. "full_recompute_layer", "select_module['.*mlp']",
+			      * "discard_module['.*input_layernorm']" */
 	int line;            /* YAML line of the entry */
 } mo_rule;
 

@@ -24,7 +24,7 @@ typedef struct mo_cfg_parser {
 
 static const char *const mo_sections[] = {"recompute", "recompute_comm", "swap"};
 static const char *const mo_recompute_keys[] = {"mode", "full_recompute_layer",
-						"select_module", "exclude_op"};
+						"select_module", "exclude_op", "discard_module"};
 static const char *const mo_comm_keys[] = {"enable", "select_module"};
 static const char *const mo_swap_keys[] = {"enable", "default_prefetch", "layer_swap",
 					   "op_swap"};
@@ -290,6 +290,31 @@ static void cfg_patterns(mo_cfg_parser *p, mo_pattern_list *out, const mo_node *
 	}
 }
 
+/* discard_module's patterns join select_module's, after them, marked. */
+static void cfg_discard(mo_cfg_parser *p, const mo_node *v)
+{
+	mo_config *c = p->c;
+	mo_pattern_list d;
+	cfg_patterns(p, &d, v, "recompute.discard_module");
+	c->discard_at = d.at;
+	if (!d.n)
+		return;
+	mo_pattern *all = arena_alloc(p->a, (c->select.n + d.n) * sizeof(*all));
+	if (!all) {
+		for (size_t i = 0; i < d.n; i++)
+			regex_free(d.p[i].re);
+		return;
+	}
+	if (c->select.n)
+		memcpy(all, c->select.p, c->select.n * sizeof(*all));
+	for (size_t i = 0; i < d.n; i++) {
+		all[c->select.n + i] = d.p[i];
+		all[c->select.n + i].discard = true;
+	}
+	c->select.p = all;
+	c->select.n += d.n;
+}
+
 static void cfg_layers(mo_cfg_parser *p, mo_layers *out, const mo_node *v,
 			  const char *path)
 {
@@ -359,6 +384,7 @@ static void cfg_recompute(mo_cfg_parser *p, const mo_node *v)
 		      "recompute.full_recompute_layer");
 	cfg_patterns(p, &c->select, map_get(v, "select_module"), "recompute.select_module");
 	cfg_patterns(p, &c->exclude, map_get(v, "exclude_op"), "recompute.exclude_op");
+	cfg_discard(p, map_get(v, "discard_module"));
 }
 
 static void cfg_comm(mo_cfg_parser *p, const mo_node *v)

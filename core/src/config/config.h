@@ -43,6 +43,7 @@ typedef struct mo_pattern {
 	mo_layers layers;
 	const char *dpath;      /* diagnostic path, e.g. recompute.select_module['.*mlp'] */
 	mo_regex *re;           /* compiled, or NULL (bad pattern) */
+	bool discard;           /* recompute.discard_module: recomputed, its output freed */
 } mo_pattern;
 
 typedef struct mo_pattern_list {
@@ -75,7 +76,10 @@ struct mo_config {
 	mo_mode mode;
 	const mo_node *mode_at;
 	mo_layers full;              /* full_recompute_layer */
-	mo_pattern_list select;      /* select_module */
+	/* select_module, then discard_module (pattern.discard): both recompute,
+	 * so every rule over select's patterns holds for both */
+	mo_pattern_list select;
+	const mo_node *discard_at;   /* the discard_module mapping (NULL when absent) */
 	mo_pattern_list exclude;     /* exclude_op */
 
 	/* recompute_comm */

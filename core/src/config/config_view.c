@@ -75,7 +75,7 @@ static const mo_pattern *config_pattern_at(const mo_config *c, size_t i, const c
 	for (size_t l = 0; l < 3; l++) {
 		if (i < lists[l]->n) {
 			*section = sections[l];
-			*key = keys[l];
+			*key = lists[l]->p[i].discard ? "discard_module" : keys[l];
 			*comm_only = l == 2;
 			return &lists[l]->p[i];
 		}

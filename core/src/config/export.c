@@ -115,20 +115,26 @@ static bool export_regex(mo_yaml_writer *w, const mo_pattern *p)
 	return yaml_tree_write_string(w, p->regex, strlen(p->regex));
 }
 
-/* {regex: layers} in the file's order. */
-static bool export_patterns(mo_yaml_writer *w, const char *key,
-			       const mo_pattern_list *pl)
+/* {regex: layers} in the file's order: the patterns of one key (select_module's and
+ * discard_module's share a list, told apart by `discard`). */
+static bool export_patterns_of(mo_yaml_writer *w, const char *key, const mo_pattern_list *pl,
+			       bool discard)
 {
 	if (!yaml_tree_write_plain(w, key) || !yaml_tree_write_mapping_start(w, NULL, false))
 		return false;
 	for (size_t i = 0; i < pl->n; i++) {
 		const mo_pattern *p = &pl->p[i];
-		if (!p->regex)
+		if (!p->regex || p->discard != discard)
 			continue;
 		if (!export_regex(w, p) || !export_layers(w, &p->layers))
 			return false;
 	}
 	return yaml_tree_write_mapping_end(w);
+}
+
+static bool export_patterns(mo_yaml_writer *w, const char *key, const mo_pattern_list *pl)
+{
+	return export_patterns_of(w, key, pl, false);
 }
 
 static const char *export_bool(bool b)
@@ -152,6 +158,9 @@ static bool export_recompute(mo_yaml_writer *w, const mo_config *c)
 		return false;
 	if (export_patterns_present(c, &c->exclude) &&
 	    !export_patterns(w, "exclude_op", &c->exclude))
+		return false;
+	if (c->discard_at && c->discard_at->kind == MO_NODE_MAP &&
+	    !export_patterns_of(w, "discard_module", &c->select, true))
 		return false;
 	return true;
 }

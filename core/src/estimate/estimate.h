@@ -77,7 +77,9 @@ typedef struct mo_est_keep {
 /* Per storage, what the evaluation decided: kept on device, swapped to the
  * host, saved by some op with no optimisation (BASE && !KEPT && !SWAP: it
  * exists again in the layer's backward). */
-enum { MO_K_KEPT = 1, MO_K_SWAP = 2, MO_K_BASE = 4 };
+/* MO_K_GONE: an output discarded after its next module's forward (discard_output), or a
+ * gathered copy of one: whoever saved it holds nothing until backward re-creates it. */
+enum { MO_K_KEPT = 1, MO_K_SWAP = 2, MO_K_BASE = 4, MO_K_GONE = 8 };
 
 /* What one layer of graph g keeps under a segment's actions into *k. act:
  * per layout path (NULL = keep everything); full / swapped: the whole

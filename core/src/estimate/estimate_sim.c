@@ -6,12 +6,23 @@
  *    are kept, so their outputs are);
  *  - a communication op under recompute_comm keeps the local shard (its
  *    input) instead of the gathered tensor it produced;
- *  - a swapped op's saved tensors go to host memory.
+ *  - a swapped op's saved tensors go to host memory;
+ *  - a discard_output region is recomputed like one and, as Megatron's
+ *    CheckpointWithoutOutput (tensor_parallel/random.py:521-615 at adc69dba:
+ *    the region runs under no_grad, saves its inputs, and its outputs'
+ *    storage is resized to 0 once the next module has run), its outputs are
+ *    kept by nobody, nor the gathered copies made of them alone (a
+ *    sequence-parallel Linear gathers its input again in backward).
  * Storages are counted once, whichever op or view keeps them. */
 #include "estimate/estimate_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+static bool sim_recomputes(mo_action_kind a)
+{
+	return a == MO_ACT_RECOMPUTE || a == MO_ACT_DISCARD_OUTPUT;
+}
 
 typedef struct mo_kept_set {
 	const mo_est_graph *g;
@@ -32,7 +43,7 @@ static mo_action_kind kept_set_action(const mo_kept_set *s, const mo_est_op *op,
 		a = MO_ACT_RECOMPUTE;
 	else if (swapped)
 		a = MO_ACT_SWAP;
-	if (no_rc && (a == MO_ACT_RECOMPUTE || a == MO_ACT_RECOMPUTE_COMM))
+	if (no_rc && (sim_recomputes(a) || a == MO_ACT_RECOMPUTE_COMM))
 		a = MO_ACT_KEEP;
 	return a;
 }
@@ -44,7 +55,7 @@ static int kept_set_region(const mo_kept_set *s, const mo_est_op *op, bool full)
 		return -2;
 	int p = op->path;
 	while (s->lt->paths[p].parent >= 0 &&
-	       s->pact[s->lt->paths[p].parent] == MO_ACT_RECOMPUTE)
+	       sim_recomputes(s->pact[s->lt->paths[p].parent]))
 		p = s->lt->paths[p].parent;
 	return p;
 }
@@ -55,6 +66,8 @@ static void kept_set_mark(mo_kept_set *s, int t, unsigned bit)
 {
 	const mo_est_graph *g = s->g;
 	int p = g->t[t].producer;
+	if (s->mark[g->t[t].storage] & MO_K_GONE)
+		return;
 	if (p >= 0 && s->act[p] == MO_ACT_RECOMPUTE_COMM && g->ops[p].comm) {
 		const mo_est_op *op = &g->ops[p];
 		uint64_t in = 0;
@@ -75,8 +88,33 @@ static void kept_set_region_inputs(mo_kept_set *s, size_t o)
 	const mo_est_op *op = &s->g->ops[o];
 	for (size_t i = 0; i < op->n_in; i++) {
 		int t = op->in[i], p = s->g->t[t].producer;
-		if (p < 0 || s->act[p] != MO_ACT_RECOMPUTE || s->region[p] != s->region[o])
+		if (p < 0 || !sim_recomputes(s->act[p]) || s->region[p] != s->region[o])
 			kept_set_mark(s, t, MO_K_KEPT);
+	}
+}
+
+/* Whether every input of op o is a discarded storage (an op without inputs is not). */
+static bool kept_set_inputs_gone(const mo_kept_set *s, const mo_est_op *op)
+{
+	for (size_t i = 0; i < op->n_in; i++)
+		if (!(s->mark[s->g->t[op->in[i]].storage] & MO_K_GONE))
+			return false;
+	return op->n_in > 0;
+}
+
+/* Marks the storages a discard_output region makes (ops come in forward order): its ops'
+ * outputs that leave the region, and what a collective gathers from them alone. */
+static void kept_set_discards(mo_kept_set *s)
+{
+	const mo_est_graph *g = s->g;
+	for (size_t t = 0; t < g->n_t; t++) {
+		int p = g->t[t].producer;
+		if (p < 0 || g->t[t].storage != (int)t)
+			continue;
+		const mo_est_op *op = &g->ops[p];
+		if (s->act[p] == MO_ACT_DISCARD_OUTPUT ||
+		    (op->comm && s->act[p] == MO_ACT_KEEP && kept_set_inputs_gone(s, op)))
+			s->mark[t] |= MO_K_GONE;
 	}
 }
 
@@ -90,6 +128,7 @@ static void kept_set_apply(mo_kept_set *s, mo_est_keep *k)
 				s->mark[g->t[op->save[i]].storage] |= MO_K_BASE;
 		switch (s->act[o]) {
 		case MO_ACT_RECOMPUTE:
+		case MO_ACT_DISCARD_OUTPUT:
 			kept_set_region_inputs(s, o);
 			k->recompute_flops += op->flops;
 			if (op->comm) {
@@ -178,10 +217,9 @@ int est_keep_eval_marks(mo_est_keep *k, const mo_est_graph *g, const mo_layer_ty
 		full = false;
 	for (size_t o = 0; o < g->n_ops; o++) {
 		s.act[o] = kept_set_action(&s, &g->ops[o], full, swapped, no_recompute);
-		s.region[o] = s.act[o] == MO_ACT_RECOMPUTE
-				      ? kept_set_region(&s, &g->ops[o], full)
-				      : -1;
+		s.region[o] = sim_recomputes(s.act[o]) ? kept_set_region(&s, &g->ops[o], full) : -1;
 	}
+	kept_set_discards(&s);
 	kept_set_apply(&s, k);
 	kept_set_sum(&s, k);
 	if (marks)

@@ -180,14 +180,22 @@ static const mo_op_row pt_attn_mla[] = {
 	 .out = "qr:c:tok*kpeh", .save = KEEPS_NOTHING},
 	{.path = "self_attention.apply_rotary_emb_k", .op = "rotary", .in = "kpeg",
 	 .out = "kr:c:tok*rope", .save = KEEPS_NOTHING},
-	{.path = "self_attention", .op = "cat", .in = "qf qr kvf kr",
-	 .out = "qa:c:tok*qhd ka:c:tok*qhd", .save = KEEPS_NOTHING},
-	{.path = "self_attention", .op = "split", .in = "kvf", .out = "va@kvf",
+	/* the query, key and value the up projections hand to the core
+	 * attention: the outputs of Megatron's qkv_up_proj_and_rope_apply,
+	 * which --recompute-modules mla_up_proj discards
+	 * (multi_latent_attention.py:783-787, :315-317 at adc69dba), on the
+	 * layout's q/k/v_handoff paths so that a discard_module pattern can
+	 * name the whole function */
+	{.path = "self_attention.q_handoff", .op = "cat", .in = "qf qr", .out = "qa:c:tok*qhd",
+	 .save = KEEPS_NOTHING},
+	{.path = "self_attention.k_handoff", .op = "cat", .in = "kvf kr", .out = "ka:c:tok*qhd",
+	 .save = KEEPS_NOTHING},
+	{.path = "self_attention.v_handoff", .op = "split", .in = "kvf", .out = "va@kvf",
 	 .save = KEEPS_NOTHING},
 	/* Megatron makes value, a slice of the up-projected kv, contiguous
 	 * before the core attention (multi_latent_attention.py:796-798 and
 	 * :260-265 at 11debfa7): a copy, and nothing then keeps kv */
-	{.path = "self_attention", .op = "contiguous", .in = "va", .out = "vc:c:tok*vh",
+	{.path = "self_attention.v_handoff", .op = "contiguous", .in = "va", .out = "vc:c:tok*vh",
 	 .save = KEEPS_NOTHING},
 	{.when = C_CP, .path = "self_attention.core_attention.input.allgather", .op = "allgather",
 	 .in = "ka vc", .out = "kaf:c:b*s*qhd vaf:c:b*s*vh", .save = KEEPS_NOTHING, .comm = AG},

@@ -33,6 +33,71 @@ static void megatron_block_layers(mo_buf *b,
 		buf_puts(b, ", ...");
 }
 
+/* --recompute-modules' names (transformer_config.py recompute_modules at adc69dba) as
+ * memopt patterns: `discard` where Megatron wraps the module in CheckpointWithoutOutput
+ * (its output freed once the next module has run, transformer_layer.py:489-516, 570-623;
+ * multi_latent_attention.py:783-787, 315-317; moe/experts.py:254-301), select where it
+ * checkpoints the module whole (transformer_layer.py:587-600, attention.py core_attn,
+ * moe_layer.py:280, shared_experts). NULL pattern: not modelled. */
+static const struct {
+	const char *name, *pattern;
+	bool discard;
+} mo_megatron_recompute_modules[] = {
+	{"core_attn", ".*self_attention\\.core_attention", false},
+	{"mlp", ".*mlp", false}, /* Megatron: the dense layers' MLP only */
+	{"moe", ".*mlp", false}, /* the MoE layers' */
+	{"shared_experts", ".*mlp\\.shared_experts", false},
+	/* Megatron skips a norm fused into the next Linear (IdentityOp): the MLA input norm
+	 * and the MoE layers' pre-MLP norm are real ones */
+	{"layernorm", ".*(input|pre_mlp)_layernorm", true},
+	{"mla_up_proj",
+	 ".*self_attention\\.(q_layernorm|linear_qb|k_layernorm|linear_kvb|"
+	 "apply_rotary_emb_[qk]|[qkv]_handoff)",
+	 true},
+	{"moe_act", ".*mlp\\.experts\\.activation_func", true},
+};
+
+/* Whether a list such as "[layernorm mla_up_proj]" or "layernorm,moe_act" names a module. */
+static bool megatron_word_in(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; (p = strstr(p, name)) != NULL; p += n) {
+		bool starts = p == list || strchr(" ,[]'\"", p[-1]);
+		bool ends = p[n] == '\0' || strchr(" ,[]'\"", p[n]);
+		if (starts && ends)
+			return true;
+	}
+	return false;
+}
+
+/* One key of the section (select_module or discard_module) with the modules of the list
+ * that take it, over every layer; nothing when none does. */
+static void megatron_module_patterns(mo_buf *b, const char *modules, int64_t layers,
+				     bool discard)
+{
+	bool any = false;
+	for (size_t i = 0; i < sizeof mo_megatron_recompute_modules / sizeof *mo_megatron_recompute_modules; i++) {
+		if (mo_megatron_recompute_modules[i].discard != discard ||
+		    !megatron_word_in(modules, mo_megatron_recompute_modules[i].name))
+			continue;
+		buf_printf(b, "%s'%s': [0-%lld]",
+			   any ? ", " : discard ? ", discard_module: {" : ", select_module: {",
+			   mo_megatron_recompute_modules[i].pattern, (long long)layers - 1);
+		any = true;
+	}
+	if (any)
+		buf_puts(b, "}");
+}
+
+/* The recompute section that does what --recompute-modules does. */
+static void megatron_selective_config(mo_buf *b, const char *modules, int64_t layers)
+{
+	buf_puts(b, "recompute: {mode: select");
+	megatron_module_patterns(b, modules, layers, false);
+	megatron_module_patterns(b, modules, layers, true);
+	buf_puts(b, "}");
+}
+
 static const char *const mo_megatron_granularities[] = {"full", "selective",
 							NULL};
 static const char *const mo_megatron_methods[] = {"uniform", "block", NULL};
@@ -62,11 +127,9 @@ void megatron_read_recompute(struct mo_megatron_import *g,
 	mo_buf b;
 	buf_init(&b, 4096);
 	if (strcmp(gran, "selective") == 0) {
-		buf_printf(
-		    &b,
-		    "recompute: {mode: select, select_module: {<the modules of "
-		    "--recompute-modules, default core_attn>: [0-%lld]}}",
-		    (long long)s->layers - 1);
+		const struct mo_megatron_arg *mods = megatron_find(g, "--recompute-modules");
+		megatron_selective_config(&b, mods && mods->value ? mods->value : "core_attn",
+					  s->layers);
 	} else if (method && strcmp(method, "block") == 0) {
 		buf_puts(&b,
 			    "recompute: {mode: full, full_recompute_layer: [");

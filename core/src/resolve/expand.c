@@ -18,6 +18,8 @@ const char *mo_action_name(mo_action_kind a)
 		return "recompute_comm";
 	case MO_ACT_SWAP:
 		return "swap";
+	case MO_ACT_DISCARD_OUTPUT:
+		return "discard_output";
 	default:
 		return "keep";
 	}

@@ -69,13 +69,13 @@ static bool fill_recompute(mo_resolve_fill *f, mo_seg *g, const mo_layer_type *l
 	first_match(lists->select, lists->n_select, g->type, first, lt->n_paths);
 	for (size_t p = 0; p < lt->n_paths; p++) {
 		int parent = lt->paths[p].parent;
-		if (parent >= 0 && g->act[parent] == MO_ACT_RECOMPUTE) {
-			g->act[p] = MO_ACT_RECOMPUTE;
+		if (parent >= 0 && action_recomputes(g->act[parent])) {
+			g->act[p] = g->act[parent];
 			g->rule[p] = g->rule[parent];
 		} else if (first[p]) {
-			g->act[p] = MO_ACT_RECOMPUTE;
+			g->act[p] = pattern_ref_action(first[p]);
 			g->rule[p] = first[p]->rule;
-			if (!segment_add_root(g, lt->paths[p].name, MO_ACT_RECOMPUTE, first[p]->rule))
+			if (!segment_add_root(g, lt->paths[p].name, g->act[p], first[p]->rule))
 				return false;
 		}
 	}
@@ -94,8 +94,8 @@ static void fill_exclude_effect(mo_resolve_fill *f, const mo_seg *g)
 		bool effect = false;
 		for (size_t w = 0; w < m->n_words && !effect; w++)
 			for (uint64_t bits = m->words[w]; bits && !effect; bits &= bits - 1)
-				effect = g->act[w * 64 + (size_t)__builtin_ctzll(bits)] ==
-					 MO_ACT_RECOMPUTE;
+				effect = action_recomputes(
+				    g->act[w * 64 + (size_t)__builtin_ctzll(bits)]);
 		if (!effect)
 			findings_add_segment(f->findings, g, "exclude-no-effect",
 						lists->exclude[i], NULL);
@@ -120,7 +120,7 @@ static bool fill_exclude(mo_resolve_fill *f, mo_seg *g, const mo_layer_type *lt)
 			excl[p] = true;
 			g->act[p] = MO_ACT_KEEP;
 			g->rule[p] = g->rule[parent];
-		} else if (first[p] && g->act[p] == MO_ACT_RECOMPUTE) {
+		} else if (first[p] && action_recomputes(g->act[p])) {
 			excl[p] = true;
 			g->act[p] = MO_ACT_KEEP;
 			g->rule[p] = first[p]->rule;
@@ -155,10 +155,10 @@ static bool fill_comm(mo_resolve_fill *f, mo_seg *g, const mo_layer_type *lt)
 /* An op-level recompute on p, an ancestor or a descendant of p. */
 static const mo_rule *recompute_near(const mo_seg *g, const mo_layer_type *lt, size_t p)
 {
-	if (g->act[p] == MO_ACT_RECOMPUTE || g->act[p] == MO_ACT_RECOMPUTE_COMM)
+	if (action_recomputes(g->act[p]) || g->act[p] == MO_ACT_RECOMPUTE_COMM)
 		return &g->rule[p];
 	for (size_t q = p + 1; q < lt->n_paths; q++)
-		if ((g->act[q] == MO_ACT_RECOMPUTE || g->act[q] == MO_ACT_RECOMPUTE_COMM) &&
+		if ((action_recomputes(g->act[q]) || g->act[q] == MO_ACT_RECOMPUTE_COMM) &&
 		    is_descendant(lt, q, p))
 			return &g->rule[q];
 	return NULL;

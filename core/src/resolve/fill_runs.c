@@ -66,8 +66,9 @@ bool runs_recompute(mo_resolve_fill *f, mo_seg *g, const mo_layer_type *lt)
 	size_t nw = runs_union(f, lists->select, lists->n_select, g->type);
 	for (size_t q = next_bit(u, nw, 0); q < lt->n_paths; q = next_bit(u, nw, end[q])) {
 		const mo_pattern_ref *ref = f->first[q];
-		run_set(g, q, end[q], MO_ACT_RECOMPUTE, ref->rule, f->need_rules);
-		if (!segment_add_root(g, lt->paths[q].name, MO_ACT_RECOMPUTE, ref->rule))
+		mo_action_kind k = pattern_ref_action(ref);
+		run_set(g, q, end[q], k, ref->rule, f->need_rules);
+		if (!segment_add_root(g, lt->paths[q].name, k, ref->rule))
 			return false;
 	}
 	return true;
@@ -80,7 +81,7 @@ bool runs_exclude(mo_resolve_fill *f, mo_seg *g, const mo_layer_type *lt)
 	const uint64_t *u = f->path_union;
 	size_t nw = runs_union(f, lists->exclude, lists->n_exclude, g->type);
 	for (size_t q = next_bit(u, nw, 0); q < lt->n_paths;) {
-		if (g->act[q] != MO_ACT_RECOMPUTE) {
+		if (!action_recomputes(g->act[q])) {
 			q = next_bit(u, nw, q + 1);
 			continue;
 		}
@@ -117,7 +118,7 @@ bool runs_comm(mo_resolve_fill *f, mo_seg *g, const mo_layer_type *lt)
 
 static bool fill_recomputed(mo_action_kind k)
 {
-	return k == MO_ACT_RECOMPUTE || k == MO_ACT_RECOMPUTE_COMM;
+	return action_recomputes(k) || k == MO_ACT_RECOMPUTE_COMM;
 }
 
 /* An op-level recompute on p or inside its run (the first in path order). */

@@ -321,4 +321,16 @@ bool runs_comm(mo_resolve_fill *f, mo_seg *g, const mo_layer_type *lt);
 bool runs_op_swap(mo_resolve_fill *f, mo_seg *g, const mo_layer_type *lt,
 		     const mo_pattern_ref *ref);
 
+/* Recomputed in backward: a recompute region, or one whose output is discarded too. */
+static inline bool action_recomputes(mo_action_kind k)
+{
+	return k == MO_ACT_RECOMPUTE || k == MO_ACT_DISCARD_OUTPUT;
+}
+
+/* The action a select_module / discard_module pattern gives the paths it roots. */
+static inline mo_action_kind pattern_ref_action(const mo_pattern_ref *ref)
+{
+	return ref->pattern->discard ? MO_ACT_DISCARD_OUTPUT : MO_ACT_RECOMPUTE;
+}
+
 #endif

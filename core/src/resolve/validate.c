@@ -101,9 +101,10 @@ static void validation_no_effect(mo_validation *v)
 				     "mode is None, nothing is recomputed",
 				     "set mode: full, or remove full_recompute_layer");
 	if (none && c->select.n)
-		validation_unused(v, c->select.at, "recompute.select_module",
+		validation_unused(v, c->select.at ? c->select.at : c->discard_at,
+				     c->select.at ? "recompute.select_module" : "recompute.discard_module",
 				     "mode is None, nothing is recomputed",
-				     "set mode: select, or remove select_module");
+				     "set mode: select, or remove select_module and discard_module");
 	if (c->has_swap && !c->swap_enable && c->n_layer_swap)
 		validation_unused(v, c->layer_swap_at, "swap.layer_swap",
 				     "swap.enable is False, nothing is swapped",
@@ -132,10 +133,12 @@ static void validation_needs(mo_validation *v)
 					     "mode: full needs a non-empty full_recompute_layer");
 		diag_set_hint(v->diags, d, "add full_recompute_layer: [0-15]");
 	}
-	if (c->mode == MO_MODE_SELECT && !select_bad && (!c->select.at || !c->select.at->n)) {
+	bool discards = c->discard_at && c->discard_at->n;
+	if (c->mode == MO_MODE_SELECT && !select_bad && !discards &&
+	    (!c->select.at || !c->select.at->n)) {
 		mo_diag *d = diags_add_at(v->diags, MO_SEV_ERROR, "select-needs-modules", v->file,
 					     c->select.at ? c->select.at : at, "recompute.select_module",
-					     "mode: select needs a non-empty select_module");
+					     "mode: select needs a non-empty select_module or discard_module");
 		diag_set_hint(v->diags, d, "add select_module: {'.*mlp': [0-31]}");
 	}
 	if (c->comm_enable && !comm_bad && (!c->comm.at || !c->comm.at->n)) {
