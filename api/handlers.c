@@ -378,7 +378,10 @@ static json_t *mo_api_estimate_result(mo_api_run *run, mo_api_response *out)
 {
 	mo_error err = {0};
 	mo_estimate *e = NULL;
-	if (mo_estimate_resolved(&e, run->resolved, &err) != 0) {
+	/* the events are listed only when the answer shows them */
+	bool listed = (run->in.detail & MO_JSON_EST_TIMELINE) != 0;
+	if ((listed ? mo_estimate_resolved : mo_estimate_resolved_summary)(&e, run->resolved,
+									   &err) != 0) {
 		mo_api_reply_error(out, &err);
 		return NULL;
 	}

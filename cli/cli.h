@@ -129,6 +129,8 @@ int mo_cli_unpriceable(const mo_cli *c);
 /* The estimate and the plan of the config read, from the resolution validation built (without
  * one, as the core answers an unresolved config). */
 int mo_cli_estimate_run(const mo_cli *c, mo_estimate **out, mo_error *err);
+/* The same without listing a timeline too long to list whole: the report shows no events. */
+int mo_cli_estimate_summary(const mo_cli *c, mo_estimate **out, mo_error *err);
 int mo_cli_expand_run(const mo_cli *c, mo_plan **out, mo_error *err);
 /* Writes text to path (stdout when NULL). Returns an exit status. */
 int mo_cli_write(const char *path, const char *text, size_t len);

@@ -180,7 +180,8 @@ int mo_cli_estimate(mo_cli *c, int argc, char **argv)
 	mo_estimate *e = NULL;
 	mo_error err = {0};
 	mo_cli_budget_begin(c);
-	int failed = mo_cli_estimate_run(c, &e, &err) != 0;
+	/* the JSON answer lists the timeline; the report does not */
+	int failed = (c->json ? mo_cli_estimate_run : mo_cli_estimate_summary)(c, &e, &err) != 0;
 	mo_budget_end();
 	if (failed)
 		return mo_cli_estimate_error(c, &err);

@@ -209,6 +209,12 @@ int mo_cli_estimate_run(const mo_cli *c, mo_estimate **out, mo_error *err)
 			   : mo_estimate_run(out, c->cfg, c->model, err);
 }
 
+int mo_cli_estimate_summary(const mo_cli *c, mo_estimate **out, mo_error *err)
+{
+	return c->resolved ? mo_estimate_resolved_summary(out, c->resolved, err)
+			   : mo_estimate_run(out, c->cfg, c->model, err);
+}
+
 int mo_cli_expand_run(const mo_cli *c, mo_plan **out, mo_error *err)
 {
 	return c->resolved ? mo_expand_resolved(out, c->resolved, err)

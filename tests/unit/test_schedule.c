@@ -359,6 +359,65 @@ static void test_clock_deadlock(void **state)
 	mo_model_free(m);
 }
 
+/* mo_estimate_resolved_summary: every figure of mo_estimate_resolved (peak, its event and
+ * buckets, in-flight count, bytes between steps, whether the listing is cut); no events
+ * listed for a stage whose step does not fit the store (2^18 events over all stages), the
+ * same events where it fits (the walk gives the figures there). */
+static void test_summary(void **state)
+{
+	(void)state;
+	static const char fmt[] =
+		"model:\n  num_layers: %d\n  hidden_size: 1024\n  ffn_hidden_size: 4096\n"
+		"  num_attention_heads: 16\n  vocab_size: 32000\n  seq_length: 2048\n"
+		"training:\n  micro_batch_size: 1\n  micro_batch_num: %lld\n"
+		"parallel:\n  world_size: %d\n  pipeline_parallel: %d\n  virtual_pipeline: %d\n";
+	static const struct {
+		int layers, pp, vpp;
+		long long mbn;
+		bool fits;
+	} cases[] = {{8, 4, 1, 8, true},	  {8, 4, 2, 16, true},	   {64, 8, 2, 4096, false},
+		     {16, 4, 1, 2147483647LL, false}, {64, 64, 1, 2048, false}, {64, 64, 1, 64, true}};
+	mo_config *c = load_config("recompute:\n  mode: None\n");
+	assert_non_null(c);
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char text[1024];
+		snprintf(text, sizeof text, fmt, cases[i].layers, cases[i].mbn, cases[i].pp,
+			 cases[i].pp, cases[i].vpp);
+		mo_model *m = load_model(text);
+		assert_non_null(m);
+		mo_diags *d = NULL;
+		mo_resolved *r = NULL;
+		assert_int_equal(mo_diags_new(&d), 0);
+		assert_int_equal(mo_validate_resolve(d, c, m, &r), 0);
+		assert_non_null(r);
+		mo_estimate *listed = NULL, *summary = NULL;
+		assert_int_equal(mo_estimate_resolved(&listed, r, NULL), 0);
+		assert_int_equal(mo_estimate_resolved_summary(&summary, r, NULL), 0);
+		assert_int_equal(mo_estimate_timeline_truncated(listed),
+				 mo_estimate_timeline_truncated(summary));
+		assert_int_equal(mo_estimate_timeline_truncated(listed), !cases[i].fits);
+		for (size_t s = 0; s < (size_t)cases[i].pp; s++) {
+			const mo_estimate_stage *a = mo_estimate_stage_get(listed, s),
+						*b = mo_estimate_stage_get(summary, s);
+			assert_int_equal(a->peak_bytes, b->peak_bytes);
+			assert_memory_equal(a->peak_by_bucket, b->peak_by_bucket,
+					    sizeof a->peak_by_bucket);
+			assert_string_equal(a->peak_event, b->peak_event);
+			assert_int_equal(a->in_flight, b->in_flight);
+			assert_int_equal(a->between_steps_bytes, b->between_steps_bytes);
+			assert_true(mo_estimate_event_count(listed, s) > 0);
+			assert_int_equal(mo_estimate_event_count(summary, s),
+					 cases[i].fits ? mo_estimate_event_count(listed, s) : 0);
+		}
+		mo_estimate_free(listed);
+		mo_estimate_free(summary);
+		mo_resolved_free(r);
+		mo_diags_free(d);
+		mo_model_free(m);
+	}
+	mo_config_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -366,6 +425,7 @@ int main(void)
 		cmocka_unit_test(test_presets),
 		cmocka_unit_test(test_long_step),
 		cmocka_unit_test(test_clock_deadlock),
+		cmocka_unit_test(test_summary),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -39,6 +39,11 @@ int mo_estimate_run(mo_estimate **out, const mo_config *c, const mo_model *m,
 /* mo_estimate_run of the config and model a resolution was built from (mo_validate_resolve,
  * mo_check_resolved), without resolving again. */
 int mo_estimate_resolved(mo_estimate **out, const mo_resolved *r, mo_error *err);
+/* mo_estimate_resolved in summary mode: every figure the same, but the timeline of a stage
+ * whose step is too long to list whole is not listed (mo_estimate_event_count 0 there; its
+ * figures come from the schedule's closed form either way), so that a caller that shows no
+ * events pays neither the listing's memory nor its walk. */
+int mo_estimate_resolved_summary(mo_estimate **out, const mo_resolved *r, mo_error *err);
 /* Frees the estimate; NULL is fine. */
 void mo_estimate_free(mo_estimate *e);
 

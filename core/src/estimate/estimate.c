@@ -272,7 +272,7 @@ static int est_build(mo_estimate *e, const mo_config *c, const mo_resolved *rs,
 }
 
 /* How much of the timeline an estimate builds. */
-typedef enum { EST_LISTED, EST_UNLISTED, EST_UNPEAKED } est_depth;
+typedef enum { EST_LISTED, EST_UNLISTED, EST_UNPEAKED, EST_SUMMARY } est_depth;
 
 /* The estimate of m under c, whose resolution against m is rs (NULL with no config). */
 static int estimate_build(mo_estimate **out, const mo_config *c, const mo_resolved *rs,
@@ -287,8 +287,9 @@ static int estimate_build(mo_estimate **out, const mo_config *c, const mo_resolv
 	}
 	e->a = a;
 	e->fw = est_framework(m);
-	e->no_events = depth != EST_LISTED;
+	e->no_events = depth == EST_UNLISTED || depth == EST_UNPEAKED;
 	e->no_peaks = depth == EST_UNPEAKED;
+	e->unlisted = depth == EST_SUMMARY;
 	if (est_build(e, c, rs, m, err) != 0) {
 		mo_estimate_free(e);
 		return -1;
@@ -330,7 +331,8 @@ static int est_run(mo_estimate **out, const mo_config *c, const mo_model *m, est
 	return rc;
 }
 
-int mo_estimate_resolved(mo_estimate **out, const mo_resolved *r, mo_error *err)
+static int estimate_resolved_as(mo_estimate **out, const mo_resolved *r, est_depth depth,
+				mo_error *err)
 {
 	mo_error dummy;
 	if (!err)
@@ -343,7 +345,17 @@ int mo_estimate_resolved(mo_estimate **out, const mo_resolved *r, mo_error *err)
 	}
 	if (estimate_begin(out, r->c, r->m, err) != 0)
 		return -1;
-	return estimate_build(out, r->c, r, r->m, EST_LISTED, err);
+	return estimate_build(out, r->c, r, r->m, depth, err);
+}
+
+int mo_estimate_resolved(mo_estimate **out, const mo_resolved *r, mo_error *err)
+{
+	return estimate_resolved_as(out, r, EST_LISTED, err);
+}
+
+int mo_estimate_resolved_summary(mo_estimate **out, const mo_resolved *r, mo_error *err)
+{
+	return estimate_resolved_as(out, r, EST_SUMMARY, err);
 }
 
 int mo_estimate_run(mo_estimate **out, const mo_config *c, const mo_model *m, mo_error *err)

@@ -219,6 +219,7 @@ struct mo_estimate {
 	bool truncated;
 	bool no_events;           /* est_run_unlisted: peaks from the closed form */
 	bool no_peaks;            /* est_run_unpeaked: no stage peaks at all */
+	bool unlisted; /* mo_estimate_resolved_summary: no listing of a step too long to list whole */
 	mo_estimate_cost cost;
 	mo_estimate_time time;
 	double *type_fwd_s, *type_bwd_s; /* per layer type: seconds a micro-batch */

@@ -675,7 +675,7 @@ void est_alive_free(mo_est_alive *a)
 int est_peak_alive(const mo_estimate *e, size_t s, mo_est_alive *out)
 {
 	memset(out, 0, sizeof(*out));
-	if (s >= e->n_stages || !e->n_events[s])
+	if (s >= e->n_stages || !e->peak_events || e->no_peaks)
 		return -1;
 	int64_t mbn = e->cfg.mbn, V = e->cfg.vpp;
 	/* the replay writes only into its own arrays (no .out); it reads no
@@ -710,6 +710,20 @@ static int timeline_alloc(mo_estimate *e, double **gathered)
 	return 0;
 }
 
+/* Whether the walk of stage s would fill its store of cap events (or stop on its unit
+ * bound) before the step's end, so that its figures come from the closed form anyway
+ * (timeline_peak): one event per layer of each forward and backward unit, the embedding's
+ * and the loss region's pairs on the first and last stage, the optimizer step
+ * (timeline_forward / timeline_backward); timeline_stopped's unit bound. */
+static bool timeline_overflows(const mo_estimate *e, size_t s, size_t cap)
+{
+	double mbn = (double)e->cfg.mbn, units = 2.0 * mbn * (double)e->cfg.vpp;
+	double events = 2.0 * (double)e->stages[s].num_layers * mbn + 1.0;
+	events += s == 0 ? 2.0 * mbn : 0.0;
+	events += s + 1 == e->n_stages ? 2.0 * mbn : 0.0;
+	return events > (double)cap || units > 2.0 * (double)cap + 16.0;
+}
+
 int est_timeline(mo_estimate *e, mo_error *err)
 {
 	double *gathered = NULL;
@@ -722,6 +736,10 @@ int est_timeline(mo_estimate *e, mo_error *err)
 		double want = 2.0 * ((double)e->stages[s].num_layers + 2.0) * (double)e->cfg.mbn *
 				      (double)e->cfg.vpp + 1.0;
 		size_t n = e->no_events ? 0 : want < (double)cap ? (size_t)want : cap;
+		/* not asked to list: a step the store cannot hold whole takes the closed form
+		 * without the walk that would list its start */
+		if (e->unlisted && timeline_overflows(e, s, cap))
+			n = 0;
 		/* malloc, not the (zeroing) arena: every stored event is written
 		 * before it is read; mo_estimate_free releases them */
 		e->events[s] = e->no_events ? NULL : malloc((n + 1) * sizeof(mo_estimate_event));

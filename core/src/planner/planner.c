@@ -213,7 +213,7 @@ static int planner_realise(mo_planner_result *r, const mo_planner_problem *pl,
 		goto out;
 	}
 	if (mo_export_sections(&r->yaml, NULL, r->cfg, err) != 0 ||
-	    mo_estimate_resolved(&r->est, rs, err) != 0 ||
+	    mo_estimate_resolved_summary(&r->est, rs, err) != 0 ||
 	    planner_note_replaced(r, pl, err) != 0)
 		goto out;
 	rc = 0;

@@ -48,7 +48,7 @@ static int staged_run(mo_staged *s, mo_staged_result *out)
 		goto out;
 	}
 	if (mo_export_sections(&out->yaml, NULL, c, s->err) != 0 ||
-	    mo_estimate_resolved(&e, rs, s->err) != 0)
+	    mo_estimate_resolved_summary(&e, rs, s->err) != 0)
 		goto out;
 	out->peak = mo_estimate_peak_bytes(e);
 	out->overhead = mo_estimate_overhead_percent(e);
