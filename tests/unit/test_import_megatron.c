@@ -1199,6 +1199,52 @@ static void test_script_shell_forms(void **state)
 	mo_diags_free(d);
 }
 
+/* --account-for-embedding- / --account-for-loss-in-pipeline-split with 6 layers, PP 4, VPP 2:
+ * Megatron splits 6 + 2 over 8 virtual stages, one each, the embedding's and the loss's
+ * stages building no layer (transformer_block.py:147-205 at d98e8a64): the layout
+ * E|t|t|t|t|t|t|L, no virtual_pipeline key and no unmodelled warning for the two flags. */
+static void test_accounted_split(void **state)
+{
+	(void)state;
+	mo_diags *d = NULL;
+	char *yaml = import_case("gpt3_mcore_te_tp1_pp4_vp2_account_for_embedding_loss_in_pipeline_split",
+				 8, &d);
+	assert_non_null(strstr(yaml, "pipeline_model_parallel_layout: \"E|t|t|t|t|t|t|L\""));
+	assert_null(strstr(yaml, "virtual_pipeline:"));
+	assert_null(diag_for(d, "unmodelled", "--account-for-embedding-in-pipeline-split"));
+	assert_null(diag_for(d, "unmodelled", "--account-for-loss-in-pipeline-split"));
+	free(yaml);
+	mo_diags_free(d);
+	/* with MTP layers the import leaves the split to the model (and warns) */
+	const char *mtp = "--num-layers 6 --pipeline-model-parallel-size 4 --hidden-size 64 "
+			  "--num-attention-heads 4 --seq-length 128 --max-position-embeddings 128 "
+			  "--micro-batch-size 1 --mtp-num-layers 2 "
+			  "--account-for-embedding-in-pipeline-split";
+	yaml = import_text(mtp, "mtp.sh", 8, &d);
+	assert_null(strstr(yaml, "pipeline_model_parallel_layout"));
+	assert_non_null(diag_for(d, "unmodelled", "--account-for-embedding-in-pipeline-split"));
+	free(yaml);
+	mo_diags_free(d);
+}
+
+/* --recompute-modules: the recompute hint names Megatron's output-discarding modules under
+ * discard_module and the checkpointed ones under select_module. */
+static void test_recompute_modules_hint(void **state)
+{
+	(void)state;
+	mo_diags *d = NULL;
+	char *yaml = import_case("gpt3_mcore_te_tp2_pp2_ep4_etp1_selective_recompute_experimental", 8,
+				 &d);
+	const mo_diag *x = diag_for(d, "megatron-recompute", "--recompute-granularity");
+	assert_non_null(x);
+	assert_non_null(x->hint);
+	assert_non_null(strstr(x->hint, "select_module: {'.*mlp': [0-15]}"));
+	assert_non_null(strstr(x->hint, "discard_module: {'.*(input|pre_mlp)_layernorm': [0-15], "));
+	assert_non_null(strstr(x->hint, "'.*mlp\\.experts\\.activation_func': [0-15]}"));
+	free(yaml);
+	mo_diags_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1225,6 +1271,8 @@ int main(void)
 	    cmocka_unit_test(test_unsupported_models),
 	    cmocka_unit_test(test_script_hostile),
 	    cmocka_unit_test(test_script_shell_forms),
+	    cmocka_unit_test(test_accounted_split),
+	    cmocka_unit_test(test_recompute_modules_hint),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,6 +9,52 @@
 #include <string.h>
 #include <strings.h>
 
+static bool megatron_given(const struct mo_megatron_import *g, const char *flag);
+
+/* --account-for-embedding- / --account-for-loss-in-pipeline-split: Megatron counts the
+ * embedding (the loss) as one more layer of the first (last) virtual stage and splits the
+ * layers evenly over PP x VPP chunks, building one layer less there
+ * (transformer_block.py:147-205 at d98e8a64). The layout string that says the same ("E|t|...
+ * |tL"), so that the estimate's stages take it; NULL when the flags are absent or another
+ * uneven-split flag, MTP layers or an uneven count leave it to the other readers. */
+static const char *megatron_accounted_layout(struct mo_megatron_import *g,
+					     const struct mo_megatron_shape *s, int64_t vpp)
+{
+	static const char *const others[] = {"--decoder-first-pipeline-num-layers",
+					     "--decoder-last-pipeline-num-layers", "--mtp-num-layers",
+					     "--num-layers-per-virtual-pipeline-stage", NULL};
+	int64_t e = megatron_given(g, "--account-for-embedding-in-pipeline-split");
+	int64_t l = megatron_given(g, "--account-for-loss-in-pipeline-split");
+	if ((!e && !l) || s->pp <= 1 || vpp < 1)
+		return NULL;
+	for (size_t i = 0; others[i]; i++)
+		if (megatron_given(g, others[i]))
+			return NULL;
+	int64_t chunks = s->pp * vpp, n = s->layers + e + l;
+	if (chunks > MO_MODEL_MAX_LAYERS || n % chunks != 0 || n / chunks < 1)
+		return NULL;
+	int64_t per = n / chunks;
+	char *out = arena_alloc_raw(g->arena, (size_t)(n + chunks + 1));
+	if (!out)
+		return NULL;
+	size_t k = 0;
+	for (int64_t c = 0; c < chunks; c++) {
+		bool first = c == 0 && e, last = c == chunks - 1 && l;
+		if (c)
+			out[k++] = '|';
+		if (first)
+			out[k++] = 'E';
+		for (int64_t t = per - first - last; t > 0; t--)
+			out[k++] = 't';
+		if (last)
+			out[k++] = 'L';
+	}
+	out[k] = '\0';
+	megatron_find(g, "--account-for-embedding-in-pipeline-split");
+	megatron_find(g, "--account-for-loss-in-pipeline-split");
+	return out;
+}
+
 /* --num-layers-per-virtual-pipeline-stage N: layers / PP / N chunks per
  * rank; --num-virtual-stages-per-pipeline-rank: that count. */
 static void megatron_read_virtual(struct mo_megatron_import *g,
@@ -25,6 +71,18 @@ static void megatron_read_virtual(struct mo_megatron_import *g,
 		     * virtual pipeline parallelism") */
 		megatron_put_str(o, MO_SEC_PAR, "pipeline_model_parallel_layout",
 				 text, MF_STAGES, layout, NULL);
+		return;
+	}
+	int64_t given_vpp = 1;
+	struct mo_megatron_arg *va = megatron_find(g, "--num-virtual-stages-per-pipeline-rank");
+	if (va && megatron_value(g, va))
+		given_vpp = strtoll(megatron_value(g, va), NULL, 10);
+	const char *accounted = megatron_accounted_layout(g, s, given_vpp);
+	if (accounted) {
+		megatron_put_str(o, MO_SEC_PAR, "pipeline_model_parallel_layout", accounted,
+				 MF_STAGES, NULL,
+				 "--account-for-embedding/loss-in-pipeline-split: the embedding and the "
+				 "loss count as layers of the first and last virtual stage");
 		return;
 	}
 	if (megatron_int(g, "--num-virtual-stages-per-pipeline-rank", 1,
