@@ -825,6 +825,22 @@ static const struct mo_figure_gap *figure_gap(const char *name)
 	return NULL;
 }
 
+/* A model text and a config text (NULL: none), loaded without a diagnostic error. */
+static void load_pair(const char *model, const char *config, const char *name, mo_model **m,
+		      mo_config **c)
+{
+	mo_diags *d = NULL;
+	mo_error err = {0};
+	*m = NULL;
+	*c = NULL;
+	assert_int_equal(mo_diags_new(&d), 0);
+	assert_int_equal(mo_model_load(m, d, model, strlen(model), name, NULL, &err), 0);
+	if (config)
+		assert_int_equal(mo_config_parse(c, d, config, strlen(config), name, NULL, &err), 0);
+	assert_int_equal(mo_diags_errors(d), 0);
+	mo_diags_free(d);
+}
+
 static mo_estimate *estimate_case(const char *dir, const char *name)
 {
 	char path[512];
@@ -837,21 +853,14 @@ static mo_estimate *estimate_case(const char *dir, const char *name)
 		fclose(f);
 		config = test_read_file(path, NULL);
 	}
-	mo_diags *d = NULL;
 	mo_model *m = NULL;
 	mo_config *c = NULL;
 	mo_estimate *e = NULL;
 	mo_error err = {0};
-	assert_int_equal(mo_diags_new(&d), 0);
-	assert_int_equal(mo_model_load(&m, d, model, strlen(model), name, NULL, &err), 0);
-	if (config)
-		assert_int_equal(mo_config_parse(&c, d, config, strlen(config), path, NULL, &err),
-				 0);
-	assert_int_equal(mo_diags_errors(d), 0);
+	load_pair(model, config, name, &m, &c);
 	assert_int_equal(mo_estimate_run(&e, c, m, &err), 0);
 	mo_config_free(c);
 	mo_model_free(m);
-	mo_diags_free(d);
 	free(config);
 	free(model);
 	return e;
@@ -1054,17 +1063,12 @@ static uint64_t selective_peak(const char *config, mo_action_kind *norm_action, 
 			       size_t key_size)
 {
 	char *model = test_read_file(SELECTIVE ".yaml", NULL);
-	mo_diags *d = NULL;
 	mo_model *m = NULL;
 	mo_config *c = NULL;
 	mo_estimate *e = NULL;
 	mo_plan *plan = NULL;
 	mo_error err = {0};
-	assert_int_equal(mo_diags_new(&d), 0);
-	assert_int_equal(mo_model_load(&m, d, model, strlen(model), "selective.yaml", NULL, &err),
-			 0);
-	assert_int_equal(mo_config_parse(&c, d, config, strlen(config), "c.yaml", NULL, &err), 0);
-	assert_int_equal(mo_diags_errors(d), 0);
+	load_pair(model, config, "selective.yaml", &m, &c);
 	assert_int_equal(mo_estimate_run(&e, c, m, &err), 0);
 	assert_int_equal(mo_expand(&plan, c, m, &err), 0);
 	*norm_action = MO_ACT_KEEP;
@@ -1080,7 +1084,6 @@ static uint64_t selective_peak(const char *config, mo_action_kind *norm_action, 
 	mo_estimate_free(e);
 	mo_config_free(c);
 	mo_model_free(m);
-	mo_diags_free(d);
 	free(model);
 	return peak;
 }
