@@ -282,8 +282,15 @@ static const mo_op_row pt_moe[] = {
 	 .save = "disp", .flops = "2*rt*h*fe1"},
 	{.when = C_GATED, .path = "mlp.experts.activation_func", .op = "swiglu", .in = "e1",
 	 .out = "ea:c:rt*fe", .save = "e1"},
-	{.unless = C_GATED, .path = "mlp.experts.activation_func", .op = "act", .in = "e1",
-	 .out = "ea:c:rt*fe", .save = "e1"},
+	/* a plain (not gated) activation is never fused with the routing probabilities: the
+	 * experts apply them after it, and the product's multiply keeps the activation's
+	 * output (Megatron adc69dba moe/experts.py:936-940, TEGroupedMLP's bias_act_func;
+	 * mlp.py:204-212, each expert of SequentialMLP with per_token_scale; Megatron
+	 * refuses the fused gelu with probabilities, mlp.py:174-177); the weighted output
+	 * (cast back from the probabilities' dtype) is what fc2 keeps. One row for the
+	 * activation, the multiply and the cast (the time model prices them as one kernel) */
+	{.unless = C_GATED, .path = "mlp.experts.activation_func", .op = "act_mul_probs",
+	 .in = "e1", .out = "eg:c:rt*fe ea:c:rt*fe", .save = "e1 eg"},
 	{.path = "mlp.experts", .op = "grouped_matmul_fc2", .in = "ea", .out = "e2:c:rt*h",
 	 .save = "ea", .flops = "2*rt*fe*h"},
 	{.when = C_EP, .path = "mlp.experts.output.alltoallsingle", .op = "alltoall", .in = "e2",
