@@ -269,6 +269,35 @@ static void test_tp4_pp1(void **state)
 	mo_diags_free(d);
 }
 
+/* TP 8 over 2 K/V groups: Megatron-LM gives each rank one group's K/V
+ * (attention.py:353-365 at d98e8a64), so the import says so and the model
+ * passes its parallel rule; TP 2 divides the groups and says nothing. */
+static void test_tp_above_kv_groups(void **state)
+{
+	(void)state;
+	static const char *fmt =
+	    "torchrun --nproc-per-node 8 pretrain_gpt.py --num-layers 4 --hidden-size 4096 "
+	    "--num-attention-heads 32 --group-query-attention --num-query-groups 2 "
+	    "--tensor-model-parallel-size %d --seq-length 4096 --max-position-embeddings 4096 "
+	    "--micro-batch-size 1 --global-batch-size 8 --bf16 --vocab-size 32000\n";
+	char text[512];
+	for (int tp = 2; tp <= 8; tp *= 4) {
+		snprintf(text, sizeof text, fmt, tp);
+		mo_diags *d = NULL;
+		char *yaml = import_text(text, "kv.sh", 0, &d);
+		assert_int_equal(mo_diags_errors(d), 0);
+		mo_doc *doc = parse(yaml);
+		assert_int_equal(int_at(doc, "parallel.tensor_parallel"), tp);
+		if (tp == 8)
+			assert_string_equal(str_at(doc, "model.replicate_kv_heads"), "true");
+		else
+			assert_null(strstr(yaml, "replicate_kv_heads"));
+		doc_free(doc);
+		free(yaml);
+		mo_diags_free(d);
+	}
+}
+
 /* The MoE memory test: MLA, MTP, the dense first layer of --moe-layer-freq
  * ([0]*1+[1]*15), 4 virtual stages, the GPT-2 vocabulary assumed from
  * --vocab-file, --expert-tensor-parallel-size 1 under TP 2 named. */
@@ -1252,6 +1281,7 @@ int main(void)
 	    cmocka_unit_test(test_tp1_pp4),
 	    cmocka_unit_test(test_cublas_workspace),
 	    cmocka_unit_test(test_tp4_pp1),
+	    cmocka_unit_test(test_tp_above_kv_groups),
 	    cmocka_unit_test(test_moe_memory_speed),
 	    cmocka_unit_test(test_recompute_flags),
 	    cmocka_unit_test(test_launch_line),

@@ -749,6 +749,58 @@ static void test_parallel_rules(void **state)
 	mo_diags_free(d);
 }
 
+/* TP above the K/V groups: refused unless the model says the run gives
+ * each rank one group's K/V (Megatron-LM since f7dfb997, ChatGLM2 /
+ * WizardCoder in MindSpore Transformers); then TP must still be a multiple
+ * of the groups that divides the heads and the fused projection. */
+static void test_kv_groups_under_tp(void **state)
+{
+	(void)state;
+	static const char *base = "model:\n  num_layers: 2\n  hidden_size: 4096\n"
+				  "  num_attention_heads: 32\n  num_query_groups: 2\n"
+				  "  kv_channels: 128\n%s"
+				  "parallel:\n  tensor_parallel: %d\n";
+	static const struct {
+		const char *replicate;
+		int tp;
+		int64_t kv_per_rank; /* 0: refused */
+		const char *why;     /* the refusal's words */
+	} cases[] = {
+	    {"", 8, 0, "does not divide the 2 query groups"},
+	    {"", 2, 1, NULL}, /* TP divides the groups */
+	    {"  replicate_kv_heads: true\n", 8, 1, NULL},  /* one group a rank */
+	    {"  replicate_kv_heads: true\n", 32, 1, NULL}, /* one head a rank */
+	    {"  replicate_kv_heads: true\n", 64, 0, "nor is a multiple of them"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		char y[512];
+		snprintf(y, sizeof(y), base, cases[i].replicate, cases[i].tp);
+		mo_diags *d;
+		mo_model *m = load(y, &d);
+		assert_non_null(m);
+		assert_int_equal(model_kv_heads_per_rank(m, cases[i].tp), cases[i].kv_per_rank);
+		bool found = false;
+		for (size_t k = 0; k < mo_diags_count(d); k++)
+			found |= cases[i].why && strstr(mo_diags_get(d, k)->message, cases[i].why);
+		assert_true(found == (cases[i].why != NULL));
+		assert_int_equal(count_code(d, "parallel") > 0, cases[i].kv_per_rank == 0);
+		mo_model_free(m);
+		mo_diags_free(d);
+	}
+	/* the key survives the model file round trip */
+	mo_diags *d;
+	mo_model *m = load("model:\n  num_layers: 2\n  num_attention_heads: 8\n"
+			   "  num_query_groups: 1\n  replicate_kv_heads: true\n"
+			   "parallel:\n  tensor_parallel: 4\n", &d);
+	assert_int_equal(mo_diags_errors(d), 0);
+	char *text = mo_model_to_yaml(m);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "replicate_kv_heads: true"));
+	free(text);
+	mo_model_free(m);
+	mo_diags_free(d);
+}
+
 /* PyNative dp_shard -1 without devices: nothing about devices. */
 static void test_parallel_unknown_devices(void **state)
 {
@@ -1042,6 +1094,7 @@ int main(void)
 		cmocka_unit_test(test_graph_mode),
 		cmocka_unit_test(test_no_model),
 		cmocka_unit_test(test_parallel_rules),
+		cmocka_unit_test(test_kv_groups_under_tp),
 		cmocka_unit_test(test_parallel_unknown_devices),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_type_errors),

@@ -89,16 +89,19 @@ static int64_t est_vocab(const mo_model *m)
 static void est_dims_attn(mo_est_dims *d, const mo_model *m, int64_t tp)
 {
 	int64_t hd = est_div(m->num_attention_heads, tp);
-	int64_t kvh = m->multi_latent_attention
-			      ? hd
-			      : est_div(m->num_query_groups, tp);
+	int64_t kvh = m->multi_latent_attention ? hd : model_kv_heads_per_rank(m, tp);
 	int64_t dh = m->kv_channels, dqk = m->qk_nope_head_dim + m->qk_rope_head_dim;
 	est_dim(d, "hd", hd);
 	est_dim(d, "d", dh);
 	est_dim(d, "q", hd * dh);
 	est_dim(d, "kv", kvh * dh);
 	est_dim(d, "kvh", kvh);
-	est_dim(d, "qkv", (hd + 2 * kvh) * dh);
+	/* the rank's columns of the fused projection; with TP above the
+	 * groups Megatron all-gathers them and keeps one group's (the
+	 * gathered buffer, alive while its q/k/v views are, is not counted) */
+	est_dim(d, "qkv", m->multi_latent_attention
+				  ? (hd + 2 * kvh) * dh
+				  : est_div((m->num_attention_heads + 2 * m->num_query_groups) * dh, tp));
 	est_dim(d, "ql", m->q_lora_rank);
 	est_dim(d, "kvl", m->kv_lora_rank);
 	est_dim(d, "rope", m->qk_rope_head_dim);

@@ -332,6 +332,10 @@ static void graph_type_defaults(struct mo_rd *r)
 		m->untie_embeddings_and_output_weights = !t->tied;
 		x->assumed_from[MF_UNTIE] = t->source;
 	}
+	if (!x->set[MF_KV_REPLICA] && t->kv_tiled) {
+		m->replicate_kv_heads = true;
+		x->assumed_from[MF_KV_REPLICA] = t->source;
+	}
 	if (!x->set[MF_QK_LN] && t->qk_layernorm) {
 		m->qk_layernorm = true;
 		x->assumed_from[MF_QK_LN] = t->source;

@@ -64,6 +64,9 @@ struct mo_type_defaults {
 	/* the class reads no head width: kv_channels / head_dim in its file
 	 * are left unread (the head is hidden / heads) */
 	bool no_head_dim;
+	/* TP above the K/V groups runs: the class's attention shards the
+	 * fused projection by columns and repeats K/V per head on each rank */
+	bool kv_tiled;
 };
 const struct mo_type_defaults *model_type_find(const char *name);
 

@@ -104,6 +104,7 @@ struct mo_megatron_out {
 /* What later parts need from earlier ones. */
 struct mo_megatron_shape {
 	int64_t layers, hidden, heads, ffn, tp, pp, vpp;
+	int64_t groups; /* the query groups (K/V heads) */
 	bool swiglu;
 	/* MindSpeed-LLM's --geglu / --gelu-tanh: a gated GeLU MLP */
 	bool geglu;

@@ -212,6 +212,13 @@ void megatron_read_parallel(struct mo_megatron_import *g,
 	}
 	s->tp = deg[0];
 	s->pp = deg[1];
+	/* TP above the K/V groups: each rank computes one group's K/V
+	 * (megatron/core/transformer/attention.py:353-365 at d98e8a64, since
+	 * f7dfb997 "Support TP greater than num_kv_heads") */
+	if (s->groups > 0 && s->groups < s->tp)
+		megatron_put_bool(o, MO_SEC_MODEL, "replicate_kv_heads", true, MF_KV_REPLICA,
+				     NULL, "Megatron-LM gives each rank one group's K/V when "
+					   "TP exceeds the groups");
 	megatron_read_virtual(g, o, s);
 	megatron_check_even_split(g, s);
 	const struct mo_megatron_arg *a = NULL;

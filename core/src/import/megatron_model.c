@@ -72,6 +72,7 @@ void megatron_read_shape(struct mo_megatron_import *g,
 	a = NULL;
 	if (megatron_int(g, "--num-query-groups", 1, 1 << 20, &v, &a))
 		groups = v;
+	s->groups = gqa ? groups : s->heads;
 	if (gqa)
 		megatron_put_int(
 		    o, MO_SEC_MODEL, "num_query_groups", groups, MF_GROUPS, a,

@@ -41,6 +41,7 @@ static const struct mo_mkey mo_model_keys[] = {
 	{"num_query_groups", MF_GROUPS, CV_INT, 1, 1 << 20},
 	{"num_key_value_heads", MF_GROUPS, CV_INT, 1, 1 << 20},
 	{"n_kv_heads", MF_GROUPS, CV_INT, 1, 1 << 20},
+	{"replicate_kv_heads", MF_KV_REPLICA, CV_BOOL, 0, 0},
 	{"kv_channels", MF_KV_CHANNELS, CV_INT, 1, 1 << 20},
 	{"head_dim", MF_KV_CHANNELS, CV_INT, 1, 1 << 20},
 	{"vocab_size", MF_VOCAB, CV_INT, 1, I32},
@@ -297,6 +298,7 @@ static bool *model_bool_field(mo_model *m, enum mo_mf f)
 	case MF_HC_FUSED: return &m->hc_fused;
 	case MF_DSA_FUSED: return &m->dsa_fused;
 	case MF_HC_HEAD: return &m->hc_head;
+	case MF_KV_REPLICA: return &m->replicate_kv_heads;
 	default: return NULL;
 	}
 }

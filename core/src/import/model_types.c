@@ -35,7 +35,7 @@ static const struct mo_type_defaults mo_types[] = {
 		   "tied head, learned positions)",
 	 .layers = 40, .hidden = 6144, .heads = 48, .kv = 1, .vocab = 49153,
 	 .seq = 8192, .expand_ratio = 4, .tied = true, .gpt = true,
-	 .positions = "learned_absolute"},
+	 .positions = "learned_absolute", .kv_tiled = true},
 	{.name = "LlamaConfig",
 	 .source = "LlamaConfig (mindformers/models/llama/llama_config.py; "
 		   "llama_transformer.py: head_dim = dim // n_heads)",
@@ -50,9 +50,11 @@ static const struct mo_type_defaults mo_types[] = {
 	 .layers = 32, .hidden = 4096, .ffn = 14336, .heads = 32, .kv = 8,
 	 .vocab = 92544, .seq = 2048, .legacy_ffn = true, .no_head_dim = true},
 	{.name = "ChatGLM2Config",
-	 .source = "ChatGLM2Config (mindformers/models/glm2/glm2_config.py)",
+	 .source = "ChatGLM2Config (mindformers/models/glm2/glm2_config.py; "
+		   "glm2_transformer.py: query_key_value sharded (mp) by columns, "
+		   "K/V tiled per head, so TP may exceed multi_query_group_num)",
 	 .layers = 28, .hidden = 4096, .ffn = 13696, .heads = 32, .kv = 2,
-	 .head_dim = 128, .vocab = 65024, .seq = 2048},
+	 .head_dim = 128, .vocab = 65024, .seq = 2048, .kv_tiled = true},
 	{.name = "DeepseekV2Config",
 	 .source = "DeepseekV2Config (research/deepseek2/deepseek2_config.py, "
 		   "r1.3.0)",

@@ -306,6 +306,28 @@ int64_t model_etp(const mo_model *m)
 	return m->tensor_parallel > 0 ? m->tensor_parallel : 1;
 }
 
+int64_t model_kv_heads_per_rank(const mo_model *m, int64_t tp)
+{
+	int64_t g = m->num_query_groups, a = m->num_attention_heads;
+	if (tp < 1 || g < 1)
+		return 0;
+	if (g % tp == 0)
+		return g / tp;
+	int64_t columns = model_mul(a + 2 * g, m->kv_channels);
+	if (m->replicate_kv_heads && tp % g == 0 && a % tp == 0 && columns > 0 && columns % tp == 0)
+		return 1;
+	return 0;
+}
+
+const char *model_kv_split_rule(const mo_model *m)
+{
+	return m->replicate_kv_heads
+		       ? "tensor_parallel %lld neither divides the %lld query groups (KV heads) "
+			 "nor is a multiple of them that splits the heads and the fused QKV "
+			 "projection evenly"
+		       : "tensor_parallel %lld does not divide the %lld query groups (KV heads)";
+}
+
 void model_derive(mo_model *m)
 {
 	const struct mo_model_ext *x = m->ext;

@@ -77,6 +77,10 @@ struct mo_model {
 	int64_t num_layers, mtp_num_layers;
 	int64_t hidden_size, ffn_hidden_size;
 	int64_t num_attention_heads, num_query_groups, kv_channels;
+	/* tensor parallelism above the query groups is run by giving each
+	 * rank one group's K/V (model_kv_heads_per_rank); false: TP must
+	 * divide the groups */
+	bool replicate_kv_heads;
 	int64_t vocab_size, make_vocab_size_divisible_by;
 	bool untie_embeddings_and_output_weights;
 	int64_t seq_length;
@@ -254,6 +258,22 @@ mo_model *model_copy(const mo_model *m);
  * or over the TP mesh when EP is off). */
 int64_t model_etp(const mo_model *m);
 
+/* The K/V heads one tensor-parallel rank of degree tp holds (standard
+ * attention): the query groups / tp when tp divides them. When tp is a
+ * multiple of the groups, each rank holds one group's K/V head, as
+ * Megatron-LM does (megatron/core/transformer/attention.py:353-365 at
+ * d98e8a64: num_query_groups_per_partition = 1 when num_query_groups <
+ * world_size; get_query_key_value_tensors, :1851-1871, all-gathers the
+ * fused projection and keeps the rank's group) and MindSpore Transformers'
+ * ChatGLM2 / WizardCoder run (the fused projection sharded by columns, K/V
+ * tiled per head), when replicate_kv_heads says the run does; the fused projection's (heads + 2 x groups) x
+ * kv_channels columns must still split evenly over tp (ColumnParallel-
+ * Linear's divide). 0 when tp fits neither way. */
+int64_t model_kv_heads_per_rank(const mo_model *m, int64_t tp);
+/* The refusal's printf format (TP then the groups, both long long) when
+ * model_kv_heads_per_rank is 0, as the rule the model runs under says. */
+const char *model_kv_split_rule(const mo_model *m);
+
 /* States the micro-batch count and the global batch (both written by
  * mo_model_to_yaml): a layout search sets them with the parallel fields. */
 void model_set_batches(mo_model *m, int64_t micro_batch_num, int64_t global_batch_size);
@@ -346,6 +366,7 @@ enum mo_mf {
 	MF_IDX_TOPK,   /* index_topk */
 	MF_DSA_FUSED,  /* apply_dsa_kernel_fusion */
 	MF_CSA_WINDOW, /* sliding_window */
+	MF_KV_REPLICA, /* replicate_kv_heads */
 	MF_COUNT
 };
 

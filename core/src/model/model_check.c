@@ -71,6 +71,7 @@ static const char *const mo_model_canon_paths[MF_COUNT] = {
 	[MF_IDX_TOPK] = "model.index_topk",
 	[MF_CSA_WINDOW] = "model.sliding_window",
 	[MF_DSA_FUSED] = "model.apply_dsa_kernel_fusion",
+	[MF_KV_REPLICA] = "model.replicate_kv_heads",
 };
 
 const char *model_field_path(const mo_model *m, enum mo_mf f)
@@ -136,11 +137,9 @@ static void model_check_tp(const mo_model *m, mo_diags *d)
 			      "tensor_parallel %lld does not divide the %lld "
 			      "attention heads",
 			      (long long)tp, (long long)m->num_attention_heads);
-	if (!m->multi_latent_attention && m->num_query_groups % tp != 0)
-		model_flag(m, d, MF_TP,
-			      "tensor_parallel %lld does not divide the %lld "
-			      "query groups (KV heads)",
-			      (long long)tp, (long long)m->num_query_groups);
+	if (!m->multi_latent_attention && model_kv_heads_per_rank(m, tp) == 0)
+		model_flag(m, d, MF_TP, model_kv_split_rule(m), (long long)tp,
+			      (long long)m->num_query_groups);
 }
 
 static void model_check_ep(const mo_model *m, mo_diags *d)

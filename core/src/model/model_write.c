@@ -36,6 +36,8 @@ static void model_items_model(const mo_model *m, struct mo_items *l)
 	IT_I(l, s, "ffn_hidden_size", m->ffn_hidden_size);
 	IT_I(l, s, "num_attention_heads", m->num_attention_heads);
 	IT_I(l, s, "num_query_groups", m->num_query_groups);
+	if (m->replicate_kv_heads)
+		IT_B(l, s, "replicate_kv_heads", true);
 	IT_I(l, s, "kv_channels", m->kv_channels);
 	IT_I(l, s, "vocab_size", m->vocab_size);
 	IT_I(l, s, "make_vocab_size_divisible_by",

@@ -133,10 +133,9 @@ static void walk_tp(mo_walk *w)
 		else if (m->num_attention_heads % tp != 0)
 			walk_cut(w, LV_CP, "tensor_parallel %lld does not divide the %lld attention heads",
 				    (long long)tp, (long long)m->num_attention_heads);
-		else if (!m->multi_latent_attention && m->num_query_groups % tp != 0)
-			walk_cut(w, LV_CP,
-				    "tensor_parallel %lld does not divide the %lld query groups (KV heads)",
-				    (long long)tp, (long long)m->num_query_groups);
+		else if (!m->multi_latent_attention && model_kv_heads_per_rank(m, tp) == 0)
+			walk_cut(w, LV_CP, model_kv_split_rule(m), (long long)tp,
+				    (long long)m->num_query_groups);
 		else
 			walk_level(w, LV_CP);
 	}
