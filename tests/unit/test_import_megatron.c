@@ -298,6 +298,73 @@ static void test_tp_above_kv_groups(void **state)
 	}
 }
 
+/* MindSpeed-LLM's --noop-layers: identity layers without parameters that
+ * keep their place in Megatron's even split. The model gets the real layers
+ * and a layout with each stage's real ones; the dense layers first are
+ * counted among real layers; under dualpipev rank r holds V chunks r and
+ * 2PP - 1 - r; another split leaves the flag `unmodelled`. */
+static void test_noop_layers(void **state)
+{
+	(void)state;
+	static const char *head =
+	    "torchrun --nproc-per-node 8 pretrain_gpt.py --hidden-size 1024 "
+	    "--num-attention-heads 8 --seq-length 1024 --max-position-embeddings 1024 "
+	    "--micro-batch-size 1 --global-batch-size 64 --bf16 --vocab-size 32000 "
+	    "--num-experts 8 --moe-router-topk 2 --moe-ffn-hidden-size 512 ";
+	static const struct {
+		const char *args;
+		int64_t layers, first_dense;
+		const char *layout; /* NULL: none written */
+		size_t unmodelled;
+	} cases[] = {
+	    {"--num-layers 8 --pipeline-model-parallel-size 2 --noop-layers 1,7 "
+	     "--first-k-dense-replace 2",
+	     6, 1, "Et*3|t*3L", 0},
+	    {"--num-layers 16 --pipeline-model-parallel-size 2 "
+	     "--num-layers-per-virtual-pipeline-stage 2 --noop-layers 14,15 --mtp-num-layers 1 "
+	     "--first-k-dense-replace 1",
+	     14, 1, "Et*2|t*2|t*2|t*2|t*2|t*2|t*2|m*1L", 0},
+	    {"--num-layers 8 --pipeline-model-parallel-size 2 --schedules-method dualpipev "
+	     "--noop-layers 6,7 --first-k-dense-replace 1",
+	     6, 1, "Et*2|t*4L", 1}, /* rank 0: positions 0-1 and 6-7 */
+	    {"--num-layers 8 --pipeline-model-parallel-size 2 --num-layer-list 3,5 "
+	     "--noop-layers 7 --first-k-dense-replace 1",
+	     8, 1, NULL, 2}, /* the layer list and the noop layers */
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		char text[1024];
+		snprintf(text, sizeof text, "%s%s\n", head, cases[i].args);
+		mo_diags *d = NULL;
+		char *yaml = import_text(text, "noop.sh", 0, &d);
+		if (mo_diags_errors(d))
+			fprintf(stderr, "%s", yaml);
+		assert_int_equal(mo_diags_errors(d), 0);
+		mo_doc *doc = parse(yaml);
+		assert_int_equal(int_at(doc, "model.num_layers"), cases[i].layers);
+		assert_int_equal(int_at(doc, "model.first_k_dense_replace"), cases[i].first_dense);
+		if (cases[i].layout)
+			assert_string_equal(str_at(doc, "parallel.pipeline_model_parallel_layout"),
+					    cases[i].layout);
+		else
+			assert_null(strstr(yaml, "pipeline_model_parallel_layout"));
+		assert_int_equal(count_code(d, "unmodelled"), cases[i].unmodelled);
+		doc_free(doc);
+		free(yaml);
+		mo_diags_free(d);
+	}
+	/* MindSpeed refuses a position outside the layers */
+	char text[1024];
+	snprintf(text, sizeof text, "%s--num-layers 8 --noop-layers 3,8\n", head);
+	mo_diags *d = NULL;
+	char *yaml = NULL;
+	mo_error err = {0};
+	assert_int_equal(mo_diags_new(&d), 0);
+	assert_int_equal(mo_megatron_import(&yaml, d, text, strlen(text), "bad.sh", 0, NULL, &err), 0);
+	assert_int_equal(count_code(d, "type"), 1);
+	free(yaml);
+	mo_diags_free(d);
+}
+
 /* The MoE memory test: MLA, MTP, the dense first layer of --moe-layer-freq
  * ([0]*1+[1]*15), 4 virtual stages, the GPT-2 vocabulary assumed from
  * --vocab-file, --expert-tensor-parallel-size 1 under TP 2 named. */
@@ -1282,6 +1349,7 @@ int main(void)
 	    cmocka_unit_test(test_cublas_workspace),
 	    cmocka_unit_test(test_tp4_pp1),
 	    cmocka_unit_test(test_tp_above_kv_groups),
+	    cmocka_unit_test(test_noop_layers),
 	    cmocka_unit_test(test_moe_memory_speed),
 	    cmocka_unit_test(test_recompute_flags),
 	    cmocka_unit_test(test_launch_line),

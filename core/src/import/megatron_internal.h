@@ -105,6 +105,12 @@ struct mo_megatron_out {
 struct mo_megatron_shape {
 	int64_t layers, hidden, heads, ffn, tp, pp, vpp;
 	int64_t groups; /* the query groups (K/V heads) */
+	int64_t mtp;    /* --mtp-num-layers */
+	/* MindSpeed-LLM's --noop-layers, when modelled: noop[i] for each of
+	 * the --num-layers positions an identity layer takes (NULL: none) */
+	unsigned char *noop;
+	int64_t n_noop;
+	bool dualpipev; /* MindSpeed's V-shaped split (read with the noop layers) */
 	bool swiglu;
 	/* MindSpeed-LLM's --geglu / --gelu-tanh: a gated GeLU MLP */
 	bool geglu;
@@ -190,6 +196,8 @@ void megatron_read_dispatch(struct mo_megatron_import *g,
 			       struct mo_megatron_out *o);
 
 /* megatron_layout.c */
+void megatron_read_noop(struct mo_megatron_import *g, struct mo_megatron_shape *s);
+int64_t megatron_noop_below(const struct mo_megatron_shape *s, int64_t layer);
 void megatron_read_parallel(struct mo_megatron_import *g,
 			       struct mo_megatron_out *o,
 			       struct mo_megatron_shape *s, int64_t devices);

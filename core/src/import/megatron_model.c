@@ -36,13 +36,17 @@ void megatron_read_shape(struct mo_megatron_import *g,
 	int64_t v;
 	s->layers = megatron_required(g, "--num-layers", 1,
 					 MO_MODEL_MAX_LAYERS, 1, &a);
-	megatron_put_int(o, MO_SEC_MODEL, "num_layers", s->layers,
-			    MF_NUM_LAYERS, a, NULL);
+	megatron_read_noop(g, s);
+	megatron_put_int(o, MO_SEC_MODEL, "num_layers", s->layers - s->n_noop,
+			    MF_NUM_LAYERS, s->n_noop ? NULL : a,
+			    "--num-layers without the --noop-layers");
 	if (megatron_int(g, "--mtp-num-layers", 0, MO_MODEL_MAX_MTP, &v,
 			    &a) &&
-	    v > 0)
+	    v > 0) {
+		s->mtp = v;
 		megatron_put_int(o, MO_SEC_MODEL, "mtp_num_layers", v,
 				    MF_MTP, a, NULL);
+	}
 	s->hidden =
 	    megatron_required(g, "--hidden-size", 1, 1 << 24, 4096, &a);
 	megatron_put_int(o, MO_SEC_MODEL, "hidden_size", s->hidden,

@@ -13,8 +13,9 @@
  * first). Other patterns are not a first_k_dense_replace. */
 static void megatron_read_layer_freq(struct mo_megatron_import *g,
 					struct mo_megatron_out *o,
-					int64_t layers)
+					const struct mo_megatron_shape *sh)
 {
+	int64_t layers = sh->layers;
 	struct mo_megatron_arg *a = megatron_find(g, "--moe-layer-freq");
 	const char *s = megatron_value(g, a);
 	long long dense = 0, moe = 0;
@@ -25,8 +26,10 @@ static void megatron_read_layer_freq(struct mo_megatron_import *g,
 	    s[n] == '\0' && dense >= 0 && moe >= 0 &&
 	    dense <= MO_MODEL_MAX_LAYERS && moe <= MO_MODEL_MAX_LAYERS &&
 	    dense + moe == layers) {
+		/* the pattern runs over every position, identity layers too */
 		megatron_put_int(o, MO_SEC_MODEL, "first_k_dense_replace",
-				    dense, MF_FIRST_DENSE, a, NULL);
+				    dense - megatron_noop_below(sh, dense), MF_FIRST_DENSE, a,
+				    NULL);
 		return;
 	}
 	megatron_unmodelled(
@@ -74,10 +77,10 @@ void megatron_read_moe(struct mo_megatron_import *g,
 	/* MindSpeed-LLM's; -1 (its scripts' way of saying none) is 0 */
 	if (megatron_int(g, "--first-k-dense-replace", -1,
 			    MO_MODEL_MAX_LAYERS, &v, &a) && v >= 0)
-		megatron_put_int(o, MO_SEC_MODEL, "first_k_dense_replace", v,
-				    MF_FIRST_DENSE, a, NULL);
+		megatron_put_int(o, MO_SEC_MODEL, "first_k_dense_replace",
+				    v - megatron_noop_below(s, v), MF_FIRST_DENSE, a, NULL);
 	else
-		megatron_read_layer_freq(g, o, s->layers);
+		megatron_read_layer_freq(g, o, s);
 }
 
 /* The MoE token dispatcher, router dtype and fused permutation
