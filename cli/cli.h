@@ -27,6 +27,7 @@ typedef struct mo_cli {
 	bool json, all_paths, explain;
 	char *config_text, *model_text;
 	size_t config_len, model_len;
+	char *model_dir; /* the model file's folder (a script's sourced files), NULL for stdin */
 	mo_config *cfg;
 	mo_model *model;
 	mo_resolved *resolved; /* what validation worked out, for expand and estimate */
@@ -110,6 +111,8 @@ int mo_cli_parse(mo_cli *c, const mo_cli_option *opts, void *own, int argc, char
 void mo_cli_usage(FILE *f);
 /* Reads a whole file (or stdin for "-") up to max bytes; caller frees. */
 char *mo_cli_read(const char *path, size_t *len, size_t max);
+/* The folder of a file read from disk (the caller frees it); NULL for stdin "-". */
+char *mo_cli_dir_of(const char *path);
 bool mo_cli_is_preset(const char *name);
 /* The model alone with an empty config (plan, ledger without CONFIG). */
 int mo_cli_load_model_alone(mo_cli *c);

@@ -88,10 +88,10 @@ int mo_cli_import(mo_cli *c, int argc, char **argv)
 		fputs("memopt: out of memory\n", stderr);
 		return MO_EXIT_USAGE;
 	}
+	c->model_dir = mo_cli_dir_of(c->model_arg);
 	if (mo_megatron_detect(c->model_text, c->model_len))
-		rc = mo_megatron_import(&yaml, c->diags, c->model_text,
-					c->model_len, c->model_arg, c->devices,
-					NULL, &err);
+		rc = mo_megatron_import_dir(&yaml, c->diags, c->model_text, c->model_len,
+					    c->model_arg, c->model_dir, c->devices, NULL, &err);
 	else
 		rc = mo_cli_import_model(c, &yaml, &err);
 	if (rc == 1) /* the arguments do not parse: the diagnostics say where */

@@ -132,6 +132,21 @@ int mo_cli_print_json(json_t *j)
 
 /* ---- loading ------------------------------------------------------------- */
 
+/* The folder of a file read from disk, for the files a launch script
+ * sources beside it; NULL for stdin (or out of memory: then they are
+ * reported, not read). */
+char *mo_cli_dir_of(const char *path)
+{
+	if (strcmp(path, "-") == 0)
+		return NULL;
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		return strdup(".");
+	if (slash == path)
+		return strdup("/");
+	return strndup(path, (size_t)(slash - path));
+}
+
 /* --model into in: a preset by name (a preset's name wins over a file of that name), else the
  * readable file's text (at most max bytes). Returns an exit status. */
 static int mo_cli_model_input(mo_cli *c, mo_input *in, size_t max)
@@ -148,6 +163,8 @@ static int mo_cli_model_input(mo_cli *c, mo_input *in, size_t max)
 	in->model = c->model_text;
 	in->model_len = c->model_len;
 	in->model_name = c->model_arg;
+	c->model_dir = mo_cli_dir_of(c->model_arg);
+	in->model_dir = c->model_dir;
 	return MO_EXIT_OK;
 }
 
@@ -189,6 +206,8 @@ void mo_cli_free(mo_cli *c)
 	mo_diags_free(c->diags);
 	free(c->config_text);
 	free(c->model_text);
+	free(c->model_dir);
+	c->model_dir = NULL;
 	c->cfg = NULL;
 	c->model = NULL;
 	c->diags = NULL;

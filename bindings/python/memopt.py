@@ -195,7 +195,8 @@ class _Input(ctypes.Structure):            # mo_input
                 ("model_name", ctypes.c_char_p),
                 ("devices", ctypes.c_int64),
                 ("limits", ctypes.c_void_p),   # const mo_limits *: NULL = defaults
-                ("shared_model", ctypes.c_void_p)]  # const mo_model *: NULL here
+                ("shared_model", ctypes.c_void_p),  # const mo_model *: NULL here
+                ("model_dir", ctypes.c_char_p)]  # a launch script's folder: its sourced files
 
 
 class _Rule(ctypes.Structure):             # mo_rule
@@ -523,6 +524,7 @@ class _Checked:
                 with open(model, "rb") as f:
                     text = f.read()
                 inp.model, inp.model_len, inp.model_name = text, len(text), _b(model)
+                inp.model_dir = _b(os.path.dirname(os.path.abspath(model)))
             elif isinstance(model, (bytes, bytearray)) or "\n" in model or model.lstrip()[:1] == "{":
                 text = _b(model)
                 inp.model, inp.model_len, inp.model_name = text, len(text), b"model"

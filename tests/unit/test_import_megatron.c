@@ -20,6 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "api.h"
 #include "model/model_internal.h"
@@ -363,6 +365,110 @@ static void test_noop_layers(void **state)
 	assert_int_equal(count_code(d, "type"), 1);
 	free(yaml);
 	mo_diags_free(d);
+}
+
+/* Writes text to dir/name. */
+static void put_file(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* How many diagnostics' messages hold needle. */
+static size_t count_text(const mo_diags *d, const char *needle)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < mo_diags_count(d); i++)
+		n += strstr(mo_diags_get(d, i)->message, needle) != NULL;
+	return n;
+}
+
+/* `source FILE` / `. FILE`: read from the script's folder when the caller
+ * gives it (the shared arguments of the launch come from there, nested
+ * files too, the script-folder idioms resolved), each refusal a warning
+ * that says why: a cycle, a path out of the folder (.., absolute, a link
+ * out), a missing file, too deep, or no folder given. */
+static void test_sourced_files(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/memopt-source-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char sub[600];
+	snprintf(sub, sizeof sub, "%s/conf", dir);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	put_file(dir, "conf/model.sh",
+		 "MODEL_ARGS=\"--num-layers 4 --hidden-size 1024 --num-attention-heads 8 "
+		 "--seq-length 1024 --max-position-embeddings 1024 --vocab-size 32000\"\n"
+		 "source conf/train.sh\n");
+	put_file(dir, "conf/train.sh", "TRAIN_ARGS=\"--micro-batch-size 1 --global-batch-size 8 "
+				       "--bf16 --tensor-model-parallel-size 2\"\n"
+				       "source conf/model.sh\n"); /* a cycle */
+	put_file(dir, "deep.sh", "source deep.sh\n");
+	char link[600];
+	snprintf(link, sizeof link, "%s/out.sh", dir);
+	assert_int_equal(symlink("/etc/hostname", link), 0);
+	const char *script =
+	    "#!/bin/bash\n"
+	    "SCRIPT_DIR=\"$(dirname \"$(readlink -f \"$0\")\")\"\n"
+	    "source \"${SCRIPT_DIR}/conf/model.sh\"\n" /* line 3 */
+	    ". ../x.sh\n"
+	    "source /etc/profile\n"
+	    "source out.sh\n"
+	    "source missing.sh\n"
+	    "torchrun --nproc-per-node 8 pretrain_gpt.py $MODEL_ARGS $TRAIN_ARGS\n";
+	mo_diags *d = NULL;
+	char *yaml = NULL;
+	mo_error err = {0};
+	assert_int_equal(mo_diags_new(&d), 0);
+	assert_int_equal(mo_megatron_import_dir(&yaml, d, script, strlen(script), "run.sh", dir, 0,
+						NULL, &err),
+			 0);
+	assert_int_equal(mo_diags_errors(d), 0);
+	mo_doc *doc = parse(yaml);
+	assert_int_equal(int_at(doc, "model.num_layers"), 4);
+	assert_int_equal(int_at(doc, "parallel.tensor_parallel"), 2);
+	assert_int_equal(int_at(doc, "training.global_batch_size"), 8);
+	doc_free(doc);
+	free(yaml);
+	assert_int_equal(count_text(d, "a cycle"), 1);
+	assert_int_equal(count_text(d, "a path out of the script's folder"), 1);
+	assert_int_equal(count_text(d, "an absolute path"), 1);
+	assert_int_equal(count_text(d, "leads out of the script's folder"), 1);
+	assert_int_equal(count_text(d, "no such file beside the script"), 1);
+	for (size_t i = 0; i < mo_diags_count(d); i++) /* all at the main script's lines */
+		assert_true(mo_diags_get(d, i)->line >= 3 && mo_diags_get(d, i)->line <= 8);
+	mo_diags_free(d);
+
+	/* a file sourcing itself stops at the first repeat; without the
+	 * folder nothing is read */
+	const char *deep = "#!/bin/bash\nsource deep.sh\nsource conf/model.sh\n"
+			   "torchrun pretrain_gpt.py $MODEL_ARGS\n";
+	assert_int_equal(mo_diags_new(&d), 0);
+	assert_int_equal(mo_megatron_import_dir(&yaml, d, deep, strlen(deep), "deep-run.sh", dir, 0,
+						NULL, &err),
+			 0);
+	assert_int_equal(count_text(d, "a cycle"), 2); /* deep.sh, conf/model.sh's loop */
+	free(yaml);
+	mo_diags_free(d);
+	assert_int_equal(mo_diags_new(&d), 0);
+	assert_int_equal(mo_megatron_import(&yaml, d, deep, strlen(deep), "deep-run.sh", 0, NULL, &err), 0);
+	assert_int_equal(count_text(d, "given one text"), 2);
+	assert_true(mo_diags_errors(d) > 0); /* --num-layers and the others are missing */
+	free(yaml);
+	mo_diags_free(d);
+
+	const char *names[] = {"conf/model.sh", "conf/train.sh", "deep.sh", "out.sh"};
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		char path[700];
+		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+		assert_int_equal(unlink(path), 0);
+	}
+	assert_int_equal(rmdir(sub), 0);
+	assert_int_equal(rmdir(dir), 0);
 }
 
 /* The MoE memory test: MLA, MTP, the dense first layer of --moe-layer-freq
@@ -1261,7 +1367,7 @@ static void test_script_shell_forms(void **state)
 	const mo_diag *src = NULL, *loop = NULL;
 	for (size_t i = 0; i < mo_diags_count(d); i++) {
 		const mo_diag *x = mo_diags_get(d, i);
-		if (strstr(x->message, "sourced file"))
+		if (strstr(x->message, "this reader was given one text"))
 			src = x;
 		if (strstr(x->message, "loop"))
 			loop = x;
@@ -1350,6 +1456,7 @@ int main(void)
 	    cmocka_unit_test(test_tp4_pp1),
 	    cmocka_unit_test(test_tp_above_kv_groups),
 	    cmocka_unit_test(test_noop_layers),
+	    cmocka_unit_test(test_sourced_files),
 	    cmocka_unit_test(test_moe_memory_speed),
 	    cmocka_unit_test(test_recompute_flags),
 	    cmocka_unit_test(test_launch_line),

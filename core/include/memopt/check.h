@@ -59,6 +59,11 @@ typedef struct mo_input {
 	 * devices already applied: e.g. a server's cached preset). *model
 	 * stays NULL then. */
 	const mo_model *shared_model;
+	/* The folder the model file was read from, when the caller read it
+	 * from disk: a Megatron launch script's `source FILE` is read from
+	 * there (mo_megatron_import_dir). NULL: sourced files are reported,
+	 * not read (a server, or a text from elsewhere). */
+	const char *model_dir;
 } mo_input;
 
 /* Parses the config, takes the model from the preset, the model text or

@@ -126,6 +126,14 @@ int mo_megatron_detect(const char *text, size_t len);
  * does not parse (diagnostics), -1 with err filled (limits, memory). */
 int mo_megatron_import(char **out, mo_diags *diags, const char *text, size_t len,
 		       const char *name, int64_t devices, const mo_limits *lim, mo_error *err);
+/* mo_megatron_import of a script the caller read from the folder `dir`: a
+ * `source FILE` / `. FILE` in it reads FILE from there (a relative path
+ * inside the folder, at most 4 files deep, no cycle, all files within
+ * lim's max_bytes); NULL dir: sourced files are reported, not read. Only a
+ * caller that read the script from disk should give it (a server never). */
+int mo_megatron_import_dir(char **out, mo_diags *diags, const char *text, size_t len,
+			   const char *name, const char *dir, int64_t devices,
+			   const mo_limits *lim, mo_error *err);
 
 #pragma GCC visibility pop
 

@@ -33,6 +33,24 @@ static bool megatron_contains(const char *text, size_t len, const char *s)
 	return memmem(text, len, s, strlen(s)) != NULL;
 }
 
+/* Does a line start with `source ` or `. ` (blanks before allowed)? */
+static bool megatron_sources_a_file(const char *text, size_t len)
+{
+	for (size_t i = 0; i < len;) {
+		while (i < len && (text[i] == ' ' || text[i] == '\t'))
+			i++;
+		size_t rest = len - i;
+		if ((rest > 7 && memcmp(text + i, "source ", 7) == 0) ||
+		    (rest > 2 && text[i] == '.' && text[i + 1] == ' '))
+			return true;
+		const char *nl = memchr(text + i, '\n', rest);
+		if (!nl)
+			break;
+		i = (size_t)(nl - text) + 1;
+	}
+	return false;
+}
+
 /* The first word of the text, past blank and comment lines. */
 static size_t megatron_first_word(const char *text, size_t len,
 				     const char **word)
@@ -67,6 +85,11 @@ int mo_megatron_detect(const char *text, size_t len)
 {
 	if (!text)
 		return false;
+	/* a script that launches Python and sources its arguments from
+	 * another file may hold no model flag itself */
+	if (megatron_is_script(text, len) && megatron_contains(text, len, ".py") &&
+	    megatron_sources_a_file(text, len))
+		return true;
 	if (!megatron_contains(text, len, "--num-layers") &&
 	    !megatron_contains(text, len, "--hidden-size"))
 		return false;
@@ -149,6 +172,8 @@ static int megatron_run(struct mo_megatron_import *g,
 			     g->file, len, lim->max_bytes);
 		return -1;
 	}
+	g->max_bytes = lim->max_bytes;
+	g->source_bytes = len;
 	int rc = megatron_read_text(g, text, len, lim);
 	if (rc != 0)
 		return rc;
@@ -159,6 +184,13 @@ static int megatron_run(struct mo_megatron_import *g,
 int mo_megatron_import(char **out, mo_diags *diags, const char *text,
 		       size_t len, const char *name, int64_t devices,
 		       const mo_limits *lim, mo_error *err)
+{
+	return mo_megatron_import_dir(out, diags, text, len, name, NULL, devices, lim, err);
+}
+
+int mo_megatron_import_dir(char **out, mo_diags *diags, const char *text, size_t len,
+			   const char *name, const char *dir, int64_t devices,
+			   const mo_limits *lim, mo_error *err)
 {
 	struct mo_megatron_out o = {.n = 0};
 	mo_buf body, dst;
@@ -173,7 +205,8 @@ int mo_megatron_import(char **out, mo_diags *diags, const char *text,
 	struct mo_megatron_import g = {.arena = arena_new(),
 				       .diags = diags,
 				       .file = name ? name : "<megatron>",
-				       .err = err};
+				       .err = err,
+				       .dir = dir};
 	if (!g.arena) {
 		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		return -1;
@@ -238,7 +271,7 @@ static int megatron_fill(mo_model **out, const struct mo_megatron_import *g,
 }
 
 int model_load_megatron(mo_model **out, mo_diags *diags, const char *text,
-			   size_t len, const char *name, const mo_limits *lim,
+			   size_t len, const char *name, const char *dir, const mo_limits *lim,
 			   mo_error *err)
 {
 	struct mo_megatron_out o = {.n = 0};
@@ -247,7 +280,8 @@ int model_load_megatron(mo_model **out, mo_diags *diags, const char *text,
 				       .diags = diags,
 				       .file = name ? name : "<megatron>",
 				       .err = err,
-				       .quiet_world = true};
+				       .quiet_world = true,
+				       .dir = dir};
 	if (!g.arena) {
 		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		return -1;

@@ -23,6 +23,9 @@ mo_diag *megatron_diag(struct mo_megatron_import *g, mo_severity sev,
 	mo_diag *d = diags_vadd(g->diags, sev, code, g->file, line, column,
 				   path, fmt, ap);
 	va_end(ap);
+	/* a sourced file's words stand at its `source` line: say which file */
+	if (d && g->sourced)
+		diag_set_hint(g->diags, d, "in the sourced file %.200s", g->sourced);
 	return d;
 }
 

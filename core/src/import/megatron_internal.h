@@ -26,6 +26,7 @@
 
 #define MO_MG_MAX_ARGS 20000 /* flags and values in one text */
 #define MO_MG_MAX_TOKEN 4096 /* bytes in one argument */
+#define MO_MG_MAX_SOURCE_DEPTH 4 /* files sourced inside sourced files */
 
 /* One flag as given: its first value (NULL when none), how many values
  * followed it, and where the flag and its values are. */
@@ -83,6 +84,15 @@ struct mo_megatron_import {
 	 * when absent */
 	const char *cublas_config;
 	int cublas_line, cublas_column;
+	/* sourced files (`source FILE`, `. FILE`): read from dir, the folder
+	 * of the script the caller read from disk (NULL: reported, not read);
+	 * the files being read, outermost first (cycles); the one being read
+	 * now, named in its diagnostics; the bytes read so far */
+	const char *dir;
+	const char *sourcing[MO_MG_MAX_SOURCE_DEPTH];
+	int n_sourcing;
+	const char *sourced;
+	size_t source_bytes, max_bytes;
 };
 
 /* A value the import writes, with the flag it comes from (NULL: a default
@@ -194,6 +204,14 @@ void megatron_read_moe(struct mo_megatron_import *g,
 			  const struct mo_megatron_shape *s);
 void megatron_read_dispatch(struct mo_megatron_import *g,
 			       struct mo_megatron_out *o);
+
+/* megatron_source.c: a sourced file's text (in the arena, *len bytes),
+ * pushed on g->sourcing, *shown its path relative to the script's folder
+ * (for diagnostics); NULL when it is not read (a warning says why) or
+ * on failure (g->failed). megatron_source_close pops it. */
+char *megatron_source_open(struct mo_megatron_import *g, int line, int column, const char *name,
+			   size_t *len, const char **shown);
+void megatron_source_close(struct mo_megatron_import *g);
 
 /* megatron_layout.c */
 void megatron_read_noop(struct mo_megatron_import *g, struct mo_megatron_shape *s);

@@ -129,7 +129,7 @@ void megatron_read_recompute(struct mo_megatron_import *g,
 	if (strcmp(gran, "selective") == 0) {
 		const struct mo_megatron_arg *mods = megatron_find(g, "--recompute-modules");
 		megatron_selective_config(&b, mods && mods->value ? mods->value : "core_attn",
-					  s->layers);
+					  s->layers - s->n_noop);
 	} else if (method && strcmp(method, "block") == 0) {
 		buf_puts(&b,
 			    "recompute: {mode: full, full_recompute_layer: [");
@@ -140,7 +140,7 @@ void megatron_read_recompute(struct mo_megatron_import *g,
 		buf_printf(
 		    &b,
 		    "recompute: {mode: full, full_recompute_layer: [0-%lld]}",
-		    (long long)s->layers - 1);
+		    (long long)(s->layers - s->n_noop) - 1);
 	}
 	mo_diag *d = megatron_diag(
 	    g, MO_SEV_WARNING, "megatron-recompute", a->line, a->column,

@@ -25,6 +25,8 @@ struct mo_megatron_lexer {
 	bool in_dquote; /* inside "...": an expansion stays one word */
 	bool split;	/* the word has an unquoted expansion of a text the
 			 * script assigns: the shell splits it at blanks */
+	bool pinned;	/* a sourced file: every position is its `source`
+			 * statement's, in the script the user has */
 };
 
 static bool megatron_dollar(struct mo_megatron_import *g,
@@ -33,9 +35,15 @@ static bool megatron_backquoted(struct mo_megatron_import *g,
 				struct mo_megatron_lexer *x);
 static int megatron_splice(struct mo_megatron_import *g,
 			      struct mo_megatron_lexer *x);
+static bool megatron_source(struct mo_megatron_import *g, int line, int column, const char *name,
+			    struct mo_megatron_words *launch);
 
 static void megatron_advance(struct mo_megatron_lexer *x)
 {
+	if (x->pinned) {
+		x->p++;
+		return;
+	}
 	if (*x->p == '\n') {
 		x->line++;
 		x->column = 1;
@@ -930,16 +938,8 @@ static bool megatron_command(struct mo_megatron_import *g,
 				 w.v[0].text);
 		return true;
 	}
-	if (!strcmp(w.v[0].text, "source") || !strcmp(w.v[0].text, ".")) {
-		/* the reader has one text; a file it sources may set the
-		 * variables the launch expands, which then stay unknown and are
-		 * named where they are used */
-		megatron_diag(g, MO_SEV_WARNING, "megatron-script", line, column, NULL,
-			      "'%s %.200s': the sourced file is not read (this reader reads "
-			      "one file): the variables and arguments it sets are left out",
-			      w.v[0].text, w.n > 1 ? w.v[1].text : "");
-		return true;
-	}
+	if (!strcmp(w.v[0].text, "source") || !strcmp(w.v[0].text, "."))
+		return megatron_source(g, line, column, w.n > 1 ? w.v[1].text : "", launch);
 	if (!megatron_is_launcher(&w)) {
 		megatron_diag(
 		    g, MO_SEV_ERROR, "megatron-script", line, column, NULL,
@@ -959,6 +959,51 @@ static bool megatron_command(struct mo_megatron_import *g,
 	}
 	*launch = w;
 	return true;
+}
+
+static bool megatron_statement(struct mo_megatron_import *g,
+				  struct mo_megatron_lexer *x,
+				  struct mo_megatron_words *launch);
+
+/* Statements until the text ends or one fails. */
+static bool megatron_statements(struct mo_megatron_import *g, struct mo_megatron_lexer *x,
+				struct mo_megatron_words *launch)
+{
+	bool ok = true;
+	while (ok) {
+		megatron_skip_blanks(x);
+		if (x->p >= x->end)
+			break;
+		if (*x->p == '\n' || *x->p == ';')
+			megatron_advance(x);
+		else
+			ok = megatron_statement(g, x, launch);
+	}
+	return ok;
+}
+
+/* `source NAME` / `. NAME`: the file beside the script, read as more of
+ * the script (megatron_source.c says which files and why not), its words
+ * at the statement's position. The variables it assigns stay set, as the
+ * shell's `source` leaves them; a launch command in it is the launch. */
+static bool megatron_source(struct mo_megatron_import *g, int line, int column, const char *name,
+			    struct mo_megatron_words *launch)
+{
+	size_t len = 0;
+	const char *shown = NULL;
+	const char *text = megatron_source_open(g, line, column, name, &len, &shown);
+	if (!text)
+		return !g->failed;
+	struct mo_megatron_lexer x = {.p = text, .end = text + len, .line = line,
+				      .column = column, .script = true, .pinned = true};
+	const char *outer = g->sourced;
+	g->sourced = shown;
+	buf_init(&x.word, MO_MG_MAX_TOKEN + 8);
+	bool ok = megatron_statements(g, &x, launch);
+	buf_free(&x.word);
+	g->sourced = outer;
+	megatron_source_close(g);
+	return ok;
 }
 
 static bool megatron_statement(struct mo_megatron_import *g,
@@ -999,15 +1044,7 @@ bool megatron_read_script(struct mo_megatron_import *g,
 		return false;
 	}
 	buf_init(&x.word, MO_MG_MAX_TOKEN + 8);
-	while (ok) {
-		megatron_skip_blanks(&x);
-		if (x.p >= x.end)
-			break;
-		if (*x.p == '\n' || *x.p == ';')
-			megatron_advance(&x);
-		else
-			ok = megatron_statement(g, &x, &launch);
-	}
+	ok = megatron_statements(g, &x, &launch);
 	buf_free(&x.word);
 	if (!ok || g->failed)
 		return false;

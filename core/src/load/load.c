@@ -21,9 +21,10 @@ static bool model_text_is_json(const char *text, size_t len)
 	return false;
 }
 
-int mo_model_load(mo_model **out, mo_diags *diags, const char *text,
-		  size_t len, const char *name, const mo_limits *lim,
-		  mo_error *err)
+/* mo_model_load, with the folder a Megatron script's sourced files are
+ * read from (NULL: none). */
+static int load_text(mo_model **out, mo_diags *diags, const char *text, size_t len,
+		     const char *name, const char *dir, const mo_limits *lim, mo_error *err)
 {
 	mo_doc *doc = NULL;
 	mo_limits dl;
@@ -37,7 +38,7 @@ int mo_model_load(mo_model **out, mo_diags *diags, const char *text,
 		lim = &dl;
 	}
 	if (!model_text_is_json(text, len) && mo_megatron_detect(text, len))
-		return model_load_megatron(out, diags, text, len, name, lim, err);
+		return model_load_megatron(out, diags, text, len, name, dir, lim, err);
 	int rc = model_text_is_json(text, len)
 			 ? json_parse(&doc, diags, text, len, name, lim, err)
 			 : yaml_tree_parse(&doc, diags, text, len, name, lim, err);
@@ -53,6 +54,13 @@ int mo_model_load(mo_model **out, mo_diags *diags, const char *text,
 	rc = model_from_doc(out, diags, doc, err);
 	doc_free(doc);
 	return rc;
+}
+
+int mo_model_load(mo_model **out, mo_diags *diags, const char *text,
+		  size_t len, const char *name, const mo_limits *lim,
+		  mo_error *err)
+{
+	return load_text(out, diags, text, len, name, NULL, lim, err);
 }
 
 /* Presets have no source positions: their diagnostics carry 0/0. */
@@ -133,8 +141,9 @@ int load_model(mo_model **model, mo_diags *diags, const mo_config *c, const mo_i
 	if (in->preset)
 		return mo_model_preset(model, in->preset, err);
 	if (in->model) {
-		int rc = mo_model_load(model, diags, in->model, in->model_len,
-				       in->model_name ? in->model_name : "<model>", in->limits, err);
+		int rc = load_text(model, diags, in->model, in->model_len,
+				   in->model_name ? in->model_name : "<model>", in->model_dir,
+				   in->limits, err);
 		if (rc == 1) {
 			error_set(err, MO_ERR_USAGE, 0, 0, "%s holds no model",
 				     in->model_name ? in->model_name : "the model text");
