@@ -361,6 +361,16 @@ struct mo_megatron_arg *megatron_find(struct mo_megatron_import *g,
 	return last;
 }
 
+/* Whether a flag is given, without marking it read (its own reader, or the
+ * unmodelled list, still reports it). */
+bool megatron_given(const struct mo_megatron_import *g, const char *flag)
+{
+	for (size_t i = 0; i < g->n_args; i++)
+		if (strcmp(g->args[i].flag, flag) == 0)
+			return true;
+	return false;
+}
+
 bool megatron_flag(struct mo_megatron_import *g, const char *flag)
 {
 	struct mo_megatron_arg *a = megatron_find(g, flag);

@@ -150,6 +150,9 @@ bool megatron_read_words(struct mo_megatron_import *g, const char *text,
 struct mo_megatron_arg *megatron_find(struct mo_megatron_import *g,
 					 const char *flag);
 bool megatron_flag(struct mo_megatron_import *g, const char *flag);
+/* Whether a flag is given, without marking it read (its own reader, or the
+ * unmodelled list, still reports it). */
+bool megatron_given(const struct mo_megatron_import *g, const char *flag);
 const char *megatron_value(struct mo_megatron_import *g,
 			      struct mo_megatron_arg *a);
 bool megatron_int(struct mo_megatron_import *g, const char *flag, int64_t lo,
@@ -205,17 +208,25 @@ void megatron_read_moe(struct mo_megatron_import *g,
 void megatron_read_dispatch(struct mo_megatron_import *g,
 			       struct mo_megatron_out *o);
 
-/* megatron_source.c: a sourced file's text (in the arena, *len bytes),
- * pushed on g->sourcing, *shown its path relative to the script's folder
- * (for diagnostics); NULL when it is not read (a warning says why) or
- * on failure (g->failed). megatron_source_close pops it. */
-char *megatron_source_open(struct mo_megatron_import *g, int line, int column, const char *name,
-			   size_t *len, const char **shown);
+/* megatron_source.c: a sourced file's text into *text (in the arena, *len
+ * bytes), pushed on g->sourcing, *shown its path relative to the script's
+ * folder (for diagnostics): NULL; else why it is not read,
+ * megatron_source_nomem when out of memory. megatron_source_close pops
+ * it. */
+extern const char megatron_source_nomem[];
+const char *megatron_source_open(struct mo_megatron_import *g, const char *name, char **text,
+				 size_t *len, const char **shown);
 void megatron_source_close(struct mo_megatron_import *g);
 
-/* megatron_layout.c */
+/* megatron_noop.c: --noop-layers into s (when the split is one it reads);
+ * the identity layers among the positions before `layer`; the pipeline
+ * layout of each stage's real layers */
 void megatron_read_noop(struct mo_megatron_import *g, struct mo_megatron_shape *s);
 int64_t megatron_noop_below(const struct mo_megatron_shape *s, int64_t layer);
+void megatron_noop_layout(struct mo_megatron_import *g, struct mo_megatron_out *o,
+			  const struct mo_megatron_shape *s);
+
+/* megatron_layout.c */
 void megatron_read_parallel(struct mo_megatron_import *g,
 			       struct mo_megatron_out *o,
 			       struct mo_megatron_shape *s, int64_t devices);

@@ -991,9 +991,19 @@ static bool megatron_source(struct mo_megatron_import *g, int line, int column, 
 {
 	size_t len = 0;
 	const char *shown = NULL;
-	const char *text = megatron_source_open(g, line, column, name, &len, &shown);
-	if (!text)
-		return !g->failed;
+	char *text = NULL;
+	const char *why = megatron_source_open(g, name, &text, &len, &shown);
+	if (why == megatron_source_nomem) {
+		megatron_fail(g, MO_ERR_NOMEM, line, column, "out of memory");
+		return false;
+	}
+	if (why) {
+		megatron_diag(g, MO_SEV_WARNING, "megatron-script", line, column, NULL,
+			      "'source %.200s' is not read (%s): the variables and arguments it sets "
+			      "are left out",
+			      name, why);
+		return true;
+	}
 	struct mo_megatron_lexer x = {.p = text, .end = text + len, .line = line,
 				      .column = column, .script = true, .pinned = true};
 	const char *outer = g->sourced;

@@ -7,7 +7,7 @@
  * link out of it (both resolved with realpath and compared); at most
  * MO_MG_MAX_SOURCE_DEPTH files deep, never a file already being read (a
  * cycle), and all files together within the input size limit. Anything
- * else is a warning at the `source` statement saying why it was not read. */
+ * else is said (the caller's warning at the `source` statement). */
 #include "import/megatron_internal.h"
 
 #include <errno.h>
@@ -92,27 +92,19 @@ static const char *megatron_source_refusal(const char *name)
 	return NULL;
 }
 
-static void megatron_source_skip(struct mo_megatron_import *g, int line, int column,
-				 const char *name, const char *why)
-{
-	megatron_diag(g, MO_SEV_WARNING, "megatron-script", line, column, NULL,
-		      "'source %.200s' is not read (%s): the variables and arguments it sets are "
-		      "left out",
-		      name, why);
-}
+const char megatron_source_nomem[] = "out of memory";
 
-/* The resolved path of name inside g->dir, or NULL (reported); *rel_out:
- * name relative to the folder. */
-static char *megatron_source_path(struct mo_megatron_import *g, int line, int column,
-				  const char *name, const char **rel_out)
+/* The resolved path of name inside g->dir into *path (the caller frees
+ * it), or why not; *rel_out: name relative to the folder. */
+static const char *megatron_source_path(const struct mo_megatron_import *g, const char *name,
+					const char **rel_out, char **path_out)
 {
 	const char *rel = name + megatron_script_dir_prefix(g, name);
 	*rel_out = rel;
+	*path_out = NULL;
 	const char *why = megatron_source_refusal(rel);
-	if (why) {
-		megatron_source_skip(g, line, column, name, why);
-		return NULL;
-	}
+	if (why)
+		return why;
 	char *dir = realpath(g->dir, NULL);
 	size_t dn = dir ? strlen(dir) : 0, nn = strlen(rel);
 	char *joined = dir ? malloc(dn + nn + 2) : NULL;
@@ -124,27 +116,27 @@ static char *megatron_source_path(struct mo_megatron_import *g, int line, int co
 		path = realpath(joined, NULL);
 	}
 	if (!path)
-		megatron_source_skip(g, line, column, name,
-				     dir ? "no such file beside the script" : "the script's folder is not found");
+		why = !dir ? "the script's folder is not found"
+		      : dir && !joined ? megatron_source_nomem
+				       : "no such file beside the script";
 	else if (strncmp(path, dir, dn) != 0 || path[dn] != '/') {
-		megatron_source_skip(g, line, column, name, "it leads out of the script's folder");
+		why = "it leads out of the script's folder";
 		free(path);
 		path = NULL;
 	}
 	free(joined);
 	free(dir);
-	return path;
+	*path_out = path;
+	return why;
 }
 
-/* The file's text in the arena, or NULL (reported). */
-static char *megatron_source_read(struct mo_megatron_import *g, int line, int column,
-				  const char *name, const char *path, size_t *len)
+/* The file's text into *text (in the arena), or why not. */
+static const char *megatron_source_read(struct mo_megatron_import *g, const char *path,
+					char **text_out, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
-	if (!f) {
-		megatron_source_skip(g, line, column, name, strerror(errno));
-		return NULL;
-	}
+	if (!f)
+		return strerror(errno);
 	struct stat st;
 	size_t room = g->max_bytes > g->source_bytes ? g->max_bytes - g->source_bytes : 0;
 	const char *why = NULL;
@@ -154,57 +146,47 @@ static char *megatron_source_read(struct mo_megatron_import *g, int line, int co
 		why = "the script and its sourced files exceed the input size limit";
 	size_t size = why ? 0 : (size_t)st.st_size;
 	char *text = why ? NULL : arena_alloc(g->arena, size + 1);
-	if (!why && !text) {
-		fclose(f);
-		megatron_fail(g, MO_ERR_NOMEM, line, column, "out of memory");
-		return NULL;
-	}
+	if (!why && !text)
+		why = megatron_source_nomem;
 	if (!why && fread(text, 1, size, f) != size)
 		why = "a read error";
 	fclose(f);
-	if (why) {
-		megatron_source_skip(g, line, column, name, why);
-		return NULL;
-	}
+	if (why)
+		return why;
 	text[size] = '\0';
 	g->source_bytes += size;
 	*len = size;
-	return text;
+	*text_out = text;
+	return NULL;
 }
 
-char *megatron_source_open(struct mo_megatron_import *g, int line, int column, const char *name,
-			   size_t *len, const char **shown)
+const char *megatron_source_open(struct mo_megatron_import *g, const char *name, char **text,
+				 size_t *len, const char **shown)
 {
 	const char *rel = name;
-	if (!g->dir) {
-		megatron_source_skip(g, line, column, name,
-				     "this reader was given one text, not the script's folder");
-		return NULL;
-	}
-	if (g->n_sourcing >= MO_MG_MAX_SOURCE_DEPTH) {
-		megatron_source_skip(g, line, column, name, "sourced files nest too deep");
-		return NULL;
-	}
-	char *path = megatron_source_path(g, line, column, name, &rel);
-	if (!path)
-		return NULL;
-	for (int i = 0; i < g->n_sourcing; i++)
-		if (strcmp(g->sourcing[i], path) == 0) {
-			megatron_source_skip(g, line, column, name, "it is already being read (a cycle)");
-			free(path);
-			return NULL;
-		}
-	char *text = megatron_source_read(g, line, column, name, path, len);
-	const char *kept = text ? arena_strdup(g->arena, path) : NULL;
-	*shown = text ? arena_strdup(g->arena, rel) : NULL;
+	char *path = NULL;
+	*text = NULL;
+	if (!g->dir)
+		return "this reader was given one text, not the script's folder";
+	if (g->n_sourcing >= MO_MG_MAX_SOURCE_DEPTH)
+		return "sourced files nest too deep";
+	const char *why = megatron_source_path(g, name, &rel, &path);
+	for (int i = 0; !why && i < g->n_sourcing; i++)
+		if (strcmp(g->sourcing[i], path) == 0)
+			why = "it is already being read (a cycle)";
+	if (!why)
+		why = megatron_source_read(g, path, text, len);
+	const char *kept = why ? NULL : arena_strdup(g->arena, path);
+	*shown = why ? NULL : arena_strdup(g->arena, rel);
 	free(path);
-	if (text && (!kept || !*shown)) {
-		megatron_fail(g, MO_ERR_NOMEM, line, column, "out of memory");
-		return NULL;
+	if (!why && (!kept || !*shown))
+		why = megatron_source_nomem;
+	if (why) {
+		*text = NULL;
+		return why;
 	}
-	if (text)
-		g->sourcing[g->n_sourcing++] = kept;
-	return text;
+	g->sourcing[g->n_sourcing++] = kept;
+	return NULL;
 }
 
 void megatron_source_close(struct mo_megatron_import *g)
