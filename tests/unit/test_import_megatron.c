@@ -1081,14 +1081,107 @@ static void test_script_llama3(void **state)
 	assert_string_equal(str_at(doc, "parallel.distributed_optimizer"),
 			    "true");
 	assert_int_equal(mo_diags_errors(d), 0);
-	/* mkdir x 3, three ifs, set +x */
-	static const int lines[] = {18, 19, 45, 106, 135, 180, 196};
-	assert_lines(d, "megatron-script", lines, 7);
+	/* mkdir x 3, the `if [ ! -f ... ]` it cannot decide, set +x; the
+	 * DTYPE == fp8 and the MOCK tokenizer conditions are decided: their
+	 * branches are read (the vocabulary, the FP8 flags at their lines) */
+	static const int lines[] = {18, 19, 45, 180, 196};
+	assert_lines(d, "megatron-script", lines, 5);
+	assert_int_equal(int_at(doc, "model.vocab_size"), 128256);
 	/* --overlap-param-gather comes through "${DDP_ARGS[@]}": its line */
 	const mo_diag *u = diag_for(d, "unmodelled", "--overlap-param-gather");
 	assert_non_null(u);
 	assert_int_equal(u->line, 128);
-	assert_null(diag_for(d, "unmodelled", "--fp8-format"));
+	u = diag_for(d, "unmodelled", "--fp8-format");
+	assert_non_null(u);
+	assert_int_equal(u->line, 108);
+	doc_free(doc);
+	free(yaml);
+	mo_diags_free(d);
+}
+
+/* Conditionals over texts the script knows are decided as bash decides
+ * them: the branch that runs is read at its own lines, the others left
+ * out; `||` / `&&` left to right with an unknown side that cannot change
+ * the answer; anything else leaves the block out with a warning. */
+static void test_script_conditionals(void **state)
+{
+	(void)state;
+	static const char *fmt =
+	    "#!/bin/bash\n"
+	    "X=%s\n"
+	    "EMPTY=\n"
+	    "if [[ \"$X\" == \"fp8\" ]]; then\n"       /* 4 */
+	    "    L=\"--num-layers 4\"\n"
+	    "    if [ -z \"$EMPTY\" ]; then H=\"--hidden-size 64\"; fi\n"
+	    "elif [ \"$X\" = bf16 ] || [[ x == y ]]; then\n"
+	    "    L=\"--num-layers 8 --bogus-flag-a\"\n" /* 8 */
+	    "    H=\"--hidden-size 128\"\n"
+	    "else\n"
+	    "    L=\"--num-layers 12\"\n"
+	    "    H=\"--hidden-size 256\"\n"
+	    "fi\n"
+	    "if [[ $1 == a ]] && [ x != x ]; then L=\"--num-layers 99\"; fi\n"
+	    "if [[ $1 == a ]] || [ x = x ]; then M=\"--micro-batch-size 2\"; fi\n"
+	    "if [ -f /etc/hosts ]; then L=\"--num-layers 77\"\n"   /* 16: not decided */
+	    "fi\n"
+	    "torchrun --nproc-per-node 8 pretrain_gpt.py $L $H --num-attention-heads 8 "
+	    "--seq-length 64 --max-position-embeddings 64 --micro-batch-size 1 $M "
+	    "--vocab-size 1000\n";
+	static const struct {
+		const char *x;
+		int64_t layers, hidden;
+	} cases[] = {{"fp8", 4, 64}, {"bf16", 8, 128}, {"fp16", 12, 256}};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char text[2048];
+		snprintf(text, sizeof text, fmt, cases[i].x);
+		mo_diags *d = NULL;
+		char *yaml = import_text(text, "if.sh", 0, &d);
+		assert_int_equal(mo_diags_errors(d), 0);
+		mo_doc *doc = parse(yaml);
+		assert_int_equal(int_at(doc, "model.num_layers"), cases[i].layers);
+		assert_int_equal(int_at(doc, "model.hidden_size"), cases[i].hidden);
+		assert_int_equal(int_at(doc, "training.micro_batch_size"), 2);
+		static const int undecided[] = {16};
+		assert_lines(d, "megatron-script", undecided, 1);
+		/* a flag from the branch read is reported where it is written */
+		const mo_diag *u = diag_for(d, "unread-key", "--bogus-flag-a");
+		if (cases[i].layers == 8) {
+			assert_non_null(u);
+			assert_int_equal(u->line, 18); /* expanded on the launch line */
+		} else {
+			assert_null(u);
+		}
+		doc_free(doc);
+		free(yaml);
+		mo_diags_free(d);
+	}
+}
+
+/* A functional-test config with a flag twice: read as Megatron-LM's test
+ * runner passes it (every entry a flag, argparse keeps the last), a
+ * warning where a memopt config has the error. */
+static void test_model_config_duplicate_flag(void **state)
+{
+	(void)state;
+	static const char text[] = "MODEL_ARGS:\n"
+				   "  --num-layers: 2\n"
+				   "  --hidden-size: 64\n"
+				   "  --num-attention-heads: 8\n"
+				   "  --seq-length: 64\n"
+				   "  --max-position-embeddings: 64\n"
+				   "  --micro-batch-size: 1\n"
+				   "  --vocab-size: 1000\n"
+				   "  --num-layers: 4\n";
+	mo_diags *d = NULL;
+	char *yaml = import_text(text, "model_config.yaml", 8, &d);
+	assert_int_equal(mo_diags_errors(d), 0);
+	assert_int_equal(count_code(d, "duplicate-key"), 1);
+	const mo_diag *w = mo_diags_get(d, 0);
+	assert_string_equal(w->code, "duplicate-key");
+	assert_int_equal(w->severity, MO_SEV_WARNING);
+	assert_int_equal(w->line, 9);
+	mo_doc *doc = parse(yaml);
+	assert_int_equal(int_at(doc, "model.num_layers"), 4);
 	doc_free(doc);
 	free(yaml);
 	mo_diags_free(d);
@@ -1457,6 +1550,8 @@ int main(void)
 	    cmocka_unit_test(test_tp_above_kv_groups),
 	    cmocka_unit_test(test_noop_layers),
 	    cmocka_unit_test(test_sourced_files),
+	    cmocka_unit_test(test_script_conditionals),
+	    cmocka_unit_test(test_model_config_duplicate_flag),
 	    cmocka_unit_test(test_moe_memory_speed),
 	    cmocka_unit_test(test_recompute_flags),
 	    cmocka_unit_test(test_launch_line),

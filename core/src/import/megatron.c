@@ -112,6 +112,29 @@ int mo_megatron_detect(const char *text, size_t len)
 	       (eq && eq > w);
 }
 
+/* The YAML reader's findings on a functional-test config, into g's: a key
+ * twice in one mapping is read as Megatron-LM's test runner passes it
+ * (tests/functional_tests/shell_test_utils/_run_training.sh:97,131 at
+ * d98e8a64: yq's `to_entries` turns every MODEL_ARGS entry into a flag,
+ * and argparse keeps the last of a flag given twice): a warning, not the
+ * error it is in a memopt config. */
+static void megatron_relay_parse(struct mo_megatron_import *g, const mo_diags *parsed)
+{
+	for (size_t i = 0; i < mo_diags_count(parsed); i++) {
+		const mo_diag *p = mo_diags_get(parsed, i);
+		bool dup = strcmp(p->code, "duplicate-key") == 0 && p->severity == MO_SEV_ERROR;
+		mo_diag *d = diags_add(g->diags, dup ? MO_SEV_WARNING : p->severity, p->code, p->file,
+				       p->line, p->column, p->path, "%s%s", p->message,
+				       dup ? ": Megatron-LM's test runner passes both as flags and "
+					     "argparse keeps the last, as this reader does"
+					   : "");
+		if (d && p->hint && !dup)
+			diag_set_hint(g->diags, d, "%s", p->hint);
+		if (d && p->layers)
+			diag_set_layers(g->diags, d, p->layers);
+	}
+}
+
 /* Reads the arguments into g (words or MODEL_ARGS). 0, 1 (the text does
  * not parse: diagnostics), -1 (err). */
 static int megatron_read_text(struct mo_megatron_import *g, const char *text,
@@ -124,7 +147,14 @@ static int megatron_read_text(struct mo_megatron_import *g, const char *text,
 		return g->failed ? -1 : ok ? 0 : 1;
 	}
 	mo_doc *doc = NULL;
-	int rc = yaml_tree_parse(&doc, g->diags, text, len, g->file, lim, g->err);
+	mo_diags *parsed = NULL;
+	if (mo_diags_new(&parsed) != 0) {
+		error_set(g->err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		return -1;
+	}
+	int rc = yaml_tree_parse(&doc, parsed, text, len, g->file, lim, g->err);
+	megatron_relay_parse(g, parsed);
+	mo_diags_free(parsed);
 	if (rc < 0)
 		return -1;
 	if (rc > 0 || !doc || !doc->root || doc->root->kind != MO_NODE_MAP) {

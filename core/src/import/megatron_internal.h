@@ -27,6 +27,7 @@
 #define MO_MG_MAX_ARGS 20000 /* flags and values in one text */
 #define MO_MG_MAX_TOKEN 4096 /* bytes in one argument */
 #define MO_MG_MAX_SOURCE_DEPTH 4 /* files sourced inside sourced files */
+#define MO_MG_MAX_IF_DEPTH 16    /* conditionals inside conditionals */
 
 /* One flag as given: its first value (NULL when none), how many values
  * followed it, and where the flag and its values are. */
@@ -93,6 +94,7 @@ struct mo_megatron_import {
 	int n_sourcing;
 	const char *sourced;
 	size_t source_bytes, max_bytes;
+	int if_depth; /* conditionals being read, nested */
 };
 
 /* A value the import writes, with the flag it comes from (NULL: a default

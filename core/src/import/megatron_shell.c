@@ -37,6 +37,10 @@ static int megatron_splice(struct mo_megatron_import *g,
 			      struct mo_megatron_lexer *x);
 static bool megatron_source(struct mo_megatron_import *g, int line, int column, const char *name,
 			    struct mo_megatron_words *launch);
+static bool megatron_statement(struct mo_megatron_import *g, struct mo_megatron_lexer *x,
+			       struct mo_megatron_words *launch);
+static void megatron_skip_segment(struct mo_megatron_lexer *x);
+static void megatron_next_line(struct mo_megatron_lexer *x);
 
 static void megatron_advance(struct mo_megatron_lexer *x)
 {
@@ -308,6 +312,15 @@ megatron_var_find(struct mo_megatron_import *g, const char *name, size_t n)
 		    memcmp(g->vars[i].name, name, n) == 0)
 			return &g->vars[i];
 	return NULL;
+}
+
+/* `unset NAME`: the script's variable is no longer assigned (the last
+ * one takes its slot: lookups are by name). */
+static void megatron_unset(struct mo_megatron_import *g, const char *name)
+{
+	struct mo_megatron_var *v = megatron_var_find(g, name, strlen(name));
+	if (v)
+		*v = g->vars[--g->n_vars];
 }
 
 /* n more bytes (or words) from an expansion: false past the budget. */
@@ -876,10 +889,15 @@ static bool megatron_skip_block(struct mo_megatron_import *g, struct mo_megatron
 			 NULL,
 			 "a %s is not evaluated: its "
 			 "assignments and commands are left out",
-			 loop ? "loop (for / while ... done)" : "conditional (if ... fi)");
+			 loop ? "loop (for / while ... done)"
+			      : "conditional (if ... fi) whose condition this reader cannot decide");
 	while (x->p < x->end) {
-		while (x->p < x->end && (*x->p == ' ' || *x->p == '\t'))
+		while (x->p < x->end && strchr(" \t\r\n;", *x->p))
 			megatron_advance(x);
+		if (x->p < x->end && *x->p == '#') {
+			megatron_next_line(x);
+			continue;
+		}
 		if (megatron_at_opener(x, close))
 			depth++;
 		else if (megatron_at_keyword(x, close) && --depth == 0) {
@@ -887,15 +905,226 @@ static bool megatron_skip_block(struct mo_megatron_import *g, struct mo_megatron
 				megatron_advance(x);
 			return true;
 		}
-		while (x->p < x->end && *x->p != '\n')
-			megatron_advance(x);
-		if (x->p < x->end)
-			megatron_advance(x);
+		megatron_skip_segment(x);
 	}
 	megatron_diag(g, MO_SEV_ERROR, "megatron-script", line, column, NULL,
 			 "%s without its '%s' at its own line's start",
 			 loop ? "a loop" : "an 'if'", close);
 	return false;
+}
+
+/* ---- conditionals ------------------------------------------------------
+ * `if TEST [|| && TEST]...; then ... [elif ...; then ...] [else ...] fi`:
+ * when every TEST that decides is `[[ A == B ]]`, `[ A = B ]`, `!=`,
+ * `-z A`, `-n A` or `[ A ]` over texts the script knows (no `$` or
+ * backquote left after expansion, no pattern on the right of `[[ == ]]`),
+ * the branch bash would run is read as more of the script and the others
+ * are left out; any other condition leaves the whole block out with a
+ * warning (megatron_skip_block). Three-valued: 1 true, 0 false, -1 not
+ * known; -2 an error (reported). */
+
+static bool megatron_known_text(const char *s)
+{
+	return !strchr(s, '$') && !strchr(s, '`');
+}
+
+/* One `[[ ... ]]` / `[ ... ]` test. */
+static int megatron_test(struct mo_megatron_import *g, struct mo_megatron_lexer *x)
+{
+	struct mo_megatron_words w = {0};
+	if (megatron_script_words(g, x, &w) < 0)
+		return -2;
+	if (w.n < 2)
+		return -1;
+	const char *open = w.v[0].text, *close = w.v[w.n - 1].text;
+	bool dbl = !strcmp(open, "[[") && !strcmp(close, "]]");
+	if (!dbl && !(!strcmp(open, "[") && !strcmp(close, "]")))
+		return -1;
+	const struct megatron_word *a = w.v + 1;
+	size_t k = w.n - 2;
+	for (size_t i = 0; i < k; i++)
+		if (!megatron_known_text(a[i].text))
+			return -1;
+	if (k == 1 && (!strcmp(a[0].text, "-z") || !strcmp(a[0].text, "-n")))
+		return a[0].text[1] == 'z'; /* `-z ""`: the empty word went */
+	if (k == 1)
+		return a[0].text[0] != '\0';
+	if (k == 2 && !strcmp(a[0].text, "-z"))
+		return a[1].text[0] == '\0';
+	if (k == 2 && !strcmp(a[0].text, "-n"))
+		return a[1].text[0] != '\0';
+	if (k != 3)
+		return -1;
+	bool eq = !strcmp(a[1].text, "==") || !strcmp(a[1].text, "=");
+	if (!eq && strcmp(a[1].text, "!="))
+		return -1;
+	if (dbl && strpbrk(a[2].text, "*?["))
+		return -1; /* a pattern */
+	return (strcmp(a[0].text, a[2].text) == 0) == eq;
+}
+
+static bool megatron_at_op(const struct mo_megatron_lexer *x, char c)
+{
+	return x->end - x->p >= 2 && x->p[0] == c && x->p[1] == c;
+}
+
+/* TEST { `||` | `&&` TEST }, left to right as bash runs them. */
+static int megatron_condition(struct mo_megatron_import *g, struct mo_megatron_lexer *x)
+{
+	int value = megatron_test(g, x);
+	while (value != -2) {
+		megatron_skip_blanks(x);
+		bool or = megatron_at_op(x, '|');
+		if (!or && !megatron_at_op(x, '&'))
+			break;
+		megatron_advance(x);
+		megatron_advance(x);
+		int t = megatron_test(g, x);
+		if (t == -2)
+			return -2;
+		if (or)
+			value = value == 1 || t == 1 ? 1 : value == 0 ? t : -1;
+		else
+			value = value == 0 || t == 0 ? 0 : value == 1 ? t : -1;
+	}
+	return value;
+}
+
+/* Past `; then` / a line break then `then`. */
+static bool megatron_then(struct mo_megatron_lexer *x)
+{
+	megatron_skip_blanks(x);
+	if (x->p < x->end && *x->p == ';')
+		megatron_advance(x);
+	while (x->p < x->end && strchr(" \t\r\n", *x->p))
+		megatron_advance(x);
+	if (!megatron_at_keyword(x, "then"))
+		return false;
+	for (int i = 0; i < 4; i++)
+		megatron_advance(x);
+	return true;
+}
+
+/* To the next line. */
+static void megatron_next_line(struct mo_megatron_lexer *x)
+{
+	while (x->p < x->end && *x->p != '\n')
+		if (!(*x->p == '\\' && megatron_continuation(x)))
+			megatron_advance(x);
+	if (x->p < x->end)
+		megatron_advance(x);
+}
+
+/* Past one command of a branch not run: to the next `;` or line break
+ * outside quotes (`if ...; then X=1; fi` on one line has three). */
+static void megatron_skip_segment(struct mo_megatron_lexer *x)
+{
+	while (x->p < x->end && *x->p != '\n' && *x->p != ';') {
+		char q = *x->p;
+		if (q == '\\' && megatron_continuation(x))
+			continue;
+		megatron_advance(x);
+		if (q == '\\' && x->p < x->end) {
+			megatron_advance(x);
+		} else if (q == '\'' || q == '"') {
+			while (x->p < x->end && *x->p != q) {
+				if (q == '"' && *x->p == '\\' && x->p + 1 < x->end)
+					megatron_advance(x);
+				megatron_advance(x);
+			}
+			if (x->p < x->end)
+				megatron_advance(x);
+		}
+	}
+}
+
+/* The statements of one branch, read (run) or passed over, up to its
+ * `elif`, `else` or `fi` at a line's start; false on an error or the
+ * text's end (reported at the `if`). */
+static bool megatron_branch(struct mo_megatron_import *g, struct mo_megatron_lexer *x,
+			    struct mo_megatron_words *launch, bool run, int line, int column)
+{
+	int depth = 0;
+	for (;;) {
+		while (x->p < x->end && strchr(" \t\r\n;", *x->p))
+			megatron_advance(x);
+		if (x->p < x->end && *x->p == '#') {
+			megatron_next_line(x);
+			continue;
+		}
+		if (x->p >= x->end) {
+			megatron_diag(g, MO_SEV_ERROR, "megatron-script", line, column, NULL,
+				      "an 'if' without its 'fi' at its own line's start");
+			return false;
+		}
+		if (depth == 0 && (megatron_at_keyword(x, "elif") || megatron_at_keyword(x, "else") ||
+				   megatron_at_keyword(x, "fi")))
+			return true;
+		if (run) {
+			if (!megatron_statement(g, x, launch))
+				return false;
+			continue;
+		}
+		depth += megatron_at_keyword(x, "if");
+		depth -= depth > 0 && megatron_at_keyword(x, "fi");
+		megatron_skip_segment(x);
+	}
+}
+
+/* An `if` block: the branch its conditions choose, or the whole block
+ * left out when they cannot be decided. */
+static bool megatron_if(struct mo_megatron_import *g, struct mo_megatron_lexer *x,
+			struct mo_megatron_words *launch)
+{
+	struct mo_megatron_lexer at = *x;
+	int line = x->line, column = x->column;
+	if (g->if_depth >= MO_MG_MAX_IF_DEPTH)
+		return megatron_skip_block(g, x, "fi");
+	bool taken = false;
+	size_t skip = 2; /* "if", then "elif" */
+	for (;;) {
+		for (size_t i = 0; i < skip; i++)
+			megatron_advance(x);
+		int c = taken ? 0 : megatron_condition(g, x);
+		if (c == -2)
+			return false;
+		if ((c < 0 || !megatron_then(x)) && !taken) {
+			x->p = at.p, x->line = at.line, x->column = at.column;
+			return megatron_skip_block(g, x, "fi");
+		}
+		if (taken) /* a later condition is not run: past its `then` */
+			while (x->p < x->end &&
+			       !(strchr(" \t\n;", x->p[-1]) && megatron_at_keyword(x, "then")))
+				megatron_advance(x);
+		if (taken && x->p < x->end)
+			for (int i = 0; i < 4; i++)
+				megatron_advance(x);
+		g->if_depth++;
+		bool ok = megatron_branch(g, x, launch, c == 1, line, column);
+		g->if_depth--;
+		if (!ok)
+			return false;
+		taken |= c == 1;
+		skip = 4;
+		if (megatron_at_keyword(x, "elif"))
+			continue;
+		if (megatron_at_keyword(x, "else")) {
+			for (int i = 0; i < 4; i++)
+				megatron_advance(x);
+			g->if_depth++;
+			ok = megatron_branch(g, x, launch, !taken, line, column);
+			g->if_depth--;
+			if (!ok)
+				return false;
+		}
+		if (!megatron_at_keyword(x, "fi")) {
+			megatron_diag(g, MO_SEV_ERROR, "megatron-script", line, column, NULL,
+				      "an 'if' with a second 'else'");
+			return false;
+		}
+		megatron_next_line(x);
+		return true;
+	}
 }
 
 static bool megatron_is_launcher(const struct mo_megatron_words *w)
@@ -936,6 +1165,11 @@ static bool megatron_command(struct mo_megatron_import *g,
 				 "'%s' is not run (this reader runs no "
 				 "command; it does not change the arguments)",
 				 w.v[0].text);
+		return true;
+	}
+	if (!strcmp(w.v[0].text, "unset")) { /* the variables go, as in the shell */
+		for (size_t i = 1; i < w.n; i++)
+			megatron_unset(g, w.v[i].text);
 		return true;
 	}
 	if (!strcmp(w.v[0].text, "source") || !strcmp(w.v[0].text, "."))
@@ -1026,7 +1260,7 @@ static bool megatron_statement(struct mo_megatron_import *g,
 		megatron_skip_blanks(x);
 	}
 	if (megatron_at_keyword(x, "if"))
-		return megatron_skip_block(g, x, "fi");
+		return megatron_if(g, x, launch);
 	if (megatron_at_opener(x, "done"))
 		return megatron_skip_block(g, x, "done");
 	size_t n = megatron_name_len(x->p, x->end);
