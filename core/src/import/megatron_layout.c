@@ -9,8 +9,6 @@
 #include <string.h>
 #include <strings.h>
 
-static bool megatron_given(const struct mo_megatron_import *g, const char *flag);
-
 /* --account-for-embedding- / --account-for-loss-in-pipeline-split: Megatron counts the
  * embedding (the loss) as one more layer of the first (last) virtual stage and splits the
  * layers evenly over PP x VPP chunks, building one layer less there
