@@ -35,7 +35,10 @@
 #define MFU_MEDIAN_ERROR 0.10
 #define ASCEND_ERROR 0.30
 
-static mo_estimate *estimate_files(const char *model_path, const char *config_path)
+/* The estimate of the model file at model_path under the config text ct
+ * (named config_path in messages). */
+static mo_estimate *estimate_config_text(const char *model_path, const char *ct,
+					 const char *config_path)
 {
 	mo_diags *d = NULL;
 	mo_model *m = NULL;
@@ -43,7 +46,6 @@ static mo_estimate *estimate_files(const char *model_path, const char *config_pa
 	mo_estimate *e = NULL;
 	mo_error err = {0};
 	char *mt = test_read_file(model_path, NULL);
-	char *ct = test_read_file(config_path, NULL);
 	assert_int_equal(mo_diags_new(&d), 0);
 	assert_int_equal(mo_model_load(&m, d, mt, strlen(mt), model_path, NULL, &err), 0);
 	assert_int_equal(mo_config_parse(&c, d, ct, strlen(ct), config_path, NULL, &err), 0);
@@ -54,6 +56,13 @@ static mo_estimate *estimate_files(const char *model_path, const char *config_pa
 	mo_model_free(m);
 	mo_diags_free(d);
 	free(mt);
+	return e;
+}
+
+static mo_estimate *estimate_files(const char *model_path, const char *config_path)
+{
+	char *ct = test_read_file(config_path, NULL);
+	mo_estimate *e = estimate_config_text(model_path, ct, config_path);
 	free(ct);
 	return e;
 }
@@ -337,6 +346,38 @@ static void check_grad_accumulation(void)
 	free(fused_off);
 }
 
+/* Recompute costs the time of the ops it re-runs. On the 7B TP 4 run
+ * (device-bound; 2 micro-batches of 16384 tokens x hidden 4096, bf16):
+ * recomputing only the input norms (no FLOPs: the FLOPs-share pricing
+ * gave them nothing) costs their input read and output write at the
+ * H100's 3015 GB/s; recomputing every layer whole costs each layer's
+ * forward once, its exposed TP collectives included once (under the
+ * whole step's forward: GEMM / 3, attention / 3.5, memory-bound / 3, TP
+ * communication / 2, the output layer's share aside). */
+static void check_recompute_time(void)
+{
+	const char *model = DIR "gpt3_7b_tp4_pp1_memory_speed.h100.yaml";
+	mo_estimate *none = estimate_files(model, DIR "none.config.yaml");
+	mo_estimate *norms = estimate_config_text(
+		model, "recompute:\n  mode: select\n  select_module:\n    '.*input_layernorm': [0-31]\n",
+		"norms.yaml");
+	mo_estimate *full = estimate_config_text(
+		model, "recompute:\n  mode: full\n  full_recompute_layer: [0-31]\n", "full.yaml");
+	const mo_estimate_time *t0 = mo_estimate_get_time(none);
+	double norm = mo_estimate_get_time(norms)->recompute_seconds;
+	double expect = 2.0 * 32 * (2.0 * 16384 * 4096 * 2) / 3015e9;
+	double whole = mo_estimate_get_time(full)->recompute_seconds;
+	double fwd = t0->gemm_seconds / 3 + t0->attention_seconds / 3.5 +
+		     t0->memory_bound_seconds / 3 + t0->comm_tp_seconds / 2;
+	printf("  7B TP 4 recompute: norms %.5f s (their bytes: %.5f s), whole layers %.4f s "
+	       "(the step's forward %.4f s)\n", norm, expect, whole, fwd);
+	assert_true(fabs(norm - expect) < 0.01 * expect);
+	assert_true(whole < fwd && whole > 0.9 * fwd);
+	mo_estimate_free(full);
+	mo_estimate_free(norms);
+	mo_estimate_free(none);
+}
+
 /* The mechanisms one at a time, each against the same file without it. */
 static void test_mechanisms(void **state)
 {
@@ -367,6 +408,7 @@ static void test_mechanisms(void **state)
 	mo_estimate_time u = time_of_text(unfused);
 	assert_true(u.attention_seconds == 0 && u.gemm_seconds > 0);
 	check_grad_accumulation();
+	check_recompute_time();
 	free(unfused);
 	free(spread);
 	free(small);

@@ -63,6 +63,17 @@ typedef struct mo_est_dims {
 	const char *cdtype, *pdtype;
 } mo_est_dims;
 
+/* The forward work of a set of ops, by how the step time prices it
+ * (estimate_time.c): GEMM FLOPs, fused-attention FLOPs, the bytes
+ * memory-bound ops read and write, their kernels, and their collectives'
+ * bytes by group as ring all-gathers (an all-reduce moves twice its
+ * bytes; comm_bytes: the same collectives as mo_est_keep.comm_bytes
+ * counts them). Device-independent, so a model's memo can keep it. */
+typedef struct mo_est_work {
+	double gemm_flops, attn_flops, mem_bytes, kernels;
+	double comm_bytes, tp_bytes, cp_bytes, ep_bytes;
+} mo_est_work;
+
 /* What one layer keeps under one segment's actions (per micro-batch). */
 typedef struct mo_est_keep {
 	uint64_t kept;        /* on device between forward and backward */
@@ -70,6 +81,7 @@ typedef struct mo_est_keep {
 	uint64_t swapped;     /* moved to host */
 	uint64_t transient;   /* exists again during the layer's backward */
 	double recompute_flops;
+	mo_est_work recompute; /* the forward work of the ops it re-runs */
 	uint64_t comm_bytes;  /* extra collective bytes (comm recompute) */
 	size_t comm_ops;      /* extra collectives */
 } mo_est_keep;
@@ -231,6 +243,10 @@ struct mo_estimate {
 	 * adds beyond its layers' (Megatron's main_grad adds) */
 	double embed_fwd_s, embed_bwd_s, head_fwd_s, head_bwd_s, p2p_s;
 	double *tail_s, *bwd_extra_s;
+	double *type_gemm_s_per_flop;    /* per layer type: its forward GEMMs' rate */
+	double *type_dev_s, *type_host_s; /* per layer type: device and host seconds */
+	double time_etp;                 /* expert tensor parallel (an EP group spans EP x ETP) */
+	double *res_recompute_s;         /* per result: recompute seconds a micro-batch */
 	uint64_t capacity;
 	size_t peak_stage;
 };
@@ -294,12 +310,18 @@ void est_stage_fixed(const mo_estimate *e, size_t s, mo_est_fixed *out);
  * the base. */
 uint64_t est_layer_gathered(const mo_estimate *e, int64_t id, bool backward);
 
-/* Extra seconds per micro-batch of one layer of a type: recomputing
- * recompute_flops of its forward and comm_bytes of its collectives; the
- * swap of swap_bytes the prefetch window leaves exposed. The estimate's
- * step time and the planner price plans with these (estimate_time.c). */
-double est_time_recompute(const mo_estimate *e, size_t type, double recompute_flops,
+/* Extra seconds per micro-batch of one layer of a type: re-running the
+ * forward work `rc` of the ops it recomputes and comm_bytes of its
+ * collectives; the swap of swap_bytes the prefetch window leaves exposed.
+ * The estimate's step time and the planner price plans with these
+ * (estimate_time.c). */
+double est_time_recompute(const mo_estimate *e, size_t type, const mo_est_work *rc,
 			     uint64_t comm_bytes);
+/* The seconds per micro-batch of what layer `id` re-runs under the
+ * estimate's plan, as the step time priced them. */
+double est_time_layer_recompute(const mo_estimate *e, size_t id);
+/* Adds op i's forward work to *w. */
+void est_time_op_work(const mo_est_graph *g, size_t i, mo_est_work *w);
 double est_time_swap(const mo_estimate *e, size_t type, uint64_t swap_bytes, int64_t prefetch);
 
 #endif

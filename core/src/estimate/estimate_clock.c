@@ -101,7 +101,7 @@ static void clock_layer_seconds(mo_clock *c)
 		size_t t = clock_type(e, (int64_t)i);
 		c->lf[i] = e->type_fwd_s[t];
 		c->lb[i] = e->type_bwd_s[t] +
-			   est_time_recompute(e, t, l->recompute_flops, l->comm_recompute_bytes) +
+			   est_time_layer_recompute(e, i) +
 			   est_time_swap(e, t, l->swap_bytes, e->cfg.prefetch);
 	}
 	for (int64_t s = 0; s < c->P; s++)

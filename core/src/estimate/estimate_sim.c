@@ -131,6 +131,7 @@ static void kept_set_apply(mo_kept_set *s, mo_est_keep *k)
 		case MO_ACT_DISCARD_OUTPUT:
 			kept_set_region_inputs(s, o);
 			k->recompute_flops += op->flops;
+			est_time_op_work(g, o, &k->recompute);
 			if (op->comm) {
 				k->comm_bytes += op->comm_bytes;
 				k->comm_ops++;

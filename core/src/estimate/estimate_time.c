@@ -32,8 +32,9 @@
  *    attention's time shows); EP dispatch is exposed;
  *  - every kernel costs at least launch_us of host time: an op whose
  *    device time is shorter is launch-bound, the difference is "fixed".
- * Recompute re-runs the forward of what it recomputes: its FLOPs share of
- * the layer's forward time. Swap: bytes over the host link each way, the
+ * Recompute re-runs the forward of the ops it recomputes, each priced as
+ * above (est_time_op_work sums their work; GEMMs at the layer's own GEMM
+ * rate), host-bound when their launches take longer. Swap: bytes over the host link each way, the
  * offload hidden behind the next default_prefetch layers' forward, the
  * prefetch behind their backward.
  * Pipeline: per stage and micro-batch T_s = forward + backward + the
@@ -59,6 +60,7 @@ typedef struct mo_tdev {
 /* Seconds of one micro-batch, by kind (forward + backward of a layer). */
 typedef struct mo_tparts {
 	double gemm, attn, mem;
+	double gemm_flops;              /* the forward GEMMs' FLOPs */
 	double tp, cp, ep;              /* collectives (cp: before overlap) */
 	double dev_fwd;                 /* the forward's device seconds */
 	double host, host_fwd;          /* launch cost: all kernels, the forward's */
@@ -304,6 +306,19 @@ static bool t_fused_attention(const mo_est_op *op)
 	return op->name && (strstr(op->name, ":flash_attention") || strstr(op->name, ":fused_attention"));
 }
 
+/* Bytes a memory-bound op reads and writes; 0 for a view (no kernel). */
+static double t_mem_bytes(const mo_est_graph *g, const mo_est_op *op)
+{
+	double w = t_tensor_bytes(g, op->out, op->n_out, true);
+	return w > 0 ? t_tensor_bytes(g, op->in, op->n_in, false) + w : 0;
+}
+
+/* Forward seconds of fused attention of `flops` (causal: half of them). */
+static double t_attn_fwd(const mo_tdev *d, double flops)
+{
+	return t_div(0.5 * flops, d->peak * d->attn_eff);
+}
+
 static void t_op(const mo_tctx *x, const mo_est_graph *g, size_t i, mo_tparts *p)
 {
 	const mo_tdev *d = &x->d;
@@ -313,20 +328,55 @@ static void t_op(const mo_tctx *x, const mo_est_graph *g, size_t i, mo_tparts *p
 		return;
 	}
 	if (op->flops > 0 && t_fused_attention(op)) {
-		double f = t_div(0.5 * op->flops, d->peak * d->attn_eff);
+		double f = t_attn_fwd(d, op->flops);
 		t_kernel(x, p, &p->attn, f, 2.5 * f, 1, 1);
 		return;
 	}
 	if (op->flops > 0) {
 		double f = t_gemm_fwd(x, g, op);
+		p->gemm_flops += op->flops;
 		t_kernel(x, p, &p->gemm, f, 2 * f, 1, 2);
 		return;
 	}
-	double w = t_tensor_bytes(g, op->out, op->n_out, true);
-	if (w <= 0)
-		return; /* a view: no kernel */
-	double t = t_div(t_tensor_bytes(g, op->in, op->n_in, false) + w, d->hbm);
+	double b = t_mem_bytes(g, op);
+	if (b <= 0)
+		return;
+	double t = t_div(b, d->hbm);
 	t_kernel(x, p, &p->mem, t, 2 * t, 1, 1);
+}
+
+/* A collective's bytes on the group t_comm prices it over. */
+static void t_comm_work(const mo_est_op *op, mo_est_work *w)
+{
+	double b = (double)op->comm_bytes;
+	w->comm_bytes += b;
+	w->kernels += 1;
+	if (op->comm == MO_COMM_ALLTOALL)
+		w->ep_bytes += b;
+	else if (op->name && strstr(op->name, "core_attention"))
+		w->cp_bytes += b;
+	else
+		w->tp_bytes += op->comm == MO_COMM_ALLREDUCE ? 2 * b : b;
+}
+
+void est_time_op_work(const mo_est_graph *g, size_t i, mo_est_work *w)
+{
+	const mo_est_op *op = &g->ops[i];
+	if (op->comm != MO_COMM_NONE) {
+		t_comm_work(op, w);
+		return;
+	}
+	if (op->flops > 0 && t_fused_attention(op)) {
+		w->attn_flops += op->flops;
+		w->kernels += 1;
+	} else if (op->flops > 0) {
+		w->gemm_flops += op->flops;
+		w->kernels += 1;
+	} else {
+		double b = t_mem_bytes(g, op);
+		w->mem_bytes += b;
+		w->kernels += b > 0;
+	}
 }
 
 /* Whether the layer's forward waits for the device: Megatron's MoE token
@@ -381,6 +431,7 @@ static double t_total(const mo_tparts *p)
 static void t_add(mo_tparts *a, const mo_tparts *b, double k)
 {
 	a->gemm += k * b->gemm;
+	a->gemm_flops += k * b->gemm_flops;
 	a->attn += k * b->attn;
 	a->mem += k * b->mem;
 	a->launch += k * b->launch;
@@ -433,19 +484,32 @@ static double t_swap(const mo_device *dev, double swap_bytes, double pf, double 
 	return t_max(0, 2 * xfer - hidden);
 }
 
-double est_time_recompute(const mo_estimate *e, size_t type, double recompute_flops,
+/* The re-run ops' device time (GEMMs at the type's own forward GEMM rate,
+ * which holds its shapes' wave and HBM bounds; collectives exposed, on
+ * their groups) and their launches join the layer's: what they add to
+ * max(device, host) is their cost (a device-bound layer hides the
+ * launches, a host-bound one the device time); then the all-gathers comm
+ * recompute re-runs (comm_bytes beyond the recomputed ops' own). */
+double est_time_recompute(const mo_estimate *e, size_t type, const mo_est_work *rc,
 			     uint64_t comm_bytes)
 {
-	double ff = e->types[type].g.flops, t = 0;
-	if (recompute_flops > 0 && ff > 0)
-		t += e->type_fwd_s[type] * fmin(1.0, recompute_flops / ff);
-	if (comm_bytes > 0) {
-		mo_tdev d;
-		tdev_init(&d, &e->cfg.dev);
-		t += t_coll(&d, MO_COMM_ALLGATHER, (double)comm_bytes, (double)e->cfg.tp,
-			       (double)e->cfg.tp);
-	}
-	return t;
+	mo_tdev d;
+	tdev_init(&d, &e->cfg.dev);
+	double tp = (double)e->cfg.tp, cp = (double)e->cfg.cp, ep = (double)e->cfg.ep;
+	double gemm = rc->gemm_flops > 0 ? rc->gemm_flops * e->type_gemm_s_per_flop[type] : 0;
+	double comm = t_coll(&d, MO_COMM_ALLGATHER, rc->tp_bytes, tp, tp) +
+		      t_coll(&d, MO_COMM_ALLGATHER, rc->cp_bytes, cp, cp * tp) +
+		      t_coll(&d, MO_COMM_ALLGATHER, rc->ep_bytes, ep, ep * e->time_etp);
+	double dev = gemm + t_attn_fwd(&d, rc->attn_flops) + t_div(rc->mem_bytes, d.hbm) + comm;
+	double dt = e->type_dev_s[type], ht = e->type_host_s[type];
+	double t = t_max(dt + dev, ht + rc->kernels * d.launch) - t_max(dt, ht);
+	return t + t_coll(&d, MO_COMM_ALLGATHER, t_max(0, (double)comm_bytes - rc->comm_bytes), tp,
+			     tp);
+}
+
+double est_time_layer_recompute(const mo_estimate *e, size_t id)
+{
+	return e->res_recompute_s[e->layer_res[id]];
 }
 
 double est_time_swap(const mo_estimate *e, size_t type, uint64_t swap_bytes, int64_t prefetch)
@@ -454,15 +518,21 @@ double est_time_swap(const mo_estimate *e, size_t type, uint64_t swap_bytes, int
 			 e->type_bwd_s[type]);
 }
 
-static void t_layers(const mo_tctx *x, const mo_tparts *types, mo_tstage *st)
+/* rc: per result of the estimate (layers with the same type and actions
+ * share one), its recompute seconds once priced, else negative. */
+static void t_layers(const mo_tctx *x, const mo_tparts *types, mo_tstage *st, double *rc)
 {
 	const mo_estimate *e = x->e;
+	for (size_t i = 0; i < e->n_res; i++)
+		rc[i] = -1;
 	for (size_t i = 0; i < e->n_layers; i++) {
 		const mo_estimate_layer *l = &e->layers[i];
-		size_t t = e->res[e->layer_res[i]].type;
+		size_t r = e->layer_res[i], t = e->res[r].type;
 		mo_tstage *s = &st[l->stage];
 		t_add(&s->p, &types[t], 1.0);
-		s->recompute += est_time_recompute(e, t, l->recompute_flops, l->comm_recompute_bytes);
+		if (rc[r] < 0)
+			rc[r] = est_time_recompute(e, t, &e->res[r].k.recompute, e->res[r].k.comm_bytes);
+		s->recompute += rc[r];
 		s->swap += est_time_swap(e, t, l->swap_bytes, e->cfg.prefetch);
 	}
 }
@@ -646,16 +716,27 @@ int est_time(mo_estimate *e, const mo_model *m)
 	size_t n = e->n_stages;
 	mo_tparts *types = arena_alloc(e->a, (e->n_types + 2) * sizeof(*types));
 	mo_tstage *st = arena_alloc(e->a, n * sizeof(*st));
-	if (!types || !st || n == 0)
+	double *rc = arena_alloc(e->a, (e->n_res + 1) * sizeof(*rc));
+	if (!types || !st || !rc || n == 0)
 		return -1;
+	e->res_recompute_s = rc;
 	memset(st, 0, n * sizeof(*st));
 	e->type_fwd_s = arena_alloc(e->a, (e->n_types + 1) * sizeof(double));
 	e->type_bwd_s = arena_alloc(e->a, (e->n_types + 1) * sizeof(double));
-	if (!e->type_fwd_s || !e->type_bwd_s)
+	e->type_gemm_s_per_flop = arena_alloc(e->a, (e->n_types + 1) * sizeof(double));
+	e->type_dev_s = arena_alloc(e->a, (e->n_types + 1) * sizeof(double));
+	e->type_host_s = arena_alloc(e->a, (e->n_types + 1) * sizeof(double));
+	if (!e->type_fwd_s || !e->type_bwd_s || !e->type_gemm_s_per_flop || !e->type_dev_s ||
+	    !e->type_host_s)
 		return -1;
+	e->time_etp = x.etp;
 	for (size_t t = 0; t < e->n_types; t++) {
 		t_graph(&x, &e->types[t].g, &types[t]);
 		e->type_fwd_s[t] = types[t].fwd;
+		/* p->gemm is forward + backward: 3 x the forward */
+		e->type_gemm_s_per_flop[t] = t_div(types[t].gemm / 3.0, types[t].gemm_flops);
+		e->type_dev_s[t] = t_total(&types[t]) - types[t].launch;
+		e->type_host_s[t] = types[t].host;
 		e->type_bwd_s[t] = t_total(&types[t]) - types[t].fwd;
 	}
 	t_graph(&x, &e->embed, &types[e->n_types]);
@@ -664,7 +745,7 @@ int est_time(mo_estimate *e, const mo_model *m)
 	e->embed_bwd_s = t_total(&types[e->n_types]) - e->embed_fwd_s;
 	e->head_fwd_s = types[e->n_types + 1].fwd;
 	e->head_bwd_s = t_total(&types[e->n_types + 1]) - e->head_fwd_s;
-	t_layers(&x, types, st);
+	t_layers(&x, types, st, rc);
 	t_ends(&x, &types[e->n_types], &types[e->n_types + 1], st, n);
 	e->p2p_s = n > 1 ? st[0].p2p : 0; /* the first stage only sends */
 	double base = 0;

@@ -33,7 +33,7 @@ enum {
 typedef struct mo_planner_choice {
 	unsigned what; /* MO_CHOICE_* */
 	uint64_t kept, transient, swapped;
-	double recompute_flops;
+	double recompute_s;  /* its recompute's seconds per micro-batch (est_time_recompute) */
 	uint64_t comm_bytes;
 	double cost;         /* extra seconds per micro-batch at the run's prefetch */
 } mo_planner_choice;

@@ -190,7 +190,8 @@ static int planner_layer_type_init(mo_planner_problem *pl, size_t t)
 								 k.transient,
 								 pl->base->types[t].g.bwd_grads),
 							     .swapped = k.swapped,
-							     .recompute_flops = k.recompute_flops,
+							     .recompute_s = est_time_recompute(
+								     pl->base, t, &k.recompute, k.comm_bytes),
 							     .comm_bytes = k.comm_bytes};
 	}
 	rc = 0;
@@ -203,8 +204,7 @@ out:
 double planner_choice_cost(const mo_planner_problem *pl, const mo_planner_choice *c,
 			      size_t type, int64_t prefetch)
 {
-	return est_time_recompute(pl->base, type, c->recompute_flops, c->comm_bytes) +
-	       est_time_swap(pl->base, type, c->swapped, prefetch);
+	return c->recompute_s + est_time_swap(pl->base, type, c->swapped, prefetch);
 }
 
 static bool planner_dominates(const mo_planner_choice *b, const mo_planner_choice *a)
@@ -245,7 +245,7 @@ static mo_planner_choice planner_fixed_choice(const mo_planner_problem *pl, uint
 				   .kept = l->activation_bytes,
 				   .transient = u64_add(l->recomputed_bytes, bwd),
 				   .swapped = l->swap_bytes,
-				   .recompute_flops = l->recompute_flops,
+				   .recompute_s = est_time_layer_recompute(pl->start_est, id),
 				   .comm_bytes = l->comm_recompute_bytes};
 }
 
