@@ -1540,6 +1540,28 @@ static void test_recompute_modules_hint(void **state)
 	mo_diags_free(d);
 }
 
+/* argparse's nargs flag written as several words on a launch line: every word is a module
+ * (before, only the first was read and the rest dropped without a word). */
+static void test_recompute_modules_words(void **state)
+{
+	(void)state;
+	const char *text =
+	    "torchrun --nproc-per-node 8 pretrain_gpt.py --num-layers 8 --hidden-size 1024 "
+	    "--num-attention-heads 16 --seq-length 2048 --max-position-embeddings 2048 "
+	    "--micro-batch-size 1 --global-batch-size 8 --vocab-size 32000 --bf16 "
+	    "--tensor-model-parallel-size 2 --recompute-granularity selective "
+	    "--recompute-modules core_attn mlp layernorm\n";
+	mo_diags *d = NULL;
+	char *yaml = import_text(text, "launch.sh", 0, &d);
+	const mo_diag *x = diag_for(d, "megatron-recompute", "--recompute-granularity");
+	assert_non_null(x);
+	assert_non_null(x->hint);
+	assert_non_null(strstr(x->hint, "'.*self_attention\\.core_attention': [0-7], '.*mlp': [0-7]"));
+	assert_non_null(strstr(x->hint, "discard_module: {'.*(input|pre_mlp)_layernorm': [0-7]}"));
+	free(yaml);
+	mo_diags_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1573,6 +1595,7 @@ int main(void)
 	    cmocka_unit_test(test_script_shell_forms),
 	    cmocka_unit_test(test_accounted_split),
 	    cmocka_unit_test(test_recompute_modules_hint),
+	    cmocka_unit_test(test_recompute_modules_words),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

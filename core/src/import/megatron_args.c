@@ -76,9 +76,24 @@ struct mo_megatron_arg *megatron_new_arg(struct mo_megatron_import *g,
 	return a;
 }
 
-void megatron_add_value(struct mo_megatron_arg *a, const char *value,
-				  int line, int column)
+/* False when out of memory (said through megatron_fail). */
+bool megatron_add_value(struct mo_megatron_import *g,
+			struct mo_megatron_arg *a, const char *value, int line,
+			int column)
 {
+	if (a->n_values == a->values_cap) {
+		size_t n = a->values_cap ? a->values_cap * 2 : 4;
+		const char **values = arena_alloc(g->arena, n * sizeof(*values));
+		if (!values) {
+			megatron_fail(g, MO_ERR_NOMEM, line, column, "out of memory");
+			return false;
+		}
+		if (a->n_values)
+			memcpy(values, a->values, a->n_values * sizeof(*values));
+		a->values = values;
+		a->values_cap = n;
+	}
+	a->values[a->n_values] = value;
 	if (a->n_values == 0) {
 		a->value = value;
 		a->vline = line;
@@ -88,6 +103,7 @@ void megatron_add_value(struct mo_megatron_arg *a, const char *value,
 		a->xcolumn = column;
 	}
 	a->n_values++;
+	return true;
 }
 
 /* `--flag value...` and `--flag=value` from words[from..]. A word before
@@ -99,10 +115,11 @@ static bool megatron_words_to_args(struct mo_megatron_import *g, size_t from)
 	for (size_t i = from; i < g->n_words; i++) {
 		const struct megatron_word *w = &g->words[i];
 		if (!megatron_is_flag(w->text)) {
-			if (cur)
-				megatron_add_value(cur, w->text, w->line,
-						      w->column);
-			else
+			if (cur) {
+				if (!megatron_add_value(g, cur, w->text, w->line,
+							w->column))
+					return false;
+			} else
 				megatron_diag(
 				    g, MO_SEV_WARNING, "unread-key", w->line,
 				    w->column, NULL,
@@ -120,10 +137,9 @@ static bool megatron_words_to_args(struct mo_megatron_import *g, size_t from)
 					 "out of memory");
 			return false;
 		}
-		if (eq)
-			megatron_add_value(cur, eq + 1, w->line,
-					      w->column +
-						  (int)(eq + 1 - w->text));
+		if (eq && !megatron_add_value(g, cur, eq + 1, w->line,
+					      w->column + (int)(eq + 1 - w->text)))
+			return false;
 	}
 	return true;
 }
@@ -382,6 +398,22 @@ bool megatron_flag(struct mo_megatron_import *g, const char *flag)
 }
 
 /* The flag's one value, or NULL (absent, or an error reported). */
+const char *megatron_values_joined(struct mo_megatron_import *g,
+				   const struct mo_megatron_arg *a)
+{
+	if (!a || a->n_values == 0)
+		return NULL;
+	if (a->n_values == 1)
+		return a->value;
+	mo_buf b;
+	buf_init(&b, 0);
+	for (size_t k = 0; k < a->n_values; k++)
+		buf_printf(&b, "%s%s", k ? " " : "", a->values[k]);
+	const char *joined = b.failed ? NULL : arena_strndup(g->arena, b.data, b.len);
+	buf_free(&b);
+	return joined;
+}
+
 const char *megatron_value(struct mo_megatron_import *g,
 				     struct mo_megatron_arg *a)
 {

@@ -38,6 +38,10 @@ struct mo_megatron_arg {
 	int line, column;   /* the flag */
 	int vline, vcolumn; /* its first value (the flag's when none) */
 	int xline, xcolumn; /* its second value */
+	/* every value, for argparse's list flags (`--recompute-modules mlp moe`,
+	 * a YAML list); values_cap is the arena array's room */
+	const char **values;
+	size_t values_cap;
 	bool used;
 };
 
@@ -142,8 +146,9 @@ bool megatron_is_flag(const char *w);
 struct mo_megatron_arg *megatron_new_arg(struct mo_megatron_import *g,
 					    size_t *cap, const char *flag,
 					    int line, int column);
-void megatron_add_value(struct mo_megatron_arg *a, const char *value,
-			   int line, int column);
+bool megatron_add_value(struct mo_megatron_import *g,
+			struct mo_megatron_arg *a, const char *value, int line,
+			int column);
 bool megatron_ends_with_n(const char *s, size_t n, const char *tail);
 bool megatron_ends_with(const char *s, const char *tail);
 bool megatron_classify_words(struct mo_megatron_import *g);
@@ -157,6 +162,9 @@ bool megatron_flag(struct mo_megatron_import *g, const char *flag);
 bool megatron_given(const struct mo_megatron_import *g, const char *flag);
 const char *megatron_value(struct mo_megatron_import *g,
 			      struct mo_megatron_arg *a);
+/* A list flag's values joined by spaces; NULL when it has none. */
+const char *megatron_values_joined(struct mo_megatron_import *g,
+				   const struct mo_megatron_arg *a);
 bool megatron_int(struct mo_megatron_import *g, const char *flag, int64_t lo,
 		     int64_t hi, int64_t *out,
 		     const struct mo_megatron_arg **src);

@@ -128,7 +128,8 @@ void megatron_read_recompute(struct mo_megatron_import *g,
 	buf_init(&b, 4096);
 	if (strcmp(gran, "selective") == 0) {
 		const struct mo_megatron_arg *mods = megatron_find(g, "--recompute-modules");
-		megatron_selective_config(&b, mods && mods->value ? mods->value : "core_attn",
+		const char *names = megatron_values_joined(g, mods);
+		megatron_selective_config(&b, names ? names : "core_attn",
 					  s->layers - s->n_noop);
 	} else if (method && strcmp(method, "block") == 0) {
 		buf_puts(&b,

@@ -1361,7 +1361,8 @@ static bool megatron_yaml_arg(struct mo_megatron_import *g,
 					 "out of memory");
 			return false;
 		}
-		megatron_add_value(a, value, x->line, x->column);
+		if (!megatron_add_value(g, a, value, x->line, x->column))
+			return false;
 	}
 	if (v->kind == MO_NODE_MAP)
 		megatron_diag(g, MO_SEV_ERROR, "type", v->line, v->column,
