@@ -91,6 +91,17 @@ static void mo_cli_source_line(const char *text, size_t len, int line, int colum
 	fputs("^\n", stderr);
 }
 
+/* How the command line gives what a `model-needed` finding asks for: the core
+ * says what is missing, the flag is this face's word (chosen by code and path). */
+static const char *mo_cli_how_to_give(const mo_diag *d)
+{
+	if (strcmp(d->code, "model-needed") != 0)
+		return NULL;
+	if (d->path && strcmp(d->path, "parallel.world_size") == 0)
+		return "pass --devices N";
+	return "pass --model: a preset (memopt presets) or a model file";
+}
+
 void mo_cli_print_diags(const mo_cli *c)
 {
 	for (size_t i = 0; i < mo_diags_count(c->diags); i++) {
@@ -108,6 +119,9 @@ void mo_cli_print_diags(const mo_cli *c)
 			mo_cli_source_line(c->config_text, c->config_len, d->line, d->column);
 		if (d->hint)
 			fprintf(stderr, "      = help: %s\n", d->hint);
+		const char *how = mo_cli_how_to_give(d);
+		if (how)
+			fprintf(stderr, "      = help: %s\n", how);
 	}
 	size_t ne = mo_diags_errors(c->diags), nw = mo_diags_warnings(c->diags);
 	if (ne || nw)

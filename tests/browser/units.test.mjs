@@ -12,7 +12,7 @@ import { emptyConfig } from '../../web/js/state.js';
 import { thin, stepPath, traceSizeProblem, ledgerRequest, estimatedPlacement, estimatedPoints, ticks } from '../../web/js/ledger.js';
 import { store, record, undo, redo, resetHistory, historyState } from '../../web/js/store.js';
 import { sizeRequest, sortedRows, mfuText, chartPoints } from '../../web/js/size.js';
-import { plainText } from '../../web/js/api.js';
+import { plainText, howToGive } from '../../web/js/api.js';
 
 let failures = 0;
 let count = 0;
@@ -219,16 +219,12 @@ store.yaml = 'C';
 record('c');
 eq(historyState().canRedo, false, 'a new step drops the redo steps');
 
-// api.js: the core's findings said in the page's words (the messages of
-// model_file.c, validate.c, model_check.c and megatron_layout.c)
-eq(plainText('model.model_config names no architecture (no layer count, no known model_type): estimate and plan need --model'),
-  'model.model_config names no architecture (no layer count, no known model_type): the estimate and the planner need its model: upload it or pick a preset', 'no --model in the model-needed finding');
-eq(plainText('the run takes it from pretrained_model_dir (/p/Qwen3): pass its config.json with --model'), 'the run takes it from pretrained_model_dir (/p/Qwen3): upload its config.json', 'its hint');
-eq(plainText('pass --model with a preset (memopt presets) or a model file'), 'pick a preset or upload a model file', 'validate\'s hint');
-eq(plainText('the device count is not given (no parallel.world_size or data_parallel, no --devices): priced on tensor x pipeline x context parallel = 8 devices, one data-parallel rank; pass --devices N (API: "devices")'),
-  'the device count is not given (no parallel.world_size or data_parallel): priced on tensor x pipeline x context parallel = 8 devices, one data-parallel rank; set Devices (in Parallelism and batch)', 'no --devices, no API member');
-eq(plainText('the arguments do not give the device count (torchrun --nproc-per-node x --nnodes): give it (--devices N); until then data parallel is 1'),
-  'the arguments do not give the device count (torchrun --nproc-per-node x --nnodes): set Devices (in Parallelism and batch); until then data parallel is 1', 'the launch line\'s');
+// api.js: how the page gives what a model-needed finding asks for, chosen by
+// code and path (the core's texts name no face's flag)
+eq(howToGive({ code: 'model-needed', path: 'parallel.world_size' }), 'set Devices (in Parallelism and batch)', 'the device count');
+eq(howToGive({ code: 'model-needed', path: 'recompute.full_recompute_layer' }), 'pick a preset or upload a model file', 'the model');
+eq(howToGive({ code: 'model-needed', path: 'model.model_config' }), 'pick a preset or upload a model file', 'a training YAML without a model');
+eq(howToGive({ code: 'layer-order', path: 'parallel.world_size' }), null, 'another code');
 
 // ledger.js: the curve thinning keeps the peak; sizes are checked before reading
 const saw = Array.from({ length: 5000 }, (_, i) => [i, i % 7]);

@@ -76,14 +76,15 @@ const PLAIN = [
   [/give the device count, or set parallel\.world_size/g,
     'set Devices (in Parallelism and batch) or parallel.world_size in the file'],
   [/'?\\u0000'? is not allowed without JSON_ALLOW_NUL/g, 'a NUL character (\\u0000) is not allowed in JSON text'],
-  // the command line's words in the core's findings, said with the page's controls
-  [/estimate and plan need --model/g, 'the estimate and the planner need its model: upload it or pick a preset'],
-  [/pass its config\.json with --model/g, 'upload its config.json'],
-  [/pass --model with a preset \(memopt presets\) or a model file/g, 'pick a preset or upload a model file'],
-  [/; pass --devices N \(API: "devices"\)/g, '; set Devices (in Parallelism and batch)'],
-  [/, no --devices\)/g, ')'],
-  [/give it \(--devices N\)/g, 'set Devices (in Parallelism and batch)'],
 ];
+
+// How the page gives what a `model-needed` finding asks for: the core says
+// what is missing, the control is the page's to name (by code and path).
+export function howToGive(d) {
+  if (!d || d.code !== 'model-needed') return null;
+  return d.path === 'parallel.world_size' ? 'set Devices (in Parallelism and batch)'
+    : 'pick a preset or upload a model file';
+}
 
 export function plainText(text) {
   return PLAIN.reduce((t, [re, to]) => t.replace(re, to), String(text || ''));

@@ -3,7 +3,7 @@
 // store (store.js) and write only the DOM.
 import { el, clear, gib } from './util.js';
 import { store } from './store.js';
-import { plainText } from './api.js';
+import { plainText, howToGive } from './api.js';
 import { outOfMemory } from './memory.js';
 import { where, targetKey, targetLabel } from './diags.js';
 
@@ -22,6 +22,7 @@ function diagItem(sev, d, gotoAction) {
         on: { click: () => gotoLine(d.line, d.column) },
       }) : null),
     d.hint ? el('span', { class: 'hint', text: ` — ${plainText(d.hint)}` }) : null,
+    howToGive(d) ? el('span', { class: 'hint how', text: ` — ${howToGive(d)}` }) : null,
     markedAt(d));
 }
 

@@ -169,10 +169,10 @@ static int64_t megatron_world(struct mo_megatron_import *g, int64_t devices,
 	if (!g->quiet_world)
 		megatron_diag(
 		    g, MO_SEV_WARNING, "model-needed", g->procs_line,
-		    g->procs_column, NULL,
+		    g->procs_column, "parallel.world_size",
 		    "the arguments do not give the device count "
 		    "(torchrun --nproc-per-node x "
-		    "--nnodes): give it (--devices N); until then data "
+		    "--nnodes): give it; until then data "
 		    "parallel is 1");
 	return 0;
 }

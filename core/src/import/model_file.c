@@ -1100,10 +1100,10 @@ void model_no_architecture(mo_diags *diags, const mo_doc *doc)
 				     "model.model_config",
 				     "model.model_config names no architecture "
 				     "(no layer count, no known model_type): "
-				     "estimate and plan need --model");
+				     "estimate and plan need its model");
 	if (d && ds)
 		diag_set_hint(diags, d,
 				 "the run takes it from pretrained_model_dir "
-				 "(%.200s): pass its config.json with --model",
+				 "(%.200s): give its config.json as the model",
 				 ds);
 }

@@ -350,11 +350,12 @@ static void model_check_devices(const mo_model *m, mo_diags *d)
 	if (x->set[MF_WORLD] || x->set[MF_DP] ||
 	    (x->set[MF_DP_SHARD] && !x->dp_follows_devices))
 		return;
+	/* how to give the count is each face's to say (flag, member, control), by this
+	 * code and path */
 	diags_add(d, MO_SEV_WARNING, "model-needed", m->name, 0, 0, "parallel.world_size",
 		  "the device count is not given (no parallel.world_size or "
-		  "data_parallel, no --devices): priced on tensor x pipeline x context "
-		  "parallel = %lld devices, one data-parallel rank; pass --devices N "
-		  "(API: \"devices\")",
+		  "data_parallel): priced on tensor x pipeline x context "
+		  "parallel = %lld devices, one data-parallel rank",
 		  (long long)model_mul(model_mul(m->tensor_parallel, m->pipeline_parallel),
 				       m->context_parallel));
 }

@@ -356,10 +356,9 @@ size_t mo_validate_resolve(mo_diags *diags, const mo_config *c, const mo_model *
 		if (!m && validation_needs_model(c)) {
 			const char *path;
 			const mo_node *at = validation_first_list(c, &path);
-			mo_diag *d = diags_add_at(
-				diags, MO_SEV_ERROR, "model-needed", v.file, at, path,
-				"layer ids and patterns can only be checked against a model");
-			diag_set_hint(diags, d, "pass --model with a preset (memopt presets) or a model file");
+			/* no hint: how to give a model is each face's to say, by this code */
+			diags_add_at(diags, MO_SEV_ERROR, "model-needed", v.file, at, path,
+				     "layer ids and patterns can only be checked against a model");
 		}
 		return mo_diags_errors(diags) - before;
 	}
