@@ -161,9 +161,11 @@ int mo_api_problem(mo_api_response *out, int status, const char *code,
 int mo_api_problem_at(mo_api_response *out, int status, const char *code,
 		      const char *detail, int line, int column);
 /* Same, with a "hint" member: how to fix it in a request (the detail stays in no face's
- * words, so a client such as the web page can say it its own way). */
+ * words, so a client such as the web page can say it its own way), and a "path" member
+ * (NULL: none): the model key the problem is about, for a client to name its control. */
 int mo_api_problem_hint(mo_api_response *out, int status, const char *code,
-			const char *detail, int line, int column, const char *hint);
+			const char *detail, int line, int column, const char *hint,
+			const char *path);
 
 void mo_api_response_free(mo_api_response *r);
 

@@ -60,10 +60,12 @@ int mo_api_reply_error(mo_api_response *out, const mo_error *err)
 		code = "cancelled";
 		break;
 	case MO_ERR_MODEL_NEEDED:
-		/* the core says what is missing; how to give it in a request is the API's to
-		 * say, beside the detail */
+		/* the core says what is missing (the device count is its one hard
+		 * model-needed error); how to give it in a request is the API's to say, and
+		 * the path lets a client name its own control */
 		return mo_api_problem_hint(out, status, "model-needed", err->text, err->line,
-					   err->column, "give \"devices\" in the request");
+					   err->column, "give \"devices\" in the request",
+					   "parallel.world_size");
 	case MO_ERR_USAGE:
 	case MO_ERR_INVALID:
 		break;

@@ -81,12 +81,29 @@ int mo_api_preset(mo_api_response *out, const mo_api_request *rq,
 	return rc;
 }
 
+/* {"valid": false, "errors", "warnings"}: a model with errors (or a file that
+ * does not parse) is answered with its findings only; a model with
+ * placeholders where the errors are would look usable. */
+static int mo_api_reply_import_errors(mo_api_response *out, mo_diags *diags)
+{
+	json_t *o;
+
+	mo_diags_sort(diags);
+	o = mo_json_diags(diags);
+	if (!o)
+		return mo_api_problem(out, 500, "internal", "out of memory");
+	return mo_api_reply_json(out, o);
+}
+
 /* {"model": {...}, "valid", "errors", "warnings", "assumed"} for a loaded
  * model: the values it filled in stay known after the model is written
  * out whole (a client that sends the model back gets an empty "assumed"). */
 static int mo_api_reply_import(mo_api_response *out, const mo_model *m,
 			       mo_diags *diags)
 {
+	if (mo_diags_errors(diags) > 0)
+		return mo_api_reply_import_errors(out, diags);
+
 	char *text = mo_model_to_json(m);
 	json_t *model = text ? json_loads(text, 0, NULL) : NULL;
 	json_t *o;
@@ -112,6 +129,9 @@ static int mo_api_import_load(mo_api_response *out, const mo_api_request *rq,
 	int rc = mo_model_load(&m, diags, rq->body ? rq->body : "", rq->len,
 			       "model", &opt->limits, &err);
 
+	/* a file that does not parse: its errors at their lines, as /validate answers */
+	if (rc < 0 && err.code == MO_ERR_INVALID && mo_diags_errors(diags) > 0)
+		return mo_api_reply_import_errors(out, diags);
 	if (rc < 0)
 		return mo_api_reply_error(out, &err);
 	if (rc == 1 || !m) {

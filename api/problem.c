@@ -86,11 +86,12 @@ int mo_api_problem(mo_api_response *out, int status, const char *code,
 int mo_api_problem_at(mo_api_response *out, int status, const char *code,
 		      const char *detail, int line, int column)
 {
-	return mo_api_problem_hint(out, status, code, detail, line, column, NULL);
+	return mo_api_problem_hint(out, status, code, detail, line, column, NULL, NULL);
 }
 
 int mo_api_problem_hint(mo_api_response *out, int status, const char *code,
-			const char *detail, int line, int column, const char *hint)
+			const char *detail, int line, int column, const char *hint,
+			const char *path)
 {
 	json_t *o = mo_api_problem_object(status, code, detail);
 
@@ -100,5 +101,7 @@ int mo_api_problem_hint(mo_api_response *out, int status, const char *code,
 	}
 	if (o && hint)
 		json_object_set_new(o, "hint", json_string(hint));
+	if (o && path)
+		json_object_set_new(o, "path", json_string(path));
 	return mo_api_set_problem(out, status, code, o);
 }

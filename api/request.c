@@ -15,8 +15,12 @@ json_t *mo_api_json_body(mo_api_response *out, const mo_api_request *rq)
 
 	root = json_loadb(rq->body ? rq->body : "", rq->len,
 			  JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+	/* jansson's text for a NUL names its own decoding flag, which no client can pass */
 	if (!root)
-		mo_api_problem_at(out, 400, "malformed-json", jerr.text,
+		mo_api_problem_at(out, 400, "malformed-json",
+				  json_error_code(&jerr) == json_error_null_character
+					  ? "a NUL character (\\u0000) is not allowed in JSON text"
+					  : jerr.text,
 				  jerr.line > 0 ? jerr.line : 1,
 				  jerr.column > 0 ? jerr.column : 1);
 	return root;

@@ -14,6 +14,9 @@ enum { MO_EXIT_OK = 0, MO_EXIT_INVALID = 1, MO_EXIT_USAGE = 2 };
  * input is the problem (invalid, or the model leaves the device count
  * open), MO_EXIT_USAGE otherwise. */
 int mo_cli_exit_of(const mo_error *err);
+/* The code a hard error has in the diagnostics' shape ("limit", "work-limit",
+ * "model-needed", "io" ...), chosen by its mo_error_code. */
+const char *mo_cli_error_word(const mo_error *err);
 
 /* One invocation: options, inputs and what mo_check made of them. */
 typedef struct mo_cli {

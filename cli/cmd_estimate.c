@@ -10,29 +10,31 @@
 static int mo_cli_estimate_error(const mo_cli *c, const mo_error *err)
 {
 	const char *text = err->text;
-	const char *code = err->code == MO_ERR_MODEL_NEEDED ? "model-needed"
-			   : err->code == MO_ERR_BUDGET      ? "work-limit"
-			   : err->code == MO_ERR_LIMIT       ? "limit"
-							     : "estimate";
+	const char *code = mo_cli_error_word(err);
 	int line = err->line, column = err->column;
 	const char *path = "parallel.world_size";
 	/* the core says what is missing; how to give it on the command line is ours to say */
 	const char *hint = err->code == MO_ERR_MODEL_NEEDED ? "pass --devices N" : NULL;
-	if (err->code == MO_ERR_MODEL_NEEDED)
+	/* the position is the model's: in the --model file when one was given, else in the
+	 * training YAML that holds the model */
+	const char *file = c->config_path;
+	if (err->code == MO_ERR_MODEL_NEEDED) {
 		mo_model_devices_position(c->model, &line, &column, &path);
+		if (c->model_arg && !mo_cli_is_preset(c->model_arg))
+			file = c->model_arg;
+	}
 	if (c->json) {
-		json_t *d = json_pack("{s:s, s:s, s:i, s:i, s:s, s:s}", "code", code, "message",
+		json_t *d = json_pack("{s:s, s:s, s:i, s:i, s:s, s:s, s:s}", "code", code, "message",
 				      text, "line", line, "column", column, "path", path,
-				      "severity", "error");
+				      "file", file, "severity", "error");
 		if (d && hint)
 			json_object_set_new(d, "hint", json_string(hint));
 		mo_cli_print_json(json_pack("{s:b, s:[o], s:[]}", "valid", 0, "errors", d,
 					    "warnings"));
 	} else if (line > 0) {
-		fprintf(stderr, "%s:%d:%d: error[%s]: %s\n", c->config_path, line, column, code,
-			text);
+		fprintf(stderr, "%s:%d:%d: error[%s]: %s\n", file, line, column, code, text);
 	} else {
-		fprintf(stderr, "%s: error[%s]: %s\n", c->config_path, code, text);
+		fprintf(stderr, "%s: error[%s]: %s\n", file, code, text);
 	}
 	if (!c->json && hint)
 		fprintf(stderr, "  = help: %s\n", hint);

@@ -69,6 +69,30 @@ static int mo_cli_import_answer(mo_cli *c, char *yaml)
 	return rc != MO_EXIT_OK ? rc : invalid ? MO_EXIT_INVALID : MO_EXIT_OK;
 }
 
+/* Nothing imported (the file does not parse, holds no model, is over a limit): the
+ * diagnostics and the reason, in JSON too, so a script reading --json always gets an
+ * answer. Exit 2. */
+static int mo_cli_import_failed(mo_cli *c, const mo_error *err)
+{
+	if (!c->json) {
+		mo_cli_print_diags(c);
+		fprintf(stderr, "memopt import: %s\n", err->text);
+		return MO_EXIT_USAGE;
+	}
+	mo_diags_sort(c->diags);
+	json_t *j = mo_json_diags(c->diags);
+	json_t *e = json_pack("{s:s, s:s, s:i, s:i, s:s, s:s}", "code", mo_cli_error_word(err),
+			      "message", err->text, "line", err->line, "column", err->column,
+			      "file", c->model_arg, "severity", "error");
+	if (j && e) {
+		json_object_set_new(j, "valid", json_false());
+		json_array_append(json_object_get(j, "errors"), e);
+	}
+	json_decref(e);
+	mo_cli_print_json(j);
+	return MO_EXIT_USAGE;
+}
+
 int mo_cli_import(mo_cli *c, int argc, char **argv)
 {
 	mo_error err = {0};
@@ -96,10 +120,7 @@ int mo_cli_import(mo_cli *c, int argc, char **argv)
 		rc = mo_cli_import_model(c, &yaml, &err);
 	if (rc == 1) /* the arguments do not parse: the diagnostics say where */
 		return mo_cli_import_answer(c, NULL);
-	if (rc < 0) {
-		mo_cli_print_diags(c);
-		fprintf(stderr, "memopt import: %s\n", err.text);
-		return MO_EXIT_USAGE;
-	}
+	if (rc < 0)
+		return mo_cli_import_failed(c, &err);
 	return mo_cli_import_answer(c, yaml);
 }

@@ -322,6 +322,32 @@ int mo_cli_load_model_alone(mo_cli *c)
 	return rc != MO_EXIT_OK ? rc : mo_cli_check(c, &in);
 }
 
+const char *mo_cli_error_word(const mo_error *err)
+{
+	switch (err->code) {
+	case MO_ERR_NOMEM:
+		return "out-of-memory";
+	case MO_ERR_LIMIT:
+		return "limit";
+	case MO_ERR_IO:
+		return "io";
+	case MO_ERR_USAGE:
+		return "usage";
+	case MO_ERR_INVALID:
+		return "invalid";
+	case MO_ERR_BUDGET:
+		return "work-limit";
+	case MO_ERR_CANCELLED:
+		return "cancelled";
+	case MO_ERR_MODEL_NEEDED:
+		return "model-needed";
+	case MO_OK:
+	case MO_ERR_INTERNAL:
+		break;
+	}
+	return "internal";
+}
+
 int mo_cli_exit_of(const mo_error *err)
 {
 	switch (err->code) {

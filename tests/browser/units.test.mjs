@@ -12,7 +12,7 @@ import { emptyConfig } from '../../web/js/state.js';
 import { thin, stepPath, traceSizeProblem, ledgerRequest, estimatedPlacement, estimatedPoints, ticks } from '../../web/js/ledger.js';
 import { store, record, undo, redo, resetHistory, historyState } from '../../web/js/store.js';
 import { sizeRequest, sortedRows, mfuText, chartPoints } from '../../web/js/size.js';
-import { plainText, howToGive } from '../../web/js/api.js';
+import { howToGive, problemText } from '../../web/js/api.js';
 
 let failures = 0;
 let count = 0;
@@ -225,6 +225,10 @@ eq(howToGive({ code: 'model-needed', path: 'parallel.world_size' }), 'set Device
 eq(howToGive({ code: 'model-needed', path: 'recompute.full_recompute_layer' }), 'pick a preset or upload a model file', 'the model');
 eq(howToGive({ code: 'model-needed', path: 'model.model_config' }), 'pick a preset or upload a model file', 'a training YAML without a model');
 eq(howToGive({ code: 'layer-order', path: 'parallel.world_size' }), null, 'another code');
+// a model-needed problem answer: the core's detail, then the page's control, by type and path
+eq(problemText({ status: 422, problem: { type: 'urn:memopt:problem:model-needed', detail: 'the device count is unknown', path: 'parallel.world_size', hint: 'give "devices" in the request' } }),
+  'the device count is unknown: set Devices (in Parallelism and batch)', 'model-needed problem in the page\'s words');
+eq(problemText({ status: 422, problem: { type: 'urn:memopt:problem:limit', detail: 'over the bound' } }), 'over the bound', 'other problems keep their detail');
 
 // ledger.js: the curve thinning keeps the peak; sizes are checked before reading
 const saw = Array.from({ length: 5000 }, (_, i) => [i, i % 7]);

@@ -73,6 +73,18 @@ assert w and w[0]["line"] == 42 and "[0-11]" in w[0]["hint"], w'; then
 	ok "--json: valid, yaml, the recompute warning at 42 with its config"
 else bad "--json"; fi
 
+# --json when nothing is imported (the file does not parse): still an answer on stdout, exit 2
+printf 'model: [\n' > "$tmp/broken.yaml"
+"$MEMOPT" import --json "$tmp/broken.yaml" > "$tmp/broken.json" 2> /dev/null
+rc=$?
+if [ $rc -eq 2 ] && "$PY" -c 'import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["valid"] is False, j
+codes = [e["code"] for e in j["errors"]]
+assert "yaml-syntax" in codes and codes[-1] == "invalid", codes' "$tmp/broken.json"; then
+	ok "--json on a file that does not parse: valid false, the syntax error and the reason, exit 2"
+else bad "--json on a file that does not parse (rc $rc)"; cat "$tmp/broken.json"; fi
+
 # Megatron-LM's training scripts (tests/data/megatron/scripts): the GPT-3
 # 175B one as shipped (one node of 8) is refused by the parallel rule at
 # --nproc_per_node in DISTRIBUTED_ARGS (22:5); on 128 devices it imports;

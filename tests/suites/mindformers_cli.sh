@@ -73,6 +73,16 @@ PYEOF
 then ok "unknown device count: model-needed at data_parallel_shard"
 else bad "unknown device count (exit $rc)"; cat "$tmp/d.json"; fi
 
+# The same key in a --model file: the position is that file's, not the config's
+printf 'model:\n  num_layers: 2\nparallelism:\n  data_parallel_shard: -1\n' > "$tmp/open.yaml"
+printf 'recompute:\n  full_recompute_layer: []\n' > "$tmp/plain.yaml"
+"$MEMOPT" estimate --model "$tmp/open.yaml" "$tmp/plain.yaml" > /dev/null 2> "$tmp/err"
+rc=$?
+if [ $rc -eq 1 ] && grep -q "^$tmp/open.yaml:4:24: error\[model-needed\]" "$tmp/err" \
+   && grep -q 'help: pass --devices N' "$tmp/err"; then
+  ok "unknown device count in a --model file: the model file's line and column"
+else bad "unknown device count in a --model file (exit $rc)"; cat "$tmp/err"; fi
+
 # The assumed model values, in --json (`assumed`) and --explain. Read from
 # r1.3.0/pretrain_llama2_7b.yaml: num_heads 32 and no n_kv_heads, so the K/V
 # groups are the 32 heads; no kv_channels, so 4096 / 32 = 128; multiple_of

@@ -161,6 +161,28 @@ static void test_malformed_json(void **state)
 	assert_problem(f, 400, "urn:memopt:problem:malformed-json");
 	handle(f, "POST", "/api/v1/validate", "application/json", "{\"config\": \"\\u0000\"}");
 	assert_problem(f, 400, "urn:memopt:problem:malformed-json");
+	/* in memopt's words, not jansson's decoding flag */
+	const char *detail = json_string_value(json_object_get(f->json, "detail"));
+	assert_non_null(detail);
+	assert_non_null(strstr(detail, "NUL character"));
+	assert_null(strstr(detail, "JSON_ALLOW_NUL"));
+}
+
+/* The device count unknown: the core's detail, the API's hint, and the
+ * path a client names its own control by. */
+static void test_model_needed_problem(void **state)
+{
+	fixture *f = *state;
+
+	handle(f, "POST", "/api/v1/estimate", "application/json",
+	       "{\"config\": \"recompute:\\n  full_recompute_layer: []\\n\", \"model\": \"model:\\n  num_layers: 2\\n"
+	       "parallelism:\\n  data_parallel_shard: -1\\n\"}");
+	assert_problem(f, 422, "urn:memopt:problem:model-needed");
+	assert_string_equal(json_string_value(json_object_get(f->json, "path")), "parallel.world_size");
+	assert_non_null(strstr(json_string_value(json_object_get(f->json, "hint")), "\"devices\""));
+	const char *detail = json_string_value(json_object_get(f->json, "detail"));
+	assert_non_null(strstr(detail, "device count is unknown"));
+	assert_null(strstr(detail, "devices\""));
 }
 
 static void test_wrong_shapes(void **state)
@@ -354,6 +376,22 @@ static void test_presets_and_import(void **state)
 	assert_true(json_is_boolean(json_object_get(f->json, "valid")));
 	assert_int_equal(handle(f, "POST", "/api/v1/models/import", "application/json", "{}"), 422);
 	assert_int_equal(handle(f, "POST", "/api/v1/models/import", "application/json", "{"), 400);
+	/* a model with an error: its findings, no placeholder model beside them */
+	assert_int_equal(handle(f, "POST", "/api/v1/models/import", "application/yaml",
+				"model:\n  num_layers: -3\n  hidden_size: 4096\n"), 200);
+	assert_true(json_is_false(json_object_get(f->json, "valid")));
+	assert_null(json_object_get(f->json, "model"));
+	json_t *e = json_array_get(json_object_get(f->json, "errors"), 0);
+	assert_string_equal(json_string_value(json_object_get(e, "path")), "model.num_layers");
+	assert_int_equal(json_integer_value(json_object_get(e, "line")), 2);
+	/* a file that does not parse: the syntax error at its line, as /validate says it */
+	assert_int_equal(handle(f, "POST", "/api/v1/models/import", "application/yaml",
+				"model:\n  num_layers: [\n"), 200);
+	assert_true(json_is_false(json_object_get(f->json, "valid")));
+	assert_null(json_object_get(f->json, "model"));
+	e = json_array_get(json_object_get(f->json, "errors"), 0);
+	assert_string_equal(json_string_value(json_object_get(e, "code")), "yaml-syntax");
+	assert_true(json_integer_value(json_object_get(e, "line")) >= 2);
 }
 
 /* The same answers with the preset cache as without it. */
@@ -718,6 +756,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_precheck, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_healthz_and_openapi, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_malformed_json, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_model_needed_problem, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wrong_shapes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_validate, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_expand_export, setup, teardown),

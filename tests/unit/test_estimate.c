@@ -336,6 +336,7 @@ static void test_model_needed(void **state)
 	/* the code says model-needed; the text says what is missing, in no face's words */
 	assert_non_null(strstr(err.text, "device count is unknown"));
 	assert_null(strstr(err.text, "--devices"));
+	assert_null(strstr(err.text, "give the"));
 	mo_model_set_devices(m, 4);
 	assert_int_equal(mo_estimate_run(&e, NULL, m, &err), 0);
 	char *text = mo_estimate_report(e, 1);

@@ -69,25 +69,12 @@ export function postLedger(body, onProgress) {
   });
 }
 
-// The core's and the parser's words for an API client, said for this page:
-// no command-line flag, no request member, no parser flag.
-const PLAIN = [
-  [/model-needed: /g, ''],
-  [/give the device count, or set parallel\.world_size/g,
-    'set Devices (in Parallelism and batch) or parallel.world_size in the file'],
-  [/'?\\u0000'? is not allowed without JSON_ALLOW_NUL/g, 'a NUL character (\\u0000) is not allowed in JSON text'],
-];
-
 // How the page gives what a `model-needed` finding asks for: the core says
 // what is missing, the control is the page's to name (by code and path).
 export function howToGive(d) {
   if (!d || d.code !== 'model-needed') return null;
   return d.path === 'parallel.world_size' ? 'set Devices (in Parallelism and batch)'
     : 'pick a preset or upload a model file';
-}
-
-export function plainText(text) {
-  return PLAIN.reduce((t, [re, to]) => t.replace(re, to), String(text || ''));
 }
 
 // The text of a problem answer. The line and column are the request
@@ -99,7 +86,9 @@ export function problemText(r, opts = {}) {
   if (!opts.fileBody && /malformed-json|invalid-request/.test(p.type || '')) {
     return 'the server could not read the page\'s request (a fault of the page, not of your file): reload the page';
   }
-  let t = plainText(p.detail || p.title || `HTTP ${r.status}`);
+  let t = String(p.detail || p.title || `HTTP ${r.status}`);
   if (opts.fileBody && p.line) t += ` (line ${p.line}, column ${p.column || 1})`;
-  return t;
+  // the problem's own hint is for a request's author; the page names its control
+  const how = /:model-needed$/.test(p.type || '') ? howToGive({ code: 'model-needed', path: p.path }) : null;
+  return how ? `${t}: ${how}` : t;
 }

@@ -3,7 +3,7 @@
 // store (store.js) and write only the DOM.
 import { el, clear, gib } from './util.js';
 import { store } from './store.js';
-import { plainText, howToGive } from './api.js';
+import { howToGive } from './api.js';
 import { outOfMemory } from './memory.js';
 import { where, targetKey, targetLabel } from './diags.js';
 
@@ -14,14 +14,14 @@ function diagItem(sev, d, gotoAction) {
   return el('li', { class: `diag ${sev}`, dataset: { code: d.code } },
     el('span', { class: 'sev', text: sev === 'error' ? '⚠ error' : '! warning' }),
     el('code', { class: 'code', text: d.code }), ' ',
-    el('span', { class: 'msg', text: plainText(d.message) }), ' ',
+    el('span', { class: 'msg', text: d.message }), ' ',
     gotoAction || (d.from ? el('span', { class: 'where', text: `(${d.from}${d.line ? `, line ${d.line}` : ''})` })
       : fromModel ? el('span', { class: 'where', text: `(model${d.line ? ` line ${d.line}` : ''})` })
       : d.line ? el('button', {
         type: 'button', class: 'link', text: where(d), 'aria-label': `Show ${where(d)} in the YAML`,
         on: { click: () => gotoLine(d.line, d.column) },
       }) : null),
-    d.hint ? el('span', { class: 'hint', text: ` — ${plainText(d.hint)}` }) : null,
+    d.hint ? el('span', { class: 'hint', text: ` — ${d.hint}` }) : null,
     howToGive(d) ? el('span', { class: 'hint how', text: ` — ${howToGive(d)}` }) : null,
     markedAt(d));
 }

@@ -557,7 +557,8 @@ async function applyHistory(message) {
 // the history. Resolves to null, or what went wrong.
 async function applyLayout(l, name) {
   const imp = await api.importYaml(l.model);
-  if (!imp.ok || !imp.data.model) return `The layout's model could not be read: ${problemText(imp)}`;
+  if (!imp.ok) return `The layout's model could not be read: ${problemText(imp)}`;
+  if (!imp.data.model) return `The layout's model has errors: ${(imp.data.errors[0] || {}).message}`;
   flushRecord();
   store.model = { ...store.model, obj: imp.data.model };
   store.yaml = l.config;

@@ -5,7 +5,7 @@
 // and every finding has the file's own line), its model is the one the
 // file names, and a file that names none leaves the page without a model
 // (model-needed) rather than pricing the last one shown.
-import { api, problemText, plainText } from './api.js';
+import { api, problemText } from './api.js';
 import { el, clear } from './util.js';
 import { topKeys } from './state.js';
 import { store } from './store.js';
@@ -56,7 +56,7 @@ async function adoptJson(name, text) {
   const r = await api.importJson(text);
   if (!r.ok) {
     const p = r.problem || {};
-    const why = plainText(p.detail || p.title);
+    const why = String(p.detail || p.title);
     uploadStatus('error', `${name} is not a model: ${why}`, p.line ? [{ line: p.line, column: p.column, message: why, code: 'json' }] : [], text);
     return false;
   }

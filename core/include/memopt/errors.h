@@ -29,9 +29,10 @@ typedef enum mo_error_code {
 			 * text "work-limit: ..." */
 	MO_ERR_CANCELLED, /* the work budget's callback asked to stop
 			   * (mo_budget.cancelled); text "cancelled: ..." */
-	MO_ERR_MODEL_NEEDED /* the answer needs what the model leaves open (the
-			     * device count: data_parallel_shard -1 and no
-			     * world size); text "model-needed: ..." */
+	MO_ERR_MODEL_NEEDED /* the answer needs what the model leaves open: the
+			     * device count (data_parallel_shard -1 and no
+			     * parallel.world_size). The text says what is
+			     * missing; how to give it is the caller's to say. */
 } mo_error_code;
 
 /* Caller-owned (no pointers inside, nothing to free), like jansson's

@@ -29,9 +29,8 @@ static int est_check(const mo_model *m, mo_error *err)
 	if (m->world_size > 0 && m->data_parallel > 0 && m->data_parallel_shard > 0)
 		return 0;
 	error_set(err, MO_ERR_MODEL_NEEDED, 0, 0,
-		     "the device count is unknown (data_parallel_shard: -1 and no world "
-		     "size), so FSDP and data-parallel shards cannot be sized: give the "
-		     "device count, or set parallel.world_size");
+		     "the device count is unknown (data_parallel_shard: -1 and no "
+		     "parallel.world_size), so FSDP and data-parallel shards cannot be sized");
 	return -1;
 }
 

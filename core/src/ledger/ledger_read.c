@@ -314,7 +314,7 @@ static int ledger_json_line(mo_ledger_reader *r, const char *s, size_t n, json_t
 	*out = json_loadb(s, n, JSON_REJECT_DUPLICATES, &je);
 	if (!*out) {
 		error_set(err, MO_ERR_INVALID, (int)r->line_no, je.column > 0 ? je.column : 1,
-			     "not JSON: %s", je.text);
+			     "not JSON: %s", json_error_words(&je));
 		return -1;
 	}
 	if (!json_is_object(*out)) {

@@ -215,4 +215,11 @@ mo_diag *diags_vadd(mo_diags *d, mo_severity sev, const char *code,
 		       const char *file, int line, int column, const char *path,
 		       const char *fmt, va_list ap) __attribute__((format(printf, 8, 0)));
 
+/* ---- JSON errors ------------------------------------------------------------ */
+
+/* jansson's message for a failed decode, or memopt's own words where
+ * jansson's name its decoding flags (json_words.c). */
+struct json_error_t;
+const char *json_error_words(const struct json_error_t *je);
+
 #endif

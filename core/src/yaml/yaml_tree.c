@@ -587,7 +587,7 @@ int json_parse(mo_doc **out, mo_diags *diags, const char *text, size_t len,
 		bool dup = json_error_code(&je) == json_error_duplicate_key;
 		diags_add(diags, MO_SEV_ERROR, dup ? "duplicate-key" : "yaml-syntax",
 			     name ? name : "<input>", je.line > 0 ? je.line : 1,
-			     je.column > 0 ? je.column : 1, NULL, "JSON: %s", je.text);
+			     je.column > 0 ? je.column : 1, NULL, "JSON: %s", json_error_words(&je));
 		return 1;
 	}
 	json_decref(j);
