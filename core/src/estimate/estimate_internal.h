@@ -42,8 +42,11 @@ enum {
 	MO_C_R4 = 1u << 20,     /* DeepSeek-V4 layer of compress ratio 4 */
 	MO_C_R128 = 1u << 21,   /* DeepSeek-V4 layer of compress ratio 128 */
 	MO_C_HCH = 1u << 22,    /* the hyper-connection head */
-	MO_C_DSAU = 1u << 23    /* DeepSeek-V4's sparse attention in small ops
+	MO_C_DSAU = 1u << 23,   /* DeepSeek-V4's sparse attention in small ops
 				 * (apply_dsa_kernel_fusion false) */
+	MO_C_RMSNC = 1u << 24   /* FusedRMSNorm runs on its input's dtype, without
+				 * the fp32 casts (every build with the hybrid
+				 * attention; ops_mindspore.c) */
 };
 
 /* One op of a block. Tables write rows with designated initialisers; a

@@ -25,11 +25,28 @@
 #define C_R128 MO_C_R128
 #define C_HCH MO_C_HCH
 #define C_DSAU MO_C_DSAU
+#define C_RMSNC MO_C_RMSNC
 /* `unless` of the rows for bf16 (or fp32-compute) parameters: the first-cut
  * rules, where every op keeps its inputs and output. The fp32-parameter rows
  * (`when` C_P32) are written from the measured DSv3-mini allocation ledgers
  * (notes/ledger-decode-dsv3-mini.md): an op keeps what its backward reads. */
 #define B16 C_P32
+
+/* FusedRMSNorm (pynative/layers/layer_norm.py FusedRMSNorm.construct) casts
+ * its input to fp32 and its output back up to !8377 (4e36d6c8, merged to
+ * master 2026-06-11 as 228c1fd7): `x = self.cast(x, compute_type)`, the
+ * fp32 norm, `self.cast(output, original_type)`. From then on it is
+ * `self.norm(x, self.weight, self.eps)[0]` on the input's dtype, whose
+ * backward reads x and rstd (layer_norm.py:143-147 at 26354ff6, the build
+ * of the measured DeepSeek-V4-style runs). The bf16 rows with the casts
+ * are what the std runs measured (MindSpore 2.9); a run that uses the
+ * hybrid attention has the cast-free norm, since that attention reached
+ * master after it (!8359 2026-06-12, !8386 2026-06-16; the feature
+ * commits themselves still had the casts): C_RMSNC. FusedLayerNorm still
+ * casts. */
+#define RMSNORM_NOCAST(P, IN, OUT, RS)                                                    \
+	{.when = C_RMSNC, .unless = C_LN | B16, .path = P, .op = "rms_norm", .in = IN,       \
+	 .out = OUT ":c:tsp*h " RS ":f32:tsp", .save = IN " " RS}
 
 /* fp32 parameters with bf16 compute: each Linear casts its (all-gathered)
  * fp32 weight to the compute dtype and the matmul keeps that copy for its
@@ -122,14 +139,19 @@ static const mo_op_row ms_norm_attn[] = {
 	HC_PRE_FUSED("attn_hc", "hs", "x", "ah"),
 	{.unless = B16, .path = "", .op = "input", .in = "", .out = "x:c:tsp*h",
 	 .save = KEEPS_NOTHING},
-	{.unless = B16, .path = "input_layernorm", .op = "cast", .in = "x", .out = "x32:f32:tsp*h",
-	 .save = KEEPS_INPUTS_AND_OUTPUTS},
+	{.when = C_LN, .unless = B16, .path = "input_layernorm", .op = "cast", .in = "x",
+	 .out = "x32:f32:tsp*h", .save = KEEPS_INPUTS_AND_OUTPUTS},
+	{.unless = C_LN | C_RMSNC | B16, .path = "input_layernorm", .op = "cast", .in = "x",
+	 .out = "x32:f32:tsp*h", .save = KEEPS_INPUTS_AND_OUTPUTS},
 	{.when = C_LN, .unless = B16, .path = "input_layernorm", .op = "layer_norm", .in = "x32",
 	 .out = "n1:f32:tsp*h mu1:f32:tsp rs1:f32:tsp", .save = KEEPS_INPUTS_AND_OUTPUTS},
-	{.unless = C_LN | B16, .path = "input_layernorm", .op = "rms_norm", .in = "x32",
+	{.unless = C_LN | C_RMSNC | B16, .path = "input_layernorm", .op = "rms_norm", .in = "x32",
 	 .out = "n1:f32:tsp*h rs1:f32:tsp", .save = KEEPS_INPUTS_AND_OUTPUTS},
-	{.unless = B16, .path = "input_layernorm", .op = "cast", .in = "n1", .out = "ln1:c:tsp*h",
-	 .save = KEEPS_INPUTS_AND_OUTPUTS},
+	{.when = C_LN, .unless = B16, .path = "input_layernorm", .op = "cast", .in = "n1",
+	 .out = "ln1:c:tsp*h", .save = KEEPS_INPUTS_AND_OUTPUTS},
+	{.unless = C_LN | C_RMSNC | B16, .path = "input_layernorm", .op = "cast", .in = "n1",
+	 .out = "ln1:c:tsp*h", .save = KEEPS_INPUTS_AND_OUTPUTS},
+	RMSNORM_NOCAST("input_layernorm", "x", "ln1", "rs1"),
 	/* fp32 parameters: the residual stream is fp32 (the embedding gathers
 	 * the fp32 table; each residual add of an fp32 stream and a bf16 branch
 	 * is fp32) and the norm keeps its input and statistics; its fp32 output
@@ -599,14 +621,19 @@ static const mo_op_row ms_resid_attn[] = {
 	HC_PRE_FUSED("ffn_hc", "s2", "x2", "fh"),
 	{.unless = B16 | C_HC, .path = "add", .op = "add", .in = "x ad", .out = "x2:c:tsp*h",
 	 .save = KEEPS_INPUTS_AND_OUTPUTS},
-	{.unless = B16, .path = "pre_mlp_layernorm", .op = "cast", .in = "x2",
+	{.when = C_LN, .unless = B16, .path = "pre_mlp_layernorm", .op = "cast", .in = "x2",
+	 .out = "x232:f32:tsp*h", .save = KEEPS_INPUTS_AND_OUTPUTS},
+	{.unless = C_LN | C_RMSNC | B16, .path = "pre_mlp_layernorm", .op = "cast", .in = "x2",
 	 .out = "x232:f32:tsp*h", .save = KEEPS_INPUTS_AND_OUTPUTS},
 	{.when = C_LN, .unless = B16, .path = "pre_mlp_layernorm", .op = "layer_norm", .in = "x232",
 	 .out = "n2:f32:tsp*h mu2:f32:tsp rs2:f32:tsp", .save = KEEPS_INPUTS_AND_OUTPUTS},
-	{.unless = C_LN | B16, .path = "pre_mlp_layernorm", .op = "rms_norm", .in = "x232",
-	 .out = "n2:f32:tsp*h rs2:f32:tsp", .save = KEEPS_INPUTS_AND_OUTPUTS},
-	{.unless = B16, .path = "pre_mlp_layernorm", .op = "cast", .in = "n2", .out = "ln2:c:tsp*h",
-	 .save = KEEPS_INPUTS_AND_OUTPUTS},
+	{.unless = C_LN | C_RMSNC | B16, .path = "pre_mlp_layernorm", .op = "rms_norm",
+	 .in = "x232", .out = "n2:f32:tsp*h rs2:f32:tsp", .save = KEEPS_INPUTS_AND_OUTPUTS},
+	{.when = C_LN, .unless = B16, .path = "pre_mlp_layernorm", .op = "cast", .in = "n2",
+	 .out = "ln2:c:tsp*h", .save = KEEPS_INPUTS_AND_OUTPUTS},
+	{.unless = C_LN | C_RMSNC | B16, .path = "pre_mlp_layernorm", .op = "cast", .in = "n2",
+	 .out = "ln2:c:tsp*h", .save = KEEPS_INPUTS_AND_OUTPUTS},
+	RMSNORM_NOCAST("pre_mlp_layernorm", "x2", "ln2", "rs2"),
 	/* fp32 parameters (measured, ledger blocks A / B): the add (fp32
 	 * stream + bf16 branch) keeps nothing; the norm keeps its fp32 input
 	 * (28 MiB at h 1792, kept under select self_attention too) and rstd */
@@ -689,64 +716,72 @@ static const mo_op_row ms_mlp[] = {
 };
 
 static const mo_op_row ms_moe[] = {
+	/* bf16 parameters: each op keeps what its backward reads, as the
+	 * measured fp32-parameter rows below do for the same code (moe/router.py,
+	 * moe/experts.py at 26354ff6), the casts of fp32 parameters being
+	 * no-ops: the router casts its input to moe_router_dtype (router.py:360;
+	 * float32 by default, parallel_core/transformer_config.py:1791) and its
+	 * matmul keeps that fp32 copy; the permutation keeps its indices, the
+	 * all-to-alls nothing, each grouped matmul its input, the gated
+	 * activation its operands; the unpermutation casts the probabilities to
+	 * the experts' dtype (experts.py:170) and keeps the weighted rows, as the
+	 * ledger does; the shared experts are a Linear pair. No anchor has a
+	 * bf16-parameter MoE layer: notes/dsv4.md gives the effect on the
+	 * DeepSeek-V4-style runs. */
 	{.when = C_SP, .unless = B16, .path = "mlp.input.allgather", .op = "allgather", .in = "ln2",
-	 .out = "ln2g:c:tok*h", .save = KEEPS_INPUTS_AND_OUTPUTS, .comm = AG},
+	 .out = "ln2g:c:tok*h", .save = KEEPS_NOTHING, .comm = AG},
 	{.unless = C_SP | B16, .path = "mlp", .op = "view", .in = "ln2", .out = "ln2g@ln2",
 	 .save = KEEPS_NOTHING},
-	{.unless = B16, .path = "mlp.router.linear", .op = "linear", .in = "ln2g",
-	 .out = "rl:c:tok*E", .save = KEEPS_INPUTS_AND_OUTPUTS, .flops = "2*tok*h*E"},
-	{.unless = B16, .path = "mlp.router.cast", .op = "cast", .in = "rl",
-	 .out = "rl32:f32:tok*E", .save = KEEPS_INPUTS_AND_OUTPUTS},
+	{.unless = B16, .path = "mlp.router", .op = "cast", .in = "ln2g", .out = "rx32:f32:tok*h",
+	 .save = KEEPS_NOTHING},
+	{.unless = B16, .path = "mlp.router.linear", .op = "linear", .in = "rx32",
+	 .out = "rl32:f32:tok*E", .save = "rx32", .flops = "2*tok*h*E"},
 	{.unless = B16, .path = "mlp.router.softmax", .op = "softmax", .in = "rl32",
-	 .out = "rp:f32:tok*E", .save = KEEPS_INPUTS_AND_OUTPUTS},
+	 .out = "rp:f32:tok*E", .save = "rp"},
 	{.unless = B16, .path = "mlp.router.topk", .op = "topk", .in = "rp",
-	 .out = "tkp:f32:tok*k tki:i32:tok*k", .save = KEEPS_INPUTS_AND_OUTPUTS},
+	 .out = "tkp:f32:tok*k tki:i32:tok*k", .save = "tkp tki"},
 	{.unless = B16, .path = "mlp.experts.permute", .op = "permute", .in = "ln2g tki",
-	 .out = "perm:c:rt*h", .save = KEEPS_INPUTS_AND_OUTPUTS},
+	 .out = "perm:c:rt*h", .save = "tki"},
 	{.when = C_EP, .unless = B16, .path = "mlp.experts.input.alltoallsingle", .op = "alltoall",
-	 .in = "perm", .out = "disp:c:rt*h", .save = KEEPS_INPUTS_AND_OUTPUTS, .comm = A2A},
+	 .in = "perm", .out = "disp:c:rt*h", .save = KEEPS_NOTHING, .comm = A2A},
 	{.unless = C_EP | B16, .path = "mlp.experts", .op = "view", .in = "perm",
 	 .out = "disp@perm", .save = KEEPS_NOTHING},
 	{.unless = B16, .path = "mlp.experts", .op = "grouped_matmul", .in = "disp",
-	 .out = "e1:c:rt*fe1", .save = KEEPS_INPUTS_AND_OUTPUTS, .flops = "2*rt*h*fe1"},
+	 .out = "e1:c:rt*fe1", .save = "disp", .flops = "2*rt*h*fe1"},
 	{.when = C_FUSED, .unless = B16, .path = "mlp.experts.activation_func", .op = "swiglu",
-	 .in = "e1", .out = "ea:c:rt*fe", .save = KEEPS_INPUTS_AND_OUTPUTS},
+	 .in = "e1", .out = "ea:c:rt*fe", .save = "e1"},
 	{.when = C_GATED, .unless = C_FUSED | B16, .path = "mlp.experts.chunk", .op = "chunk",
 	 .in = "e1", .out = "eg@e1 eu@e1", .save = KEEPS_NOTHING},
 	{.when = C_GATED, .unless = C_FUSED | B16, .path = "mlp.experts.activation_func",
-	 .op = "silu", .in = "eg", .out = "es:c:rt*fe", .save = KEEPS_INPUTS_AND_OUTPUTS},
+	 .op = "silu", .in = "eg", .out = "es:c:rt*fe", .save = "eg"},
 	{.when = C_GATED, .unless = C_FUSED | B16, .path = "mlp.experts.mul", .op = "mul",
-	 .in = "es eu", .out = "ea:c:rt*fe", .save = KEEPS_INPUTS_AND_OUTPUTS},
+	 .in = "es eu", .out = "ea:c:rt*fe", .save = "es eu"},
 	{.unless = C_GATED | B16, .path = "mlp.experts.activation_func", .op = "act", .in = "e1",
-	 .out = "ea:c:rt*fe", .save = KEEPS_INPUTS_AND_OUTPUTS},
+	 .out = "ea:c:rt*fe", .save = "e1"},
 	{.unless = B16, .path = "mlp.experts", .op = "grouped_matmul", .in = "ea",
-	 .out = "e2:c:rt*h", .save = KEEPS_INPUTS_AND_OUTPUTS, .flops = "2*rt*fe*h"},
+	 .out = "e2:c:rt*h", .save = "ea", .flops = "2*rt*fe*h"},
 	{.when = C_EP, .unless = B16, .path = "mlp.experts.output.alltoallsingle", .op = "alltoall",
-	 .in = "e2", .out = "comb:c:rt*h", .save = KEEPS_INPUTS_AND_OUTPUTS, .comm = A2A},
+	 .in = "e2", .out = "comb:c:rt*h", .save = KEEPS_NOTHING, .comm = A2A},
 	{.unless = C_EP | B16, .path = "mlp.experts", .op = "view", .in = "e2", .out = "comb@e2",
 	 .save = KEEPS_NOTHING},
-	/* GroupedMLP.unpermute (moe/experts.py): the expert outputs times their
-	 * routing probabilities, scattered back into token order and summed over
-	 * top-k (bf16 parameters: not measured; the fp32 rows below are) */
 	{.unless = B16, .path = "mlp.experts.unpermute", .op = "mul", .in = "comb tkp",
-	 .out = "ew:c:rt*h", .save = KEEPS_INPUTS_AND_OUTPUTS},
+	 .out = "ew:c:rt*h", .save = "comb tkp"},
 	{.unless = B16, .path = "mlp.experts.unpermute", .op = "unpermute", .in = "ew",
-	 .out = "mo0:c:tok*h", .save = KEEPS_INPUTS_AND_OUTPUTS},
+	 .out = "mo0:c:tok*h", .save = "ew"},
 	{.when = C_SHARED, .unless = B16, .path = "mlp.shared_experts.linear_fc1", .op = "matmul",
-	 .in = "ln2g", .out = "sf1:c:tok*fs1", .save = KEEPS_INPUTS_AND_OUTPUTS,
-	 .flops = "2*tok*h*fs1"},
+	 .in = "ln2g", .out = "sf1:c:tok*fs1", .save = "ln2g", .flops = "2*tok*h*fs1"},
 	{.when = C_SHARED | C_FUSED, .unless = B16, .path = "mlp.shared_experts.activation_func",
-	 .op = "swiglu", .in = "sf1", .out = "sa:c:tok*fs", .save = KEEPS_INPUTS_AND_OUTPUTS},
+	 .op = "swiglu", .in = "sf1", .out = "sa:c:tok*fs", .save = "sf1"},
 	{.when = C_SHARED, .unless = C_FUSED | B16, .path = "mlp.shared_experts.activation_func",
-	 .op = "act", .in = "sf1", .out = "sa:c:tok*fs", .save = KEEPS_INPUTS_AND_OUTPUTS},
+	 .op = "act", .in = "sf1", .out = "sa:c:tok*fs", .save = "sf1"},
 	{.when = C_SHARED, .unless = B16, .path = "mlp.shared_experts.linear_fc2", .op = "matmul",
-	 .in = "sa", .out = "so:c:tok*h", .save = KEEPS_INPUTS_AND_OUTPUTS, .flops = "2*tok*fs*h"},
+	 .in = "sa", .out = "so:c:tok*h", .save = "sa", .flops = "2*tok*fs*h"},
 	{.when = C_SHARED, .unless = B16, .path = "mlp.add", .op = "add", .in = "mo0 so",
-	 .out = "mo1:c:tok*h", .save = KEEPS_INPUTS_AND_OUTPUTS},
+	 .out = "mo1:c:tok*h", .save = KEEPS_NOTHING},
 	{.unless = C_SHARED | B16, .path = "mlp", .op = "view", .in = "mo0", .out = "mo1@mo0",
 	 .save = KEEPS_NOTHING},
 	{.when = C_SP, .unless = B16, .path = "mlp.reshape", .op = "split", .in = "mo1",
-	 .out = "mlp:c:tsp*h", .save = KEEPS_INPUTS_AND_OUTPUTS},
+	 .out = "mlp:c:tsp*h", .save = KEEPS_NOTHING},
 	{.unless = C_SP | B16, .path = "mlp", .op = "view", .in = "mo1", .out = "mlp@mo1",
 	 .save = KEEPS_NOTHING},
 
@@ -861,18 +896,22 @@ static const mo_op_row ms_resid_mlp[] = {
 
 static const mo_op_row ms_mtp_in[] = {
 	{.path = "", .op = "input", .in = "", .out = "x:c:tsp*h emb:c:tsp*h", .save = KEEPS_NOTHING},
-	{.path = "enorm", .op = "cast", .in = "emb", .out = "e32:f32:tsp*h",
+	{.unless = C_RMSNC, .path = "enorm", .op = "cast", .in = "emb", .out = "e32:f32:tsp*h",
 	 .save = KEEPS_INPUTS_AND_OUTPUTS},
-	{.path = "enorm", .op = "rms_norm", .in = "e32", .out = "en32:f32:tsp*h rse:f32:tsp",
+	{.unless = C_RMSNC, .path = "enorm", .op = "rms_norm", .in = "e32",
+	 .out = "en32:f32:tsp*h rse:f32:tsp", .save = KEEPS_INPUTS_AND_OUTPUTS},
+	{.unless = C_RMSNC, .path = "enorm", .op = "cast", .in = "en32", .out = "en:c:tsp*h",
 	 .save = KEEPS_INPUTS_AND_OUTPUTS},
-	{.path = "enorm", .op = "cast", .in = "en32", .out = "en:c:tsp*h",
+	{.when = C_RMSNC, .path = "enorm", .op = "rms_norm", .in = "emb",
+	 .out = "en:c:tsp*h rse:f32:tsp", .save = "emb rse"},
+	{.unless = C_RMSNC, .path = "hnorm", .op = "cast", .in = "x", .out = "h32:f32:tsp*h",
 	 .save = KEEPS_INPUTS_AND_OUTPUTS},
-	{.path = "hnorm", .op = "cast", .in = "x", .out = "h32:f32:tsp*h",
+	{.unless = C_RMSNC, .path = "hnorm", .op = "rms_norm", .in = "h32",
+	 .out = "hn32:f32:tsp*h rsh:f32:tsp", .save = KEEPS_INPUTS_AND_OUTPUTS},
+	{.unless = C_RMSNC, .path = "hnorm", .op = "cast", .in = "hn32", .out = "hn:c:tsp*h",
 	 .save = KEEPS_INPUTS_AND_OUTPUTS},
-	{.path = "hnorm", .op = "rms_norm", .in = "h32", .out = "hn32:f32:tsp*h rsh:f32:tsp",
-	 .save = KEEPS_INPUTS_AND_OUTPUTS},
-	{.path = "hnorm", .op = "cast", .in = "hn32", .out = "hn:c:tsp*h",
-	 .save = KEEPS_INPUTS_AND_OUTPUTS},
+	{.when = C_RMSNC, .path = "hnorm", .op = "rms_norm", .in = "x",
+	 .out = "hn:c:tsp*h rsh:f32:tsp", .save = "x rsh"},
 	{.path = "cat", .op = "cat", .in = "en hn", .out = "ch:c:tsp*h2",
 	 .save = KEEPS_INPUTS_AND_OUTPUTS},
 	{.path = "eh_proj", .op = "matmul", .in = "ch", .out = "mx:c:tsp*h",
@@ -905,11 +944,14 @@ static const mo_op_row ms_mtp_out[] = {
 	HC_HEAD("hc_head", "L.y", "my", "mh"),
 	{.unless = C_HCH, .path = "", .op = "view", .in = "L.y", .out = "my@L.y",
 	 .save = KEEPS_NOTHING},
-	{.path = "final_layernorm", .op = "cast", .in = "my", .out = "y32:f32:tsp*h",
-	 .save = KEEPS_INPUTS_AND_OUTPUTS},
-	{.path = "final_layernorm", .op = "rms_norm", .in = "y32",
+	{.unless = C_RMSNC, .path = "final_layernorm", .op = "cast", .in = "my",
+	 .out = "y32:f32:tsp*h", .save = KEEPS_INPUTS_AND_OUTPUTS},
+	{.unless = C_RMSNC, .path = "final_layernorm", .op = "rms_norm", .in = "y32",
 	 .out = "yn32:f32:tsp*h rsf:f32:tsp", .save = KEEPS_INPUTS_AND_OUTPUTS},
-	{.path = "final_layernorm", .op = "cast", .in = "yn32", .out = "y:c:tsp*h", .save = "yn32"},
+	{.unless = C_RMSNC, .path = "final_layernorm", .op = "cast", .in = "yn32",
+	 .out = "y:c:tsp*h", .save = "yn32"},
+	{.when = C_RMSNC, .path = "final_layernorm", .op = "rms_norm", .in = "my",
+	 .out = "y:c:tsp*h rsf:f32:tsp", .save = "my rsf"},
 };
 
 /* The unfused cross-entropy: fp32 logits, max, shifted logits, exp. */
@@ -918,12 +960,14 @@ static const mo_op_row ms_head[] = {
 	 .save = KEEPS_NOTHING},
 	HC_HEAD("decoder.hc_head", "hy", "y", "hh"),
 	{.path = "", .op = "input", .in = "", .out = "y:c:tsp*h", .save = KEEPS_NOTHING},
-	{.path = "final_layernorm", .op = "cast", .in = "y", .out = "y32:f32:tsp*h",
-	 .save = KEEPS_INPUTS_AND_OUTPUTS},
-	{.path = "final_layernorm", .op = "rms_norm", .in = "y32",
+	{.unless = C_RMSNC, .path = "final_layernorm", .op = "cast", .in = "y",
+	 .out = "y32:f32:tsp*h", .save = KEEPS_INPUTS_AND_OUTPUTS},
+	{.unless = C_RMSNC, .path = "final_layernorm", .op = "rms_norm", .in = "y32",
 	 .out = "yn32:f32:tsp*h rsf:f32:tsp", .save = KEEPS_INPUTS_AND_OUTPUTS},
-	{.path = "final_layernorm", .op = "cast", .in = "yn32", .out = "yn:c:tsp*h",
-	 .save = KEEPS_INPUTS_AND_OUTPUTS},
+	{.unless = C_RMSNC, .path = "final_layernorm", .op = "cast", .in = "yn32",
+	 .out = "yn:c:tsp*h", .save = KEEPS_INPUTS_AND_OUTPUTS},
+	{.when = C_RMSNC, .path = "final_layernorm", .op = "rms_norm", .in = "y",
+	 .out = "yn:c:tsp*h rsf:f32:tsp", .save = "y rsf"},
 	{.when = C_SP, .path = "output_layer.input.allgather", .op = "allgather", .in = "yn",
 	 .out = "yng:c:tok*h", .save = KEEPS_INPUTS_AND_OUTPUTS, .comm = AG},
 	{.unless = C_SP, .path = "output_layer", .op = "view", .in = "yn", .out = "yng@yn",
