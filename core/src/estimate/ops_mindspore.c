@@ -554,10 +554,23 @@ static const mo_op_row ms_attn_hybrid[] = {
 	{.when = C_R128, .unless = C_DSAU, .path = "self_attention.core_attention",
 	 .op = "sparse_flash_mla", .in = "qrope key cmpkv", .out = "co:c:tok*qh lse:f32:hd*tok",
 	 .save = "qrope key cmpkv co lse", .flops = "4*tok*s*qh"},
+	/* Its backward at ratio 4, as MindSpore's memory tracker measured it
+	 * (GitHub suhaibo666/autoparallel docs/kernel_workspace_2026-07-29.md
+	 * sections 4 and 6.3, MindSpore 2.10 / CANN 9.1): the output's gradient
+	 * in, the gradients of query, kv head, compressed kv, indexer query,
+	 * indexer key and weights out (256 / 4 / 1 / 64 / 0.25 / 1 MiB at seq
+	 * 4096, allocated just before), then a one-tick workspace of
+	 * 209715200 B + 135680 B per token (730 MiB at 4096, 465 at 2048, 332.5
+	 * at 1024: three points on one line), the allocation that set the peaks
+	 * of stages 0 and 1 of the no-recompute run. Two 8 MiB outputs of the
+	 * same window are not identified and not counted. Ratio 128 and 0 were
+	 * not measured apart (their backward ran beside a ratio-4 layer's). */
 	{.when = C_R4, .unless = C_DSAU, .path = "self_attention.core_attention",
 	 .op = "sparse_flash_mla", .in = "qrope key cmpkv topk qidx kidx iwf",
 	 .out = "co:c:tok*qh lse:f32:hd*tok",
-	 .save = "qrope key cmpkv topk qidx kidx iwf co lse", .flops = "4*tok*s*qh"},
+	 .save = "qrope key cmpkv topk qidx kidx iwf co lse", .flops = "4*tok*s*qh",
+	 .bwd = "c:tok*qh c:tok*qh c:tok*dv c:c4*dv c:tok*ih c:c4*id f32:tok*ihn "
+		"u8:209715200 u8:tok*135680"},
 	/* The small-op sparse attention (unfused_compressed_sparse_attn,
 	 * csa.py:464-527) over kt kv rows per query (the window, plus the
 	 * compressed top-k at ratio 4 or every compressed row at ratio 128):
