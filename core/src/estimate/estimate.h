@@ -72,6 +72,9 @@ typedef struct mo_est_dims {
 typedef struct mo_est_work {
 	double gemm_flops, attn_flops, mem_bytes, kernels;
 	double comm_bytes, tp_bytes, cp_bytes, ep_bytes;
+	/* what --deterministic-mode fills again (estimate_time.c): Transformer
+	 * Engine modules' outputs, all-gathered tensors, reduce-scatter inputs */
+	double te_out_bytes, gathered_bytes, scattered_bytes;
 } mo_est_work;
 
 /* What one layer keeps under one segment's actions (per micro-batch). */
@@ -246,6 +249,7 @@ struct mo_estimate {
 	double *type_gemm_s_per_flop;    /* per layer type: its forward GEMMs' rate */
 	double *type_dev_s, *type_host_s; /* per layer type: device and host seconds */
 	double time_etp;                 /* expert tensor parallel (an EP group spans EP x ETP) */
+	bool time_fill, time_fill_te;    /* --deterministic-mode's NaN fills; of TE's outputs */
 	double *res_recompute_s;         /* per result: recompute seconds a micro-batch */
 	uint64_t capacity;
 	size_t peak_stage;

@@ -173,6 +173,9 @@ typedef struct mo_tctx {
 	double tp, cp, ep, etp, groups; /* group sizes, local experts */
 	double esize;                   /* compute dtype bytes */
 	bool tp_overlap;                /* --tp-comm-overlap (with SP) */
+	bool fill;                      /* --deterministic-mode's NaN fills */
+	bool te;                        /* Transformer Engine's modules */
+	bool wgrad_alloc;               /* a weight gradient per GEMM backward */
 } mo_tctx;
 
 /* Forward seconds of a GEMM op (its backward: twice, dgrad and wgrad). */
@@ -319,7 +322,74 @@ static double t_attn_fwd(const mo_tdev *d, double flops)
 	return t_div(0.5 * flops, d->peak * d->attn_eff);
 }
 
-static void t_op(const mo_tctx *x, const mo_est_graph *g, size_t i, mo_tparts *p)
+/* Whether the op is a Transformer Engine module's, whose C++ allocates its
+ * outputs and gradients with at::empty: the Linears Megatron's TE spec
+ * builds (qkv, proj, fc1, fc2, the grouped experts), its norms and the
+ * fused attention. The router and the output layer are Megatron's own
+ * torch Linears (structured kernels allocate without the fill). */
+static bool t_te_op(const mo_est_op *op)
+{
+	static const char *const names[] = {"linear_qkv:", "linear_proj:", "linear_fc1:",
+					    "linear_fc2:", "experts:grouped", ":layer_norm",
+					    ":rms_norm"};
+	for (size_t k = 0; op->name && k < sizeof names / sizeof *names; k++)
+		if (strstr(op->name, names[k]))
+			return true;
+	return t_fused_attention(op);
+}
+
+/* Bytes --deterministic-mode fills with NaN for one op, forward and
+ * backward. Megatron's --deterministic-mode calls
+ * torch.use_deterministic_algorithms(True) (megatron/training/
+ * determinism.py:158 at d98e8a64) and leaves
+ * torch.utils.deterministic.fill_uninitialized_memory at its default,
+ * true: PyTorch's empty_cuda / empty_strided_cuda then write NaN over
+ * every tensor they return (aten/src/ATen/native/cuda/
+ * TensorFactories.cu, fill_empty_deterministic_). Transformer Engine's
+ * modules allocate their outputs and their backward's gradients that way
+ * (the input's gradient; the weight's too when it is not accumulated
+ * into main_grad), and so do the sequence-parallel all-gather and
+ * reduce-scatter buffers (torch.empty in tensor_parallel/mappings.py); a
+ * torch op's own output (structured kernels, TensorIterator) is not
+ * filled. One write each, at HBM bandwidth. */
+static void t_fill_bytes(const mo_tctx *x, const mo_est_graph *g, const mo_est_op *op,
+			 double *fwd, double *bwd)
+{
+	*fwd = *bwd = 0;
+	if (!x->fill)
+		return;
+	if (op->comm == MO_COMM_ALLGATHER || op->comm == MO_COMM_REDUCESCATTER) {
+		/* the gathered tensor one way, the scattered shard the other */
+		double n = op->name && strstr(op->name, "core_attention") ? x->cp : x->tp;
+		double b = (double)op->comm_bytes, shard = b / (n > 1 ? n : 1);
+		*fwd = op->comm == MO_COMM_ALLGATHER ? b : shard;
+		*bwd = op->comm == MO_COMM_ALLGATHER ? shard : b;
+		return;
+	}
+	if (op->comm != MO_COMM_NONE || !x->te || !t_te_op(op))
+		return;
+	double out = t_tensor_bytes(g, op->out, op->n_out, true);
+	if (out <= 0)
+		return; /* a view: no kernel, no allocation */
+	double in = 0;
+	for (size_t k = 0; k < op->n_in; k++) {
+		const mo_est_tensor *t = &g->t[op->in[k]];
+		/* a reshape's view carries no bytes: its storage's */
+		in += (double)(t->bytes > 0 ? t->bytes : g->t[t->storage].bytes);
+	}
+	double weight = 0;
+	if (op->flops > 0 && op->n_in == 1 && !t_fused_attention(op) && x->wgrad_alloc) {
+		double a = in / x->esize, c = out / x->esize;
+		double m = a * c / (op->flops / 2.0); /* in = m k, out = m n */
+		double groups = op->name && strstr(op->name, "grouped") ? x->groups : 1;
+		weight = m >= 1.0 ? x->esize * (a / m) * (c / m) * groups : 0;
+	}
+	*fwd = out;
+	*bwd = in + weight;
+}
+
+/* One op's device time and launches by its kind. */
+static void t_op_work(const mo_tctx *x, const mo_est_graph *g, size_t i, mo_tparts *p)
 {
 	const mo_tdev *d = &x->d;
 	const mo_est_op *op = &g->ops[i];
@@ -345,12 +415,27 @@ static void t_op(const mo_tctx *x, const mo_est_graph *g, size_t i, mo_tparts *p
 	t_kernel(x, p, &p->mem, t, 2 * t, 1, 1);
 }
 
+/* An op with the NaN fills of what it allocates (their forward part in
+ * the forward). */
+static void t_op(const mo_tctx *x, const mo_est_graph *g, size_t i, mo_tparts *p)
+{
+	double ff, fb;
+	t_fill_bytes(x, g, &g->ops[i], &ff, &fb);
+	p->mem += t_div(ff + fb, x->d.hbm);
+	p->dev_fwd += t_div(ff, x->d.hbm);
+	t_op_work(x, g, i, p);
+}
+
 /* A collective's bytes on the group t_comm prices it over. */
 static void t_comm_work(const mo_est_op *op, mo_est_work *w)
 {
 	double b = (double)op->comm_bytes;
 	w->comm_bytes += b;
 	w->kernels += 1;
+	if (op->comm == MO_COMM_ALLGATHER)
+		w->gathered_bytes += b;
+	else if (op->comm == MO_COMM_REDUCESCATTER)
+		w->scattered_bytes += b;
 	if (op->comm == MO_COMM_ALLTOALL)
 		w->ep_bytes += b;
 	else if (op->name && strstr(op->name, "core_attention"))
@@ -366,6 +451,8 @@ void est_time_op_work(const mo_est_graph *g, size_t i, mo_est_work *w)
 		t_comm_work(op, w);
 		return;
 	}
+	if (t_te_op(op))
+		w->te_out_bytes += t_tensor_bytes(g, op->out, op->n_out, true);
 	if (op->flops > 0 && t_fused_attention(op)) {
 		w->attn_flops += op->flops;
 		w->kernels += 1;
@@ -471,6 +558,10 @@ static void t_ctx_init(mo_tctx *x, const mo_estimate *e, const mo_model *m)
 		x->groups = 1;
 	x->esize = e->cfg.cbytes > 0 ? e->cfg.cbytes : 2;
 	x->tp_overlap = m->tp_comm_overlap && m->sequence_parallel && x->tp > 1;
+	bool torch = strcmp(m->framework, "pytorch") == 0;
+	x->fill = torch && m->deterministic_mode;
+	x->te = torch && m->transformer_impl && strcmp(m->transformer_impl, "transformer_engine") == 0;
+	x->wgrad_alloc = !m->gradient_accumulation_fusion;
 }
 
 /* Seconds of swap the prefetch window leaves exposed (one micro-batch). */
@@ -500,7 +591,11 @@ double est_time_recompute(const mo_estimate *e, size_t type, const mo_est_work *
 	double comm = t_coll(&d, MO_COMM_ALLGATHER, rc->tp_bytes, tp, tp) +
 		      t_coll(&d, MO_COMM_ALLGATHER, rc->cp_bytes, cp, cp * tp) +
 		      t_coll(&d, MO_COMM_ALLGATHER, rc->ep_bytes, ep, ep * e->time_etp);
-	double dev = gemm + t_attn_fwd(&d, rc->attn_flops) + t_div(rc->mem_bytes, d.hbm) + comm;
+	/* the re-run forward allocates its outputs again: filled again */
+	double fill = e->time_fill ? rc->gathered_bytes + rc->scattered_bytes / (tp > 1 ? tp : 1) +
+					   (e->time_fill_te ? rc->te_out_bytes : 0)
+				   : 0;
+	double dev = gemm + t_attn_fwd(&d, rc->attn_flops) + t_div(rc->mem_bytes + fill, d.hbm) + comm;
 	double dt = e->type_dev_s[type], ht = e->type_host_s[type];
 	double t = t_max(dt + dev, ht + rc->kernels * d.launch) - t_max(dt, ht);
 	return t + t_coll(&d, MO_COMM_ALLGATHER, t_max(0, (double)comm_bytes - rc->comm_bytes), tp,
@@ -730,6 +825,8 @@ int est_time(mo_estimate *e, const mo_model *m)
 	    !e->type_host_s)
 		return -1;
 	e->time_etp = x.etp;
+	e->time_fill = x.fill;
+	e->time_fill_te = x.fill && x.te;
 	for (size_t t = 0; t < e->n_types; t++) {
 		t_graph(&x, &e->types[t].g, &types[t]);
 		e->type_fwd_s[t] = types[t].fwd;

@@ -493,6 +493,9 @@ void megatron_read_training(struct mo_megatron_import *g,
 	if (megatron_flag(g, "--tp-comm-overlap"))
 		megatron_put_bool(o, MO_SEC_TRAIN, "tp_comm_overlap", true, MF_TP_OVERLAP,
 				     megatron_find(g, "--tp-comm-overlap"), NULL);
+	if (megatron_flag(g, "--deterministic-mode"))
+		megatron_put_bool(o, MO_SEC_TRAIN, "deterministic_mode", true, MF_DETERMINISTIC,
+				     megatron_find(g, "--deterministic-mode"), NULL);
 	if (megatron_flag(g, "--moe-grouped-gemm"))
 		megatron_put_bool(
 		    o, MO_SEC_TRAIN, "moe_grouped_gemm", true, MF_GROUPED,

@@ -153,6 +153,10 @@ struct mo_model {
 	 * reduce-scatter in chunks beside the GEMM that consumes or produces
 	 * them (the step time prices what stays exposed) */
 	bool tp_comm_overlap;
+	/* Megatron's --deterministic-mode: torch.use_deterministic_algorithms,
+	 * under which PyTorch fills every tensor it allocates through
+	 * empty() with NaN (the step time prices the fills) */
+	bool deterministic_mode;
 	/* Megatron's --moe-grouped-gemm: the experts run as one grouped GEMM
 	 * (Transformer Engine's GroupedLinear, which keeps its own cuBLAS
 	 * workspaces: the device's gemm_workspace_mib each) */
@@ -350,6 +354,7 @@ enum mo_mf {
 	MF_ROUTER_DTYPE, /* moe_router_dtype */
 	MF_PERMUTE_FUSION, /* moe_permute_fusion */
 	MF_TP_OVERLAP, /* tp_comm_overlap */
+	MF_DETERMINISTIC, /* deterministic_mode */
 	MF_CUBLAS_WS, /* cublas_workspace_kib */
 	MF_SKEW,      /* moe_routing_skew */
 	MF_HC,         /* enable_hyper_connections */

@@ -57,6 +57,7 @@ static const char *const mo_model_canon_paths[MF_COUNT] = {
 	[MF_ROUTER_DTYPE] = "training.moe_router_dtype",
 	[MF_PERMUTE_FUSION] = "training.moe_permute_fusion",
 	[MF_TP_OVERLAP] = "training.tp_comm_overlap",
+	[MF_DETERMINISTIC] = "training.deterministic_mode",
 	[MF_HC] = "model.enable_hyper_connections",
 	[MF_HC_MULT] = "model.hc_mult",
 	[MF_HC_FUSED] = "model.use_fused_mhc",

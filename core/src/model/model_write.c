@@ -108,6 +108,8 @@ static void model_items(const mo_model *m, struct mo_items *l)
 			IT_B(l, s, "moe_grouped_gemm", true);
 		if (m->tp_comm_overlap)
 			IT_B(l, s, "tp_comm_overlap", true);
+		if (m->deterministic_mode)
+			IT_B(l, s, "deterministic_mode", true);
 		if (m->gradient_accumulation_fusion)
 			IT_B(l, s, "gradient_accumulation_fusion", true);
 		if (m->cublas_workspace_kib > 0)
