@@ -117,16 +117,12 @@ static void expect_same(const mo_estimate *e, size_t s)
  * nothing ever waits, so the optimizer starts at the sum of every event's
  * seconds, and ends, with the per-step fixed cost, at the step time of the
  * closed form (estimate_time.c: micro-batches x per-micro-batch seconds +
- * what follows the last backward + the fixed cost). An interleaved step
- * whose micro-batches are not whole rounds of the stages is listed chunk
- * after chunk per micro-batch, an order in which the first stage's warm-up
- * waits for a forward that waits for its own backward: those events keep
- * no clock (test_clock_deadlock). */
+ * what follows the last backward + the fixed cost). Every event has a
+ * time, interleaved steps whose micro-batches are no whole rounds of the
+ * stages too (their order is the framework's: test_interleaved_order). */
 static void expect_clock(const mo_estimate *e)
 {
 	size_t P = mo_estimate_stage_count(e);
-	if (e->cfg.vpp > 1 && e->cfg.mbn % (int64_t)P != 0)
-		return; /* the order the timeline gives such a step deadlocks (see below) */
 	for (size_t s = 0; s < P; s++) {
 		size_t n = mo_estimate_event_count(e, s);
 		double sum = 0;
@@ -213,7 +209,9 @@ static int random_case(unsigned *seed)
 	int L = P * V + (int)(rnd(seed) % 7);
 	int mbn = 1 + (int)(rnd(seed) % 13);
 	if (rnd(seed) % 2)
-		mbn = P * (1 + (int)(rnd(seed) % 4)); /* whole rounds: interleaved order */
+		mbn = P * (1 + (int)(rnd(seed) % 4)); /* whole rounds of the stages */
+	else if (rnd(seed) % 2) /* several middle groups and a remainder */
+		mbn = P * (4 + (int)(rnd(seed) % 5)) + (int)(rnd(seed) % (unsigned)P);
 	bool pytorch = rnd(seed) % 2, lists = rnd(seed) % 2, empty = rnd(seed) % 3 == 0;
 	int dp = 1 + (int)(rnd(seed) % 2);
 	char extra[64] = "", stages[1024] = "";
@@ -290,7 +288,8 @@ static void test_presets(void **state)
 
 /* 2^31-1 micro-batches: the stage's figures are those of the same schedule
  * with a few rounds of micro-batches (the warm-up fills, then the steady
- * state repeats). A micro-batch keeps over 2^34 bytes per stage here, so
+ * state repeats; interleaved, MindSpore's first group takes the remainder
+ * modulo PP, 3 for both 2^31-1 and 15). A micro-batch keeps over 2^34 bytes per stage here, so
  * the bytes the step's micro-batches make, counted whole, would pass 2^64. */
 static void test_long_step(void **state)
 {
@@ -303,7 +302,7 @@ static void test_long_step(void **state)
 	for (int V = 1; V <= 2; V++) {
 		char a[1024], b[1024];
 		snprintf(a, sizeof a, fmt, 2147483647LL, V);
-		snprintf(b, sizeof b, fmt, 13LL, V);
+		snprintf(b, sizeof b, fmt, 15LL, V);
 		mo_model *ml = load_model(a), *ms = load_model(b);
 		assert_non_null(ml);
 		assert_non_null(ms);
@@ -319,8 +318,8 @@ static void test_long_step(void **state)
 			assert_int_equal(l->in_flight, sh->in_flight);
 			assert_int_equal(l->between_steps_bytes, sh->between_steps_bytes);
 			/* the first units run at the same times, whatever follows
-			 * them (interleaved, 13 is no whole round of 4: no clock) */
-			for (size_t i = 0; V == 1 && i < 16 && i < mo_estimate_event_count(el, s); i++) {
+			 * them */
+			for (size_t i = 0; i < 16 && i < mo_estimate_event_count(el, s); i++) {
 				double tl = mo_estimate_event_get(el, s, i)->start_seconds,
 				       ts = mo_estimate_event_get(es, s, i)->start_seconds;
 				if (tl != ts)
@@ -335,28 +334,199 @@ static void test_long_step(void **state)
 	}
 }
 
-/* Interleaved, 6 micro-batches on 4 stages: stage 0's warm-up (10
- * forwards) reaches micro-batch 3's second chunk, whose input is stage 3's
- * forward of micro-batch 3, which stage 3 runs after its backward of
- * micro-batch 0's first chunk, which waits for stage 0's backward after
- * its warm-up. The events before the wait have a clock, those after none
- * (NAN), and nothing hangs. */
-static void test_clock_deadlock(void **state)
+/* The frameworks' interleaved orders, rebuilt here from their source:
+ * Megatron-LM's get_schedule_table (megatron/core/pipeline_parallel/
+ * schedules.py:989-1016 at d98e8a64) over groups of G micro-batches, G the
+ * smallest its checks accept (schedules.py:1160-1182: PP <= G <= M, the
+ * last group 0 or at least PP); MindSpore's SortFuncBetweenMicro
+ * (frontend/parallel/pipeline_transformer/pipeline_scheduler.cc at
+ * d2606558): micro-batches sorted by loop, then chunk, then micro, with
+ * loop 0 for micro < stage_num + offset and (micro - offset) / stage_num
+ * after, offset = micro_size % stage_num. */
+typedef struct ref_unit {
+	int64_t mb, chunk;
+} ref_unit;
+
+static int64_t ref_megatron_group(int64_t P, int64_t M)
+{
+	for (int64_t G = P; G <= M; G++)
+		if (M % G == 0 || M % G >= P)
+			return G;
+	return M;
+}
+
+static size_t ref_megatron_table(int64_t P, int64_t V, int64_t M, ref_unit *out)
+{
+	int64_t G = M < P ? M : ref_megatron_group(P, M);
+	size_t n = 0;
+	for (int64_t lo = 0; lo < M; lo += G) {
+		int64_t hi = lo + G >= M ? M : lo + G;
+		for (int64_t c = 0; c < V; c++)
+			for (int64_t mb = lo; mb < hi; mb++)
+				out[n++] = (ref_unit){mb, c};
+	}
+	return n;
+}
+
+static int64_t ref_ms_P, ref_ms_offset;
+
+static int64_t ref_ms_loop(int64_t micro)
+{
+	int64_t loop = (micro - ref_ms_offset) / ref_ms_P;
+	return micro / (ref_ms_P + ref_ms_offset) == 0 ? 0 : loop;
+}
+
+static int ref_ms_cmp(const void *a, const void *b)
+{
+	const ref_unit *x = a, *y = b;
+	int64_t lx = ref_ms_loop(x->mb), ly = ref_ms_loop(y->mb);
+	if (lx != ly)
+		return lx < ly ? -1 : 1;
+	if (x->chunk != y->chunk)
+		return x->chunk < y->chunk ? -1 : 1;
+	return x->mb < y->mb ? -1 : x->mb > y->mb;
+}
+
+static size_t ref_mindspore_table(int64_t P, int64_t V, int64_t M, ref_unit *out)
+{
+	size_t n = 0;
+	for (int64_t c = 0; c < V; c++)
+		for (int64_t mb = 0; mb < M; mb++)
+			out[n++] = (ref_unit){mb, c};
+	ref_ms_P = P;
+	ref_ms_offset = M % P;
+	qsort(out, n, sizeof *out, ref_ms_cmp);
+	return n;
+}
+
+static void fake_estimate(mo_estimate *e, bool pytorch, int64_t P, int64_t V)
+{
+	memset(e, 0, sizeof *e);
+	e->fw = pytorch ? &mo_ops_pytorch : &mo_ops_mindspore;
+	e->cfg.pp = P;
+	e->cfg.vpp = V;
+}
+
+/* The timeline's order is the framework's for every micro-batch count from
+ * PP to 5 PP (below PP neither framework runs), and order_index inverts it. */
+static void test_order_tables(void **state)
 {
 	(void)state;
-	char text[4096];
-	snprintf(text, sizeof text, model_fmt, 8, "", 6, "pytorch", "bfloat16", 4, 1, 4, 2, "");
-	mo_model *m = load_model(text);
-	assert_non_null(m);
-	mo_estimate *e = NULL;
-	assert_int_equal(mo_estimate_run(&e, NULL, m, NULL), 0);
-	size_t n = mo_estimate_event_count(e, 0), timed = 0;
-	for (size_t i = 0; i < n; i++)
-		timed += isfinite(mo_estimate_event_get(e, 0, i)->start_seconds) ? 1 : 0;
-	assert_true(isfinite(mo_estimate_event_get(e, 0, 0)->start_seconds));
-	assert_true(timed > 0 && timed < n);
-	mo_estimate_free(e);
-	mo_model_free(m);
+	static ref_unit want[4096];
+	for (int fw = 0; fw < 2; fw++)
+		for (int64_t P = 1; P <= 6; P++)
+			for (int64_t V = 2; V <= 4; V++)
+				for (int64_t M = P; M <= 5 * P; M++) {
+					mo_estimate e;
+					fake_estimate(&e, fw == 0, P, V);
+					mo_vpp_order o;
+					timeline_order_of(&e, M, &o);
+					size_t n = fw == 0 ? ref_megatron_table(P, V, M, want)
+							   : ref_mindspore_table(P, V, M, want);
+					assert_int_equal(n, (size_t)(M * V));
+					for (size_t k = 0; k < n; k++) {
+						int64_t mb, c;
+						order_unit(&o, (int64_t)k, true, &mb, &c);
+						if (mb != want[k].mb || c != want[k].chunk)
+							fprintf(stderr, "%s P %lld V %lld M %lld unit %zu: (%lld, %lld), "
+								"want (%lld, %lld)\n", fw ? "mindspore" : "megatron",
+								(long long)P, (long long)V, (long long)M, k,
+								(long long)mb, (long long)c, (long long)want[k].mb,
+								(long long)want[k].chunk);
+						assert_int_equal(mb, want[k].mb);
+						assert_int_equal(c, want[k].chunk);
+						order_unit(&o, (int64_t)k, false, &mb, &c);
+						assert_int_equal(c, V - 1 - want[k].chunk);
+						assert_int_equal(order_index(&o, false, mb, c), (int64_t)k);
+					}
+				}
+}
+
+/* One stage's units as the listing gives them: (forward?, micro-batch,
+ * chunk) per run of events of one unit (the layer tells the chunk: 8
+ * layers, PP 2, VPP 2, two a virtual stage). */
+static size_t listed_units(const mo_estimate *e, size_t s, int64_t P, ref_unit *u, bool *fwd)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < mo_estimate_event_count(e, s); i++) {
+		const mo_estimate_event *ev = mo_estimate_event_get(e, s, i);
+		assert_true(isfinite(ev->start_seconds));
+		if (ev->kind != MO_EV_FORWARD && ev->kind != MO_EV_BACKWARD)
+			continue;
+		bool f = ev->kind == MO_EV_FORWARD;
+		int64_t chunk = ev->layer / 2 / P;
+		if (n && fwd[n - 1] == f && u[n - 1].mb == ev->micro_batch && u[n - 1].chunk == chunk)
+			continue;
+		fwd[n] = f;
+		u[n++] = (ref_unit){ev->micro_batch, chunk};
+	}
+	return n;
+}
+
+/* Interleaved steps of micro-batch counts no multiple of PP (Megatron's
+ * own example, schedules.py:1222-1229 and model_parallel_config.py:441-447
+ * at d98e8a64: PP 2, VPP 2, 5 micro-batches, group 3: rank 0 runs
+ * micro-batches 0 1 2 0 1 2 3 4 3 4 of chunks 0 0 0 1 1 1 0 0 1 1; 7 on 2
+ * stages, where MindSpore's first group takes the remainder; 6 on 4 stages,
+ * which deadlocked the timeline's clock while it listed such steps chunk
+ * after chunk per micro-batch): every stage lists its units in the
+ * framework's order, the warm-up forwards (schedules.py:963-965: (PP - rank
+ * - 1) * 2 + (VPP - 1) x group; MindSpore's bias_, (stage_num + offset) x
+ * (chunk_num - 1) + (stage_num - stage - 1) x 2), then one forward one
+ * backward, then the rest, and every event has a time. */
+static void test_interleaved_order(void **state)
+{
+	(void)state;
+	static const struct {
+		int P, mbn;
+	} cases[] = {{2, 5}, {2, 7}, {4, 6}, {2, 4}};
+	static const int64_t megatron_5[10][2] = {{0, 0}, {1, 0}, {2, 0}, {0, 1}, {1, 1},
+						  {2, 1}, {3, 0}, {4, 0}, {3, 1}, {4, 1}};
+	static ref_unit table[64], got[128];
+	static bool fwd[128];
+	for (int fw = 0; fw < 2; fw++)
+		for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+			int P = cases[i].P, M = cases[i].mbn, V = 2;
+			char text[4096];
+			snprintf(text, sizeof text, model_fmt, 4 * P, "", M, fw ? "mindspore" : "pytorch",
+				 "bfloat16", P, 1, P, V, "");
+			mo_model *m = load_model(text);
+			assert_non_null(m);
+			mo_estimate *e = NULL;
+			assert_int_equal(mo_estimate_run(&e, NULL, m, NULL), 0);
+			size_t n = fw ? ref_mindspore_table(P, V, M, table)
+				      : ref_megatron_table(P, V, M, table);
+			if (!fw && M == 5)
+				for (size_t k = 0; k < 10; k++) {
+					assert_int_equal(table[k].mb, megatron_5[k][0]);
+					assert_int_equal(table[k].chunk, megatron_5[k][1]);
+				}
+			int64_t group = fw ? P + M % P : (M % P ? ref_megatron_group(P, M) : P);
+			for (int s = 0; s < P; s++) {
+				int64_t W = (P - s - 1) * 2 + (V - 1) * group, N = (int64_t)n;
+				W = W < N ? W : N;
+				size_t listed = listed_units(e, (size_t)s, P, got, fwd);
+				assert_int_equal(listed, 2 * n);
+				size_t at = 0;
+				for (int64_t k = 0; k < N + (N - W); k++) {
+					/* the warm-up, then F(W + i), B(i), then the rest */
+					bool f = k < W || (k < W + 2 * (N - W) && (k - W) % 2 == 0);
+					int64_t u = k < W ? k : k < W + 2 * (N - W) ? (f ? W + (k - W) / 2 : (k - W) / 2)
+								      : k - (N - W);
+					int64_t chunk = f ? table[u].chunk : V - 1 - table[u].chunk;
+					assert_int_equal(fwd[at], f);
+					assert_int_equal(got[at].mb, table[u].mb);
+					assert_int_equal(got[at].chunk, chunk);
+					at++;
+				}
+				const mo_estimate_event *opt =
+				    mo_estimate_event_get(e, (size_t)s, mo_estimate_event_count(e, (size_t)s) - 1);
+				assert_int_equal(opt->kind, MO_EV_OPTIMIZER);
+				assert_true(isfinite(opt->start_seconds) && opt->seconds >= 0);
+			}
+			mo_estimate_free(e);
+			mo_model_free(m);
+		}
 }
 
 /* mo_estimate_resolved_summary: every figure of mo_estimate_resolved (peak, its event and
@@ -424,7 +594,8 @@ int main(void)
 		cmocka_unit_test(test_random_models),
 		cmocka_unit_test(test_presets),
 		cmocka_unit_test(test_long_step),
-		cmocka_unit_test(test_clock_deadlock),
+		cmocka_unit_test(test_order_tables),
+		cmocka_unit_test(test_interleaved_order),
 		cmocka_unit_test(test_summary),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

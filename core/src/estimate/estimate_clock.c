@@ -26,6 +26,7 @@
 typedef struct mo_clock {
 	mo_estimate *e;
 	int64_t P, V, N, mb_lim;
+	mo_vpp_order o;
 	double *lf, *lb;        /* per layer: forward, backward seconds */
 	double *uf, *ub;        /* per (stage, chunk): a unit's seconds */
 	double *done_f, *done_b; /* per (virtual stage, mb): finish, -1 not yet */
@@ -37,7 +38,7 @@ typedef struct mo_clock {
 
 static int64_t clock_warmup(const mo_clock *c, int64_t s)
 {
-	return timeline_warmup(c->e, (size_t)s, c->N);
+	return order_warmup(&c->o, c->P, (size_t)s);
 }
 
 /* The unit at position p of stage s's order (as timeline_run walks it). */
@@ -51,17 +52,6 @@ static void clock_unit_at(const mo_clock *c, int64_t s, int64_t p, bool *fwd, in
 		*fwd = false;
 		*k = p < steady ? (p - W) / 2 : p - c->N;
 	}
-}
-
-/* The inverse of timeline_unit: the unit index of (mb, chunk). */
-static int64_t clock_unit_index(const mo_clock *c, bool fwd, int64_t mb, int64_t chunk)
-{
-	int64_t P = c->P, V = c->V, cf = fwd ? chunk : V - 1 - chunk;
-	if (V == 1)
-		return mb;
-	if (c->e->cfg.mbn % P == 0)
-		return (mb / P) * (P * V) + cf * P + mb % P;
-	return mb * V + cf;
 }
 
 static int64_t clock_position(const mo_clock *c, int64_t s, bool fwd, int64_t k)
@@ -149,7 +139,7 @@ static int64_t clock_target(const mo_clock *c, int64_t s, int64_t *max_mb)
 		bool fwd;
 		int64_t k, mb, ch;
 		clock_unit_at(c, s, p, &fwd, &k);
-		timeline_unit(e, k, e->cfg.mbn, fwd, &mb, &ch);
+		order_unit(&c->o, k, fwd, &mb, &ch);
 		listed += clock_unit_events(c, s, ch);
 		*max_mb = mb > *max_mb ? mb : *max_mb;
 	}
@@ -181,7 +171,7 @@ static bool clock_advance(mo_clock *c, int64_t s)
 		bool fwd;
 		int64_t k, mb, ch;
 		clock_unit_at(c, s, c->pos[s], &fwd, &k);
-		timeline_unit(c->e, k, c->e->cfg.mbn, fwd, &mb, &ch);
+		order_unit(&c->o, k, fwd, &mb, &ch);
 		if (mb >= c->mb_lim) {
 			c->stuck[s] = true;
 			break;
@@ -192,7 +182,7 @@ static bool clock_advance(mo_clock *c, int64_t s)
 			int64_t ds = dep % c->P;
 			double d = (fwd ? c->done_f : c->done_b)[dep * c->mb_lim + mb];
 			if (d < 0) { /* ask the neighbour to run as far */
-				int64_t p = clock_position(c, ds, fwd, clock_unit_index(c, fwd, mb, dep / c->P));
+				int64_t p = clock_position(c, ds, fwd, order_index(&c->o, fwd, mb, dep / c->P));
 				if (c->target[ds] <= p) {
 					c->target[ds] = p + 1;
 					moved = true;
@@ -280,12 +270,16 @@ int est_clock(mo_estimate *e)
 		}
 	mo_clock c = {.e = e, .P = e->cfg.pp, .V = e->cfg.vpp};
 	c.N = e->cfg.mbn * c.V;
+	timeline_order_of(e, e->cfg.mbn, &c.o);
 	int64_t max_mb = 0;
 	for (int64_t s = 0; s < c.P; s++)
 		clock_target(&c, s, &max_mb);
 	/* a unit waits only for the same micro-batch elsewhere; what a stage
-	 * runs before it reaches a little further (the interleaved groups) */
-	int64_t lim = max_mb + 1 + 2 * c.P * c.V;
+	 * runs before it reaches a little further (a warm-up of P units, or,
+	 * interleaved, of the first group's chunks and 2 P more, and the
+	 * group in progress) */
+	int64_t reach = c.V == 1 ? c.P : c.o.first + c.o.size + c.P;
+	int64_t lim = max_mb + 1 + 2 * reach;
 	c.mb_lim = lim < e->cfg.mbn ? lim : e->cfg.mbn;
 	if (c.mb_lim < 1 || (double)c.P * (double)c.V * (double)c.mb_lim > (double)CLOCK_MAX_SLOTS)
 		return 0; /* too long a step to walk: the events keep no time */

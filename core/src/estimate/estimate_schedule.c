@@ -16,16 +16,16 @@
  * fall evenly, and the stretch's first highest event is at its last unit
  * (rising) or its first (level or falling): one unit run per stretch.
  *
- * The chunk of unit k is (k / blk) % V with blk = P when V > 1 and the
- * micro-batches fill whole rounds of P (Megatron's interleaved order), else
- * 1: runs of blk units share a chunk, and the pattern repeats every
- * T = blk * V units. The warm-up (W < (V + 1) * P forwards) and the
- * cool-down are stretches of whole runs (blk = P) or, per residue modulo V,
- * strided stretches (blk = 1). In the steady state the counts of T
- * consecutive pairs cover every chunk alike, so its pairs repeat with
- * period T: from pair T on every chunk has had its first forward, and
- * until the last T pairs none its last backward, so pairs T..2T-1 stand
- * for every later period but the last. The units where pipeline inputs or
+ * The units run in groups of micro-batches (mo_vpp_order: each group runs
+ * chunk 0 over its micro-batches, then chunk 1, ...), so a run of one
+ * chunk over a group's micro-batches moves the counts evenly. The warm-up
+ * (W < (V - 1) * first group + 2 P forwards) and the cool-down are a few
+ * runs. In the steady state a pair's counts depend on where its forward
+ * and its backward stand in their groups: when both are in middle groups
+ * (of one size, after every chunk's first forward and before any last
+ * backward), the pairs repeat with the period of a group, V * size units,
+ * so the first period stands for every later one up to the pairs whose
+ * forward reaches the last group. The units where pipeline inputs or
  * workspaces change run alone. */
 #include "estimate/estimate_timeline.h"
 
@@ -37,7 +37,7 @@ typedef struct mo_sched {
 	const mo_estimate *e;
 	size_t s;
 	int64_t V, mbn, N, W, S; /* S: steady pairs */
-	int64_t blk, T;
+	mo_vpp_order o;
 	uint64_t *A;             /* per chunk: bytes one micro-batch keeps */
 	uint64_t *below;         /* below[c]: A[0] + ... + A[c - 1] (V + 1) */
 	int64_t k_ws;            /* forward unit allocating the workspaces, -1: none */
@@ -54,17 +54,27 @@ static int64_t sched_clamp(int64_t v, int64_t lo, int64_t hi)
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
-/* Bytes the first n forward units made, of them `rounds` whole rounds of
- * every chunk (blk units each) and then the first chunks of the round in
- * progress. With `reversed` the chunks run from the last (the backward's
- * order). */
-static uint64_t sched_made(const mo_sched *q, int64_t rounds, int64_t n, bool reversed)
+/* Where the first n units end: micro-batches of the whole groups before
+ * (*B), the size of the group in progress (*gs) and its units done (*r). */
+static void sched_locate(const mo_sched *q, int64_t n, int64_t *B, int64_t *gs, int64_t *r)
 {
-	int64_t r = n % q->T, whole = r / q->blk, part = r % q->blk;
-	uint64_t sum = u64_mul((uint64_t)(rounds * q->blk), q->below[q->V]);
-	/* whole chunks of the round: the first `whole`, or the last ones */
+	if (n >= q->N || q->V == 1) { /* one chunk: every unit a whole micro-batch */
+		*B = n < q->N ? n : q->mbn, *gs = 1, *r = 0;
+		return;
+	}
+	int64_t u0;
+	order_group(&q->o, n, &u0, B, gs);
+	*r = n - u0;
+}
+
+/* Bytes r units of a group of gs micro-batches made: its first whole
+ * chunks and part of the next, or (reversed: the backward's order) its
+ * last ones. */
+static uint64_t sched_part(const mo_sched *q, int64_t gs, int64_t r, bool reversed)
+{
+	int64_t whole = r / gs, part = r % gs;
 	uint64_t done = reversed ? q->below[q->V] - q->below[q->V - whole] : q->below[whole];
-	sum = u64_add(sum, u64_mul((uint64_t)q->blk, done));
+	uint64_t sum = u64_mul((uint64_t)gs, done);
 	if (part) {
 		int64_t c = reversed ? q->V - 1 - whole : whole;
 		sum = u64_add(sum, u64_mul((uint64_t)part, q->A[c]));
@@ -73,18 +83,18 @@ static uint64_t sched_made(const mo_sched *q, int64_t rounds, int64_t n, bool re
 }
 
 /* Pipeline inputs held after nf forwards and nb backwards: one per chunk
- * that receives one, dropped at the chunk's first forward (unit c * blk of
- * chunk c) and kept again after its last backward (micro-batch mbn - 1:
- * backward unit base + (V - 1 - c) * blk + blk - 1). */
+ * that receives one, dropped at the chunk's first forward (unit c * first
+ * of chunk c) and kept again after its last backward (micro-batch mbn - 1,
+ * in the last group: backward unit base + (V - 1 - c) * last + last - 1). */
 static int64_t sched_inputs(const mo_sched *q, int64_t nf, int64_t nb)
 {
-	int64_t V = q->V, blk = q->blk;
-	int64_t dropped = sched_clamp((nf + blk - 1) / blk, 0, V);
-	int64_t past = nb - (q->mbn / blk - 1) * q->T;
-	int64_t kept = past > 0 ? sched_clamp(past / blk, 0, V) : 0;
+	int64_t V = q->V, first = q->o.first, last = q->o.last;
+	int64_t dropped = sched_clamp((nf + first - 1) / first, 0, V);
+	int64_t past = nb - (q->N - V * last);
+	int64_t kept = past > 0 ? sched_clamp(past / last, 0, V) : 0;
 	if (q->first_stage) { /* chunk 0 starts at the embedding */
 		dropped -= nf > 0;
-		kept -= past >= V * blk;
+		kept -= past >= V * last;
 	}
 	return V - (q->first_stage ? 1 : 0) - dropped + kept;
 }
@@ -119,12 +129,15 @@ static int64_t sched_bpos(const mo_sched *q, int64_t j)
 static void sched_state(const mo_sched *q, int64_t p, uint64_t *state)
 {
 	const mo_estimate *e = q->e;
-	int64_t nf, nb;
+	int64_t nf, nb, Bf, Bb, gf, gb, rf, rb;
 	sched_done(q, p, &nf, &nb);
-	/* the rounds both passes completed cancel (they would overflow
-	 * 64 bits on long steps) */
-	int64_t rounds = nf / q->T - nb / q->T;
-	uint64_t made = sched_made(q, rounds, nf, false), freed = sched_made(q, 0, nb, true);
+	sched_locate(q, nf, &Bf, &gf, &rf);
+	sched_locate(q, nb, &Bb, &gb, &rb);
+	/* the groups both passes completed cancel (they would overflow 64
+	 * bits on long steps) */
+	uint64_t made = u64_add(u64_mul((uint64_t)(Bf - Bb), q->below[q->V]),
+				sched_part(q, gf, rf, false));
+	uint64_t freed = sched_part(q, gb, rb, true);
 	memcpy(state, q->tmpl->state, sizeof(uint64_t) * MO_EST_BUCKETS);
 	state[MO_EST_ACTIVATIONS] = made > freed ? made - freed : 0;
 	state[MO_EST_PIPELINE_INPUTS] =
@@ -205,55 +218,35 @@ static void sched_run(mo_sched *q, int64_t p0, int64_t step, int64_t n)
 
 /* ---- the phases ------------------------------------------------------------------ */
 
+/* Forward (fwd) or backward units [lo, hi) at positions pos(k): run by
+ * run of one chunk over a group's micro-batches. */
+static void sched_units(mo_sched *q, int64_t lo, int64_t hi, bool fwd)
+{
+	while (lo < hi) {
+		int64_t end = order_run_end(&q->o, lo);
+		end = end < hi ? end : hi;
+		sched_run(q, fwd ? sched_fpos(q, lo) : sched_bpos(q, lo), 1, end - lo);
+		lo = end;
+	}
+}
+
 static void sched_warmup(mo_sched *q)
 {
-	int64_t W = q->W, V = q->V;
-	if (q->blk > 1) {
-		for (int64_t lo = 0; lo < W; lo += q->blk) {
-			int64_t hi = lo + q->blk < W ? lo + q->blk : W;
-			sched_run(q, lo, 1, hi - lo);
-		}
-		return;
-	}
-	/* one unit per chunk in turn: the first round alone (each chunk's
-	 * first forward), then per chunk its units V apart */
-	for (int64_t k = 0; k < V && k < W; k++)
-		sched_probe(q, k);
-	for (int64_t r = 0; r < V && V + r < W; r++)
-		sched_stretch(q, V + r, V, (W - 1 - (V + r)) / V + 1);
+	sched_units(q, 0, q->W, true);
 }
 
 static void sched_cooldown(mo_sched *q)
 {
-	int64_t S = q->S, N = q->N, V = q->V;
-	if (q->blk > 1) {
-		for (int64_t lo = S; lo < N;) {
-			int64_t end = (lo / q->blk + 1) * q->blk, hi = end < N ? end : N;
-			sched_run(q, sched_bpos(q, lo), 1, hi - lo);
-			lo = hi;
-		}
-		return;
-	}
-	/* the first and the last round alone (the last holds each chunk's
-	 * last backward), per chunk the units between V apart */
-	int64_t mid_lo = S + V < N ? S + V : N, mid_hi = N - V > mid_lo ? N - V : mid_lo;
-	for (int64_t j = S; j < mid_lo; j++)
-		sched_probe(q, sched_bpos(q, j));
-	for (int64_t r = 0; r < V && mid_lo + r < mid_hi; r++)
-		sched_stretch(q, sched_bpos(q, mid_lo + r), V,
-				 (mid_hi - 1 - (mid_lo + r)) / V + 1);
-	for (int64_t j = mid_hi; j < N; j++)
-		sched_probe(q, sched_bpos(q, j));
+	sched_units(q, q->S, q->N, false);
 }
 
 /* Steady pairs [lo, hi): runs where both the forward's and the backward's
  * chunk stay the same. */
 static void sched_pairs(mo_sched *q, int64_t lo, int64_t hi)
 {
-	int64_t blk = q->blk;
 	for (int64_t i = lo; i < hi;) {
-		int64_t next_b = (i / blk + 1) * blk;
-		int64_t next_f = ((q->W + i) / blk + 1) * blk - q->W;
+		int64_t next_b = order_run_end(&q->o, i);
+		int64_t next_f = order_run_end(&q->o, q->W + i) - q->W;
 		int64_t end = next_b < next_f ? next_b : next_f;
 		end = end < hi ? end : hi;
 		sched_run(q, sched_fpos(q, q->W + i), 2, end - i);
@@ -262,12 +255,16 @@ static void sched_pairs(mo_sched *q, int64_t lo, int64_t hi)
 	}
 }
 
+/* Pair i (forward W + i, backward i) with both units in middle groups
+ * (i >= u0, W + i < u1) has the counts of pair i + T: the first period of
+ * them stands for the rest. */
 static void sched_steady(mo_sched *q)
 {
-	int64_t S = q->S, T = q->T;
-	int64_t first_hi = 2 * T < S ? 2 * T : S;
+	int64_t S = q->S, V = q->V;
+	int64_t u0 = q->o.first * V, u1 = q->N - q->o.last * V, T = q->o.size * V;
+	int64_t first_hi = u0 + T < S ? u0 + T : S;
 	sched_pairs(q, 0, first_hi);
-	int64_t last_lo = S - T > first_hi ? S - T : first_hi;
+	int64_t last_lo = u1 - q->W > first_hi ? u1 - q->W : first_hi;
 	sched_pairs(q, last_lo, S);
 }
 
@@ -283,10 +280,9 @@ static int sched_init(mo_sched *q, const mo_timeline *tmpl)
 	q->V = e->cfg.vpp;
 	q->mbn = tmpl->mbn;
 	q->N = q->mbn * q->V;
-	q->W = timeline_warmup(e, q->s, q->N);
+	q->o = tmpl->order;
+	q->W = order_warmup(&q->o, e->cfg.pp, q->s);
 	q->S = q->N - q->W;
-	q->blk = q->V > 1 && q->mbn % e->cfg.pp == 0 ? e->cfg.pp : 1;
-	q->T = q->blk * q->V;
 	q->first_stage = q->s == 0;
 	q->k_ws = -1;
 	q->A = calloc((size_t)q->V + 1, sizeof(uint64_t));
@@ -311,7 +307,7 @@ static int sched_init(mo_sched *q, const mo_timeline *tmpl)
 		q->A[c] = a;
 		q->below[c + 1] = u64_add(q->below[c], a);
 		if (ch->n && q->k_ws < 0)
-			q->k_ws = c * q->blk;
+			q->k_ws = c * q->o.first;
 	}
 	return 0;
 }

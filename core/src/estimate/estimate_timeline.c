@@ -331,26 +331,128 @@ static void timeline_backward(mo_timeline *t, int64_t mb, const mo_est_chunk *c,
 		timeline_grad_recv(t, false);
 }
 
-/* Unit k of N (micro-batch x chunk) in Megatron's interleaved order
- * (estimate_schedule.c counts the units of each chunk the same way). */
-void timeline_unit(const mo_estimate *e, int64_t k, int64_t mbn, bool fwd, int64_t *mb,
-		   int64_t *chunk)
+/* Megatron's micro-batch group (microbatch_group_size_per_vp_stage,
+ * model_parallel_config.py:567-568 at d98e8a64: PP by default). Its
+ * schedule refuses a last group of fewer than PP micro-batches
+ * (schedules.py:1172-1182) and a group larger than the step (1160-1167):
+ * a step that is no multiple of PP runs only with a larger group, set by
+ * --microbatch-group-size-per-virtual-pipeline-stage, which the model
+ * does not hold. Assumed: the smallest group it accepts (the least
+ * warm-up); one group of the whole step when it has fewer than PP
+ * micro-batches. The smallest is at most 2 PP: from mbn / 2 up, every
+ * group leaves mbn minus itself. */
+static int64_t order_megatron_group(int64_t P, int64_t mbn)
+{
+	if (mbn % P == 0 || mbn < P)
+		return mbn < P ? mbn : P;
+	int64_t top = mbn < 2 * P ? mbn : 2 * P;
+	for (int64_t g = P + 1; g <= top; g++)
+		if (mbn % g == 0 || mbn % g >= P)
+			return g;
+	return mbn;
+}
+
+/* Megatron: groups of G micro-batches, the last one what remains
+ * (get_schedule_table, schedules.py:989-1016 at d98e8a64). MindSpore: the
+ * first group takes the remainder, PP + mbn % PP micro-batches, every
+ * later one PP (SortFuncBetweenMicro's loops of pipeline_scheduler.cc at
+ * mindspore d2606558: loop 0 holds the micro-batches below
+ * stage_num + offset, offset = micro_size % stage_num). */
+void timeline_order_of(const mo_estimate *e, int64_t mbn, mo_vpp_order *o)
 {
 	int64_t P = e->cfg.pp, V = e->cfg.vpp;
-	if (V == 1) {
-		*mb = k;
-		*chunk = 0;
+	o->V = V;
+	o->mbn = mbn;
+	int64_t first, size;
+	if (V == 1 || mbn <= P) {
+		first = size = mbn;
+	} else if (e->fw == &mo_ops_pytorch) {
+		first = size = order_megatron_group(P, mbn);
+	} else {
+		first = P + mbn % P;
+		size = P;
+	}
+	o->first = first;
+	o->size = size;
+	if (mbn <= first) {
+		o->first = o->size = o->last = mbn;
+		o->count = 1;
 		return;
 	}
-	if (mbn % P == 0) {
-		*chunk = (k % (P * V)) / P;
-		*mb = (k / (P * V)) * P + k % P;
+	int64_t rest = mbn - first;
+	o->count = 1 + (rest + size - 1) / size;
+	o->last = rest - (o->count - 2) * size;
+}
+
+/* The group holding micro-batch-count position `mb` of the table: its
+ * first unit, first micro-batch and size. */
+static void order_group_of_mb(const mo_vpp_order *o, int64_t mb, int64_t *unit0, int64_t *mb0,
+			      int64_t *gs)
+{
+	int64_t V = o->V, mid = (o->count - 2) * o->size;
+	if (mb < o->first || o->count == 1) {
+		*unit0 = 0, *mb0 = 0, *gs = o->first;
+	} else if (mb < o->first + mid) {
+		int64_t j = (mb - o->first) / o->size;
+		*mb0 = o->first + j * o->size;
+		*unit0 = *mb0 * V;
+		*gs = o->size;
 	} else {
-		*chunk = k % V;
-		*mb = k / V;
+		*mb0 = o->first + mid;
+		*unit0 = *mb0 * V;
+		*gs = o->last;
 	}
+}
+
+void order_group(const mo_vpp_order *o, int64_t k, int64_t *unit0, int64_t *mb0,
+				int64_t *gs)
+{
+	/* every group runs each of its micro-batches V times */
+	order_group_of_mb(o, k / o->V, unit0, mb0, gs);
+}
+
+void order_unit(const mo_vpp_order *o, int64_t k, bool fwd, int64_t *mb, int64_t *chunk)
+{
+	int64_t u0, m0, gs;
+	order_group(o, k, &u0, &m0, &gs);
+	int64_t r = k - u0;
+	*chunk = r / gs;
+	*mb = m0 + r % gs;
 	if (!fwd)
-		*chunk = V - 1 - *chunk;
+		*chunk = o->V - 1 - *chunk;
+}
+
+int64_t order_index(const mo_vpp_order *o, bool fwd, int64_t mb, int64_t chunk)
+{
+	int64_t u0, m0, gs, c = fwd ? chunk : o->V - 1 - chunk;
+	order_group_of_mb(o, mb, &u0, &m0, &gs);
+	return u0 + c * gs + (mb - m0);
+}
+
+int64_t order_run_end(const mo_vpp_order *o, int64_t k)
+{
+	int64_t u0, m0, gs;
+	order_group(o, k, &u0, &m0, &gs);
+	return u0 + ((k - u0) / gs + 1) * gs;
+}
+
+/* Megatron: (PP - rank - 1) * 2 + (V - 1) * group (get_pp_rank_microbatches,
+ * schedules.py:959-965); MindSpore: (stage_num + offset) * (chunk_num - 1)
+ * + (stage_num - stage - 1) * 2 (InterleavedScheduler::Reorder's bias_):
+ * both (V - 1) times the first group. */
+int64_t order_warmup(const mo_vpp_order *o, int64_t P, size_t s)
+{
+	int64_t r = (int64_t)s, units = o->mbn * o->V;
+	int64_t w = o->V == 1 ? P - r - 1 : (P - r - 1) * 2 + (o->V - 1) * o->first;
+	return w < units ? w : units;
+}
+
+void order_shorten(mo_vpp_order *o, int64_t keep)
+{
+	if (o->count - 2 <= keep)
+		return;
+	o->count = keep + 2;
+	o->mbn = o->first + keep * o->size + o->last;
 }
 
 void timeline_do(mo_timeline *t, int64_t k, bool fwd)
@@ -361,7 +463,7 @@ void timeline_do(mo_timeline *t, int64_t k, bool fwd)
 		t->failed = true; /* the work budget ran out: est_timeline says so */
 		return;
 	}
-	timeline_unit(e, k, t->mbn, fwd, &mb, &ch);
+	order_unit(&t->order, k, fwd, &mb, &ch);
 	const mo_est_chunk *c = &e->chunks[t->s * (size_t)e->cfg.vpp + (size_t)ch];
 	t->slot = (size_t)mb * (size_t)e->cfg.vpp + (size_t)ch;
 	bool first = t->s == 0 && ch == 0;
@@ -370,13 +472,6 @@ void timeline_do(mo_timeline *t, int64_t k, bool fwd)
 		timeline_forward(t, mb, c, first, last);
 	else
 		timeline_backward(t, mb, c, first, last);
-}
-
-int64_t timeline_warmup(const mo_estimate *e, size_t s, int64_t units)
-{
-	int64_t P = e->cfg.pp, V = e->cfg.vpp, r = (int64_t)s;
-	int64_t w = V == 1 ? P - r - 1 : (P - r - 1) * 2 + (V - 1) * P;
-	return w < units ? w : units;
 }
 
 /* Pipeline inputs stage s keeps between steps: an input and its gradient
@@ -529,6 +624,7 @@ int est_stage_closed_form(const mo_estimate *e, size_t s, mo_sched_peak *out)
 	}
 	mo_timeline t = {.e = e, .out = (mo_estimate *)e, .s = s, .mbn = e->cfg.mbn,
 			 .gathered = gathered, .pp_resident = e->cfg.pp > 1};
+	timeline_order_of(e, t.mbn, &t.order);
 	timeline_static_state(&t, v);
 	int rc = sched_stage_peak(&t, out);
 	free(gathered);
@@ -566,7 +662,7 @@ static void timeline_run(mo_timeline *t)
 	const mo_estimate *e = t->e;
 	int64_t N = t->mbn * e->cfg.vpp, units = 0;
 	t->last_mb = t->mbn - 1;
-	int64_t W = timeline_warmup(e, t->s, N);
+	int64_t W = order_warmup(&t->order, e->cfg.pp, t->s);
 	for (int64_t k = 0; k < W && !timeline_stopped(t, units); k++, units++)
 		timeline_do(t, k, true);
 	for (int64_t i = 0; i < N - W && !timeline_stopped(t, units); i++, units += 2) {
@@ -583,7 +679,9 @@ static void timeline_run(mo_timeline *t)
  * own one (1F1B), or every unit when the warm-up covers the step. */
 static int64_t timeline_in_flight(const mo_estimate *e, size_t s, int64_t mbn)
 {
-	int64_t N = mbn * e->cfg.vpp, W = timeline_warmup(e, s, N);
+	mo_vpp_order o;
+	timeline_order_of(e, mbn, &o);
+	int64_t N = mbn * e->cfg.vpp, W = order_warmup(&o, e->cfg.pp, s);
 	return W >= N ? N : W + 1;
 }
 
@@ -681,6 +779,7 @@ int est_peak_alive(const mo_estimate *e, size_t s, mo_est_alive *out)
 	/* the replay writes only into its own arrays (no .out); it reads no
 	 * per-type gathered figures (pp_resident) */
 	mo_timeline t = {.e = e, .s = s, .replay = true, .pp_resident = true, .mbn = mbn};
+	timeline_order_of(e, mbn, &t.order);
 	t.want = e->peak_events[s];
 	t.snap = out;
 	int rc = -1;
@@ -747,6 +846,7 @@ int est_timeline(mo_estimate *e, mo_error *err)
 			goto nomem;
 		mo_timeline t = {.e = e, .out = e, .s = s, .stored_cap = n, .mbn = e->cfg.mbn,
 				 .gathered = gathered, .pp_resident = e->cfg.pp > 1};
+		timeline_order_of(e, t.mbn, &t.order);
 		timeline_stage(&t);
 		if (t.failed)
 			goto fail;
@@ -820,8 +920,9 @@ void est_stage_fixed(const mo_estimate *e, size_t s, mo_est_fixed *out)
 		out->loss = timeline_loss(e);
 		out->last = true;
 	}
-	int64_t N = e->cfg.mbn * e->cfg.vpp;
-	int64_t W = timeline_warmup(e, s, N);
+	mo_vpp_order o;
+	timeline_order_of(e, e->cfg.mbn, &o);
+	int64_t N = e->cfg.mbn * e->cfg.vpp, W = order_warmup(&o, e->cfg.pp, s);
 	out->others = W < N ? W : N - 1;
 	if (out->others < 0)
 		out->others = 0;

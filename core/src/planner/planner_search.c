@@ -28,6 +28,7 @@
  * the peak. Otherwise the planner bounds the other chunks' micro-batches by
  * their unoptimised size. Either way a safe plan, not claimed optimal. */
 #include "planner/planner_search.h"
+#include "estimate/estimate_timeline.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -721,30 +722,21 @@ static bool planner_chunks_alike(const mo_planner_problem *pl, size_t s, size_t 
 	return true;
 }
 
-/* The chunk of unit k of an interleaved step of mbn micro-batches, forward
- * or backward: Megatron's order, as the estimator's timeline walks it
- * (estimate_timeline.c, timeline_unit). */
-static int64_t planner_unit_chunk(int64_t P, int64_t V, int64_t mbn, int64_t k, bool fwd)
-{
-	int64_t chunk = mbn % P == 0 ? (k % (P * V)) / P : k % V;
-	return fwd ? chunk : V - 1 - chunk;
-}
-
 /* The most units of the first chunk (*first) and of the last (*last) in
  * flight at once on stage s besides the one running, over the estimator's
  * schedule (warmup forwards, one forward one backward, cool-down): those
- * hold an embedding or a loss region. The order only depends on mbn % P, so
- * a long step is walked over a shorter one of the same remainder (its
- * steady state repeats). */
+ * hold an embedding or a loss region, in the order the estimator's
+ * timeline walks (estimate_timeline.c, timeline_order_of). A long step is
+ * walked over a shorter one with the same groups (its steady state repeats
+ * group after group). */
 static void planner_in_flight_ends(const mo_estimate *e, size_t s, int64_t *first,
 				      int64_t *last)
 {
-	int64_t P = e->cfg.pp, V = e->cfg.vpp, mbn = e->cfg.mbn;
-	if (mbn > 64 * P)
-		mbn = 64 * P + mbn % P;
-	int64_t N = mbn * V, r = (int64_t)s;
-	int64_t W = (P - r - 1) * 2 + (V - 1) * P;
-	W = W < N ? W : N;
+	int64_t V = e->cfg.vpp;
+	mo_vpp_order o;
+	timeline_order_of(e, e->cfg.mbn, &o);
+	order_shorten(&o, 64);
+	int64_t N = o.mbn * V, W = order_warmup(&o, e->cfg.pp, s);
 	int64_t in[2] = {0, 0}; /* in flight: first-chunk units, last-chunk units */
 	*first = *last = 0;
 	for (int64_t t = 0; t < N + (N - W); t++) {
@@ -753,7 +745,8 @@ static void planner_in_flight_ends(const mo_estimate *e, size_t s, int64_t *firs
 		bool fwd = t < W || (t < W + 2 * (N - W) && (t - W) % 2 == 0);
 		int64_t k = t < W ? t : t < W + 2 * (N - W) ? (fwd ? W + (t - W) / 2 : (t - W) / 2)
 							      : t - (N - W);
-		int64_t c = planner_unit_chunk(P, V, mbn, k, fwd);
+		int64_t mb, c;
+		order_unit(&o, k, fwd, &mb, &c);
 		int64_t is_first = c == 0, is_last = c == V - 1;
 		if (fwd) { /* the others at its forward, then it joins them */
 			*first = in[0] > *first ? in[0] : *first;
