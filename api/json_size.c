@@ -46,19 +46,40 @@ json_t *mo_json_size_layout(const mo_size_layout *l)
 	return o;
 }
 
+/* One group of rejected layouts: the rule's code, its words, its
+ * parameters by name, how many. */
+static json_t *mo_json_size_rejection(const mo_size_rejection *g)
+{
+	json_t *o = json_object(), *params = json_object();
+	json_object_set_new(o, "code", json_string(g->code_name));
+	json_object_set_new(o, "reason", json_string(g->text));
+	for (size_t k = 0; k < g->n_params && k < 2; k++)
+		json_object_set_new(params, g->param_names[k], json_integer(g->params[k]));
+	json_object_set_new(o, "params", params);
+	if (g->field)
+		json_object_set_new(o, "field", json_string(g->field));
+	json_object_set_new(o, "count", json_integer((json_int_t)g->count));
+	return o;
+}
+
 json_t *mo_json_size(const mo_size_result *r)
 {
 	json_t *root = json_object(), *list = json_array(), *rej = json_object();
+	json_t *groups = json_array();
 	for (size_t i = 0; i < mo_size_count(r); i++)
 		json_array_append_new(list, mo_json_size_layout(mo_size_get(r, i)));
 	for (size_t i = 0; i < mo_size_rejected_count(r); i++) {
-		const char *why;
-		uint64_t n;
-		if (mo_size_rejected_get(r, i, &why, &n) == 0)
-			json_object_set_new(rej, why, json_integer((json_int_t)n));
+		const mo_size_rejection *g = mo_size_rejected_at(r, i);
+		if (!g)
+			continue;
+		/* `rejected` (reason -> count) as before the codes: each group's
+		 * words are its own, so no two groups share a key */
+		json_object_set_new(rej, g->text, json_integer((json_int_t)g->count));
+		json_array_append_new(groups, mo_json_size_rejection(g));
 	}
 	json_object_set_new(root, "layouts", list);
 	json_object_set_new(root, "rejected", rej);
+	json_object_set_new(root, "rejections", groups);
 	json_object_set_new(root, "accepted", json_integer((json_int_t)mo_size_accepted(r)));
 	json_object_set_new(root, "estimated", json_integer((json_int_t)mo_size_estimated(r)));
 	json_object_set_new(root, "planned", json_integer((json_int_t)mo_size_planned(r)));

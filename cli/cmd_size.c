@@ -164,10 +164,10 @@ static void mo_size_print(const mo_size_result *r, const mo_size_opts *o)
 	if (mo_size_rejected_count(r))
 		puts("rejected:");
 	for (size_t i = 0; i < mo_size_rejected_count(r); i++) {
-		const char *why;
-		uint64_t n;
-		if (mo_size_rejected_get(r, i, &why, &n) == 0)
-			printf("  %10llu  %s\n", (unsigned long long)n, why);
+		const mo_size_rejection *g = mo_size_rejected_at(r, i);
+		if (g)
+			printf("  %10llu  [%s] %s\n", (unsigned long long)g->count, g->code_name,
+			       g->text);
 	}
 	const mo_size_layout *best = mo_size_get(r, 0);
 	if (best && best->fits && best->megatron_args)

@@ -144,9 +144,18 @@ class SizeLayout(TypedDict, total=False):
     megatron_plan_note: str      # framework pytorch: why the plan has no Megatron-LM flags
 
 
+class SizeRejection(TypedDict, total=False):
+    code: str                    # the rule, stable ("tp_kv_groups"): switch on this
+    reason: str                  # its words, with its numbers
+    params: Dict[str, int]       # the numbers the rule compared, by name
+    field: str                   # code "parallel_rule": the model field it names
+    count: int                   # layouts it rejected
+
+
 class SizeResult(TypedDict):
     layouts: List[SizeLayout]    # fitting first, each group fastest first
     rejected: Dict[str, int]     # reason -> layouts it rejected
+    rejections: List[SizeRejection]  # the same by rule code and parameters
     accepted: int
     estimated: int
     planned: int
@@ -160,7 +169,7 @@ __all__ = ["validate", "expand", "estimate", "size", "plan", "migrate", "ledger"
            "has_estimator", "MemoptError", "InvalidConfig", "Unavailable", "WorkLimit",
            "library_path", "parse_size", "Diagnostic", "CheckResult", "ExpandResult", "Estimate",
            "PlanResult", "MigrateResult", "Accuracy", "AccuracyRun", "Assumed", "SizeLayout",
-           "SizeParallel", "SizeTraining", "SizeResult"]
+           "SizeParallel", "SizeTraining", "SizeResult", "SizeRejection"]
 __version__ = "0.1.0"
 
 # ---- the C API's structures (memopt.h), field for field ---------------------
@@ -768,6 +777,13 @@ class _SizeInput(ctypes.Structure):        # mo_size_input
                 ("base", _handle)]
 
 
+class _SizeRejection(ctypes.Structure):    # mo_size_rejection
+    _fields_ = [("code", ctypes.c_int), ("code_name", ctypes.c_char_p),
+                ("text", ctypes.c_char_p), ("n_params", ctypes.c_size_t),
+                ("param_names", ctypes.c_char_p * 2), ("params", ctypes.c_int64 * 2),
+                ("field", ctypes.c_char_p), ("count", ctypes.c_uint64)]
+
+
 class _SizeLayout(ctypes.Structure):       # mo_size_layout
     _fields_ = [("devices", ctypes.c_int64), ("tensor_parallel", ctypes.c_int64),
                 ("pipeline_parallel", ctypes.c_int64), ("virtual_pipeline", ctypes.c_int64),
@@ -791,8 +807,7 @@ if _size_run is not None:
     _size_count = _fn("mo_size_count", ctypes.c_size_t, _handle)
     _size_get = _fn("mo_size_get", _P(_SizeLayout), _handle, ctypes.c_size_t)
     _size_rej_count = _fn("mo_size_rejected_count", ctypes.c_size_t, _handle)
-    _size_rej_get = _fn("mo_size_rejected_get", ctypes.c_int, _handle, ctypes.c_size_t,
-                        _P(ctypes.c_char_p), _P(ctypes.c_uint64))
+    _size_rej_at = _fn("mo_size_rejected_at", _P(_SizeRejection), _handle, ctypes.c_size_t)
     _size_accepted = _fn("mo_size_accepted", ctypes.c_uint64, _handle)
     _size_estimated = _fn("mo_size_estimated", ctypes.c_uint64, _handle)
     _size_planned = _fn("mo_size_planned", ctypes.c_uint64, _handle)
@@ -843,14 +858,22 @@ def _size_checked(model, base, devices):
 
 
 def _size_result(r) -> SizeResult:
-    rejected = {}
+    rejected, rejections = {}, []
     for i in range(_size_rej_count(r)):
-        why, n = ctypes.c_char_p(), ctypes.c_uint64()
-        if _size_rej_get(r, i, ctypes.byref(why), ctypes.byref(n)) == 0:
-            rejected[_s(why.value)] = n.value
+        p = _size_rej_at(r, i)
+        if not p:
+            continue
+        g = p.contents
+        one = {"code": _s(g.code_name), "reason": _s(g.text),
+               "params": {_s(g.param_names[k]): g.params[k] for k in range(min(g.n_params, 2))}}
+        if g.field:
+            one["field"] = _s(g.field)
+        one["count"] = g.count
+        rejected[one["reason"]] = g.count
+        rejections.append(one)
     smallest = _size_smallest(r)
     return {"layouts": [_size_layout(_size_get(r, i).contents) for i in range(_size_count(r))],
-            "rejected": rejected, "accepted": _size_accepted(r),
+            "rejected": rejected, "rejections": rejections, "accepted": _size_accepted(r),
             "estimated": _size_estimated(r), "planned": _size_planned(r),
             "complete": bool(_size_complete(r)),
             "smallest_devices": smallest if smallest > 0 else None}
@@ -863,7 +886,7 @@ def size(model: Model, devices: Union[int, Tuple[int, int]], global_batch: int,
          base: Union[str, bytes, None] = None) -> SizeResult:
     """The fastest parallel layouts, each with the cheapest plan that fits:
     the shape of `memopt size --json` ({"layouts": [...], "rejected":
-    {reason: count}, "accepted", "estimated", "planned", "complete",
+    {reason: count}, "rejections": [{"code", "reason", "params", "count"}], "accepted", "estimated", "planned", "complete",
     "smallest_devices"}). devices: a count or a (low, high) range; budget:
     bytes per device (None: the capacity less headroom percent); top: a
     count or "all". base: a MindSpore Transformers training YAML's text

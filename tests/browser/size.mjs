@@ -149,6 +149,9 @@ export async function sizeScenarios(page, base, { check, log, idle, axe, shot, s
   check(front >= 1, `the front's points are drawn larger (${front})`);
   const title = await page.locator('#size-panel svg.size-chart circle').first().locator('title').textContent();
   check(/^rank 1/.test(title), `each point names its rank (${title})`);
+  const codes = await page.locator('#size-panel .size-rejected li[data-code] code').allTextContents();
+  check(codes.length > 0 && codes.every((c) => /^[a-z_]+$/.test(c)),
+    `each group of rejected layouts shows its rule's code (${codes.slice(0, 4).join(', ')})`);
   await axe(page, 'size chart');
   await shot(page, 'size-chart');
   setStep('size the job: apply and undo');

@@ -67,6 +67,14 @@ class Size(unittest.TestCase):
                          [(l["parallel"], l["training"], l["peak_bytes"])
                           for l in cli["layouts"]])
         self.assertEqual(r["rejected"], cli["rejected"])
+        self.assertEqual(r["rejections"], cli["rejections"])
+        # mixtral-8x7b: 32 heads, 8 query groups; 16 devices, 8 a node:
+        # TP 16 is cut by the node rule with its two numbers
+        node = [g for g in r["rejections"] if g["code"] == "tp_node"]
+        self.assertEqual([g["params"] for g in node],
+                         [{"tensor_parallel": 16, "devices_per_node": 8}])
+        for g in r["rejections"]:
+            self.assertEqual(r["rejected"][g["reason"]], g["count"])
 
     def test_every_layout_reestimates(self):
         for preset in ("llama3-70b", "mixtral-8x7b"):

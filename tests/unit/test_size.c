@@ -367,14 +367,19 @@ static void test_megatron_block_flags(void **state)
 
 /* ---- rejections ------------------------------------------------------------------ */
 
-static uint64_t rejected(const mo_size_result *r, const char *reason)
+/* The layouts rule code rejected with parameters p0, p1; the group's text
+ * must be want when want is given. */
+static uint64_t rejected(const mo_size_result *r, mo_size_reason code, int64_t p0, int64_t p1,
+			 const char *want)
 {
 	for (size_t i = 0; i < mo_size_rejected_count(r); i++) {
-		const char *why;
-		uint64_t n;
-		assert_int_equal(mo_size_rejected_get(r, i, &why, &n), 0);
-		if (strcmp(why, reason) == 0)
-			return n;
+		const mo_size_rejection *g = mo_size_rejected_at(r, i);
+		assert_non_null(g);
+		if (g->code != code || g->params[0] != p0 || g->params[1] != p1)
+			continue;
+		if (want)
+			assert_string_equal(g->text, want);
+		return g->count;
 	}
 	return 0;
 }
@@ -392,14 +397,64 @@ static void test_rejected_counts(void **state)
 	mo_size_input in = {.model = m, .devices = 16, .global_batch = 16, .devices_per_node = 16};
 	mo_size_result *r = NULL;
 	assert_int_equal(mo_size_run(&r, &in, NULL), 0);
-	assert_int_equal(rejected(r, "tensor_parallel 16 does not divide the 8 query groups (KV heads)"),
+	assert_int_equal(rejected(r, MO_SIZE_REJ_TP_KV_GROUPS, 16, 8,
+				  "tensor_parallel 16 does not divide the 8 query groups (KV heads)"),
 			 20);
-	assert_int_equal(rejected(r, "tensor_parallel 16 spans more than a node of 16 devices"), 0);
+	assert_int_equal(rejected(r, MO_SIZE_REJ_TP_NODE, 16, 16, NULL), 0);
 	mo_size_result_free(r);
 	/* the same with 8 a node: TP 16 is cut by the node first */
 	in.devices_per_node = 8;
 	assert_int_equal(mo_size_run(&r, &in, NULL), 0);
-	assert_int_equal(rejected(r, "tensor_parallel 16 spans more than a node of 8 devices"), 20);
+	assert_int_equal(rejected(r, MO_SIZE_REJ_TP_NODE, 16, 8,
+				  "tensor_parallel 16 spans more than a node of 8 devices"),
+			 20);
+	assert_int_equal(rejected(r, MO_SIZE_REJ_TP_KV_GROUPS, 16, 8, NULL), 0);
+	mo_size_result_free(r);
+	mo_model_free(m);
+}
+
+/* Groups are one rule with the same parameters, counted apart from the
+ * same rule with others, and the counts add up to every layout: on 32
+ * devices with 32 a node, std-gqa (8 query groups) is cut at TP 16 and TP
+ * 32 by the K/V rule, two groups of one code; each names its numbers. */
+static void test_rejected_groups(void **state)
+{
+	(void)state;
+	mo_model *m = NULL;
+	assert_int_equal(mo_model_preset(&m, "std-gqa", NULL), 0);
+	mo_size_input in = {.model = m, .devices = 32, .global_batch = 32, .devices_per_node = 32,
+			    .top = SIZE_MAX};
+	mo_size_result *r = NULL;
+	assert_int_equal(mo_size_run(&r, &in, NULL), 0);
+	uint64_t tp16 = rejected(r, MO_SIZE_REJ_TP_KV_GROUPS, 16, 8, NULL);
+	uint64_t tp32 = rejected(r, MO_SIZE_REJ_TP_KV_GROUPS, 32, 8, NULL);
+	assert_true(tp16 > 0 && tp32 > 0 && tp16 != tp32);
+	size_t kv = 0;
+	uint64_t total = 0;
+	for (size_t i = 0; i < mo_size_rejected_count(r); i++) {
+		const mo_size_rejection *g = mo_size_rejected_at(r, i);
+		total += g->count;
+		if (g->code != MO_SIZE_REJ_TP_KV_GROUPS)
+			continue;
+		kv++;
+		assert_string_equal(g->code_name, "tp_kv_groups");
+		assert_int_equal(g->n_params, 2);
+		assert_string_equal(g->param_names[0], "tensor_parallel");
+		assert_string_equal(g->param_names[1], "query_groups");
+		/* the old accessor gives the same group */
+		const char *why;
+		uint64_t n;
+		assert_int_equal(mo_size_rejected_get(r, i, &why, &n), 0);
+		assert_ptr_equal(why, g->text);
+		assert_int_equal(n, g->count);
+	}
+	assert_int_equal(kv, 2);
+	/* every layout is returned (top all), rejected once, or neither when
+	 * the framework accepted it and the search kept it */
+	assert_true(total + mo_size_count(r) >= mo_size_accepted(r));
+	assert_null(mo_size_rejected_at(r, mo_size_rejected_count(r)));
+	assert_string_equal(mo_size_reason_name(MO_SIZE_REJ_STATE_BUDGET), "state_budget");
+	assert_string_equal(mo_size_reason_name((mo_size_reason)999), "other");
 	mo_size_result_free(r);
 	mo_model_free(m);
 }
@@ -623,6 +678,7 @@ int main(void)
 		cmocka_unit_test(test_megatron_recompute_flags),
 		cmocka_unit_test(test_megatron_block_flags),
 		cmocka_unit_test(test_rejected_counts),
+		cmocka_unit_test(test_rejected_groups),
 		cmocka_unit_test(test_bad_questions),
 		cmocka_unit_test(test_base_bytes),
 		cmocka_unit_test(test_base_refused),

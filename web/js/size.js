@@ -209,13 +209,17 @@ function renderSaved(box, state, ctx) {
       el('tbody', {}, ...rows), el('tfoot', {}, actions))));
 }
 
+// The rejected layouts by rule: each group's code (the rule, stable) and
+// its words (the rule's numbers in them), most layouts first.
 function renderRejected(box, data) {
   clear(box);
-  const reasons = Object.entries(data.rejected || {}).sort((a, b) => b[1] - a[1]);
-  if (!reasons.length) return;
+  const groups = (data.rejections || []).slice().sort((a, b) => b.count - a.count);
+  if (!groups.length) return;
+  const rules = new Set(groups.map((g) => g.code)).size;
   box.append(el('details', {},
-    el('summary', { text: `Rejected layouts: ${reasons.length} reasons` }),
-    el('ul', {}, reasons.map(([why, n]) => el('li', { text: `${why}: ${n} layouts` })))));
+    el('summary', { text: `Rejected layouts: ${rules} rules, ${groups.length} groups` }),
+    el('ul', {}, groups.map((g) => el('li', { 'data-code': g.code },
+      el('code', { text: g.code }), ` ${g.reason}: ${g.count} layouts`)))));
 }
 
 // Mounts the panel in root; getModel() gives the model object the editor

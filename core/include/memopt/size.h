@@ -91,10 +91,59 @@ void mo_size_result_free(mo_size_result *r);
  * device range: by tokens per second per device). */
 size_t mo_size_count(const mo_size_result *r);
 const mo_size_layout *mo_size_get(const mo_size_result *r, size_t i);
-/* Rejected layouts by reason, e.g. "tensor_parallel 16 does not divide the
- * 8 query groups": the reason and how many layouts it rejected. Returns 0,
- * or -1 out of range. */
+/* The rule that rejected a layout. The values are stable (appended only);
+ * faces switch on them, never on the text. */
+typedef enum mo_size_reason {
+	MO_SIZE_REJ_OTHER = 0,        /* reasons past the result's table */
+	MO_SIZE_REJ_TP_NODE,          /* TP spans more than a node */
+	MO_SIZE_REJ_TP_HEADS,         /* TP does not divide the attention heads */
+	MO_SIZE_REJ_TP_KV_GROUPS,     /* TP does not divide the query groups */
+	MO_SIZE_REJ_TP_KV_REPLICATE,  /* replicated K/V: TP neither divides the
+				       * groups nor is a multiple that splits */
+	MO_SIZE_REJ_CP_SEQUENCE,      /* CP does not divide the sequence */
+	MO_SIZE_REJ_CP_CHUNKS,        /* Megatron-LM: 2 x CP does not divide it */
+	MO_SIZE_REJ_PP_LAYERS,        /* PP above the layers */
+	MO_SIZE_REJ_PP_EVEN,          /* Megatron-LM: PP does not divide them */
+	MO_SIZE_REJ_DP_BATCH,         /* the global batch not a multiple of DP */
+	MO_SIZE_REJ_VPP_LIMIT,        /* VPP above the searched limit */
+	MO_SIZE_REJ_VPP_EVEN,         /* Megatron-LM: VPP does not divide a stage */
+	MO_SIZE_REJ_EP_DEVICES,       /* EP above the devices */
+	MO_SIZE_REJ_DOPT_SAME,        /* distributed optimizer off = on here */
+	MO_SIZE_REJ_SP_MOE,           /* Megatron-LM MoE needs SP with TP, EP > 1 */
+	MO_SIZE_REJ_MBS_LIMIT,        /* micro-batch size above the searched limit */
+	MO_SIZE_REJ_PARALLEL_RULE,    /* the model's `parallel` rule (field, text) */
+	MO_SIZE_REJ_STATE_BUDGET,     /* weights, gradients, optimizer > budget */
+	MO_SIZE_REJ_NO_PLAN,          /* no recompute / swap plan fits */
+	MO_SIZE_REJ_SLOWER,           /* slower than the returned ones, unplanned */
+	MO_SIZE_REJ_NOT_ESTIMATED,    /* the work limit ran out before its estimate */
+	MO_SIZE_REJ_NOT_PLANNED,      /* the work limit ran out before its plan */
+	MO_SIZE_REJ_COUNT
+} mo_size_reason;
+
+/* One group of rejected layouts: one rule with the same parameters (the
+ * numbers it compared, named). Strings are borrowed from the result. */
+typedef struct mo_size_rejection {
+	mo_size_reason code;
+	const char *code_name;     /* stable, e.g. "tp_kv_groups" */
+	const char *text;          /* one line, e.g. "tensor_parallel 16 does not
+				    * divide the 8 query groups (KV heads)" */
+	size_t n_params;           /* 0 to 2 */
+	const char *param_names[2]; /* e.g. "tensor_parallel", "query_groups" */
+	int64_t params[2];
+	const char *field;         /* MO_SIZE_REJ_PARALLEL_RULE: the model
+				    * field its finding names; else NULL */
+	uint64_t count;            /* layouts it rejected */
+} mo_size_rejection;
+
+/* The stable name of a code ("tp_kv_groups"); "other" out of range. */
+const char *mo_size_reason_name(mo_size_reason code);
+
+/* Rejected layouts by rule and parameters: how many groups, and each
+ * (NULL out of range). */
 size_t mo_size_rejected_count(const mo_size_result *r);
+const mo_size_rejection *mo_size_rejected_at(const mo_size_result *r, size_t i);
+/* The same as text and count only (kept for callers from before the
+ * codes). Returns 0, or -1 out of range. */
 int mo_size_rejected_get(const mo_size_result *r, size_t i, const char **reason,
 			 uint64_t *count);
 /* Layouts the framework accepts (enumerated, before the memory bounds),

@@ -56,6 +56,7 @@ struct mo_size_result {
 	mo_size_layout *v;
 	size_t n;
 	mo_size_reasons rej;
+	mo_size_rejection other_group; /* the reasons past rej's table */
 	uint64_t accepted, estimated, planned;
 	int complete;
 	int64_t smallest;
@@ -162,14 +163,14 @@ static bool size_point(mo_search *s, uint64_t peak, double step)
 
 /* The first error the `parallel` rule finds in the layout on wm (the
  * expert groups, expert tensor parallel), or NULL; *d holds it. */
-static const char *size_rule_error(mo_model *wm, mo_diags **d)
+static const mo_diag *size_rule_error(mo_model *wm, mo_diags **d)
 {
 	if (mo_diags_new(d) != 0)
 		return NULL;
 	mo_model_check(wm, *d);
 	for (size_t k = 0; k < mo_diags_count(*d); k++)
 		if (mo_diags_get(*d, k)->severity == MO_SEV_ERROR)
-			return mo_diags_get(*d, k)->message;
+			return mo_diags_get(*d, k);
 	return NULL;
 }
 
@@ -282,13 +283,14 @@ static int size_cut_states(mo_search *s, mo_model *wm, mo_size_cands *cands, mo_
 		 * state (SP, the micro-batch): one check a state */
 		size_apply(wm, &cands->v[i], s->in->global_batch);
 		mo_diags *d = NULL;
-		const char *bad = size_rule_error(wm, &d);
+		const mo_diag *bad = size_rule_error(wm, &d);
 		if (!d) {
 			error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 			return -1;
 		}
 		if (bad) {
-			size_reject(s->rej, j - i, "%s", bad);
+			size_reject(s->rej, j - i, MO_SIZE_REJ_PARALLEL_RULE, 0, 0, bad->message,
+				    bad->path);
 			s->r->accepted -= j - i;
 			mo_diags_free(d);
 			i = j;
@@ -303,8 +305,7 @@ static int size_cut_states(mo_search *s, mo_model *wm, mo_size_cands *cands, mo_
 			return rc;
 		}
 		if (cands->v[i].state_bytes > s->budget)
-			size_reject(s->rej, j - i,
-				       "weights, gradients and optimizer state alone exceed the budget");
+			size_reject(s->rej, j - i, MO_SIZE_REJ_STATE_BUDGET, 0, 0, NULL, NULL);
 		else
 			for (size_t k = i; k < j; k++)
 				cands->v[kept++] = cands->v[k];
@@ -324,7 +325,7 @@ static void size_keep_estimated(mo_search *s, mo_size_cands *cands)
 		if (cands->v[i].estimated && cands->v[i].state_bytes <= s->budget)
 			cands->v[kept++] = cands->v[i];
 		else if (!cands->v[i].estimated)
-			size_reject(s->rej, 1, "not estimated: the work limit ran out");
+			size_reject(s->rej, 1, MO_SIZE_REJ_NOT_ESTIMATED, 0, 0, NULL, NULL);
 	cands->n = kept;
 }
 
@@ -460,7 +461,7 @@ static int size_take(mo_search *s, mo_size_final *f, mo_error *err)
 		return -1;
 	}
 	if (!f->fits)
-		size_reject(s->rej, 1, "no recompute or swap plan fits the budget");
+		size_reject(s->rej, 1, MO_SIZE_REJ_NO_PLAN, 0, 0, NULL, NULL);
 	if (!size_keep(f->fits ? &s->fit : &s->unfit, s->top, f)) {
 		mo_planner_result_free(f->plan);
 		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
@@ -478,8 +479,7 @@ static int size_plan_all(mo_search *s, mo_model *wm, mo_size_cand *live, size_t 
 		mo_size_cand *c = &live[i];
 		if (s->fit.n == s->top &&
 		    size_score(c, c->base_step) >= s->fit.v[s->fit.n - 1].score) {
-			size_reject(s->rej, n_live - i,
-				       "slower than the layouts returned even with no plan (not planned)");
+			size_reject(s->rej, n_live - i, MO_SIZE_REJ_SLOWER, 0, 0, NULL, NULL);
 			return 0;
 		}
 		mo_size_final f;
@@ -488,7 +488,7 @@ static int size_plan_all(mo_search *s, mo_model *wm, mo_size_cand *live, size_t 
 			if (!s->stopped)
 				s->peaks_at_stop = s->peaks;
 			s->stopped = true;
-			size_reject(s->rej, 1, "not planned: the work limit ran out");
+			size_reject(s->rej, 1, MO_SIZE_REJ_NOT_PLANNED, 0, 0, NULL, NULL);
 			continue;
 		}
 		if (rc != 0 || size_take(s, &f, err) != 0)
@@ -838,6 +838,9 @@ int mo_size_run(mo_size_result **out, const mo_size_input *in, mo_error *err)
 	size_list_free(&s.fit);
 	size_list_free(&s.unfit);
 	free(s.points);
+	r->other_group = (mo_size_rejection){.code = MO_SIZE_REJ_OTHER,
+					     .code_name = mo_size_reason_name(MO_SIZE_REJ_OTHER),
+					     .text = "other reasons", .count = r->rej.other};
 	if (rc != 0) {
 		mo_size_result_free(r);
 		return -1;
@@ -868,18 +871,21 @@ size_t mo_size_rejected_count(const mo_size_result *r)
 	return r ? r->rej.n + (r->rej.other > 0) : 0;
 }
 
+const mo_size_rejection *mo_size_rejected_at(const mo_size_result *r, size_t i)
+{
+	if (!r || i >= mo_size_rejected_count(r))
+		return NULL;
+	return i < r->rej.n ? &r->rej.v[i] : &r->other_group;
+}
+
 int mo_size_rejected_get(const mo_size_result *r, size_t i, const char **reason,
 			 uint64_t *count)
 {
-	if (!r || i >= mo_size_rejected_count(r))
+	const mo_size_rejection *g = mo_size_rejected_at(r, i);
+	if (!g)
 		return -1;
-	if (i == r->rej.n) {
-		*reason = "other reasons";
-		*count = r->rej.other;
-		return 0;
-	}
-	*reason = r->rej.text[i];
-	*count = r->rej.count[i];
+	*reason = g->text;
+	*count = g->count;
 	return 0;
 }
 

@@ -7,6 +7,8 @@
 #include "model/model.h"
 #include "util/util.h"
 
+#include <memopt/size.h>
+
 /* One candidate layout and what the search learned about it. */
 typedef struct mo_size_cand {
 	int64_t n, tp, cp, pp, vpp, ep, etp, dp, dps, mbs, mbn;
@@ -23,18 +25,22 @@ typedef struct mo_size_cand {
 	bool peaked;          /* base_peak set */
 } mo_size_cand;
 
-/* Rejections by reason (the text names the rule and its numbers). */
+/* Rejections grouped by rule and parameters (mo_size_rejection: the text
+ * and field strings malloc'd). */
 #define MO_SIZE_MAX_REASONS 512
 typedef struct mo_size_reasons {
-	char *text[MO_SIZE_MAX_REASONS];
-	uint64_t count[MO_SIZE_MAX_REASONS];
+	mo_size_rejection v[MO_SIZE_MAX_REASONS];
 	size_t n;
 	uint64_t other; /* reasons past the table */
 } mo_size_reasons;
 
-/* Counts `count` layouts under reason (formatted). */
-void size_reject(mo_size_reasons *r, uint64_t count, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+/* Counts `count` layouts under rule code with parameters p0, p1 (those the
+ * code has; mo_size_reason_name's table). text: NULL for the code's own
+ * words, else the finding's (MO_SIZE_REJ_TP_KV_*: the model's rule;
+ * MO_SIZE_REJ_PARALLEL_RULE: the `parallel` rule's message, field its
+ * path), which then also tells groups apart. */
+void size_reject(mo_size_reasons *r, uint64_t count, mo_size_reason code, int64_t p0,
+		 int64_t p1, const char *text, const char *field);
 void size_reasons_free(mo_size_reasons *r);
 
 /* The candidates of one device count. */

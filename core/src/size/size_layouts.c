@@ -45,29 +45,134 @@ static void size_divisors(mo_divs *d, int64_t x)
 	}
 }
 
-void size_reject(mo_size_reasons *r, uint64_t count, const char *fmt, ...)
+/* Each rule's stable name, its words (printf over its parameters, as long
+ * long) and the names of its parameters. */
+static const struct mo_size_reason_def {
+	const char *name, *fmt, *params[2];
+} size_reason_defs[MO_SIZE_REJ_COUNT] = {
+	[MO_SIZE_REJ_OTHER] = {"other", "other reasons", {NULL, NULL}},
+	[MO_SIZE_REJ_TP_NODE] = {"tp_node", "tensor_parallel %lld spans more than a node of %lld devices",
+				 {"tensor_parallel", "devices_per_node"}},
+	[MO_SIZE_REJ_TP_HEADS] = {"tp_heads", "tensor_parallel %lld does not divide the %lld attention heads",
+				  {"tensor_parallel", "attention_heads"}},
+	/* the words of the two K/V rules are the model's (model_kv_split_rule) */
+	[MO_SIZE_REJ_TP_KV_GROUPS] = {"tp_kv_groups", NULL, {"tensor_parallel", "query_groups"}},
+	[MO_SIZE_REJ_TP_KV_REPLICATE] = {"tp_kv_replicate", NULL, {"tensor_parallel", "query_groups"}},
+	[MO_SIZE_REJ_CP_SEQUENCE] = {"cp_sequence",
+				     "context_parallel %lld does not divide the sequence length %lld",
+				     {"context_parallel", "seq_length"}},
+	[MO_SIZE_REJ_CP_CHUNKS] = {"cp_chunks",
+				   "context_parallel %1$lld: Megatron-LM splits the sequence (%2$lld) "
+				   "into 2 x %1$lld chunks",
+				   {"context_parallel", "seq_length"}},
+	[MO_SIZE_REJ_PP_LAYERS] = {"pp_layers", "pipeline_parallel %lld is larger than the %lld layers",
+				   {"pipeline_parallel", "layers"}},
+	[MO_SIZE_REJ_PP_EVEN] = {"pp_even",
+				 "pipeline_parallel %lld does not divide the %lld layers (Megatron-LM's "
+				 "even split)",
+				 {"pipeline_parallel", "layers"}},
+	[MO_SIZE_REJ_DP_BATCH] = {"dp_batch", "global batch %lld is not a multiple of data_parallel %lld",
+				  {"global_batch", "data_parallel"}},
+	[MO_SIZE_REJ_VPP_LIMIT] = {"vpp_limit", "virtual_pipeline above %lld: not searched",
+				   {"limit", NULL}},
+	[MO_SIZE_REJ_VPP_EVEN] = {"vpp_even",
+				  "virtual_pipeline %lld does not divide the %lld layers of a stage "
+				  "(Megatron-LM's even split)",
+				  {"virtual_pipeline", "stage_layers"}},
+	[MO_SIZE_REJ_EP_DEVICES] = {"ep_devices", "expert_parallel %lld is more than the %lld devices",
+				    {"expert_parallel", "devices"}},
+	[MO_SIZE_REJ_DOPT_SAME] = {"dopt_same",
+				   "distributed_optimizer off: the same layout as on (the parameters are "
+				   "sharded over data parallel already)",
+				   {NULL, NULL}},
+	[MO_SIZE_REJ_SP_MOE] = {"sp_moe",
+				"Megatron-LM needs sequence_parallel with expert_parallel and "
+				"tensor_parallel both above 1",
+				{NULL, NULL}},
+	[MO_SIZE_REJ_MBS_LIMIT] = {"mbs_limit", "micro_batch_size above %lld: not searched",
+				   {"limit", NULL}},
+	[MO_SIZE_REJ_PARALLEL_RULE] = {"parallel_rule", NULL, {NULL, NULL}},
+	[MO_SIZE_REJ_STATE_BUDGET] = {"state_budget",
+				      "weights, gradients and optimizer state alone exceed the budget",
+				      {NULL, NULL}},
+	[MO_SIZE_REJ_NO_PLAN] = {"no_plan", "no recompute or swap plan fits the budget", {NULL, NULL}},
+	[MO_SIZE_REJ_SLOWER] = {"slower",
+				"slower than the layouts returned even with no plan (not planned)",
+				{NULL, NULL}},
+	[MO_SIZE_REJ_NOT_ESTIMATED] = {"not_estimated", "not estimated: the work limit ran out",
+				       {NULL, NULL}},
+	[MO_SIZE_REJ_NOT_PLANNED] = {"not_planned", "not planned: the work limit ran out",
+				     {NULL, NULL}},
+};
+
+const char *mo_size_reason_name(mo_size_reason code)
 {
-	char text[256];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof text, fmt, ap);
-	va_end(ap);
+	return (unsigned)code < MO_SIZE_REJ_COUNT ? size_reason_defs[code].name : "other";
+}
+
+static bool size_same_group(const mo_size_rejection *g, mo_size_reason code, const int64_t p[2],
+			    const char *text, const char *field)
+{
+	if (g->code != code || g->params[0] != p[0] || g->params[1] != p[1])
+		return false;
+	/* a rule whose words are not the code's: its words tell it apart */
+	return !text || (strcmp(g->text, text) == 0 &&
+			 strcmp(g->field ? g->field : "", field ? field : "") == 0);
+}
+
+/* A new group at r->v[r->n]: false out of memory. */
+static bool size_new_group(mo_size_rejection *g, mo_size_reason code, const int64_t p[2],
+			   const char *text, const char *field)
+{
+	const struct mo_size_reason_def *def = &size_reason_defs[code];
+	char own[256];
+	if (!text) {
+		snprintf(own, sizeof own, def->fmt, (long long)p[0], (long long)p[1]);
+		text = own;
+	}
+	*g = (mo_size_rejection){.code = code, .code_name = def->name};
+	for (size_t k = 0; k < 2 && def->params[k]; k++) {
+		g->param_names[k] = def->params[k];
+		g->params[k] = p[k];
+		g->n_params = k + 1;
+	}
+	g->text = strdup(text);
+	g->field = field ? strdup(field) : NULL;
+	if (g->text && (g->field || !field))
+		return true;
+	free((char *)g->text);
+	free((char *)g->field);
+	return false;
+}
+
+void size_reject(mo_size_reasons *r, uint64_t count, mo_size_reason code, int64_t p0,
+		 int64_t p1, const char *text, const char *field)
+{
+	if ((unsigned)code >= MO_SIZE_REJ_COUNT)
+		code = MO_SIZE_REJ_OTHER;
+	const struct mo_size_reason_def *def = &size_reason_defs[code];
+	/* parameters the rule does not have are not part of its group */
+	int64_t p[2] = {def->params[0] ? p0 : 0, def->params[1] ? p1 : 0};
+	if (!text && !def->fmt)
+		text = def->name; /* a caller's slip: the name rather than no words */
 	for (size_t i = 0; i < r->n; i++)
-		if (strcmp(r->text[i], text) == 0) {
-			r->count[i] = u64_add(r->count[i], count);
+		if (size_same_group(&r->v[i], code, p, text, field)) {
+			r->v[i].count = u64_add(r->v[i].count, count);
 			return;
 		}
-	if (r->n == MO_SIZE_MAX_REASONS || !(r->text[r->n] = strdup(text))) {
+	if (r->n == MO_SIZE_MAX_REASONS || !size_new_group(&r->v[r->n], code, p, text, field)) {
 		r->other = u64_add(r->other, count);
 		return;
 	}
-	r->count[r->n++] = count;
+	r->v[r->n++].count = count;
 }
 
 void size_reasons_free(mo_size_reasons *r)
 {
-	for (size_t i = 0; i < r->n; i++)
-		free(r->text[i]);
+	for (size_t i = 0; i < r->n; i++) {
+		free((char *)r->v[i].text);
+		free((char *)r->v[i].field);
+	}
 	r->n = 0;
 }
 
@@ -101,22 +206,34 @@ static uint64_t walk_count(mo_walk *w, int level)
 	return sub.counted;
 }
 
-/* Rejects the subtree at level with a reason. */
-static void walk_cut(mo_walk *w, int level, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void walk_cut(mo_walk *w, int level, const char *fmt, ...)
+/* Rejects the subtree at level under rule code with its parameters
+ * (text: the rule's own words when they are not the code's). */
+static void walk_cut_text(mo_walk *w, int level, mo_size_reason code, int64_t p0, int64_t p1,
+			  const char *text)
 {
 	if (w->counting) {
 		walk_level(w, level);
 		return;
 	}
+	size_reject(w->rej, walk_count(w, level), code, p0, p1, text, NULL);
+}
+
+static void walk_cut(mo_walk *w, int level, mo_size_reason code, int64_t p0, int64_t p1)
+{
+	walk_cut_text(w, level, code, p0, p1, NULL);
+}
+
+/* TP that splits the K/V groups unevenly: the model's rule in its words. */
+static void walk_cut_kv(mo_walk *w, int64_t tp)
+{
+	const mo_model *m = w->m;
 	char text[256];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(text, sizeof text, fmt, ap);
-	va_end(ap);
-	size_reject(w->rej, walk_count(w, level), "%s", text);
+	if (!w->counting)
+		snprintf(text, sizeof text, model_kv_split_rule(m), (long long)tp,
+			 (long long)m->num_query_groups);
+	walk_cut_text(w, LV_CP,
+		      m->replicate_kv_heads ? MO_SIZE_REJ_TP_KV_REPLICATE : MO_SIZE_REJ_TP_KV_GROUPS,
+		      tp, m->num_query_groups, w->counting ? NULL : text);
 }
 
 static void walk_tp(mo_walk *w)
@@ -128,14 +245,11 @@ static void walk_tp(mo_walk *w)
 		int64_t tp = d.v[i];
 		w->c.tp = tp;
 		if (tp > w->q->per_node)
-			walk_cut(w, LV_CP, "tensor_parallel %lld spans more than a node of %lld devices",
-				    (long long)tp, (long long)w->q->per_node);
+			walk_cut(w, LV_CP, MO_SIZE_REJ_TP_NODE, tp, w->q->per_node);
 		else if (m->num_attention_heads % tp != 0)
-			walk_cut(w, LV_CP, "tensor_parallel %lld does not divide the %lld attention heads",
-				    (long long)tp, (long long)m->num_attention_heads);
+			walk_cut(w, LV_CP, MO_SIZE_REJ_TP_HEADS, tp, m->num_attention_heads);
 		else if (!m->multi_latent_attention && model_kv_heads_per_rank(m, tp) == 0)
-			walk_cut(w, LV_CP, model_kv_split_rule(m), (long long)tp,
-				    (long long)m->num_query_groups);
+			walk_cut_kv(w, tp);
 		else
 			walk_level(w, LV_CP);
 	}
@@ -150,15 +264,11 @@ static void walk_cp(mo_walk *w)
 		int64_t cp = d.v[i];
 		w->c.cp = cp;
 		if (seq % cp != 0)
-			walk_cut(w, LV_PP, "context_parallel %lld does not divide the sequence length %lld",
-				    (long long)cp, (long long)seq);
+			walk_cut(w, LV_PP, MO_SIZE_REJ_CP_SEQUENCE, cp, seq);
 		/* Megatron splits the sequence into 2 x CP chunks for causal
 		 * load balance (get_batch_on_this_cp_rank) */
 		else if (w->pytorch && cp > 1 && seq % (2 * cp) != 0)
-			walk_cut(w, LV_PP,
-				    "context_parallel %lld: Megatron-LM splits the sequence (%lld) "
-				    "into 2 x %lld chunks",
-				    (long long)cp, (long long)seq, (long long)cp);
+			walk_cut(w, LV_PP, MO_SIZE_REJ_CP_CHUNKS, cp, seq);
 		else
 			walk_level(w, LV_PP);
 	}
@@ -175,19 +285,13 @@ static void walk_pp(mo_walk *w)
 		w->c.dp = w->q->devices / (w->c.tp * w->c.cp * pp);
 		w->c.dps = w->ddp ? 1 : w->c.dp;
 		if (pp > total)
-			walk_cut(w, LV_VPP, "pipeline_parallel %lld is larger than the %lld layers",
-				    (long long)pp, (long long)total);
+			walk_cut(w, LV_VPP, MO_SIZE_REJ_PP_LAYERS, pp, total);
 		/* without --decoder-first/last-pipeline-num-layers Megatron
 		 * asserts num_layers % PP == 0 (transformer_config.py) */
 		else if (w->pytorch && w->layers % pp != 0)
-			walk_cut(w, LV_VPP,
-				    "pipeline_parallel %lld does not divide the %lld layers "
-				    "(Megatron-LM's even split)",
-				    (long long)pp, (long long)w->layers);
+			walk_cut(w, LV_VPP, MO_SIZE_REJ_PP_EVEN, pp, w->layers);
 		else if (w->q->global_batch % w->c.dp != 0)
-			walk_cut(w, LV_VPP,
-				    "global batch %lld is not a multiple of data_parallel %lld",
-				    (long long)w->q->global_batch, (long long)w->c.dp);
+			walk_cut(w, LV_VPP, MO_SIZE_REJ_DP_BATCH, w->q->global_batch, w->c.dp);
 		else
 			walk_level(w, LV_VPP);
 	}
@@ -208,13 +312,9 @@ static void walk_vpp(mo_walk *w)
 	for (int64_t v = 1; v <= (per > 0 ? per : 1) && !w->failed; v++) {
 		w->c.vpp = v;
 		if (v > MO_SIZE_MAX_VPP)
-			walk_cut(w, LV_EP, "virtual_pipeline above %d: not searched",
-				    MO_SIZE_MAX_VPP);
+			walk_cut(w, LV_EP, MO_SIZE_REJ_VPP_LIMIT, MO_SIZE_MAX_VPP, 0);
 		else if (w->pytorch && per % v != 0)
-			walk_cut(w, LV_EP,
-				    "virtual_pipeline %lld does not divide the %lld layers of a stage "
-				    "(Megatron-LM's even split)",
-				    (long long)v, (long long)per);
+			walk_cut(w, LV_EP, MO_SIZE_REJ_VPP_EVEN, v, per);
 		else
 			walk_level(w, LV_EP);
 	}
@@ -231,8 +331,7 @@ static void walk_ep(mo_walk *w)
 		int64_t ep = w->experts.v[i];
 		w->c.ep = ep;
 		if (ep > w->q->devices)
-			walk_cut(w, LV_ETP, "expert_parallel %lld is more than the %lld devices",
-				    (long long)ep, (long long)w->q->devices);
+			walk_cut(w, LV_ETP, MO_SIZE_REJ_EP_DEVICES, ep, w->q->devices);
 		else
 			walk_level(w, LV_ETP);
 	}
@@ -264,9 +363,7 @@ static void walk_dopt(mo_walk *w)
 	for (int i = 0; i < 2 && !w->failed; i++) {
 		w->c.dopt = i == 1;
 		if (same && !w->c.dopt)
-			walk_cut(w, LV_SP,
-				    "distributed_optimizer off: the same layout as on (the parameters "
-				    "are sharded over data parallel already)");
+			walk_cut(w, LV_SP, MO_SIZE_REJ_DOPT_SAME, 0, 0);
 		else
 			walk_level(w, LV_SP);
 	}
@@ -279,9 +376,7 @@ static void walk_sp(mo_walk *w)
 	for (int i = 0; i < (w->c.tp > 1 ? 2 : 1) && !w->failed; i++) {
 		w->c.sp = i == 1;
 		if (w->pytorch && w->moe && !w->c.sp && w->c.tp > 1 && w->c.ep > 1)
-			walk_cut(w, LV_MBS,
-				    "Megatron-LM needs sequence_parallel with expert_parallel and "
-				    "tensor_parallel both above 1");
+			walk_cut(w, LV_MBS, MO_SIZE_REJ_SP_MOE, 0, 0);
 		else
 			walk_level(w, LV_MBS);
 	}
@@ -295,8 +390,7 @@ static void walk_mbs(mo_walk *w)
 		w->c.mbs = d.v[i];
 		w->c.mbn = w->q->global_batch / (w->c.dp * w->c.mbs);
 		if (w->c.mbs > MO_SIZE_MAX_MBS)
-			walk_cut(w, LV_LEAF, "micro_batch_size above %d: not searched",
-				    MO_SIZE_MAX_MBS);
+			walk_cut(w, LV_LEAF, MO_SIZE_REJ_MBS_LIMIT, MO_SIZE_MAX_MBS, 0);
 		else
 			walk_level(w, LV_LEAF);
 	}
