@@ -117,6 +117,7 @@ typedef enum mo_size_reason {
 	MO_SIZE_REJ_SLOWER,           /* slower than the returned ones, unplanned */
 	MO_SIZE_REJ_NOT_ESTIMATED,    /* the work limit ran out before its estimate */
 	MO_SIZE_REJ_NOT_PLANNED,      /* the work limit ran out before its plan */
+	MO_SIZE_REJ_ETP_NODE,         /* expert TP spans more than a node */
 	MO_SIZE_REJ_COUNT
 } mo_size_reason;
 

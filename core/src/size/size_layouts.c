@@ -103,6 +103,9 @@ static const struct mo_size_reason_def {
 				       {NULL, NULL}},
 	[MO_SIZE_REJ_NOT_PLANNED] = {"not_planned", "not planned: the work limit ran out",
 				     {NULL, NULL}},
+	[MO_SIZE_REJ_ETP_NODE] = {"etp_node",
+				  "expert_tensor_parallel %lld spans more than a node of %lld devices",
+				  {"expert_tensor_parallel", "devices_per_node"}},
 };
 
 const char *mo_size_reason_name(mo_size_reason code)
@@ -337,7 +340,11 @@ static void walk_ep(mo_walk *w)
 	}
 }
 
-/* Expert tensor parallel (Megatron): TP (its default) or 1. */
+/* Expert tensor parallel (Megatron-LM): any size whose expert grid ETP x
+ * EP x PP divides the devices (parallel_state.py initialize_model_parallel,
+ * the expert rank generator; memopt's `parallel` rule says it as EP x ETP
+ * dividing DP x CP x TP), so the divisors of N / PP; above a node, like
+ * TP, not searched. The other frameworks do not read it. */
 static void walk_etp(mo_walk *w)
 {
 	if (!w->pytorch || !w->moe) {
@@ -345,10 +352,14 @@ static void walk_etp(mo_walk *w)
 		walk_level(w, LV_DOPT);
 		return;
 	}
-	int64_t opts[2] = {w->c.tp, 1};
-	for (int i = 0; i < (w->c.tp > 1 ? 2 : 1) && !w->failed; i++) {
-		w->c.etp = opts[i];
-		walk_level(w, LV_DOPT);
+	mo_divs d;
+	size_divisors(&d, w->q->devices / w->c.pp);
+	for (size_t i = 0; i < d.n && !w->failed; i++) {
+		w->c.etp = d.v[i];
+		if (d.v[i] > w->q->per_node)
+			walk_cut(w, LV_DOPT, MO_SIZE_REJ_ETP_NODE, d.v[i], w->q->per_node);
+		else
+			walk_level(w, LV_DOPT);
 	}
 }
 
