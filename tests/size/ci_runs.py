@@ -62,7 +62,7 @@ def not_searched(m, sized):
     if not group:
         return ""
     return ("its layers are placed on the stages by hand (`%s`: E the embedding, t a layer, m "
-            "the MTP layer, L the loss, | between virtual stages); the search's Megatron-LM "
+            "the MTP layer, L the loss, a bar between virtual stages); the search's Megatron-LM "
             "layouts split the %d layers evenly, and PP %d does not divide them (`pp_even`: %d "
             "layouts)" % (cell(layout), layers, pp, group[0]["count"]))
 
