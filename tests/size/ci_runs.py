@@ -156,7 +156,10 @@ def main():
             own = own_layout(m)
             n, g = m["parallel"]["world_size"], m["training"]["global_batch_size"]
             sized, err = run_json(["size", "--model", path, "--devices", str(n), "--global-batch",
-                                   str(g), "--top", "all", "--json"])
+                                   str(g), "--top", "all", "--json",
+                                   # the CLI's default limit is wall-clock time: on a loaded
+                                   # machine it stops these small searches (1-2 s of CPU)
+                                   "--work-limit", "600000"])
             est, err2 = run_json(["estimate", "--model", path, "--json", config_file(case)])
             if not sized or not est:
                 fails.append("%s (%s): %s" % (case, dev, err or err2))
