@@ -1523,7 +1523,13 @@ static void test_accounted_split(void **state)
 }
 
 /* --recompute-modules: the recompute hint names Megatron's output-discarding modules under
- * discard_module and the checkpointed ones under select_module. */
+ * discard_module and the checkpointed ones under select_module, each over the layers that
+ * have the module. The expected section is tests/data/megatron/
+ * gpt3_mcore_te_tp2_pp2_ep4_etp1_selective_recompute_experimental.config.yaml, written from
+ * Megatron's source: 16 layers, the first 3 dense ([0]*3+[1]*13), one MTP layer (16) built
+ * as a MoE layer; `mlp` on the dense layers only (transformer_layer.py:537-539), `moe_act`
+ * on the experts, under Transformer Engine the MLA input norm and the MoE layers' pre-MLP
+ * norm real and the dense layers' fused into linear_fc1 (gpt_layer_specs.py:244-340). */
 static void test_recompute_modules_hint(void **state)
 {
 	(void)state;
@@ -1533,15 +1539,75 @@ static void test_recompute_modules_hint(void **state)
 	const mo_diag *x = diag_for(d, "megatron-recompute", "--recompute-granularity");
 	assert_non_null(x);
 	assert_non_null(x->hint);
-	assert_non_null(strstr(x->hint, "select_module: {'.*mlp': [0-15]}"));
-	assert_non_null(strstr(x->hint, "discard_module: {'.*(input|pre_mlp)_layernorm': [0-15], "));
-	assert_non_null(strstr(x->hint, "'.*mlp\\.experts\\.activation_func': [0-15]}"));
+	assert_non_null(strstr(x->hint, "select_module: {'.*mlp': [0-2]}"));
+	assert_non_null(strstr(x->hint, "discard_module: {'.*input_layernorm': [0-16], "
+					"'.*pre_mlp_layernorm': [3-16], "));
+	assert_non_null(strstr(x->hint, "apply_rotary_emb_[qk]|[qkv]_handoff)': [0-16], "
+					"'.*mlp\\.experts\\.activation_func': [3-16]}"));
+	free(yaml);
+	mo_diags_free(d);
+}
+
+/* A MoE model's --recompute-modules as launch-line words: `moe` on the MoE layers and `mlp`
+ * on the dense ones are one pattern over both; `shared_experts` only where there are
+ * experts; under the local spec every layer's norms are real (gpt_layer_specs.py:413-456). */
+static void test_recompute_modules_by_layer_kind(void **state)
+{
+	(void)state;
+	static const char head[] =
+	    "torchrun --nproc-per-node 8 pretrain_gpt.py --num-layers 12 --hidden-size 1024 "
+	    "--num-attention-heads 16 --seq-length 2048 --max-position-embeddings 2048 "
+	    "--micro-batch-size 1 --global-batch-size 8 --vocab-size 32000 --bf16 "
+	    "--num-experts 8 --moe-layer-freq '([0]*4+[1]*8)' --moe-grouped-gemm "
+	    "--moe-shared-expert-intermediate-size 1024 --recompute-granularity selective ";
+	static const struct {
+		const char *tail, *want, *absent;
+	} cases[] = {
+	    {"--recompute-modules mlp moe\n", "select_module: {'.*mlp': [0-11]}}", "discard_module"},
+	    {"--recompute-modules moe\n", "select_module: {'.*mlp': [4-11]}}", "discard_module"},
+	    {"--recompute-modules mlp shared_experts\n",
+	     "select_module: {'.*mlp': [0-3], '.*mlp\\.shared_experts': [4-11]}}", "discard_module"},
+	    {"--recompute-modules layernorm moe_act\n",
+	     "discard_module: {'.*pre_mlp_layernorm': [4-11], "
+	     "'.*mlp\\.experts\\.activation_func': [4-11]}}",
+	     "input_layernorm"},
+	    {"--transformer-impl local --recompute-modules layernorm\n",
+	     "discard_module: {'.*input_layernorm': [0-11], '.*pre_mlp_layernorm': [0-11]}}",
+	     "select_module"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char text[1024];
+		snprintf(text, sizeof text, "%s%s", head, cases[i].tail);
+		mo_diags *d = NULL;
+		char *yaml = import_text(text, "launch.sh", 0, &d);
+		const mo_diag *x = diag_for(d, "megatron-recompute", "--recompute-granularity");
+		assert_non_null(x);
+		assert_non_null(x->hint);
+		if (!strstr(x->hint, cases[i].want) || strstr(x->hint, cases[i].absent))
+			fail_msg("%s: hint %s, want %s without %s", cases[i].tail, x->hint,
+				 cases[i].want, cases[i].absent);
+		free(yaml);
+		mo_diags_free(d);
+	}
+	/* a dense model: `moe` names no layer, `mlp` every one */
+	const char *dense =
+	    "torchrun --nproc-per-node 8 pretrain_gpt.py --num-layers 8 --hidden-size 1024 "
+	    "--num-attention-heads 16 --seq-length 2048 --max-position-embeddings 2048 "
+	    "--micro-batch-size 1 --global-batch-size 8 --vocab-size 32000 --bf16 "
+	    "--recompute-granularity selective --recompute-modules moe\n";
+	mo_diags *d = NULL;
+	char *yaml = import_text(dense, "launch.sh", 0, &d);
+	const mo_diag *x = diag_for(d, "megatron-recompute", "--recompute-granularity");
+	assert_non_null(x);
+	assert_non_null(strstr(x->hint, "recompute: {mode: select}"));
 	free(yaml);
 	mo_diags_free(d);
 }
 
 /* argparse's nargs flag written as several words on a launch line: every word is a module
- * (before, only the first was read and the rest dropped without a word). */
+ * (before, only the first was read and the rest dropped without a word). A dense model
+ * under Transformer Engine: both norms are fused into the next Linear, `layernorm` adds
+ * nothing. */
 static void test_recompute_modules_words(void **state)
 {
 	(void)state;
@@ -1556,8 +1622,8 @@ static void test_recompute_modules_words(void **state)
 	const mo_diag *x = diag_for(d, "megatron-recompute", "--recompute-granularity");
 	assert_non_null(x);
 	assert_non_null(x->hint);
-	assert_non_null(strstr(x->hint, "'.*self_attention\\.core_attention': [0-7], '.*mlp': [0-7]"));
-	assert_non_null(strstr(x->hint, "discard_module: {'.*(input|pre_mlp)_layernorm': [0-7]}"));
+	assert_non_null(strstr(x->hint, "'.*self_attention\\.core_attention': [0-7], '.*mlp': [0-7]}}"));
+	assert_null(strstr(x->hint, "discard_module"));
 	free(yaml);
 	mo_diags_free(d);
 }
@@ -1595,6 +1661,7 @@ int main(void)
 	    cmocka_unit_test(test_script_shell_forms),
 	    cmocka_unit_test(test_accounted_split),
 	    cmocka_unit_test(test_recompute_modules_hint),
+	    cmocka_unit_test(test_recompute_modules_by_layer_kind),
 	    cmocka_unit_test(test_recompute_modules_words),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

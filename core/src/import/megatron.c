@@ -181,7 +181,7 @@ static void megatron_interpret(struct mo_megatron_import *g,
 	megatron_read_mla(g, o);
 	megatron_read_training(g, o, impl, impl_src);
 	megatron_read_parallel(g, o, &s, devices);
-	megatron_read_recompute(g, &s, s.vpp);
+	megatron_read_recompute(g, &s, s.vpp, impl);
 	megatron_account(g);
 }
 

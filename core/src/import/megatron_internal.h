@@ -130,6 +130,9 @@ struct mo_megatron_shape {
 	bool swiglu;
 	/* MindSpeed-LLM's --geglu / --gelu-tanh: a gated GeLU MLP */
 	bool geglu;
+	/* the MoE layers: --num-experts (0: a dense model) and the dense
+	 * layers before the first MoE one, in real-layer numbering */
+	int64_t experts, first_dense;
 };
 
 /* The lexer of shell words (megatron_shell.c). */
@@ -214,7 +217,7 @@ void megatron_read_training(struct mo_megatron_import *g,
 /* megatron_moe.c */
 void megatron_read_moe(struct mo_megatron_import *g,
 			  struct mo_megatron_out *o,
-			  const struct mo_megatron_shape *s);
+			  struct mo_megatron_shape *s);
 void megatron_read_dispatch(struct mo_megatron_import *g,
 			       struct mo_megatron_out *o);
 
@@ -243,7 +246,8 @@ void megatron_read_parallel(struct mo_megatron_import *g,
 
 /* megatron_recompute.c */
 void megatron_read_recompute(struct mo_megatron_import *g,
-				const struct mo_megatron_shape *s, int64_t vpp);
+				const struct mo_megatron_shape *s, int64_t vpp,
+				const char *impl);
 
 /* megatron_write.c */
 /* The items in the order they are written (section by section) into

@@ -13,7 +13,7 @@
  * first). Other patterns are not a first_k_dense_replace. */
 static void megatron_read_layer_freq(struct mo_megatron_import *g,
 					struct mo_megatron_out *o,
-					const struct mo_megatron_shape *sh)
+					struct mo_megatron_shape *sh)
 {
 	int64_t layers = sh->layers;
 	struct mo_megatron_arg *a = megatron_find(g, "--moe-layer-freq");
@@ -27,9 +27,9 @@ static void megatron_read_layer_freq(struct mo_megatron_import *g,
 	    dense <= MO_MODEL_MAX_LAYERS && moe <= MO_MODEL_MAX_LAYERS &&
 	    dense + moe == layers) {
 		/* the pattern runs over every position, identity layers too */
+		sh->first_dense = dense - megatron_noop_below(sh, dense);
 		megatron_put_int(o, MO_SEC_MODEL, "first_k_dense_replace",
-				    dense - megatron_noop_below(sh, dense), MF_FIRST_DENSE, a,
-				    NULL);
+				    sh->first_dense, MF_FIRST_DENSE, a, NULL);
 		return;
 	}
 	megatron_unmodelled(
@@ -38,7 +38,7 @@ static void megatron_read_layer_freq(struct mo_megatron_import *g,
 
 void megatron_read_moe(struct mo_megatron_import *g,
 				 struct mo_megatron_out *o,
-				 const struct mo_megatron_shape *s)
+				 struct mo_megatron_shape *s)
 {
 	const struct mo_megatron_arg *a = NULL;
 	int64_t experts = 0, v;
@@ -48,6 +48,7 @@ void megatron_read_moe(struct mo_megatron_import *g,
 		megatron_find(g, "--moe-ffn-hidden-size");
 		return;
 	}
+	s->experts = experts;
 	megatron_put_int(o, MO_SEC_MODEL, "num_moe_experts", experts,
 			    MF_EXPERTS, a, NULL);
 	a = NULL;
@@ -76,9 +77,11 @@ void megatron_read_moe(struct mo_megatron_import *g,
 	a = NULL;
 	/* MindSpeed-LLM's; -1 (its scripts' way of saying none) is 0 */
 	if (megatron_int(g, "--first-k-dense-replace", -1,
-			    MO_MODEL_MAX_LAYERS, &v, &a) && v >= 0)
+			    MO_MODEL_MAX_LAYERS, &v, &a) && v >= 0) {
+		s->first_dense = v - megatron_noop_below(s, v);
 		megatron_put_int(o, MO_SEC_MODEL, "first_k_dense_replace",
-				    v - megatron_noop_below(s, v), MF_FIRST_DENSE, a, NULL);
+				    s->first_dense, MF_FIRST_DENSE, a, NULL);
+	}
 	else
 		megatron_read_layer_freq(g, o, s);
 }
