@@ -1628,6 +1628,73 @@ static void test_recompute_modules_words(void **state)
 	mo_diags_free(d);
 }
 
+/* Runs SLURM launches (srun(1), sbatch(1)): every task is one process and one device, so the
+ * device count is --ntasks, or --nodes x --ntasks-per-node, srun's own counts before the
+ * #SBATCH directives'; the command srun runs is the launch, a `sh -c TEXT` text read as more
+ * of the script (Megatron-LM 23.04's examples/pretrain_gpt3_175B.sh form). A `<WORDS>`
+ * placeholder is one word, not a redirection. */
+static void test_slurm_launch(void **state)
+{
+	(void)state;
+	static const char model[] =
+	    "--num-layers 8 --hidden-size 1024 --num-attention-heads 16 --seq-length 2048 "
+	    "--max-position-embeddings 2048 --micro-batch-size 1 --global-batch-size 64 "
+	    "--vocab-size 32000 --tensor-model-parallel-size 2 --bf16";
+	static const struct {
+		const char *head, *tail;
+		int64_t dp;
+	} cases[] = {
+	    /* #SBATCH nodes x tasks per node, srun runs the script directly: 4 x 8 / TP 2 */
+	    {"#!/bin/bash\n#SBATCH --nodes=4 --exclusive\n#SBATCH --ntasks-per-node=8\n"
+	     "srun -l --container-image img python -u pretrain_gpt.py ",
+	     "\n", 16},
+	    /* srun's own counts win over the allocation's: 2 x 8 / 2 */
+	    {"#SBATCH -N 16\n#SBATCH --ntasks-per-node=8\nsrun --nodes 2 python pretrain_gpt.py ",
+	     "\n", 8},
+	    /* --ntasks alone, -n spelling */
+	    {"srun -n 32 python pretrain_gpt.py ", "\n", 16},
+	    /* sh -c "${run_cmd}", with a placeholder in the options */
+	    {"#SBATCH <SLURM OPTIONS> --nodes=2 --ntasks-per-node=4\n"
+	     "options=\" --data-path <PATH TO THE DATA> ",
+	     "\"\nrun_cmd=\"python -u pretrain_gpt.py ${options}\"\n"
+	     "srun -l --output=log sh -c \"${run_cmd}\"\n",
+	     4},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char text[2048];
+		snprintf(text, sizeof text, "%s%s%s", cases[i].head, model, cases[i].tail);
+		mo_diags *d = NULL;
+		char *yaml = import_text(text, "slurm.sh", 0, &d);
+		mo_doc *doc = parse(yaml);
+		if (int_at(doc, "parallel.data_parallel") != cases[i].dp)
+			fail_msg("case %zu: data_parallel %lld, want %lld\n%s", i,
+				 (long long)int_at(doc, "parallel.data_parallel"),
+				 (long long)cases[i].dp, yaml);
+		assert_int_equal(int_at(doc, "model.num_layers"), 8);
+		assert_null(diag_for(d, "model-needed", NULL));
+		doc_free(doc);
+		free(yaml);
+		mo_diags_free(d);
+	}
+	/* a count that is a placeholder: no device count, said as model-needed */
+	char text[2048];
+	snprintf(text, sizeof text, "#SBATCH --nodes=your_own_num_nodes\n"
+				    "srun python pretrain_gpt.py %s\n", model);
+	mo_diags *d = NULL;
+	char *yaml = import_text(text, "slurm.sh", 0, &d);
+	assert_non_null(diag_for(d, "model-needed", NULL));
+	free(yaml);
+	mo_diags_free(d);
+	/* srun running neither a script nor a shell text */
+	mo_error err = {0};
+	assert_int_equal(mo_diags_new(&d), 0);
+	static const char bare[] = "#!/bin/bash\nsrun hostname\n";
+	assert_int_not_equal(mo_megatron_import(&yaml, d, bare, strlen(bare), "bare.sh", 0, NULL,
+						&err), 0);
+	assert_non_null(diag_for(d, "megatron-script", NULL));
+	mo_diags_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1643,6 +1710,7 @@ int main(void)
 	    cmocka_unit_test(test_moe_memory_speed),
 	    cmocka_unit_test(test_recompute_flags),
 	    cmocka_unit_test(test_launch_line),
+	    cmocka_unit_test(test_slurm_launch),
 	    cmocka_unit_test(test_tp_comm_overlap),
 	    cmocka_unit_test(test_launch_edges),
 	    cmocka_unit_test(test_arguments_file),

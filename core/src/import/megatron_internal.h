@@ -66,6 +66,13 @@ struct mo_megatron_var {
 	bool array;
 };
 
+/* SLURM's counts of a launch (megatron_slurm.c); 0: not given. */
+struct mo_megatron_slurm {
+	int64_t tasks, nodes, per_node;
+	bool given, unknown; /* unknown: a count that is not a number */
+	int line, column;    /* the last count read */
+};
+
 /* The reader's state for one text. */
 struct mo_megatron_import {
 	mo_arena *arena;
@@ -99,6 +106,11 @@ struct mo_megatron_import {
 	const char *sourced;
 	size_t source_bytes, max_bytes;
 	int if_depth; /* conditionals being read, nested */
+	/* a launch run by srun (its counts), the batch script's #SBATCH
+	 * directives, and the `sh -c TEXT` texts being read, nested */
+	bool srun_launch;
+	struct mo_megatron_slurm srun, sbatch;
+	int sh_depth;
 };
 
 /* A value the import writes, with the flag it comes from (NULL: a default
@@ -137,6 +149,13 @@ struct mo_megatron_shape {
 
 /* The lexer of shell words (megatron_shell.c). */
 struct mo_megatron_lexer;
+
+/* megatron_slurm.c */
+void megatron_read_srun(struct mo_megatron_import *g, const struct megatron_word *w, size_t n);
+void megatron_read_sbatch(struct mo_megatron_import *g, const char *text, size_t len);
+/* The device count SLURM gives a launch srun runs (0: none or unknown), at the count that
+ * says it. */
+int64_t megatron_slurm_world(struct mo_megatron_import *g, int *line, int *column);
 
 /* megatron_args.c */
 mo_diag *megatron_diag(struct mo_megatron_import *g, mo_severity sev,

@@ -166,6 +166,14 @@ static int64_t megatron_world(struct mo_megatron_import *g, int64_t devices,
 		return model_mul(g->launcher_procs, g->launcher_nodes > 0
 							   ? g->launcher_nodes
 							   : 1);
+	*why = "SLURM's tasks (srun / #SBATCH --ntasks, or --nodes x --ntasks-per-node)";
+	int line = 0, column = 0;
+	int64_t tasks = g->launcher_procs > 0 ? 0 : megatron_slurm_world(g, &line, &column);
+	if (tasks > 0) {
+		g->procs_line = line;
+		g->procs_column = column;
+		return tasks;
+	}
 	if (!g->quiet_world)
 		megatron_diag(
 		    g, MO_SEV_WARNING, "model-needed", g->procs_line,

@@ -133,13 +133,34 @@ static bool megatron_operator(char c)
 	return c == '|' || c == ';' || c == '&' || c == '<' || c == '>';
 }
 
+/* The length of a `<WORDS>` placeholder at x->p (the examples' "fill in here": `--vocab-file
+ * <PATH TO gpt-vocab.json>`), 0 when it is not one. A shell would read a redirection; the
+ * author means a value the user writes in, so it is read as one word, the value unknown. A
+ * placeholder starts with a letter and holds letters, digits, blanks and `_./:-` up to its
+ * `>` on the same line. */
+static size_t megatron_placeholder_len(const struct mo_megatron_lexer *x)
+{
+	const char *p = x->p;
+	if (p + 2 >= x->end || *p != '<' ||
+	    !((p[1] >= 'A' && p[1] <= 'Z') || (p[1] >= 'a' && p[1] <= 'z')))
+		return 0;
+	for (const char *q = p + 1; q < x->end && q - p < 256; q++) {
+		if (*q == '>')
+			return (size_t)(q - p) + 1;
+		if (!strchr(" _./:-", *q) && !(*q >= '0' && *q <= '9') &&
+		    !(*q >= 'A' && *q <= 'Z') && !(*q >= 'a' && *q <= 'z'))
+			return 0;
+	}
+	return 0;
+}
+
 /* One word into x->word. Returns 1 a word, 0 the end (or an operator), -1
  * an error (diagnostic or g->failed). */
 int megatron_word(struct mo_megatron_import *g,
 			    struct mo_megatron_lexer *x, int *line, int *column)
 {
 	megatron_skip_blanks(x);
-	if (x->p >= x->end || megatron_operator(*x->p) ||
+	if (x->p >= x->end || (megatron_operator(*x->p) && !megatron_placeholder_len(x)) ||
 	    (x->script && (*x->p == '\n' || *x->p == ')')))
 		return 0;
 	*line = x->line;
@@ -153,6 +174,13 @@ int megatron_word(struct mo_megatron_import *g,
 	}
 	while (x->p < x->end) {
 		char c = *x->p;
+		size_t hole = megatron_placeholder_len(x);
+		if (hole) {
+			buf_append(&x->word, x->p, hole);
+			for (size_t i = 0; i < hole; i++)
+				megatron_advance(x);
+			continue;
+		}
 		if (c == ' ' || c == '\t' || c == '\r' || c == '\n' ||
 		    megatron_operator(c) || (x->script && c == ')'))
 			break;
@@ -1140,6 +1168,85 @@ static bool megatron_is_launcher(const struct mo_megatron_words *w)
 	return false;
 }
 
+static bool megatron_command(struct mo_megatron_import *g,
+				struct mo_megatron_lexer *x,
+				struct mo_megatron_words *launch);
+static bool megatron_statements(struct mo_megatron_import *g, struct mo_megatron_lexer *x,
+				struct mo_megatron_words *launch);
+
+/* The index of the text `sh -c TEXT` / `bash -x -c TEXT` runs among the words after srun's
+ * options, or 0 when the command srun runs is not a shell. */
+static size_t megatron_shell_text(const struct mo_megatron_words *w)
+{
+	static const char *const shells[] = {"sh", "bash", "/bin/sh", "/bin/bash"};
+	for (size_t i = 1; i < w->n; i++) {
+		bool shell = false;
+		for (size_t k = 0; k < sizeof shells / sizeof *shells; k++)
+			shell = shell || !strcmp(w->v[i].text, shells[k]);
+		if (!shell)
+			continue;
+		/* the shell's own options up to -c (or a cluster ending in c: -xc) */
+		for (size_t j = i + 1; j + 1 < w->n && w->v[j].text[0] == '-'; j++) {
+			const char *o = w->v[j].text;
+			if (o[1] != '-' && o[strlen(o) - 1] == 'c')
+				return j + 1;
+		}
+		return 0;
+	}
+	return 0;
+}
+
+/* `srun [options] COMMAND`: SLURM runs COMMAND once per task. The counts among its options
+ * give the device count (megatron_slurm.c); COMMAND is the launch (`python pretrain_gpt.py
+ * ...`), or a shell running a text (`sh -c "${run_cmd}"`, Megatron-LM's GPT-3 175B example),
+ * which is read as more of the script at the srun statement's position. */
+static bool megatron_srun(struct mo_megatron_import *g, struct mo_megatron_words *w,
+			  struct mo_megatron_words *launch)
+{
+	size_t text = megatron_shell_text(w);
+	size_t end = w->n;
+	for (size_t i = 1; i < w->n; i++)
+		if (megatron_ends_with(w->v[i].text, ".py")) {
+			end = i;
+			break;
+		}
+	megatron_read_srun(g, w->v, text ? text : end);
+	g->srun_launch = true;
+	if (!text) {
+		if (end == w->n) {
+			megatron_diag(g, MO_SEV_ERROR, "megatron-script", w->v[0].line,
+				      w->v[0].column, NULL,
+				      "srun runs no Python script or shell text here: this reader "
+				      "reads `srun ... python pretrain_gpt.py ...` and `srun ... sh -c "
+				      "TEXT`");
+			return false;
+		}
+		if (launch->v) {
+			megatron_diag(g, MO_SEV_ERROR, "megatron-script", w->v[0].line,
+				      w->v[0].column, NULL, "a second launch command (the first is at %d:%d)",
+				      launch->v[0].line, launch->v[0].column);
+			return false;
+		}
+		*launch = *w; /* srun's words stay before the script: not Megatron's */
+		return true;
+	}
+	if (g->sh_depth >= MO_MG_MAX_SOURCE_DEPTH) {
+		megatron_diag(g, MO_SEV_ERROR, "limit", w->v[text].line, w->v[text].column, NULL,
+			      "shell texts run by shell texts more than %d deep",
+			      MO_MG_MAX_SOURCE_DEPTH);
+		return false;
+	}
+	const char *t = w->v[text].text;
+	struct mo_megatron_lexer x = {.p = t, .end = t + strlen(t), .line = w->v[text].line,
+				      .column = w->v[text].column, .script = true, .pinned = true};
+	g->sh_depth++;
+	buf_init(&x.word, MO_MG_MAX_TOKEN + 8);
+	bool ok = megatron_statements(g, &x, launch);
+	buf_free(&x.word);
+	g->sh_depth--;
+	return ok;
+}
+
 /* A command: the launch (torchrun ... *.py ...), once; any other is an
  * error. What follows an operator (`| tee log`, `2>&1`) is skipped. */
 static bool megatron_command(struct mo_megatron_import *g,
@@ -1174,6 +1281,8 @@ static bool megatron_command(struct mo_megatron_import *g,
 	}
 	if (!strcmp(w.v[0].text, "source") || !strcmp(w.v[0].text, "."))
 		return megatron_source(g, line, column, w.n > 1 ? w.v[1].text : "", launch);
+	if (!strcmp(w.v[0].text, "srun"))
+		return megatron_srun(g, &w, launch);
 	if (!megatron_is_launcher(&w)) {
 		megatron_diag(
 		    g, MO_SEV_ERROR, "megatron-script", line, column, NULL,
@@ -1287,6 +1396,7 @@ bool megatron_read_script(struct mo_megatron_import *g,
 		megatron_fail(g, MO_ERR_NOMEM, 1, 1, "out of memory");
 		return false;
 	}
+	megatron_read_sbatch(g, text, len);
 	buf_init(&x.word, MO_MG_MAX_TOKEN + 8);
 	ok = megatron_statements(g, &x, &launch);
 	buf_free(&x.word);
@@ -1325,6 +1435,8 @@ bool megatron_is_script(const char *text, size_t len)
 {
 	return memmem(text, len, "[@]}", 4) != NULL ||
 	       (len > 2 && text[0] == '#' && text[1] == '!') ||
+	       (len > 8 && memcmp(text, "#SBATCH ", 8) == 0) ||
+	       memmem(text, len, "\n#SBATCH ", 9) != NULL ||
 	       megatron_has_text_assignment(text, len);
 }
 
