@@ -1695,6 +1695,88 @@ static void test_slurm_launch(void **state)
 	mo_diags_free(d);
 }
 
+/* A functional-test config whose MODEL_ARGS merges an anchored mapping (`<<:
+ * *BASE_MODEL_ARGS`, gpt3_mcore_reruns_resume_check_grads at d98e8a64): the CI runner's
+ * `yq 'explode(.) | ...'` brings the base's flags in and the mapping's own override them. */
+static void test_model_config_merge_key(void **state)
+{
+	(void)state;
+	static const char text[] =
+	    "BASE_MODEL_ARGS: &BASE_MODEL_ARGS\n"
+	    "  --num-layers: 32\n"
+	    "  --hidden-size: 3072\n"
+	    "  --num-attention-heads: 24\n"
+	    "  --seq-length: 4096\n"
+	    "  --max-position-embeddings: 4096\n"
+	    "  --micro-batch-size: 4\n"
+	    "  --vocab-size: 32000\n"
+	    "MODEL_ARGS:\n"
+	    "  --micro-batch-size: 2\n"
+	    "  <<: *BASE_MODEL_ARGS\n"
+	    "  --tensor-model-parallel-size: 2\n";
+	mo_diags *d = NULL;
+	char *yaml = import_text(text, "model_config.yaml", 8, &d);
+	mo_doc *doc = parse(yaml);
+	assert_int_equal(int_at(doc, "model.num_layers"), 32);
+	assert_int_equal(int_at(doc, "model.hidden_size"), 3072);
+	assert_int_equal(int_at(doc, "training.micro_batch_size"), 2);
+	assert_int_equal(int_at(doc, "parallel.tensor_parallel"), 2);
+	assert_null(diag_for(d, "unread-key", "<<"));
+	assert_int_equal(mo_diags_errors(d), 0);
+	doc_free(doc);
+	free(yaml);
+	mo_diags_free(d);
+}
+
+/* Files whose model is not in them say so (model-needed, path `model`) and nothing else:
+ * MindSpeed-LLM's FSDP2 trainer, whose model is a Hugging Face directory named by
+ * --model.model_name_or_path; a functional-test config whose MODEL_ARGS is empty. A value
+ * that is the script's positional parameter (`--global-batch-size $4`) is a model-needed
+ * warning with what is used until it is given. */
+static void test_model_elsewhere(void **state)
+{
+	(void)state;
+	static const char *const texts[] = {
+	    "#!/bin/bash\nDISTRIBUTED_ARGS=\"--nproc_per_node 8 --nnodes 1\"\n"
+	    "torchrun $DISTRIBUTED_ARGS train_fsdp2.py examples/fsdp2/qwen3/q.yaml \\\n"
+	    "    --model.model_name_or_path /home/data/Qwen3-8B/ --parallel.fsdp_size 8\n",
+	    "ENV_VARS:\n  NCCL_ALGO: Tree\nMODEL_ARGS:\nTEST_TYPE: regular\n",
+	};
+	for (size_t i = 0; i < 2; i++) {
+		mo_diags *d = NULL;
+		char *yaml = NULL;
+		mo_error err = {0};
+		assert_int_equal(mo_diags_new(&d), 0);
+		assert_true(mo_megatron_detect(texts[i], strlen(texts[i])));
+		int rc = mo_megatron_import(&yaml, d, texts[i], strlen(texts[i]), "f", 0, NULL,
+					    &err);
+		assert_int_not_equal(rc, 0);
+		const mo_diag *x = diag_for(d, "model-needed", "model");
+		assert_non_null(x);
+		assert_int_equal(x->severity, MO_SEV_ERROR);
+		assert_int_equal(mo_diags_errors(d), 1);
+		if (i == 0)
+			assert_non_null(strstr(x->message, "/home/data/Qwen3-8B/"));
+		assert_null(diag_for(d, "missing-key", NULL));
+		free(yaml);
+		mo_diags_free(d);
+	}
+	static const char positional[] =
+	    "#!/bin/bash\nbs=$4\n"
+	    "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 4 --hidden-size 256 "
+	    "--num-attention-heads 4 --seq-length 128 --max-position-embeddings 128 "
+	    "--micro-batch-size 2 --global-batch-size $bs --vocab-size 1000\n";
+	mo_diags *d = NULL;
+	char *yaml = import_text(positional, "p.sh", 0, &d);
+	const mo_diag *x = diag_for(d, "model-needed", "training.global_batch_size");
+	assert_non_null(x);
+	assert_int_equal(x->severity, MO_SEV_WARNING);
+	assert_int_equal(mo_diags_errors(d), 0);
+	assert_null(strstr(yaml, "global_batch_size"));
+	free(yaml);
+	mo_diags_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1711,6 +1793,8 @@ int main(void)
 	    cmocka_unit_test(test_recompute_flags),
 	    cmocka_unit_test(test_launch_line),
 	    cmocka_unit_test(test_slurm_launch),
+	    cmocka_unit_test(test_model_config_merge_key),
+	    cmocka_unit_test(test_model_elsewhere),
 	    cmocka_unit_test(test_tp_comm_overlap),
 	    cmocka_unit_test(test_launch_edges),
 	    cmocka_unit_test(test_arguments_file),

@@ -90,6 +90,13 @@ int mo_megatron_detect(const char *text, size_t len)
 	if (megatron_is_script(text, len) && megatron_contains(text, len, ".py") &&
 	    megatron_sources_a_file(text, len))
 		return true;
+	/* a functional-test config, even one whose MODEL_ARGS is empty (its model is elsewhere:
+	 * read, and said) */
+	if (megatron_is_model_config(text, len))
+		return true;
+	/* MindSpeed-LLM's FSDP2 launch: no Megatron flag, read to say where its model is */
+	if (megatron_contains(text, len, "train_fsdp2.py"))
+		return true;
 	if (!megatron_contains(text, len, "--num-layers") &&
 	    !megatron_contains(text, len, "--hidden-size"))
 		return false;

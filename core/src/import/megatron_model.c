@@ -469,6 +469,27 @@ static void megatron_read_cublas(struct mo_megatron_import *g, struct mo_megatro
 			 "CUBLAS_WORKSPACE_CONFIG: the sum of SIZE x COUNT KiB");
 }
 
+/* Is a flag's value the script's positional parameter ($4, ${4}): a value its caller gives
+ * when it runs the script, which the file does not hold? Then a `model-needed` warning at it,
+ * saying what memopt uses until it is given, and true. */
+static bool megatron_callers_value(struct mo_megatron_import *g, const char *flag,
+				   const char *path, const char *until)
+{
+	struct mo_megatron_arg *a = megatron_find(g, flag);
+	if (!a || a->n_values != 1)
+		return false;
+	const char *v = a->value;
+	const char *digits = v[0] == '$' ? v + 1 + (v[1] == '{') : NULL;
+	size_t n = digits ? strspn(digits, "0123456789") : 0;
+	if (n == 0 || n > 2 || strcmp(digits + n, v[1] == '{' ? "}" : "") != 0)
+		return false;
+	megatron_diag(g, MO_SEV_WARNING, "model-needed", a->vline, a->vcolumn, path,
+		      "%s is '%s', the script's argument %.*s, which its caller gives: the file "
+		      "does not hold it; until it is given, %s",
+		      flag, v, (int)n, digits, until);
+	return true;
+}
+
 void megatron_read_training(struct mo_megatron_import *g,
 				      struct mo_megatron_out *o,
 				      const char *impl,
@@ -479,7 +500,10 @@ void megatron_read_training(struct mo_megatron_import *g,
 	v = megatron_required(g, "--micro-batch-size", 1, 1 << 20, 1, &a);
 	megatron_put_int(o, MO_SEC_TRAIN, "micro_batch_size", v, MF_MBS,
 			    a, NULL);
-	if (megatron_int(g, "--global-batch-size", 1, 1LL << 40, &v, &a))
+	if (!megatron_callers_value(g, "--global-batch-size", "training.global_batch_size",
+				    "Megatron's default: micro-batch x data-parallel, one "
+				    "micro-batch a step") &&
+	    megatron_int(g, "--global-batch-size", 1, 1LL << 40, &v, &a))
 		megatron_put_int(o, MO_SEC_TRAIN, "global_batch_size",
 				    v, MF_GBS, a, NULL);
 	megatron_read_precision(g, o);

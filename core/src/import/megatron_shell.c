@@ -1484,31 +1484,42 @@ static bool megatron_yaml_arg(struct mo_megatron_import *g,
 }
 
 /* Megatron-LM's functional-test model_config.yaml: MODEL_ARGS. */
-bool megatron_read_model_config(struct mo_megatron_import *g,
-					  const mo_doc *doc)
+/* Is key a flag the mapping `over` (the one merging this one in) gives itself? */
+static bool megatron_overridden(const mo_node *over, const char *key)
 {
-	const mo_node *key = NULL;
-	const mo_node *ma = map_get_kv(doc->root, "MODEL_ARGS", &key);
-	size_t cap = 0;
-	if (!ma || ma->kind != MO_NODE_MAP) {
-		megatron_diag(
-		    g, MO_SEV_ERROR, "type", key ? key->line : 1,
-		    key ? key->column : 1, "MODEL_ARGS",
-		    "MODEL_ARGS must be a mapping of --flag: value");
-		return true;
-	}
-	const mo_node *env = map_get(doc->root, "ENV_VARS");
-	const mo_node *ws = env && env->kind == MO_NODE_MAP
-				    ? map_get(env, "CUBLAS_WORKSPACE_CONFIG")
-				    : NULL;
-	if (ws && ws->kind == MO_NODE_SCALAR) { /* the GEMM workspace's size */
-		g->cublas_config = arena_strdup(g->arena, ws->value);
-		g->cublas_line = ws->line;
-		g->cublas_column = ws->column;
+	return over && map_get(over, key) != NULL;
+}
+
+/* MODEL_ARGS' entries as arguments. A YAML merge key (`<<: *BASE_MODEL_ARGS`, or a list of
+ * such) brings in the anchored mapping's entries first, as the CI runner's `yq 'explode(.)
+ * | ... to_entries'` (_run_training.sh:131 at d98e8a64) resolves it: a flag the mapping
+ * gives itself overrides the merged one. `over` is the mapping this one is merged into. */
+static bool megatron_model_args(struct mo_megatron_import *g, const mo_node *ma,
+				const mo_node *over, int depth, size_t *cap)
+{
+	for (size_t i = 0; i + 1 < ma->n && !g->failed; i += 2) {
+		const mo_node *k = ma->items[i], *v = ma->items[i + 1];
+		if (k->kind != MO_NODE_SCALAR || strcmp(k->value, "<<") != 0)
+			continue;
+		size_t n = v->kind == MO_NODE_SEQ ? v->n : 1;
+		for (size_t j = 0; j < n; j++) {
+			const mo_node *m = v->kind == MO_NODE_SEQ ? v->items[j] : v;
+			if (m->kind != MO_NODE_MAP || depth >= MO_MG_MAX_SOURCE_DEPTH) {
+				megatron_diag(g, MO_SEV_WARNING, "unread-key", k->line, k->column,
+					      "<<",
+					      "a merge key whose value is not a mapping (or merges "
+					      "nested more than %d deep): not read",
+					      MO_MG_MAX_SOURCE_DEPTH);
+				continue;
+			}
+			if (!megatron_model_args(g, m, ma, depth + 1, cap))
+				return false;
+		}
 	}
 	for (size_t i = 0; i + 1 < ma->n && !g->failed; i += 2) {
 		const mo_node *k = ma->items[i], *v = ma->items[i + 1];
-		if (k->kind != MO_NODE_SCALAR || strlen(k->value) != k->len)
+		if (k->kind != MO_NODE_SCALAR || strlen(k->value) != k->len ||
+		    strcmp(k->value, "<<") == 0 || megatron_overridden(over, k->value))
 			continue;
 		if (!megatron_is_flag(k->value)) {
 			megatron_diag(
@@ -1525,8 +1536,41 @@ bool megatron_read_model_config(struct mo_megatron_import *g,
 					 MO_MG_MAX_ARGS);
 			return false;
 		}
-		if (!megatron_yaml_arg(g, k, v, &cap))
+		if (!megatron_yaml_arg(g, k, v, cap))
 			return false;
 	}
 	return !g->failed;
+}
+
+bool megatron_read_model_config(struct mo_megatron_import *g,
+					  const mo_doc *doc)
+{
+	const mo_node *key = NULL;
+	const mo_node *ma = map_get_kv(doc->root, "MODEL_ARGS", &key);
+	size_t cap = 0;
+	if (ma && (ma->kind == MO_NODE_MAP ? ma->n == 0
+					    : ma->kind == MO_NODE_SCALAR && ma->len == 0)) {
+		megatron_diag(g, MO_SEV_ERROR, "model-needed", key->line, key->column, "model",
+			      "MODEL_ARGS is empty: this test gives Megatron no arguments here (its "
+			      "model comes from the script and checkpoint its recipe names), so the "
+			      "file holds no model to price");
+		return false;
+	}
+	if (!ma || ma->kind != MO_NODE_MAP) {
+		megatron_diag(
+		    g, MO_SEV_ERROR, "type", key ? key->line : 1,
+		    key ? key->column : 1, "MODEL_ARGS",
+		    "MODEL_ARGS must be a mapping of --flag: value");
+		return true;
+	}
+	const mo_node *env = map_get(doc->root, "ENV_VARS");
+	const mo_node *ws = env && env->kind == MO_NODE_MAP
+				    ? map_get(env, "CUBLAS_WORKSPACE_CONFIG")
+				    : NULL;
+	if (ws && ws->kind == MO_NODE_SCALAR) { /* the GEMM workspace's size */
+		g->cublas_config = arena_strdup(g->arena, ws->value);
+		g->cublas_line = ws->line;
+		g->cublas_column = ws->column;
+	}
+	return megatron_model_args(g, ma, NULL, 0, &cap);
 }
