@@ -5,9 +5,10 @@ JSON answers carry the rows of the rules an estimate used, so that a
 reader sees which runs back a figure and by how much they missed.
 
 Rows (each measured figure is the run's own, never memopt's):
-  mindspore  tests/calibration/table.sh and --heldout: Ascend 910B peaks
-             measured on MindSpore PyNative runs (the calibration set, and
-             the runs the rules were not fitted on), against the stage's
+  mindspore  tests/calibration/table.sh, --heldout and --dsv4: Ascend 910B
+             peaks measured on MindSpore PyNative runs (the calibration set,
+             the runs the rules were not fitted on, and the DeepSeek-V4-style
+             runs per stage, most of them open), against the stage's
              allocated peak;
   pytorch    tests/data/megatron/figures.tsv: Megatron-LM's published
              mem-max-allocated-bytes of the last rank at its first step with
@@ -34,8 +35,10 @@ HEADER = ("# The estimate against measured peaks, by rule set (tools/accuracy_ta
 MIB = 1048576.0
 
 
-def calibration_rows(memopt, heldout):
-    args = ["sh", "tests/calibration/table.sh"] + (["--heldout"] if heldout else []) + [memopt]
+def calibration_rows(memopt, which):
+    """which: "" (the calibration rows), "--heldout" or "--dsv4"."""
+    heldout = which == "--heldout"
+    args = ["sh", "tests/calibration/table.sh"] + ([which] if which else []) + [memopt]
     out = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, check=True).stdout
     rows = []
     for line in out.splitlines():
@@ -45,7 +48,7 @@ def calibration_rows(memopt, heldout):
         run, measured, estimated = cells[0], float(cells[1]), float(cells[2])
         rows.append(("mindspore", "Ascend 910B " + run, "held-out" if heldout else "calibration",
                      measured, estimated,
-                     "tests/calibration/table.sh" + (" --heldout" if heldout else "")))
+                     "tests/calibration/table.sh" + (" " + which if which else "")))
     return rows
 
 
@@ -77,7 +80,8 @@ def megatron_rows(memopt):
 
 
 def measure(memopt):
-    rows = calibration_rows(memopt, False) + calibration_rows(memopt, True) + megatron_rows(memopt)
+    rows = (calibration_rows(memopt, "") + calibration_rows(memopt, "--heldout") +
+            calibration_rows(memopt, "--dsv4") + megatron_rows(memopt))
     return [(r, run, s, m, e, (e - m) / m * 100.0, src) for r, run, s, m, e, src in rows]
 
 
