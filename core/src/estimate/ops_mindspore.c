@@ -548,12 +548,19 @@ static const mo_op_row ms_attn_hybrid[] = {
 	 * and its fp32 log-sum-exp; with the indexer loss
 	 * (FusedSparseFlashMlaWithIndexerLoss :178-247) also the indexer's
 	 * query, key and weights. */
+	/* Their backward (FusedSparseFlashMla.backward, csa.py:132-165 at
+	 * 26354ff6) holds the output's gradient and returns the query's, the kv
+	 * head's and the compressed kv's (npu_sparse_flash_mla_grad); its
+	 * workspace at these ratios was not measured apart (at most the ratio-4
+	 * kernel's 730 MiB, the largest of the stage's backward measured beside
+	 * it), not counted. */
 	{.unless = C_R4 | C_R128 | C_DSAU, .path = "self_attention.core_attention",
 	 .op = "sparse_flash_mla", .in = "qrope key", .out = "co:c:tok*qh lse:f32:hd*tok",
-	 .save = "qrope key co lse", .flops = "4*tok*s*qh"},
+	 .save = "qrope key co lse", .flops = "4*tok*s*qh", .bwd = "c:tok*qh c:tok*qh c:tok*dv"},
 	{.when = C_R128, .unless = C_DSAU, .path = "self_attention.core_attention",
 	 .op = "sparse_flash_mla", .in = "qrope key cmpkv", .out = "co:c:tok*qh lse:f32:hd*tok",
-	 .save = "qrope key cmpkv co lse", .flops = "4*tok*s*qh"},
+	 .save = "qrope key cmpkv co lse", .flops = "4*tok*s*qh",
+	 .bwd = "c:tok*qh c:tok*qh c:tok*dv c:c128*dv"},
 	/* Its backward at ratio 4, as MindSpore's memory tracker measured it
 	 * (GitHub suhaibo666/autoparallel docs/kernel_workspace_2026-07-29.md
 	 * sections 4 and 6.3, MindSpore 2.10 / CANN 9.1): the output's gradient
