@@ -69,13 +69,14 @@ static unsigned est_conditions(const mo_model *m)
 	c |= m->hyper_connections && m->hc_fused ? MO_C_HCF : 0;
 	c |= model_hc_head(m) ? MO_C_HCH : 0;
 	c |= m->dsv4_hybrid && !m->dsa_fused ? MO_C_DSAU : 0;
-	/* the hybrid attention reached MindSpore Transformers' master after
-	 * FusedRMSNorm lost its casts (ops_mindspore.c, C_RMSNC) */
-	c |= m->dsv4_hybrid ? MO_C_RMSNC : 0;
 	c |= strcmp(m->params_dtype, "float32") == 0 &&
 		     strcmp(m->compute_dtype, "float32") != 0
 	     ? MO_C_P32
 	     : 0;
+	/* the hybrid attention reached MindSpore Transformers' master after
+	 * FusedRMSNorm lost its casts (ops_mindspore.c, C_RMSNC); with fp32
+	 * parameters the norms keep the ledgers' rows */
+	c |= m->dsv4_hybrid && !(c & MO_C_P32) ? MO_C_RMSNC : 0;
 	return c;
 }
 
