@@ -156,12 +156,36 @@ static double t_gemm(const mo_tdev *d, double flops, double a_el, double c_el,
 	return t_max(t_div(flops, d->peak * eff), t_div(bytes, d->hbm));
 }
 
+/* Bytes an op reads from tensor i. The op tables give a view no bytes of
+ * its own (it allocates nothing), but reading it reads its storage: all
+ * of it for a reshape, an equal share of it for one of the views a
+ * split returns. */
+static double t_read_bytes(const mo_est_graph *g, int i)
+{
+	const mo_est_tensor *t = &g->t[i];
+	if (t->bytes > 0 || t->storage == i || t->storage < 0)
+		return (double)t->bytes;
+	double parts = 1;
+	if (t->producer >= 0) {
+		const mo_est_op *op = &g->ops[t->producer];
+		parts = 0;
+		for (size_t k = 0; k < op->n_out; k++)
+			parts += g->t[op->out[k]].storage == t->storage;
+		parts = parts > 0 ? parts : 1;
+	}
+	return (double)g->t[t->storage].bytes / parts;
+}
+
+/* Bytes of tensors v: new_only, those each op allocates (the outputs it
+ * writes); else what reading them reads. */
 static double t_tensor_bytes(const mo_est_graph *g, const int *v, size_t n, bool new_only)
 {
 	double s = 0;
 	for (size_t i = 0; i < n; i++) {
 		const mo_est_tensor *t = &g->t[v[i]];
-		if (!new_only || t->storage == v[i])
+		if (!new_only)
+			s += t_read_bytes(g, v[i]);
+		else if (t->storage == v[i])
 			s += (double)t->bytes;
 	}
 	return s;
@@ -371,12 +395,7 @@ static void t_fill_bytes(const mo_tctx *x, const mo_est_graph *g, const mo_est_o
 	double out = t_tensor_bytes(g, op->out, op->n_out, true);
 	if (out <= 0)
 		return; /* a view: no kernel, no allocation */
-	double in = 0;
-	for (size_t k = 0; k < op->n_in; k++) {
-		const mo_est_tensor *t = &g->t[op->in[k]];
-		/* a reshape's view carries no bytes: its storage's */
-		in += (double)(t->bytes > 0 ? t->bytes : g->t[t->storage].bytes);
-	}
+	double in = t_tensor_bytes(g, op->in, op->n_in, false);
 	double weight = 0;
 	if (op->flops > 0 && op->n_in == 1 && !t_fused_attention(op) && x->wgrad_alloc) {
 		double a = in / x->esize, c = out / x->esize;
