@@ -651,6 +651,18 @@ static void t_layers(const mo_tctx *x, const mo_tparts *types, mo_tstage *st, do
 	}
 }
 
+/* The stage's gradients as the optimizer owns them: sharded like its weights.
+ * MindSpore's pipeline with FSDP keeps each stage's gradients whole through the
+ * step (est_layer_pp_resident: the fp32 accumulator and each backward's fresh
+ * gradient), so its gradients_bytes is no shard; the shard is the weights'
+ * share in the gradients' dtype. */
+static double t_shard_grads(const mo_estimate *e, const mo_estimate_stage *es)
+{
+	if (!e->cfg.pp_unsharded || e->cfg.pbytes <= 0)
+		return (double)es->gradients_bytes;
+	return (double)es->weights_bytes / e->cfg.pbytes * e->cfg.gbytes;
+}
+
 /* Gradient reduce and parameter gather over DP x CP after the backward. */
 static double t_dp(const mo_tctx *x, const mo_model *m, const mo_estimate_stage *es,
 		      const mo_tstage *s)
@@ -661,7 +673,8 @@ static double t_dp(const mo_tctx *x, const mo_model *m, const mo_estimate_stage 
 	double n = (double)(e->cfg.dp * e->cfg.cp), span = n * x->tp;
 	if (n <= 1)
 		return 0;
-	double grads = (double)es->gradients_bytes, params = (double)es->weights_bytes;
+	/* FSDP's reduce-scatter takes the whole gradient: the shard x data_parallel_shard */
+	double grads = t_shard_grads(e, es), params = (double)es->weights_bytes;
 	bool dist = m->distributed_optimizer || e->cfg.dps > 1;
 	double red = t_coll(&x->d, dist ? MO_COMM_REDUCESCATTER : MO_COMM_ALLREDUCE,
 			       dist && e->cfg.dps <= 1 ? grads : grads * (double)e->cfg.dps, n, span);
@@ -699,7 +712,7 @@ static double t_grad_accumulate(const mo_tctx *x, const mo_model *m, const mo_es
  * the compute-dtype parameters written. */
 static double t_opt(const mo_tctx *x, const mo_estimate_stage *es)
 {
-	double bytes = 2.0 * (double)es->optimizer_bytes + (double)es->gradients_bytes +
+	double bytes = 2.0 * (double)es->optimizer_bytes + t_shard_grads(x->e, es) +
 		       (double)es->weights_bytes;
 	return t_div(bytes, x->d.hbm);
 }
