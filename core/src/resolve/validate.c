@@ -83,28 +83,36 @@ static void validation_unused(mo_validation *v, const mo_node *at, const char *p
 	diag_set_hint(v->diags, d, "%s", fix);
 }
 
-/* The file says mode: None itself (an absent or misspelt mode has its
- * own finding; the lists then show what the writer meant). */
-static bool validation_says_none(const mo_config *c)
+/* Why the recompute section's mode is None, when the file left it None: it
+ * says so, or gives no mode (None is the default). NULL when the mode is null
+ * or misspelt: those have their own finding (mode-invalid, or unknown-key for
+ * a misspelt `mode:` key, so an absent mode beside errors in the sections is
+ * left to them), and the lists then show what the writer meant. */
+static const char *validation_none_because(const mo_config *c)
 {
 	const mo_node *m = c->mode_at;
-	return c->mode == MO_MODE_NONE && m && m->kind == MO_NODE_SCALAR && m->value &&
-	       strcmp(m->value, "None") == 0;
+	if (c->mode != MO_MODE_NONE)
+		return NULL;
+	if (!m)
+		return c->structural_errors
+			       ? NULL
+			       : "no mode is given and None is the default, nothing is recomputed";
+	if (m->kind == MO_NODE_SCALAR && m->value && strcmp(m->value, "None") == 0)
+		return "mode is None, nothing is recomputed";
+	return NULL;
 }
 
 static void validation_no_effect(mo_validation *v)
 {
 	const mo_config *c = v->c;
-	bool none = validation_says_none(c);
+	const char *none = validation_none_because(c);
 	if (none && layers_present(&c->full))
-		validation_unused(v, c->full.at, "recompute.full_recompute_layer",
-				     "mode is None, nothing is recomputed",
+		validation_unused(v, c->full.at, "recompute.full_recompute_layer", none,
 				     "set mode: full, or remove full_recompute_layer");
 	if (none && c->select.n)
 		validation_unused(v, c->select.at ? c->select.at : c->discard_at,
 				     c->select.at ? "recompute.select_module" : "recompute.discard_module",
-				     "mode is None, nothing is recomputed",
-				     "set mode: select, or remove select_module and discard_module");
+				     none, "set mode: select, or remove select_module and discard_module");
 	if (c->has_swap && !c->swap_enable && c->n_layer_swap)
 		validation_unused(v, c->layer_swap_at, "swap.layer_swap",
 				     "swap.enable is False, nothing is swapped",
