@@ -1777,6 +1777,57 @@ static void test_model_elsewhere(void **state)
 	mo_diags_free(d);
 }
 
+/* MindSpore's msrun (MindSpeed-LLM's MindSpore scripts): --worker_num is every node's
+ * processes, the device count; the scripts write it as WORLD_SIZE=$(($NPUS_PER_NODE*$NNODES)),
+ * an arithmetic expansion over integers the script assigns, which is evaluated (sums of
+ * products); anything else in $((...)) stays as written. */
+static void test_msrun_world(void **state)
+{
+	(void)state;
+	static const char model[] =
+	    "--num-layers 8 --hidden-size 1024 --num-attention-heads 16 --seq-length 2048 "
+	    "--max-position-embeddings 2048 --micro-batch-size 1 --global-batch-size 64 "
+	    "--vocab-size 32000 --tensor-model-parallel-size 2 --bf16\"\n";
+	static const struct {
+		const char *world;
+		int64_t dp;
+	} cases[] = {
+	    {"$(($NPUS_PER_NODE*$NNODES))", 16},  /* 8 x 4 / TP 2 */
+	    {"$((NPUS_PER_NODE*$NNODES))", 16},   /* a bare name, as bash reads it */
+	    {"$(( ${NPUS_PER_NODE} * 2 + 16 ))", 16},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char text[2048];
+		snprintf(text, sizeof text,
+			 "#!/bin/bash\nNPUS_PER_NODE=8\nNNODES=4\nWORLD_SIZE=%s\n"
+			 "DISTRIBUTED_ARGS=\"--worker_num $WORLD_SIZE --local_worker_num "
+			 "$NPUS_PER_NODE --master_port 6000\"\n"
+			 "GPT_ARGS=\"%s"
+			 "msrun $DISTRIBUTED_ARGS pretrain_gpt.py $GPT_ARGS\n",
+			 cases[i].world, model);
+		mo_diags *d = NULL;
+		char *yaml = import_text(text, "ms.sh", 0, &d);
+		mo_doc *doc = parse(yaml);
+		if (int_at(doc, "parallel.data_parallel") != cases[i].dp)
+			fail_msg("%s: %s", cases[i].world, yaml);
+		assert_null(diag_for(d, "model-needed", NULL));
+		doc_free(doc);
+		free(yaml);
+		mo_diags_free(d);
+	}
+	/* a variable the script does not assign: no count, said */
+	char text[2048];
+	snprintf(text, sizeof text,
+		 "#!/bin/bash\nWORLD_SIZE=$(($GPUS*$NODES))\n"
+		 "GPT_ARGS=\"%smsrun --worker_num $WORLD_SIZE pretrain_gpt.py $GPT_ARGS\n",
+		 model);
+	mo_diags *d = NULL;
+	char *yaml = import_text(text, "ms.sh", 0, &d);
+	assert_non_null(diag_for(d, "model-needed", "parallel.world_size"));
+	free(yaml);
+	mo_diags_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1795,6 +1846,7 @@ int main(void)
 	    cmocka_unit_test(test_slurm_launch),
 	    cmocka_unit_test(test_model_config_merge_key),
 	    cmocka_unit_test(test_model_elsewhere),
+	    cmocka_unit_test(test_msrun_world),
 	    cmocka_unit_test(test_tp_comm_overlap),
 	    cmocka_unit_test(test_launch_edges),
 	    cmocka_unit_test(test_arguments_file),

@@ -183,7 +183,7 @@ static int64_t megatron_launcher_count(struct mo_megatron_import *g,
 
 /* The launcher flags the device count comes from, by name (torchrun spells the first both
  * ways). */
-enum megatron_launcher_flag { LAUNCHER_OTHER, LAUNCHER_PROCS, LAUNCHER_NODES };
+enum megatron_launcher_flag { LAUNCHER_OTHER, LAUNCHER_PROCS, LAUNCHER_NODES, LAUNCHER_WORLD };
 
 static const struct {
 	const char *name;
@@ -192,6 +192,10 @@ static const struct {
 	{"--nproc_per_node", LAUNCHER_PROCS},
 	{"--nproc-per-node", LAUNCHER_PROCS},
 	{"--nnodes", LAUNCHER_NODES},
+	/* MindSpore's msrun (MindSpeed-LLM's MindSpore scripts): the processes of every node,
+	 * and of this one */
+	{"--worker_num", LAUNCHER_WORLD},
+	{"--local_worker_num", LAUNCHER_PROCS},
 };
 
 /* The flag the first n bytes of word name (the part before any '='). */
@@ -226,6 +230,12 @@ static void megatron_read_launcher(struct mo_megatron_import *g,
 		} else if (flag == LAUNCHER_NODES) {
 			g->launcher_nodes =
 			    megatron_launcher_count(g, w, value);
+		} else if (flag == LAUNCHER_WORLD) {
+			bool unknown = g->launcher_unknown;
+			g->launcher_world = megatron_launcher_count(g, w, value);
+			g->launcher_unknown = unknown; /* this count alone is not needed */
+			g->world_line = w->line;
+			g->world_column = w->column;
 		}
 	}
 }

@@ -84,6 +84,8 @@ struct mo_megatron_import {
 	struct megatron_word *words;
 	size_t n_words;
 	int64_t launcher_procs, launcher_nodes; /* torchrun's, 0 = not given */
+	int64_t launcher_world; /* msrun's --worker_num, 0 = not given or unknown */
+	int world_line, world_column;
 	int procs_line, procs_column;
 	bool launcher_unknown; /* a launcher count is a shell variable */
 	bool quiet_world;      /* no warning for an unknown device count (the

@@ -161,6 +161,12 @@ static int64_t megatron_world(struct mo_megatron_import *g, int64_t devices,
 	*why = "the caller's device count";
 	if (devices > 0)
 		return devices;
+	*why = "msrun --worker_num";
+	if (g->launcher_world > 0) {
+		g->procs_line = g->world_line;
+		g->procs_column = g->world_column;
+		return g->launcher_world;
+	}
 	*why = "torchrun --nproc-per-node x --nnodes";
 	if (g->launcher_procs > 0 && !g->launcher_unknown)
 		return model_mul(g->launcher_procs, g->launcher_nodes > 0

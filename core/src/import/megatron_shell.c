@@ -402,6 +402,70 @@ static bool megatron_append_value(struct mo_megatron_import *g,
 }
 
 /* `$(command)` or `$((arithmetic))`: kept as written. */
+/* One operand of an arithmetic expansion: a decimal integer, or a variable the script
+ * assigns a decimal integer (`$N`, `${N}` or `N`, as bash's arithmetic reads names). */
+static bool megatron_arith_operand(struct mo_megatron_import *g, const char *p, const char *end,
+				   int64_t *v)
+{
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	while (end > p && (end[-1] == ' ' || end[-1] == '\t'))
+		end--;
+	if (p < end && *p == '$')
+		p++;
+	if (p < end && *p == '{' && end[-1] == '}') {
+		p++;
+		end--;
+	}
+	const char *text = p;
+	size_t n = (size_t)(end - p);
+	if (n && megatron_name_start(*p)) {
+		if (megatron_name_len(p, end) != n)
+			return false;
+		const struct mo_megatron_var *var = megatron_var_find(g, p, n);
+		if (!var || var->array || !var->value)
+			return false;
+		text = var->value;
+		n = strlen(text);
+	}
+	if (n == 0 || n > 12 || strspn(text, "0123456789") < n)
+		return false;
+	*v = 0;
+	for (size_t i = 0; i < n; i++)
+		*v = *v * 10 + (text[i] - '0');
+	return true;
+}
+
+/* `$((A*B+C))` over integers the script knows (the launch scripts' `WORLD_SIZE=$((
+ * $NPUS_PER_NODE*$NNODES))`): a sum of products, each term and the result at most
+ * 2^40; false (kept as written) for anything else. */
+static bool megatron_arith(struct mo_megatron_import *g, const char *p, const char *end,
+			   int64_t *out)
+{
+	const int64_t cap = (int64_t)1 << 40;
+	int64_t sum = 0, product = 1;
+	const char *start = p;
+	for (const char *q = p;; q++) {
+		if (q < end && *q != '*' && *q != '+')
+			continue;
+		int64_t v;
+		if (!megatron_arith_operand(g, start, q, &v) || (v && product > cap / v))
+			return false;
+		product *= v;
+		if (q == end || *q == '+') {
+			sum += product;
+			if (sum > cap)
+				return false;
+			product = 1;
+		}
+		if (q == end)
+			break;
+		start = q + 1;
+	}
+	*out = sum;
+	return true;
+}
+
 static bool megatron_substitution(struct mo_megatron_import *g,
 				     struct mo_megatron_lexer *x)
 {
@@ -422,6 +486,17 @@ static bool megatron_substitution(struct mo_megatron_import *g,
 				 "a '$(' without its ')' (within %d bytes)",
 				 MO_MG_MAX_TOKEN);
 		return false;
+	}
+	int64_t v;
+	if (n >= 4 && x->p[2] == '(' && x->p[n - 1] == ')' &&
+	    megatron_arith(g, x->p + 3, x->p + n - 1, &v)) {
+		char num[24];
+		int len = snprintf(num, sizeof num, "%lld", (long long)v);
+		if (!megatron_append(g, x, num, (size_t)len, line, column))
+			return false;
+		for (size_t i = 0; i < n + 1; i++)
+			megatron_advance(x);
+		return true;
 	}
 	return megatron_copy(g, x, n + 1, line, column);
 }
