@@ -268,16 +268,64 @@ static int planner_unchanged(const mo_planner_problem *pl, uint64_t budget,
 	return 0;
 }
 
+/* Whether every layer's choice in what is one the problem offers (the
+ * mechanisms allowed, the starting config's layers kept). */
+static bool planner_offered(const mo_planner_problem *pl, const unsigned *what, int64_t pf)
+{
+	mo_planner_choice c;
+	for (uint64_t id = 0; id < pl->n_layers; id++)
+		if ((what[id] == MO_CHOICE_FIXED && !pl->fixed[id]) ||
+		    planner_choice_of(pl, id, pf, what[id], &c) != 0)
+			return false;
+	return true;
+}
+
+/* The staged answer (sol: its choices) in place of the searched plan when
+ * it fits and that plan does not, or costs more. Both are estimated; the
+ * search's peak is a safe bound, not a tight one, wherever it is not exact
+ * (an interleaved pipeline prices every chunk in flight at the most any
+ * keeps): a plan the estimate fits by a little it may not see. The answer is
+ * the cheapest plan that fits, among the mechanisms allowed. */
+static int planner_adopt_staged(mo_planner_result *r, const mo_planner_problem *pl,
+				mo_planner_solution *sol, mo_error *err)
+{
+	const mo_planner_step *st = r->answer >= 0 ? &r->pub_steps[r->answer] : NULL;
+	if (!st || !st->fits || (r->fits && r->exact) ||
+	    (r->fits && st->overhead_percent >= mo_estimate_overhead_percent(r->est)) ||
+	    !planner_offered(pl, sol->what, sol->prefetch))
+		return 0;
+	mo_config_free(r->cfg);
+	mo_estimate_free(r->est);
+	free(r->yaml);
+	r->cfg = NULL;
+	r->est = NULL;
+	r->yaml = NULL;
+	if (planner_predict(pl, sol->what, sol->prefetch, sol->stage_peak) != 0) {
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		return -1;
+	}
+	r->predicted_peak = 0;
+	for (size_t s = 0; s < pl->base->n_stages; s++)
+		r->predicted_peak =
+		    sol->stage_peak[s] > r->predicted_peak ? sol->stage_peak[s] : r->predicted_peak;
+	r->exact = 0;
+	if (planner_realise(r, pl, sol, err) != 0)
+		return -1;
+	r->fits = planner_fits_estimate(r->est, r->budget);
+	return 0;
+}
+
 /* Searches and realises; the model copy r->model must be set. */
 static int planner_build(mo_planner_result *r, const mo_planner_input *in,
 			    const mo_planner_options *opts, mo_error *err)
 {
 	mo_planner_problem pl = {0};
-	mo_planner_solution best = {0};
+	mo_planner_solution best = {0}, staged = {0};
 	int rc = -1;
-	if (planner_problem_init(&pl, r->model, in->start, in->allow, err) != 0 ||
-	    planner_solution_alloc(&best, &pl) != 0)
+	if (planner_problem_init(&pl, r->model, in->start, in->allow, err) != 0)
 		goto out;
+	if (planner_solution_alloc(&best, &pl) != 0 || planner_solution_alloc(&staged, &pl) != 0)
+		goto nomem;
 	pl.max_prefetch = in->max_prefetch > 0 ? in->max_prefetch : 0;
 	pl.sort_fronts = opts && opts->sort_fronts;
 	r->budget = in->budget ? in->budget : mo_estimate_capacity_bytes(pl.base);
@@ -293,7 +341,9 @@ static int planner_build(mo_planner_result *r, const mo_planner_input *in,
 	if (planner_realise(r, &pl, &best, err) != 0)
 		goto out;
 	r->fits = planner_fits_estimate(r->est, r->budget);
-	if (!in->no_staged && planner_run_staged(r, &pl, err) != 0)
+	if (!in->no_staged &&
+	    (planner_run_staged(r, &pl, staged.what, &staged.prefetch, err) != 0 ||
+	     planner_adopt_staged(r, &pl, &staged, err) != 0))
 		goto out;
 	rc = 0;
 	goto out;
@@ -302,6 +352,7 @@ nomem:
 		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory planning");
 out:
 	planner_solution_free(&best);
+	planner_solution_free(&staged);
 	planner_problem_fini(&pl);
 	return rc;
 }

@@ -83,7 +83,8 @@ static mo_frontier_run frontier_run_make(const mo_frontier_merge *g, uint32_t lo
 }
 
 /* search_peak(sg, P + minrem, M) <= budget with sg->others == 0 (the merge's
- * case): base + embed + max(M + grads, last ? P + minrem + head + loss : 0). */
+ * case): base + embed + max(M + grads, last ? P + minrem + head + loss : 0),
+ * and P + minrem within the segment's cap. */
 static void frontier_merge_limits(mo_frontier_merge *g, uint64_t minrem, uint64_t budget)
 {
 	const mo_search_segment_problem *sg = g->sg;
@@ -92,6 +93,11 @@ static void frontier_merge_limits(mo_frontier_merge *g, uint64_t minrem, uint64_
 	g->none = budget < fm || budget < sg->floor || (sg->last && budget < fp);
 	g->mlim = g->none ? 0 : budget - fm;
 	g->plim = g->none || !sg->last ? UINT64_MAX : budget - fp;
+	if (!g->none && sg->kcap < UINT64_MAX) { /* P + minrem <= kcap */
+		g->none = sg->kcap < minrem;
+		uint64_t cap = g->none ? 0 : sg->kcap - minrem;
+		g->plim = cap < g->plim ? cap : g->plim;
+	}
 }
 
 /* The successor of prev[i] under the run's choice (as search_expand makes

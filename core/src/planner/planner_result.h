@@ -29,7 +29,9 @@ int planner_search(const mo_planner_problem *pl, uint64_t budget, mo_planner_sol
 int planner_run_model(mo_planner_result **out, const mo_planner_input *in, mo_model *owned,
 			 const mo_planner_options *opts, mo_error *err);
 
-/* planner_staged.c */
-int planner_run_staged(mo_planner_result *r, const mo_planner_problem *pl, mo_error *err);
+/* planner_staged.c: the steps into r (r->answer: the first that fits), that
+ * step's choices into answer[n_layers] and its prefetch into *answer_pf. */
+int planner_run_staged(mo_planner_result *r, const mo_planner_problem *pl, unsigned *answer,
+		       int64_t *answer_pf, mo_error *err);
 
 #endif

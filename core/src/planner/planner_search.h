@@ -29,6 +29,9 @@ typedef struct mo_search_segment_problem {
 	uint64_t floor;			  /* the optimizer step: base + grads + its
 					   * scratch; the peak is never below it */
 	int64_t others;
+	/* the most the segment may keep in all (a virtual-pipeline chunk: what
+	 * its stage's other chunks in flight are priced at) */
+	uint64_t kcap;
 	bool last;
 } mo_search_segment_problem;
 
@@ -98,9 +101,12 @@ typedef struct mo_search {
 	size_t fscr_cap; /* successors it has room for */
 } mo_search;
 
-/* A segment's peak with K kept bytes in all and M its largest P + local. */
+/* A segment's peak with K kept bytes in all and M its largest P + local
+ * (UINT64_MAX: K over the segment's cap, no budget holds it). */
 static inline uint64_t search_peak(const mo_search_segment_problem *sg, uint64_t K, uint64_t M)
 {
+	if (K > sg->kcap)
+		return UINT64_MAX;
 	uint64_t tail = sg->last ? K + sg->head + sg->loss : 0;
 	M += sg->grads;
 	uint64_t pk = sg->base + sg->embed + (uint64_t)sg->others * K + sg->held +
@@ -110,6 +116,13 @@ static inline uint64_t search_peak(const mo_search_segment_problem *sg, uint64_t
 
 /* planner_search.c */
 unsigned search_code(mo_search *d, uint64_t v);
+/* Solves one segment; writes the choices into what[] (by layer id), its
+ * peak and its cost. Budget 0: the least peak instead. `bound`: only plans
+ * cheaper than it (INFINITY: any). 1 found, 0 none, -1 out of memory;
+ * *inexact set when the exact pass had to give up. */
+int search_segment(const mo_planner_problem *pl, const mo_search_segment_problem *sg,
+		   uint64_t budget, int64_t pf, double bound, unsigned *what, uint64_t *peak,
+		   double *cost, bool *inexact);
 /* The swap bytes of a window (inline: once per window of every layer). */
 static inline uint64_t search_window(const mo_search *d, uint64_t wcode)
 {

@@ -17,6 +17,7 @@ typedef struct mo_staged {
 	mo_planner_result *r;
 	const mo_planner_problem *pl;
 	unsigned *what;
+	unsigned *answer_what; /* the first step that fits, per layer (caller's) */
 	int64_t pf;
 	mo_error *err;
 } mo_staged;
@@ -84,8 +85,10 @@ static int staged_keep(mo_staged *s, const char *label, mo_staged_result *ev)
 	}
 	r->steps[r->n_steps] = (mo_planner_step_owned){l, ev->yaml};
 	r->pub_steps[r->n_steps] = (mo_planner_step){l, ev->yaml, ev->peak, ev->overhead, ev->fits};
-	if (r->answer < 0 && ev->fits)
+	if (r->answer < 0 && ev->fits) {
 		r->answer = (long)r->n_steps;
+		memcpy(s->answer_what, s->what, s->pl->n_layers * sizeof(*s->what));
+	}
 	r->n_steps++;
 	ev->yaml = NULL;
 	return 0;
@@ -205,10 +208,15 @@ static int staged_swap_stage(mo_staged *s)
 	return staged_step(s, 0, k, swap_end, NULL, &fits);
 }
 
-int planner_run_staged(mo_planner_result *r, const mo_planner_problem *pl, mo_error *err)
+int planner_run_staged(mo_planner_result *r, const mo_planner_problem *pl, unsigned *answer,
+		       int64_t *answer_pf, mo_error *err)
 {
-	mo_staged s = {
-	    .r = r, .pl = pl, .err = err, .pf = pl->fixed_prefetch ? pl->fixed_prefetch : 1};
+	mo_staged s = {.r = r,
+		       .pl = pl,
+		       .err = err,
+		       .answer_what = answer,
+		       .pf = pl->fixed_prefetch ? pl->fixed_prefetch : 1};
+	*answer_pf = s.pf;
 	int rc = -1, fits;
 	uint64_t k;
 	s.what = calloc(pl->n_layers + 1, sizeof(*s.what));
