@@ -810,6 +810,15 @@ static void test_virtual_pipeline_uneven(void **state)
 	mo_estimate *e = NULL;
 	assert_int_equal(mo_estimate_run(&e, full, m, NULL), 0);
 	assert_true(mo_estimate_peak_bytes(e) <= budget);
+	/* 40 GiB: nothing fits; the least peak answered is no higher than
+	 * the full recompute's, a plan the estimate prices at 55.32 GiB */
+	in.budget = (uint64_t)40 << 30;
+	assert_int_equal(mo_planner_run(&r, &in, NULL), 0);
+	interleaved_plan_holds(m, r, in.budget);
+	assert_false(mo_planner_fits(r));
+	assert_true(mo_estimate_peak_bytes(mo_planner_estimate(r)) <= mo_estimate_peak_bytes(e));
+	mo_planner_result_free(r);
+	in.budget = budget;
 	in.start = full;
 	assert_int_equal(mo_planner_run(&r, &in, NULL), 0);
 	interleaved_plan_holds(m, r, budget);
@@ -836,6 +845,16 @@ static void test_virtual_pipeline_budgets(void **state)
 		assert_true(mo_planner_fits(r));
 		mo_planner_result_free(r);
 	}
+	/* the staged answer at 40 GiB recomputes layers 0-19 in full: with
+	 * select alone allowed it is no answer */
+	mo_planner_input in = {.model = m, .budget = (uint64_t)40 << 30,
+			       .allow = MO_PLAN_ALLOW_SELECT};
+	mo_planner_result *r = NULL;
+	assert_int_equal(mo_planner_run(&r, &in, NULL), 0);
+	interleaved_plan_holds(m, r, in.budget);
+	assert_true(mo_planner_fits(r));
+	assert_null(strstr(mo_planner_yaml(r), "full_recompute_layer"));
+	mo_planner_result_free(r);
 	mo_model_free(m);
 }
 
@@ -920,8 +939,13 @@ static void test_virtual_pipeline_random(void **state)
 		uint64_t least = mo_estimate_peak_bytes(ef), top = mo_estimate_peak_bytes(e0);
 		mo_estimate_free(ef);
 		mo_config_free(fc);
-		mo_planner_input in = {.model = m};
+		/* below it nothing fits, and no least peak is answered above it */
+		mo_planner_input in = {.model = m, .budget = least / 2};
 		mo_planner_result *r = NULL;
+		assert_int_equal(mo_planner_run(&r, &in, NULL), 0);
+		interleaved_plan_holds(m, r, in.budget);
+		assert_true(mo_estimate_peak_bytes(mo_planner_estimate(r)) <= least);
+		mo_planner_result_free(r);
 		for (int k = 0; k <= 4 && least < top; k++) {
 			in.budget = least + (top - least) / 4 * (uint64_t)k;
 			assert_int_equal(mo_planner_run(&r, &in, NULL), 0);

@@ -280,18 +280,29 @@ static bool planner_offered(const mo_planner_problem *pl, const unsigned *what, 
 	return true;
 }
 
-/* The staged answer (sol: its choices) in place of the searched plan when
- * it fits and that plan does not, or costs more. Both are estimated; the
+/* Whether the staged step st is a better answer than the searched plan:
+ * it fits and the plan does not, or it costs less; or neither fits and its
+ * peak is lower. */
+static bool planner_staged_better(const mo_planner_result *r, const mo_planner_step *st)
+{
+	if (r->fits && r->exact)
+		return false;
+	if (st->fits)
+		return !r->fits || st->overhead_percent < mo_estimate_overhead_percent(r->est);
+	return !r->fits && st->peak_bytes < mo_estimate_peak_bytes(r->est);
+}
+
+/* The best staged step (sol: its choices) in place of the searched plan
+ * when it is better (planner_staged_better). Both are estimated; the
  * search's peak is a safe bound, not a tight one, wherever it is not exact
  * (an interleaved pipeline prices every chunk in flight at the most any
  * keeps): a plan the estimate fits by a little it may not see. The answer is
- * the cheapest plan that fits, among the mechanisms allowed. */
-static int planner_adopt_staged(mo_planner_result *r, const mo_planner_problem *pl,
+ * the cheapest plan that fits, or the least peak, among the mechanisms
+ * allowed. */
+static int planner_adopt_staged(mo_planner_result *r, const mo_planner_problem *pl, long step,
 				mo_planner_solution *sol, mo_error *err)
 {
-	const mo_planner_step *st = r->answer >= 0 ? &r->pub_steps[r->answer] : NULL;
-	if (!st || !st->fits || (r->fits && r->exact) ||
-	    (r->fits && st->overhead_percent >= mo_estimate_overhead_percent(r->est)) ||
+	if (step < 0 || !planner_staged_better(r, &r->pub_steps[step]) ||
 	    !planner_offered(pl, sol->what, sol->prefetch))
 		return 0;
 	mo_config_free(r->cfg);
@@ -341,9 +352,10 @@ static int planner_build(mo_planner_result *r, const mo_planner_input *in,
 	if (planner_realise(r, &pl, &best, err) != 0)
 		goto out;
 	r->fits = planner_fits_estimate(r->est, r->budget);
+	long step = -1;
 	if (!in->no_staged &&
-	    (planner_run_staged(r, &pl, staged.what, &staged.prefetch, err) != 0 ||
-	     planner_adopt_staged(r, &pl, &staged, err) != 0))
+	    (planner_run_staged(r, &pl, staged.what, &staged.prefetch, &step, err) != 0 ||
+	     planner_adopt_staged(r, &pl, step, &staged, err) != 0))
 		goto out;
 	rc = 0;
 	goto out;

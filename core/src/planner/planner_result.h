@@ -29,9 +29,10 @@ int planner_search(const mo_planner_problem *pl, uint64_t budget, mo_planner_sol
 int planner_run_model(mo_planner_result **out, const mo_planner_input *in, mo_model *owned,
 			 const mo_planner_options *opts, mo_error *err);
 
-/* planner_staged.c: the steps into r (r->answer: the first that fits), that
- * step's choices into answer[n_layers] and its prefetch into *answer_pf. */
-int planner_run_staged(mo_planner_result *r, const mo_planner_problem *pl, unsigned *answer,
-		       int64_t *answer_pf, mo_error *err);
+/* planner_staged.c: the steps into r (r->answer: the first that fits); the
+ * best step (that one, else the one of least peak; -1: no step) into
+ * *best_step, its choices into best[n_layers] and its prefetch into *best_pf. */
+int planner_run_staged(mo_planner_result *r, const mo_planner_problem *pl, unsigned *best,
+		       int64_t *best_pf, long *best_step, mo_error *err);
 
 #endif

@@ -17,7 +17,10 @@ typedef struct mo_staged {
 	mo_planner_result *r;
 	const mo_planner_problem *pl;
 	unsigned *what;
-	unsigned *answer_what; /* the first step that fits, per layer (caller's) */
+	/* the caller's: the best step (the first that fits, else the least
+	 * peak), its choices per layer and its index */
+	unsigned *best_what;
+	long *best;
 	int64_t pf;
 	mo_error *err;
 } mo_staged;
@@ -85,9 +88,13 @@ static int staged_keep(mo_staged *s, const char *label, mo_staged_result *ev)
 	}
 	r->steps[r->n_steps] = (mo_planner_step_owned){l, ev->yaml};
 	r->pub_steps[r->n_steps] = (mo_planner_step){l, ev->yaml, ev->peak, ev->overhead, ev->fits};
-	if (r->answer < 0 && ev->fits) {
+	bool better = r->answer < 0 &&
+		      (ev->fits || *s->best < 0 || ev->peak < r->pub_steps[*s->best].peak_bytes);
+	if (r->answer < 0 && ev->fits)
 		r->answer = (long)r->n_steps;
-		memcpy(s->answer_what, s->what, s->pl->n_layers * sizeof(*s->what));
+	if (better) {
+		*s->best = (long)r->n_steps;
+		memcpy(s->best_what, s->what, s->pl->n_layers * sizeof(*s->what));
 	}
 	r->n_steps++;
 	ev->yaml = NULL;
@@ -208,15 +215,17 @@ static int staged_swap_stage(mo_staged *s)
 	return staged_step(s, 0, k, swap_end, NULL, &fits);
 }
 
-int planner_run_staged(mo_planner_result *r, const mo_planner_problem *pl, unsigned *answer,
-		       int64_t *answer_pf, mo_error *err)
+int planner_run_staged(mo_planner_result *r, const mo_planner_problem *pl, unsigned *best,
+		       int64_t *best_pf, long *best_step, mo_error *err)
 {
 	mo_staged s = {.r = r,
 		       .pl = pl,
 		       .err = err,
-		       .answer_what = answer,
+		       .best_what = best,
+		       .best = best_step,
 		       .pf = pl->fixed_prefetch ? pl->fixed_prefetch : 1};
-	*answer_pf = s.pf;
+	*best_pf = s.pf;
+	*best_step = -1;
 	int rc = -1, fits;
 	uint64_t k;
 	s.what = calloc(pl->n_layers + 1, sizeof(*s.what));
