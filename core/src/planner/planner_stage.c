@@ -38,8 +38,7 @@
  * timeline walks (estimate_timeline.c, timeline_order_of). A long step is
  * walked over a shorter one with the same groups (its steady state repeats
  * group after group). */
-static void planner_in_flight_ends(const mo_estimate *e, size_t s, int64_t *first,
-				      int64_t *last)
+static void planner_in_flight_ends(const mo_estimate *e, size_t s, int64_t *first, int64_t *last)
 {
 	int64_t V = e->cfg.vpp;
 	mo_vpp_order o;
@@ -52,8 +51,9 @@ static void planner_in_flight_ends(const mo_estimate *e, size_t s, int64_t *firs
 		/* step t: the warmup forwards, then forward W+i and backward i in
 		 * turn, then the remaining backwards */
 		bool fwd = t < W || (t < W + 2 * (N - W) && (t - W) % 2 == 0);
-		int64_t k = t < W ? t : t < W + 2 * (N - W) ? (fwd ? W + (t - W) / 2 : (t - W) / 2)
-							      : t - (N - W);
+		int64_t k = t < W		  ? t
+			    : t < W + 2 * (N - W) ? (fwd ? W + (t - W) / 2 : (t - W) / 2)
+						  : t - (N - W);
 		int64_t mb, c;
 		order_unit(&o, k, fwd, &mb, &c);
 		int64_t is_first = c == 0, is_last = c == V - 1;
@@ -84,8 +84,8 @@ static uint64_t planner_in_flight_held(const mo_planner_problem *pl, size_t s,
 	int64_t first, last;
 	planner_in_flight_ends(pl->base, s, &first, &last);
 	int64_t sending = fx->last ? fx->others - last : fx->others;
-	uint64_t ends = u64_add(u64_mul((uint64_t)first, fx->embed),
-				u64_mul((uint64_t)last, fx->head));
+	uint64_t ends =
+	    u64_add(u64_mul((uint64_t)first, fx->embed), u64_mul((uint64_t)last, fx->head));
 	uint64_t recv = u64_mul((uint64_t)(sending > 0 ? sending : 0), fx->recv);
 	uint64_t inputs = u64_mul((uint64_t)fx->chunks - 1, timeline_input_pair(pl->base));
 	return u64_add(u64_add(ends, recv), inputs);
@@ -118,11 +118,11 @@ static mo_search_segment_problem planner_segment_base(const mo_est_chunk *ch,
  * chunk unit in flight keeping kcap and holding its share of `held`
  * (planner_in_flight_held). */
 static mo_search_segment_problem planner_segment_of(const mo_planner_problem *pl, size_t s,
-						    size_t c, const mo_est_fixed *fx,
-						    uint64_t held, uint64_t kcap)
+						    size_t c, const mo_est_fixed *fx, uint64_t held,
+						    uint64_t kcap)
 {
-	mo_search_segment_problem sg = planner_segment_base(
-	    &pl->base->chunks[s * fx->chunks + c], fx, !(fx->last && c + 1 == fx->chunks));
+	mo_search_segment_problem sg = planner_segment_base(&pl->base->chunks[s * fx->chunks + c],
+							    fx, !(fx->last && c + 1 == fx->chunks));
 	if (fx->chunks > 1) {
 		sg.base = u64_add(sg.base, u64_add(held, u64_mul((uint64_t)fx->others, kcap)));
 		sg.held = 0;
@@ -176,8 +176,8 @@ static void planner_template_copy(const mo_planner_problem *pl, size_t s, size_t
 }
 
 /* Copies stage s's choices from src to dst. */
-static void planner_stage_copy(const mo_planner_problem *pl, size_t s, size_t chunks,
-			       unsigned *dst, const unsigned *src)
+static void planner_stage_copy(const mo_planner_problem *pl, size_t s, size_t chunks, unsigned *dst,
+			       const unsigned *src)
 {
 	for (size_t c = 0; c < chunks; c++) {
 		const mo_est_chunk *ch = &pl->base->chunks[s * chunks + c];
@@ -270,7 +270,7 @@ typedef struct planner_cap_search {
 	uint64_t budget, held; /* budget 0: the least peak */
 	int64_t pf;
 	unsigned *what, *best; /* per layer: the plan being tried, the best one */
-	bool found, inexact;
+	bool found;
 	double cost;	     /* the best plan's */
 	uint64_t peak, kcap; /* its predicted stage peak, the most its chunks keep */
 	uint64_t tried[PLANNER_CAP_TRIES];
@@ -330,8 +330,9 @@ static int planner_cap_try(planner_cap_search *cs, uint64_t kcap)
 		    planner_segment_of(cs->pl, cs->s, c, cs->fx, cs->held, kcap);
 		double bound = cs->budget && cs->found ? cs->cost - cost : INFINITY, cc = 0;
 		uint64_t pk = 0;
+		bool inexact = false; /* no matter: an interleaved stage is never exact */
 		int rc = search_segment(cs->pl, &sg, cs->budget, cs->pf, bound, cs->what, &pk, &cc,
-					&cs->inexact);
+					&inexact);
 		if (rc <= 0)
 			return rc;
 		cost += cc;
@@ -367,7 +368,8 @@ static int planner_cap_range(const planner_cap_search *cs, uint64_t *lo, uint64_
 	const mo_est_fixed *fx = cs->fx;
 	uint64_t fixed = u64_add(u64_add(fx->base, cs->held), fx->grads);
 	if (cs->budget && fx->others > 0) {
-		uint64_t room = cs->budget > fixed ? (cs->budget - fixed) / (uint64_t)fx->others : 0;
+		uint64_t room =
+		    cs->budget > fixed ? (cs->budget - fixed) / (uint64_t)fx->others : 0;
 		*hi = room < *hi ? room : *hi;
 	}
 	*hi = *hi > *lo ? *hi : *lo;
@@ -394,9 +396,8 @@ static int planner_cap_walk(planner_cap_search *cs, uint64_t lo, uint64_t hi)
 
 /* One interleaved stage: the template's plan when the chunks are alike,
  * then the search over the cap. 1 found, 0 none, -1 memory. */
-static int planner_solve_interleaved(const mo_planner_problem *pl, size_t s,
-				     const mo_est_fixed *fx, uint64_t budget, int64_t prefetch,
-				     mo_planner_solution *sol)
+static int planner_solve_interleaved(const mo_planner_problem *pl, size_t s, const mo_est_fixed *fx,
+				     uint64_t budget, int64_t prefetch, mo_planner_solution *sol)
 {
 	planner_cap_search cs = {.pl = pl,
 				 .s = s,
@@ -414,8 +415,9 @@ static int planner_solve_interleaved(const mo_planner_problem *pl, size_t s,
 		mo_search_segment_problem tpl = planner_template_of(pl, s, fx, cs.held);
 		uint64_t pk = 0;
 		double cost = 0;
+		bool inexact = false;
 		int t = search_segment(pl, &tpl, budget, prefetch, INFINITY, cs.what, &pk, &cost,
-				       &cs.inexact);
+				       &inexact);
 		if (t < 0)
 			goto out;
 		planner_template_copy(pl, s, fx->chunks, cs.what);
