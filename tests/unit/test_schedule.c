@@ -196,7 +196,7 @@ static const char *const model_fmt =
 	"  num_attention_heads: 4\n  vocab_size: 2000\n  seq_length: 256\n"
 	"  hidden_act: swiglu\n  attention: flash\n%s"
 	"training:\n  micro_batch_size: 1\n  micro_batch_num: %d\n  framework: %s\n"
-	"  params_dtype: %s\n"
+	"  params_dtype: %s\n%s"
 	"parallel:\n  world_size: %d\n  data_parallel: %d\n  pipeline_parallel: %d\n"
 	"  virtual_pipeline: %d\n%s";
 
@@ -220,8 +220,11 @@ static int random_case(unsigned *seed)
 	if (lists)
 		stage_lists(stages, sizeof stages, seed, L, P * V, empty);
 	char text[4096];
+	/* Megatron's combined 1F1B (without pipelining or with virtual stages) */
+	bool overlap = pytorch && (P == 1 || V > 1) && rnd(seed) % 3 == 0;
 	snprintf(text, sizeof text, model_fmt, L, extra, mbn, pytorch ? "pytorch" : "mindspore",
-		 rnd(seed) % 2 ? "float32" : "bfloat16", P * dp, dp, P, V, stages);
+		 rnd(seed) % 2 ? "float32" : "bfloat16",
+		 overlap ? "  overlap_moe_expert_parallel_comm: true\n" : "", P * dp, dp, P, V, stages);
 	mo_model *m = load_model(text);
 	if (!m)
 		return 0;
@@ -489,7 +492,7 @@ static void test_interleaved_order(void **state)
 			int P = cases[i].P, M = cases[i].mbn, V = 2;
 			char text[4096];
 			snprintf(text, sizeof text, model_fmt, 4 * P, "", M, fw ? "mindspore" : "pytorch",
-				 "bfloat16", P, 1, P, V, "");
+				 "bfloat16", "", P, 1, P, V, "");
 			mo_model *m = load_model(text);
 			assert_non_null(m);
 			mo_estimate *e = NULL;
@@ -527,6 +530,48 @@ static void test_interleaved_order(void **state)
 			mo_estimate_free(e);
 			mo_model_free(m);
 		}
+}
+
+/* Megatron's combined 1F1B (overlap_moe_expert_parallel_comm), PP 2, VPP
+ * 2, 4 micro-batches, 8 layers (two a virtual stage): the last stage runs
+ * one more warm-up forward (schedules.py:966-969 at d98e8a64: 2 x 0 + 1 x 2
+ * + 1), then each steady forward beside its backward as
+ * TransformerModelChunkSchedulePlan.run orders them
+ * (model_chunk_schedule_plan.py:500-630): the backward's loss region,
+ * forward layer i then backward layer n - 1 - i, the forward's loss
+ * region; every event timed. */
+static void test_combined_pairs(void **state)
+{
+	(void)state;
+	static const char *const want[] = {
+		"forward mb 0 layer 2", "forward mb 0 layer 3", "forward mb 1 layer 2",
+		"forward mb 1 layer 3", "forward mb 0 layer 6", "forward mb 0 layer 7",
+		"loss forward mb 0",
+		/* pair 0: forward (mb 1, chunk 1), backward (mb 0, chunk 1) */
+		"loss backward mb 0", "forward mb 1 layer 6", "backward mb 0 layer 7",
+		"forward mb 1 layer 7", "backward mb 0 layer 6", "loss forward mb 1",
+		/* pair 1: forward (mb 2, chunk 0), backward (mb 1, chunk 1) */
+		"loss backward mb 1", "forward mb 2 layer 2", "backward mb 1 layer 7",
+		"forward mb 2 layer 3", "backward mb 1 layer 6"};
+	char text[4096];
+	snprintf(text, sizeof text, model_fmt, 8, "", 4, "pytorch", "bfloat16",
+		 "  overlap_moe_expert_parallel_comm: true\n", 2, 1, 2, 2, "");
+	mo_model *m = load_model(text);
+	assert_non_null(m);
+	mo_estimate *e = NULL;
+	assert_int_equal(mo_estimate_run(&e, NULL, m, NULL), 0);
+	assert_int_equal(mo_estimate_stage_get(e, 1)->in_flight, 4);
+	assert_true(mo_estimate_event_count(e, 1) > sizeof want / sizeof *want);
+	for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+		char name[96];
+		mo_estimate_event_name(mo_estimate_event_get(e, 1, i), name, sizeof name);
+		assert_string_equal(name, want[i]);
+	}
+	for (size_t s = 0; s < 2; s++)
+		for (size_t i = 0; i < mo_estimate_event_count(e, s); i++)
+			assert_true(isfinite(mo_estimate_event_get(e, s, i)->start_seconds));
+	mo_estimate_free(e);
+	mo_model_free(m);
 }
 
 /* mo_estimate_resolved_summary: every figure of mo_estimate_resolved (peak, its event and
@@ -596,6 +641,7 @@ int main(void)
 		cmocka_unit_test(test_long_step),
 		cmocka_unit_test(test_order_tables),
 		cmocka_unit_test(test_interleaved_order),
+		cmocka_unit_test(test_combined_pairs),
 		cmocka_unit_test(test_summary),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -251,6 +251,10 @@ static void est_cfg_apply(mo_estimate *e, const mo_config *c, const mo_model *m)
 	est_cfg_init(&e->cfg, m);
 	e->cfg.prefetch = c && c->swap_enable && c->prefetch > 0 ? c->prefetch : 1;
 	e->cfg.no_recompute = e->fw->recompute_needs_world && m->world_size == 1;
+	/* Megatron runs the combined 1F1B without pipelining or with virtual
+	 * stages only (transformer_config.py:3007-3011 at d98e8a64) */
+	e->cfg.ep_overlap = m->overlap_moe_ep_comm && e->fw == &mo_ops_pytorch &&
+			    (e->cfg.pp == 1 || e->cfg.vpp > 1);
 }
 
 static int est_build(mo_estimate *e, const mo_config *c, const mo_resolved *rs,

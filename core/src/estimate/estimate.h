@@ -193,6 +193,7 @@ typedef struct mo_est_cfg {
 	 * stage (pytorch; else 0) */
 	uint64_t head_gather;
 	double routing_skew; /* the model's moe_routing_skew (1: balanced) */
+	bool ep_overlap; /* Megatron's combined 1F1B (overlap_moe_expert_parallel_comm; PP 1 or VPP) */
 	uint64_t dispatcher_gather; /* the all-gather MoE dispatcher's share of the "mpu" buffer */
 	/* multi-latent attention's YaRN rotary tables (pytorch; else 0): per
 	 * attention module its cos/sin buffers, and the embedding its

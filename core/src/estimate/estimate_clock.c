@@ -146,57 +146,113 @@ static int64_t clock_target(const mo_clock *c, int64_t s, int64_t *max_mb)
 	return n < e->n_events[s] ? 2 * c->N : p;
 }
 
-static void clock_time_events(mo_clock *c, int64_t s, int64_t ch, bool fwd, double start)
+/* Times the next listed events of stage s: those of n units (chunks ch,
+ * directions fwd: one unit, or a pair of the combined 1F1B, whose events
+ * interleave), one after the other from `start`. */
+static void clock_time_events(mo_clock *c, int64_t s, const int64_t *ch, const bool *fwd,
+			      int64_t n, double start)
 {
 	mo_estimate *e = c->e;
-	size_t want = clock_unit_events(c, s, ch), *i = &c->next[s];
+	size_t want = 0, *i = &c->next[s];
+	bool extra = false;
+	for (int64_t j = 0; j < n; j++) {
+		want += clock_unit_events(c, s, ch[j]);
+		extra |= !fwd[j] && ch[j] == 0;
+	}
 	for (size_t j = 0; j < want && *i < e->n_events[s]; j++, (*i)++) {
 		mo_estimate_event *ev = &e->events[s][*i];
 		if (ev->kind == MO_EV_OPTIMIZER)
 			break;
 		ev->start_seconds = start;
 		ev->seconds = clock_event_seconds(c, (size_t)s, ev);
-		if (!fwd && ch == 0 && j + 1 == want)
+		if (extra && j + 1 == want)
 			ev->seconds += e->bwd_extra_s[s]; /* as clock_layer_seconds counts it */
 		start += ev->seconds;
 	}
 }
 
+/* When the input of stage s's unit at position p has arrived (*ready), or
+ * false when it has not yet been made: then the stage that makes it is
+ * asked to run as far (*asked when that is news). */
+static bool clock_ready(mo_clock *c, int64_t s, int64_t p, double *ready, bool *asked)
+{
+	bool fwd;
+	int64_t k, mb, ch;
+	clock_unit_at(c, s, p, &fwd, &k);
+	order_unit(&c->o, k, fwd, &mb, &ch);
+	int64_t v = ch * c->P + s, dep = fwd ? v - 1 : v + 1;
+	*ready = 0;
+	if (dep < 0 || dep >= c->P * c->V)
+		return true;
+	int64_t ds = dep % c->P;
+	double d = (fwd ? c->done_f : c->done_b)[dep * c->mb_lim + mb];
+	if (d < 0) { /* ask the neighbour to run as far */
+		int64_t q = clock_position(c, ds, fwd, order_index(&c->o, fwd, mb, dep / c->P));
+		if (c->target[ds] <= q) {
+			c->target[ds] = q + 1;
+			*asked = true;
+		}
+		return false;
+	}
+	*ready = d + (ds != s ? c->e->p2p_s : 0);
+	return true;
+}
+
+/* Whether position p of stage s starts a pair of the combined 1F1B (its
+ * forward; the backward is at p + 1). */
+static bool clock_paired(const mo_clock *c, int64_t s, int64_t p)
+{
+	int64_t W = clock_warmup(c, s);
+	return c->o.combined && p >= W && p < W + 2 * (c->N - W) && (p - W) % 2 == 0;
+}
+
+/* The unit at position p: its micro-batch, chunk, direction, slot. */
+static void clock_unit_of(const mo_clock *c, int64_t s, int64_t p, bool *fwd, int64_t *mb,
+			  int64_t *ch)
+{
+	int64_t k;
+	clock_unit_at(c, s, p, fwd, &k);
+	order_unit(&c->o, k, *fwd, mb, ch);
+}
+
 /* Runs stage s's units up to its target; true when it ran one or asked a
- * neighbour to run further. */
+ * neighbour to run further. A pair of the combined 1F1B runs as one unit
+ * of both units' events and seconds, once both inputs are there. */
 static bool clock_advance(mo_clock *c, int64_t s)
 {
 	bool moved = false;
 	while (c->pos[s] < c->target[s] && !c->stuck[s]) {
-		bool fwd;
-		int64_t k, mb, ch;
-		clock_unit_at(c, s, c->pos[s], &fwd, &k);
-		order_unit(&c->o, k, fwd, &mb, &ch);
-		if (mb >= c->mb_lim) {
-			c->stuck[s] = true;
-			break;
-		}
-		int64_t v = ch * c->P + s, dep = fwd ? v - 1 : v + 1;
+		int64_t p = c->pos[s], n = clock_paired(c, s, p) ? 2 : 1;
+		bool fwd[2];
+		int64_t mb[2], ch[2];
 		double ready = 0;
-		if (dep >= 0 && dep < c->P * c->V) {
-			int64_t ds = dep % c->P;
-			double d = (fwd ? c->done_f : c->done_b)[dep * c->mb_lim + mb];
-			if (d < 0) { /* ask the neighbour to run as far */
-				int64_t p = clock_position(c, ds, fwd, order_index(&c->o, fwd, mb, dep / c->P));
-				if (c->target[ds] <= p) {
-					c->target[ds] = p + 1;
-					moved = true;
-				}
-				break;
-			}
-			ready = d + (ds != s ? c->e->p2p_s : 0);
+		for (int64_t j = 0; j < n; j++) {
+			clock_unit_of(c, s, p + j, &fwd[j], &mb[j], &ch[j]);
+			if (mb[j] >= c->mb_lim)
+				c->stuck[s] = true;
 		}
-		double start = c->free_at[s] > ready ? c->free_at[s] : ready;
-		size_t u = (size_t)(s * c->V + ch);
-		clock_time_events(c, s, ch, fwd, start);
-		c->free_at[s] = start + (fwd ? c->uf[u] : c->ub[u]);
-		(fwd ? c->done_f : c->done_b)[v * c->mb_lim + mb] = c->free_at[s];
-		c->pos[s]++;
+		if (c->stuck[s])
+			break;
+		bool all = true;
+		for (int64_t j = 0; j < n && all; j++) {
+			double r;
+			all = clock_ready(c, s, p + j, &r, &moved);
+			ready = r > ready ? r : ready;
+		}
+		if (!all)
+			break;
+		double start = c->free_at[s] > ready ? c->free_at[s] : ready, busy = 0;
+		for (int64_t j = 0; j < n; j++) {
+			size_t u = (size_t)(s * c->V + ch[j]);
+			busy += fwd[j] ? c->uf[u] : c->ub[u];
+		}
+		clock_time_events(c, s, ch, fwd, n, start);
+		c->free_at[s] = start + busy;
+		for (int64_t j = 0; j < n; j++) {
+			int64_t v = ch[j] * c->P + s;
+			(fwd[j] ? c->done_f : c->done_b)[v * c->mb_lim + mb[j]] = c->free_at[s];
+		}
+		c->pos[s] += n;
 		moved = true;
 	}
 	return moved;

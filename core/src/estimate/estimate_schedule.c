@@ -179,7 +179,9 @@ static void sched_probe(mo_sched *q, int64_t p)
 		timeline_do(&t, p, true);
 	} else if (p < q->W + 2 * q->S) {
 		int64_t i = (p - q->W) / 2;
-		if ((p - q->W) % 2 == 0)
+		if (q->o.combined) /* the pair runs as one unit, from its forward's position */
+			timeline_pair(&t, q->W + i, i);
+		else if ((p - q->W) % 2 == 0)
 			timeline_do(&t, q->W + i, true);
 		else
 			timeline_do(&t, i, false);
@@ -204,16 +206,16 @@ static void sched_stretch(mo_sched *q, int64_t p0, int64_t step, int64_t n)
 	sched_probe(q, rising ? p0 + (n - 1) * step : p0);
 }
 
-/* A run of n units of one chunk: its first and last alone (they may
- * start or end a chunk's micro-batches), the rest as one stretch. */
+/* A run of n units of one chunk: its first alone (a chunk's first forward
+ * drops its kept input and the stage's first allocates the workspaces
+ * before their events), the rest as one stretch (what a chunk's last
+ * backward keeps comes after its events, at the next run's start). */
 static void sched_run(mo_sched *q, int64_t p0, int64_t step, int64_t n)
 {
 	if (n <= 0)
 		return;
 	sched_probe(q, p0);
-	if (n > 1)
-		sched_probe(q, p0 + (n - 1) * step);
-	sched_stretch(q, p0 + step, step, n - 2);
+	sched_stretch(q, p0 + step, step, n - 1);
 }
 
 /* ---- the phases ------------------------------------------------------------------ */
@@ -250,7 +252,8 @@ static void sched_pairs(mo_sched *q, int64_t lo, int64_t hi)
 		int64_t end = next_b < next_f ? next_b : next_f;
 		end = end < hi ? end : hi;
 		sched_run(q, sched_fpos(q, q->W + i), 2, end - i);
-		sched_run(q, sched_bpos(q, i), 2, end - i);
+		if (!q->o.combined)
+			sched_run(q, sched_bpos(q, i), 2, end - i);
 		i = end;
 	}
 }

@@ -223,11 +223,13 @@ static void timeline_grad_recv(mo_timeline *t, bool alloc)
 	t->now.recv += alloc ? 1 : -1;
 }
 
-static void timeline_forward(mo_timeline *t, int64_t mb, const mo_est_chunk *c, bool first,
-			bool last)
+/* A forward unit: what it does before its layers (the chunk's first
+ * forward drops the input kept from the previous step, a chunk that sends
+ * allocates its output's gradient buffer, the embedding), each layer, and
+ * what follows them (the loss region). */
+static void timeline_forward_begin(mo_timeline *t, int64_t mb, bool first, bool last)
 {
 	const mo_estimate *e = t->e;
-	uint64_t extra[MO_EST_BUCKETS];
 	/* the chunk's first forward of the step replaces the input (and its
 	 * gradient) it kept from the previous step (a replay keeps no figures) */
 	if (!first && mb == 0 && !t->replay) {
@@ -241,24 +243,41 @@ static void timeline_forward(mo_timeline *t, int64_t mb, const mo_est_chunk *c, 
 		timeline_track(t, mb, 0, 1, 0);
 		timeline_emit(t, MO_EV_EMBED_FORWARD, mb, -1, NULL);
 	}
-	for (size_t i = 0; i < c->n; i++) {
-		const mo_estimate_layer *l = &e->layers[c->ids[i]];
-		memset(extra, 0, sizeof extra);
-		extra[MO_EST_SWAP_BUFFERS] = l->swap_bytes; /* until offloaded */
-		extra[MO_EST_GRADIENTS] = t->grads;
-		if (!t->pp_resident)
-			extra[MO_EST_GATHERED] = u64_of(t->gathered[timeline_type(e, c->ids[i])]);
-		t->state[MO_EST_ACTIVATIONS] = u64_add(t->state[MO_EST_ACTIVATIONS], l->activation_bytes);
-		/* the first GEMM allocates the workspaces; they stay */
-		t->state[MO_EST_WORKSPACES] = u64_add(e->cfg.workspace, t->caches);
-		timeline_track(t, mb, 1, 0, 0);
-		timeline_emit(t, MO_EV_FORWARD, mb, c->ids[i], extra);
-	}
+}
+
+static void timeline_forward_layer(mo_timeline *t, int64_t mb, const mo_est_chunk *c, size_t i)
+{
+	const mo_estimate *e = t->e;
+	uint64_t extra[MO_EST_BUCKETS] = {0};
+	const mo_estimate_layer *l = &e->layers[c->ids[i]];
+	extra[MO_EST_SWAP_BUFFERS] = l->swap_bytes; /* until offloaded */
+	extra[MO_EST_GRADIENTS] = t->grads;
+	if (!t->pp_resident)
+		extra[MO_EST_GATHERED] = u64_of(t->gathered[timeline_type(e, c->ids[i])]);
+	t->state[MO_EST_ACTIVATIONS] = u64_add(t->state[MO_EST_ACTIVATIONS], l->activation_bytes);
+	/* the first GEMM allocates the workspaces; they stay */
+	t->state[MO_EST_WORKSPACES] = u64_add(e->cfg.workspace, t->caches);
+	timeline_track(t, mb, 1, 0, 0);
+	timeline_emit(t, MO_EV_FORWARD, mb, c->ids[i], extra);
+}
+
+static void timeline_forward_end(mo_timeline *t, int64_t mb, bool last)
+{
+	const mo_estimate *e = t->e;
 	if (last) {
 		t->state[MO_EST_ACTIVATIONS] += e->head_k.kept * (uint64_t)(1 + e->cfg.mtp);
 		timeline_track(t, mb, 0, 2, 0);
 		timeline_emit(t, MO_EV_LOSS_FORWARD, mb, -1, NULL);
 	}
+}
+
+static void timeline_forward(mo_timeline *t, int64_t mb, const mo_est_chunk *c, bool first,
+			bool last)
+{
+	timeline_forward_begin(t, mb, first, last);
+	for (size_t i = 0; i < c->n; i++)
+		timeline_forward_layer(t, mb, c, i);
+	timeline_forward_end(t, mb, last);
 }
 
 /* Prefetch window: the layer being processed and the next `prefetch`
@@ -289,8 +308,10 @@ static uint64_t timeline_loss(const mo_estimate *e)
 	return u64_of(head + head * (1.0 - 1.0 / c->fsdp_div));
 }
 
-static void timeline_backward(mo_timeline *t, int64_t mb, const mo_est_chunk *c, bool first,
-			bool last)
+/* A backward unit: the loss region's backward, each layer from the last,
+ * and what follows them (the embedding's backward, or the chunk's last
+ * input kept, and the gradient buffer freed). */
+static void timeline_backward_begin(mo_timeline *t, int64_t mb, bool last)
 {
 	const mo_estimate *e = t->e;
 	uint64_t extra[MO_EST_BUCKETS] = {0};
@@ -300,24 +321,31 @@ static void timeline_backward(mo_timeline *t, int64_t mb, const mo_est_chunk *c,
 		t->state[MO_EST_ACTIVATIONS] -= e->head_k.kept * (uint64_t)(1 + e->cfg.mtp);
 		timeline_track(t, mb, 0, 0, 2);
 	}
-	for (size_t left = c->n; left > 0; left--) {
-		size_t j = left - 1;
-		const mo_estimate_layer *l = &e->layers[c->ids[j]];
-		memset(extra, 0, sizeof extra);
-		extra[MO_EST_RECOMPUTED] = l->recomputed_bytes;
-		/* the gradient buffers the layer's backward holds at once beside
-		 * its saved tensors (op rows' `bwd`) */
-		extra[MO_EST_WORKSPACES] = e->types[timeline_type(e, c->ids[j])].g.bwd_grads;
-		extra[MO_EST_GRADIENTS] = t->grads;
-		extra[MO_EST_SWAP_BUFFERS] = timeline_window(t, c, j);
-		if (!t->pp_resident)
-			extra[MO_EST_GATHERED] = u64_of(2 * t->gathered[timeline_type(e, c->ids[j])]);
-		timeline_emit(t, MO_EV_BACKWARD, mb, c->ids[j], extra);
-		t->state[MO_EST_ACTIVATIONS] -= l->activation_bytes;
-		timeline_track(t, mb, -1, 0, 0);
-	}
+}
+
+static void timeline_backward_layer(mo_timeline *t, int64_t mb, const mo_est_chunk *c, size_t j)
+{
+	const mo_estimate *e = t->e;
+	uint64_t extra[MO_EST_BUCKETS] = {0};
+	const mo_estimate_layer *l = &e->layers[c->ids[j]];
+	extra[MO_EST_RECOMPUTED] = l->recomputed_bytes;
+	/* the gradient buffers the layer's backward holds at once beside
+	 * its saved tensors (op rows' `bwd`) */
+	extra[MO_EST_WORKSPACES] = e->types[timeline_type(e, c->ids[j])].g.bwd_grads;
+	extra[MO_EST_GRADIENTS] = t->grads;
+	extra[MO_EST_SWAP_BUFFERS] = timeline_window(t, c, j);
+	if (!t->pp_resident)
+		extra[MO_EST_GATHERED] = u64_of(2 * t->gathered[timeline_type(e, c->ids[j])]);
+	timeline_emit(t, MO_EV_BACKWARD, mb, c->ids[j], extra);
+	t->state[MO_EST_ACTIVATIONS] -= l->activation_bytes;
+	timeline_track(t, mb, -1, 0, 0);
+}
+
+static void timeline_backward_end(mo_timeline *t, int64_t mb, bool first, bool last)
+{
+	const mo_estimate *e = t->e;
 	if (first) {
-		memset(extra, 0, sizeof extra);
+		uint64_t extra[MO_EST_BUCKETS] = {0};
 		extra[MO_EST_GRADIENTS] = t->grads;
 		timeline_emit(t, MO_EV_EMBED_BACKWARD, mb, -1, extra);
 		t->state[MO_EST_ACTIVATIONS] -= e->embed_k.kept;
@@ -329,6 +357,15 @@ static void timeline_backward(mo_timeline *t, int64_t mb, const mo_est_chunk *c,
 	}
 	if (!last)
 		timeline_grad_recv(t, false);
+}
+
+static void timeline_backward(mo_timeline *t, int64_t mb, const mo_est_chunk *c, bool first,
+			bool last)
+{
+	timeline_backward_begin(t, mb, last);
+	for (size_t left = c->n; left > 0; left--)
+		timeline_backward_layer(t, mb, c, left - 1);
+	timeline_backward_end(t, mb, first, last);
 }
 
 /* Megatron's micro-batch group (microbatch_group_size_per_vp_stage,
@@ -363,6 +400,7 @@ void timeline_order_of(const mo_estimate *e, int64_t mbn, mo_vpp_order *o)
 	int64_t P = e->cfg.pp, V = e->cfg.vpp;
 	o->V = V;
 	o->mbn = mbn;
+	o->combined = e->cfg.ep_overlap;
 	int64_t first, size;
 	if (V == 1 || mbn <= P) {
 		first = size = mbn;
@@ -439,11 +477,14 @@ int64_t order_run_end(const mo_vpp_order *o, int64_t k)
 /* Megatron: (PP - rank - 1) * 2 + (V - 1) * group (get_pp_rank_microbatches,
  * schedules.py:959-965); MindSpore: (stage_num + offset) * (chunk_num - 1)
  * + (stage_num - stage - 1) * 2 (InterleavedScheduler::Reorder's bias_):
- * both (V - 1) times the first group. */
+ * both (V - 1) times the first group. Megatron's combined 1F1B runs one
+ * more (966-969; without pipelining the first forward runs alone,
+ * combined_1f1b.py combined_1f1b_schedule_for_no_pipelining). */
 int64_t order_warmup(const mo_vpp_order *o, int64_t P, size_t s)
 {
 	int64_t r = (int64_t)s, units = o->mbn * o->V;
 	int64_t w = o->V == 1 ? P - r - 1 : (P - r - 1) * 2 + (o->V - 1) * o->first;
+	w += o->combined ? 1 : 0;
 	return w < units ? w : units;
 }
 
@@ -455,23 +496,79 @@ void order_shorten(mo_vpp_order *o, int64_t keep)
 	o->mbn = o->first + keep * o->size + o->last;
 }
 
-void timeline_do(mo_timeline *t, int64_t k, bool fwd)
+/* Unit k's chunk on stage t->s, whether it holds the embedding (first) or
+ * the loss region (last); sets t->slot to it. */
+static const mo_est_chunk *timeline_locate(mo_timeline *t, int64_t k, bool fwd, int64_t *mb,
+					   bool *first, bool *last)
 {
 	const mo_estimate *e = t->e;
-	int64_t mb, ch;
+	int64_t ch;
+	order_unit(&t->order, k, fwd, mb, &ch);
+	t->slot = (size_t)*mb * (size_t)e->cfg.vpp + (size_t)ch;
+	*first = t->s == 0 && ch == 0;
+	*last = t->s + 1 == e->n_stages && ch == e->cfg.vpp - 1;
+	return &e->chunks[t->s * (size_t)e->cfg.vpp + (size_t)ch];
+}
+
+static bool timeline_budget_out(mo_timeline *t)
+{
 	if (!t->probe && (t->failed || budget_spent())) {
 		t->failed = true; /* the work budget ran out: est_timeline says so */
-		return;
+		return true;
 	}
-	order_unit(&t->order, k, fwd, &mb, &ch);
-	const mo_est_chunk *c = &e->chunks[t->s * (size_t)e->cfg.vpp + (size_t)ch];
-	t->slot = (size_t)mb * (size_t)e->cfg.vpp + (size_t)ch;
-	bool first = t->s == 0 && ch == 0;
-	bool last = t->s + 1 == e->n_stages && ch == e->cfg.vpp - 1;
+	return false;
+}
+
+void timeline_do(mo_timeline *t, int64_t k, bool fwd)
+{
+	int64_t mb;
+	bool first, last;
+	if (timeline_budget_out(t))
+		return;
+	const mo_est_chunk *c = timeline_locate(t, k, fwd, &mb, &first, &last);
 	if (fwd)
 		timeline_forward(t, mb, c, first, last);
 	else
 		timeline_backward(t, mb, c, first, last);
+}
+
+/* Megatron at d98e8a64: TransformerModelChunkSchedulePlan.run
+ * (models/common/model_chunk_schedule_plan.py:500-630) runs the forward's
+ * pre-process, the backward's post-process (the loss), then pairs forward
+ * layer i with backward layer n - 1 - i, the backward's leftover layers,
+ * the forward's, then the forward's post-process and the backward's
+ * pre-process. Inside a pair (TransformerLayerSchedulePlan.run, 236-303)
+ * the forward layer's attention, dispatch, MLP and combine run before the
+ * backward layer's attention backward, the last part of its backward:
+ * the backward layer's event holds the forward layer's tensors. */
+void timeline_pair(mo_timeline *t, int64_t kf, int64_t kb)
+{
+	int64_t mf, mb;
+	bool ff, lf, fb, lb;
+	if (timeline_budget_out(t))
+		return;
+	const mo_est_chunk *cb = timeline_locate(t, kb, false, &mb, &fb, &lb);
+	size_t sb = t->slot;
+	const mo_est_chunk *cf = timeline_locate(t, kf, true, &mf, &ff, &lf);
+	size_t sf = t->slot;
+	timeline_forward_begin(t, mf, ff, lf);
+	t->slot = sb;
+	timeline_backward_begin(t, mb, lb);
+	size_t both = cf->n < cb->n ? cf->n : cb->n;
+	for (size_t i = 0; i < both; i++) {
+		t->slot = sf;
+		timeline_forward_layer(t, mf, cf, i);
+		t->slot = sb;
+		timeline_backward_layer(t, mb, cb, cb->n - 1 - i);
+	}
+	for (size_t i = both; i < cb->n; i++)
+		timeline_backward_layer(t, mb, cb, cb->n - 1 - i);
+	t->slot = sf;
+	for (size_t i = both; i < cf->n; i++)
+		timeline_forward_layer(t, mf, cf, i);
+	timeline_forward_end(t, mf, lf);
+	t->slot = sb;
+	timeline_backward_end(t, mb, fb, lb);
 }
 
 /* Pipeline inputs stage s keeps between steps: an input and its gradient
@@ -666,6 +763,10 @@ static void timeline_run(mo_timeline *t)
 	for (int64_t k = 0; k < W && !timeline_stopped(t, units); k++, units++)
 		timeline_do(t, k, true);
 	for (int64_t i = 0; i < N - W && !timeline_stopped(t, units); i++, units += 2) {
+		if (t->order.combined) {
+			timeline_pair(t, W + i, i);
+			continue;
+		}
 		timeline_do(t, W + i, true);
 		timeline_do(t, i, false);
 	}

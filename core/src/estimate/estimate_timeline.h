@@ -16,6 +16,10 @@
  * estimate_timeline.c, timeline_order_of. */
 typedef struct mo_vpp_order {
 	int64_t V, mbn, first, size, last, count;
+	/* Megatron's combined 1F1B (overlap_moe_expert_parallel_comm): one
+	 * more warm-up forward, and each steady forward runs layer by layer
+	 * with its paired backward (timeline_pair) */
+	bool combined;
 } mo_vpp_order;
 
 typedef struct mo_timeline {
@@ -69,6 +73,11 @@ void order_shorten(mo_vpp_order *o, int64_t keep);
 /* Runs forward (fwd) or backward unit k of the stage's schedule of
  * t->mbn micro-batches (in t->order), from the state t holds. */
 void timeline_do(mo_timeline *t, int64_t k, bool fwd);
+/* Forward unit kf and backward unit kb as Megatron's combined 1F1B runs
+ * them (order.combined): the forward's embedding, the backward's loss
+ * region, then forward layer i beside backward layer n - 1 - i, the rest
+ * of the longer one, the forward's loss region, the backward's embedding. */
+void timeline_pair(mo_timeline *t, int64_t kf, int64_t kb);
 /* The optimizer step's event, after the last unit. */
 void timeline_optimizer(mo_timeline *t);
 /* One received pipeline input and its gradient. */

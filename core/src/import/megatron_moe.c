@@ -127,4 +127,8 @@ void megatron_read_dispatch(struct mo_megatron_import *g,
 				     true, MF_PERMUTE_FUSION,
 				     megatron_find(g, "--moe-permute-fusion"),
 				     NULL);
+	if (megatron_flag(g, "--overlap-moe-expert-parallel-comm"))
+		megatron_put_bool(o, MO_SEC_TRAIN, "overlap_moe_expert_parallel_comm", true,
+				     MF_EP_OVERLAP,
+				     megatron_find(g, "--overlap-moe-expert-parallel-comm"), NULL);
 }

@@ -132,6 +132,7 @@ static const struct mo_mkey mo_model_keys[] = {
 	{"moe_token_dispatcher_type", MF_DISPATCHER, CV_DISPATCH, 0, 0},
 	{"moe_router_dtype", MF_ROUTER_DTYPE, CV_DTYPE, 0, 0},
 	{"moe_permute_fusion", MF_PERMUTE_FUSION, CV_BOOL, 0, 0},
+	{"overlap_moe_expert_parallel_comm", MF_EP_OVERLAP, CV_BOOL, 0, 0},
 	{"tp_comm_overlap", MF_TP_OVERLAP, CV_BOOL, 0, 0},
 	{"deterministic_mode", MF_DETERMINISTIC, CV_BOOL, 0, 0},
 	{"optimizer", MF_OPT, CV_OPT, 0, 0},
@@ -294,6 +295,7 @@ static bool *model_bool_field(mo_model *m, enum mo_mf f)
 	case MF_GRAD_FUSION: return &m->gradient_accumulation_fusion;
 	case MF_ROPE_FUSION: return &m->apply_rope_fusion;
 	case MF_PERMUTE_FUSION: return &m->moe_permute_fusion;
+	case MF_EP_OVERLAP: return &m->overlap_moe_ep_comm;
 	case MF_TP_OVERLAP: return &m->tp_comm_overlap;
 	case MF_DETERMINISTIC: return &m->deterministic_mode;
 	case MF_HC: return &m->hyper_connections;

@@ -189,6 +189,7 @@ struct mo_model {
 	const char *moe_token_dispatcher_type;
 	const char *moe_router_dtype;
 	bool moe_permute_fusion;
+	bool overlap_moe_ep_comm; /* overlap_moe_expert_parallel_comm */
 
 	/* parallel; world_size 0 = unknown */
 	int64_t world_size, data_parallel, data_parallel_shard;
@@ -353,6 +354,7 @@ enum mo_mf {
 	MF_DISPATCHER, /* moe_token_dispatcher_type */
 	MF_ROUTER_DTYPE, /* moe_router_dtype */
 	MF_PERMUTE_FUSION, /* moe_permute_fusion */
+	MF_EP_OVERLAP, /* overlap_moe_expert_parallel_comm */
 	MF_TP_OVERLAP, /* tp_comm_overlap */
 	MF_DETERMINISTIC, /* deterministic_mode */
 	MF_CUBLAS_WS, /* cublas_workspace_kib */

@@ -56,6 +56,7 @@ static const char *const mo_model_canon_paths[MF_COUNT] = {
 	[MF_DISPATCHER] = "training.moe_token_dispatcher_type",
 	[MF_ROUTER_DTYPE] = "training.moe_router_dtype",
 	[MF_PERMUTE_FUSION] = "training.moe_permute_fusion",
+	[MF_EP_OVERLAP] = "training.overlap_moe_expert_parallel_comm",
 	[MF_TP_OVERLAP] = "training.tp_comm_overlap",
 	[MF_DETERMINISTIC] = "training.deterministic_mode",
 	[MF_HC] = "model.enable_hyper_connections",

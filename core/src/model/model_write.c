@@ -122,6 +122,8 @@ static void model_items(const mo_model *m, struct mo_items *l)
 			IT_S(l, s, "moe_router_dtype", m->moe_router_dtype);
 		if (m->moe_permute_fusion)
 			IT_B(l, s, "moe_permute_fusion", true);
+		if (m->overlap_moe_ep_comm)
+			IT_B(l, s, "overlap_moe_expert_parallel_comm", true);
 	}
 	s = MO_SEC_PAR;
 	if (m->world_size > 0)
