@@ -15,8 +15,10 @@ static json_t *mo_plan_staged_json(const mo_planner_result *r)
 	}
 	json_t *ov = ans >= 0 ? json_real(mo_planner_staged_get(r, (size_t)ans)->overhead_percent)
 			      : json_null();
-	return json_pack("{s:o, s:o, s:o}", "steps", steps ? steps : json_array(), "answer",
-			 ans >= 0 ? json_integer(ans) : json_null(), "overhead_percent", ov);
+	long adopted = mo_planner_from_staged(r);
+	return json_pack("{s:o, s:o, s:o, s:o}", "steps", steps ? steps : json_array(), "answer",
+			 ans >= 0 ? json_integer(ans) : json_null(), "overhead_percent", ov,
+			 "adopted", adopted >= 0 ? json_integer(adopted) : json_null());
 }
 
 json_t *mo_json_planner(const mo_planner_result *r)

@@ -130,7 +130,13 @@ static void mo_plan_summary(const mo_planner_result *r)
 	char a[32], b[32];
 	mo_plan_gib(a, sizeof a, mo_estimate_peak_bytes(e));
 	mo_plan_gib(b, sizeof b, mo_planner_budget(r));
-	if (mo_planner_fits(r))
+	long adopted = mo_planner_from_staged(r);
+	if (mo_planner_fits(r) && adopted >= 0)
+		fprintf(stderr, "plan: fits: peak %s of %s, overhead %.2f%% (the staged step '%s', "
+				"cheaper than the search's plan under its safe bound)\n",
+			a, b, mo_estimate_overhead_percent(e),
+			mo_planner_staged_get(r, (size_t)adopted)->label);
+	else if (mo_planner_fits(r))
 		fprintf(stderr, "plan: fits: peak %s of %s, overhead %.2f%% (%s)\n", a, b,
 			mo_estimate_overhead_percent(e),
 			mo_planner_exact(r) ? "least overhead of every plan that fits"

@@ -843,6 +843,15 @@ static void test_virtual_pipeline_budgets(void **state)
 		assert_int_equal(mo_planner_run(&r, &in, NULL), 0);
 		interleaved_plan_holds(m, r, in.budget);
 		assert_true(mo_planner_fits(r));
+		/* an adopted staged step is named, and is that step's config */
+		long adopted = mo_planner_from_staged(r);
+		if (adopted >= 0)
+			assert_string_equal(mo_planner_yaml(r),
+					    mo_planner_staged_get(r, (size_t)adopted)->yaml);
+		/* at 40 GiB the staged 'full 0-19' (14.21%) beats the search's own plan under its
+		 * safe bound (20.68%): the answer says so */
+		if (gib == 40)
+			assert_true(adopted >= 0);
 		mo_planner_result_free(r);
 	}
 	/* the staged answer at 40 GiB recomputes layers 0-19 in full: with

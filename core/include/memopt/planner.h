@@ -112,6 +112,10 @@ const mo_planner_step *mo_planner_staged_get(const mo_planner_result *r, size_t 
 /* Index of the step the escalation stops at (the first that fits; 0 when
  * no optimisation is needed), or -1 when none does. */
 long mo_planner_staged_answer(const mo_planner_result *r);
+/* Index of the staged step the plan is, when one was a better answer than the
+ * search's own plan (the search's peak bound is safe but not tight under an
+ * interleaved pipeline), or -1. */
+long mo_planner_from_staged(const mo_planner_result *r);
 
 /* The training setting mo_planner_maximize grows. */
 typedef enum mo_planner_dim {

@@ -320,6 +320,7 @@ static int planner_adopt_staged(mo_planner_result *r, const mo_planner_problem *
 		r->predicted_peak =
 		    sol->stage_peak[s] > r->predicted_peak ? sol->stage_peak[s] : r->predicted_peak;
 	r->exact = 0;
+	r->from_staged = step;
 	if (planner_realise(r, pl, sol, err) != 0)
 		return -1;
 	r->fits = planner_fits_estimate(r->est, r->budget);
@@ -381,6 +382,7 @@ int planner_run_model(mo_planner_result **out, const mo_planner_input *in, mo_mo
 	r->owned_model = owned;
 	r->model = owned ? owned : in->model;
 	r->answer = -1;
+	r->from_staged = -1;
 	if (planner_build(r, in, opts, err) != 0) {
 		mo_planner_result_free(r);
 		return -1;
@@ -443,6 +445,11 @@ MO_ACCESSOR(size_t, mo_planner_staged_count, mo_planner_result, n_steps)
 const mo_planner_step *mo_planner_staged_get(const mo_planner_result *r, size_t i)
 {
 	return r && i < r->n_steps ? &r->pub_steps[i] : NULL;
+}
+
+long mo_planner_from_staged(const mo_planner_result *r)
+{
+	return r ? r->from_staged : -1;
 }
 
 long mo_planner_staged_answer(const mo_planner_result *r)

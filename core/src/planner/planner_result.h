@@ -20,6 +20,7 @@ struct mo_planner_result {
 	mo_planner_step *pub_steps;
 	size_t n_steps;
 	long answer;
+	long from_staged; /* the staged step adopted as the answer, -1 when the search's own */
 };
 
 /* planner.c */
