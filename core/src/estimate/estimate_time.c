@@ -651,16 +651,17 @@ static void t_layers(const mo_tctx *x, const mo_tparts *types, mo_tstage *st, do
 	}
 }
 
-/* The stage's gradients as the optimizer owns them: sharded like its weights.
- * MindSpore's pipeline with FSDP keeps each stage's gradients whole through the
- * step (est_layer_pp_resident: the fp32 accumulator and each backward's fresh
- * gradient), so its gradients_bytes is no shard; the shard is the weights'
- * share in the gradients' dtype. */
+/* The stage's gradients as the reduce-scatter delivers them: sharded like its
+ * weights. MindSpore's pipeline with FSDP keeps each stage's gradients whole
+ * through the step (est_layer_pp_resident: the fp32 accumulator and each
+ * backward's fresh gradient), so its gradients_bytes is no shard; the deferred
+ * reduce-scatter reads the fp32 accumulator, so the shard is the weights'
+ * share at 4 B a parameter. */
 static double t_shard_grads(const mo_estimate *e, const mo_estimate_stage *es)
 {
 	if (!e->cfg.pp_unsharded || e->cfg.pbytes <= 0)
 		return (double)es->gradients_bytes;
-	return (double)es->weights_bytes / e->cfg.pbytes * e->cfg.gbytes;
+	return (double)es->weights_bytes / e->cfg.pbytes * 4.0;
 }
 
 /* Gradient reduce and parameter gather over DP x CP after the backward. */
