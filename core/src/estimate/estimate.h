@@ -315,6 +315,42 @@ void est_stage_fixed(const mo_estimate *e, size_t s, mo_est_fixed *out);
  * the base. */
 uint64_t est_layer_gathered(const mo_estimate *e, int64_t id, bool backward);
 
+/* The interleaved order of a step's mbn x vpp units: micro-batch groups,
+ * each running every chunk over its micro-batches in turn (forward: chunk
+ * 0 first; backward: the last chunk first). Group 0 has `first`
+ * micro-batches, the `count` - 2 middle ones `size`, the last `last`
+ * (count 1: one group of mbn). Megatron (get_schedule_table, schedules.py)
+ * and MindSpore (SortFuncBetweenMicro, pipeline_scheduler.cc) differ in
+ * where a micro-batch count that is no multiple of PP puts the remainder:
+ * estimate_timeline.c, timeline_order_of. */
+typedef struct mo_vpp_order {
+	int64_t V, mbn, first, size, last, count;
+	/* Megatron's combined 1F1B (overlap_moe_expert_parallel_comm): one
+	 * more warm-up forward, and each steady forward runs layer by layer
+	 * with its paired backward (timeline_pair) */
+	bool combined;
+} mo_vpp_order;
+
+void timeline_order_of(const mo_estimate *e, int64_t mbn, mo_vpp_order *o);
+/* Unit k of the order as (micro-batch, chunk); backward units run the
+ * chunks in reverse. */
+void order_unit(const mo_vpp_order *o, int64_t k, bool fwd, int64_t *mb, int64_t *chunk);
+/* The group holding unit k: its first unit, first micro-batch and size. */
+void order_group(const mo_vpp_order *o, int64_t k, int64_t *unit0, int64_t *mb0, int64_t *gs);
+/* The inverse: the unit index of (mb, chunk). */
+int64_t order_index(const mo_vpp_order *o, bool fwd, int64_t mb, int64_t chunk);
+/* The first unit after the run of k's (group, chunk): units k..end-1 run
+ * one chunk over consecutive micro-batches. */
+int64_t order_run_end(const mo_vpp_order *o, int64_t k);
+/* Forward units stage s of P runs before its first backward. */
+int64_t order_warmup(const mo_vpp_order *o, int64_t P, size_t s);
+/* The same order with at most `keep` middle groups (a long step's steady
+ * state repeats group after group). */
+void order_shorten(mo_vpp_order *o, int64_t keep);
+/* One received pipeline input and its gradient (the planner prices the
+ * chunks in flight with it). */
+uint64_t timeline_input_pair(const mo_estimate *e);
+
 /* Extra seconds per micro-batch of one layer of a type: re-running the
  * forward work `rc` of the ops it recomputes and comm_bytes of its
  * collectives; the swap of swap_bytes the prefetch window leaves exposed.

@@ -6,22 +6,6 @@
 
 #include "estimate/estimate_internal.h"
 
-/* The interleaved order of a step's mbn x vpp units: micro-batch groups,
- * each running every chunk over its micro-batches in turn (forward: chunk
- * 0 first; backward: the last chunk first). Group 0 has `first`
- * micro-batches, the `count` - 2 middle ones `size`, the last `last`
- * (count 1: one group of mbn). Megatron (get_schedule_table, schedules.py)
- * and MindSpore (SortFuncBetweenMicro, pipeline_scheduler.cc) differ in
- * where a micro-batch count that is no multiple of PP puts the remainder:
- * estimate_timeline.c, timeline_order_of. */
-typedef struct mo_vpp_order {
-	int64_t V, mbn, first, size, last, count;
-	/* Megatron's combined 1F1B (overlap_moe_expert_parallel_comm): one
-	 * more warm-up forward, and each steady forward runs layer by layer
-	 * with its paired backward (timeline_pair) */
-	bool combined;
-} mo_vpp_order;
-
 typedef struct mo_timeline {
 	const mo_estimate *e; /* read by every pass */
 	mo_estimate *out;     /* the estimate being built; NULL in a replay */
@@ -53,22 +37,6 @@ typedef struct mo_timeline {
 	mo_est_alive now, *snap;
 } mo_timeline;
 
-void timeline_order_of(const mo_estimate *e, int64_t mbn, mo_vpp_order *o);
-/* Unit k of the order as (micro-batch, chunk); backward units run the
- * chunks in reverse. */
-void order_unit(const mo_vpp_order *o, int64_t k, bool fwd, int64_t *mb, int64_t *chunk);
-/* The group holding unit k: its first unit, first micro-batch and size. */
-void order_group(const mo_vpp_order *o, int64_t k, int64_t *unit0, int64_t *mb0, int64_t *gs);
-/* The inverse: the unit index of (mb, chunk). */
-int64_t order_index(const mo_vpp_order *o, bool fwd, int64_t mb, int64_t chunk);
-/* The first unit after the run of k's (group, chunk): units k..end-1 run
- * one chunk over consecutive micro-batches. */
-int64_t order_run_end(const mo_vpp_order *o, int64_t k);
-/* Forward units stage s of P runs before its first backward. */
-int64_t order_warmup(const mo_vpp_order *o, int64_t P, size_t s);
-/* The same order with at most `keep` middle groups (a long step's steady
- * state repeats group after group). */
-void order_shorten(mo_vpp_order *o, int64_t keep);
 
 /* Runs forward (fwd) or backward unit k of the stage's schedule of
  * t->mbn micro-batches (in t->order), from the state t holds. */
@@ -80,8 +48,6 @@ void timeline_do(mo_timeline *t, int64_t k, bool fwd);
 void timeline_pair(mo_timeline *t, int64_t kf, int64_t kb);
 /* The optimizer step's event, after the last unit. */
 void timeline_optimizer(mo_timeline *t);
-/* One received pipeline input and its gradient. */
-uint64_t timeline_input_pair(const mo_estimate *e);
 /* Pipeline inputs stage s keeps between steps. */
 uint64_t timeline_inputs_kept(const mo_estimate *e, size_t s);
 

@@ -154,7 +154,9 @@ struct mo_megatron_lexer;
 
 /* megatron_slurm.c */
 void megatron_read_srun(struct mo_megatron_import *g, const struct megatron_word *w, size_t n);
-void megatron_read_sbatch(struct mo_megatron_import *g, const char *text, size_t len);
+/* The `#SBATCH` lines' counts; 0, or -1 when out of memory (at *oom_line; the caller fails). */
+int megatron_read_sbatch(struct mo_megatron_import *g, const char *text, size_t len,
+			 int *oom_line);
 /* The device count SLURM gives a launch srun runs (0: none or unknown), at the count that
  * says it. */
 int64_t megatron_slurm_world(struct mo_megatron_import *g, int *line, int *column);

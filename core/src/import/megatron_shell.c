@@ -1471,7 +1471,11 @@ bool megatron_read_script(struct mo_megatron_import *g,
 		megatron_fail(g, MO_ERR_NOMEM, 1, 1, "out of memory");
 		return false;
 	}
-	megatron_read_sbatch(g, text, len);
+	int oom_line = 1;
+	if (megatron_read_sbatch(g, text, len, &oom_line) != 0) {
+		megatron_fail(g, MO_ERR_NOMEM, oom_line, 1, "out of memory");
+		return false;
+	}
 	buf_init(&x.word, MO_MG_MAX_TOKEN + 8);
 	ok = megatron_statements(g, &x, &launch);
 	buf_free(&x.word);

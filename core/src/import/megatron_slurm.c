@@ -76,8 +76,10 @@ void megatron_read_srun(struct mo_megatron_import *g, const struct megatron_word
 	megatron_slurm_words(&g->srun, w, n);
 }
 
-/* `#SBATCH` lines: their words, split at blanks. */
-void megatron_read_sbatch(struct mo_megatron_import *g, const char *text, size_t len)
+/* `#SBATCH` lines: their words, split at blanks. The caller reports running out of memory
+ * (megatron_fail is megatron_args.c's: this file takes nothing from it). */
+int megatron_read_sbatch(struct mo_megatron_import *g, const char *text, size_t len,
+			 int *oom_line)
 {
 	static const char tag[] = "#SBATCH";
 	int line = 1;
@@ -97,8 +99,8 @@ void megatron_read_sbatch(struct mo_megatron_import *g, const char *text, size_t
 					break;
 				char *copy = arena_strndup(g->arena, text + k, wl);
 				if (!copy) {
-					megatron_fail(g, MO_ERR_NOMEM, line, 1, "out of memory");
-					return;
+					*oom_line = line;
+					return -1;
 				}
 				words[n++] = (struct megatron_word){copy, line, (int)(k - i) + 1};
 				k += wl;
@@ -107,6 +109,7 @@ void megatron_read_sbatch(struct mo_megatron_import *g, const char *text, size_t
 		}
 		i = end + 1;
 	}
+	return 0;
 }
 
 /* One count: srun's when it gives it, else the allocation's. */

@@ -22,7 +22,7 @@
  * When the chunks are alike the template's plan is a candidate too, so the
  * answer is never dearer than the template's. A safe plan, not claimed
  * optimal. */
-#include "estimate/estimate_timeline.h"
+#include "estimate/estimate.h"
 #include "planner/planner_search.h"
 
 #include <math.h>
