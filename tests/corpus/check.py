@@ -7,7 +7,10 @@ models.tsv (published parameter counts).
 A file is right when:
   train        the import gives a valid model with no error, `estimate`
                runs on it without error, and its parameter count is within
-               1% of the published one (when its model has one);
+               1% of the published one (when its model has one); a
+               Megatron-LM functional-test config also has devices.tsv's
+               device count (from the CI recipes beside it), or, where that
+               says "-", a model-needed warning for it;
   unsupported  the import does not pass it off as a model it can price
                (no valid model, an error, or an `unsupported` diagnostic);
   other        nothing crashes or hangs (exit 0, 1 or 2).
@@ -85,7 +88,28 @@ def codes(items):
     return [i.get("code", "?") if isinstance(i, dict) else str(i) for i in items or []]
 
 
-def judge(lib, models, row, none_cfg):
+def judge_devices(ans, want):
+    """What is wrong with a functional-test config's device count, or None:
+    devices.tsv's count read (world_size, no model-needed warning at it), or,
+    where the files do not give one ("-"), a model-needed warning that says so."""
+    world = None
+    for line in ans["yaml"].splitlines():
+        bare = line.split("#")[0].strip()
+        if bare.startswith("world_size:"):
+            world = int(bare.split(":")[1])
+    needed = any(isinstance(w, dict) and w.get("code") == "model-needed" and
+                 w.get("path") == "parallel.world_size" for w in ans.get("warnings") or [])
+    if want == "-":
+        if world is not None or not needed:
+            return "devices: read as %s, where the recipes give no count for it" % world
+        return None
+    if world != int(want) or needed:
+        return "devices: %s, the CI recipe's %s%s" % (
+            world, want, " (with a model-needed warning)" if needed else "")
+    return None
+
+
+def judge(lib, models, row, none_cfg, devices):
     """(right, what) for one expect.tsv row."""
     path, cls, key = row[0], row[1], row[2]
     full = os.path.join(FILES, path)
@@ -109,6 +133,10 @@ def judge(lib, models, row, none_cfg):
     if not valid or errors:
         first = (err.strip().splitlines() or ["no model"])[0]
         return False, "import: %s" % (",".join(errors) or first)[:160]
+    if path in devices:
+        wrong = judge_devices(ans, devices[path])
+        if wrong:
+            return False, wrong
     with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as t:
         t.write(ans["yaml"])
         model_file = t.name
@@ -149,6 +177,7 @@ def main():
     models = {r[0]: float(r[1]) for r in read_tsv("models.tsv")}
     sources = {r[0]: r for r in read_tsv("SOURCES.tsv")[1:]}
     expect = read_tsv("expect.tsv")
+    devices = {r[0]: r[1] for r in read_tsv("devices.tsv")}
     known = {r[0]: r[1] for r in read_tsv("known.tsv")} if os.path.exists(
         os.path.join(HERE, "known.tsv")) else {}
     with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as t:
@@ -160,7 +189,7 @@ def main():
             if row[0] not in sources:
                 print("expect.tsv names %s, which SOURCES.tsv does not" % row[0])
                 return 1
-            right, what = judge(lib, models, row, none_cfg)
+            right, what = judge(lib, models, row, none_cfg, devices)
             results.append((row, right, what))
     finally:
         os.unlink(none_cfg)

@@ -53,3 +53,17 @@ keep "$MG" NVIDIA/Megatron-LM megatron-functional d98e8a64ddf3 d98e8a64ddf34856e
 keep "$MS" Ascend/MindSpeed-LLM mindspeed-script c77308a14bfc c77308a14bfcb1aa7ca61da9c1aa24a893cb1b91 \
 	$(git -C "$MS" ls-tree -r --name-only c77308a14bfcb1aa7ca61da9c1aa24a893cb1b91 -- examples |
 		grep -E '/pretrain_[^/]*\.sh$')
+
+# The CI recipes beside the functional tests, where Megatron-LM keeps them
+# (tests/test_utils/recipes/<platform>/*.yaml): the device count of each test
+# (memopt reads them; recipe_devices.py writes devices.tsv from them).
+# Support files, not corpus files: listed in SUPPORT.tsv.
+C=d98e8a64ddf34856e74b24714e3bedb2f5a39553
+printf 'file\trepo\tpath\tcommit\n' > "$OUT/SUPPORT.tsv"
+git -C "$MG" ls-tree -r "$C" -- tests/test_utils/recipes | while read -r mode type blob path; do
+	local="megatron-functional/d98e8a64ddf3/$path"
+	mkdir -p "$OUT/files/$(dirname "$local")"
+	git -C "$MG" cat-file -p "$blob" > "$OUT/files/$local"
+	printf '%s\tNVIDIA/Megatron-LM\t%s\t%s\n' "$local" "$path" "$C" >> "$OUT/SUPPORT.tsv"
+done
+python3 "$OUT/recipe_devices.py"

@@ -471,6 +471,132 @@ static void test_sourced_files(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/* A functional-test config's device count from the CI recipe beside it
+ * (tests/test_utils/recipes/<platform>/NAME.yaml at Megatron-LM d98e8a64):
+ * the product whose first test_case is the config's folder, in a recipe
+ * whose spec.model is its model folder; spec.nodes x spec.gpus, a product's
+ * (or its inner products') nodes / gpus replacing the spec's, the config's
+ * MODEL_ENV_VARS.MODEL_ARGS.GPUS_PER_NODE the gpus. No recipe, recipes that
+ * disagree, or a count that cannot hold TP x PP x CP: a model-needed
+ * warning at parallel.world_size saying which, and no device count. */
+static const char recipe_config[] =
+    "MODEL_ARGS:\n"
+    "  --num-layers: 4\n  --hidden-size: 512\n  --num-attention-heads: 8\n"
+    "  --seq-length: 1024\n  --max-position-embeddings: 1024\n  --vocab-size: 32000\n"
+    "  --micro-batch-size: 1\n  --bf16: true\n  --tensor-model-parallel-size: %d\n";
+
+struct recipe_case {
+	const char *name;
+	int tp;
+	const char *extra;  /* more of the config (MODEL_ENV_VARS) */
+	int64_t world;      /* 0: a warning holding `warning` */
+	const char *warning;
+};
+
+static void recipe_mkdirs(const char *root, const char *rel)
+{
+	char path[700];
+	for (const char *p = rel; (p = strchr(p, '/')) != NULL; p++) {
+		snprintf(path, sizeof path, "%s/%.*s", root, (int)(p - rel), rel);
+		(void)mkdir(path, 0700);
+	}
+	snprintf(path, sizeof path, "%s/%s", root, rel);
+	(void)mkdir(path, 0700);
+}
+
+static void test_recipe_devices(void **state)
+{
+	(void)state;
+	char root[] = "/tmp/memopt-recipe-XXXXXX";
+	assert_non_null(mkdtemp(root));
+	recipe_mkdirs(root, "tests/test_utils/recipes/h100");
+	recipe_mkdirs(root, "tests/test_utils/recipes/gb200");
+	put_file(root, "tests/test_utils/recipes/h100/gpt.yaml",
+		 "type: basic\nspec:\n  name: '{test_case}'\n  model: gpt\n  nodes: 1\n  gpus: 8\n"
+		 "  script: |-\n    echo ${{HOME}}\nproducts:\n"
+		 "  - test_case: [one]\n    products:\n      - environment: [dev]\n"
+		 "  - test_case: [both]\n"
+		 "  - test_case: [wide]\n"
+		 "  - test_case: [env]\n"
+		 "  - test_case: [first, second]\n");
+	put_file(root, "tests/test_utils/recipes/gb200/gpt-2node.yaml",
+		 "spec:\n  model: gpt\n  nodes: 1\n  gpus: 4\nproducts:\n"
+		 "  - test_case: [inner]\n    products:\n      - nodes: 2\n"
+		 "  - test_case: [both]\n");
+	put_file(root, "tests/test_utils/recipes/gb200/moe.yaml",
+		 "spec:\n  model: moe\n  nodes: 1\n  gpus: 4\nproducts:\n  - test_case: [none]\n");
+	put_file(root, "tests/test_utils/recipes/gb200/broken.yaml", "spec: [\n");
+	static const struct recipe_case cases[] = {
+	    {"one", 2, "", 8, NULL},
+	    {"inner", 2, "", 8, NULL},
+	    {"env", 1, "MODEL_ENV_VARS:\n  MODEL_ARGS:\n    GPUS_PER_NODE: 2\n", 2, NULL},
+	    {"both", 1, "", 0, "different device counts"},
+	    {"wide", 16, "", 0, "not a multiple of TP x PP x CP"},
+	    {"none", 1, "", 0, "no recipe beside this config names it"},
+	    {"second", 1, "", 0, "no recipe beside this config names it"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		const struct recipe_case *c = &cases[i];
+		char rel[200], dir[800], text[1200];
+		snprintf(rel, sizeof rel, "tests/functional_tests/test_cases/gpt/%s", c->name);
+		recipe_mkdirs(root, rel);
+		snprintf(dir, sizeof dir, "%s/%s", root, rel);
+		int n = snprintf(text, sizeof text, "%s", c->extra);
+		snprintf(text + n, sizeof text - (size_t)n, recipe_config, c->tp);
+		mo_diags *d = NULL;
+		char *yaml = NULL;
+		mo_error err = {0};
+		assert_int_equal(mo_diags_new(&d), 0);
+		assert_int_equal(mo_megatron_import_dir(&yaml, d, text, strlen(text),
+							"model_config.yaml", dir, 0, NULL, &err),
+				 0);
+		mo_doc *doc = parse(yaml);
+		size_t needed = 0;
+		for (size_t k = 0; k < mo_diags_count(d); k++) {
+			const mo_diag *g = mo_diags_get(d, k);
+			needed += strcmp(g->code, "model-needed") == 0 && g->path &&
+				  strcmp(g->path, "parallel.world_size") == 0;
+		}
+		if (c->world) {
+			assert_int_equal(int_at(doc, "parallel.world_size"), c->world);
+			assert_int_equal(needed, 0);
+		} else {
+			assert_null(at(doc, "parallel.world_size"));
+			assert_int_equal(needed, 1);
+			assert_int_equal(count_text(d, c->warning), 1);
+		}
+		doc_free(doc);
+		free(yaml);
+		mo_diags_free(d);
+		/* the caller's count wins over the recipe's */
+		assert_int_equal(mo_diags_new(&d), 0);
+		assert_int_equal(mo_megatron_import_dir(&yaml, d, text, strlen(text),
+							"model_config.yaml", dir, 16, NULL, &err),
+				 0);
+		doc = parse(yaml);
+		assert_int_equal(int_at(doc, "parallel.world_size"), 16);
+		doc_free(doc);
+		free(yaml);
+		mo_diags_free(d);
+	}
+	/* a config not where Megatron-LM keeps it: the warning says where the count is */
+	char text[1200];
+	snprintf(text, sizeof text, recipe_config, 1);
+	mo_diags *d = NULL;
+	char *yaml = NULL;
+	mo_error err = {0};
+	assert_int_equal(mo_diags_new(&d), 0);
+	assert_int_equal(mo_megatron_import_dir(&yaml, d, text, strlen(text), "model_config.yaml",
+						root, 0, NULL, &err),
+			 0);
+	assert_int_equal(count_text(d, "tests/functional_tests/test_cases/MODEL/CASE/"), 1);
+	free(yaml);
+	mo_diags_free(d);
+	char cmd[200];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
+}
+
 /* The MoE memory test: MLA, MTP, the dense first layer of --moe-layer-freq
  * ([0]*1+[1]*15), 4 virtual stages, the GPT-2 vocabulary assumed from
  * --vocab-file, --expert-tensor-parallel-size 1 under TP 2 named. */
@@ -1867,6 +1993,7 @@ int main(void)
 	    cmocka_unit_test(test_recompute_modules_hint),
 	    cmocka_unit_test(test_recompute_modules_by_layer_kind),
 	    cmocka_unit_test(test_recompute_modules_words),
+	    cmocka_unit_test(test_recipe_devices),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

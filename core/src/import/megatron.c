@@ -153,6 +153,7 @@ static int megatron_read_text(struct mo_megatron_import *g, const char *text,
 			      : megatron_read_words(g, text, len);
 		return g->failed ? -1 : ok ? 0 : 1;
 	}
+	g->model_config = true;
 	mo_doc *doc = NULL;
 	mo_diags *parsed = NULL;
 	if (mo_diags_new(&parsed) != 0) {

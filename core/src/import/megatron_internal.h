@@ -108,6 +108,10 @@ struct mo_megatron_import {
 	const char *sourced;
 	size_t source_bytes, max_bytes;
 	int if_depth; /* conditionals being read, nested */
+	bool model_config; /* the text is a functional-test model_config.yaml */
+	/* its MODEL_ENV_VARS.MODEL_ARGS.GPUS_PER_NODE (0: not given) */
+	int64_t env_gpus_per_node;
+	int env_gpus_line, env_gpus_column;
 	/* a launch run by srun (its counts), the batch script's #SBATCH
 	 * directives, and the `sh -c TEXT` texts being read, nested */
 	bool srun_launch;
@@ -261,6 +265,12 @@ void megatron_read_noop(struct mo_megatron_import *g, struct mo_megatron_shape *
 int64_t megatron_noop_below(const struct mo_megatron_shape *s, int64_t layer);
 void megatron_noop_layout(struct mo_megatron_import *g, struct mo_megatron_out *o,
 			  const struct mo_megatron_shape *s);
+
+/* megatron_recipe.c: a functional-test config's device count from the CI
+ * recipe beside it (0: none, or not a multiple of mp; *said: a warning
+ * was given), *why where it comes from */
+int64_t megatron_recipe_world(struct mo_megatron_import *g, int64_t mp, const char **why,
+			      bool *said);
 
 /* megatron_layout.c */
 void megatron_read_parallel(struct mo_megatron_import *g,

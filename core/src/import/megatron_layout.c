@@ -155,7 +155,7 @@ static void megatron_check_even_split(struct mo_megatron_import *g,
 }
 
 /* The device count: the caller's, or torchrun's processes x nodes. */
-static int64_t megatron_world(struct mo_megatron_import *g, int64_t devices,
+static int64_t megatron_world(struct mo_megatron_import *g, int64_t devices, int64_t mp,
 				 const char **why)
 {
 	*why = "the caller's device count";
@@ -180,7 +180,20 @@ static int64_t megatron_world(struct mo_megatron_import *g, int64_t devices,
 		g->procs_column = column;
 		return tasks;
 	}
-	if (!g->quiet_world)
+	bool said = false;
+	int64_t recipe = megatron_recipe_world(g, mp, why, &said);
+	if (recipe > 0)
+		return recipe;
+	if (!g->quiet_world && !said && g->model_config)
+		megatron_diag(
+		    g, MO_SEV_WARNING, "model-needed", g->procs_line, g->procs_column,
+		    "parallel.world_size",
+		    "a functional-test config does not give the device count: its CI recipe "
+		    "does (nodes x gpus), read when the config is "
+		    "tests/functional_tests/test_cases/MODEL/CASE/model_config.yaml of a "
+		    "Megatron-LM tree with tests/test_utils/recipes/ beside it; give it with "
+		    "--devices; until then data parallel is 1");
+	else if (!g->quiet_world && !said)
 		megatron_diag(
 		    g, MO_SEV_WARNING, "model-needed", g->procs_line,
 		    g->procs_column, "parallel.world_size",
@@ -235,8 +248,8 @@ void megatron_read_parallel(struct mo_megatron_import *g,
 				    "expert_tensor_parallel", etp, MF_ETP, a,
 				    "default: tensor_parallel");
 	const char *why;
-	int64_t world = megatron_world(g, devices, &why);
 	int64_t mp = model_mul(model_mul(deg[0], deg[1]), deg[2]);
+	int64_t world = megatron_world(g, devices, mp, &why);
 	if (world > 0 && world % mp != 0 && g->quiet_world) {
 		/* the loader: the caller's --devices may replace this count;
 		 * the model's parallel check judges whichever stands */

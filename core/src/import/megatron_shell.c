@@ -1651,5 +1651,18 @@ bool megatron_read_model_config(struct mo_megatron_import *g,
 		g->cublas_line = ws->line;
 		g->cublas_column = ws->column;
 	}
+	/* the processes per node of the MODEL_ARGS run, when the config sets them:
+	 * run_ci_test.sh:297-306 at d98e8a64 exports MODEL_ENV_VARS.<KEY>.GPUS_PER_NODE for
+	 * a config with several runs (MODEL_ARGS, MODEL_ARGS_2, ...) */
+	const mo_node *mev = map_get(doc->root, "MODEL_ENV_VARS");
+	const mo_node *run = mev && mev->kind == MO_NODE_MAP ? map_get(mev, "MODEL_ARGS") : NULL;
+	const mo_node *gpn = run && run->kind == MO_NODE_MAP ? map_get(run, "GPUS_PER_NODE") : NULL;
+	int64_t per_node;
+	if (gpn && scalar_int(gpn, &per_node, NULL) && per_node > 0 &&
+	    per_node <= MO_MODEL_MAX_DEGREE) {
+		g->env_gpus_per_node = per_node;
+		g->env_gpus_line = gpn->line;
+		g->env_gpus_column = gpn->column;
+	}
 	return megatron_model_args(g, ma, NULL, 0, &cap);
 }
