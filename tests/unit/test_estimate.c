@@ -321,6 +321,60 @@ static void test_optimizer_scratch(void **state)
 	}
 }
 
+/* Muon's optimizer step (MindSpore Transformers pynative/optimizer/muon.py
+ * at 26354ff6, comm_strategy "allgather": one weight at a time), on top of
+ * the states: per weight of L local elements whose Newton-Schulz runs on N
+ * elements in pieces, the larger of
+ *   Newton-Schulz: 2 fp32 locals (8 L, :1011-1017) + the bf16 input (2 N,
+ *   :1019-1021) + the finished pieces' outputs + x, b_mat @ x, a * x and
+ *   their sum (4 x 2 B per piece element) + a_mat, b_mat (2 x 2 B x b m^2),
+ *   :855-879 and :884-903;
+ *   its end: 8 L + 2 N + x_ret (2 L) + the fp32 master's two updates
+ *   (8 L, :1028-1029) = 18 L + 2 N.
+ * Hidden 1024, MHA (fused qkv [1024, 3072], the layer's largest 2-D weight),
+ * 4 experts of FFN f (SwiGLU), FSDP 2 (data_parallel_shard 2, no EP: the
+ * experts sharded by 2 too), bf16 parameters.
+ * f = 512: qkv, L = 1572864, gathered N = 2 L, one piece taken square
+ * (b m^2 = N): 8 L + 10 N + 4 N = 36 L = 56623104 B; experts' weight1
+ * [4, 1024, 1024] / 2, L = 2097152, two pieces of b m^2 = 4 x 512^2 / 2:
+ * max(15 L + 4 x 524288, 20 L) = 20 L = 41943040 B; the embedding's AdamW
+ * (vocab 1000 padded to 1024 x 1024 / 2 x 20 B = 10485760): 56623104.
+ * f = 2048: weight1 [4, 1024, 4096] / 2, L = 8388608: 20 L = 167772160 B.
+ * The event is the one named "optimizer step". */
+static void test_muon_step(void **state)
+{
+	(void)state;
+	static const struct {
+		int ffn;
+		uint64_t scratch;
+	} cases[] = {{512, 56623104}, {2048, 167772160}};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char model[768];
+		snprintf(model, sizeof model,
+			 "model:\n  num_layers: 2\n  hidden_size: 1024\n  ffn_hidden_size: 4096\n"
+			 "  num_attention_heads: 8\n  vocab_size: 1000\n  seq_length: 128\n"
+			 "  hidden_act: swiglu\n  num_moe_experts: 4\n  moe_ffn_hidden_size: %d\n"
+			 "training:\n  params_dtype: bfloat16\n  compute_dtype: bfloat16\n"
+			 "  optimizer: muon\n  framework: mindspore\n"
+			 "parallel:\n  world_size: 2\n  data_parallel: 2\n  data_parallel_shard: 2\n",
+			 cases[i].ffn);
+		run r;
+		run_text(&r, model, NULL);
+		const mo_estimate_stage *st = mo_estimate_stage_get(r.e, 0);
+		const mo_estimate_event *opt = NULL;
+		for (size_t k = 0; k < mo_estimate_event_count(r.e, 0); k++) {
+			const mo_estimate_event *ev = mo_estimate_event_get(r.e, 0, k);
+			char name[96];
+			if (strcmp(mo_estimate_event_name(ev, name, sizeof name), "optimizer step") == 0)
+				opt = ev;
+		}
+		assert_non_null(opt);
+		assert_int_equal(opt->bytes[MO_EST_OPTIMIZER] - st->optimizer_bytes,
+				 cases[i].scratch);
+		run_free(&r);
+	}
+}
+
 /* data_parallel_shard -1 without a device count: model-needed. */
 static void test_model_needed(void **state)
 {
@@ -531,6 +585,7 @@ int main(void)
 		cmocka_unit_test(test_swap),
 		cmocka_unit_test(test_comm_recompute),
 		cmocka_unit_test(test_optimizer_scratch),
+		cmocka_unit_test(test_muon_step),
 		cmocka_unit_test(test_model_needed),
 		cmocka_unit_test(test_presets),
 		cmocka_unit_test(test_peak_tensors),

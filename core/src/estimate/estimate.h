@@ -140,6 +140,9 @@ typedef struct mo_est_type {
 	double dense_params;  /* per device after TP, before FSDP */
 	double expert_params; /* per device after EP, before FSDP */
 	double max_dense, max_expert; /* its largest parameter tensors (same units) */
+	/* Muon's step (MindSpore): b x m^2 of the expert weights' Newton-Schulz
+	 * pieces, local experts x min(ffn, hidden)^2 before expert FSDP */
+	double expert_ns_sq;
 	mo_est_wgrad wgrads[MO_EST_MAX_WGRADS];
 	size_t n_wgrads;      /* 0 without dummy wgrads (cfg.dummy_wgrads) */
 } mo_est_type;
@@ -172,7 +175,11 @@ typedef struct mo_est_cfg {
 	bool pp_unsharded;               /* mindspore, PP with FSDP: whole stage unsharded,
 					  * gradients reduced after the last micro-batch */
 	double opt_scratch;              /* bytes per parameter of the optimizer update's
-					  * temporaries (mindspore AdamW), 0 when none */
+					  * temporaries (mindspore AdamW, and Muon's AdamW
+					  * tables and local-path weights), 0 when none */
+	bool muon_step;                  /* mindspore Muon: est_type_max_local weighs each
+					  * layer's largest weights by their Newton-Schulz
+					  * step (estimate_weights.c est_muon_step) */
 	mo_device dev;
 	uint64_t workspace;              /* GEMM workspaces (bytes; pytorch only) */
 	bool grouped_workspaces;         /* with TE GroupedLinear's 4 (moe_grouped_gemm) */

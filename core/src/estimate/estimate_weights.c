@@ -296,6 +296,20 @@ void est_cfg_init(mo_est_cfg *c, const mo_model *m)
 	c->opt_scratch = strcmp(m->framework, "pytorch") != 0 && strcmp(c->optimizer, "adamw") == 0
 				 ? 16.0 + (c->pbytes < 4.0 ? 8.0 : 0.0)
 				 : 0.0;
+	/* MindSpore Transformers' Muon (pynative/optimizer/muon.py at
+	 * 26354ff6, its default comm_strategy "allgather": the sequential
+	 * loop of construct :2385-2427, one weight at a time) updates the
+	 * embedding and the output layer with `_run_adamw_opt` (use_fused_adamw
+	 * defaults to False, :1773) on their fp32 master (fp32_params, so the
+	 * parameter's cast is a no-op): the four fp32 temporaries the AdamW
+	 * ledger measured (16 B) plus the gradient's fp32 cast when the
+	 * gradients are not fp32 (adamw.py:40-41). Its layers' weights take
+	 * est_muon_weight's update, per weight in units of these bytes
+	 * (est_type_max_local). */
+	if (strcmp(m->framework, "pytorch") != 0 && strcmp(c->optimizer, "muon") == 0) {
+		c->opt_scratch = 16.0 + (c->gbytes < 4.0 ? 4.0 : 0.0);
+		c->muon_step = true;
+	}
 	double vpad = est_vocab_padded(m), h = (double)m->hidden_size;
 	c->embed_params = vpad * h / (double)c->tp;
 	/* the final norm: weight (and LayerNorm's bias) */
@@ -608,6 +622,7 @@ void est_type_params(mo_est_type *t, const mo_model *m, size_t type)
 {
 	bool mtp = m->types[type].mtp, moe = m->types[type].moe;
 	t->moe = moe;
+	t->expert_ns_sq = 0;
 	double h = (double)m->hidden_size, tp = (double)est_pos(m->tensor_parallel);
 	int64_t ratio = m->types[type].compress_ratio;
 	double hybrid_max = 0;
@@ -634,6 +649,10 @@ void est_type_params(mo_est_type *t, const mo_model *m, size_t type)
 		mx = est_max(mx, est_mlp_max(m, (double)m->moe_shared_expert_intermediate_size, tp));
 		ex = (double)m->num_moe_experts / est_ep_eff(m) *
 		     est_mlp_max(m, (double)m->moe_ffn_hidden_size, 1.0);
+		double side = est_max(1.0, (double)m->moe_ffn_hidden_size < h
+						   ? (double)m->moe_ffn_hidden_size
+						   : h);
+		t->expert_ns_sq = (double)m->num_moe_experts / est_ep_eff(m) * side * side;
 	} else {
 		mx = est_max(mx, est_mlp_max(m, (double)m->ffn_hidden_size, tp));
 	}
@@ -644,11 +663,70 @@ void est_type_params(mo_est_type *t, const mo_model *m, size_t type)
 	est_type_wgrads(t, m, moe, mtp);
 }
 
+/* The bytes one weight's Muon update holds beside the states and the
+ * gradients (MindSpore Transformers' pynative/optimizer/muon.py at 26354ff6,
+ * the default comm_strategy "allgather"): L local elements, N the elements
+ * Newton-Schulz runs on (the full tensor for a sharded 2-D weight, the
+ * local one otherwise), split into `pieces` equal pieces of b x m x n
+ * (m <= n) with bm2 = b x m^2.
+ * `_apply_muon_update` (:982-1033) keeps, as Python locals alive to its
+ * end, the gradient's fp32 cast rebound to the Nesterov sum and the new
+ * momentum (:1011-1017: 2 x 4 B x L; casting the fp32 momentum is a no-op)
+ * and `ns_inputs`, the bf16 cast (:1019) all-gathered to the full tensor
+ * (:1020-1021, `full_tensor()` of a 2-D DTensor; 2 B x N).
+ * `_apply_muon_ns` (:884-903) runs `newton_schulz` (:855-879) on each
+ * piece of `muon_split_fn` and keeps every finished piece's scaled output
+ * (2 B each) until the merge; in a step `x = a * x + b_mat @ x` holds x, the
+ * product, a * x and the sum (4 x 2 B x piece) with a_mat and b_mat
+ * (2 x 2 B x bm2), all bf16 (the cast at :1019).
+ * After it, `x_ret` sharded back (2 B x L) and `param * (1 - lr * wd)` and
+ * `next_param` on the fp32 master (:1028-1029, 2 x 4 B x L) beside the two
+ * fp32 locals and ns_inputs: 18 L + 2 N. */
+static double est_muon_weight(double L, double N, double pieces, double bm2)
+{
+	double np = N / pieces;
+	double ns = 8.0 * L + 2.0 * N + 2.0 * (N - np) + 8.0 * np + 4.0 * bm2;
+	return est_max(ns, 18.0 * L + 2.0 * N);
+}
+
+/* Muon's update of a layer type's largest weights, in bytes.
+ * Dense weights (attention, shared experts, the dense MLP, the router) are
+ * 2-D DTensors under FSDP / TP: Newton-Schulz runs on the full tensor, the
+ * local elements x FSDP x TP (TP counted as if the largest weight were
+ * TP-split; without either, the local tensor). Their pieces and shapes are
+ * not tracked: one piece with b x m^2 = N (a square matrix), a bound.
+ * The experts' weights are 3-D ([local experts, h, ffn x 2] and [local
+ * experts, ffn, h], moe/experts.py:81-88), so updated on the local shard
+ * (muon.py:1003, `needs_dtensor_redist` for 2-D only); weight1 in the two
+ * halves of its last dimension ("reshape_concat", pynative/base_models/gpt/
+ * gpt_model.py make_model_muon_fns), weight2 whole ("reshape_only"), each
+ * piece b x min(ffn, h)^2. */
+static double est_muon_step(const mo_est_cfg *c, const mo_est_type *t)
+{
+	double l = t->max_dense / c->fsdp_div;
+	double n = c->fsdp_div * (double)c->tp > 1.0 ? t->max_dense * (double)c->tp : l;
+	double best = est_muon_weight(l, n, 1.0, n);
+	if (t->max_expert > 0) {
+		double sq = t->expert_ns_sq / c->expert_div;
+		double w1 = t->max_expert / c->expert_div;
+		double w2 = t->expert_params / c->expert_div - w1;
+		best = est_max(best, est_muon_weight(w1, w1, 2.0, sq));
+		if (w2 > 0)
+			best = est_max(best, est_muon_weight(w2, w2, 1.0, sq));
+	}
+	return best;
+}
+
 /* The largest parameter tensor of a layer type on its device (elements of
- * the local shard). */
+ * the local shard). Under MindSpore's Muon: the bytes of its largest
+ * weights' update (est_muon_step) over cfg.opt_scratch, so that the
+ * optimizer step's scratch, max(table, this) x opt_scratch, holds either
+ * the tables' AdamW update or the layer weights' Newton-Schulz. */
 double est_type_max_local(const mo_estimate *e, const mo_est_type *t)
 {
 	const mo_est_cfg *c = &e->cfg;
+	if (c->muon_step && c->opt_scratch > 0)
+		return est_muon_step(c, t) / c->opt_scratch;
 	return est_max(t->max_dense / c->fsdp_div, t->max_expert / c->expert_div);
 }
 
@@ -735,7 +813,16 @@ void est_explain_weights(const mo_estimate *e, mo_buf *b)
 			      "weights full params x %.0f B + unsharded gradients full params x "
 			      "(4 B fp32 accumulator + %.0f B fresh)\n",
 			      c->pbytes, c->pbytes);
-	if (c->opt_scratch > 0)
+	if (c->opt_scratch > 0 && c->muon_step)
+		buf_printf(b,
+			      "  optimizer step: Muon updates one weight at a time (comm_strategy "
+			      "allgather); on top of the states and gradients, the larger of the "
+			      "embedding's / output layer's AdamW update (%.0f B per local element) "
+			      "and the stage's largest layer-weight update: fp32 momentum and "
+			      "Nesterov sum, Newton-Schulz in bf16 on the all-gathered 2-D weight "
+			      "(the local shard of 3-D expert weights), the fp32 master's update\n",
+			      c->opt_scratch);
+	else if (c->opt_scratch > 0)
 		buf_printf(b,
 			      "  optimizer step: AdamW updates one parameter at a time; its fp32 "
 			      "temporaries (%.0f B per element) for the stage's largest local "
