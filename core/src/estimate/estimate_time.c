@@ -485,32 +485,41 @@ void est_time_op_work(const mo_est_graph *g, size_t i, mo_est_work *w)
 	}
 }
 
-/* Whether the layer's forward waits for the device: Megatron's MoE token
- * dispatchers copy the tokens per expert to the host (allgather:
- * token_dispatcher.py:320 `.cpu()`; alltoall: _maybe_dtoh_and_synchronize
- * at its cuda_sync_point), so the host stops issuing until the device has
- * run everything queued before. */
-static bool t_syncs(const mo_est_graph *g)
+/* Megatron's MoE token dispatchers copy the tokens per expert to the host
+ * after the router (allgather: token_dispatcher.py:320 `.cpu()`; alltoall:
+ * _maybe_dtoh_and_synchronize waits on the copy's event at its
+ * cuda_sync_point, :925-958 at d98e8a64): the host stops issuing until the
+ * device has run everything queued before the copy. The router's ops are the
+ * last before it. */
+static bool t_sync_op(const mo_est_op *op)
 {
-	for (size_t i = 0; i < g->n_ops; i++)
-		if (g->ops[i].name && strstr(g->ops[i].name, "mlp.router"))
-			return true;
-	return false;
+	return op->name && strstr(op->name, "mlp.router");
 }
 
 /* The host issues kernels ahead of the device (asynchronous launches):
  * a layer is host-bound when its launch cost exceeds its device time;
  * the difference is the launch-bound excess. A forward that synchronises
- * serialises host and device: its host time adds to its device time. */
+ * is two segments the host cannot run ahead across: up to the sync, the
+ * later of the host's launches and the device's work; after it, the same
+ * again (the device idles until the host issues; the host, once it has
+ * waited, issues the rest). Each segment costs max(host, device), not
+ * their sum. The backward has no sync. */
 static void t_graph(const mo_tctx *x, const mo_est_graph *g, mo_tparts *p)
 {
 	memset(p, 0, sizeof(*p));
-	for (size_t i = 0; i < g->n_ops; i++)
+	double dev_pre = -1, host_pre = 0;
+	for (size_t i = 0; i < g->n_ops; i++) {
 		t_op(x, g, i, p);
+		if (t_sync_op(&g->ops[i])) {
+			dev_pre = p->dev_fwd;
+			host_pre = p->host_fwd;
+		}
+	}
 	double dev = p->gemm + p->attn + p->mem + p->tp + p->cp + p->ep;
-	if (t_syncs(g)) {
+	if (dev_pre >= 0) {
 		double bwd = t_max(dev - p->dev_fwd, p->host - p->host_fwd);
-		p->fwd = p->dev_fwd + p->host_fwd;
+		p->fwd = t_max(dev_pre, host_pre) +
+			 t_max(p->dev_fwd - dev_pre, p->host_fwd - host_pre);
 		p->launch = p->fwd + bwd - dev;
 		return;
 	}
