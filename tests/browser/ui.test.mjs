@@ -8,12 +8,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
-import { round2 } from './round2.mjs';
+import { editing } from './editing.mjs';
 import { ledgerScenarios } from './ledger.mjs';
 import { migrateScenarios } from './migrate.mjs';
 import { conflictScenarios } from './conflicts.mjs';
 import { fileScenarios } from './files.mjs';
-import { round3 } from './round3.mjs';
+import { coreTruth } from './core_truth.mjs';
 import { sizeScenarios } from './size.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -378,13 +378,13 @@ async function main() {
       else if (msg.type() === 'error' && !/status of 501/.test(t)
         && !(allowed && (t.includes(`status of ${allowed}`) || t.includes(String(allowed))))) check(false, `console error: ${t}`);
     });
-    // BROWSER_ONLY=round2 runs only the second-round scenarios (to check them against another UI),
+    // BROWSER_ONLY=editing runs only the editing scenarios (to check them against another UI),
     // BROWSER_ONLY=ledger only the trace panel's, BROWSER_ONLY=migrate
     // only the graph-mode migrate offer's, BROWSER_ONLY=conflicts every
     // rule code on its control
     const only = process.env.BROWSER_ONLY;
     if (!only || only === 'run') await run(page, base); // BROWSER_ONLY=run: the first scenario alone
-    if (!only || only === 'round2') await round2(page, base, {
+    if (!only || only === 'editing') await editing(page, base, {
       check, log, idle, axe, shot, setNumber, cellText, ROOT, OUT, MEMOPT, setStep: (s) => { step = s; },
     });
     if (!only || only === 'conflicts') await conflictScenarios(page, base, {
@@ -404,8 +404,8 @@ async function main() {
     if (!only || only === 'size') await sizeScenarios(page, base, {
       check, log, idle, axe, shot, setStep: (s) => { step = s; },
     });
-    // BROWSER_ONLY=round3: the third round (step time, plain errors, lanes, read-outs, planner)
-    if (!only || only === 'round3') await round3(page, base, {
+    // BROWSER_ONLY=core_truth: the page tells what the core tells (step time, plain errors, lanes, read-outs, planner)
+    if (!only || only === 'core_truth') await coreTruth(page, base, {
       check, log, idle, axe, shot, setNumber, ROOT, OUT, MEMOPT, setStep: (s) => { step = s; }, allowStatus: (st) => { allowed = st; },
     });
   } catch (err) {

@@ -1,12 +1,13 @@
-// Browser tests of the web UI's second round of fixes: one scenario per
-// defect found in review, each from a fresh page, each written so that it
-// fails on the UI before the fix (its comment says what was wrong).
+// Browser tests of editing in the web UI (undo, layout, conflicts, the planner,
+// keeping the user's text): one scenario per defect found in review, each from
+// a fresh page, each written so that it fails on the UI before the fix (its
+// comment says what was wrong).
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 // t: {check, log, idle, axe, shot, setStep, setNumber, cellText, ROOT, OUT, MEMOPT}
-export async function round2(page, base, t) {
+export async function editing(page, base, t) {
   const items = [
     ['item 1: undo never corrupts the text', item1Undo],
     ['item 2: one column on narrow screens', item2Layout],

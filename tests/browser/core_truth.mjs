@@ -1,4 +1,4 @@
-// Browser tests, third round: the page tells what the core tells, in its
+// Browser tests: the page tells what the core tells, in its
 // own words. Each scenario failed on the page before its fix.
 //  - tests/data/mindformers/master/finetune_llama3_1_8b.yaml
 //    (research/llama3_1 at f52743ca, tests/data/mindformers/SOURCES.tsv):
@@ -457,13 +457,13 @@ async function variantsSideBySide(page, base, t) {
   await page.evaluate(() => localStorage.removeItem('memopt.variants'));
 }
 
-export async function round3(page, base, t) {
+export async function coreTruth(page, base, t) {
   for (const [name, fn] of [['step time', stepTime], ['plain errors', plainErrors], ['lane edits one entry', laneEntries], ['pattern lanes', patternLanes],
     ['strip zoom and pointer', stripZoom], ['headers at 360 px', headers360],
     ['chart read-outs', chartReadout], ['ledger read-out', ledgerReadout], ['planner why', plannerWhy],
     ['variants side by side', variantsSideBySide]]) {
     if (process.env.ROUND3_ONLY && name !== process.env.ROUND3_ONLY) continue; // one scenario, by name
-    t.setStep(`round3: ${name}`);
+    t.setStep(`core_truth: ${name}`);
     try {
       await fn(page, base, t);
     } catch (err) {
