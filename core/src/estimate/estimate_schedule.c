@@ -41,6 +41,7 @@ typedef struct mo_sched {
 	uint64_t *A;             /* per chunk: bytes one micro-batch keeps */
 	uint64_t *below;         /* below[c]: A[0] + ... + A[c - 1] (V + 1) */
 	int64_t k_ws;            /* forward unit allocating the workspaces, -1: none */
+	mo_unit_figure *fig;     /* per chunk: its forward's figure, then its backward's */
 	bool first_stage;        /* chunk 0 starts at the embedding (no input) */
 	bool have, failed;
 	int64_t best_pos;
@@ -167,6 +168,79 @@ static void sched_offer(mo_sched *q, int64_t p, const mo_estimate_event *ev)
 	}
 }
 
+/* A unit's figure (mo_unit_figure) stands for the unit run from another
+ * start state when each unit's operations only add to or take from the
+ * state: every unit but a chunk's first forward of the step (micro-batch
+ * 0: it drops the kept input to at most zero) and a forward whose start
+ * does not hold the workspaces yet (its first layer sets them), and a
+ * combined pair (not reused). Its events are then that start plus the
+ * figure's differences, bucket by bucket, the same first highest among
+ * them, as long as no sum saturates or goes below zero: every start and
+ * every event below 2^58 (and so every total below 2^62). */
+static bool sched_figure_fits(const mo_unit_figure *f, const uint64_t *start)
+{
+	const int64_t lim = (int64_t)1 << 58;
+	for (int b = 0; b < MO_EST_BUCKETS; b++) {
+		if (start[b] >= (uint64_t)lim || f->lo[b] <= -lim || f->hi[b] >= lim)
+			return false;
+		int64_t v = (int64_t)start[b];
+		if (v + f->lo[b] < 0 || v + f->hi[b] >= lim)
+			return false;
+	}
+	return true;
+}
+
+static void sched_figure_use(const mo_unit_figure *f, mo_timeline *t, int64_t mb)
+{
+	t->probe_events = f->any;
+	if (!f->any)
+		return;
+	mo_estimate_event *ev = &t->peak_ev;
+	uint64_t total = 0;
+	for (int b = 0; b < MO_EST_BUCKETS; b++) {
+		ev->bytes[b] = (uint64_t)((int64_t)t->state[b] + f->peak[b]);
+		total += ev->bytes[b];
+	}
+	ev->kind = f->kind;
+	ev->micro_batch = mb;
+	ev->layer = f->layer;
+	ev->total = total;
+	ev->start_seconds = ev->seconds = 0;
+	t->peak = total;
+}
+
+/* Runs unit k (fwd: a forward) from t's state, or reuses its chunk's
+ * figure; the first run of a chunk and direction records it. */
+static void sched_unit(mo_sched *q, mo_timeline *t, int64_t k, bool fwd)
+{
+	int64_t mb, c;
+	order_unit(&q->o, k, fwd, &mb, &c);
+	mo_unit_figure *f = &q->fig[2 * c + (fwd ? 0 : 1)];
+	if ((fwd && mb == 0) || (f->have && (f->start[MO_EST_WORKSPACES] !=
+					     t->state[MO_EST_WORKSPACES] ||
+					     !sched_figure_fits(f, t->state)))) {
+		timeline_do(t, k, fwd);
+		return;
+	}
+	if (f->have) {
+		sched_figure_use(f, t, mb);
+		return;
+	}
+	memcpy(f->start, t->state, sizeof f->start);
+	t->record = f;
+	timeline_do(t, k, fwd);
+	t->record = NULL;
+	f->any = t->probe_events > 0;
+	if (f->any) {
+		for (int b = 0; b < MO_EST_BUCKETS; b++)
+			f->peak[b] = (int64_t)(t->peak_ev.bytes[b] - f->start[b]);
+		f->kind = t->peak_ev.kind;
+		f->layer = t->peak_ev.layer;
+	}
+	/* reused only when this run's own sums were exact */
+	f->have = sched_figure_fits(f, f->start);
+}
+
 /* Runs the unit at position p from its start state. */
 static void sched_probe(mo_sched *q, int64_t p)
 {
@@ -176,17 +250,17 @@ static void sched_probe(mo_sched *q, int64_t p)
 	t.peak = 0;
 	sched_state(q, p, t.state);
 	if (p < q->W) {
-		timeline_do(&t, p, true);
+		sched_unit(q, &t, p, true);
 	} else if (p < q->W + 2 * q->S) {
 		int64_t i = (p - q->W) / 2;
 		if (q->o.combined) /* the pair runs as one unit, from its forward's position */
 			timeline_pair(&t, q->W + i, i);
 		else if ((p - q->W) % 2 == 0)
-			timeline_do(&t, q->W + i, true);
+			sched_unit(q, &t, q->W + i, true);
 		else
-			timeline_do(&t, i, false);
+			sched_unit(q, &t, i, false);
 	} else {
-		timeline_do(&t, p - q->W - q->S, false);
+		sched_unit(q, &t, p - q->W - q->S, false);
 	}
 	if (t.probe_events)
 		sched_offer(q, p, &t.peak_ev);
@@ -290,9 +364,11 @@ static int sched_init(mo_sched *q, const mo_timeline *tmpl)
 	q->k_ws = -1;
 	q->A = calloc((size_t)q->V + 1, sizeof(uint64_t));
 	q->below = calloc((size_t)q->V + 2, sizeof(uint64_t));
-	if (!q->A || !q->below) {
+	q->fig = calloc(2 * (size_t)q->V, sizeof(mo_unit_figure));
+	if (!q->A || !q->below || !q->fig) {
 		free(q->A);
 		free(q->below);
+		free(q->fig);
 		return -1;
 	}
 	bool last_stage = q->s + 1 == e->n_stages;
@@ -346,5 +422,6 @@ int sched_stage_peak(const mo_timeline *tmpl, mo_sched_peak *out)
 	out->in_flight = q.W >= q.N ? q.N : q.W + 1;
 	free(q.A);
 	free(q.below);
+	free(q.fig);
 	return 0;
 }

@@ -156,6 +156,47 @@ static void timeline_watch(mo_timeline *t, mo_estimate_event_kind kind, int64_t 
 	t->snap->recv = t->now.recv;
 }
 
+/* The event's buckets (the state plus `extra`, NULL: none) into `bytes`,
+ * their total returned; both saturate at UINT64_MAX as u64_add does. When
+ * every term is below 2^59 no sum of 2 x MO_EST_BUCKETS of them can wrap, so
+ * they are added unchecked (this runs for every event of every unit the
+ * closed form probes); otherwise checked. */
+static uint64_t timeline_bytes(const mo_timeline *t, const uint64_t *extra,
+			       uint64_t *restrict bytes)
+{
+	static const uint64_t none[MO_EST_BUCKETS];
+	const uint64_t *restrict st = t->state, *restrict x = extra ? extra : none;
+	uint64_t high = 0, total = 0;
+	for (int b = 0; b < MO_EST_BUCKETS; b++)
+		high |= st[b] | x[b];
+	if (high >> 59 == 0) {
+		for (int b = 0; b < MO_EST_BUCKETS; b++) {
+			bytes[b] = st[b] + x[b];
+			total += bytes[b];
+		}
+		return total;
+	}
+	for (int b = 0; b < MO_EST_BUCKETS; b++) {
+		bytes[b] = u64_add(st[b], x[b]);
+		total = u64_add(total, bytes[b]);
+	}
+	return total;
+}
+
+/* A recording probe's event: its buckets less the unit's start, the
+ * least and most of them (wrapping differences: the closed form checks
+ * their range before it reuses them). */
+static void timeline_record(mo_unit_figure *f, const uint64_t *bytes, bool first)
+{
+	for (int b = 0; b < MO_EST_BUCKETS; b++) {
+		int64_t d = (int64_t)(bytes[b] - f->start[b]);
+		if (first || d < f->lo[b])
+			f->lo[b] = d;
+		if (first || d > f->hi[b])
+			f->hi[b] = d;
+	}
+}
+
 static void timeline_emit(mo_timeline *t, mo_estimate_event_kind kind, int64_t mb, int64_t layer,
 		       const uint64_t *extra)
 {
@@ -165,30 +206,35 @@ static void timeline_emit(mo_timeline *t, mo_estimate_event_kind kind, int64_t m
 	}
 	if (t->full)
 		return;
-	/* written in place: this runs for every layer of every micro-batch */
-	size_t *n = &t->out->n_events[t->s];
-	mo_estimate_event spill, *ev = t->probe || *n >= t->stored_cap ? &spill
-								   : &t->out->events[t->s][*n];
-	ev->kind = kind;
-	ev->micro_batch = mb;
-	ev->layer = layer;
-	uint64_t total = 0;
-	for (int b = 0; b < MO_EST_BUCKETS; b++) {
-		ev->bytes[b] = u64_add(t->state[b], extra ? extra[b] : 0);
-		total = u64_add(total, ev->bytes[b]);
-	}
-	ev->total = total;
-	if (t->probe) { /* the unit's first highest event */
+	if (t->probe) { /* the unit's first highest event, kept only when it is one */
+		uint64_t bytes[MO_EST_BUCKETS];
+		uint64_t total = timeline_bytes(t, extra, bytes);
+		if (t->record)
+			timeline_record(t->record, bytes, t->probe_events == 0);
 		if (!t->probe_events++ || total > t->peak) {
 			t->peak = total;
-			t->peak_ev = *ev;
+			mo_estimate_event *ev = &t->peak_ev;
+			ev->kind = kind;
+			ev->micro_batch = mb;
+			ev->layer = layer;
+			memcpy(ev->bytes, bytes, sizeof bytes);
+			ev->total = total;
+			ev->start_seconds = ev->seconds = 0;
 		}
 		return;
 	}
-	if (ev == &spill) { /* the rest of the step is not listed */
+	/* written in place: this runs for every layer of every micro-batch */
+	size_t *n = &t->out->n_events[t->s];
+	if (*n >= t->stored_cap) { /* the rest of the step is not listed */
 		t->full = true;
 		return;
 	}
+	mo_estimate_event *ev = &t->out->events[t->s][*n];
+	ev->kind = kind;
+	ev->micro_batch = mb;
+	ev->layer = layer;
+	uint64_t total = timeline_bytes(t, extra, ev->bytes);
+	ev->total = total;
 	(*n)++;
 	if (total > t->peak || (t->peak == 0 && t->peak_ev.total == 0)) {
 		t->peak = total;

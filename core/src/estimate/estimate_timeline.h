@@ -30,6 +30,9 @@ typedef struct mo_timeline {
 	/* probe (closed form): run one unit, keep its first highest event */
 	bool probe;
 	size_t probe_events;
+	/* a probe recording its unit's figure (estimate_schedule.c): each
+	 * event's buckets less the unit's start state, their least and most */
+	struct mo_unit_figure *record;
 	/* replay (explain): track what is alive, stop at `want`, store nothing */
 	bool replay, got;
 	mo_estimate_event want;
@@ -37,6 +40,19 @@ typedef struct mo_timeline {
 	mo_est_alive now, *snap;
 } mo_timeline;
 
+
+/* What one unit adds to its start state, bucket by bucket (the closed
+ * form reuses it for the unit's chunk and direction): the start it was
+ * run from, the least and most of every event's buckets less that start,
+ * and its first highest event less that start. */
+typedef struct mo_unit_figure {
+	bool have, any;
+	uint64_t start[MO_EST_BUCKETS];
+	int64_t lo[MO_EST_BUCKETS], hi[MO_EST_BUCKETS];
+	int64_t peak[MO_EST_BUCKETS];
+	mo_estimate_event_kind kind;
+	int64_t layer;
+} mo_unit_figure;
 
 /* Runs forward (fwd) or backward unit k of the stage's schedule of
  * t->mbn micro-batches (in t->order), from the state t holds. */

@@ -191,7 +191,8 @@ static void planner_stage_copy(const mo_planner_problem *pl, size_t s, size_t ch
 /* The kept bytes (*K) and the largest P + local (*M) of a given assignment
  * over a run of layers. */
 static int planner_predict_run(const mo_planner_problem *pl, const int64_t *ids, size_t n,
-			       const unsigned *what, int64_t pf, uint64_t *K, uint64_t *M_out)
+			       const unsigned *what, int64_t pf, uint64_t *K, uint64_t *M_out,
+			       uint64_t *Pv, uint64_t *fv, uint64_t *bv)
 {
 	uint64_t P = 0, M = 0, hist[MO_SEARCH_MAX_SLOTS + 1] = {0};
 	for (size_t p = 0; p < n; p++) {
@@ -210,10 +211,67 @@ static int planner_predict_run(const mo_planner_problem *pl, const int64_t *ids,
 		    P + c.transient + c.swapped + prior + est_layer_gathered(pl->base, id, true);
 		M = fwd > M ? fwd : M;
 		M = bwd > M ? bwd : M;
+		if (Pv) { /* per layer, for the combined 1F1B's pairs */
+			Pv[p] = P;
+			fv[p] = fwd;
+			bv[p] = bwd;
+		}
 	}
 	*K = P;
 	*M_out = M;
 	return 0;
+}
+
+/* Megatron's combined 1F1B on a stage of one chunk (PP 1,
+ * cfg.ep_overlap; estimate_timeline.c timeline_pair): after the first
+ * forward alone, forward i + 1 runs beside backward i, its embedding and
+ * the backward's loss first, then forward layer j beside backward layer
+ * n - 1 - j, then the forward's loss region and the backward's embedding.
+ * With P_j the kept bytes of layers 0..j, at forward layer j and at
+ * backward layer n - 1 - j the stage holds both embeddings, the forward's
+ * P_j and the backward's P_(n-1-j): the peak is the largest of
+ *   base + embed + grads + M                      (the units alone)
+ *   base + 2 embed + K + head + max(loss, grads)  (the backward's loss,
+ *                                                  and its embedding's
+ *                                                  backward beside the
+ *                                                  forward's loss region)
+ *   base + 2 embed + grads + max_j max(fwd_j + P_(n-1-j), P_j + bwd_(n-1-j))
+ * and the optimizer step's floor (fwd_j, bwd_j: planner_predict_run's
+ * terms of layer j, P_j included). The search prices such a stage as 1F1B
+ * with one micro-batch more in flight, which bounds this from above. */
+static int planner_combined_peak(const mo_planner_problem *pl, const mo_search_segment_problem *sg,
+				 const unsigned *what, int64_t pf, uint64_t *peak)
+{
+	size_t n = sg->n;
+	uint64_t K, M, *v = calloc(3 * (n ? n : 1), sizeof(uint64_t));
+	if (!v)
+		return -1;
+	uint64_t *P = v, *fwd = v + n, *bwd = v + 2 * n;
+	if (planner_predict_run(pl, sg->ids, n, what, pf, &K, &M, P, fwd, bwd) != 0) {
+		free(v);
+		return -1;
+	}
+	uint64_t two = u64_add(sg->base, u64_mul(2, sg->embed)), pair = 0;
+	for (size_t j = 0; j < n; j++) {
+		uint64_t a = u64_add(fwd[j], P[n - 1 - j]), b = u64_add(P[j], bwd[n - 1 - j]);
+		pair = a > pair ? a : pair;
+		pair = b > pair ? b : pair;
+	}
+	free(v);
+	uint64_t pk = u64_add(u64_add(sg->base, sg->embed), u64_add(sg->grads, M));
+	uint64_t tail = sg->last ? (sg->loss > sg->grads ? sg->loss : sg->grads) : sg->grads;
+	uint64_t ends = u64_add(two, u64_add(u64_add(K, sg->head), tail));
+	uint64_t layers = u64_add(two, u64_add(sg->grads, pair));
+	pk = ends > pk ? ends : pk;
+	pk = layers > pk ? layers : pk;
+	*peak = pk > sg->floor ? pk : sg->floor;
+	return 0;
+}
+
+/* Whether stage s runs Megatron's combined 1F1B as one chunk with pairs. */
+static bool planner_combined(const mo_planner_problem *pl, const mo_est_fixed *fx)
+{
+	return pl->base->cfg.ep_overlap && fx->chunks == 1 && fx->others > 0;
 }
 
 /* Stage s's peak under the choices in what, and the most any of its chunks
@@ -226,13 +284,18 @@ static int planner_stage_peak(const mo_planner_problem *pl, size_t s, const mo_e
 	*kmax = *peak = 0;
 	for (size_t c = 0; c < fx->chunks; c++) {
 		const mo_est_chunk *ch = &pl->base->chunks[s * fx->chunks + c];
-		if (planner_predict_run(pl, ch->ids, ch->n, what, pf, &K, &M) != 0)
+		if (planner_predict_run(pl, ch->ids, ch->n, what, pf, &K, &M, NULL, NULL, NULL) != 0)
 			return -1;
 		*kmax = K > *kmax ? K : *kmax;
 	}
 	for (size_t c = 0; c < fx->chunks; c++) { /* again, now that kmax is known */
 		mo_search_segment_problem sg = planner_segment_of(pl, s, c, fx, held, *kmax);
-		if (planner_predict_run(pl, sg.ids, sg.n, what, pf, &K, &M) != 0)
+		if (planner_combined(pl, fx)) {
+			if (planner_combined_peak(pl, &sg, what, pf, peak) != 0)
+				return -1;
+			continue;
+		}
+		if (planner_predict_run(pl, sg.ids, sg.n, what, pf, &K, &M, NULL, NULL, NULL) != 0)
 			return -1;
 		uint64_t pk = search_peak(&sg, K, M);
 		*peak = pk > *peak ? pk : *peak;
@@ -453,6 +516,14 @@ static int planner_solve_segment(const mo_planner_problem *pl, size_t s, const m
 	sol->exact &= !inexact;
 	if (rc <= 0)
 		return rc;
+	/* the combined 1F1B: searched at a bound (one more micro-batch in
+	 * flight), the plan's own peak priced as the timeline runs it; not
+	 * claimed the cheapest */
+	if (planner_combined(pl, fx)) {
+		if (planner_combined_peak(pl, &sg, sol->what, prefetch, &pk) != 0)
+			return -1;
+		sol->exact = false;
+	}
 	sol->cost += cost;
 	sol->stage_peak[s] = pk;
 	return 1;
