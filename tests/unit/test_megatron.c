@@ -790,7 +790,10 @@ static const struct mo_figure_gap mo_figure_gaps[] = {
 	 "modelled, but on this rank the peak stays at the main loss's backward, which the "
 	 "combined step runs before any of its layers (model_chunk_schedule_plan.py:544-552 at "
 	 "d98e8a64), with the 7 chunks the sequential schedule held; the forward layer beside "
-	 "the backward one tops out 1.2 GiB under it. What holds the rest is not found "
+	 "the backward one tops out 1.2 GiB under it. What holds the rest is not found; a "
+	 "lead: the run's loss is the fused one (--cross-entropy-loss-fusion, native: "
+	 "torch.compile'd, its backward in place only where Inductor reinplaces it), as is the "
+	 "other run under at its loss backward, and one fp32 plane there is 1.69 GB "
 	 "(notes/megatron-memory.md)",
 	 NULL},
 	{"gpt3_moe_mcore_te_ep8_resume_torch_dist_dist_optimizer",

@@ -1008,6 +1008,34 @@ static void test_virtual_pipeline_random(void **state)
 	assert_true(planned >= 40);
 }
 
+/* The combined 1F1B under a virtual pipeline (Megatron allows it with PP > 1
+ * only there): the interleaved bound counts forward W + i in flight beside
+ * backward i, whole, so it stays above the estimate, whose pair runs them
+ * layer by layer (random choices, PP 2, VPP 2, MoE and dense). */
+static void test_combined_1f1b_interleaved(void **state)
+{
+	(void)state;
+	unsigned seed = 77;
+	char fmt[2048];
+	const char *at = strstr(vpp_fmt, "  framework: %s\n");
+	assert_non_null(at);
+	snprintf(fmt, sizeof fmt, "%.*s  overlap_moe_expert_parallel_comm: true\n%s",
+		 (int)(at - vpp_fmt), vpp_fmt, at);
+	for (int moe = 0; moe < 2; moe++)
+		for (int mbn = 4; mbn <= 6; mbn += 2) {
+			char text[2048];
+			snprintf(text, sizeof text, fmt, 8, 512, moe ? moe_keys : "", mbn, "pytorch", 4,
+				 2, 2, 2, "true");
+			mo_model *m = checked_model(text, "combined-vpp");
+			mo_estimate *e = NULL;
+			assert_int_equal(mo_estimate_run(&e, NULL, m, NULL), 0);
+			assert_true(e->cfg.ep_overlap);
+			mo_estimate_free(e);
+			predict_bound_case(m, &seed);
+			mo_model_free(m);
+		}
+}
+
 /* A graph-mode MindSpore Transformers file (Qwen2.5 7B, recompute_config
  * recompute [7, 7] and select_recompute of 4 feed-forward ops on [14, 14]):
  * the plan replaces the block, so its "none" baseline is the file without
@@ -1124,6 +1152,7 @@ int main(void)
 		cmocka_unit_test(test_virtual_pipeline_uneven),
 		cmocka_unit_test(test_virtual_pipeline_budgets),
 		cmocka_unit_test(test_virtual_pipeline_random),
+		cmocka_unit_test(test_combined_1f1b_interleaved),
 		cmocka_unit_test(test_graph_mode_start_replaced),
 		cmocka_unit_test(test_presets_valid),
 		cmocka_unit_test(test_maximize),
