@@ -110,6 +110,30 @@ static void expect_same(const mo_estimate *e, size_t s)
 	(void)b;
 }
 
+/* Every stage against the walk (expect_same), and the closed forms of all
+ * stages in order, with the unit figures carried from a stage to the next
+ * of the same shape as the estimate carries them, against each stage's own. */
+static void expect_stages(const mo_estimate *e)
+{
+	size_t n = mo_estimate_stage_count(e);
+	mo_sched_peak *all = calloc(n, sizeof *all);
+	assert_non_null(all);
+	assert_int_equal(est_closed_forms(e, all), 0);
+	for (size_t s = 0; s < n; s++) {
+		mo_sched_peak pk;
+		expect_same(e, s);
+		assert_int_equal(est_stage_closed_form(e, s, &pk), 0);
+		assert_int_equal(all[s].ev.kind, pk.ev.kind);
+		assert_int_equal(all[s].ev.micro_batch, pk.ev.micro_batch);
+		assert_int_equal(all[s].ev.layer, pk.ev.layer);
+		assert_int_equal(all[s].ev.total, pk.ev.total);
+		assert_memory_equal(all[s].ev.bytes, pk.ev.bytes, sizeof pk.ev.bytes);
+		assert_int_equal(all[s].in_flight, pk.in_flight);
+		assert_memory_equal(all[s].end, pk.end, sizeof pk.end);
+	}
+	free(all);
+}
+
 /* The timeline's clock (estimate_clock.c): on every stage the listed
  * events follow each other without overlap; a stage's first unit starts
  * when the stage before it has finished its own first forward and the
@@ -250,8 +274,7 @@ static int random_case(unsigned *seed)
 	mo_estimate *e = NULL;
 	int ran = 0;
 	if (mo_estimate_run(&e, c, m, NULL) == 0 && !mo_estimate_timeline_truncated(e)) {
-		for (size_t s = 0; s < mo_estimate_stage_count(e); s++)
-			expect_same(e, s);
+		expect_stages(e);
 		expect_clock(e);
 		expect_lean_same(e, c, m);
 		ran = 1;
@@ -282,8 +305,7 @@ static void test_presets(void **state)
 		assert_int_equal(mo_model_preset(&m, mo_preset_name(i), NULL), 0);
 		assert_int_equal(mo_estimate_run(&e, NULL, m, NULL), 0);
 		if (!mo_estimate_timeline_truncated(e))
-			for (size_t s = 0; s < mo_estimate_stage_count(e); s++)
-				expect_same(e, s);
+			expect_stages(e);
 		mo_estimate_free(e);
 		mo_model_free(m);
 	}

@@ -42,6 +42,7 @@ typedef struct mo_sched {
 	uint64_t *below;         /* below[c]: A[0] + ... + A[c - 1] (V + 1) */
 	int64_t k_ws;            /* forward unit allocating the workspaces, -1: none */
 	mo_unit_figure *fig;     /* per chunk: its forward's figure, then its backward's */
+	bool own_fig;            /* fig allocated here (no memo) */
 	bool first_stage;        /* chunk 0 starts at the embedding (no input) */
 	bool have, failed;
 	int64_t best_pos;
@@ -190,7 +191,8 @@ static bool sched_figure_fits(const mo_unit_figure *f, const uint64_t *start)
 	return true;
 }
 
-static void sched_figure_use(const mo_unit_figure *f, mo_timeline *t, int64_t mb)
+static void sched_figure_use(const mo_unit_figure *f, mo_timeline *t, int64_t mb,
+			     const mo_est_chunk *ch)
 {
 	t->probe_events = f->any;
 	if (!f->any)
@@ -203,7 +205,7 @@ static void sched_figure_use(const mo_unit_figure *f, mo_timeline *t, int64_t mb
 	}
 	ev->kind = f->kind;
 	ev->micro_batch = mb;
-	ev->layer = f->layer;
+	ev->layer = f->pos >= 0 ? ch->ids[f->pos] : -1;
 	ev->total = total;
 	ev->start_seconds = ev->seconds = 0;
 	t->peak = total;
@@ -222,8 +224,9 @@ static void sched_unit(mo_sched *q, mo_timeline *t, int64_t k, bool fwd)
 		timeline_do(t, k, fwd);
 		return;
 	}
+	const mo_est_chunk *ch = &q->e->chunks[q->s * (size_t)q->V + (size_t)c];
 	if (f->have) {
-		sched_figure_use(f, t, mb);
+		sched_figure_use(f, t, mb, ch);
 		return;
 	}
 	memcpy(f->start, t->state, sizeof f->start);
@@ -235,10 +238,14 @@ static void sched_unit(mo_sched *q, mo_timeline *t, int64_t k, bool fwd)
 		for (int b = 0; b < MO_EST_BUCKETS; b++)
 			f->peak[b] = (int64_t)(t->peak_ev.bytes[b] - f->start[b]);
 		f->kind = t->peak_ev.kind;
-		f->layer = t->peak_ev.layer;
+		f->pos = -1;
+		for (size_t i = 0; i < ch->n && t->peak_ev.layer >= 0; i++)
+			if (ch->ids[i] == t->peak_ev.layer)
+				f->pos = (int64_t)i;
 	}
-	/* reused only when this run's own sums were exact */
-	f->have = sched_figure_fits(f, f->start);
+	/* reused only when this run's own sums were exact (and its highest
+	 * event, if a layer's, is one of this chunk's) */
+	f->have = sched_figure_fits(f, f->start) && !(f->any && t->peak_ev.layer >= 0 && f->pos < 0);
 }
 
 /* Runs the unit at position p from its start state. */
@@ -347,6 +354,70 @@ static void sched_steady(mo_sched *q)
 
 /* ---- the stage ---------------------------------------------------------------------- */
 
+/* Whether stages a and b of an estimate run units of the same figures: both
+ * or neither first and last, the same gradients held at their layer events,
+ * and chunk by chunk the same layers' figures position by position (kept,
+ * swapped, recomputed bytes, the backward's gradient buffers). Under PP the
+ * gathered weights stay resident (no per-layer term). */
+static bool sched_same_shape(const mo_estimate *e, size_t a, size_t b, uint64_t grads_a,
+			     uint64_t grads_b)
+{
+	size_t V = (size_t)e->cfg.vpp, last = e->n_stages - 1;
+	if (e->cfg.pp <= 1 || (a == 0) != (b == 0) || (a == last) != (b == last) ||
+	    grads_a != grads_b)
+		return false;
+	for (size_t c = 0; c < V; c++) {
+		const mo_est_chunk *x = &e->chunks[a * V + c], *y = &e->chunks[b * V + c];
+		if (x->n != y->n)
+			return false;
+		for (size_t i = 0; i < x->n; i++) {
+			const mo_estimate_layer *l = &e->layers[x->ids[i]], *m = &e->layers[y->ids[i]];
+			size_t tl = e->res[e->layer_res[x->ids[i]]].type;
+			size_t tm = e->res[e->layer_res[y->ids[i]]].type;
+			if (l->activation_bytes != m->activation_bytes ||
+			    l->swap_bytes != m->swap_bytes ||
+			    l->recomputed_bytes != m->recomputed_bytes ||
+			    e->types[tl].g.bwd_grads != e->types[tm].g.bwd_grads)
+				return false;
+		}
+	}
+	return true;
+}
+
+/* The stage's figures: its own (no memo), or the memo's, kept from the
+ * stage before when the two have the same shape, else cleared. */
+static int sched_memo_take(mo_sched *q, const mo_timeline *tmpl)
+{
+	size_t n = 2 * (size_t)q->V;
+	mo_sched_memo *m = tmpl->memo;
+	if (!m) {
+		q->fig = calloc(n, sizeof(mo_unit_figure));
+		q->own_fig = true;
+		return q->fig ? 0 : -1;
+	}
+	if (m->cap < n) {
+		free(m->fig);
+		m->fig = calloc(n, sizeof(mo_unit_figure));
+		m->cap = m->fig ? n : 0;
+		m->have = false;
+		if (!m->fig)
+			return -1;
+	}
+	if (!m->have || !sched_same_shape(q->e, m->s, q->s, m->grads, tmpl->grads))
+		memset(m->fig, 0, n * sizeof(mo_unit_figure));
+	m->have = true;
+	m->s = q->s;
+	m->grads = tmpl->grads;
+	q->fig = m->fig;
+	return 0;
+}
+
+void sched_memo_free(mo_sched_memo *m)
+{
+	free(m->fig);
+	memset(m, 0, sizeof(*m));
+}
+
 static int sched_init(mo_sched *q, const mo_timeline *tmpl)
 {
 	const mo_estimate *e = tmpl->e;
@@ -364,11 +435,9 @@ static int sched_init(mo_sched *q, const mo_timeline *tmpl)
 	q->k_ws = -1;
 	q->A = calloc((size_t)q->V + 1, sizeof(uint64_t));
 	q->below = calloc((size_t)q->V + 2, sizeof(uint64_t));
-	q->fig = calloc(2 * (size_t)q->V, sizeof(mo_unit_figure));
-	if (!q->A || !q->below || !q->fig) {
+	if (!q->A || !q->below || sched_memo_take(q, tmpl) != 0) {
 		free(q->A);
 		free(q->below);
-		free(q->fig);
 		return -1;
 	}
 	bool last_stage = q->s + 1 == e->n_stages;
@@ -422,6 +491,7 @@ int sched_stage_peak(const mo_timeline *tmpl, mo_sched_peak *out)
 	out->in_flight = q.W >= q.N ? q.N : q.W + 1;
 	free(q.A);
 	free(q.below);
-	free(q.fig);
+	if (q.own_fig)
+		free(q.fig);
 	return 0;
 }

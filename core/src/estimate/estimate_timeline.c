@@ -752,7 +752,8 @@ static void timeline_static(mo_timeline *t)
 	timeline_static_state(t, v);
 }
 
-int est_stage_closed_form(const mo_estimate *e, size_t s, mo_sched_peak *out)
+static int stage_closed_form(const mo_estimate *e, size_t s, mo_sched_memo *memo,
+			     mo_sched_peak *out)
 {
 	uint64_t v[6] = {0};
 	if (s >= e->n_stages)
@@ -768,9 +769,25 @@ int est_stage_closed_form(const mo_estimate *e, size_t s, mo_sched_peak *out)
 	mo_timeline t = {.e = e, .out = (mo_estimate *)e, .s = s, .mbn = e->cfg.mbn,
 			 .gathered = gathered, .pp_resident = e->cfg.pp > 1};
 	timeline_order_of(e, t.mbn, &t.order);
+	t.memo = memo;
 	timeline_static_state(&t, v);
 	int rc = sched_stage_peak(&t, out);
 	free(gathered);
+	return rc;
+}
+
+int est_stage_closed_form(const mo_estimate *e, size_t s, mo_sched_peak *out)
+{
+	return stage_closed_form(e, s, NULL, out);
+}
+
+int est_closed_forms(const mo_estimate *e, mo_sched_peak *out)
+{
+	mo_sched_memo memo = {0};
+	int rc = 0;
+	for (size_t s = 0; s < e->n_stages && rc == 0; s++)
+		rc = stage_closed_form(e, s, &memo, &out[s]);
+	sched_memo_free(&memo);
 	return rc;
 }
 
@@ -973,6 +990,7 @@ static bool timeline_overflows(const mo_estimate *e, size_t s, size_t cap)
 int est_timeline(mo_estimate *e, mo_error *err)
 {
 	double *gathered = NULL;
+	mo_sched_memo memo = {0};
 	if (timeline_alloc(e, &gathered) != 0)
 		goto nomem;
 	size_t cap = MO_EST_MAX_EVENTS / (e->n_stages ? e->n_stages : 1);
@@ -992,19 +1010,22 @@ int est_timeline(mo_estimate *e, mo_error *err)
 		if (!e->no_events && !e->events[s])
 			goto nomem;
 		mo_timeline t = {.e = e, .out = e, .s = s, .stored_cap = n, .mbn = e->cfg.mbn,
-				 .gathered = gathered, .pp_resident = e->cfg.pp > 1};
+				 .gathered = gathered, .pp_resident = e->cfg.pp > 1, .memo = &memo};
 		timeline_order_of(e, t.mbn, &t.order);
 		timeline_stage(&t);
 		if (t.failed)
 			goto fail;
 	}
+	sched_memo_free(&memo);
 	return 0;
 nomem:
+	sched_memo_free(&memo);
 	error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 	return -1;
 fail:
+	sched_memo_free(&memo);
 	if (!budget_error(err))
-		goto nomem;
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 	return -1;
 }
 

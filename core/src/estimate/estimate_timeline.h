@@ -33,6 +33,8 @@ typedef struct mo_timeline {
 	/* a probe recording its unit's figure (estimate_schedule.c): each
 	 * event's buckets less the unit's start state, their least and most */
 	struct mo_unit_figure *record;
+	/* the closed form's figures across the stages of one estimate (NULL: per stage) */
+	struct mo_sched_memo *memo;
 	/* replay (explain): track what is alive, stop at `want`, store nothing */
 	bool replay, got;
 	mo_estimate_event want;
@@ -51,8 +53,19 @@ typedef struct mo_unit_figure {
 	int64_t lo[MO_EST_BUCKETS], hi[MO_EST_BUCKETS];
 	int64_t peak[MO_EST_BUCKETS];
 	mo_estimate_event_kind kind;
-	int64_t layer;
+	int64_t pos; /* the highest event's layer: its position in the chunk, -1: none */
 } mo_unit_figure;
+
+/* Unit figures carried from a stage to the next one of the same shape
+ * (estimate_schedule.c sched_memo_take): the figures of stage `s`. */
+typedef struct mo_sched_memo {
+	mo_unit_figure *fig; /* 2 per chunk */
+	size_t cap;          /* entries allocated */
+	bool have;
+	size_t s;
+	uint64_t grads;
+} mo_sched_memo;
+void sched_memo_free(mo_sched_memo *m);
 
 /* Runs forward (fwd) or backward unit k of the stage's schedule of
  * t->mbn micro-batches (in t->order), from the state t holds. */
@@ -83,5 +96,8 @@ int sched_stage_peak(const mo_timeline *tmpl, mo_sched_peak *out);
 /* The closed form for stage s of a finished estimate (tests compare it
  * with the walk). */
 int est_stage_closed_form(const mo_estimate *e, size_t s, mo_sched_peak *out);
+/* Every stage's closed form in order, the unit figures carried from a
+ * stage to the next of the same shape as the estimate does (out: n_stages). */
+int est_closed_forms(const mo_estimate *e, mo_sched_peak *out);
 
 #endif
