@@ -282,26 +282,33 @@ static const mo_node *keys_get(const mo_node *map, const char *key)
 	return map && map->kind == MO_NODE_MAP ? map_get(map, key) : NULL;
 }
 
-/* MindSpore Transformers' Muon step (pynative/optimizer/muon.py at
- * 167a50de): Newton-Schulz runs on each 2-D weight's all-gathered update
- * (newton_schulz :855-879: x x^T, its square, their product with x, in
- * fp32), batched over same-shape weights with a budget of 16 B per local
- * element and 4 GiB per apply (:61-66, _bound_phase4_groups :89-110), and
- * the embedding and output layer take an AdamW update (:2556-2606). None of
- * it is in the optimizer step's event; no measured run peaks there. */
-static void model_check_muon_step(struct mo_rd *r)
+/* The estimate prices MindSpore Transformers' Muon step as muon.py at
+ * 26354ff6 runs it with its defaults (estimate_weights.c): comm_strategy
+ * "allgather", one weight at a time, and the embedding's and output layer's
+ * unfused AdamW (use_fused_adamw False, :1773). Another comm_strategy
+ * (167a50de batches same-shape weights up to 4 GiB per apply, :61-110) or
+ * the fused AdamW changes that step's temporaries: said at the key. */
+static void model_check_muon_options(struct mo_rd *r, const mo_node *root)
 {
 	const mo_model *mm = r->m;
-	const struct mo_model_pos *op = &mm->ext->pos[MF_OPT];
 	if (!mm->ext->set[MF_OPT] || strcmp(mm->optimizer, "muon") != 0 ||
 	    strcmp(mm->framework, "pytorch") == 0)
 		return;
-	diags_add(r->diags, MO_SEV_WARNING, "unmodelled", r->file, op->line, op->column, op->path,
-		     "%s: Muon's optimizer step is not in the estimate's optimizer-step event: "
-		     "Newton-Schulz on each weight's all-gathered fp32 update, batched over "
-		     "same-shape weights up to 16 B per local element and 4 GiB per apply, "
-		     "and the AdamW update of the embedding and output layer",
-		     op->path);
+	const mo_node *opt = keys_get(root, "optimizer");
+	const mo_node *strategy = keys_get(opt, "comm_strategy");
+	if (strategy && strategy->kind == MO_NODE_SCALAR && strcmp(strategy->value, "allgather") != 0)
+		diags_add_at(r->diags, MO_SEV_WARNING, "unmodelled", r->file, strategy,
+			     "optimizer.comm_strategy",
+			     "optimizer.comm_strategy: the optimizer step is priced as comm_strategy "
+			     "allgather (one weight at a time); '%s' holds other temporaries",
+			     strategy->value);
+	const mo_node *fused = keys_get(opt, "use_fused_adamw");
+	if (fused && keys_on(fused, 0))
+		diags_add_at(r->diags, MO_SEV_WARNING, "unmodelled", r->file, fused,
+			     "optimizer.use_fused_adamw",
+			     "optimizer.use_fused_adamw: the embedding's and output layer's update "
+			     "is priced as the unfused AdamW (four fp32 temporaries per element), "
+			     "an upper bound for the fused kernel");
 }
 
 /* micro_batch_interleave_num (a top-level key of graph-mode files) splits
@@ -322,7 +329,7 @@ void model_check_unmodelled(struct mo_rd *r, const mo_node *root)
 			     "compressed position (bf16 [heads, sq, sq / 4] and their fp32 "
 			     "softmax) are not counted; a peak in that forward would be higher",
 			     fp->path);
-	model_check_muon_step(r);
+	model_check_muon_options(r, root);
 	const mo_node *k = NULL, *v = NULL;
 	for (size_t i = 0; root && i + 1 < root->n; i += 2)
 		if (root->items[i]->kind == MO_NODE_SCALAR &&
