@@ -311,12 +311,14 @@ static void test_real_configs(void **state)
 	run(&f, read_text("tests/data/real-configs/pynative_deepseek4.yaml"), NULL, NULL);
 	assert_int_equal(mo_diags_errors(f.diags), 0);
 	assert_int_equal(count(&f, "no-match"), 2);
-	/* hyper-connections, hc_mult, Muon: all read and modelled but Muon's
-	 * optimizer-step working set (one warning at optimizer.type) */
+	/* hyper-connections, hc_mult, Muon: all read and modelled but the
+	 * fused AdamW of Muon's embedding update (one warning at
+	 * optimizer.use_fused_adamw) */
 	assert_int_equal(count(&f, "unmodelled"), 1);
 	assert_int_equal(count(&f, "unread-key"), 0);
-	/* in line order: optimizer.type (26), then the two patterns */
-	assert_int_equal(mo_diags_get(f.diags, 0)->line, 26);
+	/* in line order: optimizer.use_fused_adamw (38), then the two patterns */
+	assert_int_equal(mo_diags_get(f.diags, 0)->line, 38);
+	assert_string_equal(mo_diags_get(f.diags, 0)->path, "optimizer.use_fused_adamw");
 	const mo_diag *a = mo_diags_get(f.diags, 1), *b = mo_diags_get(f.diags, 2);
 	assert_int_equal(a->line, 61);
 	assert_non_null(strstr(a->hint, "'self_attention.*'"));
