@@ -270,17 +270,21 @@ int64_t est_dtype_bytes(const char *dtype, const mo_est_dims *d)
 static bool est_lookup(const mo_est_dims *d, const char *s, size_t n,
 			  double *out)
 {
+	/* a dimension's name first (no name reads as a number: none is "inf"
+	 * or "nan"), then a number: graphs are built on every new shape */
+	for (size_t i = 0; i < d->n && n > 0; i++) {
+		const char *name = d->names[i];
+		if (name[0] == s[0] && strncmp(name, s, n) == 0 && name[n] == '\0') {
+			*out = (double)d->vals[i];
+			return true;
+		}
+	}
 	char *end;
 	double v = strtod(s, &end);
 	if (end == s + n && n > 0) {
 		*out = v;
 		return true;
 	}
-	for (size_t i = 0; i < d->n; i++)
-		if (strlen(d->names[i]) == n && memcmp(d->names[i], s, n) == 0) {
-			*out = (double)d->vals[i];
-			return true;
-		}
 	return false;
 }
 
@@ -449,9 +453,14 @@ static int graph_builder_tensor(mo_graph_builder *b, const char *spec, size_t n,
  * word); *p moves past it. The op rows name tensors this way. */
 static const char *graph_word(const char **p, size_t *len)
 {
-	const char *w = *p + strspn(*p, " ");
-	*len = strcspn(w, " ");
-	*p = w + *len;
+	const char *w = *p;
+	while (*w == ' ')
+		w++;
+	const char *e = w;
+	while (*e && *e != ' ')
+		e++;
+	*len = (size_t)(e - w);
+	*p = e;
 	return w;
 }
 
@@ -507,19 +516,29 @@ static int graph_builder_path(const mo_graph_builder *b, const char *rel)
 	char full[256];
 	if (!b->lt)
 		return -1;
-	snprintf(full, sizeof full, "%s%s", b->pprefix, rel);
-	size_t len = strlen(full);
+	/* pprefix + rel, cut at the buffer as snprintf would */
+	size_t pl = strlen(b->pprefix), rl = strlen(rel);
+	if (pl > sizeof full - 1)
+		pl = sizeof full - 1;
+	if (rl > sizeof full - 1 - pl)
+		rl = sizeof full - 1 - pl;
+	memcpy(full, b->pprefix, pl);
+	memcpy(full + pl, rel, rl);
+	full[pl + rl] = '\0';
+	size_t len = pl + rl;
 	if (len && full[len - 1] == '.')
 		full[--len] = '\0';
 	while (len) {
-		for (size_t p = 0; p < b->lt->n_paths; p++)
-			if (strcmp(b->lt->paths[p].name, full) == 0)
+		for (size_t p = 0; p < b->lt->n_paths; p++) {
+			const char *name = b->lt->paths[p].name;
+			if (name[0] == full[0] && strcmp(name, full) == 0)
 				return (int)p;
+		}
 		char *dot = strrchr(full, '.');
 		if (!dot)
 			break;
 		*dot = '\0';
-		len = strlen(full);
+		len = (size_t)(dot - full);
 	}
 	return -1;
 }
