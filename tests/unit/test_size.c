@@ -86,6 +86,62 @@ static void check_all(const mo_size_result *r)
 	}
 }
 
+/* The search estimates every layout on one working model, whose estimator
+ * cache rescales the previous layout's graphs under the new dimensions
+ * when only their values changed (estimate_cache.c): each layout of a
+ * search, estimated that way, gives the report a fresh model (graphs built
+ * from the op tables) gives, byte for byte. */
+static void test_graph_rescale(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *preset;
+		int64_t devices, batch;
+	} qs[] = {{"dsv3-mini", 16, 32}, {"std-gqa", 16, 32}, {"mixtral-8x7b", 32, 64},
+		  {"deepseek-v3", 64, 128}};
+	for (size_t q = 0; q < sizeof qs / sizeof *qs; q++) {
+		mo_model *base = NULL;
+		assert_int_equal(mo_model_preset(&base, qs[q].preset, NULL), 0);
+		mo_size_question sq = {base, qs[q].devices, qs[q].batch, 8};
+		mo_size_cands cands = {0};
+		mo_size_reasons rej = {0};
+		mo_error err = {0};
+		assert_int_equal(size_enumerate(&cands, &rej, &sq, &err), 0);
+		assert_true(cands.n > 10);
+		mo_model *wm = model_copy(base);
+		assert_non_null(wm);
+		size_t step = cands.n / 150 + 1, compared = 0;
+		for (size_t i = 0; i < cands.n; i += step) {
+			size_apply(wm, &cands.v[i], qs[q].batch);
+			mo_model *fresh = model_copy(wm);
+			assert_non_null(fresh);
+			mo_estimate *a = NULL, *b = NULL;
+			int ra = mo_estimate_run(&a, NULL, wm, &err);
+			int rb = mo_estimate_run(&b, NULL, fresh, &err);
+			assert_int_equal(ra, rb);
+			if (ra == 0) {
+				char *ta = mo_estimate_report(a, 1), *tb = mo_estimate_report(b, 1);
+				assert_non_null(ta);
+				assert_non_null(tb);
+				assert_string_equal(ta, tb);
+				assert_true(mo_estimate_get_time(a)->step_seconds ==
+					    mo_estimate_get_time(b)->step_seconds);
+				free(ta);
+				free(tb);
+				compared++;
+			}
+			mo_estimate_free(a);
+			mo_estimate_free(b);
+			mo_model_free(fresh);
+		}
+		assert_true(compared > 10);
+		mo_model_free(wm);
+		free(cands.v);
+		size_reasons_free(&rej);
+		mo_model_free(base);
+	}
+}
+
 static void test_reestimate_dense(void **state)
 {
 	(void)state;
@@ -677,6 +733,7 @@ int main(void)
 		cmocka_unit_test(test_megatron_own_layouts),
 		cmocka_unit_test(test_megatron_recompute_flags),
 		cmocka_unit_test(test_megatron_block_flags),
+		cmocka_unit_test(test_graph_rescale),
 		cmocka_unit_test(test_rejected_counts),
 		cmocka_unit_test(test_rejected_groups),
 		cmocka_unit_test(test_bad_questions),

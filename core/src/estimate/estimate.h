@@ -33,7 +33,10 @@ typedef struct mo_est_tensor {
 	size_t dims_len;   /* not NUL-terminated; NULL for a view */
 } mo_est_tensor;
 
+struct mo_op_row;
+
 typedef struct mo_est_op {
+	const struct mo_op_row *row; /* the op table's row it was built from */
 	const char *name;  /* "path:op" for the report */
 	int path;          /* layout path index, -1 = the layer itself */
 	int *in, *out, *save;

@@ -43,6 +43,14 @@ struct mo_est_cache {
 	size_t n_types;
 	/* the graphs */
 	mo_est_graph *types, head, embed;
+	/* what the graphs' structure was built for besides the layout hash
+	 * (per type: moe | mtp << 1, the compress ratio) */
+	unsigned char *type_kind;
+	int64_t *type_ratio;
+	bool mla, hybrid;
+	/* the cache whose arena holds the graphs' names, index lists and
+	 * rows, when these were rescaled from it (a reference), else NULL */
+	struct mo_est_cache *owner;
 	/* the memo */
 	pthread_mutex_t lock;
 	mo_arena *memo_a;
@@ -69,8 +77,11 @@ static bool cache_fits(const mo_est_cache *c, const mo_model *m, const mo_framew
 	       dims_same(&c->dims, d);
 }
 
+void est_cache_release(mo_est_cache *c);
+
 static void cache_free(mo_est_cache *c)
 {
+	est_cache_release(c->owner);
 	pthread_mutex_destroy(&c->lock);
 	arena_free(c->memo_a);
 	arena_free(c->a);
@@ -83,8 +94,55 @@ void est_cache_release(mo_est_cache *c)
 		cache_free(c);
 }
 
+/* True when prev's graphs have the structure a build for (m, fw, d) would
+ * give: the same framework, layer types, conditions, dtypes and dimension
+ * names (only the dimensions' values differ), so that rescaling them under
+ * d gives what building does. */
+static bool cache_same_structure(const mo_est_cache *prev, const mo_model *m,
+				 const mo_framework *fw, const mo_est_dims *d)
+{
+	const mo_est_dims *p = &prev->dims;
+	if (prev->fw != fw || prev->layout_hash != m->layout_hash || prev->n_types != m->n_types ||
+	    prev->mla != m->multi_latent_attention || prev->hybrid != m->dsv4_hybrid ||
+	    p->cond != d->cond || p->n != d->n || strcmp(p->cdtype, d->cdtype) != 0 ||
+	    strcmp(p->pdtype, d->pdtype) != 0)
+		return false;
+	/* a tensor keeps the compute dtype's name for "c": one named like a
+	 * table's dtype token would read differently */
+	if (strcmp(d->cdtype, "c") == 0 || strcmp(d->cdtype, "p") == 0)
+		return false;
+	for (size_t i = 0; i < d->n; i++)
+		if (p->names[i] != d->names[i] && strcmp(p->names[i], d->names[i]) != 0)
+			return false;
+	for (size_t t = 0; t < m->n_types; t++)
+		if (prev->type_kind[t] != (unsigned char)(m->types[t].moe | m->types[t].mtp << 1) ||
+		    prev->type_ratio[t] != m->types[t].compress_ratio)
+			return false;
+	return true;
+}
+
+/* prev's graphs rescaled under d into c (0), or -1 (build instead). */
+static int cache_rescale(mo_est_cache *c, const mo_est_cache *prev, const mo_model *m,
+			 const mo_framework *fw)
+{
+	for (size_t t = 0; t < m->n_types; t++)
+		if (est_graph_rescale(&c->types[t], c->a, fw, m, &c->dims, t, &prev->types[t]) != 0)
+			return -1;
+	if (est_graph_rescale(&c->head, c->a, fw, m, &c->dims, SIZE_MAX, &prev->head) != 0 ||
+	    est_graph_rescale(&c->embed, c->a, fw, m, &c->dims, SIZE_MAX, &prev->embed) != 0)
+		return -1;
+	mo_est_cache *owner = prev->owner ? prev->owner : (mo_est_cache *)prev;
+	__atomic_add_fetch(&owner->refs, 1, __ATOMIC_ACQ_REL);
+	c->owner = owner;
+	return 0;
+}
+
+/* Builds the graphs for (m, fw, d); prev (the model's cache before, or
+ * NULL): when its graphs have the same structure, they are rescaled under
+ * d instead of built from the op tables again (a layout search changes
+ * only the numbers: TP, CP, EP, the micro-batch). */
 static mo_est_cache *cache_build(const mo_model *m, const mo_framework *fw,
-				    const mo_est_dims *d, mo_error *err)
+				    const mo_est_dims *d, const mo_est_cache *prev, mo_error *err)
 {
 	mo_est_cache *c = calloc(1, sizeof(*c));
 	if (!c)
@@ -101,8 +159,19 @@ static mo_est_cache *cache_build(const mo_model *m, const mo_framework *fw,
 	c->layout_hash = m->layout_hash;
 	c->n_types = m->n_types;
 	c->types = c->a ? arena_alloc(c->a, (m->n_types + 1) * sizeof(*c->types)) : NULL;
-	if (!c->memo_a || !c->types || !c->dims.cdtype || !c->dims.pdtype)
+	c->type_kind = c->a ? arena_alloc(c->a, m->n_types + 1) : NULL;
+	c->type_ratio = c->a ? arena_alloc(c->a, (m->n_types + 1) * sizeof(*c->type_ratio)) : NULL;
+	if (!c->memo_a || !c->types || !c->dims.cdtype || !c->dims.pdtype || !c->type_kind ||
+	    !c->type_ratio)
 		goto nomem;
+	c->mla = m->multi_latent_attention;
+	c->hybrid = m->dsv4_hybrid;
+	for (size_t t = 0; t < m->n_types; t++) {
+		c->type_kind[t] = (unsigned char)(m->types[t].moe | m->types[t].mtp << 1);
+		c->type_ratio[t] = m->types[t].compress_ratio;
+	}
+	if (prev && cache_same_structure(prev, m, fw, d) && cache_rescale(c, prev, m, fw) == 0)
+		return c;
 	for (size_t t = 0; t < m->n_types; t++)
 		if (est_graph_build(&c->types[t], c->a, fw, m, &c->dims, t, 0, err) != 0)
 			goto fail;
@@ -132,7 +201,7 @@ mo_est_cache *est_cache_get(const mo_model *m, const mo_framework *fw, const mo_
 	mo_est_cache *c = slot->data;
 	if (!c || !cache_fits(c, m, fw, d)) {
 		/* built under the lock: concurrent first estimates build it once */
-		mo_est_cache *n = cache_build(m, fw, d, err);
+		mo_est_cache *n = cache_build(m, fw, d, c, err);
 		if (!n) {
 			pthread_mutex_unlock(lock);
 			return NULL;

@@ -396,14 +396,19 @@ static const char *graph_builder_name(mo_graph_builder *b, const char *s, size_t
 	return graph_builder_cat(b, b->tprefix, s, n, "");
 }
 
-static uint64_t graph_builder_round(const mo_graph_builder *b, double bytes)
+static uint64_t graph_round(uint64_t align, double bytes)
 {
 	uint64_t v = u64_of(bytes + 0.5);
 	if (v > MO_MAX_BYTES) /* out of range: the estimate refuses it */
 		return UINT64_MAX / 4096;
-	if (b->align > 1 && v)
-		v = (v + b->align - 1) / b->align * b->align;
+	if (align > 1 && v)
+		v = (v + align - 1) / align * align;
 	return v;
+}
+
+static uint64_t graph_builder_round(const mo_graph_builder *b, double bytes)
+{
+	return graph_round(b->align, bytes);
 }
 
 /* "name:dtype:expr" or "name@base". Returns the tensor index or -1. */
@@ -551,26 +556,36 @@ static uint64_t graph_builder_sum(const mo_est_graph *g, const int *v, size_t n)
 	return s;
 }
 
-/* The bytes of a row's `bwd` list ("dtype:expr ..."); 0 for none. */
-static uint64_t graph_builder_bwd(mo_graph_builder *b, const char *s)
+/* The bytes of a row's `bwd` list ("dtype:expr ..."); 0 for none. false
+ * when an entry does not evaluate. */
+static bool graph_bwd_bytes(const char *s, const mo_est_dims *d, uint64_t align, uint64_t *out)
 {
 	uint64_t sum = 0;
 	size_t len;
+	*out = 0;
 	if (!s)
-		return 0;
-	for (const char *p = s, *w = graph_word(&p, &len); len && !b->failed;
-	     w = graph_word(&p, &len)) {
+		return true;
+	for (const char *p = s, *w = graph_word(&p, &len); len; w = graph_word(&p, &len)) {
 		const char *colon = memchr(w, ':', len);
 		size_t dn = colon ? (size_t)(colon - w) : 0;
-		double el = colon ? est_expr_n(colon + 1, len - dn - 1, b->d) : -1.0;
+		double el = colon ? est_expr_n(colon + 1, len - dn - 1, d) : -1.0;
 		char dt[16];
-		if (el < 0 || dn >= sizeof dt) {
-			graph_builder_fail(b, "bad backward buffer", "bwd");
-			return 0;
-		}
+		if (el < 0 || dn >= sizeof dt)
+			return false;
 		memcpy(dt, w, dn);
 		dt[dn] = '\0';
-		sum = u64_add(sum, graph_builder_round(b, el * (double)est_dtype_bytes(dt, b->d)));
+		sum = u64_add(sum, graph_round(align, el * (double)est_dtype_bytes(dt, d)));
+	}
+	*out = sum;
+	return true;
+}
+
+static uint64_t graph_builder_bwd(mo_graph_builder *b, const char *s)
+{
+	uint64_t sum;
+	if (!graph_bwd_bytes(s, b->d, b->align, &sum)) {
+		graph_builder_fail(b, "bad backward buffer", "bwd");
+		return 0;
 	}
 	return sum;
 }
@@ -600,6 +615,7 @@ static void graph_builder_row(mo_graph_builder *b, const mo_op_row *r)
 		return;
 	mo_est_op *op = &g->ops[g->n_ops];
 	memset(op, 0, sizeof(*op));
+	op->row = r;
 	op->path = graph_builder_path(b, r->path);
 	const char *pp = graph_builder_cat(b, b->pprefix, r->path, strlen(r->path), ":");
 	op->name = pp ? graph_builder_cat(b, pp, r->op, strlen(r->op), "") : NULL;
@@ -707,6 +723,69 @@ static void graph_builder_base_marks(mo_graph_builder *b)
 			g->base_marks[g->t[g->ops[o].save[i]].storage] |= MO_K_BASE;
 }
 
+/* A layer type's dimensions: DeepSeek-V4's compress ratio selects its rows
+ * and the K/V width its attention reads. */
+static void graph_typed_dims(mo_est_dims *typed, const mo_est_dims *d, const mo_model *m,
+			     const mo_layer_type *lt)
+{
+	*typed = *d;
+	typed->cond |= lt->compress_ratio == 4 ? MO_C_R4 : 0;
+	typed->cond |= lt->compress_ratio == 128 ? MO_C_R128 : 0;
+	double sq = est_expr("sq", d);
+	est_dim(typed, "kt", est_hybrid_kv_width(m, sq > 0 ? (int64_t)sq : 0, lt->compress_ratio));
+}
+
+int est_graph_rescale(mo_est_graph *g, mo_arena *a, const mo_framework *fw, const mo_model *m,
+		      const mo_est_dims *d, size_t type, const mo_est_graph *from)
+{
+	mo_est_dims typed;
+	const mo_est_dims *use = d;
+	if (type < m->n_types) {
+		graph_typed_dims(&typed, d, m, &m->types[type]);
+		use = &typed;
+	}
+	*g = *from;
+	g->t = arena_alloc(a, (from->n_t + 1) * sizeof(*g->t));
+	g->ops = arena_alloc(a, (from->n_ops + 1) * sizeof(*g->ops));
+	if (!g->t || !g->ops)
+		return -1;
+	g->cap_t = from->n_t;
+	g->cap_ops = from->n_ops;
+	memcpy(g->t, from->t, from->n_t * sizeof(*g->t));
+	memcpy(g->ops, from->ops, from->n_ops * sizeof(*g->ops));
+	/* the numbers, in the order the builder takes them */
+	for (size_t i = 0; i < g->n_t; i++) {
+		mo_est_tensor *t = &g->t[i];
+		if (!t->dims)
+			continue; /* a view: no storage of its own */
+		double el = est_expr_n(t->dims, t->dims_len, use);
+		if (el < 0)
+			return -1;
+		t->bytes = graph_round(fw->align, el * (double)est_dtype_bytes(t->dtype, use));
+	}
+	g->flops = 0.0;
+	g->bwd_grads = 0;
+	for (size_t o = 0; o < g->n_ops; o++) {
+		mo_est_op *op = &g->ops[o];
+		const mo_op_row *r = op->row;
+		op->flops = r->flops ? est_expr(r->flops, use) : 0.0;
+		if (op->flops < 0)
+			return -1;
+		if (op->comm != MO_COMM_NONE) {
+			uint64_t i = graph_builder_sum(g, op->in, op->n_in);
+			uint64_t x = graph_builder_sum(g, op->out, op->n_out);
+			op->comm_bytes = i > x ? i : x;
+		}
+		uint64_t bwd;
+		if (!graph_bwd_bytes(r->bwd, use, fw->align, &bwd))
+			return -1;
+		if (bwd > g->bwd_grads)
+			g->bwd_grads = bwd;
+		g->flops += op->flops;
+	}
+	return 0;
+}
+
 int est_graph_build(mo_est_graph *g, mo_arena *a, const mo_framework *fw,
 		       const mo_model *m, const mo_est_dims *d, size_t type,
 		       int blk, mo_error *err)
@@ -719,13 +798,7 @@ int est_graph_build(mo_est_graph *g, mo_arena *a, const mo_framework *fw,
 		const mo_layer_type *lt = &m->types[type];
 		bool moe = lt->moe;
 		b.lt = lt;
-		/* DeepSeek-V4: the type's compress ratio selects its rows */
-		typed = *d;
-		typed.cond |= lt->compress_ratio == 4 ? MO_C_R4 : 0;
-		typed.cond |= lt->compress_ratio == 128 ? MO_C_R128 : 0;
-		double sq = est_expr("sq", d);
-		est_dim(&typed, "kt", est_hybrid_kv_width(m, sq > 0 ? (int64_t)sq : 0,
-							   lt->compress_ratio));
+		graph_typed_dims(&typed, d, m, lt);
 		b.d = &typed;
 		if (lt->mtp)
 			graph_builder_mtp(&b, fw, m, moe);

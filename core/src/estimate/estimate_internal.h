@@ -137,6 +137,15 @@ int est_graph_build(mo_est_graph *g, mo_arena *a, const mo_framework *fw,
 		       const mo_model *m, const mo_est_dims *d, size_t type,
 		       int blk, mo_error *err);
 
+/* The graph `from` (built by est_graph_build for the same framework, model
+ * type and conditions, with the same dimension names and dtypes) under the
+ * dimensions d: the same ops, tensors and names (shared with from, whose
+ * arena must outlive g), the bytes and FLOPs of d, as a build under d gives
+ * them. Returns 0, or -1 when an expression does not evaluate (build
+ * instead: it reports the error). */
+int est_graph_rescale(mo_est_graph *g, mo_arena *a, const mo_framework *fw, const mo_model *m,
+		      const mo_est_dims *d, size_t type, const mo_est_graph *from);
+
 /* estimate_cache.c: the graphs of a model and a memo of plan results, kept
  * with the model across estimates (see the file's comment). */
 typedef struct mo_est_cache mo_est_cache;
