@@ -53,7 +53,7 @@ static json_t *mo_json_size_rejection(const mo_size_rejection *g)
 	json_t *o = json_object(), *params = json_object();
 	json_object_set_new(o, "code", json_string(g->code_name));
 	json_object_set_new(o, "reason", json_string(g->text));
-	for (size_t k = 0; k < g->n_params && k < 2; k++)
+	for (size_t k = 0; k < g->n_params && k < 3; k++)
 		json_object_set_new(params, g->param_names[k], json_integer(g->params[k]));
 	json_object_set_new(o, "params", params);
 	if (g->field)

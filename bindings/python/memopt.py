@@ -148,7 +148,7 @@ class SizeRejection(TypedDict, total=False):
     code: str                    # the rule, stable ("tp_kv_groups"): switch on this
     reason: str                  # its words, with its numbers
     params: Dict[str, int]       # the numbers the rule compared, by name
-    field: str                   # code "parallel_rule": the model field it names
+    field: str                   # a rule of the model's `parallel` rule (ep_groups, ...): the model field it names
     count: int                   # layouts it rejected
 
 
@@ -780,7 +780,7 @@ class _SizeInput(ctypes.Structure):        # mo_size_input
 class _SizeRejection(ctypes.Structure):    # mo_size_rejection
     _fields_ = [("code", ctypes.c_int), ("code_name", ctypes.c_char_p),
                 ("text", ctypes.c_char_p), ("n_params", ctypes.c_size_t),
-                ("param_names", ctypes.c_char_p * 2), ("params", ctypes.c_int64 * 2),
+                ("param_names", ctypes.c_char_p * 3), ("params", ctypes.c_int64 * 3),
                 ("field", ctypes.c_char_p), ("count", ctypes.c_uint64)]
 
 
@@ -865,7 +865,7 @@ def _size_result(r) -> SizeResult:
             continue
         g = p.contents
         one = {"code": _s(g.code_name), "reason": _s(g.text),
-               "params": {_s(g.param_names[k]): g.params[k] for k in range(min(g.n_params, 2))}}
+               "params": {_s(g.param_names[k]): g.params[k] for k in range(min(g.n_params, 3))}}
         if g.field:
             one["field"] = _s(g.field)
         one["count"] = g.count

@@ -663,6 +663,26 @@ static void test_no_model(void **state)
 
 /* ---- the parallel rule ------------------------------------------------------ */
 
+/* model_parallel_error gives the rule's first error as mo_model_check lists
+ * it (the same words and field), with its code and numbers. */
+static void check_first_error(const mo_model *m, const mo_diags *d, mo_par_rule rule,
+			      int64_t p0, int64_t p1, int64_t p2)
+{
+	const mo_diag *first = NULL;
+	for (size_t k = 0; k < mo_diags_count(d) && !first; k++)
+		if (mo_diags_get(d, k)->severity == MO_SEV_ERROR)
+			first = mo_diags_get(d, k);
+	mo_par_finding f;
+	assert_true(model_parallel_error(m, &f));
+	assert_non_null(first);
+	assert_int_equal(f.rule, rule);
+	assert_int_equal(f.p[0], p0);
+	assert_int_equal(f.p[1], p1);
+	assert_int_equal(f.p[2], p2);
+	assert_string_equal(f.message, first->message);
+	assert_string_equal(f.path, first->path);
+}
+
 static void test_parallel_rules(void **state)
 {
 	(void)state;
@@ -710,6 +730,7 @@ static void test_parallel_rules(void **state)
 	assert_int_equal(g->line, 11);
 	/* heads 12 and groups 4 by TP 8; EP 5 by 6 experts and by 24 */
 	assert_int_equal(count_code(d, "parallel"), 8);
+	check_first_error(m, d, MO_PAR_TP_HEADS, 8, 12, 0);
 	mo_model_free(m);
 	mo_diags_free(d);
 
@@ -727,6 +748,7 @@ static void test_parallel_rules(void **state)
 	assert_non_null(g);
 	assert_int_equal(g->line, 5);
 	assert_int_equal(count_code(d, "parallel"), 3); /* + layer 3 twice */
+	check_first_error(m, d, MO_PAR_VPP_NO_PP, 2, 0, 0);
 	g = find_diag(d, "parallel",
 		      "parallel.pipeline_parallel_layers_per_stage");
 	assert_non_null(g);
@@ -741,6 +763,8 @@ static void test_parallel_rules(void **state)
 	m = load(y, &d);
 	assert_int_equal(mo_diags_count(d), 0);
 	assert_int_equal(m->n_stage_layers, 2);
+	mo_par_finding none;
+	assert_false(model_parallel_error(m, &none));
 	mo_model_free(m);
 	mo_diags_free(d);
 	y = "model:\n  num_layers: 8\nparallel:\n  pipeline_parallel: 2\n"
@@ -749,6 +773,7 @@ static void test_parallel_rules(void **state)
 	m = load(y, &d);
 	assert_int_equal(count_code(d, "parallel"), 1);
 	assert_non_null(strstr(mo_diags_get(d, 0)->message, "layer 4"));
+	check_first_error(m, d, MO_PAR_STAGE_MISSING, 4, 0, 0);
 	mo_model_free(m);
 	mo_diags_free(d);
 }

@@ -515,6 +515,58 @@ static void test_rejected_groups(void **state)
 	mo_model_free(m);
 }
 
+/* The model's own `parallel` rule rejects by its codes, one a rule, and
+ * groups by the numbers it compared: Mixtral's 8 experts on 16 devices
+ * (MindSpore Transformers' sharding over the whole data-parallel group)
+ * meet the expert-group rule, EP dividing data_parallel_shard x CP x TP,
+ * and a Megatron-LM MoE run's expert TP the rule with EP x ETP. Each group's
+ * numbers break the rule they are named for, and no group is the old
+ * catch-all. */
+static void check_parallel_groups(const mo_size_result *r, mo_size_reason code, size_t n_params)
+{
+	size_t groups = 0;
+	for (size_t i = 0; i < mo_size_rejected_count(r); i++) {
+		const mo_size_rejection *g = mo_size_rejected_at(r, i);
+		assert_int_not_equal(g->code, MO_SIZE_REJ_PARALLEL_RULE);
+		if (g->code != code)
+			continue;
+		groups++;
+		assert_int_equal(g->n_params, n_params);
+		assert_string_equal(g->param_names[0], "expert_parallel");
+		assert_string_equal(g->param_names[n_params - 1], "dp_cp_tp");
+		assert_string_equal(g->field, "parallel.expert_parallel");
+		int64_t group = n_params == 3 ? g->params[0] * g->params[1] : g->params[0];
+		assert_true(g->params[n_params - 1] % group != 0);
+		for (size_t k = 0; k < i; k++) {
+			const mo_size_rejection *h = mo_size_rejected_at(r, k);
+			assert_false(h->code == g->code &&
+				     !memcmp(h->params, g->params, sizeof g->params));
+		}
+	}
+	assert_true(groups >= 2);
+}
+
+static void test_rejected_parallel_codes(void **state)
+{
+	(void)state;
+	mo_model *m = NULL;
+	assert_int_equal(mo_model_preset(&m, "mixtral-8x7b", NULL), 0);
+	mo_size_result *r = size(m, 64, 256, 3);
+	check_parallel_groups(r, MO_SIZE_REJ_EP_GROUPS, 2);
+	assert_string_equal(mo_size_reason_name(MO_SIZE_REJ_EP_GROUPS), "ep_groups");
+	mo_size_result_free(r);
+	mo_model_free(m);
+	char *text = test_read_file(
+		"tests/data/megatron/gpt3_moe_mcore_te_tp4_ep2_etp2_pp2_scoped_cudagraph.yaml", NULL);
+	m = load_model(text, "scoped_cudagraph");
+	r = size(m, 8, 32, 3);
+	check_parallel_groups(r, MO_SIZE_REJ_EP_ETP_GROUPS, 3);
+	assert_string_equal(mo_size_reason_name(MO_SIZE_REJ_EP_ETP_GROUPS), "ep_etp_groups");
+	mo_size_result_free(r);
+	mo_model_free(m);
+	free(text);
+}
+
 static void test_bad_questions(void **state)
 {
 	(void)state;
@@ -736,6 +788,7 @@ int main(void)
 		cmocka_unit_test(test_graph_rescale),
 		cmocka_unit_test(test_rejected_counts),
 		cmocka_unit_test(test_rejected_groups),
+		cmocka_unit_test(test_rejected_parallel_codes),
 		cmocka_unit_test(test_bad_questions),
 		cmocka_unit_test(test_base_bytes),
 		cmocka_unit_test(test_base_refused),

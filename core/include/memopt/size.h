@@ -111,13 +111,28 @@ typedef enum mo_size_reason {
 	MO_SIZE_REJ_DOPT_SAME,        /* distributed optimizer off = on here */
 	MO_SIZE_REJ_SP_MOE,           /* Megatron-LM MoE needs SP with TP, EP > 1 */
 	MO_SIZE_REJ_MBS_LIMIT,        /* micro-batch size above the searched limit */
-	MO_SIZE_REJ_PARALLEL_RULE,    /* the model's `parallel` rule (field, text) */
+	MO_SIZE_REJ_PARALLEL_RULE,    /* the model's `parallel` rule, a finding
+				       * without a code below (none today) */
 	MO_SIZE_REJ_STATE_BUDGET,     /* weights, gradients, optimizer > budget */
 	MO_SIZE_REJ_NO_PLAN,          /* no recompute / swap plan fits */
 	MO_SIZE_REJ_SLOWER,           /* slower than the returned ones, unplanned */
 	MO_SIZE_REJ_NOT_ESTIMATED,    /* the work limit ran out before its estimate */
 	MO_SIZE_REJ_NOT_PLANNED,      /* the work limit ran out before its plan */
 	MO_SIZE_REJ_ETP_NODE,         /* expert TP spans more than a node */
+	/* the model's `parallel` rule (core/src/model/model_check.c), one code
+	 * a rule; the words are the model's finding, field the key it names */
+	MO_SIZE_REJ_TOPK_EXPERTS,     /* top-k above the experts */
+	MO_SIZE_REJ_EP_NO_EXPERTS,    /* EP on a dense model */
+	MO_SIZE_REJ_EP_EXPERTS,       /* EP does not divide the experts */
+	MO_SIZE_REJ_EP_GROUPS,        /* EP does not divide DP (shard) x CP x TP */
+	MO_SIZE_REJ_EP_ETP_GROUPS,    /* EP x expert TP does not divide DP x CP x TP */
+	MO_SIZE_REJ_ETP_FFN,          /* expert TP does not divide the experts' FFN */
+	MO_SIZE_REJ_VPP_NO_PP,        /* virtual chunks without PP */
+	MO_SIZE_REJ_STAGE_LISTS,      /* per-stage lists not PP x VPP */
+	MO_SIZE_REJ_STAGE_OUTSIDE,    /* a per-stage list names a layer past the model */
+	MO_SIZE_REJ_STAGE_TWICE,      /* a layer in two stages */
+	MO_SIZE_REJ_STAGE_MISSING,    /* a layer in no stage */
+	MO_SIZE_REJ_WORLD_SIZE,       /* DP x TP x PP x CP not the devices */
 	MO_SIZE_REJ_COUNT
 } mo_size_reason;
 
@@ -128,11 +143,12 @@ typedef struct mo_size_rejection {
 	const char *code_name;     /* stable, e.g. "tp_kv_groups" */
 	const char *text;          /* one line, e.g. "tensor_parallel 16 does not
 				    * divide the 8 query groups (KV heads)" */
-	size_t n_params;           /* 0 to 2 */
-	const char *param_names[2]; /* e.g. "tensor_parallel", "query_groups" */
-	int64_t params[2];
-	const char *field;         /* MO_SIZE_REJ_PARALLEL_RULE: the model
-				    * field its finding names; else NULL */
+	size_t n_params;           /* 0 to 3 */
+	const char *param_names[3]; /* e.g. "tensor_parallel", "query_groups" */
+	int64_t params[3];
+	const char *field;         /* a rule of the model's `parallel` rule:
+				    * the model field its finding names;
+				    * else NULL */
 	uint64_t count;            /* layouts it rejected */
 } mo_size_rejection;
 

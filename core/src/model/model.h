@@ -279,6 +279,39 @@ int64_t model_kv_heads_per_rank(const mo_model *m, int64_t tp);
  * model_kv_heads_per_rank is 0, as the rule the model runs under says. */
 const char *model_kv_split_rule(const mo_model *m);
 
+/* The `parallel` rule's errors (mo_model_check, model_check.c), one code a
+ * rule; the numbers each compares, in mo_par_finding.p's order. */
+typedef enum mo_par_rule {
+	MO_PAR_NONE = 0,
+	MO_PAR_TP_HEADS,      /* tensor_parallel, attention heads */
+	MO_PAR_TP_KV,         /* tensor_parallel, query groups (model_kv_split_rule) */
+	MO_PAR_CP_SEQUENCE,   /* context_parallel, sequence length */
+	MO_PAR_TOPK_EXPERTS,  /* top-k, experts */
+	MO_PAR_EP_NO_EXPERTS, /* expert_parallel (a dense model) */
+	MO_PAR_EP_EXPERTS,    /* expert_parallel, experts */
+	MO_PAR_EP_GROUPS,     /* expert_parallel, DP (shard) x CP x TP */
+	MO_PAR_EP_ETP_GROUPS, /* expert_parallel, expert_tensor_parallel, DP x CP x TP */
+	MO_PAR_ETP_FFN,       /* expert_tensor_parallel, the experts' FFN size */
+	MO_PAR_PP_LAYERS,     /* pipeline_parallel, layers (MTP included) */
+	MO_PAR_VPP_NO_PP,     /* virtual pipeline (without PP) */
+	MO_PAR_STAGE_LISTS,   /* per-stage lists, stages (PP x VPP) */
+	MO_PAR_STAGE_OUTSIDE, /* layer, layers */
+	MO_PAR_STAGE_TWICE,   /* layer */
+	MO_PAR_STAGE_MISSING, /* layer */
+	MO_PAR_WORLD,         /* DP x TP x PP x CP, world size */
+} mo_par_rule;
+
+typedef struct mo_par_finding {
+	mo_par_rule rule;
+	int64_t p[3];      /* the numbers it compared (0 past the rule's) */
+	const char *path;  /* the field it points at (the model's) */
+	char message[512]; /* its words, as the diagnostic says them */
+} mo_par_finding;
+
+/* The first error of the `parallel` rule, in mo_model_check's order, in *f
+ * (only its words are formatted): true, or false when the rule finds none. */
+bool model_parallel_error(const mo_model *m, mo_par_finding *f);
+
 /* States the micro-batch count and the global batch (both written by
  * mo_model_to_yaml): a layout search sets them with the parallel fields. */
 void model_set_batches(mo_model *m, int64_t micro_batch_num, int64_t global_batch_size);

@@ -95,73 +95,93 @@ int mo_model_devices_position(const mo_model *m, int *line, int *column, const c
 	return 0;
 }
 
-static void model_vflag(const mo_model *m, mo_diags *d, mo_severity sev, enum mo_mf f,
-			   const char *fmt, va_list ap)
+/* Where the rule's findings go: the diagnostics (every finding), or the
+ * first error alone, with its code and numbers (model_parallel_error). */
+typedef struct mo_check_out {
+	mo_diags *d;
+	mo_par_finding *first;
+	bool found;
+} mo_check_out;
+
+static void model_vflag(const mo_model *m, mo_check_out *o, mo_severity sev, enum mo_mf f,
+			const char *fmt, va_list ap)
 {
+	if (!o->d)
+		return;
 	char msg[512];
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	const struct mo_model_pos *p = &m->ext->pos[f];
-	diags_add(d, sev, "parallel", m->name, p->line, p->column,
+	diags_add(o->d, sev, "parallel", m->name, p->line, p->column,
 		     model_field_path(m, f), "%s", msg);
 }
 
-static void model_flag(const mo_model *m, mo_diags *d, enum mo_mf f,
+/* An error of rule `rule`, comparing p0, p1, p2 (mo_par_finding's order). */
+static void model_flag(const mo_model *m, mo_check_out *o, enum mo_mf f, mo_par_rule rule,
+		       int64_t p0, int64_t p1, int64_t p2, const char *fmt, ...)
+	__attribute__((format(printf, 8, 9)));
+
+static void model_flag(const mo_model *m, mo_check_out *o, enum mo_mf f, mo_par_rule rule,
+		       int64_t p0, int64_t p1, int64_t p2, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (o->d) {
+		model_vflag(m, o, MO_SEV_ERROR, f, fmt, ap);
+	} else if (!o->found) {
+		o->found = true;
+		*o->first = (mo_par_finding){.rule = rule, .p = {p0, p1, p2},
+					     .path = model_field_path(m, f)};
+		vsnprintf(o->first->message, sizeof o->first->message, fmt, ap);
+	}
+	va_end(ap);
+}
+
+static void model_warn(const mo_model *m, mo_check_out *o, enum mo_mf f,
 			  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-static void model_flag(const mo_model *m, mo_diags *d, enum mo_mf f,
+static void model_warn(const mo_model *m, mo_check_out *o, enum mo_mf f,
 			  const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	model_vflag(m, d, MO_SEV_ERROR, f, fmt, ap);
+	model_vflag(m, o, MO_SEV_WARNING, f, fmt, ap);
 	va_end(ap);
 }
 
-static void model_warn(const mo_model *m, mo_diags *d, enum mo_mf f,
-			  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static void model_warn(const mo_model *m, mo_diags *d, enum mo_mf f,
-			  const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	model_vflag(m, d, MO_SEV_WARNING, f, fmt, ap);
-	va_end(ap);
-}
-
-static void model_check_tp(const mo_model *m, mo_diags *d)
+static void model_check_tp(const mo_model *m, mo_check_out *d)
 {
 	int64_t tp = m->tensor_parallel;
 	if (tp <= 1)
 		return;
 	if (m->num_attention_heads % tp != 0)
-		model_flag(m, d, MF_TP,
+		model_flag(m, d, MF_TP, MO_PAR_TP_HEADS, tp, m->num_attention_heads, 0,
 			      "tensor_parallel %lld does not divide the %lld "
 			      "attention heads",
 			      (long long)tp, (long long)m->num_attention_heads);
 	if (!m->multi_latent_attention && model_kv_heads_per_rank(m, tp) == 0)
-		model_flag(m, d, MF_TP, model_kv_split_rule(m), (long long)tp,
+		model_flag(m, d, MF_TP, MO_PAR_TP_KV, tp, m->num_query_groups, 0,
+			   model_kv_split_rule(m), (long long)tp,
 			      (long long)m->num_query_groups);
 }
 
-static void model_check_ep(const mo_model *m, mo_diags *d)
+static void model_check_ep(const mo_model *m, mo_check_out *d)
 {
 	int64_t ep = m->expert_parallel, e = m->num_moe_experts;
 	if (e > 0 && m->moe_router_topk > e)
-		model_flag(m, d, MF_TOPK,
+		model_flag(m, d, MF_TOPK, MO_PAR_TOPK_EXPERTS, m->moe_router_topk, e, 0,
 			      "top-k %lld is larger than the %lld experts",
 			      (long long)m->moe_router_topk, (long long)e);
 	if (ep <= 1)
 		return;
 	if (e == 0) {
-		model_flag(m, d, MF_EP,
+		model_flag(m, d, MF_EP, MO_PAR_EP_NO_EXPERTS, ep, 0, 0,
 			      "expert_parallel %lld needs a MoE model "
 			      "(the model has no experts)",
 			      (long long)ep);
 		return;
 	}
 	if (e % ep != 0)
-		model_flag(m, d, MF_EP,
+		model_flag(m, d, MF_EP, MO_PAR_EP_EXPERTS, ep, e, 0,
 			      "expert_parallel %lld does not divide the %lld "
 			      "experts",
 			      (long long)ep, (long long)e);
@@ -178,14 +198,14 @@ static void model_check_ep(const mo_model *m, mo_diags *d)
 	int64_t etp = model_etp(m) > 0 ? model_etp(m) : 1;
 	int64_t group = model_mul(ep, etp);
 	if (etp == 1 && g % ep != 0)
-		model_flag(m, d, MF_EP,
+		model_flag(m, d, MF_EP, MO_PAR_EP_GROUPS, ep, g, 0,
 			      "expert_parallel %lld does not divide "
 			      "%s x context_parallel x "
 			      "tensor_parallel = %lld",
 			      (long long)ep, megatron ? "data_parallel" : "data_parallel_shard",
 			      (long long)g);
 	else if (etp > 1 && group > 0 && g % group != 0)
-		model_flag(m, d, MF_EP,
+		model_flag(m, d, MF_EP, MO_PAR_EP_ETP_GROUPS, ep, etp, g,
 			      "expert_parallel %lld x expert_tensor_parallel %lld does not divide "
 			      "%s x context_parallel x "
 			      "tensor_parallel = %lld",
@@ -195,7 +215,7 @@ static void model_check_ep(const mo_model *m, mo_diags *d)
 
 /* expert_tensor_parallel splits each expert's FFN (framework pytorch); the
  * mindspore rules do not read it. */
-static void model_check_etp(const mo_model *m, mo_diags *d)
+static void model_check_etp(const mo_model *m, mo_check_out *d)
 {
 	int64_t etp = m->expert_tensor_parallel;
 	if (etp <= 0)
@@ -210,23 +230,23 @@ static void model_check_etp(const mo_model *m, mo_diags *d)
 		return;
 	}
 	if (m->num_moe_experts > 0 && m->moe_ffn_hidden_size % etp != 0)
-		model_flag(m, d, MF_ETP,
+		model_flag(m, d, MF_ETP, MO_PAR_ETP_FFN, etp, m->moe_ffn_hidden_size, 0,
 			      "expert_tensor_parallel %lld does not divide the experts' FFN size "
 			      "%lld",
 			      (long long)etp, (long long)m->moe_ffn_hidden_size);
 }
 
-static void model_check_pp(const mo_model *m, mo_diags *d)
+static void model_check_pp(const mo_model *m, mo_check_out *d)
 {
 	int64_t pp = m->pipeline_parallel;
 	int64_t total = m->num_layers + m->mtp_num_layers;
 	if (pp > total)
-		model_flag(m, d, MF_PP,
+		model_flag(m, d, MF_PP, MO_PAR_PP_LAYERS, pp, total, 0,
 			      "pipeline_parallel %lld is larger than the %lld "
 			      "layers",
 			      (long long)pp, (long long)total);
 	if (m->virtual_pipeline > 1 && pp <= 1)
-		model_flag(m, d, MF_VPP,
+		model_flag(m, d, MF_VPP, MO_PAR_VPP_NO_PP, m->virtual_pipeline, 0, 0,
 			      "virtual pipeline %lld needs pipeline_parallel > 1",
 			      (long long)m->virtual_pipeline);
 	if (pp > 1 && m->micro_batch_num < pp) {
@@ -246,7 +266,7 @@ static void model_check_pp(const mo_model *m, mo_diags *d)
 /* Marks layer ids of the stage lists; reports a layer named twice or
  * missing. Ids >= num_layers are MTP layers: optional, but when any is
  * named all must be. */
-static void model_check_cover(const mo_model *m, mo_diags *d,
+static void model_check_cover(const mo_model *m, mo_check_out *d,
 				 unsigned char *seen, int64_t total)
 {
 	int64_t dup = -1, out = -1;
@@ -271,12 +291,12 @@ static void model_check_cover(const mo_model *m, mo_diags *d,
 			break;
 	}
 	if (out >= 0)
-		model_flag(m, d, MF_STAGES,
+		model_flag(m, d, MF_STAGES, MO_PAR_STAGE_OUTSIDE, out, total, 0,
 			      "layer %lld of the per-stage lists is outside "
 			      "the model (%lld layers)",
 			      (long long)out, (long long)total);
 	if (dup >= 0)
-		model_flag(m, d, MF_STAGES,
+		model_flag(m, d, MF_STAGES, MO_PAR_STAGE_TWICE, dup, 0, 0,
 			      "layer %lld is in more than one pipeline stage",
 			      (long long)dup);
 	if (dup >= 0 || out >= 0)
@@ -287,7 +307,7 @@ static void model_check_cover(const mo_model *m, mo_diags *d,
 	int64_t upto = mtp_named ? total : m->num_layers;
 	for (int64_t i = 0; i < upto; i++) {
 		if (!seen[i]) {
-			model_flag(m, d, MF_STAGES,
+			model_flag(m, d, MF_STAGES, MO_PAR_STAGE_MISSING, i, 0, 0,
 				      "layer %lld is in no pipeline stage",
 				      (long long)i);
 			break;
@@ -295,13 +315,13 @@ static void model_check_cover(const mo_model *m, mo_diags *d,
 	}
 }
 
-static void model_check_stages(const mo_model *m, mo_diags *d)
+static void model_check_stages(const mo_model *m, mo_check_out *d)
 {
 	if (m->n_stage_layers == 0)
 		return;
 	int64_t want = model_mul(m->pipeline_parallel, m->virtual_pipeline);
 	if ((int64_t)m->n_stage_layers != want)
-		model_flag(m, d, MF_STAGES,
+		model_flag(m, d, MF_STAGES, MO_PAR_STAGE_LISTS, (int64_t)m->n_stage_layers, want, 0,
 			      "%zu per-stage layer lists for %lld stages "
 			      "(pipeline_parallel x virtual pipeline)",
 			      m->n_stage_layers, (long long)want);
@@ -315,7 +335,7 @@ static void model_check_stages(const mo_model *m, mo_diags *d)
 	free(seen);
 }
 
-static void model_check_world(const mo_model *m, mo_diags *d)
+static void model_check_world(const mo_model *m, mo_check_out *d)
 {
 	if (m->world_size <= 0 || m->data_parallel <= 0)
 		return;
@@ -328,7 +348,7 @@ static void model_check_world(const mo_model *m, mo_diags *d)
 	enum mo_mf at = m->ext->pos[MF_WORLD].path ? MF_WORLD : MF_DP;
 	if (!m->ext->pos[at].path && m->ext->pos[MF_DP_SHARD].path)
 		at = MF_DP_SHARD;
-	model_flag(m, d, at,
+	model_flag(m, d, at, MO_PAR_WORLD, prod, m->world_size, 0,
 		      "data_parallel %lld x tensor_parallel %lld x "
 		      "pipeline_parallel %lld x context_parallel %lld = %lld, "
 		      "not the %lld devices",
@@ -344,7 +364,7 @@ static void model_check_world(const mo_model *m, mo_diags *d)
  * never says. A `model-needed` warning, never a silent 1. A memopt model
  * file's data_parallel defaults to 1 (docs/model-file.md) and a training
  * YAML's parallel_config to MindSpore Transformers' 1: those are said. */
-static void model_check_devices(const mo_model *m, mo_diags *d)
+static void model_check_devices(const mo_model *m, mo_check_out *d)
 {
 	const struct mo_model_ext *x = m->ext;
 	if (!x->devices_unsaid && !x->dp_follows_devices)
@@ -354,7 +374,9 @@ static void model_check_devices(const mo_model *m, mo_diags *d)
 		return;
 	/* how to give the count is each face's to say (flag, member, control), by this
 	 * code and path */
-	diags_add(d, MO_SEV_WARNING, "model-needed", m->name, 0, 0, "parallel.world_size",
+	if (!d->d)
+		return;
+	diags_add(d->d, MO_SEV_WARNING, "model-needed", m->name, 0, 0, "parallel.world_size",
 		  "the device count is not given (no parallel.world_size or "
 		  "data_parallel): priced on tensor x pipeline x context "
 		  "parallel = %lld devices, one data-parallel rank",
@@ -362,21 +384,34 @@ static void model_check_devices(const mo_model *m, mo_diags *d)
 				       m->context_parallel));
 }
 
-void mo_model_check(const mo_model *m, mo_diags *diags)
+static void model_check_all(const mo_model *m, mo_check_out *o)
 {
-	if (!m || !diags)
-		return;
-	model_check_tp(m, diags);
+	model_check_tp(m, o);
 	if (m->context_parallel > 1 && m->seq_length % m->context_parallel != 0)
-		model_flag(m, diags, MF_CP,
+		model_flag(m, o, MF_CP, MO_PAR_CP_SEQUENCE, m->context_parallel, m->seq_length, 0,
 			      "context_parallel %lld does not divide the "
 			      "sequence length %lld",
 			      (long long)m->context_parallel,
 			      (long long)m->seq_length);
-	model_check_ep(m, diags);
-	model_check_etp(m, diags);
-	model_check_pp(m, diags);
-	model_check_stages(m, diags);
-	model_check_world(m, diags);
-	model_check_devices(m, diags);
+	model_check_ep(m, o);
+	model_check_etp(m, o);
+	model_check_pp(m, o);
+	model_check_stages(m, o);
+	model_check_world(m, o);
+	model_check_devices(m, o);
+}
+
+void mo_model_check(const mo_model *m, mo_diags *diags)
+{
+	if (!m || !diags)
+		return;
+	mo_check_out o = {.d = diags};
+	model_check_all(m, &o);
+}
+
+bool model_parallel_error(const mo_model *m, mo_par_finding *f)
+{
+	mo_check_out o = {.first = f};
+	model_check_all(m, &o);
+	return o.found;
 }

@@ -161,19 +161,6 @@ static bool size_point(mo_search *s, uint64_t peak, double step)
 
 /* ---- one device count ----------------------------------------------------------- */
 
-/* The first error the `parallel` rule finds in the layout on wm (the
- * expert groups, expert tensor parallel), or NULL; *d holds it. */
-static const mo_diag *size_rule_error(mo_model *wm, mo_diags **d)
-{
-	if (mo_diags_new(d) != 0)
-		return NULL;
-	mo_model_check(wm, *d);
-	for (size_t k = 0; k < mo_diags_count(*d); k++)
-		if (mo_diags_get(*d, k)->severity == MO_SEV_ERROR)
-			return mo_diags_get(*d, k);
-	return NULL;
-}
-
 /* c's floors: its parameter state and no-plan step time, from an
  * estimate without peaks. Returns 0, 1 when the budget stopped it, -1. */
 static int size_estimate_one(mo_search *s, mo_model *wm, mo_size_cand *c, mo_error *err)
@@ -282,21 +269,14 @@ static int size_cut_states(mo_search *s, mo_model *wm, mo_size_cands *cands, mo_
 		/* the `parallel` rule reads none of what differs inside a
 		 * state (SP, the micro-batch): one check a state */
 		size_apply(wm, &cands->v[i], s->in->global_batch);
-		mo_diags *d = NULL;
-		const mo_diag *bad = size_rule_error(wm, &d);
-		if (!d) {
-			error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
-			return -1;
-		}
-		if (bad) {
-			size_reject(s->rej, j - i, MO_SIZE_REJ_PARALLEL_RULE, 0, 0, bad->message,
-				    bad->path);
+		mo_par_finding bad;
+		if (model_parallel_error(wm, &bad)) {
+			size_reject3(s->rej, j - i, size_parallel_reason(wm, bad.rule), bad.p,
+				     bad.message, bad.path);
 			s->r->accepted -= j - i;
-			mo_diags_free(d);
 			i = j;
 			continue;
 		}
-		mo_diags_free(d);
 		int rc = budget_spent() ? 1 : size_estimate_one(s, wm, &cands->v[i], err);
 		if (rc != 0) {
 			/* the groups not reached stay, unestimated */

@@ -35,12 +35,17 @@ typedef struct mo_size_reasons {
 } mo_size_reasons;
 
 /* Counts `count` layouts under rule code with parameters p0, p1 (those the
- * code has; mo_size_reason_name's table). text: NULL for the code's own
- * words, else the finding's (MO_SIZE_REJ_TP_KV_*: the model's rule;
- * MO_SIZE_REJ_PARALLEL_RULE: the `parallel` rule's message, field its
- * path), which then also tells groups apart. */
+ * code has; mo_size_reason_name's table): one group per code and
+ * parameters. text: NULL for the code's own words, else the words of the
+ * group's first layout (a rule of the model's: its finding's message,
+ * field its path); they never tell groups apart. */
 void size_reject(mo_size_reasons *r, uint64_t count, mo_size_reason code, int64_t p0,
 		 int64_t p1, const char *text, const char *field);
+/* The same with three parameters. */
+void size_reject3(mo_size_reasons *r, uint64_t count, mo_size_reason code, const int64_t p[3],
+		  const char *text, const char *field);
+/* The size code of one of the model's `parallel` rules. */
+mo_size_reason size_parallel_reason(const mo_model *m, mo_par_rule rule);
 void size_reasons_free(mo_size_reasons *r);
 
 /* The candidates of one device count. */

@@ -48,7 +48,7 @@ static void size_divisors(mo_divs *d, int64_t x)
 /* Each rule's stable name, its words (printf over its parameters, as long
  * long) and the names of its parameters. */
 static const struct mo_size_reason_def {
-	const char *name, *fmt, *params[2];
+	const char *name, *fmt, *params[3];
 } size_reason_defs[MO_SIZE_REJ_COUNT] = {
 	[MO_SIZE_REJ_OTHER] = {"other", "other reasons", {NULL, NULL}},
 	[MO_SIZE_REJ_TP_NODE] = {"tp_node", "tensor_parallel %lld spans more than a node of %lld devices",
@@ -106,35 +106,74 @@ static const struct mo_size_reason_def {
 	[MO_SIZE_REJ_ETP_NODE] = {"etp_node",
 				  "expert_tensor_parallel %lld spans more than a node of %lld devices",
 				  {"expert_tensor_parallel", "devices_per_node"}},
+	/* the model's `parallel` rule: its finding's words (model_check.c) */
+	[MO_SIZE_REJ_TOPK_EXPERTS] = {"topk_experts", NULL, {"moe_router_topk", "experts"}},
+	[MO_SIZE_REJ_EP_NO_EXPERTS] = {"ep_no_experts", NULL, {"expert_parallel"}},
+	[MO_SIZE_REJ_EP_EXPERTS] = {"ep_experts", NULL, {"expert_parallel", "experts"}},
+	[MO_SIZE_REJ_EP_GROUPS] = {"ep_groups", NULL, {"expert_parallel", "dp_cp_tp"}},
+	[MO_SIZE_REJ_EP_ETP_GROUPS] = {"ep_etp_groups", NULL,
+				       {"expert_parallel", "expert_tensor_parallel", "dp_cp_tp"}},
+	[MO_SIZE_REJ_ETP_FFN] = {"etp_ffn", NULL, {"expert_tensor_parallel", "moe_ffn_hidden_size"}},
+	[MO_SIZE_REJ_VPP_NO_PP] = {"vpp_no_pp", NULL, {"virtual_pipeline"}},
+	[MO_SIZE_REJ_STAGE_LISTS] = {"stage_lists", NULL, {"lists", "stages"}},
+	[MO_SIZE_REJ_STAGE_OUTSIDE] = {"stage_outside", NULL, {"layer", "layers"}},
+	[MO_SIZE_REJ_STAGE_TWICE] = {"stage_twice", NULL, {"layer"}},
+	[MO_SIZE_REJ_STAGE_MISSING] = {"stage_missing", NULL, {"layer"}},
+	[MO_SIZE_REJ_WORLD_SIZE] = {"world_size", NULL, {"product", "world_size"}},
 };
+
+/* The size code of each of the model's `parallel` rules (mo_par_rule). */
+mo_size_reason size_parallel_reason(const mo_model *m, mo_par_rule rule)
+{
+	switch (rule) {
+	case MO_PAR_TP_HEADS: return MO_SIZE_REJ_TP_HEADS;
+	case MO_PAR_TP_KV:
+		return m->replicate_kv_heads ? MO_SIZE_REJ_TP_KV_REPLICATE : MO_SIZE_REJ_TP_KV_GROUPS;
+	case MO_PAR_CP_SEQUENCE: return MO_SIZE_REJ_CP_SEQUENCE;
+	case MO_PAR_TOPK_EXPERTS: return MO_SIZE_REJ_TOPK_EXPERTS;
+	case MO_PAR_EP_NO_EXPERTS: return MO_SIZE_REJ_EP_NO_EXPERTS;
+	case MO_PAR_EP_EXPERTS: return MO_SIZE_REJ_EP_EXPERTS;
+	case MO_PAR_EP_GROUPS: return MO_SIZE_REJ_EP_GROUPS;
+	case MO_PAR_EP_ETP_GROUPS: return MO_SIZE_REJ_EP_ETP_GROUPS;
+	case MO_PAR_ETP_FFN: return MO_SIZE_REJ_ETP_FFN;
+	case MO_PAR_PP_LAYERS: return MO_SIZE_REJ_PP_LAYERS;
+	case MO_PAR_VPP_NO_PP: return MO_SIZE_REJ_VPP_NO_PP;
+	case MO_PAR_STAGE_LISTS: return MO_SIZE_REJ_STAGE_LISTS;
+	case MO_PAR_STAGE_OUTSIDE: return MO_SIZE_REJ_STAGE_OUTSIDE;
+	case MO_PAR_STAGE_TWICE: return MO_SIZE_REJ_STAGE_TWICE;
+	case MO_PAR_STAGE_MISSING: return MO_SIZE_REJ_STAGE_MISSING;
+	case MO_PAR_WORLD: return MO_SIZE_REJ_WORLD_SIZE;
+	case MO_PAR_NONE: break;
+	}
+	return MO_SIZE_REJ_PARALLEL_RULE;
+}
 
 const char *mo_size_reason_name(mo_size_reason code)
 {
 	return (unsigned)code < MO_SIZE_REJ_COUNT ? size_reason_defs[code].name : "other";
 }
 
-static bool size_same_group(const mo_size_rejection *g, mo_size_reason code, const int64_t p[2],
-			    const char *text, const char *field)
+/* One group: the same rule with the same numbers (never the words: a rule's
+ * words follow from its code and numbers). */
+static bool size_same_group(const mo_size_rejection *g, mo_size_reason code, const int64_t p[3])
 {
-	if (g->code != code || g->params[0] != p[0] || g->params[1] != p[1])
-		return false;
-	/* a rule whose words are not the code's: its words tell it apart */
-	return !text || (strcmp(g->text, text) == 0 &&
-			 strcmp(g->field ? g->field : "", field ? field : "") == 0);
+	return g->code == code && g->params[0] == p[0] && g->params[1] == p[1] &&
+	       g->params[2] == p[2];
 }
 
 /* A new group at r->v[r->n]: false out of memory. */
-static bool size_new_group(mo_size_rejection *g, mo_size_reason code, const int64_t p[2],
+static bool size_new_group(mo_size_rejection *g, mo_size_reason code, const int64_t p[3],
 			   const char *text, const char *field)
 {
 	const struct mo_size_reason_def *def = &size_reason_defs[code];
 	char own[256];
 	if (!text) {
-		snprintf(own, sizeof own, def->fmt, (long long)p[0], (long long)p[1]);
+		snprintf(own, sizeof own, def->fmt, (long long)p[0], (long long)p[1],
+			 (long long)p[2]);
 		text = own;
 	}
 	*g = (mo_size_rejection){.code = code, .code_name = def->name};
-	for (size_t k = 0; k < 2 && def->params[k]; k++) {
+	for (size_t k = 0; k < 3 && def->params[k]; k++) {
 		g->param_names[k] = def->params[k];
 		g->params[k] = p[k];
 		g->n_params = k + 1;
@@ -148,18 +187,20 @@ static bool size_new_group(mo_size_rejection *g, mo_size_reason code, const int6
 	return false;
 }
 
-void size_reject(mo_size_reasons *r, uint64_t count, mo_size_reason code, int64_t p0,
-		 int64_t p1, const char *text, const char *field)
+void size_reject3(mo_size_reasons *r, uint64_t count, mo_size_reason code, const int64_t q[3],
+		  const char *text, const char *field)
 {
 	if ((unsigned)code >= MO_SIZE_REJ_COUNT)
 		code = MO_SIZE_REJ_OTHER;
 	const struct mo_size_reason_def *def = &size_reason_defs[code];
 	/* parameters the rule does not have are not part of its group */
-	int64_t p[2] = {def->params[0] ? p0 : 0, def->params[1] ? p1 : 0};
+	int64_t p[3];
+	for (size_t k = 0; k < 3; k++)
+		p[k] = def->params[k] ? q[k] : 0;
 	if (!text && !def->fmt)
 		text = def->name; /* a caller's slip: the name rather than no words */
 	for (size_t i = 0; i < r->n; i++)
-		if (size_same_group(&r->v[i], code, p, text, field)) {
+		if (size_same_group(&r->v[i], code, p)) {
 			r->v[i].count = u64_add(r->v[i].count, count);
 			return;
 		}
@@ -168,6 +209,13 @@ void size_reject(mo_size_reasons *r, uint64_t count, mo_size_reason code, int64_
 		return;
 	}
 	r->v[r->n++].count = count;
+}
+
+void size_reject(mo_size_reasons *r, uint64_t count, mo_size_reason code, int64_t p0,
+		 int64_t p1, const char *text, const char *field)
+{
+	const int64_t p[3] = {p0, p1, 0};
+	size_reject3(r, count, code, p, text, field);
 }
 
 void size_reasons_free(mo_size_reasons *r)
