@@ -354,10 +354,15 @@ static int planner_build(mo_planner_result *r, const mo_planner_input *in,
 		goto out;
 	r->fits = planner_fits_estimate(r->est, r->budget);
 	long step = -1;
-	if (!in->no_staged &&
-	    (planner_run_staged(r, &pl, staged.what, &staged.prefetch, &step, err) != 0 ||
-	     planner_adopt_staged(r, &pl, step, &staged, err) != 0))
-		goto out;
+	bool unfit_only = opts && opts->staged_if_unfit;
+	if (!in->no_staged && !(unfit_only && r->fits)) {
+		if (planner_run_staged(r, &pl, staged.what, &staged.prefetch, &step, err) != 0)
+			goto out;
+		if (unfit_only && step >= 0 && !r->pub_steps[step].fits)
+			step = -1; /* a step that does not fit either is not the answer */
+		if (planner_adopt_staged(r, &pl, step, &staged, err) != 0)
+			goto out;
+	}
 	rc = 0;
 	goto out;
 nomem:

@@ -94,6 +94,11 @@ typedef struct mo_planner_options {
 	 * the smallest peak (its own search per prefetch): for a caller that
 	 * only needs to know that nothing fits (the layout search) */
 	bool no_min_peak;
+	/* the staged escalation only when the search's plan does not fit, and
+	 * its step the answer only when that step fits: a plan that fits
+	 * stands, and a layout nothing fits keeps the search's answer (the
+	 * layout search) */
+	bool staged_if_unfit;
 } mo_planner_options;
 
 /* planner.c: mo_planner_run with options (NULL: the defaults). */

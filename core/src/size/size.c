@@ -342,51 +342,6 @@ static int size_cmp_floor(const void *a, const void *b)
  * search answers the fastest of them that fit with no plan. */
 #define MO_SIZE_PEAKS_AFTER_STOP 256
 
-/* The planner's search can miss a plan the seed's manual steps (select,
- * then full from the first layer) find, under virtual pipelines (Llama 3
- * 405B, PP 16 VPP 2: no plan under 219.90 GiB, `full 0-116` at 75.53
- * GiB). When *pr does not fit, the escalation runs, and a step of it that
- * fits becomes the start of a second planning (which keeps what it does
- * and may only add): *pr is replaced by that plan. Returns 0 (*pr kept
- * when no step fits), -1 with err. */
-static int size_plan_from_staged(mo_search *s, mo_model *wm, mo_planner_result **pr,
-				 mo_error *err)
-{
-	mo_planner_input pin = {.model = wm, .budget = s->budget};
-	mo_planner_options opts = {.no_min_peak = true};
-	mo_planner_result *staged = NULL;
-	if (planner_run_opts(&staged, &pin, &opts, err) != 0)
-		return -1;
-	long at = mo_planner_staged_answer(staged);
-	const mo_planner_step *step = at >= 0 ? mo_planner_staged_get(staged, (size_t)at) : NULL;
-	int rc = 0;
-	mo_config *start = NULL;
-	mo_diags *d = NULL;
-	if (step && step->fits && step->yaml) {
-		rc = mo_diags_new(&d) == 0 ? 0 : -1;
-		if (rc == 0)
-			rc = mo_config_parse(&start, d, step->yaml, strlen(step->yaml), "staged", NULL,
-					     err) == 0 && mo_validate(d, start, wm) == 0 ? 0 : -1;
-		mo_planner_result *again = NULL;
-		pin.start = start;
-		pin.no_staged = 1;
-		if (rc == 0)
-			rc = planner_run_opts(&again, &pin, &opts, err);
-		if (rc == 0 && mo_planner_fits(again)) {
-			mo_planner_result_free(*pr);
-			*pr = again;
-		} else {
-			mo_planner_result_free(again);
-		}
-	}
-	if (rc != 0 && err->code == MO_OK)
-		error_set(err, MO_ERR_INTERNAL, 0, 0, "the escalation's plan is not a valid config");
-	mo_config_free(start);
-	mo_diags_free(d);
-	mo_planner_result_free(staged);
-	return rc;
-}
-
 /* Plans one candidate; fills f. Returns 0, 1 when the budget stopped it,
  * -1 with err. */
 static int size_plan_one(mo_search *s, mo_model *wm, mo_size_cand *c, mo_size_final *f,
@@ -409,9 +364,14 @@ static int size_plan_one(mo_search *s, mo_model *wm, mo_size_cand *c, mo_size_fi
 	if (s->stopped || budget_spent())
 		return 1;
 	size_apply(wm, c, s->in->global_batch);
-	mo_planner_input pin = {.model = wm, .budget = s->budget, .no_staged = 1};
-	/* a layout no plan fits is only counted: no search for its least peak */
-	mo_planner_options opts = {.no_min_peak = true};
+	mo_planner_input pin = {.model = wm, .budget = s->budget};
+	/* a layout no plan fits is only counted: no search for its least peak.
+	 * The planner's search can miss a plan the seed's manual steps (select,
+	 * then full from the first layer) find under virtual pipelines (Llama
+	 * 3 405B, PP 16 VPP 2: no plan under 219.90 GiB, `full 0-116` at 75.53
+	 * GiB): when its plan does not fit, the planner runs that escalation
+	 * and answers with its step that fits (mo_planner_from_staged) */
+	mo_planner_options opts = {.no_min_peak = true, .staged_if_unfit = true};
 	mo_planner_result *pr = NULL;
 	/* Megatron-LM runs the plans its arguments say: its block recompute
 	 * first; the planner's own plan (a note says why no flags) only when
@@ -421,8 +381,6 @@ static int size_plan_one(mo_search *s, mo_model *wm, mo_size_cand *c, mo_size_fi
 	if (!pr && planner_run_opts(&pr, &pin, &opts, err) != 0)
 		return err->code == MO_ERR_BUDGET || err->code == MO_ERR_CANCELLED ? 1 : -1;
 	s->r->planned++;
-	if (!mo_planner_fits(pr) && size_plan_from_staged(s, wm, &pr, err) != 0)
-		return err->code == MO_ERR_BUDGET || err->code == MO_ERR_CANCELLED ? 1 : -1;
 	const mo_estimate *e = mo_planner_estimate(pr);
 	*f = (mo_size_final){.c = *c, .peak = mo_estimate_peak_bytes(e),
 			     .step = size_step_seconds(e), .mfu = mo_estimate_get_time(e)->mfu,
