@@ -4,9 +4,12 @@ own device count and global batch (`--top all`), then
 
  - the run's own layout (TP, PP, VPP, CP, EP, ETP, DP, sequence parallel,
    distributed optimizer, micro-batch size) must be among the fitting
-   layouts; a run whose stages are placed by hand (a
-   pipeline_model_parallel_layout), which the search's even splits cannot
-   hold, is explained instead, and the check is then that the answer
+   layouts; a run that counts the embedding and / or the loss as layers of
+   the pipeline split (--account-for-*-in-pipeline-split in its recipe, the
+   <case>.model_config.yaml) must be there with the same flags in its
+   Megatron-LM arguments and the recipe's VPP; a run whose stages are placed
+   by hand (--pipeline-model-parallel-layout), which the search's splits
+   cannot hold, is explained instead, and the check is then that the answer
    rejects its PP for that reason (pp_even) and does not return it;
  - its predicted step time (the layout's step_seconds in the answer) must be
    within the time model's error of the run's measured step time. The
@@ -43,6 +46,35 @@ with open("tests/unit/test_steptime.c") as f:
 
 
 
+def recipe_args(case):
+    """The run's own Megatron-LM arguments (MODEL_ARGS of its
+    <case>.model_config.yaml, the CI recipe kept with its source)."""
+    for path in (STEP + case + ".model_config.yaml", DATA + case + ".model_config.yaml"):
+        if os.path.exists(path):
+            with open(path) as f:
+                return yaml.safe_load(f).get("MODEL_ARGS", {}) or {}
+    return {}
+
+
+ACCOUNT = ("--account-for-embedding-in-pipeline-split", "--account-for-loss-in-pipeline-split")
+HAND = ("--pipeline-model-parallel-layout", "--decoder-first-pipeline-num-layers",
+        "--decoder-last-pipeline-num-layers")
+
+
+def accounted(args):
+    """The run's split when it counts the embedding and / or the loss as
+    layers (Megatron-LM's --account-for-*-in-pipeline-split, no layout by
+    hand): which flags, and its VPP from its own arguments; else None."""
+    flags = tuple(f for f in ACCOUNT if args.get(f))
+    if not flags or any(args.get(f) for f in HAND):
+        return None
+    vpp = args.get("--num-virtual-stages-per-pipeline-rank")
+    if vpp is None and args.get("--num-layers-per-virtual-pipeline-stage"):
+        pp = args.get("--pipeline-model-parallel-size", 1)
+        vpp = args["--num-layers"] // pp // args["--num-layers-per-virtual-pipeline-stage"]
+    return flags, vpp or 1
+
+
 def not_searched(m, sized):
     """Why the search cannot hold the run's own layout, or None: a
     pipeline_model_parallel_layout (Megatron-LM's
@@ -63,7 +95,8 @@ def not_searched(m, sized):
         return ""
     return ("its layers are placed on the stages by hand (`%s`: E the embedding, t a layer, m "
             "the MTP layer, L the loss, a bar between virtual stages); the search's Megatron-LM "
-            "layouts split the %d layers evenly, and PP %d does not divide them (`pp_even`: %d "
+            "layouts split the %d layers evenly, the embedding and the loss counted as layers or "
+            "not (not with MTP layers), and PP %d does not divide them (`pp_even`: %d "
             "layouts)" % (cell(layout), layers, pp, group[0]["count"]))
 
 
@@ -168,11 +201,19 @@ def main():
                 fails.append("%s (%s): the search did not complete" % (case, dev))
                 continue
             fit = [l for l in sized["layouts"] if l["fits"]]
-            hits = [l for l in fit if layout_key(l, moe) == own]
+            acct = accounted(recipe_args(case))
+            if acct:
+                # the run's own split, from its recipe: the same flags in the
+                # layout's Megatron-LM arguments, VPP the recipe's
+                own["VPP"] = acct[1]
+                hits = [l for l in fit if layout_key(l, moe) == own and
+                        all((f in l.get("megatron_args", "")) == (f in acct[0]) for f in ACCOUNT)]
+            else:
+                hits = [l for l in fit if layout_key(l, moe) == own]
             t = measured[(case, dev)]
             own_est = est["time"]["step_seconds"]
             name = "%s (%s)" % (case, dev)
-            why = not_searched(m, sized)
+            why = None if acct else not_searched(m, sized)
             if why == "":
                 fails.append("%s: a hand-placed pipeline, but no pp_even rejection for it" % name)
             if why:
@@ -195,8 +236,9 @@ def main():
                 fails.append("%s: predicted %.4f s, measured %.4f s: %+.1f%%, beyond the time model's %.0f%%" % (
                     name, pred, t, 100 * e, 100 * MAX_ERROR))
             rank = 1 + sum(1 for x in fit if x["step_seconds"] < pred)
+            own_words = words(own) + (", " + " ".join("`%s`" % f for f in acct[0]) if acct else "")
             lines.append("| `%s` | %s | %d | %d | %s | fits (%s), rank %d of %d | %.3f s | %+.0f%% | %.3f s (%+.0f%%) | %.3f s |" % (
-                case, dev, n, g, words(own), "plan: " + l["plan"], rank, len(fit), pred, 100 * e,
+                case, dev, n, g, own_words, "plan: " + l["plan"], rank, len(fit), pred, 100 * e,
                 own_est, 100 * (own_est / t - 1), t))
     if TABLE:
         print("| run | device | devices | global batch | its layout | in the search | predicted step "

@@ -52,6 +52,7 @@ MEGATRON_LAYOUT_FLAGS = {
     "--sequence-parallel", "--use-distributed-optimizer", "--micro-batch-size",
     "--global-batch-size", "--recompute-granularity", "--recompute-method",
     "--recompute-num-layers", "--recompute-modules",
+    "--account-for-embedding-in-pipeline-split", "--account-for-loss-in-pipeline-split",
 }
 
 
@@ -201,13 +202,22 @@ def megatron_recompute_config(warnings):
     return None
 
 
-def megatron_case(model_config, devices, batch, top, budget=None):
+def megatron_case(model_config, devices, batch, top, budget=None, accounted=0):
+    """accounted: check only that many of the layouts that count the
+    embedding or the loss as layers (--account-for-*), out of all"""
     global checked
     base_words = megatron_run_args(model_config)
     extra = ["--budget", budget] if budget else []
     flagged = 0
-    for i, l in enumerate(size(["--model", model_config, "--devices", str(devices),
-                                "--global-batch", str(batch), "--top", str(top)] + extra)):
+    layouts = size(["--model", model_config, "--devices", str(devices),
+                    "--global-batch", str(batch), "--top", "all" if accounted else str(top)] + extra)
+    if accounted:
+        layouts = [l for l in layouts if "--account-for-" in l.get("megatron_args", "")]
+        if len(layouts) < accounted:
+            fail("%s: %d layouts with an accounted split, %d wanted" % (
+                model_config, len(layouts), accounted))
+        layouts = layouts[:accounted]
+    for i, l in enumerate(layouts):
         what = "%s #%d" % (os.path.basename(model_config), i + 1)
         if not l.get("megatron_args"):
             fail("%s: no megatron_args" % what)
@@ -256,6 +266,11 @@ def main():
     megatron_case(mg + "gpt3_mcore_te_tp2_pp2_cp2.model_config.yaml", 8, 32, 6)
     megatron_case(mg + "gpt3_mcore_te_tp2_pp2_ep4_etp1_memory_speed.model_config.yaml",
                   8, 32, 6)
+    # the embedding and the loss counted as layers (6 layers, 8 chunks): the
+    # import reads --account-for-* and --num-virtual-stages-per-pipeline-rank back;
+    # under a budget that needs plans, block flags over chunks of unequal length
+    megatron_case(mg + "gpt3_mcore_te_tp1_pp4_vp2_account_for_embedding_loss_in_pipeline_split"
+                  ".model_config.yaml", 8, 32, 0, budget="3GiB", accounted=12)
     # a budget that needs recompute: the layouts carry Megatron-LM's block flags
     flagged = megatron_case(mg + "gpt3_7b_tp1_pp4_memory_speed.model_config.yaml", 8, 8, 12,
                             budget="20GiB")

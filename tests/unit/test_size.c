@@ -112,7 +112,7 @@ static void test_graph_rescale(void **state)
 		assert_non_null(wm);
 		size_t step = cands.n / 150 + 1, compared = 0;
 		for (size_t i = 0; i < cands.n; i += step) {
-			size_apply(wm, &cands.v[i], qs[q].batch);
+			assert_true(size_apply(wm, &cands.v[i], qs[q].batch, NULL));
 			mo_model *fresh = model_copy(wm);
 			assert_non_null(fresh);
 			mo_estimate *a = NULL, *b = NULL;
@@ -153,6 +153,48 @@ static void test_reestimate_dense(void **state)
 	assert_true(mo_size_get(r, 0)->pareto); /* the fastest is on the front */
 	mo_size_result_free(r);
 	mo_model_free(m);
+}
+
+/* Megatron-LM's accounted splits (--account-for-embedding- / --account-for-
+ * loss-in-pipeline-split) are searched: the CI run that counts both, 6
+ * layers over PP 4 x VPP 2 (its recipe, tests/data/megatron/..._account_for_
+ * embedding_loss_in_pipeline_split.model_config.yaml), is among them, and
+ * every layout, accounted or not, re-estimates from its model file (its
+ * per-chunk lists) and config to its peak; under a budget that needs plans,
+ * accounted layouts carry Megatron-LM's block or uniform recompute. */
+static void test_reestimate_accounted(void **state)
+{
+	(void)state;
+	char *text = test_read_file(
+		"tests/data/megatron/"
+		"gpt3_mcore_te_tp1_pp4_vp2_account_for_embedding_loss_in_pipeline_split.yaml",
+		NULL);
+	mo_model *m = load_model(text, "account_for");
+	for (int pass = 0; pass < 2; pass++) {
+		mo_size_input in = {.model = m, .devices = 8, .global_batch = 32, .top = SIZE_MAX,
+				    .budget = pass ? (uint64_t)3 << 30 : 0};
+		mo_size_result *r = NULL;
+		mo_error err = {0};
+		assert_int_equal(mo_size_run(&r, &in, &err), 0);
+		check_all(r);
+		size_t own = 0, flagged = 0;
+		for (size_t i = 0; i < mo_size_count(r); i++) {
+			const mo_size_layout *l = mo_size_get(r, i);
+			const char *a = l->megatron_args;
+			bool acct = strstr(a, "--account-for-embedding-in-pipeline-split") &&
+				    strstr(a, "--account-for-loss-in-pipeline-split");
+			own += acct && l->tensor_parallel == 1 && l->pipeline_parallel == 4 &&
+			       l->virtual_pipeline == 2 &&
+			       strstr(a, "--num-virtual-stages-per-pipeline-rank 2");
+			flagged += strstr(a, "--account-for-") && strstr(a, "--recompute-method");
+		}
+		assert_true(own > 0);
+		if (pass)
+			assert_true(flagged > 0);
+		mo_size_result_free(r);
+	}
+	mo_model_free(m);
+	free(text);
 }
 
 static void test_reestimate_moe(void **state)
@@ -397,7 +439,7 @@ static void test_megatron_block_flags(void **state)
 	mo_model *m = load_model(text, path);
 	mo_size_cand c = {.n = 8, .tp = 1, .cp = 1, .pp = 4, .vpp = 1, .ep = 1, .etp = 1,
 			  .dp = 2, .dps = 1, .mbs = 1, .mbn = 4};
-	size_apply(m, &c, 8);
+	assert_true(size_apply(m, &c, 8, NULL));
 	char flags[160];
 	assert_null(block_flags(m, &c,
 				"recompute:\n  mode: full\n  full_recompute_layer: [0-1, 8-9, 16-17, "
@@ -786,6 +828,7 @@ int main(void)
 		cmocka_unit_test(test_megatron_recompute_flags),
 		cmocka_unit_test(test_megatron_block_flags),
 		cmocka_unit_test(test_graph_rescale),
+		cmocka_unit_test(test_reestimate_accounted),
 		cmocka_unit_test(test_rejected_counts),
 		cmocka_unit_test(test_rejected_groups),
 		cmocka_unit_test(test_rejected_parallel_codes),

@@ -77,6 +77,7 @@ typedef struct mo_search {
 	uint64_t budget; /* bytes per device (the last estimate's capacity
 			  * less the headroom when the input gives none) */
 	bool pytorch;    /* a Megatron-LM model: planned with its own flags first */
+	mo_size_splits splits; /* the accounted splits' lists (the working model's) */
 } mo_search;
 
 static uint64_t size_budget_for(const mo_size_input *in, const mo_estimate *e)
@@ -165,7 +166,10 @@ static bool size_point(mo_search *s, uint64_t peak, double step)
  * estimate without peaks. Returns 0, 1 when the budget stopped it, -1. */
 static int size_estimate_one(mo_search *s, mo_model *wm, mo_size_cand *c, mo_error *err)
 {
-	size_apply(wm, c, s->in->global_batch);
+	if (!size_apply(wm, c, s->in->global_batch, &s->splits)) {
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		return -1;
+	}
 	mo_estimate *e = NULL;
 	if (est_run_unpeaked(&e, NULL, wm, err) != 0)
 		return err->code == MO_ERR_BUDGET || err->code == MO_ERR_CANCELLED ? 1 : -1;
@@ -183,7 +187,10 @@ static int size_estimate_one(mo_search *s, mo_model *wm, mo_size_cand *c, mo_err
  * listing). Returns 0, 1 when the budget stopped it, -1 with err. */
 static int size_peak_one(mo_search *s, mo_model *wm, mo_size_cand *c, mo_error *err)
 {
-	size_apply(wm, c, s->in->global_batch);
+	if (!size_apply(wm, c, s->in->global_batch, &s->splits)) {
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		return -1;
+	}
 	mo_estimate *e = NULL;
 	if (est_run_unlisted(&e, NULL, wm, err) != 0)
 		return err->code == MO_ERR_BUDGET || err->code == MO_ERR_CANCELLED ? 1 : -1;
@@ -211,6 +218,7 @@ static int size_cmp_state(const void *a, const void *b)
 	MO_CMP(x->etp, y->etp);
 	MO_CMP(x->pp, y->pp);
 	MO_CMP(x->vpp, y->vpp);
+	MO_CMP(x->acct, y->acct);
 	MO_CMP(x->dopt, y->dopt);
 	return 0;
 }
@@ -233,6 +241,7 @@ static int size_cmp_state_first(const void *a, const void *b)
 	MO_CMP(x->etp, y->etp);
 	MO_CMP(y->pp, x->pp);
 	MO_CMP(x->vpp, y->vpp);
+	MO_CMP(x->acct, y->acct);
 	MO_CMP(y->dopt, x->dopt);
 	MO_CMP(x->sp, y->sp);
 	MO_CMP(x->mbs, y->mbs);
@@ -252,6 +261,7 @@ static int size_cmp_shape(const void *a, const void *b)
 	MO_CMP(x->mbs, y->mbs);
 	MO_CMP(x->pp, y->pp);
 	MO_CMP(x->vpp, y->vpp);
+	MO_CMP(x->acct, y->acct);
 	MO_CMP(x->dopt, y->dopt);
 	return 0;
 }
@@ -268,7 +278,10 @@ static int size_cut_states(mo_search *s, mo_model *wm, mo_size_cands *cands, mo_
 			j++;
 		/* the `parallel` rule reads none of what differs inside a
 		 * state (SP, the micro-batch): one check a state */
-		size_apply(wm, &cands->v[i], s->in->global_batch);
+		if (!size_apply(wm, &cands->v[i], s->in->global_batch, &s->splits)) {
+			error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+			return -1;
+		}
 		mo_par_finding bad;
 		if (model_parallel_error(wm, &bad)) {
 			size_reject3(s->rej, j - i, size_parallel_reason(wm, bad.rule), bad.p,
@@ -363,7 +376,10 @@ static int size_plan_one(mo_search *s, mo_model *wm, mo_size_cand *c, mo_size_fi
 	}
 	if (s->stopped || budget_spent())
 		return 1;
-	size_apply(wm, c, s->in->global_batch);
+	if (!size_apply(wm, c, s->in->global_batch, &s->splits)) {
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		return -1;
+	}
 	mo_planner_input pin = {.model = wm, .budget = s->budget};
 	/* a layout no plan fits is only counted: no search for its least peak.
 	 * The planner's search can miss a plan the seed's manual steps (select,
@@ -458,6 +474,7 @@ static int size_count_one(mo_search *s, int64_t devices, mo_error *err)
 			rc = size_plan_all(s, wm, cands.v, cands.n, err);
 	}
 	mo_model_free(wm);
+	size_splits_free(&s->splits);
 	free(cands.v);
 	return rc;
 }
@@ -497,9 +514,18 @@ static const char *size_megatron_args(mo_arena *a, const mo_size_cand *c,
 			 "--context-parallel-size %lld --micro-batch-size %lld --global-batch-size %lld",
 			 (long long)c->tp, (long long)c->pp, (long long)c->cp, (long long)c->mbs,
 			 (long long)global_batch);
-	if (c->vpp > 1 && n > 0 && (size_t)n < sizeof t)
+	/* an accounted split: its chunks are not all num_layers / (PP x VPP)
+	 * layers, and Megatron-LM takes the chunk count instead */
+	if (c->vpp > 1 && c->acct && n > 0 && (size_t)n < sizeof t)
+		n += snprintf(t + n, sizeof t - (size_t)n, " --num-virtual-stages-per-pipeline-rank %lld",
+			      (long long)c->vpp);
+	else if (c->vpp > 1 && n > 0 && (size_t)n < sizeof t)
 		n += snprintf(t + n, sizeof t - (size_t)n, " --num-layers-per-virtual-pipeline-stage %lld",
 			      (long long)(base->num_layers / c->pp / c->vpp));
+	if ((c->acct & 1) && n > 0 && (size_t)n < sizeof t)
+		n += snprintf(t + n, sizeof t - (size_t)n, " --account-for-embedding-in-pipeline-split");
+	if ((c->acct & 2) && n > 0 && (size_t)n < sizeof t)
+		n += snprintf(t + n, sizeof t - (size_t)n, " --account-for-loss-in-pipeline-split");
 	if (base->num_moe_experts > 0 && n > 0 && (size_t)n < sizeof t)
 		n += snprintf(t + n, sizeof t - (size_t)n,
 			      " --expert-model-parallel-size %lld --expert-tensor-parallel-size %lld",
@@ -546,12 +572,16 @@ const char *size_megatron_recompute(const mo_planner_result *pr, const mo_size_c
 	if (!size_plan_whole_layers(cfg, e))
 		return "the plan swaps, or recomputes selected modules: Megatron-LM's flags recompute "
 		       "whole layers or its own module list; apply config instead";
-	int64_t chunks = c->pp * c->vpp, per = base->num_layers / chunks, n = -1;
+	/* each chunk's leading recomputed layers: the block method's n, or the
+	 * whole chunk where it has n or fewer (all of every chunk: uniform) */
+	int64_t chunks = c->pp * c->vpp, n = -1, longest = 0;
+	bool whole_ok = true;
 	for (int64_t k = 0; k < chunks; k++) {
-		int64_t first = 0;
+		int64_t at, len, first = 0;
+		size_chunk_span(c, base->num_layers, k, &at, &len);
 		bool gap = false;
-		for (int64_t i = 0; i < per; i++) {
-			const mo_estimate_layer *l = mo_estimate_layer_get(e, k * per + i);
+		for (int64_t i = 0; i < len; i++) {
+			const mo_estimate_layer *l = mo_estimate_layer_get(e, at + i);
 			bool on = l && l->recompute_flops > 0;
 			if (on && gap)
 				return "the plan recomputes layers that are not the first of their model "
@@ -560,17 +590,27 @@ const char *size_megatron_recompute(const mo_planner_result *pr, const mo_size_c
 			first += on && !gap;
 			gap = gap || !on;
 		}
-		if (n >= 0 && first != n)
-			return "the plan recomputes a different number of layers per model chunk: "
-			       "Megatron-LM's block method takes the same n of each; apply config "
-			       "instead";
-		n = first;
+		if (first < len) {
+			if (n >= 0 && first != n)
+				return "the plan recomputes a different number of layers per model chunk: "
+				       "Megatron-LM's block method takes the same n of each; apply config "
+				       "instead";
+			n = first;
+		} else if (len > longest) {
+			longest = len; /* a chunk recomputed whole */
+		}
 	}
+	if (n >= 0 && longest > n)
+		whole_ok = false;
+	if (!whole_ok)
+		return "the plan recomputes a different number of layers per model chunk: "
+		       "Megatron-LM's block method takes the same n of each; apply config "
+		       "instead";
 	for (size_t i = (size_t)base->num_layers; i < mo_estimate_layer_count(e); i++)
 		if (mo_estimate_layer_get(e, (int64_t)i)->recompute_flops > 0)
 			return "the plan recomputes the MTP layers, which Megatron-LM's flags do not; "
 			       "apply config instead";
-	if (n == per)
+	if (n < 0)
 		snprintf(flags, size,
 			 " --recompute-granularity full --recompute-method uniform "
 			 "--recompute-num-layers 1");
@@ -628,10 +668,8 @@ static int size_layout_fill(mo_search *s, mo_size_layout *o, const mo_size_final
 		return -1;
 	mo_model *wm = model_copy(base);
 	char *y = NULL;
-	if (wm) {
-		size_apply(wm, c, s->in->global_batch);
+	if (wm && size_apply(wm, c, s->in->global_batch, NULL))
 		y = mo_model_to_yaml(wm);
-	}
 	o->model_yaml = y ? arena_strdup(r->a, y) : NULL;
 	o->mfu = f->mfu;
 	if (strcmp(base->framework, "pytorch") == 0) {

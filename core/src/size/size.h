@@ -13,6 +13,12 @@
 typedef struct mo_size_cand {
 	int64_t n, tp, cp, pp, vpp, ep, etp, dp, dps, mbs, mbn;
 	bool sp, dopt;
+	/* Megatron-LM: the embedding (1) and / or the loss (2) counted as a
+	 * layer of the first / last model chunk (--account-for-embedding- /
+	 * --account-for-loss-in-pipeline-split): the layers plus those split
+	 * evenly over PP x VPP chunks; 0 the even split of the layers (and
+	 * every other framework's: the estimator's split) */
+	int acct;
 	/* the estimate with no recompute or swap, in two steps: the floors
 	 * first (no peaks: cheap), the peak only for the layouts the ranking
 	 * reaches */
@@ -102,7 +108,27 @@ char *size_base_rewrite(const mo_config *base, const mo_model *m, const mo_size_
 int size_megatron_plan(mo_planner_result **out, const mo_model *wm, const mo_size_cand *c,
 		       uint64_t budget, mo_error *err);
 
-/* Puts c's layout on the working model m (a copy of the base). */
-void size_apply(mo_model *m, const mo_size_cand *c, int64_t global_batch);
+/* The decoder layers of model chunk k (0 to PP x VPP - 1, virtual order) of
+ * layout c over `layers` layers: the first and how many. */
+void size_chunk_span(const mo_size_cand *c, int64_t layers, int64_t k, int64_t *first,
+		     int64_t *len);
+
+/* The per-chunk layer lists of the accounted splits a search has put on its
+ * working model, kept for the search (each split built once). */
+typedef struct mo_size_split {
+	int64_t pp, vpp;
+	int acct;
+	mo_layers *lists;
+} mo_size_split;
+typedef struct mo_size_splits {
+	mo_size_split *v;
+	size_t n, cap;
+} mo_size_splits;
+void size_splits_free(mo_size_splits *s);
+
+/* Puts c's layout on the working model m (a copy of the base); an
+ * accounted split's lists from memo (NULL: in m's arena). Returns false
+ * out of memory. */
+bool size_apply(mo_model *m, const mo_size_cand *c, int64_t global_batch, mo_size_splits *memo);
 
 #endif

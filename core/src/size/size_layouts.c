@@ -68,16 +68,16 @@ static const struct mo_size_reason_def {
 	[MO_SIZE_REJ_PP_LAYERS] = {"pp_layers", "pipeline_parallel %lld is larger than the %lld layers",
 				   {"pipeline_parallel", "layers"}},
 	[MO_SIZE_REJ_PP_EVEN] = {"pp_even",
-				 "pipeline_parallel %lld does not divide the %lld layers (Megatron-LM's "
-				 "even split)",
+				 "pipeline_parallel %lld does not divide the %lld layers, nor them with "
+				 "the embedding or the loss counted (Megatron-LM's even split)",
 				 {"pipeline_parallel", "layers"}},
 	[MO_SIZE_REJ_DP_BATCH] = {"dp_batch", "global batch %lld is not a multiple of data_parallel %lld",
 				  {"global_batch", "data_parallel"}},
 	[MO_SIZE_REJ_VPP_LIMIT] = {"vpp_limit", "virtual_pipeline above %lld: not searched",
 				   {"limit", NULL}},
 	[MO_SIZE_REJ_VPP_EVEN] = {"vpp_even",
-				  "virtual_pipeline %lld does not divide the %lld layers of a stage "
-				  "(Megatron-LM's even split)",
+				  "virtual_pipeline %lld does not divide the %lld layers of a stage, nor "
+				  "them with the embedding or the loss counted (Megatron-LM's even split)",
 				  {"virtual_pipeline", "stage_layers"}},
 	[MO_SIZE_REJ_EP_DEVICES] = {"ep_devices", "expert_parallel %lld is more than the %lld devices",
 				    {"expert_parallel", "devices"}},
@@ -325,6 +325,27 @@ static void walk_cp(mo_walk *w)
 	}
 }
 
+/* Megatron-LM's split of the layers over PP x VPP chunks with the
+ * embedding (acct & 1) and the loss (acct & 2) counted as layers: the
+ * count divides evenly and every chunk has at least one (transformer_block.py
+ * get_num_layers_to_build; the import's reading, megatron_layout.c, which
+ * leaves MTP models to a layout string). */
+static bool walk_split_ok(const mo_walk *w, int64_t pp, int64_t vpp, int acct)
+{
+	if (acct && (w->m->mtp_num_layers > 0 || pp < 2))
+		return false;
+	int64_t n = w->layers + (acct & 1) + ((acct >> 1) & 1), chunks = pp * vpp;
+	return n % chunks == 0 && n / chunks >= 1;
+}
+
+static bool walk_split_any(const mo_walk *w, int64_t pp, int64_t vpp)
+{
+	for (int acct = 0; acct < 4; acct++)
+		if (walk_split_ok(w, pp, vpp, acct))
+			return true;
+	return false;
+}
+
 static void walk_pp(mo_walk *w)
 {
 	int64_t total = w->layers + w->m->mtp_num_layers;
@@ -338,8 +359,10 @@ static void walk_pp(mo_walk *w)
 		if (pp > total)
 			walk_cut(w, LV_VPP, MO_SIZE_REJ_PP_LAYERS, pp, total);
 		/* without --decoder-first/last-pipeline-num-layers Megatron
-		 * asserts num_layers % PP == 0 (transformer_config.py) */
-		else if (w->pytorch && w->layers % pp != 0)
+		 * asserts that PP divides num_layers, plus one for the embedding
+		 * and one for the loss when they are accounted for
+		 * (transformer_block.py get_num_layers_to_build) */
+		else if (w->pytorch && !walk_split_any(w, pp, 1))
 			walk_cut(w, LV_VPP, MO_SIZE_REJ_PP_EVEN, pp, w->layers);
 		else if (w->q->global_batch % w->c.dp != 0)
 			walk_cut(w, LV_VPP, MO_SIZE_REJ_DP_BATCH, w->q->global_batch, w->c.dp);
@@ -349,25 +372,41 @@ static void walk_pp(mo_walk *w)
 }
 
 /* Model chunks per stage: each chunk at least one layer; Megatron splits
- * each stage's layers evenly (layers / PP a multiple of VPP); MindSpore
- * Transformers takes offsets where the split is uneven (the estimator's
- * split: the first chunks one layer more). */
+ * each stage's layers evenly (layers / PP a multiple of VPP), or the
+ * layers with the embedding and / or the loss counted (each a layout of
+ * its own); MindSpore Transformers takes offsets where the split is
+ * uneven (the estimator's split: the first chunks one layer more). */
 static void walk_vpp(mo_walk *w)
 {
 	int64_t pp = w->c.pp, per = w->layers / pp;
+	w->c.acct = 0;
 	if (pp == 1) {
 		w->c.vpp = 1;
 		walk_level(w, LV_EP);
 		return;
 	}
-	for (int64_t v = 1; v <= (per > 0 ? per : 1) && !w->failed; v++) {
+	/* with both counted a chunk can hold one layer fewer: VPP up to
+	 * (layers + 2) / PP */
+	int64_t top = w->pytorch ? (w->layers + 2) / pp : per;
+	for (int64_t v = 1; v <= (top > 0 ? top : 1) && !w->failed; v++) {
 		w->c.vpp = v;
-		if (v > MO_SIZE_MAX_VPP)
+		if (v > (per > 0 ? per : 1) && !(w->pytorch && walk_split_any(w, pp, v)))
+			continue; /* not a layout: a chunk without a layer */
+		if (v > MO_SIZE_MAX_VPP) {
 			walk_cut(w, LV_EP, MO_SIZE_REJ_VPP_LIMIT, MO_SIZE_MAX_VPP, 0);
-		else if (w->pytorch && per % v != 0)
-			walk_cut(w, LV_EP, MO_SIZE_REJ_VPP_EVEN, v, per);
-		else
+		} else if (!w->pytorch) {
 			walk_level(w, LV_EP);
+		} else if (!walk_split_any(w, pp, v)) {
+			walk_cut(w, LV_EP, MO_SIZE_REJ_VPP_EVEN, v, per);
+		} else {
+			for (int acct = 0; acct < 4 && !w->failed; acct++) {
+				if (!walk_split_ok(w, pp, v, acct))
+					continue;
+				w->c.acct = acct;
+				walk_level(w, LV_EP);
+			}
+			w->c.acct = 0;
+		}
 	}
 }
 
@@ -524,7 +563,73 @@ int size_enumerate(mo_size_cands *out, mo_size_reasons *rej, const mo_size_quest
 	return 0;
 }
 
-void size_apply(mo_model *m, const mo_size_cand *c, int64_t global_batch)
+void size_chunk_span(const mo_size_cand *c, int64_t layers, int64_t k, int64_t *first,
+		     int64_t *len)
+{
+	int64_t chunks = c->pp * c->vpp, e = c->acct & 1, l = (c->acct >> 1) & 1;
+	int64_t per = chunks > 0 ? (layers + e + l) / chunks : layers;
+	*first = k == 0 ? 0 : k * per - e;
+	*len = per - (k == 0 ? e : 0) - (k == chunks - 1 ? l : 0);
+}
+
+/* The lists of c's accounted split over m's layers: chunk k its decoder
+ * layers (an empty list for a chunk of the embedding or the loss alone),
+ * as the import writes a layout string's (pp_layout.c). */
+static mo_layers *size_split_lists(mo_arena *a, const mo_model *m, const mo_size_cand *c)
+{
+	int64_t chunks = c->pp * c->vpp;
+	mo_layers *st = a ? arena_alloc(a, (size_t)chunks * sizeof(*st)) : calloc((size_t)chunks, sizeof(*st));
+	mo_range *r = a ? arena_alloc(a, (size_t)chunks * sizeof(*r)) : calloc((size_t)chunks, sizeof(*r));
+	if (!st || !r) {
+		if (!a) {
+			free(st);
+			free(r);
+		}
+		return NULL;
+	}
+	for (int64_t k = 0; k < chunks; k++) {
+		int64_t first, len;
+		size_chunk_span(c, m->num_layers, k, &first, &len);
+		st[k] = (mo_layers){.r = &r[k], .ok = true};
+		if (len > 0) {
+			r[k] = (mo_range){(uint64_t)first, (uint64_t)(first + len - 1), NULL};
+			st[k].n = 1;
+		}
+	}
+	return st;
+}
+
+void size_splits_free(mo_size_splits *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		if (s->v[i].lists)
+			free(s->v[i].lists[0].r);
+		free(s->v[i].lists);
+	}
+	free(s->v);
+	*s = (mo_size_splits){0};
+}
+
+static mo_layers *size_split_get(mo_size_splits *memo, const mo_model *m, const mo_size_cand *c)
+{
+	for (size_t i = 0; i < memo->n; i++)
+		if (memo->v[i].pp == c->pp && memo->v[i].vpp == c->vpp && memo->v[i].acct == c->acct)
+			return memo->v[i].lists;
+	if (memo->n == memo->cap) {
+		size_t cap = memo->cap ? 2 * memo->cap : 16;
+		mo_size_split *v = realloc(memo->v, cap * sizeof *v);
+		if (!v)
+			return NULL;
+		memo->v = v;
+		memo->cap = cap;
+	}
+	mo_layers *lists = size_split_lists(NULL, m, c);
+	if (lists)
+		memo->v[memo->n++] = (mo_size_split){c->pp, c->vpp, c->acct, lists};
+	return lists;
+}
+
+bool size_apply(mo_model *m, const mo_size_cand *c, int64_t global_batch, mo_size_splits *memo)
 {
 	m->world_size = c->n;
 	m->tensor_parallel = c->tp;
@@ -542,4 +647,12 @@ void size_apply(mo_model *m, const mo_size_cand *c, int64_t global_batch)
 	m->n_stage_layers = 0; /* the estimator's even split */
 	m->stage_layers = NULL;
 	model_set_batches(m, c->mbn, global_batch);
+	if (!c->acct)
+		return true;
+	mo_layers *lists = memo ? size_split_get(memo, m, c) : size_split_lists(m->arena, m, c);
+	if (!lists)
+		return false;
+	m->stage_layers = lists;
+	m->n_stage_layers = (size_t)(c->pp * c->vpp);
+	return true;
 }

@@ -13,19 +13,28 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The config of block n: the first n layers of each of the chunks of
- * `per` layers. Returns the parsed config, or NULL with err. */
-static mo_config *megatron_block_config(int64_t chunks, int64_t per, int64_t n, mo_error *err)
+/* The config of block n on layout c: the first n layers of each model
+ * chunk (all of a chunk of n or fewer, as Megatron-LM's block method runs
+ * a chunk's layers below n). Returns the parsed config, or NULL with err. */
+static mo_config *megatron_block_config(const mo_size_cand *c, int64_t layers, int64_t n,
+					mo_error *err)
 {
 	mo_buf b;
 	char item[64];
 	buf_init(&b, 0);
 	static const char head[] = "recompute:\n  mode: full\n  full_recompute_layer: [";
 	buf_append(&b, head, sizeof head - 1);
-	for (int64_t k = 0; k < chunks; k++) {
-		int len = snprintf(item, sizeof item, "%s%lld-%lld", k ? ", " : "",
-				   (long long)(k * per), (long long)(k * per + n - 1));
-		buf_append(&b, item, (size_t)len);
+	bool any = false;
+	for (int64_t k = 0; k < c->pp * c->vpp; k++) {
+		int64_t first, len;
+		size_chunk_span(c, layers, k, &first, &len);
+		int64_t take = len < n ? len : n;
+		if (take < 1)
+			continue;
+		int w = snprintf(item, sizeof item, "%s%lld-%lld", any ? ", " : "",
+				 (long long)first, (long long)(first + take - 1));
+		buf_append(&b, item, (size_t)w);
+		any = true;
 	}
 	buf_append(&b, "]\n", 2);
 	mo_config *cfg = NULL;
@@ -38,10 +47,10 @@ static mo_config *megatron_block_config(int64_t chunks, int64_t per, int64_t n, 
 }
 
 /* The peak of block n on wm: 0 with *peak, or -1 with err. */
-static int megatron_block_peak(uint64_t *peak, const mo_model *wm, int64_t chunks, int64_t per,
+static int megatron_block_peak(uint64_t *peak, const mo_model *wm, const mo_size_cand *c,
 			       int64_t n, mo_error *err)
 {
-	mo_config *cfg = megatron_block_config(chunks, per, n, err);
+	mo_config *cfg = megatron_block_config(c, wm->num_layers, n, err);
 	mo_estimate *e = NULL;
 	int rc = cfg ? est_run_unlisted(&e, cfg, wm, err) : -1;
 	if (rc == 0)
@@ -55,16 +64,22 @@ int size_megatron_plan(mo_planner_result **out, const mo_model *wm, const mo_siz
 		       uint64_t budget, mo_error *err)
 {
 	*out = NULL;
-	int64_t chunks = c->pp * c->vpp, per = wm->num_layers / chunks;
+	/* the longest chunk: block n of it recomputes every layer */
+	int64_t per = 0;
+	for (int64_t k = 0; k < c->pp * c->vpp; k++) {
+		int64_t first, len;
+		size_chunk_span(c, wm->num_layers, k, &first, &len);
+		per = len > per ? len : per;
+	}
 	uint64_t peak = 0;
-	if (per < 1 || megatron_block_peak(&peak, wm, chunks, per, per, err) != 0)
+	if (per < 1 || megatron_block_peak(&peak, wm, c, per, err) != 0)
 		return per < 1 ? 0 : -1;
 	if (peak > budget)
 		return 0; /* not even every layer */
 	int64_t lo = 1, hi = per; /* block hi fits; the least n that does */
 	while (lo < hi) {
 		int64_t mid = lo + (hi - lo) / 2;
-		if (megatron_block_peak(&peak, wm, chunks, per, mid, err) != 0)
+		if (megatron_block_peak(&peak, wm, c, mid, err) != 0)
 			return -1;
 		if (peak <= budget)
 			hi = mid;
@@ -73,7 +88,7 @@ int size_megatron_plan(mo_planner_result **out, const mo_model *wm, const mo_siz
 	}
 	/* the planner keeps a start that fits as it is: its result carries the
 	 * config, its YAML and its estimate as any plan's */
-	mo_config *start = megatron_block_config(chunks, per, hi, err);
+	mo_config *start = megatron_block_config(c, wm->num_layers, hi, err);
 	mo_planner_input pin = {.model = wm, .budget = budget, .start = start,
 				.allow = MO_PLAN_ALLOW_FULL, .no_staged = 1};
 	mo_planner_options opts = {.no_min_peak = true};
