@@ -471,6 +471,65 @@ static void test_sourced_files(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/* MindSpeed-LLM's DeepSeek-V4 flags (c77308a1): mHC as its model keys
+ * (mhc_feature.py:11-20), --position-embedding-type deepseek4 as rope
+ * (csa_feature.py:13), the compressed sparse attention `unmodelled` at
+ * --kv-compress (the PyTorch estimate has no op table for it) with its own
+ * flags read, the memory features unmodelled at their flags, numerics and
+ * the DeepSeek-V4 spec read: no flag left unread. */
+static void test_mindspeed_dsv4(void **state)
+{
+	(void)state;
+	const char *line =
+	    "torchrun --nproc_per_node 8 pretrain_deepseek4.py --num-layers 4 --hidden-size 512 "
+	    "--num-attention-heads 8 --seq-length 1024 --max-position-embeddings 4096 "
+	    "--padded-vocab-size 1024 --vocab-size 1000 --make-vocab-size-divisible-by 1 "
+	    "--micro-batch-size 1 --bf16 --multi-latent-attention --q-lora-rank 256 "
+	    "--kv-lora-rank 128 --qk-head-dim 128 --qk-pos-emb-head-dim 64 --v-head-dim 128 "
+	    "--position-embedding-type deepseek4 --spec mindspeed_llm.tasks.models.spec."
+	    "deepseek4_spec layer_spec --enable-mhc --hc-mult 4 --use-fused-mhc --hc-eps 1e-6\n"
+	    "  --kv-compress --compress-ratios 0 4 128 4 --o-groups 4 --o-lora-rank 256 "
+	    "--sliding-window-size 128 --enable-dsa-indexer --index-topk 512 "
+	    "--use-sparse-flash-attn --use-fused-lightning-indexer --max-batch-size 4 "
+	    "--original-seq-len 4096 --compress-rope-theta 160000 --rope-factor 16 "
+	    "--swiglu-limit 10.0 --n-hash-layers 1 --moe-fb-overlap --mtp-mem-efficient-logits "
+	    "--context-parallel-algo kvallgather_cp_algo --rope-scaling-type yarn\n";
+	mo_diags *d = NULL;
+	char *yaml = NULL;
+	mo_error err = {0};
+	assert_int_equal(mo_diags_new(&d), 0);
+	assert_int_equal(mo_megatron_import(&yaml, d, line, strlen(line), "ds4.sh", 0, NULL, &err),
+			 0);
+	assert_int_equal(mo_diags_errors(d), 0);
+	mo_doc *doc = parse(yaml);
+	assert_string_equal(str_at(doc, "model.enable_hyper_connections"), "true");
+	assert_int_equal(int_at(doc, "model.hc_mult"), 4);
+	assert_int_equal(int_at(doc, "model.hc_sinkhorn_iters"), 20);
+	assert_string_equal(str_at(doc, "model.use_fused_mhc"), "true");
+	assert_string_equal(str_at(doc, "model.position_embedding_type"), "rope");
+	assert_int_equal(int_at(doc, "model.vocab_size"), 1024);
+	assert_null(at(doc, "model.experimental_attention_variant"));
+	doc_free(doc);
+	free(yaml);
+	assert_int_equal(count_code(d, "unread-key"), 0);
+	size_t kv = 0;
+	for (size_t i = 0; i < mo_diags_count(d); i++) {
+		const mo_diag *g = mo_diags_get(d, i);
+		if (strcmp(g->code, "unmodelled") == 0 && strcmp(g->path, "--kv-compress") == 0) {
+			kv++;
+			assert_int_equal(g->line, 2);
+			assert_int_equal(g->column, 3);
+			assert_non_null(strstr(g->hint, "--compress-ratios"));
+		}
+	}
+	assert_int_equal(kv, 1);
+	assert_int_equal(count_text(d, "--n-hash-layers: not in the estimate"), 1);
+	assert_int_equal(count_text(d, "--moe-fb-overlap: not in the estimate"), 1);
+	assert_int_equal(count_text(d, "--mtp-mem-efficient-logits: not in the estimate"), 1);
+	assert_int_equal(count_text(d, "--context-parallel-algo"), 0); /* CP 1 */
+	mo_diags_free(d);
+}
+
 /* A functional-test config's device count from the CI recipe beside it
  * (tests/test_utils/recipes/<platform>/NAME.yaml at Megatron-LM d98e8a64):
  * the product whose first test_case is the config's folder, in a recipe
@@ -1994,6 +2053,7 @@ int main(void)
 	    cmocka_unit_test(test_recompute_modules_by_layer_kind),
 	    cmocka_unit_test(test_recompute_modules_words),
 	    cmocka_unit_test(test_recipe_devices),
+	    cmocka_unit_test(test_mindspeed_dsv4),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -187,6 +187,8 @@ static void megatron_interpret(struct mo_megatron_import *g,
 	megatron_read_layer(g, o, &s, &impl, &impl_src);
 	megatron_read_moe(g, o, &s);
 	megatron_read_mla(g, o);
+	megatron_read_dsv4(g, o, &s);
+	megatron_dsv4_spec(g);
 	megatron_read_training(g, o, impl, impl_src);
 	megatron_read_parallel(g, o, &s, devices);
 	megatron_read_recompute(g, &s, s.vpp, impl);
@@ -299,8 +301,8 @@ static bool megatron_positions(mo_model *m, const struct mo_megatron_out *o)
 static int megatron_fill(mo_model **out, const struct mo_megatron_import *g,
 			    const struct mo_megatron_out *o)
 {
-	const struct mo_megatron_item *order[64];
-	struct mo_import_item v[64];
+	const struct mo_megatron_item *order[MO_MG_MAX_ITEMS];
+	struct mo_import_item v[MO_MG_MAX_ITEMS];
 	size_t n = megatron_order(o, order);
 	for (size_t i = 0; i < n; i++)
 		v[i] = (struct mo_import_item){&order[i]->item, order[i]->src ? order[i]->src->line : 0,

@@ -651,6 +651,33 @@ static const char *const mo_megatron_irrelevant[] = {
     "--use-flash-attn",
     "--no-persist-layer-norm",
     "--micro-batch-size",
+    /* MindSpeed-LLM (c77308a1): numerics of DeepSeek-V4's attention, MoE and
+     * mHC (dsa_indexer_feature.py:24,43-47, mhc_feature.py:14,
+     * swiglu_limit_feature.py:13, moe_router.py:18), fused kernels that
+     * keep the same tensors, the data handler, the loss scale, storage;
+     * --max-batch-size sizes the compressor's inference state, whose buffers
+     * are commented out (compressor.py:66-69) */
+    "--indexer-loss-coeff",
+    "--max-batch-size",
+    "--original-seq-len",
+    "--compress-rope-theta",
+    "--rope-theta",
+    "--rope-factor",
+    "--hc-eps",
+    "--swiglu-limit",
+    "--seq-aux",
+    "--beta-fast",
+    "--beta-slow",
+    "--use-fused-swiglu",
+    "--use-fused-rmsnorm",
+    "--use-fused-rotary-pos-emb",
+    "--handler-name",
+    "--initial-loss-scale",
+    "--no-shared-storage",
+    /* MindSpeed-LLM's checkpoint conversion at start-up
+     * (convert_checkpoint.py:31,79) */
+    "--model-type-hf",
+    "--enable-hf2mg-convert",
     NULL};
 
 static const char *const mo_megatron_irrelevant_prefixes[] = {
@@ -681,6 +708,7 @@ static const char *const mo_megatron_irrelevant_prefixes[] = {
     "--one-logger",
     "--null-tokenizer-",
     "--tokenizer-",
+    "--rope-scaling-", /* YaRN's numbers: the same tensors */
     NULL};
 
 /* Flags that change device memory in a way the estimate does not model. */
@@ -733,6 +761,16 @@ static const struct {
     {"--num-layer-list", "an uneven pipeline split (layers per stage)"},
     {"--schedules-method", "another pipeline schedule (dualpipev)"},
     {"--moe-zero-memory", "MoE activations dropped and recomputed"},
+    /* MindSpeed-LLM's DeepSeek-V4 (c77308a1) */
+    {"--moe-fb-overlap", "two micro-batches' forward and backward overlapped"},
+    {"--mtp-mem-efficient-logits", "the MTP layers' logits computed in chunks"},
+    {"--n-hash-layers", "hash-routed MoE layers (a token-to-expert table for the router's "
+			"weight, router.py:362)"},
+    {"--use-triton-mhc", "Triton kernels for the mHC head"},
+    {"--moe-permutation-async-comm", "the MoE permutation's asynchronous communication"},
+    {"--context-parallel-algo", "another context-parallel algorithm's buffers"},
+    {"--mla-fa-without-pad", "MLA's V not padded to the QK head width for flash attention "
+			     "(mla_feature.py:18)"},
     {NULL, NULL}};
 
 static bool megatron_known_irrelevant(const char *flag)

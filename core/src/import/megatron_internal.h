@@ -28,6 +28,7 @@
 #define MO_MG_MAX_TOKEN 4096 /* bytes in one argument */
 #define MO_MG_MAX_SOURCE_DEPTH 4 /* files sourced inside sourced files */
 #define MO_MG_MAX_IF_DEPTH 16    /* conditionals inside conditionals */
+#define MO_MG_MAX_ITEMS 96       /* model-file keys one import writes */
 
 /* One flag as given: its first value (NULL when none), how many values
  * followed it, and where the flag and its values are. */
@@ -130,7 +131,7 @@ struct mo_megatron_item {
 };
 
 struct mo_megatron_out {
-	struct mo_megatron_item v[64];
+	struct mo_megatron_item v[MO_MG_MAX_ITEMS];
 	size_t n;
 };
 
@@ -272,6 +273,12 @@ void megatron_noop_layout(struct mo_megatron_import *g, struct mo_megatron_out *
 int64_t megatron_recipe_world(struct mo_megatron_import *g, int64_t mp, const char **why,
 			      bool *said);
 
+/* megatron_dsv4.c: MindSpeed-LLM's DeepSeek-V4 flags (mHC, the compressed
+ * sparse attention); whether --spec names its DeepSeek-V4 layers */
+void megatron_read_dsv4(struct mo_megatron_import *g, struct mo_megatron_out *o,
+			const struct mo_megatron_shape *s);
+void megatron_dsv4_spec(struct mo_megatron_import *g);
+
 /* megatron_layout.c */
 void megatron_read_parallel(struct mo_megatron_import *g,
 			       struct mo_megatron_out *o,
@@ -284,7 +291,7 @@ void megatron_read_recompute(struct mo_megatron_import *g,
 
 /* megatron_write.c */
 /* The items in the order they are written (section by section) into
- * order (room for 64); returns how many. */
+ * order (room for MO_MG_MAX_ITEMS); returns how many. */
 size_t megatron_order(const struct mo_megatron_out *o, const struct mo_megatron_item **order);
 void megatron_put_int(struct mo_megatron_out *o, int section,
 			 const char *key, int64_t v, int field,

@@ -126,6 +126,10 @@ void megatron_read_vocab(struct mo_megatron_import *g,
 		megatron_put_int(o, MO_SEC_MODEL,
 				    "make_vocab_size_divisible_by", 1,
 				    MF_VOCAB_DIV, a, NULL);
+		/* the rows are the padded size: the vocabulary and its padding
+		 * divisor it replaces are read, not used */
+		megatron_find(g, "--vocab-size");
+		megatron_find(g, "--make-vocab-size-divisible-by");
 		return;
 	}
 	if (megatron_int(g, "--vocab-size", 1, 2147483647LL, &v, &a)) {
@@ -173,7 +177,7 @@ void megatron_put_flag(struct mo_megatron_import *g,
 }
 
 static const char *const mo_megatron_position_types[] = {
-    "learned_absolute", "rope", "mrope", "relative", "none", "yarn", NULL};
+    "learned_absolute", "rope", "mrope", "relative", "none", "yarn", "deepseek4", NULL};
 
 void megatron_read_positions(struct mo_megatron_import *g,
 				       struct mo_megatron_out *o)
@@ -210,7 +214,10 @@ void megatron_read_positions(struct mo_megatron_import *g,
 	}
 	if (!type)
 		type = "learned_absolute";
-	if (strcmp(type, "mrope") == 0 || strcmp(type, "yarn") == 0) {
+	/* deepseek4: MindSpeed-LLM's DeepSeek-V4 rotary embedding, applied inside its
+	 * attention (csa_feature.py:13 adds the choice) */
+	if (strcmp(type, "mrope") == 0 || strcmp(type, "yarn") == 0 ||
+	    strcmp(type, "deepseek4") == 0) {
 		type = "rope"; /* rotary variants: no parameters, the same
 				  tensors */
 	} else if (strcmp(type, "relative") == 0) {

@@ -60,7 +60,7 @@ size_t megatron_order(const struct mo_megatron_out *o,
 int megatron_write_yaml(const struct mo_megatron_out *o, mo_buf *body,
 				  mo_error *err)
 {
-	const struct mo_megatron_item *order[64];
+	const struct mo_megatron_item *order[MO_MG_MAX_ITEMS];
 	size_t n = megatron_order(o, order), k = 0;
 	mo_yaml_writer *w = NULL;
 	if (yaml_tree_writer_new(&w, MO_YAML_BREAK_LF, "megatron import", err) !=
@@ -90,7 +90,7 @@ bool megatron_annotate(const struct mo_megatron_out *o,
 				 const mo_buf *body, const char *name,
 				 mo_buf *dst)
 {
-	const struct mo_megatron_item *order[64];
+	const struct mo_megatron_item *order[MO_MG_MAX_ITEMS];
 	size_t n = megatron_order(o, order), k = 0;
 	buf_printf(
 	    dst,
