@@ -40,6 +40,10 @@ yamls() { git -C "$1" ls-tree -r --name-only "$2" -- configs research | grep -E 
 for v in v1.0.0 v1.1.0 v1.2.0 v1.3.0 v1.5.0 v1.7.0 master; do
 	keep "$MF" mindspore-ai/mindformers mindformers-yaml "$v" "$v" $(yamls "$MF" "$v")
 done
+# iFlytekSpark-13B is only on the r1.0 branch (its training YAMLs at tag v1.0.2, in no other
+# release): kept from there
+keep "$MF" mindspore-ai/mindformers mindformers-yaml v1.0.2 v1.0.2 \
+	$(git -C "$MF" ls-tree -r --name-only v1.0.2 -- research/iflytekspark | grep -E '\.yaml$')
 for v in 23.04 core_v0.12.0 d98e8a64ddf3; do
 	ref=$v
 	[ "$v" = d98e8a64ddf3 ] && ref=d98e8a64ddf34856e74b24714e3bedb2f5a39553

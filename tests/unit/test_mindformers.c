@@ -371,6 +371,28 @@ static void test_legacy_classes(void **state)
 	assert_int_equal(m->ffn_hidden_size, 12288);
 	mo_model_free(m);
 	mo_diags_free(d);
+	/* iFlytekSpark-13B (v1.0.2 45d1fa53, research/iflytekspark): ffn_hidden_size 28672 is
+	 * the two gated halves (IFlytekSparkMLP: fc0 and fc1 5120 -> 14336, gate_gelu, fc2
+	 * 14336 -> 5120), the fused q_k_v_proj 5120 -> 15360 and out_proj, LayerNorm, the head
+	 * the embedding's word_table: 40 x (4 x 5120^2 + 3 x 5120 x 14336) + 60000 x 5120 =
+	 * 13,309,501,440 weights (norms and biases add under 0.1%) */
+	static const char spark[] =
+	    "run_mode: 'train'\n"
+	    "model:\n  model_config:\n    type: IFlytekSparkConfig\n    seq_length: 32768\n"
+	    "    hidden_size: 5120\n    ffn_hidden_size: 28672\n    num_layers: 40\n"
+	    "    num_heads: 40\n    vocab_size: 60000\n    hidden_act: \"fast_gelu\"\n"
+	    "  arch:\n    type: IFlytekSparkModelForCasualLM\n";
+	assert_int_equal(mo_diags_new(&d), 0);
+	assert_int_equal(mo_model_load(&m, d, spark, strlen(spark), "spark", NULL, NULL), 0);
+	assert_int_equal(mo_diags_errors(d), 0);
+	assert_int_equal(m->ffn_hidden_size, 14336);
+	assert_string_equal(m->hidden_act, "geglu");
+	assert_string_equal(m->normalization, "LayerNorm");
+	assert_false(m->untie_embeddings_and_output_weights);
+	got = (double)mo_model_parameters(m);
+	assert_true(fabs(got - 13309501440.0) / 13309501440.0 < 0.001);
+	mo_model_free(m);
+	mo_diags_free(d);
 }
 
 int main(void)

@@ -341,6 +341,14 @@ static void graph_type_defaults(struct mo_rd *r)
 		x->assumed_from[MF_QK_LN] = t->source;
 	}
 	graph_gpt_defaults(r, t);
+	if (t->ffn_halves && m->ffn_hidden_size >= 2) {
+		/* the class halves the width it reads and gates it: whatever the
+		 * file's hidden_act, it is the gate's activation (GeLU) */
+		m->ffn_hidden_size /= 2;
+		m->hidden_act = "geglu";
+		x->set[MF_ACT] = true;
+		x->assumed_from[MF_ACT] = t->source;
+	}
 	if (r->legacy) /* legacy MoE is moe_config's (MoEConfig defaults) */
 		return;
 	graph_default(r, MF_EXPERTS, &m->num_moe_experts, t->experts);

@@ -67,6 +67,9 @@ struct mo_type_defaults {
 	/* TP above the K/V groups runs: the class's attention shards the
 	 * fused projection by columns and repeats K/V per head on each rank */
 	bool kv_tiled;
+	/* ffn_hidden_size is the two gated halves: the gate and the up
+	 * projection are each half of it wide, a gated GeLU (geglu) */
+	bool ffn_halves;
 };
 const struct mo_type_defaults *model_type_find(const char *name);
 

@@ -36,6 +36,14 @@ static const struct mo_type_defaults mo_types[] = {
 	 .layers = 40, .hidden = 6144, .heads = 48, .kv = 1, .vocab = 49153,
 	 .seq = 8192, .expand_ratio = 4, .tied = true, .gpt = true,
 	 .positions = "learned_absolute", .kv_tiled = true},
+	{.name = "IFlytekSparkConfig",
+	 .source = "IFlytekSparkConfig (research/iflytekspark/iflytekspark_config.py, "
+		   "v1.0.2 45d1fa53; iflytekspark_layers.py IFlytekSparkMLP: fc0 and fc1 "
+		   "ffn_hidden_size // 2 wide, gate_gelu, fc2 back; _LayerNorm; "
+		   "IFlytekSparkLinear biases; rotary positions; iflytekspark_model.py: "
+		   "lm_head(output_states, word_table), the tied head)",
+	 .layers = 40, .hidden = 5120, .ffn = 28672, .heads = 40, .vocab = 60000,
+	 .seq = 32768, .tied = true, .gpt = true, .ffn_halves = true},
 	{.name = "LlamaConfig",
 	 .source = "LlamaConfig (mindformers/models/llama/llama_config.py; "
 		   "llama_transformer.py: head_dim = dim // n_heads)",
