@@ -5,7 +5,7 @@
 // of the page's undo; "Save" keeps layouts for a side-by-side comparison
 // that marks the rows that differ; a whole training YAML in the editor is
 // sent as the base and comes back rewritten.
-import { isSizeBase, withSaved, compareRows } from '../../web/js/size.js';
+import { isSizeBase, withSaved, compareRows, nearestPoint } from '../../web/js/size.js';
 
 // The pure parts (node): which texts go as the base, the saved list, the rows.
 function units(check) {
@@ -22,6 +22,8 @@ function units(check) {
   saved = withSaved(saved, lay(1, 2 ** 30, 'a'));
   check(saved.length === 2 && saved[1].config === 'a' && !('rank' in saved[0]),
     `the same layout is saved once, the newest last, without its rank (${saved.map((l) => l.config)})`);
+  check(nearestPoint([{ x: 0, y: 0 }, { x: 10, y: 10 }, { x: 20, y: 0 }], 12, 7) === 1,
+    'the pointer reads the point nearest it');
   const rows = compareRows(saved);
   const by = (label) => rows.find((r) => r.label === label);
   check(by('TP').differs && by('TP').cells.join() === '2,1' && !by('Peak').differs && !rows.some((r) => r.label === 'Rank'),
@@ -49,6 +51,80 @@ const parInput = (page, key) => page.inputValue(`#parallel [data-key="par/${key}
 async function rowDegrees(row) {
   const cells = row.locator('td');
   return { tp: await cells.nth(1).textContent(), cp: await cells.nth(4).textContent(), mbs: await cells.nth(8).textContent() };
+}
+
+// Sorting: a column header sorts the rows by it, a second click the
+// other way, aria-sort saying which.
+async function sortable(page, check) {
+  const steps = () => page.locator('#size-panel table.size-table tbody tr').evaluateAll((trs) => trs.map((tr) => Number(tr.cells[11].textContent)));
+  const head = page.locator('#size-panel table.size-table thead th').nth(11);
+  await head.locator('button.size-sort').click();
+  const up = await steps();
+  check(up.every((v, i) => i === 0 || up[i - 1] <= v) && await head.getAttribute('aria-sort') === 'ascending',
+    `the Step column sorts the rows ascending (${up.join(', ')})`);
+  await page.locator('#size-panel table.size-table thead th').nth(11).locator('button.size-sort').click();
+  const down = await steps();
+  check(down.every((v, i) => i === 0 || down[i - 1] >= v)
+    && await page.locator('#size-panel table.size-table thead th').nth(11).getAttribute('aria-sort') === 'descending',
+  `a second click sorts it descending (${down.join(', ')})`);
+  await page.locator('#size-panel table.size-table thead th').nth(0).locator('button.size-sort').click();
+  const ranks = await page.locator('#size-panel table.size-table tbody tr').evaluateAll((trs) => trs.map((tr) => Number(tr.cells[0].textContent)));
+  check(ranks.every((v, i) => v === i + 1), `the Rank column puts the answer's order back (${ranks.join(', ')})`);
+}
+
+// The chart's read-out: the keyboard walks the layouts in rank order, the
+// pointer reads the point under it; each read-out names the layout's row.
+async function chartReadout(page, check) {
+  const wrap = page.locator('#size-panel .chart-read');
+  check(await wrap.count() === 1 && await wrap.getAttribute('tabindex') === '0', 'the chart takes the keyboard focus');
+  if (await wrap.count() !== 1) return;
+  await wrap.focus();
+  await page.keyboard.press('Home');
+  const row = (i) => page.locator('#size-panel table.size-table tbody tr').nth(i).locator('td');
+  const first = await page.textContent('#size-readout');
+  const peak1 = await row(0).nth(10).textContent(), step1 = await row(0).nth(11).textContent();
+  check(/^Rank 1: /.test(first) && first.includes(`peak ${peak1}`) && first.includes(`step ${step1} s`),
+    `Home reads the first layout, its peak and step time as in its row (${first})`);
+  await page.keyboard.press('ArrowRight');
+  const second = await page.textContent('#size-readout');
+  check(/^Rank 2: /.test(second) && await wrap.getAttribute('aria-valuenow') === '2',
+    `ArrowRight reads the next layout (${second})`);
+  const n = await page.locator('#size-panel svg.size-chart circle').count();
+  const last = page.locator('#size-panel svg.size-chart circle').nth(n - 1);
+  const box = await last.boundingBox();
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  const hovered = await page.textContent('#size-readout');
+  const lastRank = (await last.locator('title').textContent()).match(/^rank (\d+)/)[1];
+  const shown = await page.locator('#size-panel svg.size-chart circle.size-point-on').count();
+  check(hovered.startsWith(`Rank ${lastRank}: `) && shown === 1,
+    `the pointer on a point reads that layout and marks it (${hovered}; ${shown} marked)`);
+}
+
+// A device-count range: the smallest count that fits, as the API answers it.
+async function deviceRange(page, base, check) {
+  const sent = page.waitForRequest((r) => r.url().endsWith('/api/v1/size') && r.method() === 'POST');
+  const status = await search(page, '1-16', 16);
+  const body = JSON.parse((await sent).postData());
+  const m = /the smallest device count that fits: (\d+)/.exec(status);
+  const api = await (await page.request.post(new URL('/api/v1/size', base).href, { data: body })).json();
+  check(body.devices === '1-16' && m !== null && Number(m[1]) === api.smallest_devices,
+    `a device range answers the smallest count that fits, as the API does (${status}; API: ${api.smallest_devices})`);
+  const rows = await page.locator('#size-panel table.size-table tbody tr').count();
+  check(rows === api.layouts.length && rows > 0, `the range lists the API's layouts (${rows} rows, ${api.layouts.length} layouts)`);
+}
+
+// The budget field: sent in bytes; a budget below every layout's peak
+// leaves no layout, and the status says none fits (not "0 of the 0").
+async function budget(page, check) {
+  await page.fill('#size-budget', '0.5');
+  const sent = page.waitForRequest((r) => r.url().endsWith('/api/v1/size') && r.method() === 'POST');
+  const status = await search(page, 8, 16);
+  const body = JSON.parse((await sent).postData());
+  const rows = await page.locator('#size-panel table.size-table tbody tr').count();
+  check(body.budget === 2 ** 29 && /no layout fits the budget per device/.test(status) && rows === 0
+    && await page.locator('#size-panel svg.size-chart').count() === 0,
+  `a 0.5 GiB budget goes as ${body.budget} bytes and the panel says no layout fits it (${status}; ${rows} rows)`);
+  await page.fill('#size-budget', '');
 }
 
 async function applyAndUndo(page, check) {
@@ -145,6 +221,8 @@ export async function sizeScenarios(page, base, { check, log, idle, axe, shot, s
   check(rows > 0 && points === rows, `the chart has a point per layout listed (${points} points, ${rows} rows)`);
   const mfu = await page.locator('#size-panel table.size-table tbody tr').first().locator('td').nth(13).textContent();
   check(/^\d+\.\d%$/.test(mfu), `the first layout's MFU cell is a percentage (${mfu})`);
+  const plans = await page.locator('#size-panel table.size-table tbody tr').evaluateAll((trs) => trs.map((tr) => tr.cells[14].textContent));
+  check(plans.every((p) => /^none$|recompute|swap/.test(p)), `each layout's Plan cell says what it recomputes or swaps (${plans.slice(0, 3).join('; ')})`);
   const front = await page.locator('#size-panel svg.size-chart circle[r="5"]').count();
   check(front >= 1, `the front's points are drawn larger (${front})`);
   const title = await page.locator('#size-panel svg.size-chart circle').first().locator('title').textContent();
@@ -152,8 +230,21 @@ export async function sizeScenarios(page, base, { check, log, idle, axe, shot, s
   const codes = await page.locator('#size-panel .size-rejected li[data-code] code').allTextContents();
   check(codes.length > 0 && codes.every((c) => /^[a-z_]+$/.test(c)),
     `each group of rejected layouts shows its rule's code (${codes.slice(0, 4).join(', ')})`);
-  await axe(page, 'size chart');
-  await shot(page, 'size-chart');
+  setStep('size the job: sorting');
+  await sortable(page, check);
+  setStep('size the job: the chart read-out');
+  await chartReadout(page, check);
+  for (const width of [1280, 360]) {
+    await page.setViewportSize({ width, height: 900 });
+    await axe(page, `size chart at ${width} px`);
+    await shot(page, `size-chart-${width}`);
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+  setStep('size the job: a device-count range');
+  await deviceRange(page, base, check);
+  setStep('size the job: the budget');
+  await budget(page, check);
+  await search(page, 8, 16);
   setStep('size the job: apply and undo');
   await applyAndUndo(page, check);
   setStep('size the job: saved layouts side by side');

@@ -1,15 +1,18 @@
 """memopt.size() (bindings/python) against libmemopt.so and the CLI: the typed
 answer (SizeResult / SizeLayout keys and types), the same layouts as
-`memopt size --json`, every returned layout re-estimated by
+`memopt size --json` and as POST /api/v1/size (a `memopt serve` on a
+free port), every returned layout re-estimated by
 memopt.estimate() to its peak, a training YAML as the base (its own model,
 each config the file rewritten and estimating by itself to the layout's
 peak), and the refusals. Runs under pytest, or alone (unittest)."""
 import json
 import os
+import re
 import subprocess
 import sys
 import typing
 import unittest
+import urllib.request
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "bindings", "python"))
@@ -75,6 +78,45 @@ class Size(unittest.TestCase):
                          [{"tensor_parallel": 16, "devices_per_node": 8}])
         for g in r["rejections"]:
             self.assertEqual(r["rejected"][g["reason"]], g["count"])
+
+    def test_as_the_api(self):
+        """size() answers what POST /api/v1/size answers for the same
+        request: a count with a budget, and a device range (its smallest
+        count that fits)."""
+        srv = subprocess.Popen([MEMOPT, "serve", "--port", "0"], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True)
+        try:
+            port = None
+            for line in srv.stderr:
+                m = re.search(r"listening on http://[^\s:]+:(\d+)", line)
+                if m:
+                    port = int(m.group(1))
+                    break
+            self.assertIsNotNone(port, "no 'listening on' line from memopt serve")
+            for py, body in (
+                    (dict(model="llama3-70b", devices=64, global_batch=64, top=6, budget=48 * 2 ** 30),
+                     {"model": "llama3-70b", "devices": 64, "global_batch": 64, "top": 6,
+                      "budget": 48 * 2 ** 30}),
+                    (dict(model="mixtral-8x7b", devices=(4, 32), global_batch=64, top=4),
+                     {"model": "mixtral-8x7b", "devices": "4-32", "global_batch": 64, "top": 4})):
+                r = memopt.size(py.pop("model"), py.pop("devices"), py.pop("global_batch"), **py)
+                req = urllib.request.Request("http://127.0.0.1:%d/api/v1/size" % port,
+                                             data=json.dumps(body).encode(),
+                                             headers={"Content-Type": "application/json"})
+                with urllib.request.urlopen(req, timeout=120) as resp:
+                    api = json.loads(resp.read())
+                key = lambda l: (l["parallel"], l["training"], l["peak_bytes"], l["step_seconds"],
+                                 l["fits"], l["config"])
+                self.assertTrue(r["layouts"], body)
+                self.assertEqual([key(l) for l in r["layouts"]], [key(l) for l in api["layouts"]], body)
+                for k in ("rejected", "rejections", "accepted", "estimated", "planned", "complete"):
+                    self.assertEqual(r[k], api[k], (k, body))
+                self.assertEqual(r["smallest_devices"], api.get("smallest_devices"), body)
+            self.assertIsNotNone(r["smallest_devices"])
+        finally:
+            srv.terminate()
+            srv.wait(timeout=30)
+            srv.stderr.close()
 
     def test_every_layout_reestimates(self):
         for preset in ("llama3-70b", "mixtral-8x7b"):

@@ -154,8 +154,57 @@ function renderChart(box, state) {
     cx: p.x.toFixed(1), cy: p.y.toFixed(1), r: p.pareto ? 5 : 3.5,
     class: p.fits ? 'size-point size-point-fits' : 'size-point size-point-over',
   }, svg('title', { text: `rank ${p.rank}${p.fits ? '' : ' (over the budget)'}` }))));
-  box.append(el('figure', { class: 'size-figure' }, chart,
-    el('figcaption', { text: 'Peak (right: more memory) against step time (up: slower); larger points are on the memory / step-time front.' })));
+  const out = el('p', { class: 'readout', id: 'size-readout' });
+  const circles = [...chart.querySelectorAll('circle')];
+  const wrap = el('div', {
+    class: 'chart-read', tabindex: 0, role: 'slider',
+    'aria-label': `${chart.getAttribute('aria-label')}. Read the layouts one by one`,
+    'aria-valuemin': 1, 'aria-valuemax': pts.length,
+  }, chart);
+  chart.setAttribute('aria-hidden', 'true');
+  const say = (k) => {
+    const i = Math.max(0, Math.min(pts.length - 1, k));
+    wrap.cursor = i;
+    circles.forEach((c, j) => c.classList.toggle('size-point-on', j === i));
+    const text = pointText(state.layouts[i]);
+    out.textContent = text;
+    wrap.setAttribute('aria-valuenow', i + 1);
+    wrap.setAttribute('aria-valuetext', text);
+  };
+  wrap.addEventListener('pointermove', (e) => {
+    const r = chart.getBoundingClientRect();
+    const vx = ((e.clientX - r.left) / Math.max(1, r.width)) * W;
+    const vy = ((e.clientY - r.top) / Math.max(1, r.height)) * H;
+    say(nearestPoint(pts, vx, vy));
+  });
+  wrap.addEventListener('keydown', (e) => {
+    const step = { ArrowLeft: -1, ArrowDown: -1, ArrowRight: 1, ArrowUp: 1, PageDown: -10, PageUp: 10 }[e.key];
+    if (step !== undefined) say(wrap.cursor === undefined ? 0 : wrap.cursor + step);
+    else if (e.key === 'Home') say(0);
+    else if (e.key === 'End') say(pts.length - 1);
+    else return;
+    e.preventDefault();
+  });
+  say(0);
+  box.append(el('figure', { class: 'size-figure' }, wrap, out,
+    el('figcaption', { text: 'Peak (right: more memory) against step time (up: slower); larger points are on the memory / step-time front. Hover a point, or focus the chart and use the arrow keys, to read a layout.' })));
+}
+
+// The index of the point nearest (x, y) in the chart's coordinates.
+export function nearestPoint(pts, x, y) {
+  let best = 0, bd = Infinity;
+  pts.forEach((p, i) => {
+    const d = (p.x - x) ** 2 + (p.y - y) ** 2;
+    if (d < bd) { bd = d; best = i; }
+  });
+  return best;
+}
+
+// The read-out of one layout on the chart: its rank, name, peak, step
+// time, MFU, whether it fits and its plan.
+export function pointText(l) {
+  return `Rank ${l.rank}: ${layoutName(l)}; peak ${gib(l.peak_bytes)}, step ${l.step_seconds.toFixed(3)} s, ` +
+    `MFU ${mfuText(l.mfu)}, ${l.fits ? 'fits' : 'over the budget'}${l.pareto ? ', on the front' : ''}; plan: ${l.plan}`;
 }
 
 export function loadSaved() {
@@ -273,7 +322,7 @@ export function mountSize(root, getModel, post, editor = {}) {
     state.layouts = d.layouts.map((l, i) => ({ ...l, rank: i + 1 }));
     const fitting = d.layouts.filter((l) => l.fits).length;
     status.textContent = `${d.accepted} layouts accepted, ${d.estimated} estimated, ${d.planned} planned; ` +
-      `${fitting} of the ${d.layouts.length} listed fit` +
+      (d.layouts.length ? `${fitting} of the ${d.layouts.length} listed fit` : 'no layout fits the budget per device') +
       (d.smallest_devices ? `; the smallest device count that fits: ${d.smallest_devices}` : '') +
       (d.complete ? '.' : ' (the work limit stopped the search: the best found so far).');
     renderTable(table, state, ctx);
