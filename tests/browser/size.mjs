@@ -38,10 +38,15 @@ async function waitStatus(page) {
   return page.textContent('#size-panel .size-status');
 }
 
+let answer = null;   // the last POST /api/v1/size answer the page got
+
 async function search(page, devices, batch) {
   await page.fill('#size-devices', String(devices));
   await page.fill('#size-batch', String(batch));
+  const got = page.waitForResponse((r) => r.url().endsWith('/api/v1/size') && r.request().method() === 'POST', { timeout: 120000 });
   await page.click('#size-panel button[type=submit]');
+  const r = await got;
+  answer = r.ok() ? await r.json() : null;
   return waitStatus(page);
 }
 
@@ -145,7 +150,10 @@ async function applyAndUndo(page, check) {
   check(after.tp === want.tp && after.cp === want.cp && after.mbs === want.mbs,
     `Apply sets the editor's parallel keys to the layout's (${JSON.stringify(after)} for ${JSON.stringify(want)})`);
   const yaml = await page.inputValue('#yaml-text');
-  check(/^recompute:/m.test(yaml), 'Apply puts the layout\'s plan sections in the YAML panel');
+  const rank = Number(await rows.nth(pick).locator('td').first().textContent());
+  const config = answer && answer.layouts[rank - 1] ? answer.layouts[rank - 1].config : null;
+  check(/^recompute:/m.test(yaml) && yaml === config,
+    `Apply puts the layout's memory sections in the YAML panel, the answer's config byte for byte (rank ${rank})`);
   await page.click('#undo');
   await page.waitForFunction((tp) => document.querySelector('#parallel [data-key="par/tensor_parallel"]').value === tp
     && document.querySelector('#parallel [data-key="par/context_parallel"]').value !== undefined, before.tp, { timeout: 30000 });
