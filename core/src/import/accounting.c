@@ -311,6 +311,23 @@ static void model_check_muon_options(struct mo_rd *r, const mo_node *root)
 			     "an upper bound for the fused kernel");
 }
 
+/* DeepSeek-V4's hybrid attention has an op table for MindSpore
+ * Transformers' PyNative layers only (ops_mindspore.c); Megatron-LM has no
+ * such layer (MindSpeed-LLM's is read as MLA with a warning), so a PyTorch
+ * model that names it is refused at the key instead of failing in the
+ * estimator. */
+static void model_check_hybrid_framework(struct mo_rd *r)
+{
+	const mo_model *mm = r->m;
+	const struct mo_model_pos *at = &mm->ext->pos[MF_ATTN_VARIANT];
+	if (!mm->dsv4_hybrid || strcmp(mm->framework, "pytorch") != 0)
+		return;
+	diags_add(r->diags, MO_SEV_ERROR, "unsupported", r->file, at->line, at->column, at->path,
+		  "%s: the dsv4_hybrid attention is priced for MindSpore Transformers only "
+		  "(framework mindspore); a PyTorch model cannot name it",
+		  at->path);
+}
+
 /* micro_batch_interleave_num (a top-level key of graph-mode files) splits
  * each micro-batch in two interleaved halves. */
 void model_check_unmodelled(struct mo_rd *r, const mo_node *root)
@@ -330,6 +347,7 @@ void model_check_unmodelled(struct mo_rd *r, const mo_node *root)
 			     "softmax) are not counted; a peak in that forward would be higher",
 			     fp->path);
 	model_check_muon_options(r, root);
+	model_check_hybrid_framework(r);
 	const mo_node *k = NULL, *v = NULL;
 	for (size_t i = 0; root && i + 1 < root->n; i += 2)
 		if (root->items[i]->kind == MO_NODE_SCALAR &&
