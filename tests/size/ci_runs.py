@@ -81,7 +81,8 @@ def not_searched(m, sized):
     --pipeline-model-parallel-layout, or the split the import writes for
     --account-for-embedding/loss-in-pipeline-split) places the layers over
     the stages by hand, where the search's Megatron-LM layouts are the even
-    split of num_layers (size_layouts.c walk_pp, Megatron-LM's assert
+    split of num_layers, the accounted splits and (no MTP layers) the uneven
+    first / last stages (size_layouts.c walk_pp, Megatron-LM's assert
     without a layout). The answer must then say so: its pp_even group for
     the run's PP and layers."""
     p = m.get("parallel", {})
@@ -96,8 +97,9 @@ def not_searched(m, sized):
     return ("its layers are placed on the stages by hand (`%s`: E the embedding, t a layer, m "
             "the MTP layer, L the loss, a bar between virtual stages); the search's Megatron-LM "
             "layouts split the %d layers evenly, the embedding and the loss counted as layers or "
-            "not (not with MTP layers), and PP %d does not divide them (`pp_even`: %d "
-            "layouts)" % (cell(layout), layers, pp, group[0]["count"]))
+            "not, or with an uneven first / last stage (neither with MTP layers), and PP %d does "
+            "not divide them (`pp_even`: %d layouts)" % (cell(layout), layers, pp,
+                                                         group[0]["count"]))
 
 
 def cell(text):

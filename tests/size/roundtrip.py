@@ -53,6 +53,7 @@ MEGATRON_LAYOUT_FLAGS = {
     "--global-batch-size", "--recompute-granularity", "--recompute-method",
     "--recompute-num-layers", "--recompute-modules",
     "--account-for-embedding-in-pipeline-split", "--account-for-loss-in-pipeline-split",
+    "--decoder-first-pipeline-num-layers", "--decoder-last-pipeline-num-layers",
 }
 
 
@@ -202,9 +203,12 @@ def megatron_recompute_config(warnings):
     return None
 
 
-def megatron_case(model_config, devices, batch, top, budget=None, accounted=0):
-    """accounted: check only that many of the layouts that count the
-    embedding or the loss as layers (--account-for-*), out of all"""
+def megatron_case(model_config, devices, batch, top, budget=None, accounted=0,
+                  pick="--account-for-", vpp=False):
+    """accounted: check only that many of the layouts whose Megatron-LM
+    arguments hold pick (by default the splits that count the embedding or
+    the loss as layers, --account-for-*), out of all; vpp: only those with
+    virtual chunks"""
     global checked
     base_words = megatron_run_args(model_config)
     extra = ["--budget", budget] if budget else []
@@ -212,10 +216,11 @@ def megatron_case(model_config, devices, batch, top, budget=None, accounted=0):
     layouts = size(["--model", model_config, "--devices", str(devices),
                     "--global-batch", str(batch), "--top", "all" if accounted else str(top)] + extra)
     if accounted:
-        layouts = [l for l in layouts if "--account-for-" in l.get("megatron_args", "")]
+        layouts = [l for l in layouts if pick in l.get("megatron_args", "") and
+                   (not vpp or "--num-virtual-stages-per-pipeline-rank" in l["megatron_args"])]
         if len(layouts) < accounted:
-            fail("%s: %d layouts with an accounted split, %d wanted" % (
-                model_config, len(layouts), accounted))
+            fail("%s: %d layouts with %s, %d wanted" % (
+                model_config, len(layouts), pick, accounted))
         layouts = layouts[:accounted]
     for i, l in enumerate(layouts):
         what = "%s #%d" % (os.path.basename(model_config), i + 1)
@@ -271,6 +276,16 @@ def main():
     # under a budget that needs plans, block flags over chunks of unequal length
     megatron_case(mg + "gpt3_mcore_te_tp1_pp4_vp2_account_for_embedding_loss_in_pipeline_split"
                   ".model_config.yaml", 8, 32, 0, budget="3GiB", accounted=12)
+    # uneven splits (--decoder-first/last-pipeline-num-layers, PP 4 not dividing the
+    # 6 layers): the import reads the flags back as the same per-stage lists; under a
+    # budget that needs plans, block flags over stages of unequal length
+    megatron_case(mg + "gpt3_mcore_te_tp1_pp4_vp2_account_for_embedding_loss_in_pipeline_split"
+                  ".model_config.yaml", 8, 32, 0, budget="3GiB", accounted=12,
+                  pick="--decoder-")
+    # with virtual chunks (32 layers over PP 3, 6 or 12 on 12 devices): each stage's
+    # layers split over its VPP chunks, chunks in virtual order
+    megatron_case(mg + "gpt3_7b_tp1_pp4_memory_speed.model_config.yaml", 12, 24, 0,
+                  accounted=8, pick="--decoder-", vpp=True)
     # a budget that needs recompute: the layouts carry Megatron-LM's block flags
     flagged = megatron_case(mg + "gpt3_7b_tp1_pp4_memory_speed.model_config.yaml", 8, 8, 12,
                             budget="20GiB")

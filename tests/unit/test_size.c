@@ -156,12 +156,15 @@ static void test_reestimate_dense(void **state)
 }
 
 /* Megatron-LM's accounted splits (--account-for-embedding- / --account-for-
- * loss-in-pipeline-split) are searched: the CI run that counts both, 6
+ * loss-in-pipeline-split) and uneven splits (--decoder-first- / --decoder-
+ * last-pipeline-num-layers, where PP does not divide the layers) are
+ * searched: the CI run that counts both, 6
  * layers over PP 4 x VPP 2 (its recipe, tests/data/megatron/..._account_for_
  * embedding_loss_in_pipeline_split.model_config.yaml), is among them, and
  * every layout, accounted or not, re-estimates from its model file (its
  * per-chunk lists) and config to its peak; under a budget that needs plans,
- * accounted layouts carry Megatron-LM's block or uniform recompute. */
+ * accounted and uneven layouts carry Megatron-LM's block or uniform
+ * recompute. */
 static void test_reestimate_accounted(void **state)
 {
 	(void)state;
@@ -177,10 +180,31 @@ static void test_reestimate_accounted(void **state)
 		mo_error err = {0};
 		assert_int_equal(mo_size_run(&r, &in, &err), 0);
 		check_all(r);
-		size_t own = 0, flagged = 0;
+		size_t own = 0, flagged = 0, uflagged = 0;
+		/* the uneven splits of 6 layers over PP 4 (m = 1 or 2 a middle
+		 * stage): [3 1 1 1], [1 1 1 3], [2 1 1 2], [1 2 2 1], Megatron-LM
+		 * giving the middle stages (6 - first - last) / (4 - given) each
+		 * (transformer_block.py:104-137 at d98e8a64); at VPP 2 none (a
+		 * stage of 1 or 3 layers) */
+		static const char *const uneven[] = {
+			"--decoder-first-pipeline-num-layers 3",
+			"--decoder-last-pipeline-num-layers 3",
+			"--decoder-first-pipeline-num-layers 2 --decoder-last-pipeline-num-layers 2",
+			"--decoder-first-pipeline-num-layers 1 --decoder-last-pipeline-num-layers 1"};
+		size_t seen[4] = {0};
 		for (size_t i = 0; i < mo_size_count(r); i++) {
 			const mo_size_layout *l = mo_size_get(r, i);
 			const char *a = l->megatron_args;
+			bool u = strstr(a, "--decoder-") != NULL;
+			if (u) {
+				assert_int_equal(l->pipeline_parallel, 4);
+				assert_int_equal(l->virtual_pipeline, 1);
+				assert_null(strstr(a, "--account-for-"));
+				uflagged += strstr(a, "--recompute-method") != NULL;
+			}
+			for (size_t k = 0; k < 4; k++)
+				seen[k] += u && strstr(a, uneven[k]) &&
+					   !(k < 2 && strstr(a, k ? "--decoder-first" : "--decoder-last"));
 			bool acct = strstr(a, "--account-for-embedding-in-pipeline-split") &&
 				    strstr(a, "--account-for-loss-in-pipeline-split");
 			own += acct && l->tensor_parallel == 1 && l->pipeline_parallel == 4 &&
@@ -189,8 +213,12 @@ static void test_reestimate_accounted(void **state)
 			flagged += strstr(a, "--account-for-") && strstr(a, "--recompute-method");
 		}
 		assert_true(own > 0);
-		if (pass)
+		for (size_t k = 0; k < 4; k++)
+			assert_true(seen[k] > 0);
+		if (pass) {
 			assert_true(flagged > 0);
+			assert_true(uflagged > 0);
+		}
 		mo_size_result_free(r);
 	}
 	mo_model_free(m);

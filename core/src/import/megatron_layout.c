@@ -53,6 +53,71 @@ static const char *megatron_accounted_layout(struct mo_megatron_import *g,
 	return out;
 }
 
+/* --decoder-first- / --decoder-last-pipeline-num-layers: the first (last)
+ * stage takes that many layers, the other stages the rest evenly, each
+ * stage's layers split evenly over its VPP chunks, chunks in virtual order
+ * (transformer_block.py:104-137 and transformer_layer.py:80-160 at
+ * d98e8a64). The layout string that says the same ("Ett|t...|ttL"); NULL when
+ * neither flag is given, another split flag or MTP layers leave it to the
+ * other readers, or Megatron-LM refuses the counts (the middle stages'
+ * layers not dividing evenly, a count not a multiple of VPP:
+ * transformer_config.py:2295-2345), which the even-split check then
+ * reports. */
+static const char *megatron_uneven_layout(struct mo_megatron_import *g,
+					  const struct mo_megatron_shape *s, int64_t vpp)
+{
+	static const char *const others[] = {"--account-for-embedding-in-pipeline-split",
+					     "--account-for-loss-in-pipeline-split",
+					     "--mtp-num-layers",
+					     "--num-layers-per-virtual-pipeline-stage", NULL};
+	const char *fv = NULL, *lv = NULL;
+	bool bad = false;
+	for (size_t i = 0; i < g->n_args; i++) {
+		const struct mo_megatron_arg *a = &g->args[i];
+		bool is_f = strcmp(a->flag, "--decoder-first-pipeline-num-layers") == 0;
+		if (!is_f && strcmp(a->flag, "--decoder-last-pipeline-num-layers") != 0)
+			continue;
+		bad = bad || a->n_values != 1;
+		*(is_f ? &fv : &lv) = a->n_values == 1 ? a->value : NULL;
+	}
+	if (bad || (!fv && !lv) || s->pp <= 1 || vpp < 1)
+		return NULL;
+	for (size_t i = 0; others[i]; i++)
+		if (megatron_given(g, others[i]))
+			return NULL;
+	char *fe = NULL, *le = NULL;
+	errno = 0;
+	int64_t f = fv ? strtoll(fv, &fe, 10) : 0, l = lv ? strtoll(lv, &le, 10) : 0;
+	if (errno || (fe && *fe) || (le && *le) || f > MO_MODEL_MAX_LAYERS || l > MO_MODEL_MAX_LAYERS)
+		return NULL;
+	int64_t given = (fv != NULL) + (lv != NULL), rest = s->layers - f - l, left = s->pp - given;
+	int64_t chunks = s->pp * vpp;
+	if ((fv && (f < 1 || f % vpp)) || (lv && (l < 1 || l % vpp)) || rest < 0 ||
+	    (left > 0 && (rest % left || (rest / left) % vpp || rest / left < 1)) ||
+	    (left == 0 && rest != 0) || chunks > MO_MODEL_MAX_LAYERS ||
+	    s->layers > MO_MODEL_MAX_LAYERS)
+		return NULL;
+	int64_t mid = left > 0 ? rest / left : 0;
+	char *out = arena_alloc_raw(g->arena, (size_t)(s->layers + chunks + 3));
+	if (!out)
+		return NULL;
+	size_t k = 0;
+	out[k++] = 'E'; /* the embedding on the first chunk, the loss on the last */
+	for (int64_t c = 0; c < chunks; c++) {
+		int64_t r = c % s->pp;
+		int64_t n = (r == 0 && fv ? f : r == s->pp - 1 && lv ? l : mid) / vpp;
+		if (c)
+			out[k++] = '|';
+		for (; n > 0; n--)
+			out[k++] = 't';
+	}
+	out[k++] = 'L';
+	out[k] = '\0';
+	megatron_find(g, "--decoder-first-pipeline-num-layers");
+	megatron_find(g, "--decoder-last-pipeline-num-layers");
+	return out;
+}
+
 /* --num-layers-per-virtual-pipeline-stage N: layers / PP / N chunks per
  * rank; --num-virtual-stages-per-pipeline-rank: that count. */
 static void megatron_read_virtual(struct mo_megatron_import *g,
@@ -76,6 +141,16 @@ static void megatron_read_virtual(struct mo_megatron_import *g,
 	if (va && megatron_value(g, va))
 		given_vpp = strtoll(megatron_value(g, va), NULL, 10);
 	const char *accounted = megatron_accounted_layout(g, s, given_vpp);
+	if (!accounted)
+		accounted = megatron_uneven_layout(g, s, given_vpp);
+	if (accounted && !megatron_given(g, "--account-for-embedding-in-pipeline-split") &&
+	    !megatron_given(g, "--account-for-loss-in-pipeline-split")) {
+		megatron_put_str(o, MO_SEC_PAR, "pipeline_model_parallel_layout", accounted,
+				 MF_STAGES, NULL,
+				 "--decoder-first/last-pipeline-num-layers: the first and last "
+				 "stage's layers, the others the rest evenly");
+		return;
+	}
 	if (accounted) {
 		megatron_put_str(o, MO_SEC_PAR, "pipeline_model_parallel_layout", accounted,
 				 MF_STAGES, NULL,

@@ -219,6 +219,8 @@ static int size_cmp_state(const void *a, const void *b)
 	MO_CMP(x->pp, y->pp);
 	MO_CMP(x->vpp, y->vpp);
 	MO_CMP(x->acct, y->acct);
+	MO_CMP(x->ufirst, y->ufirst);
+	MO_CMP(x->ulast, y->ulast);
 	MO_CMP(x->dopt, y->dopt);
 	return 0;
 }
@@ -242,6 +244,8 @@ static int size_cmp_state_first(const void *a, const void *b)
 	MO_CMP(y->pp, x->pp);
 	MO_CMP(x->vpp, y->vpp);
 	MO_CMP(x->acct, y->acct);
+	MO_CMP(x->ufirst, y->ufirst);
+	MO_CMP(x->ulast, y->ulast);
 	MO_CMP(y->dopt, x->dopt);
 	MO_CMP(x->sp, y->sp);
 	MO_CMP(x->mbs, y->mbs);
@@ -262,6 +266,8 @@ static int size_cmp_shape(const void *a, const void *b)
 	MO_CMP(x->pp, y->pp);
 	MO_CMP(x->vpp, y->vpp);
 	MO_CMP(x->acct, y->acct);
+	MO_CMP(x->ufirst, y->ufirst);
+	MO_CMP(x->ulast, y->ulast);
 	MO_CMP(x->dopt, y->dopt);
 	return 0;
 }
@@ -514,14 +520,22 @@ static const char *size_megatron_args(mo_arena *a, const mo_size_cand *c,
 			 "--context-parallel-size %lld --micro-batch-size %lld --global-batch-size %lld",
 			 (long long)c->tp, (long long)c->pp, (long long)c->cp, (long long)c->mbs,
 			 (long long)global_batch);
-	/* an accounted split: its chunks are not all num_layers / (PP x VPP)
-	 * layers, and Megatron-LM takes the chunk count instead */
-	if (c->vpp > 1 && c->acct && n > 0 && (size_t)n < sizeof t)
+	/* an accounted or uneven split: its chunks are not all num_layers /
+	 * (PP x VPP) layers, and Megatron-LM takes the chunk count instead
+	 * (uneven: arguments.py at d98e8a64, lines 954-956) */
+	bool uneven = c->ufirst || c->ulast;
+	if (c->vpp > 1 && (c->acct || uneven) && n > 0 && (size_t)n < sizeof t)
 		n += snprintf(t + n, sizeof t - (size_t)n, " --num-virtual-stages-per-pipeline-rank %lld",
 			      (long long)c->vpp);
 	else if (c->vpp > 1 && n > 0 && (size_t)n < sizeof t)
 		n += snprintf(t + n, sizeof t - (size_t)n, " --num-layers-per-virtual-pipeline-stage %lld",
 			      (long long)(base->num_layers / c->pp / c->vpp));
+	if (c->ufirst && n > 0 && (size_t)n < sizeof t)
+		n += snprintf(t + n, sizeof t - (size_t)n, " --decoder-first-pipeline-num-layers %lld",
+			      (long long)c->ufirst);
+	if (c->ulast && n > 0 && (size_t)n < sizeof t)
+		n += snprintf(t + n, sizeof t - (size_t)n, " --decoder-last-pipeline-num-layers %lld",
+			      (long long)c->ulast);
 	if ((c->acct & 1) && n > 0 && (size_t)n < sizeof t)
 		n += snprintf(t + n, sizeof t - (size_t)n, " --account-for-embedding-in-pipeline-split");
 	if ((c->acct & 2) && n > 0 && (size_t)n < sizeof t)

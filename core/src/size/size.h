@@ -19,6 +19,10 @@ typedef struct mo_size_cand {
 	 * evenly over PP x VPP chunks; 0 the even split of the layers (and
 	 * every other framework's: the estimator's split) */
 	int acct;
+	/* Megatron-LM's uneven split: the first / last pipeline stage's layers
+	 * (--decoder-first- / --decoder-last-pipeline-num-layers), 0 when not
+	 * given; the other stages split the rest evenly */
+	int64_t ufirst, ulast;
 	/* the estimate with no recompute or swap, in two steps: the floors
 	 * first (no peaks: cheap), the peak only for the layouts the ranking
 	 * reaches */
@@ -118,6 +122,7 @@ void size_chunk_span(const mo_size_cand *c, int64_t layers, int64_t k, int64_t *
 typedef struct mo_size_split {
 	int64_t pp, vpp;
 	int acct;
+	int64_t ufirst, ulast;
 	mo_layers *lists;
 } mo_size_split;
 typedef struct mo_size_splits {

@@ -338,12 +338,70 @@ static bool walk_split_ok(const mo_walk *w, int64_t pp, int64_t vpp, int acct)
 	return n % chunks == 0 && n / chunks >= 1;
 }
 
+/* Megatron-LM's uneven splits (--decoder-first- / --decoder-last-pipeline-
+ * num-layers), searched only where PP does not divide the layers and the
+ * model has no MTP layers: the middle stages take m layers each, m the even
+ * split rounded down or up (layers / PP, one more); the first stage, the
+ * last, or both (the rest halved, the first the smaller half) take what is
+ * left. Megatron-LM's rules: every stage at least one layer, the middle
+ * ones (layers - first - last) / (PP - the stages given) each, dividing
+ * evenly, and each stage's count a multiple of VPP (transformer_block.py
+ * get_num_layers_to_build, transformer_config.py uneven-PP checks). A split
+ * written with the fewest flags (a stage equal to the middle ones is not
+ * given; at PP 2 the first only), each once: at most six per (PP, VPP).
+ * Returns the count, the splits' first / last stage layers in f / l (0: not
+ * given). */
+#define MO_SIZE_MAX_UNEVEN 6
+static int walk_uneven(const mo_walk *w, int64_t pp, int64_t vpp, int64_t f[MO_SIZE_MAX_UNEVEN],
+		       int64_t l[MO_SIZE_MAX_UNEVEN])
+{
+	int64_t layers = w->layers;
+	int n = 0;
+	if (!w->pytorch || w->m->mtp_num_layers > 0 || pp < 2 || layers % pp == 0 || vpp < 1)
+		return 0;
+	for (int64_t m = layers / pp; m <= layers / pp + 1; m++) {
+		for (int form = 0; form < 3; form++) {
+			int64_t first, last;
+			if (form == 0) { /* the first stage takes the rest */
+				first = layers - (pp - 1) * m;
+				last = m;
+			} else if (form == 1) { /* the last */
+				first = m;
+				last = layers - (pp - 1) * m;
+			} else { /* both, the rest halved */
+				if (pp < 3)
+					continue;
+				int64_t rest = layers - (pp - 2) * m;
+				first = rest / 2;
+				last = rest - first;
+			}
+			if (first < 1 || last < 1 || m < 1 || first % vpp || last % vpp ||
+			    (pp > 2 && m % vpp))
+				continue;
+			int64_t gf = pp == 2 || first != m ? first : 0;
+			int64_t gl = pp > 2 && last != m ? last : 0;
+			if (!gf && !gl)
+				continue;
+			bool seen = false;
+			for (int i = 0; i < n; i++)
+				seen = seen || (f[i] == gf && l[i] == gl);
+			if (seen || n >= MO_SIZE_MAX_UNEVEN)
+				continue;
+			f[n] = gf;
+			l[n] = gl;
+			n++;
+		}
+	}
+	return n;
+}
+
 static bool walk_split_any(const mo_walk *w, int64_t pp, int64_t vpp)
 {
 	for (int acct = 0; acct < 4; acct++)
 		if (walk_split_ok(w, pp, vpp, acct))
 			return true;
-	return false;
+	int64_t f[MO_SIZE_MAX_UNEVEN], l[MO_SIZE_MAX_UNEVEN];
+	return walk_uneven(w, pp, vpp, f, l) > 0;
 }
 
 static void walk_pp(mo_walk *w)
@@ -387,7 +445,7 @@ static void walk_vpp(mo_walk *w)
 	}
 	/* with both counted a chunk can hold one layer fewer: VPP up to
 	 * (layers + 2) / PP */
-	int64_t top = w->pytorch ? (w->layers + 2) / pp : per;
+	int64_t top = w->pytorch ? (w->layers + 2) / pp + 1 : per;
 	for (int64_t v = 1; v <= (top > 0 ? top : 1) && !w->failed; v++) {
 		w->c.vpp = v;
 		if (v > (per > 0 ? per : 1) && !(w->pytorch && walk_split_any(w, pp, v)))
@@ -406,6 +464,14 @@ static void walk_vpp(mo_walk *w)
 				walk_level(w, LV_EP);
 			}
 			w->c.acct = 0;
+			int64_t f[MO_SIZE_MAX_UNEVEN], l[MO_SIZE_MAX_UNEVEN];
+			int nu = walk_uneven(w, pp, v, f, l);
+			for (int i = 0; i < nu && !w->failed; i++) {
+				w->c.ufirst = f[i];
+				w->c.ulast = l[i];
+				walk_level(w, LV_EP);
+			}
+			w->c.ufirst = w->c.ulast = 0;
 		}
 	}
 }
@@ -566,6 +632,20 @@ int size_enumerate(mo_size_cands *out, mo_size_reasons *rej, const mo_size_quest
 void size_chunk_span(const mo_size_cand *c, int64_t layers, int64_t k, int64_t *first,
 		     int64_t *len)
 {
+	if (c->ufirst || c->ulast) {
+		/* the uneven split: chunk k is virtual stage k / PP of rank
+		 * k % PP, each a stage's layers / VPP, in order
+		 * (transformer_layer.py get_transformer_layer_offset) */
+		int64_t given = (c->ufirst > 0) + (c->ulast > 0);
+		int64_t mid = c->pp > given ? (layers - c->ufirst - c->ulast) / (c->pp - given) : 0;
+		int64_t sf = c->ufirst ? c->ufirst : mid, sl = c->ulast ? c->ulast : mid;
+		int64_t v = k / c->pp, r = k % c->pp, at = v * (layers / c->vpp);
+		if (r > 0)
+			at += sf / c->vpp + (r - 1) * (mid / c->vpp);
+		*first = at;
+		*len = (r == 0 ? sf : r == c->pp - 1 ? sl : mid) / c->vpp;
+		return;
+	}
 	int64_t chunks = c->pp * c->vpp, e = c->acct & 1, l = (c->acct >> 1) & 1;
 	int64_t per = chunks > 0 ? (layers + e + l) / chunks : layers;
 	*first = k == 0 ? 0 : k * per - e;
@@ -613,7 +693,8 @@ void size_splits_free(mo_size_splits *s)
 static mo_layers *size_split_get(mo_size_splits *memo, const mo_model *m, const mo_size_cand *c)
 {
 	for (size_t i = 0; i < memo->n; i++)
-		if (memo->v[i].pp == c->pp && memo->v[i].vpp == c->vpp && memo->v[i].acct == c->acct)
+		if (memo->v[i].pp == c->pp && memo->v[i].vpp == c->vpp && memo->v[i].acct == c->acct &&
+		    memo->v[i].ufirst == c->ufirst && memo->v[i].ulast == c->ulast)
 			return memo->v[i].lists;
 	if (memo->n == memo->cap) {
 		size_t cap = memo->cap ? 2 * memo->cap : 16;
@@ -625,7 +706,7 @@ static mo_layers *size_split_get(mo_size_splits *memo, const mo_model *m, const 
 	}
 	mo_layers *lists = size_split_lists(NULL, m, c);
 	if (lists)
-		memo->v[memo->n++] = (mo_size_split){c->pp, c->vpp, c->acct, lists};
+		memo->v[memo->n++] = (mo_size_split){c->pp, c->vpp, c->acct, c->ufirst, c->ulast, lists};
 	return lists;
 }
 
@@ -647,7 +728,7 @@ bool size_apply(mo_model *m, const mo_size_cand *c, int64_t global_batch, mo_siz
 	m->n_stage_layers = 0; /* the estimator's even split */
 	m->stage_layers = NULL;
 	model_set_batches(m, c->mbn, global_batch);
-	if (!c->acct)
+	if (!c->acct && !c->ufirst && !c->ulast)
 		return true;
 	mo_layers *lists = memo ? size_split_get(memo, m, c) : size_split_lists(m->arena, m, c);
 	if (!lists)
