@@ -1666,7 +1666,9 @@ static void test_script_shell_forms(void **state)
 	free(yaml);
 	mo_diags_free(d);
 
-	/* an uneven first stage says how: no refusal */
+	/* an uneven first stage says how: no refusal; the first stage 9 layers, the 15
+	 * others (24 - 9) / 15 = 1 each (transformer_block.py:104-137 at d98e8a64), read as
+	 * that layout */
 	static const char uneven[] =
 	    "torchrun pretrain_gpt.py --num-layers 24 --hidden-size 64 "
 	    "--num-attention-heads 4 --pipeline-model-parallel-size 16 "
@@ -1674,6 +1676,20 @@ static void test_script_shell_forms(void **state)
 	    "--max-position-embeddings 32 --vocab-size 1000 --micro-batch-size 1\n";
 	yaml = import_text(uneven, "y.sh", 16, &d);
 	assert_null(diag_for(d, "parallel", "--pipeline-model-parallel-size"));
+	assert_null(diag_for(d, "unmodelled", "--decoder-first-pipeline-num-layers"));
+	assert_non_null(strstr(yaml, "pipeline_model_parallel_layout: \"Ettttttttt|t|t|t|t|t|t|t|t|t|"
+				     "t|t|t|t|t|tL\""));
+	free(yaml);
+	mo_diags_free(d);
+	/* a first stage that leaves the others an uneven count (24 - 8 over 15): Megatron-LM
+	 * refuses it (the same lines), the import leaves the flag unmodelled */
+	static const char refused[] =
+	    "torchrun pretrain_gpt.py --num-layers 24 --hidden-size 64 "
+	    "--num-attention-heads 4 --pipeline-model-parallel-size 16 "
+	    "--decoder-first-pipeline-num-layers 8 --seq-length 32 "
+	    "--max-position-embeddings 32 --vocab-size 1000 --micro-batch-size 1\n";
+	yaml = import_text(refused, "z.sh", 16, &d);
+	assert_null(strstr(yaml, "pipeline_model_parallel_layout"));
 	assert_non_null(diag_for(d, "unmodelled", "--decoder-first-pipeline-num-layers"));
 	free(yaml);
 	mo_diags_free(d);
