@@ -236,7 +236,7 @@ static void sched_unit(mo_sched *q, mo_timeline *t, int64_t k, bool fwd)
 	f->any = t->probe_events > 0;
 	if (f->any) {
 		for (int b = 0; b < MO_EST_BUCKETS; b++)
-			f->peak[b] = (int64_t)(t->peak_ev.bytes[b] - f->start[b]);
+			f->peak[b] = u64_diff(t->peak_ev.bytes[b], f->start[b]);
 		f->kind = t->peak_ev.kind;
 		f->pos = -1;
 		for (size_t i = 0; i < ch->n && t->peak_ev.layer >= 0; i++)

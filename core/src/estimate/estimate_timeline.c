@@ -189,7 +189,7 @@ static uint64_t timeline_bytes(const mo_timeline *t, const uint64_t *extra,
 static void timeline_record(mo_unit_figure *f, const uint64_t *bytes, bool first)
 {
 	for (int b = 0; b < MO_EST_BUCKETS; b++) {
-		int64_t d = (int64_t)(bytes[b] - f->start[b]);
+		int64_t d = u64_diff(bytes[b], f->start[b]);
 		if (first || d < f->lo[b])
 			f->lo[b] = d;
 		if (first || d > f->hi[b])

@@ -162,6 +162,16 @@ static inline uint64_t u64_mul(uint64_t a, uint64_t b)
 	return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
 }
 
+/* a - b modulo 2^64 read as a signed difference: the closed form's unit
+ * figures are differences of bucket states, and their range is checked
+ * before any is used (estimate_schedule.c sched_figure_fits). */
+static inline int64_t u64_diff(uint64_t a, uint64_t b)
+{
+	uint64_t r;
+	(void)__builtin_sub_overflow(a, b, &r);
+	return (int64_t)r;
+}
+
 /* ---- arithmetic that wraps on purpose ---------------------------------------
  * `make check` builds with clang's unsigned-integer-overflow and
  * unsigned-shift-base checks (build-ubsan), so an unsigned size that wraps
