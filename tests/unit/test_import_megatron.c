@@ -1467,7 +1467,7 @@ static void test_script_hostile(void **state)
 	assert_refused(t, strlen(t), 1, "megatron-script", 2, 1);
 	t = "A=( 1 )\ntorchrun x.py --num-layers=${A[@]}x\n";
 	assert_refused(t, strlen(t), 1, "megatron-script", 2, 28);
-	t = "A=( --num-layers 2 )\nB=${A[@]}\n";
+	t = "A=( --num-layers 2 )\nB=${A}\n# ${A[@]}\n"; /* an array's first word: not modelled */
 	assert_refused(t, strlen(t), 1, "megatron-script", 2, 3);
 	/* no launch command: at the start */
 	t = "A=( --num-layers 2 )\necho ${A[@]}\n";
@@ -1693,6 +1693,114 @@ static void test_script_shell_forms(void **state)
 	assert_non_null(diag_for(d, "unmodelled", "--decoder-first-pipeline-num-layers"));
 	free(yaml);
 	mo_diags_free(d);
+}
+
+/* The forms of Megatron-LM's examples/megatron_fsdp/sbatch_mfsdp_deepseek_v3.sh (d98e8a64):
+ * an array joined into a text by a quoted assignment, `cd` / `git` / `exit` in it, `|| {
+ * ...; }` left out, and the batch script given to `sbatch <<EOF` (expanded as a
+ * here-document, then read as a script: srun's `bash -x -c "${CMD}"` runs the text). */
+static void test_script_heredoc(void **state)
+{
+	(void)state;
+	static const char text[] =
+	    "#!/bin/bash\n"
+	    "ARGS=(\n"
+	    "    --num-layers 4 --hidden-size 64 --num-attention-heads 4\n"
+	    "    --seq-length 32 --max-position-embeddings 32\n"
+	    "    --vocab-size 1000 --micro-batch-size 1\n"
+	    ")\n"
+	    "ARGS=( \"${ARGS[@]}\" --moe-layer-freq [0]*1+[1]*3 --num-experts 4 )\n"
+	    "CMD=\"\n"
+	    "cd /work;\n"
+	    "git rev-parse HEAD;\n"
+	    "${PROFILE} python pretrain_gpt.py ${ARGS[@]}\"\n"
+	    "mkdir -p logs || {\n"
+	    "    echo \"no ${LOGS}\" # }\n"
+	    "    exit 1\n"
+	    "}\n"
+	    "sbatch --nodes 2 <<EOF\n"
+	    "#!/bin/bash\n"
+	    "#SBATCH --ntasks-per-node=8\n"
+	    "srun --mpi=pmix bash -x -c \"${CMD}\" 2>&1 | tee \\${SLURM_JOB_ID}.log\n"
+	    "EOF\n"
+	    "exit 0\n"
+	    "torchrun never_read.py\n";
+	mo_diags *d = NULL;
+	char *yaml = import_text(text, "x.sh", 0, &d);
+	mo_doc *doc = parse(yaml);
+	assert_int_equal(mo_diags_errors(d), 0);
+	assert_int_equal(int_at(doc, "model.num_layers"), 4);
+	assert_int_equal(int_at(doc, "model.first_k_dense_replace"), 1);
+	assert_int_equal(int_at(doc, "parallel.world_size"), 16); /* sbatch's 2 x #SBATCH 8 */
+	/* cd and git are read past at the here-document's `<<`, where the text stands */
+	const mo_diag *cd = NULL;
+	for (size_t i = 0; i < mo_diags_count(d); i++)
+		if (strstr(mo_diags_get(d, i)->message, "'cd' is not run"))
+			cd = mo_diags_get(d, i);
+	assert_non_null(cd);
+	assert_int_equal(cd->line, 16);
+	assert_int_equal(cd->column, 18);
+	doc_free(doc);
+	free(yaml);
+	mo_diags_free(d);
+
+	/* a quoted delimiter: the body as written; `&&` then the launch on the same line */
+	static const char quoted[] =
+	    "#!/bin/bash\n"
+	    "bash <<'END'\n"
+	    "cd /work && torchrun --nproc_per_node 4 pretrain_gpt.py --num-layers 2 "
+	    "--hidden-size 64 --num-attention-heads 4 --seq-length 32 "
+	    "--max-position-embeddings 32 --vocab-size 1000 --micro-batch-size 1 || exit 1\n"
+	    "END\n";
+	yaml = import_text(quoted, "q.sh", 0, &d);
+	doc = parse(yaml);
+	assert_int_equal(mo_diags_errors(d), 0);
+	assert_int_equal(int_at(doc, "parallel.world_size"), 4);
+	doc_free(doc);
+	free(yaml);
+	mo_diags_free(d);
+
+	/* an array joined: an unassigned one stays as written, a text is itself */
+	static const char joined[] =
+	    "#!/bin/bash\n"
+	    "T=\"--num-layers 2\"\n"
+	    "C=\"${T[@]} --data-path ${NONE[@]}\"\n"
+	    "torchrun pretrain_gpt.py $C --hidden-size 64 --num-attention-heads 4 "
+	    "--seq-length 32 --max-position-embeddings 32 --vocab-size 1000 "
+	    "--micro-batch-size 1\n";
+	yaml = import_text(joined, "j.sh", 1, &d);
+	doc = parse(yaml);
+	assert_int_equal(int_at(doc, "model.num_layers"), 2);
+	assert_int_equal(mo_diags_errors(d), 0);
+	doc_free(doc);
+	free(yaml);
+	mo_diags_free(d);
+
+	/* what it does not read, at its line and column */
+	const char *t = "A=( 1 )\nsbatch <<EOF\nsrun python x.py ${A[@]}\n";
+	assert_refused(t, strlen(t), 1, "megatron-script", 2, 8); /* no EOF line */
+	t = "A=( 1 )\nmkdir x || {\n echo\n# ${A[@]}\n";
+	assert_refused(t, strlen(t), 1, "megatron-script", 2, 12); /* no '}' */
+	t = "A=( 1 )\nmkdir x && { echo; }\ntorchrun x.py ${A[@]}\n";
+	assert_refused(t, strlen(t), 1, "megatron-script", 2, 12);
+	t = "A=( 1 )\nsbatch <<$E\nEOF\n# ${A[@]}\n";
+	assert_refused(t, strlen(t), 1, "megatron-script", 2, 10);
+	t = "A=( 1 )\nsbatch <<EOF <<EOF\nEOF\n# ${A[@]}\n";
+	assert_refused(t, strlen(t), 1, "megatron-script", 2, 14);
+	/* an exit ends the script: no launch after it */
+	t = "A=( 1 )\nexit 0\ntorchrun x.py ${A[@]}\n";
+	assert_refused(t, strlen(t), 1, "megatron-script", 1, 1);
+	/* a here-document's text inside a here-document's, deeper than the bound */
+	mo_buf b;
+	buf_init(&b, 0);
+	buf_append(&b, "A=( 1 )\n", 8);
+	for (int i = 0; i < 6; i++)
+		buf_printf(&b, "bash <<E%d\n", i);
+	for (int i = 5; i >= 0; i--)
+		buf_printf(&b, "E%d\n", i);
+	buf_append(&b, "# ${A[@]}\n", 10);
+	assert_refused(b.data, b.len, 1, "limit", 2, 6); /* at the outer `<<` */
+	buf_free(&b);
 }
 
 /* --account-for-embedding- / --account-for-loss-in-pipeline-split with 6 layers, PP 4, VPP 2:
@@ -2064,6 +2172,7 @@ int main(void)
 	    cmocka_unit_test(test_unsupported_models),
 	    cmocka_unit_test(test_script_hostile),
 	    cmocka_unit_test(test_script_shell_forms),
+	    cmocka_unit_test(test_script_heredoc),
 	    cmocka_unit_test(test_accounted_split),
 	    cmocka_unit_test(test_recompute_modules_hint),
 	    cmocka_unit_test(test_recompute_modules_by_layer_kind),

@@ -118,6 +118,9 @@ struct mo_megatron_import {
 	bool srun_launch;
 	struct mo_megatron_slurm srun, sbatch;
 	int sh_depth;
+	/* an `exit` was read: the text being read ends there (the shell running
+	 * it stops; a `bash -c` text's or a batch script's exit ends that text) */
+	bool exited;
 };
 
 /* A value the import writes, with the flag it comes from (NULL: a default
@@ -159,6 +162,10 @@ struct mo_megatron_lexer;
 
 /* megatron_slurm.c */
 void megatron_read_srun(struct mo_megatron_import *g, const struct megatron_word *w, size_t n);
+/* sbatch's own options (`sbatch --nodes 2 <<EOF`): they override the batch script's
+ * #SBATCH directives (sbatch(1)), so they are read after them. */
+void megatron_read_sbatch_options(struct mo_megatron_import *g, const struct megatron_word *w,
+				  size_t n);
 /* The `#SBATCH` lines' counts; 0, or -1 when out of memory (at *oom_line; the caller fails). */
 int megatron_read_sbatch(struct mo_megatron_import *g, const char *text, size_t len,
 			 int *oom_line);

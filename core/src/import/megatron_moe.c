@@ -10,7 +10,10 @@
 #include <strings.h>
 
 /* --moe-layer-freq: 1 (every layer), or ([0]*K+[1]*N) (K dense layers
- * first). Other patterns are not a first_k_dense_replace. */
+ * first), with or without the parentheses: Megatron evaluates the text as a
+ * Python list expression (arguments.py:327-347 moe_freq_type at d98e8a64,
+ * `[0]*3+[1]*58` in examples/megatron_fsdp/sbatch_mfsdp_deepseek_v3.sh).
+ * Other patterns are not a first_k_dense_replace. */
 static void megatron_read_layer_freq(struct mo_megatron_import *g,
 					struct mo_megatron_out *o,
 					struct mo_megatron_shape *sh)
@@ -22,7 +25,9 @@ static void megatron_read_layer_freq(struct mo_megatron_import *g,
 	int n = 0;
 	if (!s || strcmp(s, "1") == 0)
 		return;
-	if (sscanf(s, "([0]*%lld+[1]*%lld)%n", &dense, &moe, &n) == 2 &&
+	bool bare = s[0] == '[';
+	if (sscanf(s, bare ? "[0]*%lld+[1]*%lld%n" : "([0]*%lld+[1]*%lld)%n", &dense, &moe,
+		   &n) == 2 &&
 	    s[n] == '\0' && dense >= 0 && moe >= 0 &&
 	    dense <= MO_MODEL_MAX_LAYERS && moe <= MO_MODEL_MAX_LAYERS &&
 	    dense + moe == layers) {

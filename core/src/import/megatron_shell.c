@@ -27,6 +27,8 @@ struct mo_megatron_lexer {
 			 * script assigns: the shell splits it at blanks */
 	bool pinned;	/* a sourced file: every position is its `source`
 			 * statement's, in the script the user has */
+	bool join_arrays; /* an assignment's value or a here-document: the
+			   * shell joins `${NAME[@]}`'s words with blanks */
 };
 
 static bool megatron_dollar(struct mo_megatron_import *g,
@@ -589,6 +591,31 @@ static bool megatron_length(struct mo_megatron_import *g, struct mo_megatron_lex
 	return megatron_append(g, x, count, (size_t)len, line, column);
 }
 
+/* `${NAME[@]}` (or `[*]`) where the shell makes one text of it: an assignment's value
+ * (`CMD="python pretrain_gpt.py ${ARGS[@]}"`, bash(1), Arrays: "${name[@]}" expands each
+ * element to a separate word, and an assignment does no word splitting, so the words are
+ * joined by a blank) and a here-document's body. An array the script assigns gives its
+ * words joined by blanks; a text, the text; a name it does not assign stays as written (the
+ * environment's). q is on the `[`. */
+static bool megatron_join_array(struct mo_megatron_import *g, struct mo_megatron_lexer *x,
+				const struct mo_megatron_var *v, size_t n, int line, int column)
+{
+	size_t whole = n + 6; /* ${ NAME [@] } */
+	if (!v)
+		return megatron_copy(g, x, whole, line, column);
+	for (size_t i = 0; i < whole; i++)
+		megatron_advance(x);
+	if (!v->array)
+		return megatron_append(g, x, v->value, strlen(v->value), line, column);
+	for (size_t i = 0; i < v->items.n; i++) {
+		const char *t = v->items.v[i].text;
+		if ((i && !megatron_append(g, x, " ", 1, line, column)) ||
+		    !megatron_append(g, x, t, strlen(t), line, column))
+			return false;
+	}
+	return true;
+}
+
 /* `${...}`, the lexer on the `$`. */
 static bool megatron_braced(struct mo_megatron_import *g,
 			       struct mo_megatron_lexer *x)
@@ -623,6 +650,9 @@ static bool megatron_braced(struct mo_megatron_import *g,
 			r++;
 		if (r > q + 1 && r + 1 < x->end && r[0] == ']' && r[1] == '}')
 			return megatron_copy(g, x, (size_t)(r + 2 - x->p), line, column);
+		if (x->join_arrays && x->end - q >= 4 && (q[1] == '@' || q[1] == '*') &&
+		    q[2] == ']' && q[3] == '}')
+			return megatron_join_array(g, x, v, n, line, column);
 		goto array;
 	}
 	if (*q != ':' || q + 1 >= x->end || q[1] != '-')
@@ -677,6 +707,8 @@ static bool megatron_dollar(struct mo_megatron_import *g,
 static int megatron_splice(struct mo_megatron_import *g,
 			      struct mo_megatron_lexer *x)
 {
+	if (x->join_arrays)
+		return 0; /* one text: megatron_join_array */
 	const char *p = x->p;
 	bool quoted = p < x->end && *p == '"';
 	p += quoted;
@@ -937,8 +969,10 @@ static bool megatron_assignment(struct mo_megatron_import *g,
 						"a text assigned to an array");
 	int wl = 0, wc = 0, rc = 0;
 	x->word.len = 0;
+	x->join_arrays = true;
 	if (x->p < x->end && !strchr(" \t\r\n;", *x->p))
 		rc = megatron_word(g, x, &wl, &wc);
+	x->join_arrays = false;
 	if (rc < 0)
 		return false;
 	if (rc == 2) {
@@ -1166,6 +1200,8 @@ static bool megatron_branch(struct mo_megatron_import *g, struct mo_megatron_lex
 		if (run) {
 			if (!megatron_statement(g, x, launch))
 				return false;
+			if (g->exited)
+				return true;
 			continue;
 		}
 		depth += megatron_at_keyword(x, "if");
@@ -1205,8 +1241,8 @@ static bool megatron_if(struct mo_megatron_import *g, struct mo_megatron_lexer *
 		g->if_depth++;
 		bool ok = megatron_branch(g, x, launch, c == 1, line, column);
 		g->if_depth--;
-		if (!ok)
-			return false;
+		if (!ok || g->exited)
+			return ok;
 		taken |= c == 1;
 		skip = 4;
 		if (megatron_at_keyword(x, "elif"))
@@ -1217,8 +1253,8 @@ static bool megatron_if(struct mo_megatron_import *g, struct mo_megatron_lexer *
 			g->if_depth++;
 			ok = megatron_branch(g, x, launch, !taken, line, column);
 			g->if_depth--;
-			if (!ok)
-				return false;
+			if (!ok || g->exited)
+				return ok;
 		}
 		if (!megatron_at_keyword(x, "fi")) {
 			megatron_diag(g, MO_SEV_ERROR, "megatron-script", line, column, NULL,
@@ -1271,6 +1307,9 @@ static size_t megatron_shell_text(const struct mo_megatron_words *w)
 	return 0;
 }
 
+static bool megatron_read_text(struct mo_megatron_import *g, const char *t, size_t len, int line,
+			       int column, struct mo_megatron_words *launch);
+
 /* `srun [options] COMMAND`: SLURM runs COMMAND once per task. The counts among its options
  * give the device count (megatron_slurm.c); COMMAND is the launch (`python pretrain_gpt.py
  * ...`), or a shell running a text (`sh -c "${run_cmd}"`, Megatron-LM's GPT-3 175B example),
@@ -1305,21 +1344,319 @@ static bool megatron_srun(struct mo_megatron_import *g, struct mo_megatron_words
 		*launch = *w; /* srun's words stay before the script: not Megatron's */
 		return true;
 	}
+	const struct megatron_word *t = &w->v[text];
+	return megatron_read_text(g, t->text, strlen(t->text), t->line, t->column, launch);
+}
+
+/* ---- what follows a command's words ------------------------------------
+ * `cmd || { ...; }`, `cmd || other`: the alternative runs only when cmd fails; this reader
+ * takes the commands it does not run to succeed (they do not change the arguments), so the
+ * alternative is left out, read past to its end. `cmd && next`: next is read as the next
+ * statement. `cmd <<EOF ... EOF`: a here-document, its body the lines after the command's
+ * up to the delimiter's line (bash(1), Here Documents). `| tee log`, `2>&1`, `> file`: not
+ * arguments, read past to the end of the command. */
+
+#define MO_MG_MAX_DELIMITER 64 /* bytes in a here-document's delimiter */
+
+/* A here-document: its body as written, whether it expands (an unquoted delimiter) and
+ * where its `<<` is. */
+struct megatron_heredoc {
+	const char *body;
+	size_t len;
+	bool expand;
+	int line, column;
+};
+
+/* Past a quoted string, the lexer on its quote (the shell's quoting, not read). */
+static void megatron_pass_quoted(struct mo_megatron_lexer *x)
+{
+	char q = *x->p;
+	megatron_advance(x);
+	while (x->p < x->end && *x->p != q) {
+		if (q == '"' && *x->p == '\\' && x->p + 1 < x->end)
+			megatron_advance(x);
+		megatron_advance(x);
+	}
+	if (x->p < x->end)
+		megatron_advance(x);
+}
+
+/* `{ ...; }` left out, the lexer on the `{`: to its matching `}` outside quotes (a `${X}`
+ * inside holds one of each). */
+static bool megatron_pass_group(struct mo_megatron_import *g, struct mo_megatron_lexer *x)
+{
+	int line = x->line, column = x->column;
+	size_t depth = 0;
+	while (x->p < x->end) {
+		char c = *x->p;
+		if (c == '\'' || c == '"') {
+			megatron_pass_quoted(x);
+			continue;
+		}
+		if (c == '\\' && x->p + 1 < x->end)
+			megatron_advance(x);
+		else if (c == '#' && (x->p[-1] == ' ' || x->p[-1] == '\t' || x->p[-1] == '\n')) {
+			while (x->p < x->end && *x->p != '\n')
+				megatron_advance(x);
+			continue;
+		}
+		depth += c == '{';
+		depth -= c == '}';
+		megatron_advance(x);
+		if (depth == 0)
+			return true;
+	}
+	megatron_diag(g, MO_SEV_ERROR, "megatron-script", line, column, NULL,
+		      "a '{' group without its '}'");
+	return false;
+}
+
+/* The delimiter word after `<<` / `<<-`: its text unquoted into d (NUL-terminated), and
+ * whether any of it was quoted (then the body does not expand). */
+static bool megatron_delimiter(struct mo_megatron_import *g, struct mo_megatron_lexer *x,
+			       char d[MO_MG_MAX_DELIMITER + 1], bool *quoted)
+{
+	int line = x->line, column = x->column;
+	size_t n = 0;
+	*quoted = false;
+	while (x->p < x->end && !strchr(" \t\r\n;|&<>()", *x->p)) {
+		char c = *x->p;
+		if (c == '\'' || c == '"') {
+			*quoted = true;
+			megatron_advance(x);
+			while (x->p < x->end && *x->p != c && *x->p != '\n' &&
+			       n < MO_MG_MAX_DELIMITER) {
+				d[n++] = *x->p;
+				megatron_advance(x);
+			}
+			if (x->p >= x->end || *x->p != c)
+				break;
+			megatron_advance(x);
+			continue;
+		}
+		if (c == '\\') {
+			*quoted = true;
+			megatron_advance(x);
+			continue;
+		}
+		if (n == MO_MG_MAX_DELIMITER || c == '$' || c == '`')
+			break;
+		d[n++] = c;
+		megatron_advance(x);
+	}
+	d[n] = '\0';
+	if (n && (x->p >= x->end || strchr(" \t\r\n;|&<>()", *x->p)))
+		return true;
+	megatron_diag(g, MO_SEV_ERROR, "megatron-script", line, column, NULL,
+		      "a here-document delimiter this reader does not read (a word of at most %d "
+		      "bytes, without expansions)",
+		      MO_MG_MAX_DELIMITER);
+	return false;
+}
+
+/* `<<WORD` / `<<-WORD`, the lexer on the `<<`: the rest of the line is left out, the body
+ * is the lines after it up to the one that is WORD (with `<<-`, leading tabs stripped),
+ * and the lexer goes past that line. */
+static bool megatron_heredoc(struct mo_megatron_import *g, struct mo_megatron_lexer *x,
+			     struct megatron_heredoc *doc)
+{
+	char d[MO_MG_MAX_DELIMITER + 1];
+	bool quoted;
+	doc->line = x->line;
+	doc->column = x->column;
+	megatron_advance(x);
+	megatron_advance(x);
+	bool tabs = x->p < x->end && *x->p == '-';
+	if (tabs)
+		megatron_advance(x);
+	while (x->p < x->end && (*x->p == ' ' || *x->p == '\t'))
+		megatron_advance(x);
+	if (!megatron_delimiter(g, x, d, &quoted))
+		return false;
+	doc->expand = !quoted;
+	/* the rest of the line is not read; a second here-document on it would take the
+	 * lines after the first's */
+	while (x->p < x->end && *x->p != '\n') {
+		if (*x->p == '\'' || *x->p == '"') {
+			megatron_pass_quoted(x);
+			continue;
+		}
+		if (x->end - x->p >= 2 && x->p[0] == '<' && x->p[1] == '<')
+			return megatron_script_error(g, x, "a second here-document on one line");
+		megatron_advance(x);
+	}
+	megatron_next_line(x);
+	size_t dl = strlen(d);
+	doc->body = x->p;
+	while (x->p < x->end) {
+		const char *s = x->p;
+		while (tabs && s < x->end && *s == '\t')
+			s++;
+		const char *eol = memchr(s, '\n', (size_t)(x->end - s));
+		const char *e = eol ? eol : x->end;
+		size_t n = (size_t)(e - s) - (e > s && e[-1] == '\r');
+		if (n == dl && memcmp(s, d, dl) == 0) {
+			doc->len = (size_t)(x->p - doc->body);
+			while (x->p < e)
+				megatron_advance(x);
+			return true;
+		}
+		while (x->p < e)
+			megatron_advance(x);
+		if (x->p < x->end)
+			megatron_advance(x);
+	}
+	megatron_diag(g, MO_SEV_ERROR, "megatron-script", doc->line, doc->column, NULL,
+		      "a here-document without its '%s' line", d);
+	return false;
+}
+
+/* What follows a command's words, up to the end of the command (the lexer then on its `;`,
+ * its line's end, or the start of the command after `&&`). */
+static bool megatron_command_tail(struct mo_megatron_import *g, struct mo_megatron_lexer *x,
+				  struct megatron_heredoc *doc)
+{
+	while (x->p < x->end && *x->p != '\n' && *x->p != ';') {
+		char c = *x->p;
+		bool twice = x->p + 1 < x->end && x->p[1] == c;
+		if (c == '\\' && megatron_continuation(x))
+			continue;
+		if (c == '&' && twice) {
+			megatron_advance(x);
+			megatron_advance(x);
+			megatron_skip_blanks(x);
+			if (x->p < x->end && *x->p == '{')
+				return megatron_script_error(
+				    g, x, "a '{' group after '&&' is not read");
+			return true;
+		}
+		if (c == '|' && twice) {
+			megatron_advance(x);
+			megatron_advance(x);
+			megatron_skip_blanks(x);
+			if (x->p < x->end && *x->p == '{') {
+				if (!megatron_pass_group(g, x))
+					return false;
+			} else {
+				megatron_skip_segment(x);
+			}
+			continue;
+		}
+		if (c == '<' && twice && !(x->p + 2 < x->end && x->p[2] == '<'))
+			return megatron_heredoc(g, x, doc);
+		if (c == '\'' || c == '"') {
+			megatron_pass_quoted(x);
+			continue;
+		}
+		if (c == '\\' && x->p + 1 < x->end)
+			megatron_advance(x);
+		megatron_advance(x);
+	}
+	return true;
+}
+
+/* ---- commands ------------------------------------------------------------ */
+
+/* A command that runs its here-document as a script: `sbatch <<EOF` (the batch script),
+ * `bash <<EOF`, `sh <<EOF`, with options only (no script file). */
+static bool megatron_runs_heredoc(const struct mo_megatron_words *w)
+{
+	static const char *const runners[] = {"sbatch", "bash", "sh", "/bin/bash", "/bin/sh"};
+	bool runner = false;
+	for (size_t k = 0; k < sizeof runners / sizeof *runners; k++)
+		runner = runner || !strcmp(w->v[0].text, runners[k]);
+	if (!runner)
+		return false;
+	for (size_t i = 1; i < w->n; i++)
+		if (w->v[i].text[0] != '-' && strcmp(w->v[0].text, "sbatch"))
+			return false;
+	return true;
+}
+
+/* A text the script's shell hands to another shell (`bash -c TEXT`, a batch script): read as
+ * more of the script, every position the one at (line, column); its `exit` ends it only. */
+static bool megatron_read_text(struct mo_megatron_import *g, const char *t, size_t len, int line,
+			       int column, struct mo_megatron_words *launch)
+{
 	if (g->sh_depth >= MO_MG_MAX_SOURCE_DEPTH) {
-		megatron_diag(g, MO_SEV_ERROR, "limit", w->v[text].line, w->v[text].column, NULL,
+		megatron_diag(g, MO_SEV_ERROR, "limit", line, column, NULL,
 			      "shell texts run by shell texts more than %d deep",
 			      MO_MG_MAX_SOURCE_DEPTH);
 		return false;
 	}
-	const char *t = w->v[text].text;
-	struct mo_megatron_lexer x = {.p = t, .end = t + strlen(t), .line = w->v[text].line,
-				      .column = w->v[text].column, .script = true, .pinned = true};
+	struct mo_megatron_lexer x = {.p = t, .end = t + len, .line = line, .column = column,
+				      .script = true, .pinned = true};
 	g->sh_depth++;
 	buf_init(&x.word, MO_MG_MAX_TOKEN + 8);
 	bool ok = megatron_statements(g, &x, launch);
 	buf_free(&x.word);
 	g->sh_depth--;
+	g->exited = false;
 	return ok;
+}
+
+/* A here-document's body as the shell gives it to the command: with an unquoted delimiter
+ * `$` expansions and backquotes expand (arrays joined by blanks), `\` keeps `$`, `` ` ``
+ * and `\` and joins lines, quotes are plain characters (bash(1), Here Documents). The
+ * result in out (at most the body plus the expansion budget). */
+static bool megatron_heredoc_text(struct mo_megatron_import *g, const struct megatron_heredoc *doc,
+				  mo_buf *out)
+{
+	struct mo_megatron_lexer x = {.p = doc->body, .end = doc->body + doc->len,
+				      .line = doc->line, .column = doc->column, .script = true,
+				      .pinned = true, .join_arrays = true};
+	bool ok = true;
+	buf_init(&x.word, doc->len + MO_MG_MAX_EXPANDED + 8);
+	while (ok && x.p < x.end) {
+		char c = *x.p;
+		if (c == '\\' && x.p + 1 < x.end && strchr("$`\\\n", x.p[1])) {
+			megatron_advance(&x);
+			if (*x.p != '\n')
+				buf_append(&x.word, x.p, 1);
+			megatron_advance(&x);
+		} else if (c == '$') {
+			ok = megatron_dollar(g, &x);
+		} else if (c == '`') {
+			ok = megatron_backquoted(g, &x);
+		} else {
+			buf_append(&x.word, x.p, 1);
+			megatron_advance(&x);
+		}
+	}
+	if (ok && x.word.failed) {
+		megatron_fail(g, MO_ERR_NOMEM, doc->line, doc->column, "out of memory");
+		ok = false;
+	}
+	*out = x.word;
+	return ok;
+}
+
+/* `sbatch [options] <<EOF` (or `bash <<EOF`): the body is the script SLURM (the shell) runs,
+ * read as more of this one at the `<<`; sbatch's options count as its directives. */
+static bool megatron_batch(struct mo_megatron_import *g, const struct mo_megatron_words *w,
+			   const struct megatron_heredoc *doc, struct mo_megatron_words *launch)
+{
+	if (!strcmp(w->v[0].text, "sbatch"))
+		megatron_read_sbatch_options(g, w->v + 1, w->n - 1);
+	if (!doc->expand)
+		return megatron_read_text(g, doc->body, doc->len, doc->line, doc->column, launch);
+	mo_buf text;
+	bool ok = megatron_heredoc_text(g, doc, &text);
+	if (ok)
+		ok = megatron_read_text(g, text.data ? text.data : "", text.len, doc->line,
+					doc->column, launch);
+	buf_free(&text);
+	return ok;
+}
+
+/* Commands the reader reads past: they do not change the arguments. */
+static bool megatron_not_run(const char *word)
+{
+	static const char *const passed[] = {"mkdir", "echo", "set", "cd", "git"};
+	for (size_t i = 0; i < sizeof passed / sizeof *passed; i++)
+		if (!strcmp(word, passed[i]))
+			return true;
+	return false;
 }
 
 /* A command: the launch (torchrun ... *.py ...), once; any other is an
@@ -1330,18 +1667,23 @@ static bool megatron_command(struct mo_megatron_import *g,
 {
 	int line = x->line, column = x->column;
 	struct mo_megatron_words w = {0};
+	struct megatron_heredoc doc = {0};
 	int rc = megatron_script_words(g, x, &w);
 	if (rc < 0)
 		return false;
 	if (x->p < x->end && *x->p == ')')
 		return megatron_script_error(g, x, "a ')' out of place");
-	while (x->p < x->end && *x->p != '\n')
-		if (!(*x->p == '\\' && megatron_continuation(x)))
-			megatron_advance(x);
+	if (!megatron_command_tail(g, x, &doc))
+		return false;
 	if (w.n == 0)
 		return true;
-	if (!strcmp(w.v[0].text, "mkdir") || !strcmp(w.v[0].text, "echo") ||
-	    !strcmp(w.v[0].text, "set")) {
+	if (doc.body && megatron_runs_heredoc(&w))
+		return megatron_batch(g, &w, &doc, launch);
+	if (!strcmp(w.v[0].text, "exit")) { /* the shell stops here */
+		g->exited = true;
+		return true;
+	}
+	if (megatron_not_run(w.v[0].text)) {
 		megatron_diag(g, MO_SEV_WARNING, "megatron-script", line,
 				 column, NULL,
 				 "'%s' is not run (this reader runs no "
@@ -1388,7 +1730,7 @@ static bool megatron_statements(struct mo_megatron_import *g, struct mo_megatron
 				struct mo_megatron_words *launch)
 {
 	bool ok = true;
-	while (ok) {
+	while (ok && !g->exited) {
 		megatron_skip_blanks(x);
 		if (x->p >= x->end)
 			break;

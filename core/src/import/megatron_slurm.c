@@ -76,6 +76,12 @@ void megatron_read_srun(struct mo_megatron_import *g, const struct megatron_word
 	megatron_slurm_words(&g->srun, w, n);
 }
 
+void megatron_read_sbatch_options(struct mo_megatron_import *g, const struct megatron_word *w,
+				  size_t n)
+{
+	megatron_slurm_words(&g->sbatch, w, n);
+}
+
 /* `#SBATCH` lines: their words, split at blanks. The caller reports running out of memory
  * (megatron_fail is megatron_args.c's: this file takes nothing from it). */
 int megatron_read_sbatch(struct mo_megatron_import *g, const char *text, size_t len,
