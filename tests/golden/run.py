@@ -40,7 +40,7 @@ from collections import Counter
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WARNING_CODES = {"legacy-key", "no-match", "exclude-no-effect", "no-effect", "redundant",
-                 "unread-key", "unmodelled",
+                 "unread-key", "unmodelled", "model-replaced",
                  "single-device"}
 TIMEOUT = 20
 

@@ -8,6 +8,7 @@
 
 #include <memopt/memopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct fx {
@@ -480,6 +481,79 @@ static void memo_order(const char *first, const char *second)
  * recompute_comm pattern (communication ops only) and then as a select or
  * exclude pattern, or the other way round, gives the same plan and
  * findings as on a model that never saw it. */
+/* A training YAML whose model is another document (pretrained_model_dir's
+ * config.json, given as the model): the YAML's run (parallel_config,
+ * offsets, dtypes) is read over that model, as MindSpore Transformers reads
+ * its YAML over the config.json; the architecture stays the model's, and a
+ * finding about a run key points into the YAML. */
+static void test_training_yaml_over_model(void **state)
+{
+	(void)state;
+	static const char yaml[] = "use_legacy: False\n"
+				   "model:\n"
+				   "  model_config:\n"
+				   "    params_dtype: float32\n"
+				   "    offset: [1, -1]\n"
+				   "context:\n"
+				   "  mode: 1\n"
+				   "parallel_config:\n"
+				   "  data_parallel: 2\n"
+				   "  model_parallel: 2\n"
+				   "  pipeline_stage: 2\n"
+				   "  micro_batch_num: 4\n"
+				   "recompute:\n"
+				   "  mode: full\n"
+				   "  full_recompute_layer: [0-1]\n";
+	static const char hf[] = "{\"model_type\": \"llama\", \"hidden_size\": 1024,\n"
+				 " \"intermediate_size\": 2816, \"num_hidden_layers\": 8,\n"
+				 " \"num_attention_heads\": 16, \"num_key_value_heads\": 4,\n"
+				 " \"vocab_size\": 32000, \"hidden_act\": \"silu\"}\n";
+	fx f;
+	run(&f, yaml, NULL, hf);
+	assert_int_equal(mo_diags_errors(f.diags), 0);
+	assert_int_equal(count(&f, "model-needed"), 0); /* data_parallel is said */
+	assert_int_equal(mo_model_num_layers(f.model), 8);
+	char *y = mo_model_to_yaml(f.model);
+	assert_non_null(y);
+	assert_non_null(strstr(y, "data_parallel: 2"));
+	assert_non_null(strstr(y, "tensor_parallel: 2"));
+	assert_non_null(strstr(y, "pipeline_parallel: 2"));
+	assert_non_null(strstr(y, "micro_batch_num: 4"));
+	assert_non_null(strstr(y, "params_dtype: float32"));
+	/* offset [1, -1] over 8 layers: 5 and 3 */
+	assert_non_null(strstr(y, "0-4"));
+	assert_non_null(strstr(y, "5-7"));
+	free(y);
+	fx_free(&f);
+
+	/* tensor parallel 3 does not divide 16 heads: the finding is at the
+	 * YAML's model_parallel, not in the model text */
+	char bad[sizeof yaml];
+	memcpy(bad, yaml, sizeof yaml);
+	char *mp = strstr(bad, "model_parallel: 2");
+	assert_non_null(mp);
+	mp[strlen("model_parallel: ")] = '3';
+	run(&f, bad, NULL, hf);
+	const mo_diag *d = first(&f, "parallel");
+	assert_non_null(d);
+	assert_string_equal(d->file, "c.yaml");
+	assert_int_equal(d->line, 10);
+	fx_free(&f);
+
+	/* a YAML that names its own architecture: the model given is priced,
+	 * said once at model.model_config */
+	static const char own[] = "model:\n"
+				  "  model_config:\n"
+				  "    num_layers: 64\n"
+				  "    hidden_size: 5120\n"
+				  "parallel_config:\n"
+				  "  data_parallel: 1\n";
+	run(&f, own, NULL, hf);
+	assert_int_equal(count(&f, "model-replaced"), 1);
+	assert_int_equal(mo_model_num_layers(f.model), 8);
+	fx_free(&f);
+}
+
 static void test_model_memo(void **state)
 {
 	(void)state;
@@ -510,6 +584,7 @@ int main(void)
 		cmocka_unit_test(test_real_configs),
 		cmocka_unit_test(test_resolution_passed),
 		cmocka_unit_test(test_model_memo),
+		cmocka_unit_test(test_training_yaml_over_model),
 	};
 	return cmocka_run_group_tests_name("validate", tests, NULL, NULL);
 }

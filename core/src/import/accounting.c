@@ -297,14 +297,14 @@ static void model_check_muon_options(struct mo_rd *r, const mo_node *root)
 	const mo_node *opt = keys_get(root, "optimizer");
 	const mo_node *strategy = keys_get(opt, "comm_strategy");
 	if (strategy && strategy->kind == MO_NODE_SCALAR && strcmp(strategy->value, "allgather") != 0)
-		diags_add_at(r->diags, MO_SEV_WARNING, "unmodelled", r->file, strategy,
+		diags_add_at(r->diags, MO_SEV_WARNING, "unmodelled", model_pos_file(r, MF_OPT), strategy,
 			     "optimizer.comm_strategy",
 			     "optimizer.comm_strategy: the optimizer step is priced as comm_strategy "
 			     "allgather (one weight at a time); '%s' holds other temporaries",
 			     strategy->value);
 	const mo_node *fused = keys_get(opt, "use_fused_adamw");
 	if (fused && keys_on(fused, 0))
-		diags_add_at(r->diags, MO_SEV_WARNING, "unmodelled", r->file, fused,
+		diags_add_at(r->diags, MO_SEV_WARNING, "unmodelled", model_pos_file(r, MF_OPT), fused,
 			     "optimizer.use_fused_adamw",
 			     "optimizer.use_fused_adamw: the embedding's and output layer's update "
 			     "is priced as the unfused AdamW (four fp32 temporaries per element), "
@@ -322,7 +322,8 @@ static void model_check_hybrid_framework(struct mo_rd *r)
 	const struct mo_model_pos *at = &mm->ext->pos[MF_ATTN_VARIANT];
 	if (!mm->dsv4_hybrid || strcmp(mm->framework, "pytorch") != 0)
 		return;
-	diags_add(r->diags, MO_SEV_ERROR, "unsupported", r->file, at->line, at->column, at->path,
+	diags_add(r->diags, MO_SEV_ERROR, "unsupported", model_pos_file(r, MF_ATTN_VARIANT),
+		  at->line, at->column, at->path,
 		  "%s: the dsv4_hybrid attention is priced for MindSpore Transformers only "
 		  "(framework mindspore); a PyTorch model cannot name it",
 		  at->path);
@@ -340,28 +341,29 @@ void model_check_unmodelled(struct mo_rd *r, const mo_node *root)
 	const mo_model *mm = r->m;
 	const struct mo_model_pos *fp = &mm->ext->pos[MF_DSA_FUSED];
 	if (mm->dsv4_hybrid && !mm->dsa_fused && mm->ext->set[MF_DSA_FUSED])
-		diags_add(r->diags, MO_SEV_WARNING, "unmodelled", r->file, fp->line, fp->column,
-			     fp->path,
+		diags_add(r->diags, MO_SEV_WARNING, "unmodelled", model_pos_file(r, MF_DSA_FUSED),
+			     fp->line, fp->column, fp->path,
 			     "%s: the unfused indexer loss's forward-only scores over every "
 			     "compressed position (bf16 [heads, sq, sq / 4] and their fp32 "
 			     "softmax) are not counted; a peak in that forward would be higher",
 			     fp->path);
 	model_check_muon_options(r, root);
 	model_check_hybrid_framework(r);
+	const char *run_file = r->run_file ? r->run_file : r->file;
 	const mo_node *k = NULL, *v = NULL;
 	for (size_t i = 0; root && i + 1 < root->n; i += 2)
 		if (root->items[i]->kind == MO_NODE_SCALAR &&
 		    strcmp(root->items[i]->value, "micro_batch_interleave_num") == 0)
 			k = root->items[i], v = root->items[i + 1];
 	if (k && keys_on(v, 1))
-		diags_add_at(r->diags, MO_SEV_WARNING, "unmodelled", r->file,
+		diags_add_at(r->diags, MO_SEV_WARNING, "unmodelled", run_file,
 				k, "micro_batch_interleave_num",
 				"micro_batch_interleave_num: the estimate does "
 				"not model interleaved micro-batch halves");
 	const mo_node *ctx = keys_get(root, "context");
 	const mo_node *mode = keys_get(ctx, "mode");
 	if (r->m->ext->graph_mode && r->graph)
-		diags_add_at(r->diags, MO_SEV_WARNING, "unmodelled", r->file,
+		diags_add_at(r->diags, MO_SEV_WARNING, "unmodelled", run_file,
 				mode ? mode : r->model_at,
 				mode ? "context.mode" : "model",
 				"graph mode (context.mode 0) plans memory "

@@ -75,8 +75,8 @@ static bool graph_number(const mo_node *v, double *out)
 	return false;
 }
 
-void model_graph_begin(struct mo_rd *r, const mo_node *root,
-			  const mo_node *model_config)
+void model_graph_run_begin(struct mo_rd *r, const mo_node *root,
+			      const mo_node *model_config)
 {
 	struct mo_model_ext *x = r->m->ext;
 	bool legacy = true;
@@ -98,10 +98,6 @@ void model_graph_begin(struct mo_rd *r, const mo_node *root,
 	const mo_node *pi = graph_get(pc, "pipeline_interleave");
 	if (pi && !scalar_bool(pi, &r->interleave_on))
 		r->interleave_on = false;
-	const char *tn = graph_type_name(model_config);
-	r->type = tn ? model_type_find(tn) : NULL;
-	graph_check_supported(r, model_config, tn);
-	x->model_type = tn ? arena_strdup(r->m->arena, tn) : NULL;
 	/* the Megatron dataset's sequence length; model_config's wins */
 	const mo_node *dl = graph_get(graph_get(root, "train_dataset"),
 					 "data_loader");
@@ -113,6 +109,16 @@ void model_graph_begin(struct mo_rd *r, const mo_node *root,
 		r->m->seq_length = seq;
 		model_mark(r, MF_SEQ, sq, sp);
 	}
+}
+
+void model_graph_begin(struct mo_rd *r, const mo_node *root,
+			  const mo_node *model_config)
+{
+	model_graph_run_begin(r, root, model_config);
+	const char *tn = graph_type_name(model_config);
+	r->type = tn ? model_type_find(tn) : NULL;
+	graph_check_supported(r, model_config, tn);
+	r->m->ext->model_type = tn ? arena_strdup(r->m->arena, tn) : NULL;
 }
 
 /* TeleChat's r1.1.0 FeedForward (research/telechat/telechat_layer.py) takes

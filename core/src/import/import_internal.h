@@ -79,6 +79,9 @@ struct mo_rd {
 	mo_model *m;
 	mo_diags *diags;
 	const char *file;
+	/* the training YAML read over a model given apart (NULL: none): the
+	 * file of the run's own keys (context, optimizer, top-level keys) */
+	const char *run_file;
 	int64_t n_shared, dp_replicate, max_pos;
 	bool glu, glu_set, hf; /* hf: flat Hugging Face config */
 	bool failed;           /* out of memory */
@@ -115,11 +118,19 @@ bool model_read_bool(struct mo_rd *r, const mo_node *v, const char *path,
 void model_mark(struct mo_rd *r, enum mo_mf f, const mo_node *v,
 		   const char *path);
 void model_mark_at(struct mo_rd *r, enum mo_mf f, int line, int column, const char *path);
+/* The file that gave field f (the model's own, or the training YAML read
+ * over it). */
+const char *model_pos_file(const struct mo_rd *r, enum mo_mf f);
 
 /* graph_mode.c: the graph-mode YAML's own names and rules. */
 bool model_graph_names_type(const mo_node *model_config);
 void model_graph_begin(struct mo_rd *r, const mo_node *root,
 			  const mo_node *model_config);
+/* model_graph_begin without the model type: the run's settings (legacy
+ * names, graph or PyNative mode, interleave, the dataset's sequence
+ * length), for a training YAML read over a model given apart. */
+void model_graph_run_begin(struct mo_rd *r, const mo_node *root,
+			      const mo_node *model_config);
 void model_graph_key(struct mo_rd *r, enum mo_conv which, int64_t lo, int64_t hi,
 			const mo_node *v, const char *path);
 void model_graph_moe(struct mo_rd *r, const mo_node *moe_config);

@@ -281,7 +281,7 @@ static bool megatron_positions(mo_model *m, const struct mo_megatron_out *o)
 	struct mo_model_ext *x = m->ext;
 	bool world = false;
 	for (int f = 0; f < MF_COUNT; f++)
-		x->pos[f] = (struct mo_model_pos){0, 0, NULL};
+		x->pos[f] = (struct mo_model_pos){0, 0, NULL, NULL};
 	for (size_t i = 0; i < o->n; i++) {
 		const struct mo_megatron_item *it = &o->v[i];
 		world |= it->field == MF_WORLD;
@@ -291,7 +291,7 @@ static bool megatron_positions(mo_model *m, const struct mo_megatron_out *o)
 		if (!path)
 			return false;
 		x->pos[it->field] =
-		    (struct mo_model_pos){it->src->line, it->src->column, path};
+		    (struct mo_model_pos){it->src->line, it->src->column, path, NULL};
 	}
 	x->dp_follows_devices = !world;
 	return true;

@@ -855,11 +855,33 @@ static bool model_class_ignores(const struct mo_rd *r, const struct mo_mkey *k)
 	return r->graph && r->type && r->type->no_head_dim && k->field == MF_KV_CHANNELS;
 }
 
+/* The fields a training YAML sets for its run rather than for its model:
+ * what it adds over a model given apart. The architecture (layers, widths,
+ * heads, vocabulary, experts, attention variant) stays the model's. */
+static bool model_field_is_run(enum mo_mf f)
+{
+	switch (f) {
+	case MF_SEQ: case MF_HDROP: case MF_ADROP: case MF_ATTN: case MF_MBS: case MF_MBN:
+	case MF_CDTYPE: case MF_PDTYPE: case MF_GDTYPE: case MF_OPT: case MF_WORLD:
+	case MF_DP: case MF_DP_SHARD: case MF_TP: case MF_PP: case MF_VPP: case MF_EP:
+	case MF_ETP: case MF_CP: case MF_SP: case MF_DISTOPT: case MF_STAGES: case MF_DEVICE:
+	case MF_GBS: case MF_TE_IMPL: case MF_OVERLAP: case MF_GROUPED: case MF_GRAD_FUSION:
+	case MF_ROPE_FUSION: case MF_DISPATCHER: case MF_ROUTER_DTYPE:
+	case MF_PERMUTE_FUSION: case MF_EP_OVERLAP: case MF_TP_OVERLAP:
+	case MF_DETERMINISTIC: case MF_CUBLAS_WS: case MF_SKEW: case MF_HC_FUSED:
+	case MF_DSA_FUSED:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* Reads every known key of one mapping; `sect` prefixes the paths. With
  * `account`, a key that is not read is looked up in the tables of keys
- * known not to affect memory (import_keys.c), and reported otherwise. */
-static void model_read_map(struct mo_rd *r, const mo_node *map,
-			      const char *sect, bool account)
+ * known not to affect memory (import_keys.c), and reported otherwise.
+ * With `run_only`, only the run's keys are read (model_field_is_run). */
+static void model_read_keys(struct mo_rd *r, const mo_node *map, const char *sect,
+			       bool account, bool run_only)
 {
 	if (!map || map->kind != MO_NODE_MAP)
 		return;
@@ -868,6 +890,8 @@ static void model_read_map(struct mo_rd *r, const mo_node *map,
 		if (key->kind != MO_NODE_SCALAR || strlen(key->value) != key->len)
 			continue;
 		const struct mo_mkey *k = model_key_find(key->value);
+		if (run_only && (!k || !model_field_is_run(k->field)))
+			continue;
 		if (!k && !account)
 			continue;
 		char *path = sect && *sect
@@ -887,6 +911,12 @@ static void model_read_map(struct mo_rd *r, const mo_node *map,
 		else
 			model_account_key(r, key, v, path);
 	}
+}
+
+static void model_read_map(struct mo_rd *r, const mo_node *map,
+			      const char *sect, bool account)
+{
+	model_read_keys(r, map, sect, account, false);
 }
 
 /* A mapping that looks like model keys: it has a layer count or a hidden
@@ -1051,6 +1081,78 @@ int model_from_doc(mo_model **out, mo_diags *diags, const mo_doc *doc,
 	bool pynative = map_get(doc->root, "parallelism") != NULL;
 	m->ext->devices_unsaid = r.hf;
 	return model_finish(out, &r, doc->root, pynative, err);
+}
+
+/* The run a training YAML describes, read over a model read from another
+ * document, as MindSpore Transformers reads a YAML's model_config over
+ * pretrained_model_dir's config.json: its parallel_config, parallel,
+ * parallelism, training, runner_config and optimizer sections, its graph
+ * or PyNative mode and the run's keys of model_config (sequence length,
+ * dtypes, offsets: model_field_is_run). An architecture the YAML names is
+ * not read over the model given: said once. Positions name the YAML. */
+static void model_read_run(struct mo_rd *r, const mo_doc *run)
+{
+	const mo_node *root = run->root;
+	const mo_node *model = model_get_map(root, "model");
+	const mo_node *mc = model ? model_get_map(model, "model_config") : NULL;
+	const char *own = r->file;
+	r->run_file = arena_strdup(r->m->arena, run->name ? run->name : "<config>");
+	if (!r->run_file) {
+		r->failed = true;
+		return;
+	}
+	r->file = r->run_file;
+	if (mc) {
+		model_graph_run_begin(r, root, mc);
+		if (model_has_model_keys(mc) || model_graph_names_type(mc))
+			diags_add_at(r->diags, MO_SEV_WARNING, "model-replaced", r->file, mc,
+				     "model.model_config",
+				     "model.model_config describes a model of its own: the model "
+				     "given (%s) is priced, and only the run's keys of model_config "
+				     "(sequence length, dtypes, offsets) are read",
+				     own);
+	}
+	model_read_keys(r, mc, "model.model_config", false, true);
+	model_read_keys(r, model_get_map(root, "runner_config"), "runner_config", false, true);
+	model_read_keys(r, model_get_map(root, "parallel_config"), "parallel_config", false, true);
+	model_read_keys(r, model_get_map(root, "training"), "training", false, true);
+	model_read_keys(r, model_get_map(root, "parallel"), "parallel", false, true);
+	model_read_keys(r, model_get_map(root, "parallelism"), "parallelism", false, true);
+	const mo_node *opt = map_get(root, "optimizer");
+	if (opt)
+		model_read_opt(r, opt, "optimizer");
+	r->file = own;
+}
+
+int model_from_doc_run(mo_model **out, mo_diags *diags, const mo_doc *doc, const mo_doc *run,
+			  mo_error *err)
+{
+	*out = NULL;
+	if (!run || !run->root || run->root->kind != MO_NODE_MAP)
+		return model_from_doc(out, diags, doc, err);
+	if (!doc || !doc->root || doc->root->kind != MO_NODE_MAP)
+		return 1;
+	mo_model *m = model_alloc(doc->name ? doc->name : "<model>");
+	if (!m) {
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		return -1;
+	}
+	struct mo_rd r = {.m = m, .diags = diags, .file = m->name};
+	if (!model_read_doc(&r, doc->root)) {
+		mo_model_free(m);
+		return 1;
+	}
+	model_read_run(&r, run);
+	if (r.failed) {
+		mo_model_free(m);
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		return -1;
+	}
+	bool pynative = map_get(run->root, "parallelism") != NULL;
+	/* a training YAML's parallel_config defaults to MindSpore
+	 * Transformers' data_parallel 1: said, as in the YAML read alone */
+	m->ext->devices_unsaid = false;
+	return model_finish(out, &r, run->root, pynative, err);
 }
 
 int model_from_items(mo_model **out, mo_diags *diags, const struct mo_import_item *v,

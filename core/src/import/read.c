@@ -70,8 +70,15 @@ void model_mark_at(struct mo_rd *r, enum mo_mf f, int line, int column, const ch
 	x->pos[f].line = line;
 	x->pos[f].column = column;
 	x->pos[f].path = arena_strdup(r->m->arena, path);
+	x->pos[f].file = r->file == r->m->name ? NULL : r->file;
 	if (!x->pos[f].path)
 		r->failed = true;
+}
+
+const char *model_pos_file(const struct mo_rd *r, enum mo_mf f)
+{
+	const char *file = r->m->ext->pos[f].file;
+	return file ? file : r->m->name;
 }
 
 void model_mark(struct mo_rd *r, enum mo_mf f, const mo_node *v, const char *path)

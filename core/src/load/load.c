@@ -22,9 +22,11 @@ static bool model_text_is_json(const char *text, size_t len)
 }
 
 /* mo_model_load, with the folder a Megatron script's sourced files are
- * read from (NULL: none). */
+ * read from (NULL: none) and the training YAML whose run is read over the
+ * model (NULL: none; a Megatron script carries its own run). */
 static int load_text(mo_model **out, mo_diags *diags, const char *text, size_t len,
-		     const char *name, const char *dir, const mo_limits *lim, mo_error *err)
+		     const char *name, const char *dir, const mo_doc *run, const mo_limits *lim,
+		     mo_error *err)
 {
 	mo_doc *doc = NULL;
 	mo_limits dl;
@@ -51,7 +53,7 @@ static int load_text(mo_model **out, mo_diags *diags, const char *text, size_t l
 			     name ? name : "<model>");
 		return -1;
 	}
-	rc = model_from_doc(out, diags, doc, err);
+	rc = model_from_doc_run(out, diags, doc, run, err);
 	doc_free(doc);
 	return rc;
 }
@@ -60,13 +62,16 @@ int mo_model_load(mo_model **out, mo_diags *diags, const char *text,
 		  size_t len, const char *name, const mo_limits *lim,
 		  mo_error *err)
 {
-	return load_text(out, diags, text, len, name, NULL, lim, err);
+	return load_text(out, diags, text, len, name, NULL, NULL, lim, err);
 }
 
-/* Presets have no source positions: their diagnostics carry 0/0. */
+/* Presets have no source positions: their diagnostics carry 0/0. A
+ * field a training YAML gave over the preset keeps its position there. */
 static void preset_clear_positions(mo_model *m)
 {
 	for (size_t f = 0; f < MF_COUNT; f++) {
+		if (m->ext->pos[f].file)
+			continue;
 		m->ext->pos[f].line = 0;
 		m->ext->pos[f].column = 0;
 		m->ext->pos[f].path = NULL;
@@ -135,15 +140,42 @@ int mo_config_model(mo_model **out, mo_diags *diags, const mo_config *c, mo_erro
 	return rc;
 }
 
+/* A preset with a training YAML's run read over it. */
+static int preset_with_run(mo_model **model, mo_diags *diags, const char *name,
+			   const mo_doc *run, const mo_limits *lim, mo_error *err)
+{
+	size_t n = mo_presets_count();
+	for (size_t i = 0; i < n; i++) {
+		if (strcasecmp(name, mo_preset_name(i)) != 0)
+			continue;
+		const char *yaml = mo_preset_yaml(i);
+		int rc = load_text(model, diags, yaml, strlen(yaml), mo_preset_name(i), NULL, run,
+				   lim, err);
+		if (rc == 0)
+			preset_clear_positions(*model);
+		return rc < 0 ? -1 : 0;
+	}
+	return mo_model_preset(model, name, err); /* its unknown-name error */
+}
+
+/* The training YAML whose run (parallel, training, optimizer sections) a
+ * model given apart takes: the config itself when it is one. */
+static const mo_doc *load_run_doc(const mo_config *c)
+{
+	return c && c->training_yaml && c->doc && c->doc->root ? c->doc : NULL;
+}
+
 int load_model(mo_model **model, mo_diags *diags, const mo_config *c, const mo_input *in,
 		  mo_error *err)
 {
+	const mo_doc *run = load_run_doc(c);
 	if (in->preset)
-		return mo_model_preset(model, in->preset, err);
+		return run ? preset_with_run(model, diags, in->preset, run, in->limits, err)
+			   : mo_model_preset(model, in->preset, err);
 	if (in->model) {
 		int rc = load_text(model, diags, in->model, in->model_len,
 				   in->model_name ? in->model_name : "<model>", in->model_dir,
-				   in->limits, err);
+				   run, in->limits, err);
 		if (rc == 1) {
 			error_set(err, MO_ERR_USAGE, 0, 0, "%s holds no model",
 				     in->model_name ? in->model_name : "the model text");

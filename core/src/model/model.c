@@ -182,6 +182,7 @@ static bool model_copy_ext(mo_model *c, const mo_model *m)
 	for (int f = 0; f < MF_COUNT; f++) {
 		to->pos[f] = from->pos[f];
 		to->pos[f].path = model_copy_text(c, from->pos[f].path, &failed);
+		to->pos[f].file = model_copy_text(c, from->pos[f].file, &failed);
 		to->set[f] = from->set[f];
 		to->assumed_from[f] = model_copy_text(c, from->assumed_from[f], &failed);
 	}

@@ -415,6 +415,9 @@ enum mo_mf {
 struct mo_model_pos {
 	int line, column;
 	const char *path;
+	/* the file that gave the field when it is not the model's own (a
+	 * training YAML's run keys read over a model given apart); NULL: m->name */
+	const char *file;
 };
 
 struct mo_model_ext {

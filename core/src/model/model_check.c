@@ -111,7 +111,7 @@ static void model_vflag(const mo_model *m, mo_check_out *o, mo_severity sev, enu
 	char msg[512];
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	const struct mo_model_pos *p = &m->ext->pos[f];
-	diags_add(o->d, sev, "parallel", m->name, p->line, p->column,
+	diags_add(o->d, sev, "parallel", p->file ? p->file : m->name, p->line, p->column,
 		     model_field_path(m, f), "%s", msg);
 }
 
