@@ -64,6 +64,7 @@ const NOT_FROM_THE_PAGE = {
   unmodelled: 'a finding of the model import (context.mode, micro_batch_interleave_num): the page sends the imported model, without those keys',
   'no-equivalent': 'a finding of POST /api/v1/migrate, listed by the migrate offer (migrate.mjs)',
   unsupported: 'a finding of the model import (an entry point, layer flag or config class of a model memopt does not price): the page sends a model it imported',
+  'model-replaced': 'a training YAML read over a model given apart that states no run of its own (a config.json on the command line): the page always sends a model object with its parallel settings',
 };
 
 // The rule codes the core emits: the literals passed to diags_add /

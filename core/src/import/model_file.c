@@ -1083,13 +1083,45 @@ int model_from_doc(mo_model **out, mo_diags *diags, const mo_doc *doc,
 	return model_finish(out, &r, doc->root, pynative, err);
 }
 
+/* A model document that states its own run (a memopt model file with its
+ * parallel or training section, a preset, a training YAML): the run is
+ * that, not another file's. */
+static bool model_doc_states_run(const mo_node *root)
+{
+	static const char *const keys[] = {"parallel", "parallelism", "parallel_config",
+					   "training"};
+	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+		if (map_get(root, keys[i]))
+			return true;
+	return false;
+}
+
+/* Whether model_config's own layer count or hidden size is not the
+ * model's: the YAML describes another model than the one given. */
+static bool model_run_describes_other(const struct mo_rd *r, const mo_node *mc)
+{
+	static const char *const keys[] = {"num_layers", "num_hidden_layers", "hidden_size"};
+	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+		const mo_node *v = map_get(mc, keys[i]);
+		int64_t n = 0;
+		bool overflow = false;
+		if (!v || !scalar_int(v, &n, &overflow) || overflow)
+			continue;
+		int64_t have = i < 2 ? r->m->num_layers : r->m->hidden_size;
+		if (n != have)
+			return true;
+	}
+	return false;
+}
+
 /* The run a training YAML describes, read over a model read from another
- * document, as MindSpore Transformers reads a YAML's model_config over
- * pretrained_model_dir's config.json: its parallel_config, parallel,
- * parallelism, training, runner_config and optimizer sections, its graph
- * or PyNative mode and the run's keys of model_config (sequence length,
- * dtypes, offsets: model_field_is_run). An architecture the YAML names is
- * not read over the model given: said once. Positions name the YAML. */
+ * document that states none, as MindSpore Transformers reads a YAML's
+ * model_config over pretrained_model_dir's config.json: its
+ * parallel_config, parallel, parallelism, training, runner_config and
+ * optimizer sections, its graph or PyNative mode and the run's keys of
+ * model_config (sequence length, dtypes, offsets: model_field_is_run). An
+ * architecture the YAML names is not read over the model given: said when
+ * it is another one. Positions name the YAML. */
 static void model_read_run(struct mo_rd *r, const mo_doc *run)
 {
 	const mo_node *root = run->root;
@@ -1104,12 +1136,13 @@ static void model_read_run(struct mo_rd *r, const mo_doc *run)
 	r->file = r->run_file;
 	if (mc) {
 		model_graph_run_begin(r, root, mc);
-		if (model_has_model_keys(mc) || model_graph_names_type(mc))
+		if (model_run_describes_other(r, mc))
 			diags_add_at(r->diags, MO_SEV_WARNING, "model-replaced", r->file, mc,
 				     "model.model_config",
-				     "model.model_config describes a model of its own: the model "
-				     "given (%s) is priced, and only the run's keys of model_config "
-				     "(sequence length, dtypes, offsets) are read",
+				     "model.model_config describes another model (its layer count "
+				     "or hidden size): the model given (%s) is priced, and only the "
+				     "run's keys of model_config (sequence length, dtypes, offsets) "
+				     "are read",
 				     own);
 	}
 	model_read_keys(r, mc, "model.model_config", false, true);
@@ -1142,17 +1175,20 @@ int model_from_doc_run(mo_model **out, mo_diags *diags, const mo_doc *doc, const
 		mo_model_free(m);
 		return 1;
 	}
-	model_read_run(&r, run);
+	bool takes_run = r.hf || !model_doc_states_run(doc->root);
+	if (takes_run)
+		model_read_run(&r, run);
 	if (r.failed) {
 		mo_model_free(m);
 		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		return -1;
 	}
-	bool pynative = map_get(run->root, "parallelism") != NULL;
+	const mo_node *root = takes_run ? run->root : doc->root;
+	bool pynative = map_get(root, "parallelism") != NULL;
 	/* a training YAML's parallel_config defaults to MindSpore
 	 * Transformers' data_parallel 1: said, as in the YAML read alone */
-	m->ext->devices_unsaid = false;
-	return model_finish(out, &r, run->root, pynative, err);
+	m->ext->devices_unsaid = r.hf && !takes_run;
+	return model_finish(out, &r, root, pynative, err);
 }
 
 int model_from_items(mo_model **out, mo_diags *diags, const struct mo_import_item *v,
