@@ -108,6 +108,10 @@ struct mo_config {
 	/* graph.c read the recompute_config as a graph-mode run applies it
 	 * (even when it switches nothing on): migrate may rewrite it */
 	bool recompute_config_read;
+	/* a graph-mode recompute_config whose file has no layer count (the
+	 * model is pretrained_model_dir's config.json): placed by
+	 * config_graph_place once the model is known */
+	const mo_node *graph_pending_root, *graph_pending_key, *graph_pending_val;
 
 };
 
@@ -116,6 +120,11 @@ struct mo_config {
  * read into the recompute fields. Call after the sections are parsed. */
 void config_graph(mo_config *c, mo_diags *diags, const mo_node *root, const mo_node *key,
 		     const mo_node *val);
+
+/* graph.c: places a recompute_config left pending by config_graph with
+ * the layer counts of the model given apart (layers 0: no model, warned
+ * as model-needed). Does nothing when none is pending. */
+void config_graph_place(mo_config *c, mo_diags *diags, int64_t layers, int64_t mtp);
 
 /* export.c, for migrate.c: the text with the block (key, val) named
  * `name` replaced by the canonical sections of `mask` (bit 0 recompute,

@@ -38,6 +38,9 @@ typedef struct mo_graph {
 	const mo_node **why;
 	bool failed;
 	bool capped; /* the pattern cap was reported */
+	/* the layer counts of a model given apart, for a file whose
+	 * model_config has none (0: none given) */
+	int64_t model_layers, model_mtp;
 } mo_graph;
 
 static const mo_node *graph_get(const mo_node *map, const char *key)
@@ -110,6 +113,10 @@ static bool graph_layout(mo_graph *g, const mo_node *root)
 				 graph_int(graph_get(mc, "num_hidden_layers"), 0));
 	int64_t mtp = graph_int(graph_get(mc, "mtp_depth"),
 				   graph_int(graph_get(mc, "num_nextn_predict_layers"), 0));
+	if (n < 1 && g->model_layers > 0) { /* the model given apart */
+		n = g->model_layers;
+		mtp = g->model_mtp;
+	}
 	g->P = graph_int(graph_get(pc, "pipeline_stage"), 1);
 	g->V = inter ? graph_int(graph_get(mc, "pp_interleave_num"), 1) : 1;
 	if (n < 1 || n > MO_GRAPH_MAX_LAYERS || mtp < 0 || mtp > 1000 || g->P < 1 ||
@@ -532,6 +539,17 @@ bool config_graph_is_pynative(const mo_node *root)
 	return graph_get(root, "parallelism") || graph_int(mode, 0) == 1;
 }
 
+static void graph_read_plan(mo_config *c, mo_diags *diags, const mo_node *root,
+			    const mo_node *key, const mo_node *val, int64_t model_layers,
+			    int64_t model_mtp);
+
+/* model_config gives a layer count (else the model is another file's). */
+static bool graph_file_has_layers(const mo_node *root)
+{
+	const mo_node *mc = graph_get(graph_get(root, "model"), "model_config");
+	return graph_get(mc, "num_layers") || graph_get(mc, "num_hidden_layers");
+}
+
 void config_graph(mo_config *c, mo_diags *diags, const mo_node *root, const mo_node *key,
 		     const mo_node *val)
 {
@@ -565,19 +583,50 @@ void config_graph(mo_config *c, mo_diags *diags, const mo_node *root, const mo_n
 			 swap ? "swap" : "recompute");
 	if (!rc_used)
 		return;
+	if (!graph_file_has_layers(root)) {
+		/* the model is elsewhere (pretrained_model_dir's config.json):
+		 * placed once it is known (config_graph_place) */
+		c->graph_pending_root = root;
+		c->graph_pending_key = key;
+		c->graph_pending_val = val;
+		return;
+	}
+	graph_read_plan(c, diags, root, key, val, 0, 0);
+}
+
+void config_graph_place(mo_config *c, mo_diags *diags, int64_t layers, int64_t mtp)
+{
+	if (!c || !c->graph_pending_val)
+		return;
+	const mo_node *root = c->graph_pending_root, *key = c->graph_pending_key;
+	const mo_node *val = c->graph_pending_val;
+	c->graph_pending_root = c->graph_pending_key = c->graph_pending_val = NULL;
+	graph_read_plan(c, diags, root, key, val, layers, mtp);
+}
+
+/* Reads recompute_config (val, at key) into the recompute fields, with the
+ * layout of the file, or of the model given apart (model_layers > 0) when
+ * the file has no layer count. */
+static void graph_read_plan(mo_config *c, mo_diags *diags, const mo_node *root,
+			    const mo_node *key, const mo_node *val, int64_t model_layers,
+			    int64_t model_mtp)
+{
+	const char *file = c->doc->name;
 	mo_graph *g = calloc(1, sizeof(*g));
 	if (!g)
 		return;
-	*g = (mo_graph){.c = c, .diags = diags, .file = file, .a = c->doc->arena, .rc = val};
+	*g = (mo_graph){.c = c, .diags = diags, .file = file, .a = c->doc->arena, .rc = val,
+			.model_layers = model_layers, .model_mtp = model_mtp};
 	if (!graph_layout(g, root)) {
 		const mo_node *rec = graph_get(val, "recompute");
 		bool b = false;
 		if (rec && !(scalar_bool(rec, &b) && !b))
 			graph_warn(g, "model-needed", key, "recompute_config",
-				      "give the layer count in model.model_config",
+				      "give the model (its config.json) or the layer count in model.model_config",
 				      "recompute_config: the layers cannot be placed (no layer "
-				      "count in the file, more than 100000 layers or more than "
-				      "1024 pipeline stages x chunks); not applied");
+				      "count in the file or the model given, more than 100000 "
+				      "layers or more than 1024 pipeline stages x chunks); not "
+				      "applied");
 		free(g);
 		return;
 	}

@@ -20,11 +20,12 @@ int model_from_doc(mo_model **out, mo_diags *diags, const mo_doc *doc,
 		      mo_error *err);
 
 /* model_from_doc, with the run a training YAML `run` describes read over
- * a model that states none (a config.json, a model file without parallel
- * or training sections): its parallel, training and optimizer sections,
- * its mode, the run's keys of model_config, not its architecture, as
- * MindSpore Transformers reads a YAML over pretrained_model_dir's
- * config.json. run NULL: model_from_doc. */
+ * the model when the model states none (a config.json, a model file
+ * without parallel or training sections) or the YAML names no model of its
+ * own (its model is pretrained_model_dir's): its parallel, training and
+ * optimizer sections, its mode, the run's keys of model_config, not its
+ * architecture, as MindSpore Transformers reads a YAML over
+ * pretrained_model_dir's config.json. run NULL: model_from_doc. */
 int model_from_doc_run(mo_model **out, mo_diags *diags, const mo_doc *doc, const mo_doc *run,
 			  mo_error *err);
 

@@ -1096,6 +1096,18 @@ static bool model_doc_states_run(const mo_node *root)
 	return false;
 }
 
+/* A training YAML that names its own model (model_config with a layer
+ * count, a hidden size or a known type), else its model is
+ * pretrained_model_dir's and its run is what it adds. */
+static bool model_doc_names_model(const mo_node *root)
+{
+	const mo_node *model = model_get_map(root, "model");
+	const mo_node *mc = model ? model_get_map(model, "model_config") : NULL;
+	if (mc)
+		return model_has_model_keys(mc) || model_graph_names_type(mc);
+	return model_has_model_keys(model);
+}
+
 /* Whether model_config's own layer count or hidden size is not the
  * model's: the YAML describes another model than the one given. */
 static bool model_run_describes_other(const struct mo_rd *r, const mo_node *mc)
@@ -1175,7 +1187,7 @@ int model_from_doc_run(mo_model **out, mo_diags *diags, const mo_doc *doc, const
 		mo_model_free(m);
 		return 1;
 	}
-	bool takes_run = r.hf || !model_doc_states_run(doc->root);
+	bool takes_run = r.hf || !model_doc_states_run(doc->root) || !model_doc_names_model(run->root);
 	if (takes_run)
 		model_read_run(&r, run);
 	if (r.failed) {

@@ -65,10 +65,13 @@ int mo_model_load(mo_model **out, mo_diags *diags, const char *text,
 	return load_text(out, diags, text, len, name, NULL, NULL, lim, err);
 }
 
-/* Presets have no source positions: their diagnostics carry 0/0. */
+/* Presets have no source positions: their diagnostics carry 0/0. A
+ * field a training YAML gave over the preset keeps its position there. */
 static void preset_clear_positions(mo_model *m)
 {
 	for (size_t f = 0; f < MF_COUNT; f++) {
+		if (m->ext->pos[f].file)
+			continue;
 		m->ext->pos[f].line = 0;
 		m->ext->pos[f].column = 0;
 		m->ext->pos[f].path = NULL;
@@ -137,9 +140,28 @@ int mo_config_model(mo_model **out, mo_diags *diags, const mo_config *c, mo_erro
 	return rc;
 }
 
+/* A preset, with a training YAML's run read over it when that YAML names
+ * no model of its own (model_from_doc_run). */
+static int preset_with_run(mo_model **model, mo_diags *diags, const char *name,
+			   const mo_doc *run, const mo_limits *lim, mo_error *err)
+{
+	size_t n = mo_presets_count();
+	for (size_t i = 0; i < n; i++) {
+		if (strcasecmp(name, mo_preset_name(i)) != 0)
+			continue;
+		const char *yaml = mo_preset_yaml(i);
+		int rc = load_text(model, diags, yaml, strlen(yaml), mo_preset_name(i), NULL, run,
+				   lim, err);
+		if (rc == 0)
+			preset_clear_positions(*model);
+		return rc < 0 ? -1 : 0;
+	}
+	return mo_model_preset(model, name, err); /* its unknown-name error */
+}
+
 /* The training YAML whose run (parallel, training, optimizer sections) a
- * model given apart takes when that model states none (a config.json):
- * the config itself when it is one. */
+ * model given apart may take (model_from_doc_run decides): the config
+ * itself when it is one. */
 static const mo_doc *load_run_doc(const mo_config *c)
 {
 	return c && c->training_yaml && c->doc && c->doc->root ? c->doc : NULL;
@@ -149,8 +171,9 @@ int load_model(mo_model **model, mo_diags *diags, const mo_config *c, const mo_i
 		  mo_error *err)
 {
 	const mo_doc *run = load_run_doc(c);
-	if (in->preset) /* a preset states its run (docs/model-file.md) */
-		return mo_model_preset(model, in->preset, err);
+	if (in->preset)
+		return run ? preset_with_run(model, diags, in->preset, run, in->limits, err)
+			   : mo_model_preset(model, in->preset, err);
 	if (in->model) {
 		int rc = load_text(model, diags, in->model, in->model_len,
 				   in->model_name ? in->model_name : "<model>", in->model_dir,
