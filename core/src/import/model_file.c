@@ -1134,6 +1134,31 @@ static bool model_run_describes_other(const struct mo_rd *r, const mo_node *mc)
  * model_config (sequence length, dtypes, offsets: model_field_is_run). An
  * architecture the YAML names is not read over the model given: said when
  * it is another one. Positions name the YAML. */
+/* The run's parallel layout replaces the model's whole: a device count
+ * or a degree the model text wrote (a model object written out whole
+ * writes every one) does not stay beside the YAML's. */
+static void model_clear_parallel(struct mo_rd *r)
+{
+	static const enum mo_mf fields[] = {MF_WORLD, MF_DP, MF_DP_SHARD, MF_TP, MF_PP, MF_VPP,
+					    MF_EP,    MF_ETP, MF_CP,      MF_SP, MF_DISTOPT, MF_STAGES};
+	mo_model *m = r->m;
+	m->world_size = 0;
+	m->data_parallel = 1;
+	m->data_parallel_shard = 0;
+	m->tensor_parallel = m->pipeline_parallel = m->virtual_pipeline = 1;
+	m->expert_parallel = m->context_parallel = 1;
+	m->expert_tensor_parallel = 0;
+	m->sequence_parallel = false;
+	m->distributed_optimizer = true;
+	m->stage_layers = NULL;
+	m->n_stage_layers = 0;
+	for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
+		m->ext->set[fields[i]] = false;
+		m->ext->pos[fields[i]] = (struct mo_model_pos){0, 0, NULL, NULL};
+		m->ext->assumed_from[fields[i]] = NULL;
+	}
+}
+
 static void model_read_run(struct mo_rd *r, const mo_doc *run)
 {
 	const mo_node *root = run->root;
@@ -1146,6 +1171,7 @@ static void model_read_run(struct mo_rd *r, const mo_doc *run)
 		return;
 	}
 	r->file = r->run_file;
+	model_clear_parallel(r);
 	if (mc) {
 		model_graph_run_begin(r, root, mc);
 		if (model_run_describes_other(r, mc))
