@@ -21,8 +21,9 @@ int model_from_doc(mo_model **out, mo_diags *diags, const mo_doc *doc,
 
 /* model_from_doc, with the run a training YAML `run` describes read over
  * the model when the model states none (a config.json, a model file
- * without parallel or training sections) or the YAML names no model of its
- * own (its model is pretrained_model_dir's): its parallel, training and
+ * without parallel or training sections) or the YAML's model is elsewhere
+ * (pretrained_model_dir, a model_config without architecture): its
+ * parallel, training and
  * optimizer sections, its mode, the run's keys of model_config, not its
  * architecture, as MindSpore Transformers reads a YAML over
  * pretrained_model_dir's config.json. run NULL: model_from_doc. */

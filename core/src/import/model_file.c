@@ -1096,16 +1096,24 @@ static bool model_doc_states_run(const mo_node *root)
 	return false;
 }
 
-/* A training YAML that names its own model (model_config with a layer
- * count, a hidden size or a known type), else its model is
- * pretrained_model_dir's and its run is what it adds. */
-static bool model_doc_names_model(const mo_node *root)
+/* A training YAML whose model is another file: it names
+ * pretrained_model_dir, or its model_config has no layer count, hidden
+ * size or known type (the configs/general templates); its run is what it
+ * adds to that model. */
+static bool model_doc_model_elsewhere(const mo_node *root)
 {
+	if (map_get(root, "pretrained_model_dir"))
+		return true;
 	const mo_node *model = model_get_map(root, "model");
 	const mo_node *mc = model ? model_get_map(model, "model_config") : NULL;
-	if (mc)
-		return model_has_model_keys(mc) || model_graph_names_type(mc);
-	return model_has_model_keys(model);
+	return mc && !model_has_model_keys(mc) && !model_graph_names_type(mc);
+}
+
+/* The run states a parallel layout of its own. */
+static bool model_doc_has_parallel(const mo_node *root)
+{
+	return map_get(root, "parallel_config") || map_get(root, "parallelism") ||
+	       map_get(root, "parallel");
 }
 
 /* Whether model_config's own layer count or hidden size is not the
@@ -1171,7 +1179,8 @@ static void model_read_run(struct mo_rd *r, const mo_doc *run)
 		return;
 	}
 	r->file = r->run_file;
-	model_clear_parallel(r);
+	if (model_doc_has_parallel(root))
+		model_clear_parallel(r);
 	if (mc) {
 		model_graph_run_begin(r, root, mc);
 		if (model_run_describes_other(r, mc))
@@ -1213,7 +1222,8 @@ int model_from_doc_run(mo_model **out, mo_diags *diags, const mo_doc *doc, const
 		mo_model_free(m);
 		return 1;
 	}
-	bool takes_run = r.hf || !model_doc_states_run(doc->root) || !model_doc_names_model(run->root);
+	bool takes_run = r.hf || !model_doc_states_run(doc->root) ||
+			 model_doc_model_elsewhere(run->root);
 	if (takes_run)
 		model_read_run(&r, run);
 	if (r.failed) {
