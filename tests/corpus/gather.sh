@@ -57,6 +57,10 @@ keep "$MG" NVIDIA/Megatron-LM megatron-functional d98e8a64ddf3 d98e8a64ddf34856e
 keep "$MS" Ascend/MindSpeed-LLM mindspeed-script c77308a14bfc c77308a14bfcb1aa7ca61da9c1aa24a893cb1b91 \
 	$(git -C "$MS" ls-tree -r --name-only c77308a14bfcb1aa7ca61da9c1aa24a893cb1b91 -- examples |
 		grep -E '/pretrain_[^/]*\.sh$')
+# the 1.0.0 release (tag v1.0.0, 062fb4fc): its legacy/ and mcore/ pretrain scripts, none of
+# them the same file as one at c77308a1
+keep "$MS" Ascend/MindSpeed-LLM mindspeed-script v1.0.0 v1.0.0 \
+	$(git -C "$MS" ls-tree -r --name-only v1.0.0 -- examples | grep -E '/pretrain_[^/]*\.sh$')
 
 # The CI recipes beside the functional tests, where Megatron-LM keeps them
 # (tests/test_utils/recipes/<platform>/*.yaml): the device count of each test

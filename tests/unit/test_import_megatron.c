@@ -1787,6 +1787,25 @@ static void test_script_heredoc(void **state)
 	assert_refused(t, strlen(t), 1, "megatron-script", 2, 10);
 	t = "A=( 1 )\nsbatch <<EOF <<EOF\nEOF\n# ${A[@]}\n";
 	assert_refused(t, strlen(t), 1, "megatron-script", 2, 14);
+	/* a flag line after a line whose `\` is missing: bash finds no such command and goes
+	 * on; a warning at it, the launch before it read */
+	static const char cut[] =
+	    "#!/bin/bash\n"
+	    "torchrun pretrain_gpt.py --num-layers 2 --hidden-size 64 --num-attention-heads 4 "
+	    "--seq-length 32 --max-position-embeddings 32 --vocab-size 1000 --micro-batch-size 1\n"
+	    "    --save /ckpt \\\n"
+	    "    | tee log\n";
+	yaml = import_text(cut, "c.sh", 1, &d);
+	assert_int_equal(mo_diags_errors(d), 0);
+	const mo_diag *flag = NULL;
+	for (size_t i = 0; i < mo_diags_count(d); i++)
+		if (strstr(mo_diags_get(d, i)->message, "'--save' is not a command"))
+			flag = mo_diags_get(d, i);
+	assert_non_null(flag);
+	assert_int_equal(flag->line, 3);
+	assert_int_equal(flag->column, 5);
+	free(yaml);
+	mo_diags_free(d);
 	/* an exit ends the script: no launch after it */
 	t = "A=( 1 )\nexit 0\ntorchrun x.py ${A[@]}\n";
 	assert_refused(t, strlen(t), 1, "megatron-script", 1, 1);
@@ -1801,6 +1820,54 @@ static void test_script_heredoc(void **state)
 	buf_append(&b, "# ${A[@]}\n", 10);
 	assert_refused(b.data, b.len, 1, "limit", 2, 6); /* at the outer `<<` */
 	buf_free(&b);
+}
+
+/* MindSpeed-LLM 1.0.0's names (mindspeed_llm/training/arguments.py at v1.0.0 062fb4fc):
+ * --multi-head-latent-attention with --qk-nope-head-dim / --qk-rope-head-dim (70-76) read as
+ * Megatron's MLA, --moe-layer-freq 1 beside --first-k-dense-replace (every layer after the
+ * first K: transformer_block.py:71-78) read, another freq unmodelled, ALiBi (587) a
+ * position embedding without parameters whose bias is unmodelled. */
+static void test_mindspeed_v1_flags(void **state)
+{
+	(void)state;
+	static const char text[] =
+	    "#!/bin/bash\n"
+	    "GPT_ARGS=\"--num-layers 4 --hidden-size 256 --num-attention-heads 4 "
+	    "--multi-head-latent-attention --qk-rope-head-dim 16 --qk-nope-head-dim 32 "
+	    "--kv-lora-rank 64 --v-head-dim 32 --spec mindspeed_llm.tasks.models.spec.deepseek_spec "
+	    "layer_spec --num-experts 4 --moe-intermediate-size 64 --first-k-dense-replace 1 "
+	    "--moe-layer-freq 1 --seq-length 32 --max-position-embeddings 32 "
+	    "--padded-vocab-size 1000 --micro-batch-size 1\"\n"
+	    "torchrun pretrain_gpt.py $GPT_ARGS\n";
+	mo_diags *d = NULL;
+	char *yaml = import_text(text, "m.sh", 1, &d);
+	mo_doc *doc = parse(yaml);
+	assert_int_equal(mo_diags_errors(d), 0);
+	assert_string_equal(str_at(doc, "model.multi_latent_attention"), "true");
+	assert_int_equal(int_at(doc, "model.qk_nope_head_dim"), 32);
+	assert_int_equal(int_at(doc, "model.qk_rope_head_dim"), 16);
+	assert_int_equal(int_at(doc, "model.first_k_dense_replace"), 1);
+	assert_null(diag_for(d, "unread-key", "--moe-layer-freq"));
+	assert_null(diag_for(d, "unread-key", "--spec"));
+	assert_null(diag_for(d, "unread-key", "--qk-rope-head-dim"));
+	doc_free(doc);
+	free(yaml);
+	mo_diags_free(d);
+
+	static const char every2[] =
+	    "torchrun pretrain_gpt.py --num-layers 4 --hidden-size 64 --num-attention-heads 4 "
+	    "--num-experts 4 --first-k-dense-replace 1 --moe-layer-freq 2 "
+	    "--position-embedding-type alibi --seq-length 32 --max-position-embeddings 32 "
+	    "--vocab-size 1000 --micro-batch-size 1\n";
+	yaml = import_text(every2, "f.sh", 1, &d);
+	doc = parse(yaml);
+	assert_int_equal(mo_diags_errors(d), 0);
+	assert_non_null(diag_for(d, "unmodelled", "--moe-layer-freq"));
+	assert_non_null(diag_for(d, "unmodelled", "--position-embedding-type"));
+	assert_string_equal(str_at(doc, "model.position_embedding_type"), "none");
+	doc_free(doc);
+	free(yaml);
+	mo_diags_free(d);
 }
 
 /* --account-for-embedding- / --account-for-loss-in-pipeline-split with 6 layers, PP 4, VPP 2:
@@ -2173,6 +2240,7 @@ int main(void)
 	    cmocka_unit_test(test_script_hostile),
 	    cmocka_unit_test(test_script_shell_forms),
 	    cmocka_unit_test(test_script_heredoc),
+	    cmocka_unit_test(test_mindspeed_v1_flags),
 	    cmocka_unit_test(test_accounted_split),
 	    cmocka_unit_test(test_recompute_modules_hint),
 	    cmocka_unit_test(test_recompute_modules_by_layer_kind),

@@ -678,6 +678,39 @@ static const char *const mo_megatron_irrelevant[] = {
      * (convert_checkpoint.py:31,79) */
     "--model-type-hf",
     "--enable-hf2mg-convert",
+    /* MindSpeed-LLM 1.0.0 (mindspeed_llm/training/arguments.py at v1.0.0 062fb4fc):
+     * router numerics and loss coefficients (101-110), Llama 3.1's rotary scaling
+     * (417-421), ChatGLM's rotary variant (400), the numerics of Gemma, MiniCPM and Grok
+     * (embedding and logit scales, norm offset, soft-capping: 319-323, 446-456,
+     * 549-553), a fused kernel (302), the flash attention's input layout and its window
+     * (405, 457, 533: flash attention keeps no scores), a bias added inside (444,
+     * store_false), ALiBi's fill value (594), the torch_npu compile mode (540) */
+    "--topk-group",
+    "--routed-scaling-factor",
+    "--moe-device-level-aux-loss-coeff",
+    "--moe-comm-aux-loss-coeff",
+    "--original-max-position-embeddings",
+    "--low-freq-factor",
+    "--high-freq-factor",
+    "--use-glm-rope",
+    "--embedding-multiplier-scale",
+    "--output-multiplier-scale",
+    "--input-jitter",
+    "--add-rmsnorm-offset",
+    "--input-embeds-norm",
+    "--output-logit-softcapping",
+    "--query-pre-attn-scalar",
+    "--scale-emb",
+    "--dim-model-base",
+    "--scale-depth",
+    "--use-fused-moe-token-permute-and-unpermute",
+    "--shape-order",
+    "--sliding-window",
+    "--interleave-sliding-window",
+    "--skip-bias-add",
+    "--fill-neg-inf",
+    "--jit-compile",
+    "--exit-on-missing-checkpoint",
     NULL};
 
 static const char *const mo_megatron_irrelevant_prefixes[] = {
@@ -758,6 +791,22 @@ static const struct {
     {"--reuse-fp32-param", "fp32 master parameters sharing memory with the "
 			   "bf16 ones"},
     {"--noop-layers", "no-op layers in the pipeline split"},
+    /* MindSpeed-LLM 1.0.0 (mindspeed_llm/training/arguments.py at v1.0.0 062fb4fc): layers
+     * and buffers its flags add (line of each) */
+    {"--post-norm", "the norms after attention and MLP (322)"},
+    {"--embed-layernorm", "the LayerNorm after the embedding (395)"},
+    {"--shared-expert-gate", "the shared experts' gate (326)"},
+    {"--add-dense-bias", "the attention output projection's bias (442)"},
+    {"--output-layer-slice-num", "the output layer computed in slices (407)"},
+    {"--kv-head-repeat-before-uly-alltoall",
+     "K and V repeated to every head before Ulysses' all-to-all (155)"},
+    {"--use-cp-send-recv-overlap", "ring attention's overlapped send / receive buffers (140)"},
+    {"--ulysses-degree-in-cp", "the hybrid context-parallel split (137)"},
+    {"--enable-recompute-layers-per-pp-rank",
+     "--recompute-num-layers counted per pipeline rank (522)"},
+    {"--use-mc2", "the TP all-gather fused into the matmul (MC2, 384)"},
+    {"--sparse-mode", "the attention mask mode flash attention takes (531)"},
+    {"--square-alibi-mask", "the ALiBi bias as heads x seq x seq (590)"},
     {"--num-layer-list", "an uneven pipeline split (layers per stage)"},
     {"--schedules-method", "another pipeline schedule (dualpipev)"},
     {"--moe-zero-memory", "MoE activations dropped and recomputed"},

@@ -164,6 +164,9 @@ struct mo_megatron_lexer;
 void megatron_read_srun(struct mo_megatron_import *g, const struct megatron_word *w, size_t n);
 /* sbatch's own options (`sbatch --nodes 2 <<EOF`): they override the batch script's
  * #SBATCH directives (sbatch(1)), so they are read after them. */
+/* The multi-latent attention flag given (Megatron's or MindSpeed-LLM 1.0.0's name), NULL
+ * when none (megatron_model.c). */
+const struct mo_megatron_arg *megatron_mla(struct mo_megatron_import *g);
 void megatron_read_sbatch_options(struct mo_megatron_import *g, const struct megatron_word *w,
 				  size_t n);
 /* The `#SBATCH` lines' counts; 0, or -1 when out of memory (at *oom_line; the caller fails). */

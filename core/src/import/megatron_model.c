@@ -177,7 +177,7 @@ void megatron_put_flag(struct mo_megatron_import *g,
 }
 
 static const char *const mo_megatron_position_types[] = {
-    "learned_absolute", "rope", "mrope", "relative", "none", "yarn", "deepseek4", NULL};
+    "learned_absolute", "rope", "mrope", "relative", "none", "yarn", "deepseek4", "alibi", NULL};
 
 void megatron_read_positions(struct mo_megatron_import *g,
 				       struct mo_megatron_out *o)
@@ -222,6 +222,13 @@ void megatron_read_positions(struct mo_megatron_import *g,
 				  tensors */
 	} else if (strcmp(type, "relative") == 0) {
 		megatron_unmodelled(g, t, "the relative position bias");
+		type = "none";
+	} else if (strcmp(type, "alibi") == 0) {
+		/* MindSpeed-LLM adds the choice (mindspeed_llm/training/arguments.py:587 at
+		 * v1.0.0 062fb4fc; Baichuan-13B, BLOOM): no parameters, but every attention
+		 * layer builds its bias tensor of heads x seq x seq in the parameters' dtype
+		 * (core/transformer/dot_product_attention.py:99-122, get_alibi) */
+		megatron_unmodelled(g, t, "the ALiBi bias each attention layer keeps (heads x seq x seq)");
 		type = "none";
 	}
 	if (megatron_flag(g, "--no-position-embedding") &&
@@ -323,28 +330,51 @@ void megatron_read_layer(struct mo_megatron_import *g,
 		    megatron_find(g, "--qk-layernorm"), NULL);
 }
 
+/* The MLA switch: Megatron's --multi-latent-attention, or MindSpeed-LLM 1.0.0's own
+ * --multi-head-latent-attention (mindspeed_llm/training/arguments.py:70-76 at v1.0.0
+ * 062fb4fc, with --qk-nope-head-dim / --qk-rope-head-dim for Megatron's --qk-head-dim /
+ * --qk-pos-emb-head-dim); NULL when neither is given. Marks it read. */
+const struct mo_megatron_arg *megatron_mla(struct mo_megatron_import *g)
+{
+	const struct mo_megatron_arg *ms = megatron_flag(g, "--multi-head-latent-attention")
+						? megatron_find(g, "--multi-head-latent-attention")
+						: NULL;
+	if (megatron_flag(g, "--multi-latent-attention"))
+		return megatron_find(g, "--multi-latent-attention");
+	return ms;
+}
+
 void megatron_read_mla(struct mo_megatron_import *g,
 				 struct mo_megatron_out *o)
 {
 	static const struct {
-		const char *flag, *key;
+		const char *flag, *mindspeed, *key;
 		int field;
 		int64_t def;
 	} dims[] = {
-	    {"--q-lora-rank", "q_lora_rank", MF_Q_LORA, 0},
-	    {"--kv-lora-rank", "kv_lora_rank", MF_KV_LORA, 32},
-	    {"--qk-head-dim", "qk_nope_head_dim", MF_QK_NOPE, 128},
-	    {"--qk-pos-emb-head-dim", "qk_rope_head_dim", MF_QK_ROPE, 64},
-	    {"--v-head-dim", "v_head_dim", MF_V_HEAD, 128}};
-	bool mla = megatron_flag(g, "--multi-latent-attention");
+	    {"--q-lora-rank", NULL, "q_lora_rank", MF_Q_LORA, 0},
+	    {"--kv-lora-rank", NULL, "kv_lora_rank", MF_KV_LORA, 32},
+	    {"--qk-head-dim", "--qk-nope-head-dim", "qk_nope_head_dim", MF_QK_NOPE, 128},
+	    {"--qk-pos-emb-head-dim", "--qk-rope-head-dim", "qk_rope_head_dim", MF_QK_ROPE, 64},
+	    {"--v-head-dim", NULL, "v_head_dim", MF_V_HEAD, 128}};
+	const struct mo_megatron_arg *mla = megatron_mla(g);
 	if (mla)
-		megatron_put_bool(
-		    o, MO_SEC_MODEL, "multi_latent_attention", true, MF_MLA,
-		    megatron_find(g, "--multi-latent-attention"), NULL);
+		megatron_put_bool(o, MO_SEC_MODEL, "multi_latent_attention", true, MF_MLA, mla,
+				  NULL);
+	/* MindSpeed-LLM's DeepSeek layer spec builds the MLA and MoE layers these flags
+	 * describe (mindspeed_llm/tasks/models/spec/deepseek_spec.py:19-40 at v1.0.0
+	 * 062fb4fc): read with them; another spec is not */
+	for (size_t i = 0; mla && i < g->n_args; i++) {
+		struct mo_megatron_arg *a = &g->args[i];
+		if (strcmp(a->flag, "--spec") == 0 && a->value &&
+		    strcmp(a->value, "mindspeed_llm.tasks.models.spec.deepseek_spec") == 0)
+			a->used = true;
+	}
 	for (size_t i = 0; i < sizeof dims / sizeof *dims; i++) {
 		const struct mo_megatron_arg *a = NULL;
 		int64_t v;
-		if (!megatron_int(g, dims[i].flag, 0, 1 << 24, &v, &a))
+		if (!megatron_int(g, dims[i].flag, 0, 1 << 24, &v, &a) &&
+		    !(dims[i].mindspeed && megatron_int(g, dims[i].mindspeed, 0, 1 << 24, &v, &a)))
 			v = dims[i].def;
 		if (mla)
 			megatron_put_int(o, MO_SEC_MODEL, dims[i].key, v,
@@ -554,7 +584,7 @@ void megatron_read_training(struct mo_megatron_import *g,
 	/* rope fusion (default on; --no-rope-fusion, arguments.py, store_false
 	 * into apply_rope_fusion) decides which YaRN tables multi-latent
 	 * attention keeps: written for MLA runs */
-	if (megatron_find(g, "--multi-latent-attention")) {
+	if (megatron_mla(g)) {
 		bool no_rope = megatron_flag(g, "--no-rope-fusion");
 		megatron_put_bool(
 		    o, MO_SEC_TRAIN, "apply_rope_fusion", !no_rope,

@@ -86,6 +86,14 @@ void megatron_read_moe(struct mo_megatron_import *g,
 		s->first_dense = v - megatron_noop_below(s, v);
 		megatron_put_int(o, MO_SEC_MODEL, "first_k_dense_replace",
 				    s->first_dense, MF_FIRST_DENSE, a, NULL);
+		/* MindSpeed-LLM 1.0.0 takes both: layer i is MoE when i >= K and i % freq
+		 * == 0 (mindspeed_llm/core/transformer/transformer_block.py:71-78 at v1.0.0
+		 * 062fb4fc), so a freq of 1 is every layer after the first K */
+		struct mo_megatron_arg *f = megatron_find(g, "--moe-layer-freq");
+		const char *fv = f ? megatron_value(g, f) : NULL;
+		if (fv && strcmp(fv, "1") != 0)
+			megatron_unmodelled(g, f,
+					    "MoE layers only every Nth after --first-k-dense-replace");
 	}
 	else
 		megatron_read_layer_freq(g, o, s);

@@ -1679,6 +1679,16 @@ static bool megatron_command(struct mo_megatron_import *g,
 		return true;
 	if (doc.body && megatron_runs_heredoc(&w))
 		return megatron_batch(g, &w, &doc, launch);
+	if (w.v[0].text[0] == '-') {
+		/* a flag where a command stands: a line whose `\` is missing (MindSpeed-LLM
+		 * v1.0.0's pretrain_llama31_200b_8k_ptd.sh: `--load X` then `--save Y`); bash
+		 * finds no such command and goes on, the launch before it already run */
+		megatron_diag(g, MO_SEV_WARNING, "megatron-script", line, column, NULL,
+			      "'%.40s' is not a command (a continuation line whose '\\' is missing?): "
+			      "the shell does not find it and goes on; its words are not arguments",
+			      w.v[0].text);
+		return true;
+	}
 	if (!strcmp(w.v[0].text, "exit")) { /* the shell stops here */
 		g->exited = true;
 		return true;
