@@ -375,6 +375,74 @@ static void test_muon_step(void **state)
 	}
 }
 
+/* DeepSeek-V3.2's sparse attention, sparse stage (MindSpore Transformers
+ * 167a50de, multi_latent_attention.py dsa_forward :460-553, dsa.py,
+ * dsa_indexer.py, dsa_indexer_loss.py), bf16: h 1024, 8 heads, q_lora 256,
+ * kv_lora 512, rope 64, nope 128, v 128, index 64 heads x 128, top-k 256,
+ * 1024 tokens. Bytes per token, each op keeping what its backward reads. */
+static const char *const k_dsa_model =
+	"model:\n  num_layers: 2\n  hidden_size: 1024\n  ffn_hidden_size: 2048\n"
+	"  num_attention_heads: 8\n  vocab_size: 4096\n  seq_length: 1024\n"
+	"  hidden_act: swiglu\n  multi_latent_attention: true\n  q_lora_rank: 256\n"
+	"  kv_lora_rank: 512\n  qk_nope_head_dim: 128\n  qk_rope_head_dim: 64\n"
+	"  v_head_dim: 128\n  experimental_attention_variant: dsa\n  index_topk: 256\n"
+	"  dsa_indexer_use_sparse_loss: true\n"
+	"training:\n  params_dtype: bfloat16\n  compute_dtype: bfloat16\n  framework: mindspore\n"
+	"parallel:\n  world_size: 2\n  data_parallel: 2\n";
+
+static void test_dsa_layer(void **state)
+{
+	(void)state;
+	const uint64_t tok = 1024, h = 1024, hd = 8, ql = 256, kvl = 512, rope = 64, nope = 128;
+	const uint64_t ih = 64 * 128, ihn = 64, id = 128, topk = 256, f = 2048;
+	/* what DSA keeps beyond its attention: _DSAIndexerFunction's q, k,
+	 * weights (dsa_indexer.py:55), the top-k indices (int32), the loss's
+	 * d_query_index, d_key_index, d_weights (dsa_indexer_loss.py:70), the
+	 * sparse attention's fp32 softmax max and sum per head */
+	const uint64_t beyond = 2 * ih + 2 * id + 2 * ihn + 4 * topk + 2 * ih + 2 * id +
+				2 * ihn + 2 * 4 * hd;
+	/* the indexer's own backward saves (its loss's gradients flow back to
+	 * linear_wq_b / linear_wk / linear_weights_proj): the rotary lanes of
+	 * q and k in fp32 (t, rotate_half(t)), the Hadamard Linears' fp32
+	 * inputs, the key LayerNorm's fp32 input, mean and rstd */
+	const uint64_t indexer = 2 * 4 * ihn * rope + 4 * ih + 4 * id + 4 + 4 +
+				 2 * 4 * rope + 4 * id;
+	/* the absorbed MLA: linear_qkv's input and output (a norm keeps its
+	 * view), the two rstd, the q norm's output, linear_qb's output (the
+	 * absorb's q_nope view), the rotary lanes of q and k in fp32, the
+	 * [heads, kv_lora + rope] query, the [kv_lora + rope] key, the normed
+	 * latent (value), the [heads, kv_lora] output; the output projection's
+	 * [heads, v] input and its output (bf16 first-cut rows) */
+	const uint64_t attn = 2 * h + 2 * (ql + kvl + rope) + 4 + 4 + 2 * ql +
+			      2 * hd * (nope + rope) + 2 * 4 * hd * rope + 2 * 4 * rope +
+			      2 * hd * (kvl + rope) + 2 * (kvl + rope) + 2 * kvl + 2 * hd * kvl +
+			      2 * hd * 128 + 2 * h;
+	/* the rest of the layer: the input norm's input and rstd, the residual
+	 * sum, the MLP norm's rstd, fc1's input and output, silu and the
+	 * product, fc2's output */
+	const uint64_t rest = 2 * h + 4 + 2 * h + 4 + 2 * h + 2 * 2 * f + 2 * f + 2 * f + 2 * h;
+	/* 42752 B at DeepSeek-V3.2's 128 heads and top-k 2048 */
+	assert_int_equal(beyond, 42752 - 2 * 4 * (128 - hd) - 4 * (2048 - topk));
+	run r;
+	run_text(&r, k_dsa_model, "recompute:\n  mode: None\n");
+	assert_string_equal(mo_estimate_layer_get(r.e, 0)->type, "dsa-dense");
+	assert_int_equal(mo_estimate_layer_get(r.e, 0)->activation_bytes,
+			 tok * (beyond + indexer + attn + rest));
+	run_free(&r);
+	/* full recompute keeps the layer's input only */
+	run_text(&r, k_dsa_model, "recompute:\n  mode: full\n  full_recompute_layer: [0-1]\n");
+	assert_int_equal(mo_estimate_layer_get(r.e, 0)->activation_bytes, tok * 2 * h);
+	run_free(&r);
+	/* the sparse attention cell recomputed: its inputs stay, its softmax
+	 * statistics go (its output is the absorb's saved input) */
+	run_text(&r, k_dsa_model,
+		 "recompute:\n  mode: select\n  select_module:\n"
+		 "    'self_attention.core_attention.sparse_flash_attention': [0-1]\n");
+	assert_int_equal(mo_estimate_layer_get(r.e, 0)->activation_bytes,
+			 tok * (beyond + indexer + attn + rest - 2 * 4 * hd));
+	run_free(&r);
+}
+
 /* data_parallel_shard -1 without a device count: model-needed. */
 static void test_model_needed(void **state)
 {
@@ -590,6 +658,7 @@ int main(void)
 		cmocka_unit_test(test_presets),
 		cmocka_unit_test(test_peak_tensors),
 		cmocka_unit_test(test_model_memo),
+		cmocka_unit_test(test_dsa_layer),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -445,6 +445,74 @@ static void test_dsv4_hybrid_types(void **state)
 	free(text);
 }
 
+/* DeepSeek-V3.2's sparse attention in a PyNative YAML: its own variant and
+ * layer type, the indexer's keys from MLATransformerConfig
+ * (transformer_config.py:1427-1475, 2890-2895 at 167a50de) listed as
+ * assumed when left out, the dense warm-up stage and the kernels'
+ * workspaces reported `unmodelled`; an MLA without q_lora_rank refused. */
+static void test_dsa_variant(void **state)
+{
+	(void)state;
+	static const char base[] =
+		"context:\n  mode: 1\n"
+		"model:\n  num_layers: 2\n  hidden_size: 1024\n  num_attention_heads: 8\n"
+		"  multi_latent_attention: true\n  q_lora_rank: %s\n  kv_lora_rank: 512\n"
+		"  qk_rope_head_dim: 64\n  experimental_attention_variant: dsa\n%s";
+	char text[512];
+	snprintf(text, sizeof text, base, "256", "");
+	mo_diags *d;
+	mo_model *m = load(text, &d);
+	assert_true(m->dsa);
+	assert_false(m->dsv4_hybrid);
+	assert_false(m->dsa_sparse);
+	assert_string_equal(type_name(m, 0), "dsa-dense");
+	assert_true(has_path(m, 0, "self_attention.core_attention.indexer.linear_wq_b"));
+	assert_true(has_path(m, 0, "self_attention.core_attention.indexer_loss"));
+	assert_true(has_path(m, 0, "self_attention.core_attention.dense_flash_attention"));
+	assert_int_equal(m->index_n_heads, 64);
+	assert_int_equal(m->index_head_dim, 128);
+	assert_int_equal(m->index_topk, 2048);
+	size_t listed = 0;
+	for (size_t i = 0; i < mo_model_assumed_count(m); i++) {
+		const char *path, *value, *source;
+		assert_int_equal(mo_model_assumed(m, i, &path, &value, &source), 0);
+		if (strcmp(path, "model.index_topk") == 0)
+			listed += strcmp(value, "2048") == 0;
+		if (strcmp(path, "model.dsa_indexer_use_sparse_loss") == 0)
+			listed += strcmp(value, "false") == 0 && strstr(source, ":1467");
+		if (strcmp(path, "model.index_n_heads") == 0)
+			listed += strstr(source, ":2890-2895") != NULL;
+	}
+	assert_int_equal(listed, 3);
+	/* the workspaces and the dense stage, both at the variant's value */
+	assert_int_equal(count_code(d, "unmodelled"), 2);
+	const mo_diag *w = find_diag(d, "unmodelled", "model.experimental_attention_variant");
+	assert_non_null(w);
+	assert_int_equal(w->line, 11);
+	assert_int_equal(w->column, 35);
+	assert_int_equal(mo_diags_errors(d), 0);
+	mo_model_free(m);
+	mo_diags_free(d);
+
+	snprintf(text, sizeof text, base, "256",
+		 "  dsa_indexer_topk: 512\n  dsa_indexer_use_sparse_loss: true\n");
+	m = load(text, &d);
+	assert_true(m->dsa_sparse);
+	assert_int_equal(m->index_topk, 512);
+	assert_true(has_path(m, 0, "self_attention.core_attention.sparse_flash_attention"));
+	assert_int_equal(count_code(d, "unmodelled"), 1);
+	mo_model_free(m);
+	mo_diags_free(d);
+
+	snprintf(text, sizeof text, base, "0", "");
+	m = load(text, &d);
+	assert_int_equal(count_code(d, "unsupported"), 1);
+	assert_int_equal(mo_diags_errors(d), 1);
+	assert_string_equal(type_name(m, 0), "mla-dense");
+	mo_model_free(m);
+	mo_diags_free(d);
+}
+
 static void test_pynative_deepseek4(void **state)
 {
 	(void)state;
@@ -1118,6 +1186,7 @@ int main(void)
 		cmocka_unit_test(test_pynative_ds3),
 		cmocka_unit_test(test_pynative_deepseek4),
 		cmocka_unit_test(test_dsv4_hybrid_types),
+		cmocka_unit_test(test_dsa_variant),
 		cmocka_unit_test(test_hf_llama),
 		cmocka_unit_test(test_hf_deepseek_v3),
 		cmocka_unit_test(test_graph_mode),

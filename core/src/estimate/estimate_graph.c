@@ -74,9 +74,11 @@ static unsigned est_conditions(const mo_model *m)
 	     ? MO_C_P32
 	     : 0;
 	/* the hybrid attention reached MindSpore Transformers' master after
-	 * FusedRMSNorm lost its casts (ops_mindspore.c, C_RMSNC); with fp32
+	 * FusedRMSNorm lost its casts (ops_mindspore.c, C_RMSNC), and so did
+	 * DSA's PyNative layer (dsa.py, 403ee5f5, 2026-07-17); with fp32
 	 * parameters the norms keep the ledgers' rows */
-	c |= m->dsv4_hybrid && !(c & MO_C_P32) ? MO_C_RMSNC : 0;
+	c |= (m->dsv4_hybrid || model_dsa_table(m)) && !(c & MO_C_P32) ? MO_C_RMSNC : 0;
+	c |= model_dsa_table(m) ? MO_C_DSA : 0;
 	return c;
 }
 
@@ -212,6 +214,30 @@ static void est_dims_hybrid(mo_est_dims *d, const mo_model *m, int64_t tp, int64
 	est_dim(d, "itk", m->index_topk);
 }
 
+/* DeepSeek-V3.2's sparse attention (multi_latent_attention.py
+ * _dsa_sparse_qkv :585-622, dsa.py): the absorbed query [heads, kv_lora_rank +
+ * rope] (dqa one head's width, hdqa a rank's), the latent output [heads,
+ * kv_lora_rank] (hdkvl); the two absorb GEMMs' inner products (nkvl: q_nope
+ * x kv_lora_rank per head, kvldv: kv_lora_rank x v_head_dim per head); the
+ * FLOPs per token of the sparse flash attention over index_topk rows (sfa:
+ * heads x top-k x (dqa + kv_lora_rank)) and of the indexer loss's kernel
+ * (ilk: the main attention's scores over the top-k again, heads x top-k x
+ * dqa, and the indexer's scores and their two gradients, 3 x index heads x
+ * index_head_dim x top-k). */
+static void est_dims_dsa(mo_est_dims *d, const mo_model *m, int64_t tp)
+{
+	int64_t hd = est_div(m->num_attention_heads, tp);
+	int64_t dqa = m->kv_lora_rank + m->qk_rope_head_dim;
+	int64_t ih = m->index_n_heads * m->index_head_dim;
+	est_dim(d, "dqa", dqa);
+	est_dim(d, "hdqa", hd * dqa);
+	est_dim(d, "hdkvl", hd * m->kv_lora_rank);
+	est_dim(d, "nkvl", m->qk_nope_head_dim * m->kv_lora_rank);
+	est_dim(d, "kvldv", m->kv_lora_rank * m->v_head_dim);
+	est_dim(d, "sfa", hd * m->index_topk * (dqa + m->kv_lora_rank));
+	est_dim(d, "ilk", hd * m->index_topk * dqa + 3 * ih * m->index_topk);
+}
+
 /* The kv positions each query of a DeepSeek-V4 layer attends to in the
  * small-op sparse attention (csa.py _construct_naive :731-831): the sliding
  * window, plus at ratio 4 the indexer's top-k of the sq / 4 compressed
@@ -249,6 +275,7 @@ void est_dims_init(mo_est_dims *d, const mo_model *m)
 	est_dims_mlp(d, m, tp, tok);
 	est_dims_hc(d, m);
 	est_dims_hybrid(d, m, tp, tok);
+	est_dims_dsa(d, m, tp);
 }
 
 int64_t est_dtype_bytes(const char *dtype, const mo_est_dims *d)
@@ -670,6 +697,11 @@ static void graph_builder_layer(mo_graph_builder *b, const mo_framework *fw, con
 	if (m->dsv4_hybrid) {
 		/* DeepSeek-V4's hybrid attention projects its output itself (grouped) */
 		graph_builder_block(b, fw, MO_BLK_ATTN_HYBRID);
+	} else if (model_dsa_table(m) && fw->blocks[MO_BLK_ATTN_DSA]) {
+		/* DeepSeek-V3.2's sparse attention; a framework without its table
+		 * prices the MLA (an `unmodelled` warning of the import) */
+		graph_builder_block(b, fw, MO_BLK_ATTN_DSA);
+		graph_builder_block(b, fw, MO_BLK_ATTN_PROJ);
 	} else {
 		graph_builder_block(b, fw,
 				    m->multi_latent_attention ? MO_BLK_ATTN_MLA : MO_BLK_ATTN);

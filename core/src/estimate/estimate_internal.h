@@ -44,9 +44,10 @@ enum {
 	MO_C_HCH = 1u << 22,    /* the hyper-connection head */
 	MO_C_DSAU = 1u << 23,   /* DeepSeek-V4's sparse attention in small ops
 				 * (apply_dsa_kernel_fusion false) */
-	MO_C_RMSNC = 1u << 24   /* FusedRMSNorm runs on its input's dtype, without
+	MO_C_RMSNC = 1u << 24,  /* FusedRMSNorm runs on its input's dtype, without
 				 * the fp32 casts (every build with the hybrid
-				 * attention; ops_mindspore.c) */
+				 * or the DSA attention; ops_mindspore.c) */
+	MO_C_DSA = 1u << 25     /* DeepSeek-V3.2's sparse attention (dsa) */
 };
 
 /* One op of a block. Tables write rows with designated initialisers; a
@@ -86,6 +87,7 @@ typedef enum mo_block_id {
 	MO_BLK_ATTN_MLA,   /* ln1 -> ctx (multi-latent) */
 	MO_BLK_ATTN_PROJ,  /* ctx -> attn (output projection, either attention) */
 	MO_BLK_ATTN_HYBRID, /* ln1 -> attn (DeepSeek-V4's hybrid attention, its own projection) */
+	MO_BLK_ATTN_DSA,   /* ln1 -> ctx (DeepSeek-V3.2's sparse attention) */
 	MO_BLK_RESID_ATTN, /* x, attn -> x2, ln2 */
 	MO_BLK_MLP,        /* ln2 -> mlp */
 	MO_BLK_MOE,        /* ln2 -> mlp */
@@ -99,7 +101,7 @@ typedef enum mo_block_id {
 
 /* A framework's blocks, from its tables named P_norm_attn, P_attn, ... (file-scope compound
  * literals: static storage): one list, so a block is added to every framework at once. A block
- * only some frameworks have (MindSpore's DeepSeek-V4 hybrid attention) is added beside
+ * only some frameworks have (MindSpore's DeepSeek-V4 hybrid attention, DeepSeek-V3.2's DSA) is added beside
  * MO_OP_BLOCKS_COMMON; a framework without it leaves it NULL and the graph builds nothing. */
 #define MO_OP_BLOCK(p, b)                                                                        \
 	(&(const mo_op_block){#p "_" #b, p##_##b, sizeof(p##_##b) / sizeof(p##_##b)[0]})

@@ -26,6 +26,7 @@
 #define C_HCH MO_C_HCH
 #define C_DSAU MO_C_DSAU
 #define C_RMSNC MO_C_RMSNC
+#define C_DSA MO_C_DSA
 /* `unless` of the rows for bf16 (or fp32-compute) parameters: the first-cut
  * rules, where every op keeps its inputs and output. The fp32-parameter rows
  * (`when` C_P32) are written from the measured DSv3-mini allocation ledgers
@@ -630,6 +631,127 @@ static const mo_op_row ms_attn_hybrid[] = {
 	 .save = "oin", .flops = "2*tok*olr*h"},
 };
 
+/* DeepSeek-V3.2's sparse attention, the sparse training stage
+ * (experimental_attention_variant dsa, dsa_indexer_use_sparse_loss true;
+ * MultiLatentAttention.dsa_forward, pynative/transformers/
+ * multi_latent_attention.py:460-553 at mindspore-ai/mindformers 167a50de,
+ * experimental_attention_variant/dsa.py, dsa_indexer.py,
+ * dsa_indexer_loss.py). Each op keeps what its backward reads, as the
+ * hybrid attention's rows of the same build do. The MLA down-projection
+ * and its two norms; the indexer (get_qk_index, dsa_indexer.py:217-285) on
+ * detached inputs but on its own loss's gradient path (d_query_index,
+ * d_key_index, d_weights flow back through it to linear_wq_b, linear_wk,
+ * linear_weights_proj): its rotary lanes in fp32 (t and rotate_half(t),
+ * rope_utils.py:169-186), the Hadamard rotation as an fp32 Linear
+ * (utils.py:118-127: cast, linear, a scalar scale, cast back) that keeps
+ * its fp32 input, the key's LayerNorm, the scaled head weights;
+ * _DSAIndexerFunction saves q, k, weights (dsa_indexer.py:55) and
+ * ops.lightning_indexer returns the int32 top-k [tok, index_topk] (its
+ * scores, return_value, are dropped). The absorbed MLA (_dsa_sparse_qkv
+ * :585-622): linear_qb's output, whose q_nope view _AbsorbMatmul saves
+ * (:54-100) with the kv up-projection's weight, absorbed to [heads,
+ * kv_lora_rank] and joined to the rotated lanes: a [heads, kv_lora_rank +
+ * rope] query; the key is the normed latent and its rotated lane, the value
+ * the normed latent itself. ops.sparse_flash_attention (dsa.py:53-67) keeps
+ * its inputs and its output [heads, kv_lora_rank] with the fp32 softmax max
+ * and sum per head (return_softmax_lse); _AbsorbMatmul takes the output to
+ * v_head_dim (it keeps that output). The indexer loss
+ * (_DSAIndexerGradFunction, dsa_indexer_loss.py:38-71) computes the
+ * indexer's gradients in the forward and saves them. The kernels'
+ * workspaces are not in the source (an `unmodelled` warning of the
+ * import). */
+static const mo_op_row ms_attn_dsa[] = {
+	{.when = C_P32, .path = "self_attention.linear_qkv", .op = "cast", .in = "n1",
+	 .out = "ln1:c:tsp*h", .save = KEEPS_NOTHING},
+	{.path = "self_attention.linear_qkv", .op = "matmul", .in = "ln1",
+	 .out = "qkvd:c:tok*qdown", .save = "ln1", .flops = "2*tok*h*qdown"},
+	{.path = "self_attention.split", .op = "split", .in = "qkvd",
+	 .out = "qlv@qkvd kvlv@qkvd kpe@qkvd", .save = KEEPS_NOTHING},
+	{.path = "self_attention.q_layernorm", .op = "rms_norm", .in = "qlv",
+	 .out = "qn:c:tok*ql qrs:f32:tok", .save = "qlv qrs"},
+	{.path = "self_attention.k_layernorm", .op = "rms_norm", .in = "kvlv",
+	 .out = "kvn:c:tok*kvl krs:f32:tok", .save = "kvlv krs"},
+	/* the indexer's query: linear_wq_b, rotary lanes, Hadamard */
+	{.path = "self_attention.core_attention.indexer.linear_wq_b", .op = "matmul", .in = "qn",
+	 .out = "iq:c:tok*ih", .save = "qn", .flops = "2*tok*ql*ih"},
+	{.path = "self_attention.core_attention.indexer.apply_rotary_emb_q",
+	 .op = "rotary_position_embedding", .in = "iq", .out = "iqt32:f32:tok*ipe iqr32:f32:tok*ipe iqpe:c:tok*ipe",
+	 .save = "iqt32 iqr32"},
+	{.path = "self_attention.core_attention.indexer", .op = "cat", .in = "iqpe iq",
+	 .out = "iqc:c:tok*ih", .save = KEEPS_NOTHING},
+	{.path = "self_attention.core_attention.indexer.hadamard_q", .op = "cast", .in = "iqc",
+	 .out = "iqh32:f32:tok*ih", .save = KEEPS_NOTHING},
+	{.path = "self_attention.core_attention.indexer.hadamard_q", .op = "matmul",
+	 .in = "iqh32", .out = "iqhl:f32:tok*ih", .save = "iqh32", .flops = "2*tok*ih*id"},
+	{.path = "self_attention.core_attention.indexer.hadamard_q", .op = "mul", .in = "iqhl",
+	 .out = "iqhs:f32:tok*ih", .save = KEEPS_NOTHING},
+	{.path = "self_attention.core_attention.indexer.hadamard_q", .op = "cast", .in = "iqhs",
+	 .out = "qidx:c:tok*ih", .save = KEEPS_NOTHING},
+	/* the indexer's key: linear_wk, LayerNorm (fp32), rotary lane, Hadamard */
+	{.path = "self_attention.core_attention.indexer.linear_wk", .op = "matmul", .in = "ln1",
+	 .out = "ik:c:tok*id", .save = "ln1", .flops = "2*tok*h*id"},
+	{.path = "self_attention.core_attention.indexer.k_norm", .op = "cast", .in = "ik",
+	 .out = "ik32:f32:tok*id", .save = KEEPS_NOTHING},
+	{.path = "self_attention.core_attention.indexer.k_norm", .op = "layer_norm",
+	 .in = "ik32", .out = "ikn32:f32:tok*id ikmu:f32:tok ikrs:f32:tok",
+	 .save = "ik32 ikmu ikrs"},
+	{.path = "self_attention.core_attention.indexer.k_norm", .op = "cast", .in = "ikn32",
+	 .out = "ikn:c:tok*id", .save = KEEPS_NOTHING},
+	{.path = "self_attention.core_attention.indexer.apply_rotary_emb_k",
+	 .op = "rotary_position_embedding", .in = "ikn", .out = "ikt32:f32:tok*rope ikr32:f32:tok*rope ikpe:c:tok*rope",
+	 .save = "ikt32 ikr32"},
+	{.path = "self_attention.core_attention.indexer", .op = "cat", .in = "ikpe ikn",
+	 .out = "ikc:c:tok*id", .save = KEEPS_NOTHING},
+	{.path = "self_attention.core_attention.indexer.hadamard_k", .op = "cast", .in = "ikc",
+	 .out = "ikh32:f32:tok*id", .save = KEEPS_NOTHING},
+	{.path = "self_attention.core_attention.indexer.hadamard_k", .op = "matmul",
+	 .in = "ikh32", .out = "ikhl:f32:tok*id", .save = "ikh32", .flops = "2*tok*id*id"},
+	{.path = "self_attention.core_attention.indexer.hadamard_k", .op = "mul", .in = "ikhl",
+	 .out = "ikhs:f32:tok*id", .save = KEEPS_NOTHING},
+	{.path = "self_attention.core_attention.indexer.hadamard_k", .op = "cast", .in = "ikhs",
+	 .out = "kidx:c:tok*id", .save = KEEPS_NOTHING},
+	/* the head weights, scaled by a Python scalar */
+	{.path = "self_attention.core_attention.indexer.linear_weights_proj", .op = "matmul",
+	 .in = "ln1", .out = "iw:c:tok*ihn", .save = "ln1", .flops = "2*tok*h*ihn"},
+	{.path = "self_attention.core_attention.indexer", .op = "mul", .in = "iw",
+	 .out = "iwf:c:tok*ihn", .save = KEEPS_NOTHING},
+	/* _DSAIndexerFunction's saves; the lightning indexer's top-k */
+	{.path = "self_attention.core_attention.indexer.compute_sparse_indices",
+	 .op = "lightning_indexer", .in = "qidx kidx iwf", .out = "topk:i32:tok*itk",
+	 .save = "qidx kidx iwf", .flops = "2*tok*ih*s"},
+	/* the absorbed MLA: query up-projection, rotary lanes of q and k */
+	{.path = "self_attention.linear_qb", .op = "matmul", .in = "qn", .out = "qf:c:tok*qhd",
+	 .save = "qn", .flops = "2*tok*ql*qhd"},
+	{.path = "self_attention.apply_rotary_emb_q", .op = "rotary_position_embedding",
+	 .in = "qf", .out = "qt32:f32:tok*kpeh qtr32:f32:tok*kpeh qr:c:tok*kpeh",
+	 .save = "qt32 qtr32"},
+	{.path = "self_attention.apply_rotary_emb_k", .op = "rotary_position_embedding",
+	 .in = "kpe", .out = "kt32:f32:tok*rope ktr32:f32:tok*rope kr:c:tok*rope",
+	 .save = "kt32 ktr32"},
+	/* with fp32 parameters the kv up-projection's weight is cast to the
+	 * compute dtype and its two halves saved by the absorb GEMMs */
+	WCOPY("self_attention.linear_kvb", "wkvb", "kvl*kvbd"),
+	{.path = "self_attention", .op = "absorb_matmul", .in = "qf", .out = "qab:c:tok*hdkvl",
+	 .save = "qf", .flops = "2*tok*hd*nkvl"},
+	{.path = "self_attention", .op = "cat", .in = "qab qr", .out = "query:c:tok*hdqa",
+	 .save = KEEPS_NOTHING},
+	{.path = "self_attention", .op = "cat", .in = "kvn kr", .out = "key:c:tok*dqa",
+	 .save = KEEPS_NOTHING},
+	/* Its backward returns the query's, the key's and the value's
+	 * gradients from the output's: those four are its working set. */
+	{.path = "self_attention.core_attention.sparse_flash_attention",
+	 .op = "sparse_flash_attention", .in = "query key kvn topk",
+	 .out = "ao:c:tok*hdkvl smax:f32:tok*hd ssum:f32:tok*hd",
+	 .save = "query key kvn topk ao smax ssum", .flops = "2*tok*sfa",
+	 .bwd = "c:tok*hdkvl c:tok*hdqa c:tok*dqa c:tok*kvl"},
+	{.path = "self_attention", .op = "absorb_matmul", .in = "ao", .out = "ctx:c:tok*vh",
+	 .save = "ao", .flops = "2*tok*hd*kvldv"},
+	{.path = "self_attention.core_attention.indexer_loss", .op = "indexer_grad_kl_loss",
+	 .in = "query key qidx kidx iwf topk smax ssum",
+	 .out = "dqi:c:tok*ih dki:c:tok*id dwi:c:tok*ihn", .save = "dqi dki dwi",
+	 .flops = "2*tok*ilk"},
+};
+
 static const mo_op_row ms_resid_attn[] = {
 	{.when = C_HDROP, .path = "hidden_states_dropout", .op = "dropout", .in = "attn",
 	 .out = "ad:c:tsp*h m1:u8:tsp*h", .save = KEEPS_INPUTS_AND_OUTPUTS},
@@ -1026,7 +1148,8 @@ const mo_framework mo_ops_mindspore = {
 	.name = "mindspore",
 	.align = 512,
 	.recompute_needs_world = true,
-	.blocks = {MO_OP_BLOCKS_COMMON(ms), [MO_BLK_ATTN_HYBRID] = MO_OP_BLOCK(ms, attn_hybrid)},
+	.blocks = {MO_OP_BLOCKS_COMMON(ms), [MO_BLK_ATTN_HYBRID] = MO_OP_BLOCK(ms, attn_hybrid),
+		   [MO_BLK_ATTN_DSA] = MO_OP_BLOCK(ms, attn_dsa)},
 	.note = "MindSpore PyNative, 512-byte pool rounding; fp32 parameters: "
 		"fp32 residual stream, each op keeps what its backward reads "
 		"(from allocation ledgers); bf16 parameters: every op keeps its "

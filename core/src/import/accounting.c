@@ -59,9 +59,8 @@ static const char *const mo_irrelevant_keys[] = {
 	"use_fused_ops_permute", "enable_gmm_safe_tokens", "ep_size",
 	"moe_layer_freq", "qk_clip",
 	"num_hash_layers", "offset", "hc_eps", "mhc_init_gating_factor", "compress_rope_theta",
-	/* the indexer loss's weight and kind (the kernels' saves do not depend
-	 * on them) */
-	"dsa_indexer_loss_coeff", "dsa_indexer_use_sparse_loss",
+	/* the indexer loss's weight (the kernels' saves do not depend on it) */
+	"dsa_indexer_loss_coeff",
 	"mhc_layernorm_epsilon",
 	"context_parallel_method", "disable_gradient_division", "hidden_act", "use_flash_attention",
 	/* moe_config */
@@ -178,7 +177,8 @@ static const enum mo_mf mo_listed[] = {
 	MF_NUM_LAYERS, MF_MTP, MF_HIDDEN, MF_FFN, MF_HEADS, MF_GROUPS,
 	MF_KV_CHANNELS, MF_VOCAB, MF_UNTIE, MF_SEQ, MF_EXPERTS, MF_TOPK,
 	MF_MOE_FFN, MF_SHARED_FFN, MF_FIRST_DENSE, MF_QK_LN, MF_MBS,
-	MF_CDTYPE, MF_PDTYPE, MF_DISTOPT, MF_SKEW};
+	MF_CDTYPE, MF_PDTYPE, MF_DISTOPT, MF_SKEW, MF_IDX_HEADS, MF_IDX_DIM,
+	MF_IDX_TOPK, MF_DSA_SPARSE};
 
 static const char *assumed_value(struct mo_rd *r, enum mo_mf f)
 {
@@ -189,6 +189,7 @@ static const char *assumed_value(struct mo_rd *r, enum mo_mf f)
 		return m->untie_embeddings_and_output_weights ? "untied" : "tied";
 	case MF_QK_LN: return m->qk_layernorm ? "true" : "false";
 	case MF_DISTOPT: return m->distributed_optimizer ? "true" : "false";
+	case MF_DSA_SPARSE: return m->dsa_sparse ? "true" : "false";
 	case MF_CDTYPE: return m->compute_dtype;
 	case MF_PDTYPE: return m->params_dtype;
 	case MF_SKEW: return arena_printf(a, "%g", m->moe_routing_skew);
@@ -211,6 +212,9 @@ static const char *assumed_value(struct mo_rd *r, enum mo_mf f)
 	case MF_SHARED_FFN: p = &m->moe_shared_expert_intermediate_size; break;
 	case MF_FIRST_DENSE: p = &m->first_k_dense_replace; break;
 	case MF_MBS: p = &m->micro_batch_size; break;
+	case MF_IDX_HEADS: p = &m->index_n_heads; break;
+	case MF_IDX_DIM: p = &m->index_head_dim; break;
+	case MF_IDX_TOPK: p = &m->index_topk; break;
 	default: return NULL;
 	}
 	return arena_printf(a, "%lld", (long long)*p);
@@ -226,6 +230,10 @@ static bool assumed_skip(const mo_model *m, enum mo_mf f)
 		     f == MF_FIRST_DENSE || f == MF_SKEW))
 		return true;
 	if (m->multi_latent_attention && (f == MF_GROUPS || f == MF_KV_CHANNELS))
+		return true;
+	/* the indexer's keys are listed for DeepSeek-V3.2's sparse attention */
+	if (!m->dsa && (f == MF_IDX_HEADS || f == MF_IDX_DIM || f == MF_IDX_TOPK ||
+			f == MF_DSA_SPARSE))
 		return true;
 	return false;
 }
@@ -329,6 +337,92 @@ static void model_check_hybrid_framework(struct mo_rd *r)
 		  at->path);
 }
 
+/* DeepSeek-V3.2's sparse attention: what the file left out of the indexer
+ * (MLATransformerConfig's fields, parallel_core/transformer_config.py at
+ * mindspore-ai/mindformers 167a50de: dsa_indexer_n_heads / head_dim /
+ * topk default None, :1427-1455, and __post_init__ accepts dsa only with
+ * 64 heads of 128, :2890-2895; dsa_indexer_use_sparse_loss defaults to
+ * False, :1467-1475). The top-k then is DeepSeek-V3.2's 2048
+ * (configs/deepseek3/README.md:499, 530). */
+void model_dsa_defaults(struct mo_rd *r)
+{
+	mo_model *m = r->m;
+	const struct mo_model_ext *x = m->ext;
+	if (!m->dsa)
+		return;
+	if (!x->set[MF_IDX_HEADS]) {
+		m->index_n_heads = 64;
+		model_assume(r, MF_IDX_HEADS, "the only dsa_indexer_n_heads MindSpore Transformers "
+					      "accepts (transformer_config.py:2890-2895)");
+	}
+	if (!x->set[MF_IDX_DIM]) {
+		m->index_head_dim = 128;
+		model_assume(r, MF_IDX_DIM, "the only dsa_indexer_head_dim MindSpore Transformers "
+					    "accepts (transformer_config.py:2890-2895)");
+	}
+	if (!x->set[MF_IDX_TOPK]) {
+		m->index_topk = 2048;
+		model_assume(r, MF_IDX_TOPK, "DeepSeek-V3.2's dsa_indexer_topk (configs/deepseek3/"
+					     "README.md:499); the config class has none");
+	}
+	if (!x->set[MF_DSA_SPARSE])
+		model_assume(r, MF_DSA_SPARSE, "MLATransformerConfig's default "
+					       "(transformer_config.py:1467): the dense warm-up stage");
+}
+
+/* DeepSeek-V3.2's sparse attention: what MindSpore Transformers refuses or
+ * the estimate leaves out. */
+static void model_check_dsa(struct mo_rd *r)
+{
+	const mo_model *mm = r->m;
+	const struct mo_model_pos *at = &mm->ext->pos[MF_ATTN_VARIANT];
+	if (!mm->dsa)
+		return;
+	if (!mm->multi_latent_attention || mm->q_lora_rank <= 0) {
+		diags_add(r->diags, MO_SEV_ERROR, "unsupported", model_pos_file(r, MF_ATTN_VARIANT), at->line, at->column,
+			  at->path,
+			  "%s: dsa is an MLA layer with a query down-projection: it needs "
+			  "multi_latent_attention (transformer_config.py:2222-2224) and "
+			  "q_lora_rank (the DSA forward up-projects through linear_qb, built "
+			  "only with q_lora_rank, multi_latent_attention.py:587, :665-687)",
+			  at->path);
+		return;
+	}
+	if (strcmp(mm->framework, "pytorch") == 0) {
+		diags_add(r->diags, MO_SEV_WARNING, "unmodelled", model_pos_file(r, MF_ATTN_VARIANT), at->line, at->column,
+			  at->path,
+			  "%s: the dsa attention has an op table in the MindSpore rules only; "
+			  "the PyTorch rules price its layers as the MLA the file gives (the "
+			  "indexer, its loss and the sparse attention not counted)",
+			  at->path);
+		return;
+	}
+	diags_add(r->diags, MO_SEV_WARNING, "unmodelled", model_pos_file(r, MF_ATTN_VARIANT), at->line, at->column, at->path,
+		  "%s: the workspaces of the lightning indexer, the indexer loss's kernel "
+		  "(npu_%s_lightning_indexer_grad_kl_loss) and the %s flash attention's "
+		  "backward are not in the source: not counted",
+		  at->path, mm->dsa_sparse ? "sparse" : "dense", mm->dsa_sparse ? "sparse" : "dense");
+	if (!mm->dsa_sparse) {
+		enum mo_mf f = mm->ext->set[MF_DSA_SPARSE] ? MF_DSA_SPARSE : MF_ATTN_VARIANT;
+		const struct mo_model_pos *sp = &mm->ext->pos[f];
+		diags_add(r->diags, MO_SEV_WARNING, "unmodelled", model_pos_file(r, f), sp->line, sp->column,
+			  sp->path,
+			  "%s: the dense warm-up stage (dsa_indexer_use_sparse_loss false) is not "
+			  "modelled: it freezes every parameter outside the indexer "
+			  "(gpt_model.py:287-300) and runs dense flash attention; the sparse "
+			  "stage's layer and the full parameter state stand for it",
+			  sp->path);
+	}
+	if (mm->kv_lora_rank != 512 || mm->qk_rope_head_dim != 64 || mm->index_head_dim != 128 ||
+	    mm->index_n_heads != 64)
+		diags_add(r->diags, MO_SEV_WARNING, "unsupported", model_pos_file(r, MF_ATTN_VARIANT), at->line, at->column,
+			  at->path,
+			  "%s: MindSpore Transformers accepts dsa only with kv_lora_rank 512, "
+			  "qk_rope_head_dim 64, index_head_dim 128 and index_n_heads 64 "
+			  "(transformer_config.py:2890-2895); priced as given",
+			  at->path);
+}
+
 /* micro_batch_interleave_num (a top-level key of graph-mode files) splits
  * each micro-batch in two interleaved halves. */
 void model_check_unmodelled(struct mo_rd *r, const mo_node *root)
@@ -349,6 +443,7 @@ void model_check_unmodelled(struct mo_rd *r, const mo_node *root)
 			     fp->path);
 	model_check_muon_options(r, root);
 	model_check_hybrid_framework(r);
+	model_check_dsa(r);
 	const char *run_file = r->run_file ? r->run_file : r->file;
 	const mo_node *k = NULL, *v = NULL;
 	for (size_t i = 0; root && i + 1 < root->n; i += 2)

@@ -145,6 +145,7 @@ void model_account_key(struct mo_rd *r, const mo_node *key,
 			  const mo_node *v, const char *path);
 void model_assume(struct mo_rd *r, enum mo_mf f, const char *source);
 void model_note_assumed(struct mo_rd *r);
+void model_dsa_defaults(struct mo_rd *r);
 void model_check_unmodelled(struct mo_rd *r, const mo_node *root);
 void model_missing_layers(struct mo_rd *r, const mo_node *root);
 

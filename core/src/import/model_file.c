@@ -107,6 +107,7 @@ static const struct mo_mkey mo_model_keys[] = {
 	{"index_topk", MF_IDX_TOPK, CV_INT, 1, 1 << 24},
 	{"dsa_indexer_topk", MF_IDX_TOPK, CV_INT, 1, 1 << 24},
 	{"apply_dsa_kernel_fusion", MF_DSA_FUSED, CV_BOOL, 0, 0},
+	{"dsa_indexer_use_sparse_loss", MF_DSA_SPARSE, CV_BOOL, 0, 0},
 	{"sliding_window", MF_CSA_WINDOW, CV_INT, 1, 1 << 24},
 	{"csa_window_size", MF_CSA_WINDOW, CV_INT, 1, 1 << 24},
 	/* training */
@@ -301,6 +302,7 @@ static bool *model_bool_field(mo_model *m, enum mo_mf f)
 	case MF_HC: return &m->hyper_connections;
 	case MF_HC_FUSED: return &m->hc_fused;
 	case MF_DSA_FUSED: return &m->dsa_fused;
+	case MF_DSA_SPARSE: return &m->dsa_sparse;
 	case MF_HC_HEAD: return &m->hc_head;
 	case MF_KV_REPLICA: return &m->replicate_kv_heads;
 	default: return NULL;
@@ -506,9 +508,10 @@ static void model_read_opt(struct mo_rd *r, const mo_node *v,
 }
 
 /* experimental_attention_variant: `dsv4_hybrid` is DeepSeek-V4's hybrid
- * attention (modelled); `mla` the plain MLA; `dsa` (DeepSeek-V3.2's sparse
- * attention, dsa.py / dsa_indexer.py) is not modelled: the MLA op table
- * stands for it. */
+ * attention, `dsa` DeepSeek-V3.2's sparse attention (an MLA layer with the
+ * lightning indexer, multi_latent_attention.py:174 `use_dsa`), both with op
+ * tables of their own in the MindSpore rules; `mla` the plain MLA. Any
+ * other name is not modelled: the MLA op table stands for it. */
 static void model_read_attn_variant(struct mo_rd *r, const mo_node *v, const char *path)
 {
 	const char *s = model_str(v);
@@ -517,11 +520,11 @@ static void model_read_attn_variant(struct mo_rd *r, const mo_node *v, const cha
 		return;
 	}
 	r->m->dsv4_hybrid = strcasecmp(s, "dsv4_hybrid") == 0;
-	if (!r->m->dsv4_hybrid && strcasecmp(s, "mla") != 0)
+	r->m->dsa = strcasecmp(s, "dsa") == 0;
+	if (!r->m->dsv4_hybrid && !r->m->dsa && strcasecmp(s, "mla") != 0)
 		diags_add_at(r->diags, MO_SEV_WARNING, "unmodelled", r->file, v, path,
-				"%s: the estimate does not model the attention variant '%s' "
-				"(DeepSeek-V3.2's DSA indexer and its loss); the MLA op table "
-				"stands for it",
+				"%s: the estimate does not model the attention variant '%s'; "
+				"the MLA op table stands for it",
 				path, s);
 	model_mark(r, MF_ATTN_VARIANT, v, path);
 }
@@ -1039,6 +1042,7 @@ static int model_finish(mo_model **out, struct mo_rd *r, const mo_node *root, bo
 	model_apply_temps(r, pynative);
 	pp_layout_apply(r);
 	model_derive(m);
+	model_dsa_defaults(r);
 	model_note_assumed(r);
 	model_check_unmodelled(r, root);
 	if (r->failed) {

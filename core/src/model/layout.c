@@ -132,6 +132,50 @@ static void layout_attn_mla(struct mo_lb *b, int attn)
 	layout_ops(b, attn, ops);
 }
 
+/* DeepSeek-V3.2's sparse attention (multi_latent_attention.py dsa_forward,
+ * :460-553 at mindspore-ai/mindformers 167a50de): the MLA's modules and
+ * handoffs, the DSAttention core (dsa.py:158-218) with its DSAIndexer
+ * (dsa_indexer.py:145-215), its DSAIndexerLoss (dsa_indexer_loss.py:137-150)
+ * and the sparse (or, in the dense warm-up stage, the dense) flash
+ * attention cell; the weight absorb's batched matmuls are ops of the MLA. */
+static void layout_attn_dsa(struct mo_lb *b, int attn)
+{
+	static const char *const ops[] = {"shape", "reshape", "transpose", "permute", "cast",
+					  "split", "cat", "absorb_matmul", NULL};
+	static const char *const indexer_cells[] = {
+		"linear_wq_b", "linear_wk", "k_norm", "linear_weights_proj",
+		"apply_rotary_emb_q", "apply_rotary_emb_k", "hadamard_q", "hadamard_k",
+		"compute_sparse_indices", "key_handoff", NULL};
+	static const char *const handoffs[] = {
+		"q_handoff", "k_handoff", "v_handoff", "dsa_indexer_key_handoff",
+		"dsa_value_handoff", "dsa_loss_key_indexer_handoff", NULL};
+	layout_mod(b, attn, "linear_qkv");
+	layout_mod(b, attn, "q_layernorm");
+	layout_col(b, layout_mod(b, attn, "linear_qb"));
+	layout_mod(b, attn, "k_layernorm");
+	layout_col(b, layout_mod(b, attn, "linear_kvb"));
+	layout_mod(b, attn, "apply_rotary_emb_q");
+	layout_col(b, layout_mod(b, attn, "apply_rotary_emb_k"));
+	for (size_t i = 0; handoffs[i]; i++)
+		layout_mod(b, attn, handoffs[i]);
+	int core = layout_core(b, attn);
+	int idx = layout_mod(b, core, "indexer");
+	for (size_t i = 0; indexer_cells[i]; i++)
+		layout_mod(b, idx, indexer_cells[i]);
+	layout_mod(b, layout_mod(b, core, "indexer_loss"), "compute_indexer_loss");
+	if (b->m->dsa_sparse) {
+		layout_mod(b, core, "sparse_flash_attention");
+		layout_mod(b, core, "sparse_key_handoff");
+		layout_mod(b, core, "sparse_value_handoff");
+		layout_mod(b, core, "sparse_key_rope_handoff");
+	} else {
+		layout_mod(b, core, "dense_flash_attention");
+		layout_mod(b, core, "softmax_converter");
+	}
+	layout_row(b, layout_mod(b, attn, "linear_proj"));
+	layout_ops(b, attn, ops);
+}
+
 /* deepseek_v4_hybrid_attention.py: DSv4HybridSelfAttention, its
  * CompressedSparseAttention (csa.py) with the Compressor of ratios 4 and
  * 128 and the Indexer of ratio 4 (:591-626). */
@@ -265,6 +309,8 @@ static void layout_layer(struct mo_lb *b, int base, bool moe)
 	int attn = layout_mod(b, base, "self_attention");
 	if (b->m->dsv4_hybrid)
 		layout_attn_hybrid(b, attn);
+	else if (model_dsa_table(b->m))
+		layout_attn_dsa(b, attn);
 	else if (b->m->multi_latent_attention)
 		layout_attn_mla(b, attn);
 	else
@@ -318,18 +364,28 @@ static int layout_type(mo_model *m, const char *name, bool mtp, bool moe, int64_
  * entry of compress_ratios, 0 past its end). */
 static const char *layout_type_name(const mo_model *m, int64_t layer, bool mtp, bool moe)
 {
-	static const char *const names[2][2][2] = {
-		{{"dense", "moe"}, {"mla-dense", "mla-moe"}},
-		{{"mtp-dense", "mtp-moe"}, {"mtp-mla-dense", "mtp-mla-moe"}}};
+	static const char *const names[2][3][2] = {
+		{{"dense", "moe"}, {"mla-dense", "mla-moe"}, {"dsa-dense", "dsa-moe"}},
+		{{"mtp-dense", "mtp-moe"}, {"mtp-mla-dense", "mtp-mla-moe"},
+		 {"mtp-dsa-dense", "mtp-dsa-moe"}}};
 	static const char *const hybrid[2][3][2] = {
 		{{"dsv4-r0-dense", "dsv4-r0-moe"}, {"dsv4-r4-dense", "dsv4-r4-moe"},
 		 {"dsv4-r128-dense", "dsv4-r128-moe"}},
 		{{"mtp-dsv4-r0-dense", "mtp-dsv4-r0-moe"}, {"mtp-dsv4-r4-dense", "mtp-dsv4-r4-moe"},
 		 {"mtp-dsv4-r128-dense", "mtp-dsv4-r128-moe"}}};
 	if (!m->dsv4_hybrid)
-		return names[mtp][m->multi_latent_attention][moe];
+		return names[mtp][model_dsa_table(m) ? 2 : m->multi_latent_attention][moe];
 	int64_t r = model_compress_ratio(m, layer);
 	return hybrid[mtp][r == 4 ? 1 : r == 128 ? 2 : 0][moe];
+}
+
+/* Whether DeepSeek-V3.2's sparse attention has its own layer: an MLA layer
+ * with the query down-projection, priced by the MindSpore rules (the
+ * PyTorch rules and a refused file price the MLA). */
+bool model_dsa_table(const mo_model *m)
+{
+	return m->dsa && m->multi_latent_attention && m->q_lora_rank > 0 &&
+	       strcmp(m->framework, "mindspore") == 0;
 }
 
 bool model_hc_head(const mo_model *m)

@@ -124,6 +124,15 @@ struct mo_model {
 	 * grouped output projection (o_groups x o_lora_rank), the DSA indexer
 	 * of the ratio-4 layers; dsa_fused: apply_dsa_kernel_fusion */
 	bool dsv4_hybrid, dsa_fused;
+	/* DeepSeek-V3.2's sparse attention (experimental_attention_variant
+	 * dsa; pynative/transformers/multi_latent_attention.py dsa_forward,
+	 * experimental_attention_variant/dsa.py, dsa_indexer.py,
+	 * dsa_indexer_loss.py): an MLA layer with the lightning indexer
+	 * (index_n_heads x index_head_dim, index_topk) and its KL loss;
+	 * dsa_sparse: dsa_indexer_use_sparse_loss, the sparse training stage
+	 * (top-k sparse flash attention over the absorbed latent), else the
+	 * dense warm-up stage */
+	bool dsa, dsa_sparse;
 	int64_t o_groups, o_lora_rank, index_n_heads, index_head_dim, index_topk;
 	/* csa_window: the sliding window of the sparse attention (sliding_window) */
 	int64_t csa_window;
@@ -248,6 +257,8 @@ int64_t model_compress_ratio(const mo_model *m, int64_t layer);
 /* Whether the hyper-connection head collapses the streams (enable_hc_head,
  * which follows enable_hyper_connections when the file leaves it out). */
 bool model_hc_head(const mo_model *m);
+/* DeepSeek-V3.2's sparse attention priced by its own table (layout.c) */
+bool model_dsa_table(const mo_model *m);
 
 /* A copy of m in its own arena: every field and what the model modules keep
  * beside them, the layouts rebuilt; no estimator or resolve memo, no source
@@ -405,6 +416,7 @@ enum mo_mf {
 	MF_IDX_DIM,    /* index_head_dim */
 	MF_IDX_TOPK,   /* index_topk */
 	MF_DSA_FUSED,  /* apply_dsa_kernel_fusion */
+	MF_DSA_SPARSE, /* dsa_indexer_use_sparse_loss */
 	MF_CSA_WINDOW, /* sliding_window */
 	MF_KV_REPLICA, /* replicate_kv_heads */
 	MF_COUNT

@@ -73,6 +73,7 @@ static const char *const mo_model_canon_paths[MF_COUNT] = {
 	[MF_IDX_TOPK] = "model.index_topk",
 	[MF_CSA_WINDOW] = "model.sliding_window",
 	[MF_DSA_FUSED] = "model.apply_dsa_kernel_fusion",
+	[MF_DSA_SPARSE] = "model.dsa_indexer_use_sparse_loss",
 	[MF_KV_REPLICA] = "model.replicate_kv_heads",
 };
 
