@@ -530,6 +530,58 @@ static void test_mindspeed_dsv4(void **state)
 	mo_diags_free(d);
 }
 
+/* DeepSeek-V3.2's sparse attention: Megatron-LM's --experimental-attention-variant
+ * dsa (transformer_config.py:301-357 at d98e8a64) and MindSpeed-LLM's
+ * --enable-dsa-indexer (examples/mcore/deepseek32/, c77308a1) are `unmodelled`
+ * at their flag, with the flags read with them named: the PyTorch rules price
+ * the MLA. Another variant (gdn) stays unread. */
+static void test_dsa_variant_flags(void **state)
+{
+	(void)state;
+	static const char *const lines[] = {
+	    "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 4 --hidden-size 512 "
+	    "--num-attention-heads 8 --seq-length 1024 --max-position-embeddings 1024 "
+	    "--vocab-size 1000 --micro-batch-size 1 --bf16 --multi-latent-attention "
+	    "--q-lora-rank 192 --kv-lora-rank 64\n"
+	    "  --experimental-attention-variant dsa --dsa-indexer-n-heads 64 "
+	    "--dsa-indexer-topk 2048 --dsa-indexer-loss-coeff 0.01\n",
+	    "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 4 --hidden-size 512 "
+	    "--num-attention-heads 8 --seq-length 1024 --max-position-embeddings 1024 "
+	    "--vocab-size 1000 --micro-batch-size 1 --bf16 --multi-latent-attention "
+	    "--q-lora-rank 192 --kv-lora-rank 64\n"
+	    "  --enable-dsa-indexer --use-fused-lightning-indexer --use-sparse-flash-attn "
+	    "--enable-mla-absorb --index-topk 1024\n"};
+	static const char *const flag[] = {"--experimental-attention-variant",
+					   "--enable-dsa-indexer"};
+	static const char *const read_with[] = {"--dsa-indexer-n-heads, --dsa-indexer-topk, "
+						"--dsa-indexer-loss-coeff",
+						"--enable-mla-absorb, --index-topk"};
+	for (size_t k = 0; k < 2; k++) {
+		mo_diags *d = NULL;
+		char *yaml = NULL;
+		mo_error err = {0};
+		assert_int_equal(mo_diags_new(&d), 0);
+		assert_int_equal(mo_megatron_import(&yaml, d, lines[k], strlen(lines[k]), "dsa.sh",
+						    0, NULL, &err),
+				 0);
+		assert_int_equal(mo_diags_errors(d), 0);
+		assert_int_equal(count_code(d, "unread-key"), 0);
+		size_t n = 0;
+		for (size_t i = 0; i < mo_diags_count(d); i++) {
+			const mo_diag *g = mo_diags_get(d, i);
+			if (strcmp(g->code, "unmodelled") == 0 && strcmp(g->path, flag[k]) == 0) {
+				n++;
+				assert_int_equal(g->line, 2);
+				assert_int_equal(g->column, 3);
+				assert_non_null(strstr(g->hint, read_with[k]));
+			}
+		}
+		assert_int_equal(n, 1);
+		free(yaml);
+		mo_diags_free(d);
+	}
+}
+
 /* A functional-test config's device count from the CI recipe beside it
  * (tests/test_utils/recipes/<platform>/NAME.yaml at Megatron-LM d98e8a64):
  * the product whose first test_case is the config's folder, in a recipe
@@ -2247,6 +2299,7 @@ int main(void)
 	    cmocka_unit_test(test_recompute_modules_words),
 	    cmocka_unit_test(test_recipe_devices),
 	    cmocka_unit_test(test_mindspeed_dsv4),
+	    cmocka_unit_test(test_dsa_variant_flags),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -219,23 +219,30 @@ static void est_dims_hybrid(mo_est_dims *d, const mo_model *m, int64_t tp, int64
  * rope] (dqa one head's width, hdqa a rank's), the latent output [heads,
  * kv_lora_rank] (hdkvl); the two absorb GEMMs' inner products (nkvl: q_nope
  * x kv_lora_rank per head, kvldv: kv_lora_rank x v_head_dim per head); the
- * FLOPs per token of the sparse flash attention over index_topk rows (sfa:
- * heads x top-k x (dqa + kv_lora_rank)) and of the indexer loss's kernel
- * (ilk: the main attention's scores over the top-k again, heads x top-k x
- * dqa, and the indexer's scores and their two gradients, 3 x index heads x
- * index_head_dim x top-k). */
+ * FLOPs per token of the sparse flash attention over the rows it selects
+ * (sfa: heads x rows x (dqa + kv_lora_rank)) and of the indexer loss's
+ * kernel (ilk: the main attention's scores over those rows again, heads x
+ * rows x dqa, and the indexer's scores and their two gradients, 3 x index
+ * heads x index_head_dim x rows), where the query at position i has min(i,
+ * index_topk) causal rows: their mean over the sequence. Products saturate
+ * (model_mul): the shapes are a file's. */
 static void est_dims_dsa(mo_est_dims *d, const mo_model *m, int64_t tp)
 {
 	int64_t hd = est_div(m->num_attention_heads, tp);
 	int64_t dqa = m->kv_lora_rank + m->qk_rope_head_dim;
-	int64_t ih = m->index_n_heads * m->index_head_dim;
+	int64_t ih = model_mul(m->index_n_heads, m->index_head_dim);
+	double sq = m->seq_length > 0 ? (double)m->seq_length : 1.0;
+	double k = m->index_topk > 0 ? (double)m->index_topk : 1.0;
+	int64_t rows = (int64_t)(sq <= k ? (sq + 1) / 2 : (k * (k + 1) / 2 + (sq - k) * k) / sq);
 	est_dim(d, "dqa", dqa);
-	est_dim(d, "hdqa", hd * dqa);
-	est_dim(d, "hdkvl", hd * m->kv_lora_rank);
-	est_dim(d, "nkvl", m->qk_nope_head_dim * m->kv_lora_rank);
-	est_dim(d, "kvldv", m->kv_lora_rank * m->v_head_dim);
-	est_dim(d, "sfa", hd * m->index_topk * (dqa + m->kv_lora_rank));
-	est_dim(d, "ilk", hd * m->index_topk * dqa + 3 * ih * m->index_topk);
+	est_dim(d, "hdqa", model_mul(hd, dqa));
+	est_dim(d, "hdkvl", model_mul(hd, m->kv_lora_rank));
+	est_dim(d, "nkvl", model_mul(m->qk_nope_head_dim, m->kv_lora_rank));
+	est_dim(d, "kvldv", model_mul(m->kv_lora_rank, m->v_head_dim));
+	est_dim(d, "sfa", model_mul(model_mul(hd, rows), dqa + m->kv_lora_rank));
+	int64_t ilk = model_mul(model_mul(hd, rows), dqa);
+	int64_t idx = model_mul(model_mul(3, ih), rows);
+	est_dim(d, "ilk", ilk < INT64_MAX - idx ? ilk + idx : INT64_MAX);
 }
 
 /* The kv positions each query of a DeepSeek-V4 layer attends to in the

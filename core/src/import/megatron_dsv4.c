@@ -94,3 +94,66 @@ void megatron_dsv4_spec(struct mo_megatron_import *g)
 			a->used = true;
 	}
 }
+
+/* DeepSeek-V3.2's sparse attention. Megatron-LM (d98e8a64):
+ * --experimental-attention-variant dsa (TransformerConfig
+ * experimental_attention_variant, transformer_config.py:301; the layer is
+ * megatron/core/transformer/experimental_attention_variant/dsa.py) with the
+ * dsa_* fields (:317-357) as flags (arguments.py:2373, the config's
+ * ArgumentGroupFactory). MindSpeed-LLM (c77308a1,
+ * examples/mcore/deepseek32/pretrain_deepseek32_671b_4k_A3_ptd.sh:94-102):
+ * --enable-dsa-indexer with the fused lightning indexer, its loss, the
+ * sparse flash attention and the absorbed MLA. The PyTorch estimate has no
+ * op table for it: the layers are priced as the MLA the flags give, and the
+ * variant's flag is `unmodelled` at its line and column, naming the flags
+ * read with it. */
+static const char *const megatron_dsa_flags[] = {
+    "--dsa-indexer-n-heads",	      "--dsa-indexer-head-dim",
+    "--dsa-indexer-topk",	      "--dsa-indexer-topk-freq",
+    "--dsa-indexer-skip-topk-offset", "--dsa-indexer-loss-coeff",
+    "--dsa-indexer-use-sparse-loss",  "--dsa-kernel-backend",
+    "--dsa-indexer-rope-interleaved", "--dsa-indexer-rotate-activation",
+    "--no-dsa-indexer-rotate-activation", "--dsa-indexer-scoring-relu",
+    "--no-dsa-indexer-scoring-relu",  "--dsa-indexer-k-norm-epsilon",
+    "--dsa-indexer-k-norm-fp32",      NULL};
+
+static const char *const mindspeed_dsa_flags[] = {
+    "--use-fused-lightning-indexer", "--use-fused-lightning-indexer-loss",
+    "--use-sparse-flash-attn",	     "--enable-mla-absorb",
+    "--index-n-heads",		     "--index-head-dim",
+    "--index-topk",		     NULL};
+
+static void megatron_dsa_diag(struct mo_megatron_import *g, const struct mo_megatron_arg *at,
+			      const char *const *flags)
+{
+	mo_buf given;
+	buf_init(&given, 0);
+	for (size_t i = 0; flags[i]; i++)
+		if (megatron_find(g, flags[i]))
+			buf_printf(&given, "%s%s", given.len ? ", " : "", flags[i]);
+	mo_diag *d = megatron_diag(g, MO_SEV_WARNING, "unmodelled", at->line, at->column,
+				   at->flag,
+				   "%s: not in the estimate: DeepSeek-V3.2's sparse attention (the "
+				   "lightning indexer, its KL loss, the top-k sparse attention): the "
+				   "PyTorch estimate has no op table for it and prices its layers as "
+				   "the MLA the flags give",
+				   at->flag);
+	if (d && given.len && !given.failed)
+		diag_set_hint(g->diags, d, "read with it: %s", given.data);
+	buf_free(&given);
+}
+
+void megatron_read_dsa(struct mo_megatron_import *g)
+{
+	const struct mo_megatron_arg *v = NULL;
+	for (size_t i = 0; i < g->n_args; i++)
+		if (strcmp(g->args[i].flag, "--experimental-attention-variant") == 0)
+			v = &g->args[i];
+	if (v && v->value && strcmp(v->value, "dsa") == 0) {
+		megatron_find(g, "--experimental-attention-variant");
+		megatron_dsa_diag(g, v, megatron_dsa_flags);
+	}
+	if (megatron_given(g, "--kv-compress") || !megatron_given(g, "--enable-dsa-indexer"))
+		return;
+	megatron_dsa_diag(g, megatron_find(g, "--enable-dsa-indexer"), mindspeed_dsa_flags);
+}

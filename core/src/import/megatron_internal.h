@@ -288,6 +288,10 @@ int64_t megatron_recipe_world(struct mo_megatron_import *g, int64_t mp, const ch
 void megatron_read_dsv4(struct mo_megatron_import *g, struct mo_megatron_out *o,
 			const struct mo_megatron_shape *s);
 void megatron_dsv4_spec(struct mo_megatron_import *g);
+/* DeepSeek-V3.2's sparse attention (Megatron-LM's --experimental-attention-variant
+ * dsa, MindSpeed-LLM's --enable-dsa-indexer without --kv-compress): `unmodelled`
+ * at its flag, the flags read with it named */
+void megatron_read_dsa(struct mo_megatron_import *g);
 
 /* megatron_layout.c */
 void megatron_read_parallel(struct mo_megatron_import *g,
