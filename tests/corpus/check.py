@@ -10,7 +10,9 @@ A file is right when:
                1% of the published one (when its model has one); a
                Megatron-LM functional-test config also has devices.tsv's
                device count (from the CI recipes beside it), or, where that
-               says "-", a model-needed warning for it;
+               says "-", a model-needed warning for it; a Hugging Face
+               config.json, which holds no device count, a model-needed
+               warning at parallel.world_size (not a silent 1 device);
   unsupported  the import does not pass it off as a model it can price
                (no valid model, an error, or an `unsupported` diagnostic);
   other        nothing crashes or hangs (exit 0, 1 or 2).
@@ -109,8 +111,19 @@ def judge_devices(ans, want):
     return None
 
 
-def judge(lib, models, row, none_cfg, devices):
-    """(right, what) for one expect.tsv row."""
+def judge_unsaid_devices(ans):
+    """What is wrong with a config.json's device count, or None: the file
+    gives none, so the import must say so (model-needed at
+    parallel.world_size) rather than price 1 device silently."""
+    if any(isinstance(w, dict) and w.get("code") == "model-needed" and
+           w.get("path") == "parallel.world_size" for w in ans.get("warnings") or []):
+        return None
+    return "devices: the file gives none, and no model-needed warning says so"
+
+
+def judge(lib, models, row, none_cfg, devices, unsaid):
+    """(right, what) for one expect.tsv row; unsaid: the files that give no
+    device count (Hugging Face config.json)."""
     path, cls, key = row[0], row[1], row[2]
     full = os.path.join(FILES, path)
     rc, out, err = run(["import", "--json", full])
@@ -135,6 +148,10 @@ def judge(lib, models, row, none_cfg, devices):
         return False, "import: %s" % (",".join(errors) or first)[:160]
     if path in devices:
         wrong = judge_devices(ans, devices[path])
+        if wrong:
+            return False, wrong
+    if path in unsaid:
+        wrong = judge_unsaid_devices(ans)
         if wrong:
             return False, wrong
     with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as t:
@@ -178,6 +195,7 @@ def main():
     sources = {r[0]: r for r in read_tsv("SOURCES.tsv")[1:]}
     expect = read_tsv("expect.tsv")
     devices = {r[0]: r[1] for r in read_tsv("devices.tsv")}
+    unsaid = {f for f, src in sources.items() if src[1] == "hf-config"}
     known = {r[0]: r[1] for r in read_tsv("known.tsv")} if os.path.exists(
         os.path.join(HERE, "known.tsv")) else {}
     with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as t:
@@ -189,7 +207,7 @@ def main():
             if row[0] not in sources:
                 print("expect.tsv names %s, which SOURCES.tsv does not" % row[0])
                 return 1
-            right, what = judge(lib, models, row, none_cfg, devices)
+            right, what = judge(lib, models, row, none_cfg, devices, unsaid)
             results.append((row, right, what))
     finally:
         os.unlink(none_cfg)

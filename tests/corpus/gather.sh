@@ -4,9 +4,10 @@
 # SOURCES.tsv: local file, kind, version, repository, path, commit. Each
 # distinct file (git blob) is kept once, under the first version listed
 # that has it. Usage: tests/corpus/gather.sh MINDFORMERS_GIT MEGATRON_GIT MINDSPEED_GIT
-# (run from the repository root; it rewrites tests/corpus/files/).
+# AICONFIGURATOR_GIT LLMSERVINGSIM_GIT (run from the repository root; it rewrites
+# tests/corpus/files/).
 set -eu
-MF=$1 MG=$2 MS=$3
+MF=$1 MG=$2 MS=$3 AIC=$4 SIM=$5
 OUT=tests/corpus
 rm -rf "$OUT/files"
 mkdir -p "$OUT/files"
@@ -61,6 +62,55 @@ keep "$MS" Ascend/MindSpeed-LLM mindspeed-script c77308a14bfc c77308a14bfcb1aa7c
 # them the same file as one at c77308a1
 keep "$MS" Ascend/MindSpeed-LLM mindspeed-script v1.0.0 v1.0.0 \
 	$(git -C "$MS" ls-tree -r --name-only v1.0.0 -- examples | grep -E '/pretrain_[^/]*\.sh$')
+
+# Hugging Face config.json files of the model types the files above name, as
+# repositories on GitHub keep them unchanged (the Hugging Face file, its key order
+# and spacing): ai-dynamo/aiconfigurator's model_configs/ ("<org>--<model>_config.json",
+# each at the newest commit that has it), casys-kaist/LLMServingSim's configs/model/
+# ("the full raw config.json from the model's HuggingFace repo", its README), and
+# MindSpore Transformers' test copies (its DeepSeek-V3 one is aiconfigurator's, blob for
+# blob, so kept once; aiconfigurator's Llama-4-Scout and Qwen3-VL copies leave keys of the
+# Hugging Face file out, so are not kept). Each is kept as hf-config/<org>--<model>/config.json.
+# hf GIT REPO VERSION COMMIT PATH NAME
+hf() {
+	git=$1 repo=$2 version=$3 commit=$4 path=$5 name=$6
+	blob=$(git -C "$git" rev-parse "$commit:$path")
+	grep -qx "$blob" "$seen" && return 0
+	echo "$blob" >> "$seen"
+	local="hf-config/$name/config.json"
+	mkdir -p "$OUT/files/hf-config/$name"
+	git -C "$git" cat-file -p "$blob" > "$OUT/files/$local"
+	printf '%s\thf-config\t%s\t%s\t%s\t%s\n' "$local" "$version" "$repo" "$path" "$commit" \
+		>> "$OUT/SOURCES.tsv"
+}
+A1=095f58a51c4ca8e61b66ec108d86f223f8d559ce A1D=aic-core/src/aiconfigurator_core/model_configs
+A0=b5369e1fb89f7ad67b160c749227b415f4e7fe01 A2=1b7cfb10a6fa06880ad7911db5ddb949882ff76a
+A0D=src/aiconfigurator/model_configs
+for m in meta-llama--Llama-2-7b-hf meta-llama--Llama-2-13b-hf meta-llama--Llama-2-70b-hf \
+	Qwen--Qwen2.5-1.5B Qwen--Qwen2.5-7B Qwen--Qwen2.5-32B Qwen--Qwen2.5-72B; do
+	hf "$AIC" ai-dynamo/aiconfigurator aiconfigurator "$A0" "$A0D/${m}_config.json" "$m"
+done
+for m in meta-llama--Meta-Llama-3.1-8B meta-llama--Meta-Llama-3.1-70B meta-llama--Meta-Llama-3.1-405B \
+	Qwen--Qwen3-0.6B Qwen--Qwen3-1.7B Qwen--Qwen3-8B Qwen--Qwen3-32B Qwen--Qwen3-30B-A3B \
+	Qwen--Qwen3-235B-A22B Qwen--Qwen3-Coder-480B-A35B-Instruct deepseek-ai--DeepSeek-V3 \
+	deepseek-ai--DeepSeek-R1 deepseek-ai--DeepSeek-V3.2 mistralai--Mixtral-8x7B-v0.1 \
+	mistralai--Mixtral-8x22B-v0.1 moonshotai--Kimi-K2-Instruct openai--gpt-oss-20b \
+	openai--gpt-oss-120b MiniMaxAI--MiniMax-M2.7 Qwen--Qwen3.5-27B \
+	nvidia--Nemotron-H-56B-Base-8K; do
+	hf "$AIC" ai-dynamo/aiconfigurator aiconfigurator "$A1" "$A1D/${m}_config.json" "$m"
+done
+hf "$AIC" ai-dynamo/aiconfigurator aiconfigurator "$A2" \
+	"$A0D/Qwen--Qwen3-Next-80B-A3B-Thinking_config.json" Qwen--Qwen3-Next-80B-A3B-Thinking
+S1=5daddb21a545658d5150b535712d0494584b5278
+# (its Qwen3-32B, Llama-3.1-8B / 70B and Mixtral-8x7B are aiconfigurator's but for the
+# final newline or the indentation: not kept twice)
+hf "$SIM" casys-kaist/LLMServingSim LLMServingSim "$S1" configs/model/Qwen/Qwen3-30B-A3B-Instruct-2507.json \
+	Qwen--Qwen3-30B-A3B-Instruct-2507
+M1=$(git -C "$MF" rev-parse master)
+hf "$MF" mindspore-ai/mindformers mindformers-tests "$M1" \
+	tests/st/test_multi_cards_cases/test_model/test_deepseek3/config.json mindformers--test_deepseek3
+hf "$MF" mindspore-ai/mindformers mindformers-tests "$M1" \
+	tests/st/test_multi_cards_cases/test_model/test_telechat3/config.json mindformers--test_telechat3
 
 # The CI recipes beside the functional tests, where Megatron-LM keeps them
 # (tests/test_utils/recipes/<platform>/*.yaml): the device count of each test
