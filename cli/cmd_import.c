@@ -32,6 +32,8 @@ static int mo_cli_import_model(mo_cli *c, char **yaml, mo_error *err)
 	mo_model *m = NULL;
 	int rc = mo_model_load(&m, c->diags, c->model_text, c->model_len,
 			       c->model_arg, NULL, err);
+	if (rc == 1 && mo_diags_errors(c->diags) > 0)
+		return 1; /* refused: the diagnostics say why */
 	if (rc == 1) {
 		snprintf(err->text, sizeof err->text, "%.200s holds no model",
 			 c->model_arg);

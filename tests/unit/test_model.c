@@ -672,6 +672,63 @@ static void test_hf_deepseek_v3(void **state)
 	mo_diags_free(d);
 }
 
+/* A config.json's model_type decides what its flat keys do not say
+ * (import/hf_config.c): the class's fixed parts, what is not modelled, and
+ * the architectures memopt does not price, refused at the key. */
+static void test_hf_model_types(void **state)
+{
+	(void)state;
+	mo_diags *d;
+	/* Qwen2: Q/K/V biases; the vocabulary unpadded */
+	mo_model *m = load("{\"model_type\": \"qwen2\", \"num_hidden_layers\": 2,"
+			   " \"hidden_size\": 896, \"num_attention_heads\": 14,"
+			   " \"num_key_value_heads\": 2, \"intermediate_size\": 4864,"
+			   " \"vocab_size\": 151655}", &d);
+	assert_true(m->add_qkv_bias);
+	assert_false(m->add_bias_linear);
+	assert_int_equal(m->make_vocab_size_divisible_by, 1);
+	assert_int_equal(count_code(d, "unsupported"), 0);
+	mo_model_free(m);
+	mo_diags_free(d);
+	/* Qwen3: norms on queries and keys */
+	m = load("{\"model_type\": \"qwen3\", \"num_hidden_layers\": 2,"
+		 " \"hidden_size\": 1024, \"num_attention_heads\": 16}", &d);
+	assert_true(m->qk_layernorm);
+	mo_model_free(m);
+	mo_diags_free(d);
+	/* DeepSeek-V3.2's indexer: said unmodelled at index_topk */
+	m = load("{\"model_type\": \"deepseek_v32\", \"num_hidden_layers\": 2,"
+		 " \"hidden_size\": 2048, \"num_attention_heads\": 16,"
+		 " \"kv_lora_rank\": 512, \"index_topk\": 2048}", &d);
+	assert_non_null(find_diag(d, "unmodelled", "index_topk"));
+	mo_model_free(m);
+	mo_diags_free(d);
+	/* hybrid and multimodal files: refused, not priced as their flat keys */
+	m = load("{\"model_type\": \"qwen3_next\", \"num_hidden_layers\": 48,"
+		 " \"hidden_size\": 2048, \"num_attention_heads\": 16}", &d);
+	assert_non_null(find_diag(d, "unsupported", "model_type"));
+	mo_model_free(m);
+	mo_diags_free(d);
+	m = load("{\"model_type\": \"x\", \"num_hidden_layers\": 4, \"hidden_size\": 64,"
+		 " \"layer_types\": [\"full_attention\", \"linear_attention\"]}", &d);
+	assert_non_null(find_diag(d, "unsupported", "layer_types"));
+	mo_model_free(m);
+	mo_diags_free(d);
+	m = load("{\"model_type\": \"gpt_oss\", \"num_hidden_layers\": 4, \"hidden_size\": 64,"
+		 " \"layer_types\": [\"sliding_attention\", \"full_attention\"]}", &d);
+	assert_true(m->add_bias_linear);
+	assert_int_equal(count_code(d, "unsupported"), 0);
+	mo_model_free(m);
+	mo_diags_free(d);
+	assert_int_equal(mo_diags_new(&d), 0);
+	const char *vl = "{\"model_type\": \"qwen3_vl\", \"text_config\": {\"hidden_size\": 64},"
+			 " \"vision_config\": {\"depth\": 27}}";
+	mo_error err = {0};
+	assert_int_equal(mo_model_load(&m, d, vl, strlen(vl), "c.json", NULL, &err), 1);
+	assert_non_null(find_diag(d, "unsupported", "vision_config"));
+	mo_diags_free(d);
+}
+
 static void test_graph_mode(void **state)
 {
 	(void)state;
@@ -1189,6 +1246,7 @@ int main(void)
 		cmocka_unit_test(test_dsa_variant),
 		cmocka_unit_test(test_hf_llama),
 		cmocka_unit_test(test_hf_deepseek_v3),
+		cmocka_unit_test(test_hf_model_types),
 		cmocka_unit_test(test_graph_mode),
 		cmocka_unit_test(test_no_model),
 		cmocka_unit_test(test_parallel_rules),

@@ -149,6 +149,13 @@ void model_dsa_defaults(struct mo_rd *r);
 void model_check_unmodelled(struct mo_rd *r, const mo_node *root);
 void model_missing_layers(struct mo_rd *r, const mo_node *root);
 
+/* hf_config.c: a Hugging Face config.json's model_type and own keys, after
+ * the flat keys are read: the class's fixed parts, what is not modelled, and
+ * the architectures refused (hf_config_refused: an `unsupported` error at
+ * the key; true when refused, also for a document with no model keys). */
+void hf_config_read(struct mo_rd *r, const mo_node *root);
+bool hf_config_refused(mo_diags *diags, const char *file, const mo_node *root);
+
 /* model_file.c: a model filled from an importer's typed items (the keys
  * and sections of a model file, model_write_item's), each through the
  * same store as a document's key, with where it was written (a finding

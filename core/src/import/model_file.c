@@ -968,6 +968,7 @@ static bool model_read_doc(struct mo_rd *r, const mo_node *root)
 	} else if (model_has_model_keys(root) && !model) {
 		r->hf = true;
 		model_read_map(r, root, "", false);
+		hf_config_read(r, root);
 		return true;
 	} else {
 		return false;
@@ -1074,6 +1075,10 @@ int model_from_doc(mo_model **out, mo_diags *diags, const mo_doc *doc,
 	}
 	struct mo_rd r = {.m = m, .diags = diags, .file = m->name};
 	if (!model_read_doc(&r, doc->root)) {
+		/* a multimodal config.json keeps its language model under
+		 * text_config: refused at the key rather than "no model" */
+		if (!map_get(doc->root, "model"))
+			hf_config_refused(diags, m->name, doc->root);
 		mo_model_free(m);
 		return 1;
 	}
