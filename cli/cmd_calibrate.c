@@ -2,9 +2,10 @@
  * step times (mo_calibrate). RUNS lists one run a line:
  *   MODEL CONFIG SECONDS   a model file, its config (- for none) and the
  *                          measured step time in seconds;
- *   MODEL CONFIG LOG       the same with a Megatron-LM training log: its
- *                          "elapsed time per iteration (ms)" lines, the
- *                          median of those after the first two (warm-up).
+ *   MODEL CONFIG LOG       the same with a training log (Megatron-LM or
+ *                          MindSpore Transformers): its step time as
+ *                          mo_steplog_read reads it, the median of the
+ *                          per-iteration times after the warm-up.
  * Paths are relative to RUNS' folder; '#' starts a comment. Prints each
  * constant before and after, each run's error before and after, and writes
  * the fitted `device:` map (-o FILE, else stdout). */
@@ -18,7 +19,6 @@
 #include <string.h>
 
 #define MO_CAL_LINE_MAX 4096
-#define MO_CAL_LOG_MAX (64u << 20)
 
 typedef struct mo_cal_opts {
 	unsigned which;
@@ -37,8 +37,9 @@ void mo_cli_calibrate_usage(FILE *f)
 {
 	fputs("usage: memopt calibrate RUNS [--constants LIST] [-o FILE] [--json]\n"
 	      "  RUNS  one measured run a line: MODEL CONFIG SECONDS, or MODEL CONFIG LOG\n"
-	      "        (a Megatron-LM log: the median 'elapsed time per iteration (ms)'\n"
-	      "        after the first two); CONFIG - for none; paths relative to RUNS;\n"
+	      "        (a Megatron-LM or MindSpore Transformers training log: the median\n"
+	      "        per-iteration time after the first two); CONFIG - for none; paths\n"
+	      "        relative to RUNS;\n"
 	      "        '#' starts a comment. Every run on the same device.\n"
 	      "  --constants  which constants move: gemm_efficiency, attention_efficiency,\n"
 	      "        launch_us, intra_node_gbs, inter_node_gbs (comma separated; all)\n"
@@ -63,32 +64,6 @@ static const mo_cli_option mo_cal_options[] = {
 	MO_CLI_OPT_HELP,
 	MO_CLI_OPT_END};
 
-static int mo_cal_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-/* The median iteration time (seconds) of a Megatron-LM log after its
- * first two logged iterations; 0 when it has fewer than three. */
-static double mo_cal_megatron_log(const char *text)
-{
-	static const char key[] = "elapsed time per iteration (ms):";
-	double v[4096];
-	size_t n = 0;
-	for (const char *p = strstr(text, key); p && n < 4096; p = strstr(p + 1, key)) {
-		char *end;
-		double ms = strtod(p + sizeof key - 1, &end);
-		if (end != p + sizeof key - 1 && ms > 0 && ms < 1e10)
-			v[n++] = ms / 1e3;
-	}
-	if (n < 3)
-		return 0;
-	qsort(v + 2, n - 2, sizeof *v, mo_cal_cmp);
-	size_t m = n - 2;
-	return m % 2 ? v[2 + m / 2] : (v[2 + m / 2 - 1] + v[2 + m / 2]) / 2;
-}
-
 static char *mo_cal_path(const char *dir, const char *rel)
 {
 	size_t n = strlen(dir) + strlen(rel) + 2;
@@ -98,7 +73,26 @@ static char *mo_cal_path(const char *dir, const char *rel)
 	return p;
 }
 
-/* The measured seconds: a number, or a Megatron-LM log's median. */
+/* The step time of a training log (mo_steplog_read): the median of its
+ * per-iteration times after the warm-up; -1 with the reason printed. */
+static double mo_cal_log_seconds(const char *tok, const char *text, size_t len)
+{
+	mo_steplog *log = NULL;
+	mo_error err = {0};
+	if (mo_steplog_read(&log, text, len, NULL, &err) != 0) {
+		if (err.line > 0)
+			fprintf(stderr, "memopt calibrate: %s:%d:%d: %s\n", tok, err.line,
+				err.column, err.text);
+		else
+			fprintf(stderr, "memopt calibrate: %s: %s\n", tok, err.text);
+		return -1;
+	}
+	double s = mo_steplog_get_summary(log)->median_seconds;
+	mo_steplog_free(log);
+	return s;
+}
+
+/* The measured seconds: a number, or a training log's step time. */
 static double mo_cal_seconds(const char *dir, const char *tok)
 {
 	char *end;
@@ -108,17 +102,13 @@ static double mo_cal_seconds(const char *dir, const char *tok)
 		return s;
 	char *path = mo_cal_path(dir, tok);
 	size_t len;
-	char *text = path ? mo_cli_read(path, &len, MO_CAL_LOG_MAX) : NULL;
+	char *text = path ? mo_cli_read(path, &len, MO_STEPLOG_MAX_BYTES) : NULL;
 	free(path);
 	if (!text)
 		return -1;
-	s = mo_cal_megatron_log(text);
+	s = mo_cal_log_seconds(tok, text, len);
 	free(text);
-	if (s <= 0)
-		fprintf(stderr, "memopt calibrate: %s: fewer than three 'elapsed time per "
-				"iteration (ms)' lines\n",
-			tok);
-	return s > 0 ? s : -1;
+	return s;
 }
 
 static int mo_cal_load_config(mo_cal_set *s, const char *dir, const char *tok)

@@ -48,6 +48,7 @@
 #include <memopt/estimate.h> /* mo_estimate: memory and cost */
 #include <memopt/planner.h>  /* mo_planner: the cheapest plan under a budget */
 #include <memopt/ledger.h>   /* measured traces against the estimate */
+#include <memopt/steplog.h>  /* measured step times from training logs */
 #include <memopt/size.h>     /* mo_size: layouts and plans for N devices */
 
 #endif
