@@ -7,6 +7,7 @@
 #include "api_internal.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,7 @@ typedef struct mo_api_calib {
 	mo_calibrate_run runs[MO_API_CALIB_RUNS];
 	mo_model *models[MO_API_CALIB_RUNS];
 	mo_config *configs[MO_API_CALIB_RUNS];
+	mo_steplog *logs[MO_API_CALIB_RUNS]; /* NULL: measured_seconds given */
 	size_t n;
 	unsigned which;
 } mo_api_calib;
@@ -54,24 +56,62 @@ static int mo_api_calib_constants(mo_api_calib *c, const json_t *a, mo_api_respo
 	return 0;
 }
 
-/* Loads one run's model and config (mo_check: every rule, as
- * /api/v1/estimate). */
+/* runs[i].log read (mo_steplog_read) into c->logs[c->n]: its step time in
+ * *seconds; a 422 at the log's line and column when it is not a log. */
+static int mo_api_calib_log(mo_api_calib *c, const json_t *log, size_t i,
+			    const mo_api_options *opt, double *seconds, mo_api_response *out)
+{
+	mo_steplog_options lo = {.max_bytes = opt->limits.max_bytes};
+	mo_error err = {0};
+	if (mo_steplog_read(&c->logs[c->n], json_string_value(log), json_string_length(log), &lo,
+			    &err) != 0) {
+		char text[320];
+		snprintf(text, sizeof text, "runs[%zu].log: %s", i, err.text);
+		if (err.code == MO_ERR_NOMEM)
+			mo_api_problem(out, 500, "internal", "out of memory");
+		else
+			mo_api_problem_at(out, 422, err.code == MO_ERR_LIMIT ? "limit" : "invalid-log",
+					  text, err.line, err.column);
+		return -1;
+	}
+	*seconds = mo_steplog_get_summary(c->logs[c->n])->median_seconds;
+	return 0;
+}
+
+/* A run's members of the right types: a string model, exactly one of
+ * measured_seconds (a number in (0, 1e7)) and log (a string). */
+static int mo_api_calib_run_shape(const json_t *r)
+{
+	const json_t *model = json_object_get(r, "model"), *cfg = json_object_get(r, "config");
+	const json_t *dev = json_object_get(r, "devices"), *sec = json_object_get(r, "measured_seconds");
+	const json_t *log = json_object_get(r, "log");
+	bool has_sec = sec && !json_is_null(sec), has_log = log && !json_is_null(log);
+	return json_is_object(r) && json_is_string(model) && has_sec != has_log &&
+	       (!has_sec || (json_is_number(sec) && json_number_value(sec) > 0 &&
+			     json_number_value(sec) < 1e7)) &&
+	       (!has_log || json_is_string(log)) && (!cfg || json_is_null(cfg) || json_is_string(cfg)) &&
+	       (!dev || json_is_null(dev) ||
+		(json_is_integer(dev) && json_integer_value(dev) >= 1 &&
+		 json_integer_value(dev) <= 1048576));
+}
+
+/* Loads one run's log (when it has one), model and config (mo_check: every
+ * rule, as /api/v1/estimate). */
 static int mo_api_calib_run(mo_api_calib *c, const json_t *r, size_t i, const mo_api_options *opt,
 			    mo_api_response *out)
 {
 	static const char none[] = "recompute:\n  mode: None\n";
-	const json_t *model = json_object_get(r, "model"), *cfg = json_object_get(r, "config");
-	const json_t *dev = json_object_get(r, "devices"), *sec = json_object_get(r, "measured_seconds");
-	char text[160];
-	snprintf(text, sizeof text, "runs[%zu]: 'model' (a string), 'measured_seconds' (a number "
-				    "in (0, 1e7)) and optionally 'config', 'devices'", i);
-	if (!json_is_object(r) || !json_is_string(model) || !json_is_number(sec) ||
-	    !(json_number_value(sec) > 0 && json_number_value(sec) < 1e7) ||
-	    (cfg && !json_is_null(cfg) && !json_is_string(cfg)) ||
-	    (dev && !json_is_null(dev) &&
-	     (!json_is_integer(dev) || json_integer_value(dev) < 1 ||
-	      json_integer_value(dev) > 1048576)))
+	char text[200];
+	snprintf(text, sizeof text, "runs[%zu]: 'model' (a string), either 'measured_seconds' (a "
+				    "number in (0, 1e7)) or 'log' (a training log's text), and "
+				    "optionally 'config', 'devices'", i);
+	if (!mo_api_calib_run_shape(r))
 		return mo_api_calib_bad(out, text);
+	const json_t *model = json_object_get(r, "model"), *cfg = json_object_get(r, "config");
+	const json_t *dev = json_object_get(r, "devices"), *log = json_object_get(r, "log");
+	double seconds = json_number_value(json_object_get(r, "measured_seconds"));
+	if (json_is_string(log) && mo_api_calib_log(c, log, i, opt, &seconds, out) != 0)
+		return -1;
 	const char *ct = json_is_string(cfg) ? json_string_value(cfg) : none;
 	mo_input in = {.config = ct, .config_len = strlen(ct), .config_name = "config",
 		       .devices = json_is_integer(dev) ? json_integer_value(dev) : 0,
@@ -99,8 +139,7 @@ static int mo_api_calib_run(mo_api_calib *c, const json_t *r, size_t i, const mo
 		mo_api_problem(out, 422, "model-needed", text);
 	} else
 		rc = 0;
-	c->runs[c->n] = (mo_calibrate_run){c->models[c->n], c->configs[c->n],
-					   json_number_value(sec)};
+	c->runs[c->n] = (mo_calibrate_run){c->models[c->n], c->configs[c->n], seconds};
 	c->n++; /* freed with the others either way */
 	mo_diags_free(d);
 	return rc;
@@ -131,17 +170,44 @@ static int mo_api_calib_parse(mo_api_calib *c, const json_t *root, const mo_api_
 	return 0;
 }
 
-static json_t *mo_api_calib_json(const mo_calibrate_result *r)
+/* What a run's log gave: the summary and the warm-up lines it skipped. */
+static json_t *mo_api_calib_log_json(const mo_steplog *l)
+{
+	const mo_steplog_summary *s = mo_steplog_get_summary(l);
+	json_t *o = json_pack("{s:s, s:I, s:I, s:f, s:f, s:f}", "format", s->format, "times",
+			      (json_int_t)s->times, "used", (json_int_t)s->used, "median_seconds",
+			      s->median_seconds, "min_seconds", s->min_seconds, "max_seconds",
+			      s->max_seconds);
+	json_t *warm = json_array();
+	for (size_t i = 0; i < s->warmup; i++) {
+		const mo_steplog_time *t = mo_steplog_get(l, i);
+		json_array_append_new(warm, json_pack("{s:I, s:I, s:f}", "line", (json_int_t)t->line,
+						      "iteration", (json_int_t)t->iteration,
+						      "seconds", t->seconds));
+	}
+	json_object_set_new(o, "warmup", warm);
+	if (s->skipped >= 0)
+		json_object_set_new(o, "skipped_iterations", json_integer(s->skipped));
+	if (s->nan >= 0)
+		json_object_set_new(o, "nan_iterations", json_integer(s->nan));
+	return o;
+}
+
+static json_t *mo_api_calib_json(const mo_api_calib *c, const mo_calibrate_result *r)
 {
 	json_t *o = json_object(), *k = json_array(), *runs = json_array();
 	char *yaml = mo_calibrate_device_yaml(r);
 	for (int i = 0; i < MO_CALIB_N; i++)
 		json_array_append_new(k, json_pack("{s:s, s:f, s:f}", "name", r->names[i], "before",
 						   r->before[i], "after", r->after[i]));
-	for (size_t i = 0; i < r->n; i++)
-		json_array_append_new(runs, json_pack("{s:f, s:f}", "estimated_before",
-						      r->est_before[i], "estimated_after",
-						      r->est_after[i]));
+	for (size_t i = 0; i < r->n; i++) {
+		json_t *run = json_pack("{s:f, s:f, s:f}", "measured_seconds",
+					c->runs[i].measured_seconds, "estimated_before",
+					r->est_before[i], "estimated_after", r->est_after[i]);
+		if (c->logs[i])
+			json_object_set_new(run, "log", mo_api_calib_log_json(c->logs[i]));
+		json_array_append_new(runs, run);
+	}
 	json_object_set_new(o, "preset", json_string(r->preset));
 	json_object_set_new(o, "constants", k);
 	json_object_set_new(o, "runs", runs);
@@ -175,12 +241,13 @@ int mo_api_calibrate(mo_api_response *out, const mo_api_request *rq, const mo_ap
 			mo_api_reply_error(out, &err);
 		goto out_free;
 	}
-	rc = mo_api_reply_json(out, mo_api_calib_json(&r));
+	rc = mo_api_reply_json(out, mo_api_calib_json(c, &r));
 	mo_calibrate_result_free(&r);
 out_free:
 	for (size_t i = 0; i < c->n; i++) {
 		mo_model_free(c->models[i]);
 		mo_config_free(c->configs[i]);
+		mo_steplog_free(c->logs[i]);
 	}
 	free(c);
 	json_decref(root);

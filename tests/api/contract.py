@@ -407,6 +407,60 @@ def test_calibrate(port):
     call(port, "POST", "/api/v1/calibrate", json.dumps({"runs": [{"model": "llama2-7b"}]}),
          JSON, expect=422)
     call(port, "POST", "/api/v1/calibrate", "{", JSON, expect=400)
+    test_calibrate_logs(port, runs)
+
+
+STEPLOG = os.path.join(ROOT, "tests", "data", "steplog")
+
+
+def test_calibrate_logs(port, runs):
+    """POST /api/v1/calibrate with training logs (tests/data/steplog,
+    medians worked out by hand in its SOURCES.md): a Megatron-LM log and a
+    MindSpore Transformers log fit as their step times in seconds, each
+    run says what its log gave and which lines were warm-up; a log that is
+    not one is a 422 invalid-log at its line and column."""
+    logs = []
+    for name in ("cli-megatron.log", "cli-mindformers.log"):
+        with open(os.path.join(STEPLOG, name)) as f:
+            logs.append(f.read())
+    by_log = [{"model": runs[0]["model"], "log": logs[0]},
+              {"model": runs[1]["model"], "log": logs[1]}]
+    by_sec = [dict(runs[0], measured_seconds=0.29065), dict(runs[1], measured_seconds=0.092)]
+    answers = []
+    for body in (by_log, by_sec):
+        _, _, data = call(port, "POST", "/api/v1/calibrate",
+                          json.dumps({"runs": body, "constants": ["launch_us"]}), JSON,
+                          expect=200)
+        answers.append(as_json(data) or {"runs": [{}, {}], "constants": []})
+    a, b = answers
+    if a["constants"] != b["constants"] or len(a["runs"]) != 2:
+        fail("calibrate with logs: %r, with seconds: %r" % (a, b))
+        return
+    want = (("megatron-lm", 0.29065, 6, [(1, 1, 4.2103), (2, 2, 0.5128)], 0),
+            ("mindformers", 0.092, 5, [(1, 1, 61.023), (2, 2, 0.130)], None))
+    for run, (fmt, sec, times, warm, skipped) in zip(a["runs"], want):
+        log = run.get("log") or {}
+        got_warm = [(w["line"], w["iteration"], round(w["seconds"], 6))
+                    for w in log.get("warmup", [])]
+        if (log.get("format") != fmt or abs(run["measured_seconds"] - sec) > 1e-12 or
+                abs(log.get("median_seconds", 0) - sec) > 1e-12 or log.get("times") != times or
+                log.get("used") != times - 2 or got_warm != warm or
+                log.get("skipped_iterations") != skipped):
+            fail("calibrate log run: %r" % run)
+    for r in b["runs"]:
+        if "log" in r:
+            fail("calibrate: a run given in seconds has a log: %r" % r)
+    bad = "x\n iteration 1/ 2 | elapsed time per iteration (ms): abc |\n"
+    _, _, data = call(port, "POST", "/api/v1/calibrate",
+                      json.dumps({"runs": [dict(by_log[0], log=bad)]}), JSON, expect=422)
+    doc = as_json(data) or {}
+    if (doc.get("type") != "urn:memopt:problem:invalid-log" or doc.get("line") != 2 or
+            doc.get("column") != 52 or not doc.get("detail", "").startswith("runs[0].log: ")):
+        fail("calibrate: a garbage log: %r" % doc)
+    for r in ({"model": "llama2-7b", "measured_seconds": 1.0, "log": logs[0]},
+              {"model": "llama2-7b", "log": 5},
+              {"model": "llama2-7b", "log": "training ...\n"}):
+        call(port, "POST", "/api/v1/calibrate", json.dumps({"runs": [r]}), JSON, expect=422)
 
 
 def raw_call(port, data, path, expect):
