@@ -4,7 +4,7 @@
 # Not part of `make test` (which replays the corpora). Needs clang and
 # libclang-rt-*-dev.
 #   TARGET=config sh tests/fuzz/run-libfuzzer.sh [SECONDS] [JOBS]
-# (default 300 s, 2 jobs; TARGET: config, estimate, plan, model, api_request)
+# (default 300 s, 2 jobs; TARGET: config, estimate, plan, model, api_request, ledger, steplog)
 # New interesting inputs go to $OUT/corpus-$TARGET (not the committed
 # corpus); crash inputs to $OUT/crash-*: copy those to
 # tests/fuzz/corpus/$TARGET/ and report.
