@@ -3,7 +3,7 @@
  * the step time calibration uses (mo_calibrate's measured_seconds).
  *
  * Lines read (each format as the framework's source prints it; the
- * sources are cited in core/src/steplog/steplog.c):
+ * sources are cited in core/src/steplog/steplog_line.c):
  *  - Megatron-LM (megatron/training/training.py training_log):
  *      " [date] iteration <i>/<N> | consumed samples: ... |
  *        elapsed time per iteration (ms): <t> | ... |

@@ -2,13 +2,15 @@
  * them (memopt/steplog.h): one pass over the lines, the times kept in log
  * order, the median of those after the warm-up.
  *
- * The warm-up: the first MO_STEPLOG_WARMUP time lines. Megatron-LM prints
- * its first iteration on its own (training.py:3289, :4901
- * is_first_iteration: set-up and the allocator's first growth), and
- * MindSpore Transformers' first step holds graph compilation; the second
- * line is still the allocator and the communicators warming up. The
+ * The warm-up: the first MO_STEPLOG_WARMUP time lines. Megatron-LM logs
+ * its first iteration on its own line whatever the log interval
+ * (NVIDIA/Megatron-LM d98e8a64, megatron/training/training.py:3289 and
+ * :4901, is_first_iteration), and that iteration carries the set-up the
+ * later ones do not (the allocator's first growth, communicator creation;
+ * in MindSpore Transformers' graph mode, compiling the graph). The
  * Megatron-LM CI runs' measured times (notes/step-time.md) are the median
- * from step 3 on, and `memopt calibrate` has always skipped two lines. */
+ * from step 3 on, and `memopt calibrate` skipped two lines before this
+ * reader existed; a fixed two keeps its answers. */
 #include "steplog/steplog.h"
 
 #include <stdlib.h>
