@@ -1061,37 +1061,6 @@ static int model_finish(mo_model **out, struct mo_rd *r, const mo_node *root, bo
 	return 0;
 }
 
-int model_from_doc(mo_model **out, mo_diags *diags, const mo_doc *doc,
-		      mo_error *err)
-{
-	*out = NULL;
-	if (!doc || !doc->root || doc->root->kind != MO_NODE_MAP)
-		return 1;
-	const char *name = doc->name ? doc->name : "<model>";
-	mo_model *m = model_alloc(name);
-	if (!m) {
-		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
-		return -1;
-	}
-	struct mo_rd r = {.m = m, .diags = diags, .file = m->name};
-	if (!model_read_doc(&r, doc->root)) {
-		/* a multimodal config.json keeps its language model under
-		 * text_config: refused at the key rather than "no model" */
-		if (!map_get(doc->root, "model"))
-			hf_config_refused(diags, m->name, doc->root);
-		mo_model_free(m);
-		return 1;
-	}
-	if (r.failed) {
-		mo_model_free(m);
-		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
-		return -1;
-	}
-	bool pynative = map_get(doc->root, "parallelism") != NULL;
-	m->ext->devices_unsaid = r.hf;
-	return model_finish(out, &r, doc->root, pynative, err);
-}
-
 /* A model document that states its own run (a memopt model file with its
  * parallel or training section, a preset, a training YAML): the run is
  * that, not another file's. */
@@ -1143,14 +1112,6 @@ static bool model_run_describes_other(const struct mo_rd *r, const mo_node *mc)
 	return false;
 }
 
-/* The run a training YAML describes, read over a model read from another
- * document that states none, as MindSpore Transformers reads a YAML's
- * model_config over pretrained_model_dir's config.json: its
- * parallel_config, parallel, parallelism, training, runner_config and
- * optimizer sections, its graph or PyNative mode and the run's keys of
- * model_config (sequence length, dtypes, offsets: model_field_is_run). An
- * architecture the YAML names is not read over the model given: said when
- * it is another one. Positions name the YAML. */
 /* The run's parallel layout replaces the model's whole: a device count
  * or a degree the model text wrote (a model object written out whole
  * writes every one) does not stay beside the YAML's. */
@@ -1176,6 +1137,14 @@ static void model_clear_parallel(struct mo_rd *r)
 	}
 }
 
+/* The run a training YAML describes, read over a model read from another
+ * document (model_from_doc_run says when), as MindSpore Transformers reads a YAML's
+ * model_config over pretrained_model_dir's config.json: its
+ * parallel_config, parallel, parallelism, training, runner_config and
+ * optimizer sections, its graph or PyNative mode and the run's keys of
+ * model_config (sequence length, dtypes, offsets: model_field_is_run). An
+ * architecture the YAML names is not read over the model given: said when
+ * it is another one. Positions name the YAML. */
 static void model_read_run(struct mo_rd *r, const mo_doc *run)
 {
 	const mo_node *root = run->root;
@@ -1217,8 +1186,6 @@ int model_from_doc_run(mo_model **out, mo_diags *diags, const mo_doc *doc, const
 			  mo_error *err)
 {
 	*out = NULL;
-	if (!run || !run->root || run->root->kind != MO_NODE_MAP)
-		return model_from_doc(out, diags, doc, err);
 	if (!doc || !doc->root || doc->root->kind != MO_NODE_MAP)
 		return 1;
 	mo_model *m = model_alloc(doc->name ? doc->name : "<model>");
@@ -1228,11 +1195,16 @@ int model_from_doc_run(mo_model **out, mo_diags *diags, const mo_doc *doc, const
 	}
 	struct mo_rd r = {.m = m, .diags = diags, .file = m->name};
 	if (!model_read_doc(&r, doc->root)) {
+		/* a multimodal config.json keeps its language model under
+		 * text_config: refused at the key rather than "no model" */
+		if (!map_get(doc->root, "model"))
+			hf_config_refused(diags, m->name, doc->root);
 		mo_model_free(m);
 		return 1;
 	}
-	bool takes_run = r.hf || !model_doc_states_run(doc->root) ||
-			 model_doc_model_elsewhere(run->root);
+	bool takes_run = run && run->root && run->root->kind == MO_NODE_MAP &&
+			 (r.hf || !model_doc_states_run(doc->root) ||
+			  model_doc_model_elsewhere(run->root));
 	if (takes_run)
 		model_read_run(&r, run);
 	if (r.failed) {
@@ -1246,6 +1218,11 @@ int model_from_doc_run(mo_model **out, mo_diags *diags, const mo_doc *doc, const
 	 * Transformers' data_parallel 1: said, as in the YAML read alone */
 	m->ext->devices_unsaid = r.hf && !takes_run;
 	return model_finish(out, &r, root, pynative, err);
+}
+
+int model_from_doc(mo_model **out, mo_diags *diags, const mo_doc *doc, mo_error *err)
+{
+	return model_from_doc_run(out, diags, doc, NULL, err);
 }
 
 int model_from_items(mo_model **out, mo_diags *diags, const struct mo_import_item *v,
