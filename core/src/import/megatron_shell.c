@@ -1065,6 +1065,21 @@ static bool megatron_known_text(const char *s)
 	return !strchr(s, '$') && !strchr(s, '`');
 }
 
+/* The unary string tests of bash's `test` a script's condition may use. */
+enum megatron_test_op { MEGATRON_TEST_WORD, MEGATRON_TEST_EMPTY, MEGATRON_TEST_NONEMPTY };
+
+static enum megatron_test_op megatron_test_op_of(const char *word)
+{
+	static const struct {
+		const char *word;
+		enum megatron_test_op op;
+	} ops[] = {{"-z", MEGATRON_TEST_EMPTY}, {"-n", MEGATRON_TEST_NONEMPTY}};
+	for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+		if (!strcmp(word, ops[i].word))
+			return ops[i].op;
+	return MEGATRON_TEST_WORD;
+}
+
 /* One `[[ ... ]]` / `[ ... ]` test. */
 static int megatron_test(struct mo_megatron_import *g, struct mo_megatron_lexer *x)
 {
@@ -1082,14 +1097,21 @@ static int megatron_test(struct mo_megatron_import *g, struct mo_megatron_lexer 
 	for (size_t i = 0; i < k; i++)
 		if (!megatron_known_text(a[i].text))
 			return -1;
-	if (k == 1 && (!strcmp(a[0].text, "-z") || !strcmp(a[0].text, "-n")))
-		return a[0].text[1] == 'z'; /* `-z ""`: the empty word went */
+	enum megatron_test_op op = megatron_test_op_of(a[0].text);
+	if (k == 1 && op != MEGATRON_TEST_WORD)
+		return op == MEGATRON_TEST_EMPTY; /* `-z ""`: the empty word went */
 	if (k == 1)
 		return a[0].text[0] != '\0';
-	if (k == 2 && !strcmp(a[0].text, "-z"))
-		return a[1].text[0] == '\0';
-	if (k == 2 && !strcmp(a[0].text, "-n"))
-		return a[1].text[0] != '\0';
+	if (k == 2) {
+		switch (op) {
+		case MEGATRON_TEST_EMPTY:
+			return a[1].text[0] == '\0';
+		case MEGATRON_TEST_NONEMPTY:
+			return a[1].text[0] != '\0';
+		case MEGATRON_TEST_WORD:
+			break;
+		}
+	}
 	if (k != 3)
 		return -1;
 	bool eq = !strcmp(a[1].text, "==") || !strcmp(a[1].text, "=");
