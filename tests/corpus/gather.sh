@@ -45,6 +45,12 @@ done
 # release): kept from there
 keep "$MF" mindspore-ai/mindformers mindformers-yaml v1.0.2 v1.0.2 \
 	$(git -C "$MF" ls-tree -r --name-only v1.0.2 -- research/iflytekspark | grep -E '\.yaml$')
+# the releases added later (v1.6.0, v1.8.0, v1.9.0): after the others, so that a file
+# already kept stays under the version it was kept at; each keeps only the files no
+# version above has
+for v in v1.6.0 v1.8.0 v1.9.0; do
+	keep "$MF" mindspore-ai/mindformers mindformers-yaml "$v" "$v" $(yamls "$MF" "$v")
+done
 for v in 23.04 core_v0.12.0 d98e8a64ddf3; do
 	ref=$v
 	[ "$v" = d98e8a64ddf3 ] && ref=d98e8a64ddf34856e74b24714e3bedb2f5a39553
