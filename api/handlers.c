@@ -103,6 +103,22 @@ static int mo_api_run_cached(mo_api_run *run, mo_api_response *out,
 	return 0;
 }
 
+/* Drops what the cached path made (the preset borrowed, the config, its
+ * findings), keeping the request. 0, or -1 out of memory. */
+static int mo_api_run_uncache(mo_api_run *run)
+{
+	mo_resolved_free(run->resolved);
+	run->resolved = NULL;
+	mo_config_free(run->cfg);
+	run->cfg = NULL;
+	mo_api_model_release(run->ref);
+	run->ref = NULL;
+	run->m = NULL;
+	mo_diags_free(run->diags);
+	run->diags = NULL;
+	return mo_diags_new(&run->diags);
+}
+
 static int mo_api_run_check(mo_api_run *run, mo_api_response *out,
 			    const mo_api_options *opt)
 {
@@ -139,8 +155,18 @@ static int mo_api_run_validate(mo_api_run *run, mo_api_response *out,
 		return 1;
 	if (mo_diags_new(&run->diags) != 0)
 		return mo_api_problem(out, 500, "internal", "out of memory"), 1;
-	if (opt->models && run->in.preset)
-		return mo_api_run_cached(run, out, opt);
+	if (opt->models && run->in.preset) {
+		if (mo_api_run_cached(run, out, opt) != 0)
+			return 1;
+		if (!mo_config_is_training_yaml(run->cfg))
+			return 0;
+		/* a training YAML may bring its run (parallel_config, ...) to
+		 * read over the preset (docs/rules.md, model-replaced): the
+		 * shared preset cannot take it, so the request is checked as
+		 * the CLI checks it, with a preset of its own */
+		if (mo_api_run_uncache(run) != 0)
+			return mo_api_problem(out, 500, "internal", "out of memory"), 1;
+	}
 	return mo_api_run_check(run, out, opt);
 }
 
@@ -170,6 +196,7 @@ typedef struct mo_api_op {
 				    request gets; NULL: no model needed */
 	mo_api_result_fn result;
 	bool resolves; /* result expands or prices the config: validation hands it on */
+	bool shows_run; /* the answer says which run it priced (mo_json_run), valid or not */
 } mo_api_op;
 
 static int mo_api_model_needed(mo_api_response *out, const char *op)
@@ -199,6 +226,9 @@ static int mo_api_config_op(mo_api_response *out, const mo_api_request *rq,
 	}
 	o = mo_json_diags(run.diags);
 	if (!o)
+		goto no_memory;
+	json_t *priced = op->shows_run && run.m ? mo_json_run(run.m) : NULL;
+	if (priced && json_object_set_new(o, "run", priced) != 0)
 		goto no_memory;
 	if (valid) {
 		r = op->result(&run, out);
@@ -417,7 +447,8 @@ int mo_api_estimate(mo_api_response *out, const mo_api_request *rq,
 {
 	static const mo_api_op op = {.needs_model = "estimate",
 				       .result = mo_api_estimate_result,
-				       .resolves = true};
+				       .resolves = true,
+				       .shows_run = true};
 
 	return mo_api_config_op(out, rq, opt, &op);
 }

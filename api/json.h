@@ -57,6 +57,9 @@ size_t mo_json_estimate_layers_floor(const mo_estimate *e);
 /* The values the model import filled in (mo_model_assumed):
  * [{"path", "value", "source"}...], [] for none. New ref. */
 json_t *mo_json_assumed(const mo_model *m);
+/* {model, from_config} of a training YAML's run read over the model given;
+ * NULL when the model priced is all the model's own. */
+json_t *mo_json_run(const mo_model *m);
 /* The planner's result: {"config": YAML, "fits", "exact", "budget_bytes",
  * "predicted_peak_bytes", "overhead_percent", "estimate": {as mo_json_estimate,
  * no timeline}, "staged": {"steps": [{"label", "config", "peak_bytes",

@@ -252,3 +252,33 @@ json_t *mo_json_assumed(const mo_model *m)
 	}
 	return a;
 }
+
+/* The run the answer priced when a training YAML's run was read over the
+ * model given apart (docs/rules.md, model-replaced): the model priced, as
+ * a model file, and each field the YAML gave with its key and position.
+ * NULL when the model is all the model's own (or out of memory). */
+json_t *mo_json_run(const mo_model *m)
+{
+	size_t n = mo_model_run_field_count(m);
+	if (n == 0)
+		return NULL;
+	char *text = mo_model_to_json(m);
+	json_t *model = text ? json_loads(text, 0, NULL) : NULL;
+	free(text);
+	json_t *fields = json_array();
+	for (size_t i = 0; model && fields && i < n; i++) {
+		struct mo_model_source src;
+		if (mo_model_run_field(m, i, &src) != 0)
+			continue;
+		json_array_append_new(fields, json_pack("{s:s, s:s, s:i, s:i}", "path", src.path,
+							"key", src.key, "line", src.line,
+							"column", src.column));
+	}
+	json_t *o = model && fields ? json_pack("{s:o, s:o}", "model", model, "from_config", fields)
+				    : NULL;
+	if (!o) {
+		json_decref(model);
+		json_decref(fields);
+	}
+	return o;
+}

@@ -181,6 +181,37 @@ def test_estimate(port, preset):
     if bad.get("valid") is not False or "peak_bytes" in bad:
         fail("estimate: an invalid config answered %s" % data[:300])
     call(port, "POST", path, cfg("swap:\n  enable: False\n"), JSON, expect=422)
+    if "run" in e:
+        fail("estimate: a config of three sections has a run: %r" % (e["run"],))
+    test_estimate_run(port)
+
+
+RUN_CASE = os.path.join(ROOT, "tests", "golden", "valid", "recompute-config-on-model-given")
+
+
+def test_estimate_run(port):
+    """A configs/general-style training YAML over a model given apart: the
+    answer says which run it priced. config.yaml writes parallel_config
+    data_parallel 2 (line 16), model_parallel 2 (line 17), pipeline_stage 2
+    (line 18) and micro_batch_num 4 (line 19); hf.json is the model."""
+    with open(os.path.join(RUN_CASE, "config.yaml"), encoding="utf-8") as f:
+        config = f.read()
+    with open(os.path.join(RUN_CASE, "hf.json"), encoding="utf-8") as f:
+        hf = f.read()
+    for model in (hf, "llama2-7b"):
+        _, _, data = call(port, "POST", "/api/v1/estimate", cfg(config, model), JSON, expect=200)
+        e = as_json(data) or {}
+        run = e.get("run") or {}
+        par = (run.get("model") or {}).get("parallel") or {}
+        got = {x["path"]: (x["key"], x["line"]) for x in run.get("from_config") or []}
+        want = {"parallel.data_parallel": ("parallel_config.data_parallel", 16),
+                "parallel.tensor_parallel": ("parallel_config.model_parallel", 17),
+                "parallel.pipeline_parallel": ("parallel_config.pipeline_stage", 18),
+                "training.micro_batch_num": ("parallel_config.micro_batch_num", 19)}
+        if (par.get("pipeline_parallel") != 2 or par.get("tensor_parallel") != 2 or
+                len(e.get("stages") or []) != 2 or
+                any(got.get(k) != v for k, v in want.items())):
+            fail("estimate run over %s: %r" % ("hf.json" if model == hf else model, run))
 
 
 NONE = "recompute:\n  mode: None\n"

@@ -406,12 +406,91 @@ async function mapMemory(page, base, t) {
   await t.axe(page, 'map memory');
 }
 
+// A training YAML whose model is elsewhere, given a model apart: the core
+// reads the file's run (parallel_config) over that model. The golden case
+// tests/golden/valid/recompute-config-on-model-given: its config.yaml
+// writes parallel_config data_parallel 2 (line 16), model_parallel 2 (line
+// 17), pipeline_stage 2 (line 18), micro_batch_num 4 (line 19); its model is
+// hf.json (8 layers). The fields must show the layout the API priced (the
+// estimate answer's run), say which value is the file's (file, key, line),
+// and the peak must be the CLI's for the same two files.
+const RUN_CASE = 'tests/golden/valid/recompute-config-on-model-given';
+
+async function fieldState(page, key) {
+  return page.$eval(`#parallel [data-key="par/${key}"]`, (n) => {
+    const ids = (n.getAttribute('aria-describedby') || '').split(' ').filter(Boolean);
+    return {
+      value: n.type === 'checkbox' ? n.checked : n.value, readOnly: n.readOnly || n.disabled, source: n.dataset.source,
+      described: ids.map((id) => (document.getElementById(id) || {}).textContent || '').join(' '),
+    };
+  });
+}
+
+async function pricedRun(page, base, t) {
+  const { check } = t;
+  const yaml = `${RUN_CASE}/config.yaml`;
+  const hf = `${RUN_CASE}/hf.json`;
+  t.setStep('files: a training YAML\'s run over the model given: the fields show what is priced');
+  await fresh(page, base, t);
+  t.allowStatus(422); // the import's answer: the file has no model of its own
+  await upload(page, t, yaml);
+  t.allowStatus(null);
+  await page.setInputFiles('#file', join(t.ROOT, hf));
+  await page.waitForFunction(() => window.memopt.state.model.label === 'hf.json');
+  await t.idle(page);
+  const want = cli(t, ['estimate', '--json', '--model', hf, yaml]);
+  const got = await pagePeak(page);
+  check(got.bytes === want.peak_bytes, `priced as the CLI prices the two files: ${got.bytes} vs ${want.peak_bytes}`);
+  const run = await page.evaluate(() => window.memopt.state.estimate.data.run);
+  check(run && run.model && run.model.parallel.pipeline_parallel === 2 && want.stages.length === 2,
+    `the API priced 2 pipeline stages, the CLI has ${want.stages.length}: ${JSON.stringify(run && run.model && run.model.parallel)}`);
+  const given = await page.evaluate(() => window.memopt.state.model.obj.parallel);
+  check(given.pipeline_parallel !== 2, `the model given says another layout (PP ${given.pipeline_parallel}): the file's replaces it`);
+  const lines = { pipeline_parallel: ['parallel_config.pipeline_stage', 18], tensor_parallel: ['parallel_config.model_parallel', 17], micro_batch_num: ['parallel_config.micro_batch_num', 19] };
+  for (const [key, [k, line]] of Object.entries(lines)) {
+    const f = await fieldState(page, key);
+    const sec = key === 'micro_batch_num' ? 'training' : 'parallel';
+    check(Number(f.value) === run.model[sec][key], `${key} shows the priced ${run.model[sec][key]}: ${f.value}`);
+    check(f.source === 'file' && f.readOnly, `${key} is marked as the file's and cannot be edited: ${JSON.stringify(f)}`);
+    check(f.described.includes('config.yaml') && f.described.includes(k) && f.described.includes(`line ${line}`),
+      `${key} says where it comes from (config.yaml, ${k}, line ${line}): ${f.described}`);
+  }
+  const ws = await fieldState(page, 'world_size');
+  check(Number(ws.value) === run.model.parallel.world_size && Number(ws.value) === 8, `Devices shows the priced ${run.model.parallel.world_size}: ${ws.value}`);
+  check(ws.source === 'file' || ws.source === 'run' || ws.source === 'model', `Devices has a source: ${ws.source}`);
+  const seq = await fieldState(page, 'seq_length');
+  check(seq.source === 'model' && !seq.readOnly && Number(seq.value) === run.model.model.seq_length, `the sequence length is the model's own and editable: ${JSON.stringify(seq)}`);
+  const note = await page.textContent('#run-note');
+  check(/Priced with the run of config\.yaml read over the model hf\.json/.test(note), `the note names the file and the model: ${note.slice(0, 200)}`);
+  check(/DP 2/.test(await page.textContent('#parallel .derived')), `the derived line is the priced DP 2: ${await page.textContent('#parallel .derived')}`);
+  await page.click('#run-note button.link >> text=Show line 18');
+  const sel = await page.evaluate(() => { const ta = document.getElementById('yaml-text'); return ta.value.slice(ta.selectionStart, ta.selectionEnd); });
+  check(/pipeline_stage: 2/.test(sel), `Show line 18 selects the file's line: ${JSON.stringify(sel)}`);
+  await t.axe(page, 'run over the model given');
+  await t.shot(page, 'files-run-over-model');
+
+  t.setStep('files: the same file over a preset');
+  await page.selectOption('#preset', 'llama2-7b');
+  await page.waitForFunction(() => window.memopt.state.model.label === 'llama2-7b');
+  await t.idle(page);
+  const wantP = cli(t, ['estimate', '--json', '--model', 'llama2-7b', yaml]);
+  const gotP = await pagePeak(page);
+  check(gotP.bytes === wantP.peak_bytes, `over the preset, priced as the CLI: ${gotP.bytes} vs ${wantP.peak_bytes}`);
+  const pp = await fieldState(page, 'pipeline_parallel');
+  check(Number(pp.value) === 2 && pp.source === 'file' && wantP.stages.length === 2, `PP shows the file's 2 over the preset: ${JSON.stringify(pp)}`);
+
+  t.setStep('files: a model of its own: nothing is marked');
+  await fresh(page, base, t);
+  check(await page.locator('#run-note').count() === 0, 'no note when the model is all the model\'s own');
+  check((await fieldState(page, 'pipeline_parallel')).source === 'model', 'PP is the model\'s');
+}
+
 // t: {check, log, idle, axe, shot, setStep, allowStatus, ROOT, MEMOPT}
 export async function fileScenarios(page, base, t) {
   const scenarios = [() => llamaGraph(page, base, t), () => deepseekWidths(page, base, t), () => modelErrors(page, base, t), () => modelNeeded(page, base, t),
     () => serverExport(page, base, t), () => deviceList(page, base, t), () => emptyFile(page, base, t), () => noEffect(page, base, t), () => sliderWire(page, base, t),
     () => vppLabels(page, base, t), () => serverGone(page, base, t), () => honestHeadline(page, base, t),
-    () => phone(page, base, t), () => mapMemory(page, base, t)];
+    () => phone(page, base, t), () => mapMemory(page, base, t), () => pricedRun(page, base, t)];
   // each scenario starts afresh: one that throws does not hide the others
   for (const s of scenarios) {
     try {

@@ -3,6 +3,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <cmocka.h>
 
@@ -524,6 +525,23 @@ static void test_training_yaml_over_model(void **state)
 	assert_non_null(strstr(y, "0-4"));
 	assert_non_null(strstr(y, "5-7"));
 	free(y);
+	/* which fields the YAML gave, with its key and line (the faces show
+	 * the layout priced, not the model's): pipeline_stage is line 11 */
+	size_t n = mo_model_run_field_count(f.model);
+	struct mo_model_source src = {0};
+	bool pp = false;
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(mo_model_run_field(f.model, i, &src), 0);
+		assert_string_equal(src.file, "c.yaml");
+		if (strcmp(src.path, "parallel.pipeline_parallel") == 0) {
+			assert_string_equal(src.key, "parallel_config.pipeline_stage");
+			assert_int_equal(src.line, 11);
+			pp = true;
+		}
+		assert_true(strncmp(src.path, "model.num_layers", 16) != 0); /* the architecture is the model's */
+	}
+	assert_true(pp);
+	assert_int_equal(mo_model_run_field(f.model, n, &src), -1);
 	fx_free(&f);
 
 	/* tensor parallel 3 does not divide 16 heads: the finding is at the
@@ -551,6 +569,11 @@ static void test_training_yaml_over_model(void **state)
 	run(&f, own, NULL, hf);
 	assert_int_equal(count(&f, "model-replaced"), 1);
 	assert_int_equal(mo_model_num_layers(f.model), 8);
+	fx_free(&f);
+
+	/* the three sections alone: the model is all the model's own */
+	run(&f, "recompute:\n  mode: None\n", NULL, hf);
+	assert_int_equal(mo_model_run_field_count(f.model), 0);
 	fx_free(&f);
 }
 

@@ -147,6 +147,7 @@ async function run() {
     if (exp.ok && exp.data.valid) store.lastValid = { yaml: sentYaml, name: store.training ? store.training.name : 'memopt.yaml' };
     store.analysis = store.result ? analyze(store.result, store.offline ? store.yaml : sentYaml) : null;
     if (!store.offline) store.estimate = est;
+    if (!store.offline) adoptPriced(est);
     if (est.ok && est.data && est.data.stages && est.data.stages.length) store.lastGoodEstimate = est;
     const t1 = performance.now();
     renderResults();
@@ -189,6 +190,18 @@ function retryNow() {
   clearTimeout(retryTimer);
   retryTimer = null;
   return refresh({ layout: true });
+}
+
+// The layout the estimate priced: a training YAML's run read over the
+// model given replaces some of its values (the answer's `run`); the
+// parallel fields show what was priced, and say where each value is from.
+function adoptPriced(est) {
+  const priced = est.ok && est.data && est.data.run ? est.data.run : null;
+  if (JSON.stringify(priced) === JSON.stringify(store.priced)) return;
+  store.priced = priced;
+  const active = document.activeElement;
+  const inside = active && active.closest && active.closest('#parallel');
+  renderParallelNow(inside && active.dataset ? active.dataset.key : undefined);
 }
 
 // After the next frame has been painted.
@@ -294,6 +307,7 @@ function renderControls(focusKey) {
 function renderParallelNow(focusKey) {
   renderParallel($('parallel'), {
     state: store,
+    goToLine: goToYamlLine,
     modelChanged: (key) => {
       renderParallelNow(key);
       recordNow(labelOf(key));
@@ -434,6 +448,17 @@ function renderModelLabel() {
 }
 
 // ---- the YAML box: its text is the config; undo is the page's, never the browser's --
+
+// Selects line n of the YAML panel (a value the training YAML gives).
+function goToYamlLine(n) {
+  const ta = $('yaml-text');
+  const lines = ta.value.split('\n');
+  const start = lines.slice(0, n - 1).reduce((a, l) => a + l.length + 1, 0);
+  ta.focus();
+  ta.setSelectionRange(start, start + (lines[n - 1] || '').length);
+  const lh = parseFloat(getComputedStyle(ta).lineHeight) || 18;
+  ta.scrollTop = Math.max(0, (n - 4) * lh);
+}
 
 function setYamlBox(text) {
   const ta = $('yaml-text');

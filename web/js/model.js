@@ -47,6 +47,35 @@ export function deviceCountUnknown(obj) {
   return p.data_parallel_shard === -1 && !p.world_size;
 }
 
+// Where the value priced for a field came from, when a training YAML's run
+// was read over the model given (the estimate answer's `run`, ctx.state.priced):
+// null for the model's own value (or when the model is all its own), else
+// {value, file: {key, line, column} or null, text}.
+function pricedSource(ctx, sec, key) {
+  const run = ctx.state.priced;
+  if (!run || !run.model) return null;
+  const obj = ctx.state.model.obj;
+  const priced = sec ? (run.model[sec] || {})[key] : run.model[key];
+  const given = sec ? (obj[sec] || {})[key] : obj[key];
+  const yaml = ctx.state.training ? ctx.state.training.name : 'the training YAML';
+  const from = (run.from_config || []).find((x) => x.path === (sec ? `${sec}.${key}` : key));
+  if (from) {
+    return {
+      value: priced, file: from, short: from.line ? `${yaml}, line ${from.line}` : yaml,
+      text: `from ${yaml}: ${from.key}${from.line ? `, line ${from.line}` : ''}`,
+    };
+  }
+  if (priced === undefined || priced === given) return null;
+  return {
+    value: priced, file: null, short: `${yaml}'s run`,
+    text: `follows from the run of ${yaml} (the file does not write it; the model ${ctx.state.model.label || ''} says ${given ?? 'nothing'})`,
+  };
+}
+
+function fieldLabel(f) {
+  return f.label;
+}
+
 export function renderParallel(root, ctx) {
   const obj = ctx.state.model.obj;
   clear(root);
@@ -55,17 +84,24 @@ export function renderParallel(root, ctx) {
     root.append(el('p', { class: 'note', text: 'They come with the model: none is loaded.' }));
     return;
   }
+  const sources = [];
   const grid = el('div', { class: 'pgrid' });
   for (const f of FIELDS) {
     const id = uid('p');
     const sec = obj[f.sec] || (obj[f.sec] = {});
+    const src = pricedSource(ctx, f.sec, f.key);
+    const srcId = src ? uid('src') : null;
+    if (src) sources.push({ id: srcId, label: fieldLabel(f), src });
+    const describedBy = [f.key === 'world_size' ? 'devices-hint' : null, srcId].filter(Boolean).join(' ');
     const input = el('input', {
-      type: 'number', id, min: f.min, step: 1, class: 'num', value: sec[f.key] ?? '',
+      type: 'number', id, min: f.min, step: 1, class: 'num', value: src ? src.value ?? '' : sec[f.key] ?? '',
       title: TITLES[f.key],
-      'aria-describedby': f.key === 'world_size' ? 'devices-hint' : null,
-      dataset: { key: `par/${f.key}` },
+      // the file's run decides the value: an edit here would not be priced
+      readonly: !!src, 'aria-describedby': describedBy || null,
+      dataset: { key: `par/${f.key}`, source: src ? (src.file ? 'file' : 'run') : 'model' },
       on: {
         change: (e) => {
+          if (src) return;
           const v = Number.parseInt(e.target.value, 10);
           if (e.target.value === '' && f.key === 'world_size') delete sec[f.key];
           else if (!Number.isInteger(v) || v < f.min) return;
@@ -75,38 +111,70 @@ export function renderParallel(root, ctx) {
         },
       },
     });
-    const field = el('div', { class: 'field' }, el('label', { for: id, text: f.label }), input);
-    if (f.key === 'world_size') {
+    const field = el('div', { class: `field${src ? ' from-run' : ''}` }, el('label', { for: id, text: f.label }), input);
+    if (f.key === 'world_size' && !src) {
       const unknown = deviceCountUnknown(obj);
       field.append(el('span', {
         id: 'devices-hint', class: `field-hint${unknown ? ' needed' : ''}`,
         text: unknown ? 'needed for the estimate' : sec[f.key] ? '' : 'from the file',
       }));
+    } else if (f.key === 'world_size') {
+      field.append(el('span', { id: 'devices-hint', class: 'field-hint', text: '' }));
     }
+    if (src) field.append(el('span', { class: 'field-hint run-mark', 'aria-hidden': 'true', text: `↤ ${src.short}` }));
     grid.append(field);
   }
+  const sp = pricedSource(ctx, 'parallel', 'sequence_parallel');
   const spId = uid('sp');
-  grid.append(el('div', { class: 'check' },
+  const spSrc = sp ? uid('src') : null;
+  if (sp) sources.push({ id: spSrc, label: 'Sequence parallel (SP)', src: { ...sp, value: sp.value ? 'on' : 'off' } });
+  grid.append(el('div', { class: `check${sp ? ' from-run' : ''}` },
     el('input', {
-      type: 'checkbox', id: spId, checked: !!(obj.parallel && obj.parallel.sequence_parallel),
-      dataset: { key: 'par/sp' },
+      type: 'checkbox', id: spId, checked: sp ? !!sp.value : !!(obj.parallel && obj.parallel.sequence_parallel),
+      disabled: !!sp, 'aria-describedby': spSrc,
+      dataset: { key: 'par/sp', source: sp ? (sp.file ? 'file' : 'run') : 'model' },
       on: { change: (e) => { obj.parallel.sequence_parallel = e.target.checked; ctx.modelChanged('par/sp'); } },
     }),
     el('label', { for: spId, text: 'Sequence parallel (SP)' })));
   const devId = uid('dev');
+  const devSrc = pricedSource(ctx, null, 'device');
+  const devSrcId = devSrc ? uid('src') : null;
+  if (devSrc) sources.push({ id: devSrcId, label: 'Device', src: devSrc });
   const dev = el('select', {
-    id: devId, dataset: { key: 'par/device' },
+    id: devId, dataset: { key: 'par/device', source: devSrc ? (devSrc.file ? 'file' : 'run') : 'model' },
+    disabled: !!devSrc, 'aria-describedby': devSrcId,
     on: { change: (e) => { obj.device = e.target.value; ctx.modelChanged('par/device'); } },
   });
-  const current = typeof obj.device === 'string' ? obj.device : 'custom';
+  const shownDevice = devSrc ? devSrc.value : obj.device;
+  const current = typeof shownDevice === 'string' ? shownDevice : 'custom';
   const names = devices.list.map((d) => d.name);
   for (const d of devices.list) dev.append(el('option', { value: d.name, text: `${d.name} (${d.memory_gib} GiB)`, selected: d.name === current }));
   if (!names.includes(current)) dev.append(el('option', { value: current, text: current, selected: true }));
   grid.append(el('div', { class: 'field' }, el('label', { for: devId, text: 'Device' }), dev));
-  const p = obj.parallel || {};
+  const run = ctx.state.priced;
+  const p = (run && run.model && run.model.parallel) || obj.parallel || {};
   grid.append(el('p', { class: 'derived' },
     `DP ${p.data_parallel ?? '—'} · FSDP shard ${p.data_parallel_shard === -1 ? (p.data_parallel ? `${p.data_parallel} (all DP ranks)` : 'all DP ranks (set Devices)') : p.data_parallel_shard ?? '—'} · VPP ${p.virtual_pipeline ?? 1}`));
   root.append(grid);
+  if (sources.length) root.append(runSources(ctx, sources));
+}
+
+// The list under the fields: which values the training YAML's run set,
+// with the key and line (a button selects the line in the YAML panel).
+function runSources(ctx, sources) {
+  const yaml = ctx.state.training ? ctx.state.training.name : 'the training YAML';
+  const label = ctx.state.model.label || 'the model';
+  const ul = el('ul', { class: 'run-sources' });
+  for (const s of sources) {
+    ul.append(el('li', { id: s.id },
+      el('strong', { text: `${s.label} ${s.src.value}` }), ` ${s.src.text}`,
+      s.src.file && s.src.file.line && ctx.goToLine
+        ? el('button', { type: 'button', class: 'link', on: { click: () => ctx.goToLine(s.src.file.line) }, text: `Show line ${s.src.file.line}` })
+        : null));
+  }
+  return el('div', { class: 'run-note', id: 'run-note', role: 'note' },
+    el('p', { text: `Priced with the run of ${yaml} read over the model ${label}: the values marked ↤ are the file's run, not the model's, and the fields cannot change them (edit the file in the YAML panel). The other values are the model's.` }),
+    ul);
 }
 
 export function modelSummary(obj, layout) {

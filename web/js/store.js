@@ -28,6 +28,8 @@ export const store = {
   analysis: null,    // diags.analyze(result)
   estimate: null,    // POST /estimate answer ({ok, status, data, ...})
   lastGoodEstimate: null, // the last estimate with stages (kept while the config has errors)
+  priced: null,      // the estimate answer's `run`: {model, from_config}, the model priced when a
+                     // training YAML's run was read over the model given; null: the model as given
   planFresh: false,  // result.layers describe the current text
   estimatorMissing: false, // the server answered 501 for /estimate: do not ask again
   // view

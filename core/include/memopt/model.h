@@ -82,6 +82,22 @@ size_t mo_model_assumed_count(const mo_model *m);
  * default, memopt's default). Returns 0, or -1 when i is out of range. */
 int mo_model_assumed(const mo_model *m, size_t i, const char **path,
 		     const char **value, const char **source);
+/* Where a field of the model came from when a training YAML's run (its
+ * parallel_config, parallel, training, ... sections) was read over a model
+ * given apart (docs/rules.md, model-replaced): the model priced is then
+ * partly the YAML's. */
+struct mo_model_source {
+	const char *path; /* the field, in the model file's spelling: parallel.pipeline_parallel */
+	const char *file; /* the YAML that gave it (its name as given) */
+	const char *key;  /* the key as written there: parallel_config.pipeline_stage */
+	int line, column; /* 1-based position of its value (0 when not known) */
+};
+/* How many fields the run of a training YAML gave (0: the model is all the
+ * model's own). */
+size_t mo_model_run_field_count(const mo_model *m);
+/* Run field i (in the model file's field order). Returns 0, or -1 when i is
+ * out of range. The strings are borrowed from the model. */
+int mo_model_run_field(const mo_model *m, size_t i, struct mo_model_source *out);
 /* How many layer types (dense, moe, mtp, ...) the model has. */
 size_t mo_model_layer_type_count(const mo_model *m);
 /* Layer type t's name; NULL out of range. */

@@ -96,6 +96,43 @@ int mo_model_devices_position(const mo_model *m, int *line, int *column, const c
 	return 0;
 }
 
+/* The fields a training YAML's run gave over a model read from another
+ * document carry that YAML as their file (import/read.c); the model's own
+ * fields, defaults and derived values carry none. */
+static bool model_field_from_run(const mo_model *m, enum mo_mf f)
+{
+	return m->ext->pos[f].file != NULL && mo_model_canon_paths[f] != NULL;
+}
+
+size_t mo_model_run_field_count(const mo_model *m)
+{
+	size_t n = 0;
+	for (int f = 0; m && m->ext && f < MF_COUNT; f++)
+		n += model_field_from_run(m, (enum mo_mf)f);
+	return n;
+}
+
+int mo_model_run_field(const mo_model *m, size_t i, struct mo_model_source *out)
+{
+	if (!m || !m->ext || !out)
+		return -1;
+	size_t seen = 0;
+	for (int f = 0; f < MF_COUNT; f++) {
+		if (!model_field_from_run(m, (enum mo_mf)f))
+			continue;
+		if (seen++ < i)
+			continue;
+		const struct mo_model_pos *p = &m->ext->pos[f];
+		*out = (struct mo_model_source){.path = mo_model_canon_paths[f],
+						.file = p->file,
+						.key = p->path ? p->path : mo_model_canon_paths[f],
+						.line = p->line,
+						.column = p->column};
+		return 0;
+	}
+	return -1;
+}
+
 /* Where the rule's findings go: the diagnostics (every finding), or the
  * first error alone, with its code and numbers (model_parallel_error). */
 typedef struct mo_check_out {
