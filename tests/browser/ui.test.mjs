@@ -15,6 +15,7 @@ import { conflictScenarios } from './conflicts.mjs';
 import { fileScenarios } from './files.mjs';
 import { coreTruth } from './core_truth.mjs';
 import { sizeScenarios } from './size.mjs';
+import { steplogScenarios } from './steplog.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const MEMOPT = process.env.MEMOPT || join(ROOT, 'build/memopt');
@@ -399,6 +400,10 @@ async function main() {
     // BROWSER_ONLY=files: files read as the CLI reads them (WEB_ROOT=DIR serves another UI)
     if (!only || only === 'files') await fileScenarios(page, base, {
       check, log, idle, axe, shot, ROOT, OUT, MEMOPT, setStep: (s) => { step = s; }, allowStatus: (st) => { allowed = st; },
+    });
+    // BROWSER_ONLY=steplog: the measured step time panel (a training log against the model)
+    if (!only || only === 'steplog') await steplogScenarios(page, base, {
+      check, log, idle, axe, shot, ROOT, setStep: (s) => { step = s; }, allowStatus: (st) => { allowed = st; },
     });
     // BROWSER_ONLY=size: the Size the job panel's table and chart
     if (!only || only === 'size') await sizeScenarios(page, base, {

@@ -41,6 +41,7 @@ export const api = {
   size: (req) => call('POST', '/api/v1/size', req, 'application/json'),
   exportConfig: (req) => call('POST', '/api/v1/export', req, 'application/json'),
   migrate: (req) => call('POST', '/api/v1/migrate', req, 'application/json'),
+  calibrate: (req) => call('POST', '/api/v1/calibrate', req, 'application/json'),
 };
 
 // POST /api/v1/ledger through XMLHttpRequest, whose upload reports its

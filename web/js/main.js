@@ -27,6 +27,7 @@ import { uploadStatus, adoptUpload } from './upload.js';
 import { copyText } from './copy.js';
 import { migrateSource, renderMigrate, droppedKeys, migratedText } from './migrate.js';
 import { renderLedger, ledgerRequest, traceSizeProblem, LEDGER_MAX_BODY, mib } from './ledger.js';
+import { renderSteplog, calibrateRequest, logSizeProblem, stepTime, STEPLOG_MAX_BODY } from './steplog.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -412,6 +413,7 @@ function renderResults() {
   renderVariantsNow();
   renderDiffNow();
   renderLedgerNow();
+  renderSteplogNow();
   $('model-summary').textContent = store.layout ? modelSummary(store.model.obj, store.layout) : '';
 }
 
@@ -922,6 +924,95 @@ function wireLedger() {
   $('ledger').addEventListener('click', (e) => { if (e.target.id === 'ledger-again') compareTrace(); });
 }
 
+// ---- measured step time: a training log -------------------------------------------------
+
+function renderSteplogNow() {
+  const sl = store.steplog;
+  const box = $('steplog');
+  renderSteplog(box, sl, !!(sl && sl.data && sl.key !== requestKey()));
+  box.dataset.state = sl ? sl.state : 'none';
+}
+
+let steplogFile = null; // {name, text}: the log opened last (its name while the text is its)
+
+function steplogFailed(name, text, title) {
+  store.steplog = { name, text, state: 'error', problem: { title } };
+  renderSteplogNow();
+  announce(title);
+}
+
+// Sends the log in the text field with the current model and config.
+async function compareLog() {
+  const text = $('steplog-text').value;
+  const name = steplogFile && steplogFile.text === text ? steplogFile.name : 'the pasted log';
+  if (!/\S/.test(text)) {
+    steplogFailed(name, text, 'There is no log: open a training log or paste its lines above.');
+    return;
+  }
+  if (!store.model.obj) {
+    steplogFailed(name, text, `The modelled step time needs the model: ${store.model.needed || 'pick a preset or upload a model file'}`);
+    return;
+  }
+  const body = JSON.stringify(calibrateRequest(text, store.model, store.yaml));
+  const size = new TextEncoder().encode(body).length;
+  if (size > STEPLOG_MAX_BODY) {
+    steplogFailed(name, text, logSizeProblem(name, size));
+    return;
+  }
+  const sl = { name, text, state: 'sending' };
+  store.steplog = sl;
+  renderSteplogNow();
+  const key = requestKey();
+  const r = await api.calibrate(body);
+  if (store.steplog !== sl) return; // another log was sent meanwhile
+  sl.key = key;
+  if (r.ok && r.data && r.data.runs && r.data.runs[0]) {
+    Object.assign(sl, { state: 'done', data: r.data });
+    const run = r.data.runs[0];
+    announce(`${name}: measured step ${stepTime(run.measured_seconds)}, modelled ${stepTime(run.estimated_before)}`);
+  } else {
+    const p = r.problem || { title: `HTTP ${r.status}` };
+    if (r.status === 413) p.detail = 'the log is larger than this server takes: keep the lines of fewer steps.';
+    else if (!/invalid-log|limit|model-needed/.test(p.type || '')) p.detail = problemText(r);
+    Object.assign(sl, { state: 'error', data: null, problem: p });
+    announce(`${name} was refused`);
+  }
+  renderSteplogNow();
+}
+
+async function openLog(file) {
+  if (!file) return;
+  const tooBig = logSizeProblem(file.name, file.size);
+  if (tooBig) {
+    steplogFailed(file.name, '', tooBig);
+    return;
+  }
+  let text;
+  try {
+    text = await file.text();
+  } catch (err) {
+    steplogFailed(file.name, '', `${file.name} cannot be read: ${err.message}`);
+    return;
+  }
+  steplogFile = { name: file.name, text };
+  $('steplog-text').value = text;
+  await compareLog();
+}
+
+function wireSteplog() {
+  $('steplog-file').addEventListener('change', (e) => openLog(e.target.files[0]));
+  const drop = $('steplog-drop');
+  drop.addEventListener('dragover', (e) => { e.preventDefault(); drop.classList.add('over'); });
+  drop.addEventListener('dragleave', () => drop.classList.remove('over'));
+  drop.addEventListener('drop', (e) => {
+    e.preventDefault();
+    drop.classList.remove('over');
+    openLog(e.dataTransfer.files[0]);
+  });
+  $('steplog-send').addEventListener('click', () => compareLog());
+  $('steplog').addEventListener('click', (e) => { if (e.target.id === 'steplog-again') compareLog(); });
+}
+
 // ---- export, copy, share --------------------------------------------------------------
 
 function flash(node, text) {
@@ -1096,6 +1187,7 @@ function wire() {
   wireUndo();
   wireTips();
   wireLedger();
+  wireSteplog();
   renderLegend($('map-legend'));
   window.addEventListener('hashchange', async () => {
     if (store.keepHash) return;

@@ -48,6 +48,10 @@ export const store = {
   // text, state: reading|sending|done|error, sent, total, key, data,
   // problem, estStage}; not part of the history or the share link
   ledger: null,
+  // a training log and its step time against the model's (POST /calibrate):
+  // {name, text, state: sending|done|error, key, data, problem}; not part
+  // of the history or the share link
+  steplog: null,
   // the offer to migrate a graph-mode recompute_config (POST /migrate):
   // {key, where: training|yaml, data}; data null while it is asked
   migrate: null,
