@@ -300,6 +300,47 @@ static void test_tp_above_kv_groups(void **state)
 	}
 }
 
+/* A vocabulary that is the tokenizer's: Megatron pads it to a multiple of
+ * --make-vocab-size-divisible-by x TP (build_tokenizer.py:138 at
+ * d98e8a64). MindSpeed-LLM's Llama 3 scripts give 16032 under TP 8: any
+ * tokenizer of up to 128,256 entries (Llama 3's is 128,256) gets 128,256
+ * rows, so those are the model's vocabulary. The default divisor 128 under
+ * TP 8 (1,024) decides nothing: the vocabulary stays memopt's assumption. */
+static void test_vocabulary_from_padding(void **state)
+{
+	(void)state;
+	static const char *fmt =
+	    "torchrun --nproc-per-node 8 pretrain_gpt.py --num-layers 2 --hidden-size 4096 "
+	    "--num-attention-heads 32 --tensor-model-parallel-size 8 --seq-length 4096 "
+	    "--max-position-embeddings 4096 --micro-batch-size 1 --global-batch-size 8 --bf16 "
+	    "--tokenizer-type PretrainedFromHF --tokenizer-name-or-path ./llama-3-8b-hf %s\n";
+	static const struct {
+		const char *divisor;
+		int64_t vocab; /* 0: no vocab_size key (memopt's default) */
+	} cases[] = {{"--make-vocab-size-divisible-by 16032", 128256}, {"", 0}};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char text[640];
+		snprintf(text, sizeof text, fmt, cases[i].divisor);
+		mo_diags *d = NULL;
+		char *yaml = import_text(text, "vocab.sh", 0, &d);
+		assert_int_equal(mo_diags_errors(d), 0);
+		const mo_diag *x = diag_for(d, "assumed", "--vocab-size");
+		assert_non_null(x);
+		assert_int_equal(x->line, 1);
+		mo_doc *doc = parse(yaml);
+		if (cases[i].vocab) {
+			assert_int_equal(int_at(doc, "model.vocab_size"), cases[i].vocab);
+			assert_non_null(strstr(x->message, "up to 128256 entries"));
+		} else {
+			assert_null(at(doc, "model.vocab_size"));
+			assert_non_null(strstr(x->message, "default 32000"));
+		}
+		doc_free(doc);
+		free(yaml);
+		mo_diags_free(d);
+	}
+}
+
 /* MindSpeed-LLM's --noop-layers: identity layers without parameters that
  * keep their place in Megatron's even split. The model gets the real layers
  * and a layout with each stage's real ones; the dense layers first are
@@ -2264,6 +2305,7 @@ int main(void)
 	    cmocka_unit_test(test_cublas_workspace),
 	    cmocka_unit_test(test_tp4_pp1),
 	    cmocka_unit_test(test_tp_above_kv_groups),
+	    cmocka_unit_test(test_vocabulary_from_padding),
 	    cmocka_unit_test(test_noop_layers),
 	    cmocka_unit_test(test_sourced_files),
 	    cmocka_unit_test(test_script_conditionals),

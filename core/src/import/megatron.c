@@ -182,7 +182,7 @@ static void megatron_interpret(struct mo_megatron_import *g,
 	const char *impl = NULL;
 	const struct mo_megatron_arg *impl_src = NULL;
 	megatron_read_shape(g, o, &s);
-	megatron_read_vocab(g, o);
+	megatron_read_vocab(g, o, &s);
 	megatron_read_positions(g, o);
 	megatron_read_layer(g, o, &s, &impl, &impl_src);
 	megatron_read_moe(g, o, &s);
@@ -192,6 +192,7 @@ static void megatron_interpret(struct mo_megatron_import *g,
 	megatron_read_dsa(g);
 	megatron_read_training(g, o, impl, impl_src);
 	megatron_read_parallel(g, o, &s, devices);
+	megatron_read_vocab_rows(g, o, &s);
 	megatron_read_recompute(g, &s, s.vpp, impl);
 	megatron_account(g);
 }

@@ -155,6 +155,11 @@ struct mo_megatron_shape {
 	/* the MoE layers: --num-experts (0: a dense model) and the dense
 	 * layers before the first MoE one, in real-layer numbering */
 	int64_t experts, first_dense;
+	/* the vocabulary is the tokenizer's (no --vocab-size): its padded
+	 * rows are decided once TP is read (megatron_read_vocab_rows) */
+	bool vocab_from_tokenizer;
+	const struct mo_megatron_arg *tokenizer;
+	int64_t vocab_divisor;
 };
 
 /* The lexer of shell words (megatron_shell.c). */
@@ -233,8 +238,10 @@ bool megatron_read_model_config(struct mo_megatron_import *g,
 void megatron_read_shape(struct mo_megatron_import *g,
 			    struct mo_megatron_out *o,
 			    struct mo_megatron_shape *s);
-void megatron_read_vocab(struct mo_megatron_import *g,
-			    struct mo_megatron_out *o);
+void megatron_read_vocab_rows(struct mo_megatron_import *g, struct mo_megatron_out *o,
+			      const struct mo_megatron_shape *s);
+void megatron_read_vocab(struct mo_megatron_import *g, struct mo_megatron_out *o,
+			 struct mo_megatron_shape *s);
 void megatron_put_flag(struct mo_megatron_import *g,
 			  struct mo_megatron_out *o, int section,
 			  const char *key, const char *flag, int field,

@@ -110,8 +110,8 @@ static const char *const mo_megatron_tokenizers[] = {
 /* The GPT-2 BPE vocabulary (vocab.json) every GPT2BPETokenizer run loads. */
 #define MO_MG_GPT2_VOCAB 50257
 
-void megatron_read_vocab(struct mo_megatron_import *g,
-				   struct mo_megatron_out *o)
+void megatron_read_vocab(struct mo_megatron_import *g, struct mo_megatron_out *o,
+			 struct mo_megatron_shape *s)
 {
 	const struct mo_megatron_arg *a = NULL, *t = NULL;
 	int64_t v;
@@ -150,19 +150,50 @@ void megatron_read_vocab(struct mo_megatron_import *g,
 		    NULL,
 		    "GPT2BPETokenizer: the GPT-2 BPE vocab.json (assumed)");
 	} else {
-		megatron_diag(
-		    g, MO_SEV_WARNING, "assumed", t ? t->line : 0,
-		    t ? t->column : 0, "--vocab-size",
-		    "the vocabulary size is not in the arguments (it is the "
-		    "tokenizer's): "
-		    "set model.vocab_size; memopt's default 32000 is used");
+		s->vocab_from_tokenizer = true;
+		s->tokenizer = t;
 	}
 	a = NULL;
 	if (!megatron_int(g, "--make-vocab-size-divisible-by", 1, 1 << 20,
 			     &v, &a))
 		v = 128;
+	s->vocab_divisor = v;
 	megatron_put_int(o, MO_SEC_MODEL, "make_vocab_size_divisible_by",
 			    v, MF_VOCAB_DIV, a, "default 128");
+}
+
+/* A vocabulary that is the tokenizer's (a file the arguments only name):
+ * Megatron pads it to a multiple of make_vocab_size_divisible_by x TP
+ * (megatron/core/tokenizers/utils/build_tokenizer.py:138 at d98e8a64,
+ * which MindSpeed-LLM runs). When that multiple is at least the
+ * vocabulary memopt assumes, every tokenizer of up to that many entries
+ * gets exactly that many rows: MindSpeed-LLM's Llama 3 scripts give 16032
+ * x TP 8 = 128,256, Llama 3's vocabulary. The rows are then the model's
+ * vocabulary, and the parameter count is the one the run allocates. */
+void megatron_read_vocab_rows(struct mo_megatron_import *g, struct mo_megatron_out *o,
+			      const struct mo_megatron_shape *s)
+{
+	const struct mo_megatron_arg *t = s->tokenizer;
+	int line = t ? t->line : 0, column = t ? t->column : 0;
+	if (!s->vocab_from_tokenizer)
+		return;
+	int64_t rows = model_mul(s->vocab_divisor, s->tp > 0 ? s->tp : 1);
+	if (rows < model_default_vocab_size() || rows > 2147483647LL) {
+		megatron_diag(g, MO_SEV_WARNING, "assumed", line, column, "--vocab-size",
+			      "the vocabulary size is not in the arguments (it is the "
+			      "tokenizer's): set model.vocab_size; memopt's default %lld is used",
+			      (long long)model_default_vocab_size());
+		return;
+	}
+	megatron_diag(g, MO_SEV_WARNING, "assumed", line, column, "--vocab-size",
+		      "the vocabulary size is not in the arguments (it is the tokenizer's): "
+		      "--make-vocab-size-divisible-by %lld x TP %lld pads every tokenizer of up to "
+		      "%lld entries to %lld rows, priced so (a larger one gets 2 x %lld)",
+		      (long long)s->vocab_divisor, (long long)s->tp, (long long)rows,
+		      (long long)rows, (long long)rows);
+	megatron_put_int(o, MO_SEC_MODEL, "vocab_size", rows, MF_VOCAB, NULL,
+			 "the padded rows of any tokenizer up to this size: "
+			 "--make-vocab-size-divisible-by x --tensor-model-parallel-size");
 }
 
 /* A store_true flag as a model key: the flag when given, else the default. */

@@ -90,6 +90,11 @@ mo_model *model_alloc(const char *name)
 	return m;
 }
 
+int64_t model_default_vocab_size(void)
+{
+	return model_defaults.vocab_size;
+}
+
 void mo_model_free(mo_model *m)
 {
 	if (!m)

@@ -495,6 +495,8 @@ bool model_write_item(struct mo_yaml_writer *w, const struct mo_item *it);
 
 /* model.c: a new model with memopt's defaults; NULL when out of memory. */
 mo_model *model_alloc(const char *name);
+/* The vocabulary a model has when no file gives one. */
+int64_t model_default_vocab_size(void);
 /* Fills derived defaults (kv_channels, groups, world size, ...). */
 void model_derive(mo_model *m);
 /* a * b, saturating at INT64_MAX; both non-negative. */
