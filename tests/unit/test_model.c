@@ -696,11 +696,29 @@ static void test_hf_model_types(void **state)
 	assert_true(m->qk_layernorm);
 	mo_model_free(m);
 	mo_diags_free(d);
-	/* DeepSeek-V3.2's indexer: said unmodelled at index_topk */
-	m = load("{\"model_type\": \"deepseek_v32\", \"num_hidden_layers\": 2,"
-		 " \"hidden_size\": 2048, \"num_attention_heads\": 16,"
-		 " \"kv_lora_rank\": 512, \"index_topk\": 2048}", &d);
+	/* DeepSeek-V3.2: the dsa variant, its indexer's weights counted
+	 * (dsa_indexer.py at mindformers 167a50de: 1536 x 64 x 128 + 2048 x
+	 * 128 + 2 x 128 + 2048 x 64 = 12,976,384 a layer) */
+	static const char v32[] =
+		"{\"model_type\": \"%s\", \"num_hidden_layers\": 2,"
+		" \"hidden_size\": 2048, \"num_attention_heads\": 16,"
+		" \"q_lora_rank\": 1536, \"kv_lora_rank\": 512, \"qk_rope_head_dim\": 64,"
+		" \"index_n_heads\": 64, \"index_head_dim\": 128, \"index_topk\": 2048}";
+	char text[512];
+	snprintf(text, sizeof text, v32, "deepseek_v32");
+	m = load(text, &d);
+	assert_true(m->dsa);
+	assert_null(find_diag(d, "unmodelled", "index_topk"));
+	assert_int_equal(mo_diags_errors(d), 0);
+	int64_t with_indexer = mo_model_parameters(m);
+	mo_model_free(m);
+	mo_diags_free(d);
+	/* the same keys in another model type: the indexer said unmodelled */
+	snprintf(text, sizeof text, v32, "deepseek_v3");
+	m = load(text, &d);
+	assert_false(m->dsa);
 	assert_non_null(find_diag(d, "unmodelled", "index_topk"));
+	assert_int_equal(with_indexer - mo_model_parameters(m), 2 * 12976384);
 	mo_model_free(m);
 	mo_diags_free(d);
 	/* hybrid and multimodal files: refused, not priced as their flat keys */
@@ -1036,6 +1054,20 @@ static void assert_same_model(const mo_model *a, const mo_model *b)
 	assert_int_equal(a->n_types, b->n_types);
 	for (size_t t = 0; t < a->n_types; t++)
 		assert_int_equal(a->types[t].n_paths, b->types[t].n_paths);
+	assert_int_equal(a->dsa, b->dsa);
+	assert_int_equal(a->dsa_sparse, b->dsa_sparse);
+	assert_int_equal(a->dsv4_hybrid, b->dsv4_hybrid);
+	assert_int_equal(a->dsa_fused, b->dsa_fused);
+	assert_int_equal(a->index_n_heads, b->index_n_heads);
+	assert_int_equal(a->index_head_dim, b->index_head_dim);
+	assert_int_equal(a->index_topk, b->index_topk);
+	assert_int_equal(a->o_groups, b->o_groups);
+	assert_int_equal(a->o_lora_rank, b->o_lora_rank);
+	assert_int_equal(a->csa_window, b->csa_window);
+	assert_int_equal(a->n_compress_ratios, b->n_compress_ratios);
+	for (size_t i = 0; i < a->n_compress_ratios; i++)
+		assert_int_equal(a->compress_ratios[i], b->compress_ratios[i]);
+	assert_int_equal(mo_model_parameters(a), mo_model_parameters(b));
 }
 
 static void round_trip(const mo_model *a)
@@ -1087,6 +1119,26 @@ static void test_round_trip(void **state)
 	assert_true(m->device.reserved_gib == 0.5);
 	assert_true(m->hidden_dropout == 0.1);
 	round_trip(m);
+	/* the attention variants: DeepSeek-V4's hybrid (its compress ratios a
+	 * list) and DeepSeek-V3.2's DSA, whose indexer the parameters count */
+	char *dsv4 = read_file("tests/calibration/dsv4/fused-pp4-full.yaml");
+	assert_non_null(dsv4);
+	mo_diags *dd;
+	mo_model *v4 = load(dsv4, &dd);
+	assert_true(v4->dsv4_hybrid && v4->n_compress_ratios > 0);
+	round_trip(v4);
+	mo_model_free(v4);
+	mo_diags_free(dd);
+	free(dsv4);
+	mo_model *dsa = load("context:\n  mode: 1\nmodel:\n  num_layers: 2\n  hidden_size: 1024\n"
+			     "  num_attention_heads: 8\n  multi_latent_attention: true\n"
+			     "  q_lora_rank: 256\n  kv_lora_rank: 512\n  qk_rope_head_dim: 64\n"
+			     "  experimental_attention_variant: dsa\n  dsa_indexer_topk: 512\n",
+			     &dd);
+	assert_true(dsa->dsa);
+	round_trip(dsa);
+	mo_model_free(dsa);
+	mo_diags_free(dd);
 	char *y = mo_model_to_yaml(m);
 	assert_non_null(strstr(y, "  memory_gib: 32\n"));
 	assert_non_null(strstr(y, "    - [\"0-2\", \"3-3\"]\n"));

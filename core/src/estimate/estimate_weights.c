@@ -445,6 +445,11 @@ static double est_attn_params(const mo_model *m)
 		p += h * ql + ql + ql * a * dqk / tp;
 	else
 		p += h * a * dqk / tp;
+	/* DSA's indexer is not split over TP ("single card only, no parallel
+	 * sharding", DSAIndexer in dsa_indexer.py at mindformers 167a50de); the
+	 * PyTorch rules price the MLA alone and say so (accounting.c) */
+	if (model_dsa_table(m))
+		p += model_dsa_indexer_params(m);
 	return p;
 }
 

@@ -174,6 +174,14 @@ static void hf_type_fixed(struct mo_rd *r, const mo_node *root)
 		hf_fix_bool(r, MF_BIAS, &m->add_bias_linear, type);
 		hf_fix_bool(r, MF_QKV_BIAS, &m->add_qkv_bias, type);
 	}
+	/* DeepSeek-V3.2 (DeepseekV32ForCausalLM): every MLA layer builds the
+	 * lightning indexer its index_* keys size (MLA.__init__'s
+	 * `self.indexer = Indexer(args)`, inference/model.py of
+	 * deepseek-ai/DeepSeek-V3.2-Exp): the attention the `dsa` variant prices */
+	if (ts && strcmp(ts, "deepseek_v32") == 0 && !m->ext->set[MF_ATTN_VARIANT]) {
+		m->dsa = true;
+		model_mark(r, MF_ATTN_VARIANT, type, "model_type");
+	}
 	const mo_node *key = NULL;
 	const mo_node *qkn = map_get_kv(root, "use_qk_norm", &key);
 	bool on = false;
@@ -184,9 +192,8 @@ static void hf_type_fixed(struct mo_rd *r, const mo_node *root)
 }
 
 /* What changes memory that the estimate does not model, said at its key:
- * DeepSeek-V3.2's DSA indexer (index_n_heads / index_head_dim / index_topk
- * beside MLA, the attention Megatron-LM's experimental_attention_variant
- * `dsa` names: the MLA op table stands for it, as for that flag), and dense
+ * an indexer (index_n_heads / index_head_dim / index_topk) in a model type
+ * other than DeepSeek-V3.2's (read as the `dsa` variant above), and dense
  * FFN layers among the MoE ones other than the first first_k_dense_replace
  * (Qwen2-MoE / Qwen3-MoE mlp_only_layers and decoder_sparse_step,
  * modeling_qwen3_moe.py Qwen3MoeDecoderLayer: a layer is sparse when it is
@@ -196,7 +203,7 @@ static void hf_unmodelled(struct mo_rd *r, const mo_node *root)
 {
 	const mo_node *key = NULL;
 	const mo_node *topk = map_get_kv(root, "index_topk", &key);
-	if (topk && !r->m->dsv4_hybrid && !map_get(root, "compress_ratios"))
+	if (topk && !r->m->dsa && !r->m->dsv4_hybrid && !map_get(root, "compress_ratios"))
 		diags_add_at(r->diags, MO_SEV_WARNING, "unmodelled", r->file, key, "index_topk",
 			     "index_topk: the estimate does not model DeepSeek-V3.2's DSA indexer "
 			     "(index_n_heads, index_head_dim, index_topk) and its loss; the MLA op "

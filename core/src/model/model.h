@@ -495,6 +495,9 @@ bool model_write_item(struct mo_yaml_writer *w, const struct mo_item *it);
 
 /* model.c: a new model with memopt's defaults; NULL when out of memory. */
 mo_model *model_alloc(const char *name);
+/* params.c: the parameters of DeepSeek-V3.2's indexer in one layer (0
+ * without dsa). */
+double model_dsa_indexer_params(const mo_model *m);
 /* The vocabulary a model has when no file gives one. */
 int64_t model_default_vocab_size(void);
 /* Fills derived defaults (kv_channels, groups, world size, ...). */

@@ -11,7 +11,7 @@
 /* ---- canonical forms ------------------------------------------------------ */
 
 struct mo_items {
-	struct mo_item v[80];
+	struct mo_item v[112];
 	size_t n;
 };
 
@@ -26,6 +26,28 @@ static void item_add(struct mo_items *l, int sect, const char *key, int type,
 #define IT_B(l, s, k, v) item_add(l, s, k, MO_IT_BOOL, v, 0, NULL)
 #define IT_D(l, s, k, v) item_add(l, s, k, MO_IT_DBL, 0, v, NULL)
 #define IT_S(l, s, k, v) item_add(l, s, k, MO_IT_STR, 0, 0, v)
+
+/* DeepSeek-V3.2's sparse attention and DeepSeek-V4's hybrid one: the
+ * variant and the sizes its op table reads (compress_ratios, a list, is
+ * written beside the items: model_yaml_ratios / model_json_ratios). */
+static void model_items_attention_variant(const mo_model *m, struct mo_items *l)
+{
+	int s = MO_SEC_MODEL;
+	if (!m->dsa && !m->dsv4_hybrid)
+		return;
+	IT_S(l, s, "experimental_attention_variant", m->dsa ? "dsa" : "dsv4_hybrid");
+	IT_I(l, s, "index_n_heads", m->index_n_heads);
+	IT_I(l, s, "index_head_dim", m->index_head_dim);
+	IT_I(l, s, "index_topk", m->index_topk);
+	IT_B(l, s, "dsa_indexer_use_sparse_loss", m->dsa_sparse);
+	if (!m->dsv4_hybrid)
+		return;
+	IT_I(l, s, "o_groups", m->o_groups);
+	IT_I(l, s, "o_lora_rank", m->o_lora_rank);
+	if (m->csa_window > 0)
+		IT_I(l, s, "sliding_window", m->csa_window);
+	IT_B(l, s, "apply_dsa_kernel_fusion", m->dsa_fused);
+}
 
 static void model_items_model(const mo_model *m, struct mo_items *l)
 {
@@ -74,6 +96,7 @@ static void model_items_model(const mo_model *m, struct mo_items *l)
 		IT_I(l, s, "qk_rope_head_dim", m->qk_rope_head_dim);
 		IT_I(l, s, "v_head_dim", m->v_head_dim);
 	}
+	model_items_attention_variant(m, l);
 	/* Megatron's keys, written when they change the estimate */
 	if (strcmp(m->position_embedding_type, "rope") != 0) {
 		IT_S(l, s, "position_embedding_type", m->position_embedding_type);
@@ -174,6 +197,23 @@ bool model_write_item(mo_yaml_writer *w, const struct mo_item *it)
 			return yaml_tree_write_double_quoted(w, it->s);
 		return yaml_tree_write_plain(w, it->s);
 	}
+}
+
+/* compress_ratios: one per layer, as a flow list. */
+static bool model_yaml_ratios(const mo_model *m, mo_yaml_writer *w)
+{
+	if (m->n_compress_ratios == 0)
+		return true;
+	if (!yaml_tree_write_plain(w, "compress_ratios") ||
+	    !yaml_tree_write_sequence_start(w, true))
+		return false;
+	for (size_t i = 0; i < m->n_compress_ratios; i++) {
+		char text[24];
+		snprintf(text, sizeof text, "%lld", (long long)m->compress_ratios[i]);
+		if (!yaml_tree_write_plain(w, text))
+			return false;
+	}
+	return yaml_tree_write_sequence_end(w);
 }
 
 /* pipeline_parallel_layers_per_stage: a list of flow lists of "lo-hi". */
@@ -280,6 +320,8 @@ static bool model_yaml_sections(const mo_model *m, const struct mo_items *l,
 		for (size_t i = 0; i < l->n; i++)
 			if (l->v[i].sect == s && !model_write_item(w, &l->v[i]))
 				return false;
+		if (s == MO_SEC_MODEL && !model_yaml_ratios(m, w))
+			return false;
 		if (s == MO_SEC_PAR && !model_yaml_stages(m, w))
 			return false;
 		if (!yaml_tree_write_mapping_end(w))
@@ -387,6 +429,12 @@ char *mo_model_to_json(const mo_model *m)
 	for (size_t i = 0; i < l.n; i++)
 		json_object_set_new(sec[l.v[i].sect], l.v[i].key,
 				    model_json_item(&l.v[i]));
+	if (m->n_compress_ratios > 0) {
+		json_t *ratios = json_array();
+		for (size_t i = 0; ratios && i < m->n_compress_ratios; i++)
+			json_array_append_new(ratios, json_integer((json_int_t)m->compress_ratios[i]));
+		json_object_set_new(sec[MO_SEC_MODEL], "compress_ratios", ratios);
+	}
 	if (m->n_stage_layers > 0)
 		json_object_set_new(sec[MO_SEC_PAR],
 				    "pipeline_parallel_layers_per_stage",

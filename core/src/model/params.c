@@ -8,6 +8,22 @@
 
 #include <string.h>
 
+/* DeepSeek-V3.2's lightning indexer beside its MLA (DSAIndexer,
+ * pynative/transformers/experimental_attention_variant/dsa_indexer.py at
+ * mindspore-ai/mindformers 167a50de, after inference/model.py of
+ * deepseek-ai/DeepSeek-V3.2-Exp): linear_wq_b from the query's low rank to
+ * index_n_heads x index_head_dim, linear_wk from the hidden state to one
+ * key of index_head_dim, its LayerNorm (weight and bias), and
+ * linear_weights_proj from the hidden state to a weight per index head. */
+double model_dsa_indexer_params(const mo_model *m)
+{
+	if (!m->dsa || !m->multi_latent_attention || m->q_lora_rank <= 0)
+		return 0.0;
+	double h = (double)m->hidden_size, id = (double)m->index_head_dim;
+	double heads = (double)m->index_n_heads;
+	return (double)m->q_lora_rank * heads * id + h * id + 2.0 * id + h * heads;
+}
+
 static double params_attention(const mo_model *m)
 {
 	double h = (double)m->hidden_size, n = (double)m->num_attention_heads;
@@ -22,7 +38,7 @@ static double params_attention(const mo_model *m)
 			    (double)m->kv_lora_rank +
 			    (double)m->kv_lora_rank * n *
 				    (double)(m->qk_nope_head_dim + m->v_head_dim);
-		return q + kv + n * (double)m->v_head_dim * h;
+		return q + kv + n * (double)m->v_head_dim * h + model_dsa_indexer_params(m);
 	}
 	double d = (double)m->kv_channels, g = (double)m->num_query_groups;
 	double qk_norm = m->qk_layernorm ? 2.0 * d : 0.0;
