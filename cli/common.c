@@ -205,8 +205,11 @@ int mo_cli_load(mo_cli *c)
 	c->config_text = mo_cli_read(c->config_path, &c->config_len, lim.max_bytes);
 	if (!c->config_text)
 		return MO_EXIT_USAGE;
+	/* a training YAML's pretrained_model_dir opens from where it is
+	 * launched, as here: the working directory (stdin's text too) */
 	mo_input in = {.config = c->config_text, .config_len = c->config_len,
-		       .config_name = c->config_path, .devices = c->devices, .limits = &lim};
+		       .config_name = c->config_path, .devices = c->devices, .limits = &lim,
+		       .config_dir = "."};
 	int rc = mo_cli_model_input(c, &in, lim.max_bytes);
 	return rc != MO_EXIT_OK ? rc : mo_cli_check(c, &in);
 }

@@ -205,7 +205,8 @@ class _Input(ctypes.Structure):            # mo_input
                 ("devices", ctypes.c_int64),
                 ("limits", ctypes.c_void_p),   # const mo_limits *: NULL = defaults
                 ("shared_model", ctypes.c_void_p),  # const mo_model *: NULL here
-                ("model_dir", ctypes.c_char_p)]  # a launch script's folder: its sourced files
+                ("model_dir", ctypes.c_char_p),  # a launch script's folder: its sourced files
+                ("config_dir", ctypes.c_char_p)]  # where a YAML's paths open: NULL, not read
 
 
 class _Rule(ctypes.Structure):             # mo_rule

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 typedef struct fx {
 	mo_config *cfg;
@@ -577,6 +579,87 @@ static void test_training_yaml_over_model(void **state)
 	fx_free(&f);
 }
 
+/* mo_check of a config alone, opening its paths from dir (NULL: none). */
+static void run_in(fx *f, const char *config, const char *dir)
+{
+	memset(f, 0, sizeof(*f));
+	assert_int_equal(mo_diags_new(&f->diags), 0);
+	mo_input in = {.config = config, .config_len = strlen(config), .config_name = "c.yaml",
+		       .config_dir = dir};
+	mo_error err = {0};
+	assert_int_equal(mo_check(&f->cfg, &f->model, f->diags, &in, &err), 0);
+}
+
+/* A training YAML whose model is pretrained_model_dir's config.json, given
+ * alone: the config.json is read from the caller's folder (MindSpore
+ * Transformers' merge_model_config joins the folder and "config.json"),
+ * the YAML's run over it; a caller that opens no files, or a folder
+ * without it, leaves the model-needed warning, its hint saying why. */
+static void test_pretrained_model_dir(void **state)
+{
+	(void)state;
+	static const char yaml[] = "pretrained_model_dir: \"hf/llama\"\n"
+				   "model:\n"
+				   "  model_config:\n"
+				   "    params_dtype: float32\n"
+				   "context:\n"
+				   "  mode: 1\n"
+				   "parallel_config:\n"
+				   "  data_parallel: 2\n"
+				   "  model_parallel: 2\n"
+				   "  pipeline_stage: 2\n"
+				   "  micro_batch_num: 4\n";
+	static const char hf[] = "{\"model_type\": \"llama\", \"hidden_size\": 1024,\n"
+				 " \"intermediate_size\": 2816, \"num_hidden_layers\": 6,\n"
+				 " \"num_attention_heads\": 16, \"num_key_value_heads\": 4,\n"
+				 " \"vocab_size\": 32000, \"hidden_act\": \"silu\"}\n";
+	char root[] = "/tmp/memopt-pmdir-XXXXXX", path[256];
+	assert_non_null(mkdtemp(root));
+	snprintf(path, sizeof path, "%s/hf", root);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof path, "%s/hf/llama", root);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof path, "%s/hf/llama/config.json", root);
+	FILE *out = fopen(path, "w");
+	assert_non_null(out);
+	assert_int_equal(fputs(hf, out) >= 0, 1);
+	assert_int_equal(fclose(out), 0);
+
+	fx f;
+	run_in(&f, yaml, root);
+	assert_int_equal(mo_diags_errors(f.diags), 0);
+	assert_int_equal(count(&f, "model-needed"), 0);
+	assert_non_null(f.model);
+	assert_int_equal(mo_model_num_layers(f.model), 6);
+	char *y = mo_model_to_yaml(f.model);
+	assert_non_null(strstr(y, "pipeline_parallel: 2"));
+	assert_non_null(strstr(y, "tensor_parallel: 2"));
+	assert_non_null(strstr(y, "params_dtype: float32"));
+	free(y);
+	fx_free(&f);
+
+	static const struct {
+		const char *dir, *why;
+	} unread[] = {{NULL, "not read: this caller opens no files"},
+		      {"/nonexistent-memopt-dir", "not read: No such file or directory"}};
+	for (size_t i = 0; i < sizeof unread / sizeof *unread; i++) {
+		run_in(&f, yaml, unread[i].dir);
+		assert_null(f.model);
+		const mo_diag *d = first(&f, "model-needed");
+		assert_non_null(d);
+		assert_non_null(d->hint);
+		assert_non_null(strstr(d->hint, "pretrained_model_dir (hf/llama)"));
+		assert_non_null(strstr(d->hint, unread[i].why));
+		fx_free(&f);
+	}
+	assert_int_equal(unlink(path), 0);
+	snprintf(path, sizeof path, "%s/hf/llama", root);
+	assert_int_equal(rmdir(path), 0);
+	snprintf(path, sizeof path, "%s/hf", root);
+	assert_int_equal(rmdir(path), 0);
+	assert_int_equal(rmdir(root), 0);
+}
+
 static void test_model_memo(void **state)
 {
 	(void)state;
@@ -608,6 +691,7 @@ int main(void)
 		cmocka_unit_test(test_resolution_passed),
 		cmocka_unit_test(test_model_memo),
 		cmocka_unit_test(test_training_yaml_over_model),
+		cmocka_unit_test(test_pretrained_model_dir),
 	};
 	return cmocka_run_group_tests_name("validate", tests, NULL, NULL);
 }

@@ -64,6 +64,12 @@ typedef struct mo_input {
 	 * there (mo_megatron_import_dir). NULL: sourced files are reported,
 	 * not read (a server, or a text from elsewhere). */
 	const char *model_dir;
+	/* The folder the paths a training YAML names are opened from, as the
+	 * framework opens them at launch (the CLI gives its working directory):
+	 * a YAML whose model is pretrained_model_dir's config.json, given with
+	 * no model, has that config.json read. NULL: it is reported
+	 * (model-needed), not read (a server). */
+	const char *config_dir;
 } mo_input;
 
 /* Parses the config, takes the model from the preset, the model text or

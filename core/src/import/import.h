@@ -40,6 +40,6 @@ int model_load_megatron(mo_model **out, mo_diags *diags, const char *text, size_
 /* A training YAML whose model_config names no architecture (the
  * `configs/general` templates): a `model-needed` warning at
  * model.model_config saying where the run takes it from. */
-void model_no_architecture(mo_diags *diags, const mo_doc *doc);
+void model_no_architecture(mo_diags *diags, const mo_doc *doc, const char *unread);
 
 #endif

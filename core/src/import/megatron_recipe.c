@@ -17,10 +17,8 @@
 #include "import/megatron_internal.h"
 
 #include <dirent.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #define RECIPE_MAX_FILES 512
 
@@ -175,25 +173,11 @@ static bool recipe_read(struct mo_megatron_import *g, const char *root, const ch
 	const char *shown = arena_printf(g->arena, "tests/test_utils/recipes/%s", rel);
 	if (!path || !shown)
 		return false;
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return true;
-	struct stat st;
+	const char *why = NULL;
 	size_t size = 0;
-	char *text = NULL;
-	if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
-	    (uintmax_t)st.st_size <= g->max_bytes) {
-		size = (size_t)st.st_size;
-		text = malloc(size + 1);
-		if (text && fread(text, 1, size, f) != size) {
-			free(text);
-			text = NULL;
-		}
-	}
-	fclose(f);
+	char *text = file_read_bounded(path, g->max_bytes, &size, &why);
 	if (!text)
 		return true;
-	text[size] = '\0';
 	mo_diags *quiet = NULL;
 	mo_doc *doc = NULL;
 	mo_limits lim;

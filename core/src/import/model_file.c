@@ -1261,8 +1261,9 @@ int model_from_items(mo_model **out, mo_diags *diags, const struct mo_import_ite
 
 /* A training YAML whose model_config names no architecture (the
  * `configs/general` templates: it comes from pretrained_model_dir's
- * config.json at run time). */
-void model_no_architecture(mo_diags *diags, const mo_doc *doc)
+ * config.json at run time); unread: why that config.json was not read, or
+ * NULL. */
+void model_no_architecture(mo_diags *diags, const mo_doc *doc, const char *unread)
 {
 	const mo_node *key = NULL;
 	const mo_node *model = model_get_map(doc->root, "model");
@@ -1280,6 +1281,6 @@ void model_no_architecture(mo_diags *diags, const mo_doc *doc)
 	if (d && ds)
 		diag_set_hint(diags, d,
 				 "the run takes it from pretrained_model_dir "
-				 "(%.200s): give its config.json as the model",
-				 ds);
+				 "(%.200s)%s%.200s: give its config.json as the model",
+				 ds, unread ? ", not read: " : "", unread ? unread : "");
 }

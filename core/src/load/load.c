@@ -7,6 +7,7 @@
 
 #include "import/import.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -136,8 +137,89 @@ int mo_config_model(mo_model **out, mo_diags *diags, const mo_config *c, mo_erro
 		return 1;
 	int rc = model_from_doc(out, diags, c->doc, err);
 	if (rc == 1)
-		model_no_architecture(diags, c->doc);
+		model_no_architecture(diags, c->doc, NULL);
 	return rc;
+}
+
+/* "<dir>/config.json" of a training YAML's pretrained_model_dir, opened
+ * from base unless absolute, as MindSpore Transformers opens it
+ * (merge_model_config, mindformers/models/build_config.py:125-136 at
+ * 167a50de: os.path.join(pretrained_model_dir, "config.json") from the
+ * launch directory). NULL when out of memory. */
+static char *load_pretrained_path(const char *base, const char *dir)
+{
+	static const char name[] = "config.json";
+	size_t bn = strlen(base), dn = strlen(dir);
+	char *p = malloc(bn + dn + sizeof name + 2);
+	if (!p)
+		return NULL;
+	size_t n = 0;
+	if (dir[0] != '/') {
+		memcpy(p, base, bn);
+		n = bn;
+		p[n++] = '/';
+	}
+	memcpy(p + n, dir, dn);
+	n += dn;
+	if (n == 0 || p[n - 1] != '/')
+		p[n++] = '/';
+	memcpy(p + n, name, sizeof name);
+	return p;
+}
+
+/* The model of a training YAML that names none of its own: its
+ * pretrained_model_dir's config.json when the caller opens files and it is
+ * there, with the YAML's run read over it (model_from_doc_run). 0 with
+ * *model, 1 when there is none (*unread: why, or NULL when the YAML names
+ * no such folder), -1 on a hard error. */
+static int load_pretrained_model(mo_model **model, mo_diags *diags, const mo_config *c,
+				 const mo_input *in, const char **unread, mo_error *err)
+{
+	const mo_node *dir = map_get(c->doc->root, "pretrained_model_dir");
+	const char *ds = dir && dir->kind == MO_NODE_SCALAR ? dir->value : NULL;
+	*unread = NULL;
+	if (!ds || !*ds)
+		return 1;
+	if (!in->config_dir) {
+		*unread = "this caller opens no files";
+		return 1;
+	}
+	mo_limits dl;
+	const mo_limits *lim = in->limits;
+	if (!lim) {
+		mo_limits_default(&dl);
+		lim = &dl;
+	}
+	char *path = load_pretrained_path(in->config_dir, ds);
+	size_t len = 0;
+	char *text = path ? file_read_bounded(path, lim->max_bytes, &len, unread) : NULL;
+	if (!path)
+		*unread = "out of memory";
+	int rc = 1;
+	if (text)
+		rc = load_text(model, diags, text, len, path, NULL, c->doc, lim, err);
+	if (text && rc == 1)
+		*unread = "it holds no model";
+	free(text);
+	free(path);
+	return rc;
+}
+
+/* The model a training YAML gives, else its pretrained_model_dir's. */
+static int load_config_model(mo_model **model, mo_diags *diags, const mo_config *c,
+			     const mo_input *in, mo_error *err)
+{
+	*model = NULL;
+	if (!c || !c->doc || !c->doc->root || !c->training_yaml)
+		return 0;
+	int rc = model_from_doc(model, diags, c->doc, err);
+	if (rc != 1)
+		return rc < 0 ? -1 : 0;
+	const char *unread = NULL;
+	rc = load_pretrained_model(model, diags, c, in, &unread, err);
+	if (rc == 1)
+		model_no_architecture(diags, c->doc, unread);
+	return rc < 0 ? -1 : 0;
 }
 
 /* A preset, with a training YAML's run read over it when that YAML names
@@ -185,6 +267,5 @@ int load_model(mo_model **model, mo_diags *diags, const mo_config *c, const mo_i
 		}
 		return rc < 0 ? -1 : 0;
 	}
-	int rc = mo_config_model(model, diags, c, err);
-	return rc < 0 ? -1 : 0;
+	return load_config_model(model, diags, c, in, err);
 }

@@ -225,6 +225,13 @@ mo_diag *diags_vadd(mo_diags *d, mo_severity sev, const char *code,
 		       const char *file, int line, int column, const char *path,
 		       const char *fmt, va_list ap) __attribute__((format(printf, 8, 0)));
 
+/* ---- files a model names (file.c) ------------------------------------------ */
+
+/* The whole text of a regular file of at most max bytes, NUL-terminated,
+ * for the caller to free; NULL with *why set (the reason, a static text)
+ * otherwise. */
+char *file_read_bounded(const char *path, size_t max, size_t *len, const char **why);
+
 /* ---- JSON errors ------------------------------------------------------------ */
 
 /* jansson's message for a failed decode, or memopt's own words where
