@@ -26,6 +26,30 @@ void mo_cli_import_usage(FILE *f)
 	      f);
 }
 
+/* A training YAML that holds no model of its own, read as estimate reads
+ * it: its pretrained_model_dir's config.json (opened from the working
+ * directory) with the YAML's run over it. c->diags becomes the check's;
+ * 0 with *m, 1 when that gives no model either. */
+static int mo_cli_import_run(mo_cli *c, mo_model **m, mo_error *err)
+{
+	mo_diags *d = NULL;
+	mo_config *cfg = NULL;
+	if (mo_diags_new(&d) != 0)
+		return 1;
+	mo_input in = {.config = c->model_text, .config_len = c->model_len,
+		       .config_name = c->model_arg, .devices = c->devices, .config_dir = "."};
+	if (mo_check(&cfg, m, d, &in, err) != 0) {
+		mo_diags_free(d);
+		return 1;
+	}
+	/* the check's findings: with no model, its model-needed hint says
+	 * which config.json was not found */
+	mo_config_free(cfg);
+	mo_diags_free(c->diags);
+	c->diags = d;
+	return *m ? 0 : 1;
+}
+
 /* The model file of a text mo_model_load reads (not Megatron arguments). */
 static int mo_cli_import_model(mo_cli *c, char **yaml, mo_error *err)
 {
@@ -34,7 +58,10 @@ static int mo_cli_import_model(mo_cli *c, char **yaml, mo_error *err)
 			       c->model_arg, NULL, err);
 	if (rc == 1 && mo_diags_errors(c->diags) > 0)
 		return 1; /* refused: the diagnostics say why */
+	if (rc == 1 && mo_cli_import_run(c, &m, err) == 0)
+		rc = 0;
 	if (rc == 1) {
+		err->code = MO_ERR_MODEL_NEEDED;
 		snprintf(err->text, sizeof err->text, "%.200s holds no model",
 			 c->model_arg);
 		return -1;

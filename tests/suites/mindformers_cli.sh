@@ -127,5 +127,40 @@ PYEOF
 then ok "llama2-7b r1.3.0: trust signals by default (accuracy, assumed by name, left out)"
 else bad "trust signals without --explain"; cat "$tmp/t.txt"; fi
 
+# the template with its pretrained_model_dir there: the config.json (a
+# Qwen3-8B of 36 layers, the corpus copy) is read from the working directory
+# and the template's run over it (parallel_config: TP 2, PP 2), by estimate
+# and import alike; from another folder, the hint names the path not read
+mkdir -p "$tmp/run/hf/qwen3"
+cp tests/corpus/files/hf-config/Qwen--Qwen3-8B/config.json "$tmp/run/hf/qwen3/"
+sed 's#^pretrained_model_dir: .*#pretrained_model_dir: "hf/qwen3"#' \
+  $D/master/llm_pretrain_dense_template.yaml > "$tmp/run/t.yaml"
+(cd "$tmp/run" && "$MEMOPT" import t.yaml > "$tmp/imp.yaml" 2> "$tmp/err")
+rc=$?
+if [ $rc -eq 0 ] && grep -q '^  num_layers: 36$' "$tmp/imp.yaml" &&
+   grep -q '^  tensor_parallel: 2$' "$tmp/imp.yaml" && grep -q '^  pipeline_parallel: 2$' "$tmp/imp.yaml"; then
+  ok "import: pretrained_model_dir's config.json read, the YAML's run over it"
+else bad "import with pretrained_model_dir present (exit $rc)"; cat "$tmp/err"; fi
+(cd "$tmp/run" && "$MEMOPT" estimate --json t.yaml > "$tmp/est.json" 2> "$tmp/err")
+rc=$?
+if [ $rc -eq 0 ] && $PY - "$tmp/est.json" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert not [w for w in d["warnings"] if w["code"] == "model-needed"], d["warnings"]
+assert [s["num_layers"] for s in d["stages"]] == [18, 18], d["stages"]
+PYEOF
+then ok "estimate: priced on pretrained_model_dir's config.json over 2 stages"
+else bad "estimate with pretrained_model_dir present (exit $rc)"; fi
+"$MEMOPT" estimate --json "$tmp/run/t.yaml" > "$tmp/est.json" 2> "$tmp/err"
+rc=$?
+if [ $rc -eq 2 ] && $PY - "$tmp/est.json" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+w = [x for x in d["warnings"] if x["code"] == "model-needed"]
+assert w and "pretrained_model_dir (hf/qwen3), not read: No such file" in w[0]["hint"], w
+PYEOF
+then ok "estimate from another folder: model-needed, the hint says what was not read"
+else bad "estimate with pretrained_model_dir absent (exit $rc)"; cat "$tmp/est.json"; fi
+
 if [ $fails -ne 0 ]; then echo "mindformers_cli: $fails failed"; exit 1; fi
 echo "mindformers_cli: all passed"
