@@ -107,6 +107,32 @@ static int preset_load(mo_model **out, const char *name, const char *yaml,
 	return rc;
 }
 
+/* The index of the preset named name (case-insensitive), or -1. */
+static long preset_index(const char *name)
+{
+	size_t n = mo_presets_count();
+	for (size_t i = 0; i < n; i++)
+		if (strcasecmp(name, mo_preset_name(i)) == 0)
+			return (long)i;
+	return -1;
+}
+
+/* An unknown preset's usage error, with the nearest name. */
+static int preset_unknown(const char *name, mo_error *err)
+{
+	size_t n = mo_presets_count();
+	const char *names[64];
+	if (n > sizeof names / sizeof *names)
+		n = sizeof names / sizeof *names;
+	for (size_t i = 0; i < n; i++)
+		names[i] = mo_preset_name(i);
+	const char *best = did_you_mean(name, names, n);
+	error_set(err, MO_ERR_USAGE, 0, 0, "unknown preset '%s'%s%s%s",
+		     name, best ? " (did you mean '" : "", best ? best : "",
+		     best ? "'?)" : "");
+	return -1;
+}
+
 int mo_model_preset(mo_model **out, const char *name, mo_error *err)
 {
 	*out = NULL;
@@ -114,20 +140,10 @@ int mo_model_preset(mo_model **out, const char *name, mo_error *err)
 		error_set(err, MO_ERR_USAGE, 0, 0, "no preset name");
 		return -1;
 	}
-	size_t n = mo_presets_count();
-	const char *names[64];
-	if (n > sizeof names / sizeof *names)
-		n = sizeof names / sizeof *names;
-	for (size_t i = 0; i < n; i++) {
-		names[i] = mo_preset_name(i);
-		if (strcasecmp(name, names[i]) == 0)
-			return preset_load(out, names[i], mo_preset_yaml(i), err);
-	}
-	const char *best = did_you_mean(name, names, n);
-	error_set(err, MO_ERR_USAGE, 0, 0, "unknown preset '%s'%s%s%s",
-		     name, best ? " (did you mean '" : "", best ? best : "",
-		     best ? "'?)" : "");
-	return -1;
+	long i = preset_index(name);
+	if (i < 0)
+		return preset_unknown(name, err);
+	return preset_load(out, mo_preset_name((size_t)i), mo_preset_yaml((size_t)i), err);
 }
 
 int mo_config_model(mo_model **out, mo_diags *diags, const mo_config *c, mo_error *err)
@@ -227,18 +243,15 @@ static int load_config_model(mo_model **model, mo_diags *diags, const mo_config 
 static int preset_with_run(mo_model **model, mo_diags *diags, const char *name,
 			   const mo_doc *run, const mo_limits *lim, mo_error *err)
 {
-	size_t n = mo_presets_count();
-	for (size_t i = 0; i < n; i++) {
-		if (strcasecmp(name, mo_preset_name(i)) != 0)
-			continue;
-		const char *yaml = mo_preset_yaml(i);
-		int rc = load_text(model, diags, yaml, strlen(yaml), mo_preset_name(i), NULL, run,
-				   lim, err);
-		if (rc == 0)
-			preset_clear_positions(*model);
-		return rc < 0 ? -1 : 0;
-	}
-	return mo_model_preset(model, name, err); /* its unknown-name error */
+	long i = preset_index(name);
+	if (i < 0)
+		return preset_unknown(name, err);
+	const char *yaml = mo_preset_yaml((size_t)i);
+	int rc = load_text(model, diags, yaml, strlen(yaml), mo_preset_name((size_t)i), NULL, run,
+			   lim, err);
+	if (rc == 0)
+		preset_clear_positions(*model);
+	return rc < 0 ? -1 : 0;
 }
 
 /* The training YAML whose run (parallel, training, optimizer sections) a
