@@ -174,8 +174,9 @@ static bool recipe_read(struct mo_megatron_import *g, const char *root, const ch
 	if (!path || !shown)
 		return false;
 	const char *why = NULL;
+	enum file_read_status status;
 	size_t size = 0;
-	char *text = file_read_bounded(path, g->max_bytes, &size, &why);
+	char *text = file_read_bounded(path, g->max_bytes, &size, &status, &why);
 	if (!text)
 		return true;
 	mo_diags *quiet = NULL;

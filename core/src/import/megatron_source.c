@@ -10,12 +10,9 @@
  * else is said (the caller's warning at the `source` statement). */
 #include "import/megatron_internal.h"
 
-#include <errno.h>
 #include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <stdint.h>
 
 /* The variable a `$NAME` / `${NAME}` at p names, when the script assigns
@@ -134,28 +131,19 @@ static const char *megatron_source_path(const struct mo_megatron_import *g, cons
 static const char *megatron_source_read(struct mo_megatron_import *g, const char *path,
 					char **text_out, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return strerror(errno);
-	struct stat st;
 	size_t room = g->max_bytes > g->source_bytes ? g->max_bytes - g->source_bytes : 0;
 	const char *why = NULL;
-	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))
-		why = "not a regular file";
-	else if ((uintmax_t)st.st_size > room)
-		why = "the script and its sourced files exceed the input size limit";
-	size_t size = why ? 0 : (size_t)st.st_size;
-	char *text = why ? NULL : arena_alloc(g->arena, size + 1);
-	if (!why && !text)
-		why = megatron_source_nomem;
-	if (!why && fread(text, 1, size, f) != size)
-		why = "a read error";
-	fclose(f);
-	if (why)
-		return why;
-	text[size] = '\0';
-	g->source_bytes += size;
-	*len = size;
+	enum file_read_status status;
+	char *whole = file_read_bounded(path, room, len, &status, &why);
+	if (!whole)
+		return status == FILE_READ_TOO_LARGE
+			       ? "the script and its sourced files exceed the input size limit"
+			       : why;
+	char *text = arena_strndup(g->arena, whole, *len);
+	free(whole);
+	if (!text)
+		return megatron_source_nomem;
+	g->source_bytes += *len;
 	*text_out = text;
 	return NULL;
 }

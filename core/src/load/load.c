@@ -208,7 +208,8 @@ static int load_pretrained_model(mo_model **model, mo_diags *diags, const mo_con
 	}
 	char *path = load_pretrained_path(in->config_dir, ds);
 	size_t len = 0;
-	char *text = path ? file_read_bounded(path, lim->max_bytes, &len, unread) : NULL;
+	enum file_read_status status;
+	char *text = path ? file_read_bounded(path, lim->max_bytes, &len, &status, unread) : NULL;
 	if (!path)
 		*unread = "out of memory";
 	int rc = 1;

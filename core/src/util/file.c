@@ -5,39 +5,54 @@
 #include "util/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
-char *file_read_bounded(const char *path, size_t max, size_t *len, const char **why)
+char *file_read_bounded(const char *path, size_t max, size_t *len, enum file_read_status *status,
+			const char **why)
 {
 	const char *no = NULL;
+	enum file_read_status st_no = FILE_READ_DONE;
 	char *text = NULL;
 	struct stat st;
 	size_t size = 0;
 	*len = 0;
-	FILE *f = fopen(path, "rb");
+	/* O_NONBLOCK: a FIFO named by a file must not hang the open; a regular
+	 * file reads the same without it */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
 	if (!f) {
+		*status = FILE_READ_UNOPENED;
 		*why = strerror(errno);
+		if (fd >= 0)
+			close(fd);
 		return NULL;
 	}
-	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode))
+	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+		st_no = FILE_READ_IRREGULAR;
 		no = "not a regular file";
-	else if ((uintmax_t)st.st_size > max)
+	} else if ((uintmax_t)st.st_size > max) {
+		st_no = FILE_READ_TOO_LARGE;
 		no = "larger than the input size limit";
-	else if ((text = malloc((size_t)st.st_size + 1)) == NULL)
+	} else if ((text = malloc((size_t)st.st_size + 1)) == NULL) {
+		st_no = FILE_READ_NOMEM;
 		no = "out of memory";
-	else if ((size = fread(text, 1, (size_t)st.st_size, f)) != (size_t)st.st_size)
+	} else if ((size = fread(text, 1, (size_t)st.st_size, f)) != (size_t)st.st_size) {
+		st_no = FILE_READ_FAILED;
 		no = "a read error";
+	}
 	fclose(f);
+	*status = st_no;
+	*why = no;
 	if (no) {
 		free(text);
-		*why = no;
 		return NULL;
 	}
 	text[size] = '\0';
 	*len = size;
-	*why = NULL;
 	return text;
 }

@@ -227,10 +227,19 @@ mo_diag *diags_vadd(mo_diags *d, mo_severity sev, const char *code,
 
 /* ---- files a model names (file.c) ------------------------------------------ */
 
+enum file_read_status {
+	FILE_READ_DONE,
+	FILE_READ_UNOPENED,  /* no such file, no permission, ... (errno's words) */
+	FILE_READ_IRREGULAR, /* a folder, a device, a FIFO */
+	FILE_READ_TOO_LARGE, /* over max */
+	FILE_READ_NOMEM,
+	FILE_READ_FAILED /* a read error */
+};
 /* The whole text of a regular file of at most max bytes, NUL-terminated,
- * for the caller to free; NULL with *why set (the reason, a static text)
- * otherwise. */
-char *file_read_bounded(const char *path, size_t max, size_t *len, const char **why);
+ * for the caller to free; NULL otherwise, with *status and *why (the
+ * reason in words, a static text). */
+char *file_read_bounded(const char *path, size_t max, size_t *len, enum file_read_status *status,
+			const char **why);
 
 /* ---- JSON errors ------------------------------------------------------------ */
 
