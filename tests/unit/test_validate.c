@@ -652,6 +652,15 @@ static void test_pretrained_model_dir(void **state)
 		assert_non_null(strstr(d->hint, unread[i].why));
 		fx_free(&f);
 	}
+	/* a FIFO in its place: refused without waiting for a writer */
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	run_in(&f, yaml, root);
+	assert_null(f.model);
+	const mo_diag *fifo = first(&f, "model-needed");
+	assert_non_null(fifo);
+	assert_non_null(strstr(fifo->hint, "not read: not a regular file"));
+	fx_free(&f);
 	assert_int_equal(unlink(path), 0);
 	snprintf(path, sizeof path, "%s/hf/llama", root);
 	assert_int_equal(rmdir(path), 0);
