@@ -395,11 +395,48 @@ static void test_legacy_classes(void **state)
 	mo_diags_free(d);
 }
 
+/* LlamaConfig's qkv_has_bias (the Qwen1.5 / Qwen2 / Qwen2.5 YAMLs set it True): biases on
+ * wq, wk and wv, none on wo (mindformers/models/llama/llama_transformer.py:233-276 at
+ * v1.6.0 68fa8494); left out, the class's default False (llama_config.py:157 there). The
+ * model section of research/qwen2_5/finetune_qwen2_5_7b_8k.yaml at v1.6.0. */
+static void test_llama_qkv_bias(void **state)
+{
+	(void)state;
+	static const char with[] =
+	    "run_mode: 'finetune'\n"
+	    "model:\n  model_config:\n    type: LlamaConfig\n    seq_length: 8192\n"
+	    "    hidden_size: 3584\n    num_layers: 28\n    num_heads: 28\n    n_kv_heads: 4\n"
+	    "    vocab_size: 152064\n    intermediate_size: 18944\n    qkv_has_bias: True\n"
+	    "  arch:\n    type: LlamaForCausalLM\n";
+	static const char without[] =
+	    "run_mode: 'finetune'\n"
+	    "model:\n  model_config:\n    type: LlamaConfig\n    seq_length: 8192\n"
+	    "    hidden_size: 3584\n    num_layers: 28\n    num_heads: 28\n    n_kv_heads: 4\n"
+	    "    vocab_size: 152064\n    intermediate_size: 18944\n"
+	    "  arch:\n    type: LlamaForCausalLM\n";
+	const char *texts[] = {with, without};
+	for (int i = 0; i < 2; i++) {
+		mo_diags *d = NULL;
+		mo_model *m = NULL;
+		assert_int_equal(mo_diags_new(&d), 0);
+		assert_int_equal(mo_model_load(&m, d, texts[i], strlen(texts[i]), "qwen", NULL, NULL),
+				 0);
+		assert_int_equal(mo_diags_errors(d), 0);
+		for (size_t k = 0; k < mo_diags_count(d); k++)
+			assert_string_not_equal(mo_diags_get(d, k)->code, "unread-key");
+		assert_int_equal(m->add_qkv_bias, i == 0);
+		assert_false(m->add_bias_linear);
+		mo_model_free(m);
+		mo_diags_free(d);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_corpus),
 		cmocka_unit_test(test_legacy_classes),
+		cmocka_unit_test(test_llama_qkv_bias),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -41,7 +41,7 @@ static const char *const mo_irrelevant_keys[] = {
 	"use_rope_slice", "input_sliced_sig", "use_attn_mask_compression",
 	"use_eod_attn_mask_compression", "use_contiguous_weight_layout_attention",
 	"use_interleaved_weight_layout_mlp", "moe_grouped_gemm", "use_gmm",
-	"qkv_has_bias", "attention_bias",
+	"attention_bias",
 	"has_bias", "out_proj_has_bias", "post_layer_norm",
 	"apply_residual_connection_post_layernorm", "quantization_bit",
 	"pre_seq_len", "prefix_projection", "eod_reset", "embedding_size",

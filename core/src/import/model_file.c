@@ -55,6 +55,11 @@ static const struct mo_mkey mo_model_keys[] = {
 	{"position_embedding_type", MF_POS_TYPE, CV_POSEMB, 0, 0},
 	{"add_bias_linear", MF_BIAS, CV_BOOL, 0, 0},
 	{"add_qkv_bias", MF_QKV_BIAS, CV_BOOL, 0, 0},
+	/* MindSpore Transformers' LlamaConfig spelling (Qwen1.5 / Qwen2 / Qwen2.5 YAMLs):
+	 * biases on wq, wk and wv (or the fused w_qkv); wo's is attn_proj_has_bias, off by default
+	 * (mindformers/models/llama/llama_transformer.py:233-276 at v1.6.0 68fa8494;
+	 * llama_config.py default False at every release v1.0.0 to v1.9.0) */
+	{"qkv_has_bias", MF_QKV_BIAS, CV_BOOL, 0, 0},
 	{"normalization", MF_NORM, CV_NORM, 0, 0},
 	{"rmsnorm", MF_NORM, CV_RMSNORM, 0, 0},
 	{"hidden_act", MF_ACT, CV_ACT, 0, 0},
