@@ -398,7 +398,8 @@ static void test_legacy_classes(void **state)
 /* LlamaConfig's qkv_has_bias (the Qwen1.5 / Qwen2 / Qwen2.5 YAMLs set it True): biases on
  * wq, wk and wv, none on wo (mindformers/models/llama/llama_transformer.py:233-276 at
  * v1.6.0 68fa8494); left out, the class's default False (llama_config.py:157 there). The
- * model section of research/qwen2_5/finetune_qwen2_5_7b_8k.yaml at v1.6.0. */
+ * model section of research/qwen2_5/finetune_qwen2_5_7b_8k.yaml at v1.6.0; the count with
+ * the biases is the published one to the parameter. */
 static void test_llama_qkv_bias(void **state)
 {
 	(void)state;
@@ -415,6 +416,7 @@ static void test_llama_qkv_bias(void **state)
 	    "    vocab_size: 152064\n    intermediate_size: 18944\n"
 	    "  arch:\n    type: LlamaForCausalLM\n";
 	const char *texts[] = {with, without};
+	int64_t params[2] = {0, 0};
 	for (int i = 0; i < 2; i++) {
 		mo_diags *d = NULL;
 		mo_model *m = NULL;
@@ -426,9 +428,14 @@ static void test_llama_qkv_bias(void **state)
 			assert_string_not_equal(mo_diags_get(d, k)->code, "unread-key");
 		assert_int_equal(m->add_qkv_bias, i == 0);
 		assert_false(m->add_bias_linear);
+		params[i] = mo_model_parameters(m);
 		mo_model_free(m);
 		mo_diags_free(d);
 	}
+	/* Qwen2.5-7B's Hugging Face safetensors total; the biases are 28 layers x (wq's 3584 +
+	 * wk's and wv's 4 x 128 each) */
+	assert_int_equal(params[0], 7615616512LL);
+	assert_int_equal(params[0] - params[1], 28 * (3584 + 2 * 512));
 }
 
 int main(void)

@@ -69,7 +69,8 @@ int64_t mo_model_num_layers(const mo_model *m);
 /* Multi-token-prediction layers (ids after the decoder layers). */
 int64_t mo_model_mtp_layers(const mo_model *m);
 /* Parameters of the whole model, unsharded (embedding, decoder and MTP
- * layers, output head when untied). */
+ * layers with their norms and the linear biases of standard attention and
+ * the dense MLP, output head when untied). */
 int64_t mo_model_parameters(const mo_model *m);
 /* Where the key that leaves the device count open (data_parallel_shard:
  * -1) is: 1-based line and column (0 when not from a file) and its path.

@@ -1,5 +1,6 @@
 /* The model's parameter count, unsharded: embedding, every decoder layer
- * (attention or MLA, dense or MoE MLP, norms), the MTP layers (a decoder
+ * (attention or MLA, dense or MoE MLP, norms, the linear biases the
+ * estimate counts), the MTP layers (a decoder
  * layer plus their projection and norms; they share the embedding and the
  * output head) and the output head when untied. The importer's check
  * against published sizes (tests/data/mindformers/expect.txt); the
@@ -45,19 +46,42 @@ static double params_attention(const mo_model *m)
 	return h * n * d + 2.0 * h * g * d + n * d * h + qk_norm;
 }
 
+static bool params_gated(const mo_model *m)
+{
+	return strcmp(m->hidden_act, "swiglu") == 0 || strcmp(m->hidden_act, "fusedswiglu") == 0 ||
+	       strcmp(m->hidden_act, "geglu") == 0;
+}
+
 static double params_mlp(const mo_model *m, int64_t ffn)
 {
-	bool gated = strcmp(m->hidden_act, "swiglu") == 0 ||
-		     strcmp(m->hidden_act, "fusedswiglu") == 0 ||
-		     strcmp(m->hidden_act, "geglu") == 0;
-	return (gated ? 3.0 : 2.0) * (double)m->hidden_size * (double)ffn;
+	return (params_gated(m) ? 3.0 : 2.0) * (double)m->hidden_size * (double)ffn;
+}
+
+/* The linear biases, as the estimate counts them (estimate_weights.c
+ * est_bias_params, unsharded): QKV's with add_bias_linear or add_qkv_bias,
+ * the output projection's and, in a dense layer, the MLP's with
+ * add_bias_linear. MLA and expert biases are not counted. */
+static double params_bias(const mo_model *m, bool moe)
+{
+	double h = (double)m->hidden_size, p = 0;
+	if (m->multi_latent_attention)
+		return 0;
+	if (m->add_bias_linear || m->add_qkv_bias)
+		p += ((double)m->num_attention_heads + 2.0 * (double)m->num_query_groups) *
+		     (double)m->kv_channels;
+	if (!m->add_bias_linear)
+		return p;
+	p += h;
+	if (!moe)
+		p += (params_gated(m) ? 2.0 : 1.0) * (double)m->ffn_hidden_size + h;
+	return p;
 }
 
 static double params_layer(const mo_model *m, int64_t id)
 {
 	double h = (double)m->hidden_size;
-	double p = params_attention(m) + 2.0 * h;
 	bool moe = m->num_moe_experts > 0 && id >= m->first_k_dense_replace;
+	double p = params_attention(m) + 2.0 * h + params_bias(m, moe);
 	if (!moe)
 		return p + params_mlp(m, m->ffn_hidden_size);
 	return p + (double)m->num_moe_experts *
