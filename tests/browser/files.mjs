@@ -479,6 +479,35 @@ async function pricedRun(page, base, t) {
   const pp = await fieldState(page, 'pipeline_parallel');
   check(Number(pp.value) === 2 && pp.source === 'file' && wantP.stages.length === 2, `PP shows the file's 2 over the preset: ${JSON.stringify(pp)}`);
 
+  // configs/general/llm_pretrain_dense_template.yaml (mindformers f52743ca,
+  // tests/data/mindformers/SOURCES.tsv): parallel_config model_parallel 2
+  // (line 89), pipeline_stage 2 (line 90), use_seq_parallel True (line 92),
+  // micro_batch_num 2 (line 93); its model is pretrained_model_dir's config.json
+  t.setStep('files: the configs/general dense template over a config.json');
+  const TEMPLATE = 'tests/data/mindformers/master/llm_pretrain_dense_template.yaml';
+  await fresh(page, base, t);
+  t.allowStatus(422);
+  await upload(page, t, TEMPLATE);
+  t.allowStatus(null);
+  await page.setInputFiles('#file', join(t.ROOT, HF));
+  await page.waitForFunction(() => window.memopt.state.model.label === 'hf-config.json');
+  await t.idle(page);
+  const wantT = cli(t, ['estimate', '--json', '--model', HF, TEMPLATE]);
+  const gotT = await pagePeak(page);
+  check(gotT.bytes === wantT.peak_bytes && wantT.stages.length === 2, `the template over hf-config.json priced as the CLI: ${gotT.bytes} vs ${wantT.peak_bytes}, ${wantT.stages.length} stages`);
+  for (const [key, want, line] of [['pipeline_parallel', '2', 90], ['tensor_parallel', '2', 89], ['micro_batch_num', '2', 93]]) {
+    const f = await fieldState(page, key);
+    check(f.value === want && f.source === 'file' && f.readOnly && f.described.includes(`line ${line}`),
+      `${key} shows the template's ${want} (line ${line}), marked and not editable: ${JSON.stringify(f)}`);
+  }
+  // the priced run has sequence parallel on (use_seq_parallel True); the
+  // answer does not name its key (the import keeps no position for it), so
+  // the page marks it as the run's without a line
+  const sp = await fieldState(page, 'sp');
+  const spPriced = await page.evaluate(() => window.memopt.state.estimate.data.run.model.parallel.sequence_parallel);
+  check(spPriced === true && sp.value === true && sp.source !== 'model' && sp.readOnly && /run of llm_pretrain_dense_template\.yaml/.test(sp.described),
+    `SP shows the priced on, marked as the file's run: ${JSON.stringify(sp)}`);
+
   t.setStep('files: a model of its own: nothing is marked');
   await fresh(page, base, t);
   check(await page.locator('#run-note').count() === 0, 'no note when the model is all the model\'s own');

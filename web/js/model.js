@@ -68,7 +68,7 @@ function pricedSource(ctx, sec, key) {
   if (priced === undefined || priced === given) return null;
   return {
     value: priced, file: null, short: `${yaml}'s run`,
-    text: `follows from the run of ${yaml} (the file does not write it; the model ${ctx.state.model.label || ''} says ${given ?? 'nothing'})`,
+    text: `set by the run of ${yaml} (the model ${ctx.state.model.label || ''} says ${given ?? 'nothing'})`,
   };
 }
 
