@@ -57,10 +57,16 @@ for v in 23.04 core_v0.12.0 d98e8a64ddf3; do
 	keep "$MG" NVIDIA/Megatron-LM megatron-example "$v" "$ref" \
 		$(git -C "$MG" ls-tree -r --name-only "$ref" -- examples | grep -E '\.sh$')
 done
-keep "$MG" NVIDIA/Megatron-LM megatron-functional d98e8a64ddf3 d98e8a64ddf34856e74b24714e3bedb2f5a39553 \
-	$(git -C "$MG" ls-tree -r --name-only d98e8a64ddf34856e74b24714e3bedb2f5a39553 -- \
-		tests/functional_tests/test_cases/gpt tests/functional_tests/test_cases/moe |
-		grep -E 'model_config\.yaml$')
+# the functional tests at d98e8a64, then at the release tags core_v0.12.0 and core_v0.15.0
+# (each config that is the same file as one kept before is not kept again)
+for v in d98e8a64ddf3 core_v0.12.0 core_v0.15.0; do
+	ref=$v
+	[ "$v" = d98e8a64ddf3 ] && ref=d98e8a64ddf34856e74b24714e3bedb2f5a39553
+	keep "$MG" NVIDIA/Megatron-LM megatron-functional "$v" "$ref" \
+		$(git -C "$MG" ls-tree -r --name-only "$ref" -- \
+			tests/functional_tests/test_cases/gpt tests/functional_tests/test_cases/moe |
+			grep -E 'model_config\.yaml$')
+done
 keep "$MS" Ascend/MindSpeed-LLM mindspeed-script c77308a14bfc c77308a14bfcb1aa7ca61da9c1aa24a893cb1b91 \
 	$(git -C "$MS" ls-tree -r --name-only c77308a14bfcb1aa7ca61da9c1aa24a893cb1b91 -- examples |
 		grep -E '/pretrain_[^/]*\.sh$')
@@ -119,15 +125,20 @@ hf "$MF" mindspore-ai/mindformers mindformers-tests "$M1" \
 	tests/st/test_multi_cards_cases/test_model/test_telechat3/config.json mindformers--test_telechat3
 
 # The CI recipes beside the functional tests, where Megatron-LM keeps them
-# (tests/test_utils/recipes/<platform>/*.yaml): the device count of each test
-# (memopt reads them; recipe_devices.py writes devices.tsv from them).
+# (tests/test_utils/recipes/<platform>/*.yaml at d98e8a64, tests/test_utils/recipes/*.yaml
+# at core_v0.12.0 and core_v0.15.0), each version's beside its configs: the device count
+# of each test (memopt reads them; recipe_devices.py writes devices.tsv from them).
 # Support files, not corpus files: listed in SUPPORT.tsv.
-C=d98e8a64ddf34856e74b24714e3bedb2f5a39553
 printf 'file\trepo\tpath\tcommit\n' > "$OUT/SUPPORT.tsv"
-git -C "$MG" ls-tree -r "$C" -- tests/test_utils/recipes | while read -r mode type blob path; do
-	local="megatron-functional/d98e8a64ddf3/$path"
-	mkdir -p "$OUT/files/$(dirname "$local")"
-	git -C "$MG" cat-file -p "$blob" > "$OUT/files/$local"
-	printf '%s\tNVIDIA/Megatron-LM\t%s\t%s\n' "$local" "$path" "$C" >> "$OUT/SUPPORT.tsv"
+for v in d98e8a64ddf3 core_v0.12.0 core_v0.15.0; do
+	ref=$v
+	[ "$v" = d98e8a64ddf3 ] && ref=d98e8a64ddf34856e74b24714e3bedb2f5a39553
+	C=$(git -C "$MG" rev-parse "$ref^{commit}")
+	git -C "$MG" ls-tree -r "$C" -- tests/test_utils/recipes | while read -r mode type blob path; do
+		local="megatron-functional/$v/$path"
+		mkdir -p "$OUT/files/$(dirname "$local")"
+		git -C "$MG" cat-file -p "$blob" > "$OUT/files/$local"
+		printf '%s\tNVIDIA/Megatron-LM\t%s\t%s\n' "$local" "$path" "$C" >> "$OUT/SUPPORT.tsv"
+	done
 done
 python3 "$OUT/recipe_devices.py"

@@ -2,7 +2,8 @@
 """Writes tests/corpus/devices.tsv: the device count each Megatron-LM
 functional-test config of the corpus runs on, read from the CI recipes kept
 beside them (files/megatron-functional/<version>/tests/test_utils/recipes/,
-copied by gather.sh), as Megatron-LM's CI reads them at d98e8a64:
+copied by gather.sh), as Megatron-LM's CI reads them at d98e8a64 (and at the
+release tags core_v0.12.0 and core_v0.15.0, whose rules differ only where said):
 
 - tests/test_utils/python_scripts/recipe_parser.py: a product names its test
   case by the first item of `test_case` (flatten_products, line 128), and its
@@ -10,9 +11,16 @@ copied by gather.sh), as Megatron-LM's CI reads them at d98e8a64:
   (flatten_workload, lines 183-186): the run has spec.nodes x spec.gpus
   unless a product says otherwise; the recipe's spec.model is the
   test_cases folder (gpt, moe).
+  The recipes are every **/*.yaml under tests/test_utils/recipes/
+  (load_workloads, line 384: <platform>/*.yaml and the top-level files). At
+  core_v0.12.0 (tests/test_utils/python_scripts/common.py: flatten_products
+  36-49, flatten_workload 52-64, load_workloads 221) and core_v0.15.0
+  (recipe_parser.py: 51-75, 237) the same rules read the *.yaml files of
+  tests/test_utils/recipes/ itself, which has no platform folders there.
 - tests/functional_tests/shell_test_utils/run_ci_test.sh:297-306: a config's
   MODEL_ENV_VARS.MODEL_ARGS.GPUS_PER_NODE is the processes per node of its
-  MODEL_ARGS run.
+  MODEL_ARGS run (core_v0.15.0: lines 171-179; core_v0.12.0 reads no
+  MODEL_ENV_VARS, and none of its configs has one).
 
 The count is the answer when the recipes give one count that is a multiple
 of the config's TP x PP x CP; otherwise "-" (no recipe names the test, the
@@ -34,7 +42,7 @@ FILES = os.path.join(HERE, "files")
 def recipes(version_dir):
     runs = {}
     root = os.path.join(version_dir, "tests", "test_utils", "recipes")
-    for path in sorted(glob.glob(os.path.join(root, "*", "*.yaml"))):
+    for path in sorted(glob.glob(os.path.join(root, "**", "*.yaml"), recursive=True)):
         with open(path, encoding="utf-8") as f:
             doc = yaml.safe_load(f)
         spec = doc.get("spec") or {}

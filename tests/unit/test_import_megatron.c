@@ -624,7 +624,10 @@ static void test_dsa_variant_flags(void **state)
 }
 
 /* A functional-test config's device count from the CI recipe beside it
- * (tests/test_utils/recipes/<platform>/NAME.yaml at Megatron-LM d98e8a64):
+ * (tests/test_utils/recipes/<platform>/NAME.yaml at Megatron-LM d98e8a64,
+ * whose recipe_parser.py:384 loads every .yaml below recipes/ at any depth;
+ * tests/test_utils/recipes/NAME.yaml at core_v0.12.0 and core_v0.15.0, whose
+ * common.py:221 / recipe_parser.py:237 load recipes_dir.glob("*.yaml")):
  * the product whose first test_case is the config's folder, in a recipe
  * whose spec.model is its model folder; spec.nodes x spec.gpus, a product's
  * (or its inner products') nodes / gpus replacing the spec's, the config's
@@ -678,8 +681,14 @@ static void test_recipe_devices(void **state)
 	put_file(root, "tests/test_utils/recipes/gb200/moe.yaml",
 		 "spec:\n  model: moe\n  nodes: 1\n  gpus: 4\nproducts:\n  - test_case: [none]\n");
 	put_file(root, "tests/test_utils/recipes/gb200/broken.yaml", "spec: [\n");
+	/* a recipe in the folder itself, as core_v0.15.0's gpt-static-inference.yaml */
+	put_file(root, "tests/test_utils/recipes/gpt-inference.yaml",
+		 "spec:\n  model: gpt\n  nodes: 1\n  gpus: 1\nproducts:\n"
+		 "  - test_case: [flat]\n    products:\n      - environment: [dev]\n"
+		 "        platforms: [dgx_h100]\n");
 	static const struct recipe_case cases[] = {
 	    {"one", 2, "", 8, NULL},
+	    {"flat", 1, "", 1, NULL},
 	    {"inner", 2, "", 8, NULL},
 	    {"env", 1, "MODEL_ENV_VARS:\n  MODEL_ARGS:\n    GPUS_PER_NODE: 2\n", 2, NULL},
 	    {"both", 1, "", 0, "different device counts"},

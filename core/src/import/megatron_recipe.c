@@ -1,7 +1,9 @@
 /* The device count of a Megatron-LM functional test: its model_config.yaml
  * does not hold it; the CI recipe that runs the test does. A recipe
  * (tests/test_utils/recipes/<platform>/<name>.yaml at NVIDIA/Megatron-LM
- * d98e8a64) has a `spec` with `model` (the test_cases folder: gpt, moe, ...),
+ * d98e8a64, tests/test_utils/recipes/<name>.yaml at the release tags
+ * core_v0.12.0 and core_v0.15.0) has a `spec` with `model` (the test_cases
+ * folder: gpt, moe, ...),
  * `nodes` and `gpus`, and `products`, each naming one test case
  * (`test_case: [NAME]`, the first item: recipe_parser.py's
  * flatten_products, line 128) whose keys, and those of its inner
@@ -17,8 +19,10 @@
 #include "import/megatron_internal.h"
 
 #include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define RECIPE_MAX_FILES 512
 
@@ -28,6 +32,8 @@ struct recipe_list {
 	bool full;
 };
 
+/* Appends a/b (b alone when a is NULL) to l; past RECIPE_MAX_FILES, marks
+ * l full. false: out of memory. */
 static bool recipe_push(struct recipe_list *l, const char *a, const char *b)
 {
 	if (l->n >= RECIPE_MAX_FILES) {
@@ -42,13 +48,15 @@ static bool recipe_push(struct recipe_list *l, const char *a, const char *b)
 		l->v = v;
 		l->cap = cap;
 	}
-	size_t na = strlen(a), nb = strlen(b);
-	char *s = malloc(na + nb + 2);
+	size_t na = a ? strlen(a) + 1 : 0, nb = strlen(b);
+	char *s = malloc(na + nb + 1);
 	if (!s)
 		return false;
-	memcpy(s, a, na);
-	s[na] = '/';
-	memcpy(s + na + 1, b, nb + 1);
+	if (a) {
+		memcpy(s, a, na - 1);
+		s[na - 1] = '/';
+	}
+	memcpy(s + na, b, nb + 1);
 	l->v[l->n++] = s;
 	return true;
 }
@@ -65,36 +73,49 @@ static int recipe_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Every <platform>/<name>.yaml under root, relative to it, sorted. */
+/* The .yaml files of root/name into l: name itself when it is one (relative
+ * to root), or those in the folder root/name. false: out of memory. */
+static bool recipe_entry(const char *root, const char *name, struct recipe_list *l)
+{
+	size_t n = strlen(root) + strlen(name) + 2;
+	char *sub = malloc(n);
+	if (!sub)
+		return false;
+	snprintf(sub, n, "%s/%s", root, name);
+	struct stat st;
+	bool ok = true;
+	if (stat(sub, &st) == 0 && S_ISREG(st.st_mode)) {
+		if (megatron_ends_with(name, ".yaml"))
+			ok = recipe_push(l, NULL, name);
+	} else {
+		DIR *s = opendir(sub);
+		struct dirent *f;
+		while (ok && s && (f = readdir(s)) != NULL)
+			if (f->d_name[0] != '.' && megatron_ends_with(f->d_name, ".yaml"))
+				ok = recipe_push(l, name, f->d_name);
+		if (s)
+			closedir(s);
+	}
+	free(sub);
+	return ok;
+}
+
+/* Every <name>.yaml and <platform>/<name>.yaml under root, relative to it,
+ * sorted: the files CI loads, every .yaml at any depth at d98e8a64 (a
+ * recursive glob, tests/test_utils/python_scripts/recipe_parser.py:384),
+ * whose recipes sit in platform folders, and recipes_dir.glob("*.yaml") at
+ * core_v0.12.0 (python_scripts/common.py:221) and core_v0.15.0
+ * (recipe_parser.py:237), whose recipes sit in the folder itself. */
 static bool recipe_files(const char *root, struct recipe_list *l)
 {
 	DIR *d = opendir(root);
 	if (!d)
 		return true;
-	size_t rn = strlen(root);
 	bool ok = true;
 	struct dirent *e;
-	while (ok && (e = readdir(d)) != NULL) {
-		if (e->d_name[0] == '.')
-			continue;
-		size_t en = strlen(e->d_name);
-		char *sub = malloc(rn + en + 2);
-		if (!sub) {
-			ok = false;
-			break;
-		}
-		memcpy(sub, root, rn);
-		sub[rn] = '/';
-		memcpy(sub + rn + 1, e->d_name, en + 1);
-		DIR *s = opendir(sub);
-		struct dirent *f;
-		while (ok && s && (f = readdir(s)) != NULL)
-			if (f->d_name[0] != '.' && megatron_ends_with(f->d_name, ".yaml"))
-				ok = recipe_push(l, e->d_name, f->d_name);
-		if (s)
-			closedir(s);
-		free(sub);
-	}
+	while (ok && (e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.')
+			ok = recipe_entry(root, e->d_name, l);
 	closedir(d);
 	if (ok && l->n > 1)
 		qsort(l->v, l->n, sizeof *l->v, recipe_cmp);
@@ -248,7 +269,7 @@ int64_t megatron_recipe_world(struct mo_megatron_import *g, int64_t mp, const ch
 		if (!g->quiet_world)
 			megatron_diag(g, MO_SEV_WARNING, "model-needed", 0, 0, "parallel.world_size",
 			      "the device count of a functional test is its CI recipe's nodes x gpus "
-			      "(tests/test_utils/recipes/<platform>/*.yaml, the product whose "
+			      "(tests/test_utils/recipes/[<platform>/]*.yaml, the product whose "
 			      "test_case is %s, model %s): no recipe beside this config names it "
 			      "(the test is not run by CI at this commit); give it with --devices; "
 			      "until then data parallel is 1",
