@@ -623,6 +623,56 @@ static void test_dsa_variant_flags(void **state)
 	}
 }
 
+/* The memory flags of Megatron-LM's functional tests at core_v0.12.0 and
+ * core_v0.15.0 that the estimate does not model: each an `unmodelled`
+ * warning at its line and column, none `unread-key` (Megatron FSDP's earlier
+ * name, arguments.py:2133 at core_v0.12.0; the output layer's deferred
+ * weight gradients, tensor_parallel/layers.py:500-503; FP8's BF16 first and
+ * last layers, arguments.py:1345; the interleaved schedule's group,
+ * schedules.py:729; a distillation teacher, post_training/model_provider.py:126,
+ * all at core_v0.15.0). */
+static void test_release_memory_flags(void **state)
+{
+	(void)state;
+	static const char text[] =
+	    "MODEL_ARGS:\n"
+	    "  --num-layers: 4\n  --hidden-size: 512\n  --num-attention-heads: 8\n"
+	    "  --seq-length: 1024\n  --max-position-embeddings: 1024\n  --vocab-size: 1000\n"
+	    "  --micro-batch-size: 1\n  --bf16: true\n"
+	    "  --use-custom-fsdp: true\n"
+	    "  --defer-embedding-wgrad-compute: true\n"
+	    "  --wgrad-deferral-limit: 2\n"
+	    "  --first-last-layers-bf16: true\n"
+	    "  --microbatch-group-size-per-virtual-pipeline-stage: 4\n"
+	    "  --export-kd-teacher-load: /teacher\n";
+	static const char *const flags[] = {
+	    "--use-custom-fsdp", "--defer-embedding-wgrad-compute", "--wgrad-deferral-limit",
+	    "--first-last-layers-bf16", "--microbatch-group-size-per-virtual-pipeline-stage",
+	    "--export-kd-teacher-load"};
+	mo_diags *d = NULL;
+	char *yaml = NULL;
+	mo_error err = {0};
+	assert_int_equal(mo_diags_new(&d), 0);
+	assert_int_equal(mo_megatron_import(&yaml, d, text, strlen(text), "model_config.yaml", 0,
+					    NULL, &err),
+			 0);
+	assert_int_equal(count_code(d, "unread-key"), 0);
+	for (size_t k = 0; k < sizeof flags / sizeof *flags; k++) {
+		size_t n = 0;
+		for (size_t i = 0; i < mo_diags_count(d); i++) {
+			const mo_diag *g = mo_diags_get(d, i);
+			if (strcmp(g->code, "unmodelled") == 0 && strcmp(g->path, flags[k]) == 0) {
+				n++;
+				assert_int_equal(g->line, 10 + (int)k);
+				assert_int_equal(g->column, 3);
+			}
+		}
+		assert_int_equal(n, 1);
+	}
+	free(yaml);
+	mo_diags_free(d);
+}
+
 /* A functional-test config's device count from the CI recipe beside it
  * (tests/test_utils/recipes/<platform>/NAME.yaml at Megatron-LM d98e8a64,
  * whose recipe_parser.py:384 loads every .yaml below recipes/ at any depth;
@@ -2351,6 +2401,7 @@ int main(void)
 	    cmocka_unit_test(test_recipe_devices),
 	    cmocka_unit_test(test_mindspeed_dsv4),
 	    cmocka_unit_test(test_dsa_variant_flags),
+	    cmocka_unit_test(test_release_memory_flags),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

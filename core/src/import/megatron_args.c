@@ -820,6 +820,22 @@ static const struct {
     {"--context-parallel-algo", "another context-parallel algorithm's buffers"},
     {"--mla-fa-without-pad", "MLA's V not padded to the QK head width for flash attention "
 			     "(mla_feature.py:18)"},
+    /* Megatron-LM's functional tests at core_v0.12.0 / core_v0.15.0 (megatron/training/
+     * arguments.py at each tag unless named) */
+    {"--use-custom-fsdp", "FSDP instead of DDP (Megatron FSDP's earlier name, "
+			  "core_v0.12.0 arguments.py:2133)"},
+    {"--defer-embedding-wgrad-compute",
+     "the output layer's gradients kept until the pipeline flush "
+     "(core/tensor_parallel/layers.py:500-503 at core_v0.15.0)"},
+    {"--wgrad-deferral-limit", "the output layer's gradients kept until the pipeline flush "
+			       "(core/tensor_parallel/layers.py:500-503 at core_v0.15.0)"},
+    {"--first-last-layers-bf16", "FP8 weights and activations, the first and last layers in "
+				 "BF16 (core_v0.15.0 arguments.py:1345-1350)"},
+    {"--microbatch-group-size-per-virtual-pipeline-stage",
+     "the interleaved schedule's warm-up micro-batches, (chunks - 1) x this group "
+     "(core/pipeline_parallel/schedules.py:729 at core_v0.15.0)"},
+    {"--export-kd-teacher-load", "a distillation teacher model beside the student "
+				 "(post_training/model_provider.py:126 at core_v0.15.0)"},
     {NULL, NULL}};
 
 static bool megatron_known_irrelevant(const char *flag)
