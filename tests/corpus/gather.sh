@@ -51,7 +51,9 @@ keep "$MF" mindspore-ai/mindformers mindformers-yaml v1.0.2 v1.0.2 \
 for v in v1.6.0 v1.8.0 v1.9.0; do
 	keep "$MF" mindspore-ai/mindformers mindformers-yaml "$v" "$v" $(yamls "$MF" "$v")
 done
-for v in 23.04 core_v0.12.0 d98e8a64ddf3; do
+# the example scripts at 23.04, core_v0.12.0, d98e8a64 and then the release tag core_v0.15.0
+# (after the others: its files that one of them has stay where they are)
+for v in 23.04 core_v0.12.0 d98e8a64ddf3 core_v0.15.0; do
 	ref=$v
 	[ "$v" = d98e8a64ddf3 ] && ref=d98e8a64ddf34856e74b24714e3bedb2f5a39553
 	keep "$MG" NVIDIA/Megatron-LM megatron-example "$v" "$ref" \
