@@ -2031,6 +2031,22 @@ static void test_mindspeed_v1_flags(void **state)
 	doc_free(doc);
 	free(yaml);
 	mo_diags_free(d);
+
+	/* MindSpeed-LLM 2.0.0's name for the MTP layers (mindspeed_llm/training/arguments.py:162
+	 * at v2.0.0 3a712f58: --num-nextn-predict-layers, int, default 0), its DeepSeek-V3
+	 * scripts' `--num-nextn-predict-layers 1` */
+	static const char nextn[] =
+	    "torchrun pretrain_gpt.py --num-layers 4 --hidden-size 64 --num-attention-heads 4 "
+	    "--num-nextn-predict-layers 1 --seq-length 32 --max-position-embeddings 32 "
+	    "--vocab-size 1000 --micro-batch-size 1\n";
+	yaml = import_text(nextn, "n.sh", 1, &d);
+	doc = parse(yaml);
+	assert_int_equal(mo_diags_errors(d), 0);
+	assert_int_equal(int_at(doc, "model.mtp_num_layers"), 1);
+	assert_null(diag_for(d, "unread-key", "--num-nextn-predict-layers"));
+	doc_free(doc);
+	free(yaml);
+	mo_diags_free(d);
 }
 
 /* --account-for-embedding- / --account-for-loss-in-pipeline-split with 6 layers, PP 4, VPP 2:
