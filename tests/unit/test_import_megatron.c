@@ -1974,6 +1974,76 @@ static void test_script_heredoc(void **state)
 	buf_free(&b);
 }
 
+/* MindSpeed-LLM's release scripts: a weight conversion run as `bash FILE` before the launch
+ * (v26.1.0 fsdp2/longcat_flash_lite) and a variable the script assigns nowhere after a switch
+ * (v2.3.0 pretrain_hunyuanLarge_389b_A3_ptd.sh: `--sequence-parallel` then `$FITUNE_ARGS`).
+ * bash runs FILE in a child process, which cannot set the script's variables, and expands an
+ * unquoted unset variable to no word (bash(1), Command Execution Environment, Word
+ * Splitting): both read past with a warning, the switch read as given. */
+static void test_script_child_shell(void **state)
+{
+	(void)state;
+	static const char text[] =
+	    "#!/bin/bash\n"
+	    "bash tests/tools/convert.sh --to mcore\n"
+	    "torchrun pretrain_gpt.py --num-layers 4 --hidden-size 64 --num-attention-heads 4 \\\n"
+	    "    --tensor-model-parallel-size 2 --sequence-parallel \\\n"
+	    "    $FITUNE_ARGS \\\n"
+	    "    --seq-length 32 --max-position-embeddings 32 --vocab-size 1000 \\\n"
+	    "    --micro-batch-size 1 --use-distributed-optimizer ${UNSET_ARGS}\n";
+	mo_diags *d = NULL;
+	char *yaml = import_text(text, "c.sh", 2, &d);
+	mo_doc *doc = parse(yaml);
+	assert_int_equal(mo_diags_errors(d), 0);
+	assert_string_equal(str_at(doc, "parallel.sequence_parallel"), "true");
+	assert_int_equal(int_at(doc, "parallel.tensor_parallel"), 2);
+	assert_string_equal(str_at(doc, "parallel.distributed_optimizer"), "true");
+	const mo_diag *child = NULL;
+	for (size_t i = 0; i < mo_diags_count(d); i++)
+		if (strstr(mo_diags_get(d, i)->message, "child shell"))
+			child = mo_diags_get(d, i);
+	assert_non_null(child);
+	assert_int_equal(child->severity, MO_SEV_WARNING);
+	assert_int_equal(child->line, 2);
+	assert_int_equal(child->column, 1);
+	const mo_diag *sp = diag_for(d, "megatron-script", "--sequence-parallel");
+	assert_non_null(sp);
+	assert_int_equal(sp->severity, MO_SEV_WARNING);
+	assert_int_equal(sp->line, 5);
+	assert_int_equal(sp->column, 5);
+	assert_non_null(diag_for(d, "megatron-script", "--use-distributed-optimizer"));
+	doc_free(doc);
+	free(yaml);
+	mo_diags_free(d);
+
+	/* a word that is not a lone variable after a switch stays an error, and a shell given
+	 * a text (-c) is not a file it runs */
+	static const char valued[] =
+	    "torchrun pretrain_gpt.py --num-layers 4 --hidden-size 64 --num-attention-heads 4 "
+	    "--sequence-parallel x$A --seq-length 32 --max-position-embeddings 32 "
+	    "--vocab-size 1000 --micro-batch-size 1\n";
+	mo_diags *e = NULL;
+	mo_error err = {0};
+	assert_int_equal(mo_diags_new(&e), 0);
+	yaml = NULL;
+	(void)mo_megatron_import(&yaml, e, valued, strlen(valued), "v.sh", 1, NULL, &err);
+	const mo_diag *type = diag_for(e, "type", "--sequence-parallel");
+	assert_non_null(type);
+	assert_int_equal(type->severity, MO_SEV_ERROR);
+	free(yaml);
+	mo_diags_free(e);
+	static const char text_c[] = "#!/bin/bash\n"
+				     "bash -c 'echo x'\n"
+				     "torchrun pretrain_gpt.py --num-layers 4\n";
+	assert_int_equal(mo_diags_new(&e), 0);
+	yaml = NULL;
+	(void)mo_megatron_import(&yaml, e, text_c, strlen(text_c), "t.sh", 1, NULL, &err);
+	assert_non_null(diag_for(e, "megatron-script", NULL));
+	assert_true(mo_diags_errors(e) > 0);
+	free(yaml);
+	mo_diags_free(e);
+}
+
 /* MindSpeed-LLM 1.0.0's names (mindspeed_llm/training/arguments.py at v1.0.0 062fb4fc):
  * --multi-head-latent-attention with --qk-nope-head-dim / --qk-rope-head-dim (70-76) read as
  * Megatron's MLA, --moe-layer-freq 1 beside --first-k-dense-replace (every layer after the
@@ -2017,6 +2087,22 @@ static void test_mindspeed_v1_flags(void **state)
 	assert_non_null(diag_for(d, "unmodelled", "--moe-layer-freq"));
 	assert_non_null(diag_for(d, "unmodelled", "--position-embedding-type"));
 	assert_string_equal(str_at(doc, "model.position_embedding_type"), "none");
+	doc_free(doc);
+	free(yaml);
+	mo_diags_free(d);
+
+	/* MindSpeed-LLM 2.0.0's name for the MTP layers (mindspeed_llm/training/arguments.py:162
+	 * at v2.0.0 3a712f58: --num-nextn-predict-layers, int, default 0), its DeepSeek-V3
+	 * scripts' `--num-nextn-predict-layers 1` */
+	static const char nextn[] =
+	    "torchrun pretrain_gpt.py --num-layers 4 --hidden-size 64 --num-attention-heads 4 "
+	    "--num-nextn-predict-layers 1 --seq-length 32 --max-position-embeddings 32 "
+	    "--vocab-size 1000 --micro-batch-size 1\n";
+	yaml = import_text(nextn, "n.sh", 1, &d);
+	doc = parse(yaml);
+	assert_int_equal(mo_diags_errors(d), 0);
+	assert_int_equal(int_at(doc, "model.mtp_num_layers"), 1);
+	assert_null(diag_for(d, "unread-key", "--num-nextn-predict-layers"));
 	doc_free(doc);
 	free(yaml);
 	mo_diags_free(d);
@@ -2393,6 +2479,7 @@ int main(void)
 	    cmocka_unit_test(test_script_hostile),
 	    cmocka_unit_test(test_script_shell_forms),
 	    cmocka_unit_test(test_script_heredoc),
+	    cmocka_unit_test(test_script_child_shell),
 	    cmocka_unit_test(test_mindspeed_v1_flags),
 	    cmocka_unit_test(test_accounted_split),
 	    cmocka_unit_test(test_recompute_modules_hint),

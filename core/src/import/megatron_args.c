@@ -4,6 +4,7 @@
  * rules, and every flag the model does not read accounted for. */
 #include "import/megatron_internal.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -439,9 +440,46 @@ bool megatron_given(const struct mo_megatron_import *g, const char *flag)
 	return false;
 }
 
+/* Is the word a whole `$NAME` / `${NAME}`? The shell reader keeps such a word as written
+ * only when the script assigns NAME nowhere (megatron_dollar, megatron_braced). */
+static bool megatron_bare_variable(const char *s)
+{
+	if (*s++ != '$')
+		return false;
+	bool braced = *s == '{';
+	s += braced;
+	if (!(isalpha((unsigned char)*s) || *s == '_'))
+		return false;
+	while (isalnum((unsigned char)*s) || *s == '_')
+		s++;
+	if (braced && *s++ != '}')
+		return false;
+	return *s == '\0';
+}
+
+static bool megatron_values_bare_variables(const struct mo_megatron_arg *a)
+{
+	for (size_t k = 0; k < a->n_values; k++)
+		if (!megatron_bare_variable(a->values[k]))
+			return false;
+	return true;
+}
+
 bool megatron_flag(struct mo_megatron_import *g, const char *flag)
 {
 	struct mo_megatron_arg *a = megatron_find(g, flag);
+	if (a && a->n_values > 0 && megatron_values_bare_variables(a)) {
+		/* `--sequence-parallel $FITUNE_ARGS` with FITUNE_ARGS assigned nowhere
+		 * (MindSpeed-LLM v2.3.0 pretrain_hunyuanLarge_389b_A3_ptd.sh:149): bash expands
+		 * an unquoted unset variable to no word at all (bash(1), Word Splitting), so the
+		 * switch has no value; what the environment may hold is not known */
+		megatron_diag(g, MO_SEV_WARNING, "megatron-script", a->vline, a->vcolumn, flag,
+			      "'%.40s' after %s (a switch) is a variable this script does not "
+			      "assign: read as nothing, as bash expands it when it is unset (its "
+			      "value in the environment is not known)",
+			      a->value, flag);
+		a->n_values = 0;
+	}
 	if (a && a->n_values > 0)
 		megatron_diag(g, MO_SEV_ERROR, "type", a->vline, a->vcolumn,
 				 flag, "%s takes no value, got '%.40s'", flag,

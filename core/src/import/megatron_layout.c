@@ -20,6 +20,7 @@ static const char *megatron_accounted_layout(struct mo_megatron_import *g,
 {
 	static const char *const others[] = {"--decoder-first-pipeline-num-layers",
 					     "--decoder-last-pipeline-num-layers", "--mtp-num-layers",
+					     "--num-nextn-predict-layers",
 					     "--num-layers-per-virtual-pipeline-stage", NULL};
 	int64_t e = megatron_given(g, "--account-for-embedding-in-pipeline-split");
 	int64_t l = megatron_given(g, "--account-for-loss-in-pipeline-split");
@@ -68,7 +69,7 @@ static const char *megatron_uneven_layout(struct mo_megatron_import *g,
 {
 	static const char *const others[] = {"--account-for-embedding-in-pipeline-split",
 					     "--account-for-loss-in-pipeline-split",
-					     "--mtp-num-layers",
+					     "--mtp-num-layers", "--num-nextn-predict-layers",
 					     "--num-layers-per-virtual-pipeline-stage", NULL};
 	const char *fv = NULL, *lv = NULL;
 	bool bad = false;

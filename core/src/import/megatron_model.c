@@ -40,8 +40,11 @@ void megatron_read_shape(struct mo_megatron_import *g,
 	megatron_put_int(o, MO_SEC_MODEL, "num_layers", s->layers - s->n_noop,
 			    MF_NUM_LAYERS, s->n_noop ? NULL : a,
 			    "--num-layers without the --noop-layers");
-	if (megatron_int(g, "--mtp-num-layers", 0, MO_MODEL_MAX_MTP, &v,
-			    &a) &&
+	/* MindSpeed-LLM 2.0.0 names the MTP layers --num-nextn-predict-layers
+	 * (mindspeed_llm/training/arguments.py:162 at v2.0.0 3a712f58, default 0); 2.1.0
+	 * reads Megatron's --mtp-num-layers */
+	if ((megatron_int(g, "--mtp-num-layers", 0, MO_MODEL_MAX_MTP, &v, &a) ||
+	     megatron_int(g, "--num-nextn-predict-layers", 0, MO_MODEL_MAX_MTP, &v, &a)) &&
 	    v > 0) {
 		s->mtp = v;
 		megatron_put_int(o, MO_SEC_MODEL, "mtp_num_layers", v,

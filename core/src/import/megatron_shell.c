@@ -1681,6 +1681,37 @@ static bool megatron_not_run(const char *word)
 	return false;
 }
 
+static bool megatron_is_shell(const char *word)
+{
+	static const char *const shells[] = {"bash", "sh", "/bin/bash", "/bin/sh"};
+	for (size_t k = 0; k < sizeof shells / sizeof *shells; k++)
+		if (!strcmp(word, shells[k]))
+			return true;
+	return false;
+}
+
+/* The index of the file `bash [options] FILE [args]` runs, or 0: not a shell, no file, or a
+ * text given with -c (read by megatron_shell_text where srun runs it). */
+static size_t megatron_script_file_word(const struct mo_megatron_words *w)
+{
+	if (w->n < 2 || !megatron_is_shell(w->v[0].text))
+		return 0;
+	for (size_t i = 1; i < w->n; i++) {
+		const char *o = w->v[i].text;
+		if (o[0] != '-')
+			return i;
+		if (o[1] != '-' && strchr(o, 'c'))
+			return 0; /* -c, -xc: the command is a text */
+	}
+	return 0;
+}
+
+static bool megatron_runs_script_file(const struct mo_megatron_words *w)
+{
+	size_t i = megatron_script_file_word(w);
+	return i && !megatron_ends_with(w->v[i].text, ".py");
+}
+
 /* A command: the launch (torchrun ... *.py ...), once; any other is an
  * error. What follows an operator (`| tee log`, `2>&1`) is skipped. */
 static bool megatron_command(struct mo_megatron_import *g,
@@ -1721,6 +1752,16 @@ static bool megatron_command(struct mo_megatron_import *g,
 				 "'%s' is not run (this reader runs no "
 				 "command; it does not change the arguments)",
 				 w.v[0].text);
+		return true;
+	}
+	if (megatron_runs_script_file(&w)) {
+		/* `bash tests/tools/fsdp2/..._convert.sh` before the launch (MindSpeed-LLM
+		 * v26.1.0 fsdp2/longcat_flash_lite): a child process, which cannot set this
+		 * shell's variables (bash(1), Command Execution Environment) */
+		megatron_diag(g, MO_SEV_WARNING, "megatron-script", line, column, NULL,
+			      "'%s %.120s' is not run: it runs that file in a child shell, which "
+			      "does not change this script's variables or arguments",
+			      w.v[0].text, w.v[megatron_script_file_word(&w)].text);
 		return true;
 	}
 	if (!strcmp(w.v[0].text, "unset")) { /* the variables go, as in the shell */
