@@ -191,7 +191,8 @@ void megatron_read_vocab_rows(struct mo_megatron_import *g, struct mo_megatron_o
 	megatron_diag(g, MO_SEV_WARNING, "assumed", line, column, "--vocab-size",
 		      "the vocabulary size is not in the arguments (it is the tokenizer's): "
 		      "--make-vocab-size-divisible-by %lld x TP %lld pads every tokenizer of up to "
-		      "%lld entries to %lld rows, priced so (a larger one gets 2 x %lld)",
+		      "%lld entries to %lld rows, priced so (a larger one gets the next multiple "
+		      "of %lld)",
 		      (long long)s->vocab_divisor, (long long)s->tp, (long long)rows,
 		      (long long)rows, (long long)rows);
 	megatron_put_int(o, MO_SEC_MODEL, "vocab_size", rows, MF_VOCAB, NULL,
