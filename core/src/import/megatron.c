@@ -76,11 +76,6 @@ static size_t megatron_first_word(const char *text, size_t len,
 	return n;
 }
 
-static bool megatron_word_is(const char *w, size_t n, const char *s)
-{
-	return n == strlen(s) && memcmp(w, s, n) == 0;
-}
-
 int mo_megatron_detect(const char *text, size_t len)
 {
 	if (!text)
@@ -109,13 +104,9 @@ int mo_megatron_detect(const char *text, size_t len)
 	    ((w[2] >= 'a' && w[2] <= 'z') || (w[2] >= 'A' && w[2] <= 'Z')))
 		return true; /* an arguments file */
 	const char *eq = n ? memchr(w, '=', n) : NULL;
-	return megatron_word_is(w, n, "torchrun") ||
-	       megatron_word_is(w, n, "python") ||
-	       megatron_word_is(w, n, "python3") ||
-	       megatron_word_is(w, n, "deepspeed") ||
-	       megatron_word_is(w, n, "srun") ||
-	       megatron_word_is(w, n, "exec") ||
-	       (n > 3 && megatron_ends_with_n(w, n, ".py")) ||
+	enum megatron_command kind = megatron_command_of(w, n);
+	return kind == MEGATRON_CMD_LAUNCHER || kind == MEGATRON_CMD_SRUN ||
+	       kind == MEGATRON_CMD_EXEC || (n > 3 && megatron_ends_with_n(w, n, ".py")) ||
 	       (eq && eq > w);
 }
 

@@ -393,7 +393,8 @@ bool megatron_classify_words(struct mo_megatron_import *g)
 	if (script < g->n_words) {
 		megatron_check_entry(g, &g->words[script]);
 		megatron_read_launcher(g, script);
-		if (!strcmp(g->words[0].text, "srun")) { /* a launch line: srun ... python x.py */
+		if (megatron_command_of(g->words[0].text, strlen(g->words[0].text)) ==
+		    MEGATRON_CMD_SRUN) { /* a launch line: srun ... python x.py */
 			megatron_read_srun(g, g->words, script);
 			g->srun_launch = true;
 		}

@@ -166,6 +166,20 @@ struct mo_megatron_shape {
 struct mo_megatron_lexer;
 
 /* megatron_slurm.c */
+/* What a script's command word names (megatron_shell.c's table): a launcher
+ * of the training script, srun, exec, the shell's own builtins that change
+ * the reading, or any other command. */
+enum megatron_command {
+	MEGATRON_CMD_OTHER,
+	MEGATRON_CMD_LAUNCHER, /* torchrun, python, python3, deepspeed */
+	MEGATRON_CMD_SRUN,
+	MEGATRON_CMD_EXEC,
+	MEGATRON_CMD_EXIT,
+	MEGATRON_CMD_UNSET,
+	MEGATRON_CMD_SOURCE /* source, . */
+};
+/* The kind of the n-byte command word w. */
+enum megatron_command megatron_command_of(const char *w, size_t n);
 void megatron_read_srun(struct mo_megatron_import *g, const struct megatron_word *w, size_t n);
 /* sbatch's own options (`sbatch --nodes 2 <<EOF`): they override the batch script's
  * #SBATCH directives (sbatch(1)), so they are read after them. */

@@ -1066,14 +1066,27 @@ static bool megatron_known_text(const char *s)
 }
 
 /* The unary string tests of bash's `test` a script's condition may use. */
-enum megatron_test_op { MEGATRON_TEST_WORD, MEGATRON_TEST_EMPTY, MEGATRON_TEST_NONEMPTY };
+/* The string operators of bash's `[ ]` / `[[ ]]` tests (bash(1) CONDITIONAL
+ * EXPRESSIONS): unary -z / -n, binary = / == / !=; any other word is an
+ * operand. */
+enum megatron_test_op {
+	MEGATRON_TEST_WORD,
+	MEGATRON_TEST_EMPTY,
+	MEGATRON_TEST_NONEMPTY,
+	MEGATRON_TEST_EQUAL,
+	MEGATRON_TEST_NOT_EQUAL
+};
 
 static enum megatron_test_op megatron_test_op_of(const char *word)
 {
 	static const struct {
 		const char *word;
 		enum megatron_test_op op;
-	} ops[] = {{"-z", MEGATRON_TEST_EMPTY}, {"-n", MEGATRON_TEST_NONEMPTY}};
+	} ops[] = {{"-z", MEGATRON_TEST_EMPTY},
+		   {"-n", MEGATRON_TEST_NONEMPTY},
+		   {"=", MEGATRON_TEST_EQUAL},
+		   {"==", MEGATRON_TEST_EQUAL},
+		   {"!=", MEGATRON_TEST_NOT_EQUAL}};
 	for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
 		if (!strcmp(word, ops[i].word))
 			return ops[i].op;
@@ -1098,7 +1111,7 @@ static int megatron_test(struct mo_megatron_import *g, struct mo_megatron_lexer 
 		if (!megatron_known_text(a[i].text))
 			return -1;
 	enum megatron_test_op op = megatron_test_op_of(a[0].text);
-	if (k == 1 && op != MEGATRON_TEST_WORD)
+	if (k == 1 && (op == MEGATRON_TEST_EMPTY || op == MEGATRON_TEST_NONEMPTY))
 		return op == MEGATRON_TEST_EMPTY; /* `-z ""`: the empty word went */
 	if (k == 1)
 		return a[0].text[0] != '\0';
@@ -1108,18 +1121,20 @@ static int megatron_test(struct mo_megatron_import *g, struct mo_megatron_lexer 
 			return a[1].text[0] == '\0';
 		case MEGATRON_TEST_NONEMPTY:
 			return a[1].text[0] != '\0';
-		case MEGATRON_TEST_WORD:
+		default:
 			break;
 		}
 	}
 	if (k != 3)
 		return -1;
-	bool eq = !strcmp(a[1].text, "==") || !strcmp(a[1].text, "=");
-	if (!eq && strcmp(a[1].text, "!="))
+	enum megatron_test_op binary = megatron_test_op_of(a[1].text);
+	if (binary != MEGATRON_TEST_EQUAL && binary != MEGATRON_TEST_NOT_EQUAL)
 		return -1;
 	if (dbl && strpbrk(a[2].text, "*?["))
 		return -1; /* a pattern */
-	return (strcmp(a[0].text, a[2].text) == 0) == eq;
+	/* the test's own meaning: its two operands, the script's texts, equal */
+	bool same = strcmp(a[0].text, a[2].text) == 0;
+	return same == (binary == MEGATRON_TEST_EQUAL);
 }
 
 static bool megatron_at_op(const struct mo_megatron_lexer *x, char c)
@@ -1288,13 +1303,31 @@ static bool megatron_if(struct mo_megatron_import *g, struct mo_megatron_lexer *
 	}
 }
 
+enum megatron_command megatron_command_of(const char *w, size_t n)
+{
+	static const struct {
+		const char *word;
+		enum megatron_command kind;
+	} commands[] = {{"torchrun", MEGATRON_CMD_LAUNCHER}, {"python", MEGATRON_CMD_LAUNCHER},
+			{"python3", MEGATRON_CMD_LAUNCHER},  {"deepspeed", MEGATRON_CMD_LAUNCHER},
+			{"srun", MEGATRON_CMD_SRUN},	     {"exec", MEGATRON_CMD_EXEC},
+			{"exit", MEGATRON_CMD_EXIT},	     {"unset", MEGATRON_CMD_UNSET},
+			{"source", MEGATRON_CMD_SOURCE},     {".", MEGATRON_CMD_SOURCE}};
+	for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+		if (strlen(commands[i].word) == n && memcmp(w, commands[i].word, n) == 0)
+			return commands[i].kind;
+	return MEGATRON_CMD_OTHER;
+}
+
+static enum megatron_command megatron_command_word(const char *word)
+{
+	return megatron_command_of(word, strlen(word));
+}
+
 static bool megatron_is_launcher(const struct mo_megatron_words *w)
 {
-	static const char *const launchers[] = {"torchrun", "python", "python3",
-						"deepspeed"};
-	for (size_t i = 0; i < sizeof launchers / sizeof *launchers; i++)
-		if (w->n && !strcmp(w->v[0].text, launchers[i]))
-			return true;
+	if (w->n && megatron_command_word(w->v[0].text) == MEGATRON_CMD_LAUNCHER)
+		return true;
 	for (size_t i = 0; i < w->n; i++)
 		if (megatron_ends_with(w->v[i].text, ".py"))
 			return true;
@@ -1742,7 +1775,8 @@ static bool megatron_command(struct mo_megatron_import *g,
 			      w.v[0].text);
 		return true;
 	}
-	if (!strcmp(w.v[0].text, "exit")) { /* the shell stops here */
+	enum megatron_command kind = megatron_command_word(w.v[0].text);
+	if (kind == MEGATRON_CMD_EXIT) { /* the shell stops here */
 		g->exited = true;
 		return true;
 	}
@@ -1764,14 +1798,14 @@ static bool megatron_command(struct mo_megatron_import *g,
 			      w.v[0].text, w.v[megatron_script_file_word(&w)].text);
 		return true;
 	}
-	if (!strcmp(w.v[0].text, "unset")) { /* the variables go, as in the shell */
+	if (kind == MEGATRON_CMD_UNSET) { /* the variables go, as in the shell */
 		for (size_t i = 1; i < w.n; i++)
 			megatron_unset(g, w.v[i].text);
 		return true;
 	}
-	if (!strcmp(w.v[0].text, "source") || !strcmp(w.v[0].text, "."))
+	if (kind == MEGATRON_CMD_SOURCE)
 		return megatron_source(g, line, column, w.n > 1 ? w.v[1].text : "", launch);
-	if (!strcmp(w.v[0].text, "srun"))
+	if (kind == MEGATRON_CMD_SRUN)
 		return megatron_srun(g, &w, launch);
 	if (!megatron_is_launcher(&w)) {
 		megatron_diag(
