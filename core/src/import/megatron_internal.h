@@ -176,7 +176,9 @@ enum megatron_command {
 	MEGATRON_CMD_EXEC,
 	MEGATRON_CMD_EXIT,
 	MEGATRON_CMD_UNSET,
-	MEGATRON_CMD_SOURCE /* source, . */
+	MEGATRON_CMD_SOURCE, /* source, . */
+	MEGATRON_CMD_SHELL,  /* sh, bash, /bin/sh, /bin/bash */
+	MEGATRON_CMD_SBATCH
 };
 /* The kind of the n-byte command word w. */
 enum megatron_command megatron_command_of(const char *w, size_t n);

@@ -1312,7 +1312,10 @@ enum megatron_command megatron_command_of(const char *w, size_t n)
 			{"python3", MEGATRON_CMD_LAUNCHER},  {"deepspeed", MEGATRON_CMD_LAUNCHER},
 			{"srun", MEGATRON_CMD_SRUN},	     {"exec", MEGATRON_CMD_EXEC},
 			{"exit", MEGATRON_CMD_EXIT},	     {"unset", MEGATRON_CMD_UNSET},
-			{"source", MEGATRON_CMD_SOURCE},     {".", MEGATRON_CMD_SOURCE}};
+			{"source", MEGATRON_CMD_SOURCE},     {".", MEGATRON_CMD_SOURCE},
+			{"sh", MEGATRON_CMD_SHELL},	     {"bash", MEGATRON_CMD_SHELL},
+			{"/bin/sh", MEGATRON_CMD_SHELL},     {"/bin/bash", MEGATRON_CMD_SHELL},
+			{"sbatch", MEGATRON_CMD_SBATCH}};
 	for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
 		if (strlen(commands[i].word) == n && memcmp(w, commands[i].word, n) == 0)
 			return commands[i].kind;
@@ -1344,12 +1347,8 @@ static bool megatron_statements(struct mo_megatron_import *g, struct mo_megatron
  * options, or 0 when the command srun runs is not a shell. */
 static size_t megatron_shell_text(const struct mo_megatron_words *w)
 {
-	static const char *const shells[] = {"sh", "bash", "/bin/sh", "/bin/bash"};
 	for (size_t i = 1; i < w->n; i++) {
-		bool shell = false;
-		for (size_t k = 0; k < sizeof shells / sizeof *shells; k++)
-			shell = shell || !strcmp(w->v[i].text, shells[k]);
-		if (!shell)
+		if (megatron_command_word(w->v[i].text) != MEGATRON_CMD_SHELL)
 			continue;
 		/* the shell's own options up to -c (or a cluster ending in c: -xc) */
 		for (size_t j = i + 1; j + 1 < w->n && w->v[j].text[0] == '-'; j++) {
@@ -1616,14 +1615,13 @@ static bool megatron_command_tail(struct mo_megatron_import *g, struct mo_megatr
  * `bash <<EOF`, `sh <<EOF`, with options only (no script file). */
 static bool megatron_runs_heredoc(const struct mo_megatron_words *w)
 {
-	static const char *const runners[] = {"sbatch", "bash", "sh", "/bin/bash", "/bin/sh"};
-	bool runner = false;
-	for (size_t k = 0; k < sizeof runners / sizeof *runners; k++)
-		runner = runner || !strcmp(w->v[0].text, runners[k]);
-	if (!runner)
+	enum megatron_command kind = megatron_command_word(w->v[0].text);
+	if (kind == MEGATRON_CMD_SBATCH)
+		return true;
+	if (kind != MEGATRON_CMD_SHELL)
 		return false;
 	for (size_t i = 1; i < w->n; i++)
-		if (w->v[i].text[0] != '-' && strcmp(w->v[0].text, "sbatch"))
+		if (w->v[i].text[0] != '-')
 			return false;
 	return true;
 }
@@ -1714,20 +1712,11 @@ static bool megatron_not_run(const char *word)
 	return false;
 }
 
-static bool megatron_is_shell(const char *word)
-{
-	static const char *const shells[] = {"bash", "sh", "/bin/bash", "/bin/sh"};
-	for (size_t k = 0; k < sizeof shells / sizeof *shells; k++)
-		if (!strcmp(word, shells[k]))
-			return true;
-	return false;
-}
-
 /* The index of the file `bash [options] FILE [args]` runs, or 0: not a shell, no file, or a
  * text given with -c (read by megatron_shell_text where srun runs it). */
 static size_t megatron_script_file_word(const struct mo_megatron_words *w)
 {
-	if (w->n < 2 || !megatron_is_shell(w->v[0].text))
+	if (w->n < 2 || megatron_command_word(w->v[0].text) != MEGATRON_CMD_SHELL)
 		return 0;
 	for (size_t i = 1; i < w->n; i++) {
 		const char *o = w->v[i].text;
