@@ -142,9 +142,13 @@ int mo_cli_import(mo_cli *c, int argc, char **argv)
 		return MO_EXIT_USAGE;
 	}
 	c->model_dir = mo_cli_dir_of(c->model_arg);
+	/* a script's sourced files open from its folder; the paths the
+	 * launched program opens (its tokenizer) from where it is launched:
+	 * the working directory */
+	mo_megatron_dirs dirs = {.script = c->model_dir, .launch = "."};
 	if (mo_megatron_detect(c->model_text, c->model_len))
-		rc = mo_megatron_import_dir(&yaml, c->diags, c->model_text, c->model_len,
-					    c->model_arg, c->model_dir, c->devices, NULL, &err);
+		rc = mo_megatron_import_at(&yaml, c->diags, c->model_text, c->model_len,
+					   c->model_arg, &dirs, c->devices, NULL, &err);
 	else
 		rc = mo_cli_import_model(c, &yaml, &err);
 	if (rc == 1) /* the arguments do not parse: the diagnostics say where */

@@ -113,6 +113,30 @@ assert m["model"]["num_moe_experts"] == 8 and m["model"]["num_query_groups"] == 
 	ok "mixtral script: 8 devices, PP 4, EP 8, DP 2; its if block skipped (102:1)"
 else bad "mixtral script"; cat "$tmp/mixtral.err"; fi
 
+# the tokenizer a script names, opened from where the run is launched (the
+# working directory): MindSpeed-LLM's Qwen-7B script with its tokenizer path
+# filled in as a user does, the folder holding Qwen-7B's config.json
+# (vocab_size 151936) and its tiktoken file, which memopt does not count:
+# the vocabulary is config.json's rows, said so; launched elsewhere, the
+# folder is not found, said so
+Q=tests/corpus/files/mindspeed-script/v1.0.0/examples/legacy/qwen/pretrain_qwen_7b_ptd.sh
+mkdir -p "$tmp/launch/model_from_hf/qwen-hf"
+printf '{"architectures": ["QWenLMHeadModel"], "vocab_size": 151936}\n' \
+	> "$tmp/launch/model_from_hf/qwen-hf/config.json"
+: > "$tmp/launch/model_from_hf/qwen-hf/qwen.tiktoken"
+sed 's#^TOKENIZER_MODEL=.*#TOKENIZER_MODEL="./model_from_hf/qwen-hf/"#' "$Q" > "$tmp/launch/qwen.sh"
+if (cd "$tmp/launch" && "$MEMOPT" import qwen.sh 2> tok.err > tok.yaml) &&
+	"$PY" -c 'import sys, yaml
+m = yaml.safe_load(open(sys.argv[1]))
+assert m["model"]["vocab_size"] == 151936, m["model"]' "$tmp/launch/tok.yaml" &&
+	grep -q "vocab_size: the model's rows" "$tmp/launch/tok.err"; then
+	ok "Qwen-7B script launched beside its tokenizer folder: vocabulary 151936 from its config.json"
+else bad "Qwen-7B tokenizer folder"; cat "$tmp/launch/tok.err"; fi
+if (cd "$tmp" && "$MEMOPT" import launch/qwen.sh 2> tok.err > /dev/null) &&
+	grep -q "not read: no such file or folder where the run is launched" "$tmp/tok.err"; then
+	ok "launched elsewhere: the tokenizer is not found, said"
+else bad "tokenizer not found"; cat "$tmp/tok.err"; fi
+
 # hostile: an unterminated quote (exit 1, at the quote), a number past
 # int64 (exit 1, at the value), a missing file (exit 2)
 printf -- '--num-layers 2 --hidden-size 8\n--data-path '"'"'open\n' > "$tmp/quote.txt"

@@ -512,6 +512,148 @@ static void test_sourced_files(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/* Writes len bytes to dir/name. */
+static void put_bytes(const char *dir, const char *name, const void *bytes, size_t len)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(bytes, 1, len, f), len);
+	fclose(f);
+}
+
+/* The import of a script whose tokenizer is `--FLAG path` of the given
+ * type, launched from dir (NULL: the caller opens nothing); its
+ * model.vocab_size into *vocab (-1: none written, memopt's default
+ * applies) and the diagnostics into *d. */
+static void import_with_tokenizer(const char *dir, const char *type, const char *flag,
+				  const char *path, int64_t *vocab, mo_diags **d)
+{
+	char script[600];
+	snprintf(script, sizeof script,
+		 "torchrun --nproc-per-node 2 pretrain_gpt.py --num-layers 2 --hidden-size 64 "
+		 "--num-attention-heads 4 --seq-length 128 --max-position-embeddings 128 "
+		 "--micro-batch-size 1 --global-batch-size 2 --tensor-model-parallel-size 2 "
+		 "--tokenizer-type %s %s %s\n",
+		 type, flag, path);
+	mo_megatron_dirs dirs = {.launch = dir};
+	char *yaml = NULL;
+	mo_error err = {0};
+	assert_int_equal(mo_diags_new(d), 0);
+	assert_int_equal(mo_megatron_import_at(&yaml, *d, script, strlen(script), "run.sh",
+					       dir ? &dirs : NULL, 0, NULL, &err),
+			 0);
+	mo_doc *doc = parse(yaml);
+	*vocab = at(doc, "model.vocab_size") ? int_at(doc, "model.vocab_size") : -1;
+	doc_free(doc);
+	free(yaml);
+}
+
+/* A vocabulary that is the tokenizer's, read where the run is launched
+ * from, counted as the trainer counts it: a tokenizer.json's largest id +
+ * 1 over its vocabulary and added tokens (len(tokenizer)); a SentencePiece
+ * model's pieces (field 1 of its ModelProto), with tokenizer_config.json's
+ * added tokens; config.json's vocab_size, said to be the model's rows; a
+ * path that is not there, a file that is not SentencePiece and a caller
+ * that opens nothing fall back to memopt's default, saying why. */
+static void test_tokenizer_vocabulary(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/memopt-tokenizer-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	const char *subs[] = {"fast", "slow", "rows"};
+	for (size_t i = 0; i < 3; i++) {
+		char sub[600];
+		snprintf(sub, sizeof sub, "%s/%s", dir, subs[i]);
+		assert_int_equal(mkdir(sub, 0700), 0);
+	}
+	/* ids 0..2 and an added token at 3 (one more, "b", is in the vocab) */
+	put_file(dir, "fast/tokenizer.json",
+		 "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": 1, \"c\": 2}},"
+		 " \"added_tokens\": [{\"id\": 3, \"content\": \"<s>\"}, {\"id\": 1, \"content\": \"b\"}]}");
+	/* three pieces (field 1, each {piece: "a"}) and a trainer_spec
+	 * (field 2), which is not one */
+	static const unsigned char proto[] = {0x0a, 3, 0x0a, 1, 'a', 0x0a, 3, 0x0a, 1, 'b',
+					      0x12, 2, 0x08, 1, 0x0a, 3, 0x0a, 1, 'c'};
+	put_bytes(dir, "slow/tokenizer.model", proto, sizeof proto);
+	put_file(dir, "slow/tokenizer_config.json",
+		 "{\"added_tokens_decoder\": {\"3\": {\"content\": \"<pad>\"}, \"4\": {}}}");
+	put_bytes(dir, "sp.model", proto, sizeof proto);
+	put_file(dir, "rows/config.json", "{\"vocab_size\": 125696}");
+	put_file(dir, "bad.model", "hello, not a protobuf");
+
+	int64_t vocab = 0;
+	mo_diags *d = NULL;
+	import_with_tokenizer(dir, "PretrainedFromHF", "--tokenizer-name-or-path", "fast", &vocab, &d);
+	assert_int_equal(vocab, 4);
+	assert_int_equal(count_text(d, "vocabulary"), 0);
+	mo_diags_free(d);
+	import_with_tokenizer(dir, "HuggingFaceTokenizer", "--tokenizer-model", "./slow/", &vocab, &d);
+	assert_int_equal(vocab, 5);
+	mo_diags_free(d);
+	/* Hugging Face's from_pretrained takes the folder of a file named */
+	import_with_tokenizer(dir, "PretrainedFromHF", "--tokenizer-name-or-path",
+			      "slow/tokenizer.model", &vocab, &d);
+	assert_int_equal(vocab, 5);
+	mo_diags_free(d);
+	import_with_tokenizer(dir, "Llama2Tokenizer", "--tokenizer-model", "sp.model", &vocab, &d);
+	assert_int_equal(vocab, 3);
+	mo_diags_free(d);
+	char absolute[600];
+	snprintf(absolute, sizeof absolute, "%s/sp.model", dir);
+	import_with_tokenizer("/nonexistent", "Llama2Tokenizer", "--tokenizer-model", absolute,
+			      &vocab, &d);
+	assert_int_equal(vocab, 3);
+	mo_diags_free(d);
+	import_with_tokenizer(dir, "PretrainedFromHF", "--tokenizer-name-or-path", "rows", &vocab, &d);
+	assert_int_equal(vocab, 125696);
+	assert_int_equal(count_text(d, "the model's rows"), 1);
+	mo_diags_free(d);
+
+	/* not read: memopt's default, and why */
+	import_with_tokenizer(dir, "Llama2Tokenizer", "--tokenizer-model", "bad.model", &vocab, &d);
+	assert_int_equal(vocab, -1);
+	assert_int_equal(count_text(d, "not a SentencePiece model"), 1);
+	mo_diags_free(d);
+	import_with_tokenizer(dir, "PretrainedFromHF", "--tokenizer-name-or-path", "missing", &vocab,
+			      &d);
+	assert_int_equal(vocab, -1);
+	assert_int_equal(count_text(d, "--tokenizer-name-or-path missing is not read: no such"), 1);
+	mo_diags_free(d);
+	/* a folder with none of the files */
+	import_with_tokenizer(dir, "PretrainedFromHF", "--tokenizer-name-or-path", ".", &vocab, &d);
+	assert_int_equal(vocab, -1);
+	assert_int_equal(count_text(d, "holds no tokenizer.json"), 1);
+	mo_diags_free(d);
+	/* a caller that opens no files (a server) reads nothing */
+	import_with_tokenizer(NULL, "PretrainedFromHF", "--tokenizer-name-or-path", "fast", &vocab,
+			      &d);
+	assert_int_equal(vocab, -1);
+	assert_int_equal(count_text(d, "is not read"), 0);
+	mo_diags_free(d);
+	/* a type whose count is not only its file's is not read */
+	import_with_tokenizer(dir, "GPTSentencePieceTokenizer", "--tokenizer-model", "sp.model",
+			      &vocab, &d);
+	assert_int_equal(vocab, -1);
+	mo_diags_free(d);
+
+	const char *names[] = {"fast/tokenizer.json", "slow/tokenizer.model",
+			       "slow/tokenizer_config.json", "sp.model", "rows/config.json",
+			       "bad.model"};
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		char path[700];
+		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+		assert_int_equal(unlink(path), 0);
+	}
+	for (size_t i = 0; i < 3; i++) {
+		char sub[600];
+		snprintf(sub, sizeof sub, "%s/%s", dir, subs[i]);
+		assert_int_equal(rmdir(sub), 0);
+	}
+	assert_int_equal(rmdir(dir), 0);
+}
+
 /* MindSpeed-LLM's DeepSeek-V4 flags (c77308a1): mHC as its model keys
  * (mhc_feature.py:11-20), --position-embedding-type deepseek4 as rope
  * (csa_feature.py:13), the compressed sparse attention `unmodelled` at
@@ -2489,6 +2631,7 @@ int main(void)
 	    cmocka_unit_test(test_mindspeed_dsv4),
 	    cmocka_unit_test(test_dsa_variant_flags),
 	    cmocka_unit_test(test_release_memory_flags),
+	    cmocka_unit_test(test_tokenizer_vocabulary),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

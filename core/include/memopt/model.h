@@ -151,6 +151,24 @@ int mo_megatron_import(char **out, mo_diags *diags, const char *text, size_t len
 int mo_megatron_import_dir(char **out, mo_diags *diags, const char *text, size_t len,
 			   const char *name, const char *dir, int64_t devices,
 			   const mo_limits *lim, mo_error *err);
+/* The folders the paths a launch script names are opened from, when the
+ * caller read it from disk; a member left NULL opens nothing (a server
+ * gives neither). */
+typedef struct mo_megatron_dirs {
+	/* the script's folder: `source FILE` (mo_megatron_import_dir) */
+	const char *script;
+	/* the folder the run is launched from (the CLI: its working
+	 * directory), which the launched program opens its relative paths
+	 * from: the tokenizer --tokenizer-model / --tokenizer-name-or-path
+	 * names, whose entries are the vocabulary when no --vocab-size or
+	 * --padded-vocab-size gives it */
+	const char *launch;
+} mo_megatron_dirs;
+/* mo_megatron_import with the files the script names read from dirs
+ * (NULL: none). */
+int mo_megatron_import_at(char **out, mo_diags *diags, const char *text, size_t len,
+			  const char *name, const mo_megatron_dirs *dirs, int64_t devices,
+			  const mo_limits *lim, mo_error *err);
 
 #pragma GCC visibility pop
 

@@ -32,10 +32,10 @@ int model_from_doc_run(mo_model **out, mo_diags *diags, const mo_doc *doc, const
 
 /* Megatron-LM arguments (a launch line, an arguments
  * file, a functional-test model_config.yaml) as a model, as mo_model_load;
- * dir: the script's folder, whose files a `source` reads (NULL: none). */
+ * dirs: where the files it names are read from (NULL: none). */
 int model_load_megatron(mo_model **out, mo_diags *diags, const char *text, size_t len,
-			   const char *name, const char *dir, const mo_limits *lim,
-			   mo_error *err);
+			   const char *name, const mo_megatron_dirs *dirs,
+			   const mo_limits *lim, mo_error *err);
 
 /* A training YAML whose model_config names no architecture (the
  * `configs/general` templates): a `model-needed` warning at

@@ -153,6 +153,26 @@ void model_missing_layers(struct mo_rd *r, const mo_node *root);
  * the flat keys are read: the class's fixed parts, what is not modelled, and
  * the architectures refused (hf_config_refused: an `unsupported` error at
  * the key; true when refused, also for a document with no model keys). */
+/* tokenizer.c: the vocabulary of a tokenizer on disk. */
+enum tokenizer_kind {
+	TOKENIZER_HF,		/* a Hugging Face tokenizer's folder: len(tokenizer) */
+	TOKENIZER_SENTENCEPIECE /* a SentencePiece .model file: its pieces */
+};
+enum tokenizer_basis {
+	TOKENIZER_ENTRIES,   /* the tokenizer's own count */
+	TOKENIZER_MODEL_ROWS /* config.json's vocab_size: the rows that hold it */
+};
+struct tokenizer_vocab {
+	int64_t entries;
+	enum tokenizer_basis basis;
+	const char *file; /* the file of the folder that gave it ("": the path itself) */
+};
+/* The vocabulary of the tokenizer at path (opened as given: the caller
+ * joins it to the launch folder). false with *why (a static text) when
+ * there is none to read. */
+bool tokenizer_read(const char *path, enum tokenizer_kind kind, struct tokenizer_vocab *out,
+		    const char **why);
+
 void hf_config_read(struct mo_rd *r, const mo_node *root);
 bool hf_config_refused(mo_diags *diags, const char *file, const mo_node *root);
 

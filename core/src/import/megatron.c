@@ -225,6 +225,14 @@ int mo_megatron_import_dir(char **out, mo_diags *diags, const char *text, size_t
 			   const char *name, const char *dir, int64_t devices,
 			   const mo_limits *lim, mo_error *err)
 {
+	mo_megatron_dirs dirs = {.script = dir};
+	return mo_megatron_import_at(out, diags, text, len, name, &dirs, devices, lim, err);
+}
+
+int mo_megatron_import_at(char **out, mo_diags *diags, const char *text, size_t len,
+			  const char *name, const mo_megatron_dirs *dirs, int64_t devices,
+			  const mo_limits *lim, mo_error *err)
+{
 	struct mo_megatron_out o = {.n = 0};
 	mo_buf body, dst;
 	int rc = -1;
@@ -239,7 +247,8 @@ int mo_megatron_import_dir(char **out, mo_diags *diags, const char *text, size_t
 				       .diags = diags,
 				       .file = name ? name : "<megatron>",
 				       .err = err,
-				       .dir = dir};
+				       .dir = dirs ? dirs->script : NULL,
+				       .launch_dir = dirs ? dirs->launch : NULL};
 	if (!g.arena) {
 		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		return -1;
@@ -304,8 +313,8 @@ static int megatron_fill(mo_model **out, const struct mo_megatron_import *g,
 }
 
 int model_load_megatron(mo_model **out, mo_diags *diags, const char *text,
-			   size_t len, const char *name, const char *dir, const mo_limits *lim,
-			   mo_error *err)
+			   size_t len, const char *name, const mo_megatron_dirs *dirs,
+			   const mo_limits *lim, mo_error *err)
 {
 	struct mo_megatron_out o = {.n = 0};
 	*out = NULL;
@@ -314,7 +323,8 @@ int model_load_megatron(mo_model **out, mo_diags *diags, const char *text,
 				       .file = name ? name : "<megatron>",
 				       .err = err,
 				       .quiet_world = true,
-				       .dir = dir};
+				       .dir = dirs ? dirs->script : NULL,
+				       .launch_dir = dirs ? dirs->launch : NULL};
 	if (!g.arena) {
 		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		return -1;

@@ -104,6 +104,9 @@ struct mo_megatron_import {
 	 * the files being read, outermost first (cycles); the one being read
 	 * now, named in its diagnostics; the bytes read so far */
 	const char *dir;
+	/* the folder the run is launched from, which the tokenizer's path
+	 * is opened from (NULL: the tokenizer is not read) */
+	const char *launch_dir;
 	const char *sourcing[MO_MG_MAX_SOURCE_DEPTH];
 	int n_sourcing;
 	const char *sourced;
@@ -256,6 +259,8 @@ void megatron_read_shape(struct mo_megatron_import *g,
 			    struct mo_megatron_shape *s);
 void megatron_read_vocab_rows(struct mo_megatron_import *g, struct mo_megatron_out *o,
 			      const struct mo_megatron_shape *s);
+bool megatron_read_tokenizer(struct mo_megatron_import *g, struct mo_megatron_out *o,
+			     const struct mo_megatron_shape *s, const char **unread);
 void megatron_read_vocab(struct mo_megatron_import *g, struct mo_megatron_out *o,
 			 struct mo_megatron_shape *s);
 void megatron_put_flag(struct mo_megatron_import *g,

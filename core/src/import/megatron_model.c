@@ -165,6 +165,83 @@ void megatron_read_vocab(struct mo_megatron_import *g, struct mo_megatron_out *o
 			    v, MF_VOCAB_DIV, a, "default 128");
 }
 
+/* The flag that names the tokenizer's files for its --tokenizer-type, and
+ * how they are counted; NULL for a type whose count is not only its files'
+ * (SentencePieceTokenizer and GPTSentencePieceTokenizer add special
+ * tokens the arguments decide, TikTokenizer --tiktoken-num-special-tokens;
+ * megatron/training/tokenizer/tokenizer.py at core_v0.12.0). */
+static const char *megatron_tokenizer_flag(const char *type, enum tokenizer_kind *kind)
+{
+	static const struct {
+		const char *type, *flag;
+		enum tokenizer_kind kind;
+	} paths[] = {
+	    {"PretrainedFromHF", "--tokenizer-name-or-path", TOKENIZER_HF},
+	    {"HuggingFaceTokenizer", "--tokenizer-model", TOKENIZER_HF},
+	    {"Llama2Tokenizer", "--tokenizer-model", TOKENIZER_SENTENCEPIECE},
+	};
+	for (size_t i = 0; type && i < sizeof paths / sizeof *paths; i++)
+		if (strcmp(type, paths[i].type) == 0) {
+			*kind = paths[i].kind;
+			return paths[i].flag;
+		}
+	return NULL;
+}
+
+/* The tokenizer's path joined to the launch folder (absolute as given),
+ * in the arena; NULL when out of memory. */
+static char *megatron_tokenizer_path(struct mo_megatron_import *g, const char *value)
+{
+	if (value[0] == '/')
+		return arena_strdup(g->arena, value);
+	return arena_printf(g->arena, "%s/%s", g->launch_dir, value);
+}
+
+/* The vocabulary from the tokenizer the arguments name, when the caller
+ * says where the run is launched from and the tokenizer is there
+ * (tokenizer.c counts it as the trainer does): true when it gave
+ * vocab_size. Not there: false, with *unread saying why (for the
+ * assumption that follows; NULL when nothing was opened). */
+bool megatron_read_tokenizer(struct mo_megatron_import *g, struct mo_megatron_out *o,
+			     const struct mo_megatron_shape *s, const char **unread)
+{
+	enum tokenizer_kind kind = TOKENIZER_HF;
+	*unread = NULL;
+	const char *type = s->tokenizer ? s->tokenizer->value : NULL;
+	const char *flag = megatron_tokenizer_flag(type, &kind);
+	struct mo_megatron_arg *a = flag ? megatron_find(g, flag) : NULL;
+	if (!g->launch_dir || !a || !a->value || !a->value[0])
+		return false;
+	char *path = megatron_tokenizer_path(g, a->value);
+	if (!path) {
+		megatron_fail(g, MO_ERR_NOMEM, a->line, a->column, "out of memory");
+		return false;
+	}
+	struct tokenizer_vocab v;
+	const char *why = NULL;
+	if (!tokenizer_read(path, kind, &v, &why)) {
+		*unread = arena_printf(g->arena, "; %s %s is not read: %s", a->flag, a->value, why);
+		return false;
+	}
+	const char *file = v.file[0] ? v.file : "";
+	const char *sep = v.file[0] ? "/" : "";
+	const char *note =
+	    v.basis == TOKENIZER_ENTRIES
+		? arena_printf(g->arena, "the tokenizer's %lld entries (%s%s%s), padded as Megatron pads them",
+			       (long long)v.entries, a->value, sep, file)
+		: arena_printf(g->arena, "%s%s%s's vocab_size: the model's rows (its folder holds no "
+			       "tokenizer.json or tokenizer.model to count)", a->value, sep, file);
+	if (!note) {
+		megatron_fail(g, MO_ERR_NOMEM, a->line, a->column, "out of memory");
+		return false;
+	}
+	if (v.basis == TOKENIZER_MODEL_ROWS)
+		megatron_diag(g, MO_SEV_WARNING, "assumed", a->vline, a->vcolumn, a->flag,
+			      "the vocabulary is %s", note);
+	megatron_put_int(o, MO_SEC_MODEL, "vocab_size", v.entries, MF_VOCAB, a, note);
+	return true;
+}
+
 /* A vocabulary that is the tokenizer's (a file the arguments only name):
  * Megatron pads it to a multiple of make_vocab_size_divisible_by x TP
  * (megatron/core/tokenizers/utils/build_tokenizer.py:138 at d98e8a64,
@@ -178,22 +255,25 @@ void megatron_read_vocab_rows(struct mo_megatron_import *g, struct mo_megatron_o
 {
 	const struct mo_megatron_arg *t = s->tokenizer;
 	int line = t ? t->line : 0, column = t ? t->column : 0;
-	if (!s->vocab_from_tokenizer)
+	const char *unread = NULL;
+	if (!s->vocab_from_tokenizer || megatron_read_tokenizer(g, o, s, &unread))
 		return;
+	if (!unread)
+		unread = "";
 	int64_t rows = model_mul(s->vocab_divisor, s->tp > 0 ? s->tp : 1);
 	if (rows < model_default_vocab_size() || rows > 2147483647LL) {
 		megatron_diag(g, MO_SEV_WARNING, "assumed", line, column, "--vocab-size",
 			      "the vocabulary size is not in the arguments (it is the "
-			      "tokenizer's): set model.vocab_size; memopt's default %lld is used",
-			      (long long)model_default_vocab_size());
+			      "tokenizer's%s): set model.vocab_size; memopt's default %lld is used",
+			      unread, (long long)model_default_vocab_size());
 		return;
 	}
 	megatron_diag(g, MO_SEV_WARNING, "assumed", line, column, "--vocab-size",
-		      "the vocabulary size is not in the arguments (it is the tokenizer's): "
+		      "the vocabulary size is not in the arguments (it is the tokenizer's%s): "
 		      "--make-vocab-size-divisible-by %lld x TP %lld pads every tokenizer of up to "
 		      "%lld entries to %lld rows, priced so (a larger one gets the next multiple "
 		      "of %lld)",
-		      (long long)s->vocab_divisor, (long long)s->tp, (long long)rows,
+		      unread, (long long)s->vocab_divisor, (long long)s->tp, (long long)rows,
 		      (long long)rows, (long long)rows);
 	megatron_put_int(o, MO_SEC_MODEL, "vocab_size", rows, MF_VOCAB, NULL,
 			 "the padded rows of any tokenizer up to this size: "

@@ -22,12 +22,12 @@ static bool model_text_is_json(const char *text, size_t len)
 	return false;
 }
 
-/* mo_model_load, with the folder a Megatron script's sourced files are
- * read from (NULL: none) and the training YAML whose run is read over the
+/* mo_model_load, with the folders a Megatron script's files are read
+ * from (NULL: none) and the training YAML whose run is read over the
  * model (NULL: none; a Megatron script carries its own run). */
 static int load_text(mo_model **out, mo_diags *diags, const char *text, size_t len,
-		     const char *name, const char *dir, const mo_doc *run, const mo_limits *lim,
-		     mo_error *err)
+		     const char *name, const mo_megatron_dirs *dirs, const mo_doc *run,
+		     const mo_limits *lim, mo_error *err)
 {
 	mo_doc *doc = NULL;
 	mo_limits dl;
@@ -41,7 +41,7 @@ static int load_text(mo_model **out, mo_diags *diags, const char *text, size_t l
 		lim = &dl;
 	}
 	if (!model_text_is_json(text, len) && mo_megatron_detect(text, len))
-		return model_load_megatron(out, diags, text, len, name, dir, lim, err);
+		return model_load_megatron(out, diags, text, len, name, dirs, lim, err);
 	int rc = model_text_is_json(text, len)
 			 ? json_parse(&doc, diags, text, len, name, lim, err)
 			 : yaml_tree_parse(&doc, diags, text, len, name, lim, err);
@@ -271,9 +271,12 @@ int load_model(mo_model **model, mo_diags *diags, const mo_config *c, const mo_i
 		return run ? preset_with_run(model, diags, in->preset, run, in->limits, err)
 			   : mo_model_preset(model, in->preset, err);
 	if (in->model) {
+		/* a script's tokenizer opens from where the run is launched, as
+		 * a training YAML's pretrained_model_dir does */
+		mo_megatron_dirs dirs = {.script = in->model_dir, .launch = in->config_dir};
 		int rc = load_text(model, diags, in->model, in->model_len,
-				   in->model_name ? in->model_name : "<model>", in->model_dir,
-				   run, in->limits, err);
+				   in->model_name ? in->model_name : "<model>", &dirs, run,
+				   in->limits, err);
 		if (rc == 1) {
 			error_set(err, MO_ERR_USAGE, 0, 0, "%s holds no model",
 				     in->model_name ? in->model_name : "the model text");
