@@ -315,7 +315,9 @@ static void test_corpus(void **state)
 	assert_int_equal(bad, 0);
 }
 
-/* r1.x model_config classes read their way (the corpus's GPT-2 files):
+/* r1.x model_config classes read their way (the corpus's GPT-2 files),
+ * their dropout names and defaults included, a pet_config said
+ * unmodelled:
  * GPT2Config's FFN is expand_ratio x hidden, not gated, with LayerNorm,
  * biases, a tied head and learned positions (gpt2.py r1.0.0): GPT-2 small
  * is 124.4M parameters (Hugging Face: 124,439,808). BertConfig is an
@@ -339,6 +341,31 @@ static void test_legacy_classes(void **state)
 	assert_false(m->untie_embeddings_and_output_weights);
 	double got = (double)mo_model_parameters(m);
 	assert_true(fabs(got - 124439808.0) / 124439808.0 < 0.01);
+	/* the class's dropout (gpt2_config.py:116-117, v1.0.0: 0.1 each) */
+	assert_true(m->hidden_dropout == 0.1 && m->attention_dropout == 0.1);
+	mo_model_free(m);
+	mo_diags_free(d);
+	/* its own names for them, read: no dropout on attention probabilities */
+	static const char gpt2_rates[] =
+	    "run_mode: 'train'\n"
+	    "model:\n  model_config:\n    type: GPT2Config\n    num_layers: 2\n"
+	    "    hidden_size: 64\n    num_heads: 4\n    hidden_dropout_rate: 0.2\n"
+	    "    attention_dropout_rate: 0.0\n    embedding_dropout_prob: 0.1\n"
+	    "    pet_config:\n      pet_type: lora\n      lora_rank: 8\n"
+	    "  arch:\n    type: GPT2LMHeadModel\n";
+	assert_int_equal(mo_diags_new(&d), 0);
+	assert_int_equal(mo_model_load(&m, d, gpt2_rates, strlen(gpt2_rates), "gpt2", NULL, NULL), 0);
+	assert_true(m->hidden_dropout == 0.2 && m->attention_dropout == 0.0);
+	/* LoRA: said unmodelled at its key, with how the figures are off */
+	size_t pet = 0;
+	for (size_t i = 0; i < mo_diags_count(d); i++) {
+		const mo_diag *g = mo_diags_get(d, i);
+		assert_string_not_equal(g->code, "unread-key");
+		if (strcmp(g->code, "unmodelled") == 0 && g->line == 11 &&
+		    strstr(g->message, "full fine-tune"))
+			pet++;
+	}
+	assert_int_equal(pet, 1);
 	mo_model_free(m);
 	mo_diags_free(d);
 	static const char bert[] =

@@ -727,6 +727,31 @@ static void test_hf_model_types(void **state)
 	assert_non_null(find_diag(d, "unsupported", "model_type"));
 	mo_model_free(m);
 	mo_diags_free(d);
+	mo_error err = {0};
+	/* Nemotron-H's config.json, as Python's json module writes it: its
+	 * Infinity is read as text (a warning at the token), and the file is
+	 * refused by its model type, not by the token */
+	const char *nemotron = "{\"model_type\": \"nemotron_h\",\n"
+			       " \"time_step_limit\": [0.0, Infinity]}";
+	assert_int_equal(mo_diags_new(&d), 0);
+	assert_int_equal(mo_model_load(&m, d, nemotron, strlen(nemotron), "c.json", NULL, &err), 1);
+	assert_non_null(find_diag(d, "unsupported", "model_type"));
+	const mo_diag *inf = NULL;
+	for (size_t i = 0; i < mo_diags_count(d); i++)
+		if (strstr(mo_diags_get(d, i)->message, "JSON has no Infinity"))
+			inf = mo_diags_get(d, i);
+	assert_non_null(inf);
+	assert_int_equal(inf->severity, MO_SEV_WARNING);
+	assert_int_equal(inf->line, 2);
+	assert_int_equal(inf->column, 27);
+	mo_diags_free(d);
+	/* any other bad token is still a JSON syntax error */
+	const char *bad = "{\"model_type\": \"llama\", \"x\": Infinit}";
+	assert_int_equal(mo_diags_new(&d), 0);
+	assert_int_equal(mo_model_load(&m, d, bad, strlen(bad), "c.json", NULL, &err), -1);
+	assert_int_equal(count_code(d, "yaml-syntax"), 1);
+	assert_int_equal(mo_diags_errors(d), 1);
+	mo_diags_free(d);
 	m = load("{\"model_type\": \"x\", \"num_hidden_layers\": 4, \"hidden_size\": 64,"
 		 " \"layer_types\": [\"full_attention\", \"linear_attention\"]}", &d);
 	assert_non_null(find_diag(d, "unsupported", "layer_types"));
@@ -741,7 +766,6 @@ static void test_hf_model_types(void **state)
 	assert_int_equal(mo_diags_new(&d), 0);
 	const char *vl = "{\"model_type\": \"qwen3_vl\", \"text_config\": {\"hidden_size\": 64},"
 			 " \"vision_config\": {\"depth\": 27}}";
-	mo_error err = {0};
 	assert_int_equal(mo_model_load(&m, d, vl, strlen(vl), "c.json", NULL, &err), 1);
 	assert_non_null(find_diag(d, "unsupported", "vision_config"));
 	mo_diags_free(d);

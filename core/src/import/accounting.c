@@ -45,7 +45,7 @@ static const char *const mo_irrelevant_keys[] = {
 	"has_bias", "out_proj_has_bias", "post_layer_norm",
 	"apply_residual_connection_post_layernorm", "quantization_bit",
 	"pre_seq_len", "prefix_projection", "eod_reset", "embedding_size",
-	"layers_group", "parallel_optimizer", "emb_dropout_prob",
+	"layers_group", "parallel_optimizer", "emb_dropout_prob", "embedding_dropout_prob",
 	"embed_dropout_prob", "return_extra_loss", "mtp_loss_factor",
 	"mtp_loss_scaling_factor", "norm_topk_prob", "moe_router_pre_softmax",
 	"moe_token_drop_policy", "routed_scaling_factor",
@@ -85,19 +85,29 @@ struct mo_unmodelled_key {
 	double above;
 	const char *what;
 	const char *plain; /* a string value that is what the estimate models */
+	/* how the figures are off (NULL: that memory is left out) */
+	const char *effect;
 };
 
 static const struct mo_unmodelled_key mo_unmodelled_keys[] = {
-	{"use_sparse_attention", 0, "sparse attention", NULL},
-	{"use_sliding_window", 0, "sliding-window attention", NULL},
-	{"capacity_factor", 1, "expert capacity padding (capacity_factor)", NULL},
-	{"seq_split_num", 1, "sequence pipelining (seq_split_num)", NULL},
-	{"fine_grain_interleave", 1, "fine-grained interleaving", NULL},
-	{"use_ring_attention", 0, "ring attention buffers", NULL},
-	{"pipeline_parallel_schedule", 0, "a pipeline schedule other than 1F1B", "1f1b"},
-	{"pipeline_parallel_microbatch_size", 1, "pipeline micro-batch splitting", NULL},
-	{"data_parallel_shard_strategy", 0, "FSDP that shards less than parameters, gradients and optimizer states", "optim_grads_params"},
-	{NULL, 0, NULL, NULL}};
+	{"use_sparse_attention", 0, "sparse attention", NULL, NULL},
+	{"use_sliding_window", 0, "sliding-window attention", NULL, NULL},
+	{"capacity_factor", 1, "expert capacity padding (capacity_factor)", NULL, NULL},
+	{"seq_split_num", 1, "sequence pipelining (seq_split_num)", NULL, NULL},
+	{"fine_grain_interleave", 1, "fine-grained interleaving", NULL, NULL},
+	{"use_ring_attention", 0, "ring attention buffers", NULL, NULL},
+	{"pipeline_parallel_schedule", 0, "a pipeline schedule other than 1F1B", "1f1b", NULL},
+	{"pipeline_parallel_microbatch_size", 1, "pipeline micro-batch splitting", NULL, NULL},
+	{"data_parallel_shard_strategy", 0, "FSDP that shards less than parameters, gradients and optimizer states", "optim_grads_params", NULL},
+	/* MindSpore Transformers' parameter-efficient tuning (LoRA, P-Tuning
+	 * v2, prefix tuning): PetAdapter.freeze_pretrained_model
+	 * (mindformers/pet/tuners/pet_adapter.py:36, v1.2.0) freezes every
+	 * pretrained weight, so only the adapters' weights are trainable:
+	 * they alone get gradients and optimizer states */
+	{"pet_config", 0, "parameter-efficient tuning (pet_config: the pretrained weights frozen, adapters trained)", NULL,
+	 "it prices a full fine-tune: the gradients and optimizer states of the frozen weights are "
+	 "counted although the run keeps none, and the adapters' own weights and activations are left out"},
+	{NULL, 0, NULL, NULL, NULL}};
 
 static bool keys_in(const char *k, const char *const *list)
 {
@@ -147,9 +157,9 @@ void model_account_key(struct mo_rd *r, const mo_node *key,
 		if (keys_on(v, u->above))
 			diags_add_at(r->diags, MO_SEV_WARNING, "unmodelled",
 					r->file, key, path,
-					"%s: the estimate does not model %s; "
-					"its figures leave that memory out",
-					path, u->what);
+					"%s: the estimate does not model %s; %s",
+					path, u->what,
+					u->effect ? u->effect : "its figures leave that memory out");
 		return;
 	}
 	if (keys_in(key->value, mo_irrelevant_keys))

@@ -286,6 +286,17 @@ static void graph_default_bool(struct mo_rd *r, enum mo_mf f, bool *field, bool 
 	x->assumed_from[f] = r->type->source;
 }
 
+/* A probability the file leaves out takes the class's value. */
+static void graph_default_double(struct mo_rd *r, enum mo_mf f, double *field, double value)
+{
+	struct mo_model_ext *x = r->m->ext;
+	if (x->set[f] || value <= 0)
+		return;
+	*field = value;
+	x->set[f] = true;
+	x->assumed_from[f] = r->type->source;
+}
+
 /* GPT-2-like classes (GPT2Config, BloomConfig, GLMConfig, WizardCoderConfig):
  * a non-gated GeLU FFN of expand_ratio x hidden, LayerNorm, biases on every
  * linear, the vocabulary unpadded, their own positions. */
@@ -302,6 +313,8 @@ static void graph_gpt_defaults(struct mo_rd *r, const struct mo_type_defaults *t
 	}
 	if (!t->gpt)
 		return;
+	graph_default_double(r, MF_HDROP, &m->hidden_dropout, t->hidden_dropout);
+	graph_default_double(r, MF_ADROP, &m->attention_dropout, t->attention_dropout);
 	graph_default_str(r, MF_NORM, &m->normalization, "LayerNorm");
 	graph_default_str(r, MF_ACT, &m->hidden_act, "gelu");
 	graph_default_bool(r, MF_BIAS, &m->add_bias_linear, true);

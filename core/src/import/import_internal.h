@@ -70,6 +70,9 @@ struct mo_type_defaults {
 	/* ffn_hidden_size is the two gated halves: the gate and the up
 	 * projection are each half of it wide, a gated GeLU (geglu) */
 	bool ffn_halves;
+	/* the class's dropout probabilities (hidden: after attention and
+	 * FFN; attention: on its probabilities) */
+	double hidden_dropout, attention_dropout;
 };
 const struct mo_type_defaults *model_type_find(const char *name);
 

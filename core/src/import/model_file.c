@@ -70,6 +70,14 @@ static const struct mo_mkey mo_model_keys[] = {
 	{"attention_dropout", MF_ADROP, CV_DBL, 0, 1},
 	{"hidden_dropout_prob", MF_HDROP, CV_DBL, 0, 1},
 	{"attention_dropout_prob", MF_ADROP, CV_DBL, 0, 1},
+	/* GPT2Config, BloomConfig, GLMConfig, PanguAlphaConfig
+	 * (mindformers/models/<type>/<type>_config.py, v1.0.0 to v1.5.0):
+	 * the dropout after attention and FFN, and on the attention
+	 * probabilities; WizardCoderConfig's BERT-style name for the latter
+	 * (research/wizardcoder/wizardcoder_config.py:45, v1.0.0) */
+	{"hidden_dropout_rate", MF_HDROP, CV_DBL, 0, 1},
+	{"attention_dropout_rate", MF_ADROP, CV_DBL, 0, 1},
+	{"attention_probs_dropout_prob", MF_ADROP, CV_DBL, 0, 1},
 	{"num_moe_experts", MF_EXPERTS, CV_INT, 0, 1 << 20},
 	{"n_routed_experts", MF_EXPERTS, CV_INT, 0, 1 << 20},
 	{"num_experts", MF_EXPERTS, CV_INT, 0, 1 << 20},

@@ -14,15 +14,17 @@ static const struct mo_type_defaults mo_types[] = {
 	/* legacy config classes (r1.x `type:`) */
 	{.name = "GPT2Config",
 	 .source = "GPT2Config (mindformers/models/gpt2/gpt2_config.py, r1.0.0: "
-		   "expand_ratio 4, LayerNorm, GeLU, tied head, learned positions)",
+		   "expand_ratio 4, LayerNorm, GeLU, tied head, learned positions, "
+		   "dropout 0.1)",
 	 .layers = 12, .hidden = 768, .heads = 12, .vocab = 50257, .seq = 1024,
 	 .expand_ratio = 4, .tied = true, .gpt = true,
-	 .positions = "learned_absolute"},
+	 .positions = "learned_absolute", .hidden_dropout = 0.1, .attention_dropout = 0.1},
 	{.name = "BloomConfig",
 	 .source = "BloomConfig (mindformers/models/bloom/bloom_config.py, r1.0.0: "
-		   "FFN 4h, LayerNorm, GeLU, tied head, ALiBi)",
+		   "FFN 4h, LayerNorm, GeLU, tied head, ALiBi, dropout 0.1)",
 	 .layers = 30, .hidden = 4096, .heads = 32, .vocab = 250880, .seq = 2048,
-	 .expand_ratio = 4, .tied = true, .gpt = true, .positions = "none"},
+	 .expand_ratio = 4, .tied = true, .gpt = true, .positions = "none",
+	 .hidden_dropout = 0.1, .attention_dropout = 0.1},
 	{.name = "GLMConfig",
 	 .source = "GLMConfig (mindformers/models/glm/glm_config.py, r1.0.0: "
 		   "ChatGLM-6B, FFN 4h, LayerNorm, GeLU; GLMHead keeps its own "
@@ -32,10 +34,11 @@ static const struct mo_type_defaults mo_types[] = {
 	{.name = "WizardCoderConfig",
 	 .source = "WizardCoderConfig (research/wizardcoder/wizardcoder_config.py, "
 		   "r1.0.0: StarCoder, multi-query attention, FFN 4h, LayerNorm, GeLU, "
-		   "tied head, learned positions)",
+		   "tied head, learned positions, dropout 0.1)",
 	 .layers = 40, .hidden = 6144, .heads = 48, .kv = 1, .vocab = 49153,
 	 .seq = 8192, .expand_ratio = 4, .tied = true, .gpt = true,
-	 .positions = "learned_absolute", .kv_tiled = true},
+	 .positions = "learned_absolute", .kv_tiled = true, .hidden_dropout = 0.1,
+	 .attention_dropout = 0.1},
 	{.name = "IFlytekSparkConfig",
 	 .source = "IFlytekSparkConfig (research/iflytekspark/iflytekspark_config.py, "
 		   "v1.0.2 45d1fa53; iflytekspark_layers.py IFlytekSparkMLP: fc0 and fc1 "

@@ -4,6 +4,7 @@
  * (alias bombs), scalar size. Aliases share the anchored node. */
 #include "yaml/yaml.h"
 
+#include <ctype.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -574,15 +575,49 @@ int yaml_tree_parse(mo_doc **out, mo_diags *diags, const char *text, size_t len,
 	return 0;
 }
 
+/* The non-finite number Python's json module writes by default
+ * (allow_nan=True: Infinity, -Infinity, NaN), when it is the token a
+ * failed decode stopped at (je.position: the byte after it); NULL when the
+ * token is anything else. Hugging Face's config.json files are written by
+ * that module (Nemotron-H's time_step_limit: [0.0, Infinity]). */
+static const char *json_python_nonfinite(const char *text, size_t len, const json_error_t *je)
+{
+	static const char *const words[] = {"-Infinity", "Infinity", "NaN"};
+	if (json_error_code(je) != json_error_invalid_syntax || je->position <= 0 ||
+	    (size_t)je->position > len)
+		return NULL;
+	size_t end = (size_t)je->position, start = end;
+	while (start > 0 && (isalpha((unsigned char)text[start - 1]) || text[start - 1] == '-'))
+		start--;
+	for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+		if (end - start == strlen(words[i]) && memcmp(text + start, words[i], end - start) == 0)
+			return words[i];
+	return NULL;
+}
+
 /* JSON: jansson decides whether the text is JSON (exact errors with line
  * and column); the tree itself comes from libyaml, which reads JSON as a
- * YAML flow document and keeps every node's position. */
+ * YAML flow document and keeps every node's position. A non-finite number
+ * as Python writes it is read that way too (a plain scalar, the text
+ * itself), with a warning: JSON has no such number, and the rest of the
+ * text is left to libyaml's syntax check. */
 int json_parse(mo_doc **out, mo_diags *diags, const char *text, size_t len,
 		  const char *name, const mo_limits *lim, mo_error *err)
 {
 	*out = NULL;
 	json_error_t je;
 	json_t *j = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &je);
+	const char *nonfinite = j ? NULL : json_python_nonfinite(text, len, &je);
+	if (nonfinite) {
+		/* jansson's column is the token's last character */
+		int column = je.column - (int)strlen(nonfinite) + 1;
+		diags_add(diags, MO_SEV_WARNING, "yaml-syntax", name ? name : "<input>",
+			  je.line > 0 ? je.line : 1, column > 0 ? column : 1, NULL,
+			  "JSON has no %s: Python's json module writes it for a non-finite "
+			  "float; read as the text '%s'",
+			  nonfinite, nonfinite);
+		return yaml_tree_parse(out, diags, text, len, name, lim, err);
+	}
 	if (!j) {
 		bool dup = json_error_code(&je) == json_error_duplicate_key;
 		diags_add(diags, MO_SEV_ERROR, dup ? "duplicate-key" : "yaml-syntax",
