@@ -512,6 +512,54 @@ static void test_sourced_files(void **state)
 	assert_int_equal(rmdir(dir), 0);
 }
 
+/* A functional test's MODE (run_ci_test.sh:77-80 at d98e8a64): inference
+ * and rl are said once, unmodelled at MODE, and the flags only that mode
+ * reads are covered by it; pretraining (the default) says nothing; an
+ * unknown mode is an unread key. The inference flags in a pretraining
+ * test stay unread. */
+static void test_functional_mode(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *mode;
+		size_t unmodelled, unread;
+	} cases[] = {
+	    {"inference", 1, 1}, /* --grpo-kl-beta is not an inference flag */
+	    {"rl", 1, 0},
+	    {"pretraining", 0, 4},
+	    {"finetune", 0, 5}, /* MODE itself */
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char text[600];
+		snprintf(text, sizeof text,
+			 "MODE: %s\n"
+			 "MODEL_ARGS:\n"
+			 "  --num-layers: 4\n  --hidden-size: 512\n  --num-attention-heads: 8\n"
+			 "  --seq-length: 1024\n  --max-position-embeddings: 1024\n"
+			 "  --vocab-size: 1000\n  --micro-batch-size: 1\n"
+			 "  --temperature: 1.0\n  --inference-max-seq-length: 4096\n"
+			 "  --prompts: hello\n  --grpo-kl-beta: 0.0\n",
+			 cases[i].mode);
+		mo_diags *d = NULL;
+		char *yaml = NULL;
+		mo_error err = {0};
+		assert_int_equal(mo_diags_new(&d), 0);
+		assert_int_equal(mo_megatron_import(&yaml, d, text, strlen(text), "model_config.yaml",
+						    0, NULL, &err),
+				 0);
+		size_t at_mode = 0;
+		for (size_t k = 0; k < mo_diags_count(d); k++) {
+			const mo_diag *g = mo_diags_get(d, k);
+			at_mode += strcmp(g->code, "unmodelled") == 0 && g->line == 1 && g->column == 7;
+		}
+		assert_int_equal(at_mode, cases[i].unmodelled);
+		assert_int_equal(count_code(d, "unmodelled"), cases[i].unmodelled);
+		assert_int_equal(count_code(d, "unread-key"), cases[i].unread);
+		free(yaml);
+		mo_diags_free(d);
+	}
+}
+
 /* Writes len bytes to dir/name. */
 static void put_bytes(const char *dir, const char *name, const void *bytes, size_t len)
 {
@@ -2632,6 +2680,7 @@ int main(void)
 	    cmocka_unit_test(test_dsa_variant_flags),
 	    cmocka_unit_test(test_release_memory_flags),
 	    cmocka_unit_test(test_tokenizer_vocabulary),
+	    cmocka_unit_test(test_functional_mode),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -905,7 +905,7 @@ void megatron_account(struct mo_megatron_import *g)
 		if (mo_megatron_unmodelled_flags[k].flag)
 			megatron_unmodelled(
 			    g, a, mo_megatron_unmodelled_flags[k].what);
-		else if (!megatron_known_irrelevant(a->flag))
+		else if (!megatron_known_irrelevant(a->flag) && !megatron_mode_covers(g, a->flag))
 			megatron_diag(
 			    g, MO_SEV_WARNING, "unread-key", a->line, a->column,
 			    a->flag,

@@ -2080,6 +2080,7 @@ bool megatron_read_model_config(struct mo_megatron_import *g,
 		    "MODEL_ARGS must be a mapping of --flag: value");
 		return true;
 	}
+	megatron_read_mode(g, doc);
 	const mo_node *env = map_get(doc->root, "ENV_VARS");
 	const mo_node *ws = env && env->kind == MO_NODE_MAP
 				    ? map_get(env, "CUBLAS_WORKSPACE_CONFIG")
