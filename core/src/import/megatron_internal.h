@@ -113,7 +113,7 @@ struct mo_megatron_import {
 	size_t source_bytes, max_bytes;
 	int if_depth; /* conditionals being read, nested */
 	bool model_config; /* the text is a functional-test model_config.yaml */
-	/* its MODE (megatron_mode.c) */
+	/* its MODE (megatron_read_mode) */
 	enum megatron_mode { MEGATRON_MODE_PRETRAINING, MEGATRON_MODE_INFERENCE,
 			     MEGATRON_MODE_RL } mode;
 	/* its MODEL_ENV_VARS.MODEL_ARGS.GPUS_PER_NODE (0: not given) */
@@ -253,7 +253,7 @@ bool megatron_split_words(struct mo_megatron_import *g, const char *text,
 bool megatron_read_script(struct mo_megatron_import *g, const char *text,
 			     size_t len);
 bool megatron_is_script(const char *text, size_t len);
-/* megatron_mode.c */
+/* a functional test's MODE (megatron_shell.c) */
 void megatron_read_mode(struct mo_megatron_import *g, const mo_doc *doc);
 bool megatron_mode_covers(const struct mo_megatron_import *g, const char *flag);
 bool megatron_read_model_config(struct mo_megatron_import *g,
