@@ -77,9 +77,10 @@ keep "$MS" Ascend/MindSpeed-LLM mindspeed-script c77308a14bfc c77308a14bfcb1aa7c
 keep "$MS" Ascend/MindSpeed-LLM mindspeed-script v1.0.0 v1.0.0 \
 	$(git -C "$MS" ls-tree -r --name-only v1.0.0 -- examples | grep -E '/pretrain_[^/]*\.sh$')
 # the later releases, the newest of each line first (2.x: v2.3.0 1bdd9700; 26.x: v26.1.0
-# 2b7130ca), then the earlier 2.x ones (v2.0.0 3a712f58, v2.1.0 7f128db1, v2.2.0 53f3639c):
-# each script not already kept above, under the first of these tags that has it
-for v in v2.3.0 v26.1.0 v2.0.0 v2.1.0 v2.2.0; do
+# 2b7130ca), then the earlier 2.x ones (v2.0.0 3a712f58, v2.1.0 7f128db1, v2.2.0 53f3639c)
+# and 26.x's first release (v26.0.0 57c33296): each script not already kept above, under
+# the first of these tags that has it
+for v in v2.3.0 v26.1.0 v2.0.0 v2.1.0 v2.2.0 v26.0.0; do
 	keep "$MS" Ascend/MindSpeed-LLM mindspeed-script "$v" "$v" \
 		$(git -C "$MS" ls-tree -r --name-only "$v" -- examples | grep -E '/pretrain_[^/]*\.sh$')
 done
