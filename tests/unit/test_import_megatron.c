@@ -863,6 +863,67 @@ static void test_release_memory_flags(void **state)
 	mo_diags_free(d);
 }
 
+/* MindSpeed-LLM 2.x / 26.x and MindSpeed flags (mindspeed_llm/ at v26.0.0 57c33296, mindspeed/
+ * at v26.0.0_core_r0.12.1 0ed973d6): cross-layer attention (hunyuan_large_attention.py:85-93:
+ * every factor-th layer without K/V projection), experts placed whole over TP x EP
+ * (moe/experts.py:102-106), Adam's states in bf16 (O2AdamW, adamw.py:120-125), a layer spec
+ * with norms after attention and MLP (gemma2_spec: TransformerLayerWithPostNorm) each
+ * `unmodelled` at its line and column; router numerics (moe_router.py:15), the framework
+ * (ms_patch_feature.py:14) and a spec that builds the flags' layer (qwen3_spec.py:37-58)
+ * known not to change memory; no flag unread. */
+static void test_mindspeed_26_flags(void **state)
+{
+	(void)state;
+	static const char text[] =
+	    "torchrun pretrain_gpt.py --num-layers 4 --hidden-size 256 --num-attention-heads 4 \\\n"
+	    "  --num-experts 8 --moe-ffn-hidden-size 64 --moe-grouped-gemm \\\n"
+	    "  --cla-share-factor 2 --share-kvstates \\\n"
+	    "  --moe-tp-extend-ep --o2-optimizer \\\n"
+	    "  --spec mindspeed_llm.tasks.models.spec.gemma2_spec layer_spec \\\n"
+	    "  --norm-topk-prob --ai-framework pytorch \\\n"
+	    "  --seq-length 32 --max-position-embeddings 32 --vocab-size 1000 \\\n"
+	    "  --micro-batch-size 1\n";
+	static const struct {
+		const char *flag;
+		int line, column;
+	} at[] = {{"--cla-share-factor", 3, 3},  {"--share-kvstates", 3, 24},
+		  {"--moe-tp-extend-ep", 4, 3},  {"--o2-optimizer", 4, 22},
+		  {"--spec", 5, 3}};
+	mo_diags *d = NULL;
+	char *yaml = import_text(text, "h.sh", 1, &d);
+	assert_int_equal(mo_diags_errors(d), 0);
+	assert_int_equal(count_code(d, "unread-key"), 0);
+	for (size_t k = 0; k < sizeof at / sizeof *at; k++) {
+		const mo_diag *g = diag_for(d, "unmodelled", at[k].flag);
+		assert_non_null(g);
+		assert_int_equal(g->line, at[k].line);
+		assert_int_equal(g->column, at[k].column);
+	}
+	assert_int_equal(count_code(d, "unmodelled"), 5);
+	free(yaml);
+	mo_diags_free(d);
+
+	static const char qwen3[] =
+	    "torchrun pretrain_gpt.py --num-layers 4 --hidden-size 256 --num-attention-heads 4 "
+	    "--spec mindspeed_llm.tasks.models.spec.qwen3_spec layer_spec --seq-length 32 "
+	    "--max-position-embeddings 32 --vocab-size 1000 --micro-batch-size 1\n";
+	yaml = import_text(qwen3, "q.sh", 1, &d);
+	assert_int_equal(mo_diags_errors(d), 0);
+	assert_null(diag_for(d, "unread-key", "--spec"));
+	assert_null(diag_for(d, "unmodelled", "--spec"));
+	free(yaml);
+	mo_diags_free(d);
+
+	static const char other[] =
+	    "torchrun pretrain_gpt.py --num-layers 4 --hidden-size 256 --num-attention-heads 4 "
+	    "--spec my_project.layers layer_spec --seq-length 32 "
+	    "--max-position-embeddings 32 --vocab-size 1000 --micro-batch-size 1\n";
+	yaml = import_text(other, "o.sh", 1, &d);
+	assert_non_null(diag_for(d, "unread-key", "--spec"));
+	free(yaml);
+	mo_diags_free(d);
+}
+
 /* A functional-test config's device count from the CI recipe beside it
  * (tests/test_utils/recipes/<platform>/NAME.yaml at Megatron-LM d98e8a64,
  * whose recipe_parser.py:384 loads every .yaml below recipes/ at any depth;
@@ -2681,6 +2742,7 @@ int main(void)
 	    cmocka_unit_test(test_release_memory_flags),
 	    cmocka_unit_test(test_tokenizer_vocabulary),
 	    cmocka_unit_test(test_functional_mode),
+	    cmocka_unit_test(test_mindspeed_26_flags),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -354,9 +354,11 @@ static const char *const mo_megatron_hybrid_flags[] = {
     "--full-attention-interval", "--linear-num-key-heads", "--mamba-expand",
     NULL};
 
-/* The first such flag: an `unsupported` error at it. */
+/* The first such flag: an `unsupported` error at it; the others are read with it (the
+ * same refused layers, not flags left unread). */
 static void megatron_check_hybrid(struct mo_megatron_import *g)
 {
+	bool said = false;
 	for (size_t i = 0; i < g->n_args; i++) {
 		struct mo_megatron_arg *a = &g->args[i];
 		size_t k = 0;
@@ -366,12 +368,13 @@ static void megatron_check_hybrid(struct mo_megatron_import *g)
 		if (!mo_megatron_hybrid_flags[k])
 			continue;
 		a->used = true;
-		megatron_diag(g, MO_SEV_ERROR, "unsupported", a->line,
-				 a->column, a->flag,
-				 "%s: Mamba or linear-attention layers; memopt "
-				 "prices transformer layers only",
-				 a->flag);
-		return;
+		if (!said)
+			megatron_diag(g, MO_SEV_ERROR, "unsupported", a->line,
+				      a->column, a->flag,
+				      "%s: Mamba or linear-attention layers; memopt "
+				      "prices transformer layers only",
+				      a->flag);
+		said = true;
 	}
 }
 
@@ -750,6 +753,46 @@ static const char *const mo_megatron_irrelevant[] = {
     "--fill-neg-inf",
     "--jit-compile",
     "--exit-on-missing-checkpoint",
+    /* MindSpeed-LLM's 2.x / 26.x flags (mindspeed_llm/features_manager/ at v26.0.0
+     * 57c33296 unless named): the framework the run is on (ai_framework/
+     * ms_patch_feature.py:14); router numerics (moe/moe_router.py:15,23,25,29;
+     * --n-group, --moe-router-num-groups' old name, arguments/deprecated_args.py:27);
+     * LongRoPE's and the partial rotary's numbers (common/rotary.py:33-55,
+     * transformer/qwen3_next_attention/qwen3_next_feature.py:22); kernels that keep
+     * the same tensors (Triton's Gated DeltaNet, qwen3_next_feature.py:24; the fused
+     * ring-attention update, context_parallel/context_parallel_feature.py:24; MLA's
+     * up-projections as four matmuls of the same weights, multi_latent_attention.py:
+     * 180-260 under transformer/multi_latent_attention/mla_feature.py:16; Q, K and V
+     * as three projections, models/module.py:52); MLA's LoRA scales, a scalar each
+     * (mla_feature.py:30-33, multi_latent_attention.py:142-147); checkpoint conversion
+     * (convert_checkpoint/convert_checkpoint.py:83,95 at v26.1.0) and data
+     * preprocessing (dataset/data_preprocess.py:64); the distributed optimizer's DP
+     * group on HCCL, whose device buffers are the checkpoint save's --hccl-slice-size
+     * slices (MindSpeed v26.0.0_core_r0.12.1 0ed973d6,
+     * features_manager/disable_gloo_group/disable_gloo_group_feature.py:11-14) */
+    "--ai-framework",
+    "--norm-topk-prob",
+    "--router-gating-in-fp32",
+    "--moe-revert-type-after-topk",
+    "--topk-softmax-in-fp32",
+    "--n-group",
+    "--longrope-freqs-type",
+    "--long-factor",
+    "--short-factor",
+    "--long-mscale",
+    "--short-mscale",
+    "--dynamic-factor",
+    "--partial-rotary-factor",
+    "--use-triton-gdn",
+    "--use-fused-ring-attention-update",
+    "--mla-mm-split",
+    "--no-enable-linear-qkv",
+    "--enable-mla-scale-q-lora",
+    "--enable-mla-scale-kv-lora",
+    "--hf-cfg-dir",
+    "--enable-mg2hf-convert",
+    "--workers",
+    "--disable-gloo-group",
     NULL};
 
 static const char *const mo_megatron_irrelevant_prefixes[] = {
@@ -875,7 +918,128 @@ static const struct {
      "(core/pipeline_parallel/schedules.py:729 at core_v0.15.0)"},
     {"--export-kd-teacher-load", "a distillation teacher model beside the student "
 				 "(post_training/model_provider.py:126 at core_v0.15.0)"},
+    /* MindSpeed-LLM 2.x / 26.x (mindspeed_llm/ at v26.0.0 57c33296 unless named) and
+     * MindSpeed (mindspeed/ at v26.0.0_core_r0.12.1 0ed973d6) */
+    {"--cla-share-factor", "cross-layer attention: a layer whose global number the factor "
+			   "divides has no K/V projection and takes the K/V of the layer "
+			   "before (tasks/models/transformer/hunyuan_large_attention.py:85-93, "
+			   "297-300), fewer attention weights and K/V activations"},
+    {"--share-kvstates", "cross-layer attention's K/V passed between layers through the "
+			 "recompute checkpoints (core/transformer/transformer_block.py:263, 293)"},
+    {"--moe-tp-extend-ep", "experts placed whole over TP x EP ranks instead of split by TP "
+			   "(MindSpeed features_manager/moe/tp_extend_ep.py:13, core/transformer/"
+			   "moe/experts.py:102-106): the same expert weights a device, their "
+			   "activations and all-to-all over TP x EP not"},
+    {"--o2-optimizer", "Adam's exp_avg and exp_avg_sq in bf16 (O2AdamW, tasks/models/common/"
+		       "adamw.py:120-125): 4 bytes a parameter where the estimate counts 8"},
+    {"--o2-gradient", "bf16 main gradients in MindSpeed-LLM 2.0.0 to 2.3.0 (training/"
+		      "arguments.py:1195, 1224 at v2.3.0 turn accumulate_allreduce_grads_in_fp32 "
+		      "off after Megatron's check); since 26.0.0 registered only, read by nothing "
+		      "(features_manager/megatron_basic/requirements_basic.py:16)"},
+    {"--moe-alltoall-overlap-comm", "the MoE all-to-all overlapped with the expert matmuls "
+				    "(MindSpeed arguments.py:158), its own autograd "
+				    "function's saved activations"},
+    {"--use-ascend-coc", "communication over computation: the TP matmuls cut into chunks "
+			 "with their communication (MindSpeed arguments.py:108)"},
+    {"--coc-fused-kernel", "communication over computation's fused kernel (MindSpeed "
+			   "arguments.py:114)"},
+    {"--use-ascend-mc2", "the TP all-gather fused into the matmul (MC2: --use-mc2's later "
+			 "name, MindSpeed arguments.py:105)"},
+    {"--swap-optimizer-times", "optimizer states swapped to host memory, in this many pieces "
+			       "(MindSpeed features_manager/optimizer/swap_optimizer_feature.py:14)"},
+    {"--rmsnorm-weight-in-fp32", "the RMSNorm weights in fp32 (core/models/common/"
+				 "rms_norm.py:32-51)"},
+    {"--init-norm-weight-in-fp32", "the norm weights in fp32 (features_manager/transformer/"
+				   "multi_latent_attention/dsa_indexer_feature.py:13)"},
+    {"--loss-compute-mode", "the cross-entropy computed in chunks of --loss-chunk-size tokens "
+			    "(features_manager/memory/chunk_loss.py:22, core/models/gpt/"
+			    "gpt_model.py:282 at TP 1 and CP 1): the logits not kept whole"},
+    {"--loss-chunk-size", "the cross-entropy computed in chunks of this many tokens "
+			  "(features_manager/memory/chunk_loss.py:24)"},
+    {"--add-output-layer-bias", "the output layer's bias (vocabulary-size parameters, "
+				"core/models/gpt/gpt_model.py:182)"},
+    {"--tp-2d", "2-D tensor parallelism (--tp-x x --tp-y) in place of Megatron's TP split "
+		"(MindSpeed arguments.py:977-981)"},
+    {"--tp-x", "2-D tensor parallelism (MindSpeed arguments.py:979)"},
+    {"--tp-y", "2-D tensor parallelism (MindSpeed arguments.py:981)"},
+    {"--num-zero-experts", "zero-computation experts beside the real ones: the router's wider "
+			   "output (core/transformer/moe/router.py:369-370) and the tokens they "
+			   "take from the real experts (tasks/models/transformer/"
+			   "zero_experts_moe_layer.py:100-101)"},
+    {"--mla-zero-memory", "MLA activations dropped and recomputed (features_manager/"
+			  "transformer/multi_latent_attention/mla_feature.py:18)"},
+    {"--recompute-mtp-norm", "the MTP layer's norms recomputed (training/arguments.py:169 "
+			     "at v2.1.0)"},
+    {"--mtp-after-norm", "the MTP block's loss taken after the final norm (core/models/gpt/"
+			 "gpt_model.py:239, 264 at v2.3.0: its cross-entropy memory)"},
+    {"--share-mtp-embedding-and-output-weight",
+     "the MTP layers' embedding and output weights shared with the main model's "
+     "(training/arguments.py:168 at v2.0.0)"},
+    {"--fsdp2-config-path", "FSDP instead of DDP (MindSpeed features_manager/distributed/"
+			    "torch_fully_sharded_data_parallel.py:23)"},
+    {"--hybrid-attention-ratio", "hybrid (Mamba) layers"},
+    {"--hybrid-mlp-ratio", "hybrid (Mamba) layers"},
+    {"--mamba-d-conv", "a Mamba layer's widths (hybrid Mamba layers)"},
+    {"--mamba-chunk-size", "a Mamba layer's widths (hybrid Mamba layers)"},
+    {"--mamba-d-state", "a Mamba layer's widths (hybrid Mamba layers)"},
+    {"--mamba-headdim", "a Mamba layer's widths (hybrid Mamba layers)"},
+    {"--mamba-ngroups", "a Mamba layer's widths (hybrid Mamba layers)"},
+    {"--mamba-state-dim", "a Mamba layer's widths (hybrid Mamba layers)"},
+    {"--mamba-head-dim", "a Mamba layer's widths (hybrid Mamba layers)"},
+    {"--mamba-num-groups", "a Mamba layer's widths (hybrid Mamba layers)"},
+    {"--linear-key-head-dim", "a linear-attention (Gated DeltaNet) layer's widths "
+			      "(qwen3_next_feature.py:14-21)"},
+    {"--linear-num-value-heads", "a linear-attention (Gated DeltaNet) layer's widths "
+				 "(qwen3_next_feature.py:14-21)"},
+    {"--linear-value-head-dim", "a linear-attention (Gated DeltaNet) layer's widths "
+				"(qwen3_next_feature.py:14-21)"},
     {NULL, NULL}};
+
+/* MindSpeed-LLM's layer specs (--spec MODULE layer_spec, mindspeed_llm/tasks/models/spec/
+ * at v26.0.0 57c33296; minimax_spec at c77308a1): NULL where the layer it builds is the one
+ * the flags describe (Megatron's layer with the norms, attention and MLP the flags name:
+ * qwen3_spec.py:37-58, bailing_spec.py, qwen2_moe_spec.py, and the MLA of plm_spec.py /
+ * minicpm_spec.py with --multi-latent-attention), otherwise what it builds beyond them. */
+static const struct {
+	const char *module, *what;
+} mo_mindspeed_specs[] = {
+    {"qwen3_spec", NULL},
+    {"bailing_spec", NULL},
+    {"qwen2_moe_spec", NULL},
+    {"plm_spec", NULL},
+    {"minicpm_spec", NULL},
+    {"gemma2_spec", "the norms after attention and MLP (TransformerLayerWithPostNorm)"},
+    {"grok_spec", "the norms after attention and MLP (TransformerLayerWithPostNorm)"},
+    {"phi35_moe_spec", "the attention output projection's bias (SelfAttentionWithDenseBias)"},
+    {"hunyuan_spec", "Hunyuan-Large's layer and attention (transformer_layer_hunyuan.py, "
+		     "hunyuan_large_attention.py), priced as the flags' layer"},
+    {"longcat_spec", "LongCat-Flash's layer of two attention blocks and two dense MLPs beside "
+		     "its MoE (longcat_transformer_layer.py), priced as one of each"},
+    {"minimax_spec", "MiniMax's attention (minimax_attention.py), priced as the flags' "
+		     "attention"},
+    {"qwen3_next_spec", "Qwen3-Next's Gated DeltaNet and gated attention layers"},
+    {"mamba_spec", "Mamba layers"},
+    {NULL, NULL}};
+
+/* --spec mindspeed_llm.tasks.models.spec.NAME: read when NAME builds the flags' layer,
+ * `unmodelled` with what it adds when it builds more; another module stays unread. */
+static bool megatron_account_spec(struct mo_megatron_import *g,
+				  const struct mo_megatron_arg *a)
+{
+	static const char prefix[] = "mindspeed_llm.tasks.models.spec.";
+	if (strcmp(a->flag, "--spec") != 0 || !a->value ||
+	    strncmp(a->value, prefix, sizeof prefix - 1) != 0)
+		return false;
+	const char *name = a->value + sizeof prefix - 1;
+	for (size_t i = 0; mo_mindspeed_specs[i].module; i++) {
+		if (strcmp(name, mo_mindspeed_specs[i].module) != 0)
+			continue;
+		if (mo_mindspeed_specs[i].what)
+			megatron_unmodelled(g, a, mo_mindspeed_specs[i].what);
+		return true;
+	}
+	return false;
+}
 
 static bool megatron_known_irrelevant(const char *flag)
 {
@@ -905,7 +1069,8 @@ void megatron_account(struct mo_megatron_import *g)
 		if (mo_megatron_unmodelled_flags[k].flag)
 			megatron_unmodelled(
 			    g, a, mo_megatron_unmodelled_flags[k].what);
-		else if (!megatron_known_irrelevant(a->flag) && !megatron_mode_covers(g, a->flag))
+		else if (!megatron_known_irrelevant(a->flag) && !megatron_mode_covers(g, a->flag) &&
+			 !megatron_account_spec(g, a))
 			megatron_diag(
 			    g, MO_SEV_WARNING, "unread-key", a->line, a->column,
 			    a->flag,

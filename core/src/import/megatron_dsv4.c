@@ -121,7 +121,11 @@ static const char *const mindspeed_dsa_flags[] = {
     "--use-fused-lightning-indexer", "--use-fused-lightning-indexer-loss",
     "--use-sparse-flash-attn",	     "--enable-mla-absorb",
     "--index-n-heads",		     "--index-head-dim",
-    "--index-topk",		     NULL};
+    "--index-topk",
+    /* the indexer's other flags (features_manager/transformer/multi_latent_attention/
+     * dsa_indexer_feature.py:50, 65, 72, 79, 85 at c77308a1) */
+    "--index-topk-freq", "--index-skip-topk-offset", "--index-share-for-mtp-iteration",
+    "--apply-rope-no-in-complex", "--no-use-sparse-c8-indexer", NULL};
 
 static void megatron_dsa_diag(struct mo_megatron_import *g, const struct mo_megatron_arg *at,
 			      const char *const *flags)
