@@ -500,13 +500,14 @@ async function pricedRun(page, base, t) {
     check(f.value === want && f.source === 'file' && f.readOnly && f.described.includes(`line ${line}`),
       `${key} shows the template's ${want} (line ${line}), marked and not editable: ${JSON.stringify(f)}`);
   }
-  // the priced run has sequence parallel on (use_seq_parallel True); the
-  // answer does not name its key (the import keeps no position for it), so
-  // the page marks it as the run's without a line
+  // the priced run has sequence parallel on (use_seq_parallel True, line
+  // 92): the answer names its key and line as it does the degrees', and the
+  // page marks it as the file's, with the line
   const sp = await fieldState(page, 'sp');
   const spPriced = await page.evaluate(() => window.memopt.state.estimate.data.run.model.parallel.sequence_parallel);
-  check(spPriced === true && sp.value === true && sp.source !== 'model' && sp.readOnly && /run of llm_pretrain_dense_template\.yaml/.test(sp.described),
-    `SP shows the priced on, marked as the file's run: ${JSON.stringify(sp)}`);
+  check(spPriced === true && sp.value === true && sp.source === 'file' && sp.readOnly
+    && /parallel_config\.use_seq_parallel, line 92/.test(sp.described),
+  `SP shows the priced on, marked as the file's use_seq_parallel at line 92: ${JSON.stringify(sp)}`);
 
   t.setStep('files: a model of its own: nothing is marked');
   await fresh(page, base, t);

@@ -579,6 +579,58 @@ static void test_training_yaml_over_model(void **state)
 	fx_free(&f);
 }
 
+/* The run field i whose path is `path`, or false. */
+static bool run_field(const mo_model *m, const char *path, struct mo_model_source *out)
+{
+	for (size_t i = 0; i < mo_model_run_field_count(m); i++)
+		if (mo_model_run_field(m, i, out) == 0 && strcmp(out->path, path) == 0)
+			return true;
+	return false;
+}
+
+/* Sequence parallel set by the training YAML's parallel_config
+ * (MindSpore Transformers' use_seq_parallel) is a run field with its key
+ * and position, as the degrees are: the faces name the line that set it. */
+static void test_training_yaml_sp_position(void **state)
+{
+	(void)state;
+	static const char yaml[] = "use_legacy: False\n"
+				   "context:\n"
+				   "  mode: 1\n"
+				   "parallel_config:\n"
+				   "  data_parallel: 2\n"
+				   "  model_parallel: 2\n"
+				   "  use_seq_parallel: True\n"
+				   "recompute:\n"
+				   "  mode: None\n";
+	static const char hf[] = "{\"model_type\": \"llama\", \"hidden_size\": 1024,\n"
+				 " \"intermediate_size\": 2816, \"num_hidden_layers\": 8,\n"
+				 " \"num_attention_heads\": 16, \"num_key_value_heads\": 4,\n"
+				 " \"vocab_size\": 32000, \"hidden_act\": \"silu\"}\n";
+	fx f;
+	run(&f, yaml, NULL, hf);
+	assert_int_equal(mo_diags_errors(f.diags), 0);
+	struct mo_model_source src = {0};
+	assert_true(run_field(f.model, "parallel.sequence_parallel", &src));
+	assert_string_equal(src.file, "c.yaml");
+	assert_string_equal(src.key, "parallel_config.use_seq_parallel");
+	assert_int_equal(src.line, 7);
+	assert_int_equal(src.column, 21); /* "  use_seq_parallel: " is 20 characters */
+	char *y = mo_model_to_yaml(f.model);
+	assert_non_null(y);
+	assert_non_null(strstr(y, "sequence_parallel: true"));
+	free(y);
+	fx_free(&f);
+
+	/* a YAML that does not set it: no run field for it */
+	static const char none[] = "use_legacy: False\n"
+				   "parallel_config:\n"
+				   "  data_parallel: 2\n";
+	run(&f, none, NULL, hf);
+	assert_false(run_field(f.model, "parallel.sequence_parallel", &src));
+	fx_free(&f);
+}
+
 /* mo_check of a config alone, opening its paths from dir (NULL: none). */
 static void run_in(fx *f, const char *config, const char *dir)
 {
@@ -700,6 +752,7 @@ int main(void)
 		cmocka_unit_test(test_resolution_passed),
 		cmocka_unit_test(test_model_memo),
 		cmocka_unit_test(test_training_yaml_over_model),
+		cmocka_unit_test(test_training_yaml_sp_position),
 		cmocka_unit_test(test_pretrained_model_dir),
 	};
 	return cmocka_run_group_tests_name("validate", tests, NULL, NULL);

@@ -40,6 +40,7 @@ static const char *const mo_model_canon_paths[MF_COUNT] = {
 	[MF_EP] = "parallel.expert_parallel",
 	[MF_ETP] = "parallel.expert_tensor_parallel",
 	[MF_CP] = "parallel.context_parallel",
+	[MF_SP] = "parallel.sequence_parallel",
 	[MF_STAGES] = "parallel.pipeline_parallel_layers_per_stage",
 	[MF_GDTYPE] = "training.grads_dtype",
 	[MF_POS_TYPE] = "model.position_embedding_type",
