@@ -16,6 +16,7 @@ import { fileScenarios } from './files.mjs';
 import { coreTruth } from './core_truth.mjs';
 import { sizeScenarios } from './size.mjs';
 import { steplogScenarios } from './steplog.mjs';
+import { sameRunScenarios } from './same_run.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const MEMOPT = process.env.MEMOPT || join(ROOT, 'build/memopt');
@@ -404,6 +405,10 @@ async function main() {
     // BROWSER_ONLY=steplog: the measured step time panel (a training log against the model)
     if (!only || only === 'steplog') await steplogScenarios(page, base, {
       check, log, idle, axe, shot, ROOT, setStep: (s) => { step = s; }, allowStatus: (st) => { allowed = st; },
+    });
+    // BROWSER_ONLY=same_run: every request describes the run on show (edited fields included)
+    if (!only || only === 'same_run') await sameRunScenarios(page, base, {
+      check, log, idle, axe, shot, setNumber, ROOT, setStep: (s) => { step = s; }, allowStatus: (st) => { allowed = st; },
     });
     // BROWSER_ONLY=size: the Size the job panel's table and chart
     if (!only || only === 'size') await sizeScenarios(page, base, {

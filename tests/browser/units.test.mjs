@@ -13,6 +13,10 @@ import { thin, stepPath, traceSizeProblem, ledgerRequest, estimatedPlacement, es
 import { store, record, undo, redo, resetHistory, historyState } from '../../web/js/store.js';
 import { sizeRequest, sortedRows, mfuText, chartPoints } from '../../web/js/size.js';
 import { howToGive, problemText } from '../../web/js/api.js';
+import { calibrateRequest } from '../../web/js/steplog.js';
+import { requestModel } from '../../web/js/model.js';
+import { freshConfig } from '../../web/js/fit.js';
+import { carriesRun } from '../../web/js/state.js';
 
 let failures = 0;
 let count = 0;
@@ -242,7 +246,16 @@ eq(stepPath([[0, 1], [2, 3], [5, 0]], (x) => x * 10, (y) => 100 - y), 'M0.0,99.0
 eq(traceSizeProblem('a.csv', 1024 * 1024), null, 'a trace at the limit may be sent');
 eq(/a\.csv is 1025 KiB: the server takes at most 1024 KiB/.test(traceSizeProblem('a.csv', 1024 * 1024 + 1)), true, 'over the limit by a byte');
 eq(traceSizeProblem('e.csv', 0), 'e.csv is empty.', 'an empty trace');
-eq(ledgerRequest('T', { preset: 'llama2-7b', obj: {} }, 'Y', null), { trace: 'T', config: 'Y', model: 'llama2-7b' }, 'a preset goes by name, no stage');
+// the model on show goes, as the estimate's does: a preset whose fields
+// were edited is not the preset the server holds under its name
+{
+  const edited = { preset: 'llama2-7b', obj: { parallel: { tensor_parallel: 4 } } };
+  eq(ledgerRequest('T', edited, 'Y', null), { trace: 'T', config: 'Y', model: '{"parallel":{"tensor_parallel":4}}' }, 'a preset edited on the page goes as the model on show, no stage');
+  eq(calibrateRequest('L', edited, 'Y'), { runs: [{ model: '{"parallel":{"tensor_parallel":4}}', config: 'Y', log: 'L' }] }, 'the calibration sends the model on show');
+  eq(requestModel(edited), ledgerRequest('T', edited, 'Y', null).model, 'one model part for every request');
+  eq(requestModel({ preset: null, obj: null, needed: 'x' }), null, 'no model: none sent');
+  eq('model' in ledgerRequest('T', { preset: null, obj: null }, 'Y', null), false, 'a trace alone, without a model');
+}
 eq(ledgerRequest('T', { preset: null, obj: { a: 1 } }, 'Y', 0), { trace: 'T', config: 'Y', model: '{"a":1}', stage: 0 }, 'an uploaded model goes as its JSON text, stage 0 kept');
 // the estimated step on the trace's clock: its peak on the measured peak,
 // or its start on the measured step's start when the trace marks steps
@@ -257,6 +270,19 @@ eq(ledgerRequest('T', { preset: null, obj: { a: 1 } }, 'Y', 0), { trace: 'T', co
   eq(estimatedPoints(evs, 1e6).pts, [[1e6, 5], [1.5e6, 9], [2e6, 7], [4e6, 7]], 'each event at its start, and the last event\'s end');
   eq(ticks(0, 118), [0, 20, 40, 60, 80, 100], 'ticks: round steps over the span');
   eq(ticks(-36.5, 3), [-30, -20, -10, 0], 'ticks: negative times too');
+}
+
+// fit.js: a fresh start plans no plan on the run on show: a whole training
+// YAML keeps its other keys (its run) with the three sections emptied
+{
+  const file = '# mine\nparallel_config:\n  pipeline_stage: 2\nrecompute:\n  mode: full\n  full_recompute_layer: [0-3]\n';
+  const cfg = { ...emptyConfig(), recompute: { mode: 'full', full: [[0, 3]], select: [], exclude: [] } };
+  const st = { yaml: file, textIsYaml: true, cfgSynced: JSON.stringify(cfg) };
+  eq(carriesRun(file), true, 'a training YAML carries a run');
+  eq(carriesRun('recompute:\n  mode: full\nswap:\n  enable: False\n'), false, 'the three sections alone carry none');
+  eq(freshConfig(st), '# mine\nparallel_config:\n  pipeline_stage: 2\nrecompute:\n  mode: None\n', 'the file with no plan');
+  eq(freshConfig({ ...st, yaml: 'recompute:\n  mode: full\n  full_recompute_layer: [0-3]\n' }), 'recompute:\n  mode: None\n', 'the sections alone: no plan');
+  eq(freshConfig({ ...st, textIsYaml: false }), 'recompute:\n  mode: None\n', 'a text that is not YAML: no plan');
 }
 
 // size.js: the request the panel sends, and the table's sort

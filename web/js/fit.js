@@ -4,6 +4,9 @@
 // current plan (memory, step time, what changes) to accept or discard.
 import { el, clear, gib, pct, rangesText, uid } from './util.js';
 import { MECHANISMS, DEFAULT_YAML } from './store.js';
+import { requestModel } from './model.js';
+import { carriesRun, emptyConfig } from './state.js';
+import { editConfigText } from './edit.js';
 
 const MECH_LABEL = {
   select: 'select_module', full: 'full recompute', exclude: 'exclude_op', comm: 'recompute_comm',
@@ -58,10 +61,19 @@ export function followFields(f, cap) {
   else f.headroom = two(f.headroomUnit === '%' ? (1 - b.bytes / cap) * 100 : (cap - b.bytes) / GIB);
 }
 
+// The config a fresh start plans: no plan, on the run on show. A whole
+// training YAML keeps every other key (its run: parallel_config, offsets,
+// dtypes, as the estimate prices them) with its three sections emptied;
+// the three sections alone are no plan at all.
+export function freshConfig(store) {
+  if (!store.textIsYaml || !carriesRun(store.yaml)) return DEFAULT_YAML;
+  return editConfigText(store.yaml, JSON.parse(store.cfgSynced), emptyConfig());
+}
+
 // {body, start, allow}: the request, or {error} when the settings cannot be sent.
 export function planRequest(store) {
   const f = store.fit;
-  const body = { config: f.start === 'fresh' ? DEFAULT_YAML : store.yaml, model: store.model.obj };
+  const body = { config: f.start === 'fresh' ? freshConfig(store) : store.yaml, model: requestModel(store.model) };
   const b = budgetBytes(f, capacityOf(store));
   if (b.error) return { error: b.error };
   if (b.bytes !== null) body.budget = b.bytes;

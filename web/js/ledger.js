@@ -6,6 +6,7 @@
 // It only reads the store; main.js reads the file, sends it and writes
 // store.ledger.
 import { el, svg, clear } from './util.js';
+import { requestModel } from './model.js';
 
 // The server's default body limit (memopt serve --max-body 1MiB): the
 // trace travels inside a JSON string, so its escapes count too.
@@ -31,10 +32,11 @@ export function traceSizeProblem(name, size, limit = LEDGER_MAX_BODY) {
 }
 
 // The request body for POST /api/v1/ledger. `model` is the store's model
-// ({preset, obj}); the route takes a preset name or a model file's text.
+// ({preset, obj}): the model on show goes, as the estimate's does.
 export function ledgerRequest(trace, model, yaml, stage) {
   const body = { trace, config: yaml };
-  body.model = model.preset ? model.preset : JSON.stringify(model.obj);
+  const m = requestModel(model);
+  if (m !== null) body.model = m;
   if (Number.isInteger(stage) && stage >= 0) body.stage = stage;
   return body;
 }

@@ -5,13 +5,17 @@
 // draw it. The edited state is also kept in the URL #hash.
 import { api, problemText, postLedger } from './api.js';
 import { el, announce, uid } from './util.js';
-import { emitYaml, fromSections, encodeShare, decodeShare, emptyConfig } from './state.js';
+import {
+  emitYaml, fromSections, encodeShare, decodeShare, emptyConfig, carriesRun,
+} from './state.js';
 import {
   store, DEFAULT_PRESET, DEFAULT_YAML, record, undo, redo, resetHistory, historyState, onHistory, unrecorded,
 } from './store.js';
 import { editConfigText } from './edit.js';
 import { renderPlan, paintFlags, paintPreviews } from './controls.js';
-import { renderParallel, modelSummary, deviceCountUnknown, devices } from './model.js';
+import {
+  renderParallel, modelSummary, deviceCountUnknown, devices, requestModel,
+} from './model.js';
 import { renderMap, renderLegend, renderDetail } from './layermap.js';
 import { renderStrip } from './strip.js';
 import { renderMemory, outOfMemory } from './memory.js';
@@ -44,8 +48,11 @@ let running = false;   // one refresh in flight at a time
 let dirty = false;     // something changed while it was in flight
 let pendingSince = 0;  // the earliest change no answer reflects yet
 
+// Every request describes the run on show: the YAML panel's text and the
+// model as the fields edited it (requestModel, also in the ledger's and
+// the calibration's requests).
 function req(extra = {}) {
-  return { config: store.yaml, model: store.model.obj, ...extra };
+  return { config: store.yaml, model: requestModel(store.model), ...extra };
 }
 
 function patternKey() {
@@ -243,13 +250,19 @@ function flushRecord() {
   if (recordTimer || unrecorded()) recordNow('edit');
 }
 
+// The YAML panel's text with the plan `cfg` in its three sections: only
+// the keys that differ are rewritten, every other line (a training YAML's
+// run, comments) stays. A text that is not YAML cannot be edited in place:
+// the plan is written anew (Undo has the old text).
+function textWith(cfg) {
+  return store.textIsYaml ? editConfigText(store.yaml, JSON.parse(store.cfgSynced), cfg) : emitYaml(cfg).text;
+}
+
 // The controls changed store.cfg: only the keys they own are rewritten.
 function controlsChanged(key, settled) {
   if (migrationFirst()) return;
   store.planFresh = false;
-  const before = JSON.parse(store.cfgSynced);
-  // a text that is not YAML cannot be edited in place: the controls write it anew (Undo has the old one)
-  store.yaml = store.textIsYaml ? editConfigText(store.yaml, before, store.cfg) : emitYaml(store.cfg).text;
+  store.yaml = textWith(store.cfg);
   store.textIsYaml = true;
   store.cfgSynced = JSON.stringify(store.cfg);
   setYamlBox(store.yaml);
@@ -677,7 +690,7 @@ async function fitToBudget() {
     hooks.busy = false;
     return;
   }
-  const lay = await api.layout({ config: d.config, model: store.model.obj });
+  const lay = await api.layout({ config: d.config, model: requestModel(store.model) });
   const proposed = lay.ok && lay.data.sections ? fromSections(lay.data.sections).cfg : null;
   f.proposal = {
     config: d.config, cfg: proposed, fits: d.fits, budget: d.budget_bytes, peak: d.estimate.peak_bytes,
@@ -706,9 +719,10 @@ async function weighProposal(p) {
       why[g.section] = { error: 'your plan has no estimate of its own' };
       continue;
     }
-    const cfg = withSection(store.cfg, p.cfg, g.section);
-    const config = store.training ? editConfigText(store.yaml, JSON.parse(store.cfgSynced), cfg) : emitYaml(cfg).text;
-    const r = await api.estimate({ config, model: store.model.obj });
+    // the run on show with this one section changed (a pasted training
+    // YAML keeps its run, as an uploaded one does)
+    const config = textWith(withSection(store.cfg, p.cfg, g.section));
+    const r = await api.estimate({ config, model: requestModel(store.model) });
     const d = r.ok ? r.data : null;
     if (!d || !d.stages || !d.stages.length) {
       why[g.section] = { error: d && d.errors && d.errors.length ? `alone it is invalid: ${d.errors[0].code}` : 'no estimate' };
@@ -736,8 +750,9 @@ async function acceptProposal() {
   const p = store.fit.proposal;
   if (!p || migrationFirst()) return;
   flushRecord();
-  // a whole training YAML keeps every other line: the proposal's sections go in place
-  store.yaml = store.training && p.cfg ? editConfigText(store.yaml, JSON.parse(store.cfgSynced), p.cfg) : p.config;
+  // a whole training YAML (uploaded or pasted) keeps every other line: the
+  // proposal's sections go in place; the planner answers the sections alone
+  store.yaml = p.cfg && store.textIsYaml && carriesRun(store.yaml) ? textWith(p.cfg) : p.config;
   store.fit.proposal = null;
   renderStripNow();
   setYamlBox(store.yaml);
@@ -1041,7 +1056,7 @@ async function doExport() {
   }
   const config = exportText();
   // the server's export of the checked text, comments inside the sections kept
-  const r = await api.exportConfig({ config, model: store.model.obj, form: 'as-written' });
+  const r = await api.exportConfig({ config, model: requestModel(store.model), form: 'as-written' });
   if (!r.ok || !r.data.valid || typeof r.data.yaml !== 'string') {
     flash(status, `Export failed: ${r.ok ? (r.data.errors[0] || {}).message : problemText(r)}`);
     return;
@@ -1217,7 +1232,7 @@ async function start(first) {
 
 async function main() {
   wire();
-  mountSize($('size-panel'), () => store.model.obj, (body) => api.size(body), {
+  mountSize($('size-panel'), () => requestModel(store.model), (body) => api.size(body), {
     base: () => store.yaml, apply: applyLayout, // a training YAML there is sent as the base
   });
   const pr = await api.presets();

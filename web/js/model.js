@@ -6,6 +6,16 @@ import { el, clear, uid } from './util.js';
 // /api/v1/presets: devices); set once at start.
 export const devices = { list: [] };
 
+// The model part of every request the page sends (estimate, expand,
+// layout, plan, export, size, ledger, calibrate): the model on show, which
+// the parallel and batch fields edit, as a model file's text (every route
+// takes one; ledger and calibrate take no object). Never a preset's name:
+// the server would price the preset as it holds it, not as edited here.
+// null when no model is given.
+export function requestModel(model) {
+  return model && model.obj ? JSON.stringify(model.obj) : null;
+}
+
 const FIELDS = [
   { sec: 'parallel', key: 'world_size', label: 'Devices', min: 1 },
   { sec: 'parallel', key: 'tensor_parallel', label: 'TP', min: 1 },

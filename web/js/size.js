@@ -271,8 +271,8 @@ function renderRejected(box, data) {
       el('code', { text: g.code }), ` ${g.reason}: ${g.count} layouts`)))));
 }
 
-// Mounts the panel in root; getModel() gives the model object the editor
-// has (null before one is loaded); post(body) sends the request and
+// Mounts the panel in root; getModel() gives the model the editor has, as
+// every request of the page sends it (null before one is loaded); post(body) sends the request and
 // answers {ok, data, problem} as api.js does. editor: {base() (the
 // editor's whole training YAML, or null), apply(layout) (puts the
 // layout's model and config in the editor; resolves to null, or what went

@@ -79,6 +79,16 @@ export function topKeys(text) {
   return keys;
 }
 
+const PLAN_SECTIONS = ['recompute', 'recompute_comm', 'swap'];
+
+// Does the text carry more than the plan's three sections (a whole
+// training YAML, uploaded or pasted)? Its other keys (parallel_config,
+// offsets, dtypes, a graph-mode recompute_config) are part of the run
+// priced, so a text the page sends in its place keeps them.
+export function carriesRun(text) {
+  return [...topKeys(text)].some((k) => !PLAN_SECTIONS.includes(k));
+}
+
 // ---- reading the sections the server parsed -----------------------------------
 
 function readRanges(v, where, problems) {

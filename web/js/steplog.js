@@ -7,6 +7,7 @@
 // reads the store; main.js reads the file, sends it and writes
 // store.steplog.
 import { el, clear } from './util.js';
+import { requestModel } from './model.js';
 
 // The server's default body limit (memopt serve --max-body 1MiB); the log
 // travels inside a JSON string, so its escapes count too.
@@ -35,12 +36,10 @@ export function ratioWords(measured, modelled) {
   return { ratio: r, text: how };
 }
 
-// The request body: one run, the model as a model file's text (a preset
-// by name), the config the page prices.
+// The request body: one run, the model on show and the config the page
+// prices (the estimate's own, so the modelled step is the memory panel's).
 export function calibrateRequest(log, model, yaml) {
-  return {
-    runs: [{ model: model.preset ? model.preset : JSON.stringify(model.obj), config: yaml, log }],
-  };
+  return { runs: [{ model: requestModel(model), config: yaml, log }] };
 }
 
 // Why a file of `size` bytes cannot be sent (null when it can).

@@ -9,6 +9,7 @@ import { api, problemText } from './api.js';
 import { el, clear } from './util.js';
 import { topKeys } from './state.js';
 import { store } from './store.js';
+import { requestModel } from './model.js';
 
 const $ = (id) => document.getElementById(id);
 const MODEL_KEYS = ['model', 'training', 'parallel', 'device'];
@@ -79,7 +80,8 @@ export async function adoptUpload(name, text) {
     return false;
   }
   if (/\.json$/i.test(name) || /^\s*[{[]/.test(text)) return adoptJson(name, text);
-  const lay = await api.layout({ config: text, model: store.model.obj || 'llama2-7b' });
+  // a model only to read the text's syntax: any will do, the preset when none is on show
+  const lay = await api.layout({ config: text, model: requestModel(store.model) || 'llama2-7b' });
   const syntax = lay.ok ? (lay.data.errors || []).filter((d) => d.code === 'yaml-syntax') : [];
   if (!lay.ok || syntax.length) {
     uploadStatus('error', `${name} is not YAML:`, syntax.length ? syntax : [{ message: problemText(lay) }], text);
