@@ -198,9 +198,49 @@ async function fitOnFile(page, base, t) {
   t.check(after.stages.length === 2, `the accepted plan is priced on the same run: ${after.stages.length} stages`);
 }
 
+// A saved variant keeps the run it was priced on: saved at TP 1, loaded
+// after TP is edited to 2, the page prices TP 1 again (the variant's
+// figures are of that run), and the table says each variant's layout.
+async function variantKeepsRun(page, base, t) {
+  t.setStep('same run: a saved variant loads with its layout');
+  await fresh(page, base, t);
+  await page.evaluate(() => localStorage.removeItem('memopt.variants'));
+  await fresh(page, base, t);
+  const save = async (name) => {
+    await page.fill('#variant-name', name);
+    await page.click('#variant-save');
+    await t.idle(page);
+  };
+  await save('TP1');
+  await t.setNumber(page, 'par/tensor_parallel', 2);
+  await t.idle(page);
+  await save('TP2');
+  const layout = await page.$$eval('table.variants tbody tr', (trs) => {
+    const tr = trs.find((x) => x.querySelector('th').textContent.replace(' ≠', '') === 'Layout');
+    return tr ? { cells: [...tr.querySelectorAll('td')].map((td) => td.textContent), differs: tr.classList.contains('differs') } : null;
+  });
+  t.check(layout && layout.differs && /TP 2 /.test(layout.cells[0]) && /TP 1 /.test(layout.cells[1]) && /TP 2 /.test(layout.cells[2])
+    && /DP 8/.test(layout.cells[1]) && /DP 4/.test(layout.cells[2]), `each column says its layout (Now, TP1, TP2): ${JSON.stringify(layout)}`);
+  const saved = await page.evaluate(() => JSON.parse(localStorage.getItem('memopt.variants')).map((v) => v.figures.peak));
+  t.check(saved.length === 2 && saved[0] !== saved[1], `the two layouts have two peaks: ${saved}`);
+  await page.click('[data-key="variant/load/0"]');
+  await t.idle(page);
+  const now = await page.evaluate(() => ({
+    tp: window.memopt.state.model.obj.parallel.tensor_parallel, peak: window.memopt.state.estimate.data.peak_bytes,
+    field: document.querySelector('[data-key="par/tensor_parallel"]').value,
+  }));
+  t.check(now.tp === 1 && now.field === '1', `Load TP1 brings TP 1 back to the fields: ${JSON.stringify(now)}`);
+  t.check(now.peak === saved[0], `the page prices the variant's run: peak ${now.peak}, saved ${saved[0]}`);
+  t.check(/TP 1 /.test(await page.textContent('#variant-status')), `the status says the layout loaded: ${await page.textContent('#variant-status')}`);
+  await page.click('#undo');
+  await t.idle(page);
+  t.check(await page.inputValue('[data-key="par/tensor_parallel"]') === '2', 'Undo takes the load back (TP 2)');
+  await page.evaluate(() => localStorage.removeItem('memopt.variants'));
+}
+
 // t: {check, log, idle, axe, shot, setNumber, setStep, allowStatus, ROOT}
 export async function sameRunScenarios(page, base, t) {
-  for (const s of [ledgerOfEdited, calibrateOfEdited, fitOnFile]) {
+  for (const s of [ledgerOfEdited, calibrateOfEdited, fitOnFile, variantKeepsRun]) {
     try {
       await s(page, base, t);
     } catch (err) {

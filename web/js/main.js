@@ -622,9 +622,9 @@ function currentEstimate() {
 function renderVariantsNow() {
   renderVariants($('variants'), {
     variants,
-    current: variantOf('Now', store.yaml, store.cfg, currentEstimate(), store.model.label),
+    current: variantOf('Now', store, currentEstimate()),
     save: (name) => {
-      const v = variantOf(name || `Variant ${variants.length + 1}`, store.yaml, store.cfg, currentEstimate(), store.model.label);
+      const v = variantOf(name || `Variant ${variants.length + 1}`, store, currentEstimate());
       const status = $('variant-status');
       if (!v.figures) {
         status.textContent = 'Nothing to save: this plan has no estimate (fix its errors first).';
@@ -641,10 +641,24 @@ function renderVariantsNow() {
       if (!v) return;
       flushRecord();
       store.yaml = v.yaml;
+      // the run it was priced on comes back with the text (one Undo step)
+      const run = v.run && v.run.model && v.run.model.obj ? JSON.parse(JSON.stringify(v.run)) : null;
+      if (run) {
+        if (JSON.stringify(run.model.obj) !== JSON.stringify(store.model.obj)) {
+          store.lastGoodEstimate = null; // figures of another model are no figures of this one
+          store.fit.proposal = null;
+        }
+        store.model = run.model;
+        store.training = run.training || null;
+        renderModelLabel();
+        renderParallelNow();
+      }
       setYamlBox(store.yaml);
       recordNow(`Load ${v.name}`);
       await applyYamlText();
-      $('variant-status').textContent = `Loaded ${v.name}${v.model && v.model !== store.model.label ? ` (saved with the model ${v.model})` : ''}.`;
+      $('variant-status').textContent = run
+        ? `Loaded ${v.name}: its plan on the model ${v.model} and the layout it was saved with (${v.layout}).`
+        : `Loaded ${v.name}'s plan, priced with the model on show (it was saved without its model${v.model ? `, ${v.model}` : ''}).`;
     },
     remove: (i) => {
       const v = variants[i];

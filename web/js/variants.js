@@ -1,7 +1,9 @@
 // Saved variants: the plan as it is now, saved under a name with its
 // figures (peak against the device, step time, tokens/s, MFU) and what it
 // sets, compared side by side with the current plan; a variant loads back
-// into the YAML panel. They are kept in this browser (localStorage).
+// into the YAML panel with the model and layout it was priced on (its
+// figures are of that run, not of the model shown when it is loaded). They
+// are kept in this browser (localStorage).
 import { el, clear, gib, pct } from './util.js';
 import { keyOf } from './fit.js';
 
@@ -33,12 +35,34 @@ export function figuresOf(est) {
   };
 }
 
-export function variantOf(name, yaml, cfg, est, model) {
-  return { name, yaml, model, keys: [...keyOf(cfg)], figures: figuresOf(est) };
+// The layout a figure is priced on, in the parallel fields' words: the
+// model priced (a training YAML's run read over the model: the estimate
+// answer's run.model) or the model as the fields edited it.
+export function layoutText(obj) {
+  if (!obj) return '—';
+  const p = obj.parallel || {};
+  const t = obj.training || {};
+  const seq = (obj.model || {}).seq_length;
+  return [`${p.world_size ?? '?'} devices`, `TP ${p.tensor_parallel ?? 1}`, `PP ${p.pipeline_parallel ?? 1}`,
+    `CP ${p.context_parallel ?? 1}`, `EP ${p.expert_parallel ?? 1}`, `DP ${p.data_parallel ?? '?'}`,
+    `SP ${p.sequence_parallel ? 'on' : 'off'}`, `micro-batch ${t.micro_batch_size ?? '?'} × ${t.micro_batch_num ?? '?'}`,
+    `sequence ${seq ?? '?'}`].join(' · ');
+}
+
+// A variant of the state s ({yaml, cfg, model, training, priced}, the
+// store's members) with the figures of its estimate: the text, what it
+// sets, and the run it was priced on, which Load brings back with the text.
+export function variantOf(name, s, est) {
+  return {
+    name, yaml: s.yaml, model: s.model.label, keys: [...keyOf(s.cfg)], figures: figuresOf(est),
+    layout: layoutText(s.priced && s.priced.model ? s.priced.model : s.model.obj),
+    run: JSON.parse(JSON.stringify({ model: s.model, training: s.training })),
+  };
 }
 
 const FIGURE_ROWS = [
   ['Model', (v) => v.model || '—'],
+  ['Layout', (v) => v.layout || '—'],
   ['Peak', (v) => (v.figures ? gib(v.figures.peak) : '—')],
   ['Device', (v) => (!v.figures ? '—' : v.figures.peak > v.figures.capacity
     ? `⚠ over by ${gib(v.figures.peak - v.figures.capacity)}` : `✓ fits, ${gib(v.figures.capacity - v.figures.peak)} free`)],
