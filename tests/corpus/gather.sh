@@ -134,6 +134,22 @@ hf "$MF" mindspore-ai/mindformers mindformers-tests "$M1" \
 hf "$MF" mindspore-ai/mindformers mindformers-tests "$M1" \
 	tests/st/test_multi_cards_cases/test_model/test_telechat3/config.json mindformers--test_telechat3
 
+# MindSpeed-LLM's fine-tuning and other training-stage launches beside the pretrain scripts:
+# tune_* (full fine-tune, LoRA / QLoRA), lora_finetune_*, dpo_*, simpo_*, reward_* and
+# train_orm_* / train_prm_* (reward models), trl_ppo_*; not examples/fsdp2/ (FSDP2 launches
+# read apart) nor the Ray / Hydra RL launchers (examples/rlhf/: their run is a YAML). The same
+# versions in the same order as the pretrain scripts, each distinct file once, under the
+# first of them that has it (after the Hugging Face files: the rows above stay as they were)
+tunes() {
+	git -C "$MS" ls-tree -r --name-only "$1" -- examples | grep -v '^examples/fsdp2/' |
+		grep -E '/(tune|lora_finetune|dpo|simpo|reward|train_orm|train_prm|trl_ppo)_[^/]*\.sh$'
+}
+keep "$MS" Ascend/MindSpeed-LLM mindspeed-script c77308a14bfc c77308a14bfcb1aa7ca61da9c1aa24a893cb1b91 \
+	$(tunes c77308a14bfcb1aa7ca61da9c1aa24a893cb1b91)
+for v in v1.0.0 v2.3.0 v26.1.0 v2.0.0 v2.1.0 v2.2.0; do
+	keep "$MS" Ascend/MindSpeed-LLM mindspeed-script "$v" "$v" $(tunes "$v")
+done
+
 # The CI recipes beside the functional tests, where Megatron-LM keeps them
 # (tests/test_utils/recipes/<platform>/*.yaml at d98e8a64, tests/test_utils/recipes/*.yaml
 # at core_v0.12.0 and core_v0.15.0), each version's beside its configs: the device count

@@ -761,6 +761,94 @@ static void test_mindspeed_dsv4(void **state)
 	mo_diags_free(d);
 }
 
+/* MindSpeed-LLM's fine-tuning launches (c77308a1, examples/mcore/qwen3/tune_qwen3_8b_4K_lora_ptd.sh
+ * and v2.3.0's tune_*_qlora_ptd.sh): LoRA (features_manager/finetune/lora.py:13-27, the model
+ * wrapped by peft, training/training.py:151-195) is one `unmodelled` warning at its first flag,
+ * the other LoRA flags named in its hint; --qlora (NF4 base weights) one of its own; --stage
+ * sft and the data / prompt flags change nothing (no diagnostic); --stage dpo keeps a
+ * reference model (tasks/posttrain/dpo/dpo_model.py:51-55): `unmodelled` at it. */
+static void test_mindspeed_lora_flags(void **state)
+{
+	(void)state;
+	static const char base[] =
+	    "torchrun --nproc_per_node 8 posttrain_gpt.py --num-layers 4 --hidden-size 64 "
+	    "--num-attention-heads 4 --seq-length 32 --max-position-embeddings 32 "
+	    "--padded-vocab-size 1024 --micro-batch-size 1 --bf16 --finetune "
+	    "--is-instruction-dataset --prompt-type qwen3 --variable-seq-lengths "
+	    "--no-pad-to-seq-lengths --neat-pack\n";
+	const struct {
+		const char *tail, *stage_flag, *lora_flag, *read_with;
+		int lora_column;
+		size_t unmodelled;
+	} cases[] = {
+	    {"  --stage sft --lora-r 8 --lora-alpha 16 --lora-fusion --lora-target-modules "
+	     "linear_qkv linear_proj\n", NULL, "--lora-r", "--lora-target-modules", 15, 1},
+	    {"  --lora-target-modules linear_qkv --lora-r 8 --qlora --stage dpo "
+	     "--is-pairwise-dataset --dpo-loss-type sigmoid\n", "--stage", "--lora-target-modules",
+	     "--lora-r", 3, 3},
+	    {"  --stage sft\n", NULL, NULL, NULL, 0, 0},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char text[1024];
+		snprintf(text, sizeof text, "%s%s", base, cases[i].tail);
+		mo_diags *d = NULL;
+		char *yaml = import_text(text, "tune.sh", 0, &d);
+		free(yaml);
+		assert_int_equal(mo_diags_errors(d), 0);
+		assert_int_equal(count_code(d, "unread-key"), 0);
+		assert_int_equal(count_code(d, "unmodelled"), cases[i].unmodelled);
+		size_t lora = 0;
+		for (size_t k = 0; k < mo_diags_count(d); k++) {
+			const mo_diag *g = mo_diags_get(d, k);
+			if (strcmp(g->code, "unmodelled") != 0 || !strstr(g->message, "LoRA: the base"))
+				continue;
+			lora++;
+			assert_int_equal(g->line, 2);
+			assert_int_equal(g->column, cases[i].lora_column);
+			assert_non_null(strstr(g->message, "no optimizer states"));
+			assert_string_equal(g->path, cases[i].lora_flag);
+			assert_non_null(strstr(g->hint, cases[i].read_with));
+		}
+		assert_int_equal(lora, cases[i].lora_column ? 1 : 0);
+		if (cases[i].stage_flag) {
+			const mo_diag *g = diag_for(d, "unmodelled", cases[i].stage_flag);
+			assert_non_null(g);
+			assert_non_null(strstr(g->message, "reference model"));
+			assert_non_null(diag_for(d, "unmodelled", "--qlora"));
+		}
+		mo_diags_free(d);
+	}
+}
+
+/* An array named without a subscript, `$ARGS` / `${ARGS}`, is its element 0 (bash(1),
+ * Arrays): MindSpeed-LLM v2.0.0's examples/mcore/mixtral/train_prm_mixtral_8x7B_full_ptd.sh
+ * passes `$ACCELERATE_ARGS`, an array of three flags, so only the first reaches the run. */
+static void test_script_array_without_subscript(void **state)
+{
+	(void)state;
+	static const char text[] =
+	    "#!/bin/bash\n"
+	    "ACC=(\n"
+	    "    --overlap-grad-reduce\n"
+	    "    --use-distributed-optimizer\n"
+	    ")\n"
+	    "DT=( --bf16 --fp16 )\n"
+	    "torchrun posttrain_gpt.py --num-layers 4 --hidden-size 64 --num-attention-heads 4 \\\n"
+	    "    --seq-length 32 --max-position-embeddings 32 --vocab-size 1000 \\\n"
+	    "    --micro-batch-size 1 $ACC ${DT}\n";
+	mo_diags *d = NULL;
+	char *yaml = import_text(text, "acc.sh", 0, &d);
+	mo_doc *doc = parse(yaml);
+	assert_int_equal(mo_diags_errors(d), 0);
+	assert_int_equal(int_at(doc, "model.num_layers"), 4);
+	/* the first element only: no distributed optimizer */
+	assert_string_equal(str_at(doc, "parallel.distributed_optimizer"), "false");
+	assert_string_equal(str_at(doc, "training.compute_dtype"), "bfloat16");
+	doc_free(doc);
+	free(yaml);
+	mo_diags_free(d);
+}
+
 /* DeepSeek-V3.2's sparse attention: Megatron-LM's --experimental-attention-variant
  * dsa (transformer_config.py:301-357 at d98e8a64) and MindSpeed-LLM's
  * --enable-dsa-indexer (examples/mcore/deepseek32/, c77308a1) are `unmodelled`
@@ -1870,7 +1958,8 @@ static void test_script_hostile(void **state)
 	assert_refused(t, strlen(t), 1, "megatron-script", 2, 1);
 	t = "A=( 1 )\ntorchrun x.py --num-layers=${A[@]}x\n";
 	assert_refused(t, strlen(t), 1, "megatron-script", 2, 28);
-	t = "A=( --num-layers 2 )\nB=${A}\n# ${A[@]}\n"; /* an array's first word: not modelled */
+	/* an array's first word with a default: not modelled (`${A}` alone is element 0) */
+	t = "A=( --num-layers 2 )\nB=${A:-x}\n# ${A[@]}\n";
 	assert_refused(t, strlen(t), 1, "megatron-script", 2, 3);
 	/* no launch command: at the start */
 	t = "A=( --num-layers 2 )\necho ${A[@]}\n";
@@ -2743,6 +2832,8 @@ int main(void)
 	    cmocka_unit_test(test_tokenizer_vocabulary),
 	    cmocka_unit_test(test_functional_mode),
 	    cmocka_unit_test(test_mindspeed_26_flags),
+	    cmocka_unit_test(test_mindspeed_lora_flags),
+	    cmocka_unit_test(test_script_array_without_subscript),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -181,6 +181,7 @@ static void megatron_interpret(struct mo_megatron_import *g,
 	megatron_read_dsv4(g, o, &s);
 	megatron_dsv4_spec(g);
 	megatron_read_dsa(g);
+	megatron_read_tune(g);
 	megatron_read_training(g, o, impl, impl_src);
 	megatron_read_parallel(g, o, &s, devices);
 	megatron_read_vocab_rows(g, o, &s);

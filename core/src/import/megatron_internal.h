@@ -327,6 +327,11 @@ void megatron_dsv4_spec(struct mo_megatron_import *g);
  * at its flag, the flags read with it named */
 void megatron_read_dsa(struct mo_megatron_import *g);
 
+/* megatron_lora.c: MindSpeed-LLM's fine-tuning flags: LoRA / QLoRA and the
+ * training stages not sft `unmodelled` at their flag (one warning for the LoRA
+ * flags), the data, prompt and loss flags known not to change memory */
+void megatron_read_tune(struct mo_megatron_import *g);
+
 /* megatron_layout.c */
 void megatron_read_parallel(struct mo_megatron_import *g,
 			       struct mo_megatron_out *o,

@@ -399,8 +399,12 @@ static bool megatron_append_value(struct mo_megatron_import *g,
 {
 	if (!x->in_dquote)
 		x->split = true;
-	return megatron_append(g, x, v->value, strlen(v->value), line,
-				  column);
+	/* an array named without a subscript (`$ARGS`, `${ARGS}`) is its
+	 * element 0, the rest of it not passed (bash(1), Arrays) */
+	const char *t = v->value;
+	if (v->array)
+		t = v->items.n ? v->items.v[0].text : "";
+	return megatron_append(g, x, t, strlen(t), line, column);
 }
 
 /* `$(command)` or `$((arithmetic))`: kept as written. */
@@ -632,7 +636,7 @@ static bool megatron_braced(struct mo_megatron_import *g,
 	if (n == 0 || q >= x->end)
 		return megatron_unsupported(g, line, column);
 	const struct mo_megatron_var *v = megatron_var_find(g, name, n);
-	if (v && v->array && *q != '[')
+	if (v && v->array && *q != '[' && *q != '}')
 		goto array;
 	if (*q == '}') {
 		if (!v) /* not assigned here: as written */
@@ -694,8 +698,6 @@ static bool megatron_dollar(struct mo_megatron_import *g,
 	const struct mo_megatron_var *v = megatron_var_find(g, p, n);
 	if (!v) /* not assigned here (the environment): as written */
 		return megatron_copy(g, x, n + 1, line, column);
-	if (v->array)
-		return megatron_unsupported(g, line, column);
 	for (size_t i = 0; i < n + 1; i++)
 		megatron_advance(x);
 	return megatron_append_value(g, x, v, line, column);
