@@ -15,11 +15,12 @@
  *   dequantised for each matmul: `unmodelled` at --qlora, the weights priced
  *   at the training dtype.
  * - --stage (features_manager/megatron_basic/megatron_basic.py:27-30; v2.0.0
- *   training/arguments.py:607-611 adds orm, prm, simpo, trl_ppo): sft trains
+ *   training/arguments.py:607-611 adds orm, prm, simpo, trl_ppo; v1.0.0's
+ *   arguments.py:460-463 has sft, dpo, rm): sft trains
  *   the model as pretraining does; dpo holds a frozen reference model beside
  *   the trained one (tasks/posttrain/dpo/dpo_model.py:51-55) and runs each
  *   sample's chosen and rejected responses; simpo the chosen and rejected
- *   responses without a reference; orm / prm a reward model, whose output
+ *   responses without a reference; orm / prm (rm) a reward model, whose output
  *   layer is a one-output value head; trl_ppo the actor with a critic, a
  *   reference and a reward model. What is not sft is `unmodelled` at the
  *   flag.
@@ -64,6 +65,9 @@ static const struct {
 	    "vocabulary's"},
     {"prm", "a reward model: its output layer a one-output value head, not the "
 	    "vocabulary's"},
+    /* 1.0.0's name of the reward-model stage (training/arguments.py:460-463 at v1.0.0) */
+    {"rm", "a reward model: its output layer a one-output value head, not the "
+	   "vocabulary's"},
     {"trl_ppo", "PPO: the actor with a critic, a reference and a reward model"},
     {"ray_ppo", "a Ray post-training stage's models beside the trained one"},
     {"ray_online_dpo", "a Ray post-training stage's models beside the trained one"},
