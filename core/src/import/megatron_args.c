@@ -275,39 +275,19 @@ static void megatron_check_entry(struct mo_megatron_import *g,
 			    base, mo_megatron_unsupported_entries[i].what);
 }
 
-/* MindSpeed-LLM's FSDP2 trainer (train_fsdp2.py, MindSpeed-LLM mindspeed_llm/fsdp2): its
- * arguments are `--section.key` overrides of the YAML it takes first, and the model is the
- * Hugging Face directory `--model.model_name_or_path` names (its config.json), read at run
- * time; no Megatron flag describes it. A `model-needed` error at the entry point naming both,
- * and nothing else read: the words are not Megatron's. */
+/* MindSpeed-LLM's FSDP2 trainer (train_fsdp2.py): its arguments are `--section.key`
+ * overrides of the YAML it takes first, and its model the Hugging Face directory
+ * model.model_name_or_path names; no Megatron flag describes it. Its run is read
+ * (megatron_fsdp2.c) and the words are not read as Megatron's; without a caller that
+ * gives the model, a `model-needed` error at the entry point says what was read. */
 static bool megatron_model_elsewhere(struct mo_megatron_import *g, size_t script)
 {
-	const struct megatron_word *w = &g->words[script];
-	const char *base = strrchr(w->text, '/');
-	base = base ? base + 1 : w->text;
-	if (strcmp(base, "train_fsdp2.py") != 0)
+	if (!megatron_is_fsdp2(&g->words[script]))
 		return false;
-	const char *yaml = script + 1 < g->n_words && g->words[script + 1].text[0] != '-'
-				   ? g->words[script + 1].text
-				   : NULL;
-	const char *dir = NULL;
-	for (size_t i = script + 1; i < g->n_words; i++) {
-		const char *t = g->words[i].text;
-		if (!strncmp(t, "--model.model_name_or_path=", 27))
-			dir = t + 27;
-		else if (!strcmp(t, "--model.model_name_or_path") && i + 1 < g->n_words)
-			dir = g->words[i + 1].text;
-	}
-	mo_diag *d = megatron_diag(
-	    g, MO_SEV_ERROR, "model-needed", w->line, w->column, "model",
-	    "%s is MindSpeed-LLM's FSDP2 trainer: its model is the Hugging Face directory "
-	    "--model.model_name_or_path names (%.200s) and its run the YAML %.200s, not Megatron "
-	    "arguments; neither is in this script",
-	    base, dir ? dir : "not given here", yaml ? yaml : "it takes first");
-	if (d)
-		diag_set_hint(g->diags, d,
-			      "the model is that directory's config.json, the parallel sizes "
-			      "--parallel.* and the YAML's parallel section");
+	megatron_read_launcher(g, script);
+	megatron_fsdp2_read(g, script);
+	if (!g->failed && !g->fsdp2_caller)
+		megatron_fsdp2_model_needed(g);
 	return true;
 }
 
