@@ -155,6 +155,11 @@ static void test_yaml_and_overrides(void **state)
 	assert_int_equal(x->line, 7);
 	assert_int_equal(x->column, 3);
 	assert_string_equal(x->file, "examples/fsdp2/q/run.yaml");
+	/* param_dtype bf16 (the default): fully_shard gathers in it, memopt in
+	 * the float32 shards' dtype: said at the script (no key gives it) */
+	const mo_diag *p = find(d, "unmodelled", "param_dtype");
+	assert_non_null(p);
+	assert_int_equal(p->line, 4);
 	assert_int_equal(mo_diags_errors(d), 0);
 	mo_model_free(m);
 	mo_model_free(arch);

@@ -612,6 +612,17 @@ int megatron_fsdp2_build(mo_model **out, struct mo_megatron_import *g, const mo_
 	r->world = world;
 	fsdp2_apply(m, g, r, world);
 	fsdp2_unmodelled(g, r);
+	/* fully_shard's MixedPrecisionPolicy (model_factory.py:170-174 passes
+	 * param_dtype / reduce_dtype into the FSDP plan): each layer is
+	 * all-gathered in param_dtype from its float32 shards and its unsharded
+	 * gradients are made in param_dtype; memopt prices the gathered layer and
+	 * the unsharded gradients in the shards' dtype */
+	if (!fsdp2_is(r, FK_PARAM_DTYPE, "fp32"))
+		fsdp2_say(g, r, FK_PARAM_DTYPE, MO_SEV_WARNING, "unmodelled",
+			  "fully_shard gathers each layer's parameters in this dtype from the "
+			  "float32 shards; memopt prices the gathered layer (and its unsharded "
+			  "gradients) in float32, the shards' dtype: up to twice the gathered "
+			  "layer's size");
 	fsdp2_recompute(g, r, m->num_layers);
 	if (model_build_layout(m, g->err) != 0) {
 		mo_model_free(m);
