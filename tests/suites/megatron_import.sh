@@ -192,5 +192,25 @@ if grep -q "$F:21:43: warning\[megatron-script\]: the run's YAML examples/fsdp2/
 	ok "fsdp2 launch from elsewhere: the YAML not read, at its token"
 else bad "fsdp2 launch from elsewhere"; cat "$tmp/fsdp2o.err"; fi
 
+# The same launch as a user's checkout holds it, with the model where the script names it
+# (c77308a1's Qwen3-30B-A3B script: --model.model_name_or_path ./model_weights/Qwen3-30B-A3B/,
+# opened from the launch directory): `memopt import` reads that config.json (128 experts, its
+# YAML's cutoff_len 4096), and `estimate --model SCRIPT` prices it.
+ck="$tmp/checkout"
+mkdir -p "$ck/examples/fsdp2" "$ck/model_weights/Qwen3-30B-A3B"
+cp -r "$MS/examples/fsdp2/qwen3_moe" "$ck/examples/fsdp2/"
+cp tests/corpus/files/hf-config/Qwen--Qwen3-30B-A3B/config.json "$ck/model_weights/Qwen3-30B-A3B/"
+S=examples/fsdp2/qwen3_moe/pretrain_qwen3_30b_4k_fsdp2_A3.sh
+(cd "$ck" && "$MEMOPT" import "$S") > "$tmp/ck.yaml" 2> "$tmp/ck.err"
+rc=$?
+if [ $rc -eq 0 ] && grep -q "^  num_moe_experts: 128" "$tmp/ck.yaml" && grep -q "^  seq_length: 4096" "$tmp/ck.yaml"; then
+	ok "fsdp2 launch: model_name_or_path's config.json from the launch directory"
+else bad "fsdp2 launch, model directory: rc $rc"; cat "$tmp/ck.err"; fi
+(cd "$ck" && "$MEMOPT" estimate --model "$S" "$tmp/none.yaml") > "$tmp/ck.est" 2>&1
+rc=$?
+if [ $rc -le 1 ] && grep -q "^estimate (pytorch rules): peak" "$tmp/ck.est"; then
+	ok "fsdp2 launch: estimate --model SCRIPT"
+else bad "fsdp2 launch: estimate --model SCRIPT: rc $rc"; head -5 "$tmp/ck.est"; fi
+
 if [ $fails -ne 0 ]; then echo "megatron import: $fails failed"; exit 1; fi
 echo "megatron import: ok"

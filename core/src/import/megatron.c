@@ -324,12 +324,25 @@ int model_load_megatron(mo_model **out, mo_diags *diags, const char *text,
 				       .err = err,
 				       .quiet_world = true,
 				       .dir = dirs ? dirs->script : NULL,
-				       .launch_dir = dirs ? dirs->launch : NULL};
+				       .launch_dir = dirs ? dirs->launch : NULL,
+				       .fsdp2_caller = true};
 	if (!g.arena) {
 		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		return -1;
 	}
 	int rc = megatron_run(&g, &o, text, len, 0, lim);
+	if (rc == 1 && g.fsdp2 && !g.failed) {
+		/* an FSDP2 launch given as the model: its run over
+		 * model_name_or_path's config.json from the launch folder */
+		rc = megatron_fsdp2_build(out, &g, NULL, 0);
+		if (rc == 1)
+			error_set(err, MO_ERR_MODEL_NEEDED, 0, 0,
+				  "%s: an FSDP2 launch whose model_name_or_path's config.json is "
+				  "not read",
+				  g.file);
+		arena_free(g.arena);
+		return rc == 0 ? 0 : -1;
+	}
 	if (rc == 1)
 		error_set(err, MO_ERR_INVALID, 0, 0,
 			     "%s: the Megatron arguments do not parse", g.file);
