@@ -172,6 +172,7 @@ static void megatron_interpret(struct mo_megatron_import *g,
 	struct mo_megatron_shape s = {.vpp = 1};
 	const char *impl = NULL;
 	const struct mo_megatron_arg *impl_src = NULL;
+	megatron_check_hybrid(g);
 	megatron_read_shape(g, o, &s);
 	megatron_read_vocab(g, o, &s);
 	megatron_read_positions(g, o);

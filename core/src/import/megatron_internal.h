@@ -272,6 +272,9 @@ void megatron_read_shape(struct mo_megatron_import *g,
 			    struct mo_megatron_shape *s);
 void megatron_read_vocab_rows(struct mo_megatron_import *g, struct mo_megatron_out *o,
 			      const struct mo_megatron_shape *s);
+/* Mamba or linear-attention layers (a launch line's or a model_config's
+ * flags): an `unsupported` error at the first flag that names them. */
+void megatron_check_hybrid(struct mo_megatron_import *g);
 bool megatron_read_tokenizer(struct mo_megatron_import *g, struct mo_megatron_out *o,
 			     const struct mo_megatron_shape *s, const char **unread);
 void megatron_read_vocab(struct mo_megatron_import *g, struct mo_megatron_out *o,
