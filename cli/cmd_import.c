@@ -13,7 +13,7 @@
 
 void mo_cli_import_usage(FILE *f)
 {
-	fputs("usage: memopt import FILE [--devices N] [-o OUT] [--json]\n"
+	fputs("usage: memopt import FILE [--model MODEL] [--devices N] [-o OUT] [--json]\n"
 	      "  FILE   Megatron-LM arguments (torchrun ... pretrain_gpt.py "
 	      "--num-layers ...,\n"
 	      "         an arguments file, a functional-test "
@@ -21,6 +21,9 @@ void mo_cli_import_usage(FILE *f)
 	      "         a training YAML or a config.json; - for stdin\n"
 	      "  --devices N  the device count when FILE has none (torchrun's\n"
 	      "         --nproc-per-node x --nnodes)\n"
+	      "  --model MODEL  for a MindSpeed-LLM FSDP2 launch (train_fsdp2.py):\n"
+	      "         its model, a preset or a model file (a config.json); else\n"
+	      "         model_name_or_path's config.json from the working directory\n"
 	      "Exit: 0 imported, 1 the file has errors, 2 usage or unreadable "
 	      "file.\n",
 	      f);
@@ -78,6 +81,61 @@ static int mo_cli_import_model(mo_cli *c, char **yaml, mo_error *err)
 	return *yaml ? 0 : -1;
 }
 
+/* The model --model names for an FSDP2 launch (a preset, else a file), or NULL
+ * when none is given. 0, or an exit status. */
+static int mo_cli_import_arch(mo_cli *c, const char *given, mo_model **arch)
+{
+	mo_error err = {0};
+	*arch = NULL;
+	if (!given)
+		return 0;
+	if (mo_cli_is_preset(given)) {
+		if (mo_model_preset(arch, given, &err) == 0)
+			return 0;
+		fprintf(stderr, "memopt: %s\n", err.text);
+		return MO_EXIT_USAGE;
+	}
+	size_t len = 0;
+	char *text = mo_cli_read(given, &len, 16u << 20);
+	if (!text)
+		return MO_EXIT_USAGE;
+	int rc = mo_model_load(arch, c->diags, text, len, given, NULL, &err);
+	free(text);
+	if (rc == 0)
+		return 0;
+	fprintf(stderr, "memopt: %s\n", err.text[0] ? err.text : "--model holds no model");
+	return MO_EXIT_USAGE;
+}
+
+/* MindSpeed-LLM's FSDP2 launch: its run over the model --model gives (or
+ * model_name_or_path's config.json), paths opened from the working directory,
+ * as train_fsdp2.py opens them where it is launched. 0 with *yaml, 1 (no
+ * model: the diagnostics say what was read), -1. */
+static int mo_cli_import_fsdp2(mo_cli *c, const char *given, const mo_megatron_dirs *dirs,
+			       char **yaml, mo_error *err)
+{
+	mo_model *arch = NULL, *m = NULL;
+	int rc = mo_cli_import_arch(c, given, &arch);
+	if (rc != 0) {
+		snprintf(err->text, sizeof err->text, "--model %.200s not loaded", given);
+		err->code = MO_ERR_USAGE;
+		return -1;
+	}
+	rc = mo_fsdp2_import(&m, c->diags, c->model_text, c->model_len, c->model_arg, dirs, arch,
+			     c->devices, NULL, err);
+	mo_model_free(arch);
+	if (rc != 0)
+		return rc;
+	mo_model_check(m, c->diags);
+	*yaml = mo_model_to_yaml(m);
+	mo_model_free(m);
+	if (!*yaml) {
+		snprintf(err->text, sizeof err->text, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
 static int mo_cli_import_answer(mo_cli *c, char *yaml)
 {
 	bool invalid = mo_diags_errors(c->diags) > 0;
@@ -133,6 +191,7 @@ int mo_cli_import(mo_cli *c, int argc, char **argv)
 		mo_cli_import_usage(stderr);
 		return MO_EXIT_USAGE;
 	}
+	const char *given = c->model_arg; /* --model, for an FSDP2 launch */
 	c->model_arg = c->config_path = argv[optind];
 	c->model_text = mo_cli_read(c->model_arg, &c->model_len, 16u << 20);
 	if (!c->model_text)
@@ -143,10 +202,12 @@ int mo_cli_import(mo_cli *c, int argc, char **argv)
 	}
 	c->model_dir = mo_cli_dir_of(c->model_arg);
 	/* a script's sourced files open from its folder; the paths the
-	 * launched program opens (its tokenizer) from where it is launched:
-	 * the working directory */
+	 * launched program opens (its tokenizer, an FSDP2 launch's YAML and
+	 * model directory) from where it is launched: the working directory */
 	mo_megatron_dirs dirs = {.script = c->model_dir, .launch = "."};
-	if (mo_megatron_detect(c->model_text, c->model_len))
+	if (mo_fsdp2_detect(c->model_text, c->model_len))
+		rc = mo_cli_import_fsdp2(c, given, &dirs, &yaml, &err);
+	else if (mo_megatron_detect(c->model_text, c->model_len))
 		rc = mo_megatron_import_at(&yaml, c->diags, c->model_text, c->model_len,
 					   c->model_arg, &dirs, c->devices, NULL, &err);
 	else

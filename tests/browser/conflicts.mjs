@@ -65,6 +65,8 @@ const NOT_FROM_THE_PAGE = {
   'no-equivalent': 'a finding of POST /api/v1/migrate, listed by the migrate offer (migrate.mjs)',
   unsupported: 'a finding of the model import (an entry point, layer flag or config class of a model memopt does not price): the page sends a model it imported',
   'model-replaced': 'a training YAML read over a model given apart that states no run of its own (a config.json on the command line): the page always sends a model object with its parallel settings',
+  'megatron-script': 'a finding of a launch script\'s import (a command it does not run, a file it does not open: a MindSpeed-LLM FSDP2 launch\'s YAML): the page sends the imported model',
+  'megatron-recompute': 'a finding of a launch\'s import (its recompute flags or FSDP2 parallel.recompute, which belong in the config): the page sends the imported model',
 };
 
 // The rule codes the core emits: the literals passed to diags_add /

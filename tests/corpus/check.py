@@ -78,9 +78,10 @@ class Lib:
         return n
 
 
-def run(args):
+def run(args, cwd=None):
     try:
-        p = subprocess.run([MEMOPT] + args, capture_output=True, text=True, timeout=TIMEOUT)
+        p = subprocess.run([MEMOPT] + args, capture_output=True, text=True, timeout=TIMEOUT,
+                           cwd=cwd)
         return p.returncode, p.stdout, p.stderr
     except subprocess.TimeoutExpired:
         return "timeout", "", ""
@@ -121,12 +122,31 @@ def judge_unsaid_devices(ans):
     return "devices: the file gives none, and no model-needed warning says so"
 
 
+def launch_dir(path):
+    """Where a MindSpeed-LLM script runs: its version's checkout root
+    (files/mindspeed-script/VERSION), from which train_fsdp2.py opens the
+    YAML it names; None for the other kinds (the working directory)."""
+    parts = path.split("/")
+    if parts[0] == "mindspeed-script":
+        return os.path.join(FILES, parts[0], parts[1])
+    return None
+
+
+def import_args(row):
+    """memopt import's arguments for one expect.tsv row: its fifth column,
+    when given, names the model a user gives with --model (a file under
+    files/, e.g. the Hugging Face config.json of the directory an FSDP2
+    launch's model_name_or_path names on the user's machine)."""
+    full = os.path.join(FILES, row[0])
+    given = row[4] if len(row) > 4 and row[4] else None
+    return ["import", "--json"] + (["--model", os.path.join(FILES, given)] if given else []) + [full]
+
+
 def judge(lib, models, row, none_cfg, devices, unsaid):
     """(right, what) for one expect.tsv row; unsaid: the files that give no
     device count (Hugging Face config.json)."""
     path, cls, key = row[0], row[1], row[2]
-    full = os.path.join(FILES, path)
-    rc, out, err = run(["import", "--json", full])
+    rc, out, err = run(import_args(row), launch_dir(path))
     if rc not in (0, 1, 2):
         return False, "import: exit %s (crash or hang)" % rc
     try:
@@ -179,7 +199,7 @@ def crash_only():
     bad = 0
     rows = read_tsv("expect.tsv")
     for row in rows:
-        rc, _, err = run(["import", "--json", os.path.join(FILES, row[0])])
+        rc, _, err = run(import_args(row), launch_dir(row[0]))
         if rc not in (0, 1, 2) or "Sanitizer" in err or "runtime error" in err:
             print("CRASH: %s: exit %s %s" % (row[0], rc, err.strip()[-200:]))
             bad += 1

@@ -167,4 +167,20 @@ for v in d98e8a64ddf3 core_v0.12.0 core_v0.15.0; do
 		printf '%s\tNVIDIA/Megatron-LM\t%s\t%s\n' "$local" "$path" "$C" >> "$OUT/SUPPORT.tsv"
 	done
 done
+# MindSpeed-LLM's FSDP2 launches (train_fsdp2.py) name their run's YAML relative to the
+# checkout they run in (examples/fsdp2/<model>/<name>.yaml): each version's YAMLs kept at the
+# same path under that version's folder, the launch directory check.py runs them from.
+# Support files too (listed in SUPPORT.tsv).
+for v in c77308a14bfc v26.1.0; do
+	ref=$v
+	[ "$v" = c77308a14bfc ] && ref=c77308a14bfcb1aa7ca61da9c1aa24a893cb1b91
+	C=$(git -C "$MS" rev-parse "$ref^{commit}")
+	git -C "$MS" ls-tree -r "$C" -- examples/fsdp2 | grep -E '\.ya?ml$' |
+		while read -r mode type blob path; do
+			dst="mindspeed-script/$v/$path"
+			mkdir -p "$OUT/files/$(dirname "$dst")"
+			git -C "$MS" cat-file -p "$blob" > "$OUT/files/$dst"
+			printf '%s\tAscend/MindSpeed-LLM\t%s\t%s\n' "$dst" "$path" "$C" >> "$OUT/SUPPORT.tsv"
+		done
+done
 python3 "$OUT/recipe_devices.py"

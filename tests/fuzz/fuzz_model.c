@@ -93,6 +93,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (mo_megatron_detect((const char *)data, size))
 		fuzz_megatron(rc == 0 && mo_diags_errors(diags) == 0 ? m : NULL,
 			      (const char *)data, size, &lim);
+	if (mo_fsdp2_detect((const char *)data, size)) {
+		/* an FSDP2 launch over the model read (if any), opening no path */
+		mo_model *f = NULL;
+		mo_diags *fd = NULL;
+		mo_error ferr = {0};
+		if (mo_diags_new(&fd) == 0)
+			(void)mo_fsdp2_import(&f, fd, (const char *)data, size, "fuzz", NULL,
+					      rc == 0 ? m : NULL, 8, &lim, &ferr);
+		mo_model_free(f);
+		mo_diags_free(fd);
+	}
 	mo_model_free(m);
 	mo_diags_free(diags);
 	return 0;

@@ -155,5 +155,62 @@ else bad "a number past int64: rc $rc"; cat "$tmp/big.err"; fi
 rc=$?
 if [ $rc -eq 2 ]; then ok "unreadable file: exit 2"; else bad "unreadable file: rc $rc"; fi
 
+# MindSpeed-LLM's FSDP2 launch (train_fsdp2.py), run from its checkout as a user runs
+# it (the corpus keeps c77308a1's scripts and YAMLs at their paths under
+# tests/corpus/files/mindspeed-script/c77308a14bfc): the script's torchrun counts
+# (NPUS_PER_NODE=16, NNODES=1), its --parallel.fsdp_size 16 and
+# --training.per_device_train_batch_size 1, its YAML's data.cutoff_len 4096; the model
+# Qwen3-8B's config.json given with --model (36 layers). Without --model: exit 1, a
+# model-needed error that says what of the run was read; from another directory the
+# YAML is said not read, at its token (line 21, column 43).
+MS=tests/corpus/files/mindspeed-script/c77308a14bfc
+F=examples/fsdp2/qwen3/pretrain_qwen3_8b_4k_fsdp2_A3.sh
+Q=$(pwd)/tests/corpus/files/hf-config/Qwen--Qwen3-8B/config.json
+(cd "$MS" && "$MEMOPT" import --model "$Q" "$F") > "$tmp/fsdp2.yaml" 2> "$tmp/fsdp2.err"
+rc=$?
+if [ $rc -eq 0 ] && "$PY" - "$tmp/fsdp2.yaml" <<'PYEOF'
+import sys, yaml
+m = yaml.safe_load(open(sys.argv[1]))
+want = {("parallel", "world_size"): 16, ("parallel", "data_parallel_shard"): 16,
+        ("model", "seq_length"): 4096, ("training", "micro_batch_size"): 1,
+        ("training", "micro_batch_num"): 1, ("model", "num_layers"): 36,
+        ("training", "framework"): "pytorch", ("training", "params_dtype"): "float32",
+        ("training", "compute_dtype"): "bfloat16"}
+for (s, k), v in want.items():
+    if m.get(s, {}).get(k) != v:
+        sys.exit("%s.%s: %r, want %r" % (s, k, m.get(s, {}).get(k), v))
+PYEOF
+then ok "fsdp2 launch: the run over --model (16 devices, FSDP 16, cutoff_len 4096)"
+else bad "fsdp2 launch: rc $rc"; cat "$tmp/fsdp2.err"; fi
+(cd "$MS" && "$MEMOPT" import "$F") > /dev/null 2> "$tmp/fsdp2n.err"
+rc=$?
+if [ $rc -eq 1 ] && grep -q "error\[model-needed\]: .*the run read: 16 devices" "$tmp/fsdp2n.err"; then
+	ok "fsdp2 launch without a model: model-needed with what was read"
+else bad "fsdp2 launch without a model: rc $rc"; cat "$tmp/fsdp2n.err"; fi
+"$MEMOPT" import --model "$Q" "$MS/$F" > /dev/null 2> "$tmp/fsdp2o.err"
+if grep -q "$F:21:43: warning\[megatron-script\]: the run's YAML examples/fsdp2/qwen3/pretrain_qwen3_8b_4k_fsdp2_A3.yaml is not read" "$tmp/fsdp2o.err"; then
+	ok "fsdp2 launch from elsewhere: the YAML not read, at its token"
+else bad "fsdp2 launch from elsewhere"; cat "$tmp/fsdp2o.err"; fi
+
+# The same launch as a user's checkout holds it, with the model where the script names it
+# (c77308a1's Qwen3-30B-A3B script: --model.model_name_or_path ./model_weights/Qwen3-30B-A3B/,
+# opened from the launch directory): `memopt import` reads that config.json (128 experts, its
+# YAML's cutoff_len 4096), and `estimate --model SCRIPT` prices it.
+ck="$tmp/checkout"
+mkdir -p "$ck/examples/fsdp2" "$ck/model_weights/Qwen3-30B-A3B"
+cp -r "$MS/examples/fsdp2/qwen3_moe" "$ck/examples/fsdp2/"
+cp tests/corpus/files/hf-config/Qwen--Qwen3-30B-A3B/config.json "$ck/model_weights/Qwen3-30B-A3B/"
+S=examples/fsdp2/qwen3_moe/pretrain_qwen3_30b_4k_fsdp2_A3.sh
+(cd "$ck" && "$MEMOPT" import "$S") > "$tmp/ck.yaml" 2> "$tmp/ck.err"
+rc=$?
+if [ $rc -eq 0 ] && grep -q "^  num_moe_experts: 128" "$tmp/ck.yaml" && grep -q "^  seq_length: 4096" "$tmp/ck.yaml"; then
+	ok "fsdp2 launch: model_name_or_path's config.json from the launch directory"
+else bad "fsdp2 launch, model directory: rc $rc"; cat "$tmp/ck.err"; fi
+(cd "$ck" && "$MEMOPT" estimate --model "$S" "$tmp/none.yaml") > "$tmp/ck.est" 2>&1
+rc=$?
+if [ $rc -le 1 ] && grep -q "^estimate (pytorch rules): peak" "$tmp/ck.est"; then
+	ok "fsdp2 launch: estimate --model SCRIPT"
+else bad "fsdp2 launch: estimate --model SCRIPT: rc $rc"; head -5 "$tmp/ck.est"; fi
+
 if [ $fails -ne 0 ]; then echo "megatron import: $fails failed"; exit 1; fi
 echo "megatron import: ok"

@@ -560,6 +560,47 @@ static void test_functional_mode(void **state)
 	}
 }
 
+/* Megatron-LM's Gated DeltaNet hybrid (functional test gpt3_mcore_te_tp2_pp1_gdn
+ * at d98e8a64): refused at --experimental-attention-variant gated_delta_net,
+ * in a model_config.yaml as on a launch line, its linear-attention sizes and
+ * gates read with the error, not left unread. */
+static void test_gated_delta_net(void **state)
+{
+	(void)state;
+	static const char *const texts[] = {
+	    "MODEL_ARGS:\n"
+	    "  --num-layers: 4\n  --hidden-size: 512\n  --num-attention-heads: 8\n"
+	    "  --seq-length: 1024\n  --max-position-embeddings: 1024\n  --vocab-size: 1000\n"
+	    "  --experimental-attention-variant: gated_delta_net\n"
+	    "  --linear-attention-freq: 3\n  --linear-conv-kernel-dim: 4\n"
+	    "  --linear-key-head-dim: 64\n  --linear-value-head-dim: 64\n"
+	    "  --linear-num-key-heads: 4\n  --linear-num-value-heads: 8\n"
+	    "  --attention-output-gate: true\n",
+	    "torchrun pretrain_gpt.py --num-layers 4 --hidden-size 512 --num-attention-heads 8 "
+	    "--seq-length 1024 --max-position-embeddings 1024 --vocab-size 1000 "
+	    "--experimental-attention-variant gated_delta_net --linear-attention-freq 3 "
+	    "--attention-output-gate\n"};
+	static const int line[] = {8, 1}, column[] = {3, 150};
+	for (size_t i = 0; i < 2; i++) {
+		mo_diags *d = NULL;
+		char *yaml = NULL;
+		mo_error err = {0};
+		assert_int_equal(mo_diags_new(&d), 0);
+		assert_int_equal(mo_megatron_import(&yaml, d, texts[i], strlen(texts[i]),
+						    i ? "run.sh" : "model_config.yaml", 0, NULL, &err),
+				 0);
+		assert_int_equal(count_code(d, "unsupported"), 1);
+		assert_int_equal(count_code(d, "unread-key"), 0);
+		for (size_t k = 0; k < mo_diags_count(d); k++)
+			if (strcmp(mo_diags_get(d, k)->code, "unsupported") == 0) {
+				assert_int_equal(mo_diags_get(d, k)->line, line[i]);
+				assert_int_equal(mo_diags_get(d, k)->column, column[i]);
+			}
+		free(yaml);
+		mo_diags_free(d);
+	}
+}
+
 /* Writes len bytes to dir/name. */
 static void put_bytes(const char *dir, const char *name, const void *bytes, size_t len)
 {
@@ -2831,6 +2872,7 @@ int main(void)
 	    cmocka_unit_test(test_release_memory_flags),
 	    cmocka_unit_test(test_tokenizer_vocabulary),
 	    cmocka_unit_test(test_functional_mode),
+	    cmocka_unit_test(test_gated_delta_net),
 	    cmocka_unit_test(test_mindspeed_26_flags),
 	    cmocka_unit_test(test_mindspeed_lora_flags),
 	    cmocka_unit_test(test_script_array_without_subscript),

@@ -170,6 +170,27 @@ int mo_megatron_import_at(char **out, mo_diags *diags, const char *text, size_t 
 			  const char *name, const mo_megatron_dirs *dirs, int64_t devices,
 			  const mo_limits *lim, mo_error *err);
 
+/* MindSpeed-LLM's FSDP2 launch (`torchrun ... train_fsdp2.py RUN.yaml
+ * --section.key value ...`): 1 when the text runs train_fsdp2.py, else 0. */
+int mo_fsdp2_detect(const char *text, size_t len);
+/* The model such a launch trains: arch (a preset or model file the caller
+ * loaded; copied, not kept) or else the config.json of the directory
+ * model.model_name_or_path names, with the launch's run over it: the device
+ * count (torchrun --nproc-per-node x --nnodes, else `devices`), the YAML the
+ * launch names and the `--section.key` words over it (parallel sizes, batch,
+ * sequence length, optimizer, dtypes), priced as FSDP over the whole world.
+ * Paths (the YAML, model_name_or_path) are opened from dirs->launch, the
+ * directory the launch runs in (NULL dirs or member: said, not read; a
+ * server); dirs->script: the script's folder, for `source FILE`. Keys that
+ * change memory in a way the estimate does not price are `unmodelled`
+ * warnings at their line and column. Returns 0 with *out (the caller frees
+ * it; diags may hold errors), 1 when there is no model (a `model-needed`
+ * error saying what of the run was read) or the text is not such a launch,
+ * -1 with err filled. */
+int mo_fsdp2_import(mo_model **out, mo_diags *diags, const char *text, size_t len,
+		    const char *name, const mo_megatron_dirs *dirs, const mo_model *arch,
+		    int64_t devices, const mo_limits *lim, mo_error *err);
+
 #pragma GCC visibility pop
 
 #ifdef __cplusplus

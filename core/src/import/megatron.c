@@ -135,8 +135,8 @@ static void megatron_relay_parse(struct mo_megatron_import *g, const mo_diags *p
 
 /* Reads the arguments into g (words or MODEL_ARGS). 0, 1 (the text does
  * not parse: diagnostics), -1 (err). */
-static int megatron_read_text(struct mo_megatron_import *g, const char *text,
-				 size_t len, const mo_limits *lim)
+int megatron_read_input(struct mo_megatron_import *g, const char *text, size_t len,
+		       const mo_limits *lim)
 {
 	if (!megatron_is_model_config(text, len)) {
 		bool ok = megatron_is_script(text, len)
@@ -172,6 +172,7 @@ static void megatron_interpret(struct mo_megatron_import *g,
 	struct mo_megatron_shape s = {.vpp = 1};
 	const char *impl = NULL;
 	const struct mo_megatron_arg *impl_src = NULL;
+	megatron_check_hybrid(g);
 	megatron_read_shape(g, o, &s);
 	megatron_read_vocab(g, o, &s);
 	megatron_read_positions(g, o);
@@ -208,7 +209,7 @@ static int megatron_run(struct mo_megatron_import *g,
 	}
 	g->max_bytes = lim->max_bytes;
 	g->source_bytes = len;
-	int rc = megatron_read_text(g, text, len, lim);
+	int rc = megatron_read_input(g, text, len, lim);
 	if (rc != 0)
 		return rc;
 	megatron_interpret(g, o, devices);
@@ -325,12 +326,25 @@ int model_load_megatron(mo_model **out, mo_diags *diags, const char *text,
 				       .err = err,
 				       .quiet_world = true,
 				       .dir = dirs ? dirs->script : NULL,
-				       .launch_dir = dirs ? dirs->launch : NULL};
+				       .launch_dir = dirs ? dirs->launch : NULL,
+				       .fsdp2_caller = true};
 	if (!g.arena) {
 		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
 		return -1;
 	}
 	int rc = megatron_run(&g, &o, text, len, 0, lim);
+	if (rc == 1 && g.fsdp2 && !g.failed) {
+		/* an FSDP2 launch given as the model: its run over
+		 * model_name_or_path's config.json from the launch folder */
+		rc = megatron_fsdp2_build(out, &g, NULL, 0);
+		if (rc == 1)
+			error_set(err, MO_ERR_MODEL_NEEDED, 0, 0,
+				  "%s: an FSDP2 launch whose model_name_or_path's config.json is "
+				  "not read",
+				  g.file);
+		arena_free(g.arena);
+		return rc == 0 ? 0 : -1;
+	}
 	if (rc == 1)
 		error_set(err, MO_ERR_INVALID, 0, 0,
 			     "%s: the Megatron arguments do not parse", g.file);
@@ -344,4 +358,50 @@ int model_load_megatron(mo_model **out, mo_diags *diags, const char *text,
 	}
 	arena_free(g.arena);
 	return rc == 0 ? 0 : -1;
+}
+
+/* MindSpeed-LLM's FSDP2 launch: its words read as any script's, its run and model
+ * (megatron_fsdp2.c). */
+int mo_fsdp2_import(mo_model **out, mo_diags *diags, const char *text, size_t len,
+		    const char *name, const mo_megatron_dirs *dirs, const mo_model *arch,
+		    int64_t devices, const mo_limits *lim, mo_error *err)
+{
+	*out = NULL;
+	if (!diags || !text) {
+		error_set(err, MO_ERR_USAGE, 0, 0, "mo_fsdp2_import: no text");
+		return -1;
+	}
+	struct mo_megatron_import g = {.arena = arena_new(),
+				       .diags = diags,
+				       .file = name ? name : "<launch>",
+				       .err = err,
+				       .dir = dirs ? dirs->script : NULL,
+				       .launch_dir = dirs ? dirs->launch : NULL,
+				       .fsdp2_caller = true};
+	mo_limits dl;
+	if (!lim) {
+		mo_limits_default(&dl);
+		lim = &dl;
+	}
+	if (!g.arena) {
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		return -1;
+	}
+	g.max_bytes = lim->max_bytes;
+	g.source_bytes = len;
+	int rc = len > lim->max_bytes ? -1 : megatron_read_input(&g, text, len, lim);
+	if (len > lim->max_bytes)
+		error_set(err, MO_ERR_LIMIT, 0, 0, "%s: %zu bytes, more than the %zu allowed", g.file,
+			  len, lim->max_bytes);
+	if (rc >= 0 && !g.failed && g.fsdp2)
+		rc = megatron_fsdp2_build(out, &g, arch, devices);
+	else if (rc >= 0 && !g.failed)
+		rc = 1;
+	if (g.failed && rc >= 0) {
+		mo_model_free(*out);
+		*out = NULL;
+		rc = -1;
+	}
+	arena_free(g.arena);
+	return rc;
 }

@@ -275,39 +275,19 @@ static void megatron_check_entry(struct mo_megatron_import *g,
 			    base, mo_megatron_unsupported_entries[i].what);
 }
 
-/* MindSpeed-LLM's FSDP2 trainer (train_fsdp2.py, MindSpeed-LLM mindspeed_llm/fsdp2): its
- * arguments are `--section.key` overrides of the YAML it takes first, and the model is the
- * Hugging Face directory `--model.model_name_or_path` names (its config.json), read at run
- * time; no Megatron flag describes it. A `model-needed` error at the entry point naming both,
- * and nothing else read: the words are not Megatron's. */
+/* MindSpeed-LLM's FSDP2 trainer (train_fsdp2.py): its arguments are `--section.key`
+ * overrides of the YAML it takes first, and its model the Hugging Face directory
+ * model.model_name_or_path names; no Megatron flag describes it. Its run is read
+ * (megatron_fsdp2.c) and the words are not read as Megatron's; without a caller that
+ * gives the model, a `model-needed` error at the entry point says what was read. */
 static bool megatron_model_elsewhere(struct mo_megatron_import *g, size_t script)
 {
-	const struct megatron_word *w = &g->words[script];
-	const char *base = strrchr(w->text, '/');
-	base = base ? base + 1 : w->text;
-	if (strcmp(base, "train_fsdp2.py") != 0)
+	if (!megatron_is_fsdp2(&g->words[script]))
 		return false;
-	const char *yaml = script + 1 < g->n_words && g->words[script + 1].text[0] != '-'
-				   ? g->words[script + 1].text
-				   : NULL;
-	const char *dir = NULL;
-	for (size_t i = script + 1; i < g->n_words; i++) {
-		const char *t = g->words[i].text;
-		if (!strncmp(t, "--model.model_name_or_path=", 27))
-			dir = t + 27;
-		else if (!strcmp(t, "--model.model_name_or_path") && i + 1 < g->n_words)
-			dir = g->words[i + 1].text;
-	}
-	mo_diag *d = megatron_diag(
-	    g, MO_SEV_ERROR, "model-needed", w->line, w->column, "model",
-	    "%s is MindSpeed-LLM's FSDP2 trainer: its model is the Hugging Face directory "
-	    "--model.model_name_or_path names (%.200s) and its run the YAML %.200s, not Megatron "
-	    "arguments; neither is in this script",
-	    base, dir ? dir : "not given here", yaml ? yaml : "it takes first");
-	if (d)
-		diag_set_hint(g->diags, d,
-			      "the model is that directory's config.json, the parallel sizes "
-			      "--parallel.* and the YAML's parallel section");
+	megatron_read_launcher(g, script);
+	megatron_fsdp2_read(g, script);
+	if (!g->failed && !g->fsdp2_caller)
+		megatron_fsdp2_model_needed(g);
 	return true;
 }
 
@@ -347,25 +327,41 @@ static void megatron_check_task(struct mo_megatron_import *g,
 
 /* Flags of layers that are not transformer layers: a hybrid layer pattern
  * (Mamba, attention and MLP layers in one stack, sized by the pattern, not
- * by --num-layers) and MindSpeed-LLM's linear-attention (Gated DeltaNet)
- * layers. */
+ * by --num-layers), MindSpeed-LLM's linear-attention (Gated DeltaNet)
+ * layers, and Megatron-LM's: --experimental-attention-variant
+ * gated_delta_net with every --linear-attention-freq-th layer full
+ * attention (transformer_config.py linear_attention_freq and the
+ * linear_* head sizes, at d98e8a64), with Qwen3-Next's attention output
+ * gate and shared-expert gate beside them. */
 static const char *const mo_megatron_hybrid_flags[] = {
     "--hybrid-override-pattern", "--hybrid-layer-pattern",
     "--full-attention-interval", "--linear-num-key-heads", "--mamba-expand",
+    "--linear-attention-freq", "--linear-num-value-heads", "--linear-key-head-dim",
+    "--linear-value-head-dim", "--linear-conv-kernel-dim",
     NULL};
+
+/* The hybrid model's companions, read with its error when there is one:
+ * its layers are refused, not these flags left unread. */
+static const char *const mo_megatron_hybrid_companions[] = {
+    "--attention-output-gate", "--moe-shared-expert-gate", NULL};
+
+static bool megatron_is_hybrid_flag(const struct mo_megatron_arg *a)
+{
+	for (size_t k = 0; mo_megatron_hybrid_flags[k]; k++)
+		if (strcmp(a->flag, mo_megatron_hybrid_flags[k]) == 0)
+			return true;
+	return strcmp(a->flag, "--experimental-attention-variant") == 0 && a->value &&
+	       strcmp(a->value, "gated_delta_net") == 0;
+}
 
 /* The first such flag: an `unsupported` error at it; the others are read with it (the
  * same refused layers, not flags left unread). */
-static void megatron_check_hybrid(struct mo_megatron_import *g)
+void megatron_check_hybrid(struct mo_megatron_import *g)
 {
 	bool said = false;
 	for (size_t i = 0; i < g->n_args; i++) {
 		struct mo_megatron_arg *a = &g->args[i];
-		size_t k = 0;
-		while (mo_megatron_hybrid_flags[k] &&
-		       strcmp(a->flag, mo_megatron_hybrid_flags[k]) != 0)
-			k++;
-		if (!mo_megatron_hybrid_flags[k])
+		if (!megatron_is_hybrid_flag(a))
 			continue;
 		a->used = true;
 		if (!said)
@@ -376,6 +372,9 @@ static void megatron_check_hybrid(struct mo_megatron_import *g)
 				      a->flag);
 		said = true;
 	}
+	for (size_t i = 0; said && i < g->n_args; i++)
+		for (size_t k = 0; mo_megatron_hybrid_companions[k]; k++)
+			g->args[i].used |= strcmp(g->args[i].flag, mo_megatron_hybrid_companions[k]) == 0;
 }
 
 /* A launch line: the words after the first `*.py` are Megatron's; an
@@ -406,7 +405,6 @@ bool megatron_classify_words(struct mo_megatron_import *g)
 		return false;
 	if (script < g->n_words)
 		megatron_check_task(g, &g->words[script]);
-	megatron_check_hybrid(g);
 	return true;
 }
 
@@ -793,6 +791,35 @@ static const char *const mo_megatron_irrelevant[] = {
     "--enable-mg2hf-convert",
     "--workers",
     "--disable-gloo-group",
+    /* checkpoint loading and the tokenizer's source: what is loaded, not
+     * what the step keeps (megatron/training/arguments.py at d98e8a64) */
+    "--use-checkpoint-opt_param-scheduler",
+    "--no-use-tokenizer-model-from-checkpoint-args",
+    "--auto-detect-ckpt-format",
+    "--no-ckpt-fully-parallel-save",
+    "--tiktoken-pattern",
+    /* host-side data loading and process groups */
+    "--no-mmap-bin-files",
+    "--disable-gloo-process-groups",
+    "--use-tp-pp-dp-mapping",
+    /* numerics of the same tensors: zero-centred LayerNorm weights,
+     * interleaved rotary halves, FP8's scaling history (FP8 itself is
+     * unmodelled at --fp8-format), Muon's update scaling */
+    "--apply-layernorm-1p",
+    "--rotary-interleaved",
+    "--fp8-amax-history-len",
+    "--fp8-amax-compute-algo",
+    "--muon-momentum",
+    "--muon-extra-scale-factor",
+    "--muon-scale-mode",
+    "--apply-wd-to-qk-layernorm", /* weight decay's reach: the same tensors */
+    /* checks and test switches; the batch-size ramp only lowers the
+     * global batch of early steps (the micro-batch, which sets the peak,
+     * is the same) */
+    "--check-weight-hash-across-dp-replicas-interval",
+    "--verify-integrity",
+    "--test-mode",
+    "--rampup-batch-size",
     NULL};
 
 static const char *const mo_megatron_irrelevant_prefixes[] = {
@@ -833,6 +860,18 @@ static const struct {
     {"--overlap-param-gather",
      "the all-gather buffers of overlapped parameter gathering"},
     {"--fp8-format", "FP8 weights and activations"},
+    /* the model's arguments come from the checkpoint (load_args_from_checkpoint,
+     * megatron/training/checkpointing.py at d98e8a64), replacing the file's */
+    {"--use-checkpoint-args",
+     "the model's arguments are replaced by those the --load checkpoint saved; memopt prices "
+     "the ones given here"},
+    {"--cp-comm-type", "a context-parallel exchange other than the P2P ring (all-to-all or "
+		       "all-gather buffers)"},
+    {"--hierarchical-context-parallel-sizes", "hierarchical context-parallel exchange buffers"},
+    {"--empty-unused-memory-level", "emptying the allocator's cache between steps (reserved, "
+				    "not allocated, memory)"},
+    {"--overlap-p2p-communication-warmup-flush",
+     "pipeline sends and receives overlapped in warm-up and flush (their buffers alive together)"},
     {"--fp8-recipe", "FP8 weights and activations"},
     {"--fp8-param-gather", "FP8 parameters"},
     {"--optimizer-cpu-offload", "optimizer states in host memory"},

@@ -105,7 +105,8 @@ struct mo_megatron_import {
 	 * now, named in its diagnostics; the bytes read so far */
 	const char *dir;
 	/* the folder the run is launched from, which the tokenizer's path
-	 * is opened from (NULL: the tokenizer is not read) */
+	 * and an FSDP2 launch's YAML and model directory are opened from
+	 * (NULL: the tokenizer is not read, the YAML is said not read) */
 	const char *launch_dir;
 	const char *sourcing[MO_MG_MAX_SOURCE_DEPTH];
 	int n_sourcing;
@@ -127,6 +128,12 @@ struct mo_megatron_import {
 	/* an `exit` was read: the text being read ends there (the shell running
 	 * it stops; a `bash -c` text's or a batch script's exit ends that text) */
 	bool exited;
+	/* MindSpeed-LLM's FSDP2 launch (megatron_fsdp2.c): the run read (NULL:
+	 * not such a launch), and whether the caller gives the model
+	 * (mo_fsdp2_import) rather than the Megatron reader saying it is
+	 * needed */
+	struct mo_fsdp2_run *fsdp2;
+	bool fsdp2_caller;
 };
 
 /* A value the import writes, with the flag it comes from (NULL: a default
@@ -265,6 +272,9 @@ void megatron_read_shape(struct mo_megatron_import *g,
 			    struct mo_megatron_shape *s);
 void megatron_read_vocab_rows(struct mo_megatron_import *g, struct mo_megatron_out *o,
 			      const struct mo_megatron_shape *s);
+/* Mamba or linear-attention layers (a launch line's or a model_config's
+ * flags): an `unsupported` error at the first flag that names them. */
+void megatron_check_hybrid(struct mo_megatron_import *g);
 bool megatron_read_tokenizer(struct mo_megatron_import *g, struct mo_megatron_out *o,
 			     const struct mo_megatron_shape *s, const char **unread);
 void megatron_read_vocab(struct mo_megatron_import *g, struct mo_megatron_out *o,
@@ -331,6 +341,23 @@ void megatron_read_dsa(struct mo_megatron_import *g);
  * training stages not sft `unmodelled` at their flag (one warning for the LoRA
  * flags), the data, prompt and loss flags known not to change memory */
 void megatron_read_tune(struct mo_megatron_import *g);
+
+/* megatron_fsdp2.c: whether the script word is MindSpeed-LLM's FSDP2 trainer;
+ * its run (the YAML the launch names, the --section.key words over it) into
+ * g->fsdp2; the model-needed error that says what of it was read */
+struct mo_fsdp2_run;
+bool megatron_is_fsdp2(const struct megatron_word *w);
+void megatron_fsdp2_read(struct mo_megatron_import *g, size_t script);
+void megatron_fsdp2_model_needed(struct mo_megatron_import *g);
+/* The run read over arch (a copy), else over model_name_or_path's config.json,
+ * into *out (0); 1 when there is no model (the model-needed error said), -1. */
+int megatron_fsdp2_build(mo_model **out, struct mo_megatron_import *g, const mo_model *arch,
+			 int64_t devices);
+
+/* megatron.c: the arguments of the text into g (words, a script, or a
+ * functional-test config). 0, 1 (it does not parse: diagnostics), -1. */
+int megatron_read_input(struct mo_megatron_import *g, const char *text, size_t len,
+		       const mo_limits *lim);
 
 /* megatron_layout.c */
 void megatron_read_parallel(struct mo_megatron_import *g,

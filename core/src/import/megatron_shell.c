@@ -2112,29 +2112,37 @@ bool megatron_mode_covers(const struct mo_megatron_import *g, const char *flag)
 	}
 }
 
+/* The modes run_ci_test.sh knows, with what memopt says of each. */
+static const struct {
+	const char *name;
+	enum megatron_mode mode;
+	const char *said; /* NULL: a training step, nothing to say */
+} megatron_modes[] = {
+    {"pretraining", MEGATRON_MODE_PRETRAINING, NULL},
+    {"inference", MEGATRON_MODE_INFERENCE,
+     "MODE: inference: this test runs Megatron's inference engine on the model (a forward "
+     "pass with its KV cache or dynamic-batching buffer; no gradients, no optimizer states); "
+     "memopt prices a training step of the same model, and the inference settings are not in "
+     "the estimate"},
+    {"rl", MEGATRON_MODE_RL,
+     "MODE: rl: this test alternates rollouts with the inference engine and training steps; "
+     "memopt prices the training step, and the rollouts' memory (the KV cache, what "
+     "--rl-offload-optimizer-during-inference moves) is not in the estimate"},
+};
+
 void megatron_read_mode(struct mo_megatron_import *g, const mo_doc *doc)
 {
-	const mo_node *key = NULL;
-	const mo_node *v = map_get_kv(doc->root, "MODE", &key);
+	const mo_node *v = map_get(doc->root, "MODE");
 	const char *mode = v && v->kind == MO_NODE_SCALAR ? v->value : NULL;
-	if (!mode || strcmp(mode, "pretraining") == 0)
+	if (!mode)
 		return;
-	if (strcmp(mode, "inference") == 0) {
-		g->mode = MEGATRON_MODE_INFERENCE;
-		megatron_diag(g, MO_SEV_WARNING, "unmodelled", v->line, v->column, "MODE",
-			      "MODE: inference: this test runs Megatron's inference engine on the model "
-			      "(a forward pass with its KV cache or dynamic-batching buffer; no "
-			      "gradients, no optimizer states); memopt prices a training step of the "
-			      "same model, and the inference settings are not in the estimate");
-		return;
-	}
-	if (strcmp(mode, "rl") == 0) {
-		g->mode = MEGATRON_MODE_RL;
-		megatron_diag(g, MO_SEV_WARNING, "unmodelled", v->line, v->column, "MODE",
-			      "MODE: rl: this test alternates rollouts with the inference engine and "
-			      "training steps; memopt prices the training step, and the rollouts' "
-			      "memory (the KV cache, what --rl-offload-optimizer-during-inference "
-			      "moves) is not in the estimate");
+	for (size_t i = 0; i < sizeof megatron_modes / sizeof *megatron_modes; i++) {
+		if (strcmp(mode, megatron_modes[i].name) != 0)
+			continue;
+		g->mode = megatron_modes[i].mode;
+		if (megatron_modes[i].said)
+			megatron_diag(g, MO_SEV_WARNING, "unmodelled", v->line, v->column, "MODE",
+				      "%s", megatron_modes[i].said);
 		return;
 	}
 	megatron_diag(g, MO_SEV_WARNING, "unread-key", v->line, v->column, "MODE",
