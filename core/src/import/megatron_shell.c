@@ -1691,7 +1691,7 @@ static bool megatron_heredoc_text(struct mo_megatron_import *g, const struct meg
 static bool megatron_batch(struct mo_megatron_import *g, const struct mo_megatron_words *w,
 			   const struct megatron_heredoc *doc, struct mo_megatron_words *launch)
 {
-	if (!strcmp(w->v[0].text, "sbatch"))
+	if (megatron_command_of(w->v[0].text, strlen(w->v[0].text)) == MEGATRON_CMD_SBATCH)
 		megatron_read_sbatch_options(g, w->v + 1, w->n - 1);
 	if (!doc->expand)
 		return megatron_read_text(g, doc->body, doc->len, doc->line, doc->column, launch);

@@ -38,13 +38,14 @@ static const char *megatron_source_var(const struct mo_megatron_import *g, const
 static bool megatron_names_script(const struct mo_megatron_import *g, const char *text, size_t n,
 				  bool via_var)
 {
+	/* what follows the `$` of the running script's own path */
+	static const char *const script_refs[] = {"0", "{0}", "{BASH_SOURCE", "BASH_SOURCE"};
 	for (size_t i = 0; i + 1 < n; i++) {
 		if (text[i] != '$')
 			continue;
-		if (text[i + 1] == '0' || strncmp(text + i + 1, "{0}", 3) == 0 ||
-		    strncmp(text + i + 1, "{BASH_SOURCE", 12) == 0 ||
-		    strncmp(text + i + 1, "BASH_SOURCE", 11) == 0)
-			return true;
+		for (size_t r = 0; r < sizeof script_refs / sizeof *script_refs; r++)
+			if (strncmp(text + i + 1, script_refs[r], strlen(script_refs[r])) == 0)
+				return true;
 		const char *v = via_var ? megatron_source_var(g, text + i) : NULL;
 		if (v && megatron_names_script(g, v, strlen(v), false))
 			return true;
