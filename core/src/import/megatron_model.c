@@ -223,7 +223,7 @@ bool megatron_read_tokenizer(struct mo_megatron_import *g, struct mo_megatron_ou
 		*unread = arena_printf(g->arena, "; %s %s is not read: %s", a->flag, a->value, why);
 		return false;
 	}
-	const char *file = v.file[0] ? v.file : "";
+	const char *file = v.file;
 	const char *sep = v.file[0] ? "/" : "";
 	const char *note =
 	    v.basis == TOKENIZER_ENTRIES

@@ -33,6 +33,13 @@
 
 #define MO_TOKENIZER_MAX_BYTES (64u << 20)
 
+/* end, or id + 1 when that is larger (ids past INT32_MAX are not token
+ * ids, left out). */
+static int64_t tokenizer_after(int64_t end, long long id)
+{
+	return id >= end && id < INT32_MAX ? id + 1 : end;
+}
+
 /* The largest id + 1 of a JSON object's integer values (a BPE / WordPiece
  * vocab: token -> id) or an array's length (a Unigram vocab: [token,
  * score] pairs, the index the id); 0 when neither. */
@@ -45,9 +52,8 @@ static int64_t tokenizer_vocab_ids(const json_t *vocab)
 	const json_t *v;
 	json_object_foreach((json_t *)vocab, key, v) {
 		(void)key;
-		if (json_is_integer(v) && json_integer_value(v) >= end &&
-		    json_integer_value(v) < INT32_MAX)
-			end = json_integer_value(v) + 1;
+		if (json_is_integer(v))
+			end = tokenizer_after(end, json_integer_value(v));
 	}
 	return end;
 }
@@ -60,9 +66,8 @@ static int64_t tokenizer_added_ids(const json_t *added)
 	const json_t *t;
 	json_array_foreach(added, i, t) {
 		const json_t *id = json_object_get(t, "id");
-		if (json_is_integer(id) && json_integer_value(id) >= end &&
-		    json_integer_value(id) < INT32_MAX)
-			end = json_integer_value(id) + 1;
+		if (json_is_integer(id))
+			end = tokenizer_after(end, json_integer_value(id));
 	}
 	return end;
 }
@@ -78,8 +83,8 @@ static int64_t tokenizer_decoder_ids(const json_t *decoder)
 		(void)v;
 		char *stop = NULL;
 		long long id = strtoll(key, &stop, 10);
-		if (stop != key && !*stop && id >= end && id < INT32_MAX)
-			end = id + 1;
+		if (stop != key && !*stop)
+			end = tokenizer_after(end, id);
 	}
 	return end;
 }
