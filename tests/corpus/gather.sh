@@ -4,10 +4,10 @@
 # SOURCES.tsv: local file, kind, version, repository, path, commit. Each
 # distinct file (git blob) is kept once, under the first version listed
 # that has it. Usage: tests/corpus/gather.sh MINDFORMERS_GIT MEGATRON_GIT MINDSPEED_GIT
-# AICONFIGURATOR_GIT LLMSERVINGSIM_GIT (run from the repository root; it rewrites
-# tests/corpus/files/).
+# AICONFIGURATOR_GIT LLMSERVINGSIM_GIT LLMPROF_GIT (run from the repository root; it
+# rewrites tests/corpus/files/).
 set -eu
-MF=$1 MG=$2 MS=$3 AIC=$4 SIM=$5
+MF=$1 MG=$2 MS=$3 AIC=$4 SIM=$5 PROF=$6
 OUT=tests/corpus
 rm -rf "$OUT/files"
 mkdir -p "$OUT/files"
@@ -118,7 +118,7 @@ for m in meta-llama--Meta-Llama-3.1-8B meta-llama--Meta-Llama-3.1-70B meta-llama
 	deepseek-ai--DeepSeek-R1 deepseek-ai--DeepSeek-V3.2 mistralai--Mixtral-8x7B-v0.1 \
 	mistralai--Mixtral-8x22B-v0.1 moonshotai--Kimi-K2-Instruct openai--gpt-oss-20b \
 	openai--gpt-oss-120b MiniMaxAI--MiniMax-M2.7 Qwen--Qwen3.5-27B \
-	nvidia--Nemotron-H-56B-Base-8K; do
+	nvidia--Nemotron-H-56B-Base-8K deepseek-ai--DeepSeek-V4-Flash; do
 	hf "$AIC" ai-dynamo/aiconfigurator aiconfigurator "$A1" "$A1D/${m}_config.json" "$m"
 done
 hf "$AIC" ai-dynamo/aiconfigurator aiconfigurator "$A2" \
@@ -128,6 +128,22 @@ S1=5daddb21a545658d5150b535712d0494584b5278
 # final newline or the indentation: not kept twice)
 hf "$SIM" casys-kaist/LLMServingSim LLMServingSim "$S1" configs/model/Qwen/Qwen3-30B-A3B-Instruct-2507.json \
 	Qwen--Qwen3-30B-A3B-Instruct-2507
+# citsjtu2020/LLM-Prof's sglang/Model_Config.md holds Hugging Face config.json files as
+# they are, each under a line with the model's name: the block of Qwen3-14B (the model of
+# MindSpeed-LLM's Qwen3-14B FSDP2 launches), from that line to the first line "}".
+# hf_block GIT REPO VERSION COMMIT PATH MODEL NAME
+hf_block() {
+	git=$1 repo=$2 version=$3 commit=$4 path=$5 model=$6 name=$7
+	local="hf-config/$name/config.json"
+	mkdir -p "$OUT/files/hf-config/$name"
+	git -C "$git" show "$commit:$path" |
+		awk -v m="$model" '$0 == m { f = 1; next } f && /^}$/ { print; exit } f' \
+		> "$OUT/files/$local"
+	printf '%s\thf-config\t%s\t%s\t%s (the %s block)\t%s\n' "$local" "$version" "$repo" \
+		"$path" "$model" "$commit" >> "$OUT/SOURCES.tsv"
+}
+hf_block "$PROF" citsjtu2020/LLM-Prof LLM-Prof 8434c8d19c396b2f95d92a67845a7c0a0e0dd512 \
+	sglang/Model_Config.md Qwen3-14B Qwen--Qwen3-14B
 M1=$(git -C "$MF" rev-parse master)
 hf "$MF" mindspore-ai/mindformers mindformers-tests "$M1" \
 	tests/st/test_multi_cards_cases/test_model/test_deepseek3/config.json mindformers--test_deepseek3

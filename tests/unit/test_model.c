@@ -721,6 +721,40 @@ static void test_hf_model_types(void **state)
 	assert_int_equal(with_indexer - mo_model_parameters(m), 2 * 12976384);
 	mo_model_free(m);
 	mo_diags_free(d);
+	/* DeepSeek-V4: the class fixes the hybrid attention, MLA and mHC; head_dim
+	 * is the one head width. Its parameters by module
+	 * (deepseek_v4_hybrid_attention.py:52-160, compressor.py:95-130,
+	 * indexer.py:116-140, hyper_connection.py:212-230 at mindformers
+	 * 167a50de), h 256, 4 heads of 64, q_lora 32, 2 output groups of rank 16:
+	 * q down 256 x 32 + norm 32 + q up 32 x 256 + kv 256 x 64 + norm 64 +
+	 * grouped output 32 x 128 + linear_proj 32 x 256 + 4 sinks = 45,156;
+	 * ratio 128 adds the compressor's kv and gate 2 x 256 x 64, positional
+	 * bias 128 x 64 and norm 64 = 41,024; ratio 4 its compressor at coff 2
+	 * (2 x 256 x 128 + 4 x 2 x 64 + 64 = 66,112) and the indexer (query 32 x
+	 * 16, compressor 2 x 256 x 2 x 8 + 4 x 2 x 8 + 8, weights 256 x 2 =
+	 * 9,288). A layer adds 2 norms (512), the gated MLP 3 x 256 x 512 and two
+	 * hyper-connection modules of 2 x 256 x 8 + 8 + 3 each (8,214); the
+	 * embedding, final norm and untied head 2 x 1000 x 256 + 256. */
+	m = load("{\"model_type\": \"deepseek_v4\", \"num_hidden_layers\": 3,"
+		 " \"hidden_size\": 256, \"num_attention_heads\": 4, \"head_dim\": 64,"
+		 " \"qk_rope_head_dim\": 16, \"q_lora_rank\": 32, \"o_groups\": 2,"
+		 " \"o_lora_rank\": 16, \"index_n_heads\": 2, \"index_head_dim\": 8,"
+		 " \"index_topk\": 16, \"hc_mult\": 2, \"intermediate_size\": 512,"
+		 " \"vocab_size\": 1000, \"num_nextn_predict_layers\": 0,"
+		 " \"tie_word_embeddings\": false, \"compress_ratios\": [0, 4, 128]}",
+		 &d);
+	assert_true(m->dsv4_hybrid);
+	assert_true(m->multi_latent_attention);
+	assert_true(m->hyper_connections);
+	assert_int_equal(m->v_head_dim, 64);
+	assert_int_equal(m->qk_nope_head_dim, 48);
+	assert_null(find_diag(d, "unmodelled", "index_topk"));
+	assert_int_equal(mo_diags_errors(d), 0);
+	assert_int_equal(mo_model_parameters(m),
+			 (45156 + 45156 + 66112 + 9288 + 45156 + 41024) +
+				 3 * (512 + 3 * 256 * 512 + 8214) + 2 * 1000 * 256 + 256);
+	mo_model_free(m);
+	mo_diags_free(d);
 	/* hybrid and multimodal files: refused, not priced as their flat keys */
 	m = load("{\"model_type\": \"qwen3_next\", \"num_hidden_layers\": 48,"
 		 " \"hidden_size\": 2048, \"num_attention_heads\": 16}", &d);

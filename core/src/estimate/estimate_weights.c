@@ -399,34 +399,22 @@ static double est_norm_params(const mo_model *m)
 	return strcmp(m->normalization, "LayerNorm") == 0 ? 2 * h : h;
 }
 
-/* DeepSeek-V4's hybrid attention (deepseek_v4_hybrid_attention.py:52-140):
- * q down / up projections and norm, one kv head and its norm, the grouped
- * output projection (o_groups x o_lora_rank by heads x v_head_dim / o_groups)
- * and linear_proj, the fp32 attention sinks (csa.py:588); the Compressor of
- * ratios 4 and 128 (compressor.py:95-130: kv and gate projections of coff x
- * v_head_dim, coff 2 at ratio 4, the positional bias, the norm) and the
- * Indexer of ratio 4 (indexer.py:116-140: query projection, its own
- * compressor over index_head_dim, the head weights). Heads split by TP. */
+/* DeepSeek-V4's hybrid attention on one rank (heads split by TP), its
+ * parameters as the model counts them (model/params.c), and its largest
+ * weight: the query's projections, the output's, the compressor's kv and
+ * gate projections, the indexer's query projection. */
 static double est_hybrid_params(const mo_model *m, int64_t ratio, double *largest)
 {
 	double h = (double)m->hidden_size, tp = (double)est_pos(m->tensor_parallel);
 	double a = (double)m->num_attention_heads / tp, vd = (double)m->v_head_dim;
 	double ql = (double)m->q_lora_rank, olr = (double)(m->o_groups * m->o_lora_rank);
-	double p = h * ql + ql + ql * a * vd + h * vd + vd + olr * a * vd / (double)m->o_groups +
-		   olr * h + a;
 	double mx = est_max(est_max(h * ql, ql * a * vd), olr * h);
-	if (ratio > 0) {
-		double coff = ratio == 4 ? 2.0 : 1.0;
-		p += 2 * h * coff * vd + (double)ratio * coff * vd + vd;
-		mx = est_max(mx, h * coff * vd);
-	}
-	if (ratio == 4) {
-		double ih = (double)(m->index_n_heads * m->index_head_dim), id = (double)m->index_head_dim;
-		p += ql * ih + 2 * h * 2 * id + 4 * 2 * id + id + h * (double)m->index_n_heads;
-		mx = est_max(mx, ql * ih);
-	}
+	if (ratio > 0)
+		mx = est_max(mx, h * (ratio == 4 ? 2.0 : 1.0) * vd);
+	if (ratio == 4)
+		mx = est_max(mx, ql * (double)(m->index_n_heads * m->index_head_dim));
 	*largest = mx;
-	return p;
+	return model_hybrid_attention_params(m, ratio, a);
 }
 
 static double est_attn_params(const mo_model *m)
@@ -453,17 +441,12 @@ static double est_attn_params(const mo_model *m)
 	return p;
 }
 
-/* One HyperConnectionModule (hyper_connection.py:212-230): the mapping
- * projection [n x h -> n + n + n^2], its bias and three gates; its fixed
- * rms_weight has no gradient and is left out. These are fp32 parameters
- * (params_dtype=mstype.float32) counted here in the model's parameter
- * dtype: 0.4M parameters per module at h 4096, n 4. Not split by TP. */
+/* One HyperConnectionModule (model/params.c). Its parameters are fp32
+ * (params_dtype=mstype.float32), counted here in the model's parameter
+ * dtype: 0.4M per module at h 4096, n 4. Not split by TP. */
 static double est_hc_params(const mo_model *m)
 {
-	if (!m->hyper_connections)
-		return 0;
-	double n = (double)m->hc_mult, dim = 2 * n + n * n;
-	return n * (double)m->hidden_size * dim + dim + 3;
+	return model_hc_params(m);
 }
 
 static double est_mlp_params(const mo_model *m, double ffn, double tp)

@@ -150,6 +150,35 @@ static void hf_fix_bool(struct mo_rd *r, enum mo_mf f, bool *field, const mo_nod
 	model_mark(r, f, at, "model_type");
 }
 
+/* DeepSeek-V4 (DeepseekV4Config, mindspore-ai/mindformers 167a50de
+ * mindformers/models/deepseek4/configuration_deepseek_v4.py:149-214): the
+ * class fixes the hybrid attention (experimental_attention_variant
+ * dsv4_hybrid, on an MLA config: transformer_config.py:2897-2900) and mHC
+ * (enable_hyper_connections); its head_dim is the one head width of the
+ * queries, the shared key / value head and the output
+ * (deepseek_v4_hybrid_attention.py:65-66: q_head_dim = v_head_dim), and
+ * qk_nope_head_dim = head_dim - qk_rope_head_dim (configuration_deepseek_v4.py:238). */
+static void hf_deepseek_v4(struct mo_rd *r, const mo_node *root, const mo_node *type)
+{
+	mo_model *m = r->m;
+	struct mo_model_ext *x = m->ext;
+	if (!x->set[MF_ATTN_VARIANT]) {
+		m->dsv4_hybrid = true;
+		model_mark(r, MF_ATTN_VARIANT, type, "model_type");
+	}
+	hf_fix_bool(r, MF_MLA, &m->multi_latent_attention, type);
+	hf_fix_bool(r, MF_HC, &m->hyper_connections, type);
+	const mo_node *head = map_get(root, "head_dim");
+	if (!x->set[MF_V_HEAD] && head && x->set[MF_KV_CHANNELS]) {
+		m->v_head_dim = m->kv_channels;
+		model_mark(r, MF_V_HEAD, head, "head_dim");
+	}
+	if (!x->set[MF_QK_NOPE] && head && m->v_head_dim > m->qk_rope_head_dim) {
+		m->qk_nope_head_dim = m->v_head_dim - m->qk_rope_head_dim;
+		model_mark(r, MF_QK_NOPE, head, "head_dim");
+	}
+}
+
 /* The class's fixed parts its config.json has no key for:
  * - Qwen2 / Qwen2-MoE (Qwen1.5, Qwen2, Qwen2.5): biases on Q, K and V
  *   (modeling_qwen2.py Qwen2Attention: q_proj, k_proj, v_proj bias=True,
@@ -182,6 +211,8 @@ static void hf_type_fixed(struct mo_rd *r, const mo_node *root)
 		m->dsa = true;
 		model_mark(r, MF_ATTN_VARIANT, type, "model_type");
 	}
+	if (ts && strcmp(ts, "deepseek_v4") == 0)
+		hf_deepseek_v4(r, root, type);
 	const mo_node *key = NULL;
 	const mo_node *qkn = map_get_kv(root, "use_qk_norm", &key);
 	bool on = false;

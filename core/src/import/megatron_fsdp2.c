@@ -589,6 +589,30 @@ int mo_fsdp2_detect(const char *text, size_t len)
 	return 0;
 }
 
+/* DeepSeek-V4's hybrid attention (its config.json's model_type, read as
+ * dsv4_hybrid) runs here as MindSpeed-LLM's own PyTorch module
+ * (mindspeed_llm/fsdp2/models/deepseek_v4/modeling_deepseek_v4.py at
+ * c77308a1); memopt's op table of that attention is MindSpore
+ * Transformers' only, so the run is priced with the MLA its keys give, as a
+ * Megatron launch of the same model is (megatron_dsv4.c), and says so. */
+static void fsdp2_hybrid_attention(mo_model *m, struct mo_megatron_import *g,
+				   const struct mo_fsdp2_run *r)
+{
+	if (!m->dsv4_hybrid)
+		return;
+	m->dsv4_hybrid = false;
+	mo_diag *d = diags_add(
+	    g->diags, MO_SEV_WARNING, "unmodelled", g->file, r->line, r->column, "model",
+	    "the model's DeepSeek-V4 hybrid attention (compressed sparse attention, its "
+	    "indexer and grouped output projection, MindSpeed-LLM's modeling_deepseek_v4.py) "
+	    "is priced as the MLA of the same head widths: memopt's op table of that "
+	    "attention is MindSpore Transformers' only");
+	if (d)
+		diag_set_hint(g->diags, d,
+			      "the weights and activations of the compressors and the indexer are "
+			      "left out, and the MLA's are counted in their place");
+}
+
 int megatron_fsdp2_build(mo_model **out, struct mo_megatron_import *g, const mo_model *arch,
 		       int64_t devices)
 {
@@ -611,6 +635,7 @@ int megatron_fsdp2_build(mo_model **out, struct mo_megatron_import *g, const mo_
 		r->world_from = "--devices";
 	r->world = world;
 	fsdp2_apply(m, g, r, world);
+	fsdp2_hybrid_attention(m, g, r);
 	fsdp2_unmodelled(g, r);
 	/* fully_shard's MixedPrecisionPolicy (model_factory.py:170-174 passes
 	 * param_dtype / reduce_dtype into the FSDP plan): each layer is

@@ -498,6 +498,12 @@ mo_model *model_alloc(const char *name);
 /* params.c: the parameters of DeepSeek-V3.2's indexer in one layer (0
  * without dsa). */
 double model_dsa_indexer_params(const mo_model *m);
+/* DeepSeek-V4's hybrid attention of one layer at compress ratio `ratio`
+ * with `heads` attention heads on the rank (all of them for the model's
+ * count, heads / TP for a device's), and one hyper-connection module
+ * (two per decoder layer); params.c gives the sources. */
+double model_hybrid_attention_params(const mo_model *m, int64_t ratio, double heads);
+double model_hc_params(const mo_model *m);
 /* The vocabulary a model has when no file gives one. */
 int64_t model_default_vocab_size(void);
 /* Fills derived defaults (kv_channels, groups, world size, ...). */

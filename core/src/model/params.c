@@ -25,8 +25,52 @@ double model_dsa_indexer_params(const mo_model *m)
 	return (double)m->q_lora_rank * heads * id + h * id + 2.0 * id + h * heads;
 }
 
-static double params_attention(const mo_model *m)
+/* DeepSeek-V4's hybrid attention (mindspore-ai/mindformers 167a50de,
+ * mindformers/pynative/transformers/experimental_attention_variant/
+ * deepseek_v4_hybrid_attention.py:52-160): the query's down projection
+ * (hidden -> q_lora_rank), its norm and up projection (-> heads x
+ * v_head_dim), one key / value head (hidden -> v_head_dim) and its norm, the
+ * grouped output projection (o_groups x o_lora_rank by heads x v_head_dim /
+ * o_groups) and linear_proj (o_groups x o_lora_rank -> hidden), one fp32
+ * attention sink per head (csa.py:588); the Compressor of ratios 4 and 128
+ * (compressor.py:95-130: kv and gate projections of coff x v_head_dim, coff
+ * 2 at ratio 4, the positional bias, the norm) and the Indexer of ratio 4
+ * (indexer.py:116-140: the query projection, its own compressor over
+ * index_head_dim, the head weights). */
+double model_hybrid_attention_params(const mo_model *m, int64_t ratio, double heads)
 {
+	double h = (double)m->hidden_size, vd = (double)m->v_head_dim;
+	double ql = (double)m->q_lora_rank, olr = (double)(m->o_groups * m->o_lora_rank);
+	double groups = m->o_groups > 0 ? (double)m->o_groups : 1.0;
+	double p = h * ql + ql + ql * heads * vd + h * vd + vd + olr * heads * vd / groups +
+		   olr * h + heads;
+	if (ratio > 0) {
+		double coff = ratio == 4 ? 2.0 : 1.0;
+		p += 2 * h * coff * vd + (double)ratio * coff * vd + vd;
+	}
+	if (ratio == 4) {
+		double ih = (double)(m->index_n_heads * m->index_head_dim), id = (double)m->index_head_dim;
+		p += ql * ih + 2 * h * 2 * id + 4 * 2 * id + id + h * (double)m->index_n_heads;
+	}
+	return p;
+}
+
+/* One HyperConnectionModule (hyper_connection.py:212-230 at the same
+ * commit): the mapping projection [n x h -> n + n + n^2], its bias and
+ * three gates; its fixed rms_weight has no gradient and is left out. */
+double model_hc_params(const mo_model *m)
+{
+	if (!m->hyper_connections)
+		return 0;
+	double n = (double)m->hc_mult, dim = 2 * n + n * n;
+	return n * (double)m->hidden_size * dim + dim + 3;
+}
+
+static double params_attention(const mo_model *m, int64_t id)
+{
+	if (m->dsv4_hybrid)
+		return model_hybrid_attention_params(m, model_compress_ratio(m, id),
+						     (double)m->num_attention_heads);
 	double h = (double)m->hidden_size, n = (double)m->num_attention_heads;
 	if (m->multi_latent_attention) {
 		double qk = (double)(m->qk_nope_head_dim + m->qk_rope_head_dim);
@@ -81,7 +125,7 @@ static double params_layer(const mo_model *m, int64_t id)
 {
 	double h = (double)m->hidden_size;
 	bool moe = m->num_moe_experts > 0 && id >= m->first_k_dense_replace;
-	double p = params_attention(m) + 2.0 * h + params_bias(m, moe);
+	double p = params_attention(m, id) + 2.0 * h + params_bias(m, moe) + 2.0 * model_hc_params(m);
 	if (!moe)
 		return p + params_mlp(m, m->ffn_hidden_size);
 	return p + (double)m->num_moe_experts *
