@@ -1714,12 +1714,14 @@ static void test_script_gpt3_175b(void **state)
 	assert_int_equal(int_at(doc, "parallel.world_size"), 128);
 	assert_int_equal(int_at(doc, "parallel.data_parallel"), 1);
 	assert_int_equal(mo_diags_errors(d), 0);
-	/* the flag's own line in TRAINING_ARGS */
-	const mo_diag *u =
-	    diag_for(d, "unread-key", "--step-batch-size-schedule");
-	assert_non_null(u);
-	assert_int_equal(u->line, 40);
-	assert_int_equal(u->column, 5);
+	/* --step-batch-size-schedule (line 40) ramps the global batch up, the
+	 * micro-batch stays (training/config/training_config.py:29-37 at
+	 * d98e8a64): known not to change memory, nothing left unread */
+	assert_int_equal(count_code(d, "unread-key"), 0);
+	for (size_t i = 0; i < mo_diags_count(d); i++) {
+		const char *p = mo_diags_get(d, i)->path;
+		assert_true(!p || strcmp(p, "--step-batch-size-schedule") != 0);
+	}
 	assert_int_equal(count_code(d, "megatron-script"), 0);
 	doc_free(doc);
 	free(yaml);
@@ -2823,6 +2825,94 @@ static void test_msrun_world(void **state)
 	mo_diags_free(d);
 }
 
+/* Flags of Megatron-LM's and MindSpeed-LLM's launches, each classified from
+ * its framework source (megatron_args.c, megatron_shell.c): `unmodelled` where
+ * it changes memory the estimate does not count, only at a value that turns
+ * the thing on (MindSpeed-LLM's --attention-mask-type causal, its default, is
+ * silent; general keeps the batch's [s, s] mask); nothing where it leaves memory
+ * unchanged (determinism, test switches, a load hook); an error where Megatron-LM
+ * stops at it; and read where memopt models what it switches (--quick-geglu, a
+ * gated unit as --geglu). Never `unread-key`. */
+static void test_launch_flag_classes(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *args, *flag, *code; /* code NULL: no diagnostic at the flag */
+	} cases[] = {
+	    {"--attention-mask-type general", "--attention-mask-type", "unmodelled"},
+	    {"--attention-mask-type causal", "--attention-mask-type", NULL},
+	    {"--cp-attention-mask-type general", "--cp-attention-mask-type", "unmodelled"},
+	    {"--cp-window-size 1", "--cp-window-size", NULL},
+	    {"--cp-window-size 2", "--cp-window-size", "unmodelled"},
+	    {"--cp-window-size $CP_WINDOW", "--cp-window-size", "unmodelled"},
+	    {"--megatron-fsdp-main-grads-dtype bf16", "--megatron-fsdp-main-grads-dtype",
+	     "unmodelled"},
+	    {"--megatron-fsdp-main-grads-dtype auto", "--megatron-fsdp-main-grads-dtype", NULL},
+	    {"--DDP-impl torch", "--DDP-impl", "unmodelled"},
+	    {"--DDP-impl local", "--DDP-impl", NULL},
+	    {"--tp-comm-overlap-cfg tp.yaml", "--tp-comm-overlap-cfg", "unmodelled"},
+	    {"--no-post-layer-norm", "--no-post-layer-norm", "unmodelled"},
+	    {"--npu-deterministic", "--npu-deterministic", NULL},
+	    {"--use-deter-comp", "--use-deter-comp", NULL},
+	    {"--error-injection-rate 100", "--error-injection-rate", NULL},
+	    {"--export-te-mcore-model", "--export-te-mcore-model", NULL},
+	    {"--yarn-beta-fast 32", "--yarn-beta-fast", NULL},
+	    {"--step-batch-size-schedule 0:16", "--step-batch-size-schedule", NULL},
+	    {"--checkpoint-activations", "--checkpoint-activations", "type"},
+	    {"--fc-type up_down", "--fc-type", NULL},
+	    {"--swiglu --fc-type up_down", "--fc-type", "unmodelled"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char text[512];
+		snprintf(text, sizeof text,
+			 "torchrun pretrain_gpt.py --num-layers 4 --hidden-size 512 "
+			 "--num-attention-heads 8 --seq-length 1024 --max-position-embeddings 1024 "
+			 "--vocab-size 1000 --micro-batch-size 1 %s\n",
+			 cases[i].args);
+		mo_diags *d = NULL;
+		char *yaml = NULL;
+		mo_error err = {0};
+		assert_int_equal(mo_diags_new(&d), 0);
+		assert_int_equal(
+		    mo_megatron_import(&yaml, d, text, strlen(text), "run.sh", 0, NULL, &err), 0);
+		assert_int_equal(count_code(d, "unread-key"), 0);
+		size_t at_flag = 0;
+		for (size_t k = 0; k < mo_diags_count(d); k++) {
+			const mo_diag *g = mo_diags_get(d, k);
+			at_flag += g->path && strcmp(g->path, cases[i].flag) == 0;
+		}
+		if (cases[i].code) {
+			if (!diag_for(d, cases[i].code, cases[i].flag))
+				fail_msg("%s: no %s", cases[i].args, cases[i].code);
+			assert_int_equal(at_flag, 1);
+		} else if (at_flag != 0)
+			fail_msg("%s: said at %s", cases[i].args, cases[i].flag);
+		free(yaml);
+		mo_diags_free(d);
+	}
+}
+
+/* --quick-geglu (training/argument_utils.py:323-326 at d98e8a64): a gated
+ * unit, fc1 2 x ffn wide as with --geglu, the key naming the flag. */
+static void test_quick_geglu(void **state)
+{
+	(void)state;
+	static const char text[] =
+	    "torchrun pretrain_gpt.py --num-layers 4 --hidden-size 512 --num-attention-heads 8 "
+	    "--seq-length 1024 --max-position-embeddings 1024 --vocab-size 1000 "
+	    "--micro-batch-size 1 --quick-geglu\n";
+	mo_diags *d = NULL;
+	char *yaml = import_text(text, "run.sh", 0, &d);
+	mo_doc *doc = parse(yaml);
+	assert_string_equal(str_at(doc, "model.hidden_act"), "geglu");
+	assert_int_equal(int_at(doc, "model.ffn_hidden_size"), 2048);
+	assert_non_null(strstr(yaml, "# --quick-geglu"));
+	assert_int_equal(count_code(d, "unread-key"), 0);
+	doc_free(doc);
+	free(yaml);
+	mo_diags_free(d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2876,6 +2966,8 @@ int main(void)
 	    cmocka_unit_test(test_mindspeed_26_flags),
 	    cmocka_unit_test(test_mindspeed_lora_flags),
 	    cmocka_unit_test(test_script_array_without_subscript),
+	    cmocka_unit_test(test_launch_flag_classes),
+	    cmocka_unit_test(test_quick_geglu),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

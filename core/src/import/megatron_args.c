@@ -820,6 +820,53 @@ static const char *const mo_megatron_irrelevant[] = {
     "--verify-integrity",
     "--test-mode",
     "--rampup-batch-size",
+    /* the same for the step schedule that replaced it (training/config/
+     * training_config.py:29-37 at d98e8a64: global batch sizes by consumed tokens) */
+    "--step-batch-size-schedule",
+    /* MindSpeed's deterministic computing: seeds and deterministic kernels
+     * (features_manager/functional/npu_deterministic.py:10-16 at
+     * v26.0.0_core_r0.12.1), and MindSpeed-LLM's older name for it
+     * (training/arguments.py:536 at v1.0.0; features_manager/arguments/
+     * deprecated_args.py:15-17 at c77308a1) */
+    "--npu-deterministic",
+    "--use-deter-comp",
+    /* Megatron-LM at d98e8a64 unless named: the rerun state machine's injected
+     * errors, a test switch (training/config/resilience_config.py:12-19); a
+     * load_state_dict hook that renames a Transformer Engine checkpoint's keys
+     * (post_training/arguments.py:22-28, model_builder.py:110-114; core_v0.15.0
+     * model_provider.py:37-42); the asynchronous checkpoint save's strategy and host
+     * shared memory (async_utils.py:69, 149, 160-174); a flag that is ignored
+     * (core_v0.12.0 arguments.py:1730-1733, "DEPRECATED. This flag is ignored.");
+     * the steps run before CUDA graphs are captured (transformer_config.py:1066: what
+     * is captured is --cuda-graph-impl's); random routing for benchmarks
+     * (moe/router.py:861: router balancing); the experimental switch, whose features
+     * are their own flags (global_vars.py:168-169); NCCL registration of the same
+     * FSDP buffers (arguments.py:3184); the fill-in-the-middle data
+     * (arguments.py:3355-3359); MuP's initialisation and multipliers
+     * (transformer_config.py:428-475); the gated unit's offset and the activation's
+     * clamp (transformer_config.py:231, 235); sliding-window attention (arguments.py:
+     * 2384-2388: the same attention tensors, the window a mask); the tokenizer
+     * (core_v0.15.0 arguments.py:2799) */
+    "--error-injection-rate",
+    "--error-injection-type",
+    "--export-te-mcore-model",
+    "--async-strategy",
+    "--async-ckpt-use-cpu-shm",
+    "--no-async-tensor-model-parallel-allreduce",
+    "--cuda-graph-warmup-steps",
+    "--moe-router-force-load-balancing",
+    "--enable-experimental",
+    "--fsdp-manual-registration",
+    "--fim-data",
+    "--fim-rate",
+    "--fim-spm-rate",
+    "--use-mup",
+    "--mup-base-hidden-size",
+    "--glu-linear-offset",
+    "--activation-func-clamp-value",
+    "--window-size",
+    "--window-attn-skip-freq",
+    "--legacy-tokenizer",
     NULL};
 
 static const char *const mo_megatron_irrelevant_prefixes[] = {
@@ -851,6 +898,8 @@ static const char *const mo_megatron_irrelevant_prefixes[] = {
     "--null-tokenizer-",
     "--tokenizer-",
     "--rope-scaling-", /* YaRN's numbers: the same tensors */
+    "--yarn-",	       /* the same (arguments.py:2400-2410 at d98e8a64) */
+    "--no-yarn-",
     NULL};
 
 /* Flags that change device memory in a way the estimate does not model. */
@@ -1032,6 +1081,91 @@ static const struct {
 				 "(qwen3_next_feature.py:14-21)"},
     {"--linear-value-head-dim", "a linear-attention (Gated DeltaNet) layer's widths "
 				"(qwen3_next_feature.py:14-21)"},
+    /* Megatron-LM at d98e8a64 (megatron/ unless named) */
+    {"--export-kd-cfg", "the distillation's settings, whose loss pairs keep student and teacher "
+			"outputs (post_training/arguments.py:82-87, model_builder.py:498)"},
+    {"--tp-comm-overlap-cfg", "the user buffers of TP communication overlap, as this file sizes "
+			      "them (training/arguments.py:2880)"},
+    {"--cuda-graph-modules", "CUDA graphs' static buffers of these modules (training/"
+			     "arguments.py:2050)"},
+    {"--cuda-graph-scope", "CUDA graphs' static buffers of these modules (training/"
+			   "arguments.py:2047; core_v0.15.0 :1411)"},
+    {"--fsdp-double-buffer", "Megatron FSDP's communication buffers kept double (training/"
+			     "arguments.py:3202)"},
+    {"--use-nccl-ub", "the DP / FSDP communication buffers registered as NCCL user buffers, "
+		      "which turns FSDP's double buffers on (training/arguments.py:3171, 3202)"},
+    {"--no-use-layer-wise-param-layout",
+     "Muon's layer-wise optimizer with every parameter in one LayerWise buffer, more padding "
+     "than the default layout (training/arguments.py:3160-3168)"},
+    {"--offload-modules", "activation offloading of these modules (core/transformer/"
+			  "transformer_config.py:1328, attention.py:399-409, moe/experts.py:256-266)"},
+    {"--moe-flex-dispatcher-backend", "the flex dispatcher's backend and its communication "
+				      "buffers (core/transformer/moe/moe_utils.py:1502)"},
+    {"--delay-wgrad-compute", "weight gradients computed after the data gradients, their "
+			      "inputs kept until then (core/model_parallel_config.py:348)"},
+    {"--use-transformer-engine-op-fuser",
+     "the MLP built from Transformer Engine's fused operations, which keep their own tensors "
+     "(core/transformer/transformer_config.py:525)"},
+    /* MindSpeed-LLM: no final norm (features_manager/models/module.py:48, core/models/gpt/
+     * gpt_model.py:190-191 at c77308a1); the MTP layers recomputed (training/
+     * arguments.py:171, core/transformer/multi_token_prediction.py:519 at v2.1.0) */
+    {"--no-post-layer-norm", "no final norm: its weights and output are counted"},
+    {"--recompute-mtp-layer", "the MTP layers recomputed"},
+    {NULL, NULL}};
+
+/* Flags that change device memory in a way the estimate does not model at
+ * any value but the one that leaves things as they are (their default). */
+static const struct {
+	const char *flag, *off, *what;
+} mo_megatron_unmodelled_unless[] = {
+    /* MindSpeed-LLM's attention mask (features_manager/context_parallel/
+     * context_parallel_feature.py:31-37 at c77308a1, default causal): `general` keeps the
+     * batch's own [s, s] mask on the device (core/context_parallel/get_batch_utils.py:35-36;
+     * MindSpeed model/transformer.py:75-90 at v26.0.0_core_r0.12.1), where causal builds a
+     * compressed 2048 x 2048 one; --cp-attention-mask-type is its earlier name (training/
+     * arguments.py:138, training/utils.py:341 at v1.0.0; deprecated_args.py:21-23, 66-70 at
+     * c77308a1) */
+    {"--attention-mask-type", "causal", "a general attention mask: the batch's [s, s] mask "
+					"kept on the device"},
+    {"--cp-attention-mask-type", "causal", "a general attention mask: the batch's [s, s] "
+					   "mask kept on the device"},
+    /* double ring attention: windows of the ring with their own groups and HCCL buffers
+     * (context_parallel_feature.py:30 at c77308a1, default 1; MindSpeed core/
+     * parallel_state.py:204-212 at v26.0.0_core_r0.12.1) */
+    {"--cp-window-size", "1", "double ring attention's inner windows and their buffers"},
+    /* communication over computation's chunk count (MindSpeed arguments.py:112 at
+     * v26.0.0_core_r0.12.1, default 1); --use-ascend-coc says the feature */
+    {"--coc-parallel-num", "1", "communication over computation in this many chunks"},
+    /* Megatron FSDP's dtypes (training/arguments.py:3687-3697 at d98e8a64), its HSDP outer
+     * sharding (:3193, default no_shard) */
+    {"--megatron-fsdp-main-params-dtype", "fp32", "Megatron FSDP's master parameters in "
+						  "this dtype"},
+    {"--megatron-fsdp-main-grads-dtype", "auto", "Megatron FSDP's main gradients in this "
+						 "dtype"},
+    {"--megatron-fsdp-grad-comm-dtype", "auto", "Megatron FSDP's gradient communication "
+						"buffers in this dtype"},
+    {"--outer-dp-sharding-strategy", "no_shard", "the optimizer states sharded over HSDP's "
+						 "outer data-parallel group"},
+    /* a softmax offset, learnable: a parameter per attention head (core/transformer/
+     * transformer_config.py:170, core/extensions/transformer_engine.py:2362) */
+    {"--softmax-type", "vanilla", "the attention's softmax offset (a learnable one is a "
+				  "parameter per head)"},
+    /* torch's DistributedDataParallel in place of Megatron's own, whose contiguous
+     * gradient buffer the estimate prices (arguments.py:947-950 at 23.04, default local) */
+    {"--DDP-impl", "local", "torch's DistributedDataParallel and its gradient buckets"},
+    {NULL, NULL, NULL}};
+
+/* Flags Megatron-LM stops at, each with why: the launch never trains. */
+static const struct {
+	const char *flag, *why;
+} mo_megatron_refused_flags[] = {
+    {"--checkpoint-activations",
+     "Megatron-LM exits at it: 'no longer valid, use --recompute-activations, or, for more "
+     "control, --recompute-granularity and --recompute-method' (arguments.py:104-109 at "
+     "23.04; training/arguments.py:372-377 at core_v0.12.0)"},
+    {"--activations-checkpoint-method",
+     "--recompute-method's name before Megatron-LM renamed it; since then (23.04 and later) "
+     "argparse refuses the launch for an unknown flag (arguments.py:44-47 at 23.04)"},
     {NULL, NULL}};
 
 /* MindSpeed-LLM's layer specs (--spec MODULE layer_spec, mindspeed_llm/tasks/models/spec/
@@ -1094,29 +1228,58 @@ static bool megatron_known_irrelevant(const char *flag)
 	return megatron_ends_with(flag, "-fusion");
 }
 
+/* A flag of mo_megatron_unmodelled_unless: silent at its `off` value,
+ * `unmodelled` at any other (a shell variable included). */
+static bool megatron_account_unless(struct mo_megatron_import *g,
+				    const struct mo_megatron_arg *a)
+{
+	for (size_t k = 0; mo_megatron_unmodelled_unless[k].flag; k++) {
+		if (strcmp(mo_megatron_unmodelled_unless[k].flag, a->flag) != 0)
+			continue;
+		if (a->n_values != 1 || strcmp(a->value, mo_megatron_unmodelled_unless[k].off) != 0)
+			megatron_unmodelled(g, a, mo_megatron_unmodelled_unless[k].what);
+		return true;
+	}
+	return false;
+}
+
+static bool megatron_account_refused(struct mo_megatron_import *g,
+				     const struct mo_megatron_arg *a)
+{
+	for (size_t k = 0; mo_megatron_refused_flags[k].flag; k++)
+		if (strcmp(mo_megatron_refused_flags[k].flag, a->flag) == 0) {
+			megatron_diag(g, MO_SEV_ERROR, "type", a->line, a->column, a->flag,
+				      "%s: %s", a->flag, mo_megatron_refused_flags[k].why);
+			return true;
+		}
+	return false;
+}
+
+/* Whether the flag is accounted for: said (unmodelled, refused) or known
+ * not to change memory. */
+static bool megatron_accounted(struct mo_megatron_import *g, const struct mo_megatron_arg *a)
+{
+	for (size_t k = 0; mo_megatron_unmodelled_flags[k].flag; k++)
+		if (strcmp(mo_megatron_unmodelled_flags[k].flag, a->flag) == 0) {
+			megatron_unmodelled(g, a, mo_megatron_unmodelled_flags[k].what);
+			return true;
+		}
+	return megatron_account_unless(g, a) || megatron_account_refused(g, a) ||
+	       megatron_known_irrelevant(a->flag) || megatron_mode_covers(g, a->flag) ||
+	       megatron_account_spec(g, a);
+}
+
 void megatron_account(struct mo_megatron_import *g)
 {
 	for (size_t i = 0; i < g->n_args; i++) {
 		struct mo_megatron_arg *a = &g->args[i];
 		if (a->used)
 			continue;
-		size_t k = 0;
-		while (mo_megatron_unmodelled_flags[k].flag &&
-		       strcmp(mo_megatron_unmodelled_flags[k].flag, a->flag) !=
-			   0)
-			k++;
-		if (mo_megatron_unmodelled_flags[k].flag)
-			megatron_unmodelled(
-			    g, a, mo_megatron_unmodelled_flags[k].what);
-		else if (!megatron_known_irrelevant(a->flag) && !megatron_mode_covers(g, a->flag) &&
-			 !megatron_account_spec(g, a))
-			megatron_diag(
-			    g, MO_SEV_WARNING, "unread-key", a->line, a->column,
-			    a->flag,
-			    "%.200s: a Megatron flag memopt does not "
-			    "read (not known to "
-			    "leave memory unchanged)",
-			    a->flag);
+		if (!megatron_accounted(g, a))
+			megatron_diag(g, MO_SEV_WARNING, "unread-key", a->line, a->column, a->flag,
+				      "%.200s: a Megatron flag memopt does not read (not known to "
+				      "leave memory unchanged)",
+				      a->flag);
 		a->used = true;
 	}
 }

@@ -28,6 +28,28 @@ static int64_t megatron_required(struct mo_megatron_import *g,
 	return fallback;
 }
 
+/* --quick-geglu: a gated unit with quick GeLU, gated_linear_unit as with
+ * --geglu (training/argument_utils.py:323-326 at d98e8a64; fc1 2 x ffn wide,
+ * ffn 4 x hidden unless given, arguments.py:1320-1329) */
+static bool megatron_quick_geglu(struct mo_megatron_import *g)
+{
+	return megatron_flag(g, "--quick-geglu");
+}
+
+/* MindSpeed-LLM's --fc-type: `up_down` turns gated_linear_unit off, any other
+ * value leaves the MLP as the flags give it (core/transformer/mlp.py:228-229,
+ * features_manager/models/module.py:54 at c77308a1). Without a gated flag
+ * the MLP is the one priced; with one it is priced gated (2 x ffn wide). */
+static void megatron_read_fc_type(struct mo_megatron_import *g,
+				  const struct mo_megatron_shape *s)
+{
+	struct mo_megatron_arg *a = megatron_find(g, "--fc-type");
+	if (a && a->n_values == 1 && strcmp(a->value, "up_down") == 0 &&
+	    (s->swiglu || s->geglu))
+		megatron_unmodelled(g, a, "--fc-type up_down turns the gated MLP off (fc1 ffn "
+					  "wide): priced gated, fc1 2 x ffn");
+}
+
 void megatron_read_shape(struct mo_megatron_import *g,
 				   struct mo_megatron_out *o,
 				   struct mo_megatron_shape *s)
@@ -59,7 +81,8 @@ void megatron_read_shape(struct mo_megatron_import *g,
 	 * mindspeed_llm/core/transformer/mlp.py core_mlp_init: --geglu and
 	 * --gelu-tanh both): fc1 is 2 x ffn wide, as with --swiglu */
 	s->geglu = !s->swiglu && (megatron_flag(g, "--geglu") ||
-				  megatron_flag(g, "--gelu-tanh"));
+				  megatron_flag(g, "--gelu-tanh") ||
+				  megatron_quick_geglu(g));
 	a = NULL;
 	if (megatron_int(g, "--ffn-hidden-size", 1, 1 << 26, &v, &a))
 		s->ffn = v;
@@ -384,9 +407,12 @@ void megatron_read_layer(struct mo_megatron_import *g,
 	const struct mo_megatron_arg *sw = megatron_find(g, "--swiglu");
 	if (s->geglu) {
 		const struct mo_megatron_arg *ge = megatron_find(g, "--geglu");
+		if (!ge)
+			ge = megatron_find(g, "--gelu-tanh");
 		megatron_put_str(o, MO_SEC_MODEL, "hidden_act", "geglu", MF_ACT,
-				 ge ? ge : megatron_find(g, "--gelu-tanh"), NULL);
+				 ge ? ge : megatron_find(g, "--quick-geglu"), NULL);
 	}
+	megatron_read_fc_type(g, s);
 	if (megatron_flag(g, "--squared-relu"))
 		megatron_unmodelled(g, megatron_find(g, "--squared-relu"),
 				       "squared ReLU (counted as GeLU)");

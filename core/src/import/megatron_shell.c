@@ -2083,10 +2083,23 @@ static const char *const mo_megatron_inference_flags[] = {
     "--num-tokens-to-generate", "--prompts", "--prompt-file", "--output-path",
     "--incoming-requests-", "--max-tokens-to-oom", "--flash-decode",
     "--enable-chunked-prefill", "--use-flashinfer-fused-rope", "--use-legacy-static-engine",
-    "--moe-pad-experts-for-cuda-graph-inference", "--termination-id", NULL};
+    "--moe-pad-experts-for-cuda-graph-inference", "--termination-id",
+    /* the inference scripts' sampling, output and suspend settings
+     * (megatron/inference/utils.py:163, 207, 219, 240, 270, 278), the offline
+     * script's engine modes (examples/inference/offline_inference.py:60, 64),
+     * decode-only CUDA graphs (arguments.py:2134), the engine's record of
+     * MoE routing (core/inference/contexts/dynamic_context.py:739-740) and
+     * what suspending the engine does with its KV cache and graphs
+     * (arguments.py:455-520, 2760) */
+    "--top-n-logprobs", "--stop-words", "--output-every-n-results",
+    "--prompt-file-num-truncate", "--suspend-", "--use-coordinator", "--async-mode",
+    "--decode-only-cuda-graphs", "--moe-enable-routing-replay",
+    "--rl-kv-cache-management-mode", "--no-rl-persist-cuda-graphs", NULL};
 
+/* --refit-method: how RL copies the weights into the inference model
+ * (arguments.py:2836, _add_rl_args) */
 static const char *const mo_megatron_rl_flags[] = {
-    "--grpo-", "--rl-", "--langrl-", "--perform-rl-step", NULL};
+    "--grpo-", "--rl-", "--langrl-", "--perform-rl-step", "--refit-method", NULL};
 
 static bool megatron_mode_listed(const char *flag, const char *const *list)
 {
