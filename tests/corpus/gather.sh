@@ -187,7 +187,7 @@ done
 # checkout they run in (examples/fsdp2/<model>/<name>.yaml): each version's YAMLs kept at the
 # same path under that version's folder, the launch directory check.py runs them from.
 # Support files too (listed in SUPPORT.tsv).
-for v in c77308a14bfc v26.1.0; do
+for v in c77308a14bfc v26.1.0 v26.0.0; do
 	ref=$v
 	[ "$v" = c77308a14bfc ] && ref=c77308a14bfcb1aa7ca61da9c1aa24a893cb1b91
 	C=$(git -C "$MS" rev-parse "$ref^{commit}")
