@@ -884,6 +884,43 @@ static void check_first_error(const mo_model *m, const mo_diags *d, mo_par_rule 
 	assert_string_equal(f.path, first->path);
 }
 
+/* The PyNative trainer refuses TP > 1 without sequence parallelism
+ * (mindformers/pynative/config/config.py:523-529 at 167a50de): a file that
+ * turns it off is priced with it on and told so at its key; a file that
+ * leaves it out gets it on silently, as SP is on whenever TP > 1. */
+static void test_pynative_sequence_parallel(void **state)
+{
+	(void)state;
+	const char *off = "model:\n"
+			  "  num_hidden_layers: 2\n"
+			  "  hidden_size: 1024\n"
+			  "  num_attention_heads: 16\n"
+			  "parallelism:\n"
+			  "  tensor_parallel: 2\n"
+			  "  sequence_parallel: False\n"; /* 7 */
+	mo_diags *d;
+	mo_model *m = load(off, &d);
+	assert_true(m->sequence_parallel);
+	const mo_diag *g = find_diag(d, "parallel", "parallelism.sequence_parallel");
+	assert_non_null(g);
+	assert_int_equal(g->severity, MO_SEV_WARNING);
+	assert_int_equal(g->line, 7);
+	assert_int_equal(g->column, 22);
+	mo_model_free(m);
+	mo_diags_free(d);
+	const char *unsaid = "model:\n"
+			     "  num_hidden_layers: 2\n"
+			     "  hidden_size: 1024\n"
+			     "  num_attention_heads: 16\n"
+			     "parallelism:\n"
+			     "  tensor_parallel: 2\n";
+	m = load(unsaid, &d);
+	assert_true(m->sequence_parallel);
+	assert_null(find_diag(d, "parallel", "parallelism.sequence_parallel"));
+	mo_model_free(m);
+	mo_diags_free(d);
+}
+
 static void test_parallel_rules(void **state)
 {
 	(void)state;
@@ -1357,6 +1394,7 @@ int main(void)
 		cmocka_unit_test(test_hf_llama),
 		cmocka_unit_test(test_hf_deepseek_v3),
 		cmocka_unit_test(test_hf_model_types),
+		cmocka_unit_test(test_pynative_sequence_parallel),
 		cmocka_unit_test(test_graph_mode),
 		cmocka_unit_test(test_no_model),
 		cmocka_unit_test(test_parallel_rules),

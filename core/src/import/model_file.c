@@ -1003,6 +1003,25 @@ static bool model_read_doc(struct mo_rd *r, const mo_node *root)
 	return true;
 }
 
+/* The PyNative trainer runs tensor parallelism with sequence parallelism
+ * only: TrainingConfig.__post_init__ refuses tensor_parallel > 1 without
+ * it (mindspore-ai/mindformers 167a50de, mindformers/pynative/config/
+ * config.py:523-529). A file that turns it off is priced with it on, and
+ * told so at its key. */
+static void model_sequence_parallel_on(struct mo_rd *r)
+{
+	mo_model *m = r->m;
+	const struct mo_model_pos *p = &m->ext->pos[MF_SP];
+	if (m->ext->set[MF_SP] && !m->sequence_parallel)
+		diags_add(r->diags, MO_SEV_WARNING, "parallel", model_pos_file(r, MF_SP), p->line,
+			  p->column, p->path,
+			  "%s: false with tensor_parallel %lld: MindSpore Transformers' PyNative "
+			  "trainer refuses tensor parallelism without sequence parallelism; priced "
+			  "with it on",
+			  p->path ? p->path : "sequence_parallel", (long long)m->tensor_parallel);
+	m->sequence_parallel = true;
+}
+
 /* Applies what the reader kept aside (gated units, shared-expert counts,
  * max positions, replicate degree). */
 static void model_apply_temps(struct mo_rd *r, bool pynative)
@@ -1037,7 +1056,7 @@ static void model_apply_temps(struct mo_rd *r, bool pynative)
 		m->data_parallel =
 			model_mul(m->data_parallel_shard, r->dp_replicate);
 	if (pynative && m->tensor_parallel > 1)
-		m->sequence_parallel = true;
+		model_sequence_parallel_on(r);
 }
 
 /* What every reader does once the keys are read: the graph-mode rules, the
