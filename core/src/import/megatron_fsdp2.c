@@ -201,20 +201,6 @@ static void fsdp2_read_doc(struct mo_megatron_import *g, struct mo_fsdp2_run *r,
 	}
 }
 
-/* path under the launch directory (as is when absolute), malloc'd. */
-static char *fsdp2_join(const char *dir, const char *path, const char *tail)
-{
-	size_t n = strlen(dir) + strlen(path) + strlen(tail) + 3;
-	char *p = malloc(n);
-	if (!p)
-		return NULL;
-	if (path[0] == '/')
-		snprintf(p, n, "%s%s", path, tail);
-	else
-		snprintf(p, n, "%s/%s%s", dir, path, tail);
-	return p;
-}
-
 /* Why a path the launch names cannot be opened, NULL when it may. */
 static const char *fsdp2_refusal(const struct mo_megatron_import *g, const char *path)
 {
@@ -226,14 +212,14 @@ static const char *fsdp2_refusal(const struct mo_megatron_import *g, const char 
 }
 
 /* A file of the launch directory, whole, into *text (malloc'd), or why not. */
-static const char *fsdp2_open(struct mo_megatron_import *g, const char *path, const char *tail,
+static const char *fsdp2_open(struct mo_megatron_import *g, const char *path, const char *name,
 			      char **text, size_t *len)
 {
 	*text = NULL;
 	const char *why = fsdp2_refusal(g, path);
 	if (why)
 		return why;
-	char *full = fsdp2_join(g->launch_dir, path, tail);
+	char *full = file_join(g->launch_dir, path, name);
 	if (!full)
 		return "out of memory";
 	enum file_read_status status;
@@ -246,7 +232,7 @@ static void fsdp2_read_yaml(struct mo_megatron_import *g, struct mo_fsdp2_run *r
 {
 	char *text = NULL;
 	size_t len = 0;
-	r->yaml_why = fsdp2_open(g, r->yaml, "", &text, &len);
+	r->yaml_why = fsdp2_open(g, r->yaml, NULL, &text, &len);
 	if (!text) {
 		mo_diag *d = diags_add(g->diags, MO_SEV_WARNING, "megatron-script", g->file,
 				       r->yaml_line, r->yaml_column, NULL,
@@ -559,7 +545,7 @@ static int fsdp2_model_dir(mo_model **out, struct mo_megatron_import *g, struct 
 	char *text = NULL;
 	size_t len = 0;
 	const char *tail = dir[strlen(dir) - 1] == '/' ? "config.json" : "/config.json";
-	r->config_json_why = fsdp2_open(g, dir, tail, &text, &len);
+	r->config_json_why = fsdp2_open(g, dir, "config.json", &text, &len);
 	if (!text)
 		return 1;
 	char *name = arena_printf(g->arena, "%s%s", dir, tail);

@@ -211,15 +211,6 @@ static const char *megatron_tokenizer_flag(const char *type, enum tokenizer_kind
 	return NULL;
 }
 
-/* The tokenizer's path joined to the launch folder (absolute as given),
- * in the arena; NULL when out of memory. */
-static char *megatron_tokenizer_path(struct mo_megatron_import *g, const char *value)
-{
-	if (value[0] == '/')
-		return arena_strdup(g->arena, value);
-	return arena_printf(g->arena, "%s/%s", g->launch_dir, value);
-}
-
 /* The vocabulary from the tokenizer the arguments name, when the caller
  * says where the run is launched from and the tokenizer is there
  * (tokenizer.c counts it as the trainer does): true when it gave
@@ -235,14 +226,16 @@ bool megatron_read_tokenizer(struct mo_megatron_import *g, struct mo_megatron_ou
 	struct mo_megatron_arg *a = flag ? megatron_find(g, flag) : NULL;
 	if (!g->launch_dir || !a || !a->value || !a->value[0])
 		return false;
-	char *path = megatron_tokenizer_path(g, a->value);
+	char *path = file_join(g->launch_dir, a->value, NULL);
 	if (!path) {
 		megatron_fail(g, MO_ERR_NOMEM, a->line, a->column, "out of memory");
 		return false;
 	}
 	struct tokenizer_vocab v;
 	const char *why = NULL;
-	if (!tokenizer_read(path, kind, &v, &why)) {
+	bool read = tokenizer_read(path, kind, &v, &why);
+	free(path);
+	if (!read) {
 		*unread = arena_printf(g->arena, "; %s %s is not read: %s", a->flag, a->value, why);
 		return false;
 	}

@@ -157,32 +157,6 @@ int mo_config_model(mo_model **out, mo_diags *diags, const mo_config *c, mo_erro
 	return rc;
 }
 
-/* "<dir>/config.json" of a training YAML's pretrained_model_dir, opened
- * from base unless absolute, as MindSpore Transformers opens it
- * (merge_model_config, mindformers/models/build_config.py:125-136 at
- * 167a50de: os.path.join(pretrained_model_dir, "config.json") from the
- * launch directory). NULL when out of memory. */
-static char *load_pretrained_path(const char *base, const char *dir)
-{
-	static const char name[] = "config.json";
-	size_t bn = strlen(base), dn = strlen(dir);
-	char *p = malloc(bn + dn + sizeof name + 2);
-	if (!p)
-		return NULL;
-	size_t n = 0;
-	if (dir[0] != '/') {
-		memcpy(p, base, bn);
-		n = bn;
-		p[n++] = '/';
-	}
-	memcpy(p + n, dir, dn);
-	n += dn;
-	if (n == 0 || p[n - 1] != '/')
-		p[n++] = '/';
-	memcpy(p + n, name, sizeof name);
-	return p;
-}
-
 /* The model of a training YAML that names none of its own: its
  * pretrained_model_dir's config.json when the caller opens files and it is
  * there, with the YAML's run read over it (model_from_doc_run). 0 with
@@ -206,7 +180,11 @@ static int load_pretrained_model(mo_model **model, mo_diags *diags, const mo_con
 		mo_limits_default(&dl);
 		lim = &dl;
 	}
-	char *path = load_pretrained_path(in->config_dir, ds);
+	/* as MindSpore Transformers opens it (merge_model_config,
+	 * mindformers/models/build_config.py:125-136 at 167a50de:
+	 * os.path.join(pretrained_model_dir, "config.json") from the launch
+	 * directory) */
+	char *path = file_join(in->config_dir, ds, "config.json");
 	size_t len = 0;
 	enum file_read_status status;
 	char *text = path ? file_read_bounded(path, lim->max_bytes, &len, &status, unread) : NULL;

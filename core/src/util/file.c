@@ -56,3 +56,18 @@ char *file_read_bounded(const char *path, size_t max, size_t *len, enum file_rea
 	*len = size;
 	return text;
 }
+
+char *file_join(const char *dir, const char *path, const char *name)
+{
+	bool under = dir && dir[0] && path[0] != '/';
+	size_t pn = strlen(path);
+	bool slash = name && (pn == 0 || path[pn - 1] != '/');
+	size_t n = (under ? strlen(dir) + 1 : 0) + pn + (slash ? 1 : 0) +
+		   (name ? strlen(name) : 0) + 1;
+	char *p = malloc(n);
+	if (!p)
+		return NULL;
+	snprintf(p, n, "%s%s%s%s%s", under ? dir : "", under ? "/" : "", path,
+		 slash ? "/" : "", name ? name : "");
+	return p;
+}

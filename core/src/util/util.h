@@ -240,6 +240,11 @@ enum file_read_status {
  * reason in words, a static text). */
 char *file_read_bounded(const char *path, size_t max, size_t *len, enum file_read_status *status,
 			const char **why);
+/* A path a file names, as the program that reads it opens it: `path` as
+ * given when absolute or when `dir` is NULL or empty, else under `dir`;
+ * then `name` inside it (with one '/' between) when `name` is not NULL.
+ * malloc'd; NULL when out of memory. */
+char *file_join(const char *dir, const char *path, const char *name);
 
 /* ---- JSON errors ------------------------------------------------------------ */
 
