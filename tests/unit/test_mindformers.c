@@ -465,12 +465,228 @@ static void test_llama_qkv_bias(void **state)
 	assert_int_equal(params[0] - params[1], 28 * (3584 + 2 * 512));
 }
 
+/* Loads a small training YAML; counts its findings of `code` (at `path`
+ * when given), and checks no error. */
+static mo_model *load_yaml(const char *text, mo_diags **d)
+{
+	mo_model *m = NULL;
+	assert_int_equal(mo_diags_new(d), 0);
+	assert_int_equal(mo_model_load(&m, *d, text, strlen(text), "class", NULL, NULL), 0);
+	assert_int_equal(mo_diags_errors(*d), 0);
+	return m;
+}
+
+static size_t count_diags(const mo_diags *d, const char *code, const char *path)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < mo_diags_count(d); i++) {
+		const mo_diag *g = mo_diags_get(d, i);
+		if (strcmp(g->code, code) == 0 && (!path || strcmp(g->path, path) == 0))
+			n++;
+	}
+	return n;
+}
+
+static void drop(mo_model *m, mo_diags *d)
+{
+	mo_model_free(m);
+	mo_diags_free(d);
+}
+
+/* GLMConfig's own names (mindformers/models/glm at v1.0.0): inner_hidden_size is the FFN
+ * width (layers.py:35-57), hidden_size_per_attention_head the head width
+ * (attention.py:176-181), activation_func GEGLU the gated GeLU (layers.py:51-53); the
+ * sandwich order's two extra norms (layers.py:202-204) and a model without its final norm
+ * (glm.py:172) are said unmodelled; ids, the 2D rotary and the stored-only
+ * is_enhanced_encoder are nothing to memory. */
+static void test_glm_class_keys(void **state)
+{
+	(void)state;
+	static const char glm[] =
+	    "run_mode: 'finetune'\n"
+	    "model:\n  model_config:\n    type: GLMConfig\n    vocab_size: 1000\n"
+	    "    hidden_size: 64\n    num_layers: 2\n    num_heads: 4\n"
+	    "    inner_hidden_size: 96\n    hidden_size_per_attention_head: 8\n"
+	    "    activation_func: 'GEGLU'\n    layernorm_order: 'sandwich'\n"
+	    "    use_final_layernorm: False\n    position_encoding_2d: True\n"
+	    "    is_enhanced_encoder: True\n    mask_token_id: 130000\n"
+	    "    gmask_token_id: 130001\n    is_sample_acceleration: False\n"
+	    "  arch:\n    type: GLMForPreTraining\n";
+	mo_diags *d = NULL;
+	mo_model *m = load_yaml(glm, &d);
+	assert_int_equal(m->ffn_hidden_size, 96);
+	assert_int_equal(m->kv_channels, 8);
+	assert_string_equal(m->hidden_act, "geglu");
+	assert_int_equal(count_diags(d, "unread-key", NULL), 0);
+	assert_int_equal(count_diags(d, "unmodelled", "model.model_config.layernorm_order"), 1);
+	assert_int_equal(count_diags(d, "unmodelled", "model.model_config.use_final_layernorm"), 1);
+	drop(m, d);
+	/* the released file's values: 'post', a final norm, GELU, the head width None */
+	static const char plain[] =
+	    "run_mode: 'finetune'\n"
+	    "model:\n  model_config:\n    type: GLMConfig\n    vocab_size: 1000\n"
+	    "    hidden_size: 64\n    num_layers: 2\n    num_heads: 4\n"
+	    "    inner_hidden_size: 256\n    hidden_size_per_attention_head:\n"
+	    "    activation_func: 'GELU'\n    layernorm_order: 'post'\n"
+	    "    use_final_layernorm: True\n"
+	    "  arch:\n    type: GLMForPreTraining\n";
+	m = load_yaml(plain, &d);
+	assert_int_equal(m->ffn_hidden_size, 256);
+	assert_int_equal(m->kv_channels, 16);
+	assert_string_equal(m->hidden_act, "gelu");
+	assert_int_equal(count_diags(d, "unread-key", NULL), 0);
+	assert_int_equal(count_diags(d, "unmodelled", "model.model_config.layernorm_order"), 0);
+	assert_int_equal(count_diags(d, "unmodelled", "model.model_config.use_final_layernorm"), 0);
+	drop(m, d);
+}
+
+/* IFlytekSparkConfig (research/iflytekspark at v1.0.2): dropout_rate is the attention's
+ * and the hidden dropout (iflytekspark_layers.py:461, :1216), compute_type the compute
+ * dtype (:428, :848), seq_parallel the sequence parallelism (:942-960); sparse_local_size
+ * only bounds the flash kernel's window, is_reward_model is only stored. */
+static void test_spark_class_keys(void **state)
+{
+	(void)state;
+	static const char spark[] =
+	    "run_mode: 'train'\n"
+	    "parallel_config:\n  data_parallel: 1\n  model_parallel: 2\n  pipeline_stage: 1\n"
+	    "model:\n  model_config:\n    type: IFlytekSparkConfig\n    seq_length: 1024\n"
+	    "    hidden_size: 64\n    ffn_hidden_size: 256\n    num_layers: 2\n"
+	    "    num_heads: 4\n    vocab_size: 1000\n    compute_type: \"float16\"\n"
+	    "    dropout_rate: 0.25\n    sparse_local_size: 512\n    seq_parallel: True\n"
+	    "    is_reward_model: False\n"
+	    "  arch:\n    type: IFlytekSparkModelForCasualLM\n";
+	mo_diags *d = NULL;
+	mo_model *m = load_yaml(spark, &d);
+	assert_true(m->hidden_dropout == 0.25 && m->attention_dropout == 0.25);
+	assert_string_equal(m->compute_dtype, "float16");
+	assert_true(m->sequence_parallel);
+	assert_int_equal(count_diags(d, "unread-key", NULL), 0);
+	drop(m, d);
+}
+
+/* WizardCoderConfig (research/wizardcoder/wizardcoder.py:187-197 at v1.0.0): the learned
+ * position table has n_position rows, dropout_prob is the embedding's dropout;
+ * use_select_recompute turns the layers' full recompute off for the attention's own
+ * (:237-246): said unmodelled when on, nothing when off (BloomConfig's too). */
+static void test_wizardcoder_class_keys(void **state)
+{
+	(void)state;
+	static const char wc[] =
+	    "run_mode: 'finetune'\n"
+	    "recompute_config:\n  recompute: True\n"
+	    "model:\n  model_config:\n    type: WizardCoderConfig\n    seq_length: 2048\n"
+	    "    n_position: 8192\n    hidden_size: 64\n    num_layers: 2\n    num_heads: 4\n"
+	    "    vocab_size: 1000\n    dropout_prob: 0.1\n    use_select_recompute: True\n"
+	    "    eos_token: 0\n    pad_token: 999\n    layernorm_dtype: \"float32\"\n"
+	    "    softmax_dtype: \"float16\"\n"
+	    "  arch:\n    type: WizardCoderLMHeadModel\n";
+	mo_diags *d = NULL;
+	mo_model *m = load_yaml(wc, &d);
+	assert_int_equal(m->max_position_embeddings, 8192);
+	assert_int_equal(m->seq_length, 2048);
+	assert_int_equal(count_diags(d, "unread-key", NULL), 0);
+	assert_int_equal(count_diags(d, "unmodelled", "model.model_config.use_select_recompute"), 1);
+	drop(m, d);
+	static const char bloom[] =
+	    "run_mode: 'train'\n"
+	    "model:\n  model_config:\n    type: BloomConfig\n    seq_length: 2048\n"
+	    "    hidden_size: 64\n    num_layers: 2\n    num_heads: 4\n    vocab_size: 1000\n"
+	    "    use_select_recompute: False\n"
+	    "  arch:\n    type: BloomLMHeadModel\n";
+	m = load_yaml(bloom, &d);
+	assert_int_equal(count_diags(d, "unread-key", NULL), 0);
+	assert_int_equal(count_diags(d, "unmodelled", "model.model_config.use_select_recompute"), 0);
+	drop(m, d);
+}
+
+/* PanguAlphaConfig's MoE (mindformers/models/pangualpha/pangualpha.py:257-261 at v1.0.0):
+ * with use_moe, expert_num experts and per_token_num_experts_chosen of them per token,
+ * whatever order the keys come in; without, dense (MoEConfig(expert_num=1)) whatever
+ * moe_config says. dropout_rate is no parameter of the class. */
+static void test_pangu_class_keys(void **state)
+{
+	(void)state;
+	static const char moe[] =
+	    "run_mode: 'train'\n"
+	    "model:\n  model_config:\n    type: PanguAlphaConfig\n    seq_length: 1024\n"
+	    "    vocab_size: 1000\n    hidden_size: 64\n    ffn_hidden_size: 256\n"
+	    "    num_layers: 2\n    num_heads: 4\n    expert_num: 8\n"
+	    "    per_token_num_experts_chosen: 2\n    use_moe: True\n    dropout_rate: 0.1\n"
+	    "    eod_token_id: 6\n    post_layernorm_residual: False\n"
+	    "  arch:\n    type: PanguAlphaHeadModel\n";
+	mo_diags *d = NULL;
+	mo_model *m = load_yaml(moe, &d);
+	assert_int_equal(m->num_moe_experts, 8);
+	assert_int_equal(m->moe_router_topk, 2);
+	assert_int_equal(count_diags(d, "unread-key", NULL), 0);
+	drop(m, d);
+	static const char dense[] =
+	    "run_mode: 'train'\n"
+	    "moe_config:\n  expert_num: 4\n"
+	    "model:\n  model_config:\n    type: PanguAlphaConfig\n    seq_length: 1024\n"
+	    "    vocab_size: 1000\n    hidden_size: 64\n    ffn_hidden_size: 256\n"
+	    "    num_layers: 2\n    num_heads: 4\n    use_moe: False\n    expert_num: 8\n"
+	    "    per_token_num_experts_chosen: 2\n"
+	    "  arch:\n    type: PanguAlphaHeadModel\n";
+	m = load_yaml(dense, &d);
+	assert_int_equal(m->num_moe_experts, 0);
+	assert_int_equal(count_diags(d, "unread-key", NULL), 0);
+	drop(m, d);
+}
+
+/* GPT2ForSequenceClassification's score head (gpt2.py:213-228 at v1.0.0) is said
+ * unmodelled at num_labels; GPT2LMHeadModel reads no num_labels. auto parallel's
+ * mem_coeff (core/parallel_config.py:56) is said unmodelled; the inference kernels'
+ * switches and ids of any class are nothing to memory. */
+static void test_unmodelled_class_keys(void **state)
+{
+	(void)state;
+	static const char cls[] =
+	    "run_mode: 'finetune'\n"
+	    "model:\n  model_config:\n    type: GPT2Config\n    num_layers: 2\n"
+	    "    hidden_size: 64\n    num_heads: 4\n    num_labels: 2\n"
+	    "    use_prompt_flash_attention: False\n"
+	    "  arch:\n    type: %s\n";
+	const char *archs[] = {"GPT2ForSequenceClassification", "GPT2LMHeadModel"};
+	for (int i = 0; i < 2; i++) {
+		char text[512];
+		snprintf(text, sizeof text, cls, archs[i]);
+		mo_diags *d = NULL;
+		mo_model *m = load_yaml(text, &d);
+		assert_int_equal(count_diags(d, "unread-key", NULL), 0);
+		assert_int_equal(count_diags(d, "unmodelled", "model.model_config.num_labels"),
+				 i == 0);
+		drop(m, d);
+	}
+	static const char auto_parallel[] =
+	    "run_mode: 'train'\n"
+	    "parallel:\n  parallel_mode: 2\n  search_mode: \"recursive_programming\"\n"
+	    "parallel_config:\n  mem_coeff: 0.1\n  data_parallel: 1\n  model_parallel: 1\n"
+	    "model:\n  model_config:\n    type: LlamaConfig\n    seq_length: 1024\n"
+	    "    hidden_size: 64\n    num_layers: 2\n    num_heads: 4\n    vocab_size: 1000\n"
+	    "    use_prompt_flash_attention: False\n    use_incre_flash_attention: False\n"
+	    "    user_token_id: 195\n    assistant_token_id: 196\n    max_new_tokens: 512\n"
+	    "    fused_rms_norm: True\n    residual_dtype: \"float32\"\n"
+	    "  arch:\n    type: LlamaForCausalLM\n";
+	mo_diags *d = NULL;
+	mo_model *m = load_yaml(auto_parallel, &d);
+	assert_int_equal(count_diags(d, "unread-key", NULL), 0);
+	assert_int_equal(count_diags(d, "unmodelled", "parallel_config.mem_coeff"), 1);
+	drop(m, d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_corpus),
 		cmocka_unit_test(test_legacy_classes),
 		cmocka_unit_test(test_llama_qkv_bias),
+		cmocka_unit_test(test_glm_class_keys),
+		cmocka_unit_test(test_spark_class_keys),
+		cmocka_unit_test(test_wizardcoder_class_keys),
+		cmocka_unit_test(test_pangu_class_keys),
+		cmocka_unit_test(test_unmodelled_class_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

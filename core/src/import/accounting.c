@@ -75,6 +75,43 @@ static const char *const mo_irrelevant_keys[] = {
 	"pipeline_parallel_comm_overlap", "recompute", "select_recompute",
 	/* model_config: the recompute plan's (config/graph.c reads it) */
 	"no_recompute_layers",
+	/* inference kernels: the prompt flash attention runs only when not
+	 * training (mindformers/modules/transformer/transformer.py:1610 at
+	 * v1.1.0, :2006 at v1.5.0; research/glm32k/glm32k_transformer.py:449 at
+	 * v1.0.0 swaps it in for the flash kernel, a kernel without a
+	 * backward); the incremental one is stored by ChatGLM2Config and
+	 * YiZhaoConfig and read by no module (mindformers/models/glm2 at
+	 * v1.1.0, research/yizhao at v1.5.0) */
+	"use_prompt_flash_attention", "use_incre_flash_attention",
+	/* token ids and names (PanGu-alpha's eod, GLM's [MASK] / [gMASK],
+	 * Baichuan2's chat roles, WizardCoder's eos / pad, TeleChat's
+	 * model_name for its weight converter) and generation settings */
+	"eod_token_id", "mask_token_id", "gmask_token_id", "user_token_id",
+	"assistant_token_id", "eos_token", "pad_token", "max_new_tokens",
+	"model_name", "single_checkpoint_name_or_path", "is_sample_acceleration",
+	/* inference-only switches of InternLM's cache (mindformers/models/
+	 * llama/llama.py:127-128, :204-217 at v1.0.0: the kv-cache op and its
+	 * shapes) */
+	"use_kvcache_op", "is_flexible_shape",
+	/* the loss's mask of eod tokens (CodeGeeX) */
+	"eod_mask_loss",
+	/* kernel and layout choices that keep the same tensors: the fused
+	 * RMSNorm kernel (llama.py:183-189 at v1.3.0), the residual taken after
+	 * the norm (pangualpha.py:136, :162 at v1.0.0), GLM's 2D rotary (two
+	 * halves of the head rotated, attention.py:369 at v1.0.0), CodeGeeX2's
+	 * interleaved_qkv and rotary_percent (no module of
+	 * mindformers/models/glm2 reads either, v1.0.0 to v1.2.0) */
+	"fused_rms_norm", "post_layernorm_residual", "position_encoding_2d",
+	"interleaved_qkv", "rotary_percent",
+	/* norm and softmax compute dtypes under WizardCoder's names
+	 * (research/wizardcoder/wizardcoder.py:277, :305-306 at v1.0.0: the
+	 * layernorm_compute_type / softmax_compute_type of the layers); the
+	 * residual's dtype (fp32_residual_connection under its v1.7.0 name,
+	 * mindformers/parallel_core/transformer_config_utils.py:247) */
+	"layernorm_dtype", "softmax_dtype", "residual_dtype",
+	/* muP's scaling of the logits (research/telechat/telechat.py:310-313,
+	 * :439-440 at v1.5.0): a multiplier, the same tensors */
+	"use_mup", "output_mult", "mup_scale_factor",
 	NULL};
 
 /* Keys whose value changes device memory in a way the estimate does not
@@ -104,6 +141,14 @@ static const struct mo_unmodelled_key mo_unmodelled_keys[] = {
 	 * (mindformers/pet/tuners/pet_adapter.py:36, v1.2.0) freezes every
 	 * pretrained weight, so only the adapters' weights are trainable:
 	 * they alone get gradients and optimizer states */
+	/* parallel_config.mem_coeff weighs memory in auto parallel's
+	 * recursive-programming strategy search (_set_rp_matmul_mem_coef,
+	 * mindformers/core/parallel_config.py:56 at v1.0.0 and v1.2.0;
+	 * parallel.parallel_mode 2): the search picks each operator's sharding
+	 * itself */
+	{"mem_coeff", 0, "auto parallel's strategy search (mem_coeff weighs memory in it)", NULL,
+	 "it prices parallel_config's data_parallel and model_parallel on every operator; the "
+	 "search may shard operators otherwise, and the run's memory follows its choice"},
 	{"pet_config", 0, "parameter-efficient tuning (pet_config: the pretrained weights frozen, adapters trained)", NULL,
 	 "it prices a full fine-tune: the gradients and optimizer states of the frozen weights are "
 	 "counted although the run keeps none, and the adapters' own weights and activations are left out"},

@@ -119,6 +119,9 @@ void model_graph_begin(struct mo_rd *r, const mo_node *root,
 	r->type = tn ? model_type_find(tn) : NULL;
 	graph_check_supported(r, model_config, tn);
 	r->m->ext->model_type = tn ? arena_strdup(r->m->arena, tn) : NULL;
+	const mo_node *arch = graph_get(graph_get(root, "model"), "arch");
+	const mo_node *at = graph_get(arch, "type");
+	r->arch_type = at ? model_str(at) : NULL;
 }
 
 /* TeleChat's r1.1.0 FeedForward (research/telechat/telechat_layer.py) takes

@@ -105,6 +105,12 @@ struct mo_rd {
 	 * the layer counts are known (pp_layout.c) */
 	const char *pp_layout, *pp_layout_path;
 	int pp_layout_line, pp_layout_column;
+	/* PanguAlphaConfig's MoE switch and the values it gates
+	 * (graph_class_keys.c), and the model's arch type (model.arch.type) */
+	bool class_moe, class_moe_set;
+	const mo_node *class_experts, *class_topk;
+	const char *class_experts_path, *class_topk_path;
+	const char *arch_type;
 };
 
 /* read.c: helpers every reader shares. */
@@ -138,6 +144,17 @@ void model_graph_key(struct mo_rd *r, enum mo_conv which, int64_t lo, int64_t hi
 			const mo_node *v, const char *path);
 void model_graph_moe(struct mo_rd *r, const mo_node *moe_config);
 void model_graph_finish(struct mo_rd *r);
+/* graph_class_keys.c: a key of model_config that one legacy config class
+ * names its own way (read as the model-file key it means, known not to
+ * change memory for that class, or said unmodelled): true when it is one
+ * (the finding, if any, said); model_graph_class_finish applies what waits
+ * for the whole mapping (PanguAlphaConfig's use_moe), before
+ * model_graph_finish. */
+bool model_graph_class_key(struct mo_rd *r, const mo_node *key, const mo_node *v,
+			      const char *path);
+void model_graph_class_finish(struct mo_rd *r);
+/* model_file.c: v read as the model-file key `as` (false: no such key). */
+bool model_read_as(struct mo_rd *r, const char *as, const mo_node *v, const char *path);
 
 /* pp_layout.c: Megatron's layout string as per-stage layer lists and the
  * virtual pipeline degree (a `parallel` error when Megatron refuses it). */

@@ -863,6 +863,15 @@ static void model_read_key(struct mo_rd *r, const struct mo_mkey *k,
 		model_store(r, k, &it, path, at->line, at->column);
 }
 
+bool model_read_as(struct mo_rd *r, const char *as, const mo_node *v, const char *path)
+{
+	const struct mo_mkey *k = model_key_find(as);
+	if (!k)
+		return false;
+	model_read_key(r, k, v, path);
+	return true;
+}
+
 /* A head width in model_config of a legacy class that reads none (a
  * LlamaConfig file carrying Qwen's kv_channels): left unread, as the class
  * leaves it. */
@@ -924,7 +933,7 @@ static void model_read_keys(struct mo_rd *r, const mo_node *map, const char *sec
 					path, r->type->name);
 		else if (k)
 			model_read_key(r, k, v, path);
-		else
+		else if (!r->graph || !model_graph_class_key(r, key, v, path))
 			model_account_key(r, key, v, path);
 	}
 }
@@ -1067,8 +1076,10 @@ static int model_finish(mo_model **out, struct mo_rd *r, const mo_node *root, bo
 			   mo_error *err)
 {
 	mo_model *m = r->m;
-	if (r->graph)
+	if (r->graph) {
+		model_graph_class_finish(r); /* before moe_config's rules */
 		model_graph_finish(r);
+	}
 	if (!m->ext->set[MF_NUM_LAYERS] && !r->layers_default && !r->layers_given)
 		model_missing_layers(r, root);
 	m->ext->layers_refused = !m->ext->set[MF_NUM_LAYERS] && !r->layers_default && r->layers_given;
