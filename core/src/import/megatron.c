@@ -51,6 +51,24 @@ static bool megatron_sources_a_file(const char *text, size_t len)
 	return false;
 }
 
+/* Does the text start with a shell's `#!` line (#!/bin/bash, #!/bin/sh, #!/usr/bin/env
+ * bash)? The kernel runs such a file with that shell (execve(2), interpreter scripts):
+ * it is a shell script, never YAML, whatever else it holds. */
+static bool megatron_shell_shebang(const char *text, size_t len)
+{
+	if (len < 3 || text[0] != '#' || text[1] != '!')
+		return false;
+	const char *nl = memchr(text, '\n', len);
+	size_t n = nl ? (size_t)(nl - text) : len;
+	while (n && (text[n - 1] == ' ' || text[n - 1] == '\t' || text[n - 1] == '\r'))
+		n--;
+	static const char *const shells[] = {"/sh", "/bash", " sh", " bash"};
+	for (size_t i = 0; i < sizeof shells / sizeof *shells; i++)
+		if (megatron_ends_with_n(text, n, shells[i]))
+			return true;
+	return false;
+}
+
 /* The first word of the text, past blank and comment lines. */
 static size_t megatron_first_word(const char *text, size_t len,
 				     const char **word)
@@ -88,6 +106,11 @@ int mo_megatron_detect(const char *text, size_t len)
 	/* a functional-test config, even one whose MODEL_ARGS is empty (its model is elsewhere:
 	 * read, and said) */
 	if (megatron_is_model_config(text, len))
+		return true;
+	/* a shell script that runs Python, with no model flag of its own: a CI driver that runs
+	 * conversion programs and other launch scripts (MindSpeed-LLM's tests/pipeline/st/
+	 * layerwise_disaggregated_training/ at c77308a1), read as a script to say what it runs */
+	if (megatron_shell_shebang(text, len) && megatron_contains(text, len, ".py"))
 		return true;
 	/* MindSpeed-LLM's FSDP2 launch: no Megatron flag, read to say where its model is */
 	if (megatron_contains(text, len, "train_fsdp2.py"))

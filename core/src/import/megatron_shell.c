@@ -703,6 +703,18 @@ static bool megatron_dollar(struct mo_megatron_import *g,
 	return megatron_append_value(g, x, v, line, column);
 }
 
+/* Does a word end at q (the text ends, a blank or an operator)? A `\` before a newline is
+ * a line continuation, removed before the words are split (bash(1), QUOTING: "a non-quoted
+ * backslash-newline pair ... is removed from the input stream"): the word ends there when
+ * what follows the newline does (MindSpeed-LLM's tests/st/shell_scripts/qwen3_30b_tp4_cp2_ep2.sh:139
+ * at c77308a1, `  ${OPTIMIZE_ARGS[@]}\` and the next line indented). */
+static bool megatron_word_ends(const char *q, const char *end)
+{
+	while (end - q >= 2 && q[0] == '\\' && q[1] == '\n')
+		q += 2;
+	return q >= end || strchr(" \t\r\n)|;&<>", *q);
+}
+
 /* Is the text at x->p a whole word `${NAME[@]}` or `"${NAME[@]}"`? Then
  * x->splice is the array (NULL: not one the script assigns, a warning),
  * the lexer past it, and 2. 0: not such a word; -1: an error. */
@@ -723,7 +735,7 @@ static int megatron_splice(struct mo_megatron_import *g,
 	q += 4;
 	if (quoted && (q >= x->end || *q++ != '"'))
 		return 0;
-	if (q < x->end && !strchr(" \t\r\n)|;&<>", *q))
+	if (!megatron_word_ends(q, x->end))
 		return 0;
 	x->splice = megatron_var_find(g, p + 2, n);
 	if (x->splice && !x->splice->array) {
@@ -1704,14 +1716,54 @@ static bool megatron_batch(struct mo_megatron_import *g, const struct mo_megatro
 	return ok;
 }
 
-/* Commands the reader reads past: they do not change the arguments. */
+/* Commands the reader reads past: they do not change the arguments. Besides the shell's
+ * own `echo` / `set` / `cd`, programs that change files or packages (`mkdir`, `rm -rf
+ * /root/.cache`, `cp $training_file $training_file.back`, `mv`, `sed -i ... training.py`,
+ * `pip install transformers==5.8.1`: MindSpeed-LLM's CI scripts at c77308a1, e.g.
+ * tests/pipeline/st/qwen3-next/qwen3_next_80b_4K_A3_ptd.sh:7,
+ * tests/pipeline/st/high_availability/high_availability_error_dump_ptd.sh:24-39): each runs
+ * in a child process, which cannot set this shell's variables (bash(1), COMMAND EXECUTION
+ * ENVIRONMENT), so the launch's words are the same whether it ran or not. `trap TEXT EXIT`
+ * only keeps TEXT, run when the shell exits or is signalled (bash(1), SHELL BUILTIN
+ * COMMANDS, trap), after the launch (tests/pipeline/st/deepseek4-flash/
+ * pretrain_deepseek4_flash_1k_fsdp2.sh:29-33: `pip install` back the transformers it changed). */
 static bool megatron_not_run(const char *word)
 {
-	static const char *const passed[] = {"mkdir", "echo", "set", "cd", "git"};
+	static const char *const passed[] = {"mkdir", "echo", "set", "cd",    "git",  "rm",
+					     "cp",    "mv",   "sed", "touch", "pip",  "pip3",
+					     "sleep", "wait", "kill", "chmod", "ln",   "trap"};
 	for (size_t i = 0; i < sizeof passed / sizeof *passed; i++)
 		if (!strcmp(word, passed[i]))
 			return true;
 	return false;
+}
+
+/* MindSpeed-LLM's checkpoint conversion and data preprocessing programs (convert_ckpt.py,
+ * convert_ckpt_v2.py, mindspeed_llm/tasks/checkpoint/convert_ckpt_*.py,
+ * mindspeed_llm/tasks/posttrain/ldt_sft/convert_ckpt_pp_vpp.py, preprocess_data.py at
+ * c77308a1): a CI script runs them before its training (tests/pipeline/st/qwen3-30b/
+ * tune_qwen3_30b_a3b_4K_full_ptd_tp4_pp2_ep1.sh:150,162); they write files and are not the
+ * launch, whose arguments they do not change (a child process, as above). */
+/* `python -c "import mindspeed; ...GMMOpBuilder().load()" &` (tests/pipeline/st/deepseek3/
+ * deepseek_v3_mcore_tp2_pp2_ep2_dualpipev_fb.sh:10-14 at c77308a1: kernels built before the
+ * launch): Python runs the text given with -c (python(1), -c command), not a script file. */
+static bool megatron_python_text(const struct mo_megatron_words *w)
+{
+	return w->n > 1 && (!strcmp(w->v[0].text, "python") || !strcmp(w->v[0].text, "python3")) &&
+	       !strcmp(w->v[1].text, "-c");
+}
+
+static const char *megatron_tool(const struct mo_megatron_words *w)
+{
+	for (size_t i = 0; i < w->n; i++) {
+		if (!megatron_ends_with(w->v[i].text, ".py"))
+			continue;
+		const char *base = strrchr(w->v[i].text, '/');
+		base = base ? base + 1 : w->v[i].text;
+		bool tool = !strncmp(base, "convert_ckpt", 12) || !strcmp(base, "preprocess_data.py");
+		return tool ? w->v[i].text : NULL;
+	}
+	return NULL;
 }
 
 /* The index of the file `bash [options] FILE [args]` runs, or 0: not a shell, no file, or a
@@ -1798,6 +1850,21 @@ static bool megatron_command(struct mo_megatron_import *g,
 		return megatron_source(g, line, column, w.n > 1 ? w.v[1].text : "", launch);
 	if (kind == MEGATRON_CMD_SRUN)
 		return megatron_srun(g, &w, launch);
+	if (megatron_python_text(&w)) {
+		megatron_diag(g, MO_SEV_WARNING, "megatron-script", line, column, NULL,
+			      "'%s -c ...' is not run: Python runs the text after -c, no training "
+			      "script; it does not change the arguments",
+			      w.v[0].text);
+		return true;
+	}
+	const char *tool = megatron_tool(&w);
+	if (tool && megatron_is_launcher(&w)) {
+		megatron_diag(g, MO_SEV_WARNING, "megatron-script", line, column, NULL,
+			      "'%.80s' is not run: a checkpoint conversion or data preprocessing "
+			      "program, not the training launch; it does not change the arguments",
+			      tool);
+		return true;
+	}
 	if (!megatron_is_launcher(&w)) {
 		megatron_diag(
 		    g, MO_SEV_ERROR, "megatron-script", line, column, NULL,
