@@ -124,10 +124,11 @@ def judge_unsaid_devices(ans):
 
 def launch_dir(path):
     """Where a MindSpeed-LLM script runs: its version's checkout root
-    (files/mindspeed-script/VERSION), from which train_fsdp2.py opens the
-    YAML it names; None for the other kinds (the working directory)."""
+    (files/mindspeed-script/VERSION, files/mindspeed-ci/VERSION for the CI
+    scripts), from which train_fsdp2.py opens the YAML it names; None for the
+    other kinds (the working directory)."""
     parts = path.split("/")
-    if parts[0] == "mindspeed-script":
+    if parts[0] in ("mindspeed-script", "mindspeed-ci"):
         return os.path.join(FILES, parts[0], parts[1])
     return None
 

@@ -166,6 +166,14 @@ for v in v1.0.0 v2.3.0 v26.1.0 v2.0.0 v2.1.0 v2.2.0; do
 	keep "$MS" Ascend/MindSpeed-LLM mindspeed-script "$v" "$v" $(tunes "$v")
 done
 
+# MindSpeed-LLM's CI launch scripts at c77308a1: every tests/st/shell_scripts/*.sh and
+# tests/pipeline/**.sh (the gate's and the pipeline's system tests: cut-down models of the
+# examples' families, the launch as a user copies it, with the commands CI runs around it),
+# kept as their own kind (mindspeed-ci) after the rows above
+CI=c77308a14bfcb1aa7ca61da9c1aa24a893cb1b91
+keep "$MS" Ascend/MindSpeed-LLM mindspeed-ci c77308a14bfc "$CI" \
+	$(git -C "$MS" ls-tree -r --name-only "$CI" -- tests/st/shell_scripts tests/pipeline | grep -E '\.sh$')
+
 # The CI recipes beside the functional tests, where Megatron-LM keeps them
 # (tests/test_utils/recipes/<platform>/*.yaml at d98e8a64, tests/test_utils/recipes/*.yaml
 # at core_v0.12.0 and core_v0.15.0), each version's beside its configs: the device count
@@ -199,4 +207,14 @@ for v in c77308a14bfc v26.1.0 v26.0.0; do
 			printf '%s\tAscend/MindSpeed-LLM\t%s\t%s\n' "$dst" "$path" "$C" >> "$OUT/SUPPORT.tsv"
 		done
 done
+# The YAMLs MindSpeed-LLM's CI FSDP2 launches name (tests/**.yaml at c77308a1, relative to
+# the checkout root), kept at their paths under the CI scripts' folder, the launch directory
+# check.py runs them from. Support files too.
+git -C "$MS" ls-tree -r "$CI" -- tests | grep -E '\.ya?ml$' |
+	while read -r mode type blob path; do
+		dst="mindspeed-ci/c77308a14bfc/$path"
+		mkdir -p "$OUT/files/$(dirname "$dst")"
+		git -C "$MS" cat-file -p "$blob" > "$OUT/files/$dst"
+		printf '%s\tAscend/MindSpeed-LLM\t%s\t%s\n' "$dst" "$path" "$CI" >> "$OUT/SUPPORT.tsv"
+	done
 python3 "$OUT/recipe_devices.py"
