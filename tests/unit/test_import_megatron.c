@@ -1997,7 +1997,7 @@ static void test_script_hostile(void **state)
 	assert_refused(t, strlen(t), 1, "megatron-script", 1, 3);
 	t = "A=${B/x/y}\n# ${A[@]}\n";
 	assert_refused(t, strlen(t), 1, "megatron-script", 1, 3);
-	t = "A=( 1 )\nrm -rf /tmp/x\ntorchrun x.py ${A[@]}\n";
+	t = "A=( 1 )\neval \"A=( 2 )\"\ntorchrun x.py ${A[@]}\n"; /* eval can set A */
 	assert_refused(t, strlen(t), 1, "megatron-script", 2, 1);
 	t = "A=( 1 )\ntorchrun x.py --num-layers=${A[@]}x\n";
 	assert_refused(t, strlen(t), 1, "megatron-script", 2, 28);

@@ -706,8 +706,9 @@ static bool megatron_dollar(struct mo_megatron_import *g,
 /* Does a word end at q (the text ends, a blank or an operator)? A `\` before a newline is
  * a line continuation, removed before the words are split (bash(1), QUOTING: "a non-quoted
  * backslash-newline pair ... is removed from the input stream"): the word ends there when
- * what follows the newline does (MindSpeed-LLM's tests/st/shell_scripts/qwen3_30b_tp4_cp2_ep2.sh:139
- * at c77308a1, `  ${OPTIMIZE_ARGS[@]}\` and the next line indented). */
+ * what follows the newline does (MindSpeed-LLM's tests/st/shell_scripts/
+ * qwen3_30b_tp4_cp2_ep2.sh:139 at c77308a1, `  ${OPTIMIZE_ARGS[@]}\` and the next line
+ * indented). */
 static bool megatron_word_ends(const char *q, const char *end)
 {
 	while (end - q >= 2 && q[0] == '\\' && q[1] == '\n')
@@ -1738,12 +1739,6 @@ static bool megatron_not_run(const char *word)
 	return false;
 }
 
-/* MindSpeed-LLM's checkpoint conversion and data preprocessing programs (convert_ckpt.py,
- * convert_ckpt_v2.py, mindspeed_llm/tasks/checkpoint/convert_ckpt_*.py,
- * mindspeed_llm/tasks/posttrain/ldt_sft/convert_ckpt_pp_vpp.py, preprocess_data.py at
- * c77308a1): a CI script runs them before its training (tests/pipeline/st/qwen3-30b/
- * tune_qwen3_30b_a3b_4K_full_ptd_tp4_pp2_ep1.sh:150,162); they write files and are not the
- * launch, whose arguments they do not change (a child process, as above). */
 /* `python -c "import mindspeed; ...GMMOpBuilder().load()" &` (tests/pipeline/st/deepseek3/
  * deepseek_v3_mcore_tp2_pp2_ep2_dualpipev_fb.sh:10-14 at c77308a1: kernels built before the
  * launch): Python runs the text given with -c (python(1), -c command), not a script file. */
@@ -1753,6 +1748,13 @@ static bool megatron_python_text(const struct mo_megatron_words *w)
 	       !strcmp(w->v[1].text, "-c");
 }
 
+/* MindSpeed-LLM's checkpoint conversion and data preprocessing programs (convert_ckpt.py,
+ * convert_ckpt_v2.py, mindspeed_llm/tasks/checkpoint/convert_ckpt_*.py,
+ * mindspeed_llm/tasks/posttrain/ldt_sft/convert_ckpt_pp_vpp.py, preprocess_data.py at
+ * c77308a1): a CI script runs them before its training (tests/pipeline/st/qwen3-30b/
+ * tune_qwen3_30b_a3b_4K_full_ptd_tp4_pp2_ep1.sh:150,162); they write files and are not the
+ * launch, whose arguments they do not change (a child process, as above). The program's
+ * word, or NULL. */
 static const char *megatron_tool(const struct mo_megatron_words *w)
 {
 	for (size_t i = 0; i < w->n; i++) {
@@ -1764,6 +1766,27 @@ static const char *megatron_tool(const struct mo_megatron_words *w)
 		return tool ? w->v[i].text : NULL;
 	}
 	return NULL;
+}
+
+/* Python run on a text or on a conversion program: not the launch, a warning at it. */
+static bool megatron_python_not_launch(struct mo_megatron_import *g,
+				       const struct mo_megatron_words *w, int line, int column)
+{
+	if (megatron_python_text(w)) {
+		megatron_diag(g, MO_SEV_WARNING, "megatron-script", line, column, NULL,
+			      "'%s -c ...' is not run: Python runs the text after -c, no training "
+			      "script; it does not change the arguments",
+			      w->v[0].text);
+		return true;
+	}
+	const char *tool = megatron_tool(w);
+	if (!tool || !megatron_is_launcher(w))
+		return false;
+	megatron_diag(g, MO_SEV_WARNING, "megatron-script", line, column, NULL,
+		      "'%.80s' is not run: a checkpoint conversion or data preprocessing "
+		      "program, not the training launch; it does not change the arguments",
+		      tool);
+	return true;
 }
 
 /* The index of the file `bash [options] FILE [args]` runs, or 0: not a shell, no file, or a
@@ -1850,21 +1873,8 @@ static bool megatron_command(struct mo_megatron_import *g,
 		return megatron_source(g, line, column, w.n > 1 ? w.v[1].text : "", launch);
 	if (kind == MEGATRON_CMD_SRUN)
 		return megatron_srun(g, &w, launch);
-	if (megatron_python_text(&w)) {
-		megatron_diag(g, MO_SEV_WARNING, "megatron-script", line, column, NULL,
-			      "'%s -c ...' is not run: Python runs the text after -c, no training "
-			      "script; it does not change the arguments",
-			      w.v[0].text);
+	if (megatron_python_not_launch(g, &w, line, column))
 		return true;
-	}
-	const char *tool = megatron_tool(&w);
-	if (tool && megatron_is_launcher(&w)) {
-		megatron_diag(g, MO_SEV_WARNING, "megatron-script", line, column, NULL,
-			      "'%.80s' is not run: a checkpoint conversion or data preprocessing "
-			      "program, not the training launch; it does not change the arguments",
-			      tool);
-		return true;
-	}
 	if (!megatron_is_launcher(&w)) {
 		megatron_diag(
 		    g, MO_SEV_ERROR, "megatron-script", line, column, NULL,
