@@ -184,6 +184,7 @@ def test_estimate(port, preset):
     if "run" in e:
         fail("estimate: a config of three sections has a run: %r" % (e["run"],))
     test_estimate_run(port)
+    test_estimate_run_keys(port)
 
 
 RUN_CASE = os.path.join(ROOT, "tests", "golden", "valid", "recompute-config-on-model-given")
@@ -212,6 +213,40 @@ def test_estimate_run(port):
                 len(e.get("stages") or []) != 2 or
                 any(got.get(k) != v for k, v in want.items())):
             fail("estimate run over %s: %r" % ("hf.json" if model == hf else model, run))
+
+
+def test_estimate_run_keys(port):
+    """The run's other keys over a model given apart have their model-file
+    paths too: model_config's use_flash_attention, hidden_dropout and
+    attention_dropout (model.attention, model.hidden_dropout,
+    model.attention_dropout), the optimizer section (training.optimizer) and
+    a device key (device), each with its key and line in the YAML."""
+    with open(os.path.join(RUN_CASE, "config.yaml"), encoding="utf-8") as f:
+        config = f.read()
+    with open(os.path.join(RUN_CASE, "hf.json"), encoding="utf-8") as f:
+        hf = f.read()
+    extra = "    use_flash_attention: False\n    hidden_dropout: 0.1\n    attention_dropout: 0.05\n"
+    config = config.replace("    offset: 0\n", "    offset: 0\n" + extra, 1)
+    config += "optimizer:\n  type: AdamW\ntraining:\n  device: ascend-910b\n"
+    lines = config.split("\n")
+    def line_of(text):
+        return next(i + 1 for i, l in enumerate(lines) if l.strip() == text)
+    want = {"model.attention": ("model.model_config.use_flash_attention", line_of("use_flash_attention: False")),
+            "model.hidden_dropout": ("model.model_config.hidden_dropout", line_of("hidden_dropout: 0.1")),
+            "model.attention_dropout": ("model.model_config.attention_dropout", line_of("attention_dropout: 0.05")),
+            "training.optimizer": ("optimizer", line_of("type: AdamW")),
+            "device": ("training.device", line_of("device: ascend-910b"))}
+    _, _, data = call(port, "POST", "/api/v1/estimate", cfg(config, hf), JSON, expect=200)
+    run = (as_json(data) or {}).get("run") or {}
+    got = {x["path"]: (x["key"], x["line"]) for x in run.get("from_config") or []}
+    for path, kl in want.items():
+        if got.get(path) != kl:
+            fail("estimate run: %s is %r, expected %r" % (path, got.get(path), kl))
+    model = run.get("model") or {}
+    if ((model.get("model") or {}).get("attention") != "eager" or
+            (model.get("model") or {}).get("hidden_dropout") != 0.1 or
+            model.get("device") != "ascend-910b"):
+        fail("estimate run: the values priced are not the YAML's: %r" % (model,))
 
 
 NONE = "recompute:\n  mode: None\n"

@@ -166,7 +166,30 @@ export function renderParallel(root, ctx) {
   grid.append(el('p', { class: 'derived' },
     `DP ${p.data_parallel ?? '—'} · FSDP shard ${p.data_parallel_shard === -1 ? (p.data_parallel ? `${p.data_parallel} (all DP ranks)` : 'all DP ranks (set Devices)') : p.data_parallel_shard ?? '—'} · VPP ${p.virtual_pipeline ?? 1}`));
   root.append(grid);
+  sources.push(...otherRunFields(ctx));
   if (sources.length) root.append(runSources(ctx, sources));
+}
+
+// The fields shown above (each says its own source).
+const SHOWN = new Set([...FIELDS.map((f) => `${f.sec}.${f.key}`), 'parallel.sequence_parallel', 'device']);
+
+// The other values the training YAML's run gave (the answer's `run`: DP,
+// dtypes, the optimizer, attention, dropout, ...), each by its path in the
+// model file, with the file's key and line.
+function otherRunFields(ctx) {
+  const run = ctx.state.priced;
+  if (!run || !run.model) return [];
+  const yaml = ctx.state.training ? ctx.state.training.name : 'the training YAML';
+  return (run.from_config || []).filter((x) => !SHOWN.has(x.path)).map((from) => {
+    const value = from.path.split('.').reduce((o, k) => (o == null ? o : o[k]), run.model);
+    return {
+      id: uid('src'), label: from.path,
+      src: {
+        value: value !== null && typeof value === 'object' ? JSON.stringify(value) : value ?? '', file: from,
+        text: `from ${yaml}: ${from.key}${from.line ? `, line ${from.line}` : ''}`,
+      },
+    };
+  });
 }
 
 // The list under the fields: which values the training YAML's run set,
