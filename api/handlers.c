@@ -320,10 +320,21 @@ int mo_api_expand(mo_api_response *out, const mo_api_request *rq,
 }
 
 /* The checked text itself: a caller that keeps the writer's comments
- * inside the sections (the web UI) downloads what was validated. */
+ * inside the sections (the web UI) downloads what was validated. A whole
+ * training YAML priced with a model given apart gets that model's layout
+ * in its own keys (mo_export_run): the file downloaded is the run priced. */
 static json_t *mo_api_export_as_written(const mo_api_run *run, mo_api_response *out)
 {
-	json_t *y = json_stringn(run->in.config, run->in.config_len);
+	mo_error err = {0};
+	char *yaml = NULL;
+	size_t len = 0;
+	int rc = run->m ? mo_export_run(&yaml, &len, run->cfg, run->m, &err) : 1;
+	if (rc < 0) {
+		mo_api_reply_error(out, &err);
+		return NULL;
+	}
+	json_t *y = rc == 0 ? json_stringn(yaml, len) : json_stringn(run->in.config, run->in.config_len);
+	free(yaml);
 
 	if (!y) {
 		mo_api_problem(out, 500, "internal", "the config is not UTF-8 text");

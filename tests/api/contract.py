@@ -185,6 +185,7 @@ def test_estimate(port, preset):
         fail("estimate: a config of three sections has a run: %r" % (e["run"],))
     test_estimate_run(port)
     test_estimate_run_keys(port)
+    test_export_run(port)
 
 
 RUN_CASE = os.path.join(ROOT, "tests", "golden", "valid", "recompute-config-on-model-given")
@@ -247,6 +248,34 @@ def test_estimate_run_keys(port):
             (model.get("model") or {}).get("hidden_dropout") != 0.1 or
             model.get("device") != "ascend-910b"):
         fail("estimate run: the values priced are not the YAML's: %r" % (model,))
+
+
+def test_export_run(port):
+    """POST /export as written, a training YAML that carries its own model
+    (tests/api/fixtures/training.yaml: PyNative, parallelism
+    tensor_parallel 2, pipeline_parallel 1, data_parallel_shard 2) with that
+    model edited to TP 1 and PP 2: the answer is the file with those two
+    values in its own keys, every other line as it was; unedited, the file
+    as it was."""
+    text = fixture("training.yaml").decode()
+    _, _, data = call(port, "POST", "/api/v1/models/import", text.encode(), YAML, expect=200)
+    model = (as_json(data) or {}).get("model") or {}
+    _, _, data = call(port, "POST", "/api/v1/export",
+                      cfg(text, json.dumps(model), form="as-written"), JSON, expect=200)
+    if (as_json(data) or {}).get("yaml") != text:
+        fail("export as written, model unedited: not the file as it was: %s" % data[:300])
+    model["parallel"].update(tensor_parallel=1, pipeline_parallel=2)
+    _, _, data = call(port, "POST", "/api/v1/export",
+                      cfg(text, json.dumps(model), form="as-written"), JSON, expect=200)
+    got = ((as_json(data) or {}).get("yaml") or "").split("\n")
+    want = text.split("\n")
+    for i, l in enumerate(want):
+        if l == "  tensor_parallel: 2":
+            want[i] = "  tensor_parallel: 1"
+        elif l == "  pipeline_parallel: 1":
+            want[i] = "  pipeline_parallel: 2"
+    if got != want:
+        fail("export as written, TP 1 and PP 2: %s" % data[:600])
 
 
 NONE = "recompute:\n  mode: None\n"

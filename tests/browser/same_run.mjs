@@ -239,8 +239,60 @@ async function variantKeepsRun(page, base, t) {
 }
 
 // t: {check, log, idle, axe, shot, setNumber, setStep, allowStatus, ROOT}
+// A training YAML with its own model, its parallel fields edited: the
+// download (POST /api/v1/export, as written) carries the edited degrees in
+// the file's own keys. master/finetune_llama3_1_8b.yaml (research/llama3_1
+// at f52743ca, tests/data/mindformers/SOURCES.tsv) is graph mode with
+// parallel_config data_parallel 8 (line 70), model_parallel 1 (line 71),
+// pipeline_stage 1 (line 72) and 32 layers: TP and PP 2 on its 8 devices
+// leave DP 8 / (2 x 2) = 2. Every other line stays as the file has it.
+const LLAMA_FILE = 'tests/data/mindformers/master/finetune_llama3_1_8b.yaml';
+
+async function exportOfEdited(page, base, t) {
+  t.setStep('same run: the export of a training YAML whose TP and PP were edited');
+  await fresh(page, base, t);
+  const name = LLAMA_FILE.split('/').pop();
+  const text = readFileSync(join(t.ROOT, LLAMA_FILE), 'utf8');
+  await page.setInputFiles('#file', join(t.ROOT, LLAMA_FILE));
+  await page.waitForFunction((n) => window.memopt.state.training && window.memopt.state.training.name === n, name);
+  await t.idle(page);
+  await t.setNumber(page, 'par/tensor_parallel', 2);
+  await t.idle(page);
+  await t.setNumber(page, 'par/pipeline_parallel', 2);
+  await t.idle(page);
+  const shown = await page.evaluate(() => ({
+    tp: document.querySelector('[data-key="par/tensor_parallel"]').value,
+    pp: document.querySelector('[data-key="par/pipeline_parallel"]').value,
+    dp: window.memopt.state.model.obj.parallel.data_parallel,
+    stages: window.memopt.state.estimate.data.stages.length,
+  }));
+  t.check(shown.tp === '2' && shown.pp === '2' && shown.dp === 2 && shown.stages === 2,
+    `the page prices TP 2, PP 2 (DP 2, two stages): ${JSON.stringify(shown)}`);
+  let asked = null;
+  const listen = (r) => { if (r.url().endsWith('/api/v1/export')) asked = JSON.parse(r.postData()); };
+  page.on('request', listen);
+  const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 15000 }), (async () => {
+    await page.click('#export');
+    if (await page.isVisible('#export-confirm')) await page.click('#export-anyway');
+  })()]);
+  page.off('request', listen);
+  const got = readFileSync(await dl.path(), 'utf8');
+  t.check(asked && asked.config === text && asked.form === 'as-written' && sentModel(asked.model).parallel.tensor_parallel === 2,
+    `the request carries the file as uploaded and the edited model: ${JSON.stringify(asked && sentModel(asked.model).parallel)}`);
+  const want = { 70: `  data_parallel: ${shown.dp}`, 71: `  model_parallel: ${shown.tp}`, 72: `  pipeline_stage: ${shown.pp}` };
+  const before = text.split('\n');
+  const after = got.split('\n');
+  t.check(after.length === before.length, `the download has the file's ${before.length} lines: ${after.length}`);
+  for (const [line, row] of Object.entries(want)) {
+    t.check(after[line - 1] === row, `line ${line} is "${row}": "${after[line - 1]}"`);
+  }
+  const changed = before.map((l, i) => (l === after[i] ? null : i + 1)).filter((x) => x !== null);
+  t.check(JSON.stringify(changed) === '[70,71,72]', `only lines 70-72 change (use_seq_parallel, micro_batch_num, the comments, recompute_config stay): ${JSON.stringify(changed)}`);
+  t.check(/written in its keys/.test(await page.textContent('#export-status')), `the page says the settings are written in: ${await page.textContent('#export-status')}`);
+}
+
 export async function sameRunScenarios(page, base, t) {
-  for (const s of [ledgerOfEdited, calibrateOfEdited, fitOnFile, variantKeepsRun]) {
+  for (const s of [ledgerOfEdited, calibrateOfEdited, fitOnFile, variantKeepsRun, exportOfEdited]) {
     try {
       await s(page, base, t);
     } catch (err) {

@@ -763,6 +763,190 @@ static void test_real_deepseek4(void **state)
 	check_real("pynative_deepseek4.yaml", "\nrecompute:", "[0-9]");
 }
 
+/* ---- mo_export_run: the layout of a model given apart, in the file's keys ---- */
+
+/* A graph-mode training YAML with its own model (8 layers), written with
+ * the given parallel_config values, offset and runner_config batch size.
+ * Keys as MindSpore Transformers reads them (parallel_config.model_parallel,
+ * pipeline_stage, data_parallel, micro_batch_num; runner_config.batch_size;
+ * model_config.offset: docs/model-import.md). */
+static char *graph_file(int dp, int tp, int pp, const char *offset, int mbs)
+{
+	char *t = NULL;
+	int n = asprintf(&t,
+			 "# graph mode, its own model\n"
+			 "runner_config:\n"
+			 "  batch_size: %d  # per device\n"
+			 "parallel:\n"
+			 "  enable_parallel_optimizer: True\n"
+			 "parallel_config:\n"
+			 "  data_parallel: %d   # the rest of the devices\n"
+			 "  model_parallel: %d  # TP\n"
+			 "  pipeline_stage: %d  # PP\n"
+			 "  use_seq_parallel: False\n"
+			 "  micro_batch_num: 4\n"
+			 "model:\n"
+			 "  model_config:\n"
+			 "    type: LlamaConfig\n"
+			 "    num_layers: 8\n"
+			 "    hidden_size: 1024\n"
+			 "    num_heads: 8\n"
+			 "    seq_length: 2048\n"
+			 "    offset: %s  # stage split\n"
+			 "recompute:\n"
+			 "  mode: full  # keep this comment\n"
+			 "  full_recompute_layer: [0-3]\n",
+			 mbs, dp, tp, pp, offset);
+	assert_true(n > 0);
+	return t;
+}
+
+/* The model a training YAML text carries (mo_config_model). */
+static mo_model *own_model(const char *text)
+{
+	mo_config *c = parse_text(text, strlen(text), "own.yaml", true);
+	mo_model *m = NULL;
+	mo_error err = {0};
+	assert_int_equal(mo_config_model(&m, NULL, c, &err), 0);
+	mo_config_free(c);
+	return m;
+}
+
+/* mo_export_run of file `base` with the model `edited` carries: rc, and
+ * the text (NULL when rc is not 0). */
+static char *export_run(const char *base, const char *edited, int want_rc)
+{
+	mo_config *c = parse_text(base, strlen(base), "config.yaml", true);
+	mo_model *m = own_model(edited);
+	char *out = NULL;
+	size_t n = 0;
+	mo_error err = {0};
+	int rc = mo_export_run(&out, &n, c, m, &err);
+	if (rc != want_rc)
+		fprintf(stderr, "mo_export_run: %d (%s)\n", rc, err.text);
+	assert_int_equal(rc, want_rc);
+	if (out)
+		assert_int_equal(strlen(out), n);
+	mo_model_free(m);
+	mo_config_free(c);
+	return out;
+}
+
+/* TP 1 -> 2 and PP 2 -> 4 on 16 devices (DP 8 -> 2): the three values are
+ * replaced in place (their comments kept), the offset [0, 0] of two stages
+ * becomes 0 (every stage even: a list of two would not fit four), and the
+ * export is byte for byte the file written with those values. */
+static void test_export_run_graph(void **state)
+{
+	(void)state;
+	char *base = graph_file(8, 1, 2, "[0, 0]", 1);
+	char *edited = graph_file(2, 2, 4, "0", 1);
+	char *got = export_run(base, edited, 0);
+	assert_string_equal(got, edited);
+	free(got);
+	/* the batch: runner_config.batch_size */
+	char *mbs = graph_file(8, 1, 2, "[0, 0]", 2);
+	got = export_run(base, mbs, 0);
+	assert_string_equal(got, mbs);
+	free(got);
+	free(mbs);
+	free(edited);
+	free(base);
+}
+
+/* The model the file states itself: nothing to write (1, *out NULL). */
+static void test_export_run_same(void **state)
+{
+	(void)state;
+	char *base = graph_file(8, 1, 2, "[0, 0]", 1);
+	assert_null(export_run(base, base, 1));
+	free(base);
+}
+
+/* PyNative: parallelism's keys; data_parallel_shard written as the file
+ * writes it (2 of DP 2 -> 4 of DP 4 is 4, not -1), and the global batch
+ * follows DP (micro-batch 1 x DP x 4 micro-batches: 8 -> 16). */
+static char *pynative_file(int shard, int tp, int gbs)
+{
+	char *t = NULL;
+	int n = asprintf(&t,
+			 "training:\n"
+			 "  local_batch_size: 1\n"
+			 "  global_batch_size: %d\n"
+			 "parallelism:\n"
+			 "  data_parallel_shard: %d  # FSDP\n"
+			 "  tensor_parallel: %d\n"
+			 "  pipeline_parallel: 1\n"
+			 "model:\n"
+			 "  model_type: llama\n"
+			 "  hidden_size: 1024\n"
+			 "  intermediate_size: 2816\n"
+			 "  num_hidden_layers: 8\n"
+			 "  num_attention_heads: 8\n"
+			 "  seq_length: 2048\n",
+			 gbs, shard, tp);
+	assert_true(n > 0);
+	return t;
+}
+
+static void test_export_run_pynative(void **state)
+{
+	(void)state;
+	char *base = pynative_file(2, 2, 8);
+	char *edited = pynative_file(4, 2, 16);
+	char *got = export_run(base, edited, 0);
+	assert_string_equal(got, edited);
+	free(got);
+	free(edited);
+	free(base);
+}
+
+/* A file whose model is elsewhere (pretrained_model_dir, no layer count):
+ * its run is read over the model given, nothing is written; a file of the
+ * three sections neither. */
+static void test_export_run_none(void **state)
+{
+	(void)state;
+	static const char elsewhere[] = "pretrained_model_dir: /path/to/model\n"
+					"parallel_config:\n"
+					"  data_parallel: 2\n"
+					"  model_parallel: 2\n"
+					"recompute:\n"
+					"  mode: None\n";
+	char *edited = graph_file(2, 2, 4, "0", 1);
+	assert_null(export_run(elsewhere, edited, 1));
+	assert_null(export_run("recompute:\n  mode: None\n", edited, 1));
+	free(edited);
+}
+
+/* A key the layout needs and the file lacks goes in its section; with no
+ * section to go in, the export says so. */
+static void test_export_run_no_section(void **state)
+{
+	(void)state;
+	static const char base[] = "parallel_config:\n"
+				   "  data_parallel: 8\n"
+				   "  model_parallel: 1\n"
+				   "model:\n"
+				   "  model_config:\n"
+				   "    type: LlamaConfig\n"
+				   "    num_layers: 8\n"
+				   "    hidden_size: 1024\n"
+				   "    num_heads: 8\n";
+	char *edited = graph_file(8, 1, 1, "0", 2);
+	mo_config *c = parse_text(base, strlen(base), "config.yaml", true);
+	mo_model *m = own_model(edited);
+	char *out = NULL;
+	mo_error err = {0};
+	assert_int_equal(mo_export_run(&out, NULL, c, m, &err), -1);
+	assert_null(out);
+	assert_int_equal(err.code, MO_ERR_INVALID);
+	assert_non_null(strstr(err.text, "runner_config"));
+	mo_model_free(m);
+	mo_config_free(c);
+	free(edited);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -779,6 +963,11 @@ int main(void)
 		cmocka_unit_test(test_splice_lost_anchor),
 		cmocka_unit_test(test_real_ds3),
 		cmocka_unit_test(test_real_deepseek4),
+		cmocka_unit_test(test_export_run_graph),
+		cmocka_unit_test(test_export_run_same),
+		cmocka_unit_test(test_export_run_pynative),
+		cmocka_unit_test(test_export_run_none),
+		cmocka_unit_test(test_export_run_no_section),
 	};
 	return cmocka_run_group_tests_name("export", tests, NULL, NULL);
 }

@@ -1083,9 +1083,12 @@ async function doExport() {
   a.click();
   a.remove();
   setTimeout(() => URL.revokeObjectURL(a.href), 10000);
-  store.baselines.export = store.yaml;
+  // a training YAML priced with the parallel fields edited comes back with
+  // them in its own keys (the server writes them; the panel keeps its text)
+  const layout = yaml !== config;
+  store.baselines.export = yaml;
   renderDiffNow();
-  flash(status, `✓ Downloaded ${name} (checked by the server: valid).`);
+  flash(status, `✓ Downloaded ${name} (checked by the server: valid)${layout ? ', with the parallel and batch settings on show written in its keys' : ''}.`);
   announce(`${name} downloaded`);
 }
 

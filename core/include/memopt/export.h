@@ -11,6 +11,7 @@
 #include <memopt/errors.h>
 #include <memopt/diags.h>
 #include <memopt/config.h>
+#include <memopt/model.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -28,6 +29,28 @@ int mo_export(char **out, size_t *out_len, const mo_config *c, mo_error *err);
 /* Canonical YAML of the three sections only (ownership as mo_export). */
 int mo_export_sections(char **out, size_t *out_len, const mo_config *c,
 		       mo_error *err);
+
+/* The whole training YAML c as written, with the parallel layout and batch
+ * of model m (a model given apart, as priced) written in the file's own
+ * keys where they differ from the layout the file states: graph mode's
+ * parallel_config (data_parallel, model_parallel, pipeline_stage,
+ * context_parallel, expert_parallel, micro_batch_num, use_seq_parallel),
+ * runner_config (batch_size, gradient_accumulation_steps),
+ * parallel.enable_parallel_optimizer and model.model_config's offset and
+ * pp_interleave_num; PyNative's parallelism (tensor_parallel,
+ * context_parallel, pipeline_parallel, expert_parallel,
+ * pipeline_parallel_interleave_num, data_parallel_shard) and training
+ * (micro_batch_size or local_batch_size, global_batch_size). Each value's
+ * bytes are replaced (its comment and line kept); a key the file lacks is
+ * added as the last line of its section. Every other byte, the three
+ * sections' comments included, is kept. Returns 0 with *out (ownership as
+ * mo_export); 1 with *out NULL when there is nothing to write: the file
+ * states m's layout, is no block-style training YAML with a
+ * parallel_config or parallelism section, or has no model of its own (its
+ * run is then read over m: mo_check); -1 with err (MO_ERR_INVALID: a key
+ * to add has no block section to go in, or is an alias). */
+int mo_export_run(char **out, size_t *out_len, const mo_config *c, const mo_model *m,
+		  mo_error *err);
 
 /* A graph-mode training YAML with its top-level recompute_config replaced
  * by the recompute / recompute_comm sections that mean the same plan (the

@@ -149,6 +149,11 @@ typedef struct mo_text_edit {
  * mo_export. */
 int export_rewrite(char **out, size_t *out_len, const mo_config *base, const mo_config *plan,
 		   const mo_text_edit *edits, size_t n_edits, mo_error *err);
+/* export.c: the whole training YAML `base` with the edits applied, its three
+ * sections and every other byte as written; checked to load. The edits must
+ * not overlap. Ownership as mo_export; -1 with err. */
+int export_edit(char **out, size_t *out_len, const mo_config *base, const mo_text_edit *edits,
+		size_t n_edits, mo_error *err);
 /* Where a value node's own text starts (after its &anchor / !tag) and
  * ends (floor: the end of its key), in c's source. */
 size_t export_value_start(const mo_config *c, const mo_node *v);

@@ -749,6 +749,29 @@ int export_rewrite(char **out, size_t *out_len, const mo_config *base, const mo_
 	return rc;
 }
 
+int export_edit(char **out, size_t *out_len, const mo_config *base, const mo_text_edit *edits,
+		size_t n_edits, mo_error *err)
+{
+	*out = NULL;
+	if (out_len)
+		*out_len = 0;
+	if (!export_whole_file(base)) {
+		error_set(err, MO_ERR_INVALID, 0, 0,
+			  "export: the base is not a whole training YAML");
+		return -1;
+	}
+	mo_export_piece *pc = malloc((n_edits ? n_edits : 1) * sizeof *pc);
+	if (!pc) {
+		error_set(err, MO_ERR_NOMEM, 0, 0, "export: out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < n_edits; i++)
+		pc[i] = (mo_export_piece){edits[i].start, edits[i].end, NULL, &edits[i], i};
+	int rc = export_apply(out, out_len, base, base, pc, n_edits, 0, err);
+	free(pc);
+	return rc;
+}
+
 size_t export_value_start(const mo_config *c, const mo_node *v)
 {
 	const char *src = c->doc->src;

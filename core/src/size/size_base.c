@@ -19,7 +19,12 @@
  *    context_parallel, pipeline_parallel, expert_parallel,
  *    pipeline_parallel_interleave_num, pipeline_parallel_layers_per_stage,
  *    data_parallel_shard}, training.{local_batch_size, global_batch_size}
- *    (the device count is the run's, as for the file itself). */
+ *    (the device count is the run's, as for the file itself).
+ *
+ * The same writer exports the layout of a model given apart into a file
+ * that carries its own model (mo_export_run): the file's own layout is
+ * recorded first, and only the keys whose value text differs are written,
+ * the three sections left as written. */
 #include "size/size.h"
 #include "config/config.h"
 
@@ -37,7 +42,23 @@ typedef struct mo_base_edits {
 	const mo_config *c;
 	mo_text_edit v[SIZE_BASE_MAX_EDITS];
 	char text[SIZE_BASE_MAX_EDITS][SIZE_BASE_TEXT];
+	/* the section and key of each write (a recording's, below) */
+	const char *where[SIZE_BASE_MAX_EDITS], *key[SIZE_BASE_MAX_EDITS];
 	size_t n;
+	/* write nothing: note each key's value text (where, key, text), the
+	 * layout the file already states, for an export's comparison */
+	bool record;
+	/* a recording: a key it holds with the same value text is left as
+	 * written (the export writes only what the layout changes) */
+	const struct mo_base_edits *same;
+	/* a shard over the whole data-parallel group written as the number
+	 * unless the file writes -1 (the recording then tells 2 of 2 from 4
+	 * of 4, which -1 would not) */
+	bool as_file;
+	/* what the next value stands for beyond its text (the stage count of
+	 * an offset 0), compared with a recording's and never written */
+	int64_t dep, deps[SIZE_BASE_MAX_EDITS];
+	const char *what; /* names the operation in errors: "base", "export" */
 	mo_error *err;
 	bool failed;
 } mo_base_edits;
@@ -61,7 +82,7 @@ static mo_text_edit *base_next(mo_base_edits *e)
 	if (e->failed)
 		return NULL;
 	if (e->n == SIZE_BASE_MAX_EDITS) {
-		error_set(e->err, MO_ERR_INTERNAL, 0, 0, "base: too many edits");
+		error_set(e->err, MO_ERR_INTERNAL, 0, 0, "%s: too many edits", e->what);
 		e->failed = true;
 		return NULL;
 	}
@@ -101,7 +122,8 @@ static const char *base_break(const mo_config *c)
 static void base_fail(mo_base_edits *e, const mo_node *at, const char *fmt, const char *where,
 		      const char *key)
 {
-	error_set(e->err, MO_ERR_INVALID, at ? at->line : 0, at ? at->column : 0, fmt, where, key);
+	error_set(e->err, MO_ERR_INVALID, at ? at->line : 0, at ? at->column : 0, fmt, e->what,
+		  where, key);
 	e->failed = true;
 }
 
@@ -139,31 +161,64 @@ static void base_set(mo_base_edits *e, const mo_node *map, const char *where, co
 		     mo_base_when when, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
 
+/* Notes where.key = value in a recording. */
+static void base_note(mo_base_edits *e, const char *where, const char *key, const char *value)
+{
+	mo_text_edit *t = base_next(e);
+	if (!t)
+		return;
+	snprintf(e->text[e->n - 1], SIZE_BASE_TEXT, "%s", value);
+	e->where[e->n - 1] = where;
+	e->key[e->n - 1] = key;
+	e->deps[e->n - 1] = e->dep;
+}
+
+/* Whether recording r noted where.key with this value text (and what it
+ * stands for, e->dep). */
+static bool base_noted(const mo_base_edits *r, const mo_base_edits *e, const char *where,
+		       const char *key, const char *value)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (strcmp(r->where[i], where) == 0 && strcmp(r->key[i], key) == 0)
+			return strcmp(r->text[i], value) == 0 && r->deps[i] == e->dep;
+	return false;
+}
+
 static void base_set(mo_base_edits *e, const mo_node *map, const char *where, const char *key,
 		     mo_base_when when, const char *fmt, ...)
 {
-	const mo_node *k = NULL;
-	const mo_node *v = map ? map_get_kv(map, key, &k) : NULL;
-	if (e->failed || (!v && when == BASE_IF_PRESENT))
+	if (e->failed)
 		return;
-	if (v && v->start < k->end) {
-		base_fail(e, k, "base: %s.%s is an alias of a value written elsewhere; "
-				"write the value there", where, key);
-		return;
-	}
-	if (!v && (!map || map->flow || map->n == 0)) {
-		base_fail(e, map, "base: no block section %s to add %s to", where, key);
-		return;
-	}
 	char value[SIZE_BASE_TEXT - 128];
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(value, sizeof value, fmt, ap);
 	va_end(ap);
+	if (e->record) {
+		base_note(e, where, key, value);
+		return;
+	}
+	if (e->same && base_noted(e->same, e, where, key, value))
+		return;
+	const mo_node *k = NULL;
+	const mo_node *v = map ? map_get_kv(map, key, &k) : NULL;
+	if (!v && when == BASE_IF_PRESENT)
+		return;
+	if (v && v->start < k->end) {
+		base_fail(e, k, "%s: %s.%s is an alias of a value written elsewhere; "
+				"write the value there", where, key);
+		return;
+	}
+	if (!v && (!map || map->flow || map->n == 0)) {
+		base_fail(e, map, "%s: no block section %s to add %s to", where, key);
+		return;
+	}
 	mo_text_edit *t = base_next(e);
 	if (!t)
 		return;
 	char *text = e->text[e->n - 1];
+	e->where[e->n - 1] = where;
+	e->key[e->n - 1] = key;
 	if (v)
 		base_replace(t, e->c, k, v, text, value);
 	else
@@ -271,12 +326,14 @@ static void base_graph(mo_base_edits *e, const mo_size_cand *c, const mo_model *
 	char off[SIZE_BASE_TEXT - 128];
 	bool uneven = m->num_layers % (c->pp * c->vpp) != 0;
 	if (uneven && !base_offsets(off, sizeof off, c, m->num_layers)) {
-		base_fail(e, mc, "base: the offset list of %s is longer than %s characters", "the layout",
+		base_fail(e, mc, "%s: the offset list of %s is longer than %s characters", "the layout",
 			  "8,000");
 		return;
 	}
+	e->dep = model_mul(c->pp, c->vpp); /* an even split's list has one entry a chunk */
 	base_set(e, mc, "model.model_config", "offset", uneven ? BASE_SET : BASE_IF_PRESENT, "%s",
 		 uneven ? off : "0");
+	e->dep = 0;
 	base_set(e, mc, "model.model_config", "pp_interleave_num",
 		 c->vpp > 1 ? BASE_SET : BASE_IF_PRESENT, "%lld", (long long)c->vpp);
 	if (c->vpp > 1)
@@ -290,10 +347,15 @@ static void base_pynative(mo_base_edits *e, const mo_size_cand *c, int64_t globa
 	const char *pn = "parallelism";
 	base_ints(e, pn, mo_base_pynative_ints, sizeof mo_base_pynative_ints / sizeof *mo_base_pynative_ints, c);
 	/* null: the estimator's split, as the file's own reader takes it */
+	e->dep = model_mul(c->pp, c->vpp); /* a list names one count a chunk */
 	base_set(e, pa, pn, "pipeline_parallel_layers_per_stage", BASE_IF_PRESENT, "null");
+	e->dep = 0;
 	/* -1: the whole data-parallel group, which every searched layout shards over */
+	const mo_node *dps = pa ? map_get(pa, "data_parallel_shard") : NULL;
+	bool minus_one = !e->as_file || (dps && dps->kind == MO_NODE_SCALAR && dps->value &&
+					 strcmp(dps->value, "-1") == 0);
 	base_set(e, pa, pn, "data_parallel_shard", BASE_SET, "%lld",
-		 c->dps == c->dp ? -1LL : (long long)c->dps);
+		 c->dps == c->dp && minus_one ? -1LL : (long long)c->dps);
 
 	const mo_node *tr = base_section(f, "training", NULL);
 	const char *mbs_key = tr && map_get(tr, "micro_batch_size") ? "micro_batch_size"
@@ -327,6 +389,7 @@ char *size_base_rewrite(const mo_config *base, const mo_model *m, const mo_size_
 		return NULL;
 	}
 	e->c = base;
+	e->what = "base";
 	e->err = err;
 	if (config_graph_is_pynative(base->doc->root))
 		base_pynative(e, c, global_batch);
@@ -338,4 +401,88 @@ char *size_base_rewrite(const mo_config *base, const mo_model *m, const mo_size_
 	mo_config_free(plan);
 	free(e);
 	return out;
+}
+
+/* ---- export: the layout a model was priced with, in the file's own keys ---- */
+
+/* The model's layout as a candidate of the search (the writer's input). */
+static void base_cand_of(mo_size_cand *c, const mo_model *m)
+{
+	*c = (mo_size_cand){.n = m->world_size,
+			    .tp = m->tensor_parallel,
+			    .cp = m->context_parallel,
+			    .pp = m->pipeline_parallel > 0 ? m->pipeline_parallel : 1,
+			    .vpp = m->virtual_pipeline > 0 ? m->virtual_pipeline : 1,
+			    .ep = m->expert_parallel,
+			    .etp = m->expert_tensor_parallel,
+			    .dp = m->data_parallel,
+			    .dps = m->data_parallel_shard,
+			    .mbs = m->micro_batch_size,
+			    .mbn = m->micro_batch_num,
+			    .sp = m->sequence_parallel,
+			    .dopt = m->distributed_optimizer};
+}
+
+/* The keys of layout m into e: graph mode's or PyNative's. A PyNative
+ * file states the batch as global_batch_size, which MindSpore
+ * Transformers splits into micro-batches per data-parallel rank: micro
+ * batch x DP x micro-batches (model_derive_batches reads it back). */
+static void base_layout(mo_base_edits *e, const mo_model *m)
+{
+	mo_size_cand c;
+	base_cand_of(&c, m);
+	if (config_graph_is_pynative(e->c->doc->root))
+		base_pynative(e, &c, model_mul(model_mul(c.mbs, c.dp), c.mbn));
+	else
+		base_graph(e, &c, m);
+}
+
+/* The edits that write m's layout where it differs from own's (the
+ * layout the file states): own's keys recorded first, then m's written
+ * where the value text differs. */
+static int base_layout_edits(mo_base_edits *rec, mo_base_edits *e, const mo_model *own,
+			     const mo_model *m)
+{
+	rec->record = true;
+	base_layout(rec, own);
+	e->same = rec;
+	if (!rec->failed)
+		base_layout(e, m);
+	return rec->failed || e->failed ? -1 : 0;
+}
+
+int mo_export_run(char **out, size_t *out_len, const mo_config *c, const mo_model *m,
+		  mo_error *err)
+{
+	if (!out || !c || !m) {
+		error_set(err, MO_ERR_USAGE, 0, 0, "export: NULL argument");
+		return -1;
+	}
+	*out = NULL;
+	if (out_len)
+		*out_len = 0;
+	mo_error quiet = {0};
+	if (size_base_check(c, &quiet) != 0)
+		return 1; /* no layout of its own to write in */
+	mo_model *own = NULL;
+	int rc = mo_config_model(&own, NULL, c, err);
+	if (rc != 0)
+		return rc; /* 1: its model is elsewhere, its run read over m */
+	mo_base_edits *rec = calloc(1, sizeof *rec), *e = calloc(1, sizeof *e);
+	if (!rec || !e) {
+		error_set(err, MO_ERR_NOMEM, 0, 0, "out of memory");
+		rc = -1;
+	} else {
+		rec->c = e->c = c;
+		rec->what = e->what = "export";
+		rec->as_file = e->as_file = true;
+		rec->err = e->err = err;
+		rc = base_layout_edits(rec, e, own, m);
+	}
+	if (rc == 0)
+		rc = e->n ? export_edit(out, out_len, c, e->v, e->n, err) : 1;
+	free(rec);
+	free(e);
+	mo_model_free(own);
+	return rc;
 }
