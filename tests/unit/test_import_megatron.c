@@ -2861,6 +2861,11 @@ static void test_launch_flag_classes(void **state)
 	    {"--checkpoint-activations", "--checkpoint-activations", "type"},
 	    {"--fc-type up_down", "--fc-type", NULL},
 	    {"--swiglu --fc-type up_down", "--fc-type", "unmodelled"},
+	    {"--enable-high-availability", "--enable-high-availability", "unmodelled"},
+	    {"--recompute-norm-num-layers 2", "--recompute-norm-num-layers", "unmodelled"},
+	    {"--qat-scheme w8a8", "--qat-scheme", "unmodelled"},
+	    {"--mg-save-dir /cache/mg", "--mg-save-dir", NULL},
+	    {"--fix-router", "--fix-router", NULL},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		char text[512];

@@ -625,6 +625,14 @@ void megatron_unmodelled(struct mo_megatron_import *g,
  * logging, schedules, data, checkpoints, initialisation, numerics, fused
  * kernels that keep the same tensors, router balancing. */
 static const char *const mo_megatron_irrelevant[] = {
+    /* MindSpeed-LLM's data preprocessing and checkpoint conversion before training,
+     * host-side (c77308a1, features_manager/dataset/data_preprocess.py:60,
+     * features_manager/convert_checkpoint/convert_checkpoint.py:95); the router
+     * fixed for load balancing (features_manager/moe/moe_router.py:28): memopt's
+     * experts are evenly loaded either way */
+    "--output-prefix",
+    "--mg-save-dir",
+    "--fix-router",
     "--use-mcore-models",
     "--use-legacy-models",
     "--distributed-backend",
@@ -980,6 +988,24 @@ static const struct {
     {"--num-layer-list", "an uneven pipeline split (layers per stage)"},
     {"--schedules-method", "another pipeline schedule (dualpipev)"},
     {"--moe-zero-memory", "MoE activations dropped and recomputed"},
+    /* the layer counts of MindSpeed's recompute features (Ascend/MindSpeed 028de58c,
+     * mindspeed/arguments.py:165, 308, 312) and of its MoE all-gather overlap (:160) */
+    {"--moe-zero-memory-num-layers", "MoE activations dropped and recomputed in these layers"},
+    {"--recompute-norm-num-layers", "the norms recomputed in these layers"},
+    {"--recompute-in-advance", "recomputation run ahead of the backward pass that needs it"},
+    {"--moe-allgather-overlap-comm", "the MoE all-gather dispatcher's overlapped buffers"},
+    /* MindSpeed-LLM's MLA features (c77308a1, features_manager/transformer/
+     * multi_latent_attention/mla_feature.py:33-41) */
+    {"--recompute-mla-up-proj", "the MLA up projections recomputed"},
+    {"--mla-swap-core-attn-out", "the MLA core attention output swapped to host memory"},
+    {"--mla-up-proj-tp-overlap", "the MLA up projection's TP communication overlapped"},
+    /* MindSpeed-LLM's high availability (c77308a1, features_manager/high_availability/
+     * high_availability.py:13-30): a replica of the distributed optimizer's states
+     * unless --distributed-optimizer-no-replica */
+    {"--enable-high-availability", "a replica of the distributed optimizer's states"},
+    {"--enable-hbmfault-repair", "the high-availability repair of device memory faults"},
+    /* quantization-aware training (c77308a1, features_manager/qat/qat_quant_engine.py:16) */
+    {"--qat-scheme", "quantization-aware training's quantized weights and scales"},
     /* MindSpeed-LLM's DeepSeek-V4 (c77308a1) */
     {"--moe-fb-overlap", "two micro-batches' forward and backward overlapped"},
     {"--mtp-mem-efficient-logits", "the MTP layers' logits computed in chunks"},
