@@ -610,12 +610,19 @@ const char *megatron_choice(struct mo_megatron_import *g,
 	return NULL;
 }
 
-void megatron_unmodelled(struct mo_megatron_import *g,
-				   const struct mo_megatron_arg *a,
-				   const char *what)
+mo_diag *megatron_unmodelled(struct mo_megatron_import *g, const struct mo_megatron_arg *a,
+			     const char *what)
 {
-	megatron_diag(g, MO_SEV_WARNING, "unmodelled", a->line, a->column,
-			 a->flag, "%s: not in the estimate: %s", a->flag, what);
+	return megatron_diag(g, MO_SEV_WARNING, "unmodelled", a->line, a->column, a->flag,
+			     "%s: not in the estimate: %s", a->flag, what);
+}
+
+void megatron_unmodelled_with(struct mo_megatron_import *g, const struct mo_megatron_arg *a,
+			      const char *what, const mo_buf *with)
+{
+	mo_diag *d = megatron_unmodelled(g, a, what);
+	if (d && with->len && !with->failed)
+		diag_set_hint(g->diags, d, "read with it: %s", with->data);
 }
 
 /* ---- every other flag accounted for

@@ -71,14 +71,11 @@ void megatron_read_dsv4(struct mo_megatron_import *g, struct mo_megatron_out *o,
 	for (size_t i = 0; dsv4_attention_flags[i]; i++)
 		if (megatron_find(g, dsv4_attention_flags[i]))
 			buf_printf(&given, "%s%s", given.len ? ", " : "", dsv4_attention_flags[i]);
-	mo_diag *d = megatron_diag(g, MO_SEV_WARNING, "unmodelled", kv->line, kv->column,
-				   kv->flag,
-				   "%s: not in the estimate: DeepSeek-V4's compressed sparse "
-				   "attention (csa.py): the PyTorch estimate has no op table for it "
-				   "and prices its layers as the MLA the flags give",
-				   kv->flag);
-	if (d && given.len && !given.failed)
-		diag_set_hint(g->diags, d, "read with it: %s", given.data);
+	megatron_unmodelled_with(g, kv,
+				 "DeepSeek-V4's compressed sparse attention (csa.py): the PyTorch "
+				 "estimate has no op table for it and prices its layers as the MLA "
+				 "the flags give",
+				 &given);
 	buf_free(&given);
 }
 
@@ -135,15 +132,11 @@ static void megatron_dsa_diag(struct mo_megatron_import *g, const struct mo_mega
 	for (size_t i = 0; flags[i]; i++)
 		if (megatron_find(g, flags[i]))
 			buf_printf(&given, "%s%s", given.len ? ", " : "", flags[i]);
-	mo_diag *d = megatron_diag(g, MO_SEV_WARNING, "unmodelled", at->line, at->column,
-				   at->flag,
-				   "%s: not in the estimate: DeepSeek-V3.2's sparse attention (the "
-				   "lightning indexer, its KL loss, the top-k sparse attention): the "
-				   "PyTorch estimate has no op table for it and prices its layers as "
-				   "the MLA the flags give",
-				   at->flag);
-	if (d && given.len && !given.failed)
-		diag_set_hint(g->diags, d, "read with it: %s", given.data);
+	megatron_unmodelled_with(g, at,
+				 "DeepSeek-V3.2's sparse attention (the lightning indexer, its KL "
+				 "loss, the top-k sparse attention): the PyTorch estimate has no op "
+				 "table for it and prices its layers as the MLA the flags give",
+				 &given);
 	buf_free(&given);
 }
 

@@ -248,8 +248,11 @@ bool megatron_double(struct mo_megatron_import *g, const char *flag,
 const char *megatron_choice(struct mo_megatron_import *g, const char *flag,
 			       const char *const *choices,
 			       const struct mo_megatron_arg **src);
-void megatron_unmodelled(struct mo_megatron_import *g,
-			    const struct mo_megatron_arg *a, const char *what);
+mo_diag *megatron_unmodelled(struct mo_megatron_import *g, const struct mo_megatron_arg *a,
+			     const char *what);
+/* The same, with the flags read alongside it (a list in `with`) as its hint. */
+void megatron_unmodelled_with(struct mo_megatron_import *g, const struct mo_megatron_arg *a,
+			      const char *what, const mo_buf *with);
 void megatron_account(struct mo_megatron_import *g);
 
 /* megatron_shell.c */

@@ -98,16 +98,12 @@ static void tune_read_lora(struct mo_megatron_import *g)
 			buf_printf(&with, "%s%s", with.len ? ", " : "", a->flag);
 		a->used = true;
 	}
-	if (first) {
-		mo_diag *d = megatron_diag(
-		    g, MO_SEV_WARNING, "unmodelled", first->line, first->column, first->flag,
-		    "%s: not in the estimate: LoRA: the base weights are frozen (no gradients, "
-		    "no optimizer states for them) and only the adapters are trained; the "
-		    "estimate prices a full fine-tune of every weight",
-		    first->flag);
-		if (d && with.len && !with.failed)
-			diag_set_hint(g->diags, d, "read with it: %s", with.data);
-	}
+	if (first)
+		megatron_unmodelled_with(g, first,
+					 "LoRA: the base weights are frozen (no gradients, no "
+					 "optimizer states for them) and only the adapters are "
+					 "trained; the estimate prices a full fine-tune of every weight",
+					 &with);
 	buf_free(&with);
 }
 
